@@ -1,0 +1,241 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createApiKey, keyEnvFor, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
+import { WorkspaceFile } from '../core/seed/file.js';
+import { SeedError, loadWorkspace } from '../core/seed/load.js';
+import { ensureDemo } from '../core/seed/demo.js';
+import { describeIssue } from '../core/validation.js';
+import { ensureWorkspace } from '../core/workspace/create.js';
+import { productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
+import { createLogger } from '../log.js';
+import { serveStdio } from '../mcp/stdio.js';
+import { createContext, startServer } from '../server.js';
+import { tools } from '../tools/index.js';
+import { SERVER_VERSION } from '../version.js';
+
+const USAGE = `outreach ${SERVER_VERSION}
+
+Usage: npx outreach <command> [options]
+
+Commands:
+  start [--host H] [--port P] [--db PATH] [--env development|production] [--sim-speed N] [--config FILE]
+                        Run the HTTP server (REST under /public/v1, MCP at /mcp).
+  mcp [--db PATH] [--env E]
+                        Run MCP over stdio; the API key comes from OUTREACH_API_KEY.
+  seed --file FILE [--db PATH] [--reset]
+                        Load a workspace file; --reset replaces an existing workspace.
+  keys create --env test|live [--name NAME] [--db PATH]
+                        Create an API key and print it once.
+  keys list [--db PATH] List keys (never the keys themselves).
+  keys revoke ID [--db PATH]
+                        Revoke a key at once.
+
+Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
+OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable.`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+const SERVER_OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  db: { type: 'string' },
+  env: { type: 'string' },
+  'sim-speed': { type: 'string' },
+  config: { type: 'string' },
+} satisfies Options;
+
+/** parseArgs with its errors turned into one-line usage errors that name the flag. */
+function parse<O extends Options>(args: string[], options: O, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
+    if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
+    return parsed;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const message = (err as Error).message.split('\n')[0] ?? 'bad arguments';
+    throw new UsageError(message.replace(/\. To specify a positional argument.*$/, ''));
+  }
+}
+
+const stdout = (text: string) => process.stdout.write(`${text}\n`);
+
+async function start(args: string[]): Promise<void> {
+  const { values } = parse(args, SERVER_OPTIONS);
+  const settings = resolveSettings(values);
+  const gaps = productionGaps(settings);
+  if (gaps.length) throw new UsageError(`--env production: cannot start without ${gaps.join(', ')}`);
+  const log = createLogger();
+  const ctx = createContext(settings, log);
+  const newKey = settings.env === 'development' ? ensureDemo(ctx) : null;
+  const server = await startServer(settings, log, ctx);
+  stdout(banner(settings, server.url, newKey));
+  const stop = () => {
+    void server.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function banner(settings: Settings, url: string, newKey: string | null): string {
+  const key = newKey ?? `<your ${settings.env === 'production' ? 'sk_live_' : 'sk_test_'} key>`;
+  const config = { mcpServers: { outreach: { type: 'http', url: `${url}/mcp`, headers: { 'X-API-Key': key } } } };
+  const lines = [
+    `outreach-mcp ${SERVER_VERSION} (${settings.env}${settings.env === 'development' ? `, simulated network at ${settings.simSpeed}x` : ''})`,
+    `  REST base: ${url}/public/v1`,
+    `  MCP URL:   ${url}/mcp`,
+    `  Database:  ${settings.dbPath}`,
+    '',
+  ];
+  if (newKey) {
+    lines.push('Created the demo workspace and a new API key. It is shown only this once; store it now:', '', `  ${newKey}`, '');
+  } else {
+    lines.push('Use an existing key, or create one with: npx outreach keys create --env ' + keyEnvFor(settings.env), '');
+  }
+  lines.push(
+    'MCP client config (paste into your client):',
+    JSON.stringify(config, null, 2),
+    '',
+    'Try it:',
+    `  curl -H "X-API-Key: ${key}" ${url}/public/v1/credits`,
+  );
+  return lines.join('\n');
+}
+
+async function mcp(args: string[]): Promise<void> {
+  const { values } = parse(args, { db: SERVER_OPTIONS.db, env: SERVER_OPTIONS.env });
+  const settings = resolveSettings(values);
+  const key = process.env.OUTREACH_API_KEY;
+  if (!key) throw new UsageError('OUTREACH_API_KEY is not set: export the API key for the MCP stdio server to use');
+  const ctx = createContext(settings, createLogger());
+  await serveStdio(ctx, tools, key);
+}
+
+function seed(args: string[]): void {
+  const { values } = parse(args, { file: { type: 'string' }, db: { type: 'string' }, reset: { type: 'boolean' } });
+  if (!values.file) throw new UsageError('--file: required (the workspace JSON file to load)');
+  if (!existsSync(values.file)) throw new UsageError(`--file: ${values.file} does not exist`);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(values.file, 'utf8'));
+  } catch {
+    throw new UsageError(`--file: ${values.file} is not valid JSON`);
+  }
+  const parsed = WorkspaceFile.safeParse(json);
+  if (!parsed.success) {
+    throw new UsageError(`--file: ${parsed.error.issues.slice(0, 5).map((i) => describeIssue(i)).join('; ')}`);
+  }
+  const settings = resolveSettings({ db: values.db });
+  const ctx = createContext({ ...settings, env: 'development' }, createLogger('warn'));
+  try {
+    loadWorkspace(ctx, parsed.data, { reset: values.reset ?? false });
+  } catch (err) {
+    if (err instanceof SeedError) throw new UsageError(err.message);
+    throw err;
+  } finally {
+    ctx.db.$client.close();
+  }
+  const f = parsed.data;
+  const leads = f.campaigns.reduce((n, c) => n + c.leads.length, 0);
+  stdout(
+    `Loaded workspace into ${settings.dbPath}: ${f.apiKeys.length} API key(s), ${f.accounts.length} account(s), ${f.agents.length} agent(s), ${f.campaigns.length} campaign(s), ${leads} lead(s).`,
+  );
+}
+
+function keys(args: string[]): void {
+  const [sub, ...rest] = args;
+  const db = { db: { type: 'string' } } satisfies Options;
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(rest, { ...db, env: { type: 'string' }, name: { type: 'string' } });
+      if (values.env !== 'test' && values.env !== 'live') throw new UsageError(`--env: ${values.env === undefined ? 'required' : `"${values.env}"`}: must be test or live`);
+      const name = values.name ?? `${values.env} key`;
+      if (name.trim() === '' || name.length > 100) throw new UsageError('--name: must be 1-100 characters');
+      return withDb(values.db, (ctx) => {
+        ensureWorkspace(ctx);
+        const { id, key } = createApiKey(ctx, values.env as KeyEnv, name);
+        stdout(`Created ${values.env} key ${id} (${name}). It is shown only this once:\n\n  ${key}\n`);
+      });
+    }
+    case 'list': {
+      const { values } = parse(rest, db);
+      return withDb(values.db, (ctx) => {
+        const rows = listApiKeys(ctx);
+        if (rows.length === 0) return stdout('No API keys. Create one with: npx outreach keys create --env test');
+        const table = [
+          ['ID', 'NAME', 'ENV', 'PREFIX', 'CREATED', 'LAST USED', 'STATUS'],
+          ...rows.map((k) => [k.id, k.name, k.environment, `${k.prefix}…`, k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ? `revoked ${k.revokedAt}` : 'active']),
+        ];
+        const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+        for (const row of table) stdout(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+      });
+    }
+    case 'revoke': {
+      const { values, positionals } = parse(rest, db, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError('keys revoke: the key ID is required (see `npx outreach keys list`)');
+      return withDb(values.db, (ctx) => {
+        if (!revokeApiKey(ctx, id)) throw new UsageError(`keys revoke: no key with id "${id}" (see \`npx outreach keys list\`)`);
+        stdout(`Revoked ${id}. It stops working at once.`);
+      });
+    }
+    default:
+      throw new UsageError(sub ? `keys: unknown subcommand "${sub}" (create, list, revoke)` : 'keys: a subcommand is required (create, list, revoke)');
+  }
+}
+
+function withDb(dbFlag: string | undefined, fn: (ctx: ReturnType<typeof createContext>) => void): void {
+  const settings = resolveSettings({ db: dbFlag });
+  const ctx = createContext({ ...settings, env: 'development' }, createLogger('warn'));
+  try {
+    fn(ctx);
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case 'start':
+        await start(args);
+        return -1;
+      case 'mcp':
+        await mcp(args);
+        return 0;
+      case 'seed':
+        seed(args);
+        return 0;
+      case 'keys':
+        keys(args);
+        return 0;
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        stdout(USAGE);
+        return command === undefined ? 2 : 0;
+      case '--version':
+      case '-v':
+        stdout(SERVER_VERSION);
+        return 0;
+      default:
+        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys; see --help)`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`outreach: ${err.message}\n`);
+      return 2;
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      process.stderr.write('outreach: --port: the address is already in use; pick another port\n');
+      return 2;
+    }
+    if (code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      process.stderr.write(`outreach: --host/--port: cannot listen there (${code})\n`);
+      return 2;
+    }
+    process.stderr.write(`outreach: ${command} failed: ${(err as Error).message?.split('\n')[0] ?? 'unknown error'}\n`);
+    return 1;
+  }
+}

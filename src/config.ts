@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { Environment } from './core/context.js';
+import { describeIssue } from './core/validation.js';
+
+/** Bad input to a command: printed as one line, exit code 2, nothing written. */
+export class UsageError extends Error {}
+
+/** The `--config FILE` JSON. Strict, so a misspelt key is named instead of ignored. */
+export const ConfigFile = z.strictObject({
+  host: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  db: z.string().min(1).optional(),
+  env: z.enum(['development', 'production']).optional(),
+  simSpeed: z.number().positive().optional(),
+});
+export type ConfigFile = z.infer<typeof ConfigFile>;
+
+export interface Settings {
+  host: string;
+  port: number;
+  dbPath: string;
+  env: Environment;
+  simSpeed: number;
+  config: ConfigFile;
+}
+
+export const DEFAULTS = { host: '127.0.0.1', port: 3000, dbPath: './data/outreach.db', env: 'development', simSpeed: 1 } as const;
+
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new UsageError(`--config: cannot read ${path}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--config: ${path} is not valid JSON`);
+  }
+  const parsed = ConfigFile.safeParse(json);
+  if (!parsed.success) throw new UsageError(`--config: ${path}: ${parsed.error.issues.map((i) => describeIssue(i)).join('; ')}`);
+  return parsed.data;
+}
+
+export const parsePort = (raw: string, flag = '--port'): number => {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new UsageError(`${flag}: "${raw}" is not a port number (0-65535)`);
+  return Number(raw);
+};
+
+export const parseEnv = (raw: string, flag = '--env'): Environment => {
+  if (raw !== 'development' && raw !== 'production') throw new UsageError(`${flag}: "${raw}" must be development or production`);
+  return raw;
+};
+
+export const parseSimSpeed = (raw: string, flag = '--sim-speed'): number => {
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(n > 0)) throw new UsageError(`${flag}: "${raw}" must be a positive number`);
+  return n;
+};
+
+export interface SettingFlags {
+  host?: string | undefined;
+  port?: string | undefined;
+  db?: string | undefined;
+  env?: string | undefined;
+  'sim-speed'?: string | undefined;
+  config?: string | undefined;
+}
+
+/** Flag, then environment variable, then config file, then default. */
+export function resolveSettings(flags: SettingFlags, vars: NodeJS.ProcessEnv = process.env): Settings {
+  const pick = (flag: string | undefined, flagName: string, varName: string): { raw: string; name: string } | undefined => {
+    if (flag !== undefined) return { raw: flag, name: flagName };
+    const v = vars[varName];
+    return v !== undefined && v !== '' ? { raw: v, name: varName } : undefined;
+  };
+  const configPath = pick(flags.config, '--config', 'OUTREACH_CONFIG');
+  const config = configPath ? readConfigFile(configPath.raw) : {};
+  const host = pick(flags.host, '--host', 'HOST');
+  const port = pick(flags.port, '--port', 'PORT');
+  const db = pick(flags.db, '--db', 'OUTREACH_DB');
+  const env = pick(flags.env, '--env', 'OUTREACH_ENV');
+  const speed = pick(flags['sim-speed'], '--sim-speed', 'OUTREACH_SIM_SPEED');
+  if (host && host.raw.trim() === '') throw new UsageError(`${host.name}: must not be empty`);
+  return {
+    host: host?.raw ?? config.host ?? DEFAULTS.host,
+    port: port ? parsePort(port.raw, port.name) : (config.port ?? DEFAULTS.port),
+    dbPath: db?.raw ?? config.db ?? DEFAULTS.dbPath,
+    env: env ? parseEnv(env.raw, env.name) : (config.env ?? DEFAULTS.env),
+    simSpeed: speed ? parseSimSpeed(speed.raw, speed.name) : (config.simSpeed ?? DEFAULTS.simSpeed),
+    config,
+  };
+}
+
+/** What production needs before it may start; empty when ready. */
+export function productionGaps(settings: Settings): string[] {
+  if (settings.env !== 'production') return [];
+  return ['a real network provider (Unipile DSN and API key): production does not run on the simulated network'];
+}

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { desc, eq } from 'drizzle-orm';
+import { apiKeys } from '../../db/schema.js';
+import type { Ctx, Environment } from '../context.js';
+import { ApiError } from '../errors.js';
+import { newId, randomBase62 } from '../ids.js';
+import { iso } from '../clock.js';
+import { countRows } from '../../db/tx.js';
+
+export type KeyEnv = 'test' | 'live';
+
+export const KEY_PREFIX: Record<KeyEnv, string> = { test: 'sk_test_', live: 'sk_live_' };
+export const keyEnvFor = (env: Environment): KeyEnv => (env === 'production' ? 'live' : 'test');
+
+export const digestKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+/** The part of a key that is safe to show again: its prefix and four characters. */
+export const displayPrefix = (key: string): string => key.slice(0, key.indexOf('_', 3) + 5);
+
+/** Stores a key given in full (from a workspace file, or freshly minted). */
+export function insertApiKey(ctx: Ctx, key: string, name: string): { id: string } {
+  const env: KeyEnv = key.startsWith(KEY_PREFIX.live) ? 'live' : 'test';
+  const id = newId('key');
+  ctx.db
+    .insert(apiKeys)
+    .values({ id, name, env, prefix: displayPrefix(key), digest: digestKey(key), createdAt: ctx.clock.now() })
+    .run();
+  return { id };
+}
+
+/** Mints a key with 190 bits of entropy after the prefix; the caller shows it once. */
+export function createApiKey(ctx: Ctx, env: KeyEnv, name: string): { id: string; key: string } {
+  const key = KEY_PREFIX[env] + randomBase62(32);
+  return { ...insertApiKey(ctx, key, name), key };
+}
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  environment: KeyEnv;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export function listApiKeys(ctx: Ctx): ApiKeyView[] {
+  return ctx.db
+    .select()
+    .from(apiKeys)
+    .orderBy(desc(apiKeys.createdAt))
+    .all()
+    .map((k) => ({
+      id: k.id,
+      name: k.name,
+      environment: k.env as KeyEnv,
+      prefix: k.prefix,
+      createdAt: iso(k.createdAt),
+      lastUsedAt: k.lastUsedAt === null ? null : iso(k.lastUsedAt),
+      revokedAt: k.revokedAt === null ? null : iso(k.revokedAt),
+    }));
+}
+
+/** Returns false when no such key exists; revoking twice is harmless. */
+export function revokeApiKey(ctx: Ctx, id: string): boolean {
+  const row = ctx.db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, id)).get();
+  if (!row) return false;
+  if (row.revokedAt === null) ctx.db.update(apiKeys).set({ revokedAt: ctx.clock.now() }).where(eq(apiKeys.id, id)).run();
+  return true;
+}
+
+export const countApiKeys = (ctx: Ctx): number => countRows(ctx.db, apiKeys);
+
+/** lastUsedAt is advisory; writing it at most once a minute keeps reads write-free. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface KeyIdentity {
+  keyId: string;
+}
+
+/**
+ * Resolves a presented key to its identity. The database is asked every time, so a revoked
+ * or newly created key takes effect at once, also in a running server.
+ */
+export function authenticateKey(ctx: Ctx, presented: string | undefined | null): KeyIdentity {
+  if (!presented) {
+    throw new ApiError('unauthorized', 'Missing API key. Send it in the X-API-Key header (create one with `npx outreach keys create`).');
+  }
+  const expected = KEY_PREFIX[keyEnvFor(ctx.env)];
+  if (!presented.startsWith(expected)) {
+    throw new ApiError('unauthorized', `This server runs the ${ctx.env} environment and accepts only ${expected} keys.`);
+  }
+  const row = ctx.db
+    .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt })
+    .from(apiKeys)
+    .where(eq(apiKeys.digest, digestKey(presented)))
+    .get();
+  if (!row || row.revokedAt !== null) {
+    throw new ApiError('unauthorized', 'Invalid or revoked API key. Check the key, or create a new one with `npx outreach keys create`.');
+  }
+  const now = ctx.clock.now();
+  if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+    ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
+  }
+  return { keyId: row.id };
+}

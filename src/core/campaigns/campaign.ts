@@ -1,0 +1,110 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import { z } from 'zod';
+import { campaigns } from '../../db/schema.js';
+import type { Ctx } from '../context.js';
+import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
+import { ApiError } from '../errors.js';
+import { countRows } from '../../db/tx.js';
+
+/**
+ * Campaign statuses: the spec's named values, plus DRAFT and PREPARING for campaigns that
+ * are still being set up ("any other (e.g. still preparing)" in the start table).
+ */
+export const CAMPAIGN_STATUSES = [
+  'DRAFT',
+  'PREPARING',
+  'PENDING',
+  'READY_TO_SEND',
+  'CAMPAIGN_IN_PROGRESS',
+  'CAMPAIGN_PAUSED',
+  'COMPLETED',
+  'DONE',
+  'FAILED',
+] as const;
+export const CampaignStatus = z.enum(CAMPAIGN_STATUSES);
+export type CampaignStatus = z.infer<typeof CampaignStatus>;
+
+export const CampaignStats = z.object({
+  connectionRequestsSent: z.number().int(),
+  connectionRequestsAccepted: z.number().int(),
+  acceptanceRate: z.number().nullable(),
+  messagesSent: z.number().int(),
+  repliesReceived: z.number().int(),
+  replyRate: z.number().nullable(),
+});
+
+export const Campaign = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: CampaignStatus,
+  totalLeads: z.number().int(),
+  assignedTemplateId: z.string().nullable(),
+  stats: CampaignStats,
+});
+export type Campaign = z.infer<typeof Campaign>;
+
+export type CampaignRow = typeof campaigns.$inferSelect;
+
+/** A percentage with one decimal, or null when the denominator is 0. */
+export const rate = (numerator: number, denominator: number): number | null =>
+  denominator === 0 ? null : Math.round((numerator / denominator) * 1000) / 10;
+
+export function toCampaign(row: CampaignRow): Campaign {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status as CampaignStatus,
+    totalLeads: row.totalLeads,
+    assignedTemplateId: row.assignedTemplateId,
+    stats: {
+      connectionRequestsSent: row.connectionRequestsSent,
+      connectionRequestsAccepted: row.connectionRequestsAccepted,
+      acceptanceRate: rate(row.connectionRequestsAccepted, row.connectionRequestsSent),
+      messagesSent: row.messagesSent,
+      repliesReceived: row.repliesReceived,
+      replyRate: rate(row.repliesReceived, row.messagesSent),
+    },
+  };
+}
+
+export const campaignNotFound = (id: string) =>
+  new ApiError('not_found', `Campaign ${id} not found. Call list_campaigns (GET /campaigns) for valid ids.`);
+
+export function findCampaignRow(ctx: Ctx, id: string): CampaignRow | undefined {
+  return ctx.db.select().from(campaigns).where(eq(campaigns.id, id)).get();
+}
+
+/** The campaign row, or not_found. */
+export function requireCampaignRow(ctx: Ctx, id: string): CampaignRow {
+  const row = findCampaignRow(ctx, id);
+  if (!row) throw campaignNotFound(id);
+  return row;
+}
+
+export const getCampaign = (ctx: Ctx, id: string): Campaign => toCampaign(requireCampaignRow(ctx, id));
+
+export interface ListCampaignsInput {
+  status?: CampaignStatus | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** Newest first. The cursor is bound to the status filter. */
+export function listCampaigns(ctx: Ctx, secret: string, input: ListCampaignsInput): { campaigns: Campaign[]; nextCursor: string | null } {
+  const scope = `campaigns|${input.status ?? ''}`;
+  const conds = input.status ? [eq(campaigns.status, input.status)] : [];
+  if (input.cursor !== undefined) {
+    const [seq] = decodeCursor(secret, scope, input.cursor);
+    if (typeof seq !== 'number' || !countRows(ctx.db, campaigns, and(eq(campaigns.seq, seq), ...conds))) throw invalidCursor();
+    conds.push(lt(campaigns.seq, seq));
+  }
+  const rows = ctx.db
+    .select()
+    .from(campaigns)
+    .where(and(...conds))
+    .orderBy(desc(campaigns.seq))
+    .limit(input.limit + 1)
+    .all();
+  const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, scope, [last.seq]));
+  return { campaigns: page.items.map(toCampaign), nextCursor: page.nextCursor };
+}

@@ -1,0 +1,34 @@
+/**
+ * Time reaches the domain only through a Clock, so tests and the simulator can move it.
+ * `now()` is epoch milliseconds.
+ */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock that only moves when told to. Used by unit tests and deterministic runs. */
+export class FakeClock implements Clock {
+  constructor(private ms: number = Date.parse('2026-11-21T12:00:00Z')) {}
+  now(): number {
+    return this.ms;
+  }
+  set(ms: number | string | Date): void {
+    this.ms = typeof ms === 'number' ? ms : new Date(ms).getTime();
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The UTC calendar day of an instant, as `YYYY-MM-DD`. */
+export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** Milliseconds from `ms` to the next UTC midnight. */
+export const msToNextUtcMidnight = (ms: number): number => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - ms;
+};

@@ -1,0 +1,16 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/connection.js';
+import type { Clock } from './clock.js';
+
+export type Environment = 'development' | 'production';
+
+/**
+ * Everything a domain verb may touch arrives here: no module-level singletons.
+ * Later parts (network provider, limiter, engine) hang off this same object.
+ */
+export interface Ctx {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  env: Environment;
+}

@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Random base62 text; `length` characters carry length × 5.95 bits of entropy. */
+export function randomBase62(length: number): string {
+  // Rejection sampling keeps every character uniform (256 is not a multiple of 62).
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+/** A new public id such as `lead_3fK9…`: 16 base62 characters (~95 bits). */
+export const newId = (prefix: string): string => `${prefix}_${randomBase62(16)}`;
+
+/** Path ids are well-formed when they match this (self-hosting.md, Validation errors). */
+export const PATH_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import { ACCOUNT_STATUSES } from '../accounts/list.js';
+import { CampaignStatus } from '../campaigns/campaign.js';
+import { WEBHOOK_EVENT_TYPES } from '../events.js';
+import { PATH_ID } from '../ids.js';
+import { ActivityType, LeadSource, LeadStage, LeadTag } from '../leads/enums.js';
+import { normalizeProfileUrl } from '../leads/url.js';
+
+/**
+ * The workspace file that `outreach seed` loads (self-hosting.md). Every object is strict,
+ * so an unknown key anywhere fails with its path. Every section but `apiKeys` is optional,
+ * and so is every field that has a sensible default.
+ */
+const Id = z.string().regex(PATH_ID, 'must match [A-Za-z0-9_-]{1,64}');
+const Count = z.number().int().min(0);
+const Timestamp = z.iso.datetime({ offset: true });
+const NullableText = z.string().nullable().optional();
+const ProfileUrl = z.string().refine((v) => normalizeProfileUrl(v) !== null, 'must be a personal profile URL (https://www.linkedin.com/in/<slug>)');
+
+export const WorkspaceSection = z.strictObject({
+  name: z.string().min(1).default('Workspace'),
+  plan: z.string().min(1).default('paid'),
+  planId: z.string().min(1).default('growth'),
+  planActive: z.boolean().default(true),
+  whiteLabelIsolated: z.boolean().default(false),
+  blocked: z.boolean().default(false),
+});
+
+export const CreditsSection = z.strictObject({
+  credits: Count.default(0),
+  topUpCredits: Count.default(0),
+  lookalikeCredits: Count.default(0),
+  lookalikeTopUpCredits: Count.default(0),
+});
+
+export const ApiKeyEntry = z.strictObject({
+  key: z
+    .string()
+    .regex(/^sk_(test|live)_[\x21-\x7e]{24,}$/, 'must be sk_test_ or sk_live_ followed by at least 24 visible characters'),
+  name: z.string().min(1).max(100).default('seeded'),
+});
+
+export const AccountEntry = z.strictObject({
+  id: Id,
+  name: z.string().min(1).optional(),
+  status: z.enum(ACCOUNT_STATUSES).default('connected'),
+  active: z.boolean().default(true),
+  hasSalesNavigator: z.boolean().default(false),
+  connectionRequestLimit: Count.default(25),
+  messageLimit: Count.default(50),
+  today: z
+    .strictObject({
+      connectionRequestsSent: Count.default(0),
+      connectionRequestsAccepted: Count.default(0),
+      messagesSent: Count.default(0),
+      profileLookups: Count.default(0),
+      searchResults: Count.default(0),
+    })
+    .optional(),
+});
+
+export const AgentEntry = z.strictObject({
+  id: Id,
+  name: z.string().min(1).optional(),
+  accountId: Id.nullable().optional(),
+  connectionNote: z.string().max(300).nullable().optional(),
+  messages: z
+    .array(z.strictObject({ text: z.string().min(1).max(8000), delayHours: z.number().min(0).default(24) }))
+    .default([]),
+});
+
+export const WorkExperienceEntry = z.strictObject({
+  company: NullableText,
+  position: NullableText,
+  location: NullableText,
+  description: NullableText,
+  start: z.string().regex(/^\d{4}-\d{2}$/, 'must be YYYY-MM').nullable().optional(),
+  end: z.string().regex(/^\d{4}-\d{2}$/, 'must be YYYY-MM').nullable().optional(),
+});
+
+export const LeadEntry = z.strictObject({
+  id: z.string().regex(/^lead_[A-Za-z0-9_-]{1,59}$/, 'must be lead_ followed by [A-Za-z0-9_-]').optional(),
+  networkUrl: ProfileUrl.nullable().optional(),
+  accountId: Id.nullable().optional(),
+  firstName: NullableText,
+  lastName: NullableText,
+  fullName: NullableText,
+  jobTitle: NullableText,
+  companyName: NullableText,
+  companyNetwork: NullableText,
+  website: NullableText,
+  email: NullableText,
+  location: NullableText,
+  headline: NullableText,
+  personalization: NullableText,
+  workExperience: z.array(WorkExperienceEntry).max(10).default([]),
+  tag: LeadTag.nullable().default(null),
+  stage: LeadStage.default('new'),
+  excluded: z.boolean().default(false),
+  replied: z.boolean().default(false),
+  needsReply: z.boolean().default(false),
+  connectionRequestAccepted: z.boolean().default(false),
+  messageSent: z.boolean().default(false),
+  source: LeadSource.default('manual'),
+  createdAt: Timestamp.optional(),
+  taggedAt: Timestamp.nullable().optional(),
+  repliedAt: Timestamp.nullable().optional(),
+  lastInboundMessageAt: Timestamp.nullable().optional(),
+});
+
+export const CampaignEntry = z.strictObject({
+  id: Id,
+  name: z.string().min(1).optional(),
+  status: CampaignStatus.default('READY_TO_SEND'),
+  assignedTemplateId: Id.nullable().default(null),
+  importing: z.boolean().default(false),
+  createdAt: Timestamp.optional(),
+  updatedAt: Timestamp.optional(),
+  stats: z
+    .strictObject({
+      connectionRequestsSent: Count.default(0),
+      connectionRequestsAccepted: Count.default(0),
+      messagesSent: Count.default(0),
+      repliesReceived: Count.default(0),
+    })
+    .optional(),
+  leads: z.array(LeadEntry).default([]),
+});
+
+export const ActivityEntry = z.strictObject({
+  id: Id,
+  type: ActivityType,
+  timestamp: Timestamp,
+  leadId: Id,
+  campaignId: Id,
+  leadName: z.string().nullable().optional(),
+  companyName: z.string().nullable().optional(),
+  messagePreview: z.string().nullable().optional(),
+  handOffReason: z.string().nullable().optional(),
+  accountId: Id.nullable().optional(),
+  manual: z.boolean().default(false),
+});
+
+export const WebhooksSection = z.strictObject({
+  secret: z.string().min(1).nullable().optional(),
+  endpoints: z
+    .array(
+      z.strictObject({
+        url: z.url({ protocol: /^https?$/ }),
+        events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1),
+      }),
+    )
+    .default([]),
+});
+
+export const WorkspaceFile = z.strictObject({
+  workspace: WorkspaceSection.optional(),
+  credits: CreditsSection.optional(),
+  apiKeys: z.array(ApiKeyEntry).min(1),
+  accounts: z.array(AccountEntry).default([]),
+  agents: z.array(AgentEntry).default([]),
+  campaigns: z.array(CampaignEntry).default([]),
+  exclusions: z.array(ProfileUrl).default([]),
+  activity: z.array(ActivityEntry).default([]),
+  webhooks: WebhooksSection.optional(),
+});
+export type WorkspaceFile = z.infer<typeof WorkspaceFile>;
+
+/** A workspace without keys: what the demo builds in code (it mints its key separately). */
+export const WorkspaceContent = WorkspaceFile.extend({ apiKeys: z.array(ApiKeyEntry).default([]) });
+export type WorkspaceContent = z.infer<typeof WorkspaceContent>;
+export type WorkspaceFileInput = z.input<typeof WorkspaceFile>;

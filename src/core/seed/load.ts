@@ -1,0 +1,251 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import {
+  accountDaily,
+  accounts,
+  activity,
+  agents,
+  campaigns,
+  creditBalance,
+  creditLedger,
+  exclusions,
+  leads,
+  webhookEndpoints,
+  workspace,
+} from '../../db/schema.js';
+import { utcDay } from '../clock.js';
+import { transaction } from '../../db/tx.js';
+import type { Ctx } from '../context.js';
+import { newId } from '../ids.js';
+import { normalizeProfileUrl } from '../leads/url.js';
+import { clean, composeFullName } from '../text.js';
+import { insertApiKey } from '../auth/keys.js';
+import { WORKSPACE_ID, getWorkspace } from '../workspace/get.js';
+import { WorkspaceSection, type WorkspaceContent } from './file.js';
+
+/** A workspace file that parsed but does not hold together; `path` names the offending field. */
+export class SeedError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${path}: ${message}`);
+  }
+}
+
+const ms = (timestamp: string | null | undefined): number | null => (timestamp ? Date.parse(timestamp) : null);
+
+/**
+ * Loads a parsed workspace file in one transaction: either all of it lands or nothing does.
+ * Refuses a database that already holds a workspace unless `reset` is set.
+ */
+export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: boolean }): void {
+  const now = ctx.clock.now();
+  const db = ctx.db;
+  transaction(db, () => {
+    if (getWorkspace(ctx)) {
+      if (!opts.reset) throw new SeedError('--reset', 'the database already holds a workspace; pass --reset to replace it');
+    }
+    if (opts.reset) {
+      for (const table of stateTables(ctx)) db.run(sql.raw(`DELETE FROM "${table}"`));
+    }
+
+    const ws = file.workspace ?? WorkspaceSection.parse({});
+    const lifetime = { replies: 0, sent: 0, accepted: 0, messages: 0 };
+    for (const c of file.campaigns) {
+      lifetime.replies += c.stats?.repliesReceived ?? 0;
+      lifetime.sent += c.stats?.connectionRequestsSent ?? 0;
+      lifetime.accepted += c.stats?.connectionRequestsAccepted ?? 0;
+      lifetime.messages += c.stats?.messagesSent ?? 0;
+    }
+    db.insert(workspace)
+      .values({
+        id: WORKSPACE_ID,
+        ...ws,
+        cursorSecret: randomBytes(32).toString('base64url'),
+        webhookSecret: file.webhooks?.secret ?? null,
+        repliesReceived: lifetime.replies,
+        connectionRequestsSent: lifetime.sent,
+        connectionRequestsAccepted: lifetime.accepted,
+        messagesSent: lifetime.messages,
+        createdAt: now,
+      })
+      .run();
+
+    const credits = file.credits ?? { credits: 0, topUpCredits: 0, lookalikeCredits: 0, lookalikeTopUpCredits: 0 };
+    db.insert(creditBalance).values({ id: 1, ...credits }).run();
+    const buckets = [
+      ['credits', credits.credits],
+      ['top_up_credits', credits.topUpCredits],
+      ['lookalike_credits', credits.lookalikeCredits],
+      ['lookalike_top_up_credits', credits.lookalikeTopUpCredits],
+    ] as const;
+    for (const [bucket, delta] of buckets) {
+      if (delta !== 0) db.insert(creditLedger).values({ at: now, bucket, delta, reason: 'seed', ref: null }).run();
+    }
+
+    const seenKeys = new Set<string>();
+    file.apiKeys.forEach((k, i) => {
+      if (seenKeys.has(k.key)) throw new SeedError(`apiKeys[${i}].key`, 'duplicate key');
+      seenKeys.add(k.key);
+      insertApiKey(ctx, k.key, k.name);
+    });
+
+    const accountIds = new Set<string>();
+    const today = utcDay(now);
+    file.accounts.forEach((a, i) => {
+      if (accountIds.has(a.id)) throw new SeedError(`accounts[${i}].id`, `duplicate account id "${a.id}"`);
+      accountIds.add(a.id);
+      db.insert(accounts)
+        .values({
+          id: a.id,
+          name: a.name ?? a.id,
+          status: a.status,
+          active: a.active,
+          hasSalesNavigator: a.hasSalesNavigator,
+          connectionRequestLimit: a.connectionRequestLimit,
+          messageLimit: a.messageLimit,
+          createdAt: now,
+        })
+        .run();
+      if (a.today) db.insert(accountDaily).values({ accountId: a.id, day: today, ...a.today }).run();
+    });
+
+    const agentIds = new Set<string>();
+    file.agents.forEach((g, i) => {
+      if (agentIds.has(g.id)) throw new SeedError(`agents[${i}].id`, `duplicate agent id "${g.id}"`);
+      if (g.accountId && !accountIds.has(g.accountId)) {
+        throw new SeedError(`agents[${i}].accountId`, `no account "${g.accountId}" in accounts`);
+      }
+      agentIds.add(g.id);
+      db.insert(agents)
+        .values({
+          id: g.id,
+          name: g.name ?? g.id,
+          accountId: g.accountId ?? null,
+          connectionNote: g.connectionNote ?? null,
+          messages: JSON.stringify(g.messages),
+          createdAt: now,
+        })
+        .run();
+    });
+
+    const campaignIds = new Set<string>();
+    const leadIds = new Map<string, { name: string | null; company: string | null }>();
+    file.campaigns.forEach((c, ci) => {
+      const at = `campaigns[${ci}]`;
+      if (campaignIds.has(c.id)) throw new SeedError(`${at}.id`, `duplicate campaign id "${c.id}"`);
+      if (c.assignedTemplateId && !agentIds.has(c.assignedTemplateId)) {
+        throw new SeedError(`${at}.assignedTemplateId`, `no agent "${c.assignedTemplateId}" in agents`);
+      }
+      campaignIds.add(c.id);
+      db.insert(campaigns)
+        .values({
+          id: c.id,
+          name: c.name ?? c.id,
+          status: c.status,
+          assignedTemplateId: c.assignedTemplateId,
+          importing: c.importing,
+          totalLeads: c.leads.length,
+          connectionRequestsSent: c.stats?.connectionRequestsSent ?? 0,
+          connectionRequestsAccepted: c.stats?.connectionRequestsAccepted ?? 0,
+          messagesSent: c.stats?.messagesSent ?? 0,
+          repliesReceived: c.stats?.repliesReceived ?? 0,
+          createdAt: ms(c.createdAt) ?? now,
+          updatedAt: ms(c.updatedAt) ?? now,
+        })
+        .run();
+
+      const urls = new Set<string>();
+      c.leads.forEach((l, li) => {
+        const lat = `${at}.leads[${li}]`;
+        const id = l.id ?? newId('lead');
+        if (leadIds.has(id)) throw new SeedError(`${lat}.id`, `duplicate lead id "${id}"`);
+        const url = l.networkUrl ? normalizeProfileUrl(l.networkUrl) : null;
+        if (url) {
+          if (urls.has(url)) throw new SeedError(`${lat}.networkUrl`, `duplicate profile URL in campaign "${c.id}"`);
+          urls.add(url);
+        }
+        if (l.accountId && !accountIds.has(l.accountId)) {
+          throw new SeedError(`${lat}.accountId`, `no account "${l.accountId}" in accounts`);
+        }
+        const createdAt = ms(l.createdAt) ?? now;
+        leadIds.set(id, { name: composeFullName(l.fullName, l.firstName, l.lastName), company: clean(l.companyName) });
+        db.insert(leads)
+          .values({
+            id,
+            campaignId: c.id,
+            accountId: l.accountId ?? null,
+            networkUrl: url,
+            fullName: l.fullName ?? null,
+            firstName: l.firstName ?? null,
+            lastName: l.lastName ?? null,
+            jobTitle: l.jobTitle ?? null,
+            companyName: l.companyName ?? null,
+            companyNetwork: l.companyNetwork ?? null,
+            website: l.website ?? null,
+            email: l.email ?? null,
+            location: l.location ?? null,
+            headline: l.headline ?? null,
+            personalization: l.personalization ?? null,
+            workExperience: JSON.stringify(l.workExperience),
+            tag: l.tag,
+            taggedAt: ms(l.taggedAt),
+            stage: l.stage,
+            excluded: l.excluded,
+            replied: l.replied,
+            needsReply: l.needsReply,
+            repliedAt: ms(l.repliedAt),
+            lastInboundMessageAt: ms(l.lastInboundMessageAt),
+            connectionRequestAccepted: l.connectionRequestAccepted,
+            messageSent: l.messageSent,
+            source: l.source,
+            createdAt,
+            updatedAt: createdAt,
+          })
+          .run();
+      });
+    });
+
+    for (const raw of file.exclusions) {
+      const url = normalizeProfileUrl(raw) as string;
+      db.insert(exclusions).values({ networkUrl: url, createdAt: now }).onConflictDoNothing().run();
+    }
+
+    const eventIds = new Set<string>();
+    file.activity.forEach((e, i) => {
+      if (eventIds.has(e.id)) throw new SeedError(`activity[${i}].id`, `duplicate activity id "${e.id}"`);
+      eventIds.add(e.id);
+      const lead = leadIds.get(e.leadId);
+      db.insert(activity)
+        .values({
+          id: e.id,
+          type: e.type,
+          at: Date.parse(e.timestamp),
+          leadId: e.leadId,
+          leadName: e.leadName !== undefined ? e.leadName : (lead?.name ?? null),
+          companyName: e.companyName !== undefined ? e.companyName : (lead?.company ?? null),
+          campaignId: e.campaignId,
+          messagePreview: e.messagePreview ?? null,
+          handOffReason: e.handOffReason ?? null,
+          accountId: e.accountId ?? null,
+          manual: e.manual,
+        })
+        .run();
+    });
+
+    for (const endpoint of file.webhooks?.endpoints ?? []) {
+      db.insert(webhookEndpoints)
+        .values({ id: newId('whe'), url: endpoint.url, events: JSON.stringify(endpoint.events), createdAt: now })
+        .run();
+    }
+  });
+}
+
+/** Every table but SQLite's and the migration bookkeeping: what `--reset` empties. */
+function stateTables(ctx: Ctx): string[] {
+  const rows = ctx.db.$client
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'")
+    .all() as { name: string }[];
+  return rows.map((r) => r.name);
+}

@@ -1,0 +1,20 @@
+import { randomBytes } from 'node:crypto';
+import { creditBalance, workspace } from '../../db/schema.js';
+import type { Ctx } from '../context.js';
+import { transaction } from '../../db/tx.js';
+import { WORKSPACE_ID, getWorkspace } from './get.js';
+
+/**
+ * Creates an empty paid workspace when none exists, so that a key created on a fresh
+ * database has a workspace to reach. Seeding with --reset replaces it.
+ */
+export function ensureWorkspace(ctx: Ctx): void {
+  transaction(ctx.db, () => {
+    if (getWorkspace(ctx)) return;
+    ctx.db
+      .insert(workspace)
+      .values({ id: WORKSPACE_ID, name: 'Workspace', plan: 'paid', planId: 'growth', cursorSecret: randomBytes(32).toString('base64url'), createdAt: ctx.clock.now() })
+      .run();
+    ctx.db.insert(creditBalance).values({ id: 1 }).onConflictDoNothing().run();
+  });
+}

@@ -1,0 +1,268 @@
+/**
+ * The one SQLite schema. Timestamps are epoch milliseconds (integers) so that keyset cursors
+ * compare numbers; the API renders them as ISO 8601. Text ids (`lead_…`, `cmp_…`) are the public
+ * identities; integer `seq` columns are the stable tie-breakers for keyset pagination.
+ */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+const bool = (name: string) => integer(name, { mode: 'boolean' });
+
+/** The single workspace this server hosts (row id 1). */
+export const workspace = sqliteTable('workspace', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull(),
+  plan: text('plan').notNull(),
+  planId: text('plan_id').notNull(),
+  planActive: bool('plan_active').notNull().default(true),
+  whiteLabelIsolated: bool('white_label_isolated').notNull().default(false),
+  blocked: bool('blocked').notNull().default(false),
+  /** Key that signs list cursors, so a tampered cursor is detected rather than trusted. */
+  cursorSecret: text('cursor_secret').notNull(),
+  webhookSecret: text('webhook_secret'),
+  /** Lifetime counters for insights; kept beside the per-campaign stats. */
+  repliesReceived: integer('replies_received').notNull().default(0),
+  connectionRequestsSent: integer('connection_requests_sent').notNull().default(0),
+  connectionRequestsAccepted: integer('connection_requests_accepted').notNull().default(0),
+  messagesSent: integer('messages_sent').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+});
+
+export const creditBalance = sqliteTable('credit_balance', {
+  id: integer('id').primaryKey(),
+  credits: integer('credits').notNull().default(0),
+  topUpCredits: integer('top_up_credits').notNull().default(0),
+  lookalikeCredits: integer('lookalike_credits').notNull().default(0),
+  lookalikeTopUpCredits: integer('lookalike_top_up_credits').notNull().default(0),
+});
+
+/** Every movement of a balance. balance(now) = balance(seed) + sum(delta). */
+export const creditLedger = sqliteTable(
+  'credit_ledger',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    at: integer('at').notNull(),
+    /** credits | top_up_credits | lookalike_credits | lookalike_top_up_credits */
+    bucket: text('bucket').notNull(),
+    delta: integer('delta').notNull(),
+    /** lead_created | lookalike_reserve | lookalike_refund | seed | adjustment */
+    reason: text('reason').notNull(),
+    ref: text('ref'),
+  },
+  (t) => [index('credit_ledger_ref').on(t.ref)],
+);
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    /** test | live */
+    env: text('env').notNull(),
+    /** The first characters of the key, safe to show (e.g. `sk_test_AbC1`). */
+    prefix: text('prefix').notNull(),
+    /** Hex SHA-256 of the full key; the key itself is never stored. */
+    digest: text('digest').notNull(),
+    createdAt: integer('created_at').notNull(),
+    lastUsedAt: integer('last_used_at'),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_digest').on(t.digest)],
+);
+
+export const accounts = sqliteTable('accounts', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  id: text('id').notNull().unique(),
+  name: text('name').notNull(),
+  /** connected | connecting | failed | disconnected */
+  status: text('status').notNull(),
+  active: bool('active').notNull().default(true),
+  hasSalesNavigator: bool('has_sales_navigator').notNull().default(false),
+  connectionRequestLimit: integer('connection_request_limit').notNull().default(25),
+  messageLimit: integer('message_limit').notNull().default(50),
+  /** The provider's own id for this account (e.g. a Unipile account id); never returned. */
+  providerAccountId: text('provider_account_id'),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** Per-account counters for one UTC day; a missing row means all zeros. */
+export const accountDaily = sqliteTable(
+  'account_daily',
+  {
+    accountId: text('account_id').notNull(),
+    day: text('day').notNull(),
+    connectionRequestsSent: integer('connection_requests_sent').notNull().default(0),
+    connectionRequestsAccepted: integer('connection_requests_accepted').notNull().default(0),
+    messagesSent: integer('messages_sent').notNull().default(0),
+    profileLookups: integer('profile_lookups').notNull().default(0),
+    searchResults: integer('search_results').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.day] })],
+);
+
+/** Agents ("templates"): who sends, the connection note and the message sequence. */
+export const agents = sqliteTable('agents', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  accountId: text('account_id'),
+  connectionNote: text('connection_note'),
+  /** JSON array of { text, delayHours }. */
+  messages: text('messages').notNull().default('[]'),
+  createdAt: integer('created_at').notNull(),
+});
+
+export const campaigns = sqliteTable(
+  'campaigns',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    name: text('name').notNull(),
+    status: text('status').notNull(),
+    assignedTemplateId: text('assigned_template_id'),
+    /** True while leads are still being found or added (Lookalike worker, imports). */
+    importing: bool('importing').notNull().default(false),
+    totalLeads: integer('total_leads').notNull().default(0),
+    connectionRequestsSent: integer('connection_requests_sent').notNull().default(0),
+    connectionRequestsAccepted: integer('connection_requests_accepted').notNull().default(0),
+    messagesSent: integer('messages_sent').notNull().default(0),
+    repliesReceived: integer('replies_received').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('campaigns_status').on(t.status, t.seq),
+    index('campaigns_updated').on(t.updatedAt, t.seq),
+  ],
+);
+
+export const leads = sqliteTable(
+  'leads',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    campaignId: text('campaign_id').notNull(),
+    /** The account that contacts this lead; null means the campaign agent's account. */
+    accountId: text('account_id'),
+    /** Normalised `https://www.linkedin.com/in/<slug>`; the dedupe and exclusion key. */
+    networkUrl: text('network_url'),
+    fullName: text('full_name'),
+    firstName: text('first_name'),
+    lastName: text('last_name'),
+    jobTitle: text('job_title'),
+    companyName: text('company_name'),
+    companyNetwork: text('company_network'),
+    website: text('website'),
+    email: text('email'),
+    location: text('location'),
+    headline: text('headline'),
+    personalization: text('personalization'),
+    /** JSON array, at most 10 entries. */
+    workExperience: text('work_experience').notNull().default('[]'),
+    tag: text('tag'),
+    taggedAt: integer('tagged_at'),
+    stage: text('stage').notNull().default('new'),
+    excluded: bool('excluded').notNull().default(false),
+    replied: bool('replied').notNull().default(false),
+    needsReply: bool('needs_reply').notNull().default(false),
+    repliedAt: integer('replied_at'),
+    lastInboundMessageAt: integer('last_inbound_message_at'),
+    connectionRequestAccepted: bool('connection_request_accepted').notNull().default(false),
+    messageSent: bool('message_sent').notNull().default(false),
+    /** manual | search | lookalike */
+    source: text('source').notNull().default('manual'),
+    /** Provider member id; internal, never returned. */
+    providerId: text('provider_id'),
+    /** Chat id at the provider; internal, never returned. */
+    chatId: text('chat_id'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('leads_campaign_url').on(t.campaignId, t.networkUrl),
+    index('leads_url').on(t.networkUrl),
+    // Keyset indexes: one per (filter, sort) pair of the list_leads matrix.
+    index('leads_created').on(t.campaignId, t.createdAt, t.seq),
+    index('leads_tag_created').on(t.campaignId, t.tag, t.createdAt, t.seq),
+    index('leads_tag_tagged').on(t.campaignId, t.tag, t.taggedAt, t.seq),
+    index('leads_replied_created').on(t.campaignId, t.replied, t.createdAt, t.seq),
+    index('leads_replied_replied').on(t.campaignId, t.replied, t.repliedAt, t.seq),
+    index('leads_replied_inbound').on(t.campaignId, t.replied, t.lastInboundMessageAt, t.seq),
+    index('leads_inbound').on(t.campaignId, t.lastInboundMessageAt, t.seq),
+    index('leads_needs_reply_created').on(t.campaignId, t.needsReply, t.createdAt, t.seq),
+    index('leads_excluded_created').on(t.campaignId, t.excluded, t.createdAt, t.seq),
+  ],
+);
+
+/** Workspace-wide exclusion list of normalised profile URLs. */
+export const exclusions = sqliteTable('exclusions', {
+  networkUrl: text('network_url').primaryKey(),
+  createdAt: integer('created_at').notNull(),
+});
+
+export const activity = sqliteTable(
+  'activity',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    type: text('type').notNull(),
+    at: integer('at').notNull(),
+    leadId: text('lead_id').notNull(),
+    /** Snapshots taken when the event happened, so events outlive lead edits and deletes. */
+    leadName: text('lead_name'),
+    companyName: text('company_name'),
+    campaignId: text('campaign_id').notNull(),
+    messagePreview: text('message_preview'),
+    handOffReason: text('hand_off_reason'),
+    /** Internal; never returned. */
+    accountId: text('account_id'),
+    /** Manual operator sends are recorded but never listed. */
+    manual: bool('manual').notNull().default(false),
+  },
+  (t) => [
+    index('activity_at').on(t.manual, t.at, t.seq),
+    index('activity_type_at').on(t.manual, t.type, t.at, t.seq),
+  ],
+);
+
+/** Idempotency records, scoped per API key. */
+export const idempotencyRecords = sqliteTable(
+  'idempotency_records',
+  {
+    apiKeyId: text('api_key_id').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    /** in_flight | done */
+    state: text('state').notNull(),
+    status: integer('status'),
+    body: text('body'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index('idempotency_expires').on(t.expiresAt)],
+);
+
+/** Durable webhook outbox: one row per event, written in the same transaction as its cause. */
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    type: text('type').notNull(),
+    createdAt: integer('created_at').notNull(),
+    /** The full JSON payload as it is delivered. */
+    payload: text('payload').notNull(),
+    /** Set once deliveries have been planned for every subscribed endpoint. */
+    fannedOutAt: integer('fanned_out_at'),
+  },
+  (t) => [index('webhook_events_fanout').on(t.fannedOutAt, t.seq)],
+);
+
+export const webhookEndpoints = sqliteTable('webhook_endpoints', {
+  id: text('id').primaryKey(),
+  url: text('url').notNull(),
+  /** JSON array of event types. */
+  events: text('events').notNull(),
+  /** active | disabled */
+  status: text('status').notNull().default('active'),
+  disabledReason: text('disabled_reason'),
+  createdAt: integer('created_at').notNull(),
+});

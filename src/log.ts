@@ -1,0 +1,50 @@
+import { pino, type Logger } from 'pino';
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
+
+/** Replaces e-mail addresses in every string of a log record, however deep. */
+function scrub(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.replace(EMAIL, '[email]');
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  if (value instanceof Error) return { type: value.name, message: scrub(value.message, depth + 1), stack: value.stack };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = scrub(v, depth + 1);
+  return out;
+}
+
+/**
+ * JSON logs on stderr (stdout belongs to the MCP stdio protocol). Keys, bearer tokens and
+ * e-mail addresses never reach a log line.
+ */
+export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'outreach-mcp' },
+      redact: {
+        paths: [
+          'req.headers["x-api-key"]',
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'headers["x-api-key"]',
+          'headers.authorization',
+          'apiKey',
+          'key',
+          'token',
+          '*.apiKey',
+          '*.token',
+          '*.email',
+          'email',
+        ],
+        censor: '[redacted]',
+      },
+      formatters: { log: (record) => scrub(record) as Record<string, unknown> },
+      serializers: { err: pino.stdSerializers.err },
+    },
+    pino.destination(2),
+  );
+}
+
+/** A logger that writes nothing, for tests. */
+export const silentLogger = (): Logger => pino({ level: 'silent' });

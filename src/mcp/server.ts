@@ -1,0 +1,89 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Ctx } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
+import { IdempotencyKey, type Tool } from '../tools/define.js';
+import { invokeTool, type Credential, type Outcome } from '../tools/pipeline.js';
+import { SERVER_NAME, SERVER_VERSION } from '../version.js';
+
+const INSTRUCTIONS =
+  'Outreach automation for one LinkedIn workspace. Start with get_credits or list_campaigns. Adding a lead costs 1 credit; everything else is free. Write tools accept idempotencyKey: reuse it when retrying.';
+
+type JsonObject = { [key: string]: unknown };
+
+/** Drops the ±2^53 bounds zod puts on every integer: noise in every client's context. */
+function dropSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(dropSafeIntegerBounds);
+  if (node === null || typeof node !== 'object') return node;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === 'minimum' || k === 'maximum') && Math.abs(v as number) === Number.MAX_SAFE_INTEGER) continue;
+    out[k] = dropSafeIntegerBounds(v);
+  }
+  return out;
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject;
+  return dropSafeIntegerBounds(rest) as JsonObject;
+}
+
+/** The arguments a tool takes over MCP: its input, plus idempotencyKey where REST takes the header. */
+export const mcpInput = (tool: Tool): z.ZodObject =>
+  tool.idempotent ? tool.input.extend({ idempotencyKey: IdempotencyKey.optional() }) : tool.input;
+
+/** The tools/list entry of a tool. */
+export function describeTool(tool: Tool): McpTool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(mcpInput(tool), 'input') as McpTool['inputSchema'],
+    outputSchema: jsonSchema(tool.output, 'output') as McpTool['outputSchema'],
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}
+
+/** A pipeline outcome as an MCP tool result: the REST body as structuredContent and text. */
+export function toToolResult(outcome: Outcome): CallToolResult {
+  if (!outcome.ok) return { isError: true, content: [{ type: 'text', text: JSON.stringify(outcome.error.toBody()) }] };
+  const body = outcome.body as JsonObject;
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+/**
+ * An MCP server over the registry. Validation is ours (the low-level Server does not parse
+ * arguments), so a bad argument is an isError result with the spec's validation_error body.
+ */
+export function buildMcpServer(ctx: Ctx, tools: readonly Tool[], credential: Credential, requestId: () => string): Server {
+  const server = new Server(
+    { name: SERVER_NAME, version: SERVER_VERSION, title: 'Outreach MCP' },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const listing = tools.map(describeTool);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      const error = new ApiError('not_found', `Unknown tool "${request.params.name}". Call tools/list for the available tools.`);
+      return toToolResult({ ok: false, error, headers: {} });
+    }
+    const { idempotencyKey, ...input } = request.params.arguments ?? {};
+    const outcome = await invokeTool(ctx, tool, {
+      input: tool.idempotent ? input : (request.params.arguments ?? {}),
+      idempotencyKey: tool.idempotent ? idempotencyKey : undefined,
+      idempotencyKeyField: 'idempotencyKey',
+      credential,
+      requestId: requestId(),
+    });
+    return toToolResult(outcome);
+  });
+  return server;
+}

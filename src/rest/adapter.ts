@@ -1,0 +1,61 @@
+import { Router, type Request, type Response } from 'express';
+import type { z } from 'zod';
+import type { Ctx } from '../core/context.js';
+import { validationError } from '../core/errors.js';
+import type { Tool } from '../tools/define.js';
+import { invokeTool, type Outcome } from '../tools/pipeline.js';
+import { parseJsonBody, readRawBody, sendError } from './body.js';
+import { coerceQuery } from './query.js';
+
+const requestId = (res: Response): string => String(res.locals.requestId ?? '');
+
+export function sendOutcome(res: Response, outcome: Outcome): void {
+  if (!outcome.ok) return sendError(res, outcome.error, outcome.headers);
+  res.status(outcome.status).set(outcome.headers).json(outcome.body);
+}
+
+/**
+ * Decodes a REST request into tool input: path parameters, then the query (GET) or the JSON
+ * body (other methods). The tool's strict schema does the rest, so REST and MCP validate alike.
+ */
+function decodeInput(tool: Tool, req: Request): { input: unknown; error?: ReturnType<typeof validationError> } {
+  const params = req.params as Record<string, string>;
+  if (tool.http.method === 'GET') {
+    const query = coerceQuery(tool.input.shape as Record<string, z.ZodType>, req.query as Record<string, unknown>);
+    const clash = Object.keys(query).find((k) => tool.pathParams.includes(k));
+    if (clash) return { input: undefined, error: validationError(`Unknown query parameter: ${clash}.`, [clash]) };
+    return { input: { ...query, ...params } };
+  }
+  const body = parseJsonBody(req);
+  if (!body.ok) return { input: undefined, error: body.error };
+  const value = body.value ?? {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { input: undefined, error: validationError('The body must be a JSON object.', []) };
+  }
+  const clash = Object.keys(value).find((k) => tool.pathParams.includes(k));
+  if (clash) return { input: undefined, error: validationError(`Unknown field: ${clash} (it belongs in the path).`, [clash]) };
+  return { input: { ...value, ...params } };
+}
+
+/** The /public/v1 router, generated from the tool registry: one route per tool. */
+export function restRouter(ctx: Ctx, tools: readonly Tool[]): Router {
+  const router = Router();
+  for (const tool of tools) {
+    const method = tool.http.method.toLowerCase() as 'get' | 'post' | 'patch';
+    const handlers = tool.http.method === 'GET' ? [] : [readRawBody];
+    router[method](tool.http.path, ...handlers, async (req: Request, res: Response) => {
+      res.locals.tool = tool.name;
+      const { input, error } = decodeInput(tool, req);
+      const outcome = await invokeTool(ctx, tool, {
+        input,
+        inputError: error,
+        idempotencyKey: tool.idempotent ? req.get('idempotency-key') : undefined,
+        idempotencyKeyField: 'Idempotency-Key',
+        credential: { apiKey: req.get('x-api-key') },
+        requestId: requestId(res),
+      });
+      sendOutcome(res, outcome);
+    });
+  }
+  return router;
+}

@@ -1,0 +1,126 @@
+import cors from 'cors';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import type { Ctx } from '../core/context.js';
+import { ApiError, toApiError } from '../core/errors.js';
+import { mcpPostHandler, newRequestId } from '../mcp/http.js';
+import type { Tool } from '../tools/define.js';
+import { resolveCaller } from '../tools/pipeline.js';
+import { bodyErrors, readRawBody, sendError } from './body.js';
+import { llmsTxt, overview } from './discovery.js';
+import { restRouter } from './adapter.js';
+
+export interface AppOptions {
+  /** The address the server binds; loopback binds get Host-header (DNS rebinding) protection. */
+  host: string;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** A request id per request (or the caller's X-Request-Id), echoed back and in every log line. */
+function requestLogging(ctx: Ctx): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.get('x-request-id');
+    const id = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : newRequestId();
+    res.locals.requestId = id;
+    res.set('X-Request-Id', id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      ctx.log.info(
+        {
+          requestId: id,
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          tool: res.locals.tool,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+const methodNotAllowed =
+  (allow: string): RequestHandler =>
+  (_req, res) => {
+    res
+      .status(405)
+      .set('Allow', allow)
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: `Method not allowed. This server is stateless: use ${allow}.` }, id: null });
+  };
+
+const wantsEventStream: (accept: string | undefined) => boolean = (accept) => (accept ?? '').includes('text/event-stream');
+
+/** The one HTTP app: discovery, MCP at / and /mcp, and the REST facade under /public/v1. */
+export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use(requestLogging(ctx));
+  if (LOOPBACK_HOSTS.has(opts.host)) app.use(hostHeaderValidation(['localhost', '127.0.0.1', '[::1]']));
+  app.use(
+    cors({
+      origin: '*',
+      methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+      allowedHeaders: ['Content-Type', 'Accept', 'X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id'],
+      exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id'],
+      maxAge: 600,
+    }),
+  );
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/llms.txt', (req, res) => {
+    res.type('text/plain; charset=utf-8').send(llmsTxt(req, ctx.env, tools));
+  });
+  app.get('/.well-known/mcp.json', (req, res) => {
+    res.json(overview(req, ctx.env, tools));
+  });
+  for (const path of ['/', '/mcp']) {
+    app.get(path, (req, res, next) => {
+      if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);
+      res.json(overview(req, ctx.env, tools));
+    });
+    app.delete(path, methodNotAllowed('GET, POST'));
+    app.post(path, readRawBody, mcpPostHandler(ctx, tools));
+  }
+
+  const api = restRouter(ctx, tools);
+  // Unknown /public/v1 routes still require a key first, then answer not_found.
+  api.use((req, res) => {
+    try {
+      resolveCaller(ctx, { apiKey: req.get('x-api-key') }, String(res.locals.requestId));
+      const known = tools.filter((t) => matches(t.http.path, req.path)).map((t) => t.http.method);
+      const message = known.length
+        ? `${req.method} is not supported on ${req.path}; use ${known.join(', ')}.`
+        : `No route ${req.method} /public/v1${req.path}. See /llms.txt for the routes.`;
+      sendError(res, new ApiError('not_found', message));
+    } catch (err) {
+      sendError(res, toApiError(err));
+    }
+  });
+  app.use('/public/v1', api);
+
+  app.use((req, res) => {
+    sendError(res, new ApiError('not_found', `No route ${req.method} ${req.path}. See /llms.txt.`));
+  });
+  app.use(bodyErrors);
+  const lastResort: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
+    ctx.log.error({ err, requestId: res.locals.requestId }, 'unhandled error');
+    if (!res.headersSent) sendError(res, toApiError(err));
+  };
+  app.use(lastResort);
+  return app;
+}
+
+/** Whether a concrete path matches a route template such as /campaigns/:campaignId. */
+function matches(template: string, path: string): boolean {
+  const a = template.split('/');
+  const b = path.replace(/\/$/, '').split('/');
+  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i]);
+}

@@ -1,0 +1,50 @@
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { ApiError, httpStatus, validationError } from '../core/errors.js';
+
+/** Request bodies over this many bytes are refused with 413 (spec, Limits), MCP included. */
+export const MAX_BODY_BYTES = 128 * 1024;
+
+export const bodyTooLarge = () =>
+  new ApiError('validation_error', `Request body is larger than ${MAX_BODY_BYTES} bytes (128 KiB). Split the request.`, {
+    maxBytes: MAX_BODY_BYTES,
+  });
+
+/**
+ * Reads the raw body with a hard byte limit: body-parser refuses an over-long
+ * Content-Length at once and stops a chunked upload as soon as it passes the limit.
+ */
+export const readRawBody: RequestHandler = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+
+/** Turns body-reading failures into the spec's error body. */
+export const bodyErrors: ErrorRequestHandler = (err: { type?: string; status?: number }, _req, res, next) => {
+  if (err?.type === 'entity.too.large') return sendError(res, bodyTooLarge());
+  if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
+    return sendError(res, validationError('The request body could not be read. Send JSON with Content-Type: application/json.', []));
+  }
+  next(err);
+};
+
+export function sendError(res: Response, error: ApiError, headers: Record<string, string> = {}): void {
+  res.status(httpStatus(error)).set(headers).json(error.toBody());
+}
+
+const isJsonType = (type: string | undefined): boolean => {
+  const mime = (type ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return mime === 'application/json' || mime.endsWith('+json');
+};
+
+export type ParsedBody = { ok: true; value: unknown } | { ok: false; error: ApiError };
+
+/** The JSON body of a request; an empty body is `undefined`. */
+export function parseJsonBody(req: Request): ParsedBody {
+  const raw = req.body as unknown;
+  if (!Buffer.isBuffer(raw) || raw.length === 0) return { ok: true, value: undefined };
+  if (!isJsonType(req.headers['content-type'])) {
+    return { ok: false, error: validationError('The body must be JSON, sent with Content-Type: application/json.', []) };
+  }
+  try {
+    return { ok: true, value: JSON.parse(raw.toString('utf8')) as unknown };
+  } catch {
+    return { ok: false, error: validationError('The body is not valid JSON.', []) };
+  }
+}

@@ -1,0 +1,10 @@
+import type { Tool } from './define.js';
+import { getCampaignTool } from './get-campaign.js';
+import { getCreditsTool } from './get-credits.js';
+import { listAccountsTool } from './list-accounts.js';
+import { listCampaignsTool } from './list-campaigns.js';
+
+/** The registry: every tool that works, in the order clients list them. */
+export const tools: readonly Tool[] = [getCreditsTool, listAccountsTool, listCampaignsTool, getCampaignTool];
+
+export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));

@@ -1,0 +1,94 @@
+import { readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FakeClock } from '../src/core/clock.js';
+import type { Ctx, Environment } from '../src/core/context.js';
+import { WorkspaceFile, type WorkspaceFileInput } from '../src/core/seed/file.js';
+import { loadWorkspace } from '../src/core/seed/load.js';
+import { openDatabase } from '../src/db/connection.js';
+import { silentLogger } from '../src/log.js';
+import { startServer, type RunningServer } from '../src/server.js';
+import type { Settings } from '../src/config.js';
+
+export const FIXTURE_PATH = new URL('./fixtures/workspace.json', import.meta.url);
+export const TEST_KEY = 'sk_test_fixture_key_000000000000000001';
+export const LIVE_KEY = 'sk_live_fixture_key_000000000000000002';
+
+/** A fresh copy of the shared fixture workspace, to modify per test. */
+export const fixture = (): WorkspaceFileInput => JSON.parse(readFileSync(FIXTURE_PATH, 'utf8')) as WorkspaceFileInput;
+
+export interface TestCtxOptions {
+  env?: Environment;
+  clock?: FakeClock;
+  /** The workspace to load; omit for the fixture, null for an empty database. */
+  workspace?: WorkspaceFileInput | null;
+}
+
+/** An in-memory database on a fake clock, seeded with the fixture by default. */
+export function testCtx(opts: TestCtxOptions = {}): Ctx & { clock: FakeClock } {
+  const clock = opts.clock ?? new FakeClock();
+  const ctx = { db: openDatabase(':memory:'), clock, log: silentLogger(), env: opts.env ?? 'development' };
+  if (opts.workspace !== null) loadWorkspace(ctx, WorkspaceFile.parse(opts.workspace ?? fixture()), { reset: false });
+  return ctx;
+}
+
+export interface TestServer extends RunningServer {
+  ctx: Ctx & { clock: FakeClock };
+  rest: (path: string, init?: RequestInit & { key?: string | null }) => Promise<{ status: number; headers: Headers; body: any }>;
+  mcp: (key?: string) => Promise<Client>;
+}
+
+/** The real HTTP server on an ephemeral loopback port, over an in-memory seeded database. */
+export async function startTestServer(opts: TestCtxOptions = {}): Promise<TestServer> {
+  const ctx = testCtx(opts);
+  const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: ctx.env, simSpeed: 1, config: {} };
+  const server = await startServer(settings, ctx.log, ctx);
+  const clients: Client[] = [];
+  return {
+    ...server,
+    ctx,
+    close: async () => {
+      await Promise.all(clients.map((c) => c.close()));
+      await server.close();
+    },
+    rest: async (path, init = {}) => {
+      const { key = TEST_KEY, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key !== null) headers.set('X-API-Key', key);
+      if (rest.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+      const res = await fetch(`${server.url}/public/v1${path}`, { ...rest, headers });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // non-JSON bodies stay text
+      }
+      return { status: res.status, headers: res.headers, body };
+    },
+    mcp: async (key = TEST_KEY) => {
+      const client = new Client({ name: 'test-client', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }));
+      clients.push(client);
+      return client;
+    },
+  };
+}
+
+/** The JSON body of a tool result: structuredContent on success, the error body on failure. */
+export function toolBody(result: CallToolResult): any {
+  const first = result.content[0];
+  const text = first && first.type === 'text' ? first.text : '';
+  const parsed = JSON.parse(text) as unknown;
+  if (!result.isError) {
+    // A success carries the same JSON twice: as structuredContent and as text.
+    if (JSON.stringify(result.structuredContent) !== JSON.stringify(parsed)) throw new Error('structuredContent and text differ');
+  }
+  return parsed;
+}
+
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  return { isError: result.isError === true, body: toolBody(result) };
+}

@@ -1,0 +1,11 @@
+/**
+ * A valid call for every registered tool against the fixture workspace. The shared suite
+ * (common.test.ts) uses these to run auth, plan and validation cases on every tool; the
+ * registry test fails when a tool has no sample.
+ */
+export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string; body?: unknown }; args: Record<string, unknown> }> = {
+  get_credits: { rest: { method: 'GET', path: '/credits' }, args: {} },
+  list_accounts: { rest: { method: 'GET', path: '/accounts?limit=2' }, args: { limit: 2 } },
+  list_campaigns: { rest: { method: 'GET', path: '/campaigns?status=READY_TO_SEND' }, args: { status: 'READY_TO_SEND' } },
+  get_campaign: { rest: { method: 'GET', path: '/campaigns/cmp_q4' }, args: { campaignId: 'cmp_q4' } },
+};
