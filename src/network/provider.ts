@@ -1,0 +1,168 @@
+import { ApiError, type ErrorCode, type ErrorDetails } from '../core/errors.js';
+
+/**
+ * The network provider: everything the service asks of the professional network. The engine,
+ * the REST/MCP tools and the provider adapters (the simulator, later a real one) all meet here.
+ * Every method fails only with an `ApiError` whose code is a `NetworkErrorCode`.
+ */
+export interface NetworkProvider {
+  lookupProfile(input: LookupProfileInput & { depth: 'full' }): Promise<FullProfile>;
+  lookupProfile(input: LookupProfileInput): Promise<Profile | FullProfile>;
+  searchPeople(input: SearchPeopleInput): Promise<SearchPage>;
+  sendConnectionRequest(input: SendConnectionRequestInput): Promise<{ invitationId: string }>;
+  sendMessage(input: SendMessageInput): Promise<{ chatId: string; messageId: string }>;
+  lookalikeCandidates(input: LookalikeInput): Promise<LookalikePage>;
+  /** Inbound events due at `now`, oldest first. Each event is returned once. */
+  drainInbound(now: number): Promise<InboundEvent[]>;
+  accountHealth(account: AccountRef): Promise<AccountHealth>;
+}
+
+/** The caller has already checked that the account exists and belongs to the workspace. */
+export interface AccountRef {
+  id: string;
+  hasSalesNavigator: boolean;
+}
+
+export type ProfileDepth = 'basic' | 'full';
+
+export interface Profile {
+  fullName: string;
+  firstName: string;
+  lastName: string;
+  headline: string;
+  jobTitle: string;
+  companyName: string;
+  /** Company page URL. */
+  companyNetwork: string;
+  website: string | null;
+  location: string;
+  networkUrl: string;
+  providerId: string;
+  profilePictureUrl: string;
+}
+
+export interface Experience {
+  company: string | null;
+  position: string | null;
+  location: string | null;
+  description: string | null;
+  /** `YYYY-MM` */
+  start: string | null;
+  /** `YYYY-MM`; null for the current position. */
+  end: string | null;
+}
+
+/** A profile looked up at `depth: 'full'`. `experience` is newest first, at most 10 entries. */
+export interface FullProfile extends Profile {
+  about: string | null;
+  experience: Experience[];
+}
+
+export type SearchResult = Pick<
+  Profile,
+  'fullName' | 'headline' | 'jobTitle' | 'companyName' | 'location' | 'networkUrl' | 'providerId' | 'profilePictureUrl'
+>;
+
+/** A person on the network, by profile URL or by provider id. */
+export type ProfileRef = { networkUrl: string; providerId?: string } | { providerId: string; networkUrl?: string };
+
+export interface LookupProfileInput {
+  account: AccountRef;
+  networkUrl: string;
+  depth: ProfileDepth;
+}
+
+export interface SearchPeopleInput {
+  account: AccountRef;
+  type: 'classic' | 'sales_nav';
+  /** Exactly one of `query` and `url`. */
+  query?: string;
+  url?: string;
+  limit: number;
+  cursor?: string | null;
+}
+
+export interface SearchPage {
+  results: SearchResult[];
+  /** Null on the last page. */
+  cursor: string | null;
+}
+
+export type SendConnectionRequestInput = ProfileRef & { account: AccountRef; note: string | null };
+
+export interface SendMessageInput {
+  account: AccountRef;
+  recipient: ProfileRef;
+  /** Continue an existing conversation; otherwise the provider finds or opens the chat. */
+  chatId?: string;
+  text: string;
+}
+
+export interface LookalikeInput {
+  /** Optional: the Lookalike worker may run without a connected account. */
+  account?: AccountRef;
+  /** Profile URL or profile identifier (slug or provider id). Websites are not accepted. */
+  seed: string;
+  /** Partial, case-insensitive; a candidate matches when its title contains any of them. */
+  jobTitleKeywords: string[];
+  /** ISO 3166-1 alpha-2; empty for worldwide. */
+  countries: string[];
+  /** Null for the first page. */
+  cursor: string | null;
+  limit: number;
+}
+
+export interface LookalikePage {
+  candidates: Profile[];
+  /** Null when the pool for this seed and these filters is exhausted. */
+  cursor: string | null;
+}
+
+interface InboundBase {
+  /** Stable: the same event always carries the same id, so consumers can deduplicate. */
+  id: string;
+  accountId: string;
+  networkUrl: string;
+  providerId: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+export type InboundEvent =
+  | (InboundBase & { type: 'invitation_accepted' })
+  | (InboundBase & { type: 'message_received'; chatId: string; text: string });
+
+export type AccountStatus = 'connected' | 'connecting' | 'failed' | 'disconnected';
+
+export interface AccountHealth {
+  status: AccountStatus;
+  hasSalesNavigator: boolean;
+}
+
+/** The error codes a provider may throw; transports map them like any other `ApiError`. */
+export const NETWORK_ERROR_CODES = [
+  'account_disconnected',
+  'sales_nav_required',
+  'network_daily_quota',
+  'send_failed',
+  'upstream_unavailable',
+  'not_found',
+  'validation_error',
+] as const satisfies readonly ErrorCode[];
+
+export type NetworkErrorCode = (typeof NETWORK_ERROR_CODES)[number];
+
+const DEFAULT_MESSAGES: Record<NetworkErrorCode, string> = {
+  account_disconnected: 'The network account is not connected. Reconnect it, then retry; check list_accounts for its status.',
+  sales_nav_required: 'This needs a working Sales Navigator seat on the account. Use a classic search or an account with Sales Navigator.',
+  network_daily_quota: "The account reached the network's daily quota. Retry after the time in details.retryAfterSeconds.",
+  send_failed: 'The network refused to deliver. Nothing was sent; check the recipient and retry later.',
+  upstream_unavailable: 'The network is temporarily unavailable. Nothing was changed; retry shortly.',
+  not_found: 'The network has no such profile. Check the profile URL or provider id.',
+  validation_error: 'The network rejected the request input.',
+};
+
+/** Builds a provider failure. The message defaults to one that tells the caller what to do next. */
+export function networkError(code: NetworkErrorCode, message?: string, details: ErrorDetails = {}): ApiError {
+  return new ApiError(code, message ?? DEFAULT_MESSAGES[code], details);
+}

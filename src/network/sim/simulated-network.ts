@@ -1,0 +1,191 @@
+import { msToNextUtcMidnight, type Clock } from '../../core/clock.js';
+import type { ApiError } from '../../core/errors.js';
+import {
+  networkError,
+  type AccountHealth, type AccountRef, type AccountStatus, type FullProfile, type InboundEvent, type LookalikeInput,
+  type LookalikePage, type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage,
+  type SearchPeopleInput, type SendConnectionRequestInput, type SendMessageInput,
+} from '../provider.js';
+import { acceptanceDecision, replyDecision } from './behaviour.js';
+import { InMemorySimInboxStore, type SimInboxStore } from './inbox.js';
+import { MARKERS, markerFailure, type SimOperation } from './markers.js';
+import { basicProfile, networkUrlFor, providerIdFor, resolveProfileIdentifier, simPerson, slugFromNetworkUrl, slugFromProviderId } from './profiles.js';
+import { hashHex } from './rng.js';
+import { lookalikePage, searchPage } from './search.js';
+
+export interface SimulatedNetworkOptions {
+  /** The simulation clock: stamps sends and so places acceptances and replies in sim time. */
+  clock: Clock;
+  /** Defaults to an in-memory store; pass a durable one so scheduled responses survive restarts. */
+  inbox?: SimInboxStore;
+  /**
+   * Wall time for `retryAfterSeconds` on quota failures, because clients wait in real time and
+   * API quotas follow the real UTC day. Defaults to `clock`.
+   */
+  wallClock?: Clock;
+}
+
+/** Longest connection note the network accepts. */
+export const CONNECTION_NOTE_MAX = 300;
+const DRAIN_BATCH = 500;
+
+const ACCOUNT_STATUS_MARKERS: readonly (readonly [string, AccountStatus])[] = [
+  [MARKERS.disconnected, 'disconnected'],
+  [MARKERS.connecting, 'connecting'],
+  [MARKERS.failed, 'failed'],
+];
+
+/**
+ * The development network provider: a deterministic synthetic population (see
+ * docs/simulated-network.md). Profiles, searches and lookalikes are pure functions of their
+ * inputs; acceptances and replies are scheduled into the inbox store when invitations and
+ * messages are sent, and come back through `drainInbound`.
+ */
+export class SimulatedNetwork implements NetworkProvider {
+  private readonly clock: Clock;
+  private readonly wallClock: Clock;
+  readonly inbox: SimInboxStore;
+  /** Keeps ids from two sends in the same millisecond apart. */
+  private sends = 0;
+
+  constructor(options: SimulatedNetworkOptions) {
+    this.clock = options.clock;
+    this.wallClock = options.wallClock ?? options.clock;
+    this.inbox = options.inbox ?? new InMemorySimInboxStore();
+  }
+
+  lookupProfile(input: LookupProfileInput & { depth: 'full' }): Promise<FullProfile>;
+  lookupProfile(input: LookupProfileInput): Promise<Profile | FullProfile>;
+  async lookupProfile(input: LookupProfileInput): Promise<Profile | FullProfile> {
+    this.requireConnected(input.account);
+    const slug = slugFromNetworkUrl(input.networkUrl);
+    if (slug === null) throw invalid('networkUrl', 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
+    this.failOnMarker(slug, 'lookup');
+    const { profile } = simPerson(slug);
+    return input.depth === 'full' ? profile : basicProfile(profile);
+  }
+
+  async searchPeople(input: SearchPeopleInput): Promise<SearchPage> {
+    this.requireConnected(input.account);
+    if ((input.query === undefined) === (input.url === undefined)) {
+      throw invalid(['query', 'url'], 'Give exactly one of query or url.');
+    }
+    if (input.type === 'sales_nav' && !input.account.hasSalesNavigator) {
+      throw networkError('sales_nav_required', 'This account has no Sales Navigator. Run a classic search or use an account with Sales Navigator.');
+    }
+    this.failOnMarker(input.query ?? input.url ?? '', 'search');
+    return searchPage(input);
+  }
+
+  async sendConnectionRequest(input: SendConnectionRequestInput): Promise<{ invitationId: string }> {
+    this.requireConnected(input.account);
+    const slug = resolveRef(input);
+    if (input.note !== null && [...input.note].length > CONNECTION_NOTE_MAX) {
+      throw invalid('note', `A connection note holds at most ${CONNECTION_NOTE_MAX} characters.`);
+    }
+    this.failOnMarker(slug, 'connect');
+    const sentAt = this.clock.now();
+    const decision = acceptanceDecision(slug, sentAt);
+    if (decision.at !== null) {
+      this.inbox.schedule({ ...this.eventBase('accept', input.account.id, slug, decision.at), type: 'invitation_accepted' });
+    }
+    return { invitationId: `inv_${this.uniqueId(`inv:${input.account.id}:${slug}`)}` };
+  }
+
+  async sendMessage(input: SendMessageInput): Promise<{ chatId: string; messageId: string }> {
+    this.requireConnected(input.account);
+    const slug = resolveRef(input.recipient, 'recipient.');
+    if (input.text.trim() === '') throw invalid('text', 'The message text is empty.');
+    this.failOnMarker(slug, 'message');
+    const sentAt = this.clock.now();
+    const chatId = input.chatId ?? `chat_${hashHex(`chat:${input.account.id}:${slug}`, 20)}`;
+    const reply = replyDecision(slug, sentAt);
+    if (reply.at !== null && reply.text !== null) {
+      this.inbox.schedule({ ...this.eventBase('reply', input.account.id, slug, reply.at), type: 'message_received', chatId, text: reply.text });
+    }
+    return { chatId, messageId: `msg_${this.uniqueId(`msg:${chatId}:${input.text}`)}` };
+  }
+
+  async lookalikeCandidates(input: LookalikeInput): Promise<LookalikePage> {
+    if (input.account) this.requireConnected(input.account);
+    const seedSlug = resolveProfileIdentifier(input.seed);
+    if (seedSlug === null) throw invalid('seed', 'Give a personal profile URL or identifier as seed; websites and domains are not accepted.');
+    this.failOnMarker(seedSlug, 'lookalike');
+    const countries = input.countries.map((c, i) => {
+      if (!/^[A-Za-z]{2}$/.test(c.trim())) throw invalid(`countries[${i}]`, 'Countries are ISO 3166-1 alpha-2 codes like DE or US.');
+      return c.trim().toUpperCase();
+    });
+    const jobTitleKeywords = input.jobTitleKeywords.map((k) => k.trim().toLowerCase()).filter((k) => k !== '');
+    return lookalikePage({
+      seedSlug,
+      jobTitleKeywords: [...new Set(jobTitleKeywords)].sort(),
+      countries: [...new Set(countries)].sort(),
+      cursor: input.cursor,
+      limit: input.limit,
+    });
+  }
+
+  /** Returns and acknowledges every due event, so each is delivered once (at most once). */
+  async drainInbound(now: number): Promise<InboundEvent[]> {
+    const drained: InboundEvent[] = [];
+    for (;;) {
+      const batch = this.inbox.due(now, DRAIN_BATCH);
+      this.inbox.ack(batch.map((e) => e.id));
+      drained.push(...batch);
+      if (batch.length < DRAIN_BATCH) return drained;
+    }
+  }
+
+  async accountHealth(account: AccountRef): Promise<AccountHealth> {
+    return { status: accountStatus(account), hasSalesNavigator: account.hasSalesNavigator };
+  }
+
+  private requireConnected(account: AccountRef): void {
+    const status = accountStatus(account);
+    if (status !== 'connected') {
+      throw networkError('account_disconnected', `The network account is ${status}. Reconnect it, then retry.`, { simulated: 'account' });
+    }
+  }
+
+  private failOnMarker(text: string, op: SimOperation): void {
+    const failure: ApiError | null = markerFailure(text, op, () => Math.ceil(msToNextUtcMidnight(this.wallClock.now()) / 1000));
+    if (failure) throw failure;
+  }
+
+  /** Deterministic under a fake clock, yet distinct per send. */
+  private uniqueId(key: string): string {
+    this.sends += 1;
+    return hashHex(`${key}:${this.clock.now()}:${this.sends}`, 20);
+  }
+
+  /** One acceptance and one reply per (account, person): the id carries no time. */
+  private eventBase(kind: 'accept' | 'reply', accountId: string, slug: string, at: number) {
+    return {
+      id: `sim_${kind}_${hashHex(`${kind}:${accountId}:${slug}`, 20)}`,
+      accountId,
+      networkUrl: networkUrlFor(slug),
+      providerId: providerIdFor(slug),
+      at,
+    };
+  }
+}
+
+function accountStatus(account: AccountRef): AccountStatus {
+  const id = account.id.toLowerCase();
+  return ACCOUNT_STATUS_MARKERS.find(([marker]) => id.includes(marker))?.[1] ?? 'connected';
+}
+
+const invalid = (fields: string | string[], message: string): ApiError =>
+  networkError('validation_error', message, { fields: Array.isArray(fields) ? fields : [fields] });
+
+/** The slug behind a profile reference; the URL wins when both are given. */
+function resolveRef(ref: ProfileRef, fieldPrefix = ''): string {
+  if (ref.networkUrl !== undefined) {
+    const slug = slugFromNetworkUrl(ref.networkUrl);
+    if (slug === null) throw invalid(`${fieldPrefix}networkUrl`, 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
+    return slug;
+  }
+  const slug = slugFromProviderId(ref.providerId ?? '');
+  if (slug === null) throw networkError('not_found', 'No profile has this provider id. Use the providerId from a lookup or search.');
+  return slug;
+}
