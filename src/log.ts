@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 
@@ -7,7 +7,7 @@ function scrub(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return value.replace(EMAIL, '[email]');
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
-  if (value instanceof Error) return { type: value.name, message: scrub(value.message, depth + 1), stack: value.stack };
+  if (value instanceof Error) return { type: value.name, message: scrub(value.message, depth + 1), stack: scrub(value.stack, depth + 1) };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = scrub(v, depth + 1);
   return out;
@@ -17,7 +17,7 @@ function scrub(value: unknown, depth = 0): unknown {
  * JSON logs on stderr (stdout belongs to the MCP stdio protocol). Keys, bearer tokens and
  * e-mail addresses never reach a log line.
  */
-export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', destination: DestinationStream = pino.destination(2)): Logger {
   return pino(
     {
       level,
@@ -40,9 +40,14 @@ export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): L
         censor: '[redacted]',
       },
       formatters: { log: (record) => scrub(record) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => (typeof a === 'string' ? (scrub(a) as string) : a)) as Parameters<typeof method>);
+        },
+      },
       serializers: { err: pino.stdSerializers.err },
     },
-    pino.destination(2),
+    destination,
   );
 }
 

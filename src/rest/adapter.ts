@@ -40,10 +40,11 @@ function decodeInput(tool: Tool, req: Request): { input: unknown; error?: Return
 /** The /public/v1 router, generated from the tool registry: one route per tool. */
 export function restRouter(ctx: Ctx, tools: readonly Tool[]): Router {
   const router = Router();
+  // Every body is read under the 128 KiB limit, also for routes that turn out not to exist.
+  router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? next() : readRawBody(req, res, next)));
   for (const tool of tools) {
     const method = tool.http.method.toLowerCase() as 'get' | 'post' | 'patch';
-    const handlers = tool.http.method === 'GET' ? [] : [readRawBody];
-    router[method](tool.http.path, ...handlers, async (req: Request, res: Response) => {
+    router[method](tool.http.path, async (req: Request, res: Response) => {
       res.locals.tool = tool.name;
       const { input, error } = decodeInput(tool, req);
       const outcome = await invokeTool(ctx, tool, {

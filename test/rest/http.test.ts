@@ -1,0 +1,163 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+/** A raw request, for what fetch will not send (chunked bodies, odd Host headers). */
+function raw(opts: { method: string; path: string; headers?: Record<string, string>; chunks?: Buffer[] }): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const url = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, method: opts.method, path: opts.path, headers: opts.headers }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve({ status: -1, headers: {}, body: '' }) : reject(err)));
+    for (const c of opts.chunks ?? []) req.write(c);
+    req.end();
+  });
+}
+
+describe('REST facade', () => {
+  it('answers top-level bodies with no data wrapper', async () => {
+    const r = await server.rest('/credits');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ credits: 100, topUpCredits: 5, lookalikeCredits: 500, lookalikeTopUpCredits: 20, planId: 'growth' });
+    expect(r.headers.get('x-request-id')).toMatch(/[0-9a-f-]{36}/);
+  });
+
+  it('names a malformed path id in details.fields', async () => {
+    for (const bad of ['has%20space', 'a'.repeat(65), 'semi%3Bcolon', '%C3%A9']) {
+      const r = await server.rest(`/campaigns/${bad}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'validation_error', details: { fields: ['campaignId'] } });
+    }
+    const ok = await server.rest(`/campaigns/${'a'.repeat(64)}`);
+    expect(ok.status).toBe(404);
+    expect(ok.body.error.code).toBe('not_found');
+    expect(ok.body.error.message).toContain('list_campaigns');
+  });
+
+  it('parses query strings into typed arguments and validates them', async () => {
+    expect((await server.rest('/accounts?limit=1')).body.accounts).toHaveLength(1);
+    for (const q of ['limit=0', 'limit=101', 'limit=1.5', 'limit=abc', 'limit=1&limit=2']) {
+      const r = await server.rest(`/accounts?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(r.body.error.details.fields).toEqual(['limit']);
+    }
+    const s = await server.rest('/campaigns?status=RUNNING');
+    expect(s.status).toBe(400);
+    expect(s.body.error.details.fields).toEqual(['status']);
+    for (const bad of ['nope', 'a.b']) {
+      const c = await server.rest(`/campaigns?cursor=${bad}`);
+      expect(c.status).toBe(400);
+      expect(c.body.error.details.fields).toEqual(['cursor']);
+    }
+  });
+
+  it('follows nextCursor until null', async () => {
+    const seen: string[] = [];
+    let path = '/campaigns?limit=2';
+    for (;;) {
+      const r = await server.rest(path);
+      expect(r.status).toBe(200);
+      seen.push(...r.body.campaigns.map((c: { id: string }) => c.id));
+      if (r.body.nextCursor === null) break;
+      path = `/campaigns?limit=2&cursor=${encodeURIComponent(r.body.nextCursor)}`;
+    }
+    expect(seen).toHaveLength(7);
+    expect(new Set(seen).size).toBe(7);
+  });
+
+  it('refuses bodies over 128 KiB with 413 before reading them, chunked included', async () => {
+    const big = Buffer.alloc(128 * 1024 + 1, 'a');
+    const sized = await raw({ method: 'POST', path: '/public/v1/campaigns/cmp_q4/start', headers: { 'content-type': 'application/json', 'content-length': String(big.length), 'x-api-key': TEST_KEY }, chunks: [big] });
+    expect(sized.status).toBe(413);
+    expect(JSON.parse(sized.body).error).toMatchObject({ code: 'validation_error', details: { maxBytes: 131072 } });
+    const chunks = Array.from({ length: 20 }, () => Buffer.alloc(8 * 1024, 'b'));
+    const chunked = await raw({ method: 'POST', path: '/mcp', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-api-key': TEST_KEY }, chunks });
+    expect([413, -1]).toContain(chunked.status);
+    if (chunked.status === 413) expect(JSON.parse(chunked.body).error.details.maxBytes).toBe(131072);
+  });
+
+  it('answers 404 not_found for unknown routes, after checking the key', async () => {
+    expect((await server.rest('/nope', { key: null })).status).toBe(401);
+    const r = await server.rest('/nope');
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('not_found');
+    const wrongMethod = await server.rest('/credits', { method: 'DELETE' });
+    expect(wrongMethod.status).toBe(404);
+    expect(wrongMethod.body.error.message).toContain('GET');
+  });
+});
+
+describe('discovery', () => {
+  it('serves the key-less overview at / and /.well-known/mcp.json', async () => {
+    for (const path of ['/', '/.well-known/mcp.json', '/mcp']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as any;
+      expect(body).toMatchObject({ name: 'outreach-mcp', mcpUrl: `${server.url}/mcp`, restBase: `${server.url}/public/v1` });
+      expect(body.tools).toContain('get_credits');
+      expect(body.auth.apiKey.header).toBe('X-API-Key');
+    }
+  });
+
+  it('serves llms.txt and health', async () => {
+    const txt = await fetch(`${server.url}/llms.txt`);
+    expect(txt.headers.get('content-type')).toContain('text/plain');
+    const text = await txt.text();
+    expect(text).toContain('get_credits (GET /public/v1/credits)');
+    expect(text).toContain('get_campaign (GET /public/v1/campaigns/{campaignId})');
+    const health = await fetch(`${server.url}/health`);
+    expect(await health.json()).toEqual({ status: 'ok' });
+  });
+
+  it('answers 405 with Allow for SSE GETs and DELETEs on the MCP paths', async () => {
+    for (const path of ['/', '/mcp']) {
+      const sse = await fetch(`${server.url}${path}`, { headers: { accept: 'text/event-stream' } });
+      expect(sse.status).toBe(405);
+      expect(sse.headers.get('allow')).toBe('POST');
+      const del = await fetch(`${server.url}${path}`, { method: 'DELETE' });
+      expect(del.status).toBe(405);
+      expect(del.headers.get('allow')).toContain('POST');
+    }
+  });
+
+  it('lets browser clients send the auth headers (CORS)', async () => {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://inspector.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, authorization, mcp-protocol-version, content-type' },
+    });
+    expect(res.status).toBe(204);
+    const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+    for (const h of ['x-api-key', 'authorization', 'mcp-protocol-version']) expect(allowed).toContain(h);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('refuses foreign Host headers on a loopback bind (DNS rebinding)', async () => {
+    const evil = await raw({ method: 'GET', path: '/health', headers: { host: 'evil.example:80' } });
+    expect(evil.status).toBe(403);
+    const good = await raw({ method: 'GET', path: '/health', headers: { host: 'localhost' } });
+    expect(good.status).toBe(200);
+  });
+});
+
+describe('bodies', () => {
+  const post = (body: string, contentType = 'application/json') =>
+    raw({ method: 'POST', path: '/mcp', headers: { 'content-type': contentType, accept: 'application/json, text/event-stream', 'x-api-key': TEST_KEY }, chunks: [Buffer.from(body)] });
+
+  it('gives validation_error for a JSON syntax error or a non-JSON content type', async () => {
+    const syntax = await post('{"jsonrpc": ');
+    expect(syntax.status).toBe(400);
+    expect(JSON.parse(syntax.body).error.code).toBe('validation_error');
+    const text = await post('{}', 'text/plain');
+    expect(text.status).toBe(400);
+    expect(JSON.parse(text.body).error.code).toBe('validation_error');
+  });
+});
