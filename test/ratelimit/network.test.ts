@@ -188,6 +188,14 @@ describe('daily network quotas', () => {
       profile_lookup_spacing: { r: 0, t: 20 },
       profile_lookup_daily: { r: 149, t: 43200 },
     });
+    // A lookup refused by the spacing still reports the daily quota, unchanged.
+    ctx.clock.advance(5_000);
+    const refused = new RateLimitReport();
+    thrown(() => admitProfileLookup(ctx, nav, refused));
+    expect(parseLimitField(rateLimitHeaders(refused.states).RateLimit)).toEqual({
+      profile_lookup_daily: { r: 149, t: 43195 },
+      profile_lookup_spacing: { r: 0, t: 15 },
+    });
   });
 
   describe('persisted per account and UTC day', () => {

@@ -96,6 +96,7 @@ function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: num
       report?.add(dailyState(quota, u));
       throw quotaReached(quota, account, u);
     }
+    report?.add(dailyState(quota, u));
     gate?.();
     const n = Math.min(Math.max(1, Math.floor(wanted)), u.remaining);
     ctx.db
