@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Environment } from './core/context.js';
+import { LimitsConfig } from './core/ratelimit/config.js';
 import { describeIssue } from './core/validation.js';
 
 /** Bad input to a command: printed as one line, exit code 2, nothing written. */
@@ -13,6 +14,8 @@ export const ConfigFile = z.strictObject({
   db: z.string().min(1).optional(),
   env: z.enum(['development', 'production']).optional(),
   simSpeed: z.number().positive().optional(),
+  /** Rate limits and network quotas; each omitted value is the spec's. See docs/rate-limits.md. */
+  limits: LimitsConfig.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

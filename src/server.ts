@@ -6,7 +6,8 @@ import type { Ctx } from './core/context.js';
 import { openDatabase } from './db/connection.js';
 import { createApp } from './rest/app.js';
 import { tools } from './tools/index.js';
-import type { Settings } from './config.js';
+import type { ConfigFile, Settings } from './config.js';
+import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -16,8 +17,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function createContext(settings: Pick<Settings, 'dbPath' | 'env'>, log: Logger, clock: Clock = systemClock): Ctx {
-  return { db: openDatabase(settings.dbPath), clock, log, env: settings.env };
+/** One per process: the limiter's buckets live here, so every transport shares them. */
+export function createContext(settings: Pick<Settings, 'dbPath' | 'env'> & { config?: ConfigFile }, log: Logger, clock: Clock = systemClock): Ctx {
+  const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
+  return { db: openDatabase(settings.dbPath), clock, log, env: settings.env, limits };
 }
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);

@@ -2,13 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { apiKeys, workspace } from '../src/db/schema.js';
 import { digestKey } from '../src/core/auth/keys.js';
+import type { Ctx } from '../src/core/context.js';
+import type { LimitsConfig } from '../src/core/ratelimit/index.js';
 import { tools } from '../src/tools/index.js';
-import { callTool, LIVE_KEY, startTestServer, TEST_KEY, type TestServer } from './helpers.js';
+import { callTool, LIVE_KEY, RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from './helpers.js';
 import { SAMPLE_CALLS } from './tools/samples.js';
 
 /**
- * The shared suite: every tool, over REST and over MCP, answers auth, plan and validation
- * cases the same way (in the style of unkey's runCommonRouteTests).
+ * The shared suite: every tool, over REST and over MCP, answers auth, plan, validation and
+ * rate-limit cases the same way (in the style of unkey's runCommonRouteTests).
  */
 const REVOKED_KEY = 'sk_test_revoked_key_0000000000000000003';
 
@@ -17,7 +19,8 @@ describe.each(tools.map((t) => [t.name] as const))('common cases: %s', (name) =>
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // These cases make many calls on one server; the rate-limit cases below have their own.
+    server = await startTestServer({ limits: RELAXED_LIMITS });
     server.ctx.db.insert(apiKeys).values({ id: 'key_revoked', name: 'old', env: 'test', prefix: 'sk_test_revo', digest: digestKey(REVOKED_KEY), createdAt: 0, revokedAt: 1 }).run();
   });
   afterAll(() => server.close());
@@ -88,5 +91,55 @@ describe.each(tools.map((t) => [t.name] as const))('common cases: %s', (name) =>
         server.ctx.db.update(workspace).set({ plan: 'paid' }).where(eq(workspace.id, 1)).run();
       }
     }
+  });
+});
+
+/** Every row of every table: a refused request must leave this exactly as it was. */
+function everything(ctx: Ctx): string {
+  const client = ctx.db.$client;
+  const names = client.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+  return JSON.stringify(names.map(({ name }) => [name, client.prepare(`SELECT * FROM "${name}"`).all()]));
+}
+
+describe.each(tools.map((t) => [t.name, t] as const))('rate limit: %s', (name, tool) => {
+  const sample = SAMPLE_CALLS[name]!;
+  const bucket = tool.rateLimit ?? 'global';
+  // The tool's own bucket at 1 a minute; spacing and quotas out of the way.
+  const limits: LimitsConfig = {
+    ...RELAXED_LIMITS,
+    ...(tool.rateLimit ? { perMinute: { ...RELAXED_LIMITS.perMinute, [tool.rateLimit]: 1 } } : { globalPerMinute: 1 }),
+  };
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ limits });
+  });
+  afterAll(() => server.close());
+
+  it(`REST and MCP draw from one ${bucket} bucket; a refusal is 429 with Retry-After and changes nothing`, async () => {
+    const rest = () =>
+      server.rest(sample.rest.path, { method: sample.rest.method, body: sample.rest.body === undefined ? undefined : JSON.stringify(sample.rest.body) });
+    const client = await server.mcp();
+
+    const first = await rest();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-policy')).toContain(`"${bucket}";q=1;w=60`);
+    expect(first.headers.get('ratelimit')).toContain(`"${bucket}";r=0;t=60`);
+
+    let before = everything(server.ctx);
+    const refusedMcp = await callTool(client, name, sample.args);
+    expect(refusedMcp.isError).toBe(true);
+    expect(refusedMcp.body.error).toMatchObject({ code: 'rate_limited', details: { retryAfterSeconds: 60 } });
+    expect(everything(server.ctx)).toBe(before);
+
+    server.ctx.clock.advance(60_000);
+    const second = await callTool(client, name, sample.args);
+    expect(second.body.error?.code).not.toBe('rate_limited');
+
+    before = everything(server.ctx);
+    const refusedRest = await rest();
+    expect(refusedRest.status).toBe(429);
+    expect(refusedRest.body.error).toMatchObject({ code: 'rate_limited', details: { retryAfterSeconds: 60 } });
+    expect(refusedRest.headers.get('retry-after')).toBe('60');
+    expect(everything(server.ctx)).toBe(before);
   });
 });

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FakeClock } from '../src/core/clock.js';
+import { createLimiter, RATE_CLASS_NAMES, resolveLimits, type LimitsConfig } from '../src/core/ratelimit/index.js';
 import type { Ctx, Environment } from '../src/core/context.js';
 import { WorkspaceFile, type WorkspaceFileInput } from '../src/core/seed/file.js';
 import { loadWorkspace } from '../src/core/seed/load.js';
@@ -15,6 +16,18 @@ export const FIXTURE_PATH = new URL('./fixtures/workspace.json', import.meta.url
 export const TEST_KEY = 'sk_test_fixture_key_000000000000000001';
 export const LIVE_KEY = 'sk_live_fixture_key_000000000000000002';
 
+/**
+ * Limits no test meets by accident: for suites that make many calls on one server. The
+ * rate-limit tests use the spec's defaults (the testCtx default) or set their own.
+ */
+export const RELAXED_LIMITS: LimitsConfig = {
+  globalPerMinute: 1_000_000,
+  perMinute: Object.fromEntries(RATE_CLASS_NAMES.map((c) => [c, 1_000_000])),
+  accountSpacingSeconds: { profile_lookup: 0, people_search: 0 },
+  daily: { profileLookups: { classic: 1_000_000, salesNavigator: 1_000_000 }, searchResults: { classic: 1_000_000, salesNavigator: 1_000_000 } },
+  authFailuresPerMinute: 1_000_000,
+};
+
 /** A fresh copy of the shared fixture workspace, to modify per test. */
 export const fixture = (): WorkspaceFileInput => JSON.parse(readFileSync(FIXTURE_PATH, 'utf8')) as WorkspaceFileInput;
 
@@ -23,12 +36,15 @@ export interface TestCtxOptions {
   clock?: FakeClock;
   /** The workspace to load; omit for the fixture, null for an empty database. */
   workspace?: WorkspaceFileInput | null;
+  /** Limits over the spec's defaults, as the `limits` section of a config file. */
+  limits?: LimitsConfig;
 }
 
 /** An in-memory database on a fake clock, seeded with the fixture by default. */
 export function testCtx(opts: TestCtxOptions = {}): Ctx & { clock: FakeClock } {
   const clock = opts.clock ?? new FakeClock();
-  const ctx = { db: openDatabase(':memory:'), clock, log: silentLogger(), env: opts.env ?? 'development' };
+  const limits = createLimiter(clock, resolveLimits(opts.limits));
+  const ctx = { db: openDatabase(':memory:'), clock, log: silentLogger(), env: opts.env ?? 'development', limits };
   if (opts.workspace !== null) loadWorkspace(ctx, WorkspaceFile.parse(opts.workspace ?? fixture()), { reset: false });
   return ctx;
 }
@@ -42,7 +58,7 @@ export interface TestServer extends RunningServer {
 /** The real HTTP server on an ephemeral loopback port, over an in-memory seeded database. */
 export async function startTestServer(opts: TestCtxOptions = {}): Promise<TestServer> {
   const ctx = testCtx(opts);
-  const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: ctx.env, simSpeed: 1, config: {} };
+  const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: ctx.env, simSpeed: 1, config: opts.limits ? { limits: opts.limits } : {} };
   const server = await startServer(settings, ctx.log, ctx);
   const clients: Client[] = [];
   return {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connection.js';
 import type { Clock } from './clock.js';
+import type { RateLimiter } from './ratelimit/limiter.js';
 
 export type Environment = 'development' | 'production';
 
@@ -13,4 +14,6 @@ export interface Ctx {
   clock: Clock;
   log: Logger;
   env: Environment;
+  /** Rate limits and per-account spacing: one limiter per server, shared by REST and MCP. */
+  limits: RateLimiter;
 }

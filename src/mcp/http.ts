@@ -5,7 +5,8 @@ import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError } from '../core/errors.js';
 import { parseJsonBody, sendError } from '../rest/body.js';
 import type { Tool } from '../tools/define.js';
-import { resolveCaller, type Credential } from '../tools/pipeline.js';
+import { RateLimitReport } from '../core/ratelimit/report.js';
+import { errorHeaders, resolveCaller, type Credential } from '../tools/pipeline.js';
 import { buildMcpServer } from './server.js';
 
 export const baseUrl = (req: Request): string => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
@@ -25,12 +26,13 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[]): RequestHandler
   return async (req: Request, res: Response) => {
     const requestId = String(res.locals.requestId);
     const credential = mcpCredential(req);
+    const report = new RateLimitReport();
     try {
-      resolveCaller(ctx, credential, requestId);
+      resolveCaller(ctx, credential, requestId, { clientAddress: req.ip, report });
     } catch (err) {
       const error = toApiError(err);
-      const headers: Record<string, string> =
-        httpStatus(error) === 401 ? { 'WWW-Authenticate': `Bearer resource_metadata="${protectedResourceMetadataUrl(req)}"` } : {};
+      const headers = errorHeaders(error, report);
+      if (httpStatus(error) === 401) headers['WWW-Authenticate'] = `Bearer resource_metadata="${protectedResourceMetadataUrl(req)}"`;
       return sendError(res, error, headers);
     }
     const body = parseJsonBody(req);

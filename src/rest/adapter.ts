@@ -54,6 +54,7 @@ export function restRouter(ctx: Ctx, tools: readonly Tool[]): Router {
         idempotencyKeyField: 'Idempotency-Key',
         credential: { apiKey: req.get('x-api-key') },
         requestId: requestId(res),
+        clientAddress: req.ip,
       });
       sendOutcome(res, outcome);
     });

@@ -5,7 +5,8 @@ import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import { mcpPostHandler, newRequestId } from '../mcp/http.js';
 import type { Tool } from '../tools/define.js';
-import { resolveCaller } from '../tools/pipeline.js';
+import { RateLimitReport } from '../core/ratelimit/report.js';
+import { enforceRateLimits, errorHeaders, resolveCaller } from '../tools/pipeline.js';
 import { bodyErrors, readRawBody, sendError } from './body.js';
 import { llmsTxt, overview } from './discovery.js';
 import { restRouter } from './adapter.js';
@@ -93,16 +94,21 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
   const api = restRouter(ctx, tools);
   // Unknown /public/v1 routes still require a key first, then answer not_found.
   api.use((req, res) => {
+    const report = new RateLimitReport();
+    let error: ApiError;
     try {
-      resolveCaller(ctx, { apiKey: req.get('x-api-key') }, String(res.locals.requestId));
+      const caller = resolveCaller(ctx, { apiKey: req.get('x-api-key') }, String(res.locals.requestId), { clientAddress: req.ip, report });
+      // Every /public/v1 request counts against the key's global limit, a wrong path too.
+      enforceRateLimits(ctx, caller, undefined);
       const known = tools.filter((t) => matches(t.http.path, req.path)).map((t) => t.http.method);
       const message = known.length
         ? `${req.method} is not supported on ${req.path}; use ${known.join(', ')}.`
         : `No route ${req.method} /public/v1${req.path}. See /llms.txt for the routes.`;
-      sendError(res, new ApiError('not_found', message));
+      error = new ApiError('not_found', message);
     } catch (err) {
-      sendError(res, toApiError(err));
+      error = toApiError(err);
     }
+    sendError(res, error, errorHeaders(error, report));
   });
   app.use('/public/v1', api);
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Ctx } from '../core/context.js';
+import type { RateClass } from '../core/ratelimit/config.js';
+import type { RateLimitReport } from '../core/ratelimit/report.js';
 import type { Workspace } from '../core/workspace/get.js';
 
 export interface ToolAnnotations {
@@ -16,6 +18,11 @@ export interface Caller {
   keyId: string;
   workspace: Workspace;
   requestId: string;
+  /**
+   * The rate-limit policies that applied to this call, rendered into the RateLimit headers.
+   * Handlers pass it to per-account checks (admitProfileLookup, admitPeopleSearch) so those show too.
+   */
+  rateLimits: RateLimitReport;
 }
 
 /** A non-200 success (e.g. 202 for an ambiguous Lookalike enqueue). */
@@ -38,6 +45,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
   http: { method: HttpMethod; path: string };
   /** Accepts `Idempotency-Key` (REST) / `idempotencyKey` (MCP). */
   idempotent?: boolean;
+  /** The per-key rate class of the route (spec, Limits), on top of the global limit every call has. */
+  rateLimit?: RateClass;
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 

@@ -1,6 +1,8 @@
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import { authenticateKey } from '../core/auth/keys.js';
+import type { RateClass } from '../core/ratelimit/config.js';
+import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace } from '../core/workspace/get.js';
 import { IdempotencyKey, Reply, type Caller, type Tool } from './define.js';
@@ -20,34 +22,84 @@ export interface Invocation {
   idempotencyKeyField?: string;
   credential: Credential;
   requestId: string;
+  /** The client's network address (HTTP transports), for the failed-authentication guard. */
+  clientAddress?: string | undefined;
 }
 
 export type Outcome =
   | { ok: true; status: number; body: unknown; headers: Record<string, string> }
   | { ok: false; error: ApiError; headers: Record<string, string> };
 
+export interface AuthOptions {
+  /**
+   * The client's network address. When given, failed authentications from it are counted and,
+   * past the limit, refused with 429 before the key is even looked at, so guessing keys is slow.
+   */
+  clientAddress?: string | undefined;
+  /** Collects the rate-limit policies that applied, for the response headers. */
+  report?: RateLimitReport;
+}
+
 /**
  * Resolves a credential to a caller: the key must exist, be unrevoked and of this
  * environment; the workspace's plan must allow API use.
  */
-export function resolveCaller(ctx: Ctx, credential: Credential, requestId: string): Caller {
-  const { keyId } = authenticateKey(ctx, credential.apiKey);
+export function resolveCaller(ctx: Ctx, credential: Credential, requestId: string, opts: AuthOptions = {}): Caller {
+  const report = opts.report ?? new RateLimitReport();
+  const keyId = guardedAuthentication(ctx, credential, opts.clientAddress, report);
   const workspace = getWorkspace(ctx);
   if (!workspace) throw new ApiError('unauthorized', 'This server holds no workspace yet. Run `npx outreach seed` or `npm start` first.');
   if (BLOCKED_PLANS.has(workspace.plan)) {
+    report.add(ctx.limits.peekGlobal(keyId));
     throw new ApiError('plan_required', `The ${workspace.plan} plan cannot use the API. A paid plan is required.`);
   }
-  return { keyId, workspace, requestId };
+  return { keyId, workspace, requestId, rateLimits: report };
+}
+
+function guardedAuthentication(ctx: Ctx, credential: Credential, address: string | undefined, report: RateLimitReport): string {
+  if (address === undefined) return authenticateKey(ctx, credential.apiKey).keyId;
+  // Checked before the key, so a blocked address learns nothing, not even from a correct guess.
+  const guard = ctx.limits.authGuard(address);
+  if (!guard.ok) {
+    report.add(...guard.states);
+    throw ctx.limits.refusal(guard);
+  }
+  try {
+    return authenticateKey(ctx, credential.apiKey).keyId;
+  } catch (err) {
+    // A missing key is a client not yet configured, not a guess: it is not counted.
+    if (credential.apiKey && err instanceof ApiError && err.code === 'unauthorized') report.add(ctx.limits.recordAuthFailure(address));
+    else report.add(...guard.states);
+    throw err;
+  }
 }
 
 /**
- * The single call pipeline behind REST and MCP: auth, plan gate, input validation, handler.
- * Both transports call it, so the two can never drift apart.
+ * The rate-limit stage: the key's global bucket and the tool's class bucket, one pair for REST
+ * and MCP alike. A refused call charges nothing and goes no further.
+ */
+export function enforceRateLimits(ctx: Ctx, caller: Caller, rateClass: RateClass | undefined): void {
+  const admission = ctx.limits.admitCall(caller.keyId, rateClass);
+  caller.rateLimits.add(...admission.states);
+  if (!admission.ok) throw ctx.limits.refusal(admission);
+}
+
+/** The headers of a failed request: its RateLimit fields, and Retry-After for a 429. */
+export function errorHeaders(error: ApiError, report: RateLimitReport): Record<string, string> {
+  const headers = rateLimitHeaders(report.states);
+  if (error.details.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.details.retryAfterSeconds);
+  return headers;
+}
+
+/**
+ * The single call pipeline behind REST and MCP: auth, plan gate, rate limit, input
+ * validation, handler. Both transports call it, so the two can never drift apart.
  */
 export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise<Outcome> {
-  const headers: Record<string, string> = {};
+  const report = new RateLimitReport();
   try {
-    const caller = resolveCaller(ctx, inv.credential, inv.requestId);
+    const caller = resolveCaller(ctx, inv.credential, inv.requestId, { clientAddress: inv.clientAddress, report });
+    enforceRateLimits(ctx, caller, tool.rateLimit);
     if (inv.inputError) throw inv.inputError;
     const parsed = tool.input.safeParse(inv.input);
     if (!parsed.success) throw zodToApiError(parsed.error);
@@ -57,12 +109,12 @@ export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise
       if (!key.success) throw zodToApiError(key.error, () => field);
     }
     const result = await tool.handler(ctx, parsed.data, caller);
+    const headers = rateLimitHeaders(report.states);
     if (result instanceof Reply) return { ok: true, status: result.status, body: result.body, headers };
     return { ok: true, status: 200, body: result, headers };
   } catch (err) {
     const error = toApiError(err);
     if (!(err instanceof ApiError)) ctx.log.error({ err, tool: tool.name, requestId: inv.requestId }, 'tool failed');
-    if (error.details.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.details.retryAfterSeconds);
-    return { ok: false, error, headers };
+    return { ok: false, error, headers: errorHeaders(error, report) };
   }
 }

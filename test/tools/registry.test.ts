@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RATE_CLASS_NAMES, RATE_CLASSES } from '../../src/core/ratelimit/config.js';
 import { describeTool } from '../../src/mcp/server.js';
 import { tools } from '../../src/tools/index.js';
 import { SAMPLE_CALLS } from './samples.js';
@@ -25,6 +26,13 @@ describe('tool registry', () => {
     // Read tools are GETs and GETs are read-only.
     expect(tool.annotations.readOnlyHint).toBe(tool.http.method === 'GET');
     expect(SAMPLE_CALLS[tool.name], `sample call for ${tool.name}`).toBeDefined();
+  });
+
+  it.each(tools.map((t) => [t.name, t] as const))('%s names the rate class the spec gives its route', (_name, tool) => {
+    const shape = (route: string) => route.replace(/:[A-Za-z]+/g, ':');
+    const route = shape(`${tool.http.method} ${tool.http.path}`);
+    const expected = RATE_CLASS_NAMES.find((c) => RATE_CLASSES[c].routes.some((r) => shape(r) === route));
+    expect(tool.rateLimit).toBe(expected);
   });
 
   it.each(tools.map((t) => [t.name, t] as const))('%s listed schema matches its snapshot', async (name, tool) => {

@@ -1,0 +1,158 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { accountDaily } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import { msToNextUtcMidnight, utcDay } from '../clock.js';
+import type { Ctx } from '../context.js';
+import { ApiError } from '../errors.js';
+import type { NetworkOperation } from './config.js';
+import { wholeSeconds, type PolicyState, type RateLimitReport } from './report.js';
+
+/**
+ * Per-account limits on live network calls: spacing between accepted requests (in memory) and
+ * daily quotas per UTC day (in SQLite, so a restart keeps them). The lookup and search tools,
+ * and in-app search, call these before they touch the network.
+ */
+
+/** The account fields the quotas depend on. */
+export interface QuotaAccount {
+  id: string;
+  hasSalesNavigator: boolean;
+}
+
+export type DailyQuota = 'profileLookups' | 'searchResults';
+
+const QUOTA: Record<DailyQuota, { column: typeof accountDaily.profileLookups | typeof accountDaily.searchResults; policy: string; what: string }> = {
+  profileLookups: { column: accountDaily.profileLookups, policy: 'profile_lookup_daily', what: 'profile lookups' },
+  searchResults: { column: accountDaily.searchResults, policy: 'people_search_daily', what: 'search results' },
+};
+
+export interface DailyUsage {
+  /** The UTC day the counter belongs to, `YYYY-MM-DD`. */
+  day: string;
+  limit: number;
+  used: number;
+  remaining: number;
+  /** Whole seconds to the next UTC midnight, when the counter starts again at 0. */
+  resetSeconds: number;
+}
+
+/** Today's use of one quota by one account. The cap follows the account's Sales Navigator flag. */
+export function dailyUsage(ctx: Ctx, quota: DailyQuota, account: QuotaAccount): DailyUsage {
+  const now = ctx.clock.now();
+  const day = utcDay(now);
+  const caps = ctx.limits.config.daily[quota];
+  const limit = account.hasSalesNavigator ? caps.salesNavigator : caps.classic;
+  const { column } = QUOTA[quota];
+  const row = ctx.db
+    .select({ used: column })
+    .from(accountDaily)
+    .where(and(eq(accountDaily.accountId, account.id), eq(accountDaily.day, day)))
+    .get();
+  const used = row?.used ?? 0;
+  return { day, limit, used, remaining: Math.max(0, limit - used), resetSeconds: wholeSeconds(msToNextUtcMidnight(now)) };
+}
+
+const dailyState = (quota: DailyQuota, u: DailyUsage): PolicyState => ({
+  name: QUOTA[quota].policy,
+  quota: u.limit,
+  windowSeconds: 86_400,
+  remaining: u.remaining,
+  resetSeconds: u.resetSeconds,
+});
+
+function quotaReached(quota: DailyQuota, account: QuotaAccount, u: DailyUsage): ApiError {
+  return new ApiError(
+    'network_daily_quota',
+    `Account ${account.id} used its ${u.limit} ${QUOTA[quota].what} for today (UTC). The quota resets at midnight UTC: retry after ${u.resetSeconds} seconds (details.retryAfterSeconds).`,
+    { retryAfterSeconds: u.resetSeconds },
+  );
+}
+
+/** Units of a daily quota taken for one request; `settle` gives back what was not used. */
+export interface QuotaPermit {
+  /** How many units were reserved: at most the number asked for, at least 1. */
+  readonly granted: number;
+  /** Records what the request really used (0 when the network call failed); call once. */
+  settle(used: number): void;
+}
+
+/**
+ * Reserves up to `wanted` units of today's quota for an account, in one write transaction, so
+ * concurrent requests can never pass the cap together. With nothing left it throws 429
+ * `network_daily_quota` (retry at the next UTC midnight) and records nothing.
+ */
+export function reserveDailyQuota(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport): QuotaPermit {
+  return reserve(ctx, quota, account, wanted, report);
+}
+
+const counter = <V>(quota: DailyQuota, value: V) => (quota === 'profileLookups' ? { profileLookups: value } : { searchResults: value });
+
+/** `gate` runs once the quota is known to have room, before anything is written; it may refuse by throwing. */
+function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport, gate?: () => void): QuotaPermit {
+  const { column } = QUOTA[quota];
+  const { day, granted } = transaction(ctx.db, () => {
+    const u = dailyUsage(ctx, quota, account);
+    if (u.remaining <= 0) {
+      report?.add(dailyState(quota, u));
+      throw quotaReached(quota, account, u);
+    }
+    report?.add(dailyState(quota, u));
+    gate?.();
+    const n = Math.min(Math.max(1, Math.floor(wanted)), u.remaining);
+    ctx.db
+      .insert(accountDaily)
+      .values({ accountId: account.id, day: u.day, ...counter(quota, n) })
+      .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: counter(quota, sql`${column} + ${n}`) })
+      .run();
+    report?.add(dailyState(quota, { ...u, used: u.used + n, remaining: u.remaining - n }));
+    return { day: u.day, granted: n };
+  });
+  let settled = false;
+  return {
+    granted,
+    settle(used: number) {
+      if (settled) return;
+      settled = true;
+      const unused = granted - Math.min(granted, Math.max(0, Math.floor(used)));
+      if (unused === 0) return;
+      ctx.db
+        .update(accountDaily)
+        .set(counter(quota, sql`max(0, ${column} - ${unused})`))
+        .where(and(eq(accountDaily.accountId, account.id), eq(accountDaily.day, day)))
+        .run();
+    },
+  };
+}
+
+/**
+ * Per-account spacing: throws 429 `rate_limited` when the account's last accepted request of
+ * this kind was too recent; otherwise counts this one as accepted.
+ */
+export function checkAccountSpacing(ctx: Ctx, op: NetworkOperation, accountId: string, report?: RateLimitReport): void {
+  const admission = ctx.limits.admitSpacing(op, accountId);
+  report?.add(...admission.states);
+  if (!admission.ok) throw ctx.limits.refusal(admission);
+}
+
+/**
+ * Admits one profile lookup (either depth) on an account: the daily lookup quota, then the
+ * spacing. A refused lookup changes nothing. Settle the permit with 1 after the lookup, or 0
+ * if the network call failed, which gives the unit back.
+ */
+export function admitProfileLookup(ctx: Ctx, account: QuotaAccount, report?: RateLimitReport): QuotaPermit {
+  return admitNetworkCall(ctx, 'profile_lookup', 'profileLookups', account, 1, report);
+}
+
+/**
+ * Admits one search page on an account: the daily results quota, then the spacing. `granted`
+ * is the most results this page may return (the page size, capped by what is left today): ask
+ * the network for at most that many, then settle with the number of results returned.
+ */
+export function admitPeopleSearch(ctx: Ctx, account: QuotaAccount, pageSize: number, report?: RateLimitReport): QuotaPermit {
+  return admitNetworkCall(ctx, 'people_search', 'searchResults', account, pageSize, report);
+}
+
+function admitNetworkCall(ctx: Ctx, op: NetworkOperation, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport): QuotaPermit {
+  // The quota is checked first: when both refuse, waiting out the spacing alone would not help.
+  return reserve(ctx, quota, account, wanted, report, () => checkAccountSpacing(ctx, op, account.id, report));
+}
