@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connection.js';
 import type { Clock } from './clock.js';
+import type { Faults } from './faults.js';
 
 export type Environment = 'development' | 'production';
 
@@ -13,4 +14,6 @@ export interface Ctx {
   clock: Clock;
   log: Logger;
   env: Environment;
+  /** Failure injection for tests (see faults.ts); absent in every real context. */
+  faults?: Faults;
 }
