@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/connection.js';
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import type { Faults } from './faults.js';
 
 export type Environment = 'development' | 'production';
 
@@ -16,4 +17,6 @@ export interface Ctx {
   env: Environment;
   /** Rate limits and per-account spacing: one limiter per server, shared by REST and MCP. */
   limits: RateLimiter;
+  /** Failure injection for tests (see faults.ts); absent in every real context. */
+  faults?: Faults;
 }

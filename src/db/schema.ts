@@ -3,7 +3,8 @@
  * compare numbers; the API renders them as ISO 8601. Text ids (`lead_…`, `cmp_…`) are the public
  * identities; integer `seq` columns are the stable tie-breakers for keyset pagination.
  */
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const bool = (name: string) => integer(name, { mode: 'boolean' });
 
@@ -27,13 +28,23 @@ export const workspace = sqliteTable('workspace', {
   createdAt: integer('created_at').notNull(),
 });
 
-export const creditBalance = sqliteTable('credit_balance', {
-  id: integer('id').primaryKey(),
-  credits: integer('credits').notNull().default(0),
-  topUpCredits: integer('top_up_credits').notNull().default(0),
-  lookalikeCredits: integer('lookalike_credits').notNull().default(0),
-  lookalikeTopUpCredits: integer('lookalike_top_up_credits').notNull().default(0),
-});
+/** The checks make a negative balance impossible even for a writer that forgets to test first. */
+export const creditBalance = sqliteTable(
+  'credit_balance',
+  {
+    id: integer('id').primaryKey(),
+    credits: integer('credits').notNull().default(0),
+    topUpCredits: integer('top_up_credits').notNull().default(0),
+    lookalikeCredits: integer('lookalike_credits').notNull().default(0),
+    lookalikeTopUpCredits: integer('lookalike_top_up_credits').notNull().default(0),
+  },
+  (t) => [
+    check('credit_balance_credits_nonnegative', sql`${t.credits} >= 0`),
+    check('credit_balance_top_up_nonnegative', sql`${t.topUpCredits} >= 0`),
+    check('credit_balance_lookalike_nonnegative', sql`${t.lookalikeCredits} >= 0`),
+    check('credit_balance_lookalike_top_up_nonnegative', sql`${t.lookalikeTopUpCredits} >= 0`),
+  ],
+);
 
 /** Every movement of a balance. balance(now) = balance(seed) + sum(delta). */
 export const creditLedger = sqliteTable(
@@ -159,6 +170,11 @@ export const leads = sqliteTable(
     workExperience: text('work_experience').notNull().default('[]'),
     tag: text('tag'),
     taggedAt: integer('tagged_at'),
+    /**
+     * Set when a single PATCH gave an auto-exclude tag to a lead waiting on our reply: the engine
+     * sends a polite close and then excludes the lead. Null when no close is pending.
+     */
+    politeClosePendingAt: integer('polite_close_pending_at'),
     stage: text('stage').notNull().default('new'),
     excluded: bool('excluded').notNull().default(false),
     replied: bool('replied').notNull().default(false),

@@ -53,8 +53,7 @@ export function describeTool(tool: Tool): McpTool {
 /** A pipeline outcome as an MCP tool result: the REST body as structuredContent and text. */
 export function toToolResult(outcome: Outcome): CallToolResult {
   if (!outcome.ok) return { isError: true, content: [{ type: 'text', text: JSON.stringify(outcome.error.toBody()) }] };
-  const body = outcome.body as JsonObject;
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  return { content: [{ type: 'text', text: outcome.json }], structuredContent: outcome.body as JsonObject };
 }
 
 /**

@@ -11,7 +11,8 @@ const requestId = (res: Response): string => String(res.locals.requestId ?? '');
 
 export function sendOutcome(res: Response, outcome: Outcome): void {
   if (!outcome.ok) return sendError(res, outcome.error, outcome.headers);
-  res.status(outcome.status).set(outcome.headers).json(outcome.body);
+  // The settled JSON text, not a re-serialisation: an idempotent replay sends the stored bytes.
+  res.status(outcome.status).set(outcome.headers).type('application/json').send(outcome.json);
 }
 
 /**

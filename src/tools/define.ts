@@ -33,6 +33,20 @@ export class Reply {
   ) {}
 }
 
+/** A handler's result as it goes on the wire: the status, the body, and its exact JSON text. */
+export interface Settled {
+  status: number;
+  body: unknown;
+  json: string;
+}
+
+/** Serialises a handler result once, so REST, MCP and a stored replay all carry the same bytes. */
+export function settle(result: unknown): Settled {
+  const status = result instanceof Reply ? result.status : 200;
+  const body = result instanceof Reply ? result.body : result;
+  return { status, body, json: JSON.stringify(body) };
+}
+
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
   name: string;
   title: string;
@@ -47,6 +61,12 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
   idempotent?: boolean;
   /** The per-key rate class of the route (spec, Limits), on top of the global limit every call has. */
   rateLimit?: RateClass;
+  /**
+   * The route's retention rule: whether a success keeps its idempotency key for replay (true)
+   * or releases it so a retry runs again. Without it every success keeps its key; errors
+   * always release it.
+   */
+  keepKey?(result: z.input<O> | Reply): boolean;
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 

@@ -5,7 +5,8 @@ import type { RateClass } from '../core/ratelimit/config.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace } from '../core/workspace/get.js';
-import { IdempotencyKey, Reply, type Caller, type Tool } from './define.js';
+import { IdempotencyKey, settle, type Caller, type Tool } from './define.js';
+import { runIdempotent } from './idempotency.js';
 
 /** How the caller proved who it is: an API key, or (MCP over OAuth) a bearer token. */
 export interface Credential {
@@ -27,7 +28,7 @@ export interface Invocation {
 }
 
 export type Outcome =
-  | { ok: true; status: number; body: unknown; headers: Record<string, string> }
+  | { ok: true; status: number; body: unknown; json: string; headers: Record<string, string> }
   | { ok: false; error: ApiError; headers: Record<string, string> };
 
 export interface AuthOptions {
@@ -74,6 +75,15 @@ function guardedAuthentication(ctx: Ctx, credential: Credential, address: string
   }
 }
 
+/** The idempotency key, validated; undefined when the caller sent none. */
+function idempotencyKeyOf(inv: Invocation): string | undefined {
+  if (inv.idempotencyKey === undefined) return undefined;
+  const field = inv.idempotencyKeyField ?? 'idempotencyKey';
+  const key = IdempotencyKey.safeParse(inv.idempotencyKey);
+  if (!key.success) throw zodToApiError(key.error, () => field);
+  return key.data;
+}
+
 /**
  * The rate-limit stage: the key's global bucket and the tool's class bucket, one pair for REST
  * and MCP alike. A refused call charges nothing and goes no further.
@@ -93,7 +103,7 @@ export function errorHeaders(error: ApiError, report: RateLimitReport): Record<s
 
 /**
  * The single call pipeline behind REST and MCP: auth, plan gate, rate limit, input
- * validation, handler. Both transports call it, so the two can never drift apart.
+ * validation, idempotency, handler. Both transports call it, so the two can never drift apart.
  */
 export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise<Outcome> {
   const report = new RateLimitReport();
@@ -103,15 +113,14 @@ export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise
     if (inv.inputError) throw inv.inputError;
     const parsed = tool.input.safeParse(inv.input);
     if (!parsed.success) throw zodToApiError(parsed.error);
-    if (inv.idempotencyKey !== undefined) {
-      const field = inv.idempotencyKeyField ?? 'idempotencyKey';
-      const key = IdempotencyKey.safeParse(inv.idempotencyKey);
-      if (!key.success) throw zodToApiError(key.error, () => field);
-    }
-    const result = await tool.handler(ctx, parsed.data, caller);
+    const key = idempotencyKeyOf(inv);
+    const handle = async () => tool.handler(ctx, parsed.data, caller);
     const headers = rateLimitHeaders(report.states);
-    if (result instanceof Reply) return { ok: true, status: result.status, body: result.body, headers };
-    return { ok: true, status: 200, body: result, headers };
+    if (key === undefined) return { ok: true, ...settle(await handle()), headers };
+    const keyField = inv.idempotencyKeyField ?? 'idempotencyKey';
+    const { replayed, ...settled } = await runIdempotent(ctx, tool, caller, { key, keyField, input: inv.input }, handle);
+    if (replayed) headers['Idempotent-Replayed'] = 'true';
+    return { ok: true, ...settled, headers };
   } catch (err) {
     const error = toApiError(err);
     if (!(err instanceof ApiError)) ctx.log.error({ err, tool: tool.name, requestId: inv.requestId }, 'tool failed');

@@ -8,4 +8,26 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
   list_accounts: { rest: { method: 'GET', path: '/accounts?limit=2' }, args: { limit: 2 } },
   list_campaigns: { rest: { method: 'GET', path: '/campaigns?status=READY_TO_SEND' }, args: { status: 'READY_TO_SEND' } },
   get_campaign: { rest: { method: 'GET', path: '/campaigns/cmp_q4' }, args: { campaignId: 'cmp_q4' } },
+  // The write samples are harmless to repeat: an existing profile is a free duplicate, the
+  // same tag again is a no-op, and deleting an unknown id is an item not_found.
+  add_lead: {
+    rest: { method: 'POST', path: '/campaigns/cmp_q4/leads', body: { networkUrl: 'https://www.linkedin.com/in/ada-lovelace' } },
+    args: { campaignId: 'cmp_q4', networkUrl: 'https://www.linkedin.com/in/ada-lovelace' },
+  },
+  add_leads_batch: {
+    rest: { method: 'POST', path: '/campaigns/cmp_q4/leads/batch', body: { leads: [{ networkUrl: 'https://linkedin.com/in/Ada-Lovelace/' }] } },
+    args: { campaignId: 'cmp_q4', leads: [{ networkUrl: 'https://linkedin.com/in/Ada-Lovelace/' }] },
+  },
+  update_lead: {
+    rest: { method: 'PATCH', path: '/campaigns/cmp_q4/leads/lead_ada1', body: { tag: 'Interested' } },
+    args: { campaignId: 'cmp_q4', leadId: 'lead_ada1', tag: 'Interested' },
+  },
+  update_leads_batch: {
+    rest: { method: 'POST', path: '/campaigns/cmp_q4/leads/batch-update', body: { updates: [{ leadId: 'lead_ada1', tag: 'Interested' }] } },
+    args: { campaignId: 'cmp_q4', updates: [{ leadId: 'lead_ada1', tag: 'Interested' }] },
+  },
+  delete_leads_batch: {
+    rest: { method: 'POST', path: '/campaigns/cmp_q4/leads/batch-delete', body: { leadIds: ['lead_never_existed'] } },
+    args: { campaignId: 'cmp_q4', leadIds: ['lead_never_existed'] },
+  },
 };

@@ -4,21 +4,33 @@
  * trailing slash, query and fragment. The normal form, used for dedupe and the exclusion
  * list, is https://www.linkedin.com/in/<slug> with the slug percent-decoded and lower-cased.
  */
+const SCHEME = /^https?:\/\//i;
 const HOST = /^(?:www\.|[a-z]{2}\.)?linkedin\.com$/;
 const PATH = /^\/in\/([^/]+)\/?$/;
+/**
+ * A decoded slug: letters (any script, with combining marks), digits, `-` and `_`, as profile
+ * slugs are. This refuses `%2F`, spaces, quotes and markup smuggled in through encoding.
+ */
+const SLUG = /^[\p{L}\p{M}\p{N}_-]{1,100}$/u;
+/**
+ * The WHATWG parser silently drops tabs and newlines and reads `\` as `/`, which would turn
+ * garbage into a profile; such input is refused before parsing.
+ */
+const UNPARSED_JUNK = /[\s\\\p{Cc}]/u;
 const MAX_URL_LENGTH = 2048;
+
+export const PROFILE_URL_HINT = 'a personal profile URL like https://www.linkedin.com/in/<slug>';
 
 /** The normal form of a personal profile URL, or null when `input` is not one. */
 export function normalizeProfileUrl(input: string): string | null {
   const text = input.trim();
-  if (text.length === 0 || text.length > MAX_URL_LENGTH) return null;
+  if (text.length > MAX_URL_LENGTH || !SCHEME.test(text) || UNPARSED_JUNK.test(text)) return null;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return null;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
   if (url.username || url.password || url.port) return null;
   if (!HOST.test(url.hostname)) return null;
   const match = PATH.exec(url.pathname);
@@ -29,9 +41,7 @@ export function normalizeProfileUrl(input: string): string | null {
   } catch {
     return null;
   }
-  // A decoded slug must still be one path segment of visible characters.
-  if (slug.length === 0 || slug.length > 200 || /[\s/\\?#]/.test(slug) || /\p{Cc}/u.test(slug)) return null;
-  return `https://www.linkedin.com/in/${slug}`;
+  return SLUG.test(slug) ? `https://www.linkedin.com/in/${slug}` : null;
 }
 
 /** The slug of a normalised profile URL. */

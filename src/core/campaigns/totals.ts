@@ -1,0 +1,41 @@
+import { eq, sql } from 'drizzle-orm';
+import { campaigns, leads } from '../../db/schema.js';
+import type { Ctx } from '../context.js';
+
+/**
+ * Books one inserted lead on its campaign, in the inserting transaction: the count, the
+ * update time, and FAILED → READY_TO_SEND so that start works without a new campaign
+ * (spec, Campaign start and pause: POST add lead on a FAILED campaign).
+ */
+export function bookLeadInserted(ctx: Ctx, campaignId: string): void {
+  ctx.db
+    .update(campaigns)
+    .set({
+      totalLeads: sql`${campaigns.totalLeads} + 1`,
+      updatedAt: ctx.clock.now(),
+      status: sql`CASE WHEN ${campaigns.status} = 'FAILED' THEN 'READY_TO_SEND' ELSE ${campaigns.status} END`,
+    })
+    .where(eq(campaigns.id, campaignId))
+    .run();
+}
+
+/** Books one deleted lead on its campaign, in the deleting transaction. */
+export function bookLeadDeleted(ctx: Ctx, campaignId: string): void {
+  ctx.db
+    .update(campaigns)
+    .set({ totalLeads: sql`max(${campaigns.totalLeads} - 1, 0)`, updatedAt: ctx.clock.now() })
+    .where(eq(campaigns.id, campaignId))
+    .run();
+}
+
+/**
+ * Recounts a campaign's totals from its lead rows. The per-row bookings keep them true as
+ * rows come and go; the recount repairs any drift from a writer that bypassed them.
+ */
+export function refreshCampaignTotals(ctx: Ctx, campaignId: string): void {
+  ctx.db
+    .update(campaigns)
+    .set({ totalLeads: sql`(SELECT count(*) FROM ${leads} WHERE ${leads.campaignId} = ${campaignId})`, updatedAt: ctx.clock.now() })
+    .where(eq(campaigns.id, campaignId))
+    .run();
+}

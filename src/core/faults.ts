@@ -1,0 +1,25 @@
+import type { Ctx } from './context.js';
+
+/**
+ * Named points where a test can make a write fail, to prove what a real failure there leaves
+ * behind (durable partial batches, released idempotency keys, `reconciliationFailed`).
+ * Production contexts carry no `faults`, so every point is a no-op there.
+ */
+export type FaultPoint =
+  /** Recording an idempotency key, inside its reservation transaction. */
+  | 'idempotency.reserve'
+  /** One batch-add item, after its charge and insert, inside its transaction. */
+  | 'leads.add.item'
+  /** One lead update (PATCH or batch item), after its writes, inside its transaction. */
+  | 'leads.update.item'
+  /** One batch-delete item, after its delete, inside its transaction. */
+  | 'leads.delete.item'
+  /** The campaign totals refresh that follows a batch delete. */
+  | 'leads.delete.reconcile';
+
+export interface Faults {
+  /** Throws to fail the operation at `point`; `subject` names what is being written (a lead id, a key). */
+  hit(point: FaultPoint, subject: string): void;
+}
+
+export const failpoint = (ctx: Ctx, point: FaultPoint, subject: string): void => ctx.faults?.hit(point, subject);

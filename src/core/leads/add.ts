@@ -1,0 +1,144 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { exclusions, leads } from '../../db/schema.js';
+import { countRows, transaction } from '../../db/tx.js';
+import { requireCampaignRow } from '../campaigns/campaign.js';
+import { bookLeadInserted } from '../campaigns/totals.js';
+import type { Ctx } from '../context.js';
+import { chargeLeadCredit, insufficientCredits, leadCreditsAvailable } from '../credits/charge.js';
+import { validationError } from '../errors.js';
+import { failpoint } from '../faults.js';
+import { newId } from '../ids.js';
+import { clean } from '../text.js';
+import { BatchSummary, summarize } from './batch.js';
+import type { LeadFieldValues } from './fields.js';
+import { normalizeProfileUrl, PROFILE_URL_HINT } from './url.js';
+
+export const AddLeadResult = z.object({
+  leadId: z.string(),
+  status: z.enum(['created', 'duplicate', 'excluded']),
+  creditsCharged: z.number().int(),
+});
+export type AddLeadResult = z.infer<typeof AddLeadResult>;
+
+export const ADD_ITEM_STATUSES = ['created', 'duplicate', 'excluded', 'validation_error', 'insufficient_credits', 'failed'] as const;
+export type AddItemStatus = (typeof ADD_ITEM_STATUSES)[number];
+
+export const AddLeadsBatchResult = z.object({
+  results: z.array(
+    z.object({
+      index: z.number().int(),
+      networkUrl: z.string().nullable(),
+      leadId: z.string().nullable(),
+      status: z.enum(ADD_ITEM_STATUSES),
+      creditsCharged: z.number().int(),
+    }),
+  ),
+  summary: BatchSummary(ADD_ITEM_STATUSES),
+  creditsCharged: z.number().int(),
+});
+export type AddLeadsBatchResult = z.infer<typeof AddLeadsBatchResult>;
+
+/** The statuses that keep a batch add's idempotency key (spec, POST .../leads/batch). */
+export const KEEPS_ADD_KEY: ReadonlySet<AddItemStatus> = new Set(['created', 'duplicate', 'excluded']);
+
+export type NewLead = { networkUrl: string } & LeadFieldValues;
+
+type Placed = AddLeadResult | { status: 'insufficient_credits' };
+
+/**
+ * Places one profile, whose URL is already normalised, in the campaign, in one transaction:
+ * a URL already in the campaign is `duplicate` (whatever its exclusion state), a URL on the
+ * exclusion list is stored excluded for free, anything else is charged one credit and
+ * created. The charge and the insert commit together or not at all.
+ */
+function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldValues): Placed {
+  return transaction(ctx.db, () => {
+    const existing = ctx.db
+      .select({ id: leads.id })
+      .from(leads)
+      .where(and(eq(leads.campaignId, campaignId), eq(leads.networkUrl, url)))
+      .get();
+    if (existing) return { leadId: existing.id, status: 'duplicate', creditsCharged: 0 };
+
+    const excluded = countRows(ctx.db, exclusions, eq(exclusions.networkUrl, url)) > 0;
+    const id = newId('lead');
+    if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
+    const now = ctx.clock.now();
+    ctx.db
+      .insert(leads)
+      .values({
+        id,
+        campaignId,
+        networkUrl: url,
+        fullName: clean(fields.fullName),
+        firstName: clean(fields.firstName),
+        lastName: clean(fields.lastName),
+        jobTitle: clean(fields.jobTitle),
+        companyName: clean(fields.companyName),
+        email: clean(fields.email),
+        location: clean(fields.location),
+        headline: clean(fields.headline),
+        personalization: clean(fields.personalization),
+        excluded,
+        source: 'manual',
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run();
+    bookLeadInserted(ctx, campaignId);
+    failpoint(ctx, 'leads.add.item', id);
+    return { leadId: id, status: excluded ? 'excluded' : 'created', creditsCharged: excluded ? 0 : 1 };
+  });
+}
+
+export const invalidProfileUrl = (field: string) =>
+  validationError(`${field} is not a personal profile URL. Give ${PROFILE_URL_HINT}; company pages and Sales Navigator links are refused.`, [field]);
+
+/** Adds one profile: 200 for created, duplicate and excluded; 403 when a needed credit is missing. */
+export function addLead(ctx: Ctx, campaignId: string, lead: NewLead): AddLeadResult {
+  requireCampaignRow(ctx, campaignId);
+  const url = normalizeProfileUrl(lead.networkUrl);
+  if (url === null) throw invalidProfileUrl('networkUrl');
+  const placed = placeLead(ctx, campaignId, url, lead);
+  if (placed.status === 'insufficient_credits') throw insufficientCredits(leadCreditsAvailable(ctx));
+  return placed;
+}
+
+export type NewBatchLead = { networkUrl?: string | undefined } & LeadFieldValues;
+
+/**
+ * Adds up to 100 profiles, each in its own transaction, so every answered item is durable.
+ * A bad URL fails only its item. At the first credit exhaustion that item and every later
+ * one is `insufficient_credits`; after an unexpected failure that item and every later one
+ * is `failed`. Duplicates within the batch resolve to the first item's lead, because the
+ * first item is committed before the next is looked at.
+ */
+export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewBatchLead[]): AddLeadsBatchResult {
+  requireCampaignRow(ctx, campaignId);
+  let stop: 'insufficient_credits' | 'failed' | null = null;
+  const results = items.map((item, index): AddLeadsBatchResult['results'][number] => {
+    const url = item.networkUrl === undefined ? null : normalizeProfileUrl(item.networkUrl);
+    const shown = url ?? item.networkUrl ?? null;
+    const none = { index, networkUrl: shown, leadId: null, creditsCharged: 0 };
+    if (stop) return { ...none, status: stop };
+    if (url === null) return { ...none, status: 'validation_error' };
+    try {
+      const placed = placeLead(ctx, campaignId, url, item);
+      if (placed.status === 'insufficient_credits') {
+        stop = 'insufficient_credits';
+        return { ...none, status: stop };
+      }
+      return { index, networkUrl: url, ...placed };
+    } catch (err) {
+      ctx.log.error({ err, campaignId, index }, 'batch add stopped: an item could not be written');
+      stop = 'failed';
+      return { ...none, status: stop };
+    }
+  });
+  return {
+    results,
+    summary: summarize(ADD_ITEM_STATUSES, results),
+    creditsCharged: results.reduce((sum, r) => sum + r.creditsCharged, 0),
+  };
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { PATH_ID } from '../ids.js';
+
+/** Why one batch item was not applied. `upstream_unavailable` marks a `failed` item: retry it. */
+export const ItemError = z.object({
+  code: z.enum(['validation_error', 'not_found', 'upstream_unavailable']),
+  message: z.string(),
+});
+export type ItemError = z.infer<typeof ItemError>;
+
+export const LEAD_PREFIX = 'lead_';
+
+export const failedItem = (): ItemError => ({
+  code: 'upstream_unavailable',
+  message: 'Not applied: the batch stopped at a temporary failure. Retry this item.',
+});
+
+export const leadNotFound = (leadId: string, campaignId: string): ItemError => ({
+  code: 'not_found',
+  message: `Lead ${leadId} is not in campaign ${campaignId}. Call list_leads for its lead ids.`,
+});
+
+export interface BatchLeadId {
+  /** The id to act on: as sent with `lead_` added when missing; as sent when malformed. */
+  leadId: string;
+  /** Set when the id is malformed or repeats an earlier one (the first wins). */
+  error: ItemError | null;
+}
+
+/**
+ * Reads the lead ids of a batch in order (self-hosting.md, Updating leads): an id is
+ * well-formed when it matches [A-Za-z0-9_-]{1,64} as sent; `lead_` is added when missing, so
+ * `x` and `lead_x` are the same lead; a repeat of an earlier id is an item error.
+ */
+export function readBatchLeadIds(ids: readonly string[], field: (index: number) => string): BatchLeadId[] {
+  const firstAt = new Map<string, number>();
+  return ids.map((raw, index) => {
+    if (!PATH_ID.test(raw)) {
+      return { leadId: raw, error: { code: 'validation_error', message: `${field(index)} must be a lead id: 1-64 characters of A-Z, a-z, 0-9, _ or -.` } };
+    }
+    const leadId = raw.startsWith(LEAD_PREFIX) ? raw : LEAD_PREFIX + raw;
+    const first = firstAt.get(leadId);
+    if (first !== undefined) {
+      return { leadId, error: { code: 'validation_error', message: `${field(index)} repeats ${field(first)} (${leadId}); only the first is applied.` } };
+    }
+    firstAt.set(leadId, index);
+    return { leadId, error: null };
+  });
+}
+
+/** A batch `summary`: `total` plus one count per item status, in the statuses' order. */
+export function BatchSummary<const S extends readonly string[]>(statuses: S) {
+  const shape: Record<string, z.ZodNumber> = { total: z.number().int() };
+  for (const status of statuses) shape[status] = z.number().int();
+  return z.object(shape as { total: z.ZodNumber } & { [K in S[number]]: z.ZodNumber });
+}
+
+export function summarize<const S extends readonly string[]>(statuses: S, results: readonly { status: S[number] }[]) {
+  const summary: Record<string, number> = { total: results.length };
+  for (const status of statuses) summary[status] = results.filter((r) => r.status === status).length;
+  return summary as { total: number } & { [K in S[number]]: number };
+}

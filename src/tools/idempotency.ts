@@ -1,0 +1,93 @@
+import type { Ctx } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
+import {
+  finalizeKey,
+  releaseKey,
+  requestFingerprint,
+  reserveKey,
+  type IdempotencyScope,
+} from '../core/idempotency/store.js';
+import { settle, type Caller, type Settled, type Tool } from './define.js';
+
+export interface IdempotentRun {
+  key: string;
+  /** The name the caller gave the key (`Idempotency-Key` on REST), for messages. */
+  keyField: string;
+  /** The validated arguments as the caller sent them: path parameters plus body. */
+  input: unknown;
+}
+
+/** The bytes of a replay go out again as stored; `replayed` lets REST flag it in a header. */
+export type IdempotentResult = Settled & { replayed: boolean };
+
+const keyNotRecorded = (keyField: string) =>
+  new ApiError(
+    'upstream_unavailable',
+    `The ${keyField} could not be recorded, so nothing was performed. Retry the same request with the same key.`,
+  );
+
+function scopeOf(tool: Tool, caller: Caller, run: IdempotentRun): IdempotencyScope {
+  const input = (run.input ?? {}) as Record<string, unknown>;
+  const params: Record<string, unknown> = {};
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) (tool.pathParams.includes(name) ? params : body)[name] = value;
+  const fingerprint = requestFingerprint({ method: tool.http.method, route: tool.http.path, params, body });
+  return { apiKeyId: caller.keyId, key: run.key, fingerprint };
+}
+
+/**
+ * The idempotency stage of the pipeline, between input validation and the handler. It
+ * reserves the key before anything is performed, replays a stored success, and afterwards
+ * keeps or releases the key by the tool's own `keepKey` rule. Tools opt in with
+ * `idempotent: true`; none of them carries idempotency code of its own.
+ */
+export async function runIdempotent(
+  ctx: Ctx,
+  tool: Tool,
+  caller: Caller,
+  run: IdempotentRun,
+  handle: () => Promise<unknown>,
+): Promise<IdempotentResult> {
+  const scope = scopeOf(tool, caller, run);
+  let reservation;
+  try {
+    reservation = reserveKey(ctx, scope, run.keyField);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    ctx.log.error({ err, tool: tool.name, requestId: caller.requestId }, 'idempotency key could not be recorded');
+    throw keyNotRecorded(run.keyField);
+  }
+  if (reservation.kind === 'replay') {
+    return { status: reservation.status, body: JSON.parse(reservation.body) as unknown, json: reservation.body, replayed: true };
+  }
+
+  let result: unknown;
+  try {
+    result = await handle();
+  } catch (err) {
+    forget(ctx, tool, caller, scope);
+    throw err;
+  }
+  const settled = settle(result);
+  if (tool.keepKey?.(result) ?? true) {
+    try {
+      finalizeKey(ctx, scope, settled.status, settled.json);
+    } catch (err) {
+      // The work is done and must be reported; the reservation stays in flight, so a retry
+      // gets 409 until the lease ends instead of performing the work twice.
+      ctx.log.error({ err, tool: tool.name, requestId: caller.requestId }, 'idempotency result could not be stored');
+    }
+  } else {
+    forget(ctx, tool, caller, scope);
+  }
+  return { ...settled, replayed: false };
+}
+
+function forget(ctx: Ctx, tool: Tool, caller: Caller, scope: IdempotencyScope): void {
+  try {
+    releaseKey(ctx, scope);
+  } catch (err) {
+    // An unreleased reservation only delays a retry until its lease ends.
+    ctx.log.error({ err, tool: tool.name, requestId: caller.requestId }, 'idempotency key could not be released');
+  }
+}

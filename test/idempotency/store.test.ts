@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/core/errors.js';
+import {
+  canonicalJson,
+  finalizeKey,
+  IDEMPOTENCY_TTL_MS,
+  releaseKey,
+  requestFingerprint,
+  reserveKey,
+  sweepExpiredKeys,
+} from '../../src/core/idempotency/store.js';
+import { idempotencyRecords } from '../../src/db/schema.js';
+import { testCtx } from '../helpers.js';
+
+const scope = (key: string, fingerprint = 'fp') => ({ apiKeyId: 'key_1', key, fingerprint });
+
+describe('canonicalJson and requestFingerprint', () => {
+  it('sorts object keys at every depth, keeps array order and drops undefined', () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson([2, 1])).not.toBe(canonicalJson([1, 2]));
+    expect(canonicalJson('x"y')).toBe('"x\\"y"');
+    expect(canonicalJson(null)).toBe('null');
+  });
+
+  it('differs when the method, route, a path parameter or the body differs', () => {
+    const base = { method: 'POST', route: '/campaigns/:campaignId/leads', params: { campaignId: 'cmp_a' }, body: { networkUrl: 'u' } };
+    const fp = requestFingerprint(base);
+    expect(fp).toMatch(/^[0-9a-f]{64}$/);
+    expect(requestFingerprint({ ...base, body: { networkUrl: 'u' } })).toBe(fp);
+    for (const other of [
+      { ...base, method: 'PATCH' },
+      { ...base, route: '/campaigns/:campaignId/leads/batch' },
+      { ...base, params: { campaignId: 'cmp_b' } },
+      { ...base, body: { networkUrl: 'v' } },
+      { ...base, body: { networkUrl: 'u', firstName: 'A' } },
+      // A body field that looks like a path parameter is still body.
+      { ...base, params: {}, body: { networkUrl: 'u', campaignId: 'cmp_a' } },
+    ]) {
+      expect(requestFingerprint(other)).not.toBe(fp);
+    }
+  });
+});
+
+describe('the idempotency store', () => {
+  it('reserves, replays a finalised result, and conflicts on another fingerprint or while in flight', () => {
+    const ctx = testCtx();
+    expect(reserveKey(ctx, scope('k'), 'idempotencyKey')).toEqual({ kind: 'reserved' });
+    expect(() => reserveKey(ctx, scope('k'), 'idempotencyKey')).toThrow(/still in progress/);
+    expect(() => reserveKey(ctx, scope('k', 'other'), 'idempotencyKey')).toThrow(ApiError);
+    finalizeKey(ctx, scope('k'), 200, '{"a":1}');
+    expect(reserveKey(ctx, scope('k'), 'idempotencyKey')).toEqual({ kind: 'replay', status: 200, body: '{"a":1}' });
+    expect(() => reserveKey(ctx, scope('k', 'other'), 'Idempotency-Key')).toThrow(/Idempotency-Key was already used/);
+    // Another API key has its own namespace.
+    expect(reserveKey(ctx, { ...scope('k'), apiKeyId: 'key_2' }, 'idempotencyKey')).toEqual({ kind: 'reserved' });
+  });
+
+  it('releases only its own in-flight reservation', () => {
+    const ctx = testCtx();
+    reserveKey(ctx, scope('k'), 'idempotencyKey');
+    finalizeKey(ctx, scope('k'), 200, '{}');
+    releaseKey(ctx, scope('k'));
+    releaseKey(ctx, scope('k', 'other'));
+    expect(ctx.db.select().from(idempotencyRecords).all()).toHaveLength(1);
+    reserveKey(ctx, scope('j'), 'idempotencyKey');
+    releaseKey(ctx, scope('j'));
+    expect(ctx.db.select().from(idempotencyRecords).all().map((r) => r.key)).toEqual(['k']);
+  });
+
+  it('sweeps expired records, on demand and on the way of each reservation', () => {
+    const ctx = testCtx();
+    for (let i = 0; i < 150; i++) {
+      reserveKey(ctx, scope(`old-${i}`), 'idempotencyKey');
+      finalizeKey(ctx, scope(`old-${i}`), 200, '{}');
+    }
+    ctx.clock.advance(IDEMPOTENCY_TTL_MS / 2);
+    reserveKey(ctx, scope('young'), 'idempotencyKey');
+    ctx.clock.advance(IDEMPOTENCY_TTL_MS / 2);
+    // One reservation sweeps at most a bounded batch of the backlog.
+    reserveKey(ctx, scope('new'), 'idempotencyKey');
+    expect(ctx.db.select().from(idempotencyRecords).all()).toHaveLength(52);
+    expect(sweepExpiredKeys(ctx)).toBe(50);
+    expect(ctx.db.select().from(idempotencyRecords).all().map((r) => r.key).sort()).toEqual(['new', 'young']);
+    expect(sweepExpiredKeys(ctx)).toBe(0);
+  });
+});
