@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Environment } from './core/context.js';
 import { describeIssue } from './core/validation.js';
+import { EngineConfig } from './engine/settings.js';
 
 /** Bad input to a command: printed as one line, exit code 2, nothing written. */
 export class UsageError extends Error {}
@@ -13,6 +14,7 @@ export const ConfigFile = z.strictObject({
   db: z.string().min(1).optional(),
   env: z.enum(['development', 'production']).optional(),
   simSpeed: z.number().positive().optional(),
+  engine: EngineConfig.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

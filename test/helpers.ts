@@ -8,6 +8,7 @@ import { WorkspaceFile, type WorkspaceFileInput } from '../src/core/seed/file.js
 import { loadWorkspace } from '../src/core/seed/load.js';
 import { openDatabase } from '../src/db/connection.js';
 import { silentLogger } from '../src/log.js';
+import { SimulatedNetwork, SqliteSimInboxStore } from '../src/network/sim/index.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import type { Settings } from '../src/config.js';
 
@@ -23,12 +24,19 @@ export interface TestCtxOptions {
   clock?: FakeClock;
   /** The workspace to load; omit for the fixture, null for an empty database. */
   workspace?: WorkspaceFileInput | null;
+  /** Run the outreach engine in a test server (default false, so tests own every lead change). */
+  engine?: boolean;
 }
 
-/** An in-memory database on a fake clock, seeded with the fixture by default. */
+/**
+ * An in-memory database on a fake clock, seeded with the fixture by default. The fake clock is
+ * both the wall and the simulated clock; the network is the simulator with a SQLite inbox.
+ */
 export function testCtx(opts: TestCtxOptions = {}): Ctx & { clock: FakeClock } {
   const clock = opts.clock ?? new FakeClock();
-  const ctx = { db: openDatabase(':memory:'), clock, log: silentLogger(), env: opts.env ?? 'development' };
+  const db = openDatabase(':memory:');
+  const network = new SimulatedNetwork({ clock, inbox: new SqliteSimInboxStore(db, clock) });
+  const ctx = { db, clock, log: silentLogger(), env: opts.env ?? 'development', simClock: clock, network };
   if (opts.workspace !== null) loadWorkspace(ctx, WorkspaceFile.parse(opts.workspace ?? fixture()), { reset: false });
   return ctx;
 }
@@ -43,7 +51,7 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(opts: TestCtxOptions = {}): Promise<TestServer> {
   const ctx = testCtx(opts);
   const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: ctx.env, simSpeed: 1, config: {} };
-  const server = await startServer(settings, ctx.log, ctx);
+  const server = await startServer(settings, ctx.log, ctx, { engine: opts.engine ?? false });
   const clients: Client[] = [];
   return {
     ...server,
