@@ -3,8 +3,17 @@ import { getCampaignTool } from './get-campaign.js';
 import { getCreditsTool } from './get-credits.js';
 import { listAccountsTool } from './list-accounts.js';
 import { listCampaignsTool } from './list-campaigns.js';
+import { pauseCampaignTool } from './pause-campaign.js';
+import { startCampaignTool } from './start-campaign.js';
 
 /** The registry: every tool that works, in the order clients list them. */
-export const tools: readonly Tool[] = [getCreditsTool, listAccountsTool, listCampaignsTool, getCampaignTool];
+export const tools: readonly Tool[] = [
+  getCreditsTool,
+  listAccountsTool,
+  listCampaignsTool,
+  getCampaignTool,
+  startCampaignTool,
+  pauseCampaignTool,
+];
 
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));

@@ -8,4 +8,7 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
   list_accounts: { rest: { method: 'GET', path: '/accounts?limit=2' }, args: { limit: 2 } },
   list_campaigns: { rest: { method: 'GET', path: '/campaigns?status=READY_TO_SEND' }, args: { status: 'READY_TO_SEND' } },
   get_campaign: { rest: { method: 'GET', path: '/campaigns/cmp_q4' }, args: { campaignId: 'cmp_q4' } },
+  // Repeatable: the running campaign stays a noop, the paused one too.
+  start_campaign: { rest: { method: 'POST', path: '/campaigns/cmp_running/start', body: {} }, args: { campaignId: 'cmp_running' } },
+  pause_campaign: { rest: { method: 'POST', path: '/campaigns/cmp_paused/pause', body: {} }, args: { campaignId: 'cmp_paused' } },
 };
