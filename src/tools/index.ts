@@ -3,7 +3,10 @@ import { getCampaignTool } from './get-campaign.js';
 import { getCreditsTool } from './get-credits.js';
 import { listAccountsTool } from './list-accounts.js';
 import { listCampaignsTool } from './list-campaigns.js';
+import { lookupProfileTool } from './lookup-profile.js';
 import { pauseCampaignTool } from './pause-campaign.js';
+import { searchLinkedinTool } from './search-linkedin.js';
+import { sendMessageTool } from './send-message.js';
 import { startCampaignTool } from './start-campaign.js';
 
 /** The registry: every tool that works, in the order clients list them. */
@@ -14,6 +17,9 @@ export const tools: readonly Tool[] = [
   getCampaignTool,
   startCampaignTool,
   pauseCampaignTool,
+  sendMessageTool,
+  lookupProfileTool,
+  searchLinkedinTool,
 ];
 
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));
