@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Environment } from './core/context.js';
 import { LimitsConfig } from './core/ratelimit/config.js';
 import { describeIssue } from './core/validation.js';
+import { EngineConfig } from './engine/settings.js';
 
 /** Bad input to a command: printed as one line, exit code 2, nothing written. */
 export class UsageError extends Error {}
@@ -16,6 +17,7 @@ export const ConfigFile = z.strictObject({
   simSpeed: z.number().positive().optional(),
   /** Rate limits and network quotas; each omitted value is the spec's. See docs/rate-limits.md. */
   limits: LimitsConfig.optional(),
+  engine: EngineConfig.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

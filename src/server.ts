@@ -1,9 +1,12 @@
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from './core/clock.js';
+import { ScaledClock, systemClock, type Clock } from './core/clock.js';
 import type { Ctx } from './core/context.js';
 import { openDatabase } from './db/connection.js';
+import { Engine, resolveEngineSettings, simHighWater } from './engine/index.js';
+import { SimulatedNetwork, SqliteSimInboxStore } from './network/sim/index.js';
+import { UnconfiguredNetwork } from './network/unconfigured.js';
 import { createApp } from './rest/app.js';
 import { tools } from './tools/index.js';
 import type { ConfigFile, Settings } from './config.js';
@@ -14,19 +17,51 @@ export interface RunningServer {
   http: HttpServer;
   /** e.g. http://127.0.0.1:3000 */
   url: string;
+  /** The outreach engine, when this server runs one (it may be a standby if another process holds the lease). */
+  engine: Engine | null;
   close(): Promise<void>;
 }
 
-/** One per process: the limiter's buckets live here, so every transport shares them. */
-export function createContext(settings: Pick<Settings, 'dbPath' | 'env'> & { config?: ConfigFile }, log: Logger, clock: Clock = systemClock): Ctx {
+/**
+ * Opens the database and builds the context, one per process: the limiter's buckets live
+ * here, so every transport shares them. The simulated clock continues from the latest
+ * simulated time a previous run reached (never before wall time), so it never runs backwards
+ * across restarts. Development talks to the simulated network, with its scheduled responses
+ * in SQLite; production has no provider configured yet.
+ */
+export function createContext(
+  settings: Pick<Settings, 'dbPath' | 'env' | 'simSpeed'> & { config?: ConfigFile },
+  log: Logger,
+  clock: Clock = systemClock,
+): Ctx {
+  const db = openDatabase(settings.dbPath);
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
-  return { db: openDatabase(settings.dbPath), clock, log, env: settings.env, limits };
+  const simClock = new ScaledClock(clock, settings.simSpeed, Math.max(clock.now(), simHighWater(db)));
+  const network =
+    settings.env === 'development'
+      ? new SimulatedNetwork({ clock: simClock, wallClock: clock, inbox: new SqliteSimInboxStore(db, clock) })
+      : new UnconfiguredNetwork();
+  return { db, clock, log, env: settings.env, limits, simClock, network };
+}
+
+/** The engine for a context, configured from the `engine` section of the config file. */
+export const createEngine = (ctx: Ctx, settings: Pick<Settings, 'config'>): Engine =>
+  new Engine(ctx, { settings: resolveEngineSettings(settings.config.engine) });
+
+export interface ServerOptions {
+  /** Run the outreach engine in this process (default true). */
+  engine?: boolean;
 }
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 
 /** Opens the database and serves HTTP (REST, MCP, discovery) on one port. */
-export async function startServer(settings: Settings, log: Logger, ctx: Ctx = createContext(settings, log)): Promise<RunningServer> {
+export async function startServer(
+  settings: Settings,
+  log: Logger,
+  ctx: Ctx = createContext(settings, log),
+  options: ServerOptions = {},
+): Promise<RunningServer> {
   const app = createApp(ctx, tools, { host: settings.host });
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const s = app.listen(settings.port, settings.host, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -37,17 +72,22 @@ export async function startServer(settings: Settings, log: Logger, ctx: Ctx = cr
   http.headersTimeout = 60_000;
   const { port } = http.address() as AddressInfo;
   const url = `http://${hostForUrl(settings.host)}:${port}`;
+  const engine = options.engine === false ? null : createEngine(ctx, settings);
+  engine?.start();
   return {
     ctx,
     http,
     url,
-    close: () =>
-      new Promise<void>((resolve) => {
+    engine,
+    close: async () => {
+      await engine?.stop();
+      await new Promise<void>((resolve) => {
         http.close(() => {
           ctx.db.$client.close();
           resolve();
         });
         http.closeAllConnections();
-      }),
+      });
+    },
   };
 }

@@ -9,6 +9,7 @@ import { WorkspaceFile, type WorkspaceFileInput } from '../src/core/seed/file.js
 import { loadWorkspace } from '../src/core/seed/load.js';
 import { openDatabase } from '../src/db/connection.js';
 import { silentLogger } from '../src/log.js';
+import { SimulatedNetwork, SqliteSimInboxStore } from '../src/network/sim/index.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import type { Settings } from '../src/config.js';
 
@@ -38,13 +39,20 @@ export interface TestCtxOptions {
   workspace?: WorkspaceFileInput | null;
   /** Limits over the spec's defaults, as the `limits` section of a config file. */
   limits?: LimitsConfig;
+  /** Run the outreach engine in a test server (default false, so tests own every lead change). */
+  engine?: boolean;
 }
 
-/** An in-memory database on a fake clock, seeded with the fixture by default. */
+/**
+ * An in-memory database on a fake clock, seeded with the fixture by default. The fake clock is
+ * both the wall and the simulated clock; the network is the simulator with a SQLite inbox.
+ */
 export function testCtx(opts: TestCtxOptions = {}): Ctx & { clock: FakeClock } {
   const clock = opts.clock ?? new FakeClock();
+  const db = openDatabase(':memory:');
   const limits = createLimiter(clock, resolveLimits(opts.limits));
-  const ctx = { db: openDatabase(':memory:'), clock, log: silentLogger(), env: opts.env ?? 'development', limits };
+  const network = new SimulatedNetwork({ clock, inbox: new SqliteSimInboxStore(db, clock) });
+  const ctx = { db, clock, log: silentLogger(), env: opts.env ?? 'development', limits, simClock: clock, network };
   if (opts.workspace !== null) loadWorkspace(ctx, WorkspaceFile.parse(opts.workspace ?? fixture()), { reset: false });
   return ctx;
 }
@@ -59,7 +67,7 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(opts: TestCtxOptions = {}): Promise<TestServer> {
   const ctx = testCtx(opts);
   const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: ctx.env, simSpeed: 1, config: opts.limits ? { limits: opts.limits } : {} };
-  const server = await startServer(settings, ctx.log, ctx);
+  const server = await startServer(settings, ctx.log, ctx, { engine: opts.engine ?? false });
   const clients: Client[] = [];
   return {
     ...server,

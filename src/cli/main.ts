@@ -9,7 +9,7 @@ import { ensureWorkspace } from '../core/workspace/create.js';
 import { productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { serveStdio } from '../mcp/stdio.js';
-import { createContext, startServer } from '../server.js';
+import { createContext, createEngine, startServer } from '../server.js';
 import { tools } from '../tools/index.js';
 import { SERVER_VERSION } from '../version.js';
 
@@ -106,7 +106,14 @@ async function mcp(args: string[]): Promise<void> {
   const key = process.env.OUTREACH_API_KEY;
   if (!key) throw new UsageError('OUTREACH_API_KEY is not set: export the API key for the MCP stdio server to use');
   const ctx = createContext(settings, createLogger());
-  await serveStdio(ctx, tools, key);
+  // The stdio server runs the engine too; with another process holding the lease it waits as a standby.
+  const engine = createEngine(ctx, settings);
+  engine.start();
+  try {
+    await serveStdio(ctx, tools, key);
+  } finally {
+    await engine.stop();
+  }
 }
 
 function seed(args: string[]): void {

@@ -32,3 +32,22 @@ export const msToNextUtcMidnight = (ms: number): number => {
   const d = new Date(ms);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - ms;
 };
+
+/**
+ * The simulated clock: `anchorSim + (wall − anchorWall) × speed`. It starts at `anchorSim`
+ * (normally the wall time, or a later time a previous run reached) and runs `speed` times
+ * faster than `wall`.
+ */
+export class ScaledClock implements Clock {
+  private readonly anchorWall: number;
+  constructor(
+    private readonly wall: Clock,
+    readonly speed: number,
+    private readonly anchorSim: number = wall.now(),
+  ) {
+    this.anchorWall = wall.now();
+  }
+  now(): number {
+    return this.anchorSim + Math.floor((this.wall.now() - this.anchorWall) * this.speed);
+  }
+}

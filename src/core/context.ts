@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connection.js';
+import type { NetworkProvider } from '../network/provider.js';
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { Faults } from './faults.js';
@@ -8,7 +9,10 @@ export type Environment = 'development' | 'production';
 
 /**
  * Everything a domain verb may touch arrives here: no module-level singletons.
- * Later parts (network provider, limiter, engine) hang off this same object.
+ *
+ * Two clocks: `clock` is wall time and drives API rate limits, daily network quotas, keys
+ * and idempotency; `simClock` runs `--sim-speed` times faster and drives only the engine and
+ * the simulated network (self-hosting.md, Rates and counters). At speed 1 they agree.
  */
 export interface Ctx {
   db: Db;
@@ -19,4 +23,6 @@ export interface Ctx {
   limits: RateLimiter;
   /** Failure injection for tests (see faults.ts); absent in every real context. */
   faults?: Faults;
+  simClock: Clock;
+  network: NetworkProvider;
 }

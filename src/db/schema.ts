@@ -189,10 +189,31 @@ export const leads = sqliteTable(
     providerId: text('provider_id'),
     /** Chat id at the provider; internal, never returned. */
     chatId: text('chat_id'),
+    /**
+     * Engine due-work queue (sim-clock ms): when the engine next looks at this lead; null when
+     * it has nothing left to do. New rows default to 0, so a lead inserted by any path (add,
+     * batch, lookalike, seed) is picked up as soon as its campaign runs.
+     */
+    nextActionAt: integer('next_action_at').default(0),
+    /** How many messages of the agent's sequence were sent. */
+    sequenceStep: integer('sequence_step').notNull().default(0),
+    invitedAt: integer('invited_at'),
+    connectedAt: integer('connected_at'),
+    lastSequenceSentAt: integer('last_sequence_sent_at'),
+    /** Consecutive transient provider failures of the next send; reset on success. */
+    sendAttempts: integer('send_attempts').notNull().default(0),
+    /** The inbound text the agent has yet to decide on; internal, never returned. */
+    pendingReplyText: text('pending_reply_text'),
+    /** A decided agent message waiting for a send slot: reply | cta. */
+    agentSendKind: text('agent_send_kind'),
+    agentSendText: text('agent_send_text'),
+    agentTurns: integer('agent_turns').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [
+    index('leads_due').on(t.campaignId, t.nextActionAt),
+    index('leads_polite_close').on(t.politeClosePendingAt),
     uniqueIndex('leads_campaign_url').on(t.campaignId, t.networkUrl),
     index('leads_url').on(t.networkUrl),
     // Keyset indexes: one per (filter, sort) pair of the list_leads matrix.
@@ -282,3 +303,60 @@ export const webhookEndpoints = sqliteTable('webhook_endpoints', {
   disabledReason: text('disabled_reason'),
   createdAt: integer('created_at').notNull(),
 });
+
+/**
+ * Engine send intents, written before the provider is called and settled after, so a restart
+ * can tell a send in flight from one never made and never sends twice. Rows are kept as the
+ * internal record of what was sent; never returned.
+ */
+export const engineIntents = sqliteTable(
+  'engine_intents',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    leadId: text('lead_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    accountId: text('account_id').notNull(),
+    /** connection_request | message | agent_reply | cta | polite_close */
+    kind: text('kind').notNull(),
+    /** The sequence step for `message`. */
+    step: integer('step'),
+    text: text('text'),
+    /** pending | sent | failed | assumed_sent */
+    state: text('state').notNull(),
+    holder: text('holder').notNull(),
+    createdAt: integer('created_at').notNull(),
+    settledAt: integer('settled_at'),
+    chatId: text('chat_id'),
+    messageId: text('message_id'),
+    errorCode: text('error_code'),
+  },
+  (t) => [index('engine_intents_state').on(t.state)],
+);
+
+/** One row (id 1): the engine lease, so only one process drives a database, and the sim-clock high-water mark. */
+export const engineState = sqliteTable('engine_state', {
+  id: integer('id').primaryKey(),
+  holder: text('holder'),
+  /** Wall-clock ms. */
+  leaseExpiresAt: integer('lease_expires_at').notNull().default(0),
+  /** The latest simulated time any engine reached, so the sim clock never runs backwards across restarts. */
+  simNow: integer('sim_now').notNull().default(0),
+});
+
+/** The simulated network's scheduled acceptances and replies (SqliteSimInboxStore). Delivered rows stay, so an id is never scheduled twice. */
+export const simInbox = sqliteTable(
+  'sim_inbox',
+  {
+    id: text('id').primaryKey(),
+    type: text('type').notNull(),
+    at: integer('at').notNull(),
+    accountId: text('account_id').notNull(),
+    networkUrl: text('network_url').notNull(),
+    providerId: text('provider_id').notNull(),
+    chatId: text('chat_id'),
+    text: text('text'),
+    deliveredAt: integer('delivered_at'),
+  },
+  (t) => [index('sim_inbox_due').on(t.deliveredAt, t.at, t.id)],
+);

@@ -209,7 +209,7 @@ describe('daily network quotas', () => {
       dir = mkdtempSync(join(tmpdir(), 'outreach-quota-'));
       const dbPath = join(dir, 'outreach.db');
       const clock = new FakeClock(Date.parse(NOON));
-      const settings = { dbPath, env: 'development' as const, config: { limits: { daily: { profileLookups: { classic: 2 } } } } };
+      const settings = { dbPath, env: 'development' as const, simSpeed: 1, config: { limits: { daily: { profileLookups: { classic: 2 } } } } };
 
       const first = createContext(settings, silentLogger(), clock);
       loadWorkspace(first, WorkspaceFile.parse(fixture()), { reset: false });

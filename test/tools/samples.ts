@@ -30,4 +30,19 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
     rest: { method: 'POST', path: '/campaigns/cmp_q4/leads/batch-delete', body: { leadIds: ['lead_never_existed'] } },
     args: { campaignId: 'cmp_q4', leadIds: ['lead_never_existed'] },
   },
+  // Repeatable: the running campaign stays a noop, the paused one too.
+  start_campaign: { rest: { method: 'POST', path: '/campaigns/cmp_running/start', body: {} }, args: { campaignId: 'cmp_running' } },
+  pause_campaign: { rest: { method: 'POST', path: '/campaigns/cmp_paused/pause', body: {} }, args: { campaignId: 'cmp_paused' } },
+  send_message: {
+    rest: { method: 'POST', path: '/inbox/messages', body: { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello Ada' } },
+    args: { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello Ada' },
+  },
+  lookup_profile: {
+    rest: { method: 'POST', path: '/network/profiles/lookup', body: { accountId: 'acc_ada', networkUrl: 'https://www.linkedin.com/in/ada-lovelace' } },
+    args: { accountId: 'acc_ada', networkUrl: 'https://www.linkedin.com/in/ada-lovelace' },
+  },
+  search_linkedin: {
+    rest: { method: 'POST', path: '/network/search', body: { accountId: 'acc_ada', query: 'cto london', limit: 5 } },
+    args: { accountId: 'acc_ada', query: 'cto london', limit: 5 },
+  },
 };

@@ -12,7 +12,8 @@ type LeadRef = { id: string; networkUrl: string | null };
  */
 export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
   const now = ctx.clock.now();
-  const excluding = { excluded: true, politeClosePendingAt: null, updatedAt: now };
+  // nextActionAt null takes the lead off the engine's due-work queue.
+  const excluding = { excluded: true, politeClosePendingAt: null, nextActionAt: null, updatedAt: now };
   if (lead.networkUrl === null) {
     ctx.db.update(leads).set(excluding).where(eq(leads.id, lead.id)).run();
     return;
@@ -32,5 +33,11 @@ export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
  */
 export function includeAgain(ctx: Ctx, lead: LeadRef): void {
   if (lead.networkUrl !== null) ctx.db.delete(exclusions).where(eq(exclusions.networkUrl, lead.networkUrl)).run();
-  ctx.db.update(leads).set({ excluded: false, politeClosePendingAt: null, updatedAt: ctx.clock.now() }).where(eq(leads.id, lead.id)).run();
+  // nextActionAt 0 puts the lead back on the engine's queue, to pick up where it stopped.
+  ctx.db.update(leads).set({ excluded: false, politeClosePendingAt: null, nextActionAt: 0, updatedAt: ctx.clock.now() }).where(eq(leads.id, lead.id)).run();
+}
+
+export function isOnExclusionList(ctx: Ctx, networkUrl: string | null): boolean {
+  if (networkUrl === null) return false;
+  return ctx.db.select({ u: exclusions.networkUrl }).from(exclusions).where(eq(exclusions.networkUrl, networkUrl)).get() !== undefined;
 }

@@ -21,11 +21,13 @@ export const DEMO_WORKSPACE = {
       accountId: 'acc_demo',
       connectionNote: 'Hi {{firstName}}, I work on outreach tooling and would love to connect.',
       messages: [
-        { text: 'Thanks for connecting, {{firstName}}! Would a short call next week be useful?', delayHours: 24 },
-        { text: 'Just following up, {{firstName}}: happy to share a two-minute demo if that helps.', delayHours: 72 },
+        { text: 'Thanks for connecting, {{firstName}}! Would a short call next week be useful?', delayHours: 1 },
+        { text: 'Just following up, {{firstName}}: happy to share a two-minute demo if that helps.', delayHours: 48 },
       ],
     },
   ],
+  // Marker slugs (docs/simulated-network.md) make the simulated people behave in varied ways,
+  // so a started demo shows acceptances, each kind of reply, the agent's answers and a hand-off.
   campaigns: [
     {
       id: 'cmp_demo',
@@ -33,11 +35,12 @@ export const DEMO_WORKSPACE = {
       status: 'READY_TO_SEND',
       assignedTemplateId: 'tpl_demo',
       leads: [
-        { networkUrl: 'https://www.linkedin.com/in/ada-lovelace', firstName: 'Ada', lastName: 'Lovelace', jobTitle: 'CTO', companyName: 'Analytical Engines', location: 'London' },
-        { networkUrl: 'https://www.linkedin.com/in/grace-hopper', firstName: 'Grace', lastName: 'Hopper', jobTitle: 'VP Engineering', companyName: 'Compilers Inc', location: 'London' },
-        { networkUrl: 'https://www.linkedin.com/in/alan-turing', firstName: 'Alan', lastName: 'Turing', jobTitle: 'Founder', companyName: 'Enigma Labs', location: 'Manchester' },
-        { networkUrl: 'https://www.linkedin.com/in/katherine-johnson', firstName: 'Katherine', lastName: 'Johnson', jobTitle: 'Head of Data', companyName: 'Orbital', location: 'London' },
+        { networkUrl: 'https://www.linkedin.com/in/ada-lovelace-sim-fast-accept-sim-replies-question', firstName: 'Ada', lastName: 'Lovelace', jobTitle: 'CTO', companyName: 'Analytical Engines', location: 'London' },
+        { networkUrl: 'https://www.linkedin.com/in/grace-hopper-sim-fast-accept-sim-replies-positive', firstName: 'Grace', lastName: 'Hopper', jobTitle: 'VP Engineering', companyName: 'Compilers Inc', location: 'London' },
+        { networkUrl: 'https://www.linkedin.com/in/alan-turing-sim-replies-negative', firstName: 'Alan', lastName: 'Turing', jobTitle: 'Founder', companyName: 'Enigma Labs', location: 'Manchester' },
+        { networkUrl: 'https://www.linkedin.com/in/katherine-johnson-sim-out-of-office', firstName: 'Katherine', lastName: 'Johnson', jobTitle: 'Head of Data', companyName: 'Orbital', location: 'London' },
         { networkUrl: 'https://www.linkedin.com/in/tim-berners-lee', firstName: 'Tim', lastName: 'Berners-Lee', jobTitle: 'CEO', companyName: 'Hypertext Ltd', location: 'London' },
+        { networkUrl: 'https://www.linkedin.com/in/edsger-dijkstra-sim-never-accepts', firstName: 'Edsger', lastName: 'Dijkstra', jobTitle: 'Chief Scientist', companyName: 'Shortest Path BV', location: 'London' },
       ],
     },
   ],

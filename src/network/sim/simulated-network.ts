@@ -137,10 +137,12 @@ export class SimulatedNetwork implements NetworkProvider {
   }
 
   async accountHealth(account: AccountRef): Promise<AccountHealth> {
+    failOnAccountOutage(account);
     return { status: accountStatus(account), hasSalesNavigator: account.hasSalesNavigator };
   }
 
   private requireConnected(account: AccountRef): void {
+    failOnAccountOutage(account);
     const status = accountStatus(account);
     if (status !== 'connected') {
       throw networkError('account_disconnected', `The network account is ${status}. Reconnect it, then retry.`, { simulated: 'account' });
@@ -167,6 +169,13 @@ export class SimulatedNetwork implements NetworkProvider {
       providerId: providerIdFor(slug),
       at,
     };
+  }
+}
+
+/** `sim-outage` in an account id: the provider cannot be reached for that account at all, health checks included. */
+function failOnAccountOutage(account: AccountRef): void {
+  if (account.id.toLowerCase().includes(MARKERS.outage)) {
+    throw networkError('upstream_unavailable', undefined, { simulated: MARKERS.outage });
   }
 }
 

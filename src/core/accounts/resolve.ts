@@ -1,0 +1,34 @@
+import { eq } from 'drizzle-orm';
+import { accounts } from '../../db/schema.js';
+import type { AccountRef } from '../../network/provider.js';
+import type { Ctx } from '../context.js';
+import { ApiError } from '../errors.js';
+
+export type AccountRow = typeof accounts.$inferSelect;
+
+export function findAccount(ctx: Ctx, id: string): AccountRow | undefined {
+  return ctx.db.select().from(accounts).where(eq(accounts.id, id)).get();
+}
+
+/** The account, or 404 not_found (self-hosting.md, Accounts: unknown accountId on lookup, search or send). */
+export function requireAccount(ctx: Ctx, id: string): AccountRow {
+  const row = findAccount(ctx, id);
+  if (!row) throw new ApiError('not_found', `Account ${id} not found. Call list_accounts (GET /accounts) for valid ids.`);
+  return row;
+}
+
+export const accountDisconnected = (row: Pick<AccountRow, 'id' | 'status'>): ApiError =>
+  new ApiError(
+    'account_disconnected',
+    `Account ${row.id} is ${row.status}, not connected. Reconnect it, or use a connected account from list_accounts.`,
+  );
+
+/** The account, which must exist and be `connected`. */
+export function requireConnectedAccount(ctx: Ctx, id: string): AccountRow {
+  const row = requireAccount(ctx, id);
+  if (row.status !== 'connected') throw accountDisconnected(row);
+  return row;
+}
+
+/** What the network provider needs to know about an account. */
+export const accountRef = (row: AccountRow): AccountRef => ({ id: row.id, hasSalesNavigator: row.hasSalesNavigator });

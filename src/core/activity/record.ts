@@ -1,0 +1,99 @@
+import { eq, sql } from 'drizzle-orm';
+import { accountDaily, activity, campaigns, workspace, type leads } from '../../db/schema.js';
+import { utcDay } from '../clock.js';
+import type { Ctx } from '../context.js';
+import { newId } from '../ids.js';
+import type { ActivityType } from '../leads/enums.js';
+import { clean, composeFullName } from '../text.js';
+import { WORKSPACE_ID } from '../workspace/get.js';
+
+type LeadRow = typeof leads.$inferSelect;
+
+export const PREVIEW_MAX = 80;
+
+/**
+ * A one-line preview of a message: whitespace runs become one space, and text longer than
+ * 80 characters (code points) is cut to 79 and ends with an ellipsis, so it is never longer
+ * than 80.
+ */
+export function messagePreview(text: string | null | undefined): string | null {
+  if (text === null || text === undefined) return null;
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat === '') return null;
+  const chars = [...flat];
+  return chars.length <= PREVIEW_MAX ? flat : `${chars.slice(0, PREVIEW_MAX - 1).join('').trimEnd()}…`;
+}
+
+export interface ActivityInput {
+  type: ActivityType;
+  at: number;
+  lead: LeadRow;
+  text?: string | null;
+  handOffReason?: string | null;
+  accountId: string | null;
+  /** Manual operator sends are recorded for the record but never listed. */
+  manual?: boolean;
+}
+
+/** Records one activity event with name and company snapshots taken now. */
+export function recordActivity(ctx: Ctx, input: ActivityInput): string {
+  const id = newId('act');
+  ctx.db
+    .insert(activity)
+    .values({
+      id,
+      type: input.type,
+      at: input.at,
+      leadId: input.lead.id,
+      leadName: composeFullName(input.lead.fullName, input.lead.firstName, input.lead.lastName),
+      companyName: clean(input.lead.companyName),
+      campaignId: input.lead.campaignId,
+      messagePreview: messagePreview(input.text),
+      handOffReason: input.handOffReason ?? null,
+      accountId: input.accountId,
+      manual: input.manual ?? false,
+    })
+    .run();
+  return id;
+}
+
+export type OutreachCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent' | 'repliesReceived';
+
+const CAMPAIGN_COLUMNS = {
+  connectionRequestsSent: campaigns.connectionRequestsSent,
+  connectionRequestsAccepted: campaigns.connectionRequestsAccepted,
+  messagesSent: campaigns.messagesSent,
+  repliesReceived: campaigns.repliesReceived,
+} as const;
+const WORKSPACE_COLUMNS = {
+  connectionRequestsSent: workspace.connectionRequestsSent,
+  connectionRequestsAccepted: workspace.connectionRequestsAccepted,
+  messagesSent: workspace.messagesSent,
+  repliesReceived: workspace.repliesReceived,
+} as const;
+
+/**
+ * Adds one to a campaign stat and to the workspace lifetime counter beside it, and sets the
+ * campaign's `updatedAt` to `now`. Call inside the transaction that records the event.
+ */
+export function countOutreach(ctx: Ctx, campaignId: string, counter: OutreachCounter, now: number): void {
+  ctx.db.update(campaigns).set({ [counter]: sql`${CAMPAIGN_COLUMNS[counter]} + 1`, updatedAt: now }).where(eq(campaigns.id, campaignId)).run();
+  ctx.db.update(workspace).set({ [counter]: sql`${WORKSPACE_COLUMNS[counter]} + 1` }).where(eq(workspace.id, WORKSPACE_ID)).run();
+}
+
+export type DailyCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent';
+
+const DAILY_COLUMNS = {
+  connectionRequestsSent: accountDaily.connectionRequestsSent,
+  connectionRequestsAccepted: accountDaily.connectionRequestsAccepted,
+  messagesSent: accountDaily.messagesSent,
+} as const;
+
+/** Adds one to an account's counter for the UTC day of `at`. */
+export function countAccountDaily(ctx: Ctx, accountId: string, counter: DailyCounter, at: number): void {
+  ctx.db
+    .insert(accountDaily)
+    .values({ accountId, day: utcDay(at), [counter]: 1 })
+    .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: { [counter]: sql`${DAILY_COLUMNS[counter]} + 1` } })
+    .run();
+}

@@ -1,0 +1,119 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { agents, campaigns, leads } from '../../db/schema.js';
+import { countRows, transaction } from '../../db/tx.js';
+import { accountDisconnected, accountRef, findAccount } from '../accounts/resolve.js';
+import type { Ctx } from '../context.js';
+import { ApiError, toApiError, validationError } from '../errors.js';
+import { Campaign, CampaignStatus, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+
+export const StartCampaignResult = z.object({
+  campaignId: z.string(),
+  action: z.enum(['started', 'resumed', 'noop']),
+  status: CampaignStatus,
+  campaign: Campaign,
+});
+export type StartCampaignResult = z.infer<typeof StartCampaignResult>;
+
+export const PauseCampaignResult = z.object({
+  campaignId: z.string(),
+  action: z.enum(['paused', 'noop']),
+  status: CampaignStatus,
+  campaign: Campaign,
+});
+export type PauseCampaignResult = z.infer<typeof PauseCampaignResult>;
+
+const conflict = (message: string) => new ApiError('conflict', message);
+
+/** Which start transition applies to a campaign (spec, Campaign start and pause). */
+function startAction(ctx: Ctx, row: CampaignRow): 'started' | 'resumed' | 'noop' {
+  switch (row.status) {
+    case 'CAMPAIGN_IN_PROGRESS':
+      return 'noop';
+    case 'READY_TO_SEND':
+      return 'started';
+    case 'CAMPAIGN_PAUSED':
+      return 'resumed';
+    case 'FAILED':
+      if (countRows(ctx.db, leads, eq(leads.campaignId, row.id)) === 0) {
+        throw conflict(`Campaign ${row.id} is FAILED and has no leads. Add leads first (that makes it READY_TO_SEND), then start it.`);
+      }
+      return 'started';
+    case 'COMPLETED':
+    case 'DONE':
+      throw conflict(`Campaign ${row.id} is ${row.status}. Completed campaigns are never restarted; create a new campaign for more outreach.`);
+    default:
+      throw conflict(`Campaign ${row.id} is ${row.status} and cannot be started yet. Wait until it is READY_TO_SEND (poll get_campaign), then retry.`);
+  }
+}
+
+/**
+ * POST /campaigns/{id}/start. Checks, in order: the campaign exists, it has an agent, the
+ * agent exists, the status allows a start, the agent's account is connected in our records
+ * and at the provider. Only then does the status change, in one transaction that re-checks
+ * the status it decided on.
+ */
+export async function startCampaign(ctx: Ctx, campaignId: string): Promise<StartCampaignResult> {
+  const row = requireCampaignRow(ctx, campaignId);
+  if (row.assignedTemplateId === null) {
+    throw validationError(
+      `Campaign ${campaignId} has no agent (assignedTemplateId is null). Assign an agent to it, then start it again.`,
+      ['assignedTemplateId'],
+    );
+  }
+  const agent = ctx.db.select().from(agents).where(eq(agents.id, row.assignedTemplateId)).get();
+  if (!agent) throw new ApiError('not_found', `Agent ${row.assignedTemplateId} assigned to campaign ${campaignId} no longer exists. Assign an existing agent.`);
+
+  const action = startAction(ctx, row);
+  if (action === 'noop') return result(campaignId, 'noop', row);
+
+  const account = agent.accountId ? findAccount(ctx, agent.accountId) : undefined;
+  if (!account) {
+    throw new ApiError('account_disconnected', `Agent ${agent.id} has no network account to send from. Connect an account and assign it to the agent.`);
+  }
+  if (account.status !== 'connected') throw accountDisconnected(account);
+  let health;
+  try {
+    health = await ctx.network.accountHealth(accountRef(account));
+  } catch (err) {
+    const error = toApiError(err);
+    if (error.code === 'account_disconnected') throw accountDisconnected({ id: account.id, status: 'disconnected' });
+    throw new ApiError('upstream_unavailable', `The network could not confirm account ${account.id} is ready, so campaign ${campaignId} was not ${action}. Nothing changed; retry shortly.`);
+  }
+  if (health.status !== 'connected') throw accountDisconnected({ id: account.id, status: health.status });
+
+  const updated = transaction(ctx.db, () => {
+    const current = requireCampaignRow(ctx, campaignId);
+    if (current.status !== row.status) {
+      throw conflict(`Campaign ${campaignId} changed status to ${current.status} while starting. Call get_campaign and retry if still needed.`);
+    }
+    ctx.db.update(campaigns).set({ status: 'CAMPAIGN_IN_PROGRESS', updatedAt: ctx.clock.now() }).where(eq(campaigns.id, campaignId)).run();
+    return requireCampaignRow(ctx, campaignId);
+  });
+  ctx.log.info({ campaignId, action }, 'campaign started');
+  return result(campaignId, action, updated);
+}
+
+/**
+ * POST /campaigns/{id}/pause. Only the status changes: the engine re-reads it before every
+ * send, so queued outreach stops at once and pausing sends nothing to the network.
+ */
+export function pauseCampaign(ctx: Ctx, campaignId: string): PauseCampaignResult {
+  return transaction(ctx.db, () => {
+    const row = requireCampaignRow(ctx, campaignId);
+    if (row.status === 'CAMPAIGN_PAUSED') return result(campaignId, 'noop', row);
+    if (row.status !== 'CAMPAIGN_IN_PROGRESS') {
+      throw conflict(`Campaign ${campaignId} is ${row.status}; only a CAMPAIGN_IN_PROGRESS campaign can be paused.`);
+    }
+    if (row.importing) {
+      throw conflict(`Leads are still being added to campaign ${campaignId}. Retry the pause after the adding finishes (poll get_campaign).`);
+    }
+    ctx.db.update(campaigns).set({ status: 'CAMPAIGN_PAUSED', updatedAt: ctx.clock.now() }).where(eq(campaigns.id, campaignId)).run();
+    return result(campaignId, 'paused', requireCampaignRow(ctx, campaignId));
+  });
+}
+
+function result<A extends string>(campaignId: string, action: A, row: CampaignRow) {
+  const campaign = toCampaign(row);
+  return { campaignId, action, status: campaign.status, campaign };
+}

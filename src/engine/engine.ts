@@ -1,0 +1,496 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, eq, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import PQueue from 'p-queue';
+import { accountDaily, campaigns, engineIntents, leads } from '../db/schema.js';
+import { countRows, transaction } from '../db/tx.js';
+import { accountRef, findAccount } from '../core/accounts/resolve.js';
+import { utcDay } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import { ApiError, toApiError } from '../core/errors.js';
+import { excludeEverywhere } from '../core/leads/exclude.js';
+import { handOffLead } from '../core/leads/handoff.js';
+import { networkError, type AccountRef } from '../network/provider.js';
+import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from './agent.js';
+import { applyInbound } from './inbound.js';
+import { acquireLease, leaseHolder, recordSimTime, releaseLease } from './lease.js';
+import { fitTo, placeholders } from './personalize.js';
+import type { SendKind } from './plan.js';
+import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from './sends.js';
+import { isWorkingTime, nextDayWorkingTime, nextWorkingTime } from './schedule.js';
+import { resolveEngineSettings, type EngineSettings } from './settings.js';
+import { effectiveAccountId, getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** How long an account that is not connected is left alone before the engine looks again. */
+const ACCOUNT_RETRY_MS = HOUR;
+/** First backoff after a transient provider failure; doubles per attempt. */
+const RETRY_BASE_MS = 15 * MINUTE;
+const MESSAGE_MAX = 8000;
+/** How long `stop()` waits for a tick in progress. */
+const STOP_WAIT_MS = 10_000;
+
+/** Conversations first, then the sequence, then new invitations. */
+const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, connect: 3 };
+
+export interface EngineOptions {
+  settings?: EngineSettings;
+  agent?: ReplyAgent;
+  /** Draws the randomised spacing between sends; tests pass a fixed one. */
+  random?: () => number;
+  /** The lease holder name; unique per engine instance by default. */
+  holder?: string;
+}
+
+export interface TickReport {
+  /** Whether this engine held the lease (and so did any work). */
+  leased: boolean;
+  inbound: number;
+  /** Leads looked at because they came due. */
+  due: number;
+  /** Provider calls made (successful or not). */
+  sends: number;
+  /** Campaigns completed in this tick. */
+  completed: string[];
+}
+
+interface SendItem {
+  leadId: string;
+  kind: SendKind;
+  accountId: string;
+  /** The lead's next_action_at when it was picked up, so a deferral never overwrites a newer plan. */
+  due: number | null;
+}
+
+type SendOutcome = 'skipped' | 'sent' | 'failed' | 'account_blocked';
+
+const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead.messageSent || lead.replied || lead.sequenceStep > 0;
+
+/**
+ * The outreach engine. Every tick it drains inbound events, then works the leads that are due
+ * in running campaigns (a due-work queue on `leads.next_action_at`, so a tick costs one index
+ * probe per running campaign plus the due leads), sending through the network provider with a
+ * p-queue bounding provider concurrency; each account sends one message at a time, inside
+ * working hours, under its daily caps and with randomised spacing. Time is `ctx.simClock`; the
+ * lease that keeps one engine per database is on wall time (`ctx.clock`).
+ */
+export class Engine {
+  readonly holder: string;
+  readonly settings: EngineSettings;
+  private readonly agent: ReplyAgent;
+  private readonly random: () => number;
+  private readonly queue: PQueue;
+  /** Per account: the earliest sim time of its next send (spacing). */
+  private readonly nextSlot = new Map<string, number>();
+  /** Per account: no sends before this sim time (quota or disconnection). */
+  private readonly blockedUntil = new Map<string, number>();
+  /** Per lead: a polite close waiting for its account. */
+  private readonly closeDeferred = new Map<string, number>();
+  private readonly inFlight = new Set<string>();
+  private leased = false;
+  private renewedAt = 0;
+  private stopping = false;
+  private looping = false;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<TickReport> | null = null;
+
+  constructor(
+    private readonly ctx: Ctx,
+    options: EngineOptions = {},
+  ) {
+    this.settings = options.settings ?? resolveEngineSettings();
+    this.agent = options.agent ?? new RuleBasedAgent();
+    this.random = options.random ?? Math.random;
+    this.holder = options.holder ?? `engine-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.queue = new PQueue({ concurrency: this.settings.concurrency });
+  }
+
+  get holdsLease(): boolean {
+    return this.leased;
+  }
+
+  /** Runs ticks in the background until `stop()`. A second engine on the same database waits as a standby. */
+  start(): void {
+    if (this.looping) return;
+    this.looping = true;
+    this.stopping = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.looping = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    // A provider call that hangs must not hang shutdown; a send left in flight is settled by
+    // its intent (the next engine counts it as sent, and a late result changes nothing).
+    if (this.ticking) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)));
+      await Promise.race([this.ticking.catch(() => undefined), timeout]);
+      clearTimeout(timer);
+    }
+    if (this.leased) {
+      recordSimTime(this.ctx.db, this.ctx.simClock.now());
+      releaseLease(this.ctx.db, this.holder);
+      this.leased = false;
+    }
+  }
+
+  /** One pass of work. Ticks never overlap: a call during a tick joins it. */
+  tick(): Promise<TickReport> {
+    if (!this.ticking) {
+      this.ticking = this.runTick().finally(() => {
+        this.ticking = null;
+      });
+    }
+    return this.ticking;
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => void this.loopOnce(), ms);
+    this.timer.unref();
+  }
+
+  private async loopOnce(): Promise<void> {
+    this.timer = null;
+    let delay = this.settings.maxTickMs;
+    try {
+      const r = await this.tick();
+      if (!r.leased) delay = this.settings.leaseRenewMs;
+      else if (r.inbound + r.due + r.sends > 0) delay = this.settings.minTickMs;
+    } catch (err) {
+      this.ctx.log.error({ err }, 'engine tick failed');
+    }
+    if (!this.stopping) this.schedule(delay);
+  }
+
+  private ensureLease(): boolean {
+    const wallNow = this.ctx.clock.now();
+    if (this.leased && wallNow - this.renewedAt < this.settings.leaseRenewMs) return true;
+    const ok = acquireLease(this.ctx.db, this.ctx.clock, this.holder, this.settings.leaseTtlMs);
+    if (ok) {
+      this.renewedAt = wallNow;
+      recordSimTime(this.ctx.db, this.ctx.simClock.now());
+      if (!this.leased) {
+        this.leased = true;
+        this.ctx.log.info({ holder: this.holder }, 'engine lease acquired');
+        this.recover();
+      }
+    } else if (this.leased) {
+      this.leased = false;
+      this.ctx.log.warn({ holder: this.holder }, 'engine lease lost to another process');
+    }
+    return ok;
+  }
+
+  /**
+   * Settles intents left pending by an engine that died mid-send. With the lease held, no
+   * other engine can be sending them; they count as sent, so nothing is ever sent twice.
+   */
+  private recover(): void {
+    const pending = this.ctx.db.select().from(engineIntents).where(eq(engineIntents.state, 'pending')).all();
+    for (const intent of pending) {
+      if (this.inFlight.has(intent.id)) continue;
+      this.ctx.log.warn({ intentId: intent.id, leadId: intent.leadId, kind: intent.kind }, 'send outcome unknown after restart; counted as sent, not repeated');
+      settleAssumedSent(this.ctx, this.settings, intent);
+    }
+  }
+
+  private async runTick(): Promise<TickReport> {
+    const report: TickReport = { leased: false, inbound: 0, due: 0, sends: 0, completed: [] };
+    if (this.stopping || !this.ensureLease()) return report;
+    report.leased = true;
+
+    report.inbound = await this.drainInbound();
+
+    const running = this.runningCampaigns();
+    const lanes = new Map<string, SendItem[]>();
+    const seen = new Set<string>();
+    const now = this.ctx.simClock.now();
+    for (const lead of this.ctx.db.select().from(leads).where(isNotNull(leads.politeClosePendingAt)).limit(this.settings.batchSize).all()) {
+      if ((this.closeDeferred.get(lead.id) ?? 0) > now) continue;
+      const info = loadCampaignInfo(this.ctx, lead.campaignId);
+      if (!info) continue;
+      seen.add(lead.id);
+      await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
+    }
+    for (const info of running) {
+      const due = this.ctx.db
+        .select()
+        .from(leads)
+        .where(and(eq(leads.campaignId, info.id), lte(leads.nextActionAt, now)))
+        .orderBy(asc(leads.nextActionAt))
+        .limit(this.settings.batchSize)
+        .all();
+      for (const lead of due) {
+        if (seen.has(lead.id)) continue;
+        seen.add(lead.id);
+        await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
+      }
+    }
+    report.due = seen.size;
+
+    const counts = await Promise.all(
+      [...lanes].map(([accountId, items]) =>
+        this.queue.add(() => this.runLane(accountId, items.sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind]))),
+      ),
+    );
+    report.sends = counts.reduce<number>((n, c) => n + (c ?? 0), 0);
+
+    for (const info of running) if (this.completeIfDone(info.id)) report.completed.push(info.id);
+    return report;
+  }
+
+  private async drainInbound(): Promise<number> {
+    let events;
+    try {
+      events = await this.ctx.network.drainInbound(this.ctx.simClock.now());
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'could not fetch inbound network events; will retry next tick');
+      return 0;
+    }
+    for (const event of events) {
+      try {
+        applyInbound(this.ctx, event, this.settings);
+      } catch (err) {
+        this.ctx.log.error({ err, eventId: event.id }, 'inbound event could not be applied');
+      }
+    }
+    return events.length;
+  }
+
+  /** Running campaigns; one that lost its agent cannot send anything and is marked FAILED. */
+  private runningCampaigns(): CampaignInfo[] {
+    const ids = this.ctx.db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS')).all();
+    const out: CampaignInfo[] = [];
+    for (const { id } of ids) {
+      const info = loadCampaignInfo(this.ctx, id);
+      if (!info) continue;
+      if (info.agent === null) {
+        this.ctx.log.warn({ campaignId: id }, 'running campaign has no agent; marked FAILED');
+        this.ctx.db
+          .update(campaigns)
+          .set({ status: 'FAILED', updatedAt: this.ctx.simClock.now() })
+          .where(and(eq(campaigns.id, id), eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS')))
+          .run();
+        continue;
+      }
+      out.push(info);
+    }
+    return out;
+  }
+
+  private async guarded(lead: LeadRow, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.ctx.log.error({ err, leadId: lead.id }, 'engine could not process lead; will retry');
+      const retryAt = this.ctx.simClock.now() + RETRY_BASE_MS;
+      this.moveDue(lead.id, lead.nextActionAt, retryAt);
+      if (lead.politeClosePendingAt !== null) this.closeDeferred.set(lead.id, retryAt);
+    }
+  }
+
+  /** Sets a lead's due time, unless something else changed it since it was read. */
+  private moveDue(leadId: string, from: number | null, to: number | null): void {
+    this.ctx.db
+      .update(leads)
+      .set({ nextActionAt: to })
+      .where(and(eq(leads.id, leadId), from === null ? isNull(leads.nextActionAt) : eq(leads.nextActionAt, from)))
+      .run();
+  }
+
+  /** Works one due lead: waits, final steps and agent decisions here; sends go to the account's lane. */
+  private async handleLead(lead: LeadRow, info: CampaignInfo, now: number, lanes: Map<string, SendItem[]>): Promise<void> {
+    const plan = planFor(this.ctx, lead, info, this.settings);
+    if (plan === null || plan.at > now) return this.moveDue(lead.id, lead.nextActionAt, plan?.at ?? null);
+    const accountId = effectiveAccountId(lead, info);
+    const enqueue = (kind: SendKind, due: number | null) => {
+      if (accountId === null) return this.moveDue(lead.id, due, now + ACCOUNT_RETRY_MS);
+      const lane = lanes.get(accountId) ?? [];
+      lane.push({ leadId: lead.id, kind, accountId, due });
+      lanes.set(accountId, lane);
+    };
+    const action = plan.action;
+    switch (action.kind) {
+      case 'finish':
+        return this.moveDue(lead.id, lead.nextActionAt, null);
+      case 'fail':
+        transaction(this.ctx.db, () => updateAndReplan(this.ctx, lead.id, { stage: 'failed', updatedAt: now }, info, this.settings));
+        return;
+      case 'decide': {
+        const after = await this.decide(lead, info);
+        if (after?.agentSendKind) enqueue('agent_send', after.nextActionAt);
+        return;
+      }
+      case 'polite_close':
+        if (lead.excluded || info.status !== 'CAMPAIGN_IN_PROGRESS' || !hasConversation(lead) || accountId === null) {
+          // Nothing to close politely (or no traffic allowed): exclude at once, silently.
+          transaction(this.ctx.db, () => excludeEverywhere(this.ctx, lead));
+          return;
+        }
+        return enqueue('polite_close', lead.nextActionAt);
+      default:
+        return enqueue(action.kind, lead.nextActionAt);
+    }
+  }
+
+  /** Asks the agent about the pending reply and stores its decision. */
+  private async decide(lead: LeadRow, info: CampaignInfo): Promise<LeadRow | undefined> {
+    const text = lead.pendingReplyText ?? '';
+    let decision: AgentDecision;
+    try {
+      decision = await this.agent.decide({
+        text,
+        lead: { firstName: placeholders(lead).firstname ?? 'there', fullName: lead.fullName, companyName: lead.companyName, jobTitle: lead.jobTitle },
+        turns: lead.agentTurns,
+      });
+    } catch (err) {
+      this.ctx.log.error({ err, leadId: lead.id }, 'agent failed; handing the conversation to a person');
+      decision = { kind: 'handoff', reason: 'The agent could not process the reply; a person should read it.' };
+    }
+    return transaction(this.ctx.db, () => {
+      const current = getLead(this.ctx, lead.id);
+      if (!current || current.pendingReplyText !== text) return current;
+      const at = this.ctx.simClock.now();
+      switch (decision.kind) {
+        case 'none':
+          return updateAndReplan(this.ctx, lead.id, { pendingReplyText: null, needsReply: false, updatedAt: at }, info, this.settings);
+        case 'handoff':
+          return handOffLead(this.ctx, current, decision.reason, at, effectiveAccountId(current, info));
+        case 'reply':
+        case 'cta':
+          return updateAndReplan(
+            this.ctx,
+            lead.id,
+            { pendingReplyText: null, agentSendKind: decision.kind, agentSendText: fitTo(decision.text, MESSAGE_MAX), updatedAt: at },
+            info,
+            this.settings,
+          );
+      }
+    });
+  }
+
+  /** One account's sends, one after another, while the account may send. Returns provider calls made. */
+  private async runLane(accountId: string, items: SendItem[]): Promise<number> {
+    let calls = 0;
+    for (let i = 0; i < items.length; i++) {
+      if (this.stopping || !this.ensureLease()) return calls;
+      const item = items[i] as SendItem;
+      const wait = this.accountWait(accountId, item.kind, this.ctx.simClock.now());
+      if (wait !== null) {
+        this.defer(items.slice(i), wait);
+        return calls;
+      }
+      const outcome = await this.send(item);
+      if (outcome !== 'skipped') calls++;
+      if (outcome === 'account_blocked') {
+        this.defer(items.slice(i + 1), this.blockedUntil.get(accountId) ?? this.ctx.simClock.now() + ACCOUNT_RETRY_MS);
+        return calls;
+      }
+    }
+    return calls;
+  }
+
+  /** When the account may send this kind next, or null for now. */
+  private accountWait(accountId: string, kind: SendKind, now: number): number | null {
+    const account = findAccount(this.ctx, accountId);
+    if (!account || account.status !== 'connected') return now + ACCOUNT_RETRY_MS;
+    const blocked = this.blockedUntil.get(accountId) ?? 0;
+    if (blocked > now) return blocked;
+    const wh = this.settings.workingHours;
+    if (!isWorkingTime(now, wh)) return nextWorkingTime(now, wh);
+    const day = this.ctx.db
+      .select()
+      .from(accountDaily)
+      .where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, utcDay(now))))
+      .get();
+    const capped =
+      kind === 'connect' ? (day?.connectionRequestsSent ?? 0) >= account.connectionRequestLimit : (day?.messagesSent ?? 0) >= account.messageLimit;
+    if (capped) return nextDayWorkingTime(now, wh);
+    const slot = this.nextSlot.get(accountId) ?? 0;
+    return slot > now ? slot : null;
+  }
+
+  /** Pushes waiting sends back, spread by the minimum spacing so they do not all come due at once. */
+  private defer(items: SendItem[], until: number): void {
+    transaction(this.ctx.db, () => {
+      items.forEach((item, j) => {
+        const at = until + j * this.settings.spacingMinMs;
+        if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, at);
+        else this.moveDue(item.leadId, item.due, at);
+      });
+    });
+  }
+
+  private spacing(): number {
+    const { spacingMinMs: min, spacingMaxMs: max } = this.settings;
+    return min + Math.floor(this.random() * (max - min));
+  }
+
+  private async send(item: SendItem): Promise<SendOutcome> {
+    const account = findAccount(this.ctx, item.accountId);
+    if (!account) return 'skipped';
+    const begun = beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId);
+    if (!begun) return 'skipped';
+    const { intent } = begun;
+    this.inFlight.add(intent.id);
+    try {
+      const result = await this.call(begun, accountRef(account));
+      settleSent(this.ctx, this.settings, intent, result);
+      this.closeDeferred.delete(item.leadId);
+      return 'sent';
+    } catch (err) {
+      const error = toApiError(err);
+      if (!(err instanceof ApiError)) this.ctx.log.warn({ err, intentId: intent.id }, 'provider call failed unexpectedly');
+      const now = this.ctx.simClock.now();
+      const cls = classify(error.code);
+      let retryAt = now + RETRY_BASE_MS * 2 ** begun.lead.sendAttempts;
+      if (cls === 'quota' || cls === 'account') {
+        retryAt = cls === 'quota' ? nextDayWorkingTime(now, this.settings.workingHours) : now + ACCOUNT_RETRY_MS;
+        this.blockedUntil.set(item.accountId, retryAt);
+      }
+      this.ctx.log.info({ leadId: item.leadId, kind: intent.kind, code: error.code }, 'send failed');
+      settleFailed(this.ctx, this.settings, intent, error.code, retryAt);
+      if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, retryAt);
+      return cls === 'quota' || cls === 'account' ? 'account_blocked' : 'failed';
+    } finally {
+      this.inFlight.delete(intent.id);
+      this.nextSlot.set(item.accountId, this.ctx.simClock.now() + this.spacing());
+    }
+  }
+
+  private async call({ intent, lead }: BegunSend, account: AccountRef): Promise<{ chatId?: string; messageId?: string }> {
+    const recipient = recipientOf(lead);
+    if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });
+    if (intent.kind === 'connection_request') {
+      await this.ctx.network.sendConnectionRequest({ ...recipient, account, note: intent.text });
+      return {};
+    }
+    return this.ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
+  }
+
+  /**
+   * The completion rule: a running campaign that is not importing, has at least one lead, no
+   * lead with work left (nothing due now or later, no polite close pending) and no send in
+   * flight becomes COMPLETED. An empty campaign keeps running, waiting for leads.
+   */
+  private completeIfDone(campaignId: string): boolean {
+    return transaction(this.ctx.db, () => {
+      if (leaseHolder(this.ctx.db, this.ctx.clock) !== this.holder) return false;
+      const row = this.ctx.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get();
+      if (!row || row.status !== 'CAMPAIGN_IN_PROGRESS' || row.importing) return false;
+      const db = this.ctx.db;
+      // Each probe is an index seek, so the check stays cheap however many leads there are.
+      const exists = (where: SQL | undefined) => db.select({ one: sql`1` }).from(leads).where(where).limit(1).get() !== undefined;
+      if (!exists(eq(leads.campaignId, campaignId))) return false;
+      if (exists(and(eq(leads.campaignId, campaignId), isNotNull(leads.nextActionAt)))) return false;
+      if (exists(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, campaignId)))) return false;
+      if (countRows(db, engineIntents, and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, campaignId)))) return false;
+      db.update(campaigns).set({ status: 'COMPLETED', updatedAt: this.ctx.simClock.now() }).where(eq(campaigns.id, campaignId)).run();
+      this.ctx.log.info({ campaignId }, 'campaign completed');
+      return true;
+    });
+  }
+}

@@ -1,0 +1,105 @@
+import { eq } from 'drizzle-orm';
+import { leads } from '../db/schema.js';
+import { transaction } from '../db/tx.js';
+import { countAccountDaily, countOutreach, recordActivity } from '../core/activity/record.js';
+import { iso } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import { normalizeProfileUrl } from '../core/leads/url.js';
+import { recordLeadEvent } from '../core/webhooks/outbox.js';
+import type { InboundEvent } from '../network/provider.js';
+import type { EngineSettings } from './settings.js';
+import { effectiveAccountId, loadCampaignInfo, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+
+/** Longest inbound text kept for the agent; it is never returned by the API. */
+const INBOUND_TEXT_MAX = 8000;
+/** A reply does not move a lead out of these stages: a person owns it, or it is closed. */
+const STAGES_KEPT_ON_REPLY = new Set(['handed_off', 'excluded', 'tagged']);
+
+interface Candidate {
+  lead: LeadRow;
+  info: CampaignInfo;
+}
+
+/** Leads of this person contacted from this account, in any campaign. */
+function candidates(ctx: Ctx, event: InboundEvent): Candidate[] {
+  const url = normalizeProfileUrl(event.networkUrl);
+  const rows = url
+    ? ctx.db.select().from(leads).where(eq(leads.networkUrl, url)).all()
+    : ctx.db.select().from(leads).where(eq(leads.providerId, event.providerId)).all();
+  const infos = new Map<string, CampaignInfo | null>();
+  const out: Candidate[] = [];
+  for (const lead of rows) {
+    if (!infos.has(lead.campaignId)) infos.set(lead.campaignId, loadCampaignInfo(ctx, lead.campaignId));
+    const info = infos.get(lead.campaignId);
+    if (info && effectiveAccountId(lead, info) === event.accountId) out.push({ lead, info });
+  }
+  return out;
+}
+
+/**
+ * Applies one inbound event in one transaction: stage, flags, counters, activity and the
+ * webhook outbox move together. Returns the ids of the leads it changed.
+ */
+export function applyInbound(ctx: Ctx, event: InboundEvent, settings: EngineSettings): string[] {
+  return transaction(ctx.db, () => (event.type === 'invitation_accepted' ? applyAcceptance(ctx, event, settings) : applyReply(ctx, event, settings)));
+}
+
+function applyAcceptance(ctx: Ctx, event: InboundEvent, settings: EngineSettings): string[] {
+  const invited = candidates(ctx, event).filter(
+    ({ lead }) => !lead.connectionRequestAccepted && (lead.invitedAt !== null || lead.stage === 'connection_sent'),
+  );
+  for (const { lead, info } of invited) {
+    const stage = lead.stage === 'new' || lead.stage === 'connection_sent' ? 'connected' : lead.stage;
+    const now = ctx.simClock.now();
+    const updated = updateAndReplan(ctx, lead.id, { connectionRequestAccepted: true, connectedAt: event.at, stage, updatedAt: now }, info, settings);
+    if (!updated) continue;
+    countOutreach(ctx, lead.campaignId, 'connectionRequestsAccepted', now);
+    countAccountDaily(ctx, event.accountId, 'connectionRequestsAccepted', event.at);
+    recordActivity(ctx, { type: 'connection_accepted', at: event.at, lead: updated, accountId: event.accountId });
+    recordLeadEvent(ctx, 'lead.connection_accepted', updated, { acceptedAt: iso(event.at) }, event.accountId);
+  }
+  return invited.map((c) => c.lead.id);
+}
+
+/** The conversation a reply belongs to: same chat first, else the lead messaged most recently. */
+function pickReplyTarget(all: Candidate[], chatId: string): Candidate | undefined {
+  const byChat = all.find((c) => c.lead.chatId === chatId);
+  if (byChat) return byChat;
+  const contacted = all.filter((c) => c.lead.messageSent || c.lead.sequenceStep > 0 || c.lead.invitedAt !== null || c.lead.chatId !== null);
+  const recency = (l: LeadRow) => Math.max(l.lastSequenceSentAt ?? 0, l.invitedAt ?? 0, l.updatedAt);
+  return contacted.sort((a, b) => recency(b.lead) - recency(a.lead))[0];
+}
+
+function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_received' }>, settings: EngineSettings): string[] {
+  const target = pickReplyTarget(candidates(ctx, event), event.chatId);
+  if (!target) {
+    ctx.log.info({ eventId: event.id }, 'inbound message matches no contacted lead; ignored');
+    return [];
+  }
+  const { lead, info } = target;
+  const firstReply = !lead.replied;
+  const stage = STAGES_KEPT_ON_REPLY.has(lead.stage) ? lead.stage : 'replied';
+  const agentTakes = stage === 'replied' && !lead.excluded;
+  const updated = updateAndReplan(
+    ctx,
+    lead.id,
+    {
+      replied: true,
+      needsReply: true,
+      repliedAt: event.at,
+      lastInboundMessageAt: Math.max(event.at, lead.lastInboundMessageAt ?? 0),
+      stage,
+      chatId: lead.chatId ?? event.chatId,
+      // A newer message supersedes an answer not yet sent: the agent decides on the latest.
+      ...(agentTakes ? { pendingReplyText: event.text.slice(0, INBOUND_TEXT_MAX), agentSendKind: null, agentSendText: null } : {}),
+      updatedAt: ctx.simClock.now(),
+    },
+    info,
+    settings,
+  );
+  if (!updated) return [];
+  if (firstReply) countOutreach(ctx, lead.campaignId, 'repliesReceived', ctx.simClock.now());
+  recordActivity(ctx, { type: 'reply_received', at: event.at, lead: updated, text: event.text, accountId: event.accountId });
+  recordLeadEvent(ctx, 'lead.replied', updated, { message: { text: event.text, receivedAt: iso(event.at) } }, event.accountId);
+  return [lead.id];
+}

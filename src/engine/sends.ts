@@ -1,0 +1,224 @@
+import { and, eq } from 'drizzle-orm';
+import { engineIntents, leads } from '../db/schema.js';
+import { transaction } from '../db/tx.js';
+import { countAccountDaily, countOutreach, recordActivity } from '../core/activity/record.js';
+import type { Ctx } from '../core/context.js';
+import { newId } from '../core/ids.js';
+import { excludeEverywhere } from '../core/leads/exclude.js';
+import { handOffLead } from '../core/leads/handoff.js';
+import { CONNECTION_NOTE_MAX } from '../network/sim/index.js';
+import type { ProfileRef } from '../network/provider.js';
+import { leaseHolder } from './lease.js';
+import { fitTo, personalize, placeholders } from './personalize.js';
+import type { SendKind } from './plan.js';
+import type { EngineSettings } from './settings.js';
+import { getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+
+export type IntentRow = typeof engineIntents.$inferSelect;
+export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close';
+
+const MESSAGE_MAX = 8000;
+
+/** Where a lead is reached: its profile URL, else its provider id. */
+export function recipientOf(lead: LeadRow): ProfileRef | null {
+  if (lead.networkUrl !== null) return lead.providerId !== null ? { networkUrl: lead.networkUrl, providerId: lead.providerId } : { networkUrl: lead.networkUrl };
+  if (lead.providerId !== null) return { providerId: lead.providerId };
+  return null;
+}
+
+/** A short, final message for a lead tagged with an auto-exclude tag (polite close). */
+export function politeCloseText(lead: LeadRow): string {
+  const name = placeholders(lead).firstname;
+  return lead.tag === 'Wrong person'
+    ? `Thanks for letting me know, ${name}, and sorry for the mix-up. I will not contact you about this again.`
+    : `Thanks for letting me know, ${name}. I will not reach out again. All the best!`;
+}
+
+function intentFor(kind: SendKind, lead: LeadRow, info: CampaignInfo, step: number | null): { kind: IntentKind; text: string | null } {
+  switch (kind) {
+    case 'connect': {
+      const note = info.agent?.connectionNote;
+      return { kind: 'connection_request', text: note ? fitTo(personalize(note, lead), CONNECTION_NOTE_MAX) || null : null };
+    }
+    case 'message':
+      return { kind: 'message', text: fitTo(personalize(info.sequence[step ?? 0]?.text ?? '', lead), MESSAGE_MAX) };
+    case 'agent_send':
+      return { kind: lead.agentSendKind === 'cta' ? 'cta' : 'agent_reply', text: lead.agentSendText };
+    case 'polite_close':
+      return { kind: 'polite_close', text: politeCloseText(lead) };
+  }
+}
+
+export interface BegunSend {
+  intent: IntentRow;
+  lead: LeadRow;
+  info: CampaignInfo;
+}
+
+/**
+ * Step one of a send, in one transaction: re-reads the campaign (a pause stops the send here)
+ * and the lead (its plan must still call for this action), records the intent, and takes the
+ * lead off the due queue. Returns null when the send no longer applies.
+ */
+export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, leadId: string, kind: SendKind, accountId: string): BegunSend | null {
+  return transaction(ctx.db, () => {
+    // Fencing: an engine that lost its lease (e.g. stalled past the TTL) records no new intent.
+    if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
+    const lead = getLead(ctx, leadId);
+    if (!lead) return null;
+    const info = loadCampaignInfo(ctx, lead.campaignId);
+    if (!info || info.status !== 'CAMPAIGN_IN_PROGRESS') return null;
+    const plan = planFor(ctx, lead, info, settings);
+    const now = ctx.simClock.now();
+    if (plan === null || plan.action.kind !== kind || plan.at > now) {
+      updateAndReplan(ctx, lead.id, {}, info, settings);
+      return null;
+    }
+    const step = plan.action.kind === 'message' ? plan.action.step : null;
+    const { kind: intentKind, text } = intentFor(kind, lead, info, step);
+    const intent: IntentRow = {
+      seq: 0,
+      id: newId('int'),
+      leadId,
+      campaignId: lead.campaignId,
+      accountId,
+      kind: intentKind,
+      step,
+      text,
+      state: 'pending',
+      holder,
+      createdAt: now,
+      settledAt: null,
+      chatId: null,
+      messageId: null,
+      errorCode: null,
+    };
+    const { seq: _seq, ...values } = intent;
+    ctx.db.insert(engineIntents).values(values).run();
+    ctx.db.update(leads).set({ nextActionAt: null }).where(eq(leads.id, leadId)).run();
+    return { intent, lead, info };
+  });
+}
+
+/** Marks a pending intent settled; false when it was settled already (e.g. by recovery). */
+function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed_sent', fields: Partial<IntentRow>): boolean {
+  const result = ctx.db
+    .update(engineIntents)
+    .set({ ...fields, state, settledAt: ctx.simClock.now() })
+    .where(and(eq(engineIntents.id, intent.id), eq(engineIntents.state, 'pending')))
+    .run();
+  return result.changes === 1;
+}
+
+const ACTIVITY_OF: Record<IntentKind, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
+  connection_request: 'connection_request_sent',
+  message: 'message_sent',
+  agent_reply: 'agent_replied',
+  cta: 'cta_sent',
+  // The close is the agent's last word in the conversation.
+  polite_close: 'agent_replied',
+};
+
+/** The effects of a send that happened: stage, counters, activity, and the lead's next due time. */
+function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId: string | null): void {
+  const lead = getLead(ctx, intent.leadId);
+  const info = lead ? loadCampaignInfo(ctx, lead.campaignId) : null;
+  if (!lead || !info) return;
+  const at = ctx.simClock.now();
+  const chat = chatId ?? lead.chatId;
+  let changes: Partial<LeadRow>;
+  switch (intent.kind) {
+    case 'connection_request':
+      changes = { stage: lead.stage === 'new' ? 'connection_sent' : lead.stage, invitedAt: at };
+      countOutreach(ctx, lead.campaignId, 'connectionRequestsSent', at);
+      countAccountDaily(ctx, intent.accountId, 'connectionRequestsSent', at);
+      break;
+    case 'message':
+      changes = {
+        stage: lead.stage === 'connected' || lead.stage === 'connection_sent' || lead.stage === 'new' ? 'messaged' : lead.stage,
+        messageSent: true,
+        sequenceStep: Math.max(lead.sequenceStep, (intent.step ?? 0) + 1),
+        lastSequenceSentAt: at,
+        chatId: chat,
+      };
+      countOutreach(ctx, lead.campaignId, 'messagesSent', at);
+      countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
+      break;
+    case 'agent_reply':
+    case 'cta':
+      changes = { needsReply: false, agentTurns: lead.agentTurns + 1, agentSendKind: null, agentSendText: null, chatId: chat };
+      countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
+      break;
+    case 'polite_close':
+      changes = { needsReply: false, chatId: chat };
+      countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
+      break;
+    default:
+      return;
+  }
+  const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings);
+  if (!updated) return;
+  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as IntentKind], at, lead: updated, text: intent.text, accountId: intent.accountId });
+  if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
+}
+
+export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: { chatId?: string; messageId?: string }): void {
+  transaction(ctx.db, () => {
+    if (!settle(ctx, intent, 'sent', { chatId: result.chatId ?? null, messageId: result.messageId ?? null })) return;
+    applySent(ctx, settings, intent, result.chatId ?? null);
+  });
+}
+
+/**
+ * Recovery after a crash between intent and result: the provider may or may not have sent it,
+ * and a second send could duplicate a message, so it counts as sent (at most once).
+ */
+export function settleAssumedSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow): void {
+  transaction(ctx.db, () => {
+    if (!settle(ctx, intent, 'assumed_sent', {})) return;
+    applySent(ctx, settings, intent, null);
+  });
+}
+
+export type FailureClass = 'retry' | 'account' | 'quota' | 'permanent';
+
+export function classify(code: string): FailureClass {
+  if (code === 'upstream_unavailable') return 'retry';
+  if (code === 'account_disconnected') return 'account';
+  if (code === 'network_daily_quota') return 'quota';
+  return 'permanent';
+}
+
+/**
+ * The effects of a send that failed. Transient, account and quota failures wait until
+ * `retryAt` and retry, up to maxSendAttempts tries in all; anything else is final:
+ * the lead fails, an agent message is handed to a person, a polite close excludes anyway.
+ */
+export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentRow, code: string, retryAt: number): void {
+  transaction(ctx.db, () => {
+    if (!settle(ctx, intent, 'failed', { errorCode: code })) return;
+    const lead = getLead(ctx, intent.leadId);
+    const info = lead ? loadCampaignInfo(ctx, lead.campaignId) : null;
+    if (!lead || !info) return;
+    const at = ctx.simClock.now();
+    let cls = classify(code);
+    // Every failed try counts, so a lead the network keeps refusing is given up on eventually.
+    const attempts = lead.sendAttempts + 1;
+    if (attempts >= settings.maxSendAttempts) cls = 'permanent';
+    if (cls !== 'permanent') {
+      ctx.db.update(leads).set({ sendAttempts: attempts, nextActionAt: retryAt, updatedAt: at }).where(eq(leads.id, lead.id)).run();
+      return;
+    }
+    switch (intent.kind) {
+      case 'agent_reply':
+      case 'cta':
+        handOffLead(ctx, lead, `The agent's reply could not be delivered (${code}); a person should follow up.`, at, intent.accountId);
+        return;
+      case 'polite_close':
+        excludeEverywhere(ctx, lead);
+        return;
+      default:
+        updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings);
+    }
+  });
+}

@@ -1,0 +1,72 @@
+import { eq } from 'drizzle-orm';
+import { agents, campaigns, leads } from '../db/schema.js';
+import type { Ctx } from '../core/context.js';
+import { isOnExclusionList } from '../core/leads/exclude.js';
+import { planLead, type Plan, type SequenceMessage } from './plan.js';
+import type { EngineSettings } from './settings.js';
+
+export type LeadRow = typeof leads.$inferSelect;
+type AgentRow = typeof agents.$inferSelect;
+
+/** What the engine needs to know about a campaign to work its leads. */
+export interface CampaignInfo {
+  id: string;
+  status: string;
+  agent: AgentRow | null;
+  sequence: SequenceMessage[];
+}
+
+/** The agent's message sequence; anything unreadable counts as no sequence. */
+export function parseSequence(json: string): SequenceMessage[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    if (!Array.isArray(value)) return [];
+    return value.flatMap((m: unknown) => {
+      if (typeof m !== 'object' || m === null) return [];
+      const { text, delayHours } = m as { text?: unknown; delayHours?: unknown };
+      if (typeof text !== 'string' || text.trim() === '') return [];
+      return [{ text, delayHours: typeof delayHours === 'number' && delayHours >= 0 ? delayHours : 24 }];
+    });
+  } catch {
+    return [];
+  }
+}
+
+export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {
+  const row = ctx.db
+    .select({ c: campaigns, a: agents })
+    .from(campaigns)
+    .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
+    .where(eq(campaigns.id, campaignId))
+    .get();
+  if (!row) return null;
+  return { id: row.c.id, status: row.c.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] };
+}
+
+/** The account that contacts a lead: its own, else its campaign agent's (self-hosting.md, Accounts). */
+export const effectiveAccountId = (lead: LeadRow, info: CampaignInfo): string | null => lead.accountId ?? info.agent?.accountId ?? null;
+
+export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings): Plan | null {
+  return planLead(lead, {
+    sequence: info.sequence,
+    onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
+    invitationTimeoutMs: settings.invitationTimeoutMs,
+    replyWaitMs: settings.replyWaitMs,
+  });
+}
+
+export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => ctx.db.select().from(leads).where(eq(leads.id, id)).get();
+
+/** Updates a lead, then stores when its next action is due; returns the updated row. */
+export function updateAndReplan(ctx: Ctx, leadId: string, changes: Partial<LeadRow>, info: CampaignInfo, settings: EngineSettings): LeadRow | undefined {
+  if (Object.keys(changes).length > 0) ctx.db.update(leads).set(changes).where(eq(leads.id, leadId)).run();
+  const lead = getLead(ctx, leadId);
+  if (!lead) return undefined;
+  const plan = planFor(ctx, lead, info, settings);
+  const nextActionAt = plan === null ? null : plan.at;
+  if (nextActionAt !== lead.nextActionAt) {
+    ctx.db.update(leads).set({ nextActionAt }).where(eq(leads.id, leadId)).run();
+    return { ...lead, nextActionAt };
+  }
+  return lead;
+}
