@@ -6,3 +6,4 @@ export const pathId = (what: string) =>
   z.string().regex(PATH_ID, `must be a ${what} id: 1-64 characters of A-Z, a-z, 0-9, _ or -`);
 
 export const CampaignId = pathId('campaign').describe('Campaign id, from list_campaigns.');
+export const LeadId = pathId('lead').describe('Lead id (lead_…), from list_leads.');
