@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Time reaches the domain only through a Clock, so tests and the simulator can move it.
  * `now()` is epoch milliseconds.
@@ -23,6 +25,9 @@ export class FakeClock implements Clock {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** What `iso` renders, as output schemas declare it: a plain date-time string, without zod's long ISO regex. */
+export const IsoTimestamp = z.string().meta({ format: 'date-time' });
 
 /** The UTC calendar day of an instant, as `YYYY-MM-DD`. */
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);

@@ -4,29 +4,37 @@ import { addLeadsBatchTool } from './add-leads-batch.js';
 import { deleteLeadsBatchTool } from './delete-leads-batch.js';
 import { getCampaignTool } from './get-campaign.js';
 import { getCreditsTool } from './get-credits.js';
+import { getInsightsOverviewTool } from './get-insights-overview.js';
+import { getLeadTool } from './get-lead.js';
+import { getRecentActivityTool } from './get-recent-activity.js';
 import { listAccountsTool } from './list-accounts.js';
 import { listCampaignsTool } from './list-campaigns.js';
-import { updateLeadTool } from './update-lead.js';
-import { updateLeadsBatchTool } from './update-leads-batch.js';
+import { listLeadsTool } from './list-leads.js';
 import { lookupProfileTool } from './lookup-profile.js';
 import { pauseCampaignTool } from './pause-campaign.js';
 import { searchLinkedinTool } from './search-linkedin.js';
 import { sendMessageTool } from './send-message.js';
 import { startCampaignTool } from './start-campaign.js';
+import { updateLeadTool } from './update-lead.js';
+import { updateLeadsBatchTool } from './update-leads-batch.js';
 
-/** The registry: every tool that works, in the order clients list them. */
+/** The registry: every tool that works, in the order of the spec's tool mapping. */
 export const tools: readonly Tool[] = [
   getCreditsTool,
   listAccountsTool,
+  getRecentActivityTool,
+  getInsightsOverviewTool,
   listCampaignsTool,
   getCampaignTool,
+  startCampaignTool,
+  pauseCampaignTool,
+  listLeadsTool,
+  getLeadTool,
   addLeadTool,
   addLeadsBatchTool,
   updateLeadTool,
   updateLeadsBatchTool,
   deleteLeadsBatchTool,
-  startCampaignTool,
-  pauseCampaignTool,
   sendMessageTool,
   lookupProfileTool,
   searchLinkedinTool,

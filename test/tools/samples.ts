@@ -45,4 +45,11 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
     rest: { method: 'POST', path: '/network/search', body: { accountId: 'acc_ada', query: 'cto london', limit: 5 } },
     args: { accountId: 'acc_ada', query: 'cto london', limit: 5 },
   },
+  list_leads: {
+    rest: { method: 'GET', path: '/campaigns/cmp_q4/leads?sort=createdAt&limit=10' },
+    args: { campaignId: 'cmp_q4', sort: 'createdAt', limit: 10 },
+  },
+  get_lead: { rest: { method: 'GET', path: '/campaigns/cmp_q4/leads/lead_ada1' }, args: { campaignId: 'cmp_q4', leadId: 'lead_ada1' } },
+  get_recent_activity: { rest: { method: 'GET', path: '/activity?type=reply_received&limit=5' }, args: { type: 'reply_received', limit: 5 } },
+  get_insights_overview: { rest: { method: 'GET', path: '/insights/overview' }, args: {} },
 };

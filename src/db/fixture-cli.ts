@@ -1,0 +1,56 @@
+/**
+ * Writes fixture leads into a database for benchmarks:
+ *
+ *   node dist/db/fixture-cli.js [--db PATH] [--campaign ID] [--leads N]
+ *
+ * Creates an empty paid workspace and the campaign when they are missing, then appends N
+ * leads (default 1,000,000) to the campaign. Create a key afterwards with `outreach keys create`.
+ */
+import { parseArgs } from 'node:util';
+import { eq } from 'drizzle-orm';
+import { PATH_ID } from '../core/ids.js';
+import { ensureWorkspace } from '../core/workspace/create.js';
+import { DEFAULTS } from '../config.js';
+import { silentLogger } from '../log.js';
+import { createContext } from '../server.js';
+import { generateLeads } from './fixture.js';
+import { campaigns } from './schema.js';
+
+function fail(message: string): never {
+  process.stderr.write(`fixture: ${message}\n`);
+  process.exit(2);
+}
+
+function main(): void {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: { db: { type: 'string' }, campaign: { type: 'string' }, leads: { type: 'string' } },
+      strict: true,
+    }));
+  } catch (err) {
+    fail((err as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const dbPath = values.db ?? process.env.OUTREACH_DB ?? DEFAULTS.dbPath;
+  const campaignId = values.campaign ?? 'cmp_fixture';
+  const count = Number(values.leads ?? 1_000_000);
+  if (!PATH_ID.test(campaignId)) fail(`--campaign: "${campaignId}" must match [A-Za-z0-9_-]{1,64}`);
+  if (!Number.isSafeInteger(count) || count < 1) fail(`--leads: "${values.leads}" must be a positive integer`);
+
+  const ctx = createContext({ dbPath, env: 'development', simSpeed: 1 }, silentLogger());
+  ensureWorkspace(ctx);
+  const now = ctx.clock.now();
+  ctx.db
+    .insert(campaigns)
+    .values({ id: campaignId, name: `Fixture ${campaignId}`, status: 'READY_TO_SEND', createdAt: now, updatedAt: now })
+    .onConflictDoNothing()
+    .run();
+  const startedAt = performance.now();
+  const { from, to } = generateLeads(ctx.db, campaignId, count);
+  const ms = Math.round(performance.now() - startedAt);
+  const total = ctx.db.select({ n: campaigns.totalLeads }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.n;
+  ctx.db.$client.close();
+  process.stdout.write(`${JSON.stringify({ db: dbPath, campaignId, written: to - from, totalLeads: total, ms })}\n`);
+}
+
+main();

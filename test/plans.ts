@@ -1,0 +1,35 @@
+import type { Db } from '../src/db/connection.js';
+
+export interface Captured {
+  sql: string;
+  params: unknown[];
+}
+
+/** Every SELECT statement `fn` runs on the database, with its parameters. */
+export function captureQueries(db: Db, fn: () => void): Captured[] {
+  const client = db.$client;
+  const prepare = client.prepare;
+  const seen: Captured[] = [];
+  client.prepare = function (this: typeof client, sql: string) {
+    const stmt = prepare.call(client, sql);
+    for (const method of ['all', 'get'] as const) {
+      const run = stmt[method].bind(stmt) as (...params: unknown[]) => unknown;
+      (stmt as any)[method] = (...params: unknown[]) => {
+        if (/^\s*select/i.test(sql)) seen.push({ sql, params });
+        return run(...params);
+      };
+    }
+    return stmt;
+  } as typeof client.prepare;
+  try {
+    fn();
+  } finally {
+    client.prepare = prepare;
+  }
+  return seen;
+}
+
+/** EXPLAIN QUERY PLAN, one detail line per step. */
+export function queryPlan(db: Db, q: Captured): string[] {
+  return (db.$client.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...q.params) as { detail: string }[]).map((r) => r.detail);
+}
