@@ -13,6 +13,15 @@ export const ConfigFile = z.strictObject({
   db: z.string().min(1).optional(),
   env: z.enum(['development', 'production']).optional(),
   simSpeed: z.number().positive().optional(),
+  webhooks: z
+    .strictObject({
+      /**
+       * Host names (as written in endpoint URLs) that may resolve to loopback, private or
+       * link-local addresses, e.g. a receiver inside the same private network. Never metadata.
+       */
+      allowHosts: z.array(z.string().trim().min(1).max(253)).default([]),
+    })
+    .optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

@@ -7,12 +7,15 @@ import { openDatabase } from './db/connection.js';
 import { createApp } from './rest/app.js';
 import { tools } from './tools/index.js';
 import type { Settings } from './config.js';
+import { WebhookWorker, webhookPolicy } from './webhooks/worker.js';
 
 export interface RunningServer {
   ctx: Ctx;
   http: HttpServer;
   /** e.g. http://127.0.0.1:3000 */
   url: string;
+  /** Delivers the webhook outbox while the server runs. */
+  webhooks: WebhookWorker;
   close(): Promise<void>;
 }
 
@@ -34,17 +37,23 @@ export async function startServer(settings: Settings, log: Logger, ctx: Ctx = cr
   http.headersTimeout = 60_000;
   const { port } = http.address() as AddressInfo;
   const url = `http://${hostForUrl(settings.host)}:${port}`;
+  const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
+  webhooks.start();
   return {
     ctx,
     http,
     url,
-    close: () =>
-      new Promise<void>((resolve) => {
+    webhooks,
+    close: async () => {
+      // The worker records attempt outcomes, so it stops before the database closes.
+      await webhooks.stop();
+      await new Promise<void>((resolve) => {
         http.close(() => {
           ctx.db.$client.close();
           resolve();
         });
         http.closeAllConnections();
-      }),
+      });
+    },
   };
 }
