@@ -18,6 +18,15 @@ export const ConfigFile = z.strictObject({
   /** Rate limits and network quotas; each omitted value is the spec's. See docs/rate-limits.md. */
   limits: LimitsConfig.optional(),
   engine: EngineConfig.optional(),
+  webhooks: z
+    .strictObject({
+      /**
+       * Host names (as written in endpoint URLs) that may resolve to loopback, private or
+       * link-local addresses, e.g. a receiver inside the same private network. Never metadata.
+       */
+      allowHosts: z.array(z.string().trim().min(1).max(253)).default([]),
+    })
+    .optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

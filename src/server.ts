@@ -11,6 +11,7 @@ import { createApp } from './rest/app.js';
 import { tools } from './tools/index.js';
 import type { ConfigFile, Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
+import { WebhookWorker, webhookPolicy } from './webhooks/worker.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -19,6 +20,8 @@ export interface RunningServer {
   url: string;
   /** The outreach engine, when this server runs one (it may be a standby if another process holds the lease). */
   engine: Engine | null;
+  /** Delivers the webhook outbox while the server runs. */
+  webhooks: WebhookWorker;
   close(): Promise<void>;
 }
 
@@ -30,13 +33,13 @@ export interface RunningServer {
  * in SQLite; production has no provider configured yet.
  */
 export function createContext(
-  settings: Pick<Settings, 'dbPath' | 'env' | 'simSpeed'> & { config?: ConfigFile },
+  settings: Pick<Settings, 'dbPath' | 'env'> & { simSpeed?: number; config?: ConfigFile },
   log: Logger,
   clock: Clock = systemClock,
 ): Ctx {
   const db = openDatabase(settings.dbPath);
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
-  const simClock = new ScaledClock(clock, settings.simSpeed, Math.max(clock.now(), simHighWater(db)));
+  const simClock = new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
   const network =
     settings.env === 'development'
       ? new SimulatedNetwork({ clock: simClock, wallClock: clock, inbox: new SqliteSimInboxStore(db, clock) })
@@ -74,13 +77,18 @@ export async function startServer(
   const url = `http://${hostForUrl(settings.host)}:${port}`;
   const engine = options.engine === false ? null : createEngine(ctx, settings);
   engine?.start();
+  const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
+  webhooks.start();
   return {
     ctx,
     http,
     url,
     engine,
+    webhooks,
     close: async () => {
       await engine?.stop();
+      // The worker records attempt outcomes, so it stops before the database closes.
+      await webhooks.stop();
       await new Promise<void>((resolve) => {
         http.close(() => {
           ctx.db.$client.close();

@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createApiKey, keyEnvFor, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
 import { WorkspaceFile } from '../core/seed/file.js';
 import { SeedError, loadWorkspace } from '../core/seed/load.js';
@@ -12,6 +11,8 @@ import { serveStdio } from '../mcp/stdio.js';
 import { createContext, createEngine, startServer } from '../server.js';
 import { tools } from '../tools/index.js';
 import { SERVER_VERSION } from '../version.js';
+import { parse, stdout, withDb, type Options } from './shared.js';
+import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 
 const USAGE = `outreach ${SERVER_VERSION}
 
@@ -29,11 +30,11 @@ Commands:
   keys list [--db PATH] List keys (never the keys themselves).
   keys revoke ID [--db PATH]
                         Revoke a key at once.
+${WEBHOOKS_USAGE}
 
 Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
 OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable.`;
 
-type Options = NonNullable<ParseArgsConfig['options']>;
 const SERVER_OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
@@ -42,21 +43,6 @@ const SERVER_OPTIONS = {
   'sim-speed': { type: 'string' },
   config: { type: 'string' },
 } satisfies Options;
-
-/** parseArgs with its errors turned into one-line usage errors that name the flag. */
-function parse<O extends Options>(args: string[], options: O, positionals = 0) {
-  try {
-    const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
-    if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
-    return parsed;
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    const message = (err as Error).message.split('\n')[0] ?? 'bad arguments';
-    throw new UsageError(message.replace(/\. To specify a positional argument.*$/, ''));
-  }
-}
-
-const stdout = (text: string) => process.stdout.write(`${text}\n`);
 
 async function start(args: string[]): Promise<void> {
   const { values } = parse(args, SERVER_OPTIONS);
@@ -189,16 +175,6 @@ function keys(args: string[]): void {
   }
 }
 
-function withDb(dbFlag: string | undefined, fn: (ctx: ReturnType<typeof createContext>) => void): void {
-  const settings = resolveSettings({ db: dbFlag });
-  const ctx = createContext({ ...settings, env: 'development' }, createLogger('warn'));
-  try {
-    fn(ctx);
-  } finally {
-    ctx.db.$client.close();
-  }
-}
-
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   try {
@@ -215,6 +191,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'keys':
         keys(args);
         return 0;
+      case 'webhooks':
+        webhooks(args);
+        return 0;
       case undefined:
       case 'help':
       case '--help':
@@ -226,7 +205,7 @@ export async function main(argv: string[]): Promise<number> {
         stdout(SERVER_VERSION);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys; see --help)`);
+        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys, webhooks; see --help)`);
     }
   } catch (err) {
     if (err instanceof UsageError) {

@@ -360,3 +360,58 @@ export const simInbox = sqliteTable(
   },
   (t) => [index('sim_inbox_due').on(t.deliveredAt, t.at, t.id)],
 );
+
+/**
+ * One event owed to one endpoint. A redelivery after a final state is a new row with the same
+ * event, so each row's attempts follow one run of the retry schedule.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    eventId: text('event_id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    /** pending | succeeded | failed */
+    state: text('state').notNull().default('pending'),
+    /** Attempts started by this delivery; the schedule step of the next one. */
+    attempts: integer('attempts').notNull().default(0),
+    /** Due time of the next attempt; null once the delivery is final. */
+    nextAttemptAt: integer('next_attempt_at'),
+    /**
+     * Set while an attempt is in flight. A process killed mid-attempt leaves it behind, and the
+     * delivery is claimed again once it passes; meanwhile no other worker may send it.
+     */
+    leasedUntil: integer('leased_until'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('webhook_deliveries_due').on(t.state, t.endpointId, t.nextAttemptAt),
+    index('webhook_deliveries_event').on(t.eventId),
+    index('webhook_deliveries_endpoint').on(t.endpointId, t.seq),
+  ],
+);
+
+/** The delivery log: one row per attempt, written when it starts and completed when it ends. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    deliveryId: text('delivery_id').notNull(),
+    /** 1-based within its delivery. */
+    attempt: integer('attempt').notNull(),
+    at: integer('at').notNull(),
+    /** HTTP status; null when no answer came (timeout, refused, interrupted). */
+    status: integer('status'),
+    durationMs: integer('duration_ms'),
+    error: text('error'),
+    /** The first KiB of the receiver's answer. */
+    responseExcerpt: text('response_excerpt'),
+    /** Null while in flight, and on an attempt cut off by a crash. */
+    finishedAt: integer('finished_at'),
+  },
+  (t) => [index('webhook_attempts_delivery').on(t.deliveryId, t.seq)],
+);

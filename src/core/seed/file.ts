@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ACCOUNT_STATUSES } from '../accounts/list.js';
 import { CampaignStatus } from '../campaigns/campaign.js';
-import { WEBHOOK_EVENT_TYPES } from '../events.js';
 import { PATH_ID } from '../ids.js';
 import { ActivityType, LeadSource, LeadStage, LeadTag } from '../leads/enums.js';
 import { normalizeProfileUrl } from '../leads/url.js';
+import { SigningSecret, WebhookEndpointInput } from '../webhooks/endpoints.js';
 
 /**
  * The workspace file that `outreach seed` loads (self-hosting.md). Every object is strict,
@@ -142,15 +142,9 @@ export const ActivityEntry = z.strictObject({
 });
 
 export const WebhooksSection = z.strictObject({
-  secret: z.string().min(1).nullable().optional(),
-  endpoints: z
-    .array(
-      z.strictObject({
-        url: z.url({ protocol: /^https?$/ }),
-        events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1),
-      }),
-    )
-    .default([]),
+  /** The workspace's one signing secret (see docs/webhooks.md). */
+  secret: SigningSecret.nullable().optional(),
+  endpoints: z.array(WebhookEndpointInput).default([]),
 });
 
 export const WorkspaceFile = z.strictObject({

@@ -10,7 +10,6 @@ import {
   creditLedger,
   exclusions,
   leads,
-  webhookEndpoints,
   workspace,
 } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
@@ -20,6 +19,8 @@ import { newId } from '../ids.js';
 import { normalizeProfileUrl } from '../leads/url.js';
 import { clean, composeFullName } from '../text.js';
 import { insertApiKey } from '../auth/keys.js';
+import { ApiError } from '../errors.js';
+import { addEndpoint } from '../webhooks/endpoints.js';
 import { WORKSPACE_ID, getWorkspace } from '../workspace/get.js';
 import { WorkspaceSection, type WorkspaceContent } from './file.js';
 
@@ -234,11 +235,14 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
         .run();
     });
 
-    for (const endpoint of file.webhooks?.endpoints ?? []) {
-      db.insert(webhookEndpoints)
-        .values({ id: newId('whe'), url: endpoint.url, events: JSON.stringify(endpoint.events), createdAt: now })
-        .run();
-    }
+    file.webhooks?.endpoints.forEach((endpoint, i) => {
+      try {
+        addEndpoint(ctx, endpoint);
+      } catch (err) {
+        if (err instanceof ApiError) throw new SeedError(`webhooks.endpoints[${i}].url`, err.message.replace(/^url: /, ''));
+        throw err;
+      }
+    });
   });
 }
 

@@ -5,6 +5,8 @@ import type { Ctx } from '../context.js';
 import type { WebhookEventType } from '../events.js';
 import { newId } from '../ids.js';
 import { clean, composeFullName } from '../text.js';
+import { describeIssue } from '../validation.js';
+import { WEBHOOK_EVENT_SCHEMAS, type LeadEventExtra } from './payloads.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -42,18 +44,21 @@ export function leadAccountId(ctx: Ctx, lead: LeadRow, chatAccountId: string | n
 /**
  * Records a lead event in the durable outbox. Call it inside the transaction that makes the
  * change, so the event exists exactly when the change does; the webhook worker delivers it.
+ * `lead` is the row after the change; `extra` is the event's own data (see payloads.ts and
+ * docs/webhooks.md). The payload is checked against its published schema first: a payload that
+ * breaks the contract is a bug, and throwing rolls the causing change back with it.
  */
-export function recordLeadEvent(
+export function recordLeadEvent<T extends WebhookEventType>(
   ctx: Ctx,
-  type: WebhookEventType,
+  type: T,
   lead: LeadRow,
-  extra: Record<string, unknown> = {},
+  extra: LeadEventExtra<T>,
   chatAccountId: string | null = null,
 ): string {
   const id = newId('evt');
   const now = ctx.clock.now();
   const campaign = ctx.db.select({ id: campaigns.id, name: campaigns.name }).from(campaigns).where(eq(campaigns.id, lead.campaignId)).get();
-  const payload = {
+  const parsed = WEBHOOK_EVENT_SCHEMAS[type].safeParse({
     id,
     type,
     createdAt: iso(now),
@@ -63,7 +68,11 @@ export function recordLeadEvent(
       lead: leadSnapshot(lead),
       ...extra,
     },
-  };
-  ctx.db.insert(webhookEvents).values({ id, type, createdAt: now, payload: JSON.stringify(payload) }).run();
+  });
+  if (!parsed.success) {
+    const where = parsed.error.issues.map((i) => describeIssue(i)).join('; ');
+    throw new TypeError(`${type} payload breaks its schema (src/core/webhooks/payloads.ts): ${where}`);
+  }
+  ctx.db.insert(webhookEvents).values({ id, type, createdAt: now, payload: JSON.stringify(parsed.data) }).run();
   return id;
 }

@@ -1,0 +1,54 @@
+import { existsSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
+import { ApiError } from '../core/errors.js';
+import { createLogger } from '../log.js';
+import { createContext } from '../server.js';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** parseArgs with its errors turned into one-line usage errors that name the flag. */
+export function parse<O extends Options>(args: string[], options: O, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
+    if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
+    return parsed;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const message = (err as Error).message.split('\n')[0] ?? 'bad arguments';
+    throw new UsageError(message.replace(/\. To specify a positional argument.*$/, ''));
+  }
+}
+
+export const stdout = (text: string) => process.stdout.write(`${text}\n`);
+
+/**
+ * Runs `fn` on the database named by the flags. With `mustExist`, a missing database file is a
+ * usage error instead of a new empty database, so a read or an edit with a mistyped --db
+ * writes nothing.
+ */
+export function withDb(flags: string | undefined | SettingFlags, fn: (ctx: ReturnType<typeof createContext>) => void, opts: { mustExist?: boolean } = {}): void {
+  const settings = resolveSettings(typeof flags === 'object' ? flags : { db: flags });
+  if (opts.mustExist && !existsSync(settings.dbPath)) {
+    throw new UsageError(`--db: ${settings.dbPath} does not exist; run npx outreach seed or npx outreach start first`);
+  }
+  const ctx = createContext({ ...settings, env: 'development' }, createLogger('warn'));
+  try {
+    fn(ctx);
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
+/**
+ * A domain error as a one-line usage error: the field the verb names becomes the flag or
+ * argument the user typed (`url` → `--url`), and the message loses its field prefix.
+ */
+export function asUsageError(err: unknown, names: Record<string, string>): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const field = err.details.fields?.[0];
+  const root = field?.replace(/[[.].*$/, '');
+  const name = root !== undefined ? names[root] : undefined;
+  const text = err.message.replace(/^[\w.[\]]+: /, '').replace(/\.$/, '');
+  return new UsageError(name !== undefined ? `${name}: ${text}` : text);
+}

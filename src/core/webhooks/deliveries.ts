@@ -1,0 +1,365 @@
+import { and, asc, desc, eq, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import type { DeliveryResult } from '../../webhooks/deliver.js';
+import { MAX_ATTEMPTS, nextAttemptDelay, type Rng } from '../../webhooks/schedule.js';
+import { iso } from '../clock.js';
+import type { Ctx } from '../context.js';
+import { ApiError, validationError } from '../errors.js';
+import { newId } from '../ids.js';
+import { disableEndpoint, endpointEvents } from './endpoints.js';
+
+/**
+ * The delivery state machine over SQLite. Every step is one short transaction, and the network
+ * send happens between them (in src/webhooks/worker.ts), so state survives a crash at any point:
+ *
+ *   event ──fanOut──▶ delivery pending ──claim──▶ in flight (leased) ──complete──▶ succeeded
+ *                          ▲                          │ crash: lease runs out          │
+ *                          └──── retry per schedule ◀─┴── failure ──▶ failed after the last attempt
+ */
+
+export type DeliveryState = 'pending' | 'succeeded' | 'failed';
+
+/** How many outbox events one fan-out transaction takes. */
+const FAN_OUT_BATCH = 500;
+
+export const INTERRUPTED = 'interrupted: the server stopped before the answer was recorded';
+
+/**
+ * Plans deliveries for events not yet fanned out: one per active endpoint subscribed to the
+ * event's type, due now. Endpoints added later do not receive earlier events. Returns the
+ * number of events handled.
+ */
+export function fanOut(ctx: Ctx, limit = FAN_OUT_BATCH): number {
+  return transaction(ctx.db, () => {
+    const events = ctx.db
+      .select({ id: webhookEvents.id, type: webhookEvents.type })
+      .from(webhookEvents)
+      .where(isNull(webhookEvents.fannedOutAt))
+      .orderBy(asc(webhookEvents.seq))
+      .limit(limit)
+      .all();
+    if (events.length === 0) return 0;
+    const endpoints = activeEndpoints(ctx);
+    const now = ctx.clock.now();
+    for (const event of events) {
+      for (const endpoint of endpoints) {
+        if (endpoint.events.has(event.type)) insertDelivery(ctx, event.id, endpoint.id, now);
+      }
+    }
+    ctx.db
+      .update(webhookEvents)
+      .set({ fannedOutAt: now })
+      .where(inArray(webhookEvents.id, events.map((e) => e.id)))
+      .run();
+    return events.length;
+  });
+}
+
+function activeEndpoints(ctx: Ctx): { id: string; url: string; events: Set<string> }[] {
+  return ctx.db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.status, 'active'))
+    .all()
+    .map((row) => ({ id: row.id, url: row.url, events: new Set<string>(endpointEvents(row)) }));
+}
+
+function insertDelivery(ctx: Ctx, eventId: string, endpointId: string, now: number): string {
+  const id = newId('whd');
+  ctx.db.insert(webhookDeliveries).values({ id, eventId, endpointId, nextAttemptAt: now, createdAt: now, updatedAt: now }).run();
+  return id;
+}
+
+/** One attempt the worker must send. */
+export interface ClaimedAttempt {
+  deliveryId: string;
+  eventId: string;
+  endpointId: string;
+  url: string;
+  /** The stored payload, byte for byte the same on every attempt. */
+  body: string;
+  /** 1-based number of this attempt within its delivery. */
+  attempt: number;
+}
+
+/** Active endpoints with at least one delivery due now, oldest due first. */
+export function endpointsWithDueDeliveries(ctx: Ctx): string[] {
+  const now = ctx.clock.now();
+  return ctx.db
+    .selectDistinct({ id: webhookDeliveries.endpointId })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, and(eq(webhookEndpoints.id, webhookDeliveries.endpointId), eq(webhookEndpoints.status, 'active')))
+    .where(and(eq(webhookDeliveries.state, 'pending'), lte(webhookDeliveries.nextAttemptAt, now), leaseFree(now)))
+    .all()
+    .map((r) => r.id);
+}
+
+const leaseFree = (now: number): SQL =>
+  or(isNull(webhookDeliveries.leasedUntil), lte(webhookDeliveries.leasedUntil, now)) as SQL;
+
+/**
+ * Claims up to `limit` due deliveries of one active endpoint: each gets a lease until
+ * now + leaseMs and an attempt row that is completed by `completeAttempt`. A delivery whose
+ * previous attempt was cut off by a crash has that attempt closed as interrupted first, and
+ * ends as failed if it has no attempts left. `skip` holds deliveries this process already has
+ * in flight, which a lease that ran out on a fake clock must not hand out twice.
+ */
+export function claimDue(ctx: Ctx, endpointId: string, limit: number, leaseMs: number, skip: ReadonlySet<string> = new Set()): ClaimedAttempt[] {
+  if (limit <= 0) return [];
+  return transaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    const endpoint = ctx.db
+      .select({ url: webhookEndpoints.url })
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'active')))
+      .get();
+    if (!endpoint) return [];
+    const rows = ctx.db
+      .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId, attempts: webhookDeliveries.attempts, body: webhookEvents.payload })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, endpointId),
+          eq(webhookDeliveries.state, 'pending'),
+          lte(webhookDeliveries.nextAttemptAt, now),
+          leaseFree(now),
+          skip.size > 0 ? notInArray(webhookDeliveries.id, [...skip]) : undefined,
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.seq))
+      .limit(limit)
+      .all();
+    const claimed: ClaimedAttempt[] = [];
+    for (const row of rows) {
+      closeInterrupted(ctx, row.id, now);
+      if (row.attempts >= MAX_ATTEMPTS) {
+        ctx.db
+          .update(webhookDeliveries)
+          .set({ state: 'failed', nextAttemptAt: null, leasedUntil: null, lastStatus: null, lastError: INTERRUPTED, updatedAt: now })
+          .where(eq(webhookDeliveries.id, row.id))
+          .run();
+        continue;
+      }
+      const attempt = row.attempts + 1;
+      ctx.db
+        .update(webhookDeliveries)
+        .set({ attempts: attempt, leasedUntil: now + leaseMs, updatedAt: now })
+        .where(eq(webhookDeliveries.id, row.id))
+        .run();
+      ctx.db.insert(webhookAttempts).values({ deliveryId: row.id, attempt, at: now }).run();
+      claimed.push({ deliveryId: row.id, eventId: row.eventId, endpointId, url: endpoint.url, body: row.body, attempt });
+    }
+    return claimed;
+  });
+}
+
+function closeInterrupted(ctx: Ctx, deliveryId: string, now: number): void {
+  ctx.db
+    .update(webhookAttempts)
+    .set({ error: INTERRUPTED, finishedAt: now })
+    .where(and(eq(webhookAttempts.deliveryId, deliveryId), isNull(webhookAttempts.finishedAt)))
+    .run();
+}
+
+/**
+ * Records the outcome of a claimed attempt and decides what follows: succeeded on 2xx; on 410
+ * the endpoint is disabled and its pending deliveries end; otherwise the next attempt per the
+ * schedule (or Retry-After), or failed after the last one. A success always counts, but a
+ * failure no longer reschedules a delivery that ended meanwhile (endpoint removed or disabled).
+ */
+export function completeAttempt(ctx: Ctx, claimed: ClaimedAttempt, result: DeliveryResult, rng: Rng): DeliveryState {
+  return transaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    ctx.db
+      .update(webhookAttempts)
+      .set({ status: result.status, durationMs: result.durationMs, error: result.error, responseExcerpt: result.responseBody, finishedAt: now })
+      .where(and(eq(webhookAttempts.deliveryId, claimed.deliveryId), eq(webhookAttempts.attempt, claimed.attempt)))
+      .run();
+    const outcome = { leasedUntil: null, lastStatus: result.status, lastError: result.error, updatedAt: now };
+    const self = eq(webhookDeliveries.id, claimed.deliveryId);
+    if (result.ok) {
+      ctx.db.update(webhookDeliveries).set({ ...outcome, state: 'succeeded', nextAttemptAt: null }).where(self).run();
+      return 'succeeded';
+    }
+    const stillPending = and(self, eq(webhookDeliveries.state, 'pending'));
+    if (result.disableEndpoint) {
+      ctx.db.update(webhookDeliveries).set({ ...outcome, state: 'failed', nextAttemptAt: null }).where(stillPending).run();
+      disableEndpoint(ctx, claimed.endpointId, `HTTP 410 Gone at ${iso(now)}`);
+      return 'failed';
+    }
+    const delay = nextAttemptDelay(claimed.attempt, rng, result.retryAfterSeconds);
+    const next = delay === null ? { state: 'failed' as const, nextAttemptAt: null } : { state: 'pending' as const, nextAttemptAt: now + delay };
+    const changed = ctx.db.update(webhookDeliveries).set({ ...outcome, ...next }).where(stillPending).run().changes;
+    return changed > 0 ? next.state : 'failed';
+  });
+}
+
+export interface AttemptView {
+  attempt: number;
+  at: string;
+  status: number | null;
+  durationMs: number | null;
+  error: string | null;
+  response: string | null;
+  /** False while the attempt is in flight. */
+  finished: boolean;
+}
+
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  /** Null when the endpoint has been removed since. */
+  url: string | null;
+  state: DeliveryState;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  log: AttemptView[];
+}
+
+export interface ListDeliveriesInput {
+  endpointId?: string | undefined;
+  eventId?: string | undefined;
+  limit?: number | undefined;
+}
+
+export const DEFAULT_DELIVERY_LIMIT = 20;
+export const MAX_DELIVERY_LIMIT = 1000;
+
+/**
+ * The delivery log, newest first, each delivery with its attempts. A filter naming an id that
+ * appears nowhere is not_found (with `fields` naming it) rather than an empty list, so a typo
+ * is not mistaken for "nothing was sent".
+ */
+export function listDeliveries(ctx: Ctx, input: ListDeliveriesInput = {}): DeliveryView[] {
+  const limit = input.limit ?? DEFAULT_DELIVERY_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERY_LIMIT) {
+    throw validationError(`limit: must be an integer from 1 to ${MAX_DELIVERY_LIMIT}`, ['limit']);
+  }
+  if (input.eventId !== undefined && !eventExists(ctx, input.eventId)) {
+    throw new ApiError('not_found', `no webhook event "${input.eventId}"`, { fields: ['eventId'] });
+  }
+  if (input.endpointId !== undefined && !endpointKnown(ctx, input.endpointId)) {
+    throw new ApiError('not_found', `no webhook endpoint "${input.endpointId}" and no delivery to it`, { fields: ['endpointId'] });
+  }
+  const rows = ctx.db
+    .select({ d: webhookDeliveries, type: webhookEvents.type, url: webhookEndpoints.url })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(
+      and(
+        input.endpointId !== undefined ? eq(webhookDeliveries.endpointId, input.endpointId) : undefined,
+        input.eventId !== undefined ? eq(webhookDeliveries.eventId, input.eventId) : undefined,
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.seq))
+    .limit(limit)
+    .all();
+  const attempts = rows.length
+    ? ctx.db
+        .select()
+        .from(webhookAttempts)
+        .where(inArray(webhookAttempts.deliveryId, rows.map((r) => r.d.id)))
+        .orderBy(asc(webhookAttempts.seq))
+        .all()
+    : [];
+  const logs = new Map<string, AttemptView[]>();
+  for (const a of attempts) {
+    const log = logs.get(a.deliveryId) ?? [];
+    log.push({
+      attempt: a.attempt,
+      at: iso(a.at),
+      status: a.status,
+      durationMs: a.durationMs,
+      error: a.error,
+      response: a.responseExcerpt,
+      finished: a.finishedAt !== null,
+    });
+    logs.set(a.deliveryId, log);
+  }
+  return rows.map(({ d, type, url }) => ({
+    id: d.id,
+    eventId: d.eventId,
+    eventType: type,
+    endpointId: d.endpointId,
+    url,
+    state: d.state as DeliveryState,
+    attempts: d.attempts,
+    nextAttemptAt: d.nextAttemptAt === null ? null : iso(d.nextAttemptAt),
+    lastStatus: d.lastStatus,
+    lastError: d.lastError,
+    createdAt: iso(d.createdAt),
+    updatedAt: iso(d.updatedAt),
+    log: logs.get(d.id) ?? [],
+  }));
+}
+
+const eventExists = (ctx: Ctx, id: string): boolean =>
+  ctx.db.select({ id: webhookEvents.id }).from(webhookEvents).where(eq(webhookEvents.id, id)).get() !== undefined;
+
+function endpointKnown(ctx: Ctx, id: string): boolean {
+  if (ctx.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get()) return true;
+  return ctx.db.select({ n: sql<number>`1` }).from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, id)).limit(1).get() !== undefined;
+}
+
+export interface RedeliveryView {
+  deliveryId: string;
+  endpointId: string;
+  url: string;
+  /** created: a new delivery with a fresh schedule; rescheduled: a pending one made due now; in_flight: being sent right now. */
+  action: 'created' | 'rescheduled' | 'in_flight';
+}
+
+/**
+ * Sends an event again, with the same event id: to `endpointId`, or to every active endpoint
+ * subscribed to its type. A delivery still pending is made due now; otherwise a new delivery
+ * starts a fresh run of the retry schedule.
+ */
+export function redeliver(ctx: Ctx, eventId: string, endpointId?: string): RedeliveryView[] {
+  return transaction(ctx.db, () => {
+    const event = ctx.db.select().from(webhookEvents).where(eq(webhookEvents.id, eventId)).get();
+    if (!event) {
+      throw new ApiError('not_found', `no webhook event "${eventId}"; find event ids with: npx outreach webhooks deliveries`, { fields: ['eventId'] });
+    }
+    // Fan out first, so the worker does not add a second delivery for the same endpoint later.
+    if (event.fannedOutAt === null) fanOut(ctx);
+    const now = ctx.clock.now();
+    const targets = targetEndpoints(ctx, event.type, endpointId);
+    return targets.map((endpoint): RedeliveryView => {
+      const pending = ctx.db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.eventId, eventId), eq(webhookDeliveries.endpointId, endpoint.id), eq(webhookDeliveries.state, 'pending')))
+        .get();
+      const base = { endpointId: endpoint.id, url: endpoint.url };
+      if (!pending) return { ...base, deliveryId: insertDelivery(ctx, eventId, endpoint.id, now), action: 'created' };
+      if (pending.leasedUntil !== null && pending.leasedUntil > now) return { ...base, deliveryId: pending.id, action: 'in_flight' };
+      ctx.db.update(webhookDeliveries).set({ nextAttemptAt: now, updatedAt: now }).where(eq(webhookDeliveries.id, pending.id)).run();
+      return { ...base, deliveryId: pending.id, action: 'rescheduled' };
+    });
+  });
+}
+
+function targetEndpoints(ctx: Ctx, eventType: string, endpointId: string | undefined): { id: string; url: string }[] {
+  if (endpointId === undefined) {
+    const subscribed = activeEndpoints(ctx).filter((e) => e.events.has(eventType));
+    if (subscribed.length === 0) {
+      throw validationError(`no active endpoint subscribes to ${eventType}; name one with --endpoint`, ['endpointId']);
+    }
+    return subscribed;
+  }
+  const row = ctx.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).get();
+  if (!row) throw new ApiError('not_found', `no webhook endpoint "${endpointId}"; list them with: npx outreach webhooks list`, { fields: ['endpointId'] });
+  if (row.status !== 'active') {
+    throw validationError(`endpoint ${endpointId} is disabled (${row.disabledReason ?? 'no reason recorded'}); enable it first with: npx outreach webhooks enable ${endpointId}`, ['endpointId']);
+  }
+  return [{ id: row.id, url: row.url }];
+}

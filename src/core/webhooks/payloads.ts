@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { WebhookEventType } from '../events.js';
+import { LeadStage, LeadTag } from '../leads/enums.js';
+
+/**
+ * The contract of every webhook payload. `recordLeadEvent` parses each payload with these
+ * schemas before it enters the outbox, so an emitter that drifts from the contract fails in its
+ * own tests rather than at a receiver; `docs/webhook-schemas/*.json` is generated from them.
+ */
+
+const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp, e.g. 2026-11-21T12:00:00.000Z');
+const Text = z.string().nullable();
+
+/** Activity previews are 80 characters (spec, Limits); a reply preview follows the same rule. */
+export const MESSAGE_PREVIEW_LENGTH = 80;
+
+/** First 80 characters (code points, so no surrogate is split) of the trimmed text; null when empty. */
+export function messagePreview(text: string | null): string | null {
+  if (text === null) return null;
+  const cut = Array.from(text.trim()).slice(0, MESSAGE_PREVIEW_LENGTH).join('').trimEnd();
+  return cut === '' ? null : cut;
+}
+
+export const WebhookLead = z
+  .strictObject({
+    id: z.string().describe('lead id (`lead_` prefix), as in the API'),
+    fullName: Text.describe('fullName, falling back to firstName + lastName'),
+    firstName: Text,
+    lastName: Text,
+    networkUrl: Text.describe('normalised profile URL'),
+    jobTitle: Text,
+    companyName: Text,
+    tag: LeadTag.nullable().describe('the tag after the change'),
+    stage: LeadStage,
+    excluded: z.boolean(),
+  })
+  .describe('The lead after the change that caused the event: public fields only.');
+
+export const WebhookCampaign = z.strictObject({ id: z.string(), name: Text }).describe("The lead's campaign.");
+
+const common = {
+  accountId: Text.describe("the lead's account id, else its campaign agent's account, else the inbox chat's account; null when none is known"),
+  campaign: WebhookCampaign,
+  lead: WebhookLead,
+};
+
+function event<T extends WebhookEventType, D extends z.ZodRawShape>(type: T, description: string, data: D) {
+  return z
+    .strictObject({
+      id: z.string().describe('event id (`evt_` prefix); the same on every retry, and sent as the `webhook-id` header'),
+      type: z.literal(type),
+      createdAt: Timestamp.describe('when the event happened'),
+      data: z.strictObject({ ...common, ...data }),
+    })
+    .meta({ title: type, description });
+}
+
+export const LeadTaggedEvent = event('lead.tagged', "A lead's tag was set or changed to a non-null value (single PATCH: 1 event; batch update: one per changed lead).", {
+  tag: LeadTag.describe('the new tag'),
+  previousTag: LeadTag.nullable().describe('the tag before the change; null when the lead had none'),
+});
+
+export const LeadRepliedEvent = event('lead.replied', 'An inbound message from the lead was received.', {
+  message: z.strictObject({
+    text: z
+      .string()
+      .nullable()
+      .transform((t) => messagePreview(t))
+      .pipe(z.string().min(1).max(MESSAGE_PREVIEW_LENGTH).nullable())
+      .describe(`preview of the message: its first ${MESSAGE_PREVIEW_LENGTH} characters, trimmed; null when it has no text`),
+    receivedAt: Timestamp.describe('when the message was received'),
+  }),
+});
+
+export const LeadConnectionAcceptedEvent = event('lead.connection_accepted', "The lead accepted the campaign account's connection request.", {
+  acceptedAt: Timestamp.describe('when the acceptance was seen'),
+});
+
+export const LeadHandedOffEvent = event('lead.handed_off', 'The agent stopped and handed the conversation to a human; reply yourself.', {
+  handOffReason: Text.describe("the agent's reason, as in the activity feed's handOffReason"),
+});
+
+export const WEBHOOK_EVENT_SCHEMAS = {
+  'lead.tagged': LeadTaggedEvent,
+  'lead.replied': LeadRepliedEvent,
+  'lead.connection_accepted': LeadConnectionAcceptedEvent,
+  'lead.handed_off': LeadHandedOffEvent,
+} as const satisfies Record<WebhookEventType, z.ZodType>;
+
+/** Any webhook payload, told apart by `type`. */
+export const WebhookEvent = z.discriminatedUnion('type', [LeadTaggedEvent, LeadRepliedEvent, LeadConnectionAcceptedEvent, LeadHandedOffEvent]);
+export type WebhookEvent = z.infer<typeof WebhookEvent>;
+
+/**
+ * What an emitter passes to `recordLeadEvent`: the event's own data fields (the writer adds
+ * accountId, campaign and lead). Tags are typed as plain strings so a database row's value
+ * can be passed as is; `recordLeadEvent` checks every value against the schema.
+ */
+export interface LeadEventExtras {
+  'lead.tagged': { tag: string; previousTag: string | null };
+  'lead.replied': { message: { text: string | null; receivedAt: string } };
+  'lead.connection_accepted': { acceptedAt: string };
+  'lead.handed_off': { handOffReason: string | null };
+}
+export type LeadEventExtra<T extends WebhookEventType> = LeadEventExtras[T];
+
+/** Fails to compile when LeadEventExtras drifts from the schemas: same fields, compatible types. */
+type SchemaExtra<T extends WebhookEventType> = Omit<z.input<(typeof WEBHOOK_EVENT_SCHEMAS)[T]>['data'], keyof typeof common>;
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+type ExtrasMatch = {
+  [T in WebhookEventType]: SchemaExtra<T> extends LeadEventExtras[T] ? SameKeys<SchemaExtra<T>, LeadEventExtras[T]> : false;
+};
+type Assert<T extends true> = T;
+export type ExtrasMatchSchemas = Assert<ExtrasMatch[WebhookEventType] extends true ? true : false>;
