@@ -13,6 +13,13 @@ export const ConfigFile = z.strictObject({
   db: z.string().min(1).optional(),
   env: z.enum(['development', 'production']).optional(),
   simSpeed: z.number().positive().optional(),
+  /** The MCP tool set: read-only tools only, and/or a named subset. REST keeps every route. */
+  tools: z
+    .strictObject({
+      readOnly: z.boolean().optional(),
+      include: z.array(z.string().min(1)).min(1).optional(),
+    })
+    .optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

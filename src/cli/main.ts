@@ -9,8 +9,7 @@ import { ensureWorkspace } from '../core/workspace/create.js';
 import { productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { serveStdio } from '../mcp/stdio.js';
-import { createContext, startServer } from '../server.js';
-import { tools } from '../tools/index.js';
+import { configuredTools, createContext, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 
 const USAGE = `outreach ${SERVER_VERSION}
@@ -22,6 +21,7 @@ Commands:
                         Run the HTTP server (REST under /public/v1, MCP at /mcp).
   mcp [--db PATH] [--env E]
                         Run MCP over stdio; the API key comes from OUTREACH_API_KEY.
+                        OUTREACH_TOOLS=a,b and OUTREACH_READONLY=1 narrow the tool set.
   seed --file FILE [--db PATH] [--reset]
                         Load a workspace file; --reset replaces an existing workspace.
   keys create --env test|live [--name NAME] [--db PATH]
@@ -63,6 +63,8 @@ async function start(args: string[]): Promise<void> {
   const settings = resolveSettings(values);
   const gaps = productionGaps(settings);
   if (gaps.length) throw new UsageError(`--env production: cannot start without ${gaps.join(', ')}`);
+  // Checked before anything is written: a bad tool selection must leave no database behind.
+  configuredTools(settings);
   const log = createLogger();
   const ctx = createContext(settings, log);
   const newKey = settings.env === 'development' ? ensureDemo(ctx) : null;
@@ -105,8 +107,9 @@ async function mcp(args: string[]): Promise<void> {
   const settings = resolveSettings(values);
   const key = process.env.OUTREACH_API_KEY;
   if (!key) throw new UsageError('OUTREACH_API_KEY is not set: export the API key for the MCP stdio server to use');
+  const offered = configuredTools(settings, process.env);
   const ctx = createContext(settings, createLogger());
-  await serveStdio(ctx, tools, key);
+  await serveStdio(ctx, offered, key);
 }
 
 function seed(args: string[]): void {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Ctx } from '../core/context.js';
+import type { ErrorCode } from '../core/errors.js';
 import type { Workspace } from '../core/workspace/get.js';
 
 export interface ToolAnnotations {
@@ -38,6 +39,12 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
   http: { method: HttpMethod; path: string };
   /** Accepts `Idempotency-Key` (REST) / `idempotencyKey` (MCP). */
   idempotent?: boolean;
+  /**
+   * Error codes this route can give beyond those of every route (unauthorized, plan_required,
+   * validation_error, rate_limited, upstream_unavailable; not_found when it has path
+   * parameters). The OpenAPI document lists them per operation.
+   */
+  errors?: readonly ErrorCode[];
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 

@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
-import { authenticateKey } from '../core/auth/keys.js';
+import { authenticateKey, type KeyIdentity } from '../core/auth/keys.js';
+import { authenticateAccessToken } from '../core/auth/oauth.js';
 import { zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace } from '../core/workspace/get.js';
 import { IdempotencyKey, Reply, type Caller, type Tool } from './define.js';
@@ -8,6 +9,23 @@ import { IdempotencyKey, Reply, type Caller, type Tool } from './define.js';
 /** How the caller proved who it is: an API key, or (MCP over OAuth) a bearer token. */
 export interface Credential {
   apiKey?: string | null | undefined;
+  /** An OAuth access token; it stands for the API key given on the consent page. */
+  bearerToken?: string | null | undefined;
+  /** A bearer token sent where only X-API-Key counts (REST), so the 401 can say so. */
+  misplacedBearer?: boolean;
+}
+
+/**
+ * The key behind a credential. An API key wins over a bearer token; either way the caller
+ * is the key, so rate limits and idempotency (keyed by key id) are shared.
+ */
+function authenticate(ctx: Ctx, credential: Credential): KeyIdentity {
+  if (credential.apiKey) return authenticateKey(ctx, credential.apiKey);
+  if (credential.bearerToken) return authenticateAccessToken(ctx, credential.bearerToken);
+  if (credential.misplacedBearer) {
+    throw new ApiError('unauthorized', 'REST takes the API key in the X-API-Key header; OAuth bearer tokens work on the MCP endpoint only.');
+  }
+  return authenticateKey(ctx, credential.apiKey);
 }
 
 export interface Invocation {
@@ -31,7 +49,7 @@ export type Outcome =
  * environment; the workspace's plan must allow API use.
  */
 export function resolveCaller(ctx: Ctx, credential: Credential, requestId: string): Caller {
-  const { keyId } = authenticateKey(ctx, credential.apiKey);
+  const { keyId } = authenticate(ctx, credential);
   const workspace = getWorkspace(ctx);
   if (!workspace) throw new ApiError('unauthorized', 'This server holds no workspace yet. Run `npx outreach seed` or `npm start` first.');
   if (BLOCKED_PLANS.has(workspace.plan)) {
