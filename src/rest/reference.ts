@@ -167,7 +167,7 @@ ${toc}
 <h2>Errors</h2>
 <p>Every error has this body. Clients branch on <code>error.code</code>.</p>
 ${table('Error body', errorRows)}
-<h2>Operations</h2>
+<h2>Operations in detail</h2>
 ${ops.map((o) => operationHtml(doc, o.method, o.path, o.op)).join('\n')}
 </main>
 </body>
