@@ -45,7 +45,7 @@ export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[]):
     '',
     '## Tools',
     '',
-    ...tools.map((t) => `- ${t.name} (${routeOf(t)}; ${effectOf(t)}): ${t.description}`),
+    ...tools.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}]: ${t.description}`),
     '',
   ];
   return lines.join('\n');

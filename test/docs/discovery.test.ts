@@ -20,7 +20,7 @@ describe('generated discovery documents', () => {
 
   it('llms.txt names every tool with its route and effect, and both ways to authenticate', async () => {
     const text = await (await fetch(`${server.url}/llms.txt`)).text();
-    for (const t of tools) expect(text).toContain(`- ${t.name} (${t.http.method} /public/v1`);
+    for (const t of tools) expect(text).toContain(`- ${t.name} (${t.http.method} /public/v1${t.http.path.replace(/:(\w+)/g, '{$1}')}) [`);
     expect(text).toContain('read-only');
     expect(text).toContain('X-API-Key');
     expect(text).toContain(`${server.url}/.well-known/oauth-protected-resource/mcp`);
