@@ -1,12 +1,12 @@
 import type { JsonObject } from '../mcp/server.js';
+import { escapeHtml } from './html.js';
 
 /**
  * A browsable API reference rendered from the OpenAPI document itself: plain HTML, no
  * scripts and no external assets, so it works offline and reads well in a screen reader.
  */
 
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+const esc = escapeHtml;
 
 /** Escapes, then renders `code` spans, the only markup the descriptions use. */
 const prose = (s: string): string => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');

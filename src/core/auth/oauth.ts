@@ -6,6 +6,7 @@ import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import { authenticateKeyId, digestKey, type KeyIdentity } from './keys.js';
+import { serverSecret } from './secrets.js';
 
 /**
  * OAuth 2.1 authorization-server state for chat-assistant MCP clients: registered clients,
@@ -16,6 +17,9 @@ import { authenticateKeyId, digestKey, type KeyIdentity } from './keys.js';
 export const ACCESS_TOKEN_TTL_MS = 60 * 60_000;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60_000;
 export const CODE_TTL_MS = 10 * 60_000;
+
+/** The server secret behind OAuth client secrets and consent-form signatures. */
+export const oauthSecret = (ctx: Ctx): string => serverSecret(ctx, 'oauth');
 
 const PREFIX = { access: 'oat_', refresh: 'ort_', code: 'oac_' } as const;
 

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { KEY_PREFIX, keyEnvFor } from '../../core/auth/keys.js';
-import { getClient, issueAuthorizationCode, OAuthFailure } from '../../core/auth/oauth.js';
-import { serverSecret, sign, signatureMatches } from '../../core/auth/secrets.js';
+import { getClient, issueAuthorizationCode, OAuthFailure, oauthSecret } from '../../core/auth/oauth.js';
+import { sign, signatureMatches } from '../../core/auth/secrets.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { randomBase62 } from '../../core/ids.js';
+import { escapeHtml } from '../../rest/html.js';
 import { resolveCaller } from '../../tools/pipeline.js';
 
 /** Where the consent form posts. */
@@ -35,19 +36,18 @@ interface FormClaims extends ConsentRequest {
 
 const COOKIE = 'outreach_consent';
 const FORM_TTL_MS = 10 * 60_000;
-const formSecret = (ctx: Ctx): string => serverSecret(ctx, 'oauth');
 const digest = (value: string): string => createHash('sha256').update(value).digest('base64url');
 
 function sealForm(ctx: Ctx, claims: FormClaims): string {
   const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-  return `${payload}.${sign(formSecret(ctx), 'consent-form', payload)}`;
+  return `${payload}.${sign(oauthSecret(ctx), 'consent-form', payload)}`;
 }
 
 function openForm(ctx: Ctx, token: unknown): FormClaims | null {
   if (typeof token !== 'string') return null;
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) return null;
-  if (!signatureMatches(sign(formSecret(ctx), 'consent-form', payload), signature)) return null;
+  if (!signatureMatches(sign(oauthSecret(ctx), 'consent-form', payload), signature)) return null;
   try {
     return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as FormClaims;
   } catch {
@@ -74,9 +74,6 @@ function browserBinding(req: Request, res: Response): string {
   res.cookie(COOKIE, value, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/', maxAge: FORM_TTL_MS });
   return value;
 }
-
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /** Where the user goes back to, shown so they can tell a real client from an impostor. */
 function destination(redirectUri: string): string {

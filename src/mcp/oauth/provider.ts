@@ -18,18 +18,16 @@ import {
   exchangeRefreshToken,
   getClient,
   OAuthFailure,
+  oauthSecret,
   registerClient,
   revokeToken,
   type IssuedTokens,
   type RegisteredClient,
 } from '../../core/auth/oauth.js';
-import { serverSecret, sign } from '../../core/auth/secrets.js';
+import { sign } from '../../core/auth/secrets.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { renderConsent } from './consent.js';
-
-/** The secret behind client secrets and consent-form signatures. */
-export const oauthSecret = (ctx: Ctx): string => serverSecret(ctx, 'oauth');
 
 /**
  * Client secrets are derived from the client id, never stored, so idempotent registration
