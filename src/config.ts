@@ -27,6 +27,13 @@ export const ConfigFile = z.strictObject({
       allowHosts: z.array(z.string().trim().min(1).max(253)).default([]),
     })
     .optional(),
+  /** The MCP tool set: read-only tools only, and/or a named subset. REST keeps every route. */
+  tools: z
+    .strictObject({
+      readOnly: z.boolean().optional(),
+      include: z.array(z.string().min(1)).min(1).optional(),
+    })
+    .optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

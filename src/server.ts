@@ -9,8 +9,11 @@ import { SimulatedNetwork, SqliteSimInboxStore } from './network/sim/index.js';
 import { UnconfiguredNetwork } from './network/unconfigured.js';
 import { createApp } from './rest/app.js';
 import { tools } from './tools/index.js';
-import type { ConfigFile, Settings } from './config.js';
+import { UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
+import { ApiError } from './core/errors.js';
+import type { Tool } from './tools/define.js';
+import { parseSwitch, parseToolNames, selectTools, type SelectionFields, type ToolSelection } from './tools/select.js';
 import { WebhookWorker, webhookPolicy } from './webhooks/worker.js';
 
 export interface RunningServer {
@@ -56,6 +59,30 @@ export interface ServerOptions {
   engine?: boolean;
 }
 
+/** The MCP tool set the config asks for; a bad selection is a usage error naming the config key. */
+export function configuredTools(settings: Pick<Settings, 'config'>, vars: NodeJS.ProcessEnv = {}): Tool[] {
+  let chosen = selectOrExplain(tools, settings.config.tools ?? {}, { include: 'tools.include', readOnly: 'tools.readOnly' }, '--config');
+  // Environment variables narrow the config's set further (stdio clients configure them).
+  const include = vars.OUTREACH_TOOLS;
+  const readOnly = vars.OUTREACH_READONLY;
+  if (include || readOnly) {
+    const on = readOnly ? parseSwitch(readOnly) : undefined;
+    if (readOnly && on === undefined) throw new UsageError(`OUTREACH_READONLY: "${readOnly}" must be 1 or 0`);
+    const sel = { include: include ? parseToolNames(include) : undefined, readOnly: on };
+    chosen = selectOrExplain(chosen, sel, { include: 'OUTREACH_TOOLS', readOnly: 'OUTREACH_READONLY' }, null);
+  }
+  return chosen;
+}
+
+function selectOrExplain(from: readonly Tool[], sel: ToolSelection, fields: SelectionFields, source: string | null): Tool[] {
+  try {
+    return selectTools(from, sel, fields);
+  } catch (err) {
+    if (err instanceof ApiError) throw new UsageError(source ? `${source}: ${err.message}` : err.message);
+    throw err;
+  }
+}
+
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 
 /** Opens the database and serves HTTP (REST, MCP, discovery) on one port. */
@@ -65,7 +92,7 @@ export async function startServer(
   ctx: Ctx = createContext(settings, log),
   options: ServerOptions = {},
 ): Promise<RunningServer> {
-  const app = createApp(ctx, tools, { host: settings.host });
+  const app = createApp(ctx, tools, { host: settings.host, mcpTools: configuredTools(settings) });
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const s = app.listen(settings.port, settings.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.on('error', reject);

@@ -8,8 +8,7 @@ import { ensureWorkspace } from '../core/workspace/create.js';
 import { productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { serveStdio } from '../mcp/stdio.js';
-import { createContext, createEngine, startServer } from '../server.js';
-import { tools } from '../tools/index.js';
+import { configuredTools, createContext, createEngine, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { parse, stdout, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
@@ -23,6 +22,7 @@ Commands:
                         Run the HTTP server (REST under /public/v1, MCP at /mcp).
   mcp [--db PATH] [--env E]
                         Run MCP over stdio; the API key comes from OUTREACH_API_KEY.
+                        OUTREACH_TOOLS=a,b and OUTREACH_READONLY=1 narrow the tool set.
   seed --file FILE [--db PATH] [--reset]
                         Load a workspace file; --reset replaces an existing workspace.
   keys create --env test|live [--name NAME] [--db PATH]
@@ -49,6 +49,8 @@ async function start(args: string[]): Promise<void> {
   const settings = resolveSettings(values);
   const gaps = productionGaps(settings);
   if (gaps.length) throw new UsageError(`--env production: cannot start without ${gaps.join(', ')}`);
+  // Checked before anything is written: a bad tool selection must leave no database behind.
+  configuredTools(settings);
   const log = createLogger();
   const ctx = createContext(settings, log);
   const newKey = settings.env === 'development' ? ensureDemo(ctx) : null;
@@ -91,12 +93,13 @@ async function mcp(args: string[]): Promise<void> {
   const settings = resolveSettings(values);
   const key = process.env.OUTREACH_API_KEY;
   if (!key) throw new UsageError('OUTREACH_API_KEY is not set: export the API key for the MCP stdio server to use');
+  const offered = configuredTools(settings, process.env);
   const ctx = createContext(settings, createLogger());
   // The stdio server runs the engine too; with another process holding the lease it waits as a standby.
   const engine = createEngine(ctx, settings);
   engine.start();
   try {
-    await serveStdio(ctx, tools, key);
+    await serveStdio(ctx, offered, key);
   } finally {
     await engine.stop();
   }

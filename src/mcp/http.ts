@@ -2,43 +2,94 @@ import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
-import { httpStatus, toApiError } from '../core/errors.js';
+import { ApiError, httpStatus, toApiError, validationError } from '../core/errors.js';
 import { parseJsonBody, sendError } from '../rest/body.js';
 import type { Tool } from '../tools/define.js';
 import { RateLimitReport } from '../core/ratelimit/report.js';
 import { errorHeaders, resolveCaller, type Credential } from '../tools/pipeline.js';
+import { parseSwitch, parseToolNames, selectTools, type ToolSelection } from '../tools/select.js';
 import { buildMcpServer } from './server.js';
 
 export const baseUrl = (req: Request): string => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 
-/** Where a client finds how to authenticate (RFC 9728), named in every 401 from /mcp. */
-export const protectedResourceMetadataUrl = (req: Request): string => `${baseUrl(req)}/.well-known/oauth-protected-resource/mcp`;
+/**
+ * The protected resource a request addressed: the MCP endpoint at /mcp, or the server root
+ * (POST / is the same transport). Each has its own RFC 9728 metadata document, because
+ * clients check that the metadata's `resource` covers the URL they connected to.
+ */
+export const resourceUrl = (req: Request): string => (req.path.startsWith('/mcp') ? `${baseUrl(req)}/mcp` : `${baseUrl(req)}/`);
+
+/** Where a client finds how to authenticate (RFC 9728), named in every 401 from the MCP endpoints. */
+export const protectedResourceMetadataUrl = (req: Request): string =>
+  `${baseUrl(req)}/.well-known/oauth-protected-resource${req.path.startsWith('/mcp') ? '/mcp' : ''}`;
+
+/** `Authorization: Bearer <token>`, or undefined. */
+export function bearerToken(req: Request): string | undefined {
+  const m = /^Bearer[ \t]+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+  return m?.[1];
+}
 
 export function mcpCredential(req: Request): Credential {
-  return { apiKey: req.get('x-api-key') };
+  return { apiKey: req.get('x-api-key'), bearerToken: bearerToken(req) };
+}
+
+/** RFC 6750 §3: the challenge names the metadata, and says why a presented token failed. */
+function challenge(req: Request, credential: Credential, error: ApiError): string {
+  const parts = [`resource_metadata="${protectedResourceMetadataUrl(req)}"`];
+  if (!credential.apiKey && credential.bearerToken) {
+    parts.unshift('error="invalid_token"', `error_description="${error.message.replace(/["\\]/g, '')}"`);
+  }
+  return `Bearer ${parts.join(', ')}`;
+}
+
+/**
+ * The tools a request is offered: the server's MCP set, narrowed by `?tools=a,b` and
+ * `?readonly=1` on the MCP URL. A query can only narrow, never widen, the server's set.
+ */
+export function requestedTools(req: Request, serverTools: readonly Tool[]): readonly Tool[] {
+  const query = req.query as Record<string, unknown>;
+  const sel: ToolSelection = {};
+  if (query.tools !== undefined) {
+    if (typeof query.tools !== 'string') throw validationError('tools must be one comma-separated list of tool names.', ['tools']);
+    sel.include = parseToolNames(query.tools);
+  }
+  if (query.readonly !== undefined) {
+    const on = typeof query.readonly === 'string' ? parseSwitch(query.readonly) : undefined;
+    if (on === undefined) throw validationError('readonly must be 1 or 0 (true or false).', ['readonly']);
+    sel.readOnly = on;
+  }
+  if (sel.include === undefined && sel.readOnly === undefined) return serverTools;
+  return selectTools(serverTools, sel, { include: 'tools', readOnly: 'readonly' });
 }
 
 /**
  * Stateless streamable HTTP: every POST gets a fresh server and transport, and JSON
- * responses. The key is checked before any protocol work, so a bad key is a plain HTTP 401.
+ * responses. The key or token is checked before any protocol work, so a bad one is a plain
+ * HTTP 401.
  */
 export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[]): RequestHandler {
   return async (req: Request, res: Response) => {
     const requestId = String(res.locals.requestId);
     const credential = mcpCredential(req);
     const report = new RateLimitReport();
+    let offered: readonly Tool[];
     try {
       resolveCaller(ctx, credential, requestId, { clientAddress: req.ip, report });
     } catch (err) {
       const error = toApiError(err);
       const headers = errorHeaders(error, report);
-      if (httpStatus(error) === 401) headers['WWW-Authenticate'] = `Bearer resource_metadata="${protectedResourceMetadataUrl(req)}"`;
+      if (httpStatus(error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, error);
       return sendError(res, error, headers);
+    }
+    try {
+      offered = requestedTools(req, tools);
+    } catch (err) {
+      return sendError(res, toApiError(err));
     }
     const body = parseJsonBody(req);
     if (!body.ok) return sendError(res, body.error);
 
-    const server = buildMcpServer(ctx, tools, credential, () => requestId);
+    const server = buildMcpServer(ctx, offered, credential, () => requestId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

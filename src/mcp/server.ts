@@ -15,7 +15,7 @@ import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 const INSTRUCTIONS =
   'Outreach automation for one LinkedIn workspace. Start with get_credits or list_campaigns. Adding a lead costs 1 credit; everything else is free. Write tools accept idempotencyKey: reuse it when retrying.';
 
-type JsonObject = { [key: string]: unknown };
+export type JsonObject = { [key: string]: unknown };
 
 /** Drops the ±2^53 bounds zod puts on every integer: noise in every client's context. */
 function dropSafeIntegerBounds(node: unknown): unknown {
@@ -29,7 +29,8 @@ function dropSafeIntegerBounds(node: unknown): unknown {
   return out;
 }
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+/** A zod schema as JSON Schema (draft 2020-12, what MCP and OpenAPI 3.1 both take). */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject;
   return dropSafeIntegerBounds(rest) as JsonObject;
 }

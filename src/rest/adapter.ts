@@ -3,11 +3,18 @@ import type { z } from 'zod';
 import type { Ctx } from '../core/context.js';
 import { validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
-import { invokeTool, type Outcome } from '../tools/pipeline.js';
+import { bearerToken } from '../mcp/http.js';
+import { invokeTool, type Credential, type Outcome } from '../tools/pipeline.js';
 import { parseJsonBody, readRawBody, sendError } from './body.js';
 import { coerceQuery } from './query.js';
 
 const requestId = (res: Response): string => String(res.locals.requestId ?? '');
+
+/** REST authenticates with X-API-Key only; a bearer token alone is refused with a 401 that says so. */
+export const restCredential = (req: Request): Credential => ({
+  apiKey: req.get('x-api-key'),
+  misplacedBearer: !req.get('x-api-key') && bearerToken(req) !== undefined,
+});
 
 export function sendOutcome(res: Response, outcome: Outcome): void {
   if (!outcome.ok) return sendError(res, outcome.error, outcome.headers);
@@ -53,7 +60,7 @@ export function restRouter(ctx: Ctx, tools: readonly Tool[]): Router {
         inputError: error,
         idempotencyKey: tool.idempotent ? req.get('idempotency-key') : undefined,
         idempotencyKeyField: 'Idempotency-Key',
-        credential: { apiKey: req.get('x-api-key') },
+        credential: restCredential(req),
         requestId: requestId(res),
         clientAddress: req.ip,
       });

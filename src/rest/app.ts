@@ -3,17 +3,22 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
-import { mcpPostHandler, newRequestId } from '../mcp/http.js';
+import { baseUrl, mcpPostHandler, newRequestId } from '../mcp/http.js';
+import { oauthRouter } from '../mcp/oauth/router.js';
 import type { Tool } from '../tools/define.js';
 import { RateLimitReport } from '../core/ratelimit/report.js';
 import { enforceRateLimits, errorHeaders, resolveCaller } from '../tools/pipeline.js';
 import { bodyErrors, readRawBody, sendError } from './body.js';
 import { llmsTxt, overview } from './discovery.js';
-import { restRouter } from './adapter.js';
+import { restCredential, restRouter } from './adapter.js';
+import { openApiDocument } from './openapi.js';
+import { referenceHtml } from './reference.js';
 
 export interface AppOptions {
   /** The address the server binds; loopback binds get Host-header (DNS rebinding) protection. */
   host: string;
+  /** The tools MCP serves (after the config's tool selection); REST always serves every route. */
+  mcpTools?: readonly Tool[];
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -57,7 +62,10 @@ const wantsEventStream: (accept: string | undefined) => boolean = (accept) => (a
 /** The one HTTP app: discovery, MCP at / and /mcp, and the REST facade under /public/v1. */
 export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): Express {
   const app = express();
+  const mcpTools = opts.mcpTools ?? tools;
   app.disable('x-powered-by');
+  // A TLS proxy on the same machine makes the origin https (OAuth issuer, metadata URLs).
+  app.set('trust proxy', 'loopback');
   app.set('etag', false);
   app.set('query parser', 'simple');
 
@@ -67,29 +75,42 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
     cors({
       origin: '*',
       methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['Content-Type', 'Accept', 'X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id'],
+      allowedHeaders: ['Content-Type', 'Accept', 'X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id', 'Idempotent-Replayed'],
       exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'Idempotent-Replayed'],
       maxAge: 600,
     }),
   );
 
+  app.use(oauthRouter(ctx));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/llms.txt', (req, res) => {
-    res.type('text/plain; charset=utf-8').send(llmsTxt(req, ctx.env, tools));
+    res.type('text/plain; charset=utf-8').send(llmsTxt(req, ctx.env, mcpTools));
   });
   app.get('/.well-known/mcp.json', (req, res) => {
-    res.json(overview(req, ctx.env, tools));
+    res.json(overview(req, ctx.env, mcpTools));
   });
   for (const path of ['/', '/mcp']) {
     app.get(path, (req, res, next) => {
       if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);
-      res.json(overview(req, ctx.env, tools));
+      res.json(overview(req, ctx.env, mcpTools));
     });
     app.delete(path, methodNotAllowed('GET, POST'));
-    app.post(path, readRawBody, mcpPostHandler(ctx, tools));
+    app.post(path, readRawBody, mcpPostHandler(ctx, mcpTools));
   }
+
+  // The API description is key-less, like the discovery URLs: a client reads it before it has a key.
+  const openApi = memoByOrigin((origin) => openApiDocument(tools, origin));
+  app.get('/public/v1/openapi.json', (req, res) => {
+    res.json(openApi(baseUrl(req)));
+  });
+  app.get('/public/v1/docs', (req, res) => {
+    res
+      .set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+      .type('html')
+      .send(referenceHtml(openApi(baseUrl(req)), { openapi: '/public/v1/openapi.json', llms: '/llms.txt' }));
+  });
 
   const api = restRouter(ctx, tools);
   // Unknown /public/v1 routes still require a key first, then answer not_found.
@@ -97,7 +118,7 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
     const report = new RateLimitReport();
     let error: ApiError;
     try {
-      const caller = resolveCaller(ctx, { apiKey: req.get('x-api-key') }, String(res.locals.requestId), { clientAddress: req.ip, report });
+      const caller = resolveCaller(ctx, restCredential(req), String(res.locals.requestId), { clientAddress: req.ip, report });
       // Every /public/v1 request counts against the key's global limit, a wrong path too.
       enforceRateLimits(ctx, caller, undefined);
       const known = tools.filter((t) => matches(t.http.path, req.path)).map((t) => t.http.method);
@@ -122,6 +143,19 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
   };
   app.use(lastResort);
   return app;
+}
+
+/** One generated value per origin (Host header), with a small bound since Host is client-chosen. */
+function memoByOrigin<T>(make: (origin: string) => T, max = 16): (origin: string) => T {
+  const cache = new Map<string, T>();
+  return (origin) => {
+    const hit = cache.get(origin);
+    if (hit !== undefined) return hit;
+    const value = make(origin);
+    if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+    cache.set(origin, value);
+    return value;
+  };
 }
 
 /** Whether a concrete path matches a route template such as /campaigns/:campaignId. */

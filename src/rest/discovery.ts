@@ -1,10 +1,13 @@
 import type { Request } from 'express';
 import type { Environment } from '../core/context.js';
+import { KEY_PREFIX, keyEnvFor } from '../core/auth/keys.js';
+import { effectOf, routeOf } from '../docs/tools.js';
+import { baseUrl } from '../mcp/http.js';
+import { oauthUrls } from '../mcp/oauth/router.js';
 import type { Tool } from '../tools/define.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
-import { baseUrl } from '../mcp/http.js';
 
-/** The key-less overview served at GET / and /.well-known/mcp.json. */
+/** The key-less overview served at GET / and /.well-known/mcp.json; `tools` is what MCP serves. */
 export function overview(req: Request, env: Environment, tools: readonly Tool[]) {
   const base = baseUrl(req);
   return {
@@ -15,9 +18,11 @@ export function overview(req: Request, env: Environment, tools: readonly Tool[])
     mcpUrl: `${base}/mcp`,
     restBase: `${base}/public/v1`,
     auth: {
-      methods: ['api_key'],
-      apiKey: { header: 'X-API-Key', prefix: env === 'production' ? 'sk_live_' : 'sk_test_' },
+      methods: ['api_key', 'oauth'],
+      apiKey: { header: 'X-API-Key', prefix: KEY_PREFIX[keyEnvFor(env)] },
+      oauth: { ...oauthUrls(base), appliesTo: 'mcp' },
     },
+    docs: { openapi: `${base}/public/v1/openapi.json`, reference: `${base}/public/v1/docs`, llms: `${base}/llms.txt` },
     tools: tools.map((t) => t.name),
   };
 }
@@ -32,12 +37,15 @@ export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[]):
     '',
     `- MCP (streamable HTTP, stateless): ${o.mcpUrl}`,
     `- REST base: ${o.restBase}`,
-    `- Environment: ${o.environment}; keys start with ${o.auth.apiKey.prefix}`,
-    `- Auth: send the API key in the ${o.auth.apiKey.header} header (REST and MCP).`,
+    `- Environment: ${o.environment}; API keys start with ${o.auth.apiKey.prefix}`,
+    `- Auth, REST: the API key in the ${o.auth.apiKey.header} header.`,
+    `- Auth, MCP: the ${o.auth.apiKey.header} header, or OAuth 2.1 (the user pastes the key on the consent page): ${o.auth.oauth.protectedResourceMetadata}`,
+    `- OpenAPI 3.1: ${o.docs.openapi} (reference: ${o.docs.reference})`,
+    `- Fewer tools: add ?readonly=1 and/or ?tools=name,name to the MCP URL.`,
     '',
     '## Tools',
     '',
-    ...tools.map((t) => `- ${t.name} (${t.http.method} /public/v1${t.http.path.replace(/:(\w+)/g, '{$1}')}): ${t.description}`),
+    ...tools.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}]: ${t.description}`),
     '',
   ];
   return lines.join('\n');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Ctx } from '../core/context.js';
 import type { RateClass } from '../core/ratelimit/config.js';
 import type { RateLimitReport } from '../core/ratelimit/report.js';
+import type { ErrorCode } from '../core/errors.js';
 import type { Workspace } from '../core/workspace/get.js';
 
 export interface ToolAnnotations {
@@ -67,6 +68,12 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
    * always release it.
    */
   keepKey?(result: z.input<O> | Reply): boolean;
+  /**
+   * Error codes this route can give beyond those of every route (unauthorized, plan_required,
+   * validation_error, rate_limited, upstream_unavailable; not_found when it has path
+   * parameters). The OpenAPI document lists them per operation.
+   */
+  errors?: readonly ErrorCode[];
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 

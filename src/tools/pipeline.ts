@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
-import { authenticateKey } from '../core/auth/keys.js';
+import { authenticateKey, type KeyIdentity } from '../core/auth/keys.js';
+import { authenticateAccessToken } from '../core/auth/oauth.js';
 import type { RateClass } from '../core/ratelimit/config.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { zodToApiError } from '../core/validation.js';
@@ -11,6 +12,23 @@ import { runIdempotent } from './idempotency.js';
 /** How the caller proved who it is: an API key, or (MCP over OAuth) a bearer token. */
 export interface Credential {
   apiKey?: string | null | undefined;
+  /** An OAuth access token; it stands for the API key given on the consent page. */
+  bearerToken?: string | null | undefined;
+  /** A bearer token sent where only X-API-Key counts (REST), so the 401 can say so. */
+  misplacedBearer?: boolean;
+}
+
+/**
+ * The key behind a credential. An API key wins over a bearer token; either way the caller
+ * is the key, so rate limits and idempotency (keyed by key id) are shared.
+ */
+function authenticate(ctx: Ctx, credential: Credential): KeyIdentity {
+  if (credential.apiKey) return authenticateKey(ctx, credential.apiKey);
+  if (credential.bearerToken) return authenticateAccessToken(ctx, credential.bearerToken);
+  if (credential.misplacedBearer) {
+    throw new ApiError('unauthorized', 'REST takes the API key in the X-API-Key header; OAuth bearer tokens work on the MCP endpoint only.');
+  }
+  return authenticateKey(ctx, credential.apiKey);
 }
 
 export interface Invocation {
@@ -58,7 +76,7 @@ export function resolveCaller(ctx: Ctx, credential: Credential, requestId: strin
 }
 
 function guardedAuthentication(ctx: Ctx, credential: Credential, address: string | undefined, report: RateLimitReport): string {
-  if (address === undefined) return authenticateKey(ctx, credential.apiKey).keyId;
+  if (address === undefined) return authenticate(ctx, credential).keyId;
   // Checked before the key, so a blocked address learns nothing, not even from a correct guess.
   const guard = ctx.limits.authGuard(address);
   if (!guard.ok) {
@@ -66,10 +84,10 @@ function guardedAuthentication(ctx: Ctx, credential: Credential, address: string
     throw ctx.limits.refusal(guard);
   }
   try {
-    return authenticateKey(ctx, credential.apiKey).keyId;
+    return authenticate(ctx, credential).keyId;
   } catch (err) {
     // A missing key is a client not yet configured, not a guess: it is not counted.
-    if (credential.apiKey && err instanceof ApiError && err.code === 'unauthorized') report.add(ctx.limits.recordAuthFailure(address));
+    if ((credential.apiKey || credential.bearerToken) && err instanceof ApiError && err.code === 'unauthorized') report.add(ctx.limits.recordAuthFailure(address));
     else report.add(...guard.states);
     throw err;
   }

@@ -91,13 +91,33 @@ export function authenticateKey(ctx: Ctx, presented: string | undefined | null):
     throw new ApiError('unauthorized', `This server runs the ${ctx.env} environment and accepts only ${expected} keys.`);
   }
   const row = ctx.db
-    .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt })
+    .select({ id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt })
     .from(apiKeys)
     .where(eq(apiKeys.digest, digestKey(presented)))
     .get();
   if (!row || row.revokedAt !== null) {
     throw new ApiError('unauthorized', 'Invalid or revoked API key. Check the key, or create a new one with `npx outreach keys create`.');
   }
+  return touch(ctx, row);
+}
+
+/**
+ * Resolves the key behind an OAuth grant exactly as authenticateKey resolves a presented key:
+ * a revoked key, or one of the other environment, ends every token issued with it.
+ */
+export function authenticateKeyId(ctx: Ctx, keyId: string): KeyIdentity {
+  const row = ctx.db
+    .select({ id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt })
+    .from(apiKeys)
+    .where(eq(apiKeys.id, keyId))
+    .get();
+  if (!row || row.revokedAt !== null || row.env !== keyEnvFor(ctx.env)) {
+    throw new ApiError('unauthorized', 'The API key behind this sign-in was revoked. Connect again and paste a current key on the consent page.');
+  }
+  return touch(ctx, row);
+}
+
+function touch(ctx: Ctx, row: { id: string; lastUsedAt: number | null }): KeyIdentity {
   const now = ctx.clock.now();
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
