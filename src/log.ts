@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 
@@ -14,10 +14,10 @@ function scrub(value: unknown, depth = 0): unknown {
 }
 
 /**
- * JSON logs on stderr (stdout belongs to the MCP stdio protocol). Keys, bearer tokens and
- * e-mail addresses never reach a log line.
+ * JSON logs on stderr (stdout belongs to the MCP stdio protocol). Keys, bearer tokens, the
+ * Unipile API key and webhook secret, and e-mail addresses never reach a log line.
  */
-export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', destination: DestinationStream = pino.destination(2)): Logger {
   return pino(
     {
       level,
@@ -36,13 +36,24 @@ export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): L
           '*.token',
           '*.email',
           'email',
+          // Unipile: the settings object, its config-file section, and the inbound webhook header.
+          'unipile.apiKey',
+          'unipile.inboundSecret',
+          '*.unipile.apiKey',
+          '*.unipile.inboundSecret',
+          '*.*.unipile.apiKey',
+          '*.*.unipile.inboundSecret',
+          'inboundSecret',
+          '*.inboundSecret',
+          'req.headers["x-outreach-webhook-secret"]',
+          'headers["x-outreach-webhook-secret"]',
         ],
         censor: '[redacted]',
       },
       formatters: { log: (record) => scrub(record) as Record<string, unknown> },
       serializers: { err: pino.stdSerializers.err },
     },
-    pino.destination(2),
+    destination,
   );
 }
 
