@@ -4,6 +4,7 @@ import type { Environment } from './core/context.js';
 import { LimitsConfig } from './core/ratelimit/config.js';
 import { describeIssue } from './core/validation.js';
 import { EngineConfig } from './engine/settings.js';
+import { UNIPILE_SETTINGS, UnipileSection, type UnipileConfig } from './network/unipile/config.js';
 
 /** Bad input to a command: printed as one line, exit code 2, nothing written. */
 export class UsageError extends Error {}
@@ -34,6 +35,8 @@ export const ConfigFile = z.strictObject({
       include: z.array(z.string().min(1)).min(1).optional(),
     })
     .optional(),
+  /** The production network provider; each key can also come from its UNIPILE_* variable. */
+  unipile: UnipileSection.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -43,6 +46,8 @@ export interface Settings {
   dbPath: string;
   env: Environment;
   simSpeed: number;
+  /** What is known of the Unipile config; production needs all of it (see productionGaps). Absent means none. */
+  unipile?: Partial<UnipileConfig>;
   config: ConfigFile;
 }
 
@@ -112,12 +117,34 @@ export function resolveSettings(flags: SettingFlags, vars: NodeJS.ProcessEnv = p
     dbPath: db?.raw ?? config.db ?? DEFAULTS.dbPath,
     env: env ? parseEnv(env.raw, env.name) : (config.env ?? DEFAULTS.env),
     simSpeed: speed ? parseSimSpeed(speed.raw, speed.name) : (config.simSpeed ?? DEFAULTS.simSpeed),
+    unipile: resolveUnipile(config.unipile ?? {}, vars),
     config,
   };
 }
 
-/** What production needs before it may start; empty when ready. */
-export function productionGaps(settings: Settings): string[] {
+/** Each Unipile setting from its environment variable, else the config file; validated alike. */
+function resolveUnipile(section: UnipileSection, vars: NodeJS.ProcessEnv): Partial<UnipileConfig> {
+  const out: Partial<UnipileConfig> = {};
+  for (const { key, env } of UNIPILE_SETTINGS) {
+    const raw = vars[env];
+    if (raw !== undefined && raw !== '') {
+      const parsed = UnipileSection.shape[key].safeParse(raw);
+      // The message names the variable but never echoes its value: it may be a secret.
+      if (!parsed.success) throw new UsageError(`${env}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`);
+      out[key] = raw;
+    } else if (section[key] !== undefined) {
+      out[key] = section[key];
+    }
+  }
+  return out;
+}
+
+/**
+ * What production needs before it may start, one phrase per missing item; empty when ready.
+ * Production runs on Unipile only, so each missing Unipile setting is named with the variable
+ * and config key that would supply it.
+ */
+export function productionGaps(settings: Pick<Settings, 'env' | 'unipile'>): string[] {
   if (settings.env !== 'production') return [];
-  return ['a real network provider (Unipile DSN and API key): production does not run on the simulated network'];
+  return UNIPILE_SETTINGS.filter(({ key }) => !settings.unipile?.[key]).map(({ key, env, label }) => `${label} (${env} or unipile.${key} in --config)`);
 }

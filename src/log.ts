@@ -14,8 +14,8 @@ function scrub(value: unknown, depth = 0): unknown {
 }
 
 /**
- * JSON logs on stderr (stdout belongs to the MCP stdio protocol). Keys, bearer tokens and
- * e-mail addresses never reach a log line.
+ * JSON logs on stderr (stdout belongs to the MCP stdio protocol). Keys, bearer tokens, the
+ * Unipile API key and webhook secret, and e-mail addresses never reach a log line.
  */
 export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', destination: DestinationStream = pino.destination(2)): Logger {
   return pino(
@@ -36,6 +36,17 @@ export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', de
           '*.token',
           '*.email',
           'email',
+          // Unipile: the settings object, its config-file section, and the inbound webhook header.
+          'unipile.apiKey',
+          'unipile.inboundSecret',
+          '*.unipile.apiKey',
+          '*.unipile.inboundSecret',
+          '*.*.unipile.apiKey',
+          '*.*.unipile.inboundSecret',
+          'inboundSecret',
+          '*.inboundSecret',
+          'req.headers["x-outreach-webhook-secret"]',
+          'headers["x-outreach-webhook-secret"]',
         ],
         censor: '[redacted]',
       },

@@ -7,6 +7,9 @@ import { openDatabase } from './db/connection.js';
 import { Engine, resolveEngineSettings, simHighWater } from './engine/index.js';
 import { SimulatedNetwork, SqliteSimInboxStore } from './network/sim/index.js';
 import { UnconfiguredNetwork } from './network/unconfigured.js';
+import type { NetworkProvider } from './network/provider.js';
+import { completeUnipileConfig, createUnipileProvider, mountUnipileWebhook, UnipileProvider } from './network/unipile/index.js';
+import type { Db } from './db/connection.js';
 import { createApp } from './rest/app.js';
 import { tools } from './tools/index.js';
 import { UsageError, type ConfigFile, type Settings } from './config.js';
@@ -36,18 +39,32 @@ export interface RunningServer {
  * in SQLite; production has no provider configured yet.
  */
 export function createContext(
-  settings: Pick<Settings, 'dbPath' | 'env'> & { simSpeed?: number; config?: ConfigFile },
+  settings: Pick<Settings, 'dbPath' | 'env'> & { simSpeed?: number; config?: ConfigFile; unipile?: Settings['unipile'] },
   log: Logger,
   clock: Clock = systemClock,
 ): Ctx {
   const db = openDatabase(settings.dbPath);
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
-  const network =
-    settings.env === 'development'
-      ? new SimulatedNetwork({ clock: simClock, wallClock: clock, inbox: new SqliteSimInboxStore(db, clock) })
-      : new UnconfiguredNetwork();
-  return { db, clock, log, env: settings.env, limits, simClock, network };
+  return { db, clock, log, env: settings.env, limits, simClock, network: createNetwork(settings, db, simClock, clock, log) };
+}
+
+/**
+ * Development runs on the simulated network, with its scheduled responses in SQLite.
+ * Production runs on Unipile; `productionGaps` keeps a production server without a complete
+ * Unipile config from starting, and commands that only read the database get a provider that
+ * refuses every network call.
+ */
+function createNetwork(
+  settings: Pick<Settings, 'env'> & { unipile?: Settings['unipile'] },
+  db: Db,
+  simClock: Clock,
+  clock: Clock,
+  log: Logger,
+): NetworkProvider {
+  if (settings.env === 'development') return new SimulatedNetwork({ clock: simClock, wallClock: clock, inbox: new SqliteSimInboxStore(db, clock) });
+  const unipile = completeUnipileConfig(settings.unipile ?? {});
+  return unipile ? createUnipileProvider(unipile, { db, clock, log }) : new UnconfiguredNetwork();
 }
 
 /** The engine for a context, configured from the `engine` section of the config file. */
@@ -92,7 +109,12 @@ export async function startServer(
   ctx: Ctx = createContext(settings, log),
   options: ServerOptions = {},
 ): Promise<RunningServer> {
-  const app = createApp(ctx, tools, { host: settings.host, mcpTools: configuredTools(settings) });
+  const unipile = ctx.network instanceof UnipileProvider ? ctx.network : null;
+  const app = createApp(ctx, tools, {
+    host: settings.host,
+    mcpTools: configuredTools(settings),
+    mount: unipile ? (a) => mountUnipileWebhook(a, unipile) : undefined,
+  });
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const s = app.listen(settings.port, settings.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.on('error', reject);
@@ -102,6 +124,8 @@ export async function startServer(
   http.headersTimeout = 60_000;
   const { port } = http.address() as AddressInfo;
   const url = `http://${hostForUrl(settings.host)}:${port}`;
+  // Production accounts come from Unipile; a failed first sync is retried by the provider.
+  if (unipile) void unipile.syncAccounts().catch((err: unknown) => log.warn({ err }, 'Unipile account sync failed; retrying later'));
   const engine = options.engine === false ? null : createEngine(ctx, settings);
   engine?.start();
   const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
@@ -116,6 +140,7 @@ export async function startServer(
       await engine?.stop();
       // The worker records attempt outcomes, so it stops before the database closes.
       await webhooks.stop();
+      await unipile?.idle();
       await new Promise<void>((resolve) => {
         http.close(() => {
           ctx.db.$client.close();

@@ -19,6 +19,8 @@ export interface AppOptions {
   host: string;
   /** The tools MCP serves (after the config's tool selection); REST always serves every route. */
   mcpTools?: readonly Tool[];
+  /** Routes of the network provider that receive its events (e.g. Unipile webhooks); key-less. */
+  mount?: (app: Express) => void;
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -132,6 +134,7 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
     sendError(res, error, errorHeaders(error, report));
   });
   app.use('/public/v1', api);
+  opts.mount?.(app);
 
   app.use((req, res) => {
     sendError(res, new ApiError('not_found', `No route ${req.method} ${req.path}. See /llms.txt.`));

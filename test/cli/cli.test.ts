@@ -97,8 +97,8 @@ describe('outreach start', () => {
     expectUsageError(run(['start', '--config', cfg]), 'colour');
   });
 
-  it('refuses production without a network provider, saying what is missing', () => {
-    expectUsageError(run(['start', '--env', 'production', '--db', join(tmp(), 'o.db')]), 'network provider');
+  it('refuses production without the Unipile settings, naming each missing one', () => {
+    expectUsageError(run(['start', '--env', 'production', '--db', join(tmp(), 'o.db')]), 'UNIPILE_DSN');
   });
 
   it('creates the demo workspace on first start and prints a key, URLs and a client config', async () => {
