@@ -18,6 +18,7 @@ import { ApiError } from './core/errors.js';
 import type { Tool } from './tools/define.js';
 import { parseSwitch, parseToolNames, selectTools, type SelectionFields, type ToolSelection } from './tools/select.js';
 import { WebhookWorker, webhookPolicy } from './webhooks/worker.js';
+import { LookalikeWorker } from './lookalike/worker.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -28,6 +29,8 @@ export interface RunningServer {
   engine: Engine | null;
   /** Delivers the webhook outbox while the server runs. */
   webhooks: WebhookWorker;
+  /** Fills Lookalike campaigns, when this server runs the worker. */
+  lookalike: LookalikeWorker | null;
   close(): Promise<void>;
 }
 
@@ -74,6 +77,8 @@ export const createEngine = (ctx: Ctx, settings: Pick<Settings, 'config'>): Engi
 export interface ServerOptions {
   /** Run the outreach engine in this process (default true). */
   engine?: boolean;
+  /** Run the Lookalike worker in this process (default true). */
+  lookalike?: boolean;
 }
 
 /** The MCP tool set the config asks for; a bad selection is a usage error naming the config key. */
@@ -130,14 +135,18 @@ export async function startServer(
   engine?.start();
   const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
   webhooks.start();
+  const lookalike = options.lookalike === false ? null : new LookalikeWorker(ctx);
+  lookalike?.start();
   return {
     ctx,
     http,
     url,
     engine,
     webhooks,
+    lookalike,
     close: async () => {
       await engine?.stop();
+      await lookalike?.stop();
       // The worker records attempt outcomes, so it stops before the database closes.
       await webhooks.stop();
       await unipile?.idle();

@@ -41,6 +41,8 @@ export interface TestCtxOptions {
   limits?: LimitsConfig;
   /** Run the outreach engine in a test server (default false, so tests own every lead change). */
   engine?: boolean;
+  /** Run the Lookalike worker in a test server (default false, for the same reason). */
+  lookalike?: boolean;
 }
 
 /**
@@ -67,7 +69,7 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(opts: TestCtxOptions = {}): Promise<TestServer> {
   const ctx = testCtx(opts);
   const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: ctx.env, simSpeed: 1, config: opts.limits ? { limits: opts.limits } : {} };
-  const server = await startServer(settings, ctx.log, ctx, { engine: opts.engine ?? false });
+  const server = await startServer(settings, ctx.log, ctx, { engine: opts.engine ?? false, lookalike: opts.lookalike ?? false });
   const clients: Client[] = [];
   return {
     ...server,

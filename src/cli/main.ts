@@ -8,6 +8,7 @@ import { ensureWorkspace } from '../core/workspace/create.js';
 import { productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { serveStdio } from '../mcp/stdio.js';
+import { LookalikeWorker } from '../lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { parse, stdout, withDb, type Options } from './shared.js';
@@ -98,10 +99,14 @@ async function mcp(args: string[]): Promise<void> {
   // The stdio server runs the engine too; with another process holding the lease it waits as a standby.
   const engine = createEngine(ctx, settings);
   engine.start();
+  // Lookalike jobs are leased one by one, so this worker and a server's share the queue safely.
+  const lookalike = new LookalikeWorker(ctx);
+  lookalike.start();
   try {
     await serveStdio(ctx, offered, key);
   } finally {
     await engine.stop();
+    await lookalike.stop();
   }
 }
 

@@ -15,7 +15,17 @@ export type FaultPoint =
   /** One batch-delete item, after its delete, inside its transaction. */
   | 'leads.delete.item'
   /** The campaign totals refresh that follows a batch delete. */
-  | 'leads.delete.reconcile';
+  | 'leads.delete.reconcile'
+  /** A Lookalike launch, after its writes, inside its transaction (nothing lands). */
+  | 'lookalike.enqueue'
+  /** Right after a Lookalike launch committed: the commit landed but was reported as failed. */
+  | 'lookalike.enqueue.commit'
+  /** The read that finds out whether a launch reported as failed did commit. */
+  | 'lookalike.enqueue.confirm'
+  /** One page of Lookalike leads, after its inserts, inside its transaction. */
+  | 'lookalike.page'
+  /** The end of a Lookalike job, after the refund, inside its transaction. */
+  | 'lookalike.finish';
 
 export interface Faults {
   /** Throws to fail the operation at `point`; `subject` names what is being written (a lead id, a key). */

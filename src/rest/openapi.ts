@@ -106,6 +106,15 @@ function operation(tool: Tool): JsonObject {
         headers: rateLimitHeaders(),
         content: { 'application/json': { schema: jsonSchema(tool.output, 'output') } },
       },
+      ...(tool.accepted
+        ? {
+            '202': {
+              description: tool.accepted,
+              headers: rateLimitHeaders(),
+              content: { 'application/json': { schema: jsonSchema(tool.output, 'output') } },
+            },
+          }
+        : {}),
       ...errorResponses(tool),
     },
   };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Ctx } from '../core/context.js';
 import type { RateClass } from '../core/ratelimit/config.js';
 import type { RateLimitReport } from '../core/ratelimit/report.js';
-import type { ErrorCode } from '../core/errors.js';
+import type { ApiError, ErrorCode } from '../core/errors.js';
 import type { Workspace } from '../core/workspace/get.js';
 
 export interface ToolAnnotations {
@@ -74,6 +74,13 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
    * parameters). The OpenAPI document lists them per operation.
    */
   errors?: readonly ErrorCode[];
+  /**
+   * A plan gate of this route beyond the workspace-wide one (Lookalike's). It runs where that
+   * one does, before rate limits and input validation; a refusal charges nothing.
+   */
+  planGate?(ctx: Ctx, workspace: Workspace): ApiError | null;
+  /** When the route may answer 202 with the same body shape: what that means (OpenAPI). */
+  accepted?: string;
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 

@@ -1,6 +1,7 @@
 import type { Tool } from './define.js';
 import { addLeadTool } from './add-lead.js';
 import { addLeadsBatchTool } from './add-leads-batch.js';
+import { createLookalikeCampaignTool } from './create-lookalike-campaign.js';
 import { deleteLeadsBatchTool } from './delete-leads-batch.js';
 import { getCampaignTool } from './get-campaign.js';
 import { getCreditsTool } from './get-credits.js';
@@ -18,7 +19,7 @@ import { startCampaignTool } from './start-campaign.js';
 import { updateLeadTool } from './update-lead.js';
 import { updateLeadsBatchTool } from './update-leads-batch.js';
 
-/** The registry: every tool that works, in the order of the spec's tool mapping. */
+/** The registry: the spec's 19 tools, in the order of its tool mapping. */
 export const tools: readonly Tool[] = [
   getCreditsTool,
   listAccountsTool,
@@ -28,6 +29,7 @@ export const tools: readonly Tool[] = [
   getCampaignTool,
   startCampaignTool,
   pauseCampaignTool,
+  createLookalikeCampaignTool,
   listLeadsTool,
   getLeadTool,
   addLeadTool,

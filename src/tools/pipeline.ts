@@ -120,13 +120,18 @@ export function errorHeaders(error: ApiError, report: RateLimitReport): Record<s
 }
 
 /**
- * The single call pipeline behind REST and MCP: auth, plan gate, rate limit, input
+ * The single call pipeline behind REST and MCP: auth, plan gates, rate limit, input
  * validation, idempotency, handler. Both transports call it, so the two can never drift apart.
  */
 export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise<Outcome> {
   const report = new RateLimitReport();
   try {
     const caller = resolveCaller(ctx, inv.credential, inv.requestId, { clientAddress: inv.clientAddress, report });
+    const refusal = tool.planGate?.(ctx, caller.workspace) ?? null;
+    if (refusal) {
+      report.add(ctx.limits.peekGlobal(caller.keyId));
+      throw refusal;
+    }
     enforceRateLimits(ctx, caller, tool.rateLimit);
     if (inv.inputError) throw inv.inputError;
     const parsed = tool.input.safeParse(inv.input);

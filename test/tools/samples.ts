@@ -33,6 +33,11 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
   // Repeatable: the running campaign stays a noop, the paused one too.
   start_campaign: { rest: { method: 'POST', path: '/campaigns/cmp_running/start', body: {} }, args: { campaignId: 'cmp_running' } },
   pause_campaign: { rest: { method: 'POST', path: '/campaigns/cmp_paused/pause', body: {} }, args: { campaignId: 'cmp_paused' } },
+  // Repeatable: each call creates a new one-lead campaign (the fixture has 520 Lookalike credits).
+  create_lookalike_campaign: {
+    rest: { method: 'POST', path: '/campaigns/lookalike', body: { seed: 'https://www.linkedin.com/in/ada-lovelace', numberOfLeads: 1 } },
+    args: { seed: 'https://www.linkedin.com/in/ada-lovelace', numberOfLeads: 1 },
+  },
   send_message: {
     rest: { method: 'POST', path: '/inbox/messages', body: { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello Ada' } },
     args: { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello Ada' },

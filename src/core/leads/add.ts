@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { exclusions, leads } from '../../db/schema.js';
-import { countRows, transaction } from '../../db/tx.js';
+import { leads } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { bookLeadInserted } from '../campaigns/totals.js';
 import type { Ctx } from '../context.js';
@@ -11,6 +11,8 @@ import { failpoint } from '../faults.js';
 import { newId } from '../ids.js';
 import { clean } from '../text.js';
 import { BatchSummary, summarize } from './batch.js';
+import type { LeadSource } from './enums.js';
+import { isOnExclusionList } from './exclude.js';
 import type { LeadFieldValues } from './fields.js';
 import { normalizeProfileUrl, PROFILE_URL_HINT } from './url.js';
 
@@ -46,6 +48,61 @@ export type NewLead = { networkUrl: string } & LeadFieldValues;
 
 type Placed = AddLeadResult | { status: 'insufficient_credits' };
 
+/** The id of the lead with this normalised profile URL in the campaign, if any: the dedupe rule. */
+export function leadInCampaign(ctx: Ctx, campaignId: string, url: string): string | undefined {
+  return ctx.db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.campaignId, campaignId), eq(leads.networkUrl, url)))
+    .get()?.id;
+}
+
+/** What an insert stores beyond the add fields: a provider's profile also knows these. */
+export type StoredLeadFields = LeadFieldValues & {
+  companyNetwork?: string | null | undefined;
+  website?: string | null | undefined;
+  providerId?: string | null | undefined;
+};
+
+/**
+ * Inserts one lead (its URL already normalised and deduplicated) and books it on its campaign.
+ * Call it inside the transaction that decided the insert, and that charges for it if anything.
+ */
+export function insertLead(
+  ctx: Ctx,
+  campaignId: string,
+  url: string,
+  fields: StoredLeadFields,
+  opts: { id: string; excluded: boolean; source: LeadSource },
+): void {
+  const now = ctx.clock.now();
+  ctx.db
+    .insert(leads)
+    .values({
+      id: opts.id,
+      campaignId,
+      networkUrl: url,
+      fullName: clean(fields.fullName),
+      firstName: clean(fields.firstName),
+      lastName: clean(fields.lastName),
+      jobTitle: clean(fields.jobTitle),
+      companyName: clean(fields.companyName),
+      companyNetwork: clean(fields.companyNetwork),
+      website: clean(fields.website),
+      email: clean(fields.email),
+      location: clean(fields.location),
+      headline: clean(fields.headline),
+      personalization: clean(fields.personalization),
+      providerId: clean(fields.providerId),
+      excluded: opts.excluded,
+      source: opts.source,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .run();
+  bookLeadInserted(ctx, campaignId);
+}
+
 /**
  * Places one profile, whose URL is already normalised, in the campaign, in one transaction:
  * a URL already in the campaign is `duplicate` (whatever its exclusion state), a URL on the
@@ -54,39 +111,13 @@ type Placed = AddLeadResult | { status: 'insufficient_credits' };
  */
 function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldValues): Placed {
   return transaction(ctx.db, () => {
-    const existing = ctx.db
-      .select({ id: leads.id })
-      .from(leads)
-      .where(and(eq(leads.campaignId, campaignId), eq(leads.networkUrl, url)))
-      .get();
-    if (existing) return { leadId: existing.id, status: 'duplicate', creditsCharged: 0 };
+    const existing = leadInCampaign(ctx, campaignId, url);
+    if (existing !== undefined) return { leadId: existing, status: 'duplicate', creditsCharged: 0 };
 
-    const excluded = countRows(ctx.db, exclusions, eq(exclusions.networkUrl, url)) > 0;
+    const excluded = isOnExclusionList(ctx, url);
     const id = newId('lead');
     if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
-    const now = ctx.clock.now();
-    ctx.db
-      .insert(leads)
-      .values({
-        id,
-        campaignId,
-        networkUrl: url,
-        fullName: clean(fields.fullName),
-        firstName: clean(fields.firstName),
-        lastName: clean(fields.lastName),
-        jobTitle: clean(fields.jobTitle),
-        companyName: clean(fields.companyName),
-        email: clean(fields.email),
-        location: clean(fields.location),
-        headline: clean(fields.headline),
-        personalization: clean(fields.personalization),
-        excluded,
-        source: 'manual',
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
-    bookLeadInserted(ctx, campaignId);
+    insertLead(ctx, campaignId, url, fields, { id, excluded, source: 'manual' });
     failpoint(ctx, 'leads.add.item', id);
     return { leadId: id, status: excluded ? 'excluded' : 'created', creditsCharged: excluded ? 0 : 1 };
   });

@@ -30,6 +30,7 @@ export type LeadStage = z.infer<typeof LeadStage>;
 
 export const LEAD_SOURCES = ['manual', 'search', 'lookalike'] as const;
 export const LeadSource = z.enum(LEAD_SOURCES);
+export type LeadSource = z.infer<typeof LeadSource>;
 
 export const ACTIVITY_TYPES = [
   'connection_request_sent',

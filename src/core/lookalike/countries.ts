@@ -1,0 +1,46 @@
+/**
+ * The officially assigned ISO 3166-1 alpha-2 codes (249). Kept as a list rather than asking
+ * Intl, which also names non-ISO codes (UK, EU, XK, ZZ) that no country filter should accept.
+ */
+const ISO_3166_ALPHA2: ReadonlySet<string> = new Set(
+  [
+    'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ',
+    'BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ',
+    'CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ',
+    'DE DJ DK DM DO DZ',
+    'EC EE EG EH ER ES ET',
+    'FI FJ FK FM FO FR',
+    'GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY',
+    'HK HM HN HR HT HU',
+    'ID IE IL IM IN IO IQ IR IS IT',
+    'JE JM JO JP',
+    'KE KG KH KI KM KN KP KR KW KY KZ',
+    'LA LB LC LI LK LR LS LT LU LV LY',
+    'MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ',
+    'NA NC NE NF NG NI NL NO NP NR NU NZ',
+    'OM',
+    'PA PE PF PG PH PK PL PM PN PR PS PT PW PY',
+    'QA',
+    'RE RO RS RU RW',
+    'SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ',
+    'TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ',
+    'UA UG UM US UY UZ',
+    'VA VC VE VG VI VN VU',
+    'WF WS',
+    'YE YT',
+    'ZA ZM ZW',
+  ].join(' ').split(' '),
+);
+
+/** Common codes people reach for that ISO does not assign, with the one they mean. */
+const MEANT: Readonly<Record<string, string>> = { UK: 'GB', EL: 'GR' };
+
+export const isCountryCode = (code: string): boolean => ISO_3166_ALPHA2.has(code.toUpperCase());
+
+/** What to say about a code that is not ISO 3166-1 alpha-2. */
+export function countryHint(code: string): string {
+  const meant = MEANT[code.toUpperCase()];
+  return meant ? `${code} is not an ISO 3166-1 alpha-2 code; use ${meant}.` : 'Use ISO 3166-1 alpha-2 codes such as US, GB or DE.';
+}
+
+export const COUNTRY_CODE_COUNT = ISO_3166_ALPHA2.size;

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { countryHint, isCountryCode } from '../core/lookalike/countries.js';
+import {
+  launchLookalike,
+  LOOKALIKE_DEFAULT_LEADS,
+  LOOKALIKE_MAX_LEADS,
+  LookalikeResult,
+  lookalikePlanRefusal,
+} from '../core/lookalike/launch.js';
+import { parseSeed, SEED_HINT } from '../core/lookalike/query.js';
+import { defineTool, Reply } from './define.js';
+import { CampaignId } from './params.js';
+
+export const MAX_TITLE_KEYWORDS = 15;
+export const MAX_TITLE_KEYWORD_LENGTH = 80;
+export const MAX_COUNTRIES = 25;
+
+const Keyword = z
+  .string()
+  .max(MAX_TITLE_KEYWORD_LENGTH)
+  .refine((k) => k.trim() !== '', 'must not be blank; omit jobTitleKeywords to match any title');
+
+const Country = z
+  .string()
+  .superRefine((code, ctx) => {
+    if (!/^[A-Za-z]{2}$/.test(code) || !isCountryCode(code)) ctx.addIssue({ code: 'custom', message: countryHint(code) });
+  })
+  .meta({ pattern: '^[A-Za-z]{2}$' });
+
+/**
+ * Hints: not read-only (it creates a campaign and spends allowance); not destructive (it only
+ * adds); not idempotent without a key (a repeat creates another campaign or extends again);
+ * open-world (the leads come from the network).
+ */
+export const createLookalikeCampaignTool = defineTool({
+  name: 'create_lookalike_campaign',
+  title: 'Create or extend a Lookalike campaign',
+  description:
+    'Finds people similar to a seed profile and adds them as leads to a new campaign, or to campaignId to extend it. Leads arrive in the background: poll get_campaign and list_leads. Uses the Lookalike allowance (reserved up front, unused part refunded), never normal credits.',
+  input: z.strictObject({
+    seed: z
+      .string()
+      .max(2048)
+      .transform((text, ctx) => {
+        const seed = parseSeed(text);
+        if (seed === null) ctx.addIssue({ code: 'custom', message: `must be ${SEED_HINT}; websites and domains are not accepted` });
+        return seed ?? z.NEVER;
+      })
+      .describe(`The person to find lookalikes of: ${SEED_HINT}.`),
+    jobTitleKeywords: z
+      .union([Keyword, z.array(Keyword).max(MAX_TITLE_KEYWORDS), z.null()])
+      .optional()
+      .describe(`Optional. Keep people whose job title contains any of these (partial, any case); at most ${MAX_TITLE_KEYWORDS} of at most ${MAX_TITLE_KEYWORD_LENGTH} characters.`),
+    countries: z
+      .array(Country)
+      .max(MAX_COUNTRIES)
+      .nullish()
+      .describe(`Optional. ISO 3166-1 alpha-2 codes (e.g. ["US", "GB"]), at most ${MAX_COUNTRIES}; omit for worldwide.`),
+    numberOfLeads: z
+      .number()
+      .int()
+      .min(1)
+      .max(LOOKALIKE_MAX_LEADS)
+      .nullish()
+      .describe(`Optional. How many leads to add, 1 to ${LOOKALIKE_MAX_LEADS} (default ${LOOKALIKE_DEFAULT_LEADS}); lowered to the Lookalike allowance left.`),
+    campaignId: CampaignId.nullish().describe('Only to extend an existing campaign (from list_campaigns). Omit it to create a new campaign; its id is made by the server.'),
+    leadDuplicateProtectionAcrossCampaigns: z
+      .boolean()
+      .nullish()
+      .describe('Optional, default true: skip people who are already leads in any other campaign.'),
+  }),
+  output: LookalikeResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  rateLimit: 'lookalike',
+  http: { method: 'POST', path: '/campaigns/lookalike' },
+  idempotent: true,
+  // Every success keeps its key, the 202 included: a retry with it must never launch twice.
+  keepKey: () => true,
+  errors: ['lookalike_exhausted', 'insufficient_lookalike_credits', 'not_found', 'conflict'],
+  planGate: lookalikePlanRefusal,
+  accepted:
+    'The server could not confirm that the job was queued (same body; `message` says what to check). Check get_campaign before retrying, and retry with a new Idempotency-Key.',
+  handler: (ctx, input, caller) => {
+    const keywords = input.jobTitleKeywords ?? [];
+    const launched = launchLookalike(ctx, caller.workspace, {
+      seed: input.seed,
+      jobTitleKeywords: typeof keywords === 'string' ? [keywords] : keywords,
+      countries: input.countries ?? [],
+      numberOfLeads: input.numberOfLeads ?? LOOKALIKE_DEFAULT_LEADS,
+      campaignId: input.campaignId ?? undefined,
+      protectAcrossCampaigns: input.leadDuplicateProtectionAcrossCampaigns ?? true,
+    });
+    return launched.confirmed ? launched.result : new Reply(202, launched.result);
+  },
+});
