@@ -3,15 +3,8 @@ import type { Db } from '../../db/connection.js';
 import { simInbox } from '../../db/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { InboundEvent } from '../provider.js';
+import { inboundEvent, inboundRow } from '../inbound-rows.js';
 import type { SimInboxStore } from './inbox.js';
-
-type Row = typeof simInbox.$inferSelect;
-
-function toEvent(row: Row): InboundEvent {
-  const base = { id: row.id, accountId: row.accountId, networkUrl: row.networkUrl, providerId: row.providerId, at: row.at };
-  if (row.type === 'message_received') return { ...base, type: 'message_received', chatId: row.chatId ?? '', text: row.text ?? '' };
-  return { ...base, type: 'invitation_accepted' };
-}
 
 /**
  * The durable SimInboxStore: scheduled acceptances and replies live in SQLite, so responses
@@ -28,16 +21,7 @@ export class SqliteSimInboxStore implements SimInboxStore {
   schedule(event: InboundEvent): boolean {
     const result = this.db
       .insert(simInbox)
-      .values({
-        id: event.id,
-        type: event.type,
-        at: event.at,
-        accountId: event.accountId,
-        networkUrl: event.networkUrl,
-        providerId: event.providerId,
-        chatId: event.type === 'message_received' ? event.chatId : null,
-        text: event.type === 'message_received' ? event.text : null,
-      })
+      .values(inboundRow(event))
       .onConflictDoNothing()
       .run();
     return result.changes === 1;
@@ -52,7 +36,7 @@ export class SqliteSimInboxStore implements SimInboxStore {
       .orderBy(asc(simInbox.at), asc(simInbox.id))
       .limit(limit)
       .all()
-      .map(toEvent);
+      .map(inboundEvent);
   }
 
   ack(ids: readonly string[]): void {

@@ -4,6 +4,7 @@ import type { Db } from '../../db/connection.js';
 import { accounts, unipileContacts, unipileInbound, unipileInvitations } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { InboundEvent } from '../provider.js';
+import { inboundEvent, inboundRow } from '../inbound-rows.js';
 
 const hash = (...parts: string[]): string => createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32);
 
@@ -44,17 +45,7 @@ export class UnipileStore {
   enqueue(event: InboundEvent, receivedAt: number): boolean {
     const res = this.db
       .insert(unipileInbound)
-      .values({
-        id: event.id,
-        type: event.type,
-        accountId: event.accountId,
-        networkUrl: event.networkUrl,
-        providerId: event.providerId,
-        chatId: event.type === 'message_received' ? event.chatId : null,
-        text: event.type === 'message_received' ? event.text : null,
-        at: event.at,
-        receivedAt,
-      })
+      .values({ ...inboundRow(event), receivedAt })
       .onConflictDoNothing()
       .run();
     return res.changes > 0;
@@ -73,10 +64,7 @@ export class UnipileStore {
       if (rows.length > 0) {
         this.db.update(unipileInbound).set({ deliveredAt: now }).where(inArray(unipileInbound.seq, rows.map((r) => r.seq))).run();
       }
-      return rows.map((r): InboundEvent => {
-        const base = { id: r.id, accountId: r.accountId, networkUrl: r.networkUrl, providerId: r.providerId, at: r.at };
-        return r.type === 'message_received' ? { ...base, type: 'message_received', chatId: r.chatId ?? '', text: r.text ?? '' } : { ...base, type: 'invitation_accepted' };
-      });
+      return rows.map(inboundEvent);
     });
   }
 
