@@ -1,4 +1,6 @@
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { Db } from '../src/db/connection.js';
+import * as schema from '../src/db/schema.js';
 
 export interface Captured {
   sql: string;
@@ -33,3 +35,6 @@ export function captureQueries(db: Db, fn: () => void): Captured[] {
 export function queryPlan(db: Db, q: Captured): string[] {
   return (db.$client.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...q.params) as { detail: string }[]).map((r) => r.detail);
 }
+
+/** Another drizzle handle on the same connection: statements prepared once per handle are prepared anew through it. */
+export const freshHandle = (db: Db): Db => drizzle(db.$client, { schema });
