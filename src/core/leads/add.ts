@@ -1,7 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { exclusions, leads } from '../../db/schema.js';
-import { countRows, transaction } from '../../db/tx.js';
+import { perDb } from '../../db/prepared.js';
+import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { bookLeadInserted } from '../campaigns/totals.js';
 import type { Ctx } from '../context.js';
@@ -46,6 +47,39 @@ export type NewLead = { networkUrl: string } & LeadFieldValues;
 
 type Placed = AddLeadResult | { status: 'insufficient_credits' };
 
+const p = sql.placeholder;
+
+/** A batch places up to a hundred leads, so placing one runs statements prepared once per connection. */
+const placeStatements = perDb((db) => ({
+  existing: db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.campaignId, p('campaignId')), eq(leads.networkUrl, p('url'))))
+    .prepare(),
+  excluded: db.select({ n: sql<number>`count(*)` }).from(exclusions).where(eq(exclusions.networkUrl, p('url'))).prepare(),
+  insert: db
+    .insert(leads)
+    .values({
+      id: p('id'),
+      campaignId: p('campaignId'),
+      networkUrl: p('url'),
+      fullName: p('fullName'),
+      firstName: p('firstName'),
+      lastName: p('lastName'),
+      jobTitle: p('jobTitle'),
+      companyName: p('companyName'),
+      email: p('email'),
+      location: p('location'),
+      headline: p('headline'),
+      personalization: p('personalization'),
+      excluded: p('excluded'),
+      source: 'manual',
+      createdAt: p('now'),
+      updatedAt: p('now'),
+    })
+    .prepare(),
+}));
+
 /**
  * Places one profile, whose URL is already normalised, in the campaign, in one transaction:
  * a URL already in the campaign is `duplicate` (whatever its exclusion state), a URL on the
@@ -53,39 +87,31 @@ type Placed = AddLeadResult | { status: 'insufficient_credits' };
  * created. The charge and the insert commit together or not at all.
  */
 function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldValues): Placed {
+  const st = placeStatements(ctx.db);
   return transaction(ctx.db, () => {
-    const existing = ctx.db
-      .select({ id: leads.id })
-      .from(leads)
-      .where(and(eq(leads.campaignId, campaignId), eq(leads.networkUrl, url)))
-      .get();
+    const existing = st.existing.get({ campaignId, url });
     if (existing) return { leadId: existing.id, status: 'duplicate', creditsCharged: 0 };
 
-    const excluded = countRows(ctx.db, exclusions, eq(exclusions.networkUrl, url)) > 0;
+    const excluded = (st.excluded.get({ url })?.n ?? 0) > 0;
     const id = newId('lead');
     if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
-    const now = ctx.clock.now();
-    ctx.db
-      .insert(leads)
-      .values({
-        id,
-        campaignId,
-        networkUrl: url,
-        fullName: clean(fields.fullName),
-        firstName: clean(fields.firstName),
-        lastName: clean(fields.lastName),
-        jobTitle: clean(fields.jobTitle),
-        companyName: clean(fields.companyName),
-        email: clean(fields.email),
-        location: clean(fields.location),
-        headline: clean(fields.headline),
-        personalization: clean(fields.personalization),
-        excluded,
-        source: 'manual',
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
+    st.insert.run({
+      id,
+      campaignId,
+      url,
+      fullName: clean(fields.fullName),
+      firstName: clean(fields.firstName),
+      lastName: clean(fields.lastName),
+      jobTitle: clean(fields.jobTitle),
+      companyName: clean(fields.companyName),
+      email: clean(fields.email),
+      location: clean(fields.location),
+      headline: clean(fields.headline),
+      personalization: clean(fields.personalization),
+      // Placeholders bind as given, and SQLite stores booleans as 0 and 1.
+      excluded: Number(excluded),
+      now: ctx.clock.now(),
+    });
     bookLeadInserted(ctx, campaignId);
     failpoint(ctx, 'leads.add.item', id);
     return { leadId: id, status: excluded ? 'excluded' : 'created', creditsCharged: excluded ? 0 : 1 };
