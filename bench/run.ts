@@ -14,11 +14,11 @@ import type { Request } from 'autocannon';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { loadApp, repoRoot, type App } from './lib/app.js';
 import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQueries, type ListCase } from './lib/leads.js';
-import { runLoad, type LoadSpec } from './lib/load.js';
+import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
 import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
 import { evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
-import { median, timeAsyncCalls, timeCalls } from './lib/stats.js';
+import { median, summarize, timeAsyncCalls, timeCalls } from './lib/stats.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -149,11 +149,21 @@ async function startBaseline(root: string, args: string[]): Promise<Child> {
 }
 
 const IDLE_SECONDS = 25;
+/** Turns in which a case and its baselines share their measured seconds. */
+const ROUNDS = 3;
+/** Each of the ROUNDS floods of the 429 case. */
+const FLOOD_SECONDS = 4;
+/** The one-connection run of each list page, for its server-side latency. */
+const LATENCY_SECONDS = 2;
 
 /** RSS figures of one stretch of load on a server. */
-function round(samples: number[], runs: readonly LoadRun[]): RssRound {
-  return { requests: runs.reduce((n, r) => n + r.requests, 0), medianMB: median(samples), peakMB: Math.max(...samples) };
-}
+const roundOf = (samples: number[], requests: number): RssRound => ({
+  requests,
+  floorMB: Math.min(...samples),
+  medianMB: median(samples),
+  peakMB: Math.max(...samples),
+});
+const round = (samples: number[], runs: readonly LoadRun[]): RssRound => roundOf(samples, runs.reduce((n, r) => n + r.requests, 0));
 
 /** tools/list sizes, and what each part of the entries adds up to. */
 function toolsListSize(list: Json): ToolsListSize {
@@ -287,42 +297,58 @@ async function main(): Promise<void> {
     const base = { connections: SETTINGS.connections, durationSeconds: SETTINGS.durationSeconds, warmupSeconds: SETTINGS.warmupSeconds };
     const log = (tool: string) => ({ serverLog: { path: server.logPath as string, match: { tool } } });
     const mcpLog = { serverLog: { path: server.logPath as string, match: { path: '/mcp' } } };
-    const run = async (spec: LoadSpec) => {
-      const r = await runLoad(spec);
+    const report = (r: LoadRun) => {
       runs.push(r);
-      say(`${spec.title}: ${Math.round(r.reqPerSec)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`);
+      say(`${r.title}: ${Math.round(r.reqPerSec)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`);
       return r;
     };
+    const run = async (spec: LoadSpec) => report(await runLoad(spec));
+    // A case and its baselines take turns, so drifting load from other work hits them alike.
+    const together = async (...specs: LoadSpec[]) => (await runInterleaved(specs, ROUNDS)).map(report);
 
     const rss = sampleRss(server.pid);
-    await run({ ...base, ...log('get_credits'), id: 'credits.rest', title: 'GET /public/v1/credits', kind: 'server', url: server.url, path: '/public/v1/credits', headers: restHeaders, baselines: ['credits.express', 'credits.http'] });
-    await run({ ...base, id: 'credits.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/credits' });
-    await run({ ...base, id: 'credits.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/credits' });
     const mcpCall = rpc('tools/call', { name: 'get_credits', arguments: {} });
-    await run({ ...base, ...mcpLog, id: 'credits.mcp', title: 'MCP tools/call get_credits (stateless HTTP)', kind: 'server', url: server.url, path: '/mcp', method: 'POST', headers: mcpHeaders, body: mcpCall, baselines: ['credits.mcp-sdk', 'credits.rest'] });
-    await run({ ...base, id: 'credits.mcp-sdk', title: 'MCP SDK minimal stateless server', kind: 'baseline', url: mcpSdk.url, path: '/mcp', method: 'POST', headers: mcpHeaders, body: mcpCall });
+    await together(
+      { ...base, ...log('get_credits'), id: 'credits.rest', title: 'GET /public/v1/credits', kind: 'server', url: server.url, path: '/public/v1/credits', headers: restHeaders, baselines: ['credits.express', 'credits.http'] },
+      { ...base, id: 'credits.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/credits' },
+      { ...base, id: 'credits.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/credits' },
+      { ...base, ...mcpLog, id: 'credits.mcp', title: 'MCP tools/call get_credits (stateless HTTP)', kind: 'server', url: server.url, path: '/mcp', method: 'POST', headers: mcpHeaders, body: mcpCall, baselines: ['credits.mcp-sdk', 'credits.rest'] },
+      { ...base, id: 'credits.mcp-sdk', title: 'MCP SDK minimal stateless server', kind: 'baseline', url: mcpSdk.url, path: '/mcp', method: 'POST', headers: mcpHeaders, body: mcpCall },
+    );
 
     let nextLead = 0;
     const leadPath = (id: string) => `/public/v1/campaigns/${LIST_CAMPAIGN}/leads/${id}`;
-    await run({
-      ...base,
-      ...log('get_lead'),
-      id: 'lead.rest',
-      title: 'get_lead: GET /campaigns/{id}/leads/{leadId}',
-      kind: 'server',
-      url: server.url,
-      path: leadPath(leadIds[0] as string),
-      headers: restHeaders,
-      setupRequest: (req: Request) => ({ ...req, path: leadPath(leadIds[nextLead++ % leadIds.length] as string) }),
-      baselines: ['lead.express', 'lead.http'],
-    });
-    await run({ ...base, id: 'lead.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/lead' });
-    await run({ ...base, id: 'lead.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/lead' });
+    await together(
+      {
+        ...base,
+        ...log('get_lead'),
+        id: 'lead.rest',
+        title: 'get_lead: GET /campaigns/{id}/leads/{leadId}',
+        kind: 'server',
+        url: server.url,
+        path: leadPath(leadIds[0] as string),
+        headers: restHeaders,
+        setupRequest: (req: Request) => ({ ...req, path: leadPath(leadIds[nextLead++ % leadIds.length] as string) }),
+        baselines: ['lead.express', 'lead.http'],
+      },
+      { ...base, id: 'lead.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/lead' },
+      { ...base, id: 'lead.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/lead' },
+    );
 
-    await run({ ...base, id: 'list.express', title: 'bare Express (a 50-lead page)', kind: 'baseline', url: express.url, path: '/leads' });
-    await run({ ...base, id: 'list.http', title: 'bare node:http (a 50-lead page)', kind: 'baseline', url: http.url, path: '/leads' });
+    // The list pages run one after another; their baseline is measured in slices spread over them.
+    const listBaselines: LoadSpec[] = [
+      { ...base, id: 'list.express', title: 'bare Express (a 50-lead page)', kind: 'baseline', url: express.url, path: '/leads' },
+      { ...base, id: 'list.http', title: 'bare node:http (a 50-lead page)', kind: 'baseline', url: http.url, path: '/leads' },
+    ];
+    const baselineSlices = listBaselines.map((): Slice[] => []);
+    const sliceBaselines = async () => {
+      for (const [i, spec] of listBaselines.entries()) baselineSlices[i]!.push((await runSlice(spec, spec.durationSeconds / ROUNDS)));
+    };
+    const sliceAt = new Set(Array.from({ length: ROUNDS }, (_, r) => Math.floor((r * pages.length) / ROUNDS)));
     const listRows: ListRow[] = [];
+    const listServerTimes: number[] = [];
     for (const [i, p] of pages.entries()) {
+      if (sliceAt.has(i)) await sliceBaselines();
       const page = {
         ...base,
         ...log('list_leads'),
@@ -334,9 +360,13 @@ async function main(): Promise<void> {
       const title = `list_leads ${p.c.name} page ${p.page}`;
       await run({ ...page, id: `list.${i}`, title, baselines: ['list.express'] });
       // Then one connection, already warm: the server-side time of a page without queueing behind others.
-      await run({ ...page, id: `list.${i}.c1`, title: `${title}, 1 connection`, connections: 1, durationSeconds: 1, warmupSeconds: 0 });
+      const one: LoadSpec = { ...page, id: `list.${i}.c1`, title: `${title}, 1 connection`, connections: 1, durationSeconds: LATENCY_SECONDS, warmupSeconds: 0 };
+      const slice = await runSlice(one, LATENCY_SECONDS);
+      listServerTimes.push(...slice.serverTimes);
+      report(combine(one, [slice]));
       listRows.push({ ...(inProcess[i] as (typeof inProcess)[number]), runId: `list.${i}`, latencyRunId: `list.${i}.c1` });
     }
+    for (const [i, spec] of listBaselines.entries()) report(combine(spec, baselineSlices[i]!));
 
     let batchNo = 0;
     const batchSpec = (id: string, connections: number): LoadSpec => ({
@@ -353,14 +383,15 @@ async function main(): Promise<void> {
       body: batchBody('bench', 0),
       setupRequest: (req: Request) => ({ ...req, body: batchBody('bench', ++batchNo) }),
     });
-    for (const [id, connections, baselines] of [
-      ['batch.rest.c1', 1, []],
-      ['batch.rest', SETTINGS.connections, ['batch.express']],
-    ] as const) {
-      const r = await run({ ...batchSpec(id, connections), baselines: [...baselines] });
-      r.extra = { leadsPerSec: (r.statusCounts['200'] ?? 0) * 100 / r.durationSeconds };
-    }
-    await run({ ...base, id: 'batch.express', title: 'bare Express (parses the batch body)', kind: 'baseline', url: express.url, path: '/batch', method: 'POST', headers: { 'content-type': 'application/json' }, body: batchBody('baseline', 0) });
+    const leadsPerSec = (r: LoadRun) => {
+      r.extra = { leadsPerSec: ((r.statusCounts['200'] ?? 0) * 100) / r.durationSeconds };
+    };
+    leadsPerSec(await run(batchSpec('batch.rest.c1', 1)));
+    const [batch] = await together(
+      { ...batchSpec('batch.rest', SETTINGS.connections), baselines: ['batch.express'] },
+      { ...base, id: 'batch.express', title: 'bare Express (parses the batch body)', kind: 'baseline', url: express.url, path: '/batch', method: 'POST', headers: { 'content-type': 'application/json' }, body: batchBody('baseline', 0) },
+    );
+    leadsPerSec(batch as LoadRun);
     const adds = await call(`${server.url}/public/v1/campaigns/${ADD_CAMPAIGN}`, { headers: restHeaders });
     expect200('GET campaign', adds);
     say(`batch campaign now holds ${(adds.body as { totalLeads: number }).totalLeads} leads`);
@@ -371,27 +402,36 @@ async function main(): Promise<void> {
     expect200('tools/list', list);
     const toolsList = toolsListSize(list);
 
-    // The 429 path: one key flooding a server with the spec's limits, its bucket long empty.
-    const floodLog = { serverLog: { path: floodServer.logPath as string, match: { tool: 'get_credits' } } };
+    // The 429 path: one key flooding a server with the spec's limits, its bucket long empty;
+    // floods of equal length, each followed by a slice of the baseline.
+    const flood: LoadSpec = {
+      ...base,
+      durationSeconds: FLOOD_SECONDS,
+      serverLog: { path: floodServer.logPath as string, match: { tool: 'get_credits' } },
+      id: 'flood.rest',
+      title: 'GET /credits flooded by one key: 429',
+      kind: 'server',
+      url: floodServer.url,
+      path: '/public/v1/credits',
+      headers: restHeaders,
+      baselines: ['flood.express'],
+    };
+    const floodBaseline: LoadSpec = { ...base, id: 'flood.express', title: 'bare Express (the same 429 body)', kind: 'baseline', url: express.url, path: '/flood' };
     const beforeMB = rssMB(floodServer.pid);
+    await runSlice(flood, base.warmupSeconds);
+    await runSlice(floodBaseline, base.warmupSeconds);
     const rounds: RssRound[] = [];
-    for (const n of [1, 2, 3]) {
+    const floodSlices: Slice[] = [];
+    const baselineFloodSlices: Slice[] = [];
+    for (let n = 0; n < ROUNDS; n++) {
       const sampler = sampleRss(floodServer.pid);
-      const r = await run({
-        ...base,
-        ...floodLog,
-        warmupSeconds: n === 1 ? base.warmupSeconds : 0,
-        id: n === 1 ? 'flood.rest' : `flood.rest.${n}`,
-        title: n === 1 ? 'GET /credits flooded by one key: 429' : `the same flood, round ${n}`,
-        kind: 'server',
-        url: floodServer.url,
-        path: '/public/v1/credits',
-        headers: restHeaders,
-        baselines: ['flood.express'],
-      });
-      rounds.push(round(sampler.stop(), [r]));
+      const slice = await runSlice(flood, FLOOD_SECONDS);
+      rounds.push(roundOf(sampler.stop(), slice.requests));
+      floodSlices.push(slice);
+      baselineFloodSlices.push(await runSlice(floodBaseline, base.durationSeconds / ROUNDS));
     }
-    await run({ ...base, id: 'flood.express', title: 'bare Express (the same 429 body)', kind: 'baseline', url: express.url, path: '/flood' });
+    report(combine(flood, floodSlices));
+    report(combine(floodBaseline, baselineFloodSlices));
 
     for (const child of children.splice(0)) await child.stop();
 
@@ -411,6 +451,7 @@ async function main(): Promise<void> {
       timings: { fixtureMs, totalMs: performance.now() - t0 },
       runs,
       list: listRows,
+      listServerSide: summarize(listServerTimes),
       coldStart: { runsMs: coldRuns, medianMs: median(coldRuns) },
       memory: { startRssMB, idleRssMB, idleSeconds, loaded, afterLoadRssMB, flood: { beforeMB, rounds } },
       toolsList,

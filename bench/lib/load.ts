@@ -1,7 +1,7 @@
 import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import autocannon, { type Options, type Request, type Result } from 'autocannon';
 import type { LoadRun } from './report.js';
-import { summarize, type Summary } from './stats.js';
+import { median, summarize } from './stats.js';
 
 export interface LoadSpec {
   id: string;
@@ -79,43 +79,95 @@ export function parseRequestLog(text: string, match: LogMatch): number[] {
   return out;
 }
 
+/** One measured stretch of load on one target. */
+export interface Slice {
+  /** Seconds autocannon actually ran. */
+  seconds: number;
+  requests: number;
+  statusCounts: Record<string, number>;
+  errors: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** The server's own times for the slice's requests (empty without a server log). */
+  serverTimes: number[];
+}
+
 /** The figures of one autocannon result. */
-export function loadFigures(result: Result): Pick<LoadRun, 'reqPerSec' | 'p50Ms' | 'p99Ms' | 'requests' | 'statusCounts' | 'errors'> {
+export function sliceOf(result: Result, serverTimes: number[] = []): Slice {
   const statusCounts: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCounts[code] = Number(count);
-  const requests = Object.values(statusCounts).reduce((a, b) => a + b, 0);
   return {
-    reqPerSec: result.duration > 0 ? requests / result.duration : 0,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    requests,
+    seconds: result.duration,
+    requests: Object.values(statusCounts).reduce((a, b) => a + b, 0),
     statusCounts,
     errors: result.errors,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    serverTimes,
   };
 }
 
-/** A warm-up (discarded), then the measured run, with server-side times from the log when given. */
-export async function runLoad(spec: LoadSpec): Promise<LoadRun> {
-  if (spec.warmupSeconds > 0) {
-    await cannon(spec, spec.warmupSeconds);
-    await drain(spec.url);
-  }
-  const logFrom = spec.serverLog ? fileSize(spec.serverLog.path) : 0;
-  const result = await cannon(spec, spec.durationSeconds);
-  let serverSide: Summary | undefined;
-  if (spec.serverLog) {
-    const times = serverTimes(spec.serverLog.path, logFrom, spec.serverLog.match);
-    if (times.length) serverSide = summarize(times);
-  }
+/**
+ * Slices of one target as one run: all requests over all seconds. autocannon keeps no
+ * histogram to merge, so the latency percentiles are the median of the slices' own; the
+ * server-side times are pooled.
+ */
+export function combine(spec: Pick<LoadSpec, 'id' | 'title' | 'kind' | 'connections' | 'baselines'>, slices: readonly Slice[]): LoadRun {
+  if (slices.length === 0) throw new Error(`${spec.id}: no slices`);
+  const seconds = slices.reduce((n, x) => n + x.seconds, 0);
+  const requests = slices.reduce((n, x) => n + x.requests, 0);
+  const statusCounts: Record<string, number> = {};
+  for (const x of slices) for (const [code, n] of Object.entries(x.statusCounts)) statusCounts[code] = (statusCounts[code] ?? 0) + n;
+  const times = slices.flatMap((x) => x.serverTimes);
   const run: LoadRun = {
     id: spec.id,
     title: spec.title,
     kind: spec.kind,
     connections: spec.connections,
-    durationSeconds: spec.durationSeconds,
-    ...loadFigures(result),
+    durationSeconds: seconds,
+    reqPerSec: seconds > 0 ? requests / seconds : 0,
+    p50Ms: median(slices.map((x) => x.p50Ms)),
+    p99Ms: median(slices.map((x) => x.p99Ms)),
+    requests,
+    statusCounts,
+    errors: slices.reduce((n, x) => n + x.errors, 0),
   };
-  if (serverSide) run.serverSide = serverSide;
+  if (times.length) run.serverSide = summarize(times);
   if (spec.baselines) run.baselines = spec.baselines;
   return run;
+}
+
+async function warm(spec: LoadSpec): Promise<void> {
+  if (spec.warmupSeconds <= 0) return;
+  await cannon(spec, spec.warmupSeconds);
+  await drain(spec.url);
+}
+
+/** One measured slice of load, then a drain. */
+export async function runSlice(spec: LoadSpec, seconds: number): Promise<Slice> {
+  const logFrom = spec.serverLog ? fileSize(spec.serverLog.path) : 0;
+  const result = await cannon(spec, seconds);
+  // Drained, so the next slice (maybe another target) does not share the machine with these requests.
+  await drain(spec.url);
+  return sliceOf(result, spec.serverLog ? serverTimes(spec.serverLog.path, logFrom, spec.serverLog.match) : []);
+}
+
+/** A warm-up (discarded), then the measured run. */
+export async function runLoad(spec: LoadSpec): Promise<LoadRun> {
+  await warm(spec);
+  return combine(spec, [await runSlice(spec, spec.durationSeconds)]);
+}
+
+/**
+ * Several targets in turns (A B C, A B C, …), each warmed first and each measured for its
+ * `durationSeconds` split over the rounds. On a shared machine whose load drifts, every
+ * target then meets the same drift, which is what their ratio needs.
+ */
+export async function runInterleaved(specs: readonly LoadSpec[], rounds: number): Promise<LoadRun[]> {
+  for (const spec of specs) await warm(spec);
+  const slices = specs.map((): Slice[] => []);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, spec] of specs.entries()) slices[i]!.push(await runSlice(spec, spec.durationSeconds / rounds));
+  }
+  return specs.map((spec, i) => combine(spec, slices[i]!));
 }
