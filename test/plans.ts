@@ -7,8 +7,8 @@ export interface Captured {
   params: unknown[];
 }
 
-/** Every SELECT statement `fn` runs on the database, with its parameters. */
-export function captureQueries(db: Db, fn: () => void): Captured[] {
+/** Records the SELECTs of statements prepared from now on, until `restore`. */
+function recordSelects(db: Db): { seen: Captured[]; restore: () => void } {
   const client = db.$client;
   const prepare = client.prepare;
   const seen: Captured[] = [];
@@ -23,10 +23,27 @@ export function captureQueries(db: Db, fn: () => void): Captured[] {
     }
     return stmt;
   } as typeof client.prepare;
+  return { seen, restore: () => (client.prepare = prepare) };
+}
+
+/** Every SELECT statement `fn` runs on the database, with its parameters. */
+export function captureQueries(db: Db, fn: () => void): Captured[] {
+  const { seen, restore } = recordSelects(db);
   try {
     fn();
   } finally {
-    client.prepare = prepare;
+    restore();
+  }
+  return seen;
+}
+
+/** The same for an async `fn` (an engine tick); nothing else may use the database meanwhile. */
+export async function captureQueriesAsync(db: Db, fn: () => Promise<unknown>): Promise<Captured[]> {
+  const { seen, restore } = recordSelects(db);
+  try {
+    await fn();
+  } finally {
+    restore();
   }
   return seen;
 }
