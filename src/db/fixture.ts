@@ -1,9 +1,10 @@
 /**
  * Synthetic leads for benchmarks and scale tests. Every value is a pure function of the
  * campaign and the lead's ordinal, so two runs build the same database. The mix exercises
- * every list filter and sort: tags (some without taggedAt, as on historical rows), replies,
- * inbound messages, needsReply, exclusions, search-sourced leads, and names that are empty or
- * whitespace so the fullName fallback runs. Leads come in groups of 10 sharing one createdAt,
+ * every list filter and sort, each with at least 5% of the leads, so page 1000 of 50 exists at
+ * a million: tags (some without taggedAt, as on historical rows), replies, inbound messages,
+ * needsReply, exclusions, search-sourced leads, and names that are empty or whitespace so the
+ * fullName fallback runs. Leads come in groups of 10 sharing one createdAt,
  * as batch inserts do, so keyset ties are exercised too.
  */
 import { createHash } from 'node:crypto';
@@ -63,7 +64,9 @@ function leadValues(campaignId: string, key: string, salt: number, n: number, st
   // One tagged lead in eight predates taggedAt (spec: null on historical rows).
   const taggedAt = tag !== null && (g >>> 4) % 8 !== 0 ? createdAt + 3_600_000 + ((g >>> 7) % 1000) * 1000 : null;
   const replied = (g >>> 12) % 5 === 0;
-  const repliedAt = replied || (g >>> 15) % 100 === 0 ? createdAt + 86_400_000 + ((g >>> 15) % 600) * 1000 : null;
+  // One unreplied lead in ten keeps a repliedAt (its reply was handled and the flag cleared), so
+  // replied=false sorted by repliedAt fills a thousand pages at a million leads, as the bench needs.
+  const repliedAt = replied || (g >>> 15) % 10 === 0 ? createdAt + 86_400_000 + ((g >>> 15) % 600) * 1000 : null;
   const lastInbound = repliedAt !== null ? repliedAt + ((g >>> 20) % 3600) * 1000 : (g >>> 20) % 10 === 0 ? createdAt + 7_200_000 : null;
   const needsReply = replied && (g >>> 24) % 2 === 0;
   const excluded = (tag !== null && AUTO_EXCLUDE_TAGS.has(tag)) || (g >>> 26) % 20 === 0;

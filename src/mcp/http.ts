@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { ApiError, httpStatus, toApiError, validationError } from '../core/errors.js';
@@ -68,6 +69,7 @@ export function requestedTools(req: Request, serverTools: readonly Tool[]): read
  * HTTP 401.
  */
 export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[]): RequestHandler {
+  const validator = new AjvJsonSchemaValidator();
   return async (req: Request, res: Response) => {
     const requestId = String(res.locals.requestId);
     const credential = mcpCredential(req);
@@ -89,7 +91,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[]): RequestHandler
     const body = parseJsonBody(req);
     if (!body.ok) return sendError(res, body.error);
 
-    const server = buildMcpServer(ctx, offered, credential, () => requestId);
+    const server = buildMcpServer(ctx, offered, credential, () => requestId, validator);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

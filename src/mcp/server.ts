@@ -5,6 +5,7 @@ import {
   type CallToolResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
@@ -39,16 +40,27 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObjec
 export const mcpInput = (tool: Tool): z.ZodObject =>
   tool.idempotent ? tool.input.extend({ idempotencyKey: IdempotencyKey.optional() }) : tool.input;
 
-/** The tools/list entry of a tool. */
+const described = new WeakMap<Tool, McpTool>();
+
+/**
+ * The tools/list entry of a tool. Tools never change, and converting their zod schemas to JSON
+ * Schema was most of the cost of a stateless MCP request (every POST builds a fresh server),
+ * so each entry is built once and shared.
+ */
 export function describeTool(tool: Tool): McpTool {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: jsonSchema(mcpInput(tool), 'input') as McpTool['inputSchema'],
-    outputSchema: jsonSchema(tool.output, 'output') as McpTool['outputSchema'],
-    annotations: { title: tool.title, ...tool.annotations },
-  };
+  let entry = described.get(tool);
+  if (!entry) {
+    entry = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: jsonSchema(mcpInput(tool), 'input') as McpTool['inputSchema'],
+      outputSchema: jsonSchema(tool.output, 'output') as McpTool['outputSchema'],
+      annotations: { title: tool.title, ...tool.annotations },
+    };
+    described.set(tool, entry);
+  }
+  return entry;
 }
 
 /** A pipeline outcome as an MCP tool result: the REST body as structuredContent and text. */
@@ -60,11 +72,20 @@ export function toToolResult(outcome: Outcome): CallToolResult {
 /**
  * An MCP server over the registry. Validation is ours (the low-level Server does not parse
  * arguments), so a bad argument is an isError result with the spec's validation_error body.
+ * `validator` is the SDK's JSON Schema validator; the stateless HTTP transport builds a
+ * server per request and passes one shared validator, since the SDK otherwise compiles a
+ * fresh Ajv instance for every server.
  */
-export function buildMcpServer(ctx: Ctx, tools: readonly Tool[], credential: Credential, requestId: () => string): Server {
+export function buildMcpServer(
+  ctx: Ctx,
+  tools: readonly Tool[],
+  credential: Credential,
+  requestId: () => string,
+  validator?: jsonSchemaValidator,
+): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Outreach MCP' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listing = tools.map(describeTool);

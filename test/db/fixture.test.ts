@@ -52,7 +52,8 @@ describe('fixture generator', () => {
     for (const q of ALLOWED_QUERIES) {
       const col = COLUMN[q.sort ?? 'createdAt'];
       const all = naivePage(q, 0, COUNT);
-      expect(all.length, `${JSON.stringify(q)} (${col})`).toBeGreaterThan(COUNT / 200);
+      // 5%: at a million leads every list then has a page 1000 of 50, which the bench measures.
+      expect(all.length, `${JSON.stringify(q)} (${col})`).toBeGreaterThan(COUNT / 20);
     }
     const share = (where: string) =>
       (ctx.db.$client.prepare(`SELECT count(*) AS n FROM leads WHERE campaign_id = 'cmp_fx' AND ${where}`).get() as { n: number }).n / COUNT;

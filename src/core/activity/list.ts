@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { activity } from '../../db/schema.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
-import { keysetPage } from '../keyset.js';
+import { builtKeyset, keysetPage } from '../keyset.js';
 import { ActivityType } from '../leads/enums.js';
 import { clean } from '../text.js';
 
@@ -81,16 +81,18 @@ export interface ListActivityInput {
 /** Newest first; the cursor is bound to the type filter. */
 export function listActivity(ctx: Ctx, secret: string, input: ListActivityInput): { events: ActivityEvent[]; nextCursor: string | null } {
   const where = publicEvents(input.type);
-  const page = keysetPage<EventRow>(ctx, secret, {
+  const page = keysetPage<EventRow>(secret, {
     scope: `activity|${input.type ?? ''}`,
     cursor: input.cursor,
     limit: input.limit,
-    table: activity,
-    where,
-    sort: activity.at,
-    seq: activity.seq,
-    fetch: (extra, limit) =>
-      ctx.db.select(EVENT_COLUMNS).from(activity).where(and(where, extra)).orderBy(desc(activity.at), desc(activity.seq)).limit(limit).all(),
+    source: builtKeyset(ctx.db, {
+      table: activity,
+      where,
+      sort: activity.at,
+      seq: activity.seq,
+      select: (extra, limit) =>
+        ctx.db.select(EVENT_COLUMNS).from(activity).where(and(where, extra)).orderBy(desc(activity.at), desc(activity.seq)).limit(limit).all(),
+    }),
     position: (row) => ({ value: row.at, seq: row.seq }),
   });
   return { events: page.items.map(toActivityEvent), nextCursor: page.nextCursor };

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema.js';
 import type { Ctx, Environment } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import { iso } from '../clock.js';
+import { perDb } from '../../db/prepared.js';
 import { countRows } from '../../db/tx.js';
 
 export type KeyEnv = 'test' | 'live';
@@ -78,6 +79,11 @@ export interface KeyIdentity {
   keyId: string;
 }
 
+const KEY_COLUMNS = { id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt };
+
+/** Every authenticated request looks its key up, so the lookup is prepared once. */
+const keyByDigest = perDb((db) => db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.digest, sql.placeholder('digest'))).prepare());
+
 /**
  * Resolves a presented key to its identity. The database is asked every time, so a revoked
  * or newly created key takes effect at once, also in a running server.
@@ -90,11 +96,7 @@ export function authenticateKey(ctx: Ctx, presented: string | undefined | null):
   if (!presented.startsWith(expected)) {
     throw new ApiError('unauthorized', `This server runs the ${ctx.env} environment and accepts only ${expected} keys.`);
   }
-  const row = ctx.db
-    .select({ id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt })
-    .from(apiKeys)
-    .where(eq(apiKeys.digest, digestKey(presented)))
-    .get();
+  const row = keyByDigest(ctx.db).get({ digest: digestKey(presented) });
   if (!row || row.revokedAt !== null) {
     throw new ApiError('unauthorized', 'Invalid or revoked API key. Check the key, or create a new one with `npx outreach keys create`.');
   }
@@ -107,7 +109,7 @@ export function authenticateKey(ctx: Ctx, presented: string | undefined | null):
  */
 export function authenticateKeyId(ctx: Ctx, keyId: string): KeyIdentity {
   const row = ctx.db
-    .select({ id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt })
+    .select(KEY_COLUMNS)
     .from(apiKeys)
     .where(eq(apiKeys.id, keyId))
     .get();

@@ -1,5 +1,6 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { perDb } from '../../db/prepared.js';
 import { campaigns } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
@@ -70,8 +71,11 @@ export function toCampaign(row: CampaignRow): Campaign {
 export const campaignNotFound = (id: string) =>
   new ApiError('not_found', `Campaign ${id} not found. Call list_campaigns (GET /campaigns) for valid ids.`);
 
+/** Every campaign-scoped route reads its campaign first, so the lookup is prepared once. */
+const campaignById = perDb((db) => db.select().from(campaigns).where(eq(campaigns.id, sql.placeholder('id'))).prepare());
+
 export function findCampaignRow(ctx: Ctx, id: string): CampaignRow | undefined {
-  return ctx.db.select().from(campaigns).where(eq(campaigns.id, id)).get();
+  return campaignById(ctx.db).get({ id });
 }
 
 /** The campaign row, or not_found. */

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 
@@ -8,16 +9,21 @@ import type { Ctx } from '../context.js';
  * (spec, Campaign start and pause: POST add lead on a FAILED campaign).
  */
 export function bookLeadInserted(ctx: Ctx, campaignId: string): void {
-  ctx.db
+  bookInsert(ctx.db).run({ campaignId, now: ctx.clock.now() });
+}
+
+/** Prepared once per connection: a batch add books up to a hundred leads. */
+const bookInsert = perDb((db) =>
+  db
     .update(campaigns)
     .set({
       totalLeads: sql`${campaigns.totalLeads} + 1`,
-      updatedAt: ctx.clock.now(),
+      updatedAt: sql`${sql.placeholder('now')}`,
       status: sql`CASE WHEN ${campaigns.status} = 'FAILED' THEN 'READY_TO_SEND' ELSE ${campaigns.status} END`,
     })
-    .where(eq(campaigns.id, campaignId))
-    .run();
-}
+    .where(eq(campaigns.id, sql.placeholder('campaignId')))
+    .prepare(),
+);
 
 /** Books one deleted lead on its campaign, in the deleting transaction. */
 export function bookLeadDeleted(ctx: Ctx, campaignId: string): void {

@@ -1,4 +1,5 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { creditBalance, creditLedger } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -19,6 +20,23 @@ export function leadCreditsAvailable(ctx: Ctx): number {
   return (row?.credits ?? 0) + (row?.topUp ?? 0);
 }
 
+/** Every created lead runs these (a batch, up to a hundred times), so they are prepared once per connection. */
+const chargeStatements = perDb((db) => ({
+  spends: LEAD_CREDIT_ORDER.map(({ field, bucket }) => {
+    const column = creditBalance[field];
+    const spend = db
+      .update(creditBalance)
+      .set({ [field]: sql`${column} - 1` })
+      .where(and(eq(creditBalance.id, 1), gte(column, 1)))
+      .prepare();
+    return { bucket, spend };
+  }),
+  ledger: db
+    .insert(creditLedger)
+    .values({ at: sql.placeholder('at'), bucket: sql.placeholder('bucket'), delta: -1, reason: 'lead_created', ref: sql.placeholder('ref') })
+    .prepare(),
+}));
+
 /**
  * Spends one normal credit for a created lead and writes the ledger row; false when none is
  * left. Call it inside the transaction that inserts the lead, so the charge and the insert
@@ -26,15 +44,10 @@ export function leadCreditsAvailable(ctx: Ctx): number {
  * from ever going below zero.
  */
 export function chargeLeadCredit(ctx: Ctx, leadId: string): boolean {
-  for (const { field, bucket } of LEAD_CREDIT_ORDER) {
-    const column = creditBalance[field];
-    const spent = ctx.db
-      .update(creditBalance)
-      .set({ [field]: sql`${column} - 1` })
-      .where(and(eq(creditBalance.id, 1), gte(column, 1)))
-      .run();
-    if (spent.changes === 1) {
-      ctx.db.insert(creditLedger).values({ at: ctx.clock.now(), bucket, delta: -1, reason: 'lead_created', ref: leadId }).run();
+  const st = chargeStatements(ctx.db);
+  for (const { bucket, spend } of st.spends) {
+    if (spend.run().changes === 1) {
+      st.ledger.run({ at: ctx.clock.now(), bucket, ref: leadId });
       return true;
     }
   }

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { perDb } from '../../db/prepared.js';
 import { creditBalance } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import type { Workspace } from '../workspace/get.js';
@@ -13,8 +14,10 @@ export const Credits = z.object({
 });
 export type Credits = z.infer<typeof Credits>;
 
+const balanceRow = perDb((db) => db.select().from(creditBalance).where(eq(creditBalance.id, 1)).prepare());
+
 export function getCredits(ctx: Ctx, ws: Workspace): Credits {
-  const row = ctx.db.select().from(creditBalance).where(eq(creditBalance.id, 1)).get();
+  const row = balanceRow(ctx.db).get();
   return {
     credits: row?.credits ?? 0,
     topUpCredits: row?.topUpCredits ?? 0,

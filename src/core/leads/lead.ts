@@ -1,5 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { perDb } from '../../db/prepared.js';
 import { leads } from '../../db/schema.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
@@ -176,14 +177,18 @@ export const leadNotFound = (campaignId: string, leadId: string) =>
     `Lead ${leadId} not found in campaign ${campaignId}. Call list_leads (GET /campaigns/${campaignId}/leads) for valid ids.`,
   );
 
+const leadDetail = perDb((db) =>
+  db
+    .select(LEAD_DETAIL_COLUMNS)
+    .from(leads)
+    .where(and(eq(leads.id, sql.placeholder('leadId')), eq(leads.campaignId, sql.placeholder('campaignId'))))
+    .prepare(),
+);
+
 /** The stored lead (no live refresh); not_found for an unknown campaign, or a lead of another campaign. */
 export function getLead(ctx: Ctx, campaignId: string, leadId: string): LeadDetail {
   requireCampaignRow(ctx, campaignId);
-  const row = ctx.db
-    .select(LEAD_DETAIL_COLUMNS)
-    .from(leads)
-    .where(and(eq(leads.id, leadId), eq(leads.campaignId, campaignId)))
-    .get();
+  const row = leadDetail(ctx.db).get({ leadId, campaignId });
   if (!row) throw leadNotFound(campaignId, leadId);
   return toLeadDetail(row);
 }

@@ -1,10 +1,12 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, lt, param, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Db } from '../../db/connection.js';
+import { perDb } from '../../db/prepared.js';
 import { leads } from '../../db/schema.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { validationError } from '../errors.js';
-import { keysetPage } from '../keyset.js';
+import { keysetPage, type KeysetSource } from '../keyset.js';
 import type { LeadTag } from './enums.js';
 import { LEAD_COLUMNS, toLead, type Lead, type LeadListRow } from './lead.js';
 
@@ -43,6 +45,8 @@ export interface ListLeadsInput {
 }
 
 export interface LeadListQuery {
+  /** The one filter given, if any. */
+  filter: LeadFilter | undefined;
   /** The filter condition, without the campaign. */
   where: SQL | undefined;
   /** What a cursor is bound to: campaign, filter and its value, sort. */
@@ -69,43 +73,91 @@ export function leadListQuery(input: ListLeadsInput): LeadListQuery {
       ['sort'],
     );
   }
-  let where: SQL | undefined;
+  const where = filterCondition(filter, param(filterValue(input, filter)));
+  const filterKey = filter ? `${filter}=${String(input[filter])}` : '';
+  return { filter, where, scope: `leads|${input.campaignId}|${filterKey}|${input.sort}` };
+}
+
+/** The bound value of the filter: the tag, or a boolean as SQLite stores it (0 or 1). */
+function filterValue(input: ListLeadsInput, filter: LeadFilter | undefined): string | number | null {
+  const value = filter === undefined || filter === 'excluded' ? null : input[filter];
+  return typeof value === 'boolean' ? Number(value) : (value ?? null);
+}
+
+/** The statements of one (filter, sort) pair, with the campaign and filter value as parameters. */
+function prepareLeadList(db: Db, filter: LeadFilter | undefined, sort: LeadSort) {
+  const col = SORT_COLUMNS[sort];
+  const value = sql.placeholder('filterValue');
+  const list = and(eq(leads.campaignId, sql.placeholder('campaignId')), filterCondition(filter, value));
+  const page = (range: SQL) =>
+    db.select(LEAD_COLUMNS).from(leads).where(and(list, range)).orderBy(desc(col), desc(leads.seq)).limit(sql.placeholder('limit')).prepare();
+  return {
+    first: page(isNotNull(col)),
+    ties: page(and(eq(col, sql.placeholder('sortValue')), lt(leads.seq, sql.placeholder('seq'))) as SQL),
+    older: page(lt(col, sql.placeholder('sortValue'))),
+    holds: db.select({ n: sql<number>`count(*)` }).from(leads).where(and(eq(leads.seq, sql.placeholder('seq')), list, isNotNull(col))).prepare(),
+  };
+}
+
+/** A filter's condition on its bound value (a parameter or a placeholder); excluded takes only true. */
+function filterCondition(filter: LeadFilter | undefined, value: SQLWrapper): SQL | undefined {
   switch (filter) {
     case 'tag':
-      where = eq(leads.tag, input.tag as LeadTag);
-      break;
+      return eq(leads.tag, value);
     case 'replied':
-      where = eq(leads.replied, input.replied as boolean);
-      break;
+      return eq(leads.replied, value);
     case 'needsReply':
-      where = eq(leads.needsReply, input.needsReply as boolean);
-      break;
+      return eq(leads.needsReply, value);
     case 'excluded':
-      where = eq(leads.excluded, true);
-      break;
+      return eq(leads.excluded, true);
     case undefined:
-      break;
+      return undefined;
   }
-  const filterKey = filter ? `${filter}=${String(input[filter])}` : '';
-  return { where, scope: `leads|${input.campaignId}|${filterKey}|${input.sort}` };
+}
+
+type LeadListStatements = ReturnType<typeof prepareLeadList>;
+
+/** Per connection, the statements of each (filter, sort) pair used so far (at most 9). */
+const leadListStatements = perDb(() => new Map<string, LeadListStatements>());
+
+function statementsFor(db: Db, filter: LeadFilter | undefined, sort: LeadSort): LeadListStatements {
+  const cache = leadListStatements(db);
+  const key = `${filter ?? 'none'}|${sort}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const made = prepareLeadList(db, filter, sort);
+  cache.set(key, made);
+  return made;
+}
+
+/** The list's rows through statements prepared once per (filter, sort) pair and connection. */
+function preparedLeadSource(ctx: Ctx, input: ListLeadsInput, filter: LeadFilter | undefined): KeysetSource<LeadListRow> {
+  const st = statementsFor(ctx.db, filter, input.sort);
+  const base = { campaignId: input.campaignId, filterValue: filterValue(input, filter) };
+  return {
+    holds: (seq) => (st.holds.get({ ...base, seq })?.n ?? 0) > 0,
+    fetch: (range, limit) => {
+      switch (range.kind) {
+        case 'first':
+          return st.first.all({ ...base, limit });
+        case 'ties':
+          return st.ties.all({ ...base, sortValue: range.value, seq: range.seq, limit });
+        case 'older':
+          return st.older.all({ ...base, sortValue: range.value, limit });
+      }
+    },
+  };
 }
 
 /** A page of a campaign's leads, newest first by the chosen sort; leads without that field are left out. */
 export function listLeads(ctx: Ctx, secret: string, input: ListLeadsInput): { leads: Lead[]; nextCursor: string | null } {
   const query = leadListQuery(input);
   requireCampaignRow(ctx, input.campaignId);
-  const sort = SORT_COLUMNS[input.sort];
-  const where = and(eq(leads.campaignId, input.campaignId), query.where);
-  const page = keysetPage<LeadListRow>(ctx, secret, {
+  const page = keysetPage<LeadListRow>(secret, {
     scope: query.scope,
     cursor: input.cursor,
     limit: input.limit,
-    table: leads,
-    where,
-    sort,
-    seq: leads.seq,
-    fetch: (extra, limit) =>
-      ctx.db.select(LEAD_COLUMNS).from(leads).where(and(where, extra)).orderBy(desc(sort), desc(leads.seq)).limit(limit).all(),
+    source: preparedLeadSource(ctx, input, query.filter),
     position: (row) => ({ value: row[input.sort] as number, seq: row.seq }),
   });
   return { leads: page.items.map(toLead), nextCursor: page.nextCursor };

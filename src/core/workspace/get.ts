@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { workspace } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 
@@ -6,9 +7,12 @@ export type Workspace = typeof workspace.$inferSelect;
 
 export const WORKSPACE_ID = 1;
 
+/** Read on every request (plan gate, cursor secret), so prepared once per connection. */
+const workspaceRow = perDb((db) => db.select().from(workspace).where(eq(workspace.id, WORKSPACE_ID)).prepare());
+
 /** The hosted workspace, or null before `seed` or the first start created it. */
 export function getWorkspace(ctx: Ctx): Workspace | null {
-  return ctx.db.select().from(workspace).where(eq(workspace.id, WORKSPACE_ID)).get() ?? null;
+  return workspaceRow(ctx.db).get() ?? null;
 }
 
 /** Plans that may not use the API at all (spec, Authentication rule 4). */

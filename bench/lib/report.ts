@@ -1,0 +1,318 @@
+import type { Summary } from './stats.js';
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  platform: string;
+  /** 1, 5 and 15-minute load averages when the run started and ended: other work on the machine. */
+  loadAverage: { start: number[]; end: number[] };
+}
+
+/** One autocannon run, against the server or a baseline. */
+export interface LoadRun {
+  id: string;
+  title: string;
+  kind: 'server' | 'baseline';
+  connections: number;
+  durationSeconds: number;
+  reqPerSec: number;
+  /** Client-observed latency (autocannon, whole milliseconds). */
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  statusCounts: Record<string, number>;
+  errors: number;
+  /** The server's own timing of the same requests, from its request log (arrival to response finished). */
+  serverSide?: Summary;
+  /** Ids of the baseline runs this run is compared with, by throughput. */
+  baselines?: string[];
+  /** Case-specific figures, e.g. leadsPerSec. */
+  extra?: Record<string, number>;
+}
+
+/** One list_leads page: over HTTP, and in-process against the raw query. */
+export interface ListRow {
+  case: string;
+  page: number;
+  /** The LoadRun of this page over REST, for throughput. */
+  runId: string;
+  /** The same page over REST on one connection, for the server-side latency without queueing. */
+  latencyRunId: string;
+  /** The raw keyset SQL of this page, prepared once (better-sqlite3, no mapping). */
+  raw: Summary;
+  /** The core verb listLeads, in-process. */
+  verb: Summary;
+  /** The whole tool pipeline (auth, rate limit, validation, verb, JSON), in-process. */
+  pipeline: Summary;
+}
+
+/** RSS samples of one stretch of load. */
+export interface RssRound {
+  requests: number;
+  /** The lowest sample: the floor the heap falls back to after its collections. */
+  floorMB: number;
+  medianMB: number;
+  peakMB: number;
+}
+
+export interface Memory {
+  /** Two seconds after the server became healthy. */
+  startRssMB: number;
+  /** After the server sat idle for `idleSeconds` (V8 gives back startup garbage after a few idle seconds). */
+  idleRssMB: number;
+  idleSeconds: number;
+  /** While the REST and MCP cases ran. */
+  loaded: RssRound;
+  afterLoadRssMB: number;
+  /** The 429 server (default limits): idle, then floods of equal length, one after another. */
+  flood: { beforeMB: number; rounds: RssRound[] };
+}
+
+export interface ToolsListSize {
+  tools: number;
+  /** The whole JSON-RPC response body. */
+  responseBytes: number;
+  /** The `tools` array alone. */
+  toolsBytes: number;
+  /** responseBytes ÷ 4: a rough rule for English and JSON, not a tokenizer count. */
+  estimatedTokens: number;
+  /** Bytes of each part of the entries, summed over the tools (name, description, inputSchema, outputSchema, …). */
+  byField: Record<string, number>;
+}
+
+export interface Target {
+  id: string;
+  text: string;
+  measured: string;
+  met: boolean;
+}
+
+export interface Results {
+  machine: Machine;
+  date: string;
+  commit: string;
+  /** Uncommitted changes in the worktree when the run started. */
+  dirty: boolean;
+  settings: { connections: number; durationSeconds: number; warmupSeconds: number; leads: number; pageSize: number; deepPage: number; inProcessIterations: number };
+  timings: { fixtureMs: number; totalMs: number };
+  runs: LoadRun[];
+  list: ListRow[];
+  /** Server-side times of every list page on one connection, pooled. */
+  listServerSide: Summary;
+  coldStart: { runsMs: number[]; medianMs: number };
+  memory: Memory;
+  toolsList: ToolsListSize;
+  targets: Target[];
+}
+
+export const TOOLS_LIST_LIMIT_BYTES = 24_000;
+/**
+ * A leak raises the floor RSS returns to after each collection, round after round; the heap's
+ * own sawtooth (tens of MB under a flood) moves the median and the peak, not the floor.
+ */
+export const FLAT_MEMORY_MB = 10;
+
+/** Our throughput as a share of the baseline's: 0.6 means 60% of it. */
+export const throughputRatio = (ours: LoadRun, baseline: LoadRun): number => (baseline.reqPerSec > 0 ? ours.reqPerSec / baseline.reqPerSec : 0);
+
+export function runById(runs: readonly LoadRun[], id: string): LoadRun {
+  const run = runs.find((r) => r.id === id);
+  if (!run) throw new Error(`no run "${id}"`);
+  return run;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
+
+/** The worst (highest) verb ÷ raw cost over the list pages, at the median. */
+export function worstListCost(list: readonly ListRow[]): { ratio: number; row: ListRow | undefined } {
+  let worst: { ratio: number; row: ListRow | undefined } = { ratio: 0, row: undefined };
+  for (const row of list) {
+    const ratio = row.verb.p50 / row.raw.p50;
+    if (ratio > worst.ratio) worst = { ratio, row };
+  }
+  return worst;
+}
+
+/** The one-connection list run with the highest server-side p99. */
+export function worstServerP99(runs: readonly LoadRun[], list: readonly ListRow[]): { p99: number; run: LoadRun | undefined } {
+  let worst: { p99: number; run: LoadRun | undefined } = { p99: 0, run: undefined };
+  for (const row of list) {
+    const run = runById(runs, row.latencyRunId);
+    if (run.serverSide && run.serverSide.p99 > worst.p99) worst = { p99: run.serverSide.p99, run };
+  }
+  return worst;
+}
+
+/** The issue's targets, measured against this run's own baselines. */
+export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
+  const run = (id: string) => runById(r.runs, id);
+  const restVsExpress = throughputRatio(run('credits.rest'), run('credits.express'));
+  const mcpVsRest = throughputRatio(run('credits.mcp'), run('credits.rest'));
+  const cost = worstListCost(r.list);
+  const p99 = worstServerP99(r.runs, r.list);
+  const pooled = r.listServerSide;
+  const batch = run('batch.rest.c1');
+  const flood = throughputRatio(run('flood.rest'), run('flood.express'));
+  const rounds = r.memory.flood.rounds;
+  const [prev, last] = rounds.slice(-2);
+  const growth = prev && last ? last.floorMB - prev.floorMB : Number.NaN;
+  return [
+    {
+      id: 'rest-vs-express',
+      text: 'REST GET /credits reaches ≥ 60% of bare Express throughput',
+      measured: `${pct(restVsExpress)} (${int(run('credits.rest').reqPerSec)} vs ${int(run('credits.express').reqPerSec)} req/s)`,
+      met: restVsExpress >= 0.6,
+    },
+    {
+      id: 'mcp-vs-rest',
+      text: 'MCP tools/call get_credits reaches ≥ 50% of REST throughput',
+      measured: `${pct(mcpVsRest)} (${int(run('credits.mcp').reqPerSec)} vs ${int(run('credits.rest').reqPerSec)} req/s)`,
+      met: mcpVsRest >= 0.5,
+    },
+    {
+      id: 'list-cost',
+      text: 'A list_leads page at 1M leads costs ≤ 2× the raw keyset query',
+      measured: cost.row
+        ? `worst ${cost.ratio.toFixed(2)}× (${cost.row.case}, page ${cost.row.page}: ${ms(cost.row.verb.p50)} vs ${ms(cost.row.raw.p50)} ms median)`
+        : 'not measured',
+      met: cost.row !== undefined && cost.ratio <= 2,
+    },
+    {
+      id: 'list-p99',
+      text: 'list_leads p99 under 5 ms server-side',
+      measured: `${ms(pooled.p99)} ms over all ${int(pooled.n)} list requests on one connection (server request log)${p99.run ? `; the worst page alone ${ms(p99.p99)} ms (${p99.run.title})` : ''}`,
+      met: pooled.n > 0 && pooled.p99 < 5,
+    },
+    {
+      id: 'batch-median',
+      text: 'add_leads_batch of 100 takes < 15 ms median',
+      measured: `${ms(batch.p50Ms)} ms client-side${batch.serverSide ? `, ${ms(batch.serverSide.p50)} ms server-side` : ''} (1 connection)`,
+      met: batch.p50Ms < 15,
+    },
+    {
+      id: 'flood-throughput',
+      text: 'The 429 path runs at ≥ 80% of bare Express throughput',
+      measured: `${pct(flood)} (${int(run('flood.rest').reqPerSec)} vs ${int(run('flood.express').reqPerSec)} req/s)`,
+      met: flood >= 0.8,
+    },
+    {
+      id: 'flood-memory',
+      text: `… with flat memory (the RSS floor of the last flood within ${FLAT_MEMORY_MB} MB of the one before)`,
+      measured: `idle ${r.memory.flood.beforeMB.toFixed(0)} MB; floor per flood ${rounds.map((x) => x.floorMB.toFixed(0)).join(' → ')} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB) over ${int(rounds.reduce((n, x) => n + x.requests, 0))} requests`,
+      met: growth <= FLAT_MEMORY_MB,
+    },
+    {
+      id: 'cold-start',
+      text: 'Cold start to a healthy /health under 1 s',
+      measured: `${int(r.coldStart.medianMs)} ms median of ${r.coldStart.runsMs.length}`,
+      met: r.coldStart.medianMs < 1000,
+    },
+    {
+      id: 'idle-rss',
+      text: 'Idle RSS under 120 MB',
+      measured: `${r.memory.idleRssMB.toFixed(0)} MB after ${r.memory.idleSeconds} s idle (${r.memory.startRssMB.toFixed(0)} MB 2 s after start)`,
+      met: r.memory.idleRssMB < 120,
+    },
+    {
+      id: 'tools-list',
+      text: `tools/list under 24 KB (${int(TOOLS_LIST_LIMIT_BYTES)} bytes)`,
+      measured: `${int(r.toolsList.toolsBytes)} bytes of tools, ${int(r.toolsList.responseBytes)} bytes of response`,
+      met: r.toolsList.responseBytes < TOOLS_LIST_LIMIT_BYTES,
+    },
+  ];
+}
+
+function ratioCell(run: LoadRun, runs: readonly LoadRun[]): string {
+  return (run.baselines ?? []).map((id) => `${throughputRatio(run, runById(runs, id)).toFixed(2)}× ${runById(runs, id).title}`).join('<br>') || '–';
+}
+
+const serverCell = (s: Summary | undefined) => (s ? `${ms(s.p50)} / ${ms(s.p99)}` : '–');
+
+/** RESULTS.md: targets, then every case with its ratio to its baselines. */
+export function renderMarkdown(r: Results): string {
+  const m = r.machine;
+  const lines: string[] = [
+    '# Benchmark results',
+    '',
+    'Generated by `npm run bench` (bench/run.ts); the same figures are in `bench/results.json`.',
+    '',
+    `- Date: ${r.date}`,
+    `- Commit: \`${r.commit}\`${r.dirty ? ' (with uncommitted changes)' : ''}`,
+    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB.toFixed(1)} GiB, ${m.platform}, Node ${m.node}`,
+    `- Load average at start / end: ${m.loadAverage.start.map((x) => x.toFixed(2)).join(' ')} / ${m.loadAverage.end.map((x) => x.toFixed(2)).join(' ')} (the machine is shared; compare ratios, not absolute figures)`,
+    `- Load: autocannon, ${r.settings.connections} connections, ${r.settings.warmupSeconds} s warm-up then ${r.settings.durationSeconds} s per case; a case and its baselines take turns in 1-second slices; client and server on the same machine`,
+    `- Fixture: ${int(r.settings.leads)} leads in one campaign, generated in ${(r.timings.fixtureMs / 1000).toFixed(1)} s; whole run ${(r.timings.totalMs / 1000).toFixed(0)} s`,
+    '',
+    '## Targets',
+    '',
+    '| Target | Measured | Met |',
+    '|---|---|---|',
+    ...r.targets.map((t) => `| ${t.text} | ${t.measured} | ${t.met ? 'met' : '**not met**'} |`),
+    '',
+    '## HTTP cases',
+    '',
+    'Throughput ratio = our req/s ÷ the baseline\'s req/s in this run. Latency is client-side (autocannon); server-side is the server\'s own request log (p50 / p99).',
+    '',
+    '| Case | Conns | req/s | p50 ms | p99 ms | Server-side ms | Ratio to baseline |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  const listRunIds = new Set(r.list.flatMap((l) => [l.runId, l.latencyRunId]));
+  for (const run of r.runs.filter((x) => !listRunIds.has(x.id))) {
+    const extra = run.extra ? ` (${Object.entries(run.extra).map(([k, v]) => `${k} ${int(v)}`).join(', ')})` : '';
+    const codes = Object.entries(run.statusCounts).map(([code, n]) => `${code}: ${int(n)}`).join(', ');
+    lines.push(
+      `| ${run.kind === 'baseline' ? '*baseline* ' : ''}${run.title}${extra}<br><sub>${codes}${run.errors ? `, errors: ${run.errors}` : ''}</sub> | ${run.connections} | ${int(run.reqPerSec)} | ${run.p50Ms} | ${run.p99Ms} | ${serverCell(run.serverSide)} | ${run.kind === 'baseline' ? '–' : ratioCell(run, r.runs)} |`,
+    );
+  }
+  lines.push(
+    '',
+    `## list_leads at ${int(r.settings.leads)} leads`,
+    '',
+    `Page size ${r.settings.pageSize}; page ${r.settings.deepPage} opens with a cursor built from the row at offset ${r.settings.deepPage - 1}·${r.settings.pageSize}−1 (see Method). ` +
+      `In-process figures are medians / p99 of ${int(r.settings.inProcessIterations)} timed calls each. Cost = core verb ÷ raw keyset query, at the median.`,
+    '',
+    `REST throughput and client latency at ${r.settings.connections} connections; server-side p50 / p99 from the server's request log on one connection (no queueing).`,
+    '',
+    '| Filter and sort | Page | Raw query ms | Core verb ms | Cost | Pipeline ms | REST req/s | REST p50 / p99 ms | Server-side ms, 1 conn | Ratio to baseline |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const row of r.list) {
+    const run = runById(r.runs, row.runId);
+    const one = runById(r.runs, row.latencyRunId);
+    lines.push(
+      `| ${row.case} | ${row.page} | ${serverCell(row.raw)} | ${serverCell(row.verb)} | ${(row.verb.p50 / row.raw.p50).toFixed(2)}× | ${serverCell(row.pipeline)} | ${int(run.reqPerSec)} | ${run.p50Ms} / ${run.p99Ms} | ${serverCell(one.serverSide)} | ${ratioCell(run, r.runs)} |`,
+    );
+  }
+  const mem = r.memory;
+  lines.push(
+    '',
+    '## Start, memory and tools/list',
+    '',
+    '| Measure | Value |',
+    '|---|---|',
+    `| Cold start: spawn of \`node bin/outreach.js start\` to the first 200 from /health | ${int(r.coldStart.medianMs)} ms median (runs: ${r.coldStart.runsMs.map(int).join(', ')} ms) |`,
+    `| RSS 2 s after start (1M-lead database) | ${mem.startRssMB.toFixed(0)} MB |`,
+    `| Idle RSS, after ${mem.idleSeconds} s idle | ${mem.idleRssMB.toFixed(0)} MB |`,
+    `| Loaded RSS while the REST and MCP cases ran (floor / median / peak) | ${mem.loaded.floorMB.toFixed(0)} / ${mem.loaded.medianMB.toFixed(0)} / ${mem.loaded.peakMB.toFixed(0)} MB over ${int(mem.loaded.requests)} requests |`,
+    `| RSS right after the load | ${mem.afterLoadRssMB.toFixed(0)} MB |`,
+    `| 429 server: idle RSS, then floor / median / peak per flood | ${mem.flood.beforeMB.toFixed(0)} MB; ${mem.flood.rounds.map((x) => `${x.floorMB.toFixed(0)} / ${x.medianMB.toFixed(0)} / ${x.peakMB.toFixed(0)} MB (${int(x.requests)} requests)`).join('; ')} |`,
+    `| tools/list (${r.toolsList.tools} tools): whole JSON-RPC response | ${int(r.toolsList.responseBytes)} bytes ≈ ${int(r.toolsList.estimatedTokens)} tokens (bytes ÷ 4, an estimate, not a tokenizer count) |`,
+    `| tools/list: the \`tools\` array, by part | ${int(r.toolsList.toolsBytes)} bytes: ${Object.entries(r.toolsList.byField).map(([k, v]) => `${k} ${int(v)}`).join(', ')} |`,
+    '',
+    '## Method',
+    '',
+    '- The server is the real one: `node bin/outreach.js start` in a child process with a bench `--config` that raises every rate limit, on a temporary database made by `outreach seed` (a paid workspace, the bench key, ample credits) and `npm run fixture` (1,000,000 leads in one campaign). The 429 case runs a second server with the default limits.',
+    '- Baselines run in their own child processes, like the server: a bare Express 5 app and a bare `node:http` server answering each case\'s route with the same JSON (the same status for the 429 body, the same response for a 100-item batch after parsing the body), and the MCP SDK\'s minimal stateless streamable-HTTP server (`McpServer`, one `get_credits` tool returning the same credits, a new server and transport per request, JSON responses).',
+    '- Throughput is requests completed ÷ seconds; autocannon reports latency in whole milliseconds. Each case first runs a warm-up whose results are discarded. A case and its baselines run in turns (three slices each, A B C A B C A B C), so load from other work on the machine falls on both sides of a ratio; a run\'s latency percentiles are then the median of its slices\'. The list pages run one after another, with their baseline\'s slices spread among them.',
+    `- The page-${r.settings.deepPage} cursor of each list is built, not walked: a cursor is the signed (sort value, seq) of the last row served, so the bench reads the row at offset (${r.settings.deepPage}−1)·${r.settings.pageSize}−1 in the list's order and signs it with the core's \`encodeCursor\` over the scope \`leadListQuery\` gives. test/bench checks on a small fixture that this equals the nextCursor of a walk; the run checks every built page over REST.`,
+    '- Server-side times come from the server\'s own request log (`ms`: from the request entering Express to the response finishing), for the requests of the measured window only.',
+    '- Raw query: the exact SELECTs on `leads` that listLeads sent for that page (the keyset query, and on a cursor page its existence check), captured once, prepared once on the same connection and run with better-sqlite3\'s `all()` in raw mode (rows as arrays: the least reading them can cost). Core verb: `listLeads(ctx, secret, input)` in-process. Pipeline: `invokeTool` for list_leads in-process (auth, rate limit, validation, verb, JSON).',
+    '- RSS is the server process\'s resident set (`/proc/<pid>/status` VmRSS, or `ps`), sampled every 200 ms while load runs. V8\'s heap makes RSS a sawtooth under load, so floods are compared by their floor (lowest sample), which a leak would raise; idle RSS is read after the server has sat idle long enough for V8 to give back its startup garbage.',
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,470 @@
+/**
+ * `npm run bench`: the server beside bare baselines, in one run, on this machine. Writes
+ * bench/results.json and bench/RESULTS.md. See the Method section of RESULTS.md.
+ *
+ * Overrides for a quick try (the committed results use the defaults): BENCH_LEADS,
+ * BENCH_DURATION (seconds per case), BENCH_DEEP_PAGE, BENCH_ITERATIONS.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Request } from 'autocannon';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { loadApp, repoRoot, type App } from './lib/app.js';
+import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQueries, type ListCase } from './lib/leads.js';
+import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
+import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
+import { evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
+import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
+import { median, summarize, timeAsyncCalls, timeCalls } from './lib/stats.js';
+
+const envInt = (name: string, fallback: number): number => {
+  const raw = process.env[name];
+  const n = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name}: "${raw}" must be a positive integer`);
+  return n;
+};
+
+const SETTINGS = {
+  connections: 10,
+  durationSeconds: envInt('BENCH_DURATION', 3),
+  warmupSeconds: 1,
+  leads: envInt('BENCH_LEADS', 1_000_000),
+  pageSize: 50,
+  deepPage: envInt('BENCH_DEEP_PAGE', 1000),
+  inProcessIterations: envInt('BENCH_ITERATIONS', 300),
+};
+const COLD_STARTS = 5;
+
+const say = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const git = (root: string, ...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+
+interface Json {
+  status: number;
+  body: unknown;
+  text: string;
+}
+
+async function call(url: string, init: RequestInit = {}): Promise<Json> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // a non-JSON body stays text
+  }
+  return { status: res.status, body, text };
+}
+
+const restHeaders = { 'x-api-key': BENCH_KEY };
+const jsonHeaders = { ...restHeaders, 'content-type': 'application/json' };
+const mcpHeaders = { ...MCP_HEADERS, 'x-api-key': BENCH_KEY };
+
+function expect200(what: string, res: Json): void {
+  if (res.status !== 200) throw new Error(`${what}: HTTP ${res.status} ${res.text.slice(0, 300)}`);
+}
+
+function node(root: string, args: string[]): string {
+  return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/** The two databases: the million-lead one, and a small one for the default-limits (429) server. */
+function buildDatabases(root: string, dir: string): { big: string; small: string; fixtureMs: number } {
+  const file = join(dir, 'workspace.json');
+  writeFileSync(file, JSON.stringify(benchWorkspace()));
+  const big = join(dir, 'big.db');
+  const small = join(dir, 'small.db');
+  node(root, ['bin/outreach.js', 'seed', '--file', file, '--db', big]);
+  node(root, ['bin/outreach.js', 'seed', '--file', file, '--db', small]);
+  say(`generating ${SETTINGS.leads.toLocaleString('en-US')} leads`);
+  const started = performance.now();
+  node(root, ['dist/db/fixture-cli.js', '--db', big, '--campaign', LIST_CAMPAIGN, '--leads', String(SETTINGS.leads)]);
+  const fixtureMs = performance.now() - started;
+  say(`fixture: ${(fixtureMs / 1000).toFixed(1)} s`);
+  return { big, small, fixtureMs };
+}
+
+interface ListPage {
+  c: ListCase;
+  page: number;
+  cursor: string | null;
+  /** The id the page must start with (the row at its offset), to check the built cursor over REST. */
+  firstId: string;
+}
+
+/** Both pages of every list case, with their cursors built in-process. */
+function listPages(app: App, ctx: ReturnType<App['server']['createContext']>, secret: string): ListPage[] {
+  const out: ListPage[] = [];
+  for (const c of listCases(app.leadList.SORTS_BY_FILTER)) {
+    for (const page of [1, SETTINGS.deepPage]) {
+      const input = caseInput(LIST_CAMPAIGN, c, SETTINGS.pageSize);
+      const cursor = pageCursor(app, ctx.db, secret, input, page);
+      if (page > 1 && cursor === null) throw new Error(`${c.name}: fewer than ${page} pages; the fixture must fill every list`);
+      const first = app.leadList.listLeads(ctx, secret, { ...input, cursor: cursor ?? undefined }).leads[0];
+      if (!first) throw new Error(`${c.name}: page ${page} is empty`);
+      out.push({ c, page, cursor, firstId: first.id });
+    }
+  }
+  return out;
+}
+
+/** Ids spread evenly over the campaign, for get_lead. */
+function sampleLeadIds(ctx: ReturnType<App['server']['createContext']>, n: number): string[] {
+  const client = ctx.db.$client;
+  const { lo, hi } = client.prepare('SELECT min(seq) AS lo, max(seq) AS hi FROM leads WHERE campaign_id = ?').get(LIST_CAMPAIGN) as { lo: number; hi: number };
+  const byseq = client.prepare('SELECT id FROM leads WHERE seq = ?');
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const row = byseq.get(lo + Math.floor(((hi - lo) * i) / n)) as { id: string } | undefined;
+    if (row) ids.push(row.id);
+  }
+  return ids;
+}
+
+async function coldStarts(root: string, db: string, config: string): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < COLD_STARTS; i++) {
+    const port = await freePort();
+    const child = await spawnServer({ args: ['bin/outreach.js', 'start', '--db', db, '--port', String(port), '--config', config], cwd: root, port, healthPath: '/health' });
+    times.push(child.startMs);
+    await child.stop();
+  }
+  return times;
+}
+
+async function startServer(root: string, db: string, config: string | null, logPath: string): Promise<Child> {
+  const port = await freePort();
+  const args = ['bin/outreach.js', 'start', '--db', db, '--port', String(port)];
+  if (config) args.push('--config', config);
+  return spawnServer({ args, cwd: root, port, healthPath: '/health', logPath });
+}
+
+async function startBaseline(root: string, args: string[]): Promise<Child> {
+  const port = await freePort();
+  const [script, ...rest] = args;
+  return spawnServer({ args: [join('dist/bench-build/bench/baselines', script as string), ...rest.map((a) => (a === 'PORT' ? String(port) : a))], cwd: root, port, healthPath: '/health' });
+}
+
+const IDLE_SECONDS = 25;
+/** Turns in which a case and its baselines share their measured seconds. */
+const ROUNDS = 3;
+/** Each of the ROUNDS floods of the 429 case. */
+const FLOOD_SECONDS = 4;
+/** The one-connection run of each list page, for its server-side latency. */
+const LATENCY_SECONDS = 2;
+
+/** RSS figures of one stretch of load on a server. */
+const roundOf = (samples: number[], requests: number): RssRound => ({
+  requests,
+  floorMB: Math.min(...samples),
+  medianMB: median(samples),
+  peakMB: Math.max(...samples),
+});
+const round = (samples: number[], runs: readonly LoadRun[]): RssRound => roundOf(samples, runs.reduce((n, r) => n + r.requests, 0));
+
+/** tools/list sizes, and what each part of the entries adds up to. */
+function toolsListSize(list: Json): ToolsListSize {
+  const listed = (list.body as { result: { tools: Record<string, unknown>[] } }).result.tools;
+  const byField: Record<string, number> = {};
+  for (const tool of listed) {
+    for (const [field, value] of Object.entries(tool)) byField[field] = (byField[field] ?? 0) + Buffer.byteLength(JSON.stringify(value));
+  }
+  const responseBytes = Buffer.byteLength(list.text);
+  return { tools: listed.length, responseBytes, toolsBytes: Buffer.byteLength(JSON.stringify(listed)), estimatedTokens: Math.round(responseBytes / 4), byField };
+}
+
+type Ctx = ReturnType<App['server']['createContext']>;
+
+/** The raw keyset SQL, the core verb and the whole pipeline, in-process, for every list page. */
+async function inProcessList(app: App, ctx: Ctx, secret: string, pages: readonly ListPage[]): Promise<Omit<ListRow, 'runId' | 'latencyRunId'>[]> {
+  const listTool = app.tools.toolByName.get('list_leads');
+  if (!listTool) throw new Error('no list_leads tool');
+  const loop = { warmup: Math.ceil(SETTINGS.inProcessIterations / 10), iterations: SETTINGS.inProcessIterations };
+  const out: Omit<ListRow, 'runId' | 'latencyRunId'>[] = [];
+  for (const p of pages) {
+    const input = caseInput(LIST_CAMPAIGN, p.c, SETTINGS.pageSize, p.cursor ?? undefined);
+    // listLeads prepares its statements once per drizzle handle: a fresh handle makes it prepare, and so show, them here.
+    const fresh = { ...ctx, db: drizzle(ctx.db.$client, { schema: app.schema }) };
+    const queries = captureLeadQueries(fresh.db, () => void app.leadList.listLeads(fresh, secret, input));
+    const raw = rawQueries(ctx.db.$client, queries);
+    if (raw() < SETTINGS.pageSize) throw new Error(`${p.c.name} page ${p.page}: the raw query returned too few rows`);
+    const invocation = { input: { ...input }, credential: { apiKey: BENCH_KEY }, requestId: 'bench', clientAddress: '127.0.0.1' };
+    out.push({
+      case: p.c.name,
+      page: p.page,
+      raw: timeCalls(raw, loop),
+      verb: timeCalls(() => app.leadList.listLeads(ctx, secret, input), loop),
+      pipeline: await timeAsyncCalls(() => app.pipeline.invokeTool(ctx, listTool, invocation), loop),
+    });
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const root = repoRoot();
+  const app = await loadApp(root);
+  const loadStart = os.loadavg();
+  const commit = git(root, 'rev-parse', 'HEAD');
+  const dirty = git(root, 'status', '--porcelain', '--', '.', ':!bench/RESULTS.md', ':!bench/results.json') !== '';
+  const dir = mkdtempSync(join(os.tmpdir(), 'outreach-bench-'));
+  const children: Child[] = [];
+  try {
+    const { big, small, fixtureMs } = buildDatabases(root, dir);
+    const limits = raisedLimits(app.tools.tools.map((t) => t.rateLimit).filter((c): c is NonNullable<typeof c> => c !== undefined));
+    const config = join(dir, 'bench-config.json');
+    writeFileSync(config, JSON.stringify({ limits }));
+
+    // In-process: the workspace's cursor secret, the deep-page cursors, lead ids.
+    const ctx = app.server.createContext({ dbPath: big, env: 'development', config: { limits } }, app.log.silentLogger());
+    const workspace = app.workspace.getWorkspace(ctx);
+    if (!workspace) throw new Error('the bench database holds no workspace');
+    const secret = workspace.cursorSecret;
+    const pages = listPages(app, ctx, secret);
+    const leadIds = sampleLeadIds(ctx, 1000);
+    say(`${pages.length} list pages, cursors built`);
+
+    say('cold starts');
+    const coldRuns = await coldStarts(root, big, config);
+
+    const server = await startServer(root, big, config, join(dir, 'server.log'));
+    children.push(server);
+    const upAt = performance.now();
+    await sleep(2000);
+    const startRssMB = rssMB(server.pid);
+
+    // While the server sits idle: the in-process list figures (nothing else runs).
+    say('in-process list_leads');
+    const inProcess = await inProcessList(app, ctx, secret, pages);
+    ctx.db.$client.close();
+    await sleep(Math.max(0, IDLE_SECONDS * 1000 - (performance.now() - upAt)));
+    const idleSeconds = Math.round((performance.now() - upAt) / 1000);
+    const idleRssMB = rssMB(server.pid);
+    say(`server RSS ${startRssMB.toFixed(0)} MB after start, ${idleRssMB.toFixed(0)} MB after ${idleSeconds} s idle`);
+
+    // The real responses, which the baselines then serve verbatim.
+    const credits = await call(`${server.url}/public/v1/credits`, { headers: restHeaders });
+    expect200('GET /credits', credits);
+    const lead = await call(`${server.url}/public/v1/campaigns/${LIST_CAMPAIGN}/leads/${leadIds[0]}`, { headers: restHeaders });
+    expect200('GET lead', lead);
+    const firstPage = pages[0] as ListPage;
+    const listFirst = await call(server.url + casePath(LIST_CAMPAIGN, firstPage.c, SETTINGS.pageSize), { headers: restHeaders });
+    expect200('GET leads', listFirst);
+    for (const p of pages) {
+      const res = await call(server.url + casePath(LIST_CAMPAIGN, p.c, SETTINGS.pageSize, p.cursor), { headers: restHeaders });
+      expect200(`${p.c.name} page ${p.page}`, res);
+      const got = (res.body as { leads: { id: string }[] }).leads;
+      if (got.length !== SETTINGS.pageSize || got[0]?.id !== p.firstId) throw new Error(`${p.c.name} page ${p.page}: the built cursor did not open the expected page`);
+    }
+    const batchCheck = await call(`${server.url}/public/v1/campaigns/${ADD_CAMPAIGN}/leads/batch`, { method: 'POST', headers: jsonHeaders, body: batchBody('check', 0) });
+    expect200('POST batch', batchCheck);
+    if ((batchCheck.body as { summary: { created: number } }).summary.created !== 100) throw new Error(`a fresh batch did not create 100 leads: ${batchCheck.text.slice(0, 300)}`);
+    const mcpCheck = await call(`${server.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: rpc('tools/call', { name: 'get_credits', arguments: {} }) });
+    expect200('MCP tools/call', mcpCheck);
+
+    // A 429 body, from a server with the default limits: its global bucket drained first.
+    const floodServer = await startServer(root, small, null, join(dir, 'flood.log'));
+    children.push(floodServer);
+    let refused: Json | undefined;
+    for (let i = 0; i < 200 && !refused; i++) {
+      const res = await call(`${floodServer.url}/public/v1/credits`, { headers: restHeaders });
+      if (res.status === 429) refused = res;
+    }
+    if (!refused) throw new Error('the default-limits server never answered 429');
+
+    const routes = [
+      { method: 'GET', path: '/credits', status: 200, body: credits.body },
+      { method: 'GET', path: '/lead', status: 200, body: lead.body },
+      { method: 'GET', path: '/leads', status: 200, body: listFirst.body },
+      { method: 'POST', path: '/batch', status: 200, body: batchCheck.body },
+      { method: 'GET', path: '/flood', status: 429, body: refused.body },
+    ];
+    const routesFile = join(dir, 'routes.json');
+    writeFileSync(routesFile, JSON.stringify(routes));
+    const creditsFile = join(dir, 'credits.json');
+    writeFileSync(creditsFile, credits.text);
+    const express = await startBaseline(root, ['plain.js', 'express', 'PORT', routesFile]);
+    const http = await startBaseline(root, ['plain.js', 'http', 'PORT', routesFile]);
+    const mcpSdk = await startBaseline(root, ['mcp-sdk.js', 'PORT', creditsFile]);
+    children.push(express, http, mcpSdk);
+    const sdkCheck = await call(`${mcpSdk.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: rpc('tools/call', { name: 'get_credits', arguments: {} }) });
+    expect200('MCP SDK baseline tools/call', sdkCheck);
+
+    const runs: LoadRun[] = [];
+    const base = { connections: SETTINGS.connections, durationSeconds: SETTINGS.durationSeconds, warmupSeconds: SETTINGS.warmupSeconds };
+    const log = (tool: string) => ({ serverLog: { path: server.logPath as string, match: { tool } } });
+    const mcpLog = { serverLog: { path: server.logPath as string, match: { path: '/mcp' } } };
+    const report = (r: LoadRun) => {
+      runs.push(r);
+      say(`${r.title}: ${Math.round(r.reqPerSec)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`);
+      return r;
+    };
+    const run = async (spec: LoadSpec) => report(await runLoad(spec));
+    // A case and its baselines take turns, so drifting load from other work hits them alike.
+    const together = async (...specs: LoadSpec[]) => (await runInterleaved(specs, ROUNDS)).map(report);
+
+    const rss = sampleRss(server.pid);
+    const mcpCall = rpc('tools/call', { name: 'get_credits', arguments: {} });
+    await together(
+      { ...base, ...log('get_credits'), id: 'credits.rest', title: 'GET /public/v1/credits', kind: 'server', url: server.url, path: '/public/v1/credits', headers: restHeaders, baselines: ['credits.express', 'credits.http'] },
+      { ...base, id: 'credits.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/credits' },
+      { ...base, id: 'credits.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/credits' },
+      { ...base, ...mcpLog, id: 'credits.mcp', title: 'MCP tools/call get_credits (stateless HTTP)', kind: 'server', url: server.url, path: '/mcp', method: 'POST', headers: mcpHeaders, body: mcpCall, baselines: ['credits.mcp-sdk', 'credits.rest'] },
+      { ...base, id: 'credits.mcp-sdk', title: 'MCP SDK minimal stateless server', kind: 'baseline', url: mcpSdk.url, path: '/mcp', method: 'POST', headers: mcpHeaders, body: mcpCall },
+    );
+
+    let nextLead = 0;
+    const leadPath = (id: string) => `/public/v1/campaigns/${LIST_CAMPAIGN}/leads/${id}`;
+    await together(
+      {
+        ...base,
+        ...log('get_lead'),
+        id: 'lead.rest',
+        title: 'get_lead: GET /campaigns/{id}/leads/{leadId}',
+        kind: 'server',
+        url: server.url,
+        path: leadPath(leadIds[0] as string),
+        headers: restHeaders,
+        setupRequest: (req: Request) => ({ ...req, path: leadPath(leadIds[nextLead++ % leadIds.length] as string) }),
+        baselines: ['lead.express', 'lead.http'],
+      },
+      { ...base, id: 'lead.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/lead' },
+      { ...base, id: 'lead.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/lead' },
+    );
+
+    // The list pages run one after another; their baseline is measured in slices spread over them.
+    const listBaselines: LoadSpec[] = [
+      { ...base, id: 'list.express', title: 'bare Express (a 50-lead page)', kind: 'baseline', url: express.url, path: '/leads' },
+      { ...base, id: 'list.http', title: 'bare node:http (a 50-lead page)', kind: 'baseline', url: http.url, path: '/leads' },
+    ];
+    const baselineSlices = listBaselines.map((): Slice[] => []);
+    const sliceBaselines = async () => {
+      for (const [i, spec] of listBaselines.entries()) baselineSlices[i]!.push((await runSlice(spec, spec.durationSeconds / ROUNDS)));
+    };
+    const sliceAt = new Set(Array.from({ length: ROUNDS }, (_, r) => Math.floor((r * pages.length) / ROUNDS)));
+    const listRows: ListRow[] = [];
+    const listServerTimes: number[] = [];
+    for (const [i, p] of pages.entries()) {
+      if (sliceAt.has(i)) await sliceBaselines();
+      const page = {
+        ...base,
+        ...log('list_leads'),
+        kind: 'server' as const,
+        url: server.url,
+        path: casePath(LIST_CAMPAIGN, p.c, SETTINGS.pageSize, p.cursor),
+        headers: restHeaders,
+      };
+      const title = `list_leads ${p.c.name} page ${p.page}`;
+      await run({ ...page, id: `list.${i}`, title, baselines: ['list.express'] });
+      // Then one connection, already warm: the server-side time of a page without queueing behind others.
+      const one: LoadSpec = { ...page, id: `list.${i}.c1`, title: `${title}, 1 connection`, connections: 1, durationSeconds: LATENCY_SECONDS, warmupSeconds: 0 };
+      const slice = await runSlice(one, LATENCY_SECONDS);
+      listServerTimes.push(...slice.serverTimes);
+      report(combine(one, [slice]));
+      listRows.push({ ...(inProcess[i] as (typeof inProcess)[number]), runId: `list.${i}`, latencyRunId: `list.${i}.c1` });
+    }
+    for (const [i, spec] of listBaselines.entries()) report(combine(spec, baselineSlices[i]!));
+
+    let batchNo = 0;
+    const batchSpec = (id: string, connections: number): LoadSpec => ({
+      ...base,
+      ...log('add_leads_batch'),
+      connections,
+      id,
+      title: `add_leads_batch, 100 new leads, ${connections} connection${connections === 1 ? '' : 's'}`,
+      kind: 'server',
+      url: server.url,
+      path: `/public/v1/campaigns/${ADD_CAMPAIGN}/leads/batch`,
+      method: 'POST',
+      headers: jsonHeaders,
+      body: batchBody('bench', 0),
+      setupRequest: (req: Request) => ({ ...req, body: batchBody('bench', ++batchNo) }),
+    });
+    const leadsPerSec = (r: LoadRun) => {
+      r.extra = { leadsPerSec: ((r.statusCounts['200'] ?? 0) * 100) / r.durationSeconds };
+    };
+    leadsPerSec(await run(batchSpec('batch.rest.c1', 1)));
+    const [batch] = await together(
+      { ...batchSpec('batch.rest', SETTINGS.connections), baselines: ['batch.express'] },
+      { ...base, id: 'batch.express', title: 'bare Express (parses the batch body)', kind: 'baseline', url: express.url, path: '/batch', method: 'POST', headers: { 'content-type': 'application/json' }, body: batchBody('baseline', 0) },
+    );
+    leadsPerSec(batch as LoadRun);
+    const adds = await call(`${server.url}/public/v1/campaigns/${ADD_CAMPAIGN}`, { headers: restHeaders });
+    expect200('GET campaign', adds);
+    say(`batch campaign now holds ${(adds.body as { totalLeads: number }).totalLeads} leads`);
+    const loaded = round(rss.stop(), runs.filter((r) => r.kind === 'server'));
+    const afterLoadRssMB = rssMB(server.pid);
+
+    const list = await call(`${server.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: rpc('tools/list') });
+    expect200('tools/list', list);
+    const toolsList = toolsListSize(list);
+
+    // The 429 path: one key flooding a server with the spec's limits, its bucket long empty;
+    // floods of equal length, each followed by a slice of the baseline.
+    const flood: LoadSpec = {
+      ...base,
+      durationSeconds: FLOOD_SECONDS,
+      serverLog: { path: floodServer.logPath as string, match: { tool: 'get_credits' } },
+      id: 'flood.rest',
+      title: 'GET /credits flooded by one key: 429',
+      kind: 'server',
+      url: floodServer.url,
+      path: '/public/v1/credits',
+      headers: restHeaders,
+      baselines: ['flood.express'],
+    };
+    const floodBaseline: LoadSpec = { ...base, id: 'flood.express', title: 'bare Express (the same 429 body)', kind: 'baseline', url: express.url, path: '/flood' };
+    const beforeMB = rssMB(floodServer.pid);
+    await runSlice(flood, base.warmupSeconds);
+    await runSlice(floodBaseline, base.warmupSeconds);
+    const rounds: RssRound[] = [];
+    const floodSlices: Slice[] = [];
+    const baselineFloodSlices: Slice[] = [];
+    for (let n = 0; n < ROUNDS; n++) {
+      const sampler = sampleRss(floodServer.pid);
+      const slice = await runSlice(flood, FLOOD_SECONDS);
+      rounds.push(roundOf(sampler.stop(), slice.requests));
+      floodSlices.push(slice);
+      baselineFloodSlices.push(await runSlice(floodBaseline, base.durationSeconds / ROUNDS));
+    }
+    report(combine(flood, floodSlices));
+    report(combine(floodBaseline, baselineFloodSlices));
+
+    for (const child of children.splice(0)) await child.stop();
+
+    const partial: Omit<Results, 'targets'> = {
+      machine: {
+        cpu: os.cpus()[0]?.model ?? 'unknown',
+        cores: os.cpus().length,
+        memoryGiB: os.totalmem() / 2 ** 30,
+        node: process.version,
+        platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+        loadAverage: { start: loadStart, end: os.loadavg() },
+      },
+      date: new Date().toISOString(),
+      commit,
+      dirty,
+      settings: SETTINGS,
+      timings: { fixtureMs, totalMs: performance.now() - t0 },
+      runs,
+      list: listRows,
+      listServerSide: summarize(listServerTimes),
+      coldStart: { runsMs: coldRuns, medianMs: median(coldRuns) },
+      memory: { startRssMB, idleRssMB, idleSeconds, loaded, afterLoadRssMB, flood: { beforeMB, rounds } },
+      toolsList,
+    };
+    const results: Results = { ...partial, targets: evaluateTargets(partial) };
+    writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(join(root, 'bench', 'RESULTS.md'), renderMarkdown(results));
+    for (const t of results.targets) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+    say(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s; wrote bench/results.json and bench/RESULTS.md`);
+  } finally {
+    for (const child of children) await child.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
