@@ -190,12 +190,14 @@ async function inProcessList(app: App, ctx: Ctx, secret: string, pages: readonly
     const fresh = { ...ctx, db: drizzle(ctx.db.$client, { schema: app.schema }) };
     const queries = captureLeadQueries(fresh.db, () => void app.leadList.listLeads(fresh, secret, input));
     const raw = rawQueries(ctx.db.$client, queries);
-    if (raw() < SETTINGS.pageSize) throw new Error(`${p.c.name} page ${p.page}: the raw query returned too few rows`);
+    const rawArrays = rawQueries(ctx.db.$client, queries, 'arrays');
+    if (raw() < SETTINGS.pageSize || rawArrays() < SETTINGS.pageSize) throw new Error(`${p.c.name} page ${p.page}: the raw query returned too few rows`);
     const invocation = { input: { ...input }, credential: { apiKey: BENCH_KEY }, requestId: 'bench', clientAddress: '127.0.0.1' };
     out.push({
       case: p.c.name,
       page: p.page,
       raw: timeCalls(raw, loop),
+      rawArrays: timeCalls(rawArrays, loop),
       verb: timeCalls(() => app.leadList.listLeads(ctx, secret, input), loop),
       pipeline: await timeAsyncCalls(() => app.pipeline.invokeTool(ctx, listTool, invocation), loop),
     });

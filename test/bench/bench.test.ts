@@ -98,8 +98,8 @@ describe('bench: building a deep page cursor', () => {
     const queries = captureLeadQueries(fresh.db, () => void leadList.listLeads(fresh, secret, input));
     // The cursor check, the ties of its sort value, then the older values.
     expect(queries.map((q) => (/count\(\*\)/.test(q.sql) ? 'check' : 'page'))).toEqual(['check', 'page', 'page']);
-    const run = rawQueries(ctx.db.$client, queries);
-    expect(run()).toBe(1 + 11);
+    expect(rawQueries(ctx.db.$client, queries)()).toBe(1 + 11);
+    expect(rawQueries(ctx.db.$client, queries, 'arrays')()).toBe(1 + 11);
   });
 });
 
@@ -181,8 +181,8 @@ describe('bench: the report', () => {
     ...extra,
   });
   const list: ListRow[] = [
-    { case: 'sort=createdAt', page: 1, runId: 'list.0', latencyRunId: 'list.0.c1', raw: summary(0.2), verb: summary(0.3), pipeline: summary(0.4) },
-    { case: 'sort=createdAt', page: 1000, runId: 'list.1', latencyRunId: 'list.1.c1', raw: summary(0.2), verb: summary(0.4), pipeline: summary(0.6) },
+    { case: 'sort=createdAt', page: 1, runId: 'list.0', latencyRunId: 'list.0.c1', raw: summary(0.2), rawArrays: summary(0.1), verb: summary(0.3), pipeline: summary(0.4) },
+    { case: 'sort=createdAt', page: 1000, runId: 'list.1', latencyRunId: 'list.1.c1', raw: summary(0.2), rawArrays: summary(0.1), verb: summary(0.4), pipeline: summary(0.6) },
   ];
   const results = (over: { restRps?: number; verb?: number; floodFloors?: number[]; listP99?: number; toolsBytes?: number } = {}): Omit<Results, 'targets'> => ({
     machine: { cpu: 'Test CPU', cores: 2, memoryGiB: 8, node: 'v20.0.0', platform: 'linux', loadAverage: { start: [1, 1, 1], end: [2, 2, 2] } },
@@ -250,7 +250,7 @@ describe('bench: the report', () => {
     expect(md).toContain('1.50× title of credits.mcp-sdk<br>0.50× title of credits.rest');
     expect(md).toContain('0.89× title of flood.express');
     // list pages: cost against the raw query, the one-connection server-side time, the HTTP ratio.
-    expect(md).toMatch(/\| sort=createdAt \| 1000 \| 0\.20 \/ 0\.40 \| 0\.40 \/ 0\.80 \| 2\.00× \| .* \| 0\.60 \/ 6\.00 \| 0\.50× title of list\.express \|/);
+    expect(md).toMatch(/\| sort=createdAt \| 1000 \| 0\.20 \/ 0\.40 \| 0\.40 \/ 0\.80 \| 2\.00× \| 0\.10 \/ 0\.20 \| 4\.00× \| .* \| 0\.60 \/ 6\.00 \| 0\.50× title of list\.express \|/);
     for (const t of evaluateTargets(r)) expect(md).toContain(t.text);
     expect(md).not.toContain('**not met**');
     const worse = results({ listP99: 6 });
