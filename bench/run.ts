@@ -18,7 +18,7 @@ import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice }
 import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
 import { evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
-import { median, summarize, timeAsyncCalls, timeCalls } from './lib/stats.js';
+import { median, summarize, timeInTurns } from './lib/stats.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -193,14 +193,11 @@ async function inProcessList(app: App, ctx: Ctx, secret: string, pages: readonly
     const rawArrays = rawQueries(ctx.db.$client, queries, 'arrays');
     if (raw() < SETTINGS.pageSize || rawArrays() < SETTINGS.pageSize) throw new Error(`${p.c.name} page ${p.page}: the raw query returned too few rows`);
     const invocation = { input: { ...input }, credential: { apiKey: BENCH_KEY }, requestId: 'bench', clientAddress: '127.0.0.1' };
-    out.push({
-      case: p.c.name,
-      page: p.page,
-      raw: timeCalls(raw, loop),
-      rawArrays: timeCalls(rawArrays, loop),
-      verb: timeCalls(() => app.leadList.listLeads(ctx, secret, input), loop),
-      pipeline: await timeAsyncCalls(() => app.pipeline.invokeTool(ctx, listTool, invocation), loop),
-    });
+    const [rawTimes, arrayTimes, verbTimes, pipelineTimes] = await timeInTurns(
+      [raw, rawArrays, () => app.leadList.listLeads(ctx, secret, input), () => app.pipeline.invokeTool(ctx, listTool, invocation)],
+      loop,
+    );
+    out.push({ case: p.c.name, page: p.page, raw: rawTimes!, rawArrays: arrayTimes!, verb: verbTimes!, pipeline: pipelineTimes! });
   }
   return out;
 }

@@ -277,7 +277,7 @@ export function renderMarkdown(r: Results): string {
     `## list_leads at ${int(r.settings.leads)} leads`,
     '',
     `Page size ${r.settings.pageSize}; page ${r.settings.deepPage} opens with a cursor built from the row at offset ${r.settings.deepPage - 1}·${r.settings.pageSize}−1 (see Method). ` +
-      `In-process figures are medians / p99 of ${int(r.settings.inProcessIterations)} timed calls each. Cost = core verb ÷ raw keyset query, at the median; the target is judged against better-sqlite3's default \`all()\` (row objects), and the cost against its raw mode (rows as arrays, the floor of reading them) is shown beside it.`,
+      `In-process figures are medians / p99 of ${int(r.settings.inProcessIterations)} timed calls each, the four variants taking turns call by call. Cost = core verb ÷ raw keyset query, at the median; the target is judged against better-sqlite3's default \`all()\` (row objects), and the cost against its raw mode (rows as arrays, the floor of reading them) is shown beside it.`,
     '',
     `REST throughput and client latency at ${r.settings.connections} connections; server-side p50 / p99 from the server's request log on one connection (no queueing).`,
     '',

@@ -4,7 +4,7 @@ import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQuer
 import { combine, parseRequestLog, type Slice } from '../../bench/lib/load.js';
 import { evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results } from '../../bench/lib/report.js';
 import { batchBody, benchWorkspace, raisedLimits, rpc } from '../../bench/lib/setup.js';
-import { percentile, summarize } from '../../bench/lib/stats.js';
+import { percentile, summarize, timeInTurns } from '../../bench/lib/stats.js';
 import * as cursor from '../../src/core/cursor.js';
 import * as leadList from '../../src/core/leads/list.js';
 import { normalizeProfileUrl } from '../../src/core/leads/url.js';
@@ -134,6 +134,17 @@ describe('bench: figures', () => {
     expect(percentile(values, 99)).toBe(99);
     expect(percentile([7], 99)).toBe(7);
     expect(summarize([3, 1, 2])).toEqual({ n: 3, p50: 2, p99: 3, mean: 2 });
+  });
+
+  it('times functions in turns, sync and async alike, after a warm-up', async () => {
+    const calls: string[] = [];
+    const [a, b] = await timeInTurns(
+      [() => calls.push('a'), async () => void calls.push('b')],
+      { warmup: 1, iterations: 3 },
+    );
+    expect(calls.join('')).toBe('abababab');
+    expect(a!.n).toBe(3);
+    expect(b!.n).toBe(3);
   });
 
   it('adds the slices of a run up: requests over seconds, the slices\' median latency, pooled server times', () => {
