@@ -124,15 +124,23 @@ function sampleLeadIds(ctx: ReturnType<App['server']['createContext']>, n: numbe
   return ids;
 }
 
-async function coldStarts(root: string, db: string, config: string): Promise<number[]> {
-  const times: number[] = [];
+/**
+ * Spawn to a healthy /health, several times: the server, taking turns with the bare Express
+ * baseline (which loads only Express), so a busy machine shows in both.
+ */
+async function coldStarts(root: string, db: string, config: string, routes: string): Promise<{ ours: number[]; express: number[] }> {
+  const ours: number[] = [];
+  const express: number[] = [];
   for (let i = 0; i < COLD_STARTS; i++) {
     const port = await freePort();
     const child = await spawnServer({ args: ['bin/outreach.js', 'start', '--db', db, '--port', String(port), '--config', config], cwd: root, port, healthPath: '/health' });
-    times.push(child.startMs);
+    ours.push(child.startMs);
     await child.stop();
+    const bare = await startBaseline(root, ['plain.js', 'express', 'PORT', routes]);
+    express.push(bare.startMs);
+    await bare.stop();
   }
-  return times;
+  return { ours, express };
 }
 
 async function startServer(root: string, db: string, config: string | null, logPath: string): Promise<Child> {
@@ -227,7 +235,9 @@ async function main(): Promise<void> {
     say(`${pages.length} list pages, cursors built`);
 
     say('cold starts');
-    const coldRuns = await coldStarts(root, big, config);
+    const noRoutes = join(dir, 'no-routes.json');
+    writeFileSync(noRoutes, '[]');
+    const cold = await coldStarts(root, big, config, noRoutes);
 
     const server = await startServer(root, big, config, join(dir, 'server.log'));
     children.push(server);
@@ -451,7 +461,7 @@ async function main(): Promise<void> {
       runs,
       list: listRows,
       listServerSide: summarize(listServerTimes),
-      coldStart: { runsMs: coldRuns, medianMs: median(coldRuns) },
+      coldStart: { runsMs: cold.ours, medianMs: median(cold.ours), baselineRunsMs: cold.express, baselineMedianMs: median(cold.express) },
       memory: { startRssMB, idleRssMB, idleSeconds, loaded, afterLoadRssMB, flood: { beforeMB, rounds } },
       toolsList,
     };

@@ -219,7 +219,7 @@ describe('bench: the report', () => {
     ],
     list: over.verb === undefined ? list : list.map((l) => ({ ...l, verb: summary(over.verb!) })),
     listServerSide: { n: 3000, p50: 0.5, p99: over.listP99 ?? 4.5, mean: 0.6 },
-    coldStart: { runsMs: [700, 650, 800], medianMs: 700 },
+    coldStart: { runsMs: [700, 650, 800], medianMs: 700, baselineRunsMs: [150, 140, 160], baselineMedianMs: 150 },
     memory: {
       startRssMB: 125,
       idleRssMB: 100,
