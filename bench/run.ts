@@ -18,7 +18,7 @@ import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice }
 import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
 import { evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
-import { median, summarize, timeAsyncCalls, timeCalls } from './lib/stats.js';
+import { median, summarize, timeInTurns } from './lib/stats.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -124,15 +124,23 @@ function sampleLeadIds(ctx: ReturnType<App['server']['createContext']>, n: numbe
   return ids;
 }
 
-async function coldStarts(root: string, db: string, config: string): Promise<number[]> {
-  const times: number[] = [];
+/**
+ * Spawn to a healthy /health, several times: the server, taking turns with the bare Express
+ * baseline (which loads only Express), so a busy machine shows in both.
+ */
+async function coldStarts(root: string, db: string, config: string, routes: string): Promise<{ ours: number[]; express: number[] }> {
+  const ours: number[] = [];
+  const express: number[] = [];
   for (let i = 0; i < COLD_STARTS; i++) {
     const port = await freePort();
     const child = await spawnServer({ args: ['bin/outreach.js', 'start', '--db', db, '--port', String(port), '--config', config], cwd: root, port, healthPath: '/health' });
-    times.push(child.startMs);
+    ours.push(child.startMs);
     await child.stop();
+    const bare = await startBaseline(root, ['plain.js', 'express', 'PORT', routes]);
+    express.push(bare.startMs);
+    await bare.stop();
   }
-  return times;
+  return { ours, express };
 }
 
 async function startServer(root: string, db: string, config: string | null, logPath: string): Promise<Child> {
@@ -190,15 +198,14 @@ async function inProcessList(app: App, ctx: Ctx, secret: string, pages: readonly
     const fresh = { ...ctx, db: drizzle(ctx.db.$client, { schema: app.schema }) };
     const queries = captureLeadQueries(fresh.db, () => void app.leadList.listLeads(fresh, secret, input));
     const raw = rawQueries(ctx.db.$client, queries);
-    if (raw() < SETTINGS.pageSize) throw new Error(`${p.c.name} page ${p.page}: the raw query returned too few rows`);
+    const rawArrays = rawQueries(ctx.db.$client, queries, 'arrays');
+    if (raw() < SETTINGS.pageSize || rawArrays() < SETTINGS.pageSize) throw new Error(`${p.c.name} page ${p.page}: the raw query returned too few rows`);
     const invocation = { input: { ...input }, credential: { apiKey: BENCH_KEY }, requestId: 'bench', clientAddress: '127.0.0.1' };
-    out.push({
-      case: p.c.name,
-      page: p.page,
-      raw: timeCalls(raw, loop),
-      verb: timeCalls(() => app.leadList.listLeads(ctx, secret, input), loop),
-      pipeline: await timeAsyncCalls(() => app.pipeline.invokeTool(ctx, listTool, invocation), loop),
-    });
+    const [rawTimes, arrayTimes, verbTimes, pipelineTimes] = await timeInTurns(
+      [raw, rawArrays, () => app.leadList.listLeads(ctx, secret, input), () => app.pipeline.invokeTool(ctx, listTool, invocation)],
+      loop,
+    );
+    out.push({ case: p.c.name, page: p.page, raw: rawTimes!, rawArrays: arrayTimes!, verb: verbTimes!, pipeline: pipelineTimes! });
   }
   return out;
 }
@@ -228,7 +235,9 @@ async function main(): Promise<void> {
     say(`${pages.length} list pages, cursors built`);
 
     say('cold starts');
-    const coldRuns = await coldStarts(root, big, config);
+    const noRoutes = join(dir, 'no-routes.json');
+    writeFileSync(noRoutes, '[]');
+    const cold = await coldStarts(root, big, config, noRoutes);
 
     const server = await startServer(root, big, config, join(dir, 'server.log'));
     children.push(server);
@@ -452,7 +461,7 @@ async function main(): Promise<void> {
       runs,
       list: listRows,
       listServerSide: summarize(listServerTimes),
-      coldStart: { runsMs: coldRuns, medianMs: median(coldRuns) },
+      coldStart: { runsMs: cold.ours, medianMs: median(cold.ours), baselineRunsMs: cold.express, baselineMedianMs: median(cold.express) },
       memory: { startRssMB, idleRssMB, idleSeconds, loaded, afterLoadRssMB, flood: { beforeMB, rounds } },
       toolsList,
     };

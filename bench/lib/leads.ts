@@ -119,12 +119,13 @@ export function captureLeadQueries(db: Db, fn: () => void): CapturedQuery[] {
 
 /**
  * The raw baseline: the same SQL with the same parameters, prepared once on the same
- * connection and run with better-sqlite3's `all()` in raw mode (rows as arrays, the least it
- * can cost to read them), with no query building, row mapping, campaign check or cursor
- * signing around it.
+ * connection and run with better-sqlite3's `all()`, with no query building, row mapping,
+ * campaign check or cursor signing around it. `objects` is better-sqlite3's default (a row
+ * object per row, what a hand-written handler runs); `arrays` is its raw mode, the least
+ * reading the rows can cost.
  */
-export function rawQueries(client: Database.Database, queries: readonly CapturedQuery[]): () => number {
-  const prepared = queries.map((q) => ({ stmt: client.prepare(q.sql).raw(true), params: q.params }));
+export function rawQueries(client: Database.Database, queries: readonly CapturedQuery[], rows: 'objects' | 'arrays' = 'objects'): () => number {
+  const prepared = queries.map((q) => ({ stmt: client.prepare(q.sql).raw(rows === 'arrays'), params: q.params }));
   return () => {
     let rows = 0;
     for (const { stmt, params } of prepared) rows += stmt.all(...params).length;

@@ -28,26 +28,20 @@ export interface LoopOptions {
   iterations: number;
 }
 
-/** Times `fn` call by call, in milliseconds. */
-export function timeCalls(fn: () => unknown, opts: LoopOptions): Summary {
-  for (let i = 0; i < opts.warmup; i++) fn();
-  const times = new Array<number>(opts.iterations);
+/**
+ * Times several functions call by call, in milliseconds, taking turns (a b c, a b c, …): other
+ * work on the machine then slows them alike, and their ratio holds. Async functions (the tool
+ * pipeline) are awaited.
+ */
+export async function timeInTurns(fns: readonly (() => unknown)[], opts: LoopOptions): Promise<Summary[]> {
+  for (let i = 0; i < opts.warmup; i++) for (const fn of fns) await fn();
+  const times = fns.map(() => new Array<number>(opts.iterations));
   for (let i = 0; i < opts.iterations; i++) {
-    const start = process.hrtime.bigint();
-    fn();
-    times[i] = Number(process.hrtime.bigint() - start) / 1e6;
+    for (const [k, fn] of fns.entries()) {
+      const start = process.hrtime.bigint();
+      await fn();
+      times[k]![i] = Number(process.hrtime.bigint() - start) / 1e6;
+    }
   }
-  return summarize(times);
-}
-
-/** The same for an async function (the tool pipeline is async). */
-export async function timeAsyncCalls(fn: () => Promise<unknown>, opts: LoopOptions): Promise<Summary> {
-  for (let i = 0; i < opts.warmup; i++) await fn();
-  const times = new Array<number>(opts.iterations);
-  for (let i = 0; i < opts.iterations; i++) {
-    const start = process.hrtime.bigint();
-    await fn();
-    times[i] = Number(process.hrtime.bigint() - start) / 1e6;
-  }
-  return summarize(times);
+  return times.map(summarize);
 }

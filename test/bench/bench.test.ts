@@ -4,7 +4,7 @@ import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQuer
 import { combine, parseRequestLog, type Slice } from '../../bench/lib/load.js';
 import { evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results } from '../../bench/lib/report.js';
 import { batchBody, benchWorkspace, raisedLimits, rpc } from '../../bench/lib/setup.js';
-import { percentile, summarize } from '../../bench/lib/stats.js';
+import { percentile, summarize, timeInTurns } from '../../bench/lib/stats.js';
 import * as cursor from '../../src/core/cursor.js';
 import * as leadList from '../../src/core/leads/list.js';
 import { normalizeProfileUrl } from '../../src/core/leads/url.js';
@@ -98,8 +98,8 @@ describe('bench: building a deep page cursor', () => {
     const queries = captureLeadQueries(fresh.db, () => void leadList.listLeads(fresh, secret, input));
     // The cursor check, the ties of its sort value, then the older values.
     expect(queries.map((q) => (/count\(\*\)/.test(q.sql) ? 'check' : 'page'))).toEqual(['check', 'page', 'page']);
-    const run = rawQueries(ctx.db.$client, queries);
-    expect(run()).toBe(1 + 11);
+    expect(rawQueries(ctx.db.$client, queries)()).toBe(1 + 11);
+    expect(rawQueries(ctx.db.$client, queries, 'arrays')()).toBe(1 + 11);
   });
 });
 
@@ -134,6 +134,17 @@ describe('bench: figures', () => {
     expect(percentile(values, 99)).toBe(99);
     expect(percentile([7], 99)).toBe(7);
     expect(summarize([3, 1, 2])).toEqual({ n: 3, p50: 2, p99: 3, mean: 2 });
+  });
+
+  it('times functions in turns, sync and async alike, after a warm-up', async () => {
+    const calls: string[] = [];
+    const [a, b] = await timeInTurns(
+      [() => calls.push('a'), async () => void calls.push('b')],
+      { warmup: 1, iterations: 3 },
+    );
+    expect(calls.join('')).toBe('abababab');
+    expect(a!.n).toBe(3);
+    expect(b!.n).toBe(3);
   });
 
   it('adds the slices of a run up: requests over seconds, the slices\' median latency, pooled server times', () => {
@@ -181,8 +192,8 @@ describe('bench: the report', () => {
     ...extra,
   });
   const list: ListRow[] = [
-    { case: 'sort=createdAt', page: 1, runId: 'list.0', latencyRunId: 'list.0.c1', raw: summary(0.2), verb: summary(0.3), pipeline: summary(0.4) },
-    { case: 'sort=createdAt', page: 1000, runId: 'list.1', latencyRunId: 'list.1.c1', raw: summary(0.2), verb: summary(0.4), pipeline: summary(0.6) },
+    { case: 'sort=createdAt', page: 1, runId: 'list.0', latencyRunId: 'list.0.c1', raw: summary(0.2), rawArrays: summary(0.1), verb: summary(0.3), pipeline: summary(0.4) },
+    { case: 'sort=createdAt', page: 1000, runId: 'list.1', latencyRunId: 'list.1.c1', raw: summary(0.2), rawArrays: summary(0.1), verb: summary(0.4), pipeline: summary(0.6) },
   ];
   const results = (over: { restRps?: number; verb?: number; floodFloors?: number[]; listP99?: number; toolsBytes?: number } = {}): Omit<Results, 'targets'> => ({
     machine: { cpu: 'Test CPU', cores: 2, memoryGiB: 8, node: 'v20.0.0', platform: 'linux', loadAverage: { start: [1, 1, 1], end: [2, 2, 2] } },
@@ -208,7 +219,7 @@ describe('bench: the report', () => {
     ],
     list: over.verb === undefined ? list : list.map((l) => ({ ...l, verb: summary(over.verb!) })),
     listServerSide: { n: 3000, p50: 0.5, p99: over.listP99 ?? 4.5, mean: 0.6 },
-    coldStart: { runsMs: [700, 650, 800], medianMs: 700 },
+    coldStart: { runsMs: [700, 650, 800], medianMs: 700, baselineRunsMs: [150, 140, 160], baselineMedianMs: 150 },
     memory: {
       startRssMB: 125,
       idleRssMB: 100,
@@ -250,7 +261,7 @@ describe('bench: the report', () => {
     expect(md).toContain('1.50× title of credits.mcp-sdk<br>0.50× title of credits.rest');
     expect(md).toContain('0.89× title of flood.express');
     // list pages: cost against the raw query, the one-connection server-side time, the HTTP ratio.
-    expect(md).toMatch(/\| sort=createdAt \| 1000 \| 0\.20 \/ 0\.40 \| 0\.40 \/ 0\.80 \| 2\.00× \| .* \| 0\.60 \/ 6\.00 \| 0\.50× title of list\.express \|/);
+    expect(md).toMatch(/\| sort=createdAt \| 1000 \| 0\.20 \/ 0\.40 \| 0\.40 \/ 0\.80 \| 2\.00× \| 0\.10 \/ 0\.20 \| 4\.00× \| .* \| 0\.60 \/ 6\.00 \| 0\.50× title of list\.express \|/);
     for (const t of evaluateTargets(r)) expect(md).toContain(t.text);
     expect(md).not.toContain('**not met**');
     const worse = results({ listP99: 6 });
