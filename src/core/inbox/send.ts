@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { agents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
@@ -10,6 +10,7 @@ import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { isOnExclusionList } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
+import { findLeadRow } from '../leads/lead.js';
 
 export const SendMessageResult = z.object({ ok: z.boolean(), chatId: z.string(), messageId: z.string() });
 export type SendMessageResult = z.infer<typeof SendMessageResult>;
@@ -33,7 +34,7 @@ export const MANUAL_HANDOFF_REASON = 'An operator messaged the lead directly, so
  */
 export async function sendMessage(ctx: Ctx, input: SendMessageInput): Promise<SendMessageResult> {
   const campaign = requireCampaignRow(ctx, input.campaignId);
-  const lead = ctx.db.select().from(leads).where(and(eq(leads.id, input.leadId), eq(leads.campaignId, campaign.id))).get();
+  const lead = findLeadRow(ctx, campaign.id, input.leadId);
   if (!lead) throw new ApiError('not_found', `Lead ${input.leadId} is not in campaign ${campaign.id}. List the campaign's leads for valid ids.`);
 
   const agentAccount = campaign.assignedTemplateId

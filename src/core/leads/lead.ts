@@ -96,6 +96,14 @@ export const LEAD_DETAIL_COLUMNS = {
 };
 
 type LeadRow = typeof leads.$inferSelect;
+
+/** The stored row of one lead of a campaign, internal fields included; undefined when it is not there. */
+export const findLeadRow = (ctx: Ctx, campaignId: string, leadId: string): LeadRow | undefined =>
+  ctx.db
+    .select()
+    .from(leads)
+    .where(and(eq(leads.id, leadId), eq(leads.campaignId, campaignId)))
+    .get();
 export type LeadListRow = Pick<LeadRow, keyof typeof LEAD_COLUMNS>;
 export type LeadDetailRow = Pick<LeadRow, keyof typeof LEAD_DETAIL_COLUMNS>;
 

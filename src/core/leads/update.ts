@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
@@ -10,6 +10,7 @@ import { recordLeadEvent } from '../webhooks/outbox.js';
 import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, summarize } from './batch.js';
 import { AUTO_EXCLUDE_TAGS, LeadTag } from './enums.js';
 import { excludeEverywhere, includeAgain } from './exclude.js';
+import { findLeadRow } from './lead.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -97,18 +98,11 @@ function applyChange(ctx: Ctx, lead: LeadRow, change: LeadChange, single: boolea
   });
 }
 
-const findLead = (ctx: Ctx, campaignId: string, leadId: string): LeadRow | undefined =>
-  ctx.db
-    .select()
-    .from(leads)
-    .where(and(eq(leads.id, leadId), eq(leads.campaignId, campaignId)))
-    .get();
-
 /** PATCH one lead: tag and/or exclusion. */
 export function updateLead(ctx: Ctx, campaignId: string, leadId: string, change: LeadChange): UpdateLeadResult {
   if (contradicts(change)) throw validationError(`tag "${change.tag}" ${CONTRADICTION}`, ['tag', 'excluded']);
   requireCampaignRow(ctx, campaignId);
-  const lead = findLead(ctx, campaignId, leadId);
+  const lead = findLeadRow(ctx, campaignId, leadId);
   if (!lead) throw new ApiError('not_found', leadNotFound(leadId, campaignId).message);
   const after = applyChange(ctx, lead, change, true);
   return { leadId: after.id, tag: after.tag as LeadTag | null, excluded: after.excluded };
@@ -135,7 +129,7 @@ export function updateLeadsBatch(ctx: Ctx, campaignId: string, updates: readonly
     if (error) return notApplied('validation_error', error);
     if (contradicts(update)) return notApplied('validation_error', { code: 'validation_error', message: `updates[${index}].tag "${update.tag}" ${CONTRADICTION}` });
     try {
-      const lead = findLead(ctx, campaignId, leadId);
+      const lead = findLeadRow(ctx, campaignId, leadId);
       if (!lead) return notApplied('not_found', leadNotFound(leadId, campaignId));
       const after = applyChange(ctx, lead, update, false);
       return { index, leadId, status: 'updated', tag: after.tag as LeadTag | null, excluded: after.excluded };
