@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import { iso } from '../clock.js';
 import { perDb } from '../../db/prepared.js';
+import { readCache } from '../../db/read-cache.js';
 import { countRows } from '../../db/tx.js';
 
 export type KeyEnv = 'test' | 'live';
@@ -85,8 +86,9 @@ const KEY_COLUMNS = { id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revok
 const keyByDigest = perDb((db) => db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.digest, sql.placeholder('digest'))).prepare());
 
 /**
- * Resolves a presented key to its identity. The database is asked every time, so a revoked
- * or newly created key takes effect at once, also in a running server.
+ * Resolves a presented key to its identity. The row is cached only while the database is
+ * unchanged (db/read-cache.ts), so a revoked or newly created key takes effect at once, also
+ * in a running server and when another process (the CLI) made the change.
  */
 export function authenticateKey(ctx: Ctx, presented: string | undefined | null): KeyIdentity {
   if (!presented) {
@@ -96,7 +98,8 @@ export function authenticateKey(ctx: Ctx, presented: string | undefined | null):
   if (!presented.startsWith(expected)) {
     throw new ApiError('unauthorized', `This server runs the ${ctx.env} environment and accepts only ${expected} keys.`);
   }
-  const row = keyByDigest(ctx.db).get({ digest: digestKey(presented) });
+  const digest = digestKey(presented);
+  const row = readCache(ctx.db).get(`key:${digest}`, () => keyByDigest(ctx.db).get({ digest }));
   if (!row || row.revokedAt !== null) {
     throw new ApiError('unauthorized', 'Invalid or revoked API key. Check the key, or create a new one with `npx outreach keys create`.');
   }
