@@ -62,5 +62,12 @@ export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', de
   );
 }
 
+/**
+ * The per-request access log. Its records are built by the server from fields that hold no
+ * secrets (request id, method, path, status, tool, duration), so the redaction paths, most of
+ * the cost of a log line, are skipped; the e-mail scrub still applies (a path is client-chosen).
+ */
+export const accessLogger = (log: Logger): Logger => log.child({}, { redact: { paths: [] } });
+
 /** A logger that writes nothing, for tests. */
 export const silentLogger = (): Logger => pino({ level: 'silent' });

@@ -1,8 +1,9 @@
-import cors from 'cors';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import cors, { type CorsOptions } from 'cors';
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
+import { accessLogger } from '../log.js';
 import { baseUrl, mcpPostHandler, newRequestId } from '../mcp/http.js';
 import { oauthRouter } from '../mcp/oauth/router.js';
 import type { Tool } from '../tools/define.js';
@@ -25,16 +26,47 @@ export interface AppOptions {
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
-/** A request id per request (or the caller's X-Request-Id), echoed back and in every log line. */
-function requestLogging(ctx: Ctx): RequestHandler {
+const EXPOSED_HEADERS = ['Mcp-Session-Id', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'Idempotent-Replayed'];
+
+/** CORS for any origin: browser-based MCP clients (the Inspector) and REST callers alike. */
+const corsOptions: CorsOptions = {
+  origin: '*',
+  methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+  allowedHeaders: ['Content-Type', 'Accept', 'X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id', 'Idempotent-Replayed'],
+  exposedHeaders: EXPOSED_HEADERS,
+  maxAge: 600,
+};
+
+/**
+ * What every request goes through first, in one middleware because each Express layer costs
+ * a measurable share of a short request:
+ * 1. a request id (or the caller's X-Request-Id), echoed back and in the access log line;
+ * 2. on loopback binds, DNS-rebinding protection by the SDK's Host check, remembering the
+ *    Host values it accepted (a client sends the same one every time; Host is client-chosen,
+ *    so only a few are kept);
+ * 3. CORS: preflights are answered by the cors package; for every other request its answer
+ *    is fixed (any origin, the exposed headers), so those two headers are set directly.
+ */
+function frontDoor(ctx: Ctx, loopback: boolean): RequestHandler {
+  const access = accessLogger(ctx.log);
+  const hostCheck = hostHeaderValidation(['localhost', '127.0.0.1', '[::1]']);
+  const acceptedHosts = new Set<string>();
+  const preflight = cors(corsOptions);
+  const exposed = EXPOSED_HEADERS.join(',');
+  const admitted = (req: Request, res: Response, next: NextFunction): void => {
+    if (req.method === 'OPTIONS') return preflight(req, res, next);
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Expose-Headers', exposed);
+    next();
+  };
   return (req, res, next) => {
-    const incoming = req.get('x-request-id');
-    const id = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : newRequestId();
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : newRequestId();
     res.locals.requestId = id;
-    res.set('X-Request-Id', id);
+    res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      ctx.log.info(
+      access.info(
         {
           requestId: id,
           method: req.method,
@@ -46,7 +78,12 @@ function requestLogging(ctx: Ctx): RequestHandler {
         'request',
       );
     });
-    next();
+    const host = req.headers.host;
+    if (!loopback || (host !== undefined && acceptedHosts.has(host))) return admitted(req, res, next);
+    hostCheck(req, res, () => {
+      if (host !== undefined && acceptedHosts.size < 32) acceptedHosts.add(host);
+      admitted(req, res, next);
+    });
   };
 }
 
@@ -71,37 +108,9 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
   app.set('etag', false);
   app.set('query parser', 'simple');
 
-  app.use(requestLogging(ctx));
-  if (LOOPBACK_HOSTS.has(opts.host)) app.use(hostHeaderValidation(['localhost', '127.0.0.1', '[::1]']));
-  app.use(
-    cors({
-      origin: '*',
-      methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['Content-Type', 'Accept', 'X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id', 'Idempotent-Replayed'],
-      exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'Idempotent-Replayed'],
-      maxAge: 600,
-    }),
-  );
+  app.use(frontDoor(ctx, LOOPBACK_HOSTS.has(opts.host)));
 
-  app.use(oauthRouter(ctx));
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/llms.txt', (req, res) => {
-    res.type('text/plain; charset=utf-8').send(llmsTxt(req, ctx.env, mcpTools));
-  });
-  app.get('/.well-known/mcp.json', (req, res) => {
-    res.json(overview(req, ctx.env, mcpTools));
-  });
-  for (const path of ['/', '/mcp']) {
-    app.get(path, (req, res, next) => {
-      if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);
-      res.json(overview(req, ctx.env, mcpTools));
-    });
-    app.delete(path, methodNotAllowed('GET, POST'));
-    app.post(path, readRawBody, mcpPostHandler(ctx, mcpTools));
-  }
-
+  // The REST facade first: its routes are the hot path, and no other route shares its prefix.
   // The API description is key-less, like the discovery URLs: a client reads it before it has a key.
   const openApi = memoByOrigin((origin) => openApiDocument(tools, origin));
   app.get('/public/v1/openapi.json', (req, res) => {
@@ -134,6 +143,26 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
     sendError(res, error, errorHeaders(error, report));
   });
   app.use('/public/v1', api);
+
+  app.use(oauthRouter(ctx));
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/llms.txt', (req, res) => {
+    res.type('text/plain; charset=utf-8').send(llmsTxt(req, ctx.env, mcpTools));
+  });
+  app.get('/.well-known/mcp.json', (req, res) => {
+    res.json(overview(req, ctx.env, mcpTools));
+  });
+  for (const path of ['/', '/mcp']) {
+    app.get(path, (req, res, next) => {
+      if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);
+      res.json(overview(req, ctx.env, mcpTools));
+    });
+    app.delete(path, methodNotAllowed('GET, POST'));
+    app.post(path, readRawBody, mcpPostHandler(ctx, mcpTools));
+  }
+
   opts.mount?.(app);
 
   app.use((req, res) => {

@@ -1,6 +1,10 @@
-import { request } from 'node:http';
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import cors from 'cors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
+
+/** The headers a browser may read, as the server exposes them. */
+const EXPOSED = ['Mcp-Session-Id', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'Idempotent-Replayed'];
 
 let server: TestServer;
 beforeAll(async () => {
@@ -140,11 +144,30 @@ describe('discovery', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
   });
 
+  it('gives every other request the CORS headers the cors package gives it', async () => {
+    // The front door sets these two directly (the package's answer is fixed for origin '*'); compare with the package itself.
+    const expected = new Map<string, string>();
+    const fake = { setHeader: (k: string, v: string) => expected.set(k.toLowerCase(), v), getHeader: () => undefined } as unknown as ServerResponse;
+    await new Promise<void>((resolve) => cors({ origin: '*', exposedHeaders: EXPOSED })({ method: 'GET', headers: { origin: 'https://app.example' } } as IncomingMessage, fake, () => resolve()));
+    expect([...expected.keys()].sort()).toEqual(['access-control-allow-origin', 'access-control-expose-headers']);
+    for (const path of ['/public/v1/credits', '/health', '/mcp', '/public/v1/nope']) {
+      const res = await fetch(`${server.url}${path}`, { headers: { origin: 'https://app.example', 'x-api-key': TEST_KEY } });
+      const got = Object.fromEntries([...res.headers].filter(([k]) => k.startsWith('access-control-') || k === 'vary'));
+      expect(got, path).toEqual(Object.fromEntries(expected));
+    }
+  });
+
   it('refuses foreign Host headers on a loopback bind (DNS rebinding)', async () => {
     const evil = await raw({ method: 'GET', path: '/health', headers: { host: 'evil.example:80' } });
     expect(evil.status).toBe(403);
+    expect(evil.headers['access-control-allow-origin']).toBeUndefined();
     const good = await raw({ method: 'GET', path: '/health', headers: { host: 'localhost' } });
     expect(good.status).toBe(200);
+    // An accepted Host is remembered; a foreign one still fails after it, every time.
+    for (const host of ['localhost', 'evil.example:80', 'localhost:1', 'evil.example:80']) {
+      const again = await raw({ method: 'GET', path: '/health', headers: { host } });
+      expect(again.status, host).toBe(host.startsWith('evil') ? 403 : 200);
+    }
   });
 });
 
