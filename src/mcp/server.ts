@@ -6,35 +6,16 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
 import { IdempotencyKey, type Tool } from '../tools/define.js';
 import { invokeTool, type Credential, type Outcome } from '../tools/pipeline.js';
+import { mcpInputSchema, mcpOutputSchema, type JsonObject } from './schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 const INSTRUCTIONS =
   'Outreach automation for one LinkedIn workspace. Start with get_credits or list_campaigns. Adding a lead costs 1 credit; everything else is free. Write tools accept idempotencyKey: reuse it when retrying.';
-
-export type JsonObject = { [key: string]: unknown };
-
-/** Drops the ±2^53 bounds zod puts on every integer: noise in every client's context. */
-function dropSafeIntegerBounds(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(dropSafeIntegerBounds);
-  if (node === null || typeof node !== 'object') return node;
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(node)) {
-    if ((k === 'minimum' || k === 'maximum') && Math.abs(v as number) === Number.MAX_SAFE_INTEGER) continue;
-    out[k] = dropSafeIntegerBounds(v);
-  }
-  return out;
-}
-
-/** A zod schema as JSON Schema (draft 2020-12, what MCP and OpenAPI 3.1 both take). */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject;
-  return dropSafeIntegerBounds(rest) as JsonObject;
-}
 
 /** The arguments a tool takes over MCP: its input, plus idempotencyKey where REST takes the header. */
 export const mcpInput = (tool: Tool): z.ZodObject =>
@@ -54,9 +35,10 @@ export function describeTool(tool: Tool): McpTool {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: jsonSchema(mcpInput(tool), 'input') as McpTool['inputSchema'],
-      outputSchema: jsonSchema(tool.output, 'output') as McpTool['outputSchema'],
-      annotations: { title: tool.title, ...tool.annotations },
+      inputSchema: mcpInputSchema(mcpInput(tool)) as McpTool['inputSchema'],
+      outputSchema: mcpOutputSchema(tool.output) as McpTool['outputSchema'],
+      // The title is listed once, at the top level, where MCP (2025-06-18) puts it.
+      annotations: { ...tool.annotations },
     };
     described.set(tool, entry);
   }

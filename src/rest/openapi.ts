@@ -1,5 +1,5 @@
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../core/errors.js';
-import { jsonSchema, type JsonObject } from '../mcp/server.js';
+import { jsonSchema, type JsonObject } from '../mcp/schemas.js';
 import { IdempotencyKey, type Tool } from '../tools/define.js';
 import { SERVER_NAME } from '../version.js';
 import { MAX_BODY_BYTES } from './body.js';

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../mcp/server.js';
+import type { JsonObject } from '../mcp/schemas.js';
 import { escapeHtml } from './html.js';
 
 /**
