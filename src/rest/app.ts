@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler, type Express, type NextFunction, typ
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
-import { accessLogger } from '../log.js';
+import { accessLogger, accessPath } from '../log.js';
 import { baseUrl, mcpPostHandler, newRequestId } from '../mcp/http.js';
 import { oauthRouter } from '../mcp/oauth/router.js';
 import type { Tool } from '../tools/define.js';
@@ -70,7 +70,7 @@ function frontDoor(ctx: Ctx, loopback: boolean): RequestHandler {
         {
           requestId: id,
           method: req.method,
-          path: req.originalUrl.split('?')[0],
+          path: accessPath(req.originalUrl.split('?')[0] ?? ''),
           status: res.statusCode,
           tool: res.locals.tool,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
