@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { perDb } from '../../db/prepared.js';
+import { readCache } from '../../db/read-cache.js';
 import { creditBalance } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import type { Workspace } from '../workspace/get.js';
@@ -17,7 +18,7 @@ export type Credits = z.infer<typeof Credits>;
 const balanceRow = perDb((db) => db.select().from(creditBalance).where(eq(creditBalance.id, 1)).prepare());
 
 export function getCredits(ctx: Ctx, ws: Workspace): Credits {
-  const row = balanceRow(ctx.db).get();
+  const row = readCache(ctx.db).get('credits', () => balanceRow(ctx.db).get());
   return {
     credits: row?.credits ?? 0,
     topUpCredits: row?.topUpCredits ?? 0,
