@@ -46,8 +46,7 @@ const described = new WeakMap<Tool, McpTool>();
 
 /**
  * The tools/list entry of a tool. Tools never change, and converting their zod schemas to JSON
- * Schema was most of the cost of a stateless MCP request (every POST builds a fresh server),
- * so each entry is built once and shared.
+ * Schema costs more than a whole tool call, so each entry is built once and shared.
  */
 export function describeTool(tool: Tool): McpTool {
   let entry = described.get(tool);
