@@ -5,11 +5,12 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { ApiError, httpStatus, toApiError, validationError } from '../core/errors.js';
 import { parseJsonBody, sendError } from '../rest/body.js';
-import type { Tool } from '../tools/define.js';
+import type { Caller, Tool } from '../tools/define.js';
 import { RateLimitReport } from '../core/ratelimit/report.js';
 import { errorHeaders, resolveCaller, type Credential } from '../tools/pipeline.js';
 import { parseSwitch, parseToolNames, selectTools, type ToolSelection } from '../tools/select.js';
-import { buildMcpServer } from './server.js';
+import { fastPathRequest, RequestMux, writeReply } from './fast.js';
+import { mcpServer, offeredTools, type McpScope } from './server.js';
 
 export const baseUrl = (req: Request): string => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 
@@ -63,20 +64,34 @@ export function requestedTools(req: Request, serverTools: readonly Tool[]): read
   return selectTools(serverTools, sel, { include: 'tools', readOnly: 'readonly' });
 }
 
+export interface McpHttpOptions {
+  /**
+   * Answer the common well-formed request on the shared server (default). Off, every POST
+   * goes through the SDK transport: the tests compare the two.
+   */
+  fastPath?: boolean;
+}
+
 /**
- * Stateless streamable HTTP: every POST gets a fresh server and transport, and JSON
- * responses. The key or token is checked before any protocol work, so a bad one is a plain
- * HTTP 401.
+ * Stateless streamable HTTP with JSON responses. The key or token is checked before any
+ * protocol work, so a bad one is a plain HTTP 401. A single well-formed JSON-RPC request is
+ * answered by one long-lived server through a RequestMux; anything else gets the SDK's own
+ * transport and a fresh server, which answer every HTTP-level case (406, 415, batches, 202).
  */
-export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[]): RequestHandler {
+export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOptions = {}): RequestHandler {
   const validator = new AjvJsonSchemaValidator();
+  const mux = new RequestMux();
+  const shared = mcpServer(ctx, (id) => mux.scopeOf(id), validator);
+  const connected = shared.connect(mux);
+  const fastPath = opts.fastPath ?? true;
   return async (req: Request, res: Response) => {
     const requestId = String(res.locals.requestId);
     const credential = mcpCredential(req);
     const report = new RateLimitReport();
+    let caller: Caller;
     let offered: readonly Tool[];
     try {
-      resolveCaller(ctx, credential, requestId, { clientAddress: req.ip, report });
+      caller = resolveCaller(ctx, credential, requestId, { clientAddress: req.ip, report });
     } catch (err) {
       const error = toApiError(err);
       const headers = errorHeaders(error, report);
@@ -91,7 +106,13 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[]): RequestHandler
     const body = parseJsonBody(req);
     if (!body.ok) return sendError(res, body.error);
 
-    const server = buildMcpServer(ctx, offered, credential, () => requestId, validator);
+    const scope: McpScope = { offered: offeredTools(offered), credential, caller, requestId };
+    const request = fastPath ? fastPathRequest(req, body.value) : undefined;
+    if (request) {
+      await connected;
+      return writeReply(res, await mux.dispatch(request, scope));
+    }
+    const server = mcpServer(ctx, () => scope, validator);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

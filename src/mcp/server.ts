@@ -3,13 +3,15 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
   type CallToolResult,
+  type RequestId,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { z } from 'zod';
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
-import { IdempotencyKey, type Tool } from '../tools/define.js';
+import { RateLimitReport } from '../core/ratelimit/report.js';
+import { IdempotencyKey, type Caller, type Tool } from '../tools/define.js';
 import { invokeTool, type Credential, type Outcome } from '../tools/pipeline.js';
 import { mcpInputSchema, mcpOutputSchema, type JsonObject } from './schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
@@ -25,8 +27,7 @@ const described = new WeakMap<Tool, McpTool>();
 
 /**
  * The tools/list entry of a tool. Tools never change, and converting their zod schemas to JSON
- * Schema was most of the cost of a stateless MCP request (every POST builds a fresh server),
- * so each entry is built once and shared.
+ * Schema costs more than a whole tool call, so each entry is built once and shared.
  */
 export function describeTool(tool: Tool): McpTool {
   let entry = described.get(tool);
@@ -51,29 +52,50 @@ export function toToolResult(outcome: Outcome): CallToolResult {
   return { content: [{ type: 'text', text: outcome.json }], structuredContent: outcome.body as JsonObject };
 }
 
+/** The tools one request is offered, indexed for tools/call and listed for tools/list. */
+export interface OfferedTools {
+  byName: ReadonlyMap<string, Tool>;
+  listing: McpTool[];
+}
+
+const offeredSets = new WeakMap<readonly Tool[], OfferedTools>();
+
+/** Memoised per tool array: an unfiltered request passes the server's own array every time. */
+export function offeredTools(tools: readonly Tool[]): OfferedTools {
+  let offered = offeredSets.get(tools);
+  if (!offered) {
+    offered = { byName: new Map(tools.map((t) => [t.name, t])), listing: tools.map(describeTool) };
+    offeredSets.set(tools, offered);
+  }
+  return offered;
+}
+
+/** Whom one MCP request acts for, and what it may call. */
+export interface McpScope {
+  offered: OfferedTools;
+  credential: Credential;
+  /** The key's caller, when the transport already authenticated the request (HTTP does, for its 401). */
+  caller?: Caller | undefined;
+  requestId: string;
+}
+
 /**
  * An MCP server over the registry. Validation is ours (the low-level Server does not parse
  * arguments), so a bad argument is an isError result with the spec's validation_error body.
- * `validator` is the SDK's JSON Schema validator; the stateless HTTP transport builds a
- * server per request and passes one shared validator, since the SDK otherwise compiles a
- * fresh Ajv instance for every server.
+ * `scopeOf` gives each request's scope from its JSON-RPC id, so one long-lived server can
+ * answer many HTTP requests, each with its own key and tool set.
+ * `validator` is the SDK's JSON Schema validator; servers built per request share one,
+ * since the SDK otherwise compiles a fresh Ajv instance for every server.
  */
-export function buildMcpServer(
-  ctx: Ctx,
-  tools: readonly Tool[],
-  credential: Credential,
-  requestId: () => string,
-  validator?: jsonSchemaValidator,
-): Server {
+export function mcpServer(ctx: Ctx, scopeOf: (id: RequestId) => McpScope, validator?: jsonSchemaValidator): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Outreach MCP' },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
   );
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const listing = tools.map(describeTool);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = byName.get(request.params.name);
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: scopeOf(extra.requestId).offered.listing }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const scope = scopeOf(extra.requestId);
+    const tool = scope.offered.byName.get(request.params.name);
     if (!tool) {
       const error = new ApiError('not_found', `Unknown tool "${request.params.name}". Call tools/list for the available tools.`);
       return toToolResult({ ok: false, error, headers: {} });
@@ -83,10 +105,24 @@ export function buildMcpServer(
       input: tool.idempotent ? input : (request.params.arguments ?? {}),
       idempotencyKey: tool.idempotent ? idempotencyKey : undefined,
       idempotencyKeyField: 'idempotencyKey',
-      credential,
-      requestId: requestId(),
+      credential: scope.credential,
+      // Each call collects its own rate-limit policies, as if it had authenticated itself.
+      caller: scope.caller && { ...scope.caller, rateLimits: new RateLimitReport() },
+      requestId: scope.requestId,
     });
     return toToolResult(outcome);
   });
   return server;
+}
+
+/** A server for one client and key (stdio, or one stateless HTTP request). */
+export function buildMcpServer(
+  ctx: Ctx,
+  tools: readonly Tool[],
+  credential: Credential,
+  requestId: () => string,
+  validator?: jsonSchemaValidator,
+): Server {
+  const offered = offeredTools(tools);
+  return mcpServer(ctx, () => ({ offered, credential, requestId: requestId() }), validator);
 }

@@ -40,6 +40,11 @@ export interface Invocation {
   /** What the idempotency key is called on this transport, for error messages. */
   idempotencyKeyField?: string;
   credential: Credential;
+  /**
+   * The caller, when the transport has already resolved the credential (the MCP HTTP endpoint
+   * does, for its plain-HTTP 401); the credential is then not checked a second time.
+   */
+  caller?: Caller | undefined;
   requestId: string;
   /** The client's network address (HTTP transports), for the failed-authentication guard. */
   clientAddress?: string | undefined;
@@ -124,9 +129,9 @@ export function errorHeaders(error: ApiError, report: RateLimitReport): Record<s
  * validation, idempotency, handler. Both transports call it, so the two can never drift apart.
  */
 export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise<Outcome> {
-  const report = new RateLimitReport();
+  const report = inv.caller?.rateLimits ?? new RateLimitReport();
   try {
-    const caller = resolveCaller(ctx, inv.credential, inv.requestId, { clientAddress: inv.clientAddress, report });
+    const caller = inv.caller ?? resolveCaller(ctx, inv.credential, inv.requestId, { clientAddress: inv.clientAddress, report });
     const refusal = tool.planGate?.(ctx, caller.workspace) ?? null;
     if (refusal) {
       report.add(ctx.limits.peekGlobal(caller.keyId));
