@@ -1,4 +1,4 @@
-import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ScaledClock, systemClock, type Clock } from './core/clock.js';
@@ -10,7 +10,7 @@ import { UnconfiguredNetwork } from './network/unconfigured.js';
 import type { NetworkProvider } from './network/provider.js';
 import { completeUnipileConfig, createUnipileProvider, mountUnipileWebhook, UnipileProvider } from './network/unipile/index.js';
 import type { Db } from './db/connection.js';
-import { createApp } from './rest/app.js';
+import { httpHandler } from './rest/app.js';
 import { tools } from './tools/index.js';
 import { UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
@@ -115,14 +115,15 @@ export async function startServer(
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   const unipile = ctx.network instanceof UnipileProvider ? ctx.network : null;
-  const app = createApp(ctx, tools, {
+  const handler = httpHandler(ctx, tools, {
     host: settings.host,
     mcpTools: configuredTools(settings),
     mount: unipile ? (a) => mountUnipileWebhook(a, unipile) : undefined,
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {
-    const s = app.listen(settings.port, settings.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+    const s = createHttpServer(handler);
     s.on('error', reject);
+    s.listen(settings.port, settings.host, () => resolve(s));
   });
   // Node's defaults would cut slow MCP batch calls; the spec's host timeout is 300 s.
   http.requestTimeout = 310_000;

@@ -1,10 +1,8 @@
-import cors, { type CorsOptions } from 'cors';
-import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import type { RequestListener } from 'node:http';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
-import { accessLogger, accessPath } from '../log.js';
-import { baseUrl, mcpPostHandler, newRequestId } from '../mcp/http.js';
+import { baseUrl, mcpPostHandler } from '../mcp/http.js';
 import { oauthRouter } from '../mcp/oauth/router.js';
 import type { Tool } from '../tools/define.js';
 import { RateLimitReport } from '../core/ratelimit/report.js';
@@ -14,6 +12,8 @@ import { llmsTxt, overview } from './discovery.js';
 import { restCredential, restRouter } from './adapter.js';
 import { openApiDocument } from './openapi.js';
 import { referenceHtml } from './reference.js';
+import { FrontDoor, LOOPBACK_HOSTS } from './front-door.js';
+import { edgeRefusals } from './edge.js';
 
 export interface AppOptions {
   /** The address the server binds; loopback binds get Host-header (DNS rebinding) protection. */
@@ -22,69 +22,8 @@ export interface AppOptions {
   mcpTools?: readonly Tool[];
   /** Routes of the network provider that receive its events (e.g. Unipile webhooks); key-less. */
   mount?: (app: Express) => void;
-}
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-const EXPOSED_HEADERS = ['Mcp-Session-Id', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'Idempotent-Replayed'];
-
-/** CORS for any origin: browser-based MCP clients (the Inspector) and REST callers alike. */
-const corsOptions: CorsOptions = {
-  origin: '*',
-  methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-  allowedHeaders: ['Content-Type', 'Accept', 'X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id', 'Idempotent-Replayed'],
-  exposedHeaders: EXPOSED_HEADERS,
-  maxAge: 600,
-};
-
-/**
- * What every request goes through first, in one middleware because each Express layer costs
- * a measurable share of a short request:
- * 1. a request id (or the caller's X-Request-Id), echoed back and in the access log line;
- * 2. on loopback binds, DNS-rebinding protection by the SDK's Host check, remembering the
- *    Host values it accepted (a client sends the same one every time; Host is client-chosen,
- *    so only a few are kept);
- * 3. CORS: preflights are answered by the cors package; for every other request its answer
- *    is fixed (any origin, the exposed headers), so those two headers are set directly.
- */
-function frontDoor(ctx: Ctx, loopback: boolean): RequestHandler {
-  const access = accessLogger(ctx.log);
-  const hostCheck = hostHeaderValidation(['localhost', '127.0.0.1', '[::1]']);
-  const acceptedHosts = new Set<string>();
-  const preflight = cors(corsOptions);
-  const exposed = EXPOSED_HEADERS.join(',');
-  const admitted = (req: Request, res: Response, next: NextFunction): void => {
-    if (req.method === 'OPTIONS') return preflight(req, res, next);
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', exposed);
-    next();
-  };
-  return (req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : newRequestId();
-    res.locals.requestId = id;
-    res.setHeader('X-Request-Id', id);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      access.info(
-        {
-          requestId: id,
-          method: req.method,
-          path: accessPath(req.originalUrl.split('?')[0] ?? ''),
-          status: res.statusCode,
-          tool: res.locals.tool,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
-    });
-    const host = req.headers.host;
-    if (!loopback || (host !== undefined && acceptedHosts.has(host))) return admitted(req, res, next);
-    hostCheck(req, res, () => {
-      if (host !== undefined && acceptedHosts.size < 32) acceptedHosts.add(host);
-      admitted(req, res, next);
-    });
-  };
+  /** The front door to share with the edge (see httpHandler); a fresh one otherwise. */
+  front?: FrontDoor;
 }
 
 const methodNotAllowed =
@@ -108,7 +47,7 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
   app.set('etag', false);
   app.set('query parser', 'simple');
 
-  app.use(frontDoor(ctx, LOOPBACK_HOSTS.has(opts.host)));
+  app.use((opts.front ?? new FrontDoor(ctx, LOOPBACK_HOSTS.has(opts.host))).middleware());
 
   // The REST facade first: its routes are the hot path, and no other route shares its prefix.
   // The API description is key-less, like the discovery URLs: a client reads it before it has a key.
@@ -175,6 +114,19 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
   };
   app.use(lastResort);
   return app;
+}
+
+/**
+ * What the HTTP server runs: the edge's refusals first (./edge.ts), then the Express app, both
+ * behind one front door, so they answer and log alike.
+ */
+export function httpHandler(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): RequestListener {
+  const front = opts.front ?? new FrontDoor(ctx, LOOPBACK_HOSTS.has(opts.host));
+  const app = createApp(ctx, tools, { ...opts, front });
+  const refusedAtEdge = edgeRefusals(ctx, tools, front);
+  return (req, res) => {
+    if (!refusedAtEdge(req, res)) app(req, res);
+  };
 }
 
 /** One generated value per origin (Host header), with a small bound since Host is client-chosen. */

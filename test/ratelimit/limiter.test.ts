@@ -36,3 +36,39 @@ describe('client addresses for the failed-authentication guard', () => {
     expect(err.message).toBe('Too many failed authentication attempts from this address. Retry after 60 seconds (details.retryAfterSeconds).');
   });
 });
+
+describe('the all-clear and the peek the edge relies on', () => {
+  it('mayRefuse is false exactly while every bucket holds a whole token', () => {
+    const clock = new FakeClock();
+    const limits = createLimiter(clock, resolveLimits({ globalPerMinute: 2 }));
+    expect(limits.mayRefuse()).toBe(false);
+    expect(limits.admitCall('key_a', undefined).ok).toBe(true);
+    expect(limits.mayRefuse()).toBe(false);
+    expect(limits.admitCall('key_a', undefined).ok).toBe(true);
+    expect(limits.mayRefuse()).toBe(true);
+    expect(limits.admitCall('key_a', undefined).ok).toBe(false);
+    // One token comes back after 30 s (2 a minute).
+    clock.advance(29_999);
+    expect(limits.mayRefuse()).toBe(true);
+    expect(limits.admitCall('key_a', undefined).ok).toBe(false);
+    clock.advance(1);
+    expect(limits.mayRefuse()).toBe(false);
+    expect(limits.admitCall('key_a', undefined).ok).toBe(true);
+    expect(limits.mayRefuse()).toBe(true);
+    limits.reset();
+    expect(limits.mayRefuse()).toBe(false);
+  });
+
+  it('peekCall refuses as admitCall would, and charges nothing', () => {
+    const clock = new FakeClock();
+    const limits = createLimiter(clock, resolveLimits({ globalPerMinute: 3, perMinute: { leads_add: 1 } }));
+    for (let i = 0; i < 5; i++) expect(limits.peekCall('key_a', 'leads_add').ok).toBe(true);
+    expect(limits.admitCall('key_a', 'leads_add').ok).toBe(true);
+    const peeked = limits.peekCall('key_a', 'leads_add');
+    const admitted = limits.admitCall('key_a', 'leads_add');
+    expect(peeked).toEqual(admitted);
+    expect(peeked.ok).toBe(false);
+    // The global bucket lost one token only (the admitted call), not one per peek.
+    expect(limits.peekGlobal('key_a').remaining).toBe(2);
+  });
+});

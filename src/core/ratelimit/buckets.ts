@@ -60,6 +60,8 @@ export class BucketStore {
   private readonly maxKeys: number;
   private readonly sweepEveryMs: number;
   private lastSweep = Number.NEGATIVE_INFINITY;
+  /** When the last bucket left without a whole token gets one back. */
+  private emptyUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: BucketStoreOptions = {}) {
     this.maxKeys = options.maxKeys ?? 100_000;
@@ -70,6 +72,11 @@ export class BucketStore {
     return this.buckets.size;
   }
 
+  /** Whether some bucket may still be empty at `now`: false means every bucket holds a token. */
+  anyEmptyAt(now: number): boolean {
+    return now < this.emptyUntil;
+  }
+
   /** The bucket as it stands, consuming nothing. */
   peek(key: string, rate: Rate, now: number): BucketState {
     return stateOf(level(this.buckets.get(key), rate, now), rate);
@@ -78,6 +85,7 @@ export class BucketStore {
   /** Consumes one token. The caller has checked (with `peek`) that one is there. */
   take(key: string, rate: Rate, now: number): BucketState {
     const tokens = Math.max(0, level(this.buckets.get(key), rate, now) - 1);
+    if (tokens < 1 - EPSILON) this.emptyUntil = Math.max(this.emptyUntil, now + (1 - tokens) * msPerToken(rate));
     this.buckets.delete(key);
     this.buckets.set(key, { tokens, at: now, fullAt: now + (rate.limit - tokens) * msPerToken(rate) });
     this.evict(now);
@@ -86,6 +94,7 @@ export class BucketStore {
 
   clear(): void {
     this.buckets.clear();
+    this.emptyUntil = Number.NEGATIVE_INFINITY;
   }
 
   private evict(now: number): void {

@@ -52,11 +52,17 @@ export class RateLimiter {
    * its class bucket. Either both are charged or, when one is empty, neither.
    */
   admitCall(keyId: string, rateClass: RateClass | undefined): Admission {
-    const checks = [this.globalCheck(keyId)];
-    if (rateClass) {
-      checks.push({ policy: rateClass, key: `class:${rateClass}:${keyId}`, rate: { limit: this.config.perMinute[rateClass], windowMs: MINUTE_MS } });
-    }
-    return this.admit(checks);
+    return this.admit(this.callChecks(keyId, rateClass));
+  }
+
+  /** Whether any request could be refused now; false (no bucket is empty) is a cheap all-clear. */
+  mayRefuse(): boolean {
+    return this.buckets.anyEmptyAt(this.clock.now());
+  }
+
+  /** What admitCall would answer now, charging nothing: a refusal is the very same answer. */
+  peekCall(keyId: string, rateClass: RateClass | undefined): Admission {
+    return this.admit(this.callChecks(keyId, rateClass), false);
   }
 
   /** The global bucket of a key, charging nothing (for answers that never reach the rate stage). */
@@ -88,6 +94,14 @@ export class RateLimiter {
   /** Forgets every bucket (tests; a restart does the same). */
   reset(): void {
     this.buckets.clear();
+  }
+
+  private callChecks(keyId: string, rateClass: RateClass | undefined): Check[] {
+    const checks = [this.globalCheck(keyId)];
+    if (rateClass) {
+      checks.push({ policy: rateClass, key: `class:${rateClass}:${keyId}`, rate: { limit: this.config.perMinute[rateClass], windowMs: MINUTE_MS } });
+    }
+    return checks;
   }
 
   private globalCheck(keyId: string): Check {
