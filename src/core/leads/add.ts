@@ -10,7 +10,7 @@ import { validationError } from '../errors.js';
 import { failpoint } from '../faults.js';
 import { newId } from '../ids.js';
 import { clean } from '../text.js';
-import { BatchSummary, summarize } from './batch.js';
+import { BatchSummary, summarize, writeBatch } from './batch.js';
 import type { LeadSource } from './enums.js';
 import { isOnExclusionList } from './exclude.js';
 import type { LeadFieldValues } from './fields.js';
@@ -104,23 +104,21 @@ export function insertLead(
 }
 
 /**
- * Places one profile, whose URL is already normalised, in the campaign, in one transaction:
- * a URL already in the campaign is `duplicate` (whatever its exclusion state), a URL on the
- * exclusion list is stored excluded for free, anything else is charged one credit and
- * created. The charge and the insert commit together or not at all.
+ * Places one profile, whose URL is already normalised, in the campaign: a URL already in the
+ * campaign is `duplicate` (whatever its exclusion state), a URL on the exclusion list is
+ * stored excluded for free, anything else is charged one credit and created. Call it inside
+ * a transaction or savepoint, so the charge and the insert land together or not at all.
  */
 function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldValues): Placed {
-  return transaction(ctx.db, () => {
-    const existing = leadInCampaign(ctx, campaignId, url);
-    if (existing !== undefined) return { leadId: existing, status: 'duplicate', creditsCharged: 0 };
+  const existing = leadInCampaign(ctx, campaignId, url);
+  if (existing !== undefined) return { leadId: existing, status: 'duplicate', creditsCharged: 0 };
 
-    const excluded = isOnExclusionList(ctx, url);
-    const id = newId('lead');
-    if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
-    insertLead(ctx, campaignId, url, fields, { id, excluded, source: 'manual' });
-    failpoint(ctx, 'leads.add.item', id);
-    return { leadId: id, status: excluded ? 'excluded' : 'created', creditsCharged: excluded ? 0 : 1 };
-  });
+  const excluded = isOnExclusionList(ctx, url);
+  const id = newId('lead');
+  if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
+  insertLead(ctx, campaignId, url, fields, { id, excluded, source: 'manual' });
+  failpoint(ctx, 'leads.add.item', id);
+  return { leadId: id, status: excluded ? 'excluded' : 'created', creditsCharged: excluded ? 0 : 1 };
 }
 
 export const invalidProfileUrl = (field: string) =>
@@ -131,7 +129,7 @@ export function addLead(ctx: Ctx, campaignId: string, lead: NewLead): AddLeadRes
   requireCampaignRow(ctx, campaignId);
   const url = normalizeProfileUrl(lead.networkUrl);
   if (url === null) throw invalidProfileUrl('networkUrl');
-  const placed = placeLead(ctx, campaignId, url, lead);
+  const placed = transaction(ctx.db, () => placeLead(ctx, campaignId, url, lead));
   if (placed.status === 'insufficient_credits') throw insufficientCredits(leadCreditsAvailable(ctx));
   return placed;
 }
@@ -139,34 +137,35 @@ export function addLead(ctx: Ctx, campaignId: string, lead: NewLead): AddLeadRes
 export type NewBatchLead = { networkUrl?: string | undefined } & LeadFieldValues;
 
 /**
- * Adds up to 100 profiles, each in its own transaction, so every answered item is durable.
- * A bad URL fails only its item. At the first credit exhaustion that item and every later
- * one is `insufficient_credits`; after an unexpected failure that item and every later one
- * is `failed`. Duplicates within the batch resolve to the first item's lead, because the
- * first item is committed before the next is looked at.
+ * Adds up to 100 profiles in one transaction, each in its own savepoint (`writeBatch`), so
+ * every answered item is durable once the answer is given. A bad URL fails only its item. At
+ * the first credit exhaustion that item and every later one is `insufficient_credits`; after
+ * an unexpected failure that item and every later one is `failed`. Duplicates within the
+ * batch resolve to the first item's lead, which the later item's lookup already sees.
  */
 export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewBatchLead[]): AddLeadsBatchResult {
   requireCampaignRow(ctx, campaignId);
-  let stop: 'insufficient_credits' | 'failed' | null = null;
-  const results = items.map((item, index): AddLeadsBatchResult['results'][number] => {
-    const url = item.networkUrl === undefined ? null : normalizeProfileUrl(item.networkUrl);
-    const shown = url ?? item.networkUrl ?? null;
-    const none = { index, networkUrl: shown, leadId: null, creditsCharged: 0 };
-    if (stop) return { ...none, status: stop };
-    if (url === null) return { ...none, status: 'validation_error' };
-    try {
+  const urls = items.map((item) => (item.networkUrl === undefined ? null : normalizeProfileUrl(item.networkUrl)));
+  const unplaced = (index: number, status: Exclude<AddItemStatus, 'created' | 'duplicate' | 'excluded'>): AddLeadsBatchResult['results'][number] => {
+    const networkUrl = urls[index] ?? items[index]?.networkUrl ?? null;
+    return { index, networkUrl, leadId: null, status, creditsCharged: 0 };
+  };
+  let outOfCredits = false;
+  const results = writeBatch(
+    ctx,
+    { verb: 'add', campaignId },
+    items,
+    (item, index): AddLeadsBatchResult['results'][number] => {
+      const url = urls[index] ?? null;
+      if (outOfCredits) return unplaced(index, 'insufficient_credits');
+      if (url === null) return unplaced(index, 'validation_error');
       const placed = placeLead(ctx, campaignId, url, item);
-      if (placed.status === 'insufficient_credits') {
-        stop = 'insufficient_credits';
-        return { ...none, status: stop };
-      }
-      return { index, networkUrl: url, ...placed };
-    } catch (err) {
-      ctx.log.error({ err, campaignId, index }, 'batch add stopped: an item could not be written');
-      stop = 'failed';
-      return { ...none, status: stop };
-    }
-  });
+      if (placed.status !== 'insufficient_credits') return { index, networkUrl: url, ...placed };
+      outOfCredits = true;
+      return unplaced(index, 'insufficient_credits');
+    },
+    (_item, index) => unplaced(index, 'failed'),
+  );
   return {
     results,
     summary: summarize(ADD_ITEM_STATUSES, results),
