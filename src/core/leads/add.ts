@@ -1,5 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { perDb } from '../../db/prepared.js';
 import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
@@ -48,13 +49,45 @@ export type NewLead = { networkUrl: string } & LeadFieldValues;
 
 type Placed = AddLeadResult | { status: 'insufficient_credits' };
 
-/** The id of the lead with this normalised profile URL in the campaign, if any: the dedupe rule. */
-export function leadInCampaign(ctx: Ctx, campaignId: string, url: string): string | undefined {
-  return ctx.db
+/**
+ * The statements placing a lead runs, prepared once per connection: a batch runs them up to a
+ * hundred times, and building and preparing a drizzle query cost more than running it.
+ */
+const leadStatements = perDb((db) => ({
+  inCampaign: db
     .select({ id: leads.id })
     .from(leads)
-    .where(and(eq(leads.campaignId, campaignId), eq(leads.networkUrl, url)))
-    .get()?.id;
+    .where(and(eq(leads.campaignId, sql.placeholder('campaignId')), eq(leads.networkUrl, sql.placeholder('url'))))
+    .prepare(),
+  insert: db
+    .insert(leads)
+    .values({
+      id: sql.placeholder('id'),
+      campaignId: sql.placeholder('campaignId'),
+      networkUrl: sql.placeholder('networkUrl'),
+      fullName: sql.placeholder('fullName'),
+      firstName: sql.placeholder('firstName'),
+      lastName: sql.placeholder('lastName'),
+      jobTitle: sql.placeholder('jobTitle'),
+      companyName: sql.placeholder('companyName'),
+      companyNetwork: sql.placeholder('companyNetwork'),
+      website: sql.placeholder('website'),
+      email: sql.placeholder('email'),
+      location: sql.placeholder('location'),
+      headline: sql.placeholder('headline'),
+      personalization: sql.placeholder('personalization'),
+      providerId: sql.placeholder('providerId'),
+      excluded: sql.placeholder('excluded'),
+      source: sql.placeholder('source'),
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    })
+    .prepare(),
+}));
+
+/** The id of the lead with this normalised profile URL in the campaign, if any: the dedupe rule. */
+export function leadInCampaign(ctx: Ctx, campaignId: string, url: string): string | undefined {
+  return leadStatements(ctx.db).inCampaign.get({ campaignId, url })?.id;
 }
 
 /** What an insert stores beyond the add fields: a provider's profile also knows these. */
@@ -75,31 +108,26 @@ export function insertLead(
   fields: StoredLeadFields,
   opts: { id: string; excluded: boolean; source: LeadSource },
 ): void {
-  const now = ctx.clock.now();
-  ctx.db
-    .insert(leads)
-    .values({
-      id: opts.id,
-      campaignId,
-      networkUrl: url,
-      fullName: clean(fields.fullName),
-      firstName: clean(fields.firstName),
-      lastName: clean(fields.lastName),
-      jobTitle: clean(fields.jobTitle),
-      companyName: clean(fields.companyName),
-      companyNetwork: clean(fields.companyNetwork),
-      website: clean(fields.website),
-      email: clean(fields.email),
-      location: clean(fields.location),
-      headline: clean(fields.headline),
-      personalization: clean(fields.personalization),
-      providerId: clean(fields.providerId),
-      excluded: opts.excluded,
-      source: opts.source,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .run();
+  leadStatements(ctx.db).insert.run({
+    id: opts.id,
+    campaignId,
+    networkUrl: url,
+    fullName: clean(fields.fullName),
+    firstName: clean(fields.firstName),
+    lastName: clean(fields.lastName),
+    jobTitle: clean(fields.jobTitle),
+    companyName: clean(fields.companyName),
+    companyNetwork: clean(fields.companyNetwork),
+    website: clean(fields.website),
+    email: clean(fields.email),
+    location: clean(fields.location),
+    headline: clean(fields.headline),
+    personalization: clean(fields.personalization),
+    providerId: clean(fields.providerId),
+    excluded: opts.excluded,
+    source: opts.source,
+    now: ctx.clock.now(),
+  });
   bookLeadInserted(ctx, campaignId);
 }
 
