@@ -4,7 +4,7 @@ import { perDb } from '../../db/prepared.js';
 import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
-import { bookLeadInserted } from '../campaigns/totals.js';
+import { bookLeadsInserted } from '../campaigns/totals.js';
 import type { Ctx } from '../context.js';
 import { chargeLeadCredit, insufficientCredits, leadCreditsAvailable } from '../credits/charge.js';
 import { validationError } from '../errors.js';
@@ -97,21 +97,16 @@ export type StoredLeadFields = LeadFieldValues & {
   providerId?: string | null | undefined;
 };
 
-/**
- * Inserts one lead (its URL already normalised and deduplicated) and books it on its campaign.
- * Call it inside the transaction that decided the insert, and that charges for it if anything.
- */
-export function insertLead(
-  ctx: Ctx,
-  campaignId: string,
-  url: string,
-  fields: StoredLeadFields,
-  opts: { id: string; excluded: boolean; source: LeadSource },
-): void {
+/** The lead a `placeLead` or `insertLead` stores: the add fields and how it came in. */
+type LeadInsert = { campaignId: string; url: string; fields: StoredLeadFields; id: string; excluded: boolean; source: LeadSource };
+
+/** Inserts one lead row, unbooked: the one insert behind every way a lead is added. */
+function insertLeadRow(ctx: Ctx, lead: LeadInsert): void {
+  const { fields } = lead;
   leadStatements(ctx.db).insert.run({
-    id: opts.id,
-    campaignId,
-    networkUrl: url,
+    id: lead.id,
+    campaignId: lead.campaignId,
+    networkUrl: lead.url,
     fullName: clean(fields.fullName),
     firstName: clean(fields.firstName),
     lastName: clean(fields.lastName),
@@ -124,18 +119,33 @@ export function insertLead(
     headline: clean(fields.headline),
     personalization: clean(fields.personalization),
     providerId: clean(fields.providerId),
-    excluded: opts.excluded,
-    source: opts.source,
+    excluded: lead.excluded,
+    source: lead.source,
     now: ctx.clock.now(),
   });
-  bookLeadInserted(ctx, campaignId);
+}
+
+/**
+ * Inserts one lead (its URL already normalised and deduplicated) and books it on its campaign.
+ * Call it inside the transaction that decided the insert, and that charges for it if anything.
+ */
+export function insertLead(
+  ctx: Ctx,
+  campaignId: string,
+  url: string,
+  fields: StoredLeadFields,
+  opts: { id: string; excluded: boolean; source: LeadSource },
+): void {
+  insertLeadRow(ctx, { campaignId, url, fields, ...opts });
+  bookLeadsInserted(ctx, campaignId, 1);
 }
 
 /**
  * Places one profile, whose URL is already normalised, in the campaign: a URL already in the
  * campaign is `duplicate` (whatever its exclusion state), a URL on the exclusion list is
  * stored excluded for free, anything else is charged one credit and created. Call it inside
- * a transaction or savepoint, so the charge and the insert land together or not at all.
+ * a transaction or savepoint, so the charge and the insert land together or not at all. The
+ * insert is not booked on the campaign: the caller books what it placed.
  */
 function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldValues): Placed {
   const existing = leadInCampaign(ctx, campaignId, url);
@@ -144,10 +154,13 @@ function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldV
   const excluded = isOnExclusionList(ctx, url);
   const id = newId('lead');
   if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
-  insertLead(ctx, campaignId, url, fields, { id, excluded, source: 'manual' });
+  insertLeadRow(ctx, { campaignId, url, fields, id, excluded, source: 'manual' });
   failpoint(ctx, 'leads.add.item', id);
   return { leadId: id, status: excluded ? 'excluded' : 'created', creditsCharged: excluded ? 0 : 1 };
 }
+
+/** Whether a placement inserted a lead, which its campaign must count. */
+const inserted = (placed: { status: string }): boolean => placed.status === 'created' || placed.status === 'excluded';
 
 export const invalidProfileUrl = (field: string) =>
   validationError(`${field} is not a personal profile URL. Give ${PROFILE_URL_HINT}; company pages and Sales Navigator links are refused.`, [field]);
@@ -157,7 +170,11 @@ export function addLead(ctx: Ctx, campaignId: string, lead: NewLead): AddLeadRes
   requireCampaignRow(ctx, campaignId);
   const url = normalizeProfileUrl(lead.networkUrl);
   if (url === null) throw invalidProfileUrl('networkUrl');
-  const placed = transaction(ctx.db, () => placeLead(ctx, campaignId, url, lead));
+  const placed = transaction(ctx.db, () => {
+    const outcome = placeLead(ctx, campaignId, url, lead);
+    if (inserted(outcome)) bookLeadsInserted(ctx, campaignId, 1);
+    return outcome;
+  });
   if (placed.status === 'insufficient_credits') throw insufficientCredits(leadCreditsAvailable(ctx));
   return placed;
 }
@@ -193,6 +210,11 @@ export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewB
       return unplaced(index, 'insufficient_credits');
     },
     (_item, index) => unplaced(index, 'failed'),
+    // One booking for the whole batch: per item it was a tenth of the batch's writes.
+    (done) => {
+      const count = done.filter(inserted).length;
+      if (count > 0) bookLeadsInserted(ctx, campaignId, count);
+    },
   );
   return {
     results,

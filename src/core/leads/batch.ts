@@ -71,6 +71,8 @@ export function summarize<const S extends readonly string[]>(statuses: S, result
  * alone are undone, `failed` answers it and every later item, and the items before it commit.
  * When the transaction itself is lost (SQLite rolled it back, as it may on SQLITE_FULL or
  * SQLITE_IOERR, or COMMIT failed) nothing landed, so `failed` answers every item.
+ * `finish` writes what the items share (a campaign count), in the transaction after the last
+ * item; should it fail, the transaction is lost as above.
  */
 export function writeBatch<T, R>(
   ctx: Ctx,
@@ -78,6 +80,7 @@ export function writeBatch<T, R>(
   items: readonly T[],
   write: (item: T, index: number) => R,
   failed: (item: T, index: number) => R,
+  finish?: (results: readonly R[]) => void,
 ): R[] {
   const { verb, campaignId } = what;
   try {
@@ -95,6 +98,7 @@ export function writeBatch<T, R>(
       });
       // Checked here too, for a caller that opened the transaction and so commits it itself.
       if (!ctx.db.$client.inTransaction) throw new Error('SQLite rolled the batch transaction back');
+      finish?.(results);
       return results;
     });
   } catch (err) {
