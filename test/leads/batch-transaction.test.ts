@@ -5,6 +5,7 @@ import { addLeadsBatch } from '../../src/core/leads/add.js';
 import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
 import { updateLeadsBatch } from '../../src/core/leads/update.js';
 import { campaigns, creditBalance, creditLedger, leads, webhookEvents } from '../../src/db/schema.js';
+import { transaction } from '../../src/db/tx.js';
 import { fixture, testCtx } from '../helpers.js';
 import { openSession, type Session } from './call.js';
 
@@ -95,6 +96,28 @@ describe('add_leads_batch when SQLite fails', () => {
 
     healWrites(ctx);
     expect(addLeadsBatch(ctx, 'cmp_q4', ADDS).summary).toMatchObject({ created: 3, duplicate: 2, excluded: 1, validation_error: 1 });
+  });
+
+  it('when the shared booking after the last item fails, nothing landed: every item is failed', () => {
+    const ctx = testCtx();
+    const before = addState(ctx);
+    failWrite(ctx, 'statement', 'UPDATE ON main.campaigns', `NEW.id = 'cmp_q4'`);
+    const r = addLeadsBatch(ctx, 'cmp_q4', ADDS);
+    expect(r.summary).toMatchObject({ created: 0, failed: 7 });
+    expect(addState(ctx)).toEqual(before);
+  });
+
+  it('inside a caller’s transaction, a batch lost as a whole leaves nothing behind in it', () => {
+    const ctx = testCtx();
+    const before = addState(ctx);
+    failWrite(ctx, 'statement', 'UPDATE ON main.campaigns', `NEW.id = 'cmp_q4'`);
+    const r = transaction(ctx.db, () => {
+      ctx.db.update(creditBalance).set({ lookalikeCredits: 7 }).run();
+      return addLeadsBatch(ctx, 'cmp_q4', ADDS);
+    });
+    expect(r.summary).toMatchObject({ created: 0, failed: 7 });
+    // The caller's own write committed; none of the batch's did.
+    expect(addState(ctx)).toEqual({ ...before, balance: { ...before.balance, lookalikeCredits: 7 } });
   });
 });
 

@@ -83,8 +83,11 @@ export function writeBatch<T, R>(
   finish?: (results: readonly R[]) => void,
 ): R[] {
   const { verb, campaignId } = what;
+  // Inside a caller's transaction the batch is one savepoint of it, so a batch lost as a whole
+  // leaves nothing behind there either.
+  const unit = ctx.db.$client.inTransaction ? savepoint : transaction;
   try {
-    return transaction(ctx.db, () => {
+    return unit(ctx.db, () => {
       let stopped = false;
       const results = items.map((item, index) => {
         if (stopped) return failed(item, index);
@@ -96,7 +99,7 @@ export function writeBatch<T, R>(
           return failed(item, index);
         }
       });
-      // Checked here too, for a caller that opened the transaction and so commits it itself.
+      // Checked before `finish`: once SQLite has rolled the transaction back, its writes would commit alone.
       if (!ctx.db.$client.inTransaction) throw new Error('SQLite rolled the batch transaction back');
       finish?.(results);
       return results;
