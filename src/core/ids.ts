@@ -1,15 +1,29 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * CSPRNG bytes drawn a pool at a time, as crypto.randomUUID does: one call into the system
+ * generator per 4 KiB instead of one per id, which was a tenth of a 100-lead batch's own work.
+ */
+const pool = Buffer.alloc(4096);
+let drawn = pool.length;
+
+function randomByte(): number {
+  if (drawn === pool.length) {
+    randomFillSync(pool);
+    drawn = 0;
+  }
+  return pool[drawn++] as number;
+}
 
 /** Random base62 text; `length` characters carry length × 5.95 bits of entropy. */
 export function randomBase62(length: number): string {
   // Rejection sampling keeps every character uniform (256 is not a multiple of 62).
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
-    }
+    const byte = randomByte();
+    if (byte < 248) out += ALPHABET[byte % 62];
   }
   return out;
 }

@@ -1,6 +1,14 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './connection.js';
+import { perDb } from './prepared.js';
+
+/**
+ * better-sqlite3's transaction wrapper, built once per connection around a function that runs
+ * its argument: it prepares BEGIN, COMMIT, SAVEPOINT and their undo once, and no wrapper is
+ * built per call. Called while a transaction is open it runs the argument in a savepoint.
+ */
+const wrapper = perDb((db) => db.$client.transaction(<T>(fn: () => T): T => fn()));
 
 /**
  * Runs `fn` in one synchronous write transaction (BEGIN IMMEDIATE), or inside the one
@@ -9,7 +17,21 @@ import type { Db } from './connection.js';
  */
 export function transaction<T>(db: Db, fn: () => T): T {
   if (db.$client.inTransaction) return fn();
-  return db.$client.transaction(fn).immediate();
+  return wrapper(db).immediate(fn) as T;
+}
+
+/**
+ * Runs `fn` in a savepoint of the open transaction: when `fn` throws, its writes alone are
+ * undone, the transaction stays open with everything written before, and the error goes on.
+ * This is how a batch writes its items in one transaction yet fails one item alone.
+ *
+ * It refuses to run with no transaction open rather than start one: after SQLite has rolled
+ * the whole transaction back (it does on some errors, e.g. SQLITE_FULL or SQLITE_IOERR), a
+ * later item must not commit on its own as if the batch were still whole.
+ */
+export function savepoint<T>(db: Db, fn: () => T): T {
+  if (!db.$client.inTransaction) throw new Error('savepoint() needs an open transaction; this one was rolled back or never begun');
+  return wrapper(db)(fn) as T;
 }
 
 export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {

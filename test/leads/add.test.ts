@@ -282,6 +282,17 @@ describe.each(TRANSPORTS)('add_leads_batch over %s', (transport) => {
     expect(campaign('cmp_failed')).toMatchObject({ status: 'READY_TO_SEND', totalLeads: 2 });
   });
 
+  it('books nothing when nothing is inserted: a FAILED campaign and its totals stay as they were', async () => {
+    s = await openSession(transport);
+    await batch([{ networkUrl: url('p1') }], 'cmp_failed');
+    db().update(campaigns).set({ status: 'FAILED' }).where(eq(campaigns.id, 'cmp_failed')).run();
+    const before = campaign('cmp_failed');
+    s.server.ctx.clock.advance(60_000);
+    const r = await batch([{ networkUrl: url('p1') }, { networkUrl: 'garbage' }, { networkUrl: url('p1') }], 'cmp_failed');
+    expect(r.body.summary).toMatchObject({ duplicate: 2, validation_error: 1 });
+    expect(campaign('cmp_failed')).toEqual(before);
+  });
+
   it('answers 404 for an unknown campaign before any insert', async () => {
     s = await openSession(transport);
     const r = await batch([{ networkUrl: url('p1') }], 'cmp_nope');

@@ -4,20 +4,20 @@ import { campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 
 /**
- * Books one inserted lead on its campaign, in the inserting transaction: the count, the
- * update time, and FAILED → READY_TO_SEND so that start works without a new campaign
- * (spec, Campaign start and pause: POST add lead on a FAILED campaign).
+ * Books inserted leads on their campaign, in the inserting transaction: the count, the update
+ * time, and FAILED → READY_TO_SEND so that start works without a new campaign (spec, Campaign
+ * start and pause: POST add lead on a FAILED campaign). A batch books all its inserts at once.
  */
-export function bookLeadInserted(ctx: Ctx, campaignId: string): void {
-  bookInsert(ctx.db).run({ campaignId, now: ctx.clock.now() });
+export function bookLeadsInserted(ctx: Ctx, campaignId: string, count: number): void {
+  bookInserts(ctx.db).run({ campaignId, count, now: ctx.clock.now() });
 }
 
-/** Prepared once per connection: a batch add books up to a hundred leads. */
-const bookInsert = perDb((db) =>
+/** Prepared once per connection: every add books through it. */
+const bookInserts = perDb((db) =>
   db
     .update(campaigns)
     .set({
-      totalLeads: sql`${campaigns.totalLeads} + 1`,
+      totalLeads: sql`${campaigns.totalLeads} + ${sql.placeholder('count')}`,
       updatedAt: sql`${sql.placeholder('now')}`,
       status: sql`CASE WHEN ${campaigns.status} = 'FAILED' THEN 'READY_TO_SEND' ELSE ${campaigns.status} END`,
     })

@@ -1,16 +1,17 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { perDb } from '../../db/prepared.js';
 import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
-import { bookLeadInserted } from '../campaigns/totals.js';
+import { bookLeadsInserted } from '../campaigns/totals.js';
 import type { Ctx } from '../context.js';
 import { chargeLeadCredit, insufficientCredits, leadCreditsAvailable } from '../credits/charge.js';
 import { validationError } from '../errors.js';
 import { failpoint } from '../faults.js';
 import { newId } from '../ids.js';
 import { clean } from '../text.js';
-import { BatchSummary, summarize } from './batch.js';
+import { BatchSummary, summarize, writeBatch } from './batch.js';
 import type { LeadSource } from './enums.js';
 import { isOnExclusionList } from './exclude.js';
 import type { LeadFieldValues } from './fields.js';
@@ -48,13 +49,45 @@ export type NewLead = { networkUrl: string } & LeadFieldValues;
 
 type Placed = AddLeadResult | { status: 'insufficient_credits' };
 
-/** The id of the lead with this normalised profile URL in the campaign, if any: the dedupe rule. */
-export function leadInCampaign(ctx: Ctx, campaignId: string, url: string): string | undefined {
-  return ctx.db
+/**
+ * The statements placing a lead runs, prepared once per connection: a batch runs them up to a
+ * hundred times, and building and preparing a drizzle query cost more than running it.
+ */
+const leadStatements = perDb((db) => ({
+  inCampaign: db
     .select({ id: leads.id })
     .from(leads)
-    .where(and(eq(leads.campaignId, campaignId), eq(leads.networkUrl, url)))
-    .get()?.id;
+    .where(and(eq(leads.campaignId, sql.placeholder('campaignId')), eq(leads.networkUrl, sql.placeholder('url'))))
+    .prepare(),
+  insert: db
+    .insert(leads)
+    .values({
+      id: sql.placeholder('id'),
+      campaignId: sql.placeholder('campaignId'),
+      networkUrl: sql.placeholder('networkUrl'),
+      fullName: sql.placeholder('fullName'),
+      firstName: sql.placeholder('firstName'),
+      lastName: sql.placeholder('lastName'),
+      jobTitle: sql.placeholder('jobTitle'),
+      companyName: sql.placeholder('companyName'),
+      companyNetwork: sql.placeholder('companyNetwork'),
+      website: sql.placeholder('website'),
+      email: sql.placeholder('email'),
+      location: sql.placeholder('location'),
+      headline: sql.placeholder('headline'),
+      personalization: sql.placeholder('personalization'),
+      providerId: sql.placeholder('providerId'),
+      excluded: sql.placeholder('excluded'),
+      source: sql.placeholder('source'),
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    })
+    .prepare(),
+}));
+
+/** The id of the lead with this normalised profile URL in the campaign, if any: the dedupe rule. */
+export function leadInCampaign(ctx: Ctx, campaignId: string, url: string): string | undefined {
+  return leadStatements(ctx.db).inCampaign.get({ campaignId, url })?.id;
 }
 
 /** What an insert stores beyond the add fields: a provider's profile also knows these. */
@@ -63,6 +96,34 @@ export type StoredLeadFields = LeadFieldValues & {
   website?: string | null | undefined;
   providerId?: string | null | undefined;
 };
+
+/** The lead a `placeLead` or `insertLead` stores: the add fields and how it came in. */
+type LeadInsert = { campaignId: string; url: string; fields: StoredLeadFields; id: string; excluded: boolean; source: LeadSource };
+
+/** Inserts one lead row, unbooked: the one insert behind every way a lead is added. */
+function insertLeadRow(ctx: Ctx, lead: LeadInsert): void {
+  const { fields } = lead;
+  leadStatements(ctx.db).insert.run({
+    id: lead.id,
+    campaignId: lead.campaignId,
+    networkUrl: lead.url,
+    fullName: clean(fields.fullName),
+    firstName: clean(fields.firstName),
+    lastName: clean(fields.lastName),
+    jobTitle: clean(fields.jobTitle),
+    companyName: clean(fields.companyName),
+    companyNetwork: clean(fields.companyNetwork),
+    website: clean(fields.website),
+    email: clean(fields.email),
+    location: clean(fields.location),
+    headline: clean(fields.headline),
+    personalization: clean(fields.personalization),
+    providerId: clean(fields.providerId),
+    excluded: lead.excluded,
+    source: lead.source,
+    now: ctx.clock.now(),
+  });
+}
 
 /**
  * Inserts one lead (its URL already normalised and deduplicated) and books it on its campaign.
@@ -75,53 +136,31 @@ export function insertLead(
   fields: StoredLeadFields,
   opts: { id: string; excluded: boolean; source: LeadSource },
 ): void {
-  const now = ctx.clock.now();
-  ctx.db
-    .insert(leads)
-    .values({
-      id: opts.id,
-      campaignId,
-      networkUrl: url,
-      fullName: clean(fields.fullName),
-      firstName: clean(fields.firstName),
-      lastName: clean(fields.lastName),
-      jobTitle: clean(fields.jobTitle),
-      companyName: clean(fields.companyName),
-      companyNetwork: clean(fields.companyNetwork),
-      website: clean(fields.website),
-      email: clean(fields.email),
-      location: clean(fields.location),
-      headline: clean(fields.headline),
-      personalization: clean(fields.personalization),
-      providerId: clean(fields.providerId),
-      excluded: opts.excluded,
-      source: opts.source,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .run();
-  bookLeadInserted(ctx, campaignId);
+  insertLeadRow(ctx, { campaignId, url, fields, ...opts });
+  bookLeadsInserted(ctx, campaignId, 1);
 }
 
 /**
- * Places one profile, whose URL is already normalised, in the campaign, in one transaction:
- * a URL already in the campaign is `duplicate` (whatever its exclusion state), a URL on the
- * exclusion list is stored excluded for free, anything else is charged one credit and
- * created. The charge and the insert commit together or not at all.
+ * Places one profile, whose URL is already normalised, in the campaign: a URL already in the
+ * campaign is `duplicate` (whatever its exclusion state), a URL on the exclusion list is
+ * stored excluded for free, anything else is charged one credit and created. Call it inside
+ * a transaction or savepoint, so the charge and the insert land together or not at all. The
+ * insert is not booked on the campaign: the caller books what it placed.
  */
 function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldValues): Placed {
-  return transaction(ctx.db, () => {
-    const existing = leadInCampaign(ctx, campaignId, url);
-    if (existing !== undefined) return { leadId: existing, status: 'duplicate', creditsCharged: 0 };
+  const existing = leadInCampaign(ctx, campaignId, url);
+  if (existing !== undefined) return { leadId: existing, status: 'duplicate', creditsCharged: 0 };
 
-    const excluded = isOnExclusionList(ctx, url);
-    const id = newId('lead');
-    if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
-    insertLead(ctx, campaignId, url, fields, { id, excluded, source: 'manual' });
-    failpoint(ctx, 'leads.add.item', id);
-    return { leadId: id, status: excluded ? 'excluded' : 'created', creditsCharged: excluded ? 0 : 1 };
-  });
+  const excluded = isOnExclusionList(ctx, url);
+  const id = newId('lead');
+  if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
+  insertLeadRow(ctx, { campaignId, url, fields, id, excluded, source: 'manual' });
+  failpoint(ctx, 'leads.add.item', id);
+  return { leadId: id, status: excluded ? 'excluded' : 'created', creditsCharged: excluded ? 0 : 1 };
 }
+
+/** Whether a placement inserted a lead, which its campaign must count. */
+const inserted = (placed: { status: string }): boolean => placed.status === 'created' || placed.status === 'excluded';
 
 export const invalidProfileUrl = (field: string) =>
   validationError(`${field} is not a personal profile URL. Give ${PROFILE_URL_HINT}; company pages and Sales Navigator links are refused.`, [field]);
@@ -131,7 +170,11 @@ export function addLead(ctx: Ctx, campaignId: string, lead: NewLead): AddLeadRes
   requireCampaignRow(ctx, campaignId);
   const url = normalizeProfileUrl(lead.networkUrl);
   if (url === null) throw invalidProfileUrl('networkUrl');
-  const placed = placeLead(ctx, campaignId, url, lead);
+  const placed = transaction(ctx.db, () => {
+    const outcome = placeLead(ctx, campaignId, url, lead);
+    if (inserted(outcome)) bookLeadsInserted(ctx, campaignId, 1);
+    return outcome;
+  });
   if (placed.status === 'insufficient_credits') throw insufficientCredits(leadCreditsAvailable(ctx));
   return placed;
 }
@@ -139,34 +182,40 @@ export function addLead(ctx: Ctx, campaignId: string, lead: NewLead): AddLeadRes
 export type NewBatchLead = { networkUrl?: string | undefined } & LeadFieldValues;
 
 /**
- * Adds up to 100 profiles, each in its own transaction, so every answered item is durable.
- * A bad URL fails only its item. At the first credit exhaustion that item and every later
- * one is `insufficient_credits`; after an unexpected failure that item and every later one
- * is `failed`. Duplicates within the batch resolve to the first item's lead, because the
- * first item is committed before the next is looked at.
+ * Adds up to 100 profiles in one transaction, each in its own savepoint (`writeBatch`), so
+ * every answered item is durable once the answer is given. A bad URL fails only its item. At
+ * the first credit exhaustion that item and every later one is `insufficient_credits`; after
+ * an unexpected failure that item and every later one is `failed`. Duplicates within the
+ * batch resolve to the first item's lead, which the later item's lookup already sees.
  */
 export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewBatchLead[]): AddLeadsBatchResult {
   requireCampaignRow(ctx, campaignId);
-  let stop: 'insufficient_credits' | 'failed' | null = null;
-  const results = items.map((item, index): AddLeadsBatchResult['results'][number] => {
-    const url = item.networkUrl === undefined ? null : normalizeProfileUrl(item.networkUrl);
-    const shown = url ?? item.networkUrl ?? null;
-    const none = { index, networkUrl: shown, leadId: null, creditsCharged: 0 };
-    if (stop) return { ...none, status: stop };
-    if (url === null) return { ...none, status: 'validation_error' };
-    try {
+  const urls = items.map((item) => (item.networkUrl === undefined ? null : normalizeProfileUrl(item.networkUrl)));
+  const unplaced = (index: number, status: Exclude<AddItemStatus, 'created' | 'duplicate' | 'excluded'>): AddLeadsBatchResult['results'][number] => {
+    const networkUrl = urls[index] ?? items[index]?.networkUrl ?? null;
+    return { index, networkUrl, leadId: null, status, creditsCharged: 0 };
+  };
+  let outOfCredits = false;
+  const results = writeBatch(
+    ctx,
+    { verb: 'add', campaignId },
+    items,
+    (item, index): AddLeadsBatchResult['results'][number] => {
+      const url = urls[index] ?? null;
+      if (outOfCredits) return unplaced(index, 'insufficient_credits');
+      if (url === null) return unplaced(index, 'validation_error');
       const placed = placeLead(ctx, campaignId, url, item);
-      if (placed.status === 'insufficient_credits') {
-        stop = 'insufficient_credits';
-        return { ...none, status: stop };
-      }
-      return { index, networkUrl: url, ...placed };
-    } catch (err) {
-      ctx.log.error({ err, campaignId, index }, 'batch add stopped: an item could not be written');
-      stop = 'failed';
-      return { ...none, status: stop };
-    }
-  });
+      if (placed.status !== 'insufficient_credits') return { index, networkUrl: url, ...placed };
+      outOfCredits = true;
+      return unplaced(index, 'insufficient_credits');
+    },
+    (_item, index) => unplaced(index, 'failed'),
+    // One booking for the whole batch: per item it was a tenth of the batch's writes.
+    (done) => {
+      const count = done.filter(inserted).length;
+      if (count > 0) bookLeadsInserted(ctx, campaignId, count);
+    },
+  );
   return {
     results,
     summary: summarize(ADD_ITEM_STATUSES, results),

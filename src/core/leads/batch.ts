@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { savepoint, transaction } from '../../db/tx.js';
+import type { Ctx } from '../context.js';
 import { PATH_ID } from '../ids.js';
 
 /** Why one batch item was not applied. `upstream_unavailable` marks a `failed` item: retry it. */
@@ -59,4 +61,51 @@ export function summarize<const S extends readonly string[]>(statuses: S, result
   const summary: Record<string, number> = { total: results.length };
   for (const status of statuses) summary[status] = results.filter((r) => r.status === status).length;
   return summary as { total: number } & { [K in S[number]]: number };
+}
+
+/**
+ * Writes the items of an add, update or delete batch in one transaction, each item in its own
+ * savepoint, and commits once: one commit instead of a hundred is most of a batch's cost.
+ *
+ * `write` answers one item; when it throws (an unexpected write failure) that item's writes
+ * alone are undone, `failed` answers it and every later item, and the items before it commit.
+ * When the transaction itself is lost (SQLite rolled it back, as it may on SQLITE_FULL or
+ * SQLITE_IOERR, or COMMIT failed) nothing landed, so `failed` answers every item.
+ * `finish` writes what the items share (a campaign count), in the transaction after the last
+ * item; should it fail, the transaction is lost as above.
+ */
+export function writeBatch<T, R>(
+  ctx: Ctx,
+  what: { verb: string; campaignId: string },
+  items: readonly T[],
+  write: (item: T, index: number) => R,
+  failed: (item: T, index: number) => R,
+  finish?: (results: readonly R[]) => void,
+): R[] {
+  const { verb, campaignId } = what;
+  // Inside a caller's transaction the batch is one savepoint of it, so a batch lost as a whole
+  // leaves nothing behind there either.
+  const unit = ctx.db.$client.inTransaction ? savepoint : transaction;
+  try {
+    return unit(ctx.db, () => {
+      let stopped = false;
+      const results = items.map((item, index) => {
+        if (stopped) return failed(item, index);
+        try {
+          return savepoint(ctx.db, () => write(item, index));
+        } catch (err) {
+          ctx.log.error({ err, campaignId, index }, `batch ${verb} stopped: an item could not be written`);
+          stopped = true;
+          return failed(item, index);
+        }
+      });
+      // Checked before `finish`: once SQLite has rolled the transaction back, its writes would commit alone.
+      if (!ctx.db.$client.inTransaction) throw new Error('SQLite rolled the batch transaction back');
+      finish?.(results);
+      return results;
+    });
+  } catch (err) {
+    ctx.log.error({ err, campaignId }, `batch ${verb} not committed: no item was written`);
+    return items.map(failed);
+  }
 }

@@ -7,7 +7,7 @@ import { bookLeadDeleted, refreshCampaignTotals } from '../campaigns/totals.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { failpoint } from '../faults.js';
-import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, summarize } from './batch.js';
+import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, summarize, writeBatch } from './batch.js';
 
 export const DELETE_ITEM_STATUSES = ['deleted', 'not_found', 'validation_error', 'failed'] as const;
 
@@ -26,45 +26,44 @@ export const DeleteLeadsBatchResult = z.object({
 });
 export type DeleteLeadsBatchResult = z.infer<typeof DeleteLeadsBatchResult>;
 
-/** Deletes one lead of the campaign and books it on the campaign count; false when there is none. */
+/**
+ * Deletes one lead of the campaign and books it on the campaign count; false when there is
+ * none. Call it inside a transaction or savepoint, so the delete and the count move together.
+ */
 function deleteOne(ctx: Ctx, campaignId: string, leadId: string): boolean {
-  return transaction(ctx.db, () => {
-    const gone = ctx.db
-      .delete(leads)
-      .where(and(eq(leads.id, leadId), eq(leads.campaignId, campaignId)))
-      .run();
-    if (gone.changes === 0) return false;
-    bookLeadDeleted(ctx, campaignId);
-    failpoint(ctx, 'leads.delete.item', leadId);
-    return true;
-  });
+  const gone = ctx.db
+    .delete(leads)
+    .where(and(eq(leads.id, leadId), eq(leads.campaignId, campaignId)))
+    .run();
+  if (gone.changes === 0) return false;
+  bookLeadDeleted(ctx, campaignId);
+  failpoint(ctx, 'leads.delete.item', leadId);
+  return true;
 }
 
 /**
- * Deletes up to 100 leads permanently; their credits are not refunded. Each delete commits on
- * its own, so a retry of the same ids answers `not_found` for those already gone. The
- * campaign totals are recounted afterwards; if that fails the deletes still stand and the
- * answer says `reconciliationFailed: true`.
+ * Deletes up to 100 leads permanently; their credits are not refunded. The deletes commit in
+ * one transaction, each in its own savepoint (`writeBatch`), so a retry of the same ids
+ * answers `not_found` for those already gone. The campaign totals are recounted afterwards;
+ * if that fails the deletes still stand and the answer says `reconciliationFailed: true`.
  */
 export function deleteLeadsBatch(ctx: Ctx, campaignId: string, leadIds: readonly string[]): DeleteLeadsBatchResult {
   const campaign = requireCampaignRow(ctx, campaignId);
   if (campaign.importing) {
     throw new ApiError('conflict', `Campaign ${campaignId} is still finding or importing leads. Retry the delete once the import has finished.`);
   }
-  const ids = readBatchLeadIds(leadIds, (i) => `leadIds[${i}]`);
-  let stopped = false;
-  const results = ids.map(({ leadId, error }, index): DeleteLeadsBatchResult['results'][number] => {
-    if (stopped) return { index, leadId, status: 'failed', error: failedItem() };
-    if (error) return { index, leadId, status: 'validation_error', error };
-    try {
+  type Item = DeleteLeadsBatchResult['results'][number];
+  const results = writeBatch(
+    ctx,
+    { verb: 'delete', campaignId },
+    readBatchLeadIds(leadIds, (i) => `leadIds[${i}]`),
+    ({ leadId, error }, index): Item => {
+      if (error) return { index, leadId, status: 'validation_error', error };
       if (deleteOne(ctx, campaignId, leadId)) return { index, leadId, status: 'deleted' };
       return { index, leadId, status: 'not_found', error: leadNotFound(leadId, campaignId) };
-    } catch (err) {
-      ctx.log.error({ err, campaignId, index }, 'batch delete stopped: an item could not be written');
-      stopped = true;
-      return { index, leadId, status: 'failed', error: failedItem() };
-    }
-  });
+    },
+    ({ leadId }, index): Item => ({ index, leadId, status: 'failed', error: failedItem() }),
+  );
   const summary = summarize(DELETE_ITEM_STATUSES, results);
   return { results, summary, creditsCharged: 0, reconciliationFailed: summary.deleted > 0 && !reconcile(ctx, campaignId) };
 }

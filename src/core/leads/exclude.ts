@@ -1,4 +1,5 @@
-import { and, eq, isNotNull, or } from 'drizzle-orm';
+import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { exclusions, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 
@@ -37,7 +38,12 @@ export function includeAgain(ctx: Ctx, lead: LeadRef): void {
   ctx.db.update(leads).set({ excluded: false, politeClosePendingAt: null, nextActionAt: 0, updatedAt: ctx.clock.now() }).where(eq(leads.id, lead.id)).run();
 }
 
+/** Prepared once per connection: every lead a batch or a Lookalike page places looks it up. */
+const exclusionOf = perDb((db) =>
+  db.select({ u: exclusions.networkUrl }).from(exclusions).where(eq(exclusions.networkUrl, sql.placeholder('networkUrl'))).prepare(),
+);
+
 export function isOnExclusionList(ctx: Ctx, networkUrl: string | null): boolean {
   if (networkUrl === null) return false;
-  return ctx.db.select({ u: exclusions.networkUrl }).from(exclusions).where(eq(exclusions.networkUrl, networkUrl)).get() !== undefined;
+  return exclusionOf(ctx.db).get({ networkUrl }) !== undefined;
 }

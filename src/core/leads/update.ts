@@ -7,7 +7,7 @@ import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { failpoint } from '../faults.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
-import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, summarize } from './batch.js';
+import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, summarize, writeBatch, type BatchLeadId } from './batch.js';
 import { AUTO_EXCLUDE_TAGS, LeadTag } from './enums.js';
 import { excludeEverywhere, includeAgain } from './exclude.js';
 import { findLeadRow } from './lead.js';
@@ -65,37 +65,36 @@ const defersExclusion = (lead: LeadRow, change: LeadChange, tagChanged: boolean,
   single && tagChanged && isAutoExclude(change.tag) && change.excluded === undefined && lead.needsReply && !lead.excluded;
 
 /**
- * Applies one change to one lead in one transaction: the tag (taggedAt moves only when the tag
- * changes; the same tag again is a no-op), exclusion workspace-wide or deferred behind a
- * polite close, and one `lead.tagged` outbox event when the tag changes to a non-null value.
+ * Applies one change to one lead: the tag (taggedAt moves only when the tag changes; the same
+ * tag again is a no-op), exclusion workspace-wide or deferred behind a polite close, and one
+ * `lead.tagged` outbox event when the tag changes to a non-null value. Call it inside a
+ * transaction or savepoint, so the change and its event land together or not at all.
  */
 function applyChange(ctx: Ctx, lead: LeadRow, change: LeadChange, single: boolean): LeadRow {
-  return transaction(ctx.db, () => {
-    const now = ctx.clock.now();
-    const tagChanged = change.tag !== undefined && change.tag !== lead.tag;
-    if (tagChanged) {
-      const deferred = defersExclusion(lead, change, tagChanged, single);
-      ctx.db
-        .update(leads)
-        .set({
-          tag: change.tag ?? null,
-          taggedAt: change.tag === null ? null : now,
-          // A new tag replaces whatever the previous one asked of the engine.
-          politeClosePendingAt: deferred ? now : null,
-          updatedAt: now,
-        })
-        .where(eq(leads.id, lead.id))
-        .run();
-      if (!deferred && isAutoExclude(change.tag)) excludeEverywhere(ctx, lead);
-    }
-    if (change.excluded === true) excludeEverywhere(ctx, lead);
-    if (change.excluded === false) includeAgain(ctx, lead);
+  const now = ctx.clock.now();
+  const tagChanged = change.tag !== undefined && change.tag !== lead.tag;
+  if (tagChanged) {
+    const deferred = defersExclusion(lead, change, tagChanged, single);
+    ctx.db
+      .update(leads)
+      .set({
+        tag: change.tag ?? null,
+        taggedAt: change.tag === null ? null : now,
+        // A new tag replaces whatever the previous one asked of the engine.
+        politeClosePendingAt: deferred ? now : null,
+        updatedAt: now,
+      })
+      .where(eq(leads.id, lead.id))
+      .run();
+    if (!deferred && isAutoExclude(change.tag)) excludeEverywhere(ctx, lead);
+  }
+  if (change.excluded === true) excludeEverywhere(ctx, lead);
+  if (change.excluded === false) includeAgain(ctx, lead);
 
-    const after = ctx.db.select().from(leads).where(eq(leads.id, lead.id)).get() as LeadRow;
-    if (tagChanged && after.tag !== null) recordLeadEvent(ctx, 'lead.tagged', after, { tag: after.tag, previousTag: lead.tag });
-    failpoint(ctx, 'leads.update.item', lead.id);
-    return after;
-  });
+  const after = ctx.db.select().from(leads).where(eq(leads.id, lead.id)).get() as LeadRow;
+  if (tagChanged && after.tag !== null) recordLeadEvent(ctx, 'lead.tagged', after, { tag: after.tag, previousTag: lead.tag });
+  failpoint(ctx, 'leads.update.item', lead.id);
+  return after;
 }
 
 /** PATCH one lead: tag and/or exclusion. */
@@ -104,16 +103,17 @@ export function updateLead(ctx: Ctx, campaignId: string, leadId: string, change:
   requireCampaignRow(ctx, campaignId);
   const lead = findLeadRow(ctx, campaignId, leadId);
   if (!lead) throw new ApiError('not_found', leadNotFound(leadId, campaignId).message);
-  const after = applyChange(ctx, lead, change, true);
+  const after = transaction(ctx.db, () => applyChange(ctx, lead, change, true));
   return { leadId: after.id, tag: after.tag as LeadTag | null, excluded: after.excluded };
 }
 
 export type BatchLeadChange = LeadChange & { leadId: string };
 
 /**
- * Updates up to 100 leads, each in its own transaction, so every applied item is durable.
- * Bad ids, repeats and contradictions fail only their item. An unexpected failure stops the
- * batch: items already applied stay `updated` and that item and every later one is `failed`.
+ * Updates up to 100 leads in one transaction, each in its own savepoint (`writeBatch`), so
+ * every applied item is durable once the answer is given. Bad ids, repeats and contradictions
+ * fail only their item. An unexpected failure stops the batch: items already applied stay
+ * `updated` and that item and every later one is `failed`.
  */
 export function updateLeadsBatch(ctx: Ctx, campaignId: string, updates: readonly BatchLeadChange[]): UpdateLeadsBatchResult {
   requireCampaignRow(ctx, campaignId);
@@ -121,23 +121,27 @@ export function updateLeadsBatch(ctx: Ctx, campaignId: string, updates: readonly
     updates.map((u) => u.leadId),
     (i) => `updates[${i}].leadId`,
   );
-  let stopped = false;
-  const results = updates.map((update, index): UpdateLeadsBatchResult['results'][number] => {
-    const { leadId, error } = ids[index] as (typeof ids)[number];
-    const notApplied = (status: Exclude<UpdateItemStatus, 'updated'>, why: ItemError) => ({ index, leadId, status, tag: null, excluded: null, error: why });
-    if (stopped) return notApplied('failed', failedItem());
-    if (error) return notApplied('validation_error', error);
-    if (contradicts(update)) return notApplied('validation_error', { code: 'validation_error', message: `updates[${index}].tag "${update.tag}" ${CONTRADICTION}` });
-    try {
+  type Item = UpdateLeadsBatchResult['results'][number];
+  const notApplied = (index: number, status: Exclude<UpdateItemStatus, 'updated'>, why: ItemError): Item => {
+    const { leadId } = ids[index] as BatchLeadId;
+    return { index, leadId, status, tag: null, excluded: null, error: why };
+  };
+  const results = writeBatch(
+    ctx,
+    { verb: 'update', campaignId },
+    updates,
+    (update, index): Item => {
+      const { leadId, error } = ids[index] as BatchLeadId;
+      if (error) return notApplied(index, 'validation_error', error);
+      if (contradicts(update)) {
+        return notApplied(index, 'validation_error', { code: 'validation_error', message: `updates[${index}].tag "${update.tag}" ${CONTRADICTION}` });
+      }
       const lead = findLeadRow(ctx, campaignId, leadId);
-      if (!lead) return notApplied('not_found', leadNotFound(leadId, campaignId));
+      if (!lead) return notApplied(index, 'not_found', leadNotFound(leadId, campaignId));
       const after = applyChange(ctx, lead, update, false);
       return { index, leadId, status: 'updated', tag: after.tag as LeadTag | null, excluded: after.excluded };
-    } catch (err) {
-      ctx.log.error({ err, campaignId, index }, 'batch update stopped: an item could not be written');
-      stopped = true;
-      return notApplied('failed', failedItem());
-    }
-  });
+    },
+    (_update, index) => notApplied(index, 'failed', failedItem()),
+  );
   return { results, summary: summarize(UPDATE_ITEM_STATUSES, results), creditsCharged: 0 };
 }

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/connection.js';
+import { savepoint, transaction } from '../../src/db/tx.js';
+
+/** A fresh database with one scratch table, written through the connection as the helpers see it. */
+function scratch() {
+  const db = openDatabase(':memory:');
+  db.$client.exec('CREATE TABLE scratch (v TEXT NOT NULL)');
+  const put = (v: string) => db.$client.prepare('INSERT INTO scratch (v) VALUES (?)').run(v);
+  const values = () => db.$client.prepare('SELECT v FROM scratch ORDER BY rowid').pluck().all();
+  return { db, put, values };
+}
+
+describe('transaction and savepoint', () => {
+  it('a failing savepoint undoes its own writes alone; the transaction commits the rest', () => {
+    const { db, put, values } = scratch();
+    transaction(db, () => {
+      put('before');
+      expect(() =>
+        savepoint(db, () => {
+          put('undone');
+          throw new Error('item failed');
+        }),
+      ).toThrow('item failed');
+      expect(db.$client.inTransaction).toBe(true);
+      savepoint(db, () => put('after'));
+    });
+    expect(values()).toEqual(['before', 'after']);
+    expect(db.$client.inTransaction).toBe(false);
+  });
+
+  it('savepoints nest: an inner failure keeps the outer savepoint’s writes', () => {
+    const { db, put, values } = scratch();
+    transaction(db, () =>
+      savepoint(db, () => {
+        put('outer');
+        expect(() =>
+          savepoint(db, () => {
+            put('inner');
+            throw new Error('inner failed');
+          }),
+        ).toThrow('inner failed');
+      }),
+    );
+    expect(values()).toEqual(['outer']);
+  });
+
+  it('a savepoint refuses to run with no transaction open, rather than commit on its own', () => {
+    const { db, put, values } = scratch();
+    expect(() => savepoint(db, () => put('alone'))).toThrow(/needs an open transaction/);
+    expect(values()).toEqual([]);
+    expect(db.$client.inTransaction).toBe(false);
+  });
+
+  it('a nested transaction joins the open one with no savepoint: its writes stand or fall with it', () => {
+    const { db, put, values } = scratch();
+    transaction(db, () => {
+      try {
+        transaction(db, () => {
+          put('joined');
+          throw new Error('inner');
+        });
+      } catch {
+        // The outer transaction goes on and commits what the inner one wrote.
+      }
+    });
+    expect(values()).toEqual(['joined']);
+    expect(() =>
+      transaction(db, () => {
+        put('gone');
+        transaction(db, () => put('gone too'));
+        throw new Error('outer');
+      }),
+    ).toThrow('outer');
+    expect(values()).toEqual(['joined']);
+  });
+});
