@@ -5,7 +5,7 @@ import { validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
 import { bearerToken } from '../mcp/http.js';
 import { invokeTool, type Credential, type Outcome } from '../tools/pipeline.js';
-import { parseJsonBody, readRawBody, sendError } from './body.js';
+import { parseJsonBody, readRawBody, sendError, writeJson } from './body.js';
 import { coerceQuery } from './query.js';
 
 const requestId = (res: Response): string => String(res.locals.requestId ?? '');
@@ -19,7 +19,7 @@ export const restCredential = (req: Request): Credential => ({
 export function sendOutcome(res: Response, outcome: Outcome): void {
   if (!outcome.ok) return sendError(res, outcome.error, outcome.headers);
   // The settled JSON text, not a re-serialisation: an idempotent replay sends the stored bytes.
-  res.status(outcome.status).set(outcome.headers).type('application/json').send(outcome.json);
+  writeJson(res, outcome.status, outcome.headers, outcome.json);
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticateKey } from '../core/auth/keys.js';
 import type { Ctx } from '../core/context.js';
-import { httpStatus } from '../core/errors.js';
 import { BLOCKED_PLANS, getWorkspace } from '../core/workspace/get.js';
 import type { Tool } from '../tools/define.js';
 import { errorHeaders } from '../tools/pipeline.js';
 import { RateLimitReport } from '../core/ratelimit/report.js';
+import { sendError } from './body.js';
 import type { FrontDoor } from './front-door.js';
 
 const PREFIX = '/public/v1';
@@ -75,12 +75,7 @@ export function edgeRefusals(ctx: Ctx, tools: readonly Tool[], front: FrontDoor)
     const error = ctx.limits.refusal(admission);
     const report = new RateLimitReport();
     report.add(...admission.states);
-    for (const [name, value] of Object.entries(errorHeaders(error, report))) res.setHeader(name, value);
-    const body = JSON.stringify(error.toBody());
-    res.statusCode = httpStatus(error);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(body));
-    res.end(body);
+    sendError(res, error, errorHeaders(error, report));
     return true;
   };
 }
