@@ -14,6 +14,7 @@ import { openApiDocument } from './openapi.js';
 import { referenceHtml } from './reference.js';
 import { FrontDoor, LOOPBACK_HOSTS } from './front-door.js';
 import { edgeRefusals } from './edge.js';
+import { routeMatcher } from './routes.js';
 
 export interface AppOptions {
   /** The address the server binds; loopback binds get Host-header (DNS rebinding) protection. */
@@ -63,6 +64,7 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
   });
 
   const api = restRouter(ctx, tools);
+  const routes = tools.map((t) => ({ method: t.http.method, matches: routeMatcher(t.http.path) }));
   // Unknown /public/v1 routes still require a key first, then answer not_found.
   api.use((req, res) => {
     const report = new RateLimitReport();
@@ -71,7 +73,7 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
       const caller = resolveCaller(ctx, restCredential(req), String(res.locals.requestId), { clientAddress: req.ip, report });
       // Every /public/v1 request counts against the key's global limit, a wrong path too.
       enforceRateLimits(ctx, caller, undefined);
-      const known = tools.filter((t) => matches(t.http.path, req.path)).map((t) => t.http.method);
+      const known = routes.filter((r) => r.matches(req.path)).map((r) => r.method);
       const message = known.length
         ? `${req.method} is not supported on ${req.path}; use ${known.join(', ')}.`
         : `No route ${req.method} /public/v1${req.path}. See /llms.txt for the routes.`;
@@ -140,11 +142,4 @@ function memoByOrigin<T>(make: (origin: string) => T, max = 16): (origin: string
     cache.set(origin, value);
     return value;
   };
-}
-
-/** Whether a concrete path matches a route template such as /campaigns/:campaignId. */
-function matches(template: string, path: string): boolean {
-  const a = template.split('/');
-  const b = path.replace(/\/$/, '').split('/');
-  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i]);
 }

@@ -7,26 +7,11 @@ import { errorHeaders } from '../tools/pipeline.js';
 import { RateLimitReport } from '../core/ratelimit/report.js';
 import { sendError } from './body.js';
 import type { FrontDoor } from './front-door.js';
+import { routeMatcher } from './routes.js';
 
 const PREFIX = '/public/v1';
 /** The paths the edge looks at: ids and words only, so its matching cannot differ from Express's. */
 const PLAIN_PATH = /^\/public\/v1(?:\/[A-Za-z0-9_-]+)+\/?$/;
-
-/** A GET route of the REST facade, as segments; `null` marks a path parameter. */
-interface Route {
-  tool: Tool;
-  segments: (string | null)[];
-}
-
-/** The GET tool a plain path reaches, as Express's case-insensitive, non-strict routes match it; null for none. */
-function routeOf(routes: readonly Route[], path: string): Tool | null {
-  const segments = path.slice(PREFIX.length + 1).replace(/\/$/, '').split('/');
-  for (const r of routes) {
-    if (r.segments.length !== segments.length) continue;
-    if (r.segments.every((s, i) => s === null || s === segments[i]!.toLowerCase())) return r.tool;
-  }
-  return null;
-}
 
 /**
  * Refusals at the edge, before Express. A key that floods the API is refused on every request
@@ -44,9 +29,7 @@ function routeOf(routes: readonly Route[], path: string): Tool | null {
  * same access-log line. `test/rest/edge.test.ts` compares the two.
  */
 export function edgeRefusals(ctx: Ctx, tools: readonly Tool[], front: FrontDoor): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const routes: Route[] = tools
-    .filter((t) => t.http.method === 'GET')
-    .map((tool) => ({ tool, segments: tool.http.path.slice(1).split('/').map((s) => (s.startsWith(':') ? null : s.toLowerCase())) }));
+  const routes = tools.filter((t) => t.http.method === 'GET').map((tool) => ({ tool, matches: routeMatcher(tool.http.path) }));
 
   return (req, res) => {
     if (req.method !== 'GET' || !ctx.limits.mayRefuse()) return false;
@@ -65,7 +48,8 @@ export function edgeRefusals(ctx: Ctx, tools: readonly Tool[], front: FrontDoor)
     }
     const workspace = getWorkspace(ctx);
     if (!workspace || BLOCKED_PLANS.has(workspace.plan)) return false;
-    const tool = routeOf(routes, path);
+    const relative = path.slice(PREFIX.length);
+    const tool = routes.find((r) => r.matches(relative))?.tool;
     if (tool?.planGate?.(ctx, workspace)) return false;
     const admission = ctx.limits.peekCall(keyId, tool?.rateLimit);
     if (admission.ok) return false;

@@ -144,6 +144,15 @@ describe('discovery', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
   });
 
+  it('names the methods a known path takes, however its literal segments are cased', async () => {
+    for (const path of ['/network/search', '/Network/SEARCH/']) {
+      const r = await server.rest(path);
+      expect(r.status, path).toBe(404);
+      expect(r.body.error.message, path).toBe(`GET is not supported on ${path}; use POST.`);
+    }
+    expect((await server.rest('/network//search')).body.error.message).toMatch(/^No route GET/);
+  });
+
   it('gives every other request the CORS headers the cors package gives it', async () => {
     // The front door sets these two directly (the package's answer is fixed for origin '*'); compare with the package itself.
     const expected = new Map<string, string>();
