@@ -9,7 +9,7 @@ import { RateLimitReport } from '../core/ratelimit/report.js';
 import { enforceRateLimits, errorHeaders, resolveCaller } from '../tools/pipeline.js';
 import { bodyErrors, readRawBody, sendError } from './body.js';
 import { llmsTxt, overview } from './discovery.js';
-import { restCredential, restRouter } from './adapter.js';
+import { REST_PREFIX, restCredential, restRoutes } from './adapter.js';
 import { openApiDocument } from './openapi.js';
 import { referenceHtml } from './reference.js';
 import { FrontDoor, LOOPBACK_HOSTS } from './front-door.js';
@@ -63,10 +63,12 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
       .send(referenceHtml(openApi(baseUrl(req)), { openapi: '/public/v1/openapi.json', llms: '/llms.txt' }));
   });
 
-  const api = restRouter(ctx, tools);
+  restRoutes(app, ctx, tools);
   const routes = tools.map((t) => ({ method: t.http.method, matches: routeMatcher(t.http.path) }));
-  // Unknown /public/v1 routes still require a key first, then answer not_found.
-  api.use((req, res) => {
+  // Unknown /public/v1 routes still require a key first, then answer not_found. Every body is
+  // read under the 128 KiB limit first, also for routes that turn out not to exist.
+  const readBodyUnlessGet: RequestHandler = (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? next() : readRawBody(req, res, next));
+  app.use(REST_PREFIX, readBodyUnlessGet, (req, res) => {
     const report = new RateLimitReport();
     let error: ApiError;
     try {
@@ -83,7 +85,6 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
     }
     sendError(res, error, errorHeaders(error, report));
   });
-  app.use('/public/v1', api);
 
   app.use(oauthRouter(ctx));
   app.get('/health', (_req, res) => {
