@@ -3,9 +3,9 @@ import type { Db } from './connection.js';
 import { perDb } from './prepared.js';
 
 /**
- * Rows read on every request (the caller's key, the workspace), kept in memory until the
- * database changes. Looking them up was most of an authenticated request's database time;
- * checking that nothing changed is one cheap counter read.
+ * Rows read on every request (the caller's key, the workspace, the credit balance), kept in
+ * memory until the database changes. Looking them up was most of an authenticated request's
+ * database time; checking that nothing changed is one cheap counter read.
  *
  * "Changed" is judged conservatively, so a stale row is never served:
  * - this connection wrote anything: `total_changes()` moved (read on every lookup);

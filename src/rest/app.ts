@@ -78,7 +78,7 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
       const known = routes.filter((r) => r.matches(req.path)).map((r) => r.method);
       const message = known.length
         ? `${req.method} is not supported on ${req.path}; use ${known.join(', ')}.`
-        : `No route ${req.method} /public/v1${req.path}. See /llms.txt for the routes.`;
+        : `No route ${req.method} ${REST_PREFIX}${req.path}. See /llms.txt for the routes.`;
       error = new ApiError('not_found', message);
     } catch (err) {
       error = toApiError(err);
