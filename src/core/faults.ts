@@ -25,7 +25,9 @@ export type FaultPoint =
   /** One page of Lookalike leads, after its inserts, inside its transaction. */
   | 'lookalike.page'
   /** The end of a Lookalike job, after the refund, inside its transaction. */
-  | 'lookalike.finish';
+  | 'lookalike.finish'
+  /** Recording a send_message that the provider accepted, inside its transaction. */
+  | 'inbox.send.record';
 
 export interface Faults {
   /** Throws to fail the operation at `point`; `subject` names what is being written (a lead id, a key). */

@@ -1,3 +1,4 @@
+import { CONNECTION_NOTE_MAX } from '../../core/outreach/limits.js';
 import { createHash } from 'node:crypto';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
@@ -49,8 +50,6 @@ export interface UnipileDeps {
   relationsPoll?: Partial<RelationsPollOptions>;
 }
 
-/** Longest connection note LinkedIn takes (Unipile: `message` maxLength 300). */
-export const CONNECTION_NOTE_MAX = 300;
 /** Unipile's documented page caps: classic search should not exceed 50, Sales Navigator 100. */
 export const SEARCH_PAGE_MAX = { classic: 50, sales_nav: 100 } as const;
 const DRAIN_BATCH = 500;
