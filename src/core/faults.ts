@@ -1,5 +1,3 @@
-import type { Ctx } from './context.js';
-
 /**
  * Named points where a test can make a write fail, to prove what a real failure there leaves
  * behind (durable partial batches, released idempotency keys, `reconciliationFailed`).
@@ -34,4 +32,5 @@ export interface Faults {
   hit(point: FaultPoint, subject: string): void;
 }
 
-export const failpoint = (ctx: Ctx, point: FaultPoint, subject: string): void => ctx.faults?.hit(point, subject);
+/** Takes only the `faults` of a context, so this module does not import the context (no cycle). */
+export const failpoint = (ctx: { faults?: Faults | undefined }, point: FaultPoint, subject: string): void => ctx.faults?.hit(point, subject);
