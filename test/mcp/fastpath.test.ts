@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mcpPostHandler } from '../../src/mcp/http.js';
-import { readRawBody } from '../../src/rest/body.js';
+import { readRawBody } from '../../src/http/body.js';
 import { tools } from '../../src/tools/index.js';
 import { RELAXED_LIMITS, TEST_KEY, testCtx } from '../helpers.js';
 

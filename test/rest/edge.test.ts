@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { workspace } from '../../src/db/schema.js';
 import { createLogger } from '../../src/log.js';
-import { createApp } from '../../src/rest/app.js';
+import { FrontDoor } from '../../src/http/front-door.js';
 import { edgeRefusals } from '../../src/rest/edge.js';
-import { FrontDoor } from '../../src/rest/front-door.js';
+import { serverHost } from '../../src/server.js';
 import { defineTool, type Tool } from '../../src/tools/define.js';
 import { tools } from '../../src/tools/index.js';
 import { TEST_KEY, testCtx } from '../helpers.js';
@@ -44,13 +44,13 @@ async function listen(handler: RequestListener): Promise<string> {
 
 beforeAll(async () => {
   const front = new FrontDoor(ctx, true);
-  const app = createApp(ctx, toolset, { host: '127.0.0.1', front });
+  const { app } = serverHost(ctx, { host: '127.0.0.1', tools: toolset, front });
   const edge = edgeRefusals(ctx, toolset, front);
   withEdge = await listen((req, res) => {
     if (edge(req, res)) atEdge.push(req.url ?? '');
     else app(req, res);
   });
-  expressOnly = await listen(createApp(ctx, toolset, { host: '127.0.0.1' }));
+  expressOnly = await listen(serverHost(ctx, { host: '127.0.0.1', tools: toolset }).app);
 });
 afterAll(async () => {
   for (const s of servers) await new Promise((resolve) => s.close(resolve));
