@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, request, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -148,6 +148,21 @@ describe('refusals at the edge', () => {
     } finally {
       ctx.db.update(workspace).set({ plan: 'paid' }).run();
     }
+    expect(atEdge).toEqual([]);
+  });
+
+  it('leave a GET with a body to Express, which bounds it first (413 before 429)', async () => {
+    await drainGlobal();
+    const big = Buffer.alloc(128 * 1024 + 1, 0x20);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${withEdge}/public/v1/credits`, { method: 'GET', headers: { 'X-API-Key': TEST_KEY, 'Content-Length': String(big.length) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(big);
+    });
+    expect(status).toBe(413);
     expect(atEdge).toEqual([]);
   });
 });
