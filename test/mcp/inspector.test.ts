@@ -66,6 +66,8 @@ describe.skipIf(!requireTool('@modelcontextprotocol/inspector', bin !== null))('
   it('HTTP with X-API-Key: tools/list passes --strict and lists the registry', async () => {
     const r = await inspect([`${server.url}/mcp`, '--method', 'tools/list', '--strict', '--format', 'json', '--header', `X-API-Key: ${TEST_KEY}`]);
     expect(r.code, r.stderr).toBe(0);
+    // --strict passes with warnings too; the listing must give none (nullable fields as anyOf).
+    expect(r.stderr).not.toMatch(/warning/i);
     expect(listedNames(r)).toEqual(tools.map((t) => t.name));
   });
 
