@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
@@ -18,7 +17,7 @@ import { baseUrlFromDsn, type UnipileConfig } from './config.js';
 import { fingerprint, unwrapCursor, wrapCursor } from './cursor.js';
 import { codeFor, toNetworkError, UnipileHttpError, type CallContext } from './errors.js';
 import { UnipileHttp } from './http.js';
-import { handleUnipileWebhook, unipileWebhookRouter, type WebhookOutcome } from './inbound.js';
+import { handleUnipileWebhook, unipileWebhook, type WebhookOutcome } from './inbound.js';
 import { countryName, LookalikeCursor, matchesKeywords, normalizeLookalike, titleFilter } from './lookalike.js';
 import {
   accountStatus, ChatStarted, hasSalesNavigator, InvitationSent, mapProfile, mapSearchPerson, MessageSent, networkUrlFor,
@@ -335,9 +334,9 @@ export class UnipileProvider implements NetworkProvider {
     return handleUnipileWebhook({ store: this.store, clock: this.clock, log: this.log }, payload);
   }
 
-  /** The Express router for Unipile webhooks, guarded by the configured inbound secret. */
-  webhookRouter(): Router {
-    return unipileWebhookRouter({ store: this.store, clock: this.clock, log: this.log }, this.inboundSecret);
+  /** The inbound endpoint for the host to mount at `path`, guarded by the configured inbound secret. */
+  webhook(path: string) {
+    return unipileWebhook({ store: this.store, clock: this.clock, log: this.log }, this.inboundSecret, path);
   }
 
   private startMaintenance(): void {
