@@ -1,5 +1,8 @@
 import type { Express } from 'express';
 import type { UnipileProvider } from './provider.js';
+import { HOSTED_AUTH_NOTIFY_PATH } from './hosted-auth.js';
+
+export { HOSTED_AUTH_NOTIFY_PATH, handleHostedNotify } from './hosted-auth.js';
 
 export { createUnipileProvider, UnipileProvider, alreadyConnectedId, alreadyInvitedId, CONNECTION_NOTE_MAX, SEARCH_PAGE_MAX, type UnipileDeps } from './provider.js';
 export { baseUrlFromDsn, completeUnipileConfig, UNIPILE_SECRET_HEADER, UNIPILE_SETTINGS, UnipileSection, type UnipileConfig } from './config.js';
@@ -16,5 +19,7 @@ export const UNIPILE_WEBHOOK_PATH = '/webhooks/unipile';
  * handler; the route needs no API key, only the inbound secret header.
  */
 export function mountUnipileWebhook(app: Express, provider: UnipileProvider, path: string = UNIPILE_WEBHOOK_PATH): void {
+  // Mounted first: the hosted sign-in notify carries no secret header (it is checked against Unipile's API instead).
+  app.use(HOSTED_AUTH_NOTIFY_PATH, provider.hostedNotifyRouter());
   app.use(path, provider.webhookRouter());
 }
