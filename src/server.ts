@@ -8,9 +8,11 @@ import { Engine, resolveEngineSettings, simHighWater } from './engine/index.js';
 import { SimulatedNetwork, SqliteSimInboxStore } from './network/sim/index.js';
 import { UnconfiguredNetwork } from './network/unconfigured.js';
 import type { NetworkProvider } from './network/provider.js';
-import { completeUnipileConfig, createUnipileProvider, mountUnipileWebhook, UnipileProvider } from './network/unipile/index.js';
+import { completeUnipileConfig, createUnipileProvider, HOSTED_AUTH_NOTIFY_PATH, UNIPILE_WEBHOOK_PATH, UnipileProvider } from './network/unipile/index.js';
 import type { Db } from './db/connection.js';
-import { httpHandler } from './rest/app.js';
+import { createHost, type Host, type HostOptions } from './http/host.js';
+import { mountMcp } from './mcp/mount.js';
+import { mountRest } from './rest/mount.js';
 import { tools } from './tools/index.js';
 import { UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
@@ -110,6 +112,30 @@ function explain<T>(fn: () => T, source: string | null): T {
   }
 }
 
+export interface ServerHostOptions extends Pick<HostOptions, 'host' | 'webhooks' | 'front'> {
+  /** Every tool: REST serves them all. */
+  tools: readonly Tool[];
+  /** The tools MCP serves (after the config's tool selection); the default listing of `tools` otherwise. */
+  mcpTools?: readonly Tool[];
+  /** What MCP clients may add with `?toolsets=` or pick with `?tools=` (every tool otherwise). */
+  mcpToolSets?: ToolSets;
+}
+
+/** The HTTP host with its faces: REST, then MCP. */
+export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
+  const mcpTools = opts.mcpTools ?? opts.tools.filter((t) => t.toolset === undefined);
+  const toolSets: ToolSets = opts.mcpToolSets ?? { universe: opts.tools, base: {} };
+  return createHost(ctx, {
+    host: opts.host,
+    mcpTools,
+    mcpPermitted: toolSets.universe,
+    // REST first: its routes are the hot path, and no other route shares its prefix.
+    mounts: [(app, host) => mountRest(app, host, ctx, opts.tools), (app, host) => mountMcp(app, host, ctx, mcpTools, toolSets)],
+    webhooks: opts.webhooks,
+    front: opts.front,
+  });
+}
+
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 
 /** Opens the database and serves HTTP (REST, MCP, discovery) on one port. */
@@ -120,11 +146,12 @@ export async function startServer(
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   const unipile = ctx.network instanceof UnipileProvider ? ctx.network : null;
-  const handler = httpHandler(ctx, tools, {
+  const { handler } = serverHost(ctx, {
     host: settings.host,
+    tools,
     mcpTools: configuredTools(settings),
     mcpToolSets: configuredToolSets(settings),
-    mount: unipile ? (a) => mountUnipileWebhook(a, unipile) : undefined,
+    webhooks: unipile ? [unipile.webhook(UNIPILE_WEBHOOK_PATH), unipile.hostedNotifyWebhook(HOSTED_AUTH_NOTIFY_PATH)] : [],
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const s = createHttpServer(handler);

@@ -1,4 +1,3 @@
-import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
@@ -68,17 +67,36 @@ export async function handleHostedNotify(deps: { http: UnipileHttp; db: Ctx['db'
   return linked ? 'linked' : 'ignored';
 }
 
-export function hostedNotifyRouter(deps: Parameters<typeof handleHostedNotify>[0]): Router {
-  const router = express.Router();
-  router.post('/', express.json({ limit: '64kb', type: () => true }), (req, res) => {
-    handleHostedNotify(deps, req.body).then(
-      (outcome) => res.status(outcome === 'invalid' ? 400 : 200).json({ received: outcome !== 'invalid', outcome }),
-      (err: unknown) => {
-        deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'unipile hosted sign-in check failed');
-        // Unipile retries a failed notify; a 503 asks it to.
-        res.status(503).json({ received: false });
-      },
-    );
-  });
-  return router;
+const MAX_NOTIFY_BYTES = 64 * 1024;
+
+/**
+ * The notify endpoint, in the shape the host mounts provider webhooks in (no API key, no
+ * secret header: Unipile sends none we choose). The answer comes at once; the check against
+ * Unipile's API and the link run in the background, and their outcome is logged.
+ */
+export function hostedNotifyWebhook(deps: Parameters<typeof handleHostedNotify>[0], path: string, pending: Set<Promise<unknown>>) {
+  return {
+    path,
+    maxBytes: MAX_NOTIFY_BYTES,
+    admit(call: { method: string }) {
+      if (call.method !== 'POST') return { status: 405, headers: { Allow: 'POST' }, body: { error: { code: 'validation_error', message: 'Hosted sign-in reports are POST requests.', details: {} } } };
+      return null;
+    },
+    receive(_call: unknown, body: { ok: true; bytes: Buffer } | { ok: false; reason: 'too_large' | 'unreadable' }) {
+      let payload: unknown;
+      try {
+        payload = body.ok ? JSON.parse(body.bytes.toString('utf8')) : undefined;
+      } catch {
+        payload = undefined;
+      }
+      if (!Notify.safeParse(payload).success) {
+        return { status: 400, body: { error: { code: 'validation_error', message: 'Expected { status, account_id, name } as JSON.', details: {} } } };
+      }
+      const check = handleHostedNotify(deps, payload)
+        .catch((err: unknown) => deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'unipile hosted sign-in check failed'))
+        .finally(() => pending.delete(check));
+      pending.add(check);
+      return { status: 200, body: { received: true } };
+    },
+  };
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
@@ -18,8 +17,8 @@ import { baseUrlFromDsn, type UnipileConfig } from './config.js';
 import { fingerprint, unwrapCursor, wrapCursor } from './cursor.js';
 import { codeFor, toNetworkError, UnipileHttpError, type CallContext } from './errors.js';
 import { UnipileHttp } from './http.js';
-import { handleUnipileWebhook, unipileWebhookRouter, type WebhookOutcome } from './inbound.js';
-import { hostedNotifyRouter, requestHostedLink } from './hosted-auth.js';
+import { handleUnipileWebhook, unipileWebhook, type WebhookOutcome } from './inbound.js';
+import { hostedNotifyWebhook, requestHostedLink } from './hosted-auth.js';
 import { countryName, LookalikeCursor, matchesKeywords, normalizeLookalike, titleFilter } from './lookalike.js';
 import {
   accountStatus, ChatStarted, hasSalesNavigator, InvitationSent, mapProfile, mapSearchPerson, MessageSent, networkUrlFor,
@@ -107,6 +106,7 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
   private readonly inboundSecret: string;
   private readonly baseUrl: string;
   private readonly publicUrl: string | undefined;
+  private readonly hostedChecks = new Set<Promise<unknown>>();
 
   constructor(config: UnipileConfig, deps: UnipileDeps) {
     const baseUrl = baseUrlFromDsn(config.dsn);
@@ -316,9 +316,14 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     }
   }
 
-  /** The Express router for Unipile's hosted sign-in notify calls (see hosted-auth.ts). */
-  hostedNotifyRouter(): Router {
-    return hostedNotifyRouter({ http: this.http, db: this.store.db, clock: this.clock, log: this.log });
+  /** The endpoint for Unipile's hosted sign-in notify calls (see hosted-auth.ts). */
+  hostedNotifyWebhook(path: string) {
+    return hostedNotifyWebhook({ http: this.http, db: this.store.db, clock: this.clock, log: this.log }, path, this.hostedChecks);
+  }
+
+  /** Waits for hosted sign-in checks still talking to Unipile (tests and shutdown). */
+  async hostedIdle(): Promise<void> {
+    await Promise.all([...this.hostedChecks]);
   }
 
   /** Refreshes `accounts` from GET /accounts (see applyAccountSync). */
@@ -361,9 +366,9 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     return handleUnipileWebhook({ store: this.store, clock: this.clock, log: this.log }, payload);
   }
 
-  /** The Express router for Unipile webhooks, guarded by the configured inbound secret. */
-  webhookRouter(): Router {
-    return unipileWebhookRouter({ store: this.store, clock: this.clock, log: this.log }, this.inboundSecret);
+  /** The inbound endpoint for the host to mount at `path`, guarded by the configured inbound secret. */
+  webhook(path: string) {
+    return unipileWebhook({ store: this.store, clock: this.clock, log: this.log }, this.inboundSecret, path);
   }
 
   private startMaintenance(): void {
