@@ -19,6 +19,7 @@ import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.
 import { evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
+import { benchImport } from './lib/import.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -449,6 +450,9 @@ async function main(): Promise<void> {
 
     for (const child of children.splice(0)) await child.stop();
 
+    say('CSV import of 10,000 rows');
+    const importCase = await benchImport(app, root, dir);
+
     const partial: Omit<Results, 'targets'> = {
       machine: {
         cpu: os.cpus()[0]?.model ?? 'unknown',
@@ -469,6 +473,7 @@ async function main(): Promise<void> {
       coldStart: { runsMs: cold.ours, medianMs: median(cold.ours), baselineRunsMs: cold.express, baselineMedianMs: median(cold.express) },
       memory: { startRssMB, idleRssMB, idleSeconds, loaded, afterLoadRssMB, flood: { beforeMB, rounds } },
       toolsList,
+      importCase,
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -35,6 +35,8 @@ export const ConfigFile = z.strictObject({
     .strictObject({
       readOnly: z.boolean().optional(),
       include: z.array(z.string().min(1)).min(1).optional(),
+      /** Toolsets listed beyond the default tools, e.g. ["manage"]. */
+      toolsets: z.array(z.string().min(1)).optional(),
     })
     .optional(),
   /** The production network provider; each key can also come from its UNIPILE_* variable. */
@@ -180,6 +182,15 @@ function resolveUnipile(section: UnipileSection, vars: NodeJS.ProcessEnv): Parti
     } else if (section[key] !== undefined) {
       out[key] = section[key];
     }
+  }
+  // Optional: where Unipile reports a finished hosted sign-in (connect_account in production).
+  const publicUrl = vars.UNIPILE_PUBLIC_URL;
+  if (publicUrl !== undefined && publicUrl !== '') {
+    const parsed = UnipileSection.shape.publicUrl.safeParse(publicUrl);
+    if (!parsed.success) throw new UsageError('UNIPILE_PUBLIC_URL: must be an http(s) URL, e.g. https://outreach.example.com');
+    out.publicUrl = publicUrl;
+  } else if (section.publicUrl !== undefined) {
+    out.publicUrl = section.publicUrl;
   }
   return out;
 }

@@ -10,7 +10,7 @@ import { SqliteUnipileStore } from './core/network/unipile-store.js';
 import { SimulatedNetwork } from './network/sim/index.js';
 import { UnconfiguredNetwork } from './network/unconfigured.js';
 import type { NetworkProvider } from './core/network/provider.js';
-import { completeUnipileConfig, createUnipileProvider, UNIPILE_WEBHOOK_PATH, UnipileProvider } from './network/unipile/index.js';
+import { completeUnipileConfig, createUnipileProvider, HOSTED_AUTH_NOTIFY_PATH, UNIPILE_WEBHOOK_PATH, UnipileProvider } from './network/unipile/index.js';
 import type { Db } from './db/connection.js';
 import { createHost, type Host, type HostOptions } from './http/host.js';
 import { mountMcp } from './mcp/mount.js';
@@ -20,7 +20,7 @@ import { keyCreateCommand, UsageError, type ConfigFile, type Settings } from './
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
 import type { Tool } from './tools/define.js';
-import { parseSwitch, parseToolNames, selectTools, type SelectionFields, type ToolSelection } from './tools/select.js';
+import { configToolSets, parseSwitch, parseToolNames, requestToolSet, type ToolSets } from './tools/select.js';
 import { webhookPolicy } from './core/webhooks/ssrf.js';
 import { WebhookWorker } from './workers/webhooks/worker.js';
 import { LookalikeWorker } from './workers/lookalike/worker.js';
@@ -88,24 +88,29 @@ export interface ServerOptions {
   lookalike?: boolean;
 }
 
-/** The MCP tool set the config asks for; a bad selection is a usage error naming the config key. */
-export function configuredTools(settings: Pick<Settings, 'config'>, vars: NodeJS.ProcessEnv = {}): Tool[] {
-  let chosen = selectOrExplain(tools, settings.config.tools ?? {}, { include: 'tools.include', readOnly: 'tools.readOnly' }, '--config');
-  // Environment variables narrow the config's set further (stdio clients configure them).
-  const include = vars.OUTREACH_TOOLS;
-  const readOnly = vars.OUTREACH_READONLY;
-  if (include || readOnly) {
-    const on = readOnly ? parseSwitch(readOnly) : undefined;
-    if (readOnly && on === undefined) throw new UsageError(`OUTREACH_READONLY: "${readOnly}" must be 1 or 0`);
-    const sel = { include: include ? parseToolNames(include) : undefined, readOnly: on };
-    chosen = selectOrExplain(chosen, sel, { include: 'OUTREACH_TOOLS', readOnly: 'OUTREACH_READONLY' }, null);
-  }
-  return chosen;
+/** The MCP tool sets the config permits and lists by default; a bad selection is a usage error naming the config key. */
+export function configuredToolSets(settings: Pick<Settings, 'config'>): ToolSets {
+  return explain(() => configToolSets(tools, settings.config.tools ?? {}, { include: 'tools.include', readOnly: 'tools.readOnly', toolsets: 'tools.toolsets' }), '--config');
 }
 
-function selectOrExplain(from: readonly Tool[], sel: ToolSelection, fields: SelectionFields, source: string | null): Tool[] {
+/**
+ * The MCP tool set a process serves by default: the config's, with the stdio environment
+ * variables on top (OUTREACH_TOOLSETS adds toolsets; OUTREACH_TOOLS and OUTREACH_READONLY narrow).
+ */
+export function configuredTools(settings: Pick<Settings, 'config'>, vars: NodeJS.ProcessEnv = {}): Tool[] {
+  const sets = configuredToolSets(settings);
+  const include = vars.OUTREACH_TOOLS;
+  const readOnly = vars.OUTREACH_READONLY;
+  const toolsets = vars.OUTREACH_TOOLSETS;
+  const on = readOnly ? parseSwitch(readOnly) : undefined;
+  if (readOnly && on === undefined) throw new UsageError(`OUTREACH_READONLY: "${readOnly}" must be 1 or 0`);
+  const sel = { include: include ? parseToolNames(include) : undefined, readOnly: on, toolsets: toolsets ? parseToolNames(toolsets) : undefined };
+  return explain(() => requestToolSet(sets, sel, { include: 'OUTREACH_TOOLS', readOnly: 'OUTREACH_READONLY', toolsets: 'OUTREACH_TOOLSETS' }), null);
+}
+
+function explain<T>(fn: () => T, source: string | null): T {
   try {
-    return selectTools(from, sel, fields);
+    return fn();
   } catch (err) {
     if (err instanceof ApiError) throw new UsageError(source ? `${source}: ${err.message}` : err.message);
     throw err;
@@ -115,18 +120,22 @@ function selectOrExplain(from: readonly Tool[], sel: ToolSelection, fields: Sele
 export interface ServerHostOptions extends Pick<HostOptions, 'host' | 'webhooks' | 'front'> {
   /** Every tool: REST serves them all. */
   tools: readonly Tool[];
-  /** The tools MCP serves (after the config's tool selection); all of `tools` by default. */
+  /** The tools MCP serves (after the config's tool selection); the default listing of `tools` otherwise. */
   mcpTools?: readonly Tool[];
+  /** What MCP clients may add with `?toolsets=` or pick with `?tools=` (every tool otherwise). */
+  mcpToolSets?: ToolSets;
 }
 
 /** The HTTP host with its faces: REST, then MCP. */
 export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
-  const mcpTools = opts.mcpTools ?? opts.tools;
+  const mcpTools = opts.mcpTools ?? opts.tools.filter((t) => t.toolset === undefined);
+  const toolSets: ToolSets = opts.mcpToolSets ?? { universe: opts.tools, base: {} };
   return createHost(ctx, {
     host: opts.host,
     mcpTools,
+    mcpPermitted: toolSets.universe,
     // REST first: its routes are the hot path, and no other route shares its prefix.
-    mounts: [(app, host) => mountRest(app, host, ctx, opts.tools), (app, host) => mountMcp(app, host, ctx, mcpTools)],
+    mounts: [(app, host) => mountRest(app, host, ctx, opts.tools), (app, host) => mountMcp(app, host, ctx, mcpTools, toolSets)],
     webhooks: opts.webhooks,
     front: opts.front,
   });
@@ -146,7 +155,8 @@ export async function startServer(
     host: settings.host,
     tools,
     mcpTools: configuredTools(settings),
-    webhooks: unipile ? [unipile.webhook(UNIPILE_WEBHOOK_PATH)] : [],
+    mcpToolSets: configuredToolSets(settings),
+    webhooks: unipile ? [unipile.webhook(UNIPILE_WEBHOOK_PATH), unipile.hostedNotifyWebhook(HOSTED_AUTH_NOTIFY_PATH)] : [],
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const s = createHttpServer(handler);

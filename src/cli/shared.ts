@@ -42,7 +42,7 @@ function joinNegativeValues(args: string[], options: Options): string[] {
   return out;
 }
 
-export const stdout = (text: string) => process.stdout.write(`${text}\n`);
+export const stdout = (text: string): void => void process.stdout.write(`${text}\n`);
 
 /**
  * Runs `fn` on the database named by the flags. With `mustExist`, a missing database file is a

@@ -32,6 +32,8 @@ export interface HostOptions {
   mounts: readonly Mount[];
   /** The tools MCP serves (after the config's tool selection), which discovery lists. */
   mcpTools: readonly Tool[];
+  /** Every tool MCP clients may reach (toolsets included), which discovery lists by toolset. */
+  mcpPermitted?: readonly Tool[];
   /** Endpoints of the network provider that receive its events (e.g. Unipile webhooks); key-less. */
   webhooks?: readonly ProviderWebhook[];
   /** The front door to use; a fresh one otherwise (tests share one between two hosts). */
@@ -64,20 +66,21 @@ export function createHost(ctx: Ctx, opts: HostOptions): Host {
   for (const mount of opts.mounts) mount(app, services);
 
   const mcpTools = opts.mcpTools;
+  const permitted = opts.mcpPermitted ?? mcpTools;
   app.use(oauthRouter(ctx));
   // GET routes read (and so bound) a body too: one over 128 KiB is 413 on every route.
   app.get('/health', readRawBody, (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/llms.txt', readRawBody, (req, res) => {
-    res.type('text/plain; charset=utf-8').send(llmsTxt(req, ctx.env, mcpTools));
+    res.type('text/plain; charset=utf-8').send(llmsTxt(req, ctx.env, mcpTools, permitted));
   });
   app.get('/.well-known/mcp.json', readRawBody, (req, res) => {
-    res.json(overview(req, ctx.env, mcpTools));
+    res.json(overview(req, ctx.env, mcpTools, permitted));
   });
   for (const path of ['/', '/mcp']) {
     app.get(path, readRawBody, (req, res) => {
-      res.json(overview(req, ctx.env, mcpTools));
+      res.json(overview(req, ctx.env, mcpTools, permitted));
     });
   }
   for (const webhook of opts.webhooks ?? []) mountProviderWebhook(app, webhook);

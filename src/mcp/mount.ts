@@ -3,6 +3,7 @@ import type { Ctx } from '../core/context.js';
 import { readRawBody } from '../http/body.js';
 import type { HostServices } from '../http/host.js';
 import type { Tool } from '../tools/define.js';
+import type { ToolSets } from '../tools/select.js';
 import { mcpPostHandler } from './http.js';
 
 const methodNotAllowed =
@@ -21,8 +22,8 @@ const wantsEventStream = (accept: string | undefined): boolean => (accept ?? '')
  * an event stream is refused (there is none to resume); any other GET falls through to the
  * host's overview. `tools` is the MCP tool set after the config's selection.
  */
-export function mountMcp(app: Express, _host: HostServices, ctx: Ctx, tools: readonly Tool[]): void {
-  const post = mcpPostHandler(ctx, tools);
+export function mountMcp(app: Express, _host: HostServices, ctx: Ctx, tools: readonly Tool[], toolSets?: ToolSets): void {
+  const post = mcpPostHandler(ctx, tools, { toolSets });
   for (const path of ['/', '/mcp']) {
     app.get(path, (req, res, next) => {
       if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);

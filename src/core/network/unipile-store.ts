@@ -1,3 +1,4 @@
+import { completeHostedSignIn } from '../accounts/manage.js';
 import { and, asc, eq, gte, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { accounts, unipileContacts, unipileInbound, unipileInvitations } from '../../db/schema.js';
@@ -10,6 +11,10 @@ import { inboundEvent, inboundRow } from './inbound-rows.js';
 /** The adapter's durable state: the inbound queue, sent invitations and known people. All synchronous. */
 export class SqliteUnipileStore implements UnipileStore {
   constructor(readonly db: Db) {}
+
+  completeHostedSignIn(accountId: string, provider: Parameters<typeof completeHostedSignIn>[2]): boolean {
+    return completeHostedSignIn({ db: this.db }, accountId, provider);
+  }
 
   /** Account sync is a core verb: the adapter fetches, core decides what changes. */
   syncAccounts(list: readonly ProviderAccount[], now: number): AccountSyncResult {

@@ -9,8 +9,8 @@ import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
 import type { ProfileRef } from '../network/provider.js';
 import { leaseHolder } from './lease.js';
-import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from './limits.js';
-import { fitTo, personalize, placeholders } from './personalize.js';
+import { placeholders } from './personalize.js';
+import { renderMessage, renderNote } from '../agents/render.js';
 import type { SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
@@ -42,10 +42,10 @@ function intentFor(kind: SendKind, lead: LeadRow, info: CampaignInfo, step: numb
   switch (kind) {
     case 'connect': {
       const note = info.agent?.connectionNote;
-      return { kind: 'connection_request', text: note ? fitTo(personalize(note, lead), CONNECTION_NOTE_MAX) || null : null };
+      return { kind: 'connection_request', text: renderNote(note, lead) };
     }
     case 'message':
-      return { kind: 'message', text: fitTo(personalize(info.sequence[step ?? 0]?.text ?? '', lead), MESSAGE_TEXT_MAX) };
+      return { kind: 'message', text: renderMessage(info.sequence[step ?? 0]?.text ?? '', lead) };
     case 'agent_send':
       return { kind: lead.agentSendKind === 'cta' ? 'cta' : 'agent_reply', text: lead.agentSendText };
     case 'polite_close':

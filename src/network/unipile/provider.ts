@@ -10,7 +10,7 @@ import {
   networkError,
   type AccountHealth, type AccountRef, type FullProfile, type InboundEvent, type LookalikeInput, type LookalikePage,
   type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage, type SearchPeopleInput,
-  type SendConnectionRequestInput, type SendMessageInput,
+  type SendConnectionRequestInput, type SendMessageInput, type HostedSignIn, type HostedSignInInput,
 } from '../../core/network/provider.js';
 import { fetchUnipileAccounts, toProviderAccount, type AccountSyncResult } from './accounts.js';
 import { baseUrlFromDsn, type UnipileConfig } from './config.js';
@@ -18,6 +18,7 @@ import { fingerprint, unwrapCursor, wrapCursor } from './cursor.js';
 import { codeFor, toNetworkError, UnipileHttpError, type CallContext } from './errors.js';
 import { UnipileHttp } from './http.js';
 import { handleUnipileWebhook, unipileWebhook, type WebhookOutcome } from './inbound.js';
+import { hostedNotifyWebhook, requestHostedLink } from './hosted-auth.js';
 import { countryName, LookalikeCursor, matchesKeywords, normalizeLookalike, titleFilter } from './lookalike.js';
 import {
   accountStatus, ChatStarted, hasSalesNavigator, InvitationSent, mapProfile, mapSearchPerson, MessageSent, networkUrlFor,
@@ -90,7 +91,7 @@ function identifierOf(rawUrl: string, normalized: string): string {
  * straight to Unipile; inbound events (webhooks and the relations poll) wait in SQLite until
  * `drainInbound`, which also triggers the periodic account sync and relations poll.
  */
-export class UnipileProvider implements NetworkProvider {
+export class UnipileProvider implements NetworkProvider, HostedSignIn {
   readonly store: UnipileStore;
   private readonly http: UnipileHttp;
   readonly clock: Clock;
@@ -102,11 +103,16 @@ export class UnipileProvider implements NetworkProvider {
   private maintenance: Promise<void> | null = null;
   private localIds = 0;
   private readonly inboundSecret: string;
+  private readonly baseUrl: string;
+  private readonly publicUrl: string | undefined;
+  private readonly hostedChecks = new Set<Promise<unknown>>();
 
   constructor(config: UnipileConfig, deps: UnipileDeps) {
     const baseUrl = baseUrlFromDsn(config.dsn);
     if (baseUrl === null) throw new Error('unipile: the DSN is not a host[:port]');
     this.inboundSecret = config.inboundSecret;
+    this.baseUrl = baseUrl;
+    this.publicUrl = config.publicUrl;
     this.clock = deps.clock;
     this.log = deps.log.child({ component: 'unipile' });
     this.store = deps.store;
@@ -291,6 +297,32 @@ export class UnipileProvider implements NetworkProvider {
       if (err instanceof UnipileHttpError && err.status === 404) return { status: 'disconnected', hasSalesNavigator: account.hasSalesNavigator };
       throw this.mapped(err, { kind: 'account', salesNav: false });
     }
+  }
+
+  /** Starts Unipile's hosted sign-in for our `connecting` account (see hosted-auth.ts). */
+  async startHostedSignIn(input: HostedSignInInput): Promise<{ url: string }> {
+    if (!this.publicUrl) {
+      throw new ApiError(
+        'upstream_unavailable',
+        'This server does not know its public address, so the network could not report the sign-in back. Set UNIPILE_PUBLIC_URL (or unipile.publicUrl in --config) and retry.',
+      );
+    }
+    const apiUrl = new URL(this.baseUrl).origin;
+    try {
+      return await requestHostedLink(this.http, this.log, { apiUrl, publicUrl: this.publicUrl, accountId: input.accountId, now: this.clock.now() });
+    } catch (err) {
+      throw this.mapped(err, { kind: 'account', salesNav: false });
+    }
+  }
+
+  /** The endpoint for Unipile's hosted sign-in notify calls (see hosted-auth.ts). */
+  hostedNotifyWebhook(path: string) {
+    return hostedNotifyWebhook({ http: this.http, store: this.store, clock: this.clock, log: this.log }, path, this.hostedChecks);
+  }
+
+  /** Waits for hosted sign-in checks still talking to Unipile (tests and shutdown). */
+  async hostedIdle(): Promise<void> {
+    await Promise.all([...this.hostedChecks]);
   }
 
   /** Refreshes `accounts` from GET /accounts (the core verb syncProviderAccounts decides the changes). */
