@@ -13,6 +13,7 @@ import { configuredTools, createContext, createEngine, startServer } from '../se
 import { SERVER_VERSION } from '../version.js';
 import { parse, stdout, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
+import { browsableBase, login, LOGIN_USAGE, newLoginLink } from './login.js';
 
 const USAGE = `outreach ${SERVER_VERSION}
 
@@ -20,7 +21,7 @@ Usage: npx outreach <command> [options]
 
 Commands:
   start [--host H] [--port P] [--db PATH] [--env development|production] [--sim-speed N] [--config FILE]
-                        Run the HTTP server (REST under /public/v1, MCP at /mcp).
+                        Run the HTTP server (REST under /public/v1, MCP at /mcp, the dashboard at /app).
   mcp [--db PATH] [--env E]
                         Run MCP over stdio; the API key comes from OUTREACH_API_KEY.
                         OUTREACH_TOOLS=a,b and OUTREACH_READONLY=1 narrow the tool set.
@@ -32,6 +33,7 @@ Commands:
   keys revoke ID [--db PATH]
                         Revoke a key at once.
 ${WEBHOOKS_USAGE}
+${LOGIN_USAGE}
 
 Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
 OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable.`;
@@ -57,6 +59,8 @@ async function start(args: string[]): Promise<void> {
   const newKey = settings.env === 'development' ? ensureDemo(ctx) : null;
   const server = await startServer(settings, log, ctx);
   stdout(banner(settings, server.url, newKey));
+  // Last, so it is the line a person sees: a fresh one-time link to the dashboard.
+  stdout(`\nDashboard: open this one-time login link within 15 minutes (a new one: npx outreach login):\n  ${newLoginLink(ctx, browsableBase(settings.host, (server.http.address() as { port: number }).port))}`);
   const stop = () => {
     void server.close().then(() => process.exit(0));
   };
@@ -202,6 +206,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'webhooks':
         webhooks(args);
         return 0;
+      case 'login':
+        login(args);
+        return 0;
       case undefined:
       case 'help':
       case '--help':
@@ -213,7 +220,7 @@ export async function main(argv: string[]): Promise<number> {
         stdout(SERVER_VERSION);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys, webhooks; see --help)`);
+        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys, webhooks, login; see --help)`);
     }
   } catch (err) {
     if (err instanceof UsageError) {
