@@ -92,6 +92,11 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
 
   router.get('/login', (req, res) => {
     res.set('Cache-Control', 'no-store');
+    // Link previewers probe with HEAD; only a real GET spends the one-time token.
+    if (req.method === 'HEAD') {
+      res.status(200).type('html').end();
+      return;
+    }
     const token = typeof req.query.token === 'string' ? req.query.token : undefined;
     const outcome = consumeLoginToken(ctx, token);
     if (!outcome.ok) {
