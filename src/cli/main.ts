@@ -8,7 +8,7 @@ import { ensureWorkspace } from '../core/workspace/create.js';
 import { productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { serveStdio } from '../mcp/stdio.js';
-import { LookalikeWorker } from '../lookalike/worker.js';
+import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { commandHelp, wantsHelp } from './help.js';
