@@ -19,7 +19,7 @@ import { mountRest } from './rest/mount.js';
 import { dashboardTools, tools } from './tools/index.js';
 import { mountWeb, type WebOptions } from './web/mount.js';
 import { resumeLeadImports } from './core/imports/background.js';
-import { UsageError, type ConfigFile, type Settings } from './config.js';
+import { keyCreateCommand, UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
 import type { Tool } from './tools/define.js';
@@ -57,7 +57,9 @@ export function createContext(
   const db = openDatabase(settings.dbPath);
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
-  return { db, clock, log, env: settings.env, limits, simClock, network: createNetwork(settings, db, simClock, clock, log) };
+  const network = createNetwork(settings, db, simClock, clock, log);
+  const keyCommand = settings.dbPath === ':memory:' ? undefined : keyCreateCommand(settings);
+  return { db, clock, log, env: settings.env, limits, simClock, network, ...(keyCommand ? { keyCommand } : {}) };
 }
 
 /**

@@ -25,4 +25,9 @@ export interface Ctx {
   faults?: Faults;
   simClock: Clock;
   network: NetworkProvider;
+  /**
+   * The shell command that creates a key for this database and environment, quoted in the
+   * 401 answers so the hint works as printed; absent where there is no such command (tests).
+   */
+  keyCommand?: string;
 }
