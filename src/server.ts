@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { ScaledClock, systemClock, type Clock } from './core/clock.js';
 import type { Ctx } from './core/context.js';
@@ -15,7 +16,9 @@ import type { Db } from './db/connection.js';
 import { createHost, type Host, type HostOptions } from './http/host.js';
 import { mountMcp } from './mcp/mount.js';
 import { mountRest } from './rest/mount.js';
-import { tools } from './tools/index.js';
+import { dashboardTools, tools } from './tools/index.js';
+import { mountWeb, type WebOptions } from './web/mount.js';
+import { resumeLeadImports } from './core/imports/background.js';
 import { keyCreateCommand, UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
@@ -86,6 +89,8 @@ export interface ServerOptions {
   engine?: boolean;
   /** Run the Lookalike worker in this process (default true). */
   lookalike?: boolean;
+  /** The built dashboard to serve at /app (default: dist/ui/dashboard). */
+  uiDir?: string;
 }
 
 /** The MCP tool sets the config permits and lists by default; a bad selection is a usage error naming the config key. */
@@ -124,9 +129,11 @@ export interface ServerHostOptions extends Pick<HostOptions, 'host' | 'webhooks'
   mcpTools?: readonly Tool[];
   /** What MCP clients may add with `?toolsets=` or pick with `?tools=` (every tool otherwise). */
   mcpToolSets?: ToolSets;
+  /** The dashboard at /app, when this host serves it. */
+  web?: WebOptions;
 }
 
-/** The HTTP host with its faces: REST, then MCP. */
+/** The HTTP host with its faces: REST, then MCP, then the dashboard. */
 export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
   const mcpTools = opts.mcpTools ?? opts.tools.filter((t) => t.toolset === undefined);
   const toolSets: ToolSets = opts.mcpToolSets ?? { universe: opts.tools, base: {} };
@@ -135,7 +142,11 @@ export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
     mcpTools,
     mcpPermitted: toolSets.universe,
     // REST first: its routes are the hot path, and no other route shares its prefix.
-    mounts: [(app, host) => mountRest(app, host, ctx, opts.tools), (app, host) => mountMcp(app, host, ctx, mcpTools, toolSets)],
+    mounts: [
+      (app, host) => mountRest(app, host, ctx, opts.tools),
+      (app, host) => mountMcp(app, host, ctx, mcpTools, toolSets),
+      ...(opts.web ? [(app: Express) => mountWeb(app, ctx, opts.web!)] : []),
+    ],
     webhooks: opts.webhooks,
     front: opts.front,
   });
@@ -156,6 +167,7 @@ export async function startServer(
     tools,
     mcpTools: configuredTools(settings),
     mcpToolSets: configuredToolSets(settings),
+    web: { tools: dashboardTools, uiDir: options.uiDir },
     webhooks: unipile ? [unipile.webhook(UNIPILE_WEBHOOK_PATH), unipile.hostedNotifyWebhook(HOSTED_AUTH_NOTIFY_PATH)] : [],
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {
@@ -172,6 +184,8 @@ export async function startServer(
   if (unipile) void unipile.syncAccounts().catch((err: unknown) => log.warn({ err }, 'Unipile account sync failed; retrying later'));
   const engine = options.engine === false ? null : createEngine(ctx, settings);
   engine?.start();
+  // Dashboard imports a stopped server left running continue here.
+  resumeLeadImports(ctx);
   const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
   webhooks.start();
   const lookalike = options.lookalike === false ? null : new LookalikeWorker(ctx);

@@ -18,6 +18,7 @@ import { sendMessageTool } from './send-message.js';
 import { startCampaignTool } from './start-campaign.js';
 import { updateLeadTool } from './update-lead.js';
 import { updateLeadsBatchTool } from './update-leads-batch.js';
+import { operatorTools } from './operator/index.js';
 import { createCampaignTool } from './create-campaign.js';
 import { updateCampaignTool } from './update-campaign.js';
 import { listAgentsTool } from './list-agents.js';
@@ -68,3 +69,9 @@ export const manageTools: readonly Tool[] = [
 export const tools: readonly Tool[] = [...defaultTools, ...manageTools];
 
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));
+
+/**
+ * Everything the dashboard may call: the public tools and the operator's. The operator tools
+ * are kept out of `tools`, so REST, MCP and the generated docs never see them.
+ */
+export const dashboardTools: readonly Tool[] = [...tools, ...operatorTools];

@@ -6,7 +6,7 @@ import type { Admission } from '../core/ratelimit/limiter.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace, type Workspace } from '../core/workspace/get.js';
-import { IdempotencyKey, settle, type Caller, type Tool } from './define.js';
+import { IdempotencyKey, OPERATOR_KEY_ID, settle, type Caller, type Tool } from './define.js';
 import { runIdempotent } from './idempotency.js';
 
 /** How the caller proved who it is: an API key, or (MCP over OAuth) a bearer token. */
@@ -41,6 +41,8 @@ interface Admitting {
   guard?: Admission;
   keyId?: string;
   workspace?: Workspace;
+  /** The operator (dashboard), not a key: reaches operator tools, no per-key rate limits. */
+  operator?: boolean;
 }
 
 interface Stage {
@@ -106,8 +108,10 @@ const workspacePlan: Stage = {
 const toolPlan: Stage = {
   name: 'tool_plan',
   run(ctx, call) {
+    // An operator tool does not exist for a key: the same answer as an unknown tool.
+    if (call.tool?.audience === 'operator' && !call.operator) return new ApiError('not_found', `Unknown tool "${call.tool.name}".`);
     const refusal = call.tool?.planGate?.(ctx, call.workspace!) ?? null;
-    if (refusal) call.report.add(ctx.limits.peekGlobal(call.keyId!));
+    if (refusal && !call.operator) call.report.add(ctx.limits.peekGlobal(call.keyId!));
     return refusal;
   },
 };
@@ -116,6 +120,8 @@ const toolPlan: Stage = {
 const rateLimit: Stage = {
   name: 'rate_limit',
   run(ctx, call, mode) {
+    // The operator owns the server: per-key limits guard it from keys, not from its owner.
+    if (call.operator) return null;
     const rateClass = call.tool?.rateLimit;
     const admission = mode === 'charge' ? ctx.limits.admitCall(call.keyId!, rateClass) : ctx.limits.peekCall(call.keyId!, rateClass);
     call.report.add(...admission.states);
@@ -179,7 +185,22 @@ const admitting = (caller: Caller, tool: Tool | undefined): Admitting => ({
   report: caller.rateLimits,
   keyId: caller.keyId,
   workspace: caller.workspace,
+  operator: caller.operator === true,
 });
+
+/**
+ * The operator as a caller: the dashboard (after its session check) and nothing else builds
+ * one, in place of `authenticate`. The workspace's API plan gate does not apply (it governs API
+ * use, and the operator must still reach keys and settings); tool plan gates (Lookalike's) do.
+ */
+export function operatorCaller(ctx: Ctx, requestId: string): Authenticated {
+  const workspace = getWorkspace(ctx);
+  if (!workspace) {
+    const error = new ApiError('unauthorized', 'This server holds no workspace yet. Run `npx outreach seed` or `npm start` first.');
+    return { ok: false, error, headers: {}, stage: 'workspace_plan' };
+  }
+  return { ok: true, caller: { keyId: OPERATOR_KEY_ID, workspace, requestId, rateLimits: new RateLimitReport(), operator: true } };
+}
 
 /**
  * The admission of a request to a route that does not exist: the key's global bucket, since

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
 import { accountDaily, accounts } from '../../db/schema.js';
+import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { accountToday } from './today.js';
 import { countRows } from '../../db/tx.js';

@@ -17,6 +17,8 @@ export interface SendMessageInput {
   leadId: string;
   text: string;
   accountId?: string | undefined;
+  /** Who is writing: an integration through the API (default), or the operator from the dashboard inbox. */
+  sender?: 'api' | 'operator';
 }
 
 /**
@@ -24,7 +26,8 @@ export interface SendMessageInput {
  * The account is the one given, else the lead's, else the campaign agent's. The send is
  * recorded as a manual `message_sent` activity (never listed) and counts toward the account's
  * messages today, not toward campaign stats. As in the product inbox, a message into a
- * conversation the lead has replied to hands it to a person: the agent stops answering.
+ * conversation the lead has replied to hands it to a person: the agent stops answering. The
+ * message enters the lead's thread, as the operator's or the API's.
  *
  * Like the engine, it records an intent before calling the provider. Once the provider has
  * sent, the caller is told so even if recording the send fails (the intent stays pending and
@@ -50,7 +53,7 @@ export async function sendMessage(ctx: Ctx, input: SendMessageInput): Promise<Se
   const recipient = recipientOf(lead);
   if (recipient === null) throw validationError(`Lead ${lead.id} has no profile URL to message.`, ['leadId']);
 
-  const intent = beginManualSend(ctx, { leadId: lead.id, campaignId: campaign.id, accountId: account.id, text: input.text });
+  const intent = beginManualSend(ctx, { leadId: lead.id, campaignId: campaign.id, accountId: account.id, text: input.text, sender: input.sender ?? 'api' });
   let sent: { chatId: string; messageId: string };
   try {
     sent = await ctx.network.sendMessage({

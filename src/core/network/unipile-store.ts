@@ -1,10 +1,10 @@
-import { completeHostedSignIn } from '../accounts/manage.js';
 import { and, asc, eq, gte, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { accounts, unipileContacts, unipileInbound, unipileInvitations } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { UnipileStore } from '../../network/unipile/store.js';
 import { syncProviderAccounts, type AccountSyncResult } from '../accounts/sync.js';
+import { completeHostedSignIn } from '../accounts/manage.js';
 import type { InboundEvent, ProviderAccount } from './provider.js';
 import { inboundEvent, inboundRow } from './inbound-rows.js';
 

@@ -11,6 +11,7 @@ import type { ProfileRef } from '../network/provider.js';
 import { leaseHolder } from './lease.js';
 import { placeholders } from './personalize.js';
 import { renderMessage, renderNote } from '../agents/render.js';
+import { recordMessage } from '../conversations/record.js';
 import type { SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
@@ -21,6 +22,8 @@ export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta
 
 /** The holder of manual intents: they are not the engine's, and need no lease. */
 export const MANUAL_HOLDER = 'send_message';
+/** The holder of the operator's own replies from the dashboard inbox: manual intents whose message is the operator's. */
+export const OPERATOR_HOLDER = 'dashboard';
 
 
 /** Where a lead is reached: its profile URL (with its provider id when known), else its provider id. Engine and send_message both use it. */
@@ -164,6 +167,10 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
   const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings);
   if (!updated) return;
   recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'manual_message'>], at, lead: updated, text: intent.text, accountId: intent.accountId });
+  // A connection request is an invitation, not a message: only messages enter the thread.
+  if (intent.kind !== 'connection_request' && intent.text !== null) {
+    recordMessage(ctx, { lead: updated, sender: intent.kind === 'message' ? 'sequence' : 'agent', text: intent.text, at, accountId: intent.accountId });
+  }
   if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
 }
 
@@ -179,6 +186,9 @@ function applyManualSent(ctx: Ctx, intent: IntentRow, lead: LeadRow, chatId: str
   const updated = inConversation ? handOffLead(ctx, lead, MANUAL_HANDOFF_REASON, at, intent.accountId, changes) : lead;
   if (!inConversation) ctx.db.update(leads).set(changes).where(eq(leads.id, lead.id)).run();
   recordActivity(ctx, { type: 'message_sent', at, lead: updated, text: intent.text, accountId: intent.accountId, manual: true });
+  if (intent.text !== null) {
+    recordMessage(ctx, { lead: updated, sender: intent.holder === OPERATOR_HOLDER ? 'operator' : 'api', text: intent.text, at, accountId: intent.accountId, externalId: intent.messageId });
+  }
   countAccountDaily(ctx, intent.accountId, 'messagesSent');
   failpoint(ctx, 'inbox.send.record', intent.id);
 }
@@ -191,7 +201,7 @@ export const MANUAL_HANDOFF_REASON = 'An operator messaged the lead directly, so
  * the provider is called. If recording the send afterwards fails, the intent stays pending and
  * is settled as sent by the engine's recovery, so the message is counted once and never sent twice.
  */
-export function beginManualSend(ctx: Ctx, input: { leadId: string; campaignId: string; accountId: string; text: string }): IntentRow {
+export function beginManualSend(ctx: Ctx, input: { leadId: string; campaignId: string; accountId: string; text: string; sender?: 'api' | 'operator' }): IntentRow {
   return transaction(ctx.db, () => {
     const intent: IntentRow = {
       seq: 0,
@@ -203,7 +213,7 @@ export function beginManualSend(ctx: Ctx, input: { leadId: string; campaignId: s
       step: null,
       text: input.text,
       state: 'pending',
-      holder: MANUAL_HOLDER,
+      holder: input.sender === 'operator' ? OPERATOR_HOLDER : MANUAL_HOLDER,
       createdAt: ctx.simClock.now(),
       settledAt: null,
       chatId: null,

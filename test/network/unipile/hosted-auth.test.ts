@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { connectAccount } from '../../../src/core/accounts/manage.js';
 import type { Ctx } from '../../../src/core/context.js';
 import { accounts } from '../../../src/db/schema.js';
+import { SqliteUnipileStore } from '../../../src/core/network/unipile-store.js';
 import { createUnipileProvider, handleHostedNotify, HOSTED_AUTH_NOTIFY_PATH } from '../../../src/network/unipile/index.js';
 import { silentLogger } from '../../../src/log.js';
-import { SqliteUnipileStore } from '../../../src/core/network/unipile-store.js';
 import { SECRET, useSetup } from './helpers.js';
 
 /** connect_account in production, against the Unipile contract server's hosted auth link. */

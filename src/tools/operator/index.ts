@@ -1,0 +1,42 @@
+import type { Tool } from '../define.js';
+import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
+import { addExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
+import { getImportTool, previewImportTool, startImportTool } from './imports.js';
+import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
+import {
+  addWebhookEndpointTool,
+  listWebhookDeliveriesTool,
+  listWebhookEndpointsTool,
+  redeliverWebhookDeliveryTool,
+  removeWebhookEndpointTool,
+  rotateWebhookSecretTool,
+  setWebhookEndpointEnabledTool,
+} from './webhooks.js';
+
+/**
+ * What only the operator may do (dashboard and CLI): never in the REST or MCP registry, and
+ * refused by the pipeline to any key caller.
+ */
+export const operatorTools: readonly Tool[] = [
+  listApiKeysTool,
+  createApiKeyTool,
+  revokeApiKeyTool,
+  listWebhookEndpointsTool,
+  addWebhookEndpointTool,
+  removeWebhookEndpointTool,
+  setWebhookEndpointEnabledTool,
+  rotateWebhookSecretTool,
+  listWebhookDeliveriesTool,
+  redeliverWebhookDeliveryTool,
+  listConversationsTool,
+  getConversationTool,
+  replyConversationTool,
+  markConversationDoneTool,
+  getActivitySeriesTool,
+  listExclusionsTool,
+  addExclusionsTool,
+  removeExclusionsTool,
+  previewImportTool,
+  startImportTool,
+  getImportTool,
+];
