@@ -58,55 +58,81 @@ export interface AgentFields {
 }
 export interface ApiKey {
   id: string;
-  name: string | null;
-  env: string;
-  prefix?: string;
+  name: string;
+  environment: 'test' | 'live';
+  prefix: string;
   createdAt: string;
-  lastUsedAt?: string | null;
-  revokedAt?: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
 }
 export interface WebhookEndpoint {
   id: string;
   url: string;
-  events: string[] | null;
-  enabled: boolean;
-  createdAt?: string;
+  events: string[];
+  status: 'active' | 'disabled';
+  disabledReason: string | null;
+  createdAt: string;
+  pendingDeliveries: number;
 }
 export interface DeliveryAttempt {
+  attempt: number;
   at: string;
   status: number | null;
-  error?: string | null;
-  durationMs?: number | null;
+  durationMs: number | null;
+  error: string | null;
+  response: string | null;
+  finished: boolean;
 }
 export interface WebhookDelivery {
   id: string;
+  eventId: string;
+  eventType: string;
   endpointId: string;
-  event: string;
-  status: string;
+  url: string | null;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
   createdAt: string;
-  attempts: DeliveryAttempt[];
+  updatedAt: string;
+  log: DeliveryAttempt[];
 }
 export type ConversationFilter = 'needs_reply' | 'handed_off' | 'all';
+export type SenderKind = 'sequence' | 'agent' | 'operator' | 'api' | 'lead';
 export interface ConversationThread {
   leadId: string;
-  leadName: string | null;
-  campaignId: string;
-  campaignName?: string | null;
-  lastMessage: { direction: 'inbound' | 'outbound'; text: string; at: string } | null;
-  lastInboundAt?: string | null;
+  name: string | null;
+  companyName: string | null;
+  campaign: { id: string; name: string | null };
+  lastMessage: { direction: 'inbound' | 'outbound'; sender: SenderKind; preview: string; at: string };
+  lastInboundAt: string | null;
+  messageCount: number;
   needsReply: boolean;
   handedOff: boolean;
 }
-export type SenderKind = 'sequence' | 'agent' | 'operator' | 'api' | 'lead';
 export interface ConversationMessage {
-  id?: string;
+  id: string;
   direction: 'inbound' | 'outbound';
+  sender: SenderKind;
   text: string;
   at: string;
-  sender: SenderKind;
 }
 export interface Conversation {
-  lead: { id: string; fullName: string | null; campaignId: string; needsReply: boolean; stage?: string; jobTitle?: string | null; companyName?: string | null };
+  lead: {
+    id: string;
+    name: string | null;
+    firstName: string | null;
+    jobTitle: string | null;
+    companyName: string | null;
+    networkUrl: string | null;
+    stage: string;
+    tag: string | null;
+    needsReply: boolean;
+    handedOff: boolean;
+    excluded: boolean;
+  };
+  campaign: { id: string; name: string | null };
   messages: ConversationMessage[];
 }
 export interface ImportSummary {
@@ -158,15 +184,15 @@ interface ContractTools {
     output: Account;
   };
   list_api_keys: { args: Record<string, never>; output: { keys: ApiKey[] } };
-  create_api_key: { args: { name?: string; env?: string }; output: { key: ApiKey; secret: string } };
-  revoke_api_key: { args: { keyId: string }; output: { key?: ApiKey; revoked?: boolean } };
-  list_webhook_endpoints: { args: Record<string, never>; output: { endpoints: WebhookEndpoint[]; secretSet?: boolean } };
-  add_webhook_endpoint: { args: { url: string; events?: string[] }; output: WebhookEndpoint | { endpoint: WebhookEndpoint } };
+  create_api_key: { args: { name?: string; env?: 'test' | 'live' }; output: { key: ApiKey; secret: string } };
+  revoke_api_key: { args: { keyId: string }; output: { keyId: string; revoked: true } };
+  list_webhook_endpoints: { args: Record<string, never>; output: { endpoints: WebhookEndpoint[]; secretSet: boolean } };
+  add_webhook_endpoint: { args: { url: string; events?: string[] }; output: { endpoint: WebhookEndpoint } };
   remove_webhook_endpoint: { args: { endpointId: string }; output: unknown };
-  set_webhook_endpoint_enabled: { args: { endpointId: string; enabled: boolean }; output: unknown };
+  set_webhook_endpoint_enabled: { args: { endpointId: string; enabled: boolean }; output: { endpoint: WebhookEndpoint } };
   rotate_webhook_secret: { args: Record<string, never>; output: { secret: string } };
   list_webhook_deliveries: {
-    args: { endpointId?: string; status?: string; limit?: number; cursor?: string };
+    args: { endpointId?: string; status?: WebhookDelivery['state']; limit?: number; cursor?: string };
     output: { deliveries: WebhookDelivery[]; nextCursor: string | null };
   };
   redeliver_webhook_delivery: { args: { deliveryId: string }; output: unknown };
@@ -176,7 +202,7 @@ interface ContractTools {
   list_conversations: { args: Page & { filter: ConversationFilter }; output: { conversations: ConversationThread[]; nextCursor: string | null } };
   get_conversation: { args: { leadId: string }; output: Conversation };
   reply_conversation: { args: { leadId: string; text: string; idempotencyKey: string }; output: unknown };
-  mark_conversation_done: { args: { leadId: string }; output: unknown };
+  mark_conversation_done: { args: { leadId: string }; output: { leadId: string; needsReply: false } };
   preview_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: ImportPreview };
   start_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: { importId: string } };
   get_import: { args: { importId: string }; output: ImportStatus };
