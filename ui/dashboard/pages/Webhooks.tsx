@@ -137,9 +137,10 @@ function DeliveryRow({ d }: { d: WebhookDelivery }) {
           type="button"
           className="o-button"
           disabled={redeliver.isPending}
+          aria-label={`Redeliver ${d.eventType} of ${formatWhen(d.createdAt)}`}
           onClick={() => redeliver.mutate({ deliveryId: d.id }, { onSuccess: () => setQueued(true) })}
         >
-          Redeliver<span className="sr-only"> {d.eventType} of {formatWhen(d.createdAt)}</span>
+          Redeliver
         </button>
         {queued ? <span role="status"> Queued.</span> : null}
         <ErrorNote error={redeliver.error} />
