@@ -11,7 +11,8 @@ import type { NetworkProvider } from './network/provider.js';
 import { completeUnipileConfig, createUnipileProvider, mountUnipileWebhook, UnipileProvider } from './network/unipile/index.js';
 import type { Db } from './db/connection.js';
 import { httpHandler } from './rest/app.js';
-import { tools } from './tools/index.js';
+import { dashboardTools, tools } from './tools/index.js';
+import { mountWeb } from './web/mount.js';
 import { UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
@@ -79,6 +80,8 @@ export interface ServerOptions {
   engine?: boolean;
   /** Run the Lookalike worker in this process (default true). */
   lookalike?: boolean;
+  /** The built dashboard to serve at /app (default: dist/ui/dashboard). */
+  uiDir?: string;
 }
 
 /** The MCP tool set the config asks for; a bad selection is a usage error naming the config key. */
@@ -118,7 +121,10 @@ export async function startServer(
   const handler = httpHandler(ctx, tools, {
     host: settings.host,
     mcpTools: configuredTools(settings),
-    mount: unipile ? (a) => mountUnipileWebhook(a, unipile) : undefined,
+    mount: (a) => {
+      mountWeb(a, ctx, { tools: dashboardTools, uiDir: options.uiDir });
+      if (unipile) mountUnipileWebhook(a, unipile);
+    },
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const s = createHttpServer(handler);

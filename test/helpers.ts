@@ -43,6 +43,8 @@ export interface TestCtxOptions {
   engine?: boolean;
   /** Run the Lookalike worker in a test server (default false, for the same reason). */
   lookalike?: boolean;
+  /** The built dashboard a test server serves at /app (default: dist/ui/dashboard). */
+  uiDir?: string;
 }
 
 /**
@@ -69,7 +71,7 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(opts: TestCtxOptions = {}): Promise<TestServer> {
   const ctx = testCtx(opts);
   const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: ctx.env, simSpeed: 1, config: opts.limits ? { limits: opts.limits } : {} };
-  const server = await startServer(settings, ctx.log, ctx, { engine: opts.engine ?? false, lookalike: opts.lookalike ?? false });
+  const server = await startServer(settings, ctx.log, ctx, { engine: opts.engine ?? false, lookalike: opts.lookalike ?? false, uiDir: opts.uiDir });
   const clients: Client[] = [];
   return {
     ...server,

@@ -4,6 +4,7 @@ import { transaction } from '../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../core/activity/record.js';
 import type { Ctx } from '../core/context.js';
 import { newId } from '../core/ids.js';
+import { recordMessage } from '../core/conversations/record.js';
 import { excludeEverywhere } from '../core/leads/exclude.js';
 import { handOffLead } from '../core/leads/handoff.js';
 import { CONNECTION_NOTE_MAX } from '../network/sim/index.js';
@@ -159,6 +160,10 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
   const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings);
   if (!updated) return;
   recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as IntentKind], at, lead: updated, text: intent.text, accountId: intent.accountId });
+  // A connection request is an invitation, not a message: only messages enter the thread.
+  if (intent.kind !== 'connection_request' && intent.text !== null) {
+    recordMessage(ctx, { lead: updated, sender: intent.kind === 'message' ? 'sequence' : 'agent', text: intent.text, at, accountId: intent.accountId });
+  }
   if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
 }
 

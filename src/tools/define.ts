@@ -24,7 +24,15 @@ export interface Caller {
    * Handlers pass it to per-account checks (admitProfileLookup, admitPeopleSearch) so those show too.
    */
   rateLimits: RateLimitReport;
+  /**
+   * The operator (dashboard session or CLI), not an API key: reaches operator tools, and is not
+   * rate limited like a key. `keyId` is then OPERATOR_KEY_ID, which scopes its idempotency keys.
+   */
+  operator?: boolean;
 }
+
+/** The idempotency scope and limiter id of the operator; no API key id has this form. */
+export const OPERATOR_KEY_ID = 'operator';
 
 /** A non-200 success (e.g. 202 for an ambiguous Lookalike enqueue). */
 export class Reply {
@@ -81,6 +89,11 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
   planGate?(ctx: Ctx, workspace: Workspace): ApiError | null;
   /** When the route may answer 202 with the same body shape: what that means (OpenAPI). */
   accepted?: string;
+  /**
+   * `operator`: only the operator may call it (dashboard, CLI). Such tools are never in the REST
+   * or MCP registry, and the pipeline refuses them to a key caller as unknown.
+   */
+  audience?: 'operator';
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 
@@ -93,6 +106,17 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
 export function defineTool<I extends z.ZodObject, O extends z.ZodType>(spec: ToolSpec<I, O>): Tool<I, O> {
   const pathParams = [...spec.http.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1] as string);
   return { ...spec, idempotent: spec.idempotent ?? false, pathParams };
+}
+
+/**
+ * An operator tool: no REST route and no MCP listing; reached through the dashboard's call
+ * endpoint with an operator caller. Its `http` is a pseudo-route under /app that only names the
+ * tool in idempotency fingerprints; nothing is mounted there.
+ */
+export function defineOperatorTool<I extends z.ZodObject, O extends z.ZodType>(
+  spec: Omit<ToolSpec<I, O>, 'http' | 'audience' | 'planGate' | 'accepted' | 'rateLimit'>,
+): Tool<I, O> {
+  return defineTool({ ...spec, audience: 'operator', http: { method: 'POST', path: `/app/tools/${spec.name}` } });
 }
 
 /** `idempotencyKey` as tools take it; REST takes the same value from the Idempotency-Key header. */

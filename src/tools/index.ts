@@ -18,6 +18,7 @@ import { sendMessageTool } from './send-message.js';
 import { startCampaignTool } from './start-campaign.js';
 import { updateLeadTool } from './update-lead.js';
 import { updateLeadsBatchTool } from './update-leads-batch.js';
+import { operatorTools } from './operator/index.js';
 
 /** The registry: the spec's 19 tools, in the order of its tool mapping. */
 export const tools: readonly Tool[] = [
@@ -43,3 +44,9 @@ export const tools: readonly Tool[] = [
 ];
 
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));
+
+/**
+ * Everything the dashboard may call: the public tools and the operator's. The operator tools
+ * are kept out of `tools`, so REST, MCP and the generated docs never see them.
+ */
+export const dashboardTools: readonly Tool[] = [...tools, ...operatorTools];
