@@ -14,6 +14,10 @@ export interface ToolAnnotations {
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
+/** Optional groups of MCP tools beyond the default listing. */
+export const TOOLSETS = ['manage'] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+
 /** Who is calling, as the pipeline resolved it. */
 export interface Caller {
   keyId: string;
@@ -68,6 +72,12 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
   http: { method: HttpMethod; path: string };
   /** Accepts `Idempotency-Key` (REST) / `idempotencyKey` (MCP). */
   idempotent?: boolean;
+  /**
+   * The MCP toolset the tool belongs to. Tools without one are the default listing (the
+   * spec's 19); a toolset's tools are listed only when a client or the config asks for it.
+   * REST serves every route either way.
+   */
+  toolset?: Toolset;
   /** The per-key rate class of the route (spec, Limits), on top of the global limit every call has. */
   rateLimit?: RateClass;
   /**
