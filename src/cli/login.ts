@@ -10,17 +10,6 @@ export const LOGIN_USAGE = `  login [--base URL] [--db PATH] [--config FILE] [--
                         HOST/PORT or the config, e.g. http://127.0.0.1:3000). --revoke-all ends
                         every dashboard session and unused link first.`;
 
-const HELP = `Usage: npx outreach login [--base URL] [--db PATH] [--config FILE] [--revoke-all]
-
-Prints a one-time login link for the dashboard at /app as the last line. The link works once,
-for 15 minutes; opening it starts a session in that browser.
-
-  --base URL     The server's address as your browser reaches it, e.g. https://outreach.example.com.
-                 Default: http://HOST:PORT from the environment or --config (http://127.0.0.1:3000).
-  --db PATH      The server's database (default ./data/outreach.db, or OUTREACH_DB).
-  --config FILE  The server's config file, for its host and port.
-  --revoke-all   End every dashboard session and void every unused link, at once, also for a
-                 running server; then print a fresh link.`;
 
 /** A bind address as a browser would reach it: a wildcard bind is reached on loopback. */
 function browsableHost(host: string): string {
@@ -51,11 +40,7 @@ function parseBase(raw: string): string {
 }
 
 export function login(args: string[]): void {
-  const { values } = parse(args, { base: { type: 'string' }, db: { type: 'string' }, config: { type: 'string' }, 'revoke-all': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
-  if (values.help) {
-    stdout(HELP);
-    return;
-  }
+  const { values } = parse(args, { base: { type: 'string' }, db: { type: 'string' }, config: { type: 'string' }, 'revoke-all': { type: 'boolean' }});
   const settings = resolveSettings({ db: values.db, config: values.config });
   const base = values.base !== undefined ? parseBase(values.base) : browsableBase(settings.host, settings.port);
   withDb(
