@@ -18,6 +18,7 @@ import { sendMessageTool } from './send-message.js';
 import { startCampaignTool } from './start-campaign.js';
 import { updateLeadTool } from './update-lead.js';
 import { updateLeadsBatchTool } from './update-leads-batch.js';
+import { operatorTools } from './operator/index.js';
 import { createCampaignTool } from './create-campaign.js';
 import { updateCampaignTool } from './update-campaign.js';
 import { listAgentsTool } from './list-agents.js';
@@ -27,7 +28,6 @@ import { updateAgentTool } from './update-agent.js';
 import { previewAgentTool } from './preview-agent.js';
 import { connectAccountTool } from './connect-account.js';
 import { updateAccountTool } from './update-account.js';
-import { operatorTools } from './operator/index.js';
 
 /** The spec's 19 tools, in the order of its tool mapping: the default MCP listing. */
 export const defaultTools: readonly Tool[] = [
@@ -71,7 +71,7 @@ export const tools: readonly Tool[] = [...defaultTools, ...manageTools];
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));
 
 /**
- * Everything the dashboard may call: the public and manage tools, and the operator's. The operator tools
+ * Everything the dashboard may call: the public tools and the operator's. The operator tools
  * are kept out of `tools`, so REST, MCP and the generated docs never see them.
  */
 export const dashboardTools: readonly Tool[] = [...tools, ...operatorTools];
