@@ -21,6 +21,15 @@ import type { updateLeadTool } from '../../src/tools/update-lead.js';
 import type { updateLeadsBatchTool } from '../../src/tools/update-leads-batch.js';
 import type { deleteLeadsBatchTool } from '../../src/tools/delete-leads-batch.js';
 import type { addLeadTool } from '../../src/tools/add-lead.js';
+import type { createCampaignTool } from '../../src/tools/create-campaign.js';
+import type { updateCampaignTool } from '../../src/tools/update-campaign.js';
+import type { listAgentsTool } from '../../src/tools/list-agents.js';
+import type { getAgentTool } from '../../src/tools/get-agent.js';
+import type { createAgentTool } from '../../src/tools/create-agent.js';
+import type { updateAgentTool } from '../../src/tools/update-agent.js';
+import type { previewAgentTool } from '../../src/tools/preview-agent.js';
+import type { connectAccountTool } from '../../src/tools/connect-account.js';
+import type { updateAccountTool } from '../../src/tools/update-account.js';
 import type { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from '../../src/tools/operator/conversations.js';
 import type { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from '../../src/tools/operator/keys.js';
 import type {
@@ -56,19 +65,9 @@ export type ListLeadsResult = ToolOutput<'list_leads'>;
 
 // ---- Tools typed from the dashboard contract and the workspace document (not yet on this branch).
 
-export interface Agent {
-  id: string;
-  name: string;
-  accountId: string;
-  connectionNote: string | null;
-  messages: { text: string; delayHours: number }[];
-}
-export interface AgentFields {
-  name: string;
-  accountId: string;
-  connectionNote: string | null;
-  messages: { text: string; delayHours: number }[];
-}
+export type Agent = ToolOutput<'get_agent'>;
+/** The fields an agent is made of, as create_agent takes them. */
+export type AgentFields = Required<Omit<ToolArgs<'create_agent'>, 'idempotencyKey'>>;
 export type ApiKey = ToolOutput<'list_api_keys'>['keys'][number];
 export type WebhookEndpoint = ToolOutput<'list_webhook_endpoints'>['endpoints'][number];
 export type WebhookDelivery = ToolOutput<'list_webhook_deliveries'>['deliveries'][number];
@@ -110,21 +109,6 @@ export interface ImportStatus {
 type Page = { limit?: number; cursor?: string };
 
 interface ContractTools {
-  list_agents: { args: Page; output: { agents: Agent[]; nextCursor: string | null } };
-  get_agent: { args: { agentId: string }; output: Agent };
-  create_agent: { args: AgentFields & { idempotencyKey?: string }; output: Agent };
-  update_agent: { args: Partial<AgentFields> & { agentId: string }; output: Agent };
-  preview_agent: { args: { agentId: string; leadId: string }; output: { agentId: string; leadId: string; connectionNote: string | null; messages: string[] } };
-  create_campaign: { args: { name: string; assignedTemplateId?: string | null; idempotencyKey?: string }; output: Campaign };
-  update_campaign: { args: { campaignId: string; name?: string; assignedTemplateId?: string | null }; output: Campaign };
-  connect_account: {
-    args: { name: string; hasSalesNavigator?: boolean; connectionRequestLimit?: number; messageLimit?: number; idempotencyKey?: string };
-    output: { account: Account; connectUrl: string | null };
-  };
-  update_account: {
-    args: { accountId: string; name?: string; connectionRequestLimit?: number; messageLimit?: number; active?: boolean };
-    output: Account;
-  };
   list_exclusions: { args: Page; output: { exclusions: { url: string; createdAt?: string }[]; nextCursor: string | null } };
   add_exclusions: { args: { urls: string[] }; output: unknown };
   remove_exclusions: { args: { urls: string[] }; output: unknown };
@@ -164,6 +148,15 @@ interface ServerTools {
   reply_conversation: IoKeyed<typeof replyConversationTool>;
   mark_conversation_done: Io<typeof markConversationDoneTool>;
   get_activity_series: Io<typeof getActivitySeriesTool>;
+  create_campaign: IoKeyed<typeof createCampaignTool>;
+  update_campaign: Io<typeof updateCampaignTool>;
+  list_agents: Io<typeof listAgentsTool>;
+  get_agent: Io<typeof getAgentTool>;
+  create_agent: IoKeyed<typeof createAgentTool>;
+  update_agent: Io<typeof updateAgentTool>;
+  preview_agent: Io<typeof previewAgentTool>;
+  connect_account: IoKeyed<typeof connectAccountTool>;
+  update_account: Io<typeof updateAccountTool>;
 }
 
 export type Tools = ServerTools & ContractTools;
