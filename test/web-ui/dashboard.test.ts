@@ -122,6 +122,10 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     expect(new URL(page.url()).pathname).toMatch(/^\/app\/campaigns\/cmp_/);
     await page.getByText('Ready to send').waitFor();
     await expectAccessible();
+    await page.getByRole('link', { name: 'Import leads from CSV' }).click();
+    await heading('Import leads');
+    expect(await page.getByLabel('Campaign').locator('option:checked').textContent()).toBe(campaignName);
+    await expectAccessible();
   });
 
   it('adds a webhook endpoint that will receive the campaign’s events', async () => {
