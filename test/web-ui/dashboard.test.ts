@@ -128,6 +128,40 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await expectAccessible();
   });
 
+  it('imports a CSV: the column mapping, the dry-run counts, then a progress bar that finishes', async () => {
+    await page.getByRole('link', { name: 'Import leads' }).click();
+    await heading('Import leads');
+    await page.getByLabel('Campaign').selectOption({ label: campaignName });
+    const rows = [
+      'LinkedIn URL,First name,Last name,Company,Title,Favourite colour',
+      'https://www.linkedin.com/in/mary-somerville-sim-fast-accept-sim-replies-positive,Mary,Somerville,Orbits Ltd,CTO,blue',
+      'https://www.linkedin.com/in/emmy-noether-sim-fast-accept-sim-replies-question,Emmy,Noether,Symmetry GmbH,Founder,green',
+      'https://www.linkedin.com/in/carl-gauss-sim-fast-accept-sim-replies-positive,Carl,Gauss,Normal AG,CEO,red',
+      'not a url,Bad,Row,Nowhere,None,grey',
+    ];
+    await page.getByLabel(/CSV file/).setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n') + '\n') });
+    await page.getByRole('heading', { name: 'Preview of leads.csv' }).waitFor();
+    expect(await page.getByLabel('Field for column LinkedIn URL').inputValue()).toBe('networkUrl');
+    expect(await page.getByLabel('Field for column Favourite colour').inputValue()).toBe('');
+    const counts = page.getByLabel('Dry-run counts');
+    expect(await counts.getByText('New leads').locator('xpath=following-sibling::dd').textContent()).toBe('3');
+    expect(await counts.getByText('Invalid rows').locator('xpath=following-sibling::dd').textContent()).toBe('1');
+    await expectAccessible();
+    await shot('import-preview');
+    await page.getByRole('button', { name: 'Import 4 rows' }).click();
+    const bar = page.getByRole('progressbar');
+    await bar.waitFor();
+    await page.getByText(/Import finished/).waitFor();
+    expect([await bar.getAttribute('value'), await bar.getAttribute('max')]).toEqual(['4', '4']);
+    expect(await page.getByLabel('Import result').getByText('New leads').locator('xpath=following-sibling::dd').textContent()).toBe('3');
+    await expectAccessible();
+    await shot('import');
+    // The campaign's leads table shows the new leads.
+    await page.getByRole('link', { name: 'See the campaign’s leads' }).click();
+    await heading(campaignName);
+    await page.getByRole('checkbox', { name: 'Select Mary Somerville' }).waitFor();
+  }, 60_000);
+
   it('adds a webhook endpoint that will receive the campaign’s events', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await heading('Webhooks');

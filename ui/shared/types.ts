@@ -1,9 +1,7 @@
 /**
- * What each tool takes and returns, as the UI sees it. Tools that exist on the server are
- * typed from their own zod schemas (type-only imports: nothing of the server reaches the
- * bundle, and a change to a schema breaks the UI's type-check instead of the page).
- * Tools another branch is still writing are typed from the dashboard contract below, and move
- * to their schemas as they land.
+ * What each tool takes and returns, as the UI sees it: typed from the tools' own zod schemas.
+ * The imports are type-only, so nothing of the server reaches the bundle, and a change to a
+ * schema breaks the UI's type-check instead of a page.
  */
 import type { z } from 'zod';
 import type { getCampaignTool } from '../../src/tools/get-campaign.js';
@@ -21,6 +19,8 @@ import type { updateLeadTool } from '../../src/tools/update-lead.js';
 import type { updateLeadsBatchTool } from '../../src/tools/update-leads-batch.js';
 import type { deleteLeadsBatchTool } from '../../src/tools/delete-leads-batch.js';
 import type { addLeadTool } from '../../src/tools/add-lead.js';
+import type { addExclusionsTool, listExclusionsTool, removeExclusionsTool } from '../../src/tools/operator/exclusions.js';
+import type { getImportTool, previewImportTool, startImportTool } from '../../src/tools/operator/imports.js';
 import type { createCampaignTool } from '../../src/tools/create-campaign.js';
 import type { updateCampaignTool } from '../../src/tools/update-campaign.js';
 import type { listAgentsTool } from '../../src/tools/list-agents.js';
@@ -63,8 +63,6 @@ export type InsightsOverview = ToolOutput<'get_insights_overview'>;
 export type Credits = ToolOutput<'get_credits'>;
 export type ListLeadsResult = ToolOutput<'list_leads'>;
 
-// ---- Tools typed from the dashboard contract and the workspace document (not yet on this branch).
-
 export type Agent = ToolOutput<'get_agent'>;
 /** The fields an agent is made of, as create_agent takes them. */
 export type AgentFields = Required<Omit<ToolArgs<'create_agent'>, 'idempotencyKey'>>;
@@ -79,43 +77,10 @@ export type ConversationMessage = Conversation['messages'][number];
 export type SenderKind = ConversationMessage['sender'];
 export type ActivitySeries = ToolOutput<'get_activity_series'>;
 
-export interface ImportSummary {
-  total: number;
-  created: number;
-  duplicate: number;
-  excluded: number;
-  validation_error: number;
-  insufficient_credits: number;
-  failed: number;
-}
-export interface ImportPreview {
-  delimiter: string;
-  columns: { header: string; field: string | null }[];
-  unmappedColumns: string[];
-  summary: ImportSummary;
-  creditsNeeded: number;
-  rowsTotal?: number;
-}
-export interface ImportStatus {
-  importId: string;
-  campaignId: string;
-  status: 'running' | 'done' | 'failed';
-  rowsTotal: number;
-  rowsDone: number;
-  summary: ImportSummary;
-  creditsCharged: number;
-  error?: string | null;
-}
-type Page = { limit?: number; cursor?: string };
-
-interface ContractTools {
-  list_exclusions: { args: Page; output: { exclusions: { url: string; createdAt?: string }[]; nextCursor: string | null } };
-  add_exclusions: { args: { urls: string[] }; output: unknown };
-  remove_exclusions: { args: { urls: string[] }; output: unknown };
-  preview_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: ImportPreview };
-  start_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: { importId: string } };
-  get_import: { args: { importId: string }; output: ImportStatus };
-}
+export type ImportPreview = ToolOutput<'preview_import'>;
+export type ImportSummary = ImportPreview['summary'];
+export type ImportStatus = ToolOutput<'get_import'>;
+export type ImportField = NonNullable<ImportPreview['columns'][number]['field']>;
 
 interface ServerTools {
   get_credits: Io<typeof getCreditsTool>;
@@ -157,9 +122,15 @@ interface ServerTools {
   preview_agent: Io<typeof previewAgentTool>;
   connect_account: IoKeyed<typeof connectAccountTool>;
   update_account: Io<typeof updateAccountTool>;
+  list_exclusions: Io<typeof listExclusionsTool>;
+  add_exclusions: Io<typeof addExclusionsTool>;
+  remove_exclusions: Io<typeof removeExclusionsTool>;
+  preview_import: Io<typeof previewImportTool>;
+  start_import: Io<typeof startImportTool>;
+  get_import: Io<typeof getImportTool>;
 }
 
-export type Tools = ServerTools & ContractTools;
+export type Tools = ServerTools;
 export type ToolName = keyof Tools;
 export type ToolArgs<N extends ToolName> = Tools[N]['args'];
 export type ToolOutput<N extends ToolName> = Tools[N]['output'];
