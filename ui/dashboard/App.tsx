@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-quer
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { CallToolProvider } from '../shared/seam.js';
 import { dashboardCallTool, fetchSession, LOGIN_HINT, logout, type Session } from './api.js';
-import { Link, match, navigate, useLocation } from './router.js';
+import { Link, match, useLocation } from './router.js';
 import { AccountsPage } from './pages/Accounts.js';
 import { ActivityPage } from './pages/Activity.js';
 import { AgentEditorPage, AgentsPage } from './pages/Agents.js';
@@ -165,4 +165,3 @@ function SessionGate() {
   return <Shell session={session.data} />;
 }
 
-export { navigate };
