@@ -18,7 +18,7 @@ import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQuer
 import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
 import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
 import { benchDashboard } from './lib/dashboard.js';
-import { dashboardTargets, evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
+import { dashboardMarkdown, dashboardTargets, evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 
@@ -257,8 +257,9 @@ async function main(): Promise<void> {
     say(`server RSS ${startRssMB.toFixed(0)} MB after start, ${idleRssMB.toFixed(0)} MB after ${idleSeconds} s idle`);
 
     // The dashboard's pages, on the idle server before any load case.
-    const dashboard = await benchDashboard({ root, db: big, url: server.url, campaignId: LIST_CAMPAIGN, say });
+    const dashboard = await benchDashboard({ root, db: big, url: server.url, campaignId: LIST_CAMPAIGN, logPath: server.logPath, say });
     if (process.env.BENCH_ONLY === 'dashboard') {
+      for (const line of dashboardMarkdown(dashboard)) say(line);
       for (const t of dashboardTargets(dashboard)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
       return;
     }

@@ -4,10 +4,11 @@
  * trip), a Chromium navigation to the rendered page, and the gzipped size of the built JS.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { serverTimes } from './load.js';
 import { summarize, type Summary } from './stats.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -16,10 +17,14 @@ const NAVIGATIONS = 5;
 
 export interface PageData {
   page: string;
-  /** Each call the page makes on first render, with its own timings. */
-  calls: { name: string; args: Record<string, unknown>; ms: Summary }[];
-  /** All of the page's calls pooled. */
+  /**
+   * Each call the page makes on first render: `ms` client-side (loopback round trip included),
+   * `serverMs` from the server's own request log (front door to response finished).
+   */
+  calls: { name: string; args: Record<string, unknown>; ms: Summary; serverMs: Summary | null }[];
+  /** All of the page's calls pooled, client-side and server-side. */
   pooled: Summary;
+  serverPooled: Summary | null;
 }
 
 export interface DashboardBench {
@@ -76,8 +81,16 @@ async function sessionCookie(root: string, db: string, base: string): Promise<st
   return (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
 }
 
-export async function benchDashboard(opts: { root: string; db: string; url: string; campaignId: string; say: (m: string) => void }): Promise<DashboardBench> {
-  const { root, db, url, campaignId, say } = opts;
+export async function benchDashboard(opts: {
+  root: string;
+  db: string;
+  url: string;
+  campaignId: string;
+  /** The server's request log, for server-side times. */
+  logPath: string | null;
+  say: (m: string) => void;
+}): Promise<DashboardBench> {
+  const { root, db, url, campaignId, logPath, say } = opts;
   const assets = join(root, 'dist', 'ui', 'dashboard', 'assets');
   if (!existsSync(assets)) throw new Error('the dashboard is not built (npm run build)');
   const cookie = await sessionCookie(root, db, url);
@@ -85,19 +98,32 @@ export async function benchDashboard(opts: { root: string; db: string; url: stri
 
   say('dashboard data calls');
   const data: PageData[] = [];
+  const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
   for (const { page, calls } of pageCalls(campaignId)) {
     const times = calls.map(() => [] as number[]);
+    let from = 0;
     for (let round = -5; round < CALL_ROUNDS; round++) {
+      // The warm-up rounds stay out of both the client and the server figures.
+      if (round === 0 && logPath) from = fileSize(logPath);
       for (const [i, call] of calls.entries()) {
         const started = performance.now();
         const res = await fetch(`${url}/app/api/call`, { method: 'POST', headers, body: JSON.stringify({ name: call.name, arguments: call.args }) });
-        const body = (await res.json()) as { isError?: boolean; content?: { text: string }[] };
+        const body = (await res.json()) as { isError?: boolean };
         const ms = performance.now() - started;
         if (res.status !== 200 || body.isError) throw new Error(`${call.name}: HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
         if (round >= 0) times[i]!.push(ms);
       }
     }
-    data.push({ page, calls: calls.map((c, i) => ({ ...c, ms: summarize(times[i]!) })), pooled: summarize(times.flat()) });
+    // The request log is written as each response finishes; give the last lines a moment.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const server = calls.map((c) => (logPath ? serverTimes(logPath, from, { tool: c.name }) : []));
+    const pooledServer = server.flat();
+    data.push({
+      page,
+      calls: calls.map((c, i) => ({ ...c, ms: summarize(times[i]!), serverMs: server[i]!.length ? summarize(server[i]!) : null })),
+      pooled: summarize(times.flat()),
+      serverPooled: pooledServer.length ? summarize(pooledServer) : null,
+    });
   }
 
   let navigation: DashboardBench['navigation'] = null;

@@ -242,15 +242,20 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
 /** The dashboard's three targets: data calls, first render in Chromium, gzipped JS. */
 export function dashboardTargets(d: DashboardBench | undefined): Target[] {
   if (!d) return [];
-  const worst = d.data.reduce((a, b) => (b.pooled.p99 > a.pooled.p99 ? b : a));
+  // Judged on the server's own times when the request log has them (the target is server time).
+  const p99 = (p: DashboardBench['data'][number]) => (p.serverPooled ?? p.pooled).p99;
+  const worst = d.data.reduce((a, b) => (p99(b) > p99(a) ? b : a));
   const nav = d.navigation;
   const slowest = nav && nav.length ? nav.reduce((a, b) => (b.maxMs > a.maxMs ? b : a)) : null;
   return [
     {
       id: 'dashboard-calls',
       text: `Dashboard data calls (overview, campaign leads) p99 under ${DASHBOARD_CALL_P99_MS} ms at 1M leads`,
-      measured: d.data.map((p) => `${p.page} ${ms(p.pooled.p50)} / ${ms(p.pooled.p99)} ms`).join('; ') + ' (p50 / p99, server plus loopback)',
-      met: worst.pooled.p99 < DASHBOARD_CALL_P99_MS,
+      measured:
+        d.data
+          .map((p) => `${p.page} ${p.serverPooled ? `${ms(p.serverPooled.p50)} / ${ms(p.serverPooled.p99)} ms server-side, ` : ''}${ms(p.pooled.p50)} / ${ms(p.pooled.p99)} ms client-side`)
+          .join('; ') + ' (p50 / p99)',
+      met: p99(worst) < DASHBOARD_CALL_P99_MS,
     },
     {
       id: 'dashboard-render',
@@ -274,12 +279,16 @@ export function dashboardMarkdown(d: DashboardBench | undefined): string[] {
     '',
     '## Dashboard',
     '',
-    'Each call a page makes before it renders, through `POST /app/api/call` with a session, one at a time (server time plus a loopback round trip); then Chromium navigating to the page until its content shows (the first overview run starts with an empty cache).',
+    'Each call a page makes before it renders, through `POST /app/api/call` with a session, one at a time: server-side from the server\'s request log, client-side with the loopback round trip; then Chromium navigating to the page until its content shows (the first overview run starts with an empty cache).',
     '',
-    '| Page | Call | p50 ms | p99 ms |',
+    '| Page | Call | Server-side p50 / p99 ms | Client-side p50 / p99 ms |',
     '|---|---|---|---|',
   ];
-  for (const p of d.data) for (const c of p.calls) lines.push(`| ${p.page} | \`${c.name}\` ${JSON.stringify(c.args)} | ${ms(c.ms.p50)} | ${ms(c.ms.p99)} |`);
+  for (const p of d.data) {
+    for (const c of p.calls) {
+      lines.push(`| ${p.page} | \`${c.name}\` ${JSON.stringify(c.args)} | ${c.serverMs ? `${ms(c.serverMs.p50)} / ${ms(c.serverMs.p99)}` : '–'} | ${ms(c.ms.p50)} / ${ms(c.ms.p99)} |`);
+    }
+  }
   if (d.navigation) {
     lines.push('', '| Page | Navigation to content, ms per run | DOMContentLoaded ms |', '|---|---|---|');
     for (const n of d.navigation) lines.push(`| ${n.page} | ${n.runsMs.map((x) => x.toFixed(0)).join(', ')} | ${n.domContentLoadedMs.toFixed(0)} |`);
