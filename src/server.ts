@@ -5,10 +5,12 @@ import type { Logger } from 'pino';
 import { ScaledClock, systemClock, type Clock } from './core/clock.js';
 import type { Ctx } from './core/context.js';
 import { openDatabase } from './db/connection.js';
-import { Engine, resolveEngineSettings, simHighWater } from './engine/index.js';
-import { SimulatedNetwork, SqliteSimInboxStore } from './network/sim/index.js';
+import { Engine, resolveEngineSettings, simHighWater } from './workers/outreach/index.js';
+import { SqliteSimInboxStore } from './core/network/sim-inbox-store.js';
+import { SqliteUnipileStore } from './core/network/unipile-store.js';
+import { SimulatedNetwork } from './network/sim/index.js';
 import { UnconfiguredNetwork } from './network/unconfigured.js';
-import type { NetworkProvider } from './network/provider.js';
+import type { NetworkProvider } from './core/network/provider.js';
 import { completeUnipileConfig, createUnipileProvider, HOSTED_AUTH_NOTIFY_PATH, UNIPILE_WEBHOOK_PATH, UnipileProvider } from './network/unipile/index.js';
 import type { Db } from './db/connection.js';
 import { createHost, type Host, type HostOptions } from './http/host.js';
@@ -17,13 +19,14 @@ import { mountRest } from './rest/mount.js';
 import { dashboardTools, tools } from './tools/index.js';
 import { mountWeb, type WebOptions } from './web/mount.js';
 import { resumeLeadImports } from './core/imports/background.js';
-import { UsageError, type ConfigFile, type Settings } from './config.js';
+import { keyCreateCommand, UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
 import type { Tool } from './tools/define.js';
 import { configToolSets, parseSwitch, parseToolNames, requestToolSet, type ToolSets } from './tools/select.js';
-import { WebhookWorker, webhookPolicy } from './webhooks/worker.js';
-import { LookalikeWorker } from './lookalike/worker.js';
+import { webhookPolicy } from './core/webhooks/ssrf.js';
+import { WebhookWorker } from './workers/webhooks/worker.js';
+import { LookalikeWorker } from './workers/lookalike/worker.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -54,7 +57,9 @@ export function createContext(
   const db = openDatabase(settings.dbPath);
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
-  return { db, clock, log, env: settings.env, limits, simClock, network: createNetwork(settings, db, simClock, clock, log) };
+  const network = createNetwork(settings, db, simClock, clock, log);
+  const keyCommand = settings.dbPath === ':memory:' ? undefined : keyCreateCommand(settings);
+  return { db, clock, log, env: settings.env, limits, simClock, network, ...(keyCommand ? { keyCommand } : {}) };
 }
 
 /**
@@ -72,7 +77,7 @@ function createNetwork(
 ): NetworkProvider {
   if (settings.env === 'development') return new SimulatedNetwork({ clock: simClock, wallClock: clock, inbox: new SqliteSimInboxStore(db, clock) });
   const unipile = completeUnipileConfig(settings.unipile ?? {});
-  return unipile ? createUnipileProvider(unipile, { db, clock, log }) : new UnconfiguredNetwork();
+  return unipile ? createUnipileProvider(unipile, { store: new SqliteUnipileStore(db), clock, log }) : new UnconfiguredNetwork();
 }
 
 /** The engine for a context, configured from the `engine` section of the config file. */

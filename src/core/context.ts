@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connection.js';
-import type { NetworkProvider } from '../network/provider.js';
+import type { NetworkProvider } from './network/provider.js';
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { Faults } from './faults.js';
@@ -25,4 +25,9 @@ export interface Ctx {
   faults?: Faults;
   simClock: Clock;
   network: NetworkProvider;
+  /**
+   * The shell command that creates a key for this database and environment, quoted in the
+   * 401 answers so the hint works as printed; absent where there is no such command (tests).
+   */
+  keyCommand?: string;
 }

@@ -6,7 +6,7 @@ import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
 import { accounts, activity, messages } from '../../src/db/schema.js';
 import { silentLogger } from '../../src/log.js';
 import { handleUnipileWebhook } from '../../src/network/unipile/inbound.js';
-import { UnipileStore } from '../../src/network/unipile/store.js';
+import { SqliteUnipileStore } from '../../src/core/network/unipile-store.js';
 import { engineWorkspace, harness, HOUR, url } from '../engine/helpers.js';
 
 const SECRET = 'cursor-secret';
@@ -73,7 +73,7 @@ describe('the conversation store', () => {
     const { h, messagesOf } = setup();
     await h.runUntil(() => h.lead('lead_3').sequenceStep > 0, 10 * 60_000);
     h.ctx.db.update(accounts).set({ providerAccountId: 'UNI_A' }).where(eq(accounts.id, 'acc_a')).run();
-    const store = new UnipileStore(h.ctx.db);
+    const store = new SqliteUnipileStore(h.ctx.db);
     const sim = h.ctx.network;
     const drainSim = sim.drainInbound.bind(sim);
     h.ctx.network = Object.assign(Object.create(Object.getPrototypeOf(sim) as object) as object, sim, {

@@ -1,8 +1,9 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
 import { accountDaily, accounts } from '../../db/schema.js';
-import type { Ctx } from '../context.js';
 import { utcDay } from '../clock.js';
+import type { Ctx } from '../context.js';
+import { accountToday } from './today.js';
 import { countRows } from '../../db/tx.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 
@@ -32,7 +33,7 @@ export interface ListAccountsInput {
 
 const SCOPE = 'accounts';
 
-/** Accounts in the order they were added, with today's (UTC) counters. */
+/** Accounts in the order they were added, with today's counters (the engine's UTC day, see today.ts). */
 export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput): { accounts: Account[]; nextCursor: string | null } {
   let after = 0;
   if (input.cursor !== undefined) {
@@ -43,7 +44,7 @@ export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput)
   const rows = ctx.db
     .select({ a: accounts, d: accountDaily })
     .from(accounts)
-    .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, utcDay(ctx.clock.now()))))
+    .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, accountToday(ctx))))
     .where(gt(accounts.seq, after))
     .orderBy(asc(accounts.seq))
     .limit(input.limit + 1)

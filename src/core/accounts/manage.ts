@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { accounts } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
-import { supportsHostedSignIn } from '../../network/provider.js';
+import { supportsHostedSignIn } from '../network/provider.js';
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError, validationError } from '../errors.js';
 import { newId } from '../ids.js';

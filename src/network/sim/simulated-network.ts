@@ -1,3 +1,4 @@
+import { CONNECTION_NOTE_MAX } from '../../core/outreach/limits.js';
 import { msToNextUtcMidnight, type Clock } from '../../core/clock.js';
 import type { ApiError } from '../../core/errors.js';
 import {
@@ -5,7 +6,7 @@ import {
   type AccountHealth, type AccountRef, type AccountStatus, type FullProfile, type InboundEvent, type LookalikeInput,
   type LookalikePage, type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage,
   type SearchPeopleInput, type SendConnectionRequestInput, type SendMessageInput,
-} from '../provider.js';
+} from '../../core/network/provider.js';
 import { acceptanceDecision, replyDecision } from './behaviour.js';
 import { InMemorySimInboxStore, type SimInboxStore } from './inbox.js';
 import { MARKERS, markerFailure, type SimOperation } from './markers.js';
@@ -25,8 +26,6 @@ export interface SimulatedNetworkOptions {
   wallClock?: Clock;
 }
 
-/** Longest connection note the network accepts. */
-export const CONNECTION_NOTE_MAX = 300;
 const DRAIN_BATCH = 500;
 
 const ACCOUNT_STATUS_MARKERS: readonly (readonly [string, AccountStatus])[] = [

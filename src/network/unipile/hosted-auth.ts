@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
-import { completeHostedSignIn } from '../../core/accounts/manage.js';
-import type { Ctx } from '../../core/context.js';
+import type { UnipileStore } from './store.js';
 import type { UnipileHttp } from './http.js';
 import { accountStatus, hasSalesNavigator, UnipileAccount } from './mapping.js';
 import { parseOrUpstream } from './parse.js';
@@ -50,7 +49,7 @@ const Notify = z.looseObject({ status: z.string(), account_id: z.string().min(1)
 export type HostedNotifyOutcome = 'linked' | 'ignored' | 'invalid';
 
 /** Handles one notify call: verify the account at Unipile, then link it to ours. */
-export async function handleHostedNotify(deps: { http: UnipileHttp; db: Ctx['db']; clock: Clock; log: Logger }, payload: unknown): Promise<HostedNotifyOutcome> {
+export async function handleHostedNotify(deps: { http: UnipileHttp; store: UnipileStore; clock: Clock; log: Logger }, payload: unknown): Promise<HostedNotifyOutcome> {
   const parsed = Notify.safeParse(payload);
   if (!parsed.success) return 'invalid';
   const { status, account_id: providerAccountId, name: accountId } = parsed.data;
@@ -58,7 +57,7 @@ export async function handleHostedNotify(deps: { http: UnipileHttp; db: Ctx['db'
   const body = await deps.http.call({ method: 'GET', path: `/accounts/${encodeURIComponent(providerAccountId)}`, idempotent: true, ctx: { kind: 'account', salesNav: false } });
   const account = parseOrUpstream(UnipileAccount, body, deps.log, 'GET /accounts/{id}');
   if ((account.type ?? 'LINKEDIN').toUpperCase() !== 'LINKEDIN') return 'ignored';
-  const linked = completeHostedSignIn({ db: deps.db }, accountId, {
+  const linked = deps.store.completeHostedSignIn(accountId, {
     providerAccountId: account.id,
     status: accountStatus(account),
     hasSalesNavigator: hasSalesNavigator(account),

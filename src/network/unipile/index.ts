@@ -1,4 +1,4 @@
-export { createUnipileProvider, UnipileProvider, alreadyConnectedId, alreadyInvitedId, CONNECTION_NOTE_MAX, SEARCH_PAGE_MAX, type UnipileDeps } from './provider.js';
+export { createUnipileProvider, UnipileProvider, alreadyConnectedId, alreadyInvitedId, SEARCH_PAGE_MAX, type UnipileDeps } from './provider.js';
 export { baseUrlFromDsn, completeUnipileConfig, UNIPILE_SECRET_HEADER, UNIPILE_SETTINGS, UnipileSection, type UnipileConfig } from './config.js';
 export { SLUG_RULES, codeFor } from './errors.js';
 export { HOSTED_AUTH_NOTIFY_PATH, handleHostedNotify } from './hosted-auth.js';

@@ -5,7 +5,7 @@ import { SendMessageResult } from '../../core/inbox/send.js';
 import { Cursor, Limit } from '../../core/pagination.js';
 import { defineOperatorTool } from '../define.js';
 import { LeadId } from '../params.js';
-import { MESSAGE_TEXT_MAX } from '../send-message.js';
+import { MESSAGE_TEXT_MAX } from '../../core/outreach/limits.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 

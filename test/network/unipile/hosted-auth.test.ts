@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { connectAccount } from '../../../src/core/accounts/manage.js';
 import type { Ctx } from '../../../src/core/context.js';
 import { accounts } from '../../../src/db/schema.js';
+import { SqliteUnipileStore } from '../../../src/core/network/unipile-store.js';
 import { createUnipileProvider, handleHostedNotify, HOSTED_AUTH_NOTIFY_PATH } from '../../../src/network/unipile/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { SECRET, useSetup } from './helpers.js';
@@ -13,7 +14,7 @@ describe('hosted sign-in (production connect_account)', () => {
   const production = (publicUrl?: string): Ctx => {
     const provider = createUnipileProvider(
       { dsn: s.server.url, apiKey: s.server.apiKey, inboundSecret: SECRET, publicUrl },
-      { db: s.ctx.db, clock: s.ctx.clock, log: silentLogger(), timeoutMs: 2_000, sleep: async () => undefined },
+      { store: new SqliteUnipileStore(s.ctx.db), clock: s.ctx.clock, log: silentLogger(), timeoutMs: 2_000, sleep: async () => undefined },
     );
     return { ...s.ctx, env: 'production', network: provider };
   };
@@ -33,7 +34,7 @@ describe('hosted sign-in (production connect_account)', () => {
     const { account } = await connectAccount(ctx, { name: 'Nav' });
     s.server.addAccount('UNI_NEW', { salesNav: true, name: 'New one' });
     const http = (ctx.network as unknown as { http: never }).http;
-    const deps = { http, db: s.ctx.db, clock: s.ctx.clock, log: silentLogger() };
+    const deps = { http, store: new SqliteUnipileStore(s.ctx.db), clock: s.ctx.clock, log: silentLogger() };
     expect(await handleHostedNotify(deps, { status: 'CREATION_SUCCESS', account_id: 'UNI_NEW', name: account.id })).toBe('linked');
     const row = s.ctx.db.select().from(accounts).where(eq(accounts.id, account.id)).get()!;
     expect(row).toMatchObject({ status: 'connected', hasSalesNavigator: true, providerAccountId: 'UNI_NEW' });

@@ -1,5 +1,5 @@
-import { placeholderValues, renderTemplate } from '../core/agents/render.js';
-import type { leads } from '../db/schema.js';
+import { placeholderValues, renderTemplate } from '../agents/render.js';
+import type { leads } from '../../db/schema.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -21,4 +21,4 @@ export function placeholders(lead: LeadRow): Record<string, string> {
  */
 export const personalize = (template: string, lead: LeadRow): string => renderTemplate(template, lead);
 
-export { fitTo } from '../core/agents/render.js';
+export { fitTo } from '../agents/render.js';

@@ -1,24 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import PQueue from 'p-queue';
-import { accountDaily, campaigns, engineIntents, leads } from '../db/schema.js';
-import { countRows, transaction } from '../db/tx.js';
-import { accountRef, findAccount } from '../core/accounts/resolve.js';
-import { utcDay } from '../core/clock.js';
-import type { Ctx } from '../core/context.js';
-import { ApiError, toApiError } from '../core/errors.js';
-import { excludeEverywhere } from '../core/leads/exclude.js';
-import { handOffLead } from '../core/leads/handoff.js';
-import { networkError, type AccountRef } from '../network/provider.js';
-import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from './agent.js';
-import { applyInbound } from './inbound.js';
-import { acquireLease, leaseHolder, recordSimTime, releaseLease } from './lease.js';
-import { fitTo, placeholders } from './personalize.js';
-import type { SendKind } from './plan.js';
-import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from './sends.js';
-import { isWorkingTime, nextDayWorkingTime, nextWorkingTime } from './schedule.js';
-import { resolveEngineSettings, type EngineSettings } from './settings.js';
-import { effectiveAccountId, getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+import { accountRef, findAccount } from '../../core/accounts/resolve.js';
+import type { Ctx } from '../../core/context.js';
+import { ApiError, toApiError } from '../../core/errors.js';
+import { networkError, type AccountRef } from '../../core/network/provider.js';
+import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from '../../core/outreach/agent.js';
+import { applyInbound } from '../../core/outreach/inbound.js';
+import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
+import { placeholders } from '../../core/outreach/personalize.js';
+import type { SendKind } from '../../core/outreach/plan.js';
+import {
+  accountDayCounts,
+  closingLeads,
+  completeIfDone,
+  dueLeads,
+  excludeNow,
+  failLead,
+  moveDue,
+  moveDueMany,
+  pendingIntents,
+  recordAgentDecision,
+  runningCampaigns,
+} from '../../core/outreach/queue.js';
+import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from '../../core/outreach/sends.js';
+import { isWorkingTime, nextDayWorkingTime, nextWorkingTime } from '../../core/outreach/schedule.js';
+import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
+import { effectiveAccountId, loadCampaignInfo, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -26,7 +33,6 @@ const HOUR = 60 * MINUTE;
 const ACCOUNT_RETRY_MS = HOUR;
 /** First backoff after a transient provider failure; doubles per attempt. */
 const RETRY_BASE_MS = 15 * MINUTE;
-const MESSAGE_MAX = 8000;
 /** How long `stop()` waits for a tick in progress. */
 const STOP_WAIT_MS = 10_000;
 
@@ -73,6 +79,10 @@ const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead
  * p-queue bounding provider concurrency; each account sends one message at a time, inside
  * working hours, under its daily caps and with randomised spacing. Time is `ctx.simClock`; the
  * lease that keeps one engine per database is on wall time (`ctx.clock`).
+ *
+ * The engine only schedules: the lease, the lanes, the queue and the timers. Everything it
+ * records (intents, sends, stage moves, counters, inbound events, campaign completion) is a
+ * core verb in src/core/outreach/.
  */
 export class Engine {
   readonly holder: string;
@@ -189,7 +199,7 @@ export class Engine {
    * other engine can be sending them; they count as sent, so nothing is ever sent twice.
    */
   private recover(): void {
-    const pending = this.ctx.db.select().from(engineIntents).where(eq(engineIntents.state, 'pending')).all();
+    const pending = pendingIntents(this.ctx);
     for (const intent of pending) {
       if (this.inFlight.has(intent.id)) continue;
       this.ctx.log.warn({ intentId: intent.id, leadId: intent.leadId, kind: intent.kind }, 'send outcome unknown after restart; counted as sent, not repeated');
@@ -204,19 +214,11 @@ export class Engine {
 
     report.inbound = await this.drainInbound();
 
-    const running = this.runningCampaigns();
+    const running = runningCampaigns(this.ctx);
     const lanes = new Map<string, SendItem[]>();
     const seen = new Set<string>();
     const now = this.ctx.simClock.now();
-    // Oldest first, in the order of the polite-close index: ordered so, SQLite seeks that index
-    // past its nulls; unordered, it scanned the whole leads table on every tick.
-    const closing = this.ctx.db
-      .select()
-      .from(leads)
-      .where(isNotNull(leads.politeClosePendingAt))
-      .orderBy(asc(leads.politeClosePendingAt))
-      .limit(this.settings.batchSize)
-      .all();
+    const closing = closingLeads(this.ctx, this.settings.batchSize);
     for (const lead of closing) {
       if ((this.closeDeferred.get(lead.id) ?? 0) > now) continue;
       const info = loadCampaignInfo(this.ctx, lead.campaignId);
@@ -225,13 +227,7 @@ export class Engine {
       await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
     }
     for (const info of running) {
-      const due = this.ctx.db
-        .select()
-        .from(leads)
-        .where(and(eq(leads.campaignId, info.id), lte(leads.nextActionAt, now)))
-        .orderBy(asc(leads.nextActionAt))
-        .limit(this.settings.batchSize)
-        .all();
+      const due = dueLeads(this.ctx, info.id, now, this.settings.batchSize);
       for (const lead of due) {
         if (seen.has(lead.id)) continue;
         seen.add(lead.id);
@@ -247,7 +243,7 @@ export class Engine {
     );
     report.sends = counts.reduce<number>((n, c) => n + (c ?? 0), 0);
 
-    for (const info of running) if (this.completeIfDone(info.id)) report.completed.push(info.id);
+    for (const info of running) if (completeIfDone(this.ctx, info.id, this.holder)) report.completed.push(info.id);
     return report;
   }
 
@@ -269,27 +265,6 @@ export class Engine {
     return events.length;
   }
 
-  /** Running campaigns; one that lost its agent cannot send anything and is marked FAILED. */
-  private runningCampaigns(): CampaignInfo[] {
-    const ids = this.ctx.db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS')).all();
-    const out: CampaignInfo[] = [];
-    for (const { id } of ids) {
-      const info = loadCampaignInfo(this.ctx, id);
-      if (!info) continue;
-      if (info.agent === null) {
-        this.ctx.log.warn({ campaignId: id }, 'running campaign has no agent; marked FAILED');
-        this.ctx.db
-          .update(campaigns)
-          .set({ status: 'FAILED', updatedAt: this.ctx.simClock.now() })
-          .where(and(eq(campaigns.id, id), eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS')))
-          .run();
-        continue;
-      }
-      out.push(info);
-    }
-    return out;
-  }
-
   private async guarded(lead: LeadRow, fn: () => Promise<void>): Promise<void> {
     try {
       await fn();
@@ -301,13 +276,8 @@ export class Engine {
     }
   }
 
-  /** Sets a lead's due time, unless something else changed it since it was read. */
   private moveDue(leadId: string, from: number | null, to: number | null): void {
-    this.ctx.db
-      .update(leads)
-      .set({ nextActionAt: to })
-      .where(and(eq(leads.id, leadId), from === null ? isNull(leads.nextActionAt) : eq(leads.nextActionAt, from)))
-      .run();
+    moveDue(this.ctx, leadId, from, to);
   }
 
   /** Works one due lead: waits, final steps and agent decisions here; sends go to the account's lane. */
@@ -326,8 +296,7 @@ export class Engine {
       case 'finish':
         return this.moveDue(lead.id, lead.nextActionAt, null);
       case 'fail':
-        transaction(this.ctx.db, () => updateAndReplan(this.ctx, lead.id, { stage: 'failed', updatedAt: now }, info, this.settings));
-        return;
+        return failLead(this.ctx, lead.id, info, this.settings);
       case 'decide': {
         const after = await this.decide(lead, info);
         if (after?.agentSendKind) enqueue('agent_send', after.nextActionAt);
@@ -336,8 +305,7 @@ export class Engine {
       case 'polite_close':
         if (lead.excluded || info.status !== 'CAMPAIGN_IN_PROGRESS' || !hasConversation(lead) || accountId === null) {
           // Nothing to close politely (or no traffic allowed): exclude at once, silently.
-          transaction(this.ctx.db, () => excludeEverywhere(this.ctx, lead));
-          return;
+          return excludeNow(this.ctx, lead);
         }
         return enqueue('polite_close', lead.nextActionAt);
       default:
@@ -359,26 +327,7 @@ export class Engine {
       this.ctx.log.error({ err, leadId: lead.id }, 'agent failed; handing the conversation to a person');
       decision = { kind: 'handoff', reason: 'The agent could not process the reply; a person should read it.' };
     }
-    return transaction(this.ctx.db, () => {
-      const current = getLead(this.ctx, lead.id);
-      if (!current || current.pendingReplyText !== text) return current;
-      const at = this.ctx.simClock.now();
-      switch (decision.kind) {
-        case 'none':
-          return updateAndReplan(this.ctx, lead.id, { pendingReplyText: null, needsReply: false, updatedAt: at }, info, this.settings);
-        case 'handoff':
-          return handOffLead(this.ctx, current, decision.reason, at, effectiveAccountId(current, info));
-        case 'reply':
-        case 'cta':
-          return updateAndReplan(
-            this.ctx,
-            lead.id,
-            { pendingReplyText: null, agentSendKind: decision.kind, agentSendText: fitTo(decision.text, MESSAGE_MAX), updatedAt: at },
-            info,
-            this.settings,
-          );
-      }
-    });
+    return recordAgentDecision(this.ctx, lead.id, text, decision, info, this.settings);
   }
 
   /** One account's sends, one after another, while the account may send. Returns provider calls made. */
@@ -411,13 +360,8 @@ export class Engine {
     if (blocked > now) return blocked;
     const wh = this.settings.workingHours;
     if (!isWorkingTime(now, wh)) return nextWorkingTime(now, wh);
-    const day = this.ctx.db
-      .select()
-      .from(accountDaily)
-      .where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, utcDay(now))))
-      .get();
-    const capped =
-      kind === 'connect' ? (day?.connectionRequestsSent ?? 0) >= account.connectionRequestLimit : (day?.messagesSent ?? 0) >= account.messageLimit;
+    const day = accountDayCounts(this.ctx, accountId);
+    const capped = kind === 'connect' ? day.connectionRequestsSent >= account.connectionRequestLimit : day.messagesSent >= account.messageLimit;
     if (capped) return nextDayWorkingTime(now, wh);
     const slot = this.nextSlot.get(accountId) ?? 0;
     return slot > now ? slot : null;
@@ -425,13 +369,13 @@ export class Engine {
 
   /** Pushes waiting sends back, spread by the minimum spacing so they do not all come due at once. */
   private defer(items: SendItem[], until: number): void {
-    transaction(this.ctx.db, () => {
-      items.forEach((item, j) => {
-        const at = until + j * this.settings.spacingMinMs;
-        if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, at);
-        else this.moveDue(item.leadId, item.due, at);
-      });
+    const moves: { leadId: string; from: number | null; to: number }[] = [];
+    items.forEach((item, j) => {
+      const at = until + j * this.settings.spacingMinMs;
+      if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, at);
+      else moves.push({ leadId: item.leadId, from: item.due, to: at });
     });
+    moveDueMany(this.ctx, moves);
   }
 
   private spacing(): number {
@@ -479,28 +423,5 @@ export class Engine {
       return {};
     }
     return this.ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
-  }
-
-  /**
-   * The completion rule: a running campaign that is not importing, has at least one lead, no
-   * lead with work left (nothing due now or later, no polite close pending) and no send in
-   * flight becomes COMPLETED. An empty campaign keeps running, waiting for leads.
-   */
-  private completeIfDone(campaignId: string): boolean {
-    return transaction(this.ctx.db, () => {
-      if (leaseHolder(this.ctx.db, this.ctx.clock) !== this.holder) return false;
-      const row = this.ctx.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get();
-      if (!row || row.status !== 'CAMPAIGN_IN_PROGRESS' || row.importing) return false;
-      const db = this.ctx.db;
-      // Each probe is an index seek, so the check stays cheap however many leads there are.
-      const exists = (where: SQL | undefined) => db.select({ one: sql`1` }).from(leads).where(where).limit(1).get() !== undefined;
-      if (!exists(eq(leads.campaignId, campaignId))) return false;
-      if (exists(and(eq(leads.campaignId, campaignId), isNotNull(leads.nextActionAt)))) return false;
-      if (exists(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, campaignId)))) return false;
-      if (countRows(db, engineIntents, and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, campaignId)))) return false;
-      db.update(campaigns).set({ status: 'COMPLETED', updatedAt: this.ctx.simClock.now() }).where(eq(campaigns.id, campaignId)).run();
-      this.ctx.log.info({ campaignId }, 'campaign completed');
-      return true;
-    });
   }
 }

@@ -1,24 +1,32 @@
 import { and, eq } from 'drizzle-orm';
-import { engineIntents, leads } from '../db/schema.js';
-import { transaction } from '../db/tx.js';
-import { countAccountDaily, countOutreach, recordActivity } from '../core/activity/record.js';
-import type { Ctx } from '../core/context.js';
-import { newId } from '../core/ids.js';
-import { recordMessage } from '../core/conversations/record.js';
-import { excludeEverywhere } from '../core/leads/exclude.js';
-import { handOffLead } from '../core/leads/handoff.js';
+import { engineIntents, leads } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
+import type { Ctx } from '../context.js';
+import { failpoint } from '../faults.js';
+import { newId } from '../ids.js';
+import { excludeEverywhere } from '../leads/exclude.js';
+import { handOffLead } from '../leads/handoff.js';
 import type { ProfileRef } from '../network/provider.js';
 import { leaseHolder } from './lease.js';
 import { placeholders } from './personalize.js';
-import { renderMessage, renderNote } from '../core/agents/render.js';
+import { renderMessage, renderNote } from '../agents/render.js';
+import { recordMessage } from '../conversations/record.js';
 import type { SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
 export type IntentRow = typeof engineIntents.$inferSelect;
-export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close';
+/** `manual_message` is an operator's direct message (send_message); the others are the engine's. */
+export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close' | 'manual_message';
 
-/** Where a lead is reached: its profile URL, else its provider id. */
+/** The holder of manual intents: they are not the engine's, and need no lease. */
+export const MANUAL_HOLDER = 'send_message';
+/** The holder of the operator's own replies from the dashboard inbox: manual intents whose message is the operator's. */
+export const OPERATOR_HOLDER = 'dashboard';
+
+
+/** Where a lead is reached: its profile URL (with its provider id when known), else its provider id. Engine and send_message both use it. */
 export function recipientOf(lead: LeadRow): ProfileRef | null {
   if (lead.networkUrl !== null) return lead.providerId !== null ? { networkUrl: lead.networkUrl, providerId: lead.providerId } : { networkUrl: lead.networkUrl };
   if (lead.providerId !== null) return { providerId: lead.providerId };
@@ -109,7 +117,7 @@ function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed
   return result.changes === 1;
 }
 
-const ACTIVITY_OF: Record<IntentKind, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
+const ACTIVITY_OF: Record<Exclude<IntentKind, 'manual_message'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
   connection_request: 'connection_request_sent',
   message: 'message_sent',
   agent_reply: 'agent_replied',
@@ -125,12 +133,13 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
   if (!lead || !info) return;
   const at = ctx.simClock.now();
   const chat = chatId ?? lead.chatId;
+  if (intent.kind === 'manual_message') return applyManualSent(ctx, intent, lead, chat, at);
   let changes: Partial<LeadRow>;
   switch (intent.kind) {
     case 'connection_request':
       changes = { stage: lead.stage === 'new' ? 'connection_sent' : lead.stage, invitedAt: at };
-      countOutreach(ctx, lead.campaignId, 'connectionRequestsSent', at);
-      countAccountDaily(ctx, intent.accountId, 'connectionRequestsSent', at);
+      countOutreach(ctx, lead.campaignId, 'connectionRequestsSent');
+      countAccountDaily(ctx, intent.accountId, 'connectionRequestsSent');
       break;
     case 'message':
       changes = {
@@ -140,29 +149,95 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
         lastSequenceSentAt: at,
         chatId: chat,
       };
-      countOutreach(ctx, lead.campaignId, 'messagesSent', at);
-      countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
+      countOutreach(ctx, lead.campaignId, 'messagesSent');
+      countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
     case 'agent_reply':
     case 'cta':
       changes = { needsReply: false, agentTurns: lead.agentTurns + 1, agentSendKind: null, agentSendText: null, chatId: chat };
-      countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
+      countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
     case 'polite_close':
       changes = { needsReply: false, chatId: chat };
-      countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
+      countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
     default:
       return;
   }
   const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings);
   if (!updated) return;
-  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as IntentKind], at, lead: updated, text: intent.text, accountId: intent.accountId });
+  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'manual_message'>], at, lead: updated, text: intent.text, accountId: intent.accountId });
   // A connection request is an invitation, not a message: only messages enter the thread.
   if (intent.kind !== 'connection_request' && intent.text !== null) {
     recordMessage(ctx, { lead: updated, sender: intent.kind === 'message' ? 'sequence' : 'agent', text: intent.text, at, accountId: intent.accountId });
   }
   if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
+}
+
+/**
+ * An operator's direct message that was sent: the chat id is kept, `needsReply` clears, and a
+ * lead in a conversation (it replied, not yet handed off) is handed to the operator. It is
+ * recorded as manual `message_sent` activity (never listed) and counts toward the account's
+ * messages today, not toward campaign stats.
+ */
+function applyManualSent(ctx: Ctx, intent: IntentRow, lead: LeadRow, chatId: string | null, at: number): void {
+  const changes = { chatId, needsReply: false, updatedAt: at };
+  const inConversation = lead.replied && lead.stage !== 'handed_off';
+  const updated = inConversation ? handOffLead(ctx, lead, MANUAL_HANDOFF_REASON, at, intent.accountId, changes) : lead;
+  if (!inConversation) ctx.db.update(leads).set(changes).where(eq(leads.id, lead.id)).run();
+  recordActivity(ctx, { type: 'message_sent', at, lead: updated, text: intent.text, accountId: intent.accountId, manual: true });
+  if (intent.text !== null) {
+    recordMessage(ctx, { lead: updated, sender: intent.holder === OPERATOR_HOLDER ? 'operator' : 'api', text: intent.text, at, accountId: intent.accountId, externalId: intent.messageId });
+  }
+  countAccountDaily(ctx, intent.accountId, 'messagesSent');
+  failpoint(ctx, 'inbox.send.record', intent.id);
+}
+
+/** Why the agent steps back when an operator writes to a lead in a conversation. */
+export const MANUAL_HANDOFF_REASON = 'An operator messaged the lead directly, so the agent stopped replying automatically.';
+
+/**
+ * Step one of an operator's direct message: records the intent, in its own transaction, before
+ * the provider is called. If recording the send afterwards fails, the intent stays pending and
+ * is settled as sent by the engine's recovery, so the message is counted once and never sent twice.
+ */
+export function beginManualSend(ctx: Ctx, input: { leadId: string; campaignId: string; accountId: string; text: string; sender?: 'api' | 'operator' }): IntentRow {
+  return transaction(ctx.db, () => {
+    const intent: IntentRow = {
+      seq: 0,
+      id: newId('int'),
+      leadId: input.leadId,
+      campaignId: input.campaignId,
+      accountId: input.accountId,
+      kind: 'manual_message',
+      step: null,
+      text: input.text,
+      state: 'pending',
+      holder: input.sender === 'operator' ? OPERATOR_HOLDER : MANUAL_HOLDER,
+      createdAt: ctx.simClock.now(),
+      settledAt: null,
+      chatId: null,
+      messageId: null,
+      errorCode: null,
+    };
+    const { seq: _seq, ...values } = intent;
+    ctx.db.insert(engineIntents).values(values).run();
+    return intent;
+  });
+}
+
+/** An operator's direct message the provider accepted: the intent is settled and the send recorded, in one transaction. */
+export function settleManualSent(ctx: Ctx, intent: IntentRow, result: { chatId: string; messageId: string }): void {
+  transaction(ctx.db, () => {
+    if (!settle(ctx, intent, 'sent', { chatId: result.chatId, messageId: result.messageId })) return;
+    const lead = getLead(ctx, intent.leadId);
+    if (lead) applyManualSent(ctx, intent, lead, result.chatId, ctx.simClock.now());
+  });
+}
+
+/** An operator's direct message the provider refused: the intent is closed and nothing else changes. */
+export function settleManualFailed(ctx: Ctx, intent: IntentRow, code: string): void {
+  transaction(ctx.db, () => void settle(ctx, intent, 'failed', { errorCode: code }));
 }
 
 export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: { chatId?: string; messageId?: string }): void {
