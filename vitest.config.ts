@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'ui/**/*.test.tsx'],
     // Integration tests start real servers and child processes; a slow shared machine needs room.
     testTimeout: 30_000,
     hookTimeout: 30_000,

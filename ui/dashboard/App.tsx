@@ -1,0 +1,168 @@
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { CallToolProvider } from '../shared/seam.js';
+import { dashboardCallTool, fetchSession, LOGIN_HINT, logout, type Session } from './api.js';
+import { Link, match, navigate, useLocation } from './router.js';
+import { AccountsPage } from './pages/Accounts.js';
+import { ActivityPage } from './pages/Activity.js';
+import { AgentEditorPage, AgentsPage } from './pages/Agents.js';
+import { CampaignPage, CampaignsPage } from './pages/Campaigns.js';
+import { ImportPage } from './pages/Import.js';
+import { InboxPage } from './pages/Inbox.js';
+import { KeysPage } from './pages/Keys.js';
+import { OverviewPage } from './pages/Overview.js';
+import { WebhooksPage } from './pages/Webhooks.js';
+
+const NAV: { to: string; label: string }[] = [
+  { to: '/', label: 'Overview' },
+  { to: '/campaigns', label: 'Campaigns' },
+  { to: '/agents', label: 'Agents' },
+  { to: '/inbox', label: 'Inbox' },
+  { to: '/accounts', label: 'Accounts' },
+  { to: '/import', label: 'Import leads' },
+  { to: '/activity', label: 'Activity' },
+  { to: '/webhooks', label: 'Webhooks' },
+  { to: '/keys', label: 'API keys' },
+];
+
+type Route = { title: string; render: (p: Record<string, string>) => ReactNode };
+const ROUTES: [string, Route][] = [
+  ['/', { title: 'Overview', render: () => <OverviewPage /> }],
+  ['/campaigns', { title: 'Campaigns', render: () => <CampaignsPage /> }],
+  ['/campaigns/:campaignId', { title: 'Campaign', render: (p) => <CampaignPage campaignId={p.campaignId as string} /> }],
+  ['/agents', { title: 'Agents', render: () => <AgentsPage /> }],
+  ['/agents/new', { title: 'New agent', render: () => <AgentEditorPage agentId={null} /> }],
+  ['/agents/:agentId', { title: 'Agent', render: (p) => <AgentEditorPage agentId={p.agentId as string} /> }],
+  ['/inbox', { title: 'Inbox', render: () => <InboxPage leadId={null} /> }],
+  ['/inbox/:leadId', { title: 'Inbox', render: (p) => <InboxPage leadId={p.leadId as string} /> }],
+  ['/accounts', { title: 'Accounts', render: () => <AccountsPage /> }],
+  ['/import', { title: 'Import leads', render: () => <ImportPage /> }],
+  ['/activity', { title: 'Activity', render: () => <ActivityPage /> }],
+  ['/webhooks', { title: 'Webhooks', render: () => <WebhooksPage /> }],
+  ['/keys', { title: 'API keys', render: () => <KeysPage /> }],
+];
+
+function resolve(path: string): { route: Route; params: Record<string, string> } | null {
+  for (const [pattern, route] of ROUTES) {
+    const params = match(pattern, path);
+    if (params) return { route, params };
+  }
+  return null;
+}
+
+/** What the operator sees without a session: how to get a link, and no workspace data. */
+export function SignedOut() {
+  return (
+    <main className="o-root d-login o-card">
+      <h1>Signed out</h1>
+      <p>
+        This dashboard opens with a one-time login link. On the machine that runs the server, run <code>npx outreach login</code> and open the link it
+        prints.
+      </p>
+      <p className="o-muted">{LOGIN_HINT}</p>
+    </main>
+  );
+}
+
+function Shell({ session }: { session: Session }) {
+  const { path } = useLocation();
+  const found = resolve(path);
+  const main = useRef<HTMLElement>(null);
+  const first = useRef(true);
+
+  useEffect(() => {
+    document.title = `${found?.route.title ?? 'Not found'} · Outreach`;
+    // After a client-side navigation, move focus to the new page's heading, as a page load would.
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    main.current?.querySelector<HTMLElement>('h1')?.focus();
+  }, [path, found?.route.title]);
+
+  const section = '/' + (path.split('/')[1] ?? '');
+  return (
+    <div className="o-root d-shell">
+      <a className="d-skip" href="#main">
+        Skip to content
+      </a>
+      <nav className="d-nav" aria-label="Dashboard">
+        <div className="d-brand">Outreach</div>
+        <div className="d-ws">
+          {session.workspace.name} · {session.workspace.plan} · {session.workspace.env}
+        </div>
+        <ul>
+          {NAV.map((item) => (
+            <li key={item.to}>
+              <Link to={item.to} aria-current={section === item.to || (item.to === '/' && path === '/') ? 'page' : undefined}>
+                {item.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+        <button
+          type="button"
+          className="o-button"
+          onClick={async () => {
+            await logout();
+            window.location.reload();
+          }}
+        >
+          Log out
+        </button>
+      </nav>
+      <main id="main" className="d-main" ref={main}>
+        {found ? (
+          found.route.render(found.params)
+        ) : (
+          <>
+            <h1 tabIndex={-1}>Page not found</h1>
+            <p>
+              <Link to="/">Back to the overview</Link>
+            </p>
+          </>
+        )}
+      </main>
+    </div>
+  );
+}
+
+export function App() {
+  const [signedOut, setSignedOut] = useState(false);
+  const client = useMemo(
+    () =>
+      new QueryClient({
+        defaultOptions: {
+          queries: { retry: (count, error) => (error as { code?: string }).code !== 'unauthorized' && count < 1, refetchOnWindowFocus: true, staleTime: 2_000 },
+        },
+      }),
+    [],
+  );
+  const callTool = useMemo(() => dashboardCallTool(() => setSignedOut(true)), []);
+  return (
+    <QueryClientProvider client={client}>
+      <CallToolProvider callTool={callTool}>{signedOut ? <SignedOut /> : <SessionGate />}</CallToolProvider>
+    </QueryClientProvider>
+  );
+}
+
+function SessionGate() {
+  const session = useQuery({ queryKey: ['session'], queryFn: fetchSession, staleTime: Infinity, retry: false });
+  if (session.isPending)
+    return (
+      <p role="status" className="o-root">
+        Loading…
+      </p>
+    );
+  if (session.error)
+    return (
+      <main className="o-root d-login o-card">
+        <h1>Cannot reach the server</h1>
+        <p role="alert">{session.error.message}</p>
+      </main>
+    );
+  if (!session.data) return <SignedOut />;
+  return <Shell session={session.data} />;
+}
+
+export { navigate };

@@ -1,0 +1,137 @@
+import { useId, useState, type FormEvent } from 'react';
+import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
+import type { Account } from '../../shared/types.js';
+
+function Counter({ label, value, limit }: { label: string; value: number; limit: number }) {
+  return (
+    <div className="o-meter-row">
+      <span>{label}</span>
+      <meter min={0} max={Math.max(limit, 1)} high={Math.max(limit, 1) * 0.9} value={value} aria-label={`${label}: ${value} of ${limit}`} />
+      <span>
+        {value} / {limit}
+      </span>
+    </div>
+  );
+}
+
+function AccountCard({ account }: { account: Account }) {
+  const id = useId();
+  const [requests, setRequests] = useState(String(account.today.connectionRequestLimit));
+  const [messages, setMessages] = useState(String(account.today.messageLimit));
+  const [saved, setSaved] = useState(false);
+  const update = useToolMutation('update_account', ['list_accounts']);
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    setSaved(false);
+    update.mutate(
+      { accountId: account.id, connectionRequestLimit: Number(requests), messageLimit: Number(messages) },
+      { onSuccess: () => setSaved(true) },
+    );
+  };
+  const t = account.today;
+  return (
+    <article className="o-card" aria-labelledby={`${id}-h`}>
+      <div className="o-row-between">
+        <h2 id={`${id}-h`}>{account.name}</h2>
+        <span className={account.status === 'connected' ? 'o-badge o-badge-running' : 'o-badge o-badge-paused'}>
+          {account.status}
+          {account.active ? '' : ' · inactive'}
+        </span>
+      </div>
+      <p className="o-muted">{account.hasSalesNavigator ? 'Sales Navigator' : 'Classic'} · today (UTC)</p>
+      <Counter label="Connection requests" value={t.connectionRequestsSent} limit={t.connectionRequestLimit} />
+      <Counter label="Messages" value={t.messagesSent} limit={t.messageLimit} />
+      <p className="o-muted">{t.connectionRequestsAccepted} accepted today</p>
+      <form onSubmit={save} className="o-row" aria-label={`Limits of ${account.name}`}>
+        <div className="o-field">
+          <label htmlFor={`${id}-r`}>Requests per day</label>
+          <input id={`${id}-r`} className="o-input" type="number" min={1} max={100} required value={requests} onChange={(e) => setRequests(e.target.value)} />
+        </div>
+        <div className="o-field">
+          <label htmlFor={`${id}-m`}>Messages per day</label>
+          <input id={`${id}-m`} className="o-input" type="number" min={1} max={150} required value={messages} onChange={(e) => setMessages(e.target.value)} />
+        </div>
+        <button type="submit" className="o-button" disabled={update.isPending}>
+          Save limits
+        </button>
+        <button
+          type="button"
+          className="o-button"
+          disabled={update.isPending}
+          onClick={() => update.mutate({ accountId: account.id, active: !account.active })}
+        >
+          {account.active ? 'Deactivate' : 'Activate'}
+        </button>
+        {saved ? <span role="status">Saved.</span> : null}
+      </form>
+      <p className="o-hint">A warm-up can keep today’s limits below the configured ones.</p>
+      <ErrorNote error={update.error} prefix="Could not update" />
+    </article>
+  );
+}
+
+function Connect() {
+  const id = useId();
+  const [name, setName] = useState('');
+  const [connectUrl, setConnectUrl] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const connect = useToolMutation('connect_account', ['list_accounts']);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    connect.mutate(
+      { name, idempotencyKey: newIdempotencyKey() },
+      {
+        onSuccess: (r) => {
+          setConnectUrl(r.connectUrl);
+          setDone(r.connectUrl ? null : `${r.account.name} is connected.`);
+          setName('');
+        },
+      },
+    );
+  };
+  return (
+    <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>Connect an account</h2>
+      <div className="o-row">
+        <div className="o-field">
+          <label htmlFor={`${id}-n`}>Account name</label>
+          <input id={`${id}-n`} className="o-input" required maxLength={120} value={name} onChange={(e) => setName(e.target.value)} />
+        </div>
+        <button type="submit" className="o-button o-button-primary" disabled={connect.isPending}>
+          Connect
+        </button>
+      </div>
+      {done ? <p role="status">{done}</p> : null}
+      {connectUrl ? (
+        <p role="status">
+          Finish signing in to LinkedIn on the provider’s page:{' '}
+          <a href={connectUrl} target="_blank" rel="noreferrer noopener">
+            open the sign-in page
+          </a>
+          . The account shows as connected when the provider reports success.
+        </p>
+      ) : null}
+      <ErrorNote error={connect.error} prefix="Could not connect" />
+    </form>
+  );
+}
+
+/** Connected accounts: today's counters against their limits, limits, and connect. */
+export function AccountsPage() {
+  const accounts = useTool('list_accounts', { limit: 100 }, { refetchInterval: 10_000 });
+  return (
+    <>
+      <h1 tabIndex={-1}>Accounts</h1>
+      <ErrorNote error={accounts.error} />
+      {accounts.isPending ? <Loading label="Loading accounts…" /> : null}
+      {accounts.data?.accounts.length === 0 ? <p>No account yet. Connect one to start sending.</p> : null}
+      <div className="o-grid">
+        {accounts.data?.accounts.map((a) => (
+          <AccountCard key={`${a.id}:${a.today.connectionRequestLimit}:${a.today.messageLimit}`} account={a} />
+        ))}
+      </div>
+      <Connect />
+    </>
+  );
+}

@@ -1,0 +1,190 @@
+import { useId, useState, type FormEvent } from 'react';
+import { CampaignCard } from '../../shared/components/CampaignCard.js';
+import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { LeadsTable } from '../../shared/components/LeadsTable.js';
+import { campaignStatusLabel, formatNumber, formatRate } from '../../shared/format.js';
+import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
+import type { Campaign } from '../../shared/types.js';
+import { Link, navigate } from '../router.js';
+
+/** A select of the workspace's agents (first 100), with "none". */
+function AgentSelect({ id, value, onChange }: { id: string; value: string; onChange: (v: string) => void }) {
+  const agents = useTool('list_agents', { limit: 100 });
+  return (
+    <select id={id} className="o-select" value={value} onChange={(e) => onChange(e.target.value)}>
+      <option value="">No agent yet</option>
+      {agents.data?.agents.map((a) => (
+        <option key={a.id} value={a.id}>
+          {a.name}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function CreateCampaign() {
+  const id = useId();
+  const [name, setName] = useState('');
+  const [agentId, setAgentId] = useState('');
+  const create = useToolMutation('create_campaign', ['list_campaigns', 'get_insights_overview']);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(
+      { name, assignedTemplateId: agentId || null, idempotencyKey: newIdempotencyKey() },
+      { onSuccess: (c) => navigate(`/campaigns/${c.id}`) },
+    );
+  };
+  return (
+    <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>New campaign</h2>
+      <div className="o-row">
+        <div className="o-field">
+          <label htmlFor={`${id}-name`}>Name</label>
+          <input id={`${id}-name`} className="o-input" required maxLength={120} value={name} onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="o-field">
+          <label htmlFor={`${id}-agent`}>Agent</label>
+          <AgentSelect id={`${id}-agent`} value={agentId} onChange={setAgentId} />
+        </div>
+      </div>
+      <button type="submit" className="o-button o-button-primary" disabled={create.isPending}>
+        Create campaign
+      </button>
+      <ErrorNote error={create.error} prefix="Could not create the campaign" />
+    </form>
+  );
+}
+
+/** Every campaign, paged, with a form to create one. */
+export function CampaignsPage() {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const list = useTool('list_campaigns', { limit: 50, ...(cursor ? { cursor } : {}) }, { keepPrevious: true });
+  return (
+    <>
+      <h1 tabIndex={-1}>Campaigns</h1>
+      <CreateCampaign />
+      <ErrorNote error={list.error} />
+      {list.isPending ? <Loading label="Loading campaigns…" /> : null}
+      {list.data ? (
+        <div className="o-table-wrap o-card">
+          <table className="o-table">
+            <caption className="sr-only">Campaigns</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Leads</th>
+                <th scope="col">Requests sent</th>
+                <th scope="col">Acceptance</th>
+                <th scope="col">Replies</th>
+                <th scope="col">Reply rate</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.campaigns.length === 0 ? (
+                <tr>
+                  <td colSpan={7}>No campaigns yet.</td>
+                </tr>
+              ) : null}
+              {list.data.campaigns.map((c) => (
+                <tr key={c.id}>
+                  <td>
+                    <Link to={`/campaigns/${c.id}`}>{c.name}</Link>
+                  </td>
+                  <td>{campaignStatusLabel(c.status)}</td>
+                  <td>{formatNumber(c.totalLeads)}</td>
+                  <td>{formatNumber(c.stats.connectionRequestsSent)}</td>
+                  <td>{formatRate(c.stats.acceptanceRate)}</td>
+                  <td>{formatNumber(c.stats.repliesReceived)}</td>
+                  <td>{formatRate(c.stats.replyRate)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <nav className="o-row" aria-label="Campaign pages">
+        <button type="button" className="o-button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          Previous page
+        </button>
+        <button
+          type="button"
+          className="o-button"
+          disabled={!list.data?.nextCursor}
+          onClick={() => {
+            const next = list.data?.nextCursor;
+            if (next) setCursors((c) => [...c, next]);
+          }}
+        >
+          Next page
+        </button>
+      </nav>
+    </>
+  );
+}
+
+function EditCampaign({ campaign }: { campaign: Campaign }) {
+  const id = useId();
+  const [name, setName] = useState(campaign.name);
+  const [agentId, setAgentId] = useState(campaign.assignedTemplateId ?? '');
+  const [saved, setSaved] = useState(false);
+  const update = useToolMutation('update_campaign', ['get_campaign', 'list_campaigns']);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setSaved(false);
+    const args: { campaignId: string; name?: string; assignedTemplateId?: string | null } = { campaignId: campaign.id };
+    if (name !== campaign.name) args.name = name;
+    if ((agentId || null) !== campaign.assignedTemplateId) args.assignedTemplateId = agentId || null;
+    if (args.name === undefined && args.assignedTemplateId === undefined) return setSaved(true);
+    update.mutate(args, { onSuccess: () => setSaved(true) });
+  };
+  return (
+    <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>Settings</h2>
+      <div className="o-row">
+        <div className="o-field">
+          <label htmlFor={`${id}-name`}>Name</label>
+          <input id={`${id}-name`} className="o-input" required maxLength={120} value={name} onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="o-field">
+          <label htmlFor={`${id}-agent`}>Agent</label>
+          <AgentSelect id={`${id}-agent`} value={agentId} onChange={setAgentId} />
+        </div>
+      </div>
+      <div className="o-row">
+        <button type="submit" className="o-button" disabled={update.isPending}>
+          Save settings
+        </button>
+        {saved ? <span role="status">Saved.</span> : null}
+      </div>
+      <ErrorNote error={update.error} prefix="Could not save" />
+    </form>
+  );
+}
+
+/** One campaign: its card with Start/Pause, its settings, and its leads. */
+export function CampaignPage({ campaignId }: { campaignId: string }) {
+  const campaign = useTool('get_campaign', { campaignId }, { refetchInterval: 5_000 });
+  return (
+    <>
+      <p>
+        <Link to="/campaigns">← Campaigns</Link>
+      </p>
+      <h1 tabIndex={-1}>{campaign.data?.name ?? 'Campaign'}</h1>
+      <ErrorNote error={campaign.error} />
+      {campaign.isPending ? <Loading label="Loading the campaign…" /> : null}
+      {campaign.data ? (
+        <>
+          <CampaignCard campaign={campaign.data} title="Status and funnel" headingLevel={2}>
+            <Link to={`/import?campaign=${encodeURIComponent(campaign.data.id)}`}>Import leads from CSV</Link>
+          </CampaignCard>
+          <EditCampaign key={`${campaign.data.id}:${campaign.data.name}:${campaign.data.assignedTemplateId}`} campaign={campaign.data} />
+          <div className="o-card">
+            <LeadsTable campaignId={campaign.data.id} rowAction={(lead) => (lead.replied ? <Link to={`/inbox/${lead.id}`}>Open thread</Link> : null)} />
+          </div>
+        </>
+      ) : null}
+    </>
+  );
+}

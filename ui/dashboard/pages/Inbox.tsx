@@ -1,0 +1,155 @@
+import { useId, useState, type FormEvent } from 'react';
+import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { formatWhen } from '../../shared/format.js';
+import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
+import type { ConversationFilter } from '../../shared/types.js';
+import { Link, useLocation } from '../router.js';
+
+const FILTERS: { value: ConversationFilter; label: string }[] = [
+  { value: 'needs_reply', label: 'Needs reply' },
+  { value: 'handed_off', label: 'Handed off' },
+  { value: 'all', label: 'All' },
+];
+
+const SENDER: Record<string, string> = { sequence: 'Sequence', agent: 'Agent', operator: 'You', api: 'API', lead: 'Lead' };
+
+function Thread({ leadId }: { leadId: string }) {
+  const id = useId();
+  const conversation = useTool('get_conversation', { leadId }, { refetchInterval: 5_000 });
+  const [text, setText] = useState('');
+  // One key per draft: a retried Send of the same text cannot send it twice.
+  const [key, setKey] = useState(newIdempotencyKey);
+  const [sent, setSent] = useState<string | null>(null);
+  const reply = useToolMutation('reply_conversation', ['get_conversation', 'list_conversations']);
+  const done = useToolMutation('mark_conversation_done', ['get_conversation', 'list_conversations', 'list_leads']);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setSent(null);
+    reply.mutate(
+      { leadId, text, idempotencyKey: key },
+      {
+        onSuccess: () => {
+          setText('');
+          setKey(newIdempotencyKey());
+          setSent('Reply sent.');
+        },
+      },
+    );
+  };
+
+  if (conversation.isPending) return <Loading label="Loading the conversation…" />;
+  if (conversation.error) return <ErrorNote error={conversation.error} />;
+  const { lead, messages } = conversation.data;
+  return (
+    <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
+      <div className="o-row-between">
+        <h2 id={`${id}-h`}>{lead.fullName ?? lead.id}</h2>
+        {lead.needsReply ? <span className="o-badge o-badge-paused">Needs reply</span> : <span className="o-badge">Answered</span>}
+      </div>
+      {lead.jobTitle || lead.companyName ? <p className="o-muted">{[lead.jobTitle, lead.companyName].filter(Boolean).join(' · ')}</p> : null}
+      <p>
+        <Link to={`/campaigns/${lead.campaignId}`}>Open the campaign</Link>
+      </p>
+      {messages.length === 0 ? <p className="o-muted">No messages stored for this lead yet.</p> : null}
+      <ol className="o-thread" aria-label="Messages, oldest first">
+        {messages.map((m, i) => (
+          <li key={m.id ?? i} className={m.direction === 'inbound' ? 'o-msg o-msg-in' : 'o-msg o-msg-out'}>
+            <span className="o-msg-meta">
+              {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
+            </span>
+            {m.text}
+          </li>
+        ))}
+      </ol>
+      <form onSubmit={submit} className="o-stack">
+        <div className="o-field">
+          <label htmlFor={`${id}-reply`}>Your reply</label>
+          <textarea id={`${id}-reply`} className="o-textarea" required maxLength={8000} value={text} onChange={(e) => setText(e.target.value)} />
+        </div>
+        <div className="o-row">
+          <button type="submit" className="o-button o-button-primary" disabled={reply.isPending || text.trim() === ''}>
+            Send reply
+          </button>
+          <button type="button" className="o-button" disabled={done.isPending || !lead.needsReply} onClick={() => done.mutate({ leadId })}>
+            Mark done
+          </button>
+          {sent ? <span role="status">{sent}</span> : null}
+        </div>
+        <ErrorNote error={reply.error} prefix="Could not send" />
+        <ErrorNote error={done.error} prefix="Could not mark done" />
+      </form>
+    </section>
+  );
+}
+
+/** Threads newest-inbound first, filtered; the chosen thread in full, with reply and done. */
+export function InboxPage({ leadId }: { leadId: string | null }) {
+  const { query } = useLocation();
+  const filter = (FILTERS.find((f) => f.value === query.get('filter'))?.value ?? 'needs_reply') as ConversationFilter;
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const threads = useTool('list_conversations', { filter, limit: 50, ...(cursor ? { cursor } : {}) }, { refetchInterval: 5_000, keepPrevious: true });
+  const suffix = filter === 'needs_reply' ? '' : `?filter=${filter}`;
+  return (
+    <>
+      <h1 tabIndex={-1}>Inbox</h1>
+      <nav className="d-tabs" aria-label="Inbox filter">
+        {FILTERS.map((f) => (
+          <Link
+            key={f.value}
+            to={`/inbox${leadId ? `/${leadId}` : ''}${f.value === 'needs_reply' ? '' : `?filter=${f.value}`}`}
+            className={f.value === filter ? 'o-button o-button-primary' : 'o-button'}
+            aria-current={f.value === filter ? 'page' : undefined}
+            onClick={() => setCursors([])}
+          >
+            {f.label}
+          </Link>
+        ))}
+      </nav>
+      <div className="d-inbox">
+        <section aria-label="Threads">
+          <ErrorNote error={threads.error} />
+          {threads.isPending ? <Loading label="Loading threads…" /> : null}
+          {threads.data && threads.data.conversations.length === 0 ? <p className="o-muted">Nothing here.</p> : null}
+          <ul className="d-thread-list">
+            {threads.data?.conversations.map((t) => (
+              <li key={t.leadId}>
+                <Link to={`/inbox/${t.leadId}${suffix}`} aria-current={t.leadId === leadId ? 'true' : undefined}>
+                  <strong>{t.leadName ?? t.leadId}</strong>
+                  {t.needsReply ? <span className="o-badge o-badge-paused"> needs reply</span> : null}
+                  {t.handedOff ? <span className="o-badge"> handed off</span> : null}
+                  <br />
+                  <span className="o-muted">{t.campaignName ?? t.campaignId}</span>
+                  {t.lastMessage ? (
+                    <>
+                      <br />
+                      <span>{t.lastMessage.text.length > 90 ? `${t.lastMessage.text.slice(0, 90)}…` : t.lastMessage.text}</span>
+                    </>
+                  ) : null}
+                </Link>
+              </li>
+            ))}
+          </ul>
+          <nav className="o-row" aria-label="Thread pages">
+            <button type="button" className="o-button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+              Newer
+            </button>
+            <button
+              type="button"
+              className="o-button"
+              disabled={!threads.data?.nextCursor}
+              onClick={() => {
+                const next = threads.data?.nextCursor;
+                if (next) setCursors((c) => [...c, next]);
+              }}
+            >
+              Older
+            </button>
+          </nav>
+        </section>
+        {leadId ? <Thread key={leadId} leadId={leadId} /> : <p className="o-muted">Choose a thread to read it in full and answer.</p>}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,42 @@
+import { CampaignCard } from '../../shared/components/CampaignCard.js';
+import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { InsightsPanel } from '../../shared/components/InsightsPanel.js';
+import { useTool } from '../../shared/hooks.js';
+import { Link } from '../router.js';
+
+/** Credits, workspace insights, the per-day chart and each campaign's funnel. */
+export function OverviewPage() {
+  const credits = useTool('get_credits', {});
+  const insights = useTool('get_insights_overview', {}, { refetchInterval: 10_000 });
+  const series = useTool('get_activity_series', { days: 30 }, { refetchInterval: 10_000 });
+  const campaigns = useTool('list_campaigns', { limit: 12 });
+  return (
+    <>
+      <h1 tabIndex={-1}>Overview</h1>
+      <ErrorNote error={credits.error ?? insights.error ?? series.error} />
+      {insights.data ? (
+        <InsightsPanel insights={insights.data} {...(credits.data ? { credits: credits.data } : {})} {...(series.data ? { series: series.data } : {})} />
+      ) : (
+        <Loading label="Loading insights…" />
+      )}
+      <section aria-labelledby="ov-campaigns" className="o-stack">
+        <div className="o-row-between">
+          <h2 id="ov-campaigns">Campaign funnels</h2>
+          <Link to="/campaigns">All campaigns</Link>
+        </div>
+        <ErrorNote error={campaigns.error} />
+        {campaigns.isPending ? <Loading label="Loading campaigns…" /> : null}
+        {campaigns.data && campaigns.data.campaigns.length === 0 ? (
+          <p>
+            No campaigns yet. <Link to="/campaigns">Create one</Link>.
+          </p>
+        ) : null}
+        <div className="o-grid">
+          {campaigns.data?.campaigns.map((c) => (
+            <CampaignCard key={c.id} campaign={c} title={<Link to={`/campaigns/${c.id}`}>{c.name}</Link>} />
+          ))}
+        </div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,233 @@
+import { useId, useState, type FormEvent } from 'react';
+import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { formatWhen } from '../../shared/format.js';
+import { useTool, useToolMutation } from '../../shared/hooks.js';
+import type { WebhookDelivery } from '../../shared/types.js';
+import { ShownOnce } from './Secret.js';
+
+function Endpoints() {
+  const id = useId();
+  const endpoints = useTool('list_webhook_endpoints', {});
+  const add = useToolMutation('add_webhook_endpoint', ['list_webhook_endpoints']);
+  const remove = useToolMutation('remove_webhook_endpoint', ['list_webhook_endpoints']);
+  const toggle = useToolMutation('set_webhook_endpoint_enabled', ['list_webhook_endpoints']);
+  const [url, setUrl] = useState('');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    add.mutate({ url }, { onSuccess: () => setUrl('') });
+  };
+  return (
+    <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>Endpoints</h2>
+      <ErrorNote error={endpoints.error ?? remove.error ?? toggle.error} />
+      {endpoints.isPending ? <Loading label="Loading endpoints…" /> : null}
+      {endpoints.data?.endpoints.length === 0 ? <p>No endpoint yet: add the URL that should receive reply, accept and tag events.</p> : null}
+      <ul>
+        {endpoints.data?.endpoints.map((ep) => (
+          <li key={ep.id} className="o-row">
+            <span className="o-mono">{ep.url}</span>
+            <span className={ep.enabled ? 'o-badge o-badge-running' : 'o-badge'}>{ep.enabled ? 'enabled' : 'disabled'}</span>
+            <button type="button" className="o-button" onClick={() => toggle.mutate({ endpointId: ep.id, enabled: !ep.enabled })}>
+              {ep.enabled ? 'Disable' : 'Enable'} {ep.url}
+            </button>
+            <button type="button" className="o-button" onClick={() => remove.mutate({ endpointId: ep.id })}>
+              Remove {ep.url}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form onSubmit={submit} className="o-row">
+        <div className="o-field">
+          <label htmlFor={`${id}-url`}>Endpoint URL</label>
+          <input id={`${id}-url`} className="o-input" type="url" required placeholder="https://example.com/hooks" value={url} onChange={(e) => setUrl(e.target.value)} />
+        </div>
+        <button type="submit" className="o-button o-button-primary" disabled={add.isPending}>
+          Add endpoint
+        </button>
+      </form>
+      <ErrorNote error={add.error} prefix="Could not add" />
+    </section>
+  );
+}
+
+function SigningSecret() {
+  const id = useId();
+  const rotate = useToolMutation('rotate_webhook_secret');
+  const [secret, setSecret] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>Signing secret</h2>
+      <p>
+        Every delivery carries the secret in <code>X-Webhook-Signature</code>; your receiver compares it. Rotating replaces it at once, so update your
+        receiver right after.
+      </p>
+      {confirming ? (
+        <div className="o-row" role="group" aria-label="Confirm rotation">
+          <button
+            type="button"
+            className="o-button o-button-danger"
+            disabled={rotate.isPending}
+            onClick={() =>
+              rotate.mutate(
+                {},
+                {
+                  onSuccess: (r) => {
+                    setSecret(r.secret);
+                    setConfirming(false);
+                  },
+                },
+              )
+            }
+          >
+            Rotate now
+          </button>
+          <button type="button" className="o-button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <button type="button" className="o-button" onClick={() => setConfirming(true)}>
+          Rotate the signing secret
+        </button>
+      )}
+      {secret ? <ShownOnce label="The new signing secret" secret={secret} onDismiss={() => setSecret(null)} /> : null}
+      <ErrorNote error={rotate.error} prefix="Could not rotate" />
+    </section>
+  );
+}
+
+function DeliveryRow({ d }: { d: WebhookDelivery }) {
+  const redeliver = useToolMutation('redeliver_webhook_delivery', ['list_webhook_deliveries']);
+  const [queued, setQueued] = useState(false);
+  return (
+    <tr>
+      <td>{formatWhen(d.createdAt)}</td>
+      <td>{d.event}</td>
+      <td>{d.status}</td>
+      <td>
+        <details>
+          <summary>
+            {d.attempts.length} attempt{d.attempts.length === 1 ? '' : 's'}
+          </summary>
+          <ol>
+            {d.attempts.map((a, i) => (
+              <li key={i}>
+                {formatWhen(a.at)}: {a.status ?? 'no answer'}
+                {a.error ? ` (${a.error})` : ''}
+                {a.durationMs != null ? `, ${a.durationMs} ms` : ''}
+              </li>
+            ))}
+          </ol>
+        </details>
+      </td>
+      <td>
+        <button
+          type="button"
+          className="o-button"
+          disabled={redeliver.isPending}
+          onClick={() => redeliver.mutate({ deliveryId: d.id }, { onSuccess: () => setQueued(true) })}
+        >
+          Redeliver<span className="sr-only"> {d.event} of {formatWhen(d.createdAt)}</span>
+        </button>
+        {queued ? <span role="status"> Queued.</span> : null}
+        <ErrorNote error={redeliver.error} />
+      </td>
+    </tr>
+  );
+}
+
+const STATUSES = ['', 'pending', 'delivered', 'failed'];
+
+function Deliveries() {
+  const id = useId();
+  const [status, setStatus] = useState('');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const list = useTool(
+    'list_webhook_deliveries',
+    { limit: 25, ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) },
+    { refetchInterval: cursor ? false : 5_000, keepPrevious: true },
+  );
+  return (
+    <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>Delivery log</h2>
+      <div className="o-field">
+        <label htmlFor={`${id}-s`}>Status</label>
+        <select
+          id={`${id}-s`}
+          className="o-select"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.target.value);
+            setCursors([]);
+          }}
+        >
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s || 'Any'}
+            </option>
+          ))}
+        </select>
+      </div>
+      <ErrorNote error={list.error} />
+      {list.isPending ? <Loading label="Loading deliveries…" /> : null}
+      {list.data ? (
+        <div className="o-table-wrap">
+          <table className="o-table">
+            <caption className="sr-only">Webhook deliveries, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.deliveries.length === 0 ? (
+                <tr>
+                  <td colSpan={5}>No deliveries yet.</td>
+                </tr>
+              ) : null}
+              {list.data.deliveries.map((d) => (
+                <DeliveryRow key={d.id} d={d} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <nav className="o-row" aria-label="Delivery pages">
+        <button type="button" className="o-button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          Newer
+        </button>
+        <button
+          type="button"
+          className="o-button"
+          disabled={!list.data?.nextCursor}
+          onClick={() => {
+            const next = list.data?.nextCursor;
+            if (next) setCursors((c) => [...c, next]);
+          }}
+        >
+          Older
+        </button>
+      </nav>
+    </section>
+  );
+}
+
+/** Endpoints, the signing secret (shown once on rotation), and the delivery log with redelivery. */
+export function WebhooksPage() {
+  return (
+    <>
+      <h1 tabIndex={-1}>Webhooks</h1>
+      <Endpoints />
+      <SigningSecret />
+      <Deliveries />
+    </>
+  );
+}

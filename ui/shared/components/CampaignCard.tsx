@@ -1,0 +1,111 @@
+import { useEffect, useState, type ReactNode } from 'react';
+import { useToolMutation } from '../hooks.js';
+import { campaignStatusLabel, formatNumber, formatRate } from '../format.js';
+import type { Campaign } from '../types.js';
+import { ErrorNote } from './Feedback.js';
+
+const STARTABLE = new Set(['READY_TO_SEND', 'CAMPAIGN_PAUSED', 'FAILED']);
+
+function badgeClass(status: string): string {
+  if (status === 'CAMPAIGN_IN_PROGRESS') return 'o-badge o-badge-running';
+  if (status === 'CAMPAIGN_PAUSED') return 'o-badge o-badge-paused';
+  if (status === 'FAILED') return 'o-badge o-badge-failed';
+  return 'o-badge';
+}
+
+/**
+ * A campaign's funnel: requests sent, accepted, messaged, replied. Each step is a meter
+ * against the requests sent, with its count, so it reads without colour or a chart.
+ */
+export function CampaignFunnel({ campaign }: { campaign: Campaign }) {
+  const s = campaign.stats;
+  const top = Math.max(s.connectionRequestsSent, s.messagesSent, 1);
+  const steps = [
+    { label: 'Requests sent', value: s.connectionRequestsSent, note: '' },
+    { label: 'Accepted', value: s.connectionRequestsAccepted, note: formatRate(s.acceptanceRate) },
+    { label: 'Messages sent', value: s.messagesSent, note: '' },
+    { label: 'Replies', value: s.repliesReceived, note: formatRate(s.replyRate) },
+  ];
+  return (
+    <div role="group" aria-label={`Funnel of ${campaign.name}`}>
+      {steps.map((step) => (
+        <div className="o-meter-row" key={step.label}>
+          <span>{step.label}</span>
+          <meter min={0} max={top} value={step.value} aria-label={`${step.label}: ${step.value}`} />
+          <span>
+            {formatNumber(step.value)}
+            {step.note ? <span className="o-muted"> · {step.note}</span> : null}
+          </span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export interface CampaignCardProps {
+  /** The campaign as get_campaign / list_campaigns returned it. */
+  campaign: Campaign;
+  /** Rendered as the card's title: a link in the dashboard, plain text in a view. */
+  title?: ReactNode;
+  headingLevel?: 2 | 3;
+  /** Called with the campaign as start/pause left it. */
+  onChanged?: (campaign: Campaign) => void;
+  children?: ReactNode;
+}
+
+/** Status, lead count, funnel, and Start / Pause through start_campaign / pause_campaign. */
+export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, children }: CampaignCardProps) {
+  // A view renders from the result its host handed it, so the card keeps the campaign that
+  // start/pause returned until a fresher one comes in as a prop.
+  const [latest, setLatest] = useState<Campaign | null>(null);
+  useEffect(() => setLatest(null), [campaign]);
+  const shown = latest && latest.id === campaign.id ? latest : campaign;
+
+  const invalidates = ['get_campaign', 'list_campaigns', 'get_insights_overview'] as const;
+  const start = useToolMutation('start_campaign', invalidates);
+  const pause = useToolMutation('pause_campaign', invalidates);
+  const busy = start.isPending || pause.isPending;
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
+
+  const run = (which: 'start' | 'pause') => {
+    const mutation = which === 'start' ? start : pause;
+    (which === 'start' ? pause : start).reset();
+    mutation.mutate(
+      { campaignId: shown.id },
+      {
+        onSuccess: (result) => {
+          setLatest(result.campaign);
+          onChanged?.(result.campaign);
+        },
+      },
+    );
+  };
+
+  return (
+    <article className="o-card" aria-label={`Campaign ${shown.name}`}>
+      <div className="o-row-between">
+        <Heading>{title ?? shown.name}</Heading>
+        <span className={badgeClass(shown.status)}>{campaignStatusLabel(shown.status)}</span>
+      </div>
+      <p className="o-muted">
+        {formatNumber(shown.totalLeads)} leads · {shown.assignedTemplateId ? `agent ${shown.assignedTemplateId}` : 'no agent assigned'}
+      </p>
+      <CampaignFunnel campaign={shown} />
+      <div className="o-row" aria-live="polite">
+        {STARTABLE.has(shown.status) ? (
+          <button type="button" className="o-button o-button-primary" disabled={busy} onClick={() => run('start')}>
+            {shown.status === 'CAMPAIGN_PAUSED' ? 'Resume' : 'Start'} {shown.name}
+          </button>
+        ) : null}
+        {shown.status === 'CAMPAIGN_IN_PROGRESS' ? (
+          <button type="button" className="o-button" disabled={busy} onClick={() => run('pause')}>
+            Pause {shown.name}
+          </button>
+        ) : null}
+        {children}
+      </div>
+      <ErrorNote error={start.error} prefix="Could not start" />
+      <ErrorNote error={pause.error} prefix="Could not pause" />
+    </article>
+  );
+}

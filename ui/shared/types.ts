@@ -1,0 +1,228 @@
+/**
+ * What each tool takes and returns, as the UI sees it. Tools that exist on the server are
+ * typed from their own zod schemas (type-only imports: nothing of the server reaches the
+ * bundle, and a change to a schema breaks the UI's type-check instead of the page).
+ * Tools another branch is still writing are typed from the dashboard contract below, and move
+ * to their schemas as they land.
+ */
+import type { z } from 'zod';
+import type { getCampaignTool } from '../../src/tools/get-campaign.js';
+import type { getCreditsTool } from '../../src/tools/get-credits.js';
+import type { getInsightsOverviewTool } from '../../src/tools/get-insights-overview.js';
+import type { getLeadTool } from '../../src/tools/get-lead.js';
+import type { getRecentActivityTool } from '../../src/tools/get-recent-activity.js';
+import type { listAccountsTool } from '../../src/tools/list-accounts.js';
+import type { listCampaignsTool } from '../../src/tools/list-campaigns.js';
+import type { listLeadsTool } from '../../src/tools/list-leads.js';
+import type { pauseCampaignTool } from '../../src/tools/pause-campaign.js';
+import type { sendMessageTool } from '../../src/tools/send-message.js';
+import type { startCampaignTool } from '../../src/tools/start-campaign.js';
+import type { updateLeadTool } from '../../src/tools/update-lead.js';
+import type { updateLeadsBatchTool } from '../../src/tools/update-leads-batch.js';
+import type { deleteLeadsBatchTool } from '../../src/tools/delete-leads-batch.js';
+import type { addLeadTool } from '../../src/tools/add-lead.js';
+
+interface AnyTool {
+  input: z.ZodType;
+  output: z.ZodType;
+}
+type Io<T extends AnyTool> = { args: z.input<T['input']>; output: z.output<T['output']> };
+
+export type Campaign = z.output<(typeof getCampaignTool)['output']>;
+export type CampaignStatus = Campaign['status'];
+export type Lead = ListLeadsResult['leads'][number];
+export type LeadTag = NonNullable<Lead['tag']>;
+export type LeadStage = Lead['stage'];
+export type LeadSort = NonNullable<ToolArgs<'list_leads'>['sort']>;
+export type Account = ToolOutput<'list_accounts'>['accounts'][number];
+export type ActivityEvent = ToolOutput<'get_recent_activity'>['events'][number];
+export type ActivityType = ActivityEvent['type'];
+export type InsightsOverview = ToolOutput<'get_insights_overview'>;
+export type Credits = ToolOutput<'get_credits'>;
+export type ListLeadsResult = ToolOutput<'list_leads'>;
+
+// ---- Tools typed from the dashboard contract and the workspace document (not yet on this branch).
+
+export interface Agent {
+  id: string;
+  name: string;
+  accountId: string;
+  connectionNote: string | null;
+  messages: { text: string; delayHours: number }[];
+}
+export interface AgentFields {
+  name: string;
+  accountId: string;
+  connectionNote: string | null;
+  messages: { text: string; delayHours: number }[];
+}
+export interface ApiKey {
+  id: string;
+  name: string | null;
+  env: string;
+  prefix?: string;
+  createdAt: string;
+  lastUsedAt?: string | null;
+  revokedAt?: string | null;
+}
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[] | null;
+  enabled: boolean;
+  createdAt?: string;
+}
+export interface DeliveryAttempt {
+  at: string;
+  status: number | null;
+  error?: string | null;
+  durationMs?: number | null;
+}
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  event: string;
+  status: string;
+  createdAt: string;
+  attempts: DeliveryAttempt[];
+}
+export type ConversationFilter = 'needs_reply' | 'handed_off' | 'all';
+export interface ConversationThread {
+  leadId: string;
+  leadName: string | null;
+  campaignId: string;
+  campaignName?: string | null;
+  lastMessage: { direction: 'inbound' | 'outbound'; text: string; at: string } | null;
+  lastInboundAt?: string | null;
+  needsReply: boolean;
+  handedOff: boolean;
+}
+export type SenderKind = 'sequence' | 'agent' | 'operator' | 'api' | 'lead';
+export interface ConversationMessage {
+  id?: string;
+  direction: 'inbound' | 'outbound';
+  text: string;
+  at: string;
+  sender: SenderKind;
+}
+export interface Conversation {
+  lead: { id: string; fullName: string | null; campaignId: string; needsReply: boolean; stage?: string; jobTitle?: string | null; companyName?: string | null };
+  messages: ConversationMessage[];
+}
+export interface ImportSummary {
+  total: number;
+  created: number;
+  duplicate: number;
+  excluded: number;
+  validation_error: number;
+  insufficient_credits: number;
+  failed: number;
+}
+export interface ImportPreview {
+  delimiter: string;
+  columns: { header: string; field: string | null }[];
+  unmappedColumns: string[];
+  summary: ImportSummary;
+  creditsNeeded: number;
+  rowsTotal?: number;
+}
+export interface ImportStatus {
+  importId: string;
+  campaignId: string;
+  status: 'running' | 'done' | 'failed';
+  rowsTotal: number;
+  rowsDone: number;
+  summary: ImportSummary;
+  creditsCharged: number;
+  error?: string | null;
+}
+export interface ActivitySeries {
+  days: { date: string; sends: number; acceptances: number; replies: number }[];
+}
+type Page = { limit?: number; cursor?: string };
+
+interface ContractTools {
+  list_agents: { args: Page; output: { agents: Agent[]; nextCursor: string | null } };
+  get_agent: { args: { agentId: string }; output: Agent };
+  create_agent: { args: AgentFields & { idempotencyKey?: string }; output: Agent };
+  update_agent: { args: Partial<AgentFields> & { agentId: string }; output: Agent };
+  preview_agent: { args: { agentId: string; leadId: string }; output: { agentId: string; leadId: string; connectionNote: string | null; messages: string[] } };
+  create_campaign: { args: { name: string; assignedTemplateId?: string | null; idempotencyKey?: string }; output: Campaign };
+  update_campaign: { args: { campaignId: string; name?: string; assignedTemplateId?: string | null }; output: Campaign };
+  connect_account: {
+    args: { name: string; hasSalesNavigator?: boolean; connectionRequestLimit?: number; messageLimit?: number; idempotencyKey?: string };
+    output: { account: Account; connectUrl: string | null };
+  };
+  update_account: {
+    args: { accountId: string; name?: string; connectionRequestLimit?: number; messageLimit?: number; active?: boolean };
+    output: Account;
+  };
+  list_api_keys: { args: Record<string, never>; output: { keys: ApiKey[] } };
+  create_api_key: { args: { name?: string; env?: string }; output: { key: ApiKey; secret: string } };
+  revoke_api_key: { args: { keyId: string }; output: { key?: ApiKey; revoked?: boolean } };
+  list_webhook_endpoints: { args: Record<string, never>; output: { endpoints: WebhookEndpoint[]; secretSet?: boolean } };
+  add_webhook_endpoint: { args: { url: string; events?: string[] }; output: WebhookEndpoint | { endpoint: WebhookEndpoint } };
+  remove_webhook_endpoint: { args: { endpointId: string }; output: unknown };
+  set_webhook_endpoint_enabled: { args: { endpointId: string; enabled: boolean }; output: unknown };
+  rotate_webhook_secret: { args: Record<string, never>; output: { secret: string } };
+  list_webhook_deliveries: {
+    args: { endpointId?: string; status?: string; limit?: number; cursor?: string };
+    output: { deliveries: WebhookDelivery[]; nextCursor: string | null };
+  };
+  redeliver_webhook_delivery: { args: { deliveryId: string }; output: unknown };
+  list_exclusions: { args: Page; output: { exclusions: { url: string; createdAt?: string }[]; nextCursor: string | null } };
+  add_exclusions: { args: { urls: string[] }; output: unknown };
+  remove_exclusions: { args: { urls: string[] }; output: unknown };
+  list_conversations: { args: Page & { filter: ConversationFilter }; output: { conversations: ConversationThread[]; nextCursor: string | null } };
+  get_conversation: { args: { leadId: string }; output: Conversation };
+  reply_conversation: { args: { leadId: string; text: string; idempotencyKey: string }; output: unknown };
+  mark_conversation_done: { args: { leadId: string }; output: unknown };
+  preview_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: ImportPreview };
+  start_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: { importId: string } };
+  get_import: { args: { importId: string }; output: ImportStatus };
+  get_activity_series: { args: { days?: number }; output: ActivitySeries };
+}
+
+interface ServerTools {
+  get_credits: Io<typeof getCreditsTool>;
+  list_accounts: Io<typeof listAccountsTool>;
+  get_recent_activity: Io<typeof getRecentActivityTool>;
+  get_insights_overview: Io<typeof getInsightsOverviewTool>;
+  list_campaigns: Io<typeof listCampaignsTool>;
+  get_campaign: Io<typeof getCampaignTool>;
+  start_campaign: Io<typeof startCampaignTool>;
+  pause_campaign: Io<typeof pauseCampaignTool>;
+  list_leads: Io<typeof listLeadsTool>;
+  get_lead: Io<typeof getLeadTool>;
+  add_lead: Io<typeof addLeadTool>;
+  update_lead: Io<typeof updateLeadTool>;
+  update_leads_batch: Io<typeof updateLeadsBatchTool>;
+  delete_leads_batch: Io<typeof deleteLeadsBatchTool>;
+  send_message: Io<typeof sendMessageTool>;
+}
+
+export type Tools = ServerTools & ContractTools;
+export type ToolName = keyof Tools;
+export type ToolArgs<N extends ToolName> = Tools[N]['args'];
+export type ToolOutput<N extends ToolName> = Tools[N]['output'];
+
+/** Every lead tag, checked against the server's enum: a missing or unknown tag fails the type-check. */
+const TAGS: Record<LeadTag, true> = {
+  'Meeting request': true,
+  Interested: true,
+  'Information request': true,
+  'Not interested': true,
+  'Wrong person': true,
+  'To be defined': true,
+};
+export const LEAD_TAGS = Object.keys(TAGS) as LeadTag[];
+export const AUTO_EXCLUDE: ReadonlySet<LeadTag> = new Set<LeadTag>(['Not interested', 'Wrong person']);
+
+const SORTS: Record<LeadSort, string> = {
+  createdAt: 'Added',
+  taggedAt: 'Tagged',
+  repliedAt: 'Replied',
+  lastInboundMessageAt: 'Last inbound message',
+};
+export const LEAD_SORT_LABELS = SORTS;
+export const LEAD_SORTS = Object.keys(SORTS) as LeadSort[];

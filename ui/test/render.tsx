@@ -1,0 +1,41 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render } from '@testing-library/react';
+import type { ReactElement } from 'react';
+import { CallToolProvider, type CallTool, type ToolResult } from '../shared/seam.js';
+
+export interface Call {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** A tool's answer in the fake: a value (success) or an error body. */
+export type Answer = unknown | { isError: true; error: { code: string; message: string; details?: Record<string, unknown> } };
+
+/**
+ * A fake `callTool` that records every call and answers from `handlers` by tool name, in the
+ * exact CallToolResult shape the server gives. An unexpected tool fails the test loudly.
+ */
+export function fakeCallTool(handlers: Record<string, (args: Record<string, unknown>) => Answer>) {
+  const calls: Call[] = [];
+  const callTool: CallTool = async (name, args) => {
+    calls.push({ name, args });
+    const handler = handlers[name];
+    if (!handler) throw new Error(`unexpected tool call ${name}`);
+    const answer = handler(args) as { isError?: boolean; error?: unknown };
+    if (answer && typeof answer === 'object' && answer.isError === true) {
+      const body = { error: { details: {}, ...(answer.error as object) } };
+      return { isError: true, structuredContent: body, content: [{ type: 'text', text: JSON.stringify(body) }] } satisfies ToolResult;
+    }
+    return { isError: false, structuredContent: answer, content: [{ type: 'text', text: JSON.stringify(answer) }] } satisfies ToolResult;
+  };
+  return { callTool, calls, callsOf: (name: string) => calls.filter((c) => c.name === name) };
+}
+
+export function renderWith(ui: ReactElement, callTool: CallTool) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false, gcTime: Infinity }, mutations: { retry: false } } });
+  return render(
+    <QueryClientProvider client={client}>
+      <CallToolProvider callTool={callTool}>{ui}</CallToolProvider>
+    </QueryClientProvider>,
+  );
+}
