@@ -43,7 +43,7 @@ export const APP_VIEWS: readonly AppView[] = [
     'Leads view',
     "A page of a campaign's leads as a table, with tag and exclude actions and the next page.",
     ['list_leads'],
-    ['update_lead', 'update_leads_batch', 'list_leads'],
+    ['update_lead', 'update_leads_batch', 'delete_leads_batch', 'list_leads'],
   ),
   view('activity', 'Activity view', 'Recent outreach events as a timeline, with older events on demand.', ['get_recent_activity'], ['get_recent_activity']),
 ];

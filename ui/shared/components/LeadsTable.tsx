@@ -1,5 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useTool, useToolMutation } from '../hooks.js';
+import { notOffered, useOffered } from '../offered.js';
 import { formatWhen } from '../format.js';
 import { LEAD_SORT_LABELS, LEAD_TAGS, type Lead, type LeadSort, type LeadTag, type ListLeadsResult, type ToolArgs } from '../types.js';
 import { ErrorNote, Loading } from './Feedback.js';
@@ -79,6 +80,7 @@ export function LeadsTable({ campaignId, initial, pageSize = 50, rowAction }: Le
   const invalidates = ['list_leads', 'get_campaign', 'list_campaigns'] as const;
   const update = useToolMutation('update_leads_batch', invalidates);
   const remove = useToolMutation('delete_leads_batch', invalidates);
+  const { offers } = useOffered();
 
   useEffect(() => {
     if (confirmingDelete) confirmRef.current?.focus();
@@ -181,13 +183,32 @@ export function LeadsTable({ campaignId, initial, pageSize = 50, rowAction }: Le
           ))}
           <option value="__clear">Clear tag</option>
         </select>
-        <button type="button" className="o-button" disabled={!selected.size || !bulkTag || update.isPending} onClick={applyTag}>
+        <button
+          type="button"
+          className="o-button"
+          disabled={!selected.size || !bulkTag || update.isPending || !offers('update_leads_batch')}
+          title={notOffered(offers, 'update_leads_batch')}
+          onClick={applyTag}
+        >
           Apply tag
         </button>
-        <button type="button" className="o-button" disabled={!selected.size || update.isPending} onClick={exclude}>
+        <button
+          type="button"
+          className="o-button"
+          disabled={!selected.size || update.isPending || !offers('update_leads_batch')}
+          title={notOffered(offers, 'update_leads_batch')}
+          onClick={exclude}
+        >
           Exclude
         </button>
-        <button ref={deleteButtonRef} type="button" className="o-button" disabled={!selected.size || remove.isPending} onClick={() => setConfirmingDelete(true)}>
+        <button
+          ref={deleteButtonRef}
+          type="button"
+          className="o-button"
+          disabled={!selected.size || remove.isPending || !offers('delete_leads_batch')}
+          title={notOffered(offers, 'delete_leads_batch')}
+          onClick={() => setConfirmingDelete(true)}
+        >
           Delete…
         </button>
       </div>
