@@ -33,6 +33,8 @@ export const ConfigFile = z.strictObject({
     .strictObject({
       readOnly: z.boolean().optional(),
       include: z.array(z.string().min(1)).min(1).optional(),
+      /** Toolsets listed beyond the default tools, e.g. ["manage"]. */
+      toolsets: z.array(z.string().min(1)).optional(),
     })
     .optional(),
   /** The production network provider; each key can also come from its UNIPILE_* variable. */

@@ -11,12 +11,13 @@ import type { NetworkProvider } from './network/provider.js';
 import { completeUnipileConfig, createUnipileProvider, mountUnipileWebhook, UnipileProvider } from './network/unipile/index.js';
 import type { Db } from './db/connection.js';
 import { httpHandler } from './rest/app.js';
-import { tools } from './tools/index.js';
+import { dashboardTools, tools } from './tools/index.js';
+import { mountWeb } from './web/mount.js';
 import { UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
 import type { Tool } from './tools/define.js';
-import { parseSwitch, parseToolNames, selectTools, type SelectionFields, type ToolSelection } from './tools/select.js';
+import { configToolSets, parseSwitch, parseToolNames, requestToolSet, type ToolSets } from './tools/select.js';
 import { WebhookWorker, webhookPolicy } from './webhooks/worker.js';
 import { LookalikeWorker } from './lookalike/worker.js';
 
@@ -79,26 +80,33 @@ export interface ServerOptions {
   engine?: boolean;
   /** Run the Lookalike worker in this process (default true). */
   lookalike?: boolean;
+  /** The built dashboard to serve at /app (default: dist/ui/dashboard). */
+  uiDir?: string;
 }
 
-/** The MCP tool set the config asks for; a bad selection is a usage error naming the config key. */
+/** The MCP tool sets the config permits and lists by default; a bad selection is a usage error naming the config key. */
+export function configuredToolSets(settings: Pick<Settings, 'config'>): ToolSets {
+  return explain(() => configToolSets(tools, settings.config.tools ?? {}, { include: 'tools.include', readOnly: 'tools.readOnly', toolsets: 'tools.toolsets' }), '--config');
+}
+
+/**
+ * The MCP tool set a process serves by default: the config's, with the stdio environment
+ * variables on top (OUTREACH_TOOLSETS adds toolsets; OUTREACH_TOOLS and OUTREACH_READONLY narrow).
+ */
 export function configuredTools(settings: Pick<Settings, 'config'>, vars: NodeJS.ProcessEnv = {}): Tool[] {
-  let chosen = selectOrExplain(tools, settings.config.tools ?? {}, { include: 'tools.include', readOnly: 'tools.readOnly' }, '--config');
-  // Environment variables narrow the config's set further (stdio clients configure them).
+  const sets = configuredToolSets(settings);
   const include = vars.OUTREACH_TOOLS;
   const readOnly = vars.OUTREACH_READONLY;
-  if (include || readOnly) {
-    const on = readOnly ? parseSwitch(readOnly) : undefined;
-    if (readOnly && on === undefined) throw new UsageError(`OUTREACH_READONLY: "${readOnly}" must be 1 or 0`);
-    const sel = { include: include ? parseToolNames(include) : undefined, readOnly: on };
-    chosen = selectOrExplain(chosen, sel, { include: 'OUTREACH_TOOLS', readOnly: 'OUTREACH_READONLY' }, null);
-  }
-  return chosen;
+  const toolsets = vars.OUTREACH_TOOLSETS;
+  const on = readOnly ? parseSwitch(readOnly) : undefined;
+  if (readOnly && on === undefined) throw new UsageError(`OUTREACH_READONLY: "${readOnly}" must be 1 or 0`);
+  const sel = { include: include ? parseToolNames(include) : undefined, readOnly: on, toolsets: toolsets ? parseToolNames(toolsets) : undefined };
+  return explain(() => requestToolSet(sets, sel, { include: 'OUTREACH_TOOLS', readOnly: 'OUTREACH_READONLY', toolsets: 'OUTREACH_TOOLSETS' }), null);
 }
 
-function selectOrExplain(from: readonly Tool[], sel: ToolSelection, fields: SelectionFields, source: string | null): Tool[] {
+function explain<T>(fn: () => T, source: string | null): T {
   try {
-    return selectTools(from, sel, fields);
+    return fn();
   } catch (err) {
     if (err instanceof ApiError) throw new UsageError(source ? `${source}: ${err.message}` : err.message);
     throw err;
@@ -118,7 +126,11 @@ export async function startServer(
   const handler = httpHandler(ctx, tools, {
     host: settings.host,
     mcpTools: configuredTools(settings),
-    mount: unipile ? (a) => mountUnipileWebhook(a, unipile) : undefined,
+    mcpToolSets: configuredToolSets(settings),
+    mount: (a) => {
+      mountWeb(a, ctx, { tools: dashboardTools, uiDir: options.uiDir });
+      if (unipile) mountUnipileWebhook(a, unipile);
+    },
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const s = createHttpServer(handler);

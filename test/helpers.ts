@@ -43,6 +43,8 @@ export interface TestCtxOptions {
   engine?: boolean;
   /** Run the Lookalike worker in a test server (default false, for the same reason). */
   lookalike?: boolean;
+  /** The built dashboard a test server serves at /app (default: dist/ui/dashboard). */
+  uiDir?: string;
 }
 
 /**
@@ -62,14 +64,15 @@ export function testCtx(opts: TestCtxOptions = {}): Ctx & { clock: FakeClock } {
 export interface TestServer extends RunningServer {
   ctx: Ctx & { clock: FakeClock };
   rest: (path: string, init?: RequestInit & { key?: string | null }) => Promise<{ status: number; headers: Headers; body: any }>;
-  mcp: (key?: string) => Promise<Client>;
+  /** An MCP client on /mcp; `query` (e.g. `toolsets=manage`) goes on the URL. */
+  mcp: (key?: string, query?: string) => Promise<Client>;
 }
 
 /** The real HTTP server on an ephemeral loopback port, over an in-memory seeded database. */
 export async function startTestServer(opts: TestCtxOptions = {}): Promise<TestServer> {
   const ctx = testCtx(opts);
   const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: ctx.env, simSpeed: 1, config: opts.limits ? { limits: opts.limits } : {} };
-  const server = await startServer(settings, ctx.log, ctx, { engine: opts.engine ?? false, lookalike: opts.lookalike ?? false });
+  const server = await startServer(settings, ctx.log, ctx, { engine: opts.engine ?? false, lookalike: opts.lookalike ?? false, uiDir: opts.uiDir });
   const clients: Client[] = [];
   return {
     ...server,
@@ -93,9 +96,9 @@ export async function startTestServer(opts: TestCtxOptions = {}): Promise<TestSe
       }
       return { status: res.status, headers: res.headers, body };
     },
-    mcp: async (key = TEST_KEY) => {
+    mcp: async (key = TEST_KEY, query?: string) => {
       const client = new Client({ name: 'test-client', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp${query ? `?${query}` : ''}`), { requestInit: { headers: { 'X-API-Key': key } } }));
       clients.push(client);
       return client;
     },

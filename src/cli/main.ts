@@ -14,6 +14,7 @@ import { SERVER_VERSION } from '../version.js';
 import { commandHelp, wantsHelp } from './help.js';
 import { parse, stdout, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
+import { browsableBase, login, LOGIN_USAGE, newLoginLink } from './login.js';
 
 const ENV_NOTE = `Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
 OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable.`;
@@ -24,7 +25,7 @@ Usage: npx outreach <command> [options]
 
 Commands:
   start [--host H] [--port P] [--db PATH] [--env development|production] [--sim-speed N] [--config FILE]
-                        Run the HTTP server (REST under /public/v1, MCP at /mcp).
+                        Run the HTTP server (REST under /public/v1, MCP at /mcp, the dashboard at /app).
   mcp [--db PATH] [--env E]
                         Run MCP over stdio; the API key comes from OUTREACH_API_KEY.
                         OUTREACH_TOOLS=a,b and OUTREACH_READONLY=1 narrow the tool set.
@@ -36,6 +37,7 @@ Commands:
   keys revoke ID [--db PATH]
                         Revoke a key at once.
 ${WEBHOOKS_USAGE}
+${LOGIN_USAGE}
 
 ${ENV_NOTE}
 
@@ -62,6 +64,8 @@ async function start(args: string[]): Promise<void> {
   const newKey = settings.env === 'development' ? ensureDemo(ctx) : null;
   const server = await startServer(settings, log, ctx);
   stdout(banner(settings, server.url, newKey));
+  // Last, so it is the line a person sees: a fresh one-time link to the dashboard.
+  stdout(`\nDashboard: open this one-time login link within 15 minutes (a new one: npx outreach login):\n  ${newLoginLink(ctx, browsableBase(settings.host, (server.http.address() as { port: number }).port))}`);
   const stop = () => {
     void server.close().then(() => process.exit(0));
   };
@@ -216,6 +220,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'webhooks':
         webhooks(args);
         return 0;
+      case 'login':
+        login(args);
+        return 0;
       case undefined:
       case 'help':
       case '--help':
@@ -227,7 +234,7 @@ export async function main(argv: string[]): Promise<number> {
         stdout(SERVER_VERSION);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys, webhooks; see --help)`);
+        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys, webhooks, login; see --help)`);
     }
   } catch (err) {
     if (err instanceof UsageError) {

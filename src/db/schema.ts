@@ -602,3 +602,79 @@ export const lookalikeJobs = sqliteTable(
     uniqueIndex('lookalike_jobs_one_pending').on(t.campaignId).where(sql`${t.state} = 'pending'`),
   ],
 );
+
+/**
+ * Every message to and from a lead since this table exists (the dashboard's inbox). Leads
+ * loaded from a workspace file start with no history. `text` is the full message; the API
+ * never returns it (activity keeps an 80-character preview), only the operator's dashboard.
+ */
+export const messages = sqliteTable(
+  'messages',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    leadId: text('lead_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    /** The account that sent or received it; internal. */
+    accountId: text('account_id'),
+    /** inbound | outbound */
+    direction: text('direction').notNull(),
+    /** sequence | agent | operator | api | lead */
+    sender: text('sender').notNull(),
+    text: text('text').notNull(),
+    /** Sim-clock ms, as the engine and activity record it. */
+    at: integer('at').notNull(),
+    /** The provider's message or event id, when known; internal. */
+    externalId: text('external_id'),
+  },
+  (t) => [index('messages_lead').on(t.leadId, t.at, t.seq)],
+);
+
+/**
+ * One row per lead with messages: the inbox's thread list, kept by the same verb that records
+ * a message, so listing threads newest-inbound first is one index walk, whatever the lead count.
+ */
+export const conversations = sqliteTable(
+  'conversations',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    leadId: text('lead_id').notNull().unique(),
+    campaignId: text('campaign_id').notNull(),
+    /** Newest inbound message time; 0 while the lead has never written (such threads sort last). */
+    lastInboundAt: integer('last_inbound_at').notNull().default(0),
+    lastMessageAt: integer('last_message_at').notNull(),
+    lastDirection: text('last_direction').notNull(),
+    lastSender: text('last_sender').notNull(),
+    /** The first characters of the newest message. */
+    lastPreview: text('last_preview').notNull(),
+    messageCount: integer('message_count').notNull().default(0),
+  },
+  (t) => [index('conversations_inbound').on(t.lastInboundAt, t.seq)],
+);
+
+/** One-time dashboard login links. Only the token's SHA-256 is stored; a link works once. */
+export const loginTokens = sqliteTable(
+  'login_tokens',
+  {
+    digest: text('digest').primaryKey(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    usedAt: integer('used_at'),
+  },
+  (t) => [index('login_tokens_expires').on(t.expiresAt)],
+);
+
+/** Dashboard sessions, by the SHA-256 of the cookie value; the cookie itself is never stored. */
+export const operatorSessions = sqliteTable(
+  'operator_sessions',
+  {
+    digest: text('digest').primaryKey(),
+    /** `ses_…`: names the session in logs without revealing its cookie. */
+    id: text('id').notNull().unique(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    lastSeenAt: integer('last_seen_at').notNull(),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [index('operator_sessions_expires').on(t.expiresAt)],
+);

@@ -8,6 +8,7 @@ export function effectOf(tool: Tool): string {
   const a = tool.annotations;
   const parts = [a.readOnlyHint ? 'read-only' : a.destructiveHint ? 'destructive write' : 'write'];
   if (tool.idempotent) parts.push('takes idempotencyKey');
+  if (tool.toolset) parts.push(`${tool.toolset} toolset`);
   return parts.join(', ');
 }
 

@@ -405,7 +405,8 @@ export class Engine {
   /** When the account may send this kind next, or null for now. */
   private accountWait(accountId: string, kind: SendKind, now: number): number | null {
     const account = findAccount(this.ctx, accountId);
-    if (!account || account.status !== 'connected') return now + ACCOUNT_RETRY_MS;
+    // An operator's `active: false` stops all sending from the account until it is set back.
+    if (!account || account.status !== 'connected' || !account.active) return now + ACCOUNT_RETRY_MS;
     const blocked = this.blockedUntil.get(accountId) ?? 0;
     if (blocked > now) return blocked;
     const wh = this.settings.workingHours;

@@ -3,6 +3,7 @@ import { leads } from '../db/schema.js';
 import { transaction } from '../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../core/activity/record.js';
 import { iso } from '../core/clock.js';
+import { recordMessage } from '../core/conversations/record.js';
 import type { Ctx } from '../core/context.js';
 import { normalizeProfileUrl } from '../core/leads/url.js';
 import { recordLeadEvent } from '../core/webhooks/outbox.js';
@@ -100,6 +101,7 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
   if (!updated) return [];
   if (firstReply) countOutreach(ctx, lead.campaignId, 'repliesReceived', ctx.simClock.now());
   recordActivity(ctx, { type: 'reply_received', at: event.at, lead: updated, text: event.text, accountId: event.accountId });
+  recordMessage(ctx, { lead: updated, sender: 'lead', text: event.text, at: event.at, accountId: event.accountId, externalId: event.id });
   recordLeadEvent(ctx, 'lead.replied', updated, { message: { text: event.text, receivedAt: iso(event.at) } }, event.accountId);
   return [lead.id];
 }

@@ -1,49 +1,24 @@
-import { clean, composeFullName } from '../core/text.js';
+import { placeholderValues, renderTemplate } from '../core/agents/render.js';
 import type { leads } from '../db/schema.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
-/** The fallback for a greeting when the lead has no usable first name. */
+/** The greeting name for the engine's own texts (polite close, agent replies) when the lead has none. */
 const NO_FIRST_NAME = 'there';
 
-/** Values for `{{placeholder}}`s, from the lead. Names are case-insensitive. */
+/** Lower-case placeholder values for the engine's own texts; the greeting name never empty. */
 export function placeholders(lead: LeadRow): Record<string, string> {
-  const full = composeFullName(lead.fullName, lead.firstName, lead.lastName);
-  const first = clean(lead.firstName) ?? full?.split(' ')[0] ?? NO_FIRST_NAME;
-  const values: Record<string, string | null> = {
-    firstname: first,
-    lastname: clean(lead.lastName),
-    fullname: full,
-    companyname: clean(lead.companyName),
-    company: clean(lead.companyName),
-    jobtitle: clean(lead.jobTitle),
-    title: clean(lead.jobTitle),
-    location: clean(lead.location),
-    headline: clean(lead.headline),
-    personalization: clean(lead.personalization),
+  const values = placeholderValues(lead);
+  return {
+    ...Object.fromEntries(Object.entries(values).map(([k, v]) => [k.toLowerCase(), v ?? ''])),
+    firstname: values.firstName ?? NO_FIRST_NAME,
   };
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v ?? '']));
 }
 
 /**
- * Fills `{{firstName}}`-style placeholders (any case, spaces inside the braces allowed).
- * Unknown placeholders and empty values render as nothing, and the spacing left behind is
- * tidied, so a lead never receives a literal `{{…}}`.
+ * Fills an agent's note or message for a lead: the one renderer of `core/agents/render.ts`,
+ * the same that preview_agent shows.
  */
-export function personalize(template: string, lead: LeadRow): string {
-  const values = placeholders(lead);
-  return template
-    .replace(/\{\{\s*([A-Za-z_]+)\s*\}\}/g, (_m, name: string) => values[name.toLowerCase()] ?? '')
-    .replace(/[ \t]+([,.!?;:])/g, '$1')
-    .replace(/[ \t]{2,}/g, ' ')
-    .trim();
-}
+export const personalize = (template: string, lead: LeadRow): string => renderTemplate(template, lead);
 
-/** Cuts text to at most `max` characters, at a word boundary when one is near. */
-export function fitTo(text: string, max: number): string {
-  const chars = [...text];
-  if (chars.length <= max) return text;
-  const cut = chars.slice(0, max).join('');
-  const space = cut.lastIndexOf(' ');
-  return (space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd();
-}
+export { fitTo } from '../core/agents/render.js';

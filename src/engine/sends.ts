@@ -4,20 +4,19 @@ import { transaction } from '../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../core/activity/record.js';
 import type { Ctx } from '../core/context.js';
 import { newId } from '../core/ids.js';
+import { recordMessage } from '../core/conversations/record.js';
 import { excludeEverywhere } from '../core/leads/exclude.js';
 import { handOffLead } from '../core/leads/handoff.js';
-import { CONNECTION_NOTE_MAX } from '../network/sim/index.js';
 import type { ProfileRef } from '../network/provider.js';
 import { leaseHolder } from './lease.js';
-import { fitTo, personalize, placeholders } from './personalize.js';
+import { placeholders } from './personalize.js';
+import { renderMessage, renderNote } from '../core/agents/render.js';
 import type { SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
 export type IntentRow = typeof engineIntents.$inferSelect;
 export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close';
-
-const MESSAGE_MAX = 8000;
 
 /** Where a lead is reached: its profile URL, else its provider id. */
 export function recipientOf(lead: LeadRow): ProfileRef | null {
@@ -38,10 +37,10 @@ function intentFor(kind: SendKind, lead: LeadRow, info: CampaignInfo, step: numb
   switch (kind) {
     case 'connect': {
       const note = info.agent?.connectionNote;
-      return { kind: 'connection_request', text: note ? fitTo(personalize(note, lead), CONNECTION_NOTE_MAX) || null : null };
+      return { kind: 'connection_request', text: renderNote(note, lead) };
     }
     case 'message':
-      return { kind: 'message', text: fitTo(personalize(info.sequence[step ?? 0]?.text ?? '', lead), MESSAGE_MAX) };
+      return { kind: 'message', text: renderMessage(info.sequence[step ?? 0]?.text ?? '', lead) };
     case 'agent_send':
       return { kind: lead.agentSendKind === 'cta' ? 'cta' : 'agent_reply', text: lead.agentSendText };
     case 'polite_close':
@@ -159,6 +158,10 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
   const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings);
   if (!updated) return;
   recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as IntentKind], at, lead: updated, text: intent.text, accountId: intent.accountId });
+  // A connection request is an invitation, not a message: only messages enter the thread.
+  if (intent.kind !== 'connection_request' && intent.text !== null) {
+    recordMessage(ctx, { lead: updated, sender: intent.kind === 'message' ? 'sequence' : 'agent', text: intent.text, at, accountId: intent.accountId });
+  }
   if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
 }
 

@@ -8,7 +8,7 @@ import { parseJsonBody, sendError } from '../rest/body.js';
 import type { Caller, Tool } from '../tools/define.js';
 import { RateLimitReport } from '../core/ratelimit/report.js';
 import { errorHeaders, resolveCaller, type Credential } from '../tools/pipeline.js';
-import { parseSwitch, parseToolNames, selectTools, type ToolSelection } from '../tools/select.js';
+import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
 import { fastPathRequest, RequestMux, writeReply } from './fast.js';
 import { mcpServer, offeredTools, type McpScope } from './server.js';
 
@@ -45,10 +45,11 @@ function challenge(req: Request, credential: Credential, error: ApiError): strin
 }
 
 /**
- * The tools a request is offered: the server's MCP set, narrowed by `?tools=a,b` and
- * `?readonly=1` on the MCP URL. A query can only narrow, never widen, the server's set.
+ * The tools a request is offered: the server's MCP set, or, with `?toolsets=`, `?tools=` or
+ * `?readonly=` on the MCP URL, the server's permitted tools selected by them. Toolsets add
+ * tools the config permits; `tools` and `readonly` narrow. Nothing reaches past the config.
  */
-export function requestedTools(req: Request, serverTools: readonly Tool[]): readonly Tool[] {
+export function requestedTools(req: Request, serverTools: readonly Tool[], sets?: ToolSets): readonly Tool[] {
   const query = req.query as Record<string, unknown>;
   const sel: ToolSelection = {};
   if (query.tools !== undefined) {
@@ -60,8 +61,14 @@ export function requestedTools(req: Request, serverTools: readonly Tool[]): read
     if (on === undefined) throw validationError('readonly must be 1 or 0 (true or false).', ['readonly']);
     sel.readOnly = on;
   }
-  if (sel.include === undefined && sel.readOnly === undefined) return serverTools;
-  return selectTools(serverTools, sel, { include: 'tools', readOnly: 'readonly' });
+  if (query.toolsets !== undefined) {
+    if (typeof query.toolsets !== 'string') throw validationError('toolsets must be one comma-separated list of toolset names (manage).', ['toolsets']);
+    sel.toolsets = parseToolNames(query.toolsets);
+  }
+  if (sel.include === undefined && sel.readOnly === undefined && sel.toolsets === undefined) return serverTools;
+  const fields = { include: 'tools', readOnly: 'readonly', toolsets: 'toolsets' };
+  if (sets) return requestToolSet(sets, sel, fields);
+  return selectTools(serverTools, sel, fields);
 }
 
 export interface McpHttpOptions {
@@ -70,6 +77,8 @@ export interface McpHttpOptions {
    * goes through the SDK transport: the tests compare the two.
    */
   fastPath?: boolean;
+  /** The server's permitted tool sets, for `?toolsets=` and `?tools=` (see requestedTools). */
+  toolSets?: ToolSets;
 }
 
 /**
@@ -99,7 +108,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
       return sendError(res, error, headers);
     }
     try {
-      offered = requestedTools(req, tools);
+      offered = requestedTools(req, tools, opts.toolSets);
     } catch (err) {
       return sendError(res, toApiError(err));
     }

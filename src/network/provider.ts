@@ -166,3 +166,20 @@ const DEFAULT_MESSAGES: Record<NetworkErrorCode, string> = {
 export function networkError(code: NetworkErrorCode, message?: string, details: ErrorDetails = {}): ApiError {
   return new ApiError(code, message ?? DEFAULT_MESSAGES[code], details);
 }
+
+/** What starting a hosted sign-in needs: our account id travels to the provider and back. */
+export interface HostedSignInInput {
+  accountId: string;
+  name: string;
+}
+
+/**
+ * A provider whose accounts are connected by a sign-in page it hosts (Unipile's hosted
+ * auth). The provider later reports the outcome to the server, which marks the account.
+ */
+export interface HostedSignIn {
+  startHostedSignIn(input: HostedSignInInput): Promise<{ url: string }>;
+}
+
+export const supportsHostedSignIn = (p: NetworkProvider): p is NetworkProvider & HostedSignIn =>
+  typeof (p as Partial<HostedSignIn>).startHostedSignIn === 'function';

@@ -5,6 +5,7 @@ import { ApiError, toApiError } from '../core/errors.js';
 import { baseUrl, mcpPostHandler } from '../mcp/http.js';
 import { oauthRouter } from '../mcp/oauth/router.js';
 import type { Tool } from '../tools/define.js';
+import type { ToolSets } from '../tools/select.js';
 import { RateLimitReport } from '../core/ratelimit/report.js';
 import { enforceRateLimits, errorHeaders, resolveCaller } from '../tools/pipeline.js';
 import { bodyErrors, readRawBody, sendError } from './body.js';
@@ -21,6 +22,8 @@ export interface AppOptions {
   host: string;
   /** The tools MCP serves (after the config's tool selection); REST always serves every route. */
   mcpTools?: readonly Tool[];
+  /** What MCP clients may add with `?toolsets=` or pick with `?tools=` (defaults to mcpTools). */
+  mcpToolSets?: ToolSets;
   /** Routes of the network provider that receive its events (e.g. Unipile webhooks); key-less. */
   mount?: (app: Express) => void;
   /** The front door to share with the edge (see httpHandler); a fresh one otherwise. */
@@ -41,7 +44,8 @@ const wantsEventStream: (accept: string | undefined) => boolean = (accept) => (a
 /** The one HTTP app: discovery, MCP at / and /mcp, and the REST facade under /public/v1. */
 export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): Express {
   const app = express();
-  const mcpTools = opts.mcpTools ?? tools;
+  const mcpTools = opts.mcpTools ?? tools.filter((t) => t.toolset === undefined);
+  const mcpToolSets: ToolSets = opts.mcpToolSets ?? { universe: tools, base: {} };
   app.disable('x-powered-by');
   // A TLS proxy on the same machine makes the origin https (OAuth issuer, metadata URLs).
   app.set('trust proxy', 'loopback');
@@ -91,18 +95,18 @@ export function createApp(ctx: Ctx, tools: readonly Tool[], opts: AppOptions): E
     res.json({ status: 'ok' });
   });
   app.get('/llms.txt', (req, res) => {
-    res.type('text/plain; charset=utf-8').send(llmsTxt(req, ctx.env, mcpTools));
+    res.type('text/plain; charset=utf-8').send(llmsTxt(req, ctx.env, mcpTools, mcpToolSets.universe));
   });
   app.get('/.well-known/mcp.json', (req, res) => {
-    res.json(overview(req, ctx.env, mcpTools));
+    res.json(overview(req, ctx.env, mcpTools, mcpToolSets.universe));
   });
   for (const path of ['/', '/mcp']) {
     app.get(path, (req, res, next) => {
       if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);
-      res.json(overview(req, ctx.env, mcpTools));
+      res.json(overview(req, ctx.env, mcpTools, mcpToolSets.universe));
     });
     app.delete(path, methodNotAllowed('GET, POST'));
-    app.post(path, readRawBody, mcpPostHandler(ctx, mcpTools));
+    app.post(path, readRawBody, mcpPostHandler(ctx, mcpTools, { toolSets: mcpToolSets }));
   }
 
   opts.mount?.(app);

@@ -8,7 +8,7 @@ import type { Tool } from '../tools/define.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 /** The key-less overview served at GET / and /.well-known/mcp.json; `tools` is what MCP serves. */
-export function overview(req: Request, env: Environment, tools: readonly Tool[]) {
+export function overview(req: Request, env: Environment, tools: readonly Tool[], permitted: readonly Tool[] = tools) {
   const base = baseUrl(req);
   return {
     name: SERVER_NAME,
@@ -24,12 +24,24 @@ export function overview(req: Request, env: Environment, tools: readonly Tool[])
     },
     docs: { openapi: `${base}/public/v1/openapi.json`, reference: `${base}/public/v1/docs`, llms: `${base}/llms.txt` },
     tools: tools.map((t) => t.name),
+    /** Tools an MCP client adds with `?toolsets=NAME` on the MCP URL, per toolset. */
+    toolsets: toolsetsOf(tools, permitted),
   };
 }
 
+function toolsetsOf(listed: readonly Tool[], permitted: readonly Tool[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const t of permitted) {
+    if (t.toolset === undefined || listed.includes(t)) continue;
+    (out[t.toolset] ??= []).push(t.name);
+  }
+  return out;
+}
+
 /** The same overview as text, written for a model. */
-export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[]): string {
-  const o = overview(req, env, tools);
+export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[], permitted: readonly Tool[] = tools): string {
+  const o = overview(req, env, tools, permitted);
+  const extra = permitted.filter((t) => t.toolset !== undefined && !tools.includes(t));
   const lines = [
     `# ${o.name} ${o.version}`,
     '',
@@ -42,11 +54,15 @@ export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[]):
     `- Auth, MCP: the ${o.auth.apiKey.header} header, or OAuth 2.1 (the user pastes the key on the consent page): ${o.auth.oauth.protectedResourceMetadata}`,
     `- OpenAPI 3.1: ${o.docs.openapi} (reference: ${o.docs.reference})`,
     `- Fewer tools: add ?readonly=1 and/or ?tools=name,name to the MCP URL.`,
+    `- More tools: add ?toolsets=manage to the MCP URL for the manage toolset (campaigns, agents, accounts).`,
     '',
     '## Tools',
     '',
     ...tools.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}]: ${t.description}`),
     '',
   ];
+  if (extra.length) {
+    lines.push('## Manage toolset (?toolsets=manage)', '', ...extra.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}, manage toolset]: ${t.description}`), '');
+  }
   return lines.join('\n');
 }

@@ -96,8 +96,10 @@ function operation(tool: Tool): JsonObject {
   return {
     operationId: tool.name,
     summary: tool.title,
-    description: `${tool.description}\n\nMCP tool \`${tool.name}\`${hints.length ? ` (${hints.join(', ')})` : ''}.`,
+    description: `${tool.description}\n\nMCP tool \`${tool.name}\`${hints.length ? ` (${hints.join(', ')})` : ''}${tool.toolset ? `, in the ${tool.toolset} toolset (\`?toolsets=${tool.toolset}\` on the MCP URL)` : ''}.`,
     tags: [tagOf(tool)],
+    // Which MCP toolset lists the tool (absent: the default listing).
+    ...(tool.toolset ? { 'x-mcp-toolset': tool.toolset } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: {

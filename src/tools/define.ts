@@ -14,6 +14,10 @@ export interface ToolAnnotations {
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
+/** Optional groups of MCP tools beyond the default listing. */
+export const TOOLSETS = ['manage'] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+
 /** Who is calling, as the pipeline resolved it. */
 export interface Caller {
   keyId: string;
@@ -24,7 +28,15 @@ export interface Caller {
    * Handlers pass it to per-account checks (admitProfileLookup, admitPeopleSearch) so those show too.
    */
   rateLimits: RateLimitReport;
+  /**
+   * The operator (dashboard session or CLI), not an API key: reaches operator tools, and is not
+   * rate limited like a key. `keyId` is then OPERATOR_KEY_ID, which scopes its idempotency keys.
+   */
+  operator?: boolean;
 }
+
+/** The idempotency scope and limiter id of the operator; no API key id has this form. */
+export const OPERATOR_KEY_ID = 'operator';
 
 /** A non-200 success (e.g. 202 for an ambiguous Lookalike enqueue). */
 export class Reply {
@@ -60,6 +72,12 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
   http: { method: HttpMethod; path: string };
   /** Accepts `Idempotency-Key` (REST) / `idempotencyKey` (MCP). */
   idempotent?: boolean;
+  /**
+   * The MCP toolset the tool belongs to. Tools without one are the default listing (the
+   * spec's 19); a toolset's tools are listed only when a client or the config asks for it.
+   * REST serves every route either way.
+   */
+  toolset?: Toolset;
   /** The per-key rate class of the route (spec, Limits), on top of the global limit every call has. */
   rateLimit?: RateClass;
   /**
@@ -81,6 +99,11 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
   planGate?(ctx: Ctx, workspace: Workspace): ApiError | null;
   /** When the route may answer 202 with the same body shape: what that means (OpenAPI). */
   accepted?: string;
+  /**
+   * `operator`: only the operator may call it (dashboard, CLI). Such tools are never in the REST
+   * or MCP registry, and the pipeline refuses them to a key caller as unknown.
+   */
+  audience?: 'operator';
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 
@@ -93,6 +116,17 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
 export function defineTool<I extends z.ZodObject, O extends z.ZodType>(spec: ToolSpec<I, O>): Tool<I, O> {
   const pathParams = [...spec.http.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1] as string);
   return { ...spec, idempotent: spec.idempotent ?? false, pathParams };
+}
+
+/**
+ * An operator tool: no REST route and no MCP listing; reached through the dashboard's call
+ * endpoint with an operator caller. Its `http` is a pseudo-route under /app that only names the
+ * tool in idempotency fingerprints; nothing is mounted there.
+ */
+export function defineOperatorTool<I extends z.ZodObject, O extends z.ZodType>(
+  spec: Omit<ToolSpec<I, O>, 'http' | 'audience' | 'planGate' | 'accepted' | 'rateLimit'>,
+): Tool<I, O> {
+  return defineTool({ ...spec, audience: 'operator', http: { method: 'POST', path: `/app/tools/${spec.name}` } });
 }
 
 /** `idempotencyKey` as tools take it; REST takes the same value from the Idempotency-Key header. */

@@ -18,9 +18,19 @@ import { sendMessageTool } from './send-message.js';
 import { startCampaignTool } from './start-campaign.js';
 import { updateLeadTool } from './update-lead.js';
 import { updateLeadsBatchTool } from './update-leads-batch.js';
+import { operatorTools } from './operator/index.js';
+import { createCampaignTool } from './create-campaign.js';
+import { updateCampaignTool } from './update-campaign.js';
+import { listAgentsTool } from './list-agents.js';
+import { getAgentTool } from './get-agent.js';
+import { createAgentTool } from './create-agent.js';
+import { updateAgentTool } from './update-agent.js';
+import { previewAgentTool } from './preview-agent.js';
+import { connectAccountTool } from './connect-account.js';
+import { updateAccountTool } from './update-account.js';
 
-/** The registry: the spec's 19 tools, in the order of its tool mapping. */
-export const tools: readonly Tool[] = [
+/** The spec's 19 tools, in the order of its tool mapping: the default MCP listing. */
+export const defaultTools: readonly Tool[] = [
   getCreditsTool,
   listAccountsTool,
   getRecentActivityTool,
@@ -42,4 +52,26 @@ export const tools: readonly Tool[] = [
   searchLinkedinTool,
 ];
 
+/** The `manage` toolset: workspace management (campaigns, agents, accounts). */
+export const manageTools: readonly Tool[] = [
+  createCampaignTool,
+  updateCampaignTool,
+  listAgentsTool,
+  getAgentTool,
+  createAgentTool,
+  updateAgentTool,
+  previewAgentTool,
+  connectAccountTool,
+  updateAccountTool,
+];
+
+/** The registry: every tool, each a REST route. MCP lists toolset tools only on request. */
+export const tools: readonly Tool[] = [...defaultTools, ...manageTools];
+
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));
+
+/**
+ * Everything the dashboard may call: the public tools and the operator's. The operator tools
+ * are kept out of `tools`, so REST, MCP and the generated docs never see them.
+ */
+export const dashboardTools: readonly Tool[] = [...tools, ...operatorTools];

@@ -8,3 +8,7 @@ export const pathId = (what: string) =>
 export const CampaignId = pathId('campaign').describe('Campaign id, from list_campaigns.');
 
 export const LeadId = pathId('lead').describe('Lead id (lead_…), from list_leads.');
+
+export const AgentId = pathId('agent').describe('Agent id (tpl_…), from list_agents.');
+
+export const AccountId = pathId('account').describe('Account id, from list_accounts.');

@@ -6,7 +6,7 @@ import type { RateClass } from '../core/ratelimit/config.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace } from '../core/workspace/get.js';
-import { IdempotencyKey, settle, type Caller, type Tool } from './define.js';
+import { IdempotencyKey, OPERATOR_KEY_ID, settle, type Caller, type Tool } from './define.js';
 import { runIdempotent } from './idempotency.js';
 
 /** How the caller proved who it is: an API key, or (MCP over OAuth) a bearer token. */
@@ -80,6 +80,17 @@ export function resolveCaller(ctx: Ctx, credential: Credential, requestId: strin
   return { keyId, workspace, requestId, rateLimits: report };
 }
 
+/**
+ * The operator as a caller: the dashboard (after its session check) and nothing else builds
+ * one. The workspace's API plan gate does not apply (it governs API use, and the operator must
+ * still reach keys and settings); tool plan gates (Lookalike's) do.
+ */
+export function operatorCaller(ctx: Ctx, requestId: string): Caller {
+  const workspace = getWorkspace(ctx);
+  if (!workspace) throw new ApiError('unauthorized', 'This server holds no workspace yet. Run `npx outreach seed` or `npm start` first.');
+  return { keyId: OPERATOR_KEY_ID, workspace, requestId, rateLimits: new RateLimitReport(), operator: true };
+}
+
 function guardedAuthentication(ctx: Ctx, credential: Credential, address: string | undefined, report: RateLimitReport): string {
   if (address === undefined) return authenticate(ctx, credential).keyId;
   // Checked before the key, so a blocked address learns nothing, not even from a correct guess.
@@ -132,12 +143,14 @@ export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise
   const report = inv.caller?.rateLimits ?? new RateLimitReport();
   try {
     const caller = inv.caller ?? resolveCaller(ctx, inv.credential, inv.requestId, { clientAddress: inv.clientAddress, report });
+    // An operator tool does not exist for a key: the same answer as an unknown tool.
+    if (tool.audience === 'operator' && !caller.operator) throw new ApiError('not_found', `Unknown tool "${tool.name}".`);
     const refusal = tool.planGate?.(ctx, caller.workspace) ?? null;
     if (refusal) {
-      report.add(ctx.limits.peekGlobal(caller.keyId));
+      if (!caller.operator) report.add(ctx.limits.peekGlobal(caller.keyId));
       throw refusal;
     }
-    enforceRateLimits(ctx, caller, tool.rateLimit);
+    if (!caller.operator) enforceRateLimits(ctx, caller, tool.rateLimit);
     if (inv.inputError) throw inv.inputError;
     const parsed = tool.input.safeParse(inv.input);
     if (!parsed.success) throw zodToApiError(parsed.error);

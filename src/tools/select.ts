@@ -1,5 +1,5 @@
 import { validationError } from '../core/errors.js';
-import type { Tool } from './define.js';
+import { TOOLSETS, type Tool, type Toolset } from './define.js';
 
 /**
  * Which tools an MCP client is offered: all, the read-only ones, a named subset, or both
@@ -9,15 +9,31 @@ import type { Tool } from './define.js';
 export interface ToolSelection {
   readOnly?: boolean | undefined;
   include?: readonly string[] | undefined;
+  /** Toolsets to list beyond the default tools (e.g. `manage`). `include` may name any tool regardless. */
+  toolsets?: readonly string[] | undefined;
 }
 
 /** Names for the error's `details.fields`, per place the selection came from. */
 export interface SelectionFields {
   readOnly: string;
   include: string;
+  toolsets?: string;
 }
 
-const DEFAULT_FIELDS: SelectionFields = { readOnly: 'readOnly', include: 'include' };
+const DEFAULT_FIELDS: SelectionFields = { readOnly: 'readOnly', include: 'include', toolsets: 'toolsets' };
+
+/** Checks toolset names; an unknown one is a validation_error naming the field, never ignored. */
+export function checkToolsets(names: readonly string[], field = 'toolsets'): Toolset[] {
+  const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
+  if (unknown.length) {
+    throw validationError(`Unknown toolset ${unknown.map((n) => `"${n}"`).join(', ')} in ${field}. Available: ${TOOLSETS.join(', ')}.`, [field]);
+  }
+  return names as Toolset[];
+}
+
+/** The tools a selection lists by default: those in no toolset, plus those of the named toolsets. */
+export const inToolsets = (tool: Tool, toolsets: readonly string[] | undefined): boolean =>
+  tool.toolset === undefined || (toolsets ?? []).includes(tool.toolset);
 
 /**
  * Applies a selection, keeping registry order. An unknown tool name, or a selection that
@@ -25,7 +41,9 @@ const DEFAULT_FIELDS: SelectionFields = { readOnly: 'readOnly', include: 'includ
  * fewer tools than meant.
  */
 export function selectTools(from: readonly Tool[], sel: ToolSelection, fields: SelectionFields = DEFAULT_FIELDS): Tool[] {
+  const toolsets = sel.toolsets === undefined ? undefined : checkToolsets(sel.toolsets, fields.toolsets ?? 'toolsets');
   let chosen = [...from];
+  if (sel.include === undefined) chosen = chosen.filter((t) => inToolsets(t, toolsets));
   if (sel.include !== undefined) {
     const known = new Set(from.map((t) => t.name));
     const unknown = sel.include.filter((n) => !known.has(n));
@@ -57,4 +75,34 @@ export function parseSwitch(raw: string): boolean | undefined {
   if (['1', 'true', 'yes', 'on', ''].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   return undefined;
+}
+
+/**
+ * What a server may offer over MCP: `universe` is every tool the config permits (its
+ * read-only switch and named tools applied, every toolset included); `base` is what a client
+ * gets when it asks for nothing (the config's toolsets and named tools).
+ */
+export interface ToolSets {
+  universe: readonly Tool[];
+  base: ToolSelection;
+}
+
+export function configToolSets(registry: readonly Tool[], config: ToolSelection, fields: SelectionFields): ToolSets {
+  const toolsets = config.toolsets === undefined ? undefined : checkToolsets(config.toolsets, fields.toolsets);
+  const universe = selectTools(registry, { include: config.include, readOnly: config.readOnly, toolsets: TOOLSETS }, fields);
+  return { universe, base: { include: config.include, toolsets } };
+}
+
+/**
+ * A client's request (URL query or stdio environment) on top of the server's sets. It can
+ * add toolsets, and narrow with `tools=` (which may name any permitted tool, toolset tools
+ * included) and `readonly`; it never reaches a tool the config leaves out.
+ */
+export function requestToolSet(sets: ToolSets, req: ToolSelection, fields: SelectionFields): Tool[] {
+  const toolsets = req.toolsets === undefined ? [] : checkToolsets(req.toolsets, fields.toolsets);
+  return selectTools(
+    sets.universe,
+    { include: req.include ?? sets.base.include, readOnly: req.readOnly, toolsets: [...(sets.base.toolsets ?? []), ...toolsets] },
+    fields,
+  );
 }

@@ -109,7 +109,7 @@ describe('outreach start', () => {
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (c) => {
           out += c;
-          if (out.includes('Try it:') && out.includes('/public/v1/credits')) resolve();
+          if (out.includes('Try it:') && /app\/login\?token=\S+\n/.test(out)) resolve();
         });
         child.on('exit', (code) => reject(new Error(`exited ${code}`)));
       });
@@ -126,6 +126,12 @@ describe('outreach start', () => {
       const accounts = (await (await fetch(`${base}/accounts`, { headers: { 'X-API-Key': key } })).json()) as any;
       expect(accounts.accounts[0]).toMatchObject({ status: 'connected', hasSalesNavigator: true });
       expect(key).not.toBe(TEST_KEY);
+      // The last line is a one-time dashboard login link that works.
+      const link = out.trim().split('\n').at(-1)!.trim();
+      expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/app\/login\?token=[A-Za-z0-9_-]{43}$/);
+      const login = await fetch(link, { redirect: 'manual' });
+      expect(login.status).toBe(303);
+      expect(login.headers.get('set-cookie')).toContain('HttpOnly');
     } finally {
       child.kill('SIGTERM');
     }

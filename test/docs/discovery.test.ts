@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tools } from '../../src/tools/index.js';
+import { defaultTools as tools } from '../../src/tools/index.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 
 let server: TestServer;

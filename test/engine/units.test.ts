@@ -82,7 +82,9 @@ describe('personalize', () => {
     expect(personalize('Hi {{firstName}}, how is {{ companyName }}?', lead())).toBe('Hi Ada, how is Engines?');
     expect(personalize('Hi {{FIRSTNAME}} {{nickname}}!', lead())).toBe('Hi Ada!');
     expect(personalize('Hi {{firstName}}, {{jobTitle}} at {{companyName}}.', lead({ firstName: null, fullName: 'Grace Hopper', jobTitle: null }))).toBe('Hi Grace, at Engines.');
-    expect(personalize('Hi {{firstName}}', lead({ firstName: ' ', lastName: null, fullName: null }))).toBe('Hi there');
+    // A missing value with no fallback renders nothing (the fallback form gives a greeting).
+    expect(personalize('Hi {{firstName}}', lead({ firstName: ' ', lastName: null, fullName: null }))).toBe('Hi');
+    expect(personalize('Hi {{firstName|there}}', lead({ firstName: ' ', lastName: null, fullName: null }))).toBe('Hi there');
   });
   it('cuts at a word boundary', () => {
     expect(fitTo('one two three', 9)).toBe('one two');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tools } from '../../src/tools/index.js';
+import { defaultTools as tools } from '../../src/tools/index.js';
 import { fixture, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { signIn } from '../oauth/helpers.js';
 

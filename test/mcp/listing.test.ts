@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { jsonSchema, mcpInputSchema, mcpOutputSchema } from '../../src/mcp/schemas.js';
 import { CampaignId } from '../../src/tools/params.js';
 import { Cursor } from '../../src/core/pagination.js';
-import { tools } from '../../src/tools/index.js';
+import { defaultTools as tools } from '../../src/tools/index.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { SAMPLE_CALLS } from '../tools/samples.js';
 

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tools } from '../../src/tools/index.js';
+import { defaultTools as tools } from '../../src/tools/index.js';
 import { callTool, fixture, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 
 const BIN = new URL('../../bin/outreach.js', import.meta.url).pathname;

@@ -23,7 +23,7 @@ describe('limits in the --config file', () => {
       globalPerMinute: 120,
       perMinute: {
         leads_add: 60, leads_batch_add: 10, leads_batch_update: 6, leads_batch_delete: 10, lead_update: 60,
-        campaign_start_pause: 30, inbox_message: 10, profile_lookup: 5, people_search: 6, lookalike: 6,
+        campaign_start_pause: 30, inbox_message: 10, profile_lookup: 5, people_search: 6, lookalike: 6, manage: 30,
       },
       accountSpacingSeconds: { profile_lookup: 20, people_search: 15 },
       daily: { profileLookups: { classic: 80, salesNavigator: 150 }, searchResults: { classic: 1000, salesNavigator: 1500 } },

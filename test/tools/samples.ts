@@ -57,4 +57,17 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
   get_lead: { rest: { method: 'GET', path: '/campaigns/cmp_q4/leads/lead_ada1' }, args: { campaignId: 'cmp_q4', leadId: 'lead_ada1' } },
   get_recent_activity: { rest: { method: 'GET', path: '/activity?type=reply_received&limit=5' }, args: { type: 'reply_received', limit: 5 } },
   get_insights_overview: { rest: { method: 'GET', path: '/insights/overview' }, args: {} },
+  // The manage toolset. Repeatable: creates make a new item each time, updates set the same value.
+  create_campaign: { rest: { method: 'POST', path: '/campaigns', body: { name: 'Spring outreach' } }, args: { name: 'Spring outreach' } },
+  update_campaign: { rest: { method: 'PATCH', path: '/campaigns/cmp_q4', body: { name: 'Q4 outreach' } }, args: { campaignId: 'cmp_q4', name: 'Q4 outreach' } },
+  list_agents: { rest: { method: 'GET', path: '/agents?limit=2' }, args: { limit: 2 } },
+  get_agent: { rest: { method: 'GET', path: '/agents/tpl_intro' }, args: { agentId: 'tpl_intro' } },
+  create_agent: {
+    rest: { method: 'POST', path: '/agents', body: { name: 'Intro 2', accountId: 'acc_ada', connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Thanks {{ firstname }}!', delayHours: 24 }] } },
+    args: { name: 'Intro 2', accountId: 'acc_ada', connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Thanks {{ firstname }}!', delayHours: 24 }] },
+  },
+  update_agent: { rest: { method: 'PATCH', path: '/agents/tpl_intro', body: { name: 'Intro' } }, args: { agentId: 'tpl_intro', name: 'Intro' } },
+  preview_agent: { rest: { method: 'GET', path: '/agents/tpl_intro/preview?leadId=lead_ada1' }, args: { agentId: 'tpl_intro', leadId: 'lead_ada1' } },
+  connect_account: { rest: { method: 'POST', path: '/accounts', body: { name: 'Sales team' } }, args: { name: 'Sales team' } },
+  update_account: { rest: { method: 'PATCH', path: '/accounts/acc_ada', body: { messageLimit: 50 } }, args: { accountId: 'acc_ada', messageLimit: 50 } },
 };

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/config.js';
 import { ApiError } from '../../src/core/errors.js';
 import { configuredTools } from '../../src/server.js';
-import { tools } from '../../src/tools/index.js';
+import { defaultTools as tools, manageTools } from '../../src/tools/index.js';
 import { parseSwitch, parseToolNames, selectTools } from '../../src/tools/select.js';
 import { callTool, fixture, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 
@@ -163,5 +163,59 @@ describe('MCP over stdio: OUTREACH_TOOLS', () => {
     const r = await run(['mcp', '--db', join(dir, 'b.db')], { OUTREACH_API_KEY: TEST_KEY, OUTREACH_TOOLS: 'nope' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Unknown tool "nope" in OUTREACH_TOOLS/);
+  });
+});
+
+describe('the manage toolset', () => {
+  const manage = names(manageTools);
+  const all = [...names(tools), ...manage];
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  const list = async (path: string): Promise<{ status: number; body: any }> => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'X-API-Key': TEST_KEY },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const listed = (r: { body: any }) => (r.body.result.tools as { name: string }[]).map((t) => t.name);
+
+  it('is off by default and on with ?toolsets=manage, on /mcp and on /', async () => {
+    expect(listed(await list('/mcp'))).toEqual(names(tools));
+    expect(listed(await list('/mcp?toolsets=manage'))).toEqual(all);
+    expect(listed(await list('/?toolsets=manage'))).toEqual(all);
+  });
+
+  it('an unknown toolset is 400 validation_error naming toolsets', async () => {
+    const r = await list('/mcp?toolsets=manage,bogus');
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('validation_error');
+    expect(r.body.error.details.fields).toEqual(['toolsets']);
+  });
+
+  it('readonly keeps the read-only tools of the set; tools= may name manage tools without the toolset', async () => {
+    const ro = listed(await list('/mcp?toolsets=manage&readonly=1'));
+    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent']);
+    expect(listed(await list('/mcp?tools=create_agent,get_credits'))).toEqual(['get_credits', 'create_agent']);
+  });
+
+  it('the config and OUTREACH_TOOLSETS turn it on; a bad name is a usage error naming its source', () => {
+    expect(names(configuredTools({ config: { tools: { toolsets: ['manage'] } } }))).toEqual(all);
+    expect(names(configuredTools({ config: {} }, { OUTREACH_TOOLSETS: 'manage' }))).toEqual(all);
+    expect(names(configuredTools({ config: {} }))).toEqual(names(tools));
+    expect(() => configuredTools({ config: { tools: { toolsets: ['nope'] } } })).toThrow(/--config: Unknown toolset "nope" in tools.toolsets/);
+    expect(() => configuredTools({ config: {} }, { OUTREACH_TOOLSETS: 'nope' })).toThrow(/Unknown toolset "nope" in OUTREACH_TOOLSETS/);
+    // The config's read-only switch holds for toolset tools too.
+    expect(names(configuredTools({ config: { tools: { readOnly: true } } }, { OUTREACH_TOOLSETS: 'manage' }))).toEqual([
+      ...readOnly,
+      'list_agents',
+      'get_agent',
+      'preview_agent',
+    ]);
   });
 });

@@ -21,12 +21,25 @@ import type { updateLeadTool } from '../../src/tools/update-lead.js';
 import type { updateLeadsBatchTool } from '../../src/tools/update-leads-batch.js';
 import type { deleteLeadsBatchTool } from '../../src/tools/delete-leads-batch.js';
 import type { addLeadTool } from '../../src/tools/add-lead.js';
+import type { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from '../../src/tools/operator/conversations.js';
+import type { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from '../../src/tools/operator/keys.js';
+import type {
+  addWebhookEndpointTool,
+  listWebhookDeliveriesTool,
+  listWebhookEndpointsTool,
+  redeliverWebhookDeliveryTool,
+  removeWebhookEndpointTool,
+  rotateWebhookSecretTool,
+  setWebhookEndpointEnabledTool,
+} from '../../src/tools/operator/webhooks.js';
 
 interface AnyTool {
   input: z.ZodType;
   output: z.ZodType;
 }
 type Io<T extends AnyTool> = { args: z.input<T['input']>; output: z.output<T['output']> };
+/** A tool that takes `idempotencyKey`: the pipeline takes it beside the input, as MCP does. */
+type IoKeyed<T extends AnyTool> = { args: z.input<T['input']> & { idempotencyKey?: string }; output: z.output<T['output']> };
 
 export type Campaign = z.output<(typeof getCampaignTool)['output']>;
 export type CampaignStatus = Campaign['status'];
@@ -56,59 +69,17 @@ export interface AgentFields {
   connectionNote: string | null;
   messages: { text: string; delayHours: number }[];
 }
-export interface ApiKey {
-  id: string;
-  name: string | null;
-  env: string;
-  prefix?: string;
-  createdAt: string;
-  lastUsedAt?: string | null;
-  revokedAt?: string | null;
-}
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[] | null;
-  enabled: boolean;
-  createdAt?: string;
-}
-export interface DeliveryAttempt {
-  at: string;
-  status: number | null;
-  error?: string | null;
-  durationMs?: number | null;
-}
-export interface WebhookDelivery {
-  id: string;
-  endpointId: string;
-  event: string;
-  status: string;
-  createdAt: string;
-  attempts: DeliveryAttempt[];
-}
-export type ConversationFilter = 'needs_reply' | 'handed_off' | 'all';
-export interface ConversationThread {
-  leadId: string;
-  leadName: string | null;
-  campaignId: string;
-  campaignName?: string | null;
-  lastMessage: { direction: 'inbound' | 'outbound'; text: string; at: string } | null;
-  lastInboundAt?: string | null;
-  needsReply: boolean;
-  handedOff: boolean;
-}
-export type SenderKind = 'sequence' | 'agent' | 'operator' | 'api' | 'lead';
-export interface ConversationMessage {
-  id?: string;
-  direction: 'inbound' | 'outbound';
-  text: string;
-  at: string;
-  sender: SenderKind;
-}
-export interface Conversation {
-  lead: { id: string; fullName: string | null; campaignId: string; needsReply: boolean; stage?: string; jobTitle?: string | null; companyName?: string | null };
-  messages: ConversationMessage[];
-}
+export type ApiKey = ToolOutput<'list_api_keys'>['keys'][number];
+export type WebhookEndpoint = ToolOutput<'list_webhook_endpoints'>['endpoints'][number];
+export type WebhookDelivery = ToolOutput<'list_webhook_deliveries'>['deliveries'][number];
+export type DeliveryAttempt = WebhookDelivery['log'][number];
+export type ConversationFilter = ToolArgs<'list_conversations'>['filter'];
+export type ConversationThread = ToolOutput<'list_conversations'>['conversations'][number];
+export type Conversation = ToolOutput<'get_conversation'>;
+export type ConversationMessage = Conversation['messages'][number];
+export type SenderKind = ConversationMessage['sender'];
+export type ActivitySeries = ToolOutput<'get_activity_series'>;
+
 export interface ImportSummary {
   total: number;
   created: number;
@@ -136,9 +107,6 @@ export interface ImportStatus {
   creditsCharged: number;
   error?: string | null;
 }
-export interface ActivitySeries {
-  days: { date: string; sends: number; acceptances: number; replies: number }[];
-}
 type Page = { limit?: number; cursor?: string };
 
 interface ContractTools {
@@ -157,30 +125,12 @@ interface ContractTools {
     args: { accountId: string; name?: string; connectionRequestLimit?: number; messageLimit?: number; active?: boolean };
     output: Account;
   };
-  list_api_keys: { args: Record<string, never>; output: { keys: ApiKey[] } };
-  create_api_key: { args: { name?: string; env?: string }; output: { key: ApiKey; secret: string } };
-  revoke_api_key: { args: { keyId: string }; output: { key?: ApiKey; revoked?: boolean } };
-  list_webhook_endpoints: { args: Record<string, never>; output: { endpoints: WebhookEndpoint[]; secretSet?: boolean } };
-  add_webhook_endpoint: { args: { url: string; events?: string[] }; output: WebhookEndpoint | { endpoint: WebhookEndpoint } };
-  remove_webhook_endpoint: { args: { endpointId: string }; output: unknown };
-  set_webhook_endpoint_enabled: { args: { endpointId: string; enabled: boolean }; output: unknown };
-  rotate_webhook_secret: { args: Record<string, never>; output: { secret: string } };
-  list_webhook_deliveries: {
-    args: { endpointId?: string; status?: string; limit?: number; cursor?: string };
-    output: { deliveries: WebhookDelivery[]; nextCursor: string | null };
-  };
-  redeliver_webhook_delivery: { args: { deliveryId: string }; output: unknown };
   list_exclusions: { args: Page; output: { exclusions: { url: string; createdAt?: string }[]; nextCursor: string | null } };
   add_exclusions: { args: { urls: string[] }; output: unknown };
   remove_exclusions: { args: { urls: string[] }; output: unknown };
-  list_conversations: { args: Page & { filter: ConversationFilter }; output: { conversations: ConversationThread[]; nextCursor: string | null } };
-  get_conversation: { args: { leadId: string }; output: Conversation };
-  reply_conversation: { args: { leadId: string; text: string; idempotencyKey: string }; output: unknown };
-  mark_conversation_done: { args: { leadId: string }; output: unknown };
   preview_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: ImportPreview };
   start_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: { importId: string } };
   get_import: { args: { importId: string }; output: ImportStatus };
-  get_activity_series: { args: { days?: number }; output: ActivitySeries };
 }
 
 interface ServerTools {
@@ -199,6 +149,21 @@ interface ServerTools {
   update_leads_batch: Io<typeof updateLeadsBatchTool>;
   delete_leads_batch: Io<typeof deleteLeadsBatchTool>;
   send_message: Io<typeof sendMessageTool>;
+  list_api_keys: Io<typeof listApiKeysTool>;
+  create_api_key: Io<typeof createApiKeyTool>;
+  revoke_api_key: Io<typeof revokeApiKeyTool>;
+  list_webhook_endpoints: Io<typeof listWebhookEndpointsTool>;
+  add_webhook_endpoint: Io<typeof addWebhookEndpointTool>;
+  remove_webhook_endpoint: Io<typeof removeWebhookEndpointTool>;
+  set_webhook_endpoint_enabled: Io<typeof setWebhookEndpointEnabledTool>;
+  rotate_webhook_secret: Io<typeof rotateWebhookSecretTool>;
+  list_webhook_deliveries: Io<typeof listWebhookDeliveriesTool>;
+  redeliver_webhook_delivery: Io<typeof redeliverWebhookDeliveryTool>;
+  list_conversations: Io<typeof listConversationsTool>;
+  get_conversation: Io<typeof getConversationTool>;
+  reply_conversation: IoKeyed<typeof replyConversationTool>;
+  mark_conversation_done: Io<typeof markConversationDoneTool>;
+  get_activity_series: Io<typeof getActivitySeriesTool>;
 }
 
 export type Tools = ServerTools & ContractTools;

@@ -50,20 +50,39 @@ export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput)
     .all();
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, SCOPE, [last.a.seq]));
   return {
-    accounts: page.items.map(({ a, d }) => ({
-      id: a.id,
-      name: a.name,
-      status: a.status as Account['status'],
-      active: a.active,
-      hasSalesNavigator: a.hasSalesNavigator,
-      today: {
-        connectionRequestsSent: d?.connectionRequestsSent ?? 0,
-        connectionRequestsAccepted: d?.connectionRequestsAccepted ?? 0,
-        connectionRequestLimit: a.connectionRequestLimit,
-        messagesSent: d?.messagesSent ?? 0,
-        messageLimit: a.messageLimit,
-      },
-    })),
+    accounts: page.items.map(({ a, d }) => toAccount(a, d)),
     nextCursor: page.nextCursor,
   };
+}
+
+type AccountRow = typeof accounts.$inferSelect;
+type DailyRow = typeof accountDaily.$inferSelect;
+
+/** An account as the API shows it, with today's counters (a missing day row is all zeros). */
+export function toAccount(a: AccountRow, d: DailyRow | null | undefined): Account {
+  return {
+    id: a.id,
+    name: a.name,
+    status: a.status as Account['status'],
+    active: a.active,
+    hasSalesNavigator: a.hasSalesNavigator,
+    today: {
+      connectionRequestsSent: d?.connectionRequestsSent ?? 0,
+      connectionRequestsAccepted: d?.connectionRequestsAccepted ?? 0,
+      connectionRequestLimit: a.connectionRequestLimit,
+      messagesSent: d?.messagesSent ?? 0,
+      messageLimit: a.messageLimit,
+    },
+  };
+}
+
+/** One account with today's counters, or undefined. */
+export function findAccountView(ctx: Ctx, id: string): Account | undefined {
+  const row = ctx.db
+    .select({ a: accounts, d: accountDaily })
+    .from(accounts)
+    .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, utcDay(ctx.clock.now()))))
+    .where(eq(accounts.id, id))
+    .get();
+  return row ? toAccount(row.a, row.d) : undefined;
 }

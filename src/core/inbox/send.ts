@@ -4,6 +4,7 @@ import { agents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { ProfileRef } from '../../network/provider.js';
 import { countAccountDaily, recordActivity } from '../activity/record.js';
+import { recordMessage } from '../conversations/record.js';
 import { accountRef, requireConnectedAccount } from '../accounts/resolve.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
@@ -20,6 +21,8 @@ export interface SendMessageInput {
   leadId: string;
   text: string;
   accountId?: string | undefined;
+  /** Who is writing: an integration through the API (default), or the operator from the dashboard inbox. */
+  sender?: 'api' | 'operator';
 }
 
 /** Why the agent steps back when an operator writes to a lead in a conversation. */
@@ -30,7 +33,8 @@ export const MANUAL_HANDOFF_REASON = 'An operator messaged the lead directly, so
  * The account is the one given, else the lead's, else the campaign agent's. The send is
  * recorded as a manual `message_sent` activity (never listed) and counts toward the account's
  * messages today, not toward campaign stats. As in the product inbox, a message into a
- * conversation the lead has replied to hands it to a person: the agent stops answering.
+ * conversation the lead has replied to hands it to a person: the agent stops answering. The
+ * message enters the lead's thread, as the operator's or the API's.
  */
 export async function sendMessage(ctx: Ctx, input: SendMessageInput): Promise<SendMessageResult> {
   const campaign = requireCampaignRow(ctx, input.campaignId);
@@ -71,6 +75,7 @@ export async function sendMessage(ctx: Ctx, input: SendMessageInput): Promise<Se
     const updated = inConversation ? handOffLead(ctx, current, MANUAL_HANDOFF_REASON, at, account.id, changes) : current;
     if (!inConversation) ctx.db.update(leads).set(changes).where(eq(leads.id, lead.id)).run();
     recordActivity(ctx, { type: 'message_sent', at, lead: updated, text: input.text, accountId: account.id, manual: true });
+    recordMessage(ctx, { lead: updated, sender: input.sender ?? 'api', text: input.text, at, accountId: account.id, externalId: sent.messageId });
     countAccountDaily(ctx, account.id, 'messagesSent', at);
   });
   return { ok: true, chatId: sent.chatId, messageId: sent.messageId };

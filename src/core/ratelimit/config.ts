@@ -18,6 +18,12 @@ export const RATE_CLASSES = {
   profile_lookup: { label: 'profile lookups', perMinute: 5, routes: ['POST /network/profiles/lookup'] },
   people_search: { label: 'people searches', perMinute: 6, routes: ['POST /network/search'] },
   lookalike: { label: 'Lookalike campaigns', perMinute: 6, routes: ['POST /campaigns/lookalike'] },
+  /** The management write routes (the `manage` toolset) share one bucket. */
+  manage: {
+    label: 'management writes',
+    perMinute: 30,
+    routes: ['POST /campaigns', 'PATCH /campaigns/:campaignId', 'POST /agents', 'PATCH /agents/:agentId', 'POST /accounts', 'PATCH /accounts/:accountId'],
+  },
 } as const;
 
 export type RateClass = keyof typeof RATE_CLASSES;

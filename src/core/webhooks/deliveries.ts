@@ -1,10 +1,11 @@
-import { and, asc, desc, eq, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { DeliveryResult } from '../../webhooks/deliver.js';
 import { MAX_ATTEMPTS, nextAttemptDelay, type Rng } from '../../webhooks/schedule.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
+import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { disableEndpoint, endpointEvents } from './endpoints.js';
@@ -227,6 +228,10 @@ export interface DeliveryView {
 export interface ListDeliveriesInput {
   endpointId?: string | undefined;
   eventId?: string | undefined;
+  /** Only deliveries in this state. */
+  state?: DeliveryState | undefined;
+  /** Only deliveries older than this one (keyset paging; see listDeliveryPage). */
+  beforeSeq?: number | undefined;
   limit?: number | undefined;
 }
 
@@ -239,6 +244,31 @@ export const MAX_DELIVERY_LIMIT = 1000;
  * is not mistaken for "nothing was sent".
  */
 export function listDeliveries(ctx: Ctx, input: ListDeliveriesInput = {}): DeliveryView[] {
+  return queryDeliveries(ctx, input).map((r) => r.view);
+}
+
+/**
+ * The delivery log a page at a time (the dashboard's), filtered by endpoint and state, with a
+ * signed cursor as the API's lists have.
+ */
+export function listDeliveryPage(
+  ctx: Ctx,
+  secret: string,
+  input: { endpointId?: string | undefined; state?: DeliveryState | undefined; limit: number; cursor?: string | undefined },
+): { deliveries: DeliveryView[]; nextCursor: string | null } {
+  const scope = `webhook_deliveries:${input.endpointId ?? ''}:${input.state ?? ''}`;
+  let beforeSeq: number | undefined;
+  if (input.cursor !== undefined) {
+    const [seq] = decodeCursor(secret, scope, input.cursor);
+    if (typeof seq !== 'number') throw invalidCursor();
+    beforeSeq = seq;
+  }
+  const rows = queryDeliveries(ctx, { endpointId: input.endpointId, state: input.state, beforeSeq, limit: input.limit + 1 });
+  const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, scope, [last.seq]));
+  return { deliveries: page.items.map((r) => r.view), nextCursor: page.nextCursor };
+}
+
+function queryDeliveries(ctx: Ctx, input: ListDeliveriesInput): { seq: number; view: DeliveryView }[] {
   const limit = input.limit ?? DEFAULT_DELIVERY_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERY_LIMIT) {
     throw validationError(`limit: must be an integer from 1 to ${MAX_DELIVERY_LIMIT}`, ['limit']);
@@ -258,6 +288,8 @@ export function listDeliveries(ctx: Ctx, input: ListDeliveriesInput = {}): Deliv
       and(
         input.endpointId !== undefined ? eq(webhookDeliveries.endpointId, input.endpointId) : undefined,
         input.eventId !== undefined ? eq(webhookDeliveries.eventId, input.eventId) : undefined,
+        input.state !== undefined ? eq(webhookDeliveries.state, input.state) : undefined,
+        input.beforeSeq !== undefined ? lt(webhookDeliveries.seq, input.beforeSeq) : undefined,
       ),
     )
     .orderBy(desc(webhookDeliveries.seq))
@@ -286,6 +318,8 @@ export function listDeliveries(ctx: Ctx, input: ListDeliveriesInput = {}): Deliv
     logs.set(a.deliveryId, log);
   }
   return rows.map(({ d, type, url }) => ({
+    seq: d.seq,
+    view: {
     id: d.id,
     eventId: d.eventId,
     eventType: type,
@@ -299,6 +333,7 @@ export function listDeliveries(ctx: Ctx, input: ListDeliveriesInput = {}): Deliv
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
     log: logs.get(d.id) ?? [],
+    },
   }));
 }
 
@@ -346,6 +381,14 @@ export function redeliver(ctx: Ctx, eventId: string, endpointId?: string): Redel
       return { ...base, deliveryId: pending.id, action: 'rescheduled' };
     });
   });
+}
+
+/** Sends one logged delivery's event again to the same endpoint (the dashboard's redeliver button). */
+export function redeliverDelivery(ctx: Ctx, deliveryId: string): RedeliveryView {
+  const row = ctx.db.select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+  if (!row) throw new ApiError('not_found', `no webhook delivery "${deliveryId}"; pick one from the delivery log`, { fields: ['deliveryId'] });
+  const [result] = redeliver(ctx, row.eventId, row.endpointId);
+  return result as RedeliveryView;
 }
 
 function targetEndpoints(ctx: Ctx, eventType: string, endpointId: string | undefined): { id: string; url: string }[] {

@@ -191,7 +191,7 @@ export function AgentEditorPage({ agentId }: { agentId: string | null }) {
         <fieldset className="o-stack">
           <legend className="o-label">Messages after the invitation is accepted</legend>
           {draft.messages.map((m, i) => (
-            <div key={i} className="o-card" role="group" aria-label={`Message ${i + 1}`}>
+            <div key={i} className="o-card">
               <div className="o-field">
                 <label htmlFor={`${id}-m${i}`}>Message {i + 1}</label>
                 <textarea

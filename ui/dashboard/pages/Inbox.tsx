@@ -40,16 +40,17 @@ function Thread({ leadId }: { leadId: string }) {
 
   if (conversation.isPending) return <Loading label="Loading the conversation…" />;
   if (conversation.error) return <ErrorNote error={conversation.error} />;
-  const { lead, messages } = conversation.data;
+  const { lead, campaign, messages } = conversation.data;
   return (
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
       <div className="o-row-between">
-        <h2 id={`${id}-h`}>{lead.fullName ?? lead.id}</h2>
+        <h2 id={`${id}-h`}>{lead.name ?? lead.id}</h2>
         {lead.needsReply ? <span className="o-badge o-badge-paused">Needs reply</span> : <span className="o-badge">Answered</span>}
       </div>
       {lead.jobTitle || lead.companyName ? <p className="o-muted">{[lead.jobTitle, lead.companyName].filter(Boolean).join(' · ')}</p> : null}
       <p>
-        <Link to={`/campaigns/${lead.campaignId}`}>Open the campaign</Link>
+        Campaign: <Link to={`/campaigns/${campaign.id}`}>{campaign.name ?? campaign.id}</Link>
+        {lead.handedOff ? <span className="o-badge"> handed off to you</span> : null}
       </p>
       {messages.length === 0 ? <p className="o-muted">No messages stored for this lead yet.</p> : null}
       <ol className="o-thread" aria-label="Messages, oldest first">
@@ -116,17 +117,20 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
             {threads.data?.conversations.map((t) => (
               <li key={t.leadId}>
                 <Link to={`/inbox/${t.leadId}${suffix}`} aria-current={t.leadId === leadId ? 'true' : undefined}>
-                  <strong>{t.leadName ?? t.leadId}</strong>
+                  <strong>{t.name ?? t.leadId}</strong>
                   {t.needsReply ? <span className="o-badge o-badge-paused"> needs reply</span> : null}
                   {t.handedOff ? <span className="o-badge"> handed off</span> : null}
                   <br />
-                  <span className="o-muted">{t.campaignName ?? t.campaignId}</span>
-                  {t.lastMessage ? (
-                    <>
-                      <br />
-                      <span>{t.lastMessage.text.length > 90 ? `${t.lastMessage.text.slice(0, 90)}…` : t.lastMessage.text}</span>
-                    </>
-                  ) : null}
+                  <span className="o-muted">{[t.companyName, t.campaign.name ?? t.campaign.id].filter(Boolean).join(' · ')}</span>
+                  <br />
+                  <span>
+                    {t.lastMessage.direction === 'inbound' ? '' : 'You: '}
+                    {t.lastMessage.preview}
+                  </span>
+                  <br />
+                  <time className="o-muted" dateTime={t.lastMessage.at}>
+                    {formatWhen(t.lastMessage.at)}
+                  </time>
                 </Link>
               </li>
             ))}

@@ -68,14 +68,14 @@ export function KeysPage() {
                 </tr>
               ) : null}
               {keys.data.keys.map((k) => {
-                const label = k.name ?? k.prefix ?? k.id;
+                const label = k.name;
                 return (
                   <tr key={k.id}>
-                    <td>{k.name ?? '—'}</td>
-                    <td className="o-mono">{k.prefix ? `${k.prefix}…` : k.id}</td>
-                    <td>{k.env}</td>
+                    <td>{k.name}</td>
+                    <td className="o-mono">{k.prefix}…</td>
+                    <td>{k.environment}</td>
                     <td>{formatWhen(k.createdAt)}</td>
-                    <td>{formatWhen(k.lastUsedAt ?? null)}</td>
+                    <td>{k.lastUsedAt ? formatWhen(k.lastUsedAt) : 'Never'}</td>
                     <td>
                       {k.revokedAt ? (
                         `Revoked ${formatWhen(k.revokedAt)}`

@@ -26,9 +26,11 @@ function Endpoints() {
         {endpoints.data?.endpoints.map((ep) => (
           <li key={ep.id} className="o-row">
             <span className="o-mono">{ep.url}</span>
-            <span className={ep.enabled ? 'o-badge o-badge-running' : 'o-badge'}>{ep.enabled ? 'enabled' : 'disabled'}</span>
-            <button type="button" className="o-button" onClick={() => toggle.mutate({ endpointId: ep.id, enabled: !ep.enabled })}>
-              {ep.enabled ? 'Disable' : 'Enable'} {ep.url}
+            <span className={ep.status === 'active' ? 'o-badge o-badge-running' : 'o-badge'}>{ep.status === 'active' ? 'enabled' : 'disabled'}</span>
+            {ep.disabledReason ? <span className="o-muted">{ep.disabledReason}</span> : null}
+            <span className="o-muted">{ep.events.join(', ')} · {ep.pendingDeliveries} pending</span>
+            <button type="button" className="o-button" onClick={() => toggle.mutate({ endpointId: ep.id, enabled: ep.status !== 'active' })}>
+              {ep.status === 'active' ? 'Disable' : 'Enable'} {ep.url}
             </button>
             <button type="button" className="o-button" onClick={() => remove.mutate({ endpointId: ep.id })}>
               Remove {ep.url}
@@ -52,7 +54,8 @@ function Endpoints() {
 
 function SigningSecret() {
   const id = useId();
-  const rotate = useToolMutation('rotate_webhook_secret');
+  const rotate = useToolMutation('rotate_webhook_secret', ['list_webhook_endpoints']);
+  const state = useTool('list_webhook_endpoints', {});
   const [secret, setSecret] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   return (
@@ -62,6 +65,7 @@ function SigningSecret() {
         Every delivery carries the secret in <code>X-Webhook-Signature</code>; your receiver compares it. Rotating replaces it at once, so update your
         receiver right after.
       </p>
+      {state.data ? <p>{state.data.secretSet ? 'A signing secret is set.' : 'No signing secret yet: deliveries go unsigned until you create one.'}</p> : null}
       {confirming ? (
         <div className="o-row" role="group" aria-label="Confirm rotation">
           <button
@@ -103,16 +107,23 @@ function DeliveryRow({ d }: { d: WebhookDelivery }) {
   return (
     <tr>
       <td>{formatWhen(d.createdAt)}</td>
-      <td>{d.event}</td>
-      <td>{d.status}</td>
+      <td>
+        {d.eventType}
+        <br />
+        <span className="o-muted o-mono">{d.url ?? d.endpointId}</span>
+      </td>
+      <td>
+        {d.state}
+        {d.nextAttemptAt ? <span className="o-muted"> · next try {formatWhen(d.nextAttemptAt)}</span> : null}
+      </td>
       <td>
         <details>
           <summary>
-            {d.attempts.length} attempt{d.attempts.length === 1 ? '' : 's'}
+            {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
           </summary>
           <ol>
-            {d.attempts.map((a, i) => (
-              <li key={i}>
+            {d.log.map((a) => (
+              <li key={a.attempt}>
                 {formatWhen(a.at)}: {a.status ?? 'no answer'}
                 {a.error ? ` (${a.error})` : ''}
                 {a.durationMs != null ? `, ${a.durationMs} ms` : ''}
@@ -126,9 +137,10 @@ function DeliveryRow({ d }: { d: WebhookDelivery }) {
           type="button"
           className="o-button"
           disabled={redeliver.isPending}
+          aria-label={`Redeliver ${d.eventType} of ${formatWhen(d.createdAt)}`}
           onClick={() => redeliver.mutate({ deliveryId: d.id }, { onSuccess: () => setQueued(true) })}
         >
-          Redeliver<span className="sr-only"> {d.event} of {formatWhen(d.createdAt)}</span>
+          Redeliver
         </button>
         {queued ? <span role="status"> Queued.</span> : null}
         <ErrorNote error={redeliver.error} />
@@ -137,11 +149,11 @@ function DeliveryRow({ d }: { d: WebhookDelivery }) {
   );
 }
 
-const STATUSES = ['', 'pending', 'delivered', 'failed'];
+const STATUSES: ('' | WebhookDelivery['state'])[] = ['', 'pending', 'succeeded', 'failed'];
 
 function Deliveries() {
   const id = useId();
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<'' | WebhookDelivery['state']>('');
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const list = useTool(
@@ -159,7 +171,7 @@ function Deliveries() {
           className="o-select"
           value={status}
           onChange={(e) => {
-            setStatus(e.target.value);
+            setStatus(e.target.value as '' | WebhookDelivery['state']);
             setCursors([]);
           }}
         >

@@ -1,0 +1,133 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { accounts } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import { supportsHostedSignIn } from '../../network/provider.js';
+import type { Ctx } from '../context.js';
+import { ApiError, toApiError, validationError } from '../errors.js';
+import { newId } from '../ids.js';
+import { Account, findAccountView } from './list.js';
+import { requireAccount } from './resolve.js';
+
+export const CONNECTION_REQUEST_LIMIT_MAX = 100;
+export const MESSAGE_LIMIT_MAX = 150;
+
+export const AccountName = z.string().trim().min(1, 'must not be blank').max(120).describe('A name for the account, 1..120 characters.');
+export const ConnectionRequestLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(CONNECTION_REQUEST_LIMIT_MAX)
+  .describe(`Connection requests per UTC day, 1..${CONNECTION_REQUEST_LIMIT_MAX} (default 25).`);
+export const MessageLimit = z.number().int().min(1).max(MESSAGE_LIMIT_MAX).describe(`Messages per UTC day, 1..${MESSAGE_LIMIT_MAX} (default 50).`);
+
+export const ConnectAccountInput = z.strictObject({
+  name: AccountName,
+  hasSalesNavigator: z.boolean().optional().describe('Development only: whether the simulated account has Sales Navigator. In production it comes from the network.'),
+  connectionRequestLimit: ConnectionRequestLimit.optional(),
+  messageLimit: MessageLimit.optional(),
+});
+export type ConnectAccountInput = z.output<typeof ConnectAccountInput>;
+
+export const UpdateAccountFields = {
+  name: AccountName.optional(),
+  connectionRequestLimit: ConnectionRequestLimit.optional(),
+  messageLimit: MessageLimit.optional(),
+  active: z.boolean().optional().describe('false stops all sending from the account; true resumes it.'),
+};
+export const UpdateAccountInput = z.strictObject(UpdateAccountFields);
+export type UpdateAccountInput = z.output<typeof UpdateAccountInput>;
+
+export const ConnectAccountResult = z.object({ account: Account, connectUrl: z.string().nullable() });
+export type ConnectAccountResult = z.infer<typeof ConnectAccountResult>;
+
+const view = (ctx: Ctx, id: string): Account => {
+  const account = findAccountView(ctx, id);
+  if (!account) throw new ApiError('not_found', `Account ${id} not found.`);
+  return account;
+};
+
+/**
+ * Development adds a simulated account, connected at once. Production records the account
+ * as `connecting` and asks the provider for its hosted sign-in page; the provider's report
+ * marks it connected. The row is written before the network call (never inside a
+ * transaction) so the report can find it; a failed call removes it again, so nothing is left.
+ */
+export async function connectAccount(ctx: Ctx, input: ConnectAccountInput): Promise<ConnectAccountResult> {
+  const production = ctx.env === 'production';
+  if (production && input.hasSalesNavigator !== undefined) {
+    throw validationError('hasSalesNavigator: in production it comes from the network account; leave it out.', ['hasSalesNavigator']);
+  }
+  const network = ctx.network;
+  if (production && !supportsHostedSignIn(network)) {
+    throw new ApiError('upstream_unavailable', 'This server has no network provider that can connect accounts. Configure Unipile, then retry.');
+  }
+  const id = newId('acc');
+  transaction(ctx.db, () => {
+    ctx.db
+      .insert(accounts)
+      .values({
+        id,
+        name: input.name,
+        status: production ? 'connecting' : 'connected',
+        hasSalesNavigator: production ? false : (input.hasSalesNavigator ?? false),
+        connectionRequestLimit: input.connectionRequestLimit ?? 25,
+        messageLimit: input.messageLimit ?? 50,
+        createdAt: ctx.clock.now(),
+      })
+      .run();
+  });
+  if (!production || !supportsHostedSignIn(network)) return { account: view(ctx, id), connectUrl: null };
+  try {
+    const { url } = await network.startHostedSignIn({ accountId: id, name: input.name });
+    return { account: view(ctx, id), connectUrl: url };
+  } catch (err) {
+    transaction(ctx.db, () => ctx.db.delete(accounts).where(eq(accounts.id, id)).run());
+    const error = toApiError(err);
+    throw error.code === 'upstream_unavailable' || error.code === 'rate_limited'
+      ? error
+      : new ApiError('upstream_unavailable', `The network did not start the sign-in (${error.message}). Nothing was created; retry shortly.`);
+  }
+}
+
+/** Limits take effect from the engine's next send; `active: false` stops all sending. */
+export function updateAccount(ctx: Ctx, id: string, input: UpdateAccountInput): Account {
+  const set: Partial<typeof accounts.$inferInsert> = {};
+  if (input.name !== undefined) set.name = input.name;
+  if (input.connectionRequestLimit !== undefined) set.connectionRequestLimit = input.connectionRequestLimit;
+  if (input.messageLimit !== undefined) set.messageLimit = input.messageLimit;
+  if (input.active !== undefined) set.active = input.active;
+  if (Object.keys(set).length === 0) {
+    throw validationError('Give at least one of name, connectionRequestLimit, messageLimit and active.', ['name', 'connectionRequestLimit', 'messageLimit', 'active']);
+  }
+  transaction(ctx.db, () => {
+    requireAccount(ctx, id);
+    ctx.db.update(accounts).set(set).where(eq(accounts.id, id)).run();
+  });
+  return view(ctx, id);
+}
+
+/**
+ * The provider reported a finished hosted sign-in for our account `accountId`: link it to
+ * the provider's account and take status and Sales Navigator from what the provider says.
+ * Only an account still `connecting` and not yet linked is changed, so a replayed or forged
+ * report cannot re-point a connected account. Returns whether it changed anything.
+ */
+export function completeHostedSignIn(
+  ctx: Ctx,
+  accountId: string,
+  provider: { providerAccountId: string; status: 'connected' | 'connecting' | 'failed' | 'disconnected'; hasSalesNavigator: boolean },
+): boolean {
+  return transaction(ctx.db, () => {
+    const row = ctx.db.select().from(accounts).where(eq(accounts.id, accountId)).get();
+    if (!row || row.status !== 'connecting' || row.providerAccountId !== null) return false;
+    const taken = ctx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.providerAccountId, provider.providerAccountId)).get();
+    if (taken) return false;
+    ctx.db
+      .update(accounts)
+      .set({ providerAccountId: provider.providerAccountId, status: provider.status, hasSalesNavigator: provider.hasSalesNavigator })
+      .where(eq(accounts.id, accountId))
+      .run();
+    return true;
+  });
+}

@@ -1,0 +1,108 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
+import { loginTokens, operatorSessions } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import type { Ctx } from '../context.js';
+import { newId } from '../ids.js';
+
+/** A login link works for 15 minutes, once. */
+export const LOGIN_TOKEN_TTL_MS = 15 * 60_000;
+/** A dashboard session lasts 7 days from login; `outreach login --revoke-all` ends it sooner. */
+export const SESSION_TTL_MS = 7 * 24 * 3_600_000;
+/** lastSeenAt is advisory; writing it at most once a minute keeps reads write-free. */
+const LAST_SEEN_RESOLUTION_MS = 60_000;
+
+const digest = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+
+/** 256 random bits, URL-safe: twice the 128 bits a bearer secret needs. */
+const mintSecret = (): string => randomBytes(32).toString('base64url');
+
+/** Secrets we mint are 43 base64url characters; anything else is refused before hashing. */
+const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Mints a one-time login token (the `token` of `/app/login?token=…`). Only its digest is
+ * stored; the caller prints the link once. Expired tokens are swept here, so the table stays small.
+ */
+export function createLoginToken(ctx: Ctx): { token: string; expiresAt: number } {
+  const token = mintSecret();
+  const now = ctx.clock.now();
+  const expiresAt = now + LOGIN_TOKEN_TTL_MS;
+  transaction(ctx.db, () => {
+    ctx.db.delete(loginTokens).where(lt(loginTokens.expiresAt, now)).run();
+    ctx.db.insert(loginTokens).values({ digest: digest(token), createdAt: now, expiresAt }).run();
+  });
+  return { token, expiresAt };
+}
+
+export type LoginOutcome = { ok: true; session: string; sessionId: string; expiresAt: number } | { ok: false; reason: 'unknown' | 'used' | 'expired' };
+
+/**
+ * Consumes a login token and opens a session, in one transaction: a token opens at most one
+ * session, even when two requests race with it. Returns the session's cookie value.
+ */
+export function consumeLoginToken(ctx: Ctx, token: string | undefined): LoginOutcome {
+  if (token === undefined || !SECRET_SHAPE.test(token)) return { ok: false, reason: 'unknown' };
+  const now = ctx.clock.now();
+  return transaction(ctx.db, (): LoginOutcome => {
+    const row = ctx.db.select().from(loginTokens).where(eq(loginTokens.digest, digest(token))).get();
+    if (!row) return { ok: false, reason: 'unknown' };
+    if (row.usedAt !== null) return { ok: false, reason: 'used' };
+    if (row.expiresAt <= now) return { ok: false, reason: 'expired' };
+    ctx.db.update(loginTokens).set({ usedAt: now }).where(eq(loginTokens.digest, row.digest)).run();
+    const session = mintSecret();
+    const sessionId = newId('ses');
+    const expiresAt = now + SESSION_TTL_MS;
+    ctx.db.delete(operatorSessions).where(lt(operatorSessions.expiresAt, now)).run();
+    ctx.db.insert(operatorSessions).values({ digest: digest(session), id: sessionId, createdAt: now, expiresAt, lastSeenAt: now }).run();
+    return { ok: true, session, sessionId, expiresAt };
+  });
+}
+
+export interface OperatorSession {
+  id: string;
+  expiresAt: number;
+}
+
+/** The live session behind a cookie value, or null (unknown, expired or revoked). */
+export function findSession(ctx: Ctx, cookie: string | undefined): OperatorSession | null {
+  if (cookie === undefined || !SECRET_SHAPE.test(cookie)) return null;
+  const now = ctx.clock.now();
+  const row = ctx.db.select().from(operatorSessions).where(eq(operatorSessions.digest, digest(cookie))).get();
+  if (!row || row.revokedAt !== null || row.expiresAt <= now) return null;
+  if (now - row.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) {
+    ctx.db.update(operatorSessions).set({ lastSeenAt: now }).where(eq(operatorSessions.digest, row.digest)).run();
+  }
+  return { id: row.id, expiresAt: row.expiresAt };
+}
+
+/** Ends one session (logout). Unknown cookies are ignored: logging out twice is harmless. */
+export function endSession(ctx: Ctx, cookie: string | undefined): void {
+  if (cookie === undefined || !SECRET_SHAPE.test(cookie)) return;
+  ctx.db
+    .update(operatorSessions)
+    .set({ revokedAt: ctx.clock.now() })
+    .where(and(eq(operatorSessions.digest, digest(cookie)), isNull(operatorSessions.revokedAt)))
+    .run();
+}
+
+/**
+ * Ends every dashboard session and voids every unused login link, at once, also for running
+ * servers (they read the table on every request). Returns how many sessions were live.
+ */
+export function revokeAllSessions(ctx: Ctx): { sessions: number } {
+  const now = ctx.clock.now();
+  return transaction(ctx.db, () => {
+    const live = ctx.db
+      .update(operatorSessions)
+      .set({ revokedAt: now })
+      .where(and(isNull(operatorSessions.revokedAt), sql`${operatorSessions.expiresAt} > ${now}`))
+      .run().changes;
+    ctx.db
+      .update(loginTokens)
+      .set({ usedAt: now })
+      .where(and(isNull(loginTokens.usedAt), sql`${loginTokens.expiresAt} > ${now}`))
+      .run();
+    return { sessions: live };
+  });
+}

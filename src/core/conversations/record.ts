@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm';
+import { conversations, messages, type leads } from '../../db/schema.js';
+import { messagePreview } from '../activity/record.js';
+import type { Ctx } from '../context.js';
+import { newId } from '../ids.js';
+
+type LeadRow = typeof leads.$inferSelect;
+
+export const MESSAGE_SENDERS = ['sequence', 'agent', 'operator', 'api', 'lead'] as const;
+/** What sent a message: the engine's sequence, the reply agent, the operator (dashboard), the API's send_message, or the lead. */
+export type MessageSender = (typeof MESSAGE_SENDERS)[number];
+export type MessageDirection = 'inbound' | 'outbound';
+
+export interface RecordMessageInput {
+  lead: Pick<LeadRow, 'id' | 'campaignId'>;
+  sender: MessageSender;
+  text: string;
+  /** Sim-clock ms, the time activity records for the same event. */
+  at: number;
+  accountId: string | null;
+  /** The provider's message or event id, when known. */
+  externalId?: string | null;
+}
+
+/**
+ * Records one message to or from a lead and keeps its thread's summary, in the caller's
+ * transaction: every path that sends or receives a message calls this beside the write that
+ * records the send, so the message and the send commit or roll back together. The direction
+ * follows from the sender: only the lead's messages are inbound.
+ */
+export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
+  const id = newId('msg');
+  const direction: MessageDirection = input.sender === 'lead' ? 'inbound' : 'outbound';
+  ctx.db
+    .insert(messages)
+    .values({
+      id,
+      leadId: input.lead.id,
+      campaignId: input.lead.campaignId,
+      accountId: input.accountId,
+      direction,
+      sender: input.sender,
+      text: input.text,
+      at: input.at,
+      externalId: input.externalId ?? null,
+    })
+    .run();
+  const preview = messagePreview(input.text) ?? '';
+  const inboundAt = direction === 'inbound' ? input.at : 0;
+  ctx.db
+    .insert(conversations)
+    .values({
+      leadId: input.lead.id,
+      campaignId: input.lead.campaignId,
+      lastInboundAt: inboundAt,
+      lastMessageAt: input.at,
+      lastDirection: direction,
+      lastSender: input.sender,
+      lastPreview: preview,
+      messageCount: 1,
+    })
+    .onConflictDoUpdate({
+      target: conversations.leadId,
+      set: {
+        lastInboundAt: sql`max(${conversations.lastInboundAt}, ${inboundAt})`,
+        // A message stamped earlier than the newest (a late inbound event) does not replace the preview.
+        lastDirection: sql`case when ${input.at} >= ${conversations.lastMessageAt} then ${direction} else ${conversations.lastDirection} end`,
+        lastSender: sql`case when ${input.at} >= ${conversations.lastMessageAt} then ${input.sender} else ${conversations.lastSender} end`,
+        lastPreview: sql`case when ${input.at} >= ${conversations.lastMessageAt} then ${preview} else ${conversations.lastPreview} end`,
+        lastMessageAt: sql`max(${conversations.lastMessageAt}, ${input.at})`,
+        messageCount: sql`${conversations.messageCount} + 1`,
+      },
+    })
+    .run();
+  return id;
+}

@@ -1,0 +1,182 @@
+import { and, asc, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { campaigns, conversations, leads, messages } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import { iso, IsoTimestamp } from '../clock.js';
+import type { Ctx } from '../context.js';
+import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
+import { ApiError } from '../errors.js';
+import { sendMessage, SendMessageResult } from '../inbox/send.js';
+import { clean, composeFullName } from '../text.js';
+import { MESSAGE_SENDERS } from './record.js';
+
+export const CONVERSATION_FILTERS = ['needs_reply', 'handed_off', 'all'] as const;
+export type ConversationFilter = (typeof CONVERSATION_FILTERS)[number];
+
+const Text = z.string().nullable();
+
+/** One thread in the inbox list. */
+export const ConversationSummary = z.object({
+  leadId: z.string(),
+  name: Text,
+  companyName: Text,
+  campaign: z.object({ id: z.string(), name: Text }),
+  lastMessage: z.object({ direction: z.enum(['inbound', 'outbound']), sender: z.enum(MESSAGE_SENDERS), preview: z.string(), at: IsoTimestamp }),
+  lastInboundAt: IsoTimestamp.nullable(),
+  messageCount: z.number().int(),
+  needsReply: z.boolean(),
+  handedOff: z.boolean(),
+});
+export type ConversationSummary = z.infer<typeof ConversationSummary>;
+
+export const ConversationList = z.object({ conversations: z.array(ConversationSummary), nextCursor: z.string().nullable() });
+export type ConversationList = z.infer<typeof ConversationList>;
+
+export const ConversationMessage = z.object({
+  id: z.string(),
+  direction: z.enum(['inbound', 'outbound']),
+  sender: z.enum(MESSAGE_SENDERS),
+  text: z.string(),
+  at: IsoTimestamp,
+});
+
+/** A whole thread: the lead as the inbox shows it, and every stored message, oldest first. */
+export const Conversation = z.object({
+  lead: z.object({
+    id: z.string(),
+    name: Text,
+    firstName: Text,
+    jobTitle: Text,
+    companyName: Text,
+    networkUrl: Text,
+    stage: z.string(),
+    tag: Text,
+    needsReply: z.boolean(),
+    handedOff: z.boolean(),
+    excluded: z.boolean(),
+  }),
+  campaign: z.object({ id: z.string(), name: Text }),
+  messages: z.array(ConversationMessage),
+});
+export type Conversation = z.infer<typeof Conversation>;
+
+const FILTER_CONDITION: Record<ConversationFilter, SQL | undefined> = {
+  needs_reply: eq(leads.needsReply, true),
+  handed_off: eq(leads.stage, 'handed_off'),
+  all: undefined,
+};
+
+export interface ListConversationsInput {
+  filter: ConversationFilter;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * The inbox: threads newest inbound message first (threads the lead never wrote in come after,
+ * newest thread first), filtered to those that need a reply, those handed off to a person, or
+ * all. Threads of deleted leads are left out. Keyset-paged like the API's lists.
+ */
+export function listConversations(ctx: Ctx, secret: string, input: ListConversationsInput): ConversationList {
+  const scope = `conversations:${input.filter}`;
+  let after: SQL | undefined;
+  if (input.cursor !== undefined) {
+    const [inbound, seq] = decodeCursor(secret, scope, input.cursor);
+    if (typeof inbound !== 'number' || typeof seq !== 'number') throw invalidCursor();
+    after = or(lt(conversations.lastInboundAt, inbound), and(eq(conversations.lastInboundAt, inbound), lt(conversations.seq, seq)));
+  }
+  const rows = ctx.db
+    .select({ c: conversations, lead: leads, campaignName: campaigns.name })
+    .from(conversations)
+    .innerJoin(leads, eq(leads.id, conversations.leadId))
+    .leftJoin(campaigns, eq(campaigns.id, conversations.campaignId))
+    .where(and(FILTER_CONDITION[input.filter], after))
+    .orderBy(desc(conversations.lastInboundAt), desc(conversations.seq))
+    .limit(input.limit + 1)
+    .all();
+  const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, scope, [last.c.lastInboundAt, last.c.seq]));
+  return {
+    conversations: page.items.map(({ c, lead, campaignName }) => ({
+      leadId: lead.id,
+      name: composeFullName(lead.fullName, lead.firstName, lead.lastName),
+      companyName: clean(lead.companyName),
+      campaign: { id: c.campaignId, name: campaignName ?? null },
+      lastMessage: { direction: c.lastDirection as 'inbound' | 'outbound', sender: c.lastSender as (typeof MESSAGE_SENDERS)[number], preview: c.lastPreview, at: iso(c.lastMessageAt) },
+      lastInboundAt: c.lastInboundAt > 0 ? iso(c.lastInboundAt) : null,
+      messageCount: c.messageCount,
+      needsReply: lead.needsReply,
+      handedOff: lead.stage === 'handed_off',
+    })),
+    nextCursor: page.nextCursor,
+  };
+}
+
+const leadNotFound = (leadId: string) =>
+  new ApiError('not_found', `No lead ${leadId}. Pick a thread from list_conversations.`, { fields: ['leadId'] });
+
+function requireLead(ctx: Ctx, leadId: string): typeof leads.$inferSelect {
+  const lead = ctx.db.select().from(leads).where(eq(leads.id, leadId)).get();
+  if (!lead) throw leadNotFound(leadId);
+  return lead;
+}
+
+/** One lead's thread: every message stored for it, oldest first. A lead with no messages has an empty thread. */
+export function getConversation(ctx: Ctx, leadId: string): Conversation {
+  const lead = requireLead(ctx, leadId);
+  const campaign = ctx.db.select({ name: campaigns.name }).from(campaigns).where(eq(campaigns.id, lead.campaignId)).get();
+  const rows = ctx.db.select().from(messages).where(eq(messages.leadId, leadId)).orderBy(asc(messages.at), asc(messages.seq)).all();
+  return {
+    lead: {
+      id: lead.id,
+      name: composeFullName(lead.fullName, lead.firstName, lead.lastName),
+      firstName: clean(lead.firstName),
+      jobTitle: clean(lead.jobTitle),
+      companyName: clean(lead.companyName),
+      networkUrl: lead.networkUrl,
+      stage: lead.stage,
+      tag: lead.tag,
+      needsReply: lead.needsReply,
+      handedOff: lead.stage === 'handed_off',
+      excluded: lead.excluded,
+    },
+    campaign: { id: lead.campaignId, name: campaign?.name ?? null },
+    messages: rows.map((m) => ({
+      id: m.id,
+      direction: m.direction as 'inbound' | 'outbound',
+      sender: m.sender as (typeof MESSAGE_SENDERS)[number],
+      text: m.text,
+      at: iso(m.at),
+    })),
+  };
+}
+
+/**
+ * The operator answers a thread: the same verb as the API's send_message (account rules,
+ * quotas, exclusion, hand-off), recorded as the operator's message.
+ */
+export async function replyToConversation(ctx: Ctx, input: { leadId: string; text: string }): Promise<SendMessageResult> {
+  const lead = requireLead(ctx, input.leadId);
+  return sendMessage(ctx, { campaignId: lead.campaignId, leadId: lead.id, text: input.text, sender: 'operator' });
+}
+
+export const DoneResult = z.object({ leadId: z.string(), needsReply: z.literal(false) });
+
+/**
+ * Marks a thread done: the lead no longer needs a reply. An agent answer still waiting to be
+ * decided or sent is dropped too, since the operator has said nothing more is owed.
+ */
+export function markConversationDone(ctx: Ctx, leadId: string): z.infer<typeof DoneResult> {
+  return transaction(ctx.db, () => {
+    requireLead(ctx, leadId);
+    ctx.db
+      .update(leads)
+      .set({ needsReply: false, pendingReplyText: null, agentSendKind: null, agentSendText: null, updatedAt: ctx.simClock.now() })
+      .where(eq(leads.id, leadId))
+      .run();
+    return { leadId, needsReply: false as const };
+  });
+}
+
+/** Messages stored for a lead; for tests and the workspace export. */
+export const countMessages = (ctx: Ctx, leadId: string): number =>
+  ctx.db.select({ n: sql<number>`count(*)` }).from(messages).where(eq(messages.leadId, leadId)).get()?.n ?? 0;

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { activitySeries, ActivitySeries, SERIES_DAYS_MAX } from '../../core/activity/series.js';
+import { Conversation, CONVERSATION_FILTERS, ConversationList, DoneResult, getConversation, listConversations, markConversationDone, replyToConversation } from '../../core/conversations/threads.js';
+import { SendMessageResult } from '../../core/inbox/send.js';
+import { Cursor, Limit } from '../../core/pagination.js';
+import { defineOperatorTool } from '../define.js';
+import { LeadId } from '../params.js';
+import { MESSAGE_TEXT_MAX } from '../send-message.js';
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+export const listConversationsTool = defineOperatorTool({
+  name: 'list_conversations',
+  title: 'List conversations',
+  description: 'The inbox: threads newest inbound message first, filtered to those needing a reply, handed off, or all.',
+  input: z.strictObject({
+    filter: z.enum(CONVERSATION_FILTERS).default('all'),
+    limit: Limit,
+    cursor: Cursor.optional(),
+  }),
+  output: ConversationList,
+  annotations: READ,
+  handler: (ctx, input, caller) => listConversations(ctx, caller.workspace.cursorSecret, input),
+});
+
+export const getConversationTool = defineOperatorTool({
+  name: 'get_conversation',
+  title: 'Get conversation',
+  description: 'One lead and every message to and from it, oldest first, in full.',
+  input: z.strictObject({ leadId: LeadId }),
+  output: Conversation,
+  annotations: READ,
+  handler: (ctx, input) => getConversation(ctx, input.leadId),
+});
+
+export const replyConversationTool = defineOperatorTool({
+  name: 'reply_conversation',
+  title: 'Reply to conversation',
+  description: "Answers a lead now, through send_message's rules (account, quotas, exclusion); the agent steps back.",
+  input: z.strictObject({
+    leadId: LeadId,
+    text: z
+      .string()
+      .min(1)
+      .refine((t) => t.trim() !== '', 'must not be blank')
+      .refine((t) => [...t].length <= MESSAGE_TEXT_MAX, `must be at most ${MESSAGE_TEXT_MAX} characters`),
+  }),
+  output: SendMessageResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  idempotent: true,
+  handler: (ctx, input) => replyToConversation(ctx, input),
+});
+
+export const markConversationDoneTool = defineOperatorTool({
+  name: 'mark_conversation_done',
+  title: 'Mark conversation done',
+  description: 'Clears the lead\'s needsReply: nothing more is owed to it.',
+  input: z.strictObject({ leadId: LeadId }),
+  output: DoneResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (ctx, input) => markConversationDone(ctx, input.leadId),
+});
+
+export const getActivitySeriesTool = defineOperatorTool({
+  name: 'get_activity_series',
+  title: 'Get activity series',
+  description: 'Sends, acceptances and replies per UTC day for the last `days` days, for the overview charts.',
+  input: z.strictObject({ days: z.number().int().min(1).max(SERIES_DAYS_MAX).default(30).describe(`1..${SERIES_DAYS_MAX}, default 30.`) }),
+  output: ActivitySeries,
+  annotations: READ,
+  handler: (ctx, input) => activitySeries(ctx, input.days),
+});

@@ -1,0 +1,34 @@
+import type { Tool } from '../define.js';
+import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
+import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
+import {
+  addWebhookEndpointTool,
+  listWebhookDeliveriesTool,
+  listWebhookEndpointsTool,
+  redeliverWebhookDeliveryTool,
+  removeWebhookEndpointTool,
+  rotateWebhookSecretTool,
+  setWebhookEndpointEnabledTool,
+} from './webhooks.js';
+
+/**
+ * What only the operator may do (dashboard and CLI): never in the REST or MCP registry, and
+ * refused by the pipeline to any key caller.
+ */
+export const operatorTools: readonly Tool[] = [
+  listApiKeysTool,
+  createApiKeyTool,
+  revokeApiKeyTool,
+  listWebhookEndpointsTool,
+  addWebhookEndpointTool,
+  removeWebhookEndpointTool,
+  setWebhookEndpointEnabledTool,
+  rotateWebhookSecretTool,
+  listWebhookDeliveriesTool,
+  redeliverWebhookDeliveryTool,
+  listConversationsTool,
+  getConversationTool,
+  replyConversationTool,
+  markConversationDoneTool,
+  getActivitySeriesTool,
+];

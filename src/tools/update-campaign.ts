@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { Campaign } from '../core/campaigns/campaign.js';
+import { updateCampaign, UpdateCampaignFields } from '../core/campaigns/manage.js';
+import { defineTool } from './define.js';
+import { CampaignId } from './params.js';
+
+/** Idempotent: the same rename or assignment twice leaves the same campaign. */
+export const updateCampaignTool = defineTool({
+  name: 'update_campaign',
+  title: 'Update campaign',
+  description: 'Renames a campaign and/or assigns its agent (null clears it). Changing the agent of a running campaign needs a pause first. Free.',
+  input: z.strictObject({ campaignId: CampaignId, ...UpdateCampaignFields }),
+  output: Campaign,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  rateLimit: 'manage',
+  toolset: 'manage',
+  errors: ['conflict'],
+  http: { method: 'PATCH', path: '/campaigns/:campaignId' },
+  handler: (ctx, { campaignId, ...input }) => updateCampaign(ctx, campaignId, input),
+});

@@ -1,0 +1,33 @@
+/** Small self-contained answers of the /app mount: no script, no external resource, styles in a sheet-free form. */
+
+const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const REASONS = {
+  unknown: 'This login link is not valid.',
+  used: 'This login link was already used. Each link works once.',
+  expired: 'This login link has expired. Links work for 15 minutes.',
+} as const;
+
+/**
+ * The page of a refused login link. It tells the operator what to run; the CSP forbids inline
+ * styles, so it is plain semantic HTML.
+ */
+export function loginFailedPage(reason: keyof typeof REASONS): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Login link not valid · outreach-mcp</title></head>
+<body>
+<main>
+<h1>Login link not valid</h1>
+<p>${escape(REASONS[reason])}</p>
+<p>Get a fresh link on the machine that runs the server:</p>
+<pre><code>npx outreach login</code></pre>
+<p>Then open the link it prints.</p>
+</main>
+</body>
+</html>
+`;
+}
+
+export const NOT_BUILT_TEXT =
+  'The dashboard is not built on this server. Run `npm run build` in the outreach-mcp directory (npm start and npm install do it too), then reload this page.\n';

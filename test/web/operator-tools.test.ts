@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operatorTools } from '../../src/tools/operator/index.js';
+import { dashboardTools, toolByName, tools } from '../../src/tools/index.js';
+import { invokeTool } from '../../src/tools/pipeline.js';
+import { webhookEvents } from '../../src/db/schema.js';
+import { TEST_KEY, startTestServer, type TestServer } from '../helpers.js';
+import { appCall, fakeUiDir, login } from './helpers.js';
+
+describe('operator tools', () => {
+  let server: TestServer;
+  let cookie: string;
+  beforeAll(async () => {
+    server = await startTestServer({ uiDir: fakeUiDir() });
+    cookie = await login(server.url, server.ctx);
+  });
+  afterAll(() => server.close());
+  const call = (name: string, args: Record<string, unknown> = {}) => appCall(server.url, cookie, name, args);
+
+  it('are in the dashboard registry only: never listed or callable over MCP or REST', async () => {
+    const names = operatorTools.map((t) => t.name);
+    expect(names.length).toBeGreaterThan(10);
+    for (const name of names) {
+      expect(toolByName.has(name), name).toBe(false);
+      expect(tools.some((t) => t.name === name)).toBe(false);
+      expect(dashboardTools.some((t) => t.name === name)).toBe(true);
+    }
+    const client = await server.mcp();
+    const listed = (await client.listTools()).tools.map((t) => t.name);
+    expect(listed.filter((n) => names.includes(n))).toEqual([]);
+    for (const name of ['list_api_keys', 'rotate_webhook_secret', 'list_conversations']) {
+      const result = await client.callTool({ name, arguments: {} });
+      expect(result.isError, name).toBe(true);
+      const rest = await server.rest(`/${name}`, { method: 'POST', body: '{}' });
+      expect(rest.status).toBe(404);
+    }
+    // Even handed to the pipeline directly, a key caller is refused.
+    const outcome = await invokeTool(server.ctx, operatorTools[0]!, { input: {}, credential: { apiKey: TEST_KEY }, requestId: 'r' });
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.error.code).toBe('not_found');
+    const openapi = (await server.rest('/openapi.json', { key: null })).body as { paths: Record<string, unknown> };
+    expect(JSON.stringify(openapi)).not.toContain('list_api_keys');
+  });
+
+  it('create a key shown once, list it without the secret, and revoke it at once', async () => {
+    const created = await call('create_api_key', { name: 'dashboard key' });
+    expect(created.body.isError).toBe(false);
+    const { key, secret } = created.body.structuredContent;
+    expect(secret).toMatch(/^sk_test_/);
+    expect(key).toMatchObject({ name: 'dashboard key', environment: 'test', revokedAt: null });
+    expect((await server.rest('/credits', { key: secret })).status).toBe(200);
+    const listed = await call('list_api_keys');
+    expect(JSON.stringify(listed.body.structuredContent)).not.toContain(secret);
+    expect(listed.body.structuredContent.keys.map((k: { id: string }) => k.id)).toContain(key.id);
+    const revoked = await call('revoke_api_key', { keyId: key.id });
+    expect(revoked.body.structuredContent).toEqual({ keyId: key.id, revoked: true });
+    expect((await server.rest('/credits', { key: secret })).status).toBe(401);
+    expect((await call('revoke_api_key', { keyId: 'key_nope' })).body.structuredContent.error.code).toBe('not_found');
+  });
+
+  it('manage webhook endpoints, rotate the secret, and redeliver from the log', async () => {
+    const added = await call('add_webhook_endpoint', { url: 'https://hooks.example.com/outreach' });
+    expect(added.body.isError).toBe(false);
+    const endpoint = added.body.structuredContent.endpoint;
+    expect(endpoint.events.length).toBeGreaterThan(1);
+    const bad = await call('add_webhook_endpoint', { url: 'ftp://x', events: ['lead.tagged'] });
+    expect(bad.body.structuredContent.error).toMatchObject({ code: 'validation_error', details: { fields: ['url'] } });
+
+    const disabled = await call('set_webhook_endpoint_enabled', { endpointId: endpoint.id, enabled: false });
+    expect(disabled.body.structuredContent.endpoint.status).toBe('disabled');
+    const enabled = await call('set_webhook_endpoint_enabled', { endpointId: endpoint.id, enabled: true });
+    expect(enabled.body.structuredContent.endpoint.status).toBe('active');
+
+    const rotated = await call('rotate_webhook_secret');
+    expect(rotated.body.structuredContent.secret).toMatch(/^whsec_/);
+    expect((await call('list_webhook_endpoints')).body.structuredContent.secretSet).toBe(true);
+
+    // An event for the endpoint: tag a lead, then fan out by asking for a redelivery of its delivery.
+    const tagged = await call('update_lead', { campaignId: 'cmp_q4', leadId: 'lead_ada1', tag: 'Interested' });
+    expect(tagged.body.isError, JSON.stringify(tagged.body.structuredContent)).toBe(false);
+    const event = server.ctx.db.select().from(webhookEvents).all().at(-1)!;
+    const { fanOut } = await import('../../src/core/webhooks/deliveries.js');
+    fanOut(server.ctx);
+    const log = await call('list_webhook_deliveries', { endpointId: endpoint.id });
+    const delivery = log.body.structuredContent.deliveries.find((d: { eventId: string }) => d.eventId === event.id);
+    expect(delivery).toMatchObject({ endpointId: endpoint.id, state: 'pending', log: [] });
+    const again = await call('redeliver_webhook_delivery', { deliveryId: delivery.id });
+    expect(again.body.structuredContent).toMatchObject({ deliveryId: delivery.id, action: 'rescheduled' });
+    expect((await call('list_webhook_deliveries', { status: 'succeeded' })).body.structuredContent.deliveries).toEqual([]);
+    expect((await call('redeliver_webhook_delivery', { deliveryId: 'whd_nope' })).body.structuredContent.error.code).toBe('not_found');
+
+    const removed = await call('remove_webhook_endpoint', { endpointId: endpoint.id });
+    expect(removed.body.structuredContent).toEqual({ endpointId: endpoint.id, removed: true });
+    expect((await call('list_webhook_endpoints')).body.structuredContent.endpoints.map((e: { id: string }) => e.id)).not.toContain(endpoint.id);
+  });
+
+  it('answer the activity series with one entry per day', async () => {
+    const series = await call('get_activity_series', { days: 7 });
+    expect(series.body.isError).toBe(false);
+    const days = series.body.structuredContent.days as { date: string; sends: number }[];
+    expect(days).toHaveLength(7);
+    expect(days.at(-1)!.date).toBe(new Date(server.ctx.simClock.now()).toISOString().slice(0, 10));
+    expect((await call('get_activity_series', { days: 0 })).body.structuredContent.error.details.fields).toEqual(['days']);
+  });
+});

@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_CSP } from '../../src/web/security.js';
+import { createLogger } from '../../src/log.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import type { Settings } from '../../src/config.js';
+import { TEST_KEY, testCtx, type TestServer, startTestServer } from '../helpers.js';
+import { appCall, fakeUiDir, login, loginPath } from './helpers.js';
+
+describe('the /app mount: sessions and security', () => {
+  let server: TestServer;
+  let cookie: string;
+  beforeAll(async () => {
+    server = await startTestServer({ uiDir: fakeUiDir() });
+    cookie = await login(server.url, server.ctx);
+  });
+  afterAll(() => server.close());
+
+  const API_ROUTES: [string, string][] = [
+    ['GET', '/app/api/session'],
+    ['POST', '/app/api/call'],
+    ['POST', '/app/api/logout'],
+    ['GET', '/app/api/anything'],
+  ];
+
+  it('gives no data on any /app/api route without a session, also with an API key', async () => {
+    for (const [method, path] of API_ROUTES) {
+      for (const headers of <Record<string, string>[]>[{}, { 'x-api-key': TEST_KEY }, { authorization: `Bearer ${TEST_KEY}` }, { cookie: 'outreach_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }]) {
+        const res = await fetch(server.url + path, {
+          method,
+          headers: { ...headers, origin: server.url, 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body: JSON.stringify({ name: 'get_credits', arguments: {} }) } : {}),
+        });
+        expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(401);
+        const body = (await res.json()) as { error: { code: string; message: string; details: object } };
+        expect(body).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('npx outreach login'), details: {} } });
+      }
+    }
+  });
+
+  it('logs in with a link once: 303 to /app/ with the cookie flags; a reused or unknown link is 401 HTML', async () => {
+    const { path } = loginPath(server.ctx);
+    const first = await fetch(server.url + path, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/app/');
+    const setCookie = first.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^outreach_session=[A-Za-z0-9_-]{43}; /);
+    expect(setCookie).toContain('Path=/app');
+    expect(setCookie).toContain('HttpOnly');
+    expect(setCookie).toContain('SameSite=Strict');
+    expect(setCookie).not.toContain('Secure');
+
+    const again = await fetch(server.url + path, { redirect: 'manual' });
+    expect(again.status).toBe(401);
+    expect(again.headers.get('set-cookie')).toBeNull();
+    expect(again.headers.get('content-type')).toContain('text/html');
+    const page = await again.text();
+    expect(page).toContain('already used');
+    expect(page).toContain('npx outreach login');
+    expect(page).not.toContain('<script');
+
+    for (const bad of ['/app/login', '/app/login?token=nope', `/app/login?token=${'A'.repeat(43)}`]) {
+      const res = await fetch(server.url + bad, { redirect: 'manual' });
+      expect(res.status, bad).toBe(401);
+    }
+  });
+
+  it('refuses an expired link (15 minutes, fake clock)', async () => {
+    const { path } = loginPath(server.ctx);
+    server.ctx.clock.advance(15 * 60_000);
+    const res = await fetch(server.url + path, { redirect: 'manual' });
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain('expired');
+    server.ctx.clock.advance(-15 * 60_000);
+  });
+
+  it('marks the cookie Secure behind an https proxy on loopback', async () => {
+    const { path } = loginPath(server.ctx);
+    const res = await fetch(server.url + path, { redirect: 'manual', headers: { 'x-forwarded-proto': 'https' } });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('set-cookie')).toContain('; Secure');
+  });
+
+  it('answers the session endpoint and runs tools with a session', async () => {
+    const res = await fetch(`${server.url}/app/api/session`, { headers: { cookie } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { workspace: { name: string; plan: string; env: string }; tools: string[] };
+    expect(body.workspace.env).toBe('development');
+    expect(body.tools).toEqual(expect.arrayContaining(['get_credits', 'list_conversations', 'create_api_key', 'rotate_webhook_secret']));
+    const call = await appCall(server.url, cookie, 'get_credits');
+    expect(call.status).toBe(200);
+    expect(call.body.isError).toBe(false);
+    expect(call.body.structuredContent).toEqual(JSON.parse(call.body.content[0]!.text));
+    expect(typeof call.body.structuredContent.credits).toBe("number");
+  });
+
+  it('returns errors as isError results with the error body as structuredContent', async () => {
+    const unknown = await appCall(server.url, cookie, 'no_such_tool');
+    expect(unknown.body.isError).toBe(true);
+    expect(unknown.body.structuredContent.error.code).toBe('not_found');
+    const invalid = await appCall(server.url, cookie, 'get_campaign', { campaignId: 'cmp_missing' });
+    expect(invalid.body.isError).toBe(true);
+    expect(invalid.body.structuredContent.error.code).toBe('not_found');
+    expect(JSON.parse(invalid.body.content[0]!.text)).toEqual(invalid.body.structuredContent);
+  });
+
+  it('refuses cross-origin writes with 403, even with a valid session', async () => {
+    const body = JSON.stringify({ name: 'rotate_webhook_secret', arguments: {} });
+    for (const headers of <Record<string, string>[]>[{ origin: 'http://evil.example' }, { origin: 'null' }, {}, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }]) {
+      const res = await fetch(`${server.url}/app/api/call`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    }
+    const viaFetchMetadata = await fetch(`${server.url}/app/api/call`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+      body: JSON.stringify({ name: 'get_credits', arguments: {} }),
+    });
+    expect(viaFetchMetadata.status).toBe(200);
+  });
+
+  it('sends the CSP and security headers on every /app response, and no wildcard CORS', async () => {
+    const paths = ['/app', '/app/', '/app/campaigns/cmp_x', '/app/assets/index-abc123.js', '/app/assets/missing.js', '/app/login?token=x', '/app/api/session'];
+    for (const path of paths) {
+      const res = await fetch(server.url + path, { redirect: 'manual' });
+      expect(res.headers.get('content-security-policy'), path).toBe(DASHBOARD_CSP);
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+      expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
+    }
+    expect(DASHBOARD_CSP).toContain("script-src 'self';");
+    expect(DASHBOARD_CSP).not.toContain('unsafe-inline');
+    const post = await fetch(`${server.url}/app/api/call`, { method: 'POST', headers: { origin: 'http://evil.example' } });
+    expect(post.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+  });
+
+  it('serves the SPA for page paths and long-caches hashed assets', async () => {
+    for (const path of ['/app', '/app/', '/app/inbox', '/app/campaigns/cmp_x']) {
+      const res = await fetch(server.url + path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(await res.text()).toContain('<div id="root">');
+    }
+    const asset = await fetch(`${server.url}/app/assets/index-abc123.js`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await fetch(`${server.url}/app/assets/missing.js`)).status).toBe(404);
+  });
+
+  it('never lets the session cookie authorise /public/v1 or MCP', async () => {
+    const rest = await fetch(`${server.url}/public/v1/credits`, { headers: { cookie } });
+    expect(rest.status).toBe(401);
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_credits', arguments: {} } }),
+    });
+    expect(mcp.status).toBe(401);
+  });
+
+  it('refuses call bodies over 10 MiB with 413 and reads bodies up to it', async () => {
+    const big = JSON.stringify({ name: 'get_credits', arguments: { pad: 'x'.repeat(10 * 1024 * 1024) } });
+    const res = await fetch(`${server.url}/app/api/call`, { method: 'POST', headers: { cookie, origin: server.url, 'content-type': 'application/json' }, body: big });
+    expect(res.status).toBe(413);
+    const fits = JSON.stringify({ name: 'get_credits', arguments: { pad: 'x'.repeat(1024 * 1024) } });
+    const ok = await fetch(`${server.url}/app/api/call`, { method: 'POST', headers: { cookie, origin: server.url, 'content-type': 'application/json' }, body: fits });
+    expect(ok.status).toBe(200);
+    // Read past the 128 KiB REST limit; the tool's strict schema then refuses the unknown field.
+    expect(((await ok.json()) as { structuredContent: { error: { details: { fields: string[] } } } }).structuredContent.error.details.fields).toEqual(['pad']);
+  });
+
+  it('logs out: the cookie stops working', async () => {
+    const own = await login(server.url, server.ctx);
+    const out = await fetch(`${server.url}/app/api/logout`, { method: 'POST', headers: { cookie: own, origin: server.url } });
+    expect(out.status).toBe(200);
+    expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
+    expect((await fetch(`${server.url}/app/api/session`, { headers: { cookie: own } })).status).toBe(401);
+    expect((await fetch(`${server.url}/app/api/session`, { headers: { cookie } })).status).toBe(200);
+  });
+});
+
+describe('the /app mount without a build', () => {
+  it('answers 503 naming npm run build', async () => {
+    const server = await startTestServer({ uiDir: '/nonexistent/ui' });
+    try {
+      for (const path of ['/app', '/app/inbox', '/app/assets/index.js']) {
+        const res = await fetch(server.url + path);
+        expect(res.status, path).toBe(503);
+        expect(await res.text()).toContain('npm run build');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('login tokens in logs', () => {
+  let server: RunningServer;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    const ctx = testCtx();
+    ctx.log = createLogger('debug', { write: (line: string) => void lines.push(line) });
+    const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: 'development', simSpeed: 1, config: {} };
+    server = await startServer(settings, ctx.log, ctx, { engine: false, lookalike: false, uiDir: fakeUiDir() });
+  });
+  afterAll(() => server.close());
+
+  it('never writes the token or the session cookie to a log line', async () => {
+    const { path, token } = loginPath(server.ctx);
+    const res = await fetch(server.url + path, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const session = (res.headers.get('set-cookie') ?? '').split(';')[0]!.split('=')[1]!;
+    await fetch(server.url + path, { redirect: 'manual' });
+    await fetch(`${server.url}/app/api/session`, { headers: { cookie: `outreach_session=${session}` } });
+    await new Promise((r) => setImmediate(r));
+    const log = lines.join('');
+    expect(log).toContain('/app/login');
+    expect(log).not.toContain(token);
+    expect(log).not.toContain(session);
+  });
+});

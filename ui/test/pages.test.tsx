@@ -1,0 +1,267 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AgentEditorPage } from '../dashboard/pages/Agents.js';
+import { ImportPage } from '../dashboard/pages/Import.js';
+import { InboxPage } from '../dashboard/pages/Inbox.js';
+import { KeysPage } from '../dashboard/pages/Keys.js';
+import { AccountsPage } from '../dashboard/pages/Accounts.js';
+import { WebhooksPage } from '../dashboard/pages/Webhooks.js';
+import type { ApiKey, ImportStatus } from '../shared/types.js';
+import { campaign, lead } from './fixtures.js';
+import { fakeCallTool, renderWith } from './render.js';
+
+afterEach(cleanup);
+
+const summary = { total: 3, created: 2, duplicate: 1, excluded: 0, validation_error: 0, insufficient_credits: 0, failed: 0 };
+
+describe('Import page', () => {
+  it('previews the mapping and dry-run counts, then polls get_import until the bar is full', async () => {
+    let polls = 0;
+    const fake = fakeCallTool({
+      list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
+      preview_import: () => ({
+        delimiter: ',',
+        columns: [
+          { header: 'LinkedIn', field: 'networkUrl' },
+          { header: 'Name', field: 'fullName' },
+          { header: 'Shoe size', field: null },
+        ],
+        unmappedColumns: ['Shoe size'],
+        summary,
+        creditsNeeded: 2,
+      }),
+      start_import: () => ({ importId: 'imp_1' }),
+      get_import: (): ImportStatus => {
+        polls += 1;
+        const done = polls >= 2;
+        return { importId: 'imp_1', campaignId: 'cmp_1', status: done ? 'done' : 'running', rowsTotal: 3, rowsDone: done ? 3 : 1, summary, creditsCharged: done ? 2 : 0 };
+      },
+    });
+    renderWith(<ImportPage />, fake.callTool);
+    await screen.findByRole('option', { name: 'Founders in Berlin' });
+    const file = new File(['LinkedIn,Name,Shoe size\nhttps://www.linkedin.com/in/a,A,42\n'], 'leads.csv', { type: 'text/csv' });
+    fireEvent.change(screen.getByLabelText(/CSV file/), { target: { files: [file] } });
+    await screen.findByRole('heading', { name: 'Preview of leads.csv' });
+    expect(fake.callsOf('preview_import')[0]?.args).toEqual({ campaignId: 'cmp_1', csv: 'LinkedIn,Name,Shoe size\nhttps://www.linkedin.com/in/a,A,42\n' });
+    expect((screen.getByLabelText('Field for column LinkedIn') as HTMLSelectElement).value).toBe('networkUrl');
+    expect((screen.getByLabelText('Field for column Shoe size') as HTMLSelectElement).value).toBe('');
+    expect(within(screen.getByLabelText('Dry-run counts')).getByText('Duplicates').nextSibling?.textContent).toBe('1');
+
+    fireEvent.change(screen.getByLabelText('Field for column Shoe size'), { target: { value: 'personalization' } });
+    await waitFor(() => expect(fake.callsOf('preview_import')).toHaveLength(2));
+    expect(fake.callsOf('preview_import')[1]?.args.map).toEqual({ 'Shoe size': 'personalization' });
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Import 3 rows' }));
+    const bar = (await screen.findByRole('progressbar')) as HTMLProgressElement;
+    expect(fake.callsOf('start_import')[0]?.args).toEqual({ campaignId: 'cmp_1', csv: expect.any(String), map: { 'Shoe size': 'personalization' } });
+    await screen.findByText(/Import finished/, {}, { timeout: 5_000 });
+    expect(bar.value).toBe(3);
+    expect(bar.max).toBe(3);
+    expect(screen.getByText(/2 credits charged/)).toBeTruthy();
+  });
+
+  it('shows why a file cannot be imported', async () => {
+    const fake = fakeCallTool({
+      list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
+      preview_import: () => ({ isError: true, error: { code: 'validation_error', message: 'No column maps to networkUrl.' } }),
+    });
+    renderWith(<ImportPage />, fake.callTool);
+    await screen.findByRole('option', { name: 'Founders in Berlin' });
+    fireEvent.change(screen.getByLabelText(/CSV file/), { target: { files: [new File(['a,b\n1,2\n'], 'x.csv')] } });
+    expect((await screen.findByRole('alert')).textContent).toContain('No column maps to networkUrl.');
+    expect(screen.queryByRole('button', { name: /Import/ })).toBeNull();
+  });
+});
+
+describe('Inbox page', () => {
+  it('shows the whole thread, replies with an idempotency key, and marks it done', async () => {
+    let needsReply = true;
+    const fake = fakeCallTool({
+      list_conversations: () => ({
+        conversations: [
+          {
+            leadId: 'lead_1',
+            name: 'Ada Lovelace',
+            companyName: 'Engines Ltd',
+            campaign: { id: 'cmp_1', name: 'Founders in Berlin' },
+            lastMessage: { direction: 'inbound', sender: 'lead', preview: 'Happy to talk next week', at: '2026-11-20T10:00:00.000Z' },
+            lastInboundAt: '2026-11-20T10:00:00.000Z',
+            messageCount: 2,
+            needsReply,
+            handedOff: false,
+          },
+        ],
+        nextCursor: null,
+      }),
+      get_conversation: () => ({
+        lead: { id: 'lead_1', name: 'Ada Lovelace', firstName: 'Ada', jobTitle: 'CTO', companyName: 'Engines Ltd', networkUrl: null, stage: 'replied', tag: null, needsReply, handedOff: false, excluded: false },
+        campaign: { id: 'cmp_1', name: 'Founders in Berlin' },
+        messages: [
+          { id: 'msg_1', direction: 'outbound', sender: 'sequence', text: 'Hi Ada, thanks for connecting.', at: '2026-11-19T10:00:00.000Z' },
+          { id: 'msg_2', direction: 'inbound', sender: 'lead', text: 'Happy to talk next week. Tuesday works, and the long part of this reply is never cut.', at: '2026-11-20T10:00:00.000Z' },
+        ],
+      }),
+      reply_conversation: () => ({ ok: true, chatId: 'chat_1', messageId: 'm_9' }),
+      mark_conversation_done: () => {
+        needsReply = false;
+        return { leadId: 'lead_1', needsReply: false };
+      },
+    });
+    renderWith(<InboxPage leadId="lead_1" />, fake.callTool);
+    expect(fake.callsOf('list_conversations')[0]?.args).toEqual({ filter: 'needs_reply', limit: 50 });
+    const thread = await screen.findByRole('list', { name: 'Messages, oldest first' });
+    expect(within(thread).getAllByRole('listitem')[1]?.textContent).toContain('the long part of this reply is never cut.');
+    fireEvent.change(screen.getByLabelText('Your reply'), { target: { value: 'Tuesday at 10 it is.' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Send reply' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Reply sent.');
+    const sent = fake.callsOf('reply_conversation')[0]?.args;
+    expect(sent).toEqual({ leadId: 'lead_1', text: 'Tuesday at 10 it is.', idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    fireEvent.click(screen.getByRole('button', { name: 'Mark done' }));
+    await screen.findByText('Answered');
+    expect(fake.callsOf('mark_conversation_done')).toEqual([{ name: 'mark_conversation_done', args: { leadId: 'lead_1' } }]);
+  });
+});
+
+describe('API keys page', () => {
+  it('shows a new key once, then lists it, and revokes only after confirmation', async () => {
+    const keys: ApiKey[] = [];
+    const fake = fakeCallTool({
+      list_api_keys: () => ({ keys: [...keys] }),
+      create_api_key: (args) => {
+        const key: ApiKey = { id: 'key_1', name: String(args.name), environment: 'test', prefix: 'sk_test_ab', createdAt: '2026-11-20T10:00:00.000Z', lastUsedAt: null, revokedAt: null };
+        keys.push(key);
+        return { key, secret: 'sk_test_abcdefabcdefabcdef' };
+      },
+      revoke_api_key: () => {
+        keys[0] = { ...(keys[0] as ApiKey), revokedAt: '2026-11-20T11:00:00.000Z' };
+        return { keyId: 'key_1', revoked: true };
+      },
+    });
+    renderWith(<KeysPage />, fake.callTool);
+    await screen.findByText('No keys yet.');
+    fireEvent.change(screen.getByLabelText('Key name (optional)'), { target: { value: 'CRM sync' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create key' }));
+    const shown = await screen.findByRole('region', { name: 'Your new API key' });
+    expect(within(shown).getByText('sk_test_abcdefabcdefabcdef')).toBeTruthy();
+    await screen.findByRole('cell', { name: 'CRM sync' });
+    fireEvent.click(within(shown).getByRole('button', { name: 'I have stored it' }));
+    expect(screen.queryByText('sk_test_abcdefabcdefabcdef')).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke CRM sync' }));
+    expect(fake.callsOf('revoke_api_key')).toHaveLength(0);
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke CRM sync now' }));
+    await screen.findByText(/^Revoked/);
+    expect(fake.callsOf('revoke_api_key')[0]?.args).toEqual({ keyId: 'key_1' });
+  });
+});
+
+describe('Webhooks page', () => {
+  it('rotates the secret after a confirmation and redelivers a delivery', async () => {
+    const fake = fakeCallTool({
+      list_webhook_endpoints: () => ({
+        endpoints: [{ id: 'whe_1', url: 'https://hooks.example.com/in', events: ['lead.tagged'], status: 'active', disabledReason: null, createdAt: '2026-11-20T10:00:00.000Z', pendingDeliveries: 0 }],
+        secretSet: true,
+      }),
+      rotate_webhook_secret: () => ({ secret: 'whsec_new_secret_value' }),
+      list_webhook_deliveries: () => ({
+        deliveries: [
+          {
+            id: 'whd_1',
+            eventId: 'evt_1',
+            eventType: 'lead.tagged',
+            endpointId: 'whe_1',
+            url: 'https://hooks.example.com/in',
+            state: 'failed',
+            attempts: 2,
+            nextAttemptAt: null,
+            lastStatus: 500,
+            lastError: 'HTTP 500',
+            createdAt: '2026-11-20T10:00:00.000Z',
+            updatedAt: '2026-11-20T10:05:00.000Z',
+            log: [
+              { attempt: 1, at: '2026-11-20T10:00:00.000Z', status: 500, durationMs: 12, error: 'HTTP 500', response: null, finished: true },
+              { attempt: 2, at: '2026-11-20T10:05:00.000Z', status: 500, durationMs: 9, error: 'HTTP 500', response: null, finished: true },
+            ],
+          },
+        ],
+        nextCursor: null,
+      }),
+      redeliver_webhook_delivery: () => ({ deliveryId: 'whd_2' }),
+    });
+    renderWith(<WebhooksPage />, fake.callTool);
+    await screen.findByText('https://hooks.example.com/in', { selector: 'span' });
+    expect(screen.getByText('A signing secret is set.')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate the signing secret' }));
+    expect(fake.callsOf('rotate_webhook_secret')).toHaveLength(0);
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate now' }));
+    expect(within(await screen.findByRole('region', { name: 'The new signing secret' })).getByText('whsec_new_secret_value')).toBeTruthy();
+
+    expect(screen.getByText('2 attempts')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: /^Redeliver lead\.tagged/ }));
+    await screen.findByText('Queued.');
+    expect(fake.callsOf('redeliver_webhook_delivery')[0]?.args).toEqual({ deliveryId: 'whd_1' });
+  });
+});
+
+describe('Accounts page', () => {
+  it("shows today's counters against the limits and saves new limits", async () => {
+    const fake = fakeCallTool({
+      list_accounts: () => ({
+        accounts: [
+          {
+            id: 'acc_1',
+            name: 'Ada (sales)',
+            status: 'connected',
+            active: true,
+            hasSalesNavigator: false,
+            today: { connectionRequestsSent: 7, connectionRequestsAccepted: 2, connectionRequestLimit: 25, messagesSent: 11, messageLimit: 50 },
+          },
+        ],
+        nextCursor: null,
+      }),
+      update_account: (args) => ({ ...args }),
+    });
+    renderWith(<AccountsPage />, fake.callTool);
+    const meter = (await screen.findByRole('meter', { name: 'Connection requests: 7 of 25' })) as HTMLMeterElement;
+    expect(meter.value).toBe(7);
+    expect(meter.max).toBe(25);
+    expect(screen.getByRole('meter', { name: 'Messages: 11 of 50' })).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Requests per day'), { target: { value: '40' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save limits' }));
+    await screen.findByText('Saved.');
+    expect(fake.callsOf('update_account')[0]?.args).toEqual({ accountId: 'acc_1', connectionRequestLimit: 40, messageLimit: 50 });
+  });
+});
+
+describe('Agent editor', () => {
+  it('saves the sequence and previews it for a real lead through preview_agent', async () => {
+    const agent = { id: 'tpl_1', name: 'Warm intro', accountId: 'acc_1', connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Thanks {{ firstName }}!', delayHours: 24 }] };
+    const fake = fakeCallTool({
+      get_agent: () => agent,
+      list_accounts: () => ({ accounts: [{ id: 'acc_1', name: 'Ada', status: 'connected', active: true, hasSalesNavigator: false, today: { connectionRequestsSent: 0, connectionRequestsAccepted: 0, connectionRequestLimit: 25, messagesSent: 0, messageLimit: 50 } }], nextCursor: null }),
+      list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
+      list_leads: () => ({ leads: [lead(1, { firstName: 'Grace' })], nextCursor: null }),
+      preview_agent: () => ({ agentId: 'tpl_1', leadId: 'lead_1', connectionNote: 'Hi Grace', messages: ['Thanks Grace!'] }),
+      update_agent: (args) => ({ ...agent, ...args, id: 'tpl_1' }),
+      list_agents: () => ({ agents: [agent], nextCursor: null }),
+    });
+    renderWith(<AgentEditorPage agentId="tpl_1" />, fake.callTool);
+    const preview = await screen.findByRole('region', { name: 'Rendered sequence' });
+    expect(within(preview).getByText('Hi Grace')).toBeTruthy();
+    expect(within(preview).getByText('Thanks Grace!')).toBeTruthy();
+    expect(fake.callsOf('preview_agent')[0]?.args).toEqual({ agentId: 'tpl_1', leadId: 'lead_1' });
+
+    fireEvent.change(screen.getByLabelText('Message 1'), { target: { value: 'Great to meet you, {{firstName}}.' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save agent' }));
+    await screen.findByText(/^Saved\./);
+    expect(fake.callsOf('update_agent')[0]?.args).toEqual({
+      agentId: 'tpl_1',
+      name: 'Warm intro',
+      accountId: 'acc_1',
+      connectionNote: 'Hi {{firstName|there}}',
+      messages: [{ text: 'Great to meet you, {{firstName}}.', delayHours: 24 }],
+    });
+    await waitFor(() => expect(fake.callsOf('preview_agent').length).toBeGreaterThanOrEqual(2));
+  });
+});
