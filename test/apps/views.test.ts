@@ -113,11 +113,18 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
   let hostHtml: string;
   /** Every request a page or frame makes, and every console line: the views must fetch nothing. */
   const requests: string[] = [];
+  /** The tools/call names the page sent, in order: the host's own calls and the views'. */
+  const toolCalls: string[] = [];
   const consoleLines: string[] = [];
 
   const openHost = async (mcpPath: string): Promise<Page> => {
     const p = await browser.newPage({ viewport: { width: 960, height: 1600 } });
-    p.on('request', (r) => requests.push(r.url()));
+    p.on('request', (r) => {
+      requests.push(r.url());
+      const body = r.postData();
+      const message = body ? (JSON.parse(body) as { method?: string; params?: { name?: string } }) : null;
+      if (message?.method === 'tools/call') toolCalls.push(message.params?.name ?? '');
+    });
     p.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
     p.on('pageerror', (e) => consoleLines.push(`pageerror: ${e.message}`));
     // The host page is served at the server's own origin, so its MCP client is same-origin.
@@ -164,6 +171,7 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
   });
 
   it('shows the insights as counters and charts from the handed result', async () => {
+    const before = toolCalls.length;
     const opened = await open(page, 'insights', 'get_insights_overview', {});
     expect(opened.resourceUri).toBe('ui://outreach/insights.html');
     const frame = view(page, 'insights');
@@ -171,6 +179,8 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     await frame.locator('.recharts-surface').first().waitFor();
     await expect.poll(() => frame.getByRole('rowheader', { name: 'Running' }).count(), WAIT).toBeGreaterThan(0);
     await shoot(page, 'insights');
+    // Only the host called the tool: the view rendered what it was handed.
+    expect(toolCalls.slice(before)).toEqual(['get_insights_overview']);
   });
 
   it('pauses a running campaign from its card, and the server has it paused', async () => {
@@ -208,6 +218,16 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     await shoot(page, 'leads');
     await frame.getByRole('button', { name: 'Apply tag' }).click();
     await expect.poll(async () => (await rest('/campaigns/cmp_q4/leads/lead_alan')).tag, WAIT).toBe('Meeting request');
+  });
+
+  it('opens the leads on the filter and sort of the handed call, with no call of its own', async () => {
+    const before = toolCalls.length;
+    await open(page, 'leads-tagged', 'list_leads', { campaignId: 'cmp_q4', tag: 'Interested', sort: 'taggedAt' });
+    const frame = view(page, 'leads-tagged');
+    await frame.getByRole('checkbox', { name: 'Select Grace Hopper' }).waitFor();
+    expect(await frame.locator('tbody tr').count()).toBe(1);
+    expect(await frame.getByLabel('Show').inputValue()).toBe('tag:Interested');
+    expect(toolCalls.slice(before)).toEqual(['list_leads']);
   });
 
   it('pages the leads through the cursor', async () => {

@@ -50,6 +50,11 @@ export interface LeadsTableProps {
   campaignId: string;
   /** A list_leads result for the first page with no filter and the default sort, when in hand. */
   initial?: ListLeadsResult;
+  /**
+   * The list_leads arguments `initial` answered (a view's handed call): the table opens on
+   * its filter, sort and page size, so the handed page is shown as is, with no first call.
+   */
+  initialArgs?: ToolArgs<'list_leads'>;
   pageSize?: number;
   /** Shown per row, e.g. a link to the inbox thread. */
   rowAction?: (lead: Lead) => React.ReactNode;
@@ -59,10 +64,22 @@ export interface LeadsTableProps {
  * A campaign's leads: list_leads with one filter, a sort from its matrix, keyset paging, and
  * bulk tag / exclude / delete (delete asks first) through the batch tools.
  */
-export function LeadsTable({ campaignId, initial, pageSize = 50, rowAction }: LeadsTableProps) {
+/** The table's filter for a list_leads call: the one filter it carries, if any. */
+export function filterOf(args: ToolArgs<'list_leads'> | undefined): LeadFilter {
+  if (args?.tag) return { kind: 'tag', tag: args.tag };
+  if (args?.replied !== undefined) return { kind: 'replied', value: args.replied };
+  if (args?.needsReply !== undefined) return { kind: 'needsReply', value: args.needsReply };
+  if (args?.excluded) return { kind: 'excluded' };
+  return { kind: 'none' };
+}
+
+export function LeadsTable({ campaignId, initial, initialArgs, pageSize: pageSizeProp, rowAction }: LeadsTableProps) {
   const ids = useId();
-  const [filter, setFilter] = useState<LeadFilter>({ kind: 'none' });
-  const [sort, setSort] = useState<LeadSort>('createdAt');
+  const pageSize = pageSizeProp ?? initialArgs?.limit ?? 50;
+  const [initialFilter] = useState<LeadFilter>(() => filterOf(initialArgs));
+  const [initialSort] = useState<LeadSort>(() => initialArgs?.sort ?? 'createdAt');
+  const [filter, setFilter] = useState<LeadFilter>(initialFilter);
+  const [sort, setSort] = useState<LeadSort>(initialSort);
   // Keyset paging: the cursors of the pages before this one, so Previous can go back.
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const cursor = cursors[cursors.length - 1] ?? null;
@@ -74,8 +91,8 @@ export function LeadsTable({ campaignId, initial, pageSize = 50, rowAction }: Le
   const deleteButtonRef = useRef<HTMLButtonElement>(null);
 
   const args = useMemo(() => leadsArgs(campaignId, filter, sort, cursor, pageSize), [campaignId, filter, sort, cursor, pageSize]);
-  const isDefaultFirstPage = filter.kind === 'none' && sort === 'createdAt' && cursor === null;
-  const page = useTool('list_leads', args, { keepPrevious: true, ...(initial && isDefaultFirstPage ? { initialData: initial } : {}) });
+  const isInitialPage = filterValue(filter) === filterValue(initialFilter) && sort === initialSort && cursor === null;
+  const page = useTool('list_leads', args, { keepPrevious: true, ...(initial && isInitialPage ? { initialData: initial } : {}) });
 
   const invalidates = ['list_leads', 'get_campaign', 'list_campaigns'] as const;
   const update = useToolMutation('update_leads_batch', invalidates);
