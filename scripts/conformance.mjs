@@ -7,6 +7,7 @@
 //
 //   npm run build && node scripts/conformance.mjs            # the scenarios that apply
 //   node scripts/conformance.mjs --all                       # every server scenario, for the record
+//   node scripts/conformance.mjs ping tools-list             # named scenarios
 //
 // Exit status 0 when every applicable scenario passes.
 import { spawn, execFileSync } from 'node:child_process';
@@ -69,7 +70,10 @@ async function main() {
   const proxyPort = await new Promise((resolve) => proxy.listen(0, '127.0.0.1', () => resolve(proxy.address().port)));
   const url = `http://localhost:${proxyPort}/mcp`;
 
-  const scenarios = all
+  const named = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const scenarios = named.length
+    ? named
+    : all
     ? execFileSync('npx', ['-y', '-p', 'node@22', '-p', SUITE, '-c', 'conformance list'], { encoding: 'utf8' })
         .split('Client scenarios')[0]
         .split('\n')
@@ -93,7 +97,7 @@ async function main() {
       const passed = code === 0 && checks.length > 0 && failed.length === 0;
       results.push({ scenario, passed, checks: checks.length, failed: failed.map((c) => `${c.id}: ${c.errorMessage ?? ''}`) });
       console.log(`${passed ? 'PASS' : 'FAIL'}  ${scenario}  (${checks.length} checks${failed.length ? `; failed: ${failed.map((c) => c.id).join(', ')}` : ''})`);
-      if (!passed && process.env.VERBOSE) console.log(text);
+      if (process.env.VERBOSE) console.log(text, JSON.stringify(checks, null, 1));
     }
   } finally {
     proxy.close();
