@@ -228,6 +228,9 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     expect(await frame.locator('tbody tr').count()).toBe(1);
     expect(await frame.getByLabel('Show').inputValue()).toBe('tag:Interested');
     expect(toolCalls.slice(before)).toEqual(['list_leads']);
+    // A profile link goes to the host (the sandbox cannot open windows).
+    await frame.getByRole('link', { name: 'Grace Hopper' }).click();
+    await expect.poll(() => page.evaluate(() => [...(globalThis as any).outreachHost.links]), WAIT).toEqual(['https://www.linkedin.com/in/grace-hopper']);
   });
 
   it('pages the leads through the cursor', async () => {
@@ -260,6 +263,7 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     const leads = view(readonly, 'leads-ro');
     await leads.getByRole('checkbox', { name: 'Select Alan Turing' }).check();
     expect(await leads.getByRole('button', { name: 'Exclude' }).isDisabled()).toBe(true);
+    await shoot(readonly, 'leads-ro');
     await readonly.close();
   });
 

@@ -14,6 +14,8 @@ const HOST_INFO = { name: 'outreach-test-host', version: '1.0.0' };
 
 let client: Client | null = null;
 let tools = new Map<string, Tool>();
+/** Links the views asked the host to open (recorded, not opened, in the test). */
+const links: string[] = [];
 
 /** The iframe's CSP, from the resource's declared domains (the extension's mapping; empty = none). */
 export function cspFor(csp: McpUiResourceCsp | undefined): string {
@@ -80,6 +82,10 @@ async function open(id: string, name: string, args: Record<string, unknown>): Pr
   const bridge = new AppBridge(client, HOST_INFO, { serverTools: {}, serverResources: {}, openLinks: {} }, {
     hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], toolInfo: { tool } },
   });
+  bridge.onopenlink = async ({ url }) => {
+    links.push(url);
+    return {};
+  };
   bridge.onsizechange = async ({ height }) => {
     if (height === undefined) return;
     iframe.style.height = `${Math.ceil(height) + 2}px`;
@@ -96,5 +102,5 @@ async function open(id: string, name: string, args: Record<string, unknown>): Pr
   return { resourceUri, csp, result };
 }
 
-Object.assign(window, { outreachHost: { connect, open } });
+Object.assign(window, { outreachHost: { connect, open, links } });
 document.body.dataset.ready = '1';

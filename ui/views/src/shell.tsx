@@ -1,6 +1,6 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useApp, useHostStyles, type App } from '@modelcontextprotocol/ext-apps/react';
-import { useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { CallToolProvider, unwrap, type CallTool, type ToolError, type ToolResult } from '../../shared/seam.js';
 import { learningCallTool, offeredFromDocument, OfferedToolsProvider, useOffered } from '../../shared/offered.js';
@@ -28,7 +28,26 @@ interface ViewSpec<T> {
   render: (props: ViewProps<T>) => ReactNode;
 }
 
+/**
+ * The sandbox may not open windows, so an outside link (a lead's profile) goes to the host,
+ * which asks the user and opens it (ui/open-link).
+ */
+function useHostLinks(app: App): void {
+  useEffect(() => {
+    const onClick = (event: MouseEvent) => {
+      const anchor = (event.target as Element | null)?.closest?.('a[href]');
+      const href = anchor?.getAttribute('href');
+      if (!href || !/^https?:/i.test(href)) return;
+      event.preventDefault();
+      void app.openLink({ url: href });
+    };
+    document.addEventListener('click', onClick);
+    return () => document.removeEventListener('click', onClick);
+  }, [app]);
+}
+
 function Connected<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
+  useHostLinks(app);
   const { refuse } = useOffered();
   const callTool = useMemo(() => learningCallTool(bridgeCallTool(app), refuse), [app, refuse]);
   const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } }));
