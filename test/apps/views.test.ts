@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -265,6 +266,19 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     expect(await leads.getByRole('button', { name: 'Exclude' }).isDisabled()).toBe(true);
     await shoot(readonly, 'leads-ro');
     await readonly.close();
+  });
+
+  it('every view passes axe (WCAG 2 A and AA)', async () => {
+    const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    for (const id of ['insights', 'campaigns', 'campaign', 'leads', 'activity']) {
+      const frame = await (await page.$(`iframe[data-view="${id}"]`))!.contentFrame();
+      await frame!.evaluate(axe);
+      const violations = (await frame!.evaluate(async () => {
+        const result = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+        return result.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+      })) as string[];
+      expect(violations, id).toEqual([]);
+    }
   });
 
   it('fetched nothing beyond the host bridge, and broke no CSP rule', () => {
