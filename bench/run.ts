@@ -3,7 +3,8 @@
  * bench/results.json and bench/RESULTS.md. See the Method section of RESULTS.md.
  *
  * Overrides for a quick try (the committed results use the defaults): BENCH_LEADS,
- * BENCH_DURATION (seconds per case), BENCH_DEEP_PAGE, BENCH_ITERATIONS.
+ * BENCH_DURATION (seconds per case), BENCH_DEEP_PAGE, BENCH_ITERATIONS; BENCH_ONLY=dashboard stops after the
+ * dashboard's figures (printed, not written).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,8 @@ import { loadApp, repoRoot, type App } from './lib/app.js';
 import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQueries, type ListCase } from './lib/leads.js';
 import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
 import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
-import { evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
+import { benchDashboard } from './lib/dashboard.js';
+import { dashboardTargets, evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 
@@ -254,6 +256,13 @@ async function main(): Promise<void> {
     const idleRssMB = rssMB(server.pid);
     say(`server RSS ${startRssMB.toFixed(0)} MB after start, ${idleRssMB.toFixed(0)} MB after ${idleSeconds} s idle`);
 
+    // The dashboard's pages, on the idle server before any load case.
+    const dashboard = await benchDashboard({ root, db: big, url: server.url, campaignId: LIST_CAMPAIGN, say });
+    if (process.env.BENCH_ONLY === 'dashboard') {
+      for (const t of dashboardTargets(dashboard)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+      return;
+    }
+
     // The real responses, which the baselines then serve verbatim.
     const credits = await call(`${server.url}/public/v1/credits`, { headers: restHeaders });
     expect200('GET /credits', credits);
@@ -464,6 +473,7 @@ async function main(): Promise<void> {
       coldStart: { runsMs: cold.ours, medianMs: median(cold.ours), baselineRunsMs: cold.express, baselineMedianMs: median(cold.express) },
       memory: { startRssMB, idleRssMB, idleSeconds, loaded, afterLoadRssMB, flood: { beforeMB, rounds } },
       toolsList,
+      dashboard,
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -13,6 +13,7 @@ import type { Db } from './db/connection.js';
 import { httpHandler } from './rest/app.js';
 import { dashboardTools, tools } from './tools/index.js';
 import { mountWeb } from './web/mount.js';
+import { resumeLeadImports } from './core/imports/background.js';
 import { UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
@@ -146,6 +147,8 @@ export async function startServer(
   if (unipile) void unipile.syncAccounts().catch((err: unknown) => log.warn({ err }, 'Unipile account sync failed; retrying later'));
   const engine = options.engine === false ? null : createEngine(ctx, settings);
   engine?.start();
+  // Dashboard imports a stopped server left running continue here.
+  resumeLeadImports(ctx);
   const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
   webhooks.start();
   const lookalike = options.lookalike === false ? null : new LookalikeWorker(ctx);

@@ -1,3 +1,4 @@
+import type { DashboardBench } from './dashboard.js';
 import type { Summary } from './stats.js';
 
 export interface Machine {
@@ -107,8 +108,14 @@ export interface Results {
   coldStart: { runsMs: number[]; medianMs: number; baselineRunsMs: number[]; baselineMedianMs: number };
   memory: Memory;
   toolsList: ToolsListSize;
+  /** The dashboard's pages on the same database (absent in runs from before it existed). */
+  dashboard?: DashboardBench;
   targets: Target[];
 }
+
+export const DASHBOARD_CALL_P99_MS = 50;
+export const DASHBOARD_RENDER_MS = 1000;
+export const DASHBOARD_JS_GZIP_BYTES = 300 * 1024;
 
 export const TOOLS_LIST_LIMIT_BYTES = 24_000;
 /**
@@ -228,7 +235,57 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
       measured: `${int(r.toolsList.toolsBytes)} bytes of tools, ${int(r.toolsList.responseBytes)} bytes of response`,
       met: r.toolsList.responseBytes < TOOLS_LIST_LIMIT_BYTES,
     },
+    ...dashboardTargets(r.dashboard),
   ];
+}
+
+/** The dashboard's three targets: data calls, first render in Chromium, gzipped JS. */
+export function dashboardTargets(d: DashboardBench | undefined): Target[] {
+  if (!d) return [];
+  const worst = d.data.reduce((a, b) => (b.pooled.p99 > a.pooled.p99 ? b : a));
+  const nav = d.navigation;
+  const slowest = nav && nav.length ? nav.reduce((a, b) => (b.maxMs > a.maxMs ? b : a)) : null;
+  return [
+    {
+      id: 'dashboard-calls',
+      text: `Dashboard data calls (overview, campaign leads) p99 under ${DASHBOARD_CALL_P99_MS} ms at 1M leads`,
+      measured: d.data.map((p) => `${p.page} ${ms(p.pooled.p50)} / ${ms(p.pooled.p99)} ms`).join('; ') + ' (p50 / p99, server plus loopback)',
+      met: worst.pooled.p99 < DASHBOARD_CALL_P99_MS,
+    },
+    {
+      id: 'dashboard-render',
+      text: `Dashboard first render in Chromium under ${DASHBOARD_RENDER_MS} ms`,
+      measured: nav ? nav.map((n) => `${n.page} median ${n.medianMs.toFixed(0)} ms, max ${n.maxMs.toFixed(0)} ms`).join('; ') : 'not measured (no /usr/bin/chromium)',
+      met: slowest !== null && slowest.maxMs < DASHBOARD_RENDER_MS,
+    },
+    {
+      id: 'dashboard-js',
+      text: `Dashboard JS under ${int(DASHBOARD_JS_GZIP_BYTES)} bytes gzipped (300 KB)`,
+      measured: `${int(d.jsGzipBytes)} bytes JS, ${int(d.cssGzipBytes)} bytes CSS (gzip -9)`,
+      met: d.jsGzipBytes < DASHBOARD_JS_GZIP_BYTES,
+    },
+  ];
+}
+
+/** The dashboard section of RESULTS.md. */
+export function dashboardMarkdown(d: DashboardBench | undefined): string[] {
+  if (!d) return [];
+  const lines = [
+    '',
+    '## Dashboard',
+    '',
+    'Each call a page makes before it renders, through `POST /app/api/call` with a session, one at a time (server time plus a loopback round trip); then Chromium navigating to the page until its content shows (the first overview run starts with an empty cache).',
+    '',
+    '| Page | Call | p50 ms | p99 ms |',
+    '|---|---|---|---|',
+  ];
+  for (const p of d.data) for (const c of p.calls) lines.push(`| ${p.page} | \`${c.name}\` ${JSON.stringify(c.args)} | ${ms(c.ms.p50)} | ${ms(c.ms.p99)} |`);
+  if (d.navigation) {
+    lines.push('', '| Page | Navigation to content, ms per run | DOMContentLoaded ms |', '|---|---|---|');
+    for (const n of d.navigation) lines.push(`| ${n.page} | ${n.runsMs.map((x) => x.toFixed(0)).join(', ')} | ${n.domContentLoadedMs.toFixed(0)} |`);
+  }
+  lines.push('', `Built JS ${int(d.jsGzipBytes)} bytes gzipped, CSS ${int(d.cssGzipBytes)} bytes.`);
+  return lines;
 }
 
 function ratioCell(run: LoadRun, runs: readonly LoadRun[]): string {
@@ -320,5 +377,6 @@ export function renderMarkdown(r: Results): string {
     '- RSS is the server process\'s resident set (`/proc/<pid>/status` VmRSS, or `ps`), sampled every 200 ms while load runs. V8\'s heap makes RSS a sawtooth under load, so floods are compared by their floor (lowest sample), which a leak would raise; idle RSS is read after the server has sat idle long enough for V8 to give back its startup garbage.',
     '',
   );
+  lines.push(...dashboardMarkdown(r.dashboard));
   return lines.join('\n');
 }

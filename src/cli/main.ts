@@ -15,6 +15,7 @@ import { commandHelp, wantsHelp } from './help.js';
 import { parse, stdout, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 import { browsableBase, login, LOGIN_USAGE, newLoginLink } from './login.js';
+import { accounts, agents, campaigns, exclusions, importCommand, MANAGE_USAGE } from './manage.js';
 
 const ENV_NOTE = `Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
 OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable.`;
@@ -37,6 +38,7 @@ Commands:
   keys revoke ID [--db PATH]
                         Revoke a key at once.
 ${WEBHOOKS_USAGE}
+${MANAGE_USAGE}
 ${LOGIN_USAGE}
 
 ${ENV_NOTE}
@@ -223,6 +225,21 @@ export async function main(argv: string[]): Promise<number> {
       case 'login':
         login(args);
         return 0;
+      case 'campaigns':
+        await campaigns(args);
+        return 0;
+      case 'agents':
+        await agents(args);
+        return 0;
+      case 'accounts':
+        await accounts(args);
+        return 0;
+      case 'import':
+        await importCommand(args);
+        return 0;
+      case 'exclusions':
+        await exclusions(args);
+        return 0;
       case undefined:
       case 'help':
       case '--help':
@@ -234,7 +251,7 @@ export async function main(argv: string[]): Promise<number> {
         stdout(SERVER_VERSION);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys, webhooks, login; see --help)`);
+        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys, webhooks, campaigns, agents, accounts, import, exclusions, login; see --help)`);
     }
   } catch (err) {
     if (err instanceof UsageError) {

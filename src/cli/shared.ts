@@ -20,7 +20,7 @@ export function parse<O extends Options>(args: string[], options: O, positionals
   }
 }
 
-export const stdout = (text: string) => process.stdout.write(`${text}\n`);
+export const stdout = (text: string): void => void process.stdout.write(`${text}\n`);
 
 /**
  * Runs `fn` on the database named by the flags. With `mustExist`, a missing database file is a

@@ -678,3 +678,35 @@ export const operatorSessions = sqliteTable(
   },
   (t) => [index('operator_sessions_expires').on(t.expiresAt)],
 );
+
+/**
+ * CSV imports started from the dashboard, which run in the server's background. The file is
+ * kept until the import ends, so a server restarted mid-import resumes after the last row it
+ * recorded; progress is here so `get_import` answers from any process, after any restart.
+ */
+export const leadImports = sqliteTable(
+  'lead_imports',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /** `imp_…` */
+    id: text('id').notNull().unique(),
+    campaignId: text('campaign_id').notNull(),
+    /** running | done | failed */
+    status: text('status').notNull(),
+    /** The CSV text; cleared when the import ends. */
+    csv: text('csv'),
+    /** JSON object header → field, as given. */
+    map: text('map').notNull().default('{}'),
+    rowsTotal: integer('rows_total').notNull(),
+    rowsDone: integer('rows_done').notNull().default(0),
+    /** JSON: the batch summary's counts so far. */
+    summary: text('summary').notNull(),
+    creditsCharged: integer('credits_charged').notNull().default(0),
+    error: text('error'),
+    /** Wall ms of the runner's last progress; a running import silent for a minute is resumed. */
+    heartbeatAt: integer('heartbeat_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+    finishedAt: integer('finished_at'),
+  },
+  (t) => [index('lead_imports_status').on(t.status)],
+);

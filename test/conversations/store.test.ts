@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getConversation, listConversations, markConversationDone, replyToConversation } from '../../src/core/conversations/threads.js';
 import { sendMessage } from '../../src/core/inbox/send.js';
+import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
 import { accounts, activity, messages } from '../../src/db/schema.js';
 import { silentLogger } from '../../src/log.js';
 import { handleUnipileWebhook } from '../../src/network/unipile/inbound.js';
@@ -124,5 +125,15 @@ describe('the conversation store', () => {
     expect([...first.conversations, ...second.conversations].map((c) => c.leadId)).toEqual(all.conversations.map((c) => c.leadId));
     expect(second.nextCursor).toBeNull();
     expect(() => listConversations(h.ctx, SECRET, { filter: 'needs_reply', limit: 2, cursor: first.nextCursor! })).toThrow(/Invalid cursor/);
+  });
+
+  it('deletes a thread with its lead', async () => {
+    const { h, messagesOf } = setup();
+    await sendMessage(h.ctx, { campaignId: 'cmp', leadId: 'lead_3', text: 'Hello' });
+    expect(messagesOf('lead_3')).toHaveLength(1);
+    deleteLeadsBatch(h.ctx, 'cmp', ['lead_3']);
+    expect(messagesOf('lead_3')).toEqual([]);
+    expect(listConversations(h.ctx, SECRET, { filter: 'all', limit: 50 }).conversations).toEqual([]);
+    expect(() => getConversation(h.ctx, 'lead_3')).toThrow(/No lead/);
   });
 });

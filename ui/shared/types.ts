@@ -1,9 +1,7 @@
 /**
- * What each tool takes and returns, as the UI sees it. Tools that exist on the server are
- * typed from their own zod schemas (type-only imports: nothing of the server reaches the
- * bundle, and a change to a schema breaks the UI's type-check instead of the page).
- * Tools another branch is still writing are typed from the dashboard contract below, and move
- * to their schemas as they land.
+ * What each tool takes and returns, as the UI sees it: typed from the tools' own zod schemas.
+ * The imports are type-only, so nothing of the server reaches the bundle, and a change to a
+ * schema breaks the UI's type-check instead of a page.
  */
 import type { z } from 'zod';
 import type { getCampaignTool } from '../../src/tools/get-campaign.js';
@@ -21,6 +19,17 @@ import type { updateLeadTool } from '../../src/tools/update-lead.js';
 import type { updateLeadsBatchTool } from '../../src/tools/update-leads-batch.js';
 import type { deleteLeadsBatchTool } from '../../src/tools/delete-leads-batch.js';
 import type { addLeadTool } from '../../src/tools/add-lead.js';
+import type { addExclusionsTool, listExclusionsTool, removeExclusionsTool } from '../../src/tools/operator/exclusions.js';
+import type { getImportTool, previewImportTool, startImportTool } from '../../src/tools/operator/imports.js';
+import type { createCampaignTool } from '../../src/tools/create-campaign.js';
+import type { updateCampaignTool } from '../../src/tools/update-campaign.js';
+import type { listAgentsTool } from '../../src/tools/list-agents.js';
+import type { getAgentTool } from '../../src/tools/get-agent.js';
+import type { createAgentTool } from '../../src/tools/create-agent.js';
+import type { updateAgentTool } from '../../src/tools/update-agent.js';
+import type { previewAgentTool } from '../../src/tools/preview-agent.js';
+import type { connectAccountTool } from '../../src/tools/connect-account.js';
+import type { updateAccountTool } from '../../src/tools/update-account.js';
 import type { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from '../../src/tools/operator/conversations.js';
 import type { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from '../../src/tools/operator/keys.js';
 import type {
@@ -54,21 +63,9 @@ export type InsightsOverview = ToolOutput<'get_insights_overview'>;
 export type Credits = ToolOutput<'get_credits'>;
 export type ListLeadsResult = ToolOutput<'list_leads'>;
 
-// ---- Tools typed from the dashboard contract and the workspace document (not yet on this branch).
-
-export interface Agent {
-  id: string;
-  name: string;
-  accountId: string;
-  connectionNote: string | null;
-  messages: { text: string; delayHours: number }[];
-}
-export interface AgentFields {
-  name: string;
-  accountId: string;
-  connectionNote: string | null;
-  messages: { text: string; delayHours: number }[];
-}
+export type Agent = ToolOutput<'get_agent'>;
+/** The fields an agent is made of, as create_agent takes them. */
+export type AgentFields = Required<Omit<ToolArgs<'create_agent'>, 'idempotencyKey'>>;
 export type ApiKey = ToolOutput<'list_api_keys'>['keys'][number];
 export type WebhookEndpoint = ToolOutput<'list_webhook_endpoints'>['endpoints'][number];
 export type WebhookDelivery = ToolOutput<'list_webhook_deliveries'>['deliveries'][number];
@@ -80,58 +77,10 @@ export type ConversationMessage = Conversation['messages'][number];
 export type SenderKind = ConversationMessage['sender'];
 export type ActivitySeries = ToolOutput<'get_activity_series'>;
 
-export interface ImportSummary {
-  total: number;
-  created: number;
-  duplicate: number;
-  excluded: number;
-  validation_error: number;
-  insufficient_credits: number;
-  failed: number;
-}
-export interface ImportPreview {
-  delimiter: string;
-  columns: { header: string; field: string | null }[];
-  unmappedColumns: string[];
-  summary: ImportSummary;
-  creditsNeeded: number;
-  rowsTotal?: number;
-}
-export interface ImportStatus {
-  importId: string;
-  campaignId: string;
-  status: 'running' | 'done' | 'failed';
-  rowsTotal: number;
-  rowsDone: number;
-  summary: ImportSummary;
-  creditsCharged: number;
-  error?: string | null;
-}
-type Page = { limit?: number; cursor?: string };
-
-interface ContractTools {
-  list_agents: { args: Page; output: { agents: Agent[]; nextCursor: string | null } };
-  get_agent: { args: { agentId: string }; output: Agent };
-  create_agent: { args: AgentFields & { idempotencyKey?: string }; output: Agent };
-  update_agent: { args: Partial<AgentFields> & { agentId: string }; output: Agent };
-  preview_agent: { args: { agentId: string; leadId: string }; output: { agentId: string; leadId: string; connectionNote: string | null; messages: string[] } };
-  create_campaign: { args: { name: string; assignedTemplateId?: string | null; idempotencyKey?: string }; output: Campaign };
-  update_campaign: { args: { campaignId: string; name?: string; assignedTemplateId?: string | null }; output: Campaign };
-  connect_account: {
-    args: { name: string; hasSalesNavigator?: boolean; connectionRequestLimit?: number; messageLimit?: number; idempotencyKey?: string };
-    output: { account: Account; connectUrl: string | null };
-  };
-  update_account: {
-    args: { accountId: string; name?: string; connectionRequestLimit?: number; messageLimit?: number; active?: boolean };
-    output: Account;
-  };
-  list_exclusions: { args: Page; output: { exclusions: { url: string; createdAt?: string }[]; nextCursor: string | null } };
-  add_exclusions: { args: { urls: string[] }; output: unknown };
-  remove_exclusions: { args: { urls: string[] }; output: unknown };
-  preview_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: ImportPreview };
-  start_import: { args: { campaignId: string; csv: string; map?: Record<string, string> }; output: { importId: string } };
-  get_import: { args: { importId: string }; output: ImportStatus };
-}
+export type ImportPreview = ToolOutput<'preview_import'>;
+export type ImportSummary = ImportPreview['summary'];
+export type ImportStatus = ToolOutput<'get_import'>;
+export type ImportField = NonNullable<ImportPreview['columns'][number]['field']>;
 
 interface ServerTools {
   get_credits: Io<typeof getCreditsTool>;
@@ -164,9 +113,24 @@ interface ServerTools {
   reply_conversation: IoKeyed<typeof replyConversationTool>;
   mark_conversation_done: Io<typeof markConversationDoneTool>;
   get_activity_series: Io<typeof getActivitySeriesTool>;
+  create_campaign: IoKeyed<typeof createCampaignTool>;
+  update_campaign: Io<typeof updateCampaignTool>;
+  list_agents: Io<typeof listAgentsTool>;
+  get_agent: Io<typeof getAgentTool>;
+  create_agent: IoKeyed<typeof createAgentTool>;
+  update_agent: Io<typeof updateAgentTool>;
+  preview_agent: Io<typeof previewAgentTool>;
+  connect_account: IoKeyed<typeof connectAccountTool>;
+  update_account: Io<typeof updateAccountTool>;
+  list_exclusions: Io<typeof listExclusionsTool>;
+  add_exclusions: Io<typeof addExclusionsTool>;
+  remove_exclusions: Io<typeof removeExclusionsTool>;
+  preview_import: Io<typeof previewImportTool>;
+  start_import: Io<typeof startImportTool>;
+  get_import: Io<typeof getImportTool>;
 }
 
-export type Tools = ServerTools & ContractTools;
+export type Tools = ServerTools;
 export type ToolName = keyof Tools;
 export type ToolArgs<N extends ToolName> = Tools[N]['args'];
 export type ToolOutput<N extends ToolName> = Tools[N]['output'];

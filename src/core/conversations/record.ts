@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { conversations, messages, type leads } from '../../db/schema.js';
 import { messagePreview } from '../activity/record.js';
 import type { Ctx } from '../context.js';
@@ -73,4 +73,10 @@ export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
     })
     .run();
   return id;
+}
+
+/** Deletes a lead's thread with the lead: a deleted lead's messages are not kept. Call in the delete's transaction. */
+export function forgetConversation(ctx: Ctx, leadId: string): void {
+  ctx.db.delete(messages).where(eq(messages.leadId, leadId)).run();
+  ctx.db.delete(conversations).where(eq(conversations.leadId, leadId)).run();
 }

@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { forgetConversation } from '../conversations/record.js';
 import { z } from 'zod';
 import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
@@ -37,6 +38,7 @@ function deleteOne(ctx: Ctx, campaignId: string, leadId: string): boolean {
     .run();
   if (gone.changes === 0) return false;
   bookLeadDeleted(ctx, campaignId);
+  forgetConversation(ctx, leadId);
   failpoint(ctx, 'leads.delete.item', leadId);
   return true;
 }

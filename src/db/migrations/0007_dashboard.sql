@@ -12,6 +12,25 @@ CREATE TABLE `conversations` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `conversations_lead_id_unique` ON `conversations` (`lead_id`);--> statement-breakpoint
 CREATE INDEX `conversations_inbound` ON `conversations` (`last_inbound_at`,`seq`);--> statement-breakpoint
+CREATE TABLE `lead_imports` (
+	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`id` text NOT NULL,
+	`campaign_id` text NOT NULL,
+	`status` text NOT NULL,
+	`csv` text,
+	`map` text DEFAULT '{}' NOT NULL,
+	`rows_total` integer NOT NULL,
+	`rows_done` integer DEFAULT 0 NOT NULL,
+	`summary` text NOT NULL,
+	`credits_charged` integer DEFAULT 0 NOT NULL,
+	`error` text,
+	`heartbeat_at` integer NOT NULL,
+	`created_at` integer NOT NULL,
+	`finished_at` integer
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `lead_imports_id_unique` ON `lead_imports` (`id`);--> statement-breakpoint
+CREATE INDEX `lead_imports_status` ON `lead_imports` (`status`);--> statement-breakpoint
 CREATE TABLE `login_tokens` (
 	`digest` text PRIMARY KEY NOT NULL,
 	`created_at` integer NOT NULL,

@@ -1,5 +1,7 @@
 import type { Tool } from '../define.js';
 import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
+import { addExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
+import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
 import {
   addWebhookEndpointTool,
@@ -31,4 +33,10 @@ export const operatorTools: readonly Tool[] = [
   replyConversationTool,
   markConversationDoneTool,
   getActivitySeriesTool,
+  listExclusionsTool,
+  addExclusionsTool,
+  removeExclusionsTool,
+  previewImportTool,
+  startImportTool,
+  getImportTool,
 ];

@@ -35,7 +35,7 @@ type Draft = AgentFields;
 const EMPTY: Draft = { name: '', accountId: '', connectionNote: 'Hi {{firstName|there}}, ', messages: [{ text: 'Thanks for connecting, {{firstName|there}}!', delayHours: 24 }] };
 
 function fromAgent(a: Agent): Draft {
-  return { name: a.name, accountId: a.accountId, connectionNote: a.connectionNote, messages: a.messages.map((m) => ({ ...m })) };
+  return { name: a.name, accountId: a.accountId ?? '', connectionNote: a.connectionNote, messages: a.messages.map((m) => ({ ...m })) };
 }
 
 /** The rendered sequence for one lead, through preview_agent: exactly what that lead would get. */

@@ -2,13 +2,26 @@ import { useId, useState, type ChangeEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { formatNumber } from '../../shared/format.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
-import type { ImportPreview, ImportSummary } from '../../shared/types.js';
+import type { ImportField, ImportPreview, ImportSummary } from '../../shared/types.js';
 import { Link, useLocation } from '../router.js';
 
 /** How often the progress bar asks get_import while an import runs. */
 export const IMPORT_POLL_MS = 500;
 
-const FIELDS = ['networkUrl', 'fullName', 'firstName', 'lastName', 'jobTitle', 'companyName', 'companyNetwork', 'location', 'website', 'email', 'headline', 'personalization'];
+/** Every lead field a column can fill, checked against the tool's own list by the type-check. */
+const FIELD_SET: Record<ImportField, true> = {
+  networkUrl: true,
+  fullName: true,
+  firstName: true,
+  lastName: true,
+  jobTitle: true,
+  companyName: true,
+  email: true,
+  location: true,
+  headline: true,
+  personalization: true,
+};
+const FIELDS = Object.keys(FIELD_SET) as ImportField[];
 
 function Summary({ summary, label }: { summary: ImportSummary; label: string }) {
   const rows: [string, number][] = [
@@ -69,15 +82,25 @@ export function ImportPage() {
   const chosen = campaignId || campaigns.data?.campaigns[0]?.id || '';
   const [csv, setCsv] = useState<string | null>(null);
   const [fileName, setFileName] = useState('');
-  const [map, setMap] = useState<Record<string, string>>({});
+  const [map, setMap] = useState<Record<string, ImportField>>({});
+  // The automatic mapping of the file, from its first preview: an override equal to it is dropped.
+  const [auto, setAuto] = useState<Record<string, ImportField | null>>({});
   const [preview, setPreview] = useState<ImportPreview | null>(null);
   const [importId, setImportId] = useState<string | null>(null);
   const previewCall = useToolMutation('preview_import');
   const start = useToolMutation('start_import', ['list_campaigns', 'get_campaign', 'list_leads', 'get_credits']);
 
-  const runPreview = (text: string, nextMap: Record<string, string>) => {
+  const runPreview = (text: string, nextMap: Record<string, ImportField>, first = false) => {
     setPreview(null);
-    previewCall.mutate({ campaignId: chosen, csv: text, ...(Object.keys(nextMap).length ? { map: nextMap } : {}) }, { onSuccess: setPreview });
+    previewCall.mutate(
+      { campaignId: chosen, csv: text, ...(Object.keys(nextMap).length ? { map: nextMap } : {}) },
+      {
+        onSuccess: (p) => {
+          setPreview(p);
+          if (first) setAuto(Object.fromEntries(p.columns.map((c) => [c.header, c.field])));
+        },
+      },
+    );
   };
   const onFile = async (e: ChangeEvent<HTMLInputElement>) => {
     const file = e.target.files?.[0];
@@ -87,10 +110,12 @@ export function ImportPage() {
     setFileName(file.name);
     setCsv(text);
     setMap({});
-    runPreview(text, {});
+    runPreview(text, {}, true);
   };
-  const remap = (header: string, field: string) => {
-    const next = { ...map, [header]: field };
+  const remap = (header: string, field: ImportField | '') => {
+    const next = { ...map };
+    if (field === '' || field === auto[header]) delete next[header];
+    else next[header] = field;
     setMap(next);
     if (csv) runPreview(csv, next);
   };
@@ -157,9 +182,10 @@ export function ImportPage() {
                       id={`${id}-map-${col.header}`}
                       className="o-select"
                       value={map[col.header] ?? col.field ?? ''}
-                      onChange={(e) => remap(col.header, e.target.value)}
+                      onChange={(e) => remap(col.header, e.target.value as ImportField | '')}
                     >
-                      <option value="">Ignore</option>
+                      {/* The tool's map can add or change a column's field, not drop an automatic one. */}
+                      {auto[col.header] ? null : <option value="">Ignore</option>}
                       {FIELDS.map((f) => (
                         <option key={f} value={f}>
                           {f}

@@ -110,6 +110,8 @@ function DeliveryRow({ d }: { d: WebhookDelivery }) {
       <td>
         {d.eventType}
         <br />
+        <span className="o-muted o-mono">{d.eventId}</span>
+        <br />
         <span className="o-muted o-mono">{d.url ?? d.endpointId}</span>
       </td>
       <td>

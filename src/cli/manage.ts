@@ -1,0 +1,428 @@
+import { existsSync, readFileSync, createReadStream, statSync } from 'node:fs';
+import cliProgress from 'cli-progress';
+import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
+import { listAccounts } from '../core/accounts/list.js';
+import { connectAccount, ConnectAccountInput, updateAccount, UpdateAccountInput } from '../core/accounts/manage.js';
+import { CreateAgentInput, createAgent, listAgents, previewAgent, updateAgent, UpdateAgentInput } from '../core/agents/agents.js';
+import { listCampaigns } from '../core/campaigns/campaign.js';
+import { createCampaign, CreateCampaignInput, updateCampaign, UpdateCampaignInput } from '../core/campaigns/manage.js';
+import type { Ctx } from '../core/context.js';
+import { addExclusions, exclusionUrlsFromText, listExclusions, removeExclusions } from '../core/exclusions/exclusions.js';
+import { importLeads, parseMapOption, previewImport, type ImportProgress, type ImportResult } from '../core/imports/csv.js';
+import { describeIssue } from '../core/validation.js';
+import { getWorkspace } from '../core/workspace/get.js';
+import { createLogger } from '../log.js';
+import { createContext } from '../server.js';
+import { asUsageError, parse, stdout, type Options } from './shared.js';
+import type { z } from 'zod';
+
+export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
+                        List campaigns, newest first.
+  campaigns create --name N [--agent ID] [--db PATH]
+                        Create a READY_TO_SEND campaign, optionally with its agent.
+  campaigns update ID [--name N] [--agent ID|none] [--db PATH]
+                        Rename a campaign or change its agent (pause a running one first).
+  agents list [--json] [--db PATH]
+                        List agents with their account and sequence length.
+  agents create --file F [--db PATH]
+                        Create an agent from a JSON file: { name, accountId, connectionNote, messages }.
+  agents update ID --file F [--db PATH]
+                        Replace the fields the JSON file gives (name, accountId, connectionNote, messages).
+  agents preview ID --lead LEAD [--db PATH]
+                        Print the note and messages exactly as that lead would receive them.
+  accounts list [--json] [--db PATH]
+                        List accounts with today's counters and limits.
+  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--db PATH] [--env E] [--config FILE]
+                        Add an account: simulated and connected in development; in production,
+                        prints the sign-in link for the person to open.
+  accounts update ID [--name N] [--connection-limit N] [--message-limit N] [--active true|false] [--db PATH]
+                        Change an account's name or daily limits, or stop (false) or resume its sending.
+  import --campaign ID --file F.csv [--map COL=field,...] [--dry-run] [--json] [--db PATH]
+                        Import leads from a CSV (comma, semicolon or tab; header row required).
+  exclusions list [--json] [--db PATH]
+                        List the workspace exclusion list.
+  exclusions add URL... [--db PATH]
+                        Exclude profiles everywhere: matching leads in every campaign stop.
+  exclusions remove URL... [--db PATH]
+                        Take profiles off the list (leads already excluded stay excluded).
+  exclusions import --file F [--db PATH]
+                        Add every URL of a file (one per line, or a CSV with a profile URL column).`;
+
+const DB = { db: { type: 'string' } } satisfies Options;
+const JSON_FLAG = { json: { type: 'boolean' } } satisfies Options;
+
+/** Opens the database named by the flags; it must exist, so a mistyped --db writes nothing. */
+async function withCtx<T>(flags: SettingFlags, fn: (ctx: Ctx) => T | Promise<T>, opts: { env?: boolean } = {}): Promise<T> {
+  const settings = resolveSettings(flags);
+  if (!existsSync(settings.dbPath)) throw new UsageError(`--db: ${settings.dbPath} does not exist; run npx outreach start or npx outreach seed first`);
+  const ctx = createContext(opts.env ? settings : { ...settings, env: 'development' }, createLogger('warn'));
+  try {
+    return await fn(ctx);
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
+/** Domain errors become one line naming the user's flag or argument. */
+async function run<T>(names: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw asUsageError(err, names);
+  }
+}
+
+function table(rows: string[][]): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const row of rows) stdout(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+}
+
+/** Input through the verb's own schema, so the CLI refuses exactly what the API refuses. */
+function checked<S extends z.ZodType>(schema: S, value: unknown, names: Record<string, string>): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const root = String(issue.path[0] ?? '');
+    throw new UsageError(`${names[root] ?? root}: ${describeIssue(issue).replace(/^[\w.[\]]+: /, '')}`);
+  }
+  return parsed.data;
+}
+
+function int(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^-?\d+$/.test(raw)) throw new UsageError(`${flag}: "${raw}" is not a whole number`);
+  return Number(raw);
+}
+
+function bool(raw: string | undefined, flag: string): boolean | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new UsageError(`${flag}: "${raw}" must be true or false`);
+}
+
+function readJsonFile(path: string | undefined, flag = '--file'): unknown {
+  if (!path) throw new UsageError(`${flag}: required (a JSON file with the agent's fields)`);
+  if (!existsSync(path)) throw new UsageError(`${flag}: ${path} does not exist`);
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    throw new UsageError(`${flag}: ${path} is not valid JSON`);
+  }
+}
+
+function workspaceSecret(ctx: Ctx): string {
+  const ws = getWorkspace(ctx);
+  if (!ws) throw new UsageError('--db: the database has no workspace yet; run npx outreach start or npx outreach seed first');
+  return ws.cursorSecret;
+}
+
+/** Every page of a keyset list. */
+function allPages<T>(page: (cursor: string | undefined) => { items: T[]; nextCursor: string | null }): T[] {
+  const out: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const p = page(cursor);
+    out.push(...p.items);
+    cursor = p.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  return out;
+}
+
+function subcommand(name: string, sub: string | undefined, known: string[]): never {
+  throw new UsageError(sub ? `${name}: unknown subcommand "${sub}" (${known.join(', ')})` : `${name}: a subcommand is required (${known.join(', ')})`);
+}
+
+export async function campaigns(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const { values } = parse(rest, { ...DB, ...JSON_FLAG });
+      return withCtx(values, (ctx) => {
+        const list = allPages((cursor) => {
+          const p = listCampaigns(ctx, workspaceSecret(ctx), { limit: 100, cursor });
+          return { items: p.campaigns, nextCursor: p.nextCursor };
+        });
+        if (values.json) return stdout(JSON.stringify({ campaigns: list }, null, 2));
+        if (list.length === 0) return stdout('No campaigns. Create one with: npx outreach campaigns create --name "Q1 outreach"');
+        table([['ID', 'NAME', 'STATUS', 'LEADS', 'AGENT'], ...list.map((c) => [c.id, c.name, c.status, String(c.totalLeads), c.assignedTemplateId ?? '-'])]);
+      });
+    }
+    case 'create': {
+      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' } });
+      if (values.name === undefined) throw new UsageError('--name: required');
+      const input = checked(CreateCampaignInput, { name: values.name, assignedTemplateId: values.agent }, { name: '--name', assignedTemplateId: '--agent' });
+      return withCtx(values, (ctx) =>
+        run({ name: '--name', assignedTemplateId: '--agent' }, async () => {
+          const c = createCampaign(ctx, input);
+          stdout(`Created campaign ${c.id} (${c.name}), ${c.status}.`);
+        }),
+      );
+    }
+    case 'update': {
+      const { values, positionals } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' } }, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError('campaigns update: the campaign ID is required (see npx outreach campaigns list)');
+      const agent = values.agent === 'none' ? null : values.agent;
+      const input = checked(UpdateCampaignInput, { name: values.name, assignedTemplateId: agent }, { name: '--name', assignedTemplateId: '--agent' });
+      return withCtx(values, (ctx) =>
+        run({ name: '--name', assignedTemplateId: '--agent', campaignId: 'ID' }, async () => {
+          const c = updateCampaign(ctx, id, input);
+          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}, ${c.status}.`);
+        }),
+      );
+    }
+    default:
+      subcommand('campaigns', sub, ['list', 'create', 'update']);
+  }
+}
+
+const AGENT_FIELDS = { name: '--file: name', accountId: '--file: accountId', connectionNote: '--file: connectionNote', messages: '--file: messages' };
+
+export async function agents(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const { values } = parse(rest, { ...DB, ...JSON_FLAG });
+      return withCtx(values, (ctx) => {
+        const list = allPages((cursor) => {
+          const p = listAgents(ctx, workspaceSecret(ctx), { limit: 100, cursor });
+          return { items: p.agents, nextCursor: p.nextCursor };
+        });
+        if (values.json) return stdout(JSON.stringify({ agents: list }, null, 2));
+        if (list.length === 0) return stdout('No agents. Create one with: npx outreach agents create --file agent.json');
+        table([['ID', 'NAME', 'ACCOUNT', 'NOTE', 'MESSAGES'], ...list.map((a) => [a.id, a.name, a.accountId ?? '-', a.connectionNote ? 'yes' : 'no', String(a.messages.length)])]);
+      });
+    }
+    case 'create':
+    case 'update': {
+      const { values, positionals } = parse(rest, { ...DB, file: { type: 'string' } }, sub === 'update' ? 1 : 0);
+      const id = positionals[0];
+      if (sub === 'update' && !id) throw new UsageError('agents update: the agent ID is required (see npx outreach agents list)');
+      const json = readJsonFile(values.file);
+      return withCtx(values, (ctx) =>
+        run(AGENT_FIELDS, async () => {
+          const a =
+            sub === 'create'
+              ? createAgent(ctx, checked(CreateAgentInput, json, AGENT_FIELDS))
+              : updateAgent(ctx, id as string, checked(UpdateAgentInput, json, AGENT_FIELDS));
+          stdout(`${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${a.messages.length} message(s).`);
+        }),
+      );
+    }
+    case 'preview': {
+      const { values, positionals } = parse(rest, { ...DB, lead: { type: 'string' }, ...JSON_FLAG }, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError('agents preview: the agent ID is required (see npx outreach agents list)');
+      if (!values.lead) throw new UsageError('--lead: required (a lead id of any campaign)');
+      return withCtx(values, (ctx) =>
+        run({ leadId: '--lead', agentId: 'ID' }, async () => {
+          const p = previewAgent(ctx, id, values.lead as string);
+          if (values.json) return stdout(JSON.stringify(p, null, 2));
+          stdout(`Connection note: ${p.connectionNote ?? '(none)'}`);
+          p.messages.forEach((m, i) => stdout(`\nMessage ${i + 1}:\n${m}`));
+        }),
+      );
+    }
+    default:
+      subcommand('agents', sub, ['list', 'create', 'update', 'preview']);
+  }
+}
+
+const ACCOUNT_FLAGS = {
+  name: { type: 'string' },
+  'connection-limit': { type: 'string' },
+  'message-limit': { type: 'string' },
+} satisfies Options;
+const ACCOUNT_NAMES = { name: '--name', connectionRequestLimit: '--connection-limit', messageLimit: '--message-limit', active: '--active', hasSalesNavigator: '--sales-navigator' };
+
+export async function accounts(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const { values } = parse(rest, { ...DB, ...JSON_FLAG });
+      return withCtx(values, (ctx) => {
+        const list = allPages((cursor) => {
+          const p = listAccounts(ctx, workspaceSecret(ctx), { limit: 100, cursor });
+          return { items: p.accounts, nextCursor: p.nextCursor };
+        });
+        if (values.json) return stdout(JSON.stringify({ accounts: list }, null, 2));
+        if (list.length === 0) return stdout('No accounts. Add one with: npx outreach accounts connect --name "My LinkedIn"');
+        table([
+          ['ID', 'NAME', 'STATUS', 'ACTIVE', 'INVITES TODAY', 'MESSAGES TODAY'],
+          ...list.map((a) => [a.id, a.name, a.status, a.active ? 'yes' : 'no', `${a.today.connectionRequestsSent}/${a.today.connectionRequestLimit}`, `${a.today.messagesSent}/${a.today.messageLimit}`]),
+        ]);
+      });
+    }
+    case 'connect': {
+      const { values } = parse(rest, { ...DB, ...ACCOUNT_FLAGS, 'sales-navigator': { type: 'boolean' }, env: { type: 'string' }, config: { type: 'string' } });
+      if (values.name === undefined) throw new UsageError('--name: required');
+      const input = checked(
+        ConnectAccountInput,
+        {
+          name: values.name,
+          hasSalesNavigator: values['sales-navigator'],
+          connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
+          messageLimit: int(values['message-limit'], '--message-limit'),
+        },
+        ACCOUNT_NAMES,
+      );
+      return withCtx(
+        values,
+        (ctx) =>
+          run(ACCOUNT_NAMES, async () => {
+            const { account, connectUrl } = await connectAccount(ctx, input);
+            stdout(`Added account ${account.id} (${account.name}), ${account.status}.`);
+            if (connectUrl) stdout(`Open this link to sign in to LinkedIn; the account is connected when you finish:\n${connectUrl}`);
+          }),
+        { env: true },
+      );
+    }
+    case 'update': {
+      const { values, positionals } = parse(rest, { ...DB, ...ACCOUNT_FLAGS, active: { type: 'string' } }, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError('accounts update: the account ID is required (see npx outreach accounts list)');
+      const input = checked(
+        UpdateAccountInput,
+        {
+          name: values.name,
+          connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
+          messageLimit: int(values['message-limit'], '--message-limit'),
+          active: bool(values.active, '--active'),
+        },
+        ACCOUNT_NAMES,
+      );
+      return withCtx(values, (ctx) =>
+        run({ ...ACCOUNT_NAMES, accountId: 'ID' }, async () => {
+          const a = updateAccount(ctx, id, input);
+          stdout(`Updated account ${a.id} (${a.name}): ${a.today.connectionRequestLimit} invitations and ${a.today.messageLimit} messages a day, ${a.active ? 'active' : 'inactive (sends nothing)'}.`);
+        }),
+      );
+    }
+    default:
+      subcommand('accounts', sub, ['list', 'connect', 'update']);
+  }
+}
+
+const summaryLine = (r: Pick<ImportResult, 'summary' | 'creditsCharged'>): string => {
+  const s = r.summary;
+  return `${s.total} row(s): ${s.created} created, ${s.duplicate} duplicate, ${s.excluded} excluded, ${s.validation_error} invalid, ${s.insufficient_credits} without credits, ${s.failed} failed; ${r.creditsCharged} credit(s) charged.`;
+};
+
+/** A bar on a terminal; otherwise a line every 1,000 rows, on stderr so `--json` stays clean. */
+function progressReporter(totalBytes: number | null): { update(p: ImportProgress): void; stop(): void } {
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar({ format: 'Importing [{bar}] {value} rows | {created} created, {duplicate} duplicate', stream: process.stderr }, cliProgress.Presets.shades_classic);
+    bar.start(totalBytes ?? 0, 0, { created: 0, duplicate: 0 });
+    return {
+      update: (p) => {
+        bar.setTotal(Math.max(p.rowsDone, bar.getTotal()));
+        bar.update(p.rowsDone, { created: p.summary.created, duplicate: p.summary.duplicate });
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let last = 0;
+  return {
+    update: (p) => {
+      if (p.rowsDone - last >= 1000) {
+        last = p.rowsDone;
+        process.stderr.write(`imported ${p.rowsDone} rows: ${p.summary.created} created, ${p.summary.duplicate} duplicate, ${p.creditsCharged} credit(s) charged\n`);
+      }
+    },
+    stop: () => undefined,
+  };
+}
+
+/** Rough row count for the bar: the file's lines (a quoted newline makes it a slight overestimate). */
+function estimateRows(path: string): number | null {
+  try {
+    if (statSync(path).size > 50 * 1024 * 1024) return null;
+    const text = readFileSync(path, 'utf8');
+    return Math.max(0, text.split('\n').filter((l) => l.trim() !== '').length - 1);
+  } catch {
+    return null;
+  }
+}
+
+export async function importCommand(args: string[]): Promise<void> {
+  const { values } = parse(args, { ...DB, ...JSON_FLAG, campaign: { type: 'string' }, file: { type: 'string' }, map: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  if (!values.campaign) throw new UsageError('--campaign: required (a campaign id; see npx outreach campaigns list)');
+  if (!values.file) throw new UsageError('--file: required (the CSV file to import)');
+  if (!existsSync(values.file)) throw new UsageError(`--file: ${values.file} does not exist`);
+  const file = values.file;
+  const names = { map: '--map', file: '--file', campaignId: '--campaign' };
+  const map = values.map === undefined ? undefined : await run(names, async () => parseMapOption(values.map as string));
+  await withCtx(values, (ctx) =>
+    run(names, async () => {
+      const progress = values.json ? null : progressReporter(estimateRows(file));
+      const common = { campaignId: values.campaign as string, source: createReadStream(file), map, onProgress: (p: ImportProgress) => progress?.update(p) };
+      try {
+        if (values['dry-run']) {
+          const r = await previewImport(ctx, common);
+          progress?.stop();
+          if (values.json) return stdout(JSON.stringify({ summary: r.summary, creditsCharged: 0, creditsNeeded: r.creditsNeeded, unmappedColumns: r.unmappedColumns }, null, 2));
+          stdout(`Dry run, nothing written: ${summaryLine({ summary: r.summary, creditsCharged: 0 })}`);
+          stdout(`Credits needed: ${r.creditsNeeded}.`);
+          if (r.unmappedColumns.length) stdout(`Ignored columns: ${r.unmappedColumns.join(', ')}.`);
+          return;
+        }
+        const r = await importLeads(ctx, common);
+        progress?.stop();
+        if (values.json) return stdout(JSON.stringify({ summary: r.summary, creditsCharged: r.creditsCharged, unmappedColumns: r.unmappedColumns }, null, 2));
+        stdout(`Imported into ${values.campaign}: ${summaryLine(r)}`);
+        if (r.unmappedColumns.length) stdout(`Ignored columns: ${r.unmappedColumns.join(', ')}.`);
+      } finally {
+        progress?.stop();
+      }
+    }),
+  );
+}
+
+export async function exclusions(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const { values } = parse(rest, { ...DB, ...JSON_FLAG });
+      return withCtx(values, (ctx) => {
+        const list = listExclusions(ctx);
+        if (values.json) return stdout(JSON.stringify({ exclusions: list }, null, 2));
+        if (list.length === 0) return stdout('The exclusion list is empty.');
+        table([['PROFILE URL', 'ADDED'], ...list.map((e) => [e.networkUrl, e.createdAt])]);
+      });
+    }
+    case 'add':
+    case 'remove': {
+      const { values, positionals } = parse(rest, DB, Number.MAX_SAFE_INTEGER);
+      if (positionals.length === 0) throw new UsageError(`exclusions ${sub}: give at least one profile URL`);
+      return withCtx(values, (ctx) =>
+        run({ urls: 'URL' }, async () => {
+          if (sub === 'add') {
+            const r = addExclusions(ctx, positionals);
+            stdout(`Excluded ${r.added.length} new profile(s) (${r.alreadyExcluded.length} already on the list); ${r.leadsExcluded} lead(s) newly excluded.`);
+          } else {
+            const r = removeExclusions(ctx, positionals);
+            stdout(`Removed ${r.removed.length} profile(s) from the list${r.notExcluded.length ? `; not on it: ${r.notExcluded.join(', ')}` : ''}.`);
+          }
+        }),
+      );
+    }
+    case 'import': {
+      const { values } = parse(rest, { ...DB, file: { type: 'string' } });
+      if (!values.file) throw new UsageError('--file: required (one profile URL per line, or a CSV with a profile URL column)');
+      if (!existsSync(values.file)) throw new UsageError(`--file: ${values.file} does not exist`);
+      const text = readFileSync(values.file, 'utf8');
+      return withCtx(values, (ctx) =>
+        run({ urls: '--file', file: '--file' }, async () => {
+          const urls = exclusionUrlsFromText(text);
+          if (urls.length === 0) throw new UsageError(`--file: ${values.file} has no profile URLs`);
+          const r = addExclusions(ctx, urls);
+          stdout(`Excluded ${r.added.length} new profile(s) (${r.alreadyExcluded.length} already on the list); ${r.leadsExcluded} lead(s) newly excluded.`);
+        }),
+      );
+    }
+    default:
+      subcommand('exclusions', sub, ['list', 'add', 'remove', 'import']);
+  }
+}
+

@@ -1,0 +1,70 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+
+/** Debian's Chromium, headless, with nothing that phones home. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core on the page as it is now: the serious and critical violations, summarised. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  // Page-side code as strings: this file is type-checked for Node, without the DOM library.
+  // addScriptTag would add an inline <script>, which the dashboard's CSP rightly blocks; the
+  // DevTools protocol's evaluate is not subject to the page's CSP, so axe goes in that way.
+  if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate("window.axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/**
+ * Screenshots go to docs/screenshots when OUTREACH_SCREENSHOTS=1 (to refresh the README's
+ * pictures), and to a scratch folder otherwise, so a test run leaves the worktree clean.
+ */
+export function screenshotDir(scratch: string): string {
+  const dir = process.env.OUTREACH_SCREENSHOTS === '1' ? join(process.cwd(), 'docs', 'screenshots') : scratch;
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export interface Received {
+  body: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** A local webhook receiver that answers 200 and keeps what it got. */
+export async function webhookReceiver(): Promise<{ server: Server; url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      received.push({ body, headers: req.headers });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}/hooks`, received };
+}
