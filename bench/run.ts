@@ -21,6 +21,7 @@ import { benchDashboard } from './lib/dashboard.js';
 import { dashboardTargets, evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
+import { benchImport } from './lib/import.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -202,9 +203,14 @@ async function inProcessList(app: App, ctx: Ctx, secret: string, pages: readonly
     const raw = rawQueries(ctx.db.$client, queries);
     const rawArrays = rawQueries(ctx.db.$client, queries, 'arrays');
     if (raw() < SETTINGS.pageSize || rawArrays() < SETTINGS.pageSize) throw new Error(`${p.c.name} page ${p.page}: the raw query returned too few rows`);
-    const invocation = { input: { ...input }, credential: { apiKey: BENCH_KEY }, requestId: 'bench', clientAddress: '127.0.0.1' };
+    // What a transport does per call: authenticate, then the pipeline.
+    const pipeline = () => {
+      const auth = app.pipeline.authenticate(ctx, { apiKey: BENCH_KEY }, { requestId: 'bench', clientAddress: '127.0.0.1' });
+      if (!auth.ok) throw new Error(`bench key refused: ${auth.error.message}`);
+      return app.pipeline.invokeTool(ctx, listTool, { caller: auth.caller, input: { ...input } });
+    };
     const [rawTimes, arrayTimes, verbTimes, pipelineTimes] = await timeInTurns(
-      [raw, rawArrays, () => app.leadList.listLeads(ctx, secret, input), () => app.pipeline.invokeTool(ctx, listTool, invocation)],
+      [raw, rawArrays, () => app.leadList.listLeads(ctx, secret, input), pipeline],
       loop,
     );
     out.push({ case: p.c.name, page: p.page, raw: rawTimes!, rawArrays: arrayTimes!, verb: verbTimes!, pipeline: pipelineTimes! });
@@ -453,6 +459,9 @@ async function main(): Promise<void> {
 
     for (const child of children.splice(0)) await child.stop();
 
+    say('CSV import of 10,000 rows');
+    const importCase = await benchImport(app, root, dir);
+
     const partial: Omit<Results, 'targets'> = {
       machine: {
         cpu: os.cpus()[0]?.model ?? 'unknown',
@@ -474,6 +483,7 @@ async function main(): Promise<void> {
       memory: { startRssMB, idleRssMB, idleSeconds, loaded, afterLoadRssMB, flood: { beforeMB, rounds } },
       toolsList,
       dashboard,
+      importCase,
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -138,6 +138,15 @@ function resolveUnipile(section: UnipileSection, vars: NodeJS.ProcessEnv): Parti
       out[key] = section[key];
     }
   }
+  // Optional: where Unipile reports a finished hosted sign-in (connect_account in production).
+  const publicUrl = vars.UNIPILE_PUBLIC_URL;
+  if (publicUrl !== undefined && publicUrl !== '') {
+    const parsed = UnipileSection.shape.publicUrl.safeParse(publicUrl);
+    if (!parsed.success) throw new UsageError('UNIPILE_PUBLIC_URL: must be an http(s) URL, e.g. https://outreach.example.com');
+    out.publicUrl = publicUrl;
+  } else if (section.publicUrl !== undefined) {
+    out.publicUrl = section.publicUrl;
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { ScaledClock, systemClock, type Clock } from './core/clock.js';
 import type { Ctx } from './core/context.js';
@@ -8,11 +9,13 @@ import { Engine, resolveEngineSettings, simHighWater } from './engine/index.js';
 import { SimulatedNetwork, SqliteSimInboxStore } from './network/sim/index.js';
 import { UnconfiguredNetwork } from './network/unconfigured.js';
 import type { NetworkProvider } from './network/provider.js';
-import { completeUnipileConfig, createUnipileProvider, mountUnipileWebhook, UnipileProvider } from './network/unipile/index.js';
+import { completeUnipileConfig, createUnipileProvider, HOSTED_AUTH_NOTIFY_PATH, UNIPILE_WEBHOOK_PATH, UnipileProvider } from './network/unipile/index.js';
 import type { Db } from './db/connection.js';
-import { httpHandler } from './rest/app.js';
+import { createHost, type Host, type HostOptions } from './http/host.js';
+import { mountMcp } from './mcp/mount.js';
+import { mountRest } from './rest/mount.js';
 import { dashboardTools, tools } from './tools/index.js';
-import { mountWeb } from './web/mount.js';
+import { mountWeb, type WebOptions } from './web/mount.js';
 import { resumeLeadImports } from './core/imports/background.js';
 import { UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
@@ -114,6 +117,36 @@ function explain<T>(fn: () => T, source: string | null): T {
   }
 }
 
+export interface ServerHostOptions extends Pick<HostOptions, 'host' | 'webhooks' | 'front'> {
+  /** Every tool: REST serves them all. */
+  tools: readonly Tool[];
+  /** The tools MCP serves (after the config's tool selection); the default listing of `tools` otherwise. */
+  mcpTools?: readonly Tool[];
+  /** What MCP clients may add with `?toolsets=` or pick with `?tools=` (every tool otherwise). */
+  mcpToolSets?: ToolSets;
+  /** The dashboard at /app, when this host serves it. */
+  web?: WebOptions;
+}
+
+/** The HTTP host with its faces: REST, then MCP, then the dashboard. */
+export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
+  const mcpTools = opts.mcpTools ?? opts.tools.filter((t) => t.toolset === undefined);
+  const toolSets: ToolSets = opts.mcpToolSets ?? { universe: opts.tools, base: {} };
+  return createHost(ctx, {
+    host: opts.host,
+    mcpTools,
+    mcpPermitted: toolSets.universe,
+    // REST first: its routes are the hot path, and no other route shares its prefix.
+    mounts: [
+      (app, host) => mountRest(app, host, ctx, opts.tools),
+      (app, host) => mountMcp(app, host, ctx, mcpTools, toolSets),
+      ...(opts.web ? [(app: Express) => mountWeb(app, ctx, opts.web!)] : []),
+    ],
+    webhooks: opts.webhooks,
+    front: opts.front,
+  });
+}
+
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 
 /** Opens the database and serves HTTP (REST, MCP, discovery) on one port. */
@@ -124,14 +157,13 @@ export async function startServer(
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   const unipile = ctx.network instanceof UnipileProvider ? ctx.network : null;
-  const handler = httpHandler(ctx, tools, {
+  const { handler } = serverHost(ctx, {
     host: settings.host,
+    tools,
     mcpTools: configuredTools(settings),
     mcpToolSets: configuredToolSets(settings),
-    mount: (a) => {
-      mountWeb(a, ctx, { tools: dashboardTools, uiDir: options.uiDir });
-      if (unipile) mountUnipileWebhook(a, unipile);
-    },
+    web: { tools: dashboardTools, uiDir: options.uiDir },
+    webhooks: unipile ? [unipile.webhook(UNIPILE_WEBHOOK_PATH), unipile.hostedNotifyWebhook(HOSTED_AUTH_NOTIFY_PATH)] : [],
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const s = createHttpServer(handler);

@@ -1,4 +1,5 @@
 import type { DashboardBench } from './dashboard.js';
+import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 
 export interface Machine {
@@ -110,6 +111,8 @@ export interface Results {
   toolsList: ToolsListSize;
   /** The dashboard's pages on the same database (absent in runs from before it existed). */
   dashboard?: DashboardBench;
+  /** The CSV import case (bench/lib/import.ts). */
+  importCase?: ImportBench;
   targets: Target[];
 }
 
@@ -171,7 +174,25 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
   const rounds = r.memory.flood.rounds;
   const [prev, last] = rounds.slice(-2);
   const growth = prev && last ? last.floorMB - prev.floorMB : Number.NaN;
+  const imp = r.importCase;
+  const importTargets: Target[] = imp
+    ? [
+        {
+          id: 'import-10k',
+          text: `outreach import of a ${imp.rows}-row CSV takes under ${IMPORT_TARGET_MS / 1000} s`,
+          measured: `${(imp.cliMs / 1000).toFixed(2)} s (process start to exit)`,
+          met: imp.cliMs < IMPORT_TARGET_MS,
+        },
+        {
+          id: 'import-vs-batch',
+          text: `The import verb is within ${IMPORT_VS_BATCH}× of the same rows as 100 batch adds in-process`,
+          measured: `${(imp.inProcessMs / imp.batchAddsMs).toFixed(2)}× (${int(imp.inProcessMs)} vs ${int(imp.batchAddsMs)} ms)`,
+          met: imp.inProcessMs / imp.batchAddsMs <= IMPORT_VS_BATCH,
+        },
+      ]
+    : [];
   return [
+    ...importTargets,
     {
       id: 'rest-vs-express',
       text: 'REST GET /credits reaches ≥ 60% of bare Express throughput',

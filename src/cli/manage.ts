@@ -10,6 +10,7 @@ import type { Ctx } from '../core/context.js';
 import { addExclusions, exclusionUrlsFromText, listExclusions, removeExclusions } from '../core/exclusions/exclusions.js';
 import { importLeads, parseMapOption, previewImport, type ImportProgress, type ImportResult } from '../core/imports/csv.js';
 import { describeIssue } from '../core/validation.js';
+import { ApiError } from '../core/errors.js';
 import { getWorkspace } from '../core/workspace/get.js';
 import { createLogger } from '../log.js';
 import { createContext } from '../server.js';
@@ -83,7 +84,10 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, names: Record<s
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const root = String(issue.path[0] ?? '');
-    throw new UsageError(`${names[root] ?? root}: ${describeIssue(issue).replace(/^[\w.[\]]+: /, '')}`);
+    const name = names[root] ?? root;
+    // Inside a file, the whole path names the field (`--file: messages[0].delayHours`).
+    const where = name.startsWith('--file') ? `--file: ${describeIssue(issue).split(': ')[0]}` : name;
+    throw new UsageError(`${where}: ${describeIssue(issue).replace(/^[\w.[\]]+: /, '')}`);
   }
   return parsed.data;
 }
@@ -179,6 +183,18 @@ export async function campaigns(args: string[]): Promise<void> {
 
 const AGENT_FIELDS = { name: '--file: name', accountId: '--file: accountId', connectionNote: '--file: connectionNote', messages: '--file: messages' };
 
+/** An agent file's error names the field inside the file in full (`--file: messages[2].text: …`). */
+async function runAgentFile<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const field = err.details.fields?.[0];
+    const text = err.message.replace(/^[\w.[\]]+: /, '').replace(/\.$/, '');
+    throw new UsageError(field ? `--file: ${field}: ${text}` : text);
+  }
+}
+
 export async function agents(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
@@ -201,7 +217,7 @@ export async function agents(args: string[]): Promise<void> {
       if (sub === 'update' && !id) throw new UsageError('agents update: the agent ID is required (see npx outreach agents list)');
       const json = readJsonFile(values.file);
       return withCtx(values, (ctx) =>
-        run(AGENT_FIELDS, async () => {
+        runAgentFile(async () => {
           const a =
             sub === 'create'
               ? createAgent(ctx, checked(CreateAgentInput, json, AGENT_FIELDS))

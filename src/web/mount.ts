@@ -34,8 +34,10 @@ export interface CallResult {
   isError: boolean;
 }
 
+type CallOutcome = Pick<Extract<Outcome, { ok: true }>, 'ok' | 'body' | 'json'> | { ok: false; error: ApiError };
+
 /** On success the tool's body; on failure our error body, as structuredContent and as text. */
-export function toCallResult(outcome: Outcome): CallResult {
+export function toCallResult(outcome: CallOutcome): CallResult {
   if (!outcome.ok) {
     const body = outcome.error.toBody();
     return { structuredContent: body, content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
@@ -92,6 +94,11 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
 
   router.get('/login', (req, res) => {
     res.set('Cache-Control', 'no-store');
+    // Link previewers probe with HEAD; only a real GET spends the one-time token.
+    if (req.method === 'HEAD') {
+      res.status(200).type('html').end();
+      return;
+    }
     const token = typeof req.query.token === 'string' ? req.query.token : undefined;
     const outcome = consumeLoginToken(ctx, token);
     if (!outcome.ok) {
@@ -133,21 +140,17 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
     const tool = byName.get(name);
     if (!tool) {
       const error = new ApiError('not_found', `Unknown tool "${name}". GET /app/api/session lists the tools the dashboard may call.`, { fields: ['name'] });
-      return sendJson(res, 200, toCallResult({ ok: false, error, headers: {} }));
+      return sendJson(res, 200, toCallResult({ ok: false, error }));
     }
-    let outcome: Outcome;
+    let outcome: CallOutcome;
     try {
       const { idempotencyKey, ...rest } = args;
-      outcome = await invokeTool(ctx, tool, {
-        input: tool.idempotent ? rest : args,
-        idempotencyKey: tool.idempotent ? idempotencyKey : undefined,
-        idempotencyKeyField: 'idempotencyKey',
-        credential: {},
-        caller: operatorCaller(ctx, requestId),
-        requestId,
-      });
+      const who = operatorCaller(ctx, requestId);
+      outcome = who.ok
+        ? await invokeTool(ctx, tool, { caller: who.caller, input: tool.idempotent ? rest : args, idempotencyKey: tool.idempotent ? idempotencyKey : undefined })
+        : who;
     } catch (err) {
-      outcome = { ok: false, error: toApiError(err), headers: {} };
+      outcome = { ok: false, error: toApiError(err) };
     }
     sendJson(res, 200, toCallResult(outcome));
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorTools } from '../../src/tools/operator/index.js';
 import { dashboardTools, toolByName, tools } from '../../src/tools/index.js';
-import { invokeTool } from '../../src/tools/pipeline.js';
+import { authenticate, invokeTool } from '../../src/tools/pipeline.js';
 import { webhookEvents } from '../../src/db/schema.js';
 import { TEST_KEY, startTestServer, type TestServer } from '../helpers.js';
 import { appCall, fakeUiDir, login } from './helpers.js';
@@ -34,7 +34,9 @@ describe('operator tools', () => {
       expect(rest.status).toBe(404);
     }
     // Even handed to the pipeline directly, a key caller is refused.
-    const outcome = await invokeTool(server.ctx, operatorTools[0]!, { input: {}, credential: { apiKey: TEST_KEY }, requestId: 'r' });
+    const who = authenticate(server.ctx, { apiKey: TEST_KEY }, { requestId: 'r' });
+    if (!who.ok) throw new Error('the test key should authenticate');
+    const outcome = await invokeTool(server.ctx, operatorTools[0]!, { caller: who.caller, input: {} });
     expect(outcome.ok).toBe(false);
     expect(!outcome.ok && outcome.error.code).toBe('not_found');
     const openapi = (await server.rest('/openapi.json', { key: null })).body as { paths: Record<string, unknown> };

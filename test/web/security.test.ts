@@ -39,6 +39,7 @@ describe('the /app mount: sessions and security', () => {
 
   it('logs in with a link once: 303 to /app/ with the cookie flags; a reused or unknown link is 401 HTML', async () => {
     const { path } = loginPath(server.ctx);
+    expect((await fetch(server.url + path, { method: 'HEAD', redirect: 'manual' })).status).toBe(200);
     const first = await fetch(server.url + path, { redirect: 'manual' });
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('/app/');

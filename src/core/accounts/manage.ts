@@ -114,7 +114,7 @@ export function updateAccount(ctx: Ctx, id: string, input: UpdateAccountInput): 
  * report cannot re-point a connected account. Returns whether it changed anything.
  */
 export function completeHostedSignIn(
-  ctx: Ctx,
+  ctx: Pick<Ctx, 'db'>,
   accountId: string,
   provider: { providerAccountId: string; status: 'connected' | 'connecting' | 'failed' | 'disconnected'; hasSalesNavigator: boolean },
 ): boolean {

@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { z } from 'zod';
 import { creditBalance } from '../../db/schema.js';
 import { ADD_ITEM_STATUSES, addLeadsBatch, type AddItemStatus, type NewBatchLead } from '../leads/add.js';
-import { LEAD_FIELD_MAX, LeadFields } from '../leads/fields.js';
+import { LEAD_FIELD_MAX } from '../leads/fields.js';
 import { beginImport, endImport } from '../campaigns/importing.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
@@ -100,8 +99,6 @@ export function detectDelimiter(headerLine: string): Delimiter {
 
 export type ImportSource = string | Buffer | Readable | AsyncIterable<Buffer | string>;
 
-const ImportRowFields = z.object({ networkUrl: z.string().optional(), ...LeadFields });
-
 export type ImportSummaryShape = { total: number } & Record<AddItemStatus, number>;
 
 export interface ImportProgress {
@@ -177,15 +174,21 @@ interface Prepared {
   rows: { index: number; lead: NewBatchLead | null; rawUrl: string | null }[];
 }
 
-/** A row as batch add takes it, or null when a field is invalid (its own validation_error). */
+/**
+ * A row as batch add takes it, or null when a field is over its length limit (that row's
+ * validation_error). A bad URL is left to batch add, which judges it as it judges any item.
+ */
 function rowToLead(record: readonly string[], mapping: readonly ColumnMapping[]): { lead: NewBatchLead | null; rawUrl: string | null } {
-  const values: Record<string, string> = {};
-  mapping.forEach((m, i) => {
+  const lead: Record<string, string> = {};
+  let valid = true;
+  for (let i = 0; i < mapping.length; i++) {
+    const field = (mapping[i] as ColumnMapping).field;
     const v = record[i]?.trim();
-    if (m.field !== null && v) values[m.field] = v;
-  });
-  const parsed = ImportRowFields.safeParse(values);
-  return { lead: parsed.success ? (parsed.data as NewBatchLead) : null, rawUrl: values.networkUrl ?? null };
+    if (field === null || !v) continue;
+    lead[field] = v;
+    if (field !== 'networkUrl' && v.length > LEAD_FIELD_MAX[field]) valid = false;
+  }
+  return { lead: valid ? (lead as NewBatchLead) : null, rawUrl: lead.networkUrl ?? null };
 }
 
 function addChunk(ctx: Ctx, campaignId: string, chunk: Prepared['rows'], summary: ImportSummaryShape): number {
@@ -194,8 +197,9 @@ function addChunk(ctx: Ctx, campaignId: string, chunk: Prepared['rows'], summary
   const statuses: AddItemStatus[] = chunk.map(() => 'validation_error');
   if (valid.length) {
     const result = addLeadsBatch(ctx, campaignId, valid.map((r) => r.lead));
+    const positions = chunk.flatMap((r, i) => (r.lead !== null ? [i] : []));
     result.results.forEach((r, i) => {
-      statuses[chunk.indexOf(valid[i] as Prepared['rows'][number])] = r.status;
+      statuses[positions[i] as number] = r.status;
     });
     charged = result.creditsCharged;
   }

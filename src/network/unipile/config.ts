@@ -7,6 +7,11 @@ export interface UnipileConfig {
   apiKey: string;
   /** The value Unipile must send in `UNIPILE_SECRET_HEADER` on every webhook call. */
   inboundSecret: string;
+  /**
+   * This server's public base URL (`https://outreach.example.com`), where Unipile reports a
+   * finished hosted sign-in. Needed only by connect_account; optional otherwise.
+   */
+  publicUrl?: string | undefined;
 }
 
 /** The custom header Unipile webhooks are configured to send (Unipile webhooks are not signed). */
@@ -46,6 +51,7 @@ export const UnipileSection = z.strictObject({
     .regex(HEADER_SAFE, 'must be visible ASCII with no spaces (it is sent as a header)')
     .min(INBOUND_SECRET_MIN, `must be at least ${INBOUND_SECRET_MIN} characters`)
     .optional(),
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
 });
 export type UnipileSection = z.infer<typeof UnipileSection>;
 
@@ -58,6 +64,6 @@ export const UNIPILE_SETTINGS = [
 
 /** A complete config, or null when any part is missing. */
 export function completeUnipileConfig(section: Partial<UnipileConfig>): UnipileConfig | null {
-  const { dsn, apiKey, inboundSecret } = section;
-  return dsn && apiKey && inboundSecret ? { dsn, apiKey, inboundSecret } : null;
+  const { dsn, apiKey, inboundSecret, publicUrl } = section;
+  return dsn && apiKey && inboundSecret ? { dsn, apiKey, inboundSecret, publicUrl } : null;
 }

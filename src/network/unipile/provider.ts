@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
@@ -11,14 +10,15 @@ import {
   networkError,
   type AccountHealth, type AccountRef, type FullProfile, type InboundEvent, type LookalikeInput, type LookalikePage,
   type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage, type SearchPeopleInput,
-  type SendConnectionRequestInput, type SendMessageInput,
+  type SendConnectionRequestInput, type SendMessageInput, type HostedSignIn, type HostedSignInInput,
 } from '../provider.js';
 import { applyAccountSync, fetchUnipileAccounts, type AccountSyncResult } from './accounts.js';
 import { baseUrlFromDsn, type UnipileConfig } from './config.js';
 import { fingerprint, unwrapCursor, wrapCursor } from './cursor.js';
 import { codeFor, toNetworkError, UnipileHttpError, type CallContext } from './errors.js';
 import { UnipileHttp } from './http.js';
-import { handleUnipileWebhook, unipileWebhookRouter, type WebhookOutcome } from './inbound.js';
+import { handleUnipileWebhook, unipileWebhook, type WebhookOutcome } from './inbound.js';
+import { hostedNotifyWebhook, requestHostedLink } from './hosted-auth.js';
 import { countryName, LookalikeCursor, matchesKeywords, normalizeLookalike, titleFilter } from './lookalike.js';
 import {
   accountStatus, ChatStarted, hasSalesNavigator, InvitationSent, mapProfile, mapSearchPerson, MessageSent, networkUrlFor,
@@ -92,7 +92,7 @@ function identifierOf(rawUrl: string, normalized: string): string {
  * straight to Unipile; inbound events (webhooks and the relations poll) wait in SQLite until
  * `drainInbound`, which also triggers the periodic account sync and relations poll.
  */
-export class UnipileProvider implements NetworkProvider {
+export class UnipileProvider implements NetworkProvider, HostedSignIn {
   readonly store: UnipileStore;
   private readonly http: UnipileHttp;
   readonly clock: Clock;
@@ -104,11 +104,16 @@ export class UnipileProvider implements NetworkProvider {
   private maintenance: Promise<void> | null = null;
   private localIds = 0;
   private readonly inboundSecret: string;
+  private readonly baseUrl: string;
+  private readonly publicUrl: string | undefined;
+  private readonly hostedChecks = new Set<Promise<unknown>>();
 
   constructor(config: UnipileConfig, deps: UnipileDeps) {
     const baseUrl = baseUrlFromDsn(config.dsn);
     if (baseUrl === null) throw new Error('unipile: the DSN is not a host[:port]');
     this.inboundSecret = config.inboundSecret;
+    this.baseUrl = baseUrl;
+    this.publicUrl = config.publicUrl;
     this.clock = deps.clock;
     this.log = deps.log.child({ component: 'unipile' });
     this.store = new UnipileStore(deps.db);
@@ -295,6 +300,32 @@ export class UnipileProvider implements NetworkProvider {
     }
   }
 
+  /** Starts Unipile's hosted sign-in for our `connecting` account (see hosted-auth.ts). */
+  async startHostedSignIn(input: HostedSignInInput): Promise<{ url: string }> {
+    if (!this.publicUrl) {
+      throw new ApiError(
+        'upstream_unavailable',
+        'This server does not know its public address, so the network could not report the sign-in back. Set UNIPILE_PUBLIC_URL (or unipile.publicUrl in --config) and retry.',
+      );
+    }
+    const apiUrl = new URL(this.baseUrl).origin;
+    try {
+      return await requestHostedLink(this.http, this.log, { apiUrl, publicUrl: this.publicUrl, accountId: input.accountId, now: this.clock.now() });
+    } catch (err) {
+      throw this.mapped(err, { kind: 'account', salesNav: false });
+    }
+  }
+
+  /** The endpoint for Unipile's hosted sign-in notify calls (see hosted-auth.ts). */
+  hostedNotifyWebhook(path: string) {
+    return hostedNotifyWebhook({ http: this.http, db: this.store.db, clock: this.clock, log: this.log }, path, this.hostedChecks);
+  }
+
+  /** Waits for hosted sign-in checks still talking to Unipile (tests and shutdown). */
+  async hostedIdle(): Promise<void> {
+    await Promise.all([...this.hostedChecks]);
+  }
+
   /** Refreshes `accounts` from GET /accounts (see applyAccountSync). */
   async syncAccounts(): Promise<AccountSyncResult> {
     const list = await fetchUnipileAccounts(this.http, this.log);
@@ -335,9 +366,9 @@ export class UnipileProvider implements NetworkProvider {
     return handleUnipileWebhook({ store: this.store, clock: this.clock, log: this.log }, payload);
   }
 
-  /** The Express router for Unipile webhooks, guarded by the configured inbound secret. */
-  webhookRouter(): Router {
-    return unipileWebhookRouter({ store: this.store, clock: this.clock, log: this.log }, this.inboundSecret);
+  /** The inbound endpoint for the host to mount at `path`, guarded by the configured inbound secret. */
+  webhook(path: string) {
+    return unipileWebhook({ store: this.store, clock: this.clock, log: this.log }, this.inboundSecret, path);
   }
 
   private startMaintenance(): void {

@@ -109,6 +109,9 @@ export class UnipileContractServer {
     this.scripts.push({ ...match, ...reply, left: reply.times ?? 1 });
   }
 
+  /** Bodies of the hosted auth links requested, in order. */
+  readonly hostedLinks: Record<string, unknown>[] = [];
+
   addAccount(id: string, opts: { status?: string; salesNav?: boolean; name?: string; type?: string } = {}): any {
     const account = {
       object: 'Account',
@@ -259,6 +262,26 @@ export class UnipileContractServer {
     if (record.method === 'GET' && m) {
       const account = this.account(decodeURIComponent(m[1]!));
       return account ? this.reply(res, 200, account) : this.error(res, 404, 'resource_not_found');
+    }
+    if (record.method === 'POST' && path === '/hosted/accounts/link') {
+      // Unipile's hosted auth link: type, providers, api_url and expiresOn are required;
+      // expiresOn is ISO 8601 UTC with milliseconds; name and notify_url are optional.
+      const b = record.json as Record<string, unknown> | undefined;
+      if (!b) return this.violation(res, 'POST /hosted/accounts/link: JSON body required');
+      if (b.type !== 'create' && b.type !== 'reconnect') return this.violation(res, 'POST /hosted/accounts/link: type must be create or reconnect');
+      if (b.type === 'reconnect' && typeof b.reconnect_account !== 'string') return this.violation(res, 'POST /hosted/accounts/link: reconnect needs reconnect_account');
+      const providers = b.providers;
+      if (!(providers === '*' || (Array.isArray(providers) && providers.length > 0 && providers.every((p) => typeof p === 'string')))) {
+        return this.violation(res, 'POST /hosted/accounts/link: providers must be "*" or a list');
+      }
+      if (typeof b.api_url !== 'string' || !/^https?:\/\//.test(b.api_url)) return this.violation(res, 'POST /hosted/accounts/link: api_url must be the API origin');
+      if (typeof b.expiresOn !== 'string' || !/^[1-2]\d{3}-[0-1]\d-[0-3]\dT\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(b.expiresOn)) {
+        return this.violation(res, 'POST /hosted/accounts/link: expiresOn must be ISO 8601 UTC with milliseconds');
+      }
+      if (b.name !== undefined && (typeof b.name !== 'string' || b.name.length < 1)) return this.violation(res, 'POST /hosted/accounts/link: name must be a non-empty string');
+      if (b.notify_url !== undefined && typeof b.notify_url !== 'string') return this.violation(res, 'POST /hosted/accounts/link: notify_url must be a URL');
+      this.hostedLinks.push(b);
+      return this.reply(res, 201, { object: 'HostedAuthURL', url: `https://account.unipile.com/hosted/${this.hostedLinks.length}` });
     }
     if (record.method === 'GET' && path === '/users/relations') {
       const account = needAccount();

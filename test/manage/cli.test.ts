@@ -1,0 +1,146 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fixture } from '../helpers.js';
+
+const BIN = new URL('../../bin/outreach.js', import.meta.url).pathname;
+
+function run(args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, OUTREACH_DB: '', OUTREACH_ENV: '' }, encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Every row of every table, to prove a refused command wrote nothing. */
+function dump(db: string): string {
+  const conn = new Database(db, { readonly: true });
+  try {
+    const names = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+    return JSON.stringify(names.map(({ name }) => [name, conn.prepare(`SELECT * FROM "${name}"`).all()]));
+  } finally {
+    conn.close();
+  }
+}
+
+function expectRefused(dir: { db: string }, args: string[], mention: string) {
+  const before = dump(dir.db);
+  const r = run([...args, '--db', dir.db]);
+  expect(r.status, r.stderr).not.toBe(0);
+  expect(r.stderr).toContain(mention);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(dump(dir.db)).toBe(before);
+}
+
+describe('the operator CLI on a scratch database', () => {
+  let d: { dir: string; db: string };
+  beforeEach(() => {
+    const dir = mkdtempSync(join(tmpdir(), 'outreach-manage-cli-'));
+    const file = join(dir, 'ws.json');
+    writeFileSync(file, JSON.stringify(fixture()));
+    d = { dir, db: join(dir, 'o.db') };
+    expect(run(['seed', '--file', file, '--db', d.db]).status).toBe(0);
+  });
+
+  // Each case spawns the CLI a dozen times or more; on a loaded machine that takes a while.
+  const SLOW = 240_000;
+
+  it('campaigns, agents and accounts: create, update, list, preview', () => {
+    const acc = run(['accounts', 'connect', '--name', 'Second', '--message-limit', '40', '--db', d.db]);
+    expect(acc.status, acc.stderr).toBe(0);
+    const accountId = /account (\S+) /.exec(acc.stdout)![1]!;
+    expect(run(['accounts', 'update', accountId, '--active', 'false', '--connection-limit', '5', '--db', d.db]).stdout).toContain('5 invitations and 40 messages a day, inactive');
+    const accounts = JSON.parse(run(['accounts', 'list', '--json', '--db', d.db]).stdout).accounts;
+    expect(accounts.find((a: any) => a.id === accountId)).toMatchObject({ active: false, today: { connectionRequestLimit: 5, messageLimit: 40 } });
+
+    const file = join(d.dir, 'agent.json');
+    writeFileSync(file, JSON.stringify({ name: 'CLI agent', accountId, connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Hello {{ firstName }}', delayHours: 2 }] }));
+    const agent = run(['agents', 'create', '--file', file, '--db', d.db]);
+    expect(agent.status, agent.stderr).toBe(0);
+    const agentId = /agent (tpl_\S+) /.exec(agent.stdout)![1]!;
+    const preview = JSON.parse(run(['agents', 'preview', agentId, '--lead', 'lead_ada1', '--json', '--db', d.db]).stdout);
+    expect(preview.agentId).toBe(agentId);
+    expect(preview.messages).toHaveLength(1);
+    writeFileSync(file, JSON.stringify({ name: 'Renamed agent' }));
+    expect(run(['agents', 'update', agentId, '--file', file, '--db', d.db]).stdout).toContain('Renamed agent');
+
+    const created = run(['campaigns', 'create', '--name', 'From CLI', '--agent', agentId, '--db', d.db]);
+    expect(created.status, created.stderr).toBe(0);
+    const campaignId = /campaign (cmp_\S+) /.exec(created.stdout)![1]!;
+    expect(run(['campaigns', 'update', campaignId, '--agent', 'none', '--db', d.db]).stdout).toContain('agent none');
+    const list = JSON.parse(run(['campaigns', 'list', '--json', '--db', d.db]).stdout).campaigns;
+    expect(list[0]).toMatchObject({ id: campaignId, name: 'From CLI', assignedTemplateId: null, status: 'READY_TO_SEND' });
+  }, SLOW);
+
+  it('import and exclusions', () => {
+    const csv = join(d.dir, 'leads.csv');
+    writeFileSync(csv, 'Full name;Profile URL;Shoe size\n"Doe; Jane";https://linkedin.com/in/jane-doe;42\nJohn;https://linkedin.com/in/john-roe;41\n');
+    const dry = JSON.parse(run(['import', '--campaign', 'cmp_q4', '--file', csv, '--dry-run', '--json', '--db', d.db]).stdout);
+    expect(dry).toMatchObject({ creditsNeeded: 2, creditsCharged: 0, unmappedColumns: ['Shoe size'], summary: { created: 2 } });
+    const r = run(['import', '--campaign', 'cmp_q4', '--file', csv, '--db', d.db]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('2 created');
+    expect(r.stderr).not.toContain('\n    at ');
+    expect(JSON.parse(run(['import', '--campaign', 'cmp_q4', '--file', csv, '--json', '--db', d.db]).stdout)).toMatchObject({ creditsCharged: 0, summary: { duplicate: 2 } });
+
+    expect(run(['exclusions', 'add', 'https://linkedin.com/in/jane-doe/', '--db', d.db]).stdout).toContain('1 lead(s) newly excluded');
+    const list = JSON.parse(run(['exclusions', 'list', '--json', '--db', d.db]).stdout).exclusions;
+    expect(list.map((e: any) => e.networkUrl)).toContain('https://www.linkedin.com/in/jane-doe');
+    const file = join(d.dir, 'ex.txt');
+    writeFileSync(file, 'https://linkedin.com/in/x-one\nhttps://linkedin.com/in/x-two\n');
+    expect(run(['exclusions', 'import', '--file', file, '--db', d.db]).stdout).toContain('Excluded 2 new');
+    expect(run(['exclusions', 'remove', 'https://linkedin.com/in/x-one', '--db', d.db]).stdout).toContain('Removed 1');
+  }, SLOW);
+
+  it('bad input exits non-zero with one line naming the flag or value, and writes nothing', () => {
+    const bad = join(d.dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ name: 'x', accountId: 'acc_ada', messages: [{ text: 'Hi {{nick}}', delayHours: 1 }] }));
+    expectRefused(d, ['agents', 'create', '--file', bad], 'messages[0].text');
+    writeFileSync(bad, JSON.stringify({ name: 'x', accountId: 'acc_nope' }));
+    expectRefused(d, ['agents', 'create', '--file', bad], 'accountId');
+    expectRefused(d, ['agents', 'create', '--file', join(d.dir, 'missing.json')], '--file');
+    expectRefused(d, ['campaigns', 'create', '--name', '  '], '--name');
+    expectRefused(d, ['campaigns', 'create', '--name', 'x', '--agent', 'tpl_nope'], '--agent');
+    expectRefused(d, ['campaigns', 'update', 'cmp_running', '--agent', 'none'], 'pause');
+    expectRefused(d, ['accounts', 'connect', '--name', 'x', '--connection-limit', '101'], '--connection-limit');
+    expectRefused(d, ['accounts', 'update', 'acc_ada', '--active', 'maybe'], '--active');
+    const csv = join(d.dir, 'nourl.csv');
+    writeFileSync(csv, 'Name,Company\nAda,Engines\n');
+    expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', csv], 'networkUrl');
+    expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', csv, '--map', 'Company=shoe'], '--map');
+    expectRefused(d, ['import', '--campaign', 'cmp_nope', '--file', csv], 'cmp_nope');
+    expectRefused(d, ['exclusions', 'add', 'https://www.linkedin.com/company/acme'], 'URL');
+    expectRefused(d, ['campaigns', 'frobnicate'], 'frobnicate');
+  }, SLOW);
+
+  it('--help on every command and subcommand', () => {
+    const usage = readFileSync(new URL('../../src/cli/manage.ts', import.meta.url), 'utf8');
+    expect(usage).toContain('MANAGE_USAGE');
+    for (const args of [
+      ['campaigns'],
+      ['campaigns', 'list'],
+      ['campaigns', 'create'],
+      ['campaigns', 'update'],
+      ['agents'],
+      ['agents', 'list'],
+      ['agents', 'create'],
+      ['agents', 'update'],
+      ['agents', 'preview'],
+      ['accounts'],
+      ['accounts', 'list'],
+      ['accounts', 'connect'],
+      ['accounts', 'update'],
+      ['import'],
+      ['exclusions'],
+      ['exclusions', 'list'],
+      ['exclusions', 'add'],
+      ['exclusions', 'remove'],
+      ['exclusions', 'import'],
+    ]) {
+      const r = run([...args, '--help']);
+      expect(r.status, args.join(' ')).toBe(0);
+      expect(r.stdout).toContain(`npx outreach ${args.join(' ')}`);
+    }
+  }, SLOW);
+});
