@@ -2,9 +2,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
+  ListResourcesRequestSchema,
   isJSONRPCRequest,
   type JSONRPCRequest,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   type CallToolResult,
   type RequestId,
   type Tool as McpTool,
@@ -19,6 +21,7 @@ import { IdempotencyKey, type Tool } from '../tools/define.js';
 import { authenticate, invokeTool, type Authenticated, type Credential, type Outcome } from '../tools/pipeline.js';
 import { mcpInputSchema, mcpOutputSchema, type JsonObject } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
+import { listViewResources, readViewResource, toolUiMeta } from './apps.js';
 
 const INSTRUCTIONS =
   'Outreach automation for one LinkedIn workspace. Start with get_credits or list_campaigns. Adding a lead costs 1 credit; everything else is free. Write tools accept idempotencyKey: reuse it when retrying.';
@@ -55,6 +58,9 @@ export function describeTool(tool: Tool): McpTool {
       // The title is listed once, at the top level, where MCP (2025-06-18) puts it.
       annotations: listedAnnotations(tool.annotations),
     };
+    // A linked MCP App view: hosts without the extension ignore _meta.
+    const ui = toolUiMeta(tool.name);
+    if (ui) entry._meta = ui;
     described.set(tool, entry);
   }
   return entry;
@@ -106,9 +112,14 @@ export interface McpScope {
 export function mcpServer(ctx: Ctx, scopeOf: (id: RequestId) => McpScope, validator?: jsonSchemaValidator): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Outreach MCP' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: scopeOf(extra.requestId).offered.listing }));
+  // The MCP App views of the offered tools (src/mcp/apps.ts); the only resources this server has.
+  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => ({
+    resources: listViewResources(scopeOf(extra.requestId).offered.byName),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readViewResource(request.params.uri, scopeOf(extra.requestId).offered.byName));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const scope = scopeOf(extra.requestId);
     const tool = scope.offered.byName.get(request.params.name);

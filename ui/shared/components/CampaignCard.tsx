@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { useToolMutation } from '../hooks.js';
+import { notOffered, useOffered } from '../offered.js';
 import { campaignStatusLabel, formatNumber, formatRate } from '../format.js';
 import type { Campaign } from '../types.js';
 import { ErrorNote } from './Feedback.js';
@@ -65,6 +66,7 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, chi
   const start = useToolMutation('start_campaign', invalidates);
   const pause = useToolMutation('pause_campaign', invalidates);
   const busy = start.isPending || pause.isPending;
+  const { offers } = useOffered();
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
 
   const run = (which: 'start' | 'pause') => {
@@ -93,12 +95,12 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, chi
       <CampaignFunnel campaign={shown} />
       <div className="o-row" aria-live="polite">
         {STARTABLE.has(shown.status) ? (
-          <button type="button" className="o-button o-button-primary" disabled={busy} onClick={() => run('start')}>
+          <button type="button" className="o-button o-button-primary" disabled={busy || !offers('start_campaign')} title={notOffered(offers, 'start_campaign')} onClick={() => run('start')}>
             {shown.status === 'CAMPAIGN_PAUSED' ? 'Resume' : 'Start'} {shown.name}
           </button>
         ) : null}
         {shown.status === 'CAMPAIGN_IN_PROGRESS' ? (
-          <button type="button" className="o-button" disabled={busy} onClick={() => run('pause')}>
+          <button type="button" className="o-button" disabled={busy || !offers('pause_campaign')} title={notOffered(offers, 'pause_campaign')} onClick={() => run('pause')}>
             Pause {shown.name}
           </button>
         ) : null}

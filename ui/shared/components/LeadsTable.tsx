@@ -1,5 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useTool, useToolMutation } from '../hooks.js';
+import { notOffered, useOffered } from '../offered.js';
 import { formatWhen } from '../format.js';
 import { LEAD_SORT_LABELS, LEAD_TAGS, type Lead, type LeadSort, type LeadTag, type ListLeadsResult, type ToolArgs } from '../types.js';
 import { ErrorNote, Loading } from './Feedback.js';
@@ -49,6 +50,11 @@ export interface LeadsTableProps {
   campaignId: string;
   /** A list_leads result for the first page with no filter and the default sort, when in hand. */
   initial?: ListLeadsResult;
+  /**
+   * The list_leads arguments `initial` answered (a view's handed call): the table opens on
+   * its filter, sort and page size, so the handed page is shown as is, with no first call.
+   */
+  initialArgs?: ToolArgs<'list_leads'>;
   pageSize?: number;
   /** Shown per row, e.g. a link to the inbox thread. */
   rowAction?: (lead: Lead) => React.ReactNode;
@@ -58,10 +64,22 @@ export interface LeadsTableProps {
  * A campaign's leads: list_leads with one filter, a sort from its matrix, keyset paging, and
  * bulk tag / exclude / delete (delete asks first) through the batch tools.
  */
-export function LeadsTable({ campaignId, initial, pageSize = 50, rowAction }: LeadsTableProps) {
+/** The table's filter for a list_leads call: the one filter it carries, if any. */
+export function filterOf(args: ToolArgs<'list_leads'> | undefined): LeadFilter {
+  if (args?.tag) return { kind: 'tag', tag: args.tag };
+  if (args?.replied !== undefined) return { kind: 'replied', value: args.replied };
+  if (args?.needsReply !== undefined) return { kind: 'needsReply', value: args.needsReply };
+  if (args?.excluded) return { kind: 'excluded' };
+  return { kind: 'none' };
+}
+
+export function LeadsTable({ campaignId, initial, initialArgs, pageSize: pageSizeProp, rowAction }: LeadsTableProps) {
   const ids = useId();
-  const [filter, setFilter] = useState<LeadFilter>({ kind: 'none' });
-  const [sort, setSort] = useState<LeadSort>('createdAt');
+  const pageSize = pageSizeProp ?? initialArgs?.limit ?? 50;
+  const [initialFilter] = useState<LeadFilter>(() => filterOf(initialArgs));
+  const [initialSort] = useState<LeadSort>(() => initialArgs?.sort ?? 'createdAt');
+  const [filter, setFilter] = useState<LeadFilter>(initialFilter);
+  const [sort, setSort] = useState<LeadSort>(initialSort);
   // Keyset paging: the cursors of the pages before this one, so Previous can go back.
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const cursor = cursors[cursors.length - 1] ?? null;
@@ -73,12 +91,13 @@ export function LeadsTable({ campaignId, initial, pageSize = 50, rowAction }: Le
   const deleteButtonRef = useRef<HTMLButtonElement>(null);
 
   const args = useMemo(() => leadsArgs(campaignId, filter, sort, cursor, pageSize), [campaignId, filter, sort, cursor, pageSize]);
-  const isDefaultFirstPage = filter.kind === 'none' && sort === 'createdAt' && cursor === null;
-  const page = useTool('list_leads', args, { keepPrevious: true, ...(initial && isDefaultFirstPage ? { initialData: initial } : {}) });
+  const isInitialPage = filterValue(filter) === filterValue(initialFilter) && sort === initialSort && cursor === null;
+  const page = useTool('list_leads', args, { keepPrevious: true, ...(initial && isInitialPage ? { initialData: initial } : {}) });
 
   const invalidates = ['list_leads', 'get_campaign', 'list_campaigns'] as const;
   const update = useToolMutation('update_leads_batch', invalidates);
   const remove = useToolMutation('delete_leads_batch', invalidates);
+  const { offers } = useOffered();
 
   useEffect(() => {
     if (confirmingDelete) confirmRef.current?.focus();
@@ -181,13 +200,32 @@ export function LeadsTable({ campaignId, initial, pageSize = 50, rowAction }: Le
           ))}
           <option value="__clear">Clear tag</option>
         </select>
-        <button type="button" className="o-button" disabled={!selected.size || !bulkTag || update.isPending} onClick={applyTag}>
+        <button
+          type="button"
+          className="o-button"
+          disabled={!selected.size || !bulkTag || update.isPending || !offers('update_leads_batch')}
+          title={notOffered(offers, 'update_leads_batch')}
+          onClick={applyTag}
+        >
           Apply tag
         </button>
-        <button type="button" className="o-button" disabled={!selected.size || update.isPending} onClick={exclude}>
+        <button
+          type="button"
+          className="o-button"
+          disabled={!selected.size || update.isPending || !offers('update_leads_batch')}
+          title={notOffered(offers, 'update_leads_batch')}
+          onClick={exclude}
+        >
           Exclude
         </button>
-        <button ref={deleteButtonRef} type="button" className="o-button" disabled={!selected.size || remove.isPending} onClick={() => setConfirmingDelete(true)}>
+        <button
+          ref={deleteButtonRef}
+          type="button"
+          className="o-button"
+          disabled={!selected.size || remove.isPending || !offers('delete_leads_batch')}
+          title={notOffered(offers, 'delete_leads_batch')}
+          onClick={() => setConfirmingDelete(true)}
+        >
           Delete…
         </button>
       </div>

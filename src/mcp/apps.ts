@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs';
+import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
+import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '../tools/define.js';
+
+/**
+ * The MCP App views (the ext-apps extension, SEP-1865): each is one self-contained HTML document
+ * that a host renders in a sandboxed iframe next to the result of a linked tool. Hosts without
+ * the extension never read these; for them only the `_meta` on linked tools/list entries differs.
+ */
+export interface AppView {
+  /** The file name under dist/ui/views/, and the last part of the ui:// URI. */
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  /** Tools whose result this view renders (their tools/list entries link it). */
+  renders: readonly string[];
+  /** Tools the view calls through the host; its buttons grey out when one is not offered. */
+  actions: readonly string[];
+}
+
+const view = (name: string, title: string, description: string, renders: string[], actions: string[]): AppView => ({
+  name,
+  uri: `ui://outreach/${name}.html`,
+  title,
+  description,
+  renders,
+  actions,
+});
+
+export const APP_VIEWS: readonly AppView[] = [
+  view('insights', 'Insights view', 'Workspace counters and the top campaigns by reply and acceptance rate, as charts.', ['get_insights_overview'], []),
+  view(
+    'campaigns',
+    'Campaigns view',
+    'Campaign cards with the stats funnel and status, and Start / Pause buttons.',
+    ['list_campaigns', 'get_campaign'],
+    ['start_campaign', 'pause_campaign', 'get_campaign', 'list_campaigns'],
+  ),
+  view(
+    'leads',
+    'Leads view',
+    "A page of a campaign's leads as a table, with tag and exclude actions and the next page.",
+    ['list_leads'],
+    ['update_lead', 'update_leads_batch', 'delete_leads_batch', 'list_leads'],
+  ),
+  view('activity', 'Activity view', 'Recent outreach events as a timeline, with older events on demand.', ['get_recent_activity'], ['get_recent_activity']),
+];
+
+const viewByTool = new Map(APP_VIEWS.flatMap((v) => v.renders.map((t) => [t, v] as const)));
+const viewByUri = new Map(APP_VIEWS.map((v) => [v.uri, v]));
+
+/**
+ * The `_meta` a linked tool's tools/list entry carries: `ui.resourceUri`, plus the flat
+ * `ui/resourceUri` key that ext-apps 1.x still writes for hosts built on its first drafts.
+ */
+export function toolUiMeta(toolName: string): Record<string, unknown> | undefined {
+  const linked = viewByTool.get(toolName);
+  if (!linked) return undefined;
+  return { ui: { resourceUri: linked.uri }, [RESOURCE_URI_META_KEY]: linked.uri };
+}
+
+/**
+ * What the host's sandbox may load: nothing from the network. The views are single files with
+ * their script and styles inline, and every call goes through the host bridge (postMessage),
+ * which CSP does not govern. Empty lists are the extension's "no network" default, stated
+ * explicitly so a host shows the operator that nothing is requested.
+ */
+export const VIEW_UI_META = {
+  csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] },
+  prefersBorder: true,
+} as const;
+
+/** The views a request may see: those rendering at least one offered tool. */
+export function offeredViews(offered: ReadonlyMap<string, Tool>): AppView[] {
+  return APP_VIEWS.filter((v) => v.renders.some((t) => offered.has(t)));
+}
+
+export function listViewResources(offered: ReadonlyMap<string, Tool>): Resource[] {
+  return offeredViews(offered).map((v) => ({
+    uri: v.uri,
+    name: v.name,
+    title: v.title,
+    description: v.description,
+    mimeType: RESOURCE_MIME_TYPE,
+    _meta: { ui: VIEW_UI_META },
+  }));
+}
+
+const RESOURCE_NOT_FOUND = -32002;
+
+/** Built by `npm run build` (Vite, single file); two levels up from both src/mcp and dist/mcp. */
+const VIEWS_DIR = new URL('../../dist/ui/views/', import.meta.url);
+const built = new Map<string, string>();
+
+function builtHtml(v: AppView): string {
+  let html = built.get(v.name);
+  if (html === undefined) {
+    try {
+      html = readFileSync(new URL(`${v.name}.html`, VIEWS_DIR), 'utf8');
+    } catch {
+      throw new McpError(ErrorCode.InternalError, `The ${v.title} is not built on this server. The operator should run npm run build.`);
+    }
+    built.set(v.name, html);
+  }
+  return html;
+}
+
+/** Name of the meta element that tells a view which of its action tools this connection offers. */
+export const OFFERED_TOOLS_META = 'outreach-offered-tools';
+
+/**
+ * The view's document for one request. The server names, in a meta element, which of the view's
+ * action tools the request's tool selection (readonly, tools=, toolsets=) offers, so the view
+ * greys out the others before anyone clicks. It is a plain attribute, not script, so the
+ * document stays valid under the strictest CSP a host applies.
+ */
+export function readViewResource(uri: string, offered: ReadonlyMap<string, Tool>): ReadResourceResult {
+  const v = viewByUri.get(uri);
+  if (!v || !offeredViews(offered).includes(v)) {
+    // -32002 is the code MCP gives an unknown resource.
+    throw new McpError(RESOURCE_NOT_FOUND, `No resource ${uri}. Call resources/list for the available views.`, { uri });
+  }
+  const tools = v.actions.filter((t) => offered.has(t)).join(',');
+  const html = builtHtml(v).replace(/<head>/i, `<head><meta name="${OFFERED_TOOLS_META}" content="${tools}">`);
+  return { contents: [{ uri: v.uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: VIEW_UI_META } }] };
+}

@@ -1,0 +1,290 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import react from '@vitejs/plugin-react';
+import { build } from 'vite';
+import { viteSingleFile } from 'vite-plugin-singlefile';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
+import { fixture, RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
+
+/**
+ * The views in a real MCP Apps host: Debian's Chromium (driven by playwright-core, no browser
+ * download) opens a test host page that uses the extension's own AppBridge and the MCP SDK
+ * client against the real server over HTTP. Each view runs in a sandboxed iframe under the CSP
+ * its resource declares, renders the tool result the host hands it, and its buttons call the
+ * server through the host. Screenshots go to docs/screenshots/.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+/** How long a condition may take to come true on a busy two-core machine. */
+const WAIT = { timeout: 15_000 };
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SCREENSHOTS = join(ROOT, 'docs/screenshots');
+const HOST_DIR = fileURLToPath(new URL('./host/', import.meta.url));
+
+if (!existsSync(CHROMIUM) && !process.env.OUTREACH_SKIP_BROWSER) {
+  throw new Error(`The MCP App view tests need Chromium at ${CHROMIUM} (apt install chromium), or OUTREACH_SKIP_BROWSER=1 to skip them knowingly.`);
+}
+for (const view of ['insights', 'campaigns', 'leads', 'activity']) {
+  if (!existsSync(join(ROOT, `dist/ui/views/${view}.html`))) throw new Error(`dist/ui/views/${view}.html is missing: run npm run build first.`);
+}
+
+/** The fixture with enough in it to be worth a picture: leads, stats and a week of events. */
+function richWorkspace(): WorkspaceFileInput {
+  const ws = fixture() as any;
+  const q4 = ws.campaigns.find((c: any) => c.id === 'cmp_q4');
+  const ada = q4.leads[0];
+  const people = [
+    ['Grace', 'Hopper', 'VP Engineering', 'Navy Labs', 'Interested', 'replied'],
+    ['Alan', 'Turing', 'Head of Research', 'Bletchley', null, 'connected'],
+    ['Katherine', 'Johnson', 'Principal Analyst', 'Langley', 'Meeting request', 'replied'],
+    ['Edsger', 'Dijkstra', 'CTO', 'Structured', null, 'connection_sent'],
+    ['Barbara', 'Liskov', 'Architect', 'Substitution', null, 'messaged'],
+  ];
+  people.forEach(([first, last, title, company, tag, stage], i) => {
+    q4.leads.push({
+      ...ada,
+      id: `lead_${String(first).toLowerCase()}`,
+      networkUrl: `https://www.linkedin.com/in/${String(first).toLowerCase()}-${String(last).toLowerCase()}`,
+      firstName: first,
+      lastName: last,
+      jobTitle: title,
+      companyName: company,
+      tag,
+      stage,
+      replied: stage === 'replied',
+      repliedAt: stage === 'replied' ? `2026-11-0${i + 2}T09:00:00Z` : null,
+      taggedAt: tag ? `2026-11-0${i + 2}T10:00:00Z` : null,
+      createdAt: `2026-11-01T1${i + 1}:00:00Z`,
+    });
+  });
+  const running = ws.campaigns.find((c: any) => c.id === 'cmp_running');
+  running.stats = { connectionRequestsSent: 40, connectionRequestsAccepted: 18, messagesSent: 15, repliesReceived: 6 };
+  const stats: Record<string, [number, number, number, number]> = { cmp_import: [25, 9, 7, 2], cmp_failed: [12, 4, 3, 0], cmp_done: [60, 31, 28, 11] };
+  for (const [id, [sent, accepted, messaged, replies]] of Object.entries(stats)) {
+    ws.campaigns.find((c: any) => c.id === id).stats = { connectionRequestsSent: sent, connectionRequestsAccepted: accepted, messagesSent: messaged, repliesReceived: replies };
+  }
+  const types = ['connection_request_sent', 'connection_accepted', 'message_sent', 'reply_received'];
+  ws.activity = [
+    ...ws.activity,
+    ...people.map(([first], i) => ({
+      id: `evt_rich_${i}`,
+      type: types[i % types.length],
+      timestamp: `2026-11-0${i + 3}T0${i + 1}:30:00Z`,
+      leadId: `lead_${String(first).toLowerCase()}`,
+      campaignId: 'cmp_q4',
+      messagePreview: types[i % types.length] === 'reply_received' ? 'Happy to talk next week.' : null,
+      handOffReason: null,
+    })),
+  ];
+  return ws as WorkspaceFileInput;
+}
+
+/** The test host, bundled into one HTML file like the views themselves. */
+async function buildHost(): Promise<string> {
+  const out = mkdtempSync(join(tmpdir(), 'outreach-host-'));
+  try {
+    await build({
+      configFile: false,
+      root: HOST_DIR,
+      logLevel: 'warn',
+      plugins: [react(), viteSingleFile()],
+      build: { outDir: out, emptyOutDir: true, rollupOptions: { input: join(HOST_DIR, 'index.html') } },
+    });
+    return readFileSync(join(out, 'index.html'), 'utf8');
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+interface Opened {
+  resourceUri: string;
+  csp: string;
+  result: { isError?: boolean; structuredContent?: unknown };
+}
+
+describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBridge, real server)', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let hostHtml: string;
+  /** Every request a page or frame makes, and every console line: the views must fetch nothing. */
+  const requests: string[] = [];
+  /** The tools/call names the page sent, in order: the host's own calls and the views'. */
+  const toolCalls: string[] = [];
+  const consoleLines: string[] = [];
+
+  const openHost = async (mcpPath: string): Promise<Page> => {
+    const p = await browser.newPage({ viewport: { width: 960, height: 1600 } });
+    p.on('request', (r) => {
+      requests.push(r.url());
+      const body = r.postData();
+      const message = body ? (JSON.parse(body) as { method?: string; params?: { name?: string } }) : null;
+      if (message?.method === 'tools/call') toolCalls.push(message.params?.name ?? '');
+    });
+    p.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+    p.on('pageerror', (e) => consoleLines.push(`pageerror: ${e.message}`));
+    // The host page is served at the server's own origin, so its MCP client is same-origin.
+    await p.route(`${server.url}/__test-host`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: hostHtml }));
+    await p.goto(`${server.url}/__test-host`);
+    await p.waitForSelector('body[data-ready="1"]');
+    await p.evaluate(([url, key]) => (globalThis as any).outreachHost.connect(url, key), [`${server.url}${mcpPath}`, TEST_KEY] as const);
+    return p;
+  };
+  const open = (p: Page, id: string, tool: string, args: Record<string, unknown>): Promise<Opened> =>
+    p.evaluate(([i, t, a]) => (globalThis as any).outreachHost.open(i, t, a), [id, tool, args] as const) as Promise<Opened>;
+  const view = (p: Page, id: string): FrameLocator => p.frameLocator(`iframe[data-view="${id}"]`);
+  /** Once the view has told the host its size and that size has held for a moment. */
+  const shoot = async (p: Page, id: string) => {
+    const frame = p.locator(`iframe[data-view="${id}"]`);
+    let last: string | null = null;
+    await expect
+      .poll(
+        async () => {
+          const height = await frame.getAttribute('data-height');
+          const settled = height !== null && height === last;
+          last = height;
+          return settled;
+        },
+        { interval: 200, timeout: 15_000 },
+      )
+      .toBe(true);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await p.locator(`section[data-turn="${id}"]`).screenshot({ path: join(SCREENSHOTS, `view-${id}.png`) });
+  };
+  const rest = async (path: string) => (await server.rest(path)).body;
+
+  beforeAll(async () => {
+    [server, hostHtml] = await Promise.all([startTestServer({ limits: RELAXED_LIMITS, workspace: richWorkspace() }), buildHost()]);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    page = await openHost('/mcp');
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows the insights as counters and charts from the handed result', async () => {
+    const before = toolCalls.length;
+    const opened = await open(page, 'insights', 'get_insights_overview', {});
+    expect(opened.resourceUri).toBe('ui://outreach/insights.html');
+    const frame = view(page, 'insights');
+    await expect.poll(() => frame.getByRole('heading', { name: 'Insights' }).count(), WAIT).toBe(1);
+    await frame.locator('.recharts-surface').first().waitFor();
+    await expect.poll(() => frame.getByRole('rowheader', { name: 'Running' }).count(), WAIT).toBeGreaterThan(0);
+    await shoot(page, 'insights');
+    // Only the host called the tool: the view rendered what it was handed.
+    expect(toolCalls.slice(before)).toEqual(['get_insights_overview']);
+  });
+
+  it('pauses a running campaign from its card, and the server has it paused', async () => {
+    expect((await rest('/campaigns/cmp_running')).status).toBe('CAMPAIGN_IN_PROGRESS');
+    await open(page, 'campaigns', 'list_campaigns', { limit: 3 });
+    const frame = view(page, 'campaigns');
+    await expect.poll(() => frame.getByRole('article').count(), WAIT).toBe(3);
+    await shoot(page, 'campaigns');
+    // Further pages come through the cursor until the running campaign's card is there.
+    const pause = frame.getByRole('button', { name: 'Pause Running' });
+    for (let shown = 3; (await pause.count()) === 0; shown += 3) {
+      await frame.getByRole('button', { name: 'More campaigns' }).click();
+      await expect.poll(() => frame.getByRole('article').count(), WAIT).toBeGreaterThan(shown);
+    }
+    await pause.click();
+    await expect.poll(async () => (await rest('/campaigns/cmp_running')).status, WAIT).toBe('CAMPAIGN_PAUSED');
+    // The card follows the change: the campaign can be resumed now.
+    await frame.getByRole('button', { name: 'Resume Running' }).waitFor();
+  });
+
+  it('shows one campaign for get_campaign', async () => {
+    await open(page, 'campaign', 'get_campaign', { campaignId: 'cmp_q4' });
+    const frame = view(page, 'campaign');
+    await frame.getByRole('group', { name: 'Funnel of Q4' }).waitFor();
+    await expect.poll(() => frame.getByRole('article').count(), WAIT).toBe(1);
+    await shoot(page, 'campaign');
+  });
+
+  it('tags a lead from the table, and the server has the tag', async () => {
+    expect((await rest('/campaigns/cmp_q4/leads/lead_alan')).tag).toBeNull();
+    await open(page, 'leads', 'list_leads', { campaignId: 'cmp_q4', limit: 4 });
+    const frame = view(page, 'leads');
+    await frame.getByRole('checkbox', { name: 'Select Alan Turing' }).check();
+    await frame.getByLabel('Tag to apply').selectOption('Meeting request');
+    await shoot(page, 'leads');
+    await frame.getByRole('button', { name: 'Apply tag' }).click();
+    await expect.poll(async () => (await rest('/campaigns/cmp_q4/leads/lead_alan')).tag, WAIT).toBe('Meeting request');
+  });
+
+  it('opens the leads on the filter and sort of the handed call, with no call of its own', async () => {
+    const before = toolCalls.length;
+    await open(page, 'leads-tagged', 'list_leads', { campaignId: 'cmp_q4', tag: 'Interested', sort: 'taggedAt' });
+    const frame = view(page, 'leads-tagged');
+    await frame.getByRole('checkbox', { name: 'Select Grace Hopper' }).waitFor();
+    expect(await frame.locator('tbody tr').count()).toBe(1);
+    expect(await frame.getByLabel('Show').inputValue()).toBe('tag:Interested');
+    expect(toolCalls.slice(before)).toEqual(['list_leads']);
+    // A profile link goes to the host (the sandbox cannot open windows).
+    await frame.getByRole('link', { name: 'Grace Hopper' }).click();
+    await expect.poll(() => page.evaluate(() => [...(globalThis as any).outreachHost.links]), WAIT).toEqual(['https://www.linkedin.com/in/grace-hopper']);
+  });
+
+  it('pages the leads through the cursor', async () => {
+    const frame = view(page, 'leads');
+    const rows = frame.locator('tbody tr');
+    await expect.poll(() => rows.count(), WAIT).toBe(4);
+    await frame.getByRole('button', { name: /next/i }).click();
+    // The fixture's Q4 has six leads: the second page of four holds the last two.
+    await expect.poll(() => rows.count(), WAIT).toBe(2);
+  });
+
+  it('shows recent activity as a timeline', async () => {
+    await open(page, 'activity', 'get_recent_activity', { limit: 5 });
+    const frame = view(page, 'activity');
+    const items = frame.getByRole('list', { name: 'Recent activity' }).getByRole('listitem');
+    await expect.poll(() => items.count(), WAIT).toBe(5);
+    await shoot(page, 'activity');
+    await frame.getByRole('button', { name: 'Older events' }).click();
+    await expect.poll(() => items.count(), WAIT).toBe(6);
+  });
+
+  it('greys out actions whose tools a read-only connection does not offer', async () => {
+    const readonly = await openHost('/mcp?readonly=1');
+    await open(readonly, 'campaigns-ro', 'list_campaigns', {});
+    const frame = view(readonly, 'campaigns-ro');
+    const resume = frame.getByRole('button', { name: 'Resume Running' });
+    await resume.waitFor();
+    expect(await resume.isDisabled()).toBe(true);
+    await open(readonly, 'leads-ro', 'list_leads', { campaignId: 'cmp_q4' });
+    const leads = view(readonly, 'leads-ro');
+    await leads.getByRole('checkbox', { name: 'Select Alan Turing' }).check();
+    expect(await leads.getByRole('button', { name: 'Exclude' }).isDisabled()).toBe(true);
+    await shoot(readonly, 'leads-ro');
+    await readonly.close();
+  });
+
+  it('every view passes axe (WCAG 2 A and AA)', async () => {
+    const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    for (const id of ['insights', 'campaigns', 'campaign', 'leads', 'activity']) {
+      const frame = await (await page.$(`iframe[data-view="${id}"]`))!.contentFrame();
+      await frame!.evaluate(axe);
+      const violations = (await frame!.evaluate(async () => {
+        const result = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+        return result.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+      })) as string[];
+      expect(violations, id).toEqual([]);
+    }
+  });
+
+  it('fetched nothing beyond the host bridge, and broke no CSP rule', () => {
+    const origin = new URL(server.url).origin;
+    const foreign = requests.filter((u) => !u.startsWith(`${origin}/mcp`) && u !== `${origin}/__test-host` && !u.startsWith('about:') && !u.startsWith('data:'));
+    expect(foreign).toEqual([]);
+    expect(consoleLines.filter((l) => /Content Security Policy|Refused to|pageerror/i.test(l))).toEqual([]);
+  });
+});

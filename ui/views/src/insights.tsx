@@ -1,0 +1,9 @@
+import { InsightsPanel } from '../../shared/components/index.js';
+import type { InsightsOverview } from '../../shared/types.js';
+import { mountView } from './shell.js';
+
+mountView<InsightsOverview>({
+  name: 'insights',
+  waiting: 'Waiting for the insights…',
+  render: ({ data }) => <InsightsPanel insights={data} />,
+});
