@@ -4,6 +4,7 @@ import type { NetworkProvider } from '../network/provider.js';
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { Faults } from './faults.js';
+import type { SafetySettings } from './safety/types.js';
 
 export type Environment = 'development' | 'production';
 
@@ -25,4 +26,6 @@ export interface Ctx {
   faults?: Faults;
   simClock: Clock;
   network: NetworkProvider;
+  /** The account-safety rules from the config (caps, warm-up, hours); absent means the defaults. */
+  safety?: SafetySettings;
 }

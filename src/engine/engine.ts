@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import PQueue from 'p-queue';
-import { accountDaily, campaigns, engineIntents, leads } from '../db/schema.js';
+import { campaigns, engineIntents, leads } from '../db/schema.js';
 import { countRows, transaction } from '../db/tx.js';
 import { accountRef, findAccount } from '../core/accounts/resolve.js';
-import { utcDay } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import { excludeEverywhere } from '../core/leads/exclude.js';
@@ -16,7 +15,8 @@ import { acquireLease, leaseHolder, recordSimTime, releaseLease } from './lease.
 import { fitTo, placeholders } from './personalize.js';
 import type { SendKind } from './plan.js';
 import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from './sends.js';
-import { isWorkingTime, nextDayWorkingTime, nextWorkingTime } from './schedule.js';
+import { nextWorkingTime } from '../core/safety/hours.js';
+import { allowance, rhythmOf } from '../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from './settings.js';
 import { effectiveAccountId, getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
@@ -31,7 +31,8 @@ const MESSAGE_MAX = 8000;
 const STOP_WAIT_MS = 10_000;
 
 /** Conversations first, then the sequence, then new invitations. */
-const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, connect: 3 };
+/** Withdrawals come before new invitations: they free the account's pending-invitation count. */
+const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, withdraw: 3, connect: 4 };
 
 export interface EngineOptions {
   settings?: EngineSettings;
@@ -63,6 +64,10 @@ interface SendItem {
 }
 
 type SendOutcome = 'skipped' | 'sent' | 'failed' | 'account_blocked';
+
+const DAY = 24 * HOUR;
+/** The start of the next UTC day: when daily counters start again. */
+const nextUtcDay = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY) + DAY;
 
 const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead.messageSent || lead.replied || lead.sequenceStep > 0;
 
@@ -402,24 +407,52 @@ export class Engine {
     return calls;
   }
 
-  /** When the account may send this kind next, or null for now. */
+  /**
+   * When the account may send this kind next, or null for now: it must be connected, inside its
+   * own working hours, under today's limits (warm-up and the rolling week applied) and past its
+   * spacing. Every rule reads stored state, so a restart or a pause forgets nothing.
+   */
   private accountWait(accountId: string, kind: SendKind, now: number): number | null {
     const account = findAccount(this.ctx, accountId);
     if (!account || account.status !== 'connected') return now + ACCOUNT_RETRY_MS;
     const blocked = this.blockedUntil.get(accountId) ?? 0;
     if (blocked > now) return blocked;
-    const wh = this.settings.workingHours;
-    if (!isWorkingTime(now, wh)) return nextWorkingTime(now, wh);
-    const day = this.ctx.db
-      .select()
-      .from(accountDaily)
-      .where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, utcDay(now))))
-      .get();
-    const capped =
-      kind === 'connect' ? (day?.connectionRequestsSent ?? 0) >= account.connectionRequestLimit : (day?.messagesSent ?? 0) >= account.messageLimit;
-    if (capped) return nextDayWorkingTime(now, wh);
-    const slot = this.nextSlot.get(accountId) ?? 0;
+    const safety = this.settings.safety;
+    const rhythm = rhythmOf(account, safety);
+    const open = nextWorkingTime(now, rhythm);
+    if (open > now) return open;
+    if (kind !== 'withdraw') {
+      const a = allowance(this.ctx, account, safety, now);
+      const capped = kind === 'connect' ? a.connectionRequestsSentToday >= a.connectionRequestLimit : a.messagesSentToday >= a.messageLimit;
+      if (capped) {
+        // The week frees up on a later day than tomorrow when its cap, not today's, is what holds.
+        const tomorrow = nextUtcDay(now);
+        const frees = kind === 'connect' && a.weekFullUntil !== null ? Math.max(a.weekFullUntil, tomorrow) : tomorrow;
+        return nextWorkingTime(frees, rhythm);
+      }
+    }
+    const slot = this.slotOf(accountId);
     return slot > now ? slot : null;
+  }
+
+  /**
+   * The earliest time of the account's next send. After a restart it comes from the account's
+   * last recorded send, so spacing holds across processes.
+   */
+  private slotOf(accountId: string): number {
+    let slot = this.nextSlot.get(accountId);
+    if (slot === undefined) {
+      const last = this.ctx.db
+        .select({ at: engineIntents.createdAt })
+        .from(engineIntents)
+        .where(eq(engineIntents.accountId, accountId))
+        .orderBy(desc(engineIntents.createdAt))
+        .limit(1)
+        .get();
+      slot = last ? last.at + this.settings.spacingMinMs : 0;
+      this.nextSlot.set(accountId, slot);
+    }
+    return slot;
   }
 
   /** Pushes waiting sends back, spread by the minimum spacing so they do not all come due at once. */
@@ -457,7 +490,7 @@ export class Engine {
       const cls = classify(error.code);
       let retryAt = now + RETRY_BASE_MS * 2 ** begun.lead.sendAttempts;
       if (cls === 'quota' || cls === 'account') {
-        retryAt = cls === 'quota' ? nextDayWorkingTime(now, this.settings.workingHours) : now + ACCOUNT_RETRY_MS;
+        retryAt = cls === 'quota' ? nextWorkingTime(nextUtcDay(now), rhythmOf(account, this.settings.safety)) : now + ACCOUNT_RETRY_MS;
         this.blockedUntil.set(item.accountId, retryAt);
       }
       this.ctx.log.info({ leadId: item.leadId, kind: intent.kind, code: error.code }, 'send failed');
@@ -475,6 +508,10 @@ export class Engine {
     if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });
     if (intent.kind === 'connection_request') {
       await this.ctx.network.sendConnectionRequest({ ...recipient, account, note: intent.text });
+      return {};
+    }
+    if (intent.kind === 'withdrawal') {
+      await this.ctx.network.withdrawInvitation({ ...recipient, account });
       return {};
     }
     return this.ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });

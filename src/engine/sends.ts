@@ -15,7 +15,7 @@ import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
 export type IntentRow = typeof engineIntents.$inferSelect;
-export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close';
+export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close' | 'withdrawal';
 
 const MESSAGE_MAX = 8000;
 
@@ -46,6 +46,8 @@ function intentFor(kind: SendKind, lead: LeadRow, info: CampaignInfo, step: numb
       return { kind: lead.agentSendKind === 'cta' ? 'cta' : 'agent_reply', text: lead.agentSendText };
     case 'polite_close':
       return { kind: 'polite_close', text: politeCloseText(lead) };
+    case 'withdraw':
+      return { kind: 'withdrawal', text: null };
   }
 }
 
@@ -110,7 +112,7 @@ function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed
   return result.changes === 1;
 }
 
-const ACTIVITY_OF: Record<IntentKind, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
+const ACTIVITY_OF: Record<Exclude<IntentKind, 'withdrawal'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
   connection_request: 'connection_request_sent',
   message: 'message_sent',
   agent_reply: 'agent_replied',
@@ -153,12 +155,17 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
       changes = { needsReply: false, chatId: chat };
       countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
       break;
+    case 'withdrawal':
+      // The lead moves on as a timed-out invitation does (stage stays connection_sent, no work
+      // left); the public activity log has no withdrawal type, so the intent is the record.
+      updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: 0, updatedAt: at }, info, settings);
+      return;
     default:
       return;
   }
   const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings);
   if (!updated) return;
-  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as IntentKind], at, lead: updated, text: intent.text, accountId: intent.accountId });
+  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'withdrawal'>], at, lead: updated, text: intent.text, accountId: intent.accountId });
   if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
 }
 
@@ -216,6 +223,11 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
         return;
       case 'polite_close':
         excludeEverywhere(ctx, lead);
+        return;
+      case 'withdrawal':
+        // Nothing left to withdraw (accepted, declined or expired at the provider): stop
+        // trying, as the timeout would; the intent keeps the error code.
+        updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: attempts, updatedAt: at }, info, settings);
         return;
       default:
         updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings);

@@ -52,6 +52,7 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
     onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
     invitationTimeoutMs: settings.invitationTimeoutMs,
     replyWaitMs: settings.replyWaitMs,
+    withdrawStale: settings.safety.withdrawStaleInvitations,
   });
 }
 
