@@ -49,7 +49,11 @@ export function createContext(
   const db = openDatabase(settings.dbPath);
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
-  return { db, clock, log, env: settings.env, limits, simClock, network: createNetwork(settings, db, simClock, clock, log) };
+  return {
+    db, clock, log, env: settings.env, limits, simClock, network: createNetwork(settings, db, simClock, clock, log),
+    // The same rules the engine runs with, so list_accounts shows the limits the engine applies.
+    safety: resolveEngineSettings(settings.config?.engine).safety,
+  };
 }
 
 /**

@@ -392,12 +392,13 @@ export class Engine {
     for (let i = 0; i < items.length; i++) {
       if (this.stopping || !this.ensureLease()) return calls;
       const item = items[i] as SendItem;
-      const wait = this.accountWait(accountId, item.kind, this.ctx.simClock.now());
+      const now = this.ctx.simClock.now();
+      const wait = this.accountWait(accountId, item.kind, now);
       if (wait !== null) {
         this.defer(items.slice(i), wait);
         return calls;
       }
-      const outcome = await this.send(item);
+      const outcome = await this.send(item, now);
       if (outcome !== 'skipped') calls++;
       if (outcome === 'account_blocked') {
         this.defer(items.slice(i + 1), this.blockedUntil.get(accountId) ?? this.ctx.simClock.now() + ACCOUNT_RETRY_MS);
@@ -471,10 +472,10 @@ export class Engine {
     return min + Math.floor(this.random() * (max - min));
   }
 
-  private async send(item: SendItem): Promise<SendOutcome> {
+  private async send(item: SendItem, decidedAt: number): Promise<SendOutcome> {
     const account = findAccount(this.ctx, item.accountId);
     if (!account) return 'skipped';
-    const begun = beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId);
+    const begun = beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId, decidedAt);
     if (!begun) return 'skipped';
     const { intent } = begun;
     this.inFlight.add(intent.id);

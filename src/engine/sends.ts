@@ -62,7 +62,7 @@ export interface BegunSend {
  * and the lead (its plan must still call for this action), records the intent, and takes the
  * lead off the due queue. Returns null when the send no longer applies.
  */
-export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, leadId: string, kind: SendKind, accountId: string): BegunSend | null {
+export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, leadId: string, kind: SendKind, accountId: string, decidedAt?: number): BegunSend | null {
   return transaction(ctx.db, () => {
     // Fencing: an engine that lost its lease (e.g. stalled past the TTL) records no new intent.
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
@@ -71,7 +71,9 @@ export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, le
     const info = loadCampaignInfo(ctx, lead.campaignId);
     if (!info || info.status !== 'CAMPAIGN_IN_PROGRESS') return null;
     const plan = planFor(ctx, lead, info, settings);
-    const now = ctx.simClock.now();
+    // The intent is stamped with the instant the account's rules were checked, so a fast
+    // simulated clock cannot carry a send decided inside working hours to just outside them.
+    const now = decidedAt ?? ctx.simClock.now();
     if (plan === null || plan.action.kind !== kind || plan.at > now) {
       updateAndReplan(ctx, lead.id, {}, info, settings);
       return null;

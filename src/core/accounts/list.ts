@@ -2,7 +2,8 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
 import { accountDaily, accounts } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
-import { utcDay } from '../clock.js';
+import { iso, IsoTimestamp, utcDay } from '../clock.js';
+import { allowance, safetyOf } from '../safety/rules.js';
 import { countRows } from '../../db/tx.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 
@@ -22,6 +23,15 @@ export const Account = z.object({
     messagesSent: z.number().int(),
     messageLimit: z.number().int(),
   }),
+  /** Connection requests in the rolling week (today and the six days before) against the weekly cap. */
+  week: z.object({
+    connectionRequestsSent: z.number().int(),
+    connectionRequestLimit: z.number().int(),
+    /** When the weekly cap holds new invitations: the day it frees one; else null. */
+    fullUntil: IsoTimestamp.nullable(),
+  }),
+  /** A running warm-up: today is day `day` (1-based) of `days`; null when none runs. */
+  warmUp: z.object({ day: z.number().int(), days: z.number().int() }).nullable(),
 });
 export type Account = z.infer<typeof Account>;
 
@@ -34,6 +44,8 @@ const SCOPE = 'accounts';
 
 /** Accounts in the order they were added, with today's (UTC) counters. */
 export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput): { accounts: Account[]; nextCursor: string | null } {
+  const now = ctx.clock.now();
+  const safety = safetyOf(ctx);
   let after = 0;
   if (input.cursor !== undefined) {
     const [seq] = decodeCursor(secret, SCOPE, input.cursor);
@@ -43,27 +55,33 @@ export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput)
   const rows = ctx.db
     .select({ a: accounts, d: accountDaily })
     .from(accounts)
-    .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, utcDay(ctx.clock.now()))))
+    .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, utcDay(now))))
     .where(gt(accounts.seq, after))
     .orderBy(asc(accounts.seq))
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, SCOPE, [last.a.seq]));
   return {
-    accounts: page.items.map(({ a, d }) => ({
-      id: a.id,
-      name: a.name,
-      status: a.status as Account['status'],
-      active: a.active,
-      hasSalesNavigator: a.hasSalesNavigator,
-      today: {
-        connectionRequestsSent: d?.connectionRequestsSent ?? 0,
-        connectionRequestsAccepted: d?.connectionRequestsAccepted ?? 0,
-        connectionRequestLimit: a.connectionRequestLimit,
-        messagesSent: d?.messagesSent ?? 0,
-        messageLimit: a.messageLimit,
-      },
-    })),
+    accounts: page.items.map(({ a, d }) => {
+      // The limits in force today: warm-up and the weekly cap can lower them, never raise them.
+      const allowed = allowance(ctx, a, safety, now);
+      return {
+        id: a.id,
+        name: a.name,
+        status: a.status as Account['status'],
+        active: a.active,
+        hasSalesNavigator: a.hasSalesNavigator,
+        today: {
+          connectionRequestsSent: d?.connectionRequestsSent ?? 0,
+          connectionRequestsAccepted: d?.connectionRequestsAccepted ?? 0,
+          connectionRequestLimit: Math.max(allowed.connectionRequestLimit, 0),
+          messagesSent: d?.messagesSent ?? 0,
+          messageLimit: allowed.messageLimit,
+        },
+        week: { ...allowed.week, fullUntil: allowed.weekFullUntil === null ? null : iso(allowed.weekFullUntil) },
+        warmUp: allowed.warmUpDay === null ? null : { day: allowed.warmUpDay + 1, days: safety.warmUp.days },
+      };
+    }),
     nextCursor: page.nextCursor,
   };
 }
