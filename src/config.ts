@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Environment } from './core/context.js';
 import { LimitsConfig } from './core/ratelimit/config.js';
 import { describeIssue } from './core/validation.js';
-import { EngineConfig } from './engine/settings.js';
+import { EngineConfig } from './core/outreach/settings.js';
 import { UNIPILE_SETTINGS, UnipileSection, type UnipileConfig } from './network/unipile/config.js';
 
 /** Bad input to a command: printed as one line, exit code 2, nothing written. */

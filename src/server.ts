@@ -4,10 +4,12 @@ import type { Logger } from 'pino';
 import { ScaledClock, systemClock, type Clock } from './core/clock.js';
 import type { Ctx } from './core/context.js';
 import { openDatabase } from './db/connection.js';
-import { Engine, resolveEngineSettings, simHighWater } from './engine/index.js';
-import { SimulatedNetwork, SqliteSimInboxStore } from './network/sim/index.js';
+import { Engine, resolveEngineSettings, simHighWater } from './workers/outreach/index.js';
+import { SqliteSimInboxStore } from './core/network/sim-inbox-store.js';
+import { SqliteUnipileStore } from './core/network/unipile-store.js';
+import { SimulatedNetwork } from './network/sim/index.js';
 import { UnconfiguredNetwork } from './network/unconfigured.js';
-import type { NetworkProvider } from './network/provider.js';
+import type { NetworkProvider } from './core/network/provider.js';
 import { completeUnipileConfig, createUnipileProvider, mountUnipileWebhook, UnipileProvider } from './network/unipile/index.js';
 import type { Db } from './db/connection.js';
 import { httpHandler } from './rest/app.js';
@@ -17,8 +19,9 @@ import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
 import type { Tool } from './tools/define.js';
 import { parseSwitch, parseToolNames, selectTools, type SelectionFields, type ToolSelection } from './tools/select.js';
-import { WebhookWorker, webhookPolicy } from './webhooks/worker.js';
-import { LookalikeWorker } from './lookalike/worker.js';
+import { webhookPolicy } from './core/webhooks/ssrf.js';
+import { WebhookWorker } from './workers/webhooks/worker.js';
+import { LookalikeWorker } from './workers/lookalike/worker.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -71,7 +74,7 @@ function createNetwork(
 ): NetworkProvider {
   if (settings.env === 'development') return new SimulatedNetwork({ clock: simClock, wallClock: clock, inbox: new SqliteSimInboxStore(db, clock) });
   const unipile = completeUnipileConfig(settings.unipile ?? {});
-  return unipile ? createUnipileProvider(unipile, { db, clock, log }) : new UnconfiguredNetwork();
+  return unipile ? createUnipileProvider(unipile, { store: new SqliteUnipileStore(db), clock, log }) : new UnconfiguredNetwork();
 }
 
 /** The engine for a context, configured from the `engine` section of the config file. */

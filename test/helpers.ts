@@ -9,7 +9,8 @@ import { WorkspaceFile, type WorkspaceFileInput } from '../src/core/seed/file.js
 import { loadWorkspace } from '../src/core/seed/load.js';
 import { openDatabase } from '../src/db/connection.js';
 import { silentLogger } from '../src/log.js';
-import { SimulatedNetwork, SqliteSimInboxStore } from '../src/network/sim/index.js';
+import { SqliteSimInboxStore } from '../src/core/network/sim-inbox-store.js';
+import { SimulatedNetwork } from '../src/network/sim/index.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import type { Settings } from '../src/config.js';
 

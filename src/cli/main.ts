@@ -8,11 +8,15 @@ import { ensureWorkspace } from '../core/workspace/create.js';
 import { productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { serveStdio } from '../mcp/stdio.js';
-import { LookalikeWorker } from '../lookalike/worker.js';
+import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
+import { commandHelp, wantsHelp } from './help.js';
 import { parse, stdout, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
+
+const ENV_NOTE = `Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
+OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable.`;
 
 const USAGE = `outreach ${SERVER_VERSION}
 
@@ -33,8 +37,9 @@ Commands:
                         Revoke a key at once.
 ${WEBHOOKS_USAGE}
 
-Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
-OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable.`;
+${ENV_NOTE}
+
+Add --help after any command or subcommand for its own usage.`;
 
 const SERVER_OPTIONS = {
   host: { type: 'string' },
@@ -184,7 +189,16 @@ function keys(args: string[]): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv;
+  const [first, ...rest] = argv;
+  // `outreach help keys` is `outreach keys --help`.
+  const [command, args] = first === 'help' && rest.length > 0 ? [rest[0], [...rest.slice(1), '--help']] : [first, rest];
+  if (command !== undefined && !command.startsWith('-') && wantsHelp(args)) {
+    const help = commandHelp(USAGE, command, args, command === 'start' || command === 'mcp' ? ENV_NOTE : '');
+    if (help !== null) {
+      stdout(help);
+      return 0;
+    }
+  }
   try {
     switch (command) {
       case 'start':

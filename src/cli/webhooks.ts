@@ -2,7 +2,7 @@ import { resolveSettings, UsageError } from '../config.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../core/events.js';
 import { DEFAULT_DELIVERY_LIMIT, listDeliveries, MAX_DELIVERY_LIMIT, redeliver, type DeliveryView } from '../core/webhooks/deliveries.js';
 import { addEndpoint, checkEndpointInput, enableEndpoint, listEndpoints, removeEndpoint, rotateSigningSecret, signingSecret, type WebhookEndpointInput } from '../core/webhooks/endpoints.js';
-import { webhookPolicy } from '../webhooks/worker.js';
+import { webhookPolicy } from '../core/webhooks/ssrf.js';
 import { asUsageError, parse, stdout, withDb, type Options } from './shared.js';
 
 export const WEBHOOKS_USAGE = `  webhooks add --url URL --events TYPE[,TYPE...] [--db PATH] [--env E] [--config FILE]

@@ -28,7 +28,7 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output', override?:
 
 /*
  * tools/list sits in every MCP client's context, so its schemas say less than the OpenAPI
- * document, which keeps the full detail (docs/decisions.md, "tools/list size (#10)").
+ * document, which keeps the full detail (docs/decisions.md, "OpenAPI, tool listings and generated docs").
  */
 
 /**

@@ -1,4 +1,4 @@
-import { networkError, type NetworkProvider } from './provider.js';
+import { networkError, type NetworkProvider } from '../core/network/provider.js';
 
 const MESSAGE =
   'No network provider is configured for production, so nothing was sent. Configure a real provider, or use the development environment, which runs on the simulated network.';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readConfigFile, UsageError } from '../../src/config.js';
-import { ENGINE_DEFAULTS, resolveEngineSettings } from '../../src/engine/index.js';
+import { ENGINE_DEFAULTS, resolveEngineSettings } from '../../src/workers/outreach/index.js';
 
 describe('engine section of the config file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'engine-config-'));

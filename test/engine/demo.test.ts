@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { startCampaign } from '../../src/core/campaigns/lifecycle.js';
 import { ensureDemo } from '../../src/core/seed/demo.js';
 import { activity, campaigns } from '../../src/db/schema.js';
-import { Engine } from '../../src/engine/index.js';
+import { Engine } from '../../src/workers/outreach/index.js';
 import { testCtx } from '../helpers.js';
 import { engineSettings, MINUTE } from './helpers.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock, utcDay } from '../../src/core/clock.js';
 import { pauseCampaign, startCampaign } from '../../src/core/campaigns/lifecycle.js';
 import { accountDaily, campaigns, engineIntents, leads, webhookEvents } from '../../src/db/schema.js';
-import { Engine } from '../../src/engine/index.js';
+import { Engine } from '../../src/workers/outreach/index.js';
 import { DAY, HOUR, MINUTE, RecordingNetwork, engineSettings, engineWorkspace, harness, url } from './helpers.js';
 
 const daily = (h: ReturnType<typeof harness>, day: string) =>

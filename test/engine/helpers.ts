@@ -3,8 +3,8 @@ import { FakeClock } from '../../src/core/clock.js';
 import type { Ctx } from '../../src/core/context.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { activity, campaigns, leads, workspace } from '../../src/db/schema.js';
-import { Engine, resolveEngineSettings, type EngineConfig, type EngineOptions } from '../../src/engine/index.js';
-import type { NetworkProvider } from '../../src/network/provider.js';
+import { Engine, resolveEngineSettings, type EngineConfig, type EngineOptions } from '../../src/workers/outreach/index.js';
+import type { NetworkProvider } from '../../src/core/network/provider.js';
 import { testCtx, TEST_KEY } from '../helpers.js';
 
 export const url = (slug: string) => `https://www.linkedin.com/in/${slug}`;

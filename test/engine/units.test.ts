@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { messagePreview } from '../../src/core/activity/record.js';
 import type { leads } from '../../src/db/schema.js';
-import { MAX_AGENT_TURNS, RuleBasedAgent } from '../../src/engine/agent.js';
-import { fitTo, personalize } from '../../src/engine/personalize.js';
-import { planLead, type PlanContext } from '../../src/engine/plan.js';
+import { MAX_AGENT_TURNS, RuleBasedAgent } from '../../src/core/outreach/agent.js';
+import { fitTo, personalize } from '../../src/core/outreach/personalize.js';
+import { planLead, type PlanContext } from '../../src/core/outreach/plan.js';
 import { isWorkingTime, nextWorkingTime, type Rhythm } from '../../src/core/safety/hours.js';
-import { resolveEngineSettings } from '../../src/engine/settings.js';
+import { resolveEngineSettings } from '../../src/core/outreach/settings.js';
 import { REPLIES } from '../../src/network/sim/words.js';
 
 type LeadRow = typeof leads.$inferSelect;

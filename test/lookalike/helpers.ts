@@ -4,7 +4,7 @@ import type { FaultPoint } from '../../src/core/faults.js';
 import { launchLookalike, type LaunchOutcome, type LookalikeRequest } from '../../src/core/lookalike/launch.js';
 import { getWorkspace } from '../../src/core/workspace/get.js';
 import { creditBalance, creditLedger, leads, lookalikeJobs } from '../../src/db/schema.js';
-import type { LookalikeInput, LookalikePage, NetworkProvider } from '../../src/network/provider.js';
+import type { LookalikeInput, LookalikePage, NetworkProvider } from '../../src/core/network/provider.js';
 import { lookalikePool } from '../../src/network/sim/search.js';
 
 export const SEED = 'https://www.linkedin.com/in/ada-lovelace';

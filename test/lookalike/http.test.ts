@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { campaigns, creditLedger, lookalikeJobs, workspace } from '../../src/db/schema.js';
 import { countRows } from '../../src/db/tx.js';
-import { LookalikeWorker } from '../../src/lookalike/worker.js';
+import { LookalikeWorker } from '../../src/workers/lookalike/worker.js';
 import { callTool, RELAXED_LIMITS, startTestServer, type TestServer, type TestCtxOptions } from '../helpers.js';
 import { failAt, jobsOf, ledgerSum, poolOf, SEED, setLookalikeBalances } from './helpers.js';
 

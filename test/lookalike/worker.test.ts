@@ -6,8 +6,8 @@ import { ApiError } from '../../src/core/errors.js';
 import { finishJob } from '../../src/core/lookalike/jobs.js';
 import { agents, campaigns, exclusions, leads, workspace } from '../../src/db/schema.js';
 import { countRows } from '../../src/db/tx.js';
-import { LookalikeWorker } from '../../src/lookalike/worker.js';
-import { networkError } from '../../src/network/provider.js';
+import { LookalikeWorker } from '../../src/workers/lookalike/worker.js';
+import { networkError } from '../../src/core/network/provider.js';
 import { testCtx } from '../helpers.js';
 import {
   balances,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NetworkErrorCode } from '../../src/network/provider.js';
-import { NETWORK_ERROR_CODES } from '../../src/network/provider.js';
+import type { NetworkErrorCode } from '../../src/core/network/provider.js';
+import { NETWORK_ERROR_CODES } from '../../src/core/network/provider.js';
 import { MARKERS } from '../../src/network/sim/index.js';
 import { account, makeNetwork, rejection, url } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { FakeClock } from '../../src/core/clock.js';
 import { ApiError } from '../../src/core/errors.js';
-import type { AccountRef } from '../../src/network/provider.js';
+import type { AccountRef } from '../../src/core/network/provider.js';
 import { InMemorySimInboxStore, SimulatedNetwork } from '../../src/network/sim/index.js';
 
 export const account: AccountRef = { id: 'acc_demo', hasSalesNavigator: true };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InboundEvent } from '../../src/network/provider.js';
+import type { InboundEvent } from '../../src/core/network/provider.js';
 import type { SimInboxStore } from '../../src/network/sim/index.js';
 
 const accept = (id: string, at: number): InboundEvent => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SearchPeopleInput, SearchResult } from '../../src/network/provider.js';
+import type { SearchPeopleInput, SearchResult } from '../../src/core/network/provider.js';
 import { SEARCH_CAPS, SimulatedNetwork } from '../../src/network/sim/index.js';
 import { account, classicOnly, makeNetwork, rejection } from './helpers.js';
 

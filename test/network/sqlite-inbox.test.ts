@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { simInbox } from '../../src/db/schema.js';
-import { SimulatedNetwork, SqliteSimInboxStore, acceptanceDecision } from '../../src/network/sim/index.js';
+import { SqliteSimInboxStore } from '../../src/core/network/sim-inbox-store.js';
+import { SimulatedNetwork, acceptanceDecision } from '../../src/network/sim/index.js';
 import { runSimInboxStoreContract } from './inbox-contract.js';
 import { account, rejection, url } from './helpers.js';
 

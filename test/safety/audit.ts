@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Ctx } from '../../src/core/context.js';
 import { auditSafety, type AuditReport } from '../../src/core/safety/audit.js';
-import type { EngineSettings } from '../../src/engine/index.js';
+import type { EngineSettings } from '../../src/workers/outreach/index.js';
 
 /**
  * The test helper of the safety auditor: replays what the engine did and fails the test with

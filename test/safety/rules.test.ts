@@ -6,7 +6,7 @@ import { pauseCampaign } from '../../src/core/campaigns/lifecycle.js';
 import { auditSafety } from '../../src/core/safety/audit.js';
 import { warmUpLimit } from '../../src/core/safety/rules.js';
 import { accountDaily, accounts, activity, campaigns, engineIntents } from '../../src/db/schema.js';
-import { Engine } from '../../src/engine/index.js';
+import { Engine } from '../../src/workers/outreach/index.js';
 import { DAY, engineSettings, engineWorkspace, harness, HOUR, MINUTE, RecordingNetwork, type Harness } from '../engine/helpers.js';
 import { expectSafe } from './audit.js';
 

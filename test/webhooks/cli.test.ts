@@ -13,7 +13,7 @@ import { signingSecret } from '../../src/core/webhooks/endpoints.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { silentLogger } from '../../src/log.js';
 import { createContext } from '../../src/server.js';
-import { WebhookWorker } from '../../src/webhooks/worker.js';
+import { WebhookWorker } from '../../src/workers/webhooks/worker.js';
 import { tagLead, webhookWorkspace } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 

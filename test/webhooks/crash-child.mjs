@@ -7,7 +7,7 @@ import { leads } from '../../dist/db/schema.js';
 import { transaction } from '../../dist/db/tx.js';
 import { silentLogger } from '../../dist/log.js';
 import { createContext } from '../../dist/server.js';
-import { WebhookWorker } from '../../dist/webhooks/worker.js';
+import { WebhookWorker } from '../../dist/workers/webhooks/worker.js';
 
 const [dbPath, ...lateLeadIds] = process.argv.slice(2);
 const ctx = createContext({ dbPath, env: 'development' }, silentLogger());

@@ -14,7 +14,7 @@ import { webhookAttempts, webhookDeliveries, webhookEvents } from '../../src/db/
 import { countRows } from '../../src/db/tx.js';
 import { silentLogger } from '../../src/log.js';
 import { createContext } from '../../src/server.js';
-import { WebhookWorker } from '../../src/webhooks/worker.js';
+import { WebhookWorker } from '../../src/workers/webhooks/worker.js';
 import { tagLead, waitFor, webhookWorkspace } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 

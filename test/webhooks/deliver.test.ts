@@ -2,10 +2,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
-import { deliverOnce, MAX_LOGGED_RESPONSE_BYTES } from '../../src/webhooks/deliver.js';
-import { nextAttemptDelay } from '../../src/webhooks/schedule.js';
-import { deliveryHeaders } from '../../src/webhooks/sign.js';
-import { createGuardedAgent } from '../../src/webhooks/ssrf.js';
+import { deliverOnce, MAX_LOGGED_RESPONSE_BYTES } from '../../src/workers/webhooks/deliver.js';
+import { nextAttemptDelay } from '../../src/core/webhooks/schedule.js';
+import { deliveryHeaders } from '../../src/core/webhooks/sign.js';
+import { createGuardedAgent } from '../../src/workers/webhooks/guarded-agent.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const body = JSON.stringify({ id: 'evt_1', type: 'lead.tagged', data: { accountId: 'acc_1', leadId: 'lead_ada1', tag: 'hot' } });

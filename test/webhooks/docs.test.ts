@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/webhooks/schedule.js';
-import { deliveryHeaders } from '../../src/webhooks/sign.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/core/webhooks/schedule.js';
+import { deliveryHeaders } from '../../src/core/webhooks/sign.js';
 
 /** docs/webhooks.md is what receivers copy, so its snippet and table are checked against the code. */
 const doc = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');

@@ -7,7 +7,7 @@ import {
   parseRetryAfter,
   RETRY_DELAYS_MS,
   seededRng,
-} from '../../src/webhooks/schedule.js';
+} from '../../src/core/webhooks/schedule.js';
 
 const HOUR = 3_600_000;
 const mid = () => 0.5; // jitter factor exactly 1

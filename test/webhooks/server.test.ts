@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LeadTaggedEvent } from '../../src/core/webhooks/payloads.js';
 import { webhookEvents } from '../../src/db/schema.js';
 import { countRows } from '../../src/db/tx.js';
-import { verifyStandardWebhook, verifyStaticSignature } from '../../src/webhooks/sign.js';
+import { verifyStandardWebhook, verifyStaticSignature } from '../../src/core/webhooks/sign.js';
 import { toolByName } from '../../src/tools/index.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { SECRET, tagLead, waitFor, webhookWorkspace } from './helpers.js';

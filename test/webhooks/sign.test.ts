@@ -7,9 +7,9 @@ import {
   USER_AGENT,
   verifyStandardWebhook,
   verifyStaticSignature,
-} from '../../src/webhooks/sign.js';
+} from '../../src/core/webhooks/sign.js';
 
-/** Written from the Standard Webhooks spec, independent of src/webhooks/sign.ts. */
+/** Written from the Standard Webhooks spec, independent of src/core/webhooks/sign.ts. */
 function referenceSignature(secret: string, id: string, ts: number, body: string): string {
   const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret);
   return `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;

@@ -1,13 +1,13 @@
 import type { LookupAddress } from 'node:dns';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGuardedAgent } from '../../src/workers/webhooks/guarded-agent.js';
 import {
   classifyAddress,
-  createGuardedAgent,
   type AddressClass,
   type SsrfPolicy,
   validateWebhookUrl,
-} from '../../src/webhooks/ssrf.js';
+} from '../../src/core/webhooks/ssrf.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const table: Array<[string, AddressClass | null]> = [

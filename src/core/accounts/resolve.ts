@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { accounts } from '../../db/schema.js';
-import type { AccountRef } from '../../network/provider.js';
+import type { AccountRef } from '../network/provider.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 

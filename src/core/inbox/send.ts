@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { agents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
-import type { ProfileRef } from '../../network/provider.js';
+import type { ProfileRef } from '../network/provider.js';
 import { countAccountDaily, recordActivity } from '../activity/record.js';
 import { accountRef, requireConnectedAccount } from '../accounts/resolve.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';

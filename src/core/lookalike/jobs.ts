@@ -9,10 +9,10 @@ import { newId } from '../ids.js';
 import { insertLead, leadInCampaign } from '../leads/add.js';
 import { isOnExclusionList } from '../leads/exclude.js';
 import { normalizeProfileUrl } from '../leads/url.js';
-import type { Profile } from '../../network/provider.js';
+import type { Profile } from '../network/provider.js';
 
 /**
- * The state of Lookalike jobs, in synchronous transactions. The worker (src/lookalike/worker.ts)
+ * The state of Lookalike jobs, in synchronous transactions. The worker (src/workers/lookalike/worker.ts)
  * only moves candidates between these functions and the network provider.
  *
  * A job is `pending` until it is `done`. A worker holds a pending job through a lease on wall

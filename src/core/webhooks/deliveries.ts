@@ -1,17 +1,32 @@
 import { and, asc, desc, eq, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
-import type { DeliveryResult } from '../../webhooks/deliver.js';
-import { MAX_ATTEMPTS, nextAttemptDelay, type Rng } from '../../webhooks/schedule.js';
+import { MAX_ATTEMPTS, nextAttemptDelay, type Rng } from './schedule.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { disableEndpoint, endpointEvents } from './endpoints.js';
 
+/** What one delivery attempt came to; the webhook worker's HTTP call reports it, this module records it. */
+export interface DeliveryResult {
+  /** True only for a 2xx answer. */
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  /** Short, in our words, null on success: 'timeout', 'HTTP 500', 'redirect not followed (301)'. */
+  error: string | null;
+  /** The first first 1 KiB (the worker's MAX_LOGGED_RESPONSE_BYTES) of the response body, decoded as UTF-8. */
+  responseBody: string | null;
+  /** Parsed `Retry-After` of a failed answer, for `nextAttemptDelay`. */
+  retryAfterSeconds: number | null;
+  /** 410 Gone: the receiver asks us to stop; disable the endpoint and drop pending retries. */
+  disableEndpoint: boolean;
+}
+
 /**
  * The delivery state machine over SQLite. Every step is one short transaction, and the network
- * send happens between them (in src/webhooks/worker.ts), so state survives a crash at any point:
+ * send happens between them (in src/workers/webhooks/worker.ts), so state survives a crash at any point:
  *
  *   event ──fanOut──▶ delivery pending ──claim──▶ in flight (leased) ──complete──▶ succeeded
  *                          ▲                          │ crash: lease runs out          │

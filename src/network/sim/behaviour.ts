@@ -1,4 +1,4 @@
-import { networkError } from '../provider.js';
+import { networkError } from '../../core/network/provider.js';
 import { MARKERS } from './markers.js';
 import { resolveProfileIdentifier, simPerson } from './profiles.js';
 import { at, Rng } from './rng.js';

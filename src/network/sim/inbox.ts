@@ -1,4 +1,4 @@
-import type { InboundEvent } from '../provider.js';
+import type { InboundEvent } from '../../core/network/provider.js';
 
 /**
  * Where the simulator keeps acceptances and replies until they are due. Synchronous because

@@ -1,6 +1,5 @@
 export { SimulatedNetwork, CONNECTION_NOTE_MAX, type SimulatedNetworkOptions } from './simulated-network.js';
 export { InMemorySimInboxStore, type SimInboxStore } from './inbox.js';
-export { SqliteSimInboxStore } from './sqlite-inbox.js';
 export { acceptanceDecision, replyDecision, REPLY_KINDS, type AcceptanceDecision, type ReplyDecision, type ReplyKind } from './behaviour.js';
 export { MARKERS, FAILURE_RULES } from './markers.js';
 export { simPerson, slugFromNetworkUrl, slugFromProviderId, providerIdFor, networkUrlFor, type SimPerson, type Traits } from './profiles.js';

@@ -1,4 +1,4 @@
-import { networkError, type NetworkErrorCode } from '../provider.js';
+import { networkError, type NetworkErrorCode } from '../../core/network/provider.js';
 import type { ApiError } from '../../core/errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Experience, FullProfile, Profile, SearchResult } from '../provider.js';
+import type { Experience, FullProfile, Profile, SearchResult } from '../../core/network/provider.js';
 import { ALL_MARKERS } from './markers.js';
 import { at, hashHex, Rng, sha256 } from './rng.js';
 import {

@@ -1,4 +1,4 @@
-import { networkError, type Profile, type SearchPage } from '../provider.js';
+import { networkError, type Profile, type SearchPage } from '../../core/network/provider.js';
 import { basicProfile, encodeTraits, searchResult, simPerson, type Traits } from './profiles.js';
 import { at, hashHex, Rng } from './rng.js';
 import { CITIES, COMPANIES, FIRST_NAMES, FUNCTIONS, INDUSTRIES, LAST_NAMES, SENIORITIES, SENIORITY_WEIGHTS, jobTitle } from './words.js';

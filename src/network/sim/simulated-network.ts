@@ -5,7 +5,7 @@ import {
   type AccountHealth, type AccountRef, type AccountStatus, type FullProfile, type InboundEvent, type LookalikeInput,
   type LookalikePage, type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage,
   type SearchPeopleInput, type SendConnectionRequestInput, type SendMessageInput, type WithdrawInvitationInput,
-} from '../provider.js';
+} from '../../core/network/provider.js';
 import { acceptanceDecision, replyDecision } from './behaviour.js';
 import { InMemorySimInboxStore, type SimInboxStore } from './inbox.js';
 import { MARKERS, markerFailure, type SimOperation } from './markers.js';

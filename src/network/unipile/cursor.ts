@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { networkError } from '../provider.js';
+import { networkError } from '../../core/network/provider.js';
 
 /** A short digest naming what a cursor belongs to (a search, a lookalike pool). */
 export const fingerprint = (...parts: unknown[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);

@@ -1,6 +1,6 @@
 import { msToNextUtcMidnight } from '../../core/clock.js';
 import type { ApiError } from '../../core/errors.js';
-import { networkError, type NetworkErrorCode } from '../provider.js';
+import { networkError, type NetworkErrorCode } from '../../core/network/provider.js';
 
 /**
  * What a failing call was doing, because one Unipile error means different things to different

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { FormData, request, type Dispatcher } from 'undici';
 import type { Clock } from '../../core/clock.js';
-import { networkError } from '../provider.js';
+import { networkError } from '../../core/network/provider.js';
 import { slugOf, UnipileHttpError, type CallContext } from './errors.js';
 
 export interface UnipileHttpOptions {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { normalizeProfileUrl, profileSlug } from '../../core/leads/url.js';
-import { networkError, type LookalikeInput, type Profile } from '../provider.js';
+import { networkError, type LookalikeInput, type Profile } from '../../core/network/provider.js';
 import { fingerprint } from './cursor.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normalizeProfileUrl } from '../../core/leads/url.js';
 import { composeFullName } from '../../core/text.js';
-import type { AccountStatus, Experience, FullProfile, Profile, SearchResult } from '../provider.js';
+import type { AccountStatus, Experience, FullProfile, Profile, SearchResult } from '../../core/network/provider.js';
 
 /*
  * Response shapes from Unipile's v1 OpenAPI, read loosely: unknown fields pass, and every field

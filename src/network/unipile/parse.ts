@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { networkError } from '../provider.js';
+import { networkError } from '../../core/network/provider.js';
 
 /**
  * A 2xx body in the documented shape, or `upstream_unavailable`: an answer we cannot read is

@@ -6,14 +6,13 @@ import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
 import { normalizeProfileUrl, profileSlug } from '../../core/leads/url.js';
-import type { Db } from '../../db/connection.js';
 import {
   networkError,
   type AccountHealth, type AccountRef, type FullProfile, type InboundEvent, type LookalikeInput, type LookalikePage,
   type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage, type SearchPeopleInput,
   type SendConnectionRequestInput, type SendMessageInput, type WithdrawInvitationInput,
-} from '../provider.js';
-import { applyAccountSync, fetchUnipileAccounts, type AccountSyncResult } from './accounts.js';
+} from '../../core/network/provider.js';
+import { fetchUnipileAccounts, toProviderAccount, type AccountSyncResult } from './accounts.js';
 import { baseUrlFromDsn, type UnipileConfig } from './config.js';
 import { fingerprint, unwrapCursor, wrapCursor } from './cursor.js';
 import { codeFor, toNetworkError, UnipileHttpError, type CallContext } from './errors.js';
@@ -26,10 +25,11 @@ import {
 } from './mapping.js';
 import { parseOrUpstream } from './parse.js';
 import { pollRelations, RELATIONS_POLL_DEFAULTS, type RelationsPollOptions, type RelationsPollResult } from './relations.js';
-import { acceptEventId, UnipileStore } from './store.js';
+import { acceptEventId, type UnipileStore } from './store.js';
 
 export interface UnipileDeps {
-  db: Db;
+  /** Where the adapter keeps its state and records account changes (core/network/unipile-store.ts). */
+  store: UnipileStore;
   /** Wall time: stamps received events and invitations, and paces account sync and relations polls. */
   clock: Clock;
   log: Logger;
@@ -111,7 +111,7 @@ export class UnipileProvider implements NetworkProvider {
     this.inboundSecret = config.inboundSecret;
     this.clock = deps.clock;
     this.log = deps.log.child({ component: 'unipile' });
-    this.store = new UnipileStore(deps.db);
+    this.store = deps.store;
     this.http = new UnipileHttp({
       baseUrl,
       apiKey: config.apiKey,
@@ -314,10 +314,10 @@ export class UnipileProvider implements NetworkProvider {
     }
   }
 
-  /** Refreshes `accounts` from GET /accounts (see applyAccountSync). */
+  /** Refreshes `accounts` from GET /accounts (the core verb syncProviderAccounts decides the changes). */
   async syncAccounts(): Promise<AccountSyncResult> {
     const list = await fetchUnipileAccounts(this.http, this.log);
-    const result = applyAccountSync(this.store.db, this.clock.now(), list);
+    const result = this.store.syncAccounts(list.map(toProviderAccount), this.clock.now());
     this.lastAccountSync = this.clock.now();
     if (result.created.length || result.missing.length) this.log.info(result, 'unipile accounts synced');
     return result;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NetworkErrorCode } from '../../../src/network/provider.js';
+import type { NetworkErrorCode } from '../../../src/core/network/provider.js';
 import { SLUG_RULES } from '../../../src/network/unipile/index.js';
 import { rejection } from '../helpers.js';
 import { ada, nav, profileUrl, setup, type Setup } from './helpers.js';

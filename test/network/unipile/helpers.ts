@@ -1,9 +1,10 @@
+import { SqliteUnipileStore } from '../../../src/core/network/unipile-store.js';
 import { eq } from 'drizzle-orm';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { accounts } from '../../../src/db/schema.js';
 import { silentLogger } from '../../../src/log.js';
-import type { AccountRef } from '../../../src/network/provider.js';
+import type { AccountRef } from '../../../src/core/network/provider.js';
 import { createUnipileProvider, type UnipileDeps } from '../../../src/network/unipile/index.js';
 import { testCtx } from '../../helpers.js';
 import { startContractServer, type UnipileContractServer } from './contract-server.js';
@@ -27,7 +28,7 @@ export async function setup(deps: Partial<UnipileDeps> = {}) {
   const provider = createUnipileProvider(
     { dsn: server.url, apiKey: server.apiKey, inboundSecret: SECRET },
     {
-      db: ctx.db,
+      store: new SqliteUnipileStore(ctx.db),
       clock: ctx.clock,
       log: silentLogger(),
       dispatcher,

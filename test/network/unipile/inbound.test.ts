@@ -1,3 +1,4 @@
+import { SqliteUnipileStore } from '../../../src/core/network/unipile-store.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -153,7 +154,7 @@ describe('the webhook endpoint', () => {
 describe('the inbound queue', () => {
   it('survives a restart: a new provider on the same database drains what the old one received', async () => {
     await post(message());
-    const restarted = createUnipileProvider({ dsn: t.server.url, apiKey: t.server.apiKey, inboundSecret: SECRET }, { db: t.ctx.db, clock: t.ctx.clock, log: silentLogger() });
+    const restarted = createUnipileProvider({ dsn: t.server.url, apiKey: t.server.apiKey, inboundSecret: SECRET }, { store: new SqliteUnipileStore(t.ctx.db), clock: t.ctx.clock, log: silentLogger() });
     const events = await restarted.drainInbound(t.ctx.clock.now());
     await restarted.idle();
     expect(events.map((e) => e.type)).toEqual(['message_received']);

@@ -1,3 +1,4 @@
+import { SqliteUnipileStore } from '../../../src/core/network/unipile-store.js';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
@@ -113,7 +114,7 @@ describe('timeouts and dropped connections', () => {
     const sleeps: number[] = [];
     const provider = createUnipileProvider(
       { dsn: `http://127.0.0.1:${port}`, apiKey: 'k', inboundSecret: SECRET },
-      { db: t.ctx.db, clock: t.ctx.clock, log: silentLogger(), sleep: async (ms) => void sleeps.push(ms) },
+      { store: new SqliteUnipileStore(t.ctx.db), clock: t.ctx.clock, log: silentLogger(), sleep: async (ms) => void sleeps.push(ms) },
     );
     const err = await rejection(provider.sendConnectionRequest({ account: ada, providerId: 'ACoJane', note: null }));
     expect(err.code).toBe('upstream_unavailable');

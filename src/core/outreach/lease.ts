@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from '../db/connection.js';
-import { engineState } from '../db/schema.js';
-import { transaction } from '../db/tx.js';
-import type { Clock } from '../core/clock.js';
+import type { Db } from '../../db/connection.js';
+import { engineState } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import type { Clock } from '../clock.js';
 
 const ROW = 1;
 

@@ -1,10 +1,10 @@
 import { and, asc, inArray, isNull, lte } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { simInbox } from '../../db/schema.js';
-import type { Clock } from '../../core/clock.js';
-import type { InboundEvent } from '../provider.js';
-import { inboundEvent, inboundRow } from '../inbound-rows.js';
-import type { SimInboxStore } from './inbox.js';
+import type { Clock } from '../clock.js';
+import type { InboundEvent } from './provider.js';
+import { inboundEvent, inboundRow } from './inbound-rows.js';
+import type { SimInboxStore } from '../../network/sim/inbox.js';
 
 /**
  * The durable SimInboxStore: scheduled acceptances and replies live in SQLite, so responses

@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { leads } from '../db/schema.js';
-import { transaction } from '../db/tx.js';
-import { countAccountDaily, countOutreach, recordActivity } from '../core/activity/record.js';
-import { iso } from '../core/clock.js';
-import type { Ctx } from '../core/context.js';
-import { normalizeProfileUrl } from '../core/leads/url.js';
-import { recordLeadEvent } from '../core/webhooks/outbox.js';
+import { leads } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
+import { iso } from '../clock.js';
+import type { Ctx } from '../context.js';
+import { normalizeProfileUrl } from '../leads/url.js';
+import { recordLeadEvent } from '../webhooks/outbox.js';
 import type { InboundEvent } from '../network/provider.js';
 import type { EngineSettings } from './settings.js';
 import { effectiveAccountId, loadCampaignInfo, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';

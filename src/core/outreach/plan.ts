@@ -1,4 +1,4 @@
-import type { leads } from '../db/schema.js';
+import type { leads } from '../../db/schema.js';
 
 type LeadRow = typeof leads.$inferSelect;
 

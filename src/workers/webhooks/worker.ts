@@ -1,13 +1,13 @@
 import PQueue from 'p-queue';
 import type { Dispatcher } from 'undici';
-import type { Settings } from '../config.js';
-import type { Ctx } from '../core/context.js';
-import { claimDue, completeAttempt, endpointsWithDueDeliveries, fanOut, type ClaimedAttempt } from '../core/webhooks/deliveries.js';
-import { signingSecret } from '../core/webhooks/endpoints.js';
+import type { Ctx } from '../../core/context.js';
+import { claimDue, completeAttempt, endpointsWithDueDeliveries, fanOut, type ClaimedAttempt } from '../../core/webhooks/deliveries.js';
+import { signingSecret } from '../../core/webhooks/endpoints.js';
 import { DEFAULT_TIMEOUT_MS, deliverOnce, type DeliveryResult } from './deliver.js';
-import type { Rng } from './schedule.js';
-import { deliveryHeaders } from './sign.js';
-import { createGuardedAgent, type SsrfPolicy } from './ssrf.js';
+import type { Rng } from '../../core/webhooks/schedule.js';
+import { deliveryHeaders } from '../../core/webhooks/sign.js';
+import type { SsrfPolicy } from '../../core/webhooks/ssrf.js';
+import { createGuardedAgent } from './guarded-agent.js';
 
 export interface WebhookWorkerOptions {
   policy: SsrfPolicy;
@@ -30,12 +30,6 @@ export const DEFAULT_CONCURRENCY_PER_ENDPOINT = 4;
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
 /** Beyond the attempt's own timeout, so a live attempt never loses its lease. */
 const LEASE_MARGIN_MS = 15_000;
-
-/** The SSRF policy of a server: its environment, plus `webhooks.allowHosts` from the config file. */
-export const webhookPolicy = (settings: Pick<Settings, 'env' | 'config'>): SsrfPolicy => ({
-  mode: settings.env,
-  allowHosts: settings.config.webhooks?.allowHosts ?? [],
-});
 
 /**
  * Drains the webhook outbox. All state is in SQLite (core/webhooks/deliveries.ts); this class

@@ -1,5 +1,5 @@
-import { clean, composeFullName } from '../core/text.js';
-import type { leads } from '../db/schema.js';
+import { clean, composeFullName } from '../text.js';
+import type { leads } from '../../db/schema.js';
 
 type LeadRow = typeof leads.$inferSelect;
 

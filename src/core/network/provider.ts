@@ -1,4 +1,4 @@
-import { ApiError, type ErrorCode, type ErrorDetails } from '../core/errors.js';
+import { ApiError, type ErrorCode, type ErrorDetails } from '../errors.js';
 
 /**
  * The network provider: everything the service asks of the professional network. The engine,
@@ -137,6 +137,15 @@ export type InboundEvent =
   | (InboundBase & { type: 'message_received'; chatId: string; text: string });
 
 export type AccountStatus = 'connected' | 'connecting' | 'failed' | 'disconnected';
+
+/** An account as the provider lists it, for the account sync (core/accounts/sync.ts). */
+export interface ProviderAccount {
+  providerAccountId: string;
+  /** The provider's display name; null when it has none. */
+  name: string | null;
+  status: AccountStatus;
+  hasSalesNavigator: boolean;
+}
 
 export interface AccountHealth {
   status: AccountStatus;

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
-import { agents, campaigns, leads } from '../db/schema.js';
-import type { Ctx } from '../core/context.js';
-import { isOnExclusionList } from '../core/leads/exclude.js';
+import { agents, campaigns, leads } from '../../db/schema.js';
+import type { Ctx } from '../context.js';
+import { isOnExclusionList } from '../leads/exclude.js';
 import { planLead, type Plan, type SequenceMessage } from './plan.js';
 import type { EngineSettings } from './settings.js';
 

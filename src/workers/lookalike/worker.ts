@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
-import type { Ctx } from '../core/context.js';
-import { ApiError, toApiError } from '../core/errors.js';
-import { claimJobs, deferJob, findJob, finishJob, recordPage, releaseJob, renewLease, type JobOutcome, type JobRow } from '../core/lookalike/jobs.js';
-import type { LookalikePage } from '../network/provider.js';
+import type { Ctx } from '../../core/context.js';
+import { ApiError, toApiError } from '../../core/errors.js';
+import { claimJobs, deferJob, findJob, finishJob, recordPage, releaseJob, renewLease, type JobOutcome, type JobRow } from '../../core/lookalike/jobs.js';
+import type { LookalikePage } from '../../core/network/provider.js';
 
 export interface LookalikeWorkerOptions {
   /** The lease holder name; unique per worker instance by default. */

@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import PQueue from 'p-queue';
-import { campaigns, engineIntents, leads } from '../db/schema.js';
-import { countRows, transaction } from '../db/tx.js';
-import { accountRef, findAccount } from '../core/accounts/resolve.js';
-import type { Ctx } from '../core/context.js';
-import { ApiError, toApiError } from '../core/errors.js';
-import { excludeEverywhere } from '../core/leads/exclude.js';
-import { handOffLead } from '../core/leads/handoff.js';
-import { networkError, type AccountRef } from '../network/provider.js';
-import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from './agent.js';
-import { applyInbound } from './inbound.js';
-import { acquireLease, leaseHolder, recordSimTime, releaseLease } from './lease.js';
-import { fitTo, placeholders } from './personalize.js';
-import type { SendKind } from './plan.js';
-import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from './sends.js';
-import { nextWorkingTime } from '../core/safety/hours.js';
-import { allowance, rhythmOf } from '../core/safety/rules.js';
-import { resolveEngineSettings, type EngineSettings } from './settings.js';
-import { effectiveAccountId, getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+import { campaigns, engineIntents, leads } from '../../db/schema.js';
+import { countRows, transaction } from '../../db/tx.js';
+import { accountRef, findAccount } from '../../core/accounts/resolve.js';
+import type { Ctx } from '../../core/context.js';
+import { ApiError, toApiError } from '../../core/errors.js';
+import { excludeEverywhere } from '../../core/leads/exclude.js';
+import { handOffLead } from '../../core/leads/handoff.js';
+import { networkError, type AccountRef } from '../../core/network/provider.js';
+import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from '../../core/outreach/agent.js';
+import { applyInbound } from '../../core/outreach/inbound.js';
+import { acquireLease, leaseHolder, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
+import { fitTo, placeholders } from '../../core/outreach/personalize.js';
+import type { SendKind } from '../../core/outreach/plan.js';
+import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from '../../core/outreach/sends.js';
+import { nextWorkingTime } from '../../core/safety/hours.js';
+import { allowance, rhythmOf } from '../../core/safety/rules.js';
+import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
+import { effectiveAccountId, getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -30,8 +30,7 @@ const MESSAGE_MAX = 8000;
 /** How long `stop()` waits for a tick in progress. */
 const STOP_WAIT_MS = 10_000;
 
-/** Conversations first, then the sequence, then new invitations. */
-/** Withdrawals come before new invitations: they free the account's pending-invitation count. */
+/** Conversations first, then the sequence, then new invitations. Withdrawals come before new invitations: they free the account's pending-invitation count. */
 const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, withdraw: 3, connect: 4 };
 
 export interface EngineOptions {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { resolveSafety, SafetyConfig, type SafetySettings } from '../core/safety/rules.js';
-import type { WorkingHours } from '../core/safety/hours.js';
+import { resolveSafety, SafetyConfig, type SafetySettings } from '../safety/rules.js';
+import type { WorkingHours } from '../safety/hours.js';
 
 export type { WorkingHours };
 

@@ -1,7 +1,10 @@
 import { request, type Dispatcher } from 'undici';
-import type { Clock } from '../core/clock.js';
-import { parseRetryAfter } from './schedule.js';
-import { validateWebhookUrl } from './ssrf.js';
+import type { Clock } from '../../core/clock.js';
+import { parseRetryAfter } from '../../core/webhooks/schedule.js';
+import { validateWebhookUrl } from '../../core/webhooks/ssrf.js';
+import type { DeliveryResult } from '../../core/webhooks/deliveries.js';
+
+export type { DeliveryResult };
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 /** Enough of the receiver's answer to debug from the delivery log, small enough to store per attempt. */
@@ -19,20 +22,6 @@ export interface DeliverOnceInput {
   timeoutMs?: number;
 }
 
-export interface DeliveryResult {
-  /** True only for a 2xx answer. */
-  ok: boolean;
-  status: number | null;
-  durationMs: number;
-  /** Short, in our words, null on success: 'timeout', 'HTTP 500', 'redirect not followed (301)'. */
-  error: string | null;
-  /** The first MAX_LOGGED_RESPONSE_BYTES of the response body, decoded as UTF-8. */
-  responseBody: string | null;
-  /** Parsed `Retry-After` of a failed answer, for `nextAttemptDelay`. */
-  retryAfterSeconds: number | null;
-  /** 410 Gone: the receiver asks us to stop; disable the endpoint and drop pending retries. */
-  disableEndpoint: boolean;
-}
 
 /**
  * One POST of one event to one endpoint. Redirects are not followed (the target was never

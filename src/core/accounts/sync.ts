@@ -1,0 +1,56 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/connection.js';
+import { accounts } from '../../db/schema.js';
+import { countRows, transaction } from '../../db/tx.js';
+import { PATH_ID, newId } from '../ids.js';
+import type { ProviderAccount } from '../network/provider.js';
+
+export interface AccountSyncResult {
+  created: string[];
+  updated: string[];
+  /** Linked accounts that the provider no longer lists; they are marked `disconnected`. */
+  missing: string[];
+}
+
+/** `acc_<provider account id>` when that is a valid, free id; otherwise a fresh random one. */
+function newAccountId(db: Db, providerAccountId: string): string {
+  const candidate = `acc_${providerAccountId.replace(/[^A-Za-z0-9_-]/g, '')}`.slice(0, 64);
+  if (PATH_ID.test(candidate) && candidate.length > 4 && !countRows(db, accounts, eq(accounts.id, candidate))) return candidate;
+  return newId('acc');
+}
+
+/**
+ * Makes our `accounts` rows match the provider's (Unipile's) list: each account is matched on
+ * `provider_account_id`; a new one gets a row (status, Sales Navigator and name from Unipile,
+ * default daily limits); a known one gets its status and `hasSalesNavigator` refreshed (its
+ * name, limits and `active` flag are the operator's and stay); a linked row whose account
+ * Unipile no longer lists becomes `disconnected`. One transaction, after all network I/O.
+ */
+export function syncProviderAccounts(db: Db, now: number, list: readonly ProviderAccount[]): AccountSyncResult {
+  return transaction(db, () => {
+    const result: AccountSyncResult = { created: [], updated: [], missing: [] };
+    const listed = new Set<string>();
+    for (const a of list) {
+      listed.add(a.providerAccountId);
+      const { status, hasSalesNavigator: salesNav } = a;
+      const existing = db.select({ id: accounts.id }).from(accounts).where(eq(accounts.providerAccountId, a.providerAccountId)).get();
+      if (existing) {
+        db.update(accounts).set({ status, hasSalesNavigator: salesNav }).where(eq(accounts.id, existing.id)).run();
+        result.updated.push(existing.id);
+      } else {
+        const id = newAccountId(db, a.providerAccountId);
+        db.insert(accounts)
+          .values({ id, name: a.name ?? 'LinkedIn account', status, hasSalesNavigator: salesNav, providerAccountId: a.providerAccountId, createdAt: now })
+          .run();
+        result.created.push(id);
+      }
+    }
+    for (const row of db.select({ id: accounts.id, p: accounts.providerAccountId, status: accounts.status }).from(accounts).all()) {
+      if (row.p !== null && !listed.has(row.p)) {
+        if (row.status !== 'disconnected') db.update(accounts).set({ status: 'disconnected' }).where(eq(accounts.id, row.id)).run();
+        result.missing.push(row.id);
+      }
+    }
+    return result;
+  });
+}

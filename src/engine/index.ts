@@ -1,4 +1,0 @@
-export { Engine, type EngineOptions, type TickReport } from './engine.js';
-export { RuleBasedAgent, MAX_AGENT_TURNS, type AgentDecision, type AgentInput, type ReplyAgent } from './agent.js';
-export { EngineConfig, resolveEngineSettings, ENGINE_DEFAULTS, type EngineSettings } from './settings.js';
-export { leaseHolder, simHighWater } from './lease.js';

@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The layering rules of docs/architecture.md, enforced with dependency-cruiser
+ * (.dependency-cruiser.cjs). Violations present when the rules landed are listed in
+ * .dependency-cruiser-known-violations.json and ignored (`--ignore-known`) until the branches
+ * fixing them land; any other violation fails here.
+ */
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+// The package's exports map hides its bin, so the CLI is found where npm installs it.
+const cli = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+
+interface Violation { rule: { name: string; severity: string }; from: string; to: string; cycle?: Array<{ name: string }> }
+interface CruiseResult { summary: { violations: Violation[]; error: number; totalCruised: number } }
+
+function cruise(cwd: string, extra: string[]): CruiseResult {
+  const res = spawnSync(process.execPath, [cli, 'src', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'json', ...extra], {
+    cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
+  });
+  if (!res.stdout) throw new Error(`dependency-cruiser produced no output (exit ${res.status}): ${res.stderr}`);
+  return JSON.parse(res.stdout) as CruiseResult;
+}
+
+const describeViolation = (v: Violation): string =>
+  `${v.rule.name}: ${v.from} -> ${v.cycle?.length ? v.cycle.map((c) => c.name).join(' -> ') : v.to}`;
+
+describe('layering rules (dependency-cruiser)', () => {
+  it('src/ has no violation beyond the known-violations baseline', () => {
+    const result = cruise(root, ['--ignore-known', join(root, '.dependency-cruiser-known-violations.json')]);
+    expect(result.summary.totalCruised).toBeGreaterThan(50);
+    // Known violations come back with severity "ignore"; everything else is new.
+    const fresh = result.summary.violations.filter((v) => v.rule.severity !== 'ignore');
+    expect(fresh.map(describeViolation)).toEqual([]);
+  }, 120_000);
+
+  describe('the rules catch what they forbid', () => {
+    // A scratch tree with one import of each forbidden kind, cruised with the same config.
+    const scratch = mkdtempSync(join(tmpdir(), 'layering-'));
+    afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+    const files: Record<string, string> = {
+      'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true }, include: ['src'] }),
+      'src/rest/a.ts': "import { m } from '../mcp/m.js';\nexport const a = m;\n",
+      'src/mcp/m.ts': "import { w } from '../web/w.js';\nexport const m = w;\n",
+      'src/web/w.ts': "import { r } from '../rest/r.js';\nexport const w = r;\n",
+      'src/rest/r.ts': 'export const r = 1;\n',
+      'src/network/n.ts': "import { s } from '../db/s.js';\nexport const n = s;\n",
+      'src/db/s.ts': 'export const s = 1;\n',
+      'src/core/c.ts': "import { e } from '../engine/e.js';\nimport { t } from '../tools/t.js';\nimport { h } from '../http/h.js';\nexport const c = e + t + h;\n",
+      'src/engine/e.ts': 'export const e = 1;\n',
+      'src/tools/t.ts': "import { s } from '../db/s.js';\nexport const t = s;\n",
+      'src/http/h.ts': "import { s } from '../db/s.js';\nexport const h = s;\n",
+      'src/workers/outreach/x.ts': "import { y } from './y.js';\nexport const x = y;\n",
+      'src/workers/outreach/y.ts': "import { x } from './x.js';\nexport const y = () => x;\n",
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(scratch, path)), { recursive: true });
+      writeFileSync(join(scratch, path), text);
+    }
+
+    it('reports every forbidden import, including ones in folders that do not exist yet', () => {
+      const found = new Set(cruise(scratch, []).summary.violations.map((v) => `${v.rule.name} ${v.from} ${v.to}`));
+      for (const expected of [
+        'rest-to-mcp src/rest/a.ts src/mcp/m.ts',
+        'rest-or-mcp-to-web src/mcp/m.ts src/web/w.ts',
+        'web-to-rest-or-mcp src/web/w.ts src/rest/r.ts',
+        'network-to-db src/network/n.ts src/db/s.ts',
+        'core-to-worker src/core/c.ts src/engine/e.ts',
+        'core-to-face src/core/c.ts src/tools/t.ts',
+        'core-to-face src/core/c.ts src/http/h.ts',
+        'face-to-db src/tools/t.ts src/db/s.ts',
+        'face-to-db src/http/h.ts src/db/s.ts',
+      ]) expect(found, expected).toContain(expected);
+      expect([...found].some((v) => v.startsWith('no-cycles src/workers/outreach/'))).toBe(true);
+    }, 120_000);
+  });
+});
