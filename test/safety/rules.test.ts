@@ -176,8 +176,11 @@ describe('stale invitations', () => {
 
 describe('human rhythm', () => {
   it('sends only inside each account\'s working hours in its own time zone, never in lock-step', async () => {
-    const ws = engineWorkspace([...silent(60, 'a'), ...silent(60, 'b').map((l) => ({ ...l, accountId: 'acc_b' }))], { extraAccounts: ['acc_b'] });
+    const ws = engineWorkspace(silent(60, 'a'), { extraAccounts: ['acc_b'] });
     Object.assign(ws.accounts![1]!, { timeZone: 'America/New_York', workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] } });
+    // acc_b sends its own campaign, through its own agent.
+    ws.agents!.push({ ...ws.agents![0]!, id: 'tpl_b', accountId: 'acc_b' });
+    ws.campaigns!.push({ id: 'cmp_b', name: 'B', status: 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: 'tpl_b', leads: silent(60, 'b').map((l, i) => ({ id: `lead_b${i}`, networkUrl: `https://www.linkedin.com/in/${l.slug}`, firstName: 'B' })) });
     let seed = 7;
     const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
     const h = harness(ws, { clock: new FakeClock(MONDAY), config: { workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] }, rhythmJitterMinutes: 30, spacingSeconds: { min: 60, max: 180 } }, engine: { random } });

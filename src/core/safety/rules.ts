@@ -1,4 +1,5 @@
-import { and, between, eq } from 'drizzle-orm';
+import { and, between, eq, sql } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { z } from 'zod';
 import { accountDaily, type accounts } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
@@ -134,6 +135,15 @@ export function warmUpDay(account: Pick<AccountRow, 'warmUpStartedAt'>, s: Safet
   return index < s.warmUp.days ? Math.max(0, index) : null;
 }
 
+// Prepared once per database: the engine asks before every send.
+const weekRows = perDb((db) =>
+  db
+    .select({ day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })
+    .from(accountDaily)
+    .where(and(eq(accountDaily.accountId, sql.placeholder('accountId')), between(accountDaily.day, sql.placeholder('from'), sql.placeholder('to'))))
+    .prepare(),
+);
+
 export interface Allowance {
   /** Today's (UTC) limits in force: warm-up and the weekly cap applied; never above the configured ones. */
   connectionRequestLimit: number;
@@ -155,11 +165,7 @@ export interface Allowance {
  */
 export function allowance(ctx: Ctx, account: AccountRow, s: SafetySettings, now: number): Allowance {
   const today = dayStart(now);
-  const rows = ctx.db
-    .select({ day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })
-    .from(accountDaily)
-    .where(and(eq(accountDaily.accountId, account.id), between(accountDaily.day, utcDay(today - 6 * DAY), utcDay(today))))
-    .all();
+  const rows = weekRows(ctx.db).all({ accountId: account.id, from: utcDay(today - 6 * DAY), to: utcDay(today) });
   const byDay = new Map(rows.map((r) => [r.day, r]));
   const todayRow = byDay.get(utcDay(today));
   const connToday = todayRow?.conn ?? 0;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import PQueue from 'p-queue';
 import { campaigns, engineIntents, leads } from '../../db/schema.js';
+import { perDb } from '../../db/prepared.js';
 import { countRows, transaction } from '../../db/tx.js';
 import { accountRef, findAccount } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
@@ -18,7 +19,7 @@ import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, sett
 import { nextWorkingTime } from '../../core/safety/hours.js';
 import { allowance, rhythmOf } from '../../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
-import { effectiveAccountId, getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
+import { effectiveAccountId, getLead, loadCampaignInfo, loadRunningCampaigns, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -27,6 +28,13 @@ const ACCOUNT_RETRY_MS = HOUR;
 /** First backoff after a transient provider failure; doubles per attempt. */
 const RETRY_BASE_MS = 15 * MINUTE;
 const MESSAGE_MAX = 8000;
+/**
+ * Never-looked-at leads taken per campaign when it has nothing scheduled: an account sends one
+ * at a time, so a few keep it busy and the rest of a backlog costs nothing until its turn.
+ */
+const FRESH_PER_PROBE = 5;
+/** Every this many ticks the completion rule looks at every running campaign, not only those with work. */
+const FULL_COMPLETION_CHECK_EVERY = 20;
 /** How long `stop()` waits for a tick in progress. */
 const STOP_WAIT_MS = 10_000;
 
@@ -65,6 +73,22 @@ interface SendItem {
 type SendOutcome = 'skipped' | 'sent' | 'failed' | 'account_blocked';
 
 const DAY = 24 * HOUR;
+// Prepared once per database: on every tick each running campaign runs these, and building
+// and preparing them again each time was most of a tick's cost at 200 campaigns.
+const scheduledLeads = perDb((db) =>
+  db
+    .select()
+    .from(leads)
+    .where(and(eq(leads.campaignId, sql.placeholder('campaignId')), gt(leads.nextActionAt, 0), lte(leads.nextActionAt, sql.placeholder('now'))))
+    .orderBy(asc(leads.nextActionAt))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+const freshLeads = perDb((db) =>
+  db.select().from(leads).where(and(eq(leads.campaignId, sql.placeholder('campaignId')), eq(leads.nextActionAt, 0))).limit(sql.placeholder('limit')).prepare(),
+);
+
+const dayOf = (ms: number): number => Math.floor(ms / DAY);
 /** The start of the next UTC day: when daily counters start again. */
 const nextUtcDay = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY) + DAY;
 
@@ -88,10 +112,17 @@ export class Engine {
   private readonly nextSlot = new Map<string, number>();
   /** Per account: no sends before this sim time (quota or disconnection). */
   private readonly blockedUntil = new Map<string, number>();
+  /** Per account: until when it can send nothing (out of hours, or spacing). */
+  private readonly idleUntil = new Map<string, number>();
+  /** Per account: where its deferred invitations are booked (see `book`). */
+  private readonly booking = new Map<string, { day: number; count: number; next: number; perDay: number }>();
   /** Per lead: a polite close waiting for its account. */
   private readonly closeDeferred = new Map<string, number>();
   private readonly inFlight = new Set<string>();
   private leased = false;
+  private ticks = 0;
+  /** Set by accountWait when the wait is a daily or weekly cap (read at once by runLane). */
+  private capped = false;
   private renewedAt = 0;
   private stopping = false;
   private looping = false;
@@ -211,6 +242,7 @@ export class Engine {
     const running = this.runningCampaigns();
     const lanes = new Map<string, SendItem[]>();
     const seen = new Set<string>();
+    const touched = new Set<string>();
     const now = this.ctx.simClock.now();
     // Oldest first, in the order of the polite-close index: ordered so, SQLite seeks that index
     // past its nulls; unordered, it scanned the whole leads table on every tick.
@@ -229,13 +261,17 @@ export class Engine {
       await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
     }
     for (const info of running) {
-      const due = this.ctx.db
-        .select()
-        .from(leads)
-        .where(and(eq(leads.campaignId, info.id), lte(leads.nextActionAt, now)))
-        .orderBy(asc(leads.nextActionAt))
-        .limit(this.settings.batchSize)
-        .all();
+      // A campaign whose sending account is idle (out of hours, or within its spacing) waits
+      // with it; its leads stay due. This keeps a tick's cost to the work that can be done.
+      const sender = info.agent?.accountId;
+      if (sender && (this.idleUntil.get(sender) ?? 0) > now) continue;
+      // Leads with scheduled work first; then leads never looked at (due 0, the default of a
+      // new row), only as many as the sender may still invite today. A backlog of a million
+      // new leads then costs nothing until its turn, instead of being re-read on every tick.
+      const scheduled = scheduledLeads(this.ctx.db).all({ campaignId: info.id, now, limit: this.settings.batchSize });
+      const fresh = scheduled.length > 0 ? 0 : this.freshQuota(sender ?? undefined, now, FRESH_PER_PROBE);
+      const due = fresh > 0 ? scheduled.concat(freshLeads(this.ctx.db).all({ campaignId: info.id, limit: fresh })) : scheduled;
+      if (due.length > 0) touched.add(info.id);
       for (const lead of due) {
         if (seen.has(lead.id)) continue;
         seen.add(lead.id);
@@ -251,7 +287,14 @@ export class Engine {
     );
     report.sends = counts.reduce<number>((n, c) => n + (c ?? 0), 0);
 
-    for (const info of running) if (this.completeIfDone(info.id)) report.completed.push(info.id);
+    // Only a campaign that had work this tick can have just finished it; every so often all are
+    // checked, for changes made elsewhere (leads deleted, inbound events). At 200 campaigns the
+    // check of every campaign on every tick was most of an idle tick's cost.
+    const checkAll = report.inbound > 0 || this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
+    for (const l of closing) touched.add(l.campaignId);
+    for (const info of running) {
+      if ((checkAll || touched.has(info.id)) && this.completeIfDone(info.id)) report.completed.push(info.id);
+    }
     return report;
   }
 
@@ -275,11 +318,9 @@ export class Engine {
 
   /** Running campaigns; one that lost its agent cannot send anything and is marked FAILED. */
   private runningCampaigns(): CampaignInfo[] {
-    const ids = this.ctx.db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS')).all();
     const out: CampaignInfo[] = [];
-    for (const { id } of ids) {
-      const info = loadCampaignInfo(this.ctx, id);
-      if (!info) continue;
+    for (const info of loadRunningCampaigns(this.ctx)) {
+      const id = info.id;
       if (info.agent === null) {
         this.ctx.log.warn({ campaignId: id }, 'running campaign has no agent; marked FAILED');
         this.ctx.db
@@ -392,9 +433,10 @@ export class Engine {
       if (this.stopping || !this.ensureLease()) return calls;
       const item = items[i] as SendItem;
       const now = this.ctx.simClock.now();
+      this.capped = false;
       const wait = this.accountWait(accountId, item.kind, now);
       if (wait !== null) {
-        this.defer(items.slice(i), wait);
+        this.defer(items.slice(i), wait, this.capped);
         return calls;
       }
       const outcome = await this.send(item, now);
@@ -419,20 +461,27 @@ export class Engine {
     if (blocked > now) return blocked;
     const safety = this.settings.safety;
     const rhythm = rhythmOf(account, safety);
+    // Out of hours or within the spacing, nothing of this account can go: its campaigns are
+    // not even probed for due leads until then (see runTick).
     const open = nextWorkingTime(now, rhythm);
-    if (open > now) return open;
+    const slot = this.slotOf(accountId);
+    const idle = Math.max(open, slot);
+    if (idle > now) {
+      this.idleUntil.set(accountId, idle);
+      return idle;
+    }
     if (kind !== 'withdraw') {
       const a = allowance(this.ctx, account, safety, now);
       const capped = kind === 'connect' ? a.connectionRequestsSentToday >= a.connectionRequestLimit : a.messagesSentToday >= a.messageLimit;
       if (capped) {
+        this.capped = true;
         // The week frees up on a later day than tomorrow when its cap, not today's, is what holds.
         const tomorrow = nextUtcDay(now);
         const frees = kind === 'connect' && a.weekFullUntil !== null ? Math.max(a.weekFullUntil, tomorrow) : tomorrow;
         return nextWorkingTime(frees, rhythm);
       }
     }
-    const slot = this.slotOf(accountId);
-    return slot > now ? slot : null;
+    return null;
   }
 
   /**
@@ -455,15 +504,65 @@ export class Engine {
     return slot;
   }
 
-  /** Pushes waiting sends back, spread by the minimum spacing so they do not all come due at once. */
-  private defer(items: SendItem[], until: number): void {
+  /**
+   * Pushes waiting sends back so they do not all come due at once. Messages are spread by the
+   * minimum spacing. Invitations join the account's booking: each gets the next free slot at
+   * the average spacing, a day holding no more than the account's daily allowance, so a
+   * backlog of thousands of new leads is looked at about once, when its turn may come, rather
+   * than on every tick (a tick costs the due work, and a re-deferred backlog would be due work).
+   */
+  private defer(items: SendItem[], until: number, capped = false): void {
+    const now = this.ctx.simClock.now();
+    const step = Math.max(1, Math.round((this.settings.spacingMinMs + this.settings.spacingMaxMs) / 2));
     transaction(this.ctx.db, () => {
       items.forEach((item, j) => {
-        const at = until + j * this.settings.spacingMinMs;
+        // Held by a daily or weekly cap, an invitation is booked on the day it may go; held by
+        // hours or spacing, everything queues behind at the average spacing.
+        const at = capped && item.kind === 'connect' ? this.book(item.accountId, until, now) : until + j * step;
         if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, at);
         else this.moveDue(item.leadId, item.due, at);
       });
     });
+  }
+
+  /** How many never-looked-at leads to take for a campaign sending from `accountId`: what it may still invite today. */
+  private freshQuota(accountId: string | undefined, now: number, room: number): number {
+    if (room <= 0) return 0;
+    // Without a sender the leads are handled at once (they fail or wait for an account).
+    if (!accountId) return room;
+    const account = findAccount(this.ctx, accountId);
+    if (!account || account.status !== 'connected') return 0;
+    const a = allowance(this.ctx, account, this.settings.safety, now);
+    return Math.min(room, Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday));
+  }
+
+  /** The next booked invitation slot of an account, at or after `until`. */
+  private book(accountId: string, until: number, now: number): number {
+    const step = Math.max(1, Math.round((this.settings.spacingMinMs + this.settings.spacingMaxMs) / 2));
+    let b = this.booking.get(accountId);
+    if (b === undefined || b.next < until || b.next < now) {
+      b = { day: dayOf(until), count: 0, next: until, perDay: this.invitesPerDay(accountId) };
+      this.booking.set(accountId, b);
+    }
+    if (b.count >= b.perDay) {
+      const account = findAccount(this.ctx, accountId);
+      const open = account ? nextWorkingTime((b.day + 1) * DAY, rhythmOf(account, this.settings.safety)) : (b.day + 1) * DAY;
+      b.day = dayOf(open);
+      b.count = 0;
+      b.next = open;
+    }
+    const at = b.next;
+    b.count++;
+    b.next = at + step;
+    return at;
+  }
+
+  /** How many invitations a day the account may send: its daily limit, bounded by the weekly cap. */
+  private invitesPerDay(accountId: string): number {
+    const account = findAccount(this.ctx, accountId);
+    if (!account) return 1;
+    const weekly = account.weeklyConnectionRequestLimit ?? this.settings.safety.weeklyConnectionRequestLimit;
+    return Math.max(1, Math.min(account.connectionRequestLimit, weekly));
   }
 
   private spacing(): number {
