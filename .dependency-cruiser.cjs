@@ -53,6 +53,13 @@ module.exports = {
       to: { path: WORKERS },
     },
     {
+      name: 'worker-to-db',
+      comment: 'Workers only schedule (leases, queues, timers); everything they read or record goes through core verbs.',
+      severity: 'error',
+      from: { path: WORKERS },
+      to: { path: '^src/db/' },
+    },
+    {
       name: 'core-to-face',
       comment: 'Core verbs know nothing of HTTP, MCP, the dashboard or the tool registry.',
       severity: 'error',

@@ -200,9 +200,14 @@ async function inProcessList(app: App, ctx: Ctx, secret: string, pages: readonly
     const raw = rawQueries(ctx.db.$client, queries);
     const rawArrays = rawQueries(ctx.db.$client, queries, 'arrays');
     if (raw() < SETTINGS.pageSize || rawArrays() < SETTINGS.pageSize) throw new Error(`${p.c.name} page ${p.page}: the raw query returned too few rows`);
-    const invocation = { input: { ...input }, credential: { apiKey: BENCH_KEY }, requestId: 'bench', clientAddress: '127.0.0.1' };
+    // What a transport does per call: authenticate, then the pipeline.
+    const pipeline = () => {
+      const auth = app.pipeline.authenticate(ctx, { apiKey: BENCH_KEY }, { requestId: 'bench', clientAddress: '127.0.0.1' });
+      if (!auth.ok) throw new Error(`bench key refused: ${auth.error.message}`);
+      return app.pipeline.invokeTool(ctx, listTool, { caller: auth.caller, input: { ...input } });
+    };
     const [rawTimes, arrayTimes, verbTimes, pipelineTimes] = await timeInTurns(
-      [raw, rawArrays, () => app.leadList.listLeads(ctx, secret, input), () => app.pipeline.invokeTool(ctx, listTool, invocation)],
+      [raw, rawArrays, () => app.leadList.listLeads(ctx, secret, input), pipeline],
       loop,
     );
     out.push({ case: p.c.name, page: p.page, raw: rawTimes!, rawArrays: arrayTimes!, verb: verbTimes!, pipeline: pipelineTimes! });

@@ -10,9 +10,11 @@ import { SqliteUnipileStore } from './core/network/unipile-store.js';
 import { SimulatedNetwork } from './network/sim/index.js';
 import { UnconfiguredNetwork } from './network/unconfigured.js';
 import type { NetworkProvider } from './core/network/provider.js';
-import { completeUnipileConfig, createUnipileProvider, mountUnipileWebhook, UnipileProvider } from './network/unipile/index.js';
+import { completeUnipileConfig, createUnipileProvider, UNIPILE_WEBHOOK_PATH, UnipileProvider } from './network/unipile/index.js';
 import type { Db } from './db/connection.js';
-import { httpHandler } from './rest/app.js';
+import { createHost, type Host, type HostOptions } from './http/host.js';
+import { mountMcp } from './mcp/mount.js';
+import { mountRest } from './rest/mount.js';
 import { tools } from './tools/index.js';
 import { UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
@@ -112,6 +114,26 @@ function selectOrExplain(from: readonly Tool[], sel: ToolSelection, fields: Sele
   }
 }
 
+export interface ServerHostOptions extends Pick<HostOptions, 'host' | 'webhooks' | 'front'> {
+  /** Every tool: REST serves them all. */
+  tools: readonly Tool[];
+  /** The tools MCP serves (after the config's tool selection); all of `tools` by default. */
+  mcpTools?: readonly Tool[];
+}
+
+/** The HTTP host with its faces: REST, then MCP. */
+export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
+  const mcpTools = opts.mcpTools ?? opts.tools;
+  return createHost(ctx, {
+    host: opts.host,
+    mcpTools,
+    // REST first: its routes are the hot path, and no other route shares its prefix.
+    mounts: [(app, host) => mountRest(app, host, ctx, opts.tools), (app, host) => mountMcp(app, host, ctx, mcpTools)],
+    webhooks: opts.webhooks,
+    front: opts.front,
+  });
+}
+
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 
 /** Opens the database and serves HTTP (REST, MCP, discovery) on one port. */
@@ -122,10 +144,11 @@ export async function startServer(
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   const unipile = ctx.network instanceof UnipileProvider ? ctx.network : null;
-  const handler = httpHandler(ctx, tools, {
+  const { handler } = serverHost(ctx, {
     host: settings.host,
+    tools,
     mcpTools: configuredTools(settings),
-    mount: unipile ? (a) => mountUnipileWebhook(a, unipile) : undefined,
+    webhooks: unipile ? [unipile.webhook(UNIPILE_WEBHOOK_PATH)] : [],
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const s = createHttpServer(handler);

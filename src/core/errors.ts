@@ -36,12 +36,7 @@ export class ApiError extends Error {
   readonly details: ErrorDetails;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
-    // An ApiError is an answer to the client, not a fault to debug, and is never logged with
-    // its stack: skipping the stack capture took a measurable share of every 429.
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
     super(message);
-    Error.stackTraceLimit = limit;
     this.name = 'ApiError';
     this.code = code;
     this.details = details;

@@ -1,5 +1,3 @@
-import type { Ctx } from './context.js';
-
 /**
  * Named points where a test can make a write fail, to prove what a real failure there leaves
  * behind (durable partial batches, released idempotency keys, `reconciliationFailed`).
@@ -25,11 +23,14 @@ export type FaultPoint =
   /** One page of Lookalike leads, after its inserts, inside its transaction. */
   | 'lookalike.page'
   /** The end of a Lookalike job, after the refund, inside its transaction. */
-  | 'lookalike.finish';
+  | 'lookalike.finish'
+  /** Recording a send_message that the provider accepted, inside its transaction. */
+  | 'inbox.send.record';
 
 export interface Faults {
   /** Throws to fail the operation at `point`; `subject` names what is being written (a lead id, a key). */
   hit(point: FaultPoint, subject: string): void;
 }
 
-export const failpoint = (ctx: Ctx, point: FaultPoint, subject: string): void => ctx.faults?.hit(point, subject);
+/** Takes only the `faults` of a context, so this module does not import the context (no cycle). */
+export const failpoint = (ctx: { faults?: Faults | undefined }, point: FaultPoint, subject: string): void => ctx.faults?.hit(point, subject);

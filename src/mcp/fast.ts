@@ -10,6 +10,14 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpScope } from './server.js';
 
+/**
+ * The library versions whose behaviour this file reproduces (the reply's exact headers, and
+ * repeated headers joined with ", "), as `test/mcp/fastpath.test.ts` compared them byte for
+ * byte. That test also fails when an installed version differs from these: compare the two
+ * paths again, then update them.
+ */
+export const COPIED_FROM = { '@modelcontextprotocol/sdk': '1.32.2', '@hono/node-server': '2.1.8' } as const;
+
 interface Pending {
   /** The id the client chose; many clients (and every stateless one) reuse the same few. */
   clientId: RequestId;

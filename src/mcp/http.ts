@@ -1,35 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
-import { ApiError, httpStatus, toApiError, validationError } from '../core/errors.js';
-import { parseJsonBody, sendError } from '../rest/body.js';
-import type { Caller, Tool } from '../tools/define.js';
+import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
 import { RateLimitReport } from '../core/ratelimit/report.js';
-import { errorHeaders, resolveCaller, type Credential } from '../tools/pipeline.js';
+import { parseJsonBody, sendError } from '../http/body.js';
+import { protectedResourceMetadataUrl } from '../http/oauth/router.js';
+import { bearerToken, requestIdOf } from '../http/request.js';
+import type { Tool } from '../tools/define.js';
+import { authenticate, type Credential } from '../tools/pipeline.js';
 import { parseSwitch, parseToolNames, selectTools, type ToolSelection } from '../tools/select.js';
 import { fastPathRequest, RequestMux, writeReply } from './fast.js';
-import { mcpServer, offeredTools, type McpScope } from './server.js';
-
-export const baseUrl = (req: Request): string => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-
-/**
- * The protected resource a request addressed: the MCP endpoint at /mcp, or the server root
- * (POST / is the same transport). Each has its own RFC 9728 metadata document, because
- * clients check that the metadata's `resource` covers the URL they connected to.
- */
-export const resourceUrl = (req: Request): string => (req.path.startsWith('/mcp') ? `${baseUrl(req)}/mcp` : `${baseUrl(req)}/`);
-
-/** Where a client finds how to authenticate (RFC 9728), named in every 401 from the MCP endpoints. */
-export const protectedResourceMetadataUrl = (req: Request): string =>
-  `${baseUrl(req)}/.well-known/oauth-protected-resource${req.path.startsWith('/mcp') ? '/mcp' : ''}`;
-
-/** `Authorization: Bearer <token>`, or undefined. */
-export function bearerToken(req: Request): string | undefined {
-  const m = /^Bearer[ \t]+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-  return m?.[1];
-}
+import { connectServer, mcpServer, offeredTools, type McpScope } from './server.js';
 
 export function mcpCredential(req: Request): Credential {
   return { apiKey: req.get('x-api-key'), bearerToken: bearerToken(req) };
@@ -82,22 +64,17 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
   const validator = new AjvJsonSchemaValidator();
   const mux = new RequestMux();
   const shared = mcpServer(ctx, (id) => mux.scopeOf(id), validator);
-  const connected = shared.connect(mux);
+  const connected = connectServer(shared, mux);
   const fastPath = opts.fastPath ?? true;
   return async (req: Request, res: Response) => {
-    const requestId = String(res.locals.requestId);
     const credential = mcpCredential(req);
-    const report = new RateLimitReport();
-    let caller: Caller;
-    let offered: readonly Tool[];
-    try {
-      caller = resolveCaller(ctx, credential, requestId, { clientAddress: req.ip, report });
-    } catch (err) {
-      const error = toApiError(err);
-      const headers = errorHeaders(error, report);
-      if (httpStatus(error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, error);
-      return sendError(res, error, headers);
+    const auth = authenticate(ctx, credential, { requestId: requestIdOf(res), clientAddress: req.ip });
+    if (!auth.ok) {
+      const headers = { ...auth.headers };
+      if (httpStatus(auth.error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, auth.error);
+      return sendError(res, auth.error, headers);
     }
+    let offered: readonly Tool[];
     try {
       offered = requestedTools(req, tools);
     } catch (err) {
@@ -106,7 +83,12 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const body = parseJsonBody(req);
     if (!body.ok) return sendError(res, body.error);
 
-    const scope: McpScope = { offered: offeredTools(offered), credential, caller, requestId };
+    const { caller } = auth;
+    const scope: McpScope = {
+      offered: offeredTools(offered),
+      // Each call collects its own rate-limit policies, as if it had authenticated itself.
+      authenticate: () => ({ ok: true, caller: { ...caller, rateLimits: new RateLimitReport() } }),
+    };
     const request = fastPath ? fastPathRequest(req, body.value) : undefined;
     if (request) {
       await connected;
@@ -118,9 +100,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
       void transport.close();
       void server.close();
     });
-    await server.connect(transport);
+    await connectServer(server, transport);
     await transport.handleRequest(req, res, body.value);
   };
 }
-
-export const newRequestId = (): string => randomUUID();

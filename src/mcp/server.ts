@@ -1,6 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
+  isJSONRPCRequest,
+  type JSONRPCRequest,
   ListToolsRequestSchema,
   type CallToolResult,
   type RequestId,
@@ -10,10 +13,11 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { z } from 'zod';
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
-import { RateLimitReport } from '../core/ratelimit/report.js';
-import { IdempotencyKey, type Caller, type Tool } from '../tools/define.js';
-import { invokeTool, type Credential, type Outcome } from '../tools/pipeline.js';
-import { mcpInputSchema, mcpOutputSchema, type JsonObject } from './schemas.js';
+import { validationError } from '../core/errors.js';
+import { zodToApiError } from '../core/validation.js';
+import { IdempotencyKey, type Tool } from '../tools/define.js';
+import { authenticate, invokeTool, type Authenticated, type Credential, type Outcome } from '../tools/pipeline.js';
+import { mcpInputSchema, mcpOutputSchema, type JsonObject } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 const INSTRUCTIONS =
@@ -47,7 +51,7 @@ export function describeTool(tool: Tool): McpTool {
 }
 
 /** A pipeline outcome as an MCP tool result: the REST body as structuredContent and text. */
-export function toToolResult(outcome: Outcome): CallToolResult {
+export function toToolResult(outcome: Outcome | { ok: false; error: ApiError }): CallToolResult {
   if (!outcome.ok) return { isError: true, content: [{ type: 'text', text: JSON.stringify(outcome.error.toBody()) }] };
   return { content: [{ type: 'text', text: outcome.json }], structuredContent: outcome.body as JsonObject };
 }
@@ -73,10 +77,12 @@ export function offeredTools(tools: readonly Tool[]): OfferedTools {
 /** Whom one MCP request acts for, and what it may call. */
 export interface McpScope {
   offered: OfferedTools;
-  credential: Credential;
-  /** The key's caller, when the transport already authenticated the request (HTTP does, for its 401). */
-  caller?: Caller | undefined;
-  requestId: string;
+  /**
+   * The pipeline's authentication for one tool call. Over HTTP the request was authenticated
+   * before any protocol work (for its plain-HTTP 401), so this hands out that caller; over
+   * stdio each call authenticates, so a revoked key stops working at once.
+   */
+  authenticate(): Authenticated;
 }
 
 /**
@@ -98,31 +104,61 @@ export function mcpServer(ctx: Ctx, scopeOf: (id: RequestId) => McpScope, valida
     const tool = scope.offered.byName.get(request.params.name);
     if (!tool) {
       const error = new ApiError('not_found', `Unknown tool "${request.params.name}". Call tools/list for the available tools.`);
-      return toToolResult({ ok: false, error, headers: {} });
+      return toToolResult({ ok: false, error });
     }
+    const auth = scope.authenticate();
+    if (!auth.ok) return toToolResult(auth);
     const { idempotencyKey, ...input } = request.params.arguments ?? {};
     const outcome = await invokeTool(ctx, tool, {
+      caller: auth.caller,
       input: tool.idempotent ? input : (request.params.arguments ?? {}),
       idempotencyKey: tool.idempotent ? idempotencyKey : undefined,
-      idempotencyKeyField: 'idempotencyKey',
-      credential: scope.credential,
-      // Each call collects its own rate-limit policies, as if it had authenticated itself.
-      caller: scope.caller && { ...scope.caller, rateLimits: new RateLimitReport() },
-      requestId: scope.requestId,
     });
     return toToolResult(outcome);
   });
   return server;
 }
 
-/** A server for one client and key (stdio, or one stateless HTTP request). */
-export function buildMcpServer(
-  ctx: Ctx,
-  tools: readonly Tool[],
-  credential: Credential,
-  requestId: () => string,
-  validator?: jsonSchemaValidator,
-): Server {
+/**
+ * Why a tools/call request is malformed (no params, arguments that are not an object, no
+ * name), as our validation_error; null for a well-formed one. The SDK's server would answer
+ * these with a JSON-RPC error of its own wording, where every failed call must be an isError
+ * result carrying our error body.
+ */
+export function malformedToolCall(request: JSONRPCRequest): ApiError | null {
+  const parsed = CallToolRequestSchema.safeParse(request);
+  if (parsed.success) return null;
+  const params = request.params as unknown;
+  if (params === undefined || params === null || typeof params !== 'object' || Array.isArray(params)) {
+    return validationError('tools/call needs params: the tool\'s name and its arguments as a JSON object.', []);
+  }
+  const args = (params as { arguments?: unknown }).arguments;
+  if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+    const got = Array.isArray(args) ? 'an array' : args === null ? 'null' : `a ${typeof args}`;
+    return validationError(`arguments must be a JSON object of named arguments, not ${got}.`, ['arguments']);
+  }
+  return zodToApiError(parsed.error, (field) => field.replace(/^params\./, ''));
+}
+
+/**
+ * Connects a server to its transport, answering malformed tools/call requests (see
+ * malformedToolCall) before they reach the server. Every transport (stdio, the SDK's HTTP
+ * transport, the RequestMux) delivers through `onmessage`, so all answer alike.
+ */
+export async function connectServer(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('The MCP server did not attach to its transport.');
+  transport.onmessage = (message, extra) => {
+    const refusal = isJSONRPCRequest(message) && message.method === 'tools/call' ? malformedToolCall(message) : null;
+    if (!refusal || !isJSONRPCRequest(message)) return deliver(message, extra);
+    const result = toToolResult({ ok: false, error: refusal });
+    transport.send({ jsonrpc: '2.0', id: message.id, result }, { relatedRequestId: message.id }).catch((err: unknown) => transport.onerror?.(err as Error));
+  };
+}
+
+/** A server for one stdio client: the key is checked on every call. */
+export function stdioMcpServer(ctx: Ctx, tools: readonly Tool[], credential: Credential, requestId: () => string): Server {
   const offered = offeredTools(tools);
-  return mcpServer(ctx, () => ({ offered, credential, requestId: requestId() }), validator);
+  return mcpServer(ctx, () => ({ offered, authenticate: () => authenticate(ctx, credential, { requestId: requestId() }) }));
 }

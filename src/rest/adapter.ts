@@ -1,20 +1,42 @@
 import type { Express, Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Ctx } from '../core/context.js';
-import { validationError } from '../core/errors.js';
+import { ApiError, validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
-import { bearerToken } from '../mcp/http.js';
-import { invokeTool, type Credential, type Outcome } from '../tools/pipeline.js';
-import { parseJsonBody, readRawBody, sendError, writeJson } from './body.js';
+import { parseJsonBody, readRawBody, sendError, writeJson } from '../http/body.js';
+import { bearerToken, requestIdOf } from '../http/request.js';
+import { authenticate, IDEMPOTENCY_KEY_FIELD, invokeTool, type Authenticated, type Credential, type Outcome, type Refusal } from '../tools/pipeline.js';
 import { coerceQuery } from './query.js';
+import { routeParser } from './routes.js';
 
-const requestId = (res: Response): string => String(res.locals.requestId ?? '');
+/** Where the REST facade lives. */
+export const REST_PREFIX = '/public/v1';
 
-/** REST authenticates with X-API-Key only; a bearer token alone is refused with a 401 that says so. */
-export const restCredential = (req: Request): Credential => ({
-  apiKey: req.get('x-api-key'),
-  misplacedBearer: !req.get('x-api-key') && bearerToken(req) !== undefined,
-});
+/** What REST calls the idempotency key: a header. */
+const KEY_HEADER = 'Idempotency-Key';
+
+/** REST authenticates with X-API-Key only. */
+export const restCredential = (req: Request): Credential => ({ apiKey: req.get('x-api-key') });
+
+/**
+ * Authenticates a REST request. A bearer token alone is refused with a 401 that says REST
+ * takes X-API-Key (bearer tokens are MCP's), where the pipeline would only say a key is missing.
+ */
+export function authenticateRest(ctx: Ctx, req: Request, res: Response): Authenticated {
+  const outcome = authenticate(ctx, restCredential(req), { requestId: requestIdOf(res), clientAddress: req.ip });
+  if (outcome.ok || outcome.stage !== 'key' || req.get('x-api-key') || bearerToken(req) === undefined) return outcome;
+  const error = new ApiError('unauthorized', 'REST takes the API key in the X-API-Key header; OAuth bearer tokens work on the MCP endpoint only.');
+  return { ...outcome, error };
+}
+
+/** The pipeline names the idempotency key `idempotencyKey`; on REST its errors name the header. */
+function restWording(outcome: Refusal): Refusal {
+  if (outcome.stage !== 'idempotency') return outcome;
+  const { error } = outcome;
+  const fields = error.details.fields?.map((f) => (f === IDEMPOTENCY_KEY_FIELD ? KEY_HEADER : f));
+  const renamed = new ApiError(error.code, error.message.replaceAll(IDEMPOTENCY_KEY_FIELD, KEY_HEADER), fields ? { ...error.details, fields } : error.details);
+  return { ...outcome, error: renamed };
+}
 
 export function sendOutcome(res: Response, outcome: Outcome): void {
   if (!outcome.ok) return sendError(res, outcome.error, outcome.headers);
@@ -26,7 +48,7 @@ export function sendOutcome(res: Response, outcome: Outcome): void {
  * Decodes a REST request into tool input: path parameters, then the query (GET) or the JSON
  * body (other methods). The tool's strict schema does the rest, so REST and MCP validate alike.
  */
-function decodeInput(tool: Tool, req: Request): { input: unknown; error?: ReturnType<typeof validationError> } {
+function decodeInput(tool: Tool, req: Request): { input: unknown; error?: ApiError } {
   const params = req.params as Record<string, string>;
   if (tool.http.method === 'GET') {
     const query = coerceQuery(tool.input.shape as Record<string, z.ZodType>, req.query as Record<string, unknown>);
@@ -36,7 +58,8 @@ function decodeInput(tool: Tool, req: Request): { input: unknown; error?: Return
   }
   const body = parseJsonBody(req);
   if (!body.ok) return { input: undefined, error: body.error };
-  const value = body.value ?? {};
+  // No body is `{}`; a body of `null` is not an object and is refused like any other.
+  const value = body.value === undefined ? {} : body.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { input: undefined, error: validationError('The body must be a JSON object.', []) };
   }
@@ -45,32 +68,36 @@ function decodeInput(tool: Tool, req: Request): { input: unknown; error?: Return
   return { input: { ...value, ...params } };
 }
 
-/** Where the REST facade lives. */
-export const REST_PREFIX = '/public/v1';
-
 /**
  * The REST facade's routes, generated from the tool registry: one route per tool, registered on
  * the app itself under REST_PREFIX (a mounted sub-router cost a measurable share of a short
- * request). Routes that take a body read it under the 128 KiB limit first.
+ * request). Every route reads its body under the 128 KiB limit first, GET routes too.
  */
-export function restRoutes(app: Express, ctx: Ctx, tools: readonly Tool[]): void {
-  for (const tool of tools) {
+export interface RestRoute {
+  method: string;
+  matches: (path: string) => boolean;
+  /** The raw path parameters of a path the route matches. */
+  params: (path: string) => Record<string, string>;
+  handler: (req: Request, res: Response) => Promise<void>;
+}
+
+export function restRoutes(app: Express, ctx: Ctx, tools: readonly Tool[]): RestRoute[] {
+  return tools.map((tool) => {
     const method = tool.http.method.toLowerCase() as 'get' | 'post' | 'patch';
     const handler = async (req: Request, res: Response) => {
       res.locals.tool = tool.name;
+      const auth = authenticateRest(ctx, req, res);
+      if (!auth.ok) return sendOutcome(res, auth);
       const { input, error } = decodeInput(tool, req);
       const outcome = await invokeTool(ctx, tool, {
+        caller: auth.caller,
         input,
         inputError: error,
         idempotencyKey: tool.idempotent ? req.get('idempotency-key') : undefined,
-        idempotencyKeyField: 'Idempotency-Key',
-        credential: restCredential(req),
-        requestId: requestId(res),
-        clientAddress: req.ip,
       });
-      sendOutcome(res, outcome);
+      sendOutcome(res, outcome.ok ? outcome : restWording(outcome));
     };
-    if (tool.http.method === 'GET') app.get(REST_PREFIX + tool.http.path, handler);
-    else app[method](REST_PREFIX + tool.http.path, readRawBody, handler);
-  }
+    app[method](REST_PREFIX + tool.http.path, readRawBody, handler);
+    return { method: tool.http.method, ...routeParser(tool.http.path), handler };
+  });
 }

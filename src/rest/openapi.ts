@@ -1,8 +1,8 @@
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../core/errors.js';
-import { jsonSchema, type JsonObject } from '../mcp/schemas.js';
+import { jsonSchema, type JsonObject } from '../tools/schemas.js';
 import { IdempotencyKey, type Tool } from '../tools/define.js';
 import { SERVER_NAME } from '../version.js';
-import { MAX_BODY_BYTES } from './body.js';
+import { MAX_BODY_BYTES } from '../http/body.js';
 
 /** The spec's description version (public-api-v1.md, Versioning). */
 export const API_VERSION = '1.0.0';

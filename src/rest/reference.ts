@@ -1,5 +1,5 @@
-import type { JsonObject } from '../mcp/schemas.js';
-import { escapeHtml } from './html.js';
+import type { JsonObject } from '../tools/schemas.js';
+import { escapeHtml } from '../http/html.js';
 
 /**
  * A browsable API reference rendered from the OpenAPI document itself: plain HTML, no

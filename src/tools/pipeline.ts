@@ -2,10 +2,10 @@ import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import { authenticateKey, type KeyIdentity } from '../core/auth/keys.js';
 import { authenticateAccessToken } from '../core/auth/oauth.js';
-import type { RateClass } from '../core/ratelimit/config.js';
+import type { Admission } from '../core/ratelimit/limiter.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { zodToApiError } from '../core/validation.js';
-import { BLOCKED_PLANS, getWorkspace } from '../core/workspace/get.js';
+import { BLOCKED_PLANS, getWorkspace, type Workspace } from '../core/workspace/get.js';
 import { IdempotencyKey, settle, type Caller, type Tool } from './define.js';
 import { runIdempotent } from './idempotency.js';
 
@@ -14,108 +14,207 @@ export interface Credential {
   apiKey?: string | null | undefined;
   /** An OAuth access token; it stands for the API key given on the consent page. */
   bearerToken?: string | null | undefined;
-  /** A bearer token sent where only X-API-Key counts (REST), so the 401 can say so. */
-  misplacedBearer?: boolean;
+}
+
+/**
+ * The stages of the one pipeline, in the order every entry runs them. Each entry runs a
+ * prefix of this list and stops at the first refusal:
+ * - every transport authenticates first, through `authenticate` (auth_guard, key, workspace_plan);
+ * - `invokeTool` admits the call (tool_plan, rate_limit) and runs the rest;
+ * - an unknown REST route admits with no tool (`admitRoute`: the global bucket only);
+ * - REST's edge (rest/edge.ts) runs the admission stages with `peek`, charging nothing, and
+ *   answers only when the refusal comes from rate_limit.
+ */
+export const PIPELINE = ['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'rate_limit', 'input', 'idempotency', 'handler'] as const;
+export type StageName = (typeof PIPELINE)[number];
+
+/** `charge`: a real call (counts failed keys, takes a token). `peek`: the same answers, nothing counted. */
+export type Mode = 'charge' | 'peek';
+
+/** What the admission stages read and fill in, in order. */
+interface Admitting {
+  credential: Credential;
+  clientAddress: string | undefined;
+  /** The route's tool; undefined for a route that does not exist. */
+  tool: Tool | undefined;
+  report: RateLimitReport;
+  guard?: Admission;
+  keyId?: string;
+  workspace?: Workspace;
+}
+
+interface Stage {
+  name: StageName;
+  /** Returns the refusal, or null to go on. */
+  run(ctx: Ctx, call: Admitting, mode: Mode): ApiError | null;
 }
 
 /**
  * The key behind a credential. An API key wins over a bearer token; either way the caller
  * is the key, so rate limits and idempotency (keyed by key id) are shared.
  */
-function authenticate(ctx: Ctx, credential: Credential): KeyIdentity {
-  if (credential.apiKey) return authenticateKey(ctx, credential.apiKey);
-  if (credential.bearerToken) return authenticateAccessToken(ctx, credential.bearerToken);
-  if (credential.misplacedBearer) {
-    throw new ApiError('unauthorized', 'REST takes the API key in the X-API-Key header; OAuth bearer tokens work on the MCP endpoint only.');
-  }
+function identify(ctx: Ctx, credential: Credential): KeyIdentity {
+  if (!credential.apiKey && credential.bearerToken) return authenticateAccessToken(ctx, credential.bearerToken);
   return authenticateKey(ctx, credential.apiKey);
 }
 
-export interface Invocation {
-  /** Arguments as the transport decoded them (path, query and body merged on REST). */
-  input: unknown;
-  /** A decoding failure found by the transport (bad JSON), raised after auth. */
-  inputError?: ApiError | undefined;
-  idempotencyKey?: unknown;
-  /** What the idempotency key is called on this transport, for error messages. */
-  idempotencyKeyField?: string;
-  credential: Credential;
-  /**
-   * The caller, when the transport has already resolved the credential (the MCP HTTP endpoint
-   * does, for its plain-HTTP 401); the credential is then not checked a second time.
-   */
-  caller?: Caller | undefined;
-  requestId: string;
-  /** The client's network address (HTTP transports), for the failed-authentication guard. */
-  clientAddress?: string | undefined;
+/** Checked before the key, so a blocked address learns nothing, not even from a correct guess. */
+const authGuard: Stage = {
+  name: 'auth_guard',
+  run(ctx, call) {
+    if (call.clientAddress === undefined) return null;
+    const guard = ctx.limits.authGuard(call.clientAddress);
+    call.guard = guard;
+    if (guard.ok) return null;
+    call.report.add(...guard.states);
+    return ctx.limits.refusal(guard);
+  },
+};
+
+const key: Stage = {
+  name: 'key',
+  run(ctx, call, mode) {
+    try {
+      call.keyId = identify(ctx, call.credential).keyId;
+      return null;
+    } catch (err) {
+      if (call.clientAddress !== undefined && call.guard) {
+        // A missing key is a client not yet configured, not a guess: it is not counted.
+        const guessed = (call.credential.apiKey || call.credential.bearerToken) && err instanceof ApiError && err.code === 'unauthorized';
+        if (guessed && mode === 'charge') call.report.add(ctx.limits.recordAuthFailure(call.clientAddress));
+        else call.report.add(...call.guard.states);
+      }
+      if (err instanceof ApiError) return err;
+      throw err;
+    }
+  },
+};
+
+const workspacePlan: Stage = {
+  name: 'workspace_plan',
+  run(ctx, call) {
+    const workspace = getWorkspace(ctx);
+    if (!workspace) return new ApiError('unauthorized', 'This server holds no workspace yet. Run `npx outreach seed` or `npm start` first.');
+    call.workspace = workspace;
+    if (!BLOCKED_PLANS.has(workspace.plan)) return null;
+    call.report.add(ctx.limits.peekGlobal(call.keyId!));
+    return new ApiError('plan_required', `The ${workspace.plan} plan cannot use the API. A paid plan is required.`);
+  },
+};
+
+/** A route's own plan gate (Lookalike's): before rate limits, so a refusal charges nothing. */
+const toolPlan: Stage = {
+  name: 'tool_plan',
+  run(ctx, call) {
+    const refusal = call.tool?.planGate?.(ctx, call.workspace!) ?? null;
+    if (refusal) call.report.add(ctx.limits.peekGlobal(call.keyId!));
+    return refusal;
+  },
+};
+
+/** The key's global bucket and the route's class bucket, one pair for every transport. */
+const rateLimit: Stage = {
+  name: 'rate_limit',
+  run(ctx, call, mode) {
+    const rateClass = call.tool?.rateLimit;
+    const admission = mode === 'charge' ? ctx.limits.admitCall(call.keyId!, rateClass) : ctx.limits.peekCall(call.keyId!, rateClass);
+    call.report.add(...admission.states);
+    return admission.ok ? null : ctx.limits.refusal(admission);
+  },
+};
+
+const STAGES: readonly Stage[] = [authGuard, key, workspacePlan, toolPlan, rateLimit];
+const AUTHENTICATION = STAGES.slice(0, 3);
+const ADMISSION = STAGES.slice(3);
+
+/** A refusal: the error, its response headers, and the stage that gave it. */
+export interface Refusal {
+  ok: false;
+  error: ApiError;
+  headers: Record<string, string>;
+  stage: StageName;
 }
 
-export type Outcome =
-  | { ok: true; status: number; body: unknown; json: string; headers: Record<string, string> }
-  | { ok: false; error: ApiError; headers: Record<string, string> };
+function runStages(ctx: Ctx, stages: readonly Stage[], call: Admitting, mode: Mode): Refusal | null {
+  for (const stage of stages) {
+    let error: ApiError | null;
+    try {
+      error = stage.run(ctx, call, mode);
+    } catch (err) {
+      error = toApiError(err);
+      ctx.log.error({ err, stage: stage.name }, 'pipeline stage failed');
+    }
+    if (error) return { ok: false, error, headers: errorHeaders(error, call.report), stage: stage.name };
+  }
+  return null;
+}
 
 export interface AuthOptions {
+  requestId: string;
   /**
    * The client's network address. When given, failed authentications from it are counted and,
    * past the limit, refused with 429 before the key is even looked at, so guessing keys is slow.
    */
   clientAddress?: string | undefined;
-  /** Collects the rate-limit policies that applied, for the response headers. */
-  report?: RateLimitReport;
+}
+
+export type Authenticated = { ok: true; caller: Caller } | Refusal;
+
+/**
+ * The first stages of every entry: the failed-authentication guard, the key (or the bearer
+ * token standing for one), and the workspace's plan. Every transport calls this once per
+ * request (stdio once per call) and hands the caller to `invokeTool`.
+ */
+export function authenticate(ctx: Ctx, credential: Credential, opts: AuthOptions): Authenticated {
+  const call: Admitting = { credential, clientAddress: opts.clientAddress, tool: undefined, report: new RateLimitReport() };
+  const refused = runStages(ctx, AUTHENTICATION, call, 'charge');
+  if (refused) return refused;
+  return { ok: true, caller: { keyId: call.keyId!, workspace: call.workspace!, requestId: opts.requestId, rateLimits: call.report } };
+}
+
+const admitting = (caller: Caller, tool: Tool | undefined): Admitting => ({
+  credential: {},
+  clientAddress: undefined,
+  tool,
+  report: caller.rateLimits,
+  keyId: caller.keyId,
+  workspace: caller.workspace,
+});
+
+/**
+ * The admission of a request to a route that does not exist: the key's global bucket, since
+ * every request counts against it, a wrong path too. Null when admitted.
+ */
+export function admitRoute(ctx: Ctx, caller: Caller): Refusal | null {
+  return runStages(ctx, ADMISSION, admitting(caller, undefined), 'charge');
 }
 
 /**
- * Resolves a credential to a caller: the key must exist, be unrevoked and of this
- * environment; the workspace's plan must allow API use.
+ * Every admission stage run without charging anything: what the pipeline would refuse now for
+ * this credential and route (`tool` undefined for a route that does not exist), or null. A
+ * refusal charges nothing in the pipeline either, so a refusal found here is the pipeline's own
+ * answer, with the same headers.
  */
-export function resolveCaller(ctx: Ctx, credential: Credential, requestId: string, opts: AuthOptions = {}): Caller {
-  const report = opts.report ?? new RateLimitReport();
-  const keyId = guardedAuthentication(ctx, credential, opts.clientAddress, report);
-  const workspace = getWorkspace(ctx);
-  if (!workspace) throw new ApiError('unauthorized', 'This server holds no workspace yet. Run `npx outreach seed` or `npm start` first.');
-  if (BLOCKED_PLANS.has(workspace.plan)) {
-    report.add(ctx.limits.peekGlobal(keyId));
-    throw new ApiError('plan_required', `The ${workspace.plan} plan cannot use the API. A paid plan is required.`);
-  }
-  return { keyId, workspace, requestId, rateLimits: report };
+export function peekRefusal(ctx: Ctx, credential: Credential, clientAddress: string | undefined, tool: Tool | undefined): Refusal | null {
+  const call: Admitting = { credential, clientAddress, tool, report: new RateLimitReport() };
+  return runStages(ctx, STAGES, call, 'peek');
 }
 
-function guardedAuthentication(ctx: Ctx, credential: Credential, address: string | undefined, report: RateLimitReport): string {
-  if (address === undefined) return authenticate(ctx, credential).keyId;
-  // Checked before the key, so a blocked address learns nothing, not even from a correct guess.
-  const guard = ctx.limits.authGuard(address);
-  if (!guard.ok) {
-    report.add(...guard.states);
-    throw ctx.limits.refusal(guard);
-  }
-  try {
-    return authenticate(ctx, credential).keyId;
-  } catch (err) {
-    // A missing key is a client not yet configured, not a guess: it is not counted.
-    if ((credential.apiKey || credential.bearerToken) && err instanceof ApiError && err.code === 'unauthorized') report.add(ctx.limits.recordAuthFailure(address));
-    else report.add(...guard.states);
-    throw err;
-  }
+export interface Invocation {
+  /** The caller, as `authenticate` resolved it. */
+  caller: Caller;
+  /** Arguments as the transport decoded them (path, query and body merged on REST). */
+  input: unknown;
+  /** A decoding failure found by the transport (bad JSON), raised after admission. */
+  inputError?: ApiError | undefined;
+  /** The `idempotencyKey`, however the transport carried it (REST: the Idempotency-Key header). */
+  idempotencyKey?: unknown;
 }
 
-/** The idempotency key, validated; undefined when the caller sent none. */
-function idempotencyKeyOf(inv: Invocation): string | undefined {
-  if (inv.idempotencyKey === undefined) return undefined;
-  const field = inv.idempotencyKeyField ?? 'idempotencyKey';
-  const key = IdempotencyKey.safeParse(inv.idempotencyKey);
-  if (!key.success) throw zodToApiError(key.error, () => field);
-  return key.data;
-}
+export type Outcome = { ok: true; status: number; body: unknown; json: string; headers: Record<string, string> } | Refusal;
 
-/**
- * The rate-limit stage: the key's global bucket and the tool's class bucket, one pair for REST
- * and MCP alike. A refused call charges nothing and goes no further.
- */
-export function enforceRateLimits(ctx: Ctx, caller: Caller, rateClass: RateClass | undefined): void {
-  const admission = ctx.limits.admitCall(caller.keyId, rateClass);
-  caller.rateLimits.add(...admission.states);
-  if (!admission.ok) throw ctx.limits.refusal(admission);
-}
+/** The field name the pipeline gives the idempotency key in its errors; a transport may rename it. */
+export const IDEMPOTENCY_KEY_FIELD = 'idempotencyKey';
 
 /** The headers of a failed request: its RateLimit fields, and Retry-After for a 429. */
 export function errorHeaders(error: ApiError, report: RateLimitReport): Record<string, string> {
@@ -125,33 +224,40 @@ export function errorHeaders(error: ApiError, report: RateLimitReport): Record<s
 }
 
 /**
- * The single call pipeline behind REST and MCP: auth, plan gates, rate limit, input
- * validation, idempotency, handler. Both transports call it, so the two can never drift apart.
+ * The single call pipeline behind every transport, after `authenticate`: the admission stages,
+ * input validation, idempotency, handler. A failure names the stage that gave it.
  */
 export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise<Outcome> {
-  const report = inv.caller?.rateLimits ?? new RateLimitReport();
+  const refused = runStages(ctx, ADMISSION, admitting(inv.caller, tool), 'charge');
+  if (refused) return refused;
+  const report = inv.caller.rateLimits;
+  let stage: StageName = 'input';
   try {
-    const caller = inv.caller ?? resolveCaller(ctx, inv.credential, inv.requestId, { clientAddress: inv.clientAddress, report });
-    const refusal = tool.planGate?.(ctx, caller.workspace) ?? null;
-    if (refusal) {
-      report.add(ctx.limits.peekGlobal(caller.keyId));
-      throw refusal;
-    }
-    enforceRateLimits(ctx, caller, tool.rateLimit);
     if (inv.inputError) throw inv.inputError;
     const parsed = tool.input.safeParse(inv.input);
     if (!parsed.success) throw zodToApiError(parsed.error);
+    stage = 'idempotency';
     const key = idempotencyKeyOf(inv);
-    const handle = async () => tool.handler(ctx, parsed.data, caller);
+    const handle = async () => {
+      stage = 'handler';
+      return tool.handler(ctx, parsed.data, inv.caller);
+    };
     const headers = rateLimitHeaders(report.states);
     if (key === undefined) return { ok: true, ...settle(await handle()), headers };
-    const keyField = inv.idempotencyKeyField ?? 'idempotencyKey';
-    const { replayed, ...settled } = await runIdempotent(ctx, tool, caller, { key, keyField, input: inv.input }, handle);
+    const { replayed, ...settled } = await runIdempotent(ctx, tool, inv.caller, { key, keyField: IDEMPOTENCY_KEY_FIELD, input: inv.input }, handle);
     if (replayed) headers['Idempotent-Replayed'] = 'true';
     return { ok: true, ...settled, headers };
   } catch (err) {
     const error = toApiError(err);
-    if (!(err instanceof ApiError)) ctx.log.error({ err, tool: tool.name, requestId: inv.requestId }, 'tool failed');
-    return { ok: false, error, headers: errorHeaders(error, report) };
+    if (!(err instanceof ApiError)) ctx.log.error({ err, tool: tool.name, requestId: inv.caller.requestId }, 'tool failed');
+    return { ok: false, error, headers: errorHeaders(error, report), stage };
   }
+}
+
+/** The idempotency key, validated; undefined when the caller sent none. */
+function idempotencyKeyOf(inv: Invocation): string | undefined {
+  if (inv.idempotencyKey === undefined) return undefined;
+  const key = IdempotencyKey.safeParse(inv.idempotencyKey);
+  if (!key.success) throw zodToApiError(key.error, () => IDEMPOTENCY_KEY_FIELD);
+  return key.data;
 }

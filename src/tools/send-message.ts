@@ -1,9 +1,9 @@
+import { MESSAGE_TEXT_MAX } from '../core/outreach/limits.js';
 import { z } from 'zod';
 import { SendMessageResult, sendMessage } from '../core/inbox/send.js';
 import { defineTool } from './define.js';
 import { pathId } from './params.js';
 
-export const MESSAGE_TEXT_MAX = 8000;
 
 /**
  * Hints: not destructive (it adds a message, changes no stored data irreversibly); not

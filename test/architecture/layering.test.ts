@@ -55,6 +55,7 @@ describe('layering rules (dependency-cruiser)', () => {
       'src/tools/t.ts': "import { s } from '../db/s.js';\nexport const t = s;\n",
       'src/http/h.ts': "import { s } from '../db/s.js';\nexport const h = s;\n",
       'src/workers/outreach/x.ts': "import { y } from './y.js';\nexport const x = y;\n",
+      'src/workers/lookalike/l.ts': "import { s } from '../../db/s.js';\nexport const l = s;\n",
       'src/workers/outreach/y.ts': "import { x } from './x.js';\nexport const y = () => x;\n",
     };
     for (const [path, text] of Object.entries(files)) {
@@ -74,6 +75,7 @@ describe('layering rules (dependency-cruiser)', () => {
         'core-to-face src/core/c.ts src/http/h.ts',
         'face-to-db src/tools/t.ts src/db/s.ts',
         'face-to-db src/http/h.ts src/db/s.ts',
+        'worker-to-db src/workers/lookalike/l.ts src/db/s.ts',
       ]) expect(found, expected).toContain(expected);
       expect([...found].some((v) => v.startsWith('no-cycles src/workers/outreach/'))).toBe(true);
     }, 120_000);

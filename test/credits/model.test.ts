@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { eq } from 'drizzle-orm';
 import { campaigns, creditBalance, creditLedger, leads } from '../../src/db/schema.js';
 import { toolByName } from '../../src/tools/index.js';
-import { invokeTool } from '../../src/tools/pipeline.js';
+import { authenticate, invokeTool } from '../../src/tools/pipeline.js';
 import { fixture, TEST_KEY, testCtx } from '../helpers.js';
 
 /**
@@ -83,12 +83,9 @@ describe('credits and idempotency model', () => {
           const args = 'picks' in call.args ? resolve(call) : call.args;
           history.push(call);
           const chargesBefore = ledger().length;
-          const outcome = await invokeTool(ctx, toolByName.get(call.tool)!, {
-            input: args,
-            idempotencyKey: call.key,
-            credential: { apiKey: TEST_KEY },
-            requestId: 'model',
-          });
+          const auth = authenticate(ctx, { apiKey: TEST_KEY }, { requestId: 'model' });
+          if (!auth.ok) throw auth.error;
+          const outcome = await invokeTool(ctx, toolByName.get(call.tool)!, { caller: auth.caller, input: args, idempotencyKey: call.key });
           const newCharges = ledger().slice(chargesBefore);
           const request = JSON.stringify([call.tool, args]);
 

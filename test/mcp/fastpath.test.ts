@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { COPIED_FROM } from '../../src/mcp/fast.js';
 import { mcpPostHandler } from '../../src/mcp/http.js';
-import { readRawBody } from '../../src/rest/body.js';
+import { readRawBody } from '../../src/http/body.js';
 import { tools } from '../../src/tools/index.js';
 import { RELAXED_LIMITS, TEST_KEY, testCtx } from '../helpers.js';
 
@@ -85,6 +87,14 @@ async function both(query: string, body: unknown, headers?: Headers): Promise<{ 
 const call = (id: unknown, name: string, args?: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
 describe('the MCP fast path answers as the SDK transport does', () => {
+  it('was compared against the installed SDK and HTTP adapter versions', () => {
+    for (const [name, version] of Object.entries(COPIED_FROM)) {
+      const manifest = new URL(`../../node_modules/${name}/package.json`, import.meta.url);
+      const installed = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+      expect(installed, `${name} changed: compare the fast path with the SDK transport again, then update COPIED_FROM in src/mcp/fast.ts`).toBe(version);
+    }
+  });
+
   const fast: [string, string, unknown][] = [
     ['initialize', '', { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }],
     ['initialize, unknown version', '', { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } } }],
@@ -101,6 +111,8 @@ describe('the MCP fast path answers as the SDK transport does', () => {
     ['tools/call, write replayed by idempotency key', '', call(7, 'pause_campaign', { campaignId: 'cmp_running', idempotencyKey: 'fast-path-1' })],
     ['tools/call, no name', '', { jsonrpc: '2.0', id: 8, method: 'tools/call', params: {} }],
     ['tools/call, arguments not an object', '', call(9, 'get_credits', 'x')],
+    ['tools/call, arguments an array', '', call(9, 'get_credits', [])],
+    ['tools/call without params', '', { jsonrpc: '2.0', id: 9, method: 'tools/call' }],
     ['tools/call with _meta', '', { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'get_credits', arguments: {}, _meta: { progressToken: 'p' } } }],
     ['tools/call as a task', '', { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'get_credits', arguments: {}, task: { ttl: 1000 } } }],
     ['ping', '', { jsonrpc: '2.0', id: 12, method: 'ping' }],
@@ -121,6 +133,7 @@ describe('the MCP fast path answers as the SDK transport does', () => {
 
   const sdk: [string, unknown, Headers | undefined, number][] = [
     ['a batch', [call(1, 'get_credits', {}), { jsonrpc: '2.0', id: 2, method: 'ping' }], undefined, 200],
+    ['a batch with a malformed tools/call', [call(1, 'get_credits', []), { jsonrpc: '2.0', id: 2, method: 'tools/call' }], undefined, 200],
     ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }, undefined, 202],
     ['a response', { jsonrpc: '2.0', id: 1, result: {} }, undefined, 202],
     ['an unknown top-level member', { ...call(1, 'get_credits', {}), extra: true }, undefined, 400],

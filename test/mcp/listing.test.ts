@@ -2,7 +2,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { jsonSchema, mcpInputSchema, mcpOutputSchema } from '../../src/mcp/schemas.js';
+import { jsonSchema, mcpInputSchema, mcpOutputSchema } from '../../src/tools/schemas.js';
 import { CampaignId } from '../../src/tools/params.js';
 import { Cursor } from '../../src/core/pagination.js';
 import { tools } from '../../src/tools/index.js';

@@ -14,7 +14,13 @@ import {
 import { serverSecret } from '../../src/core/auth/secrets.js';
 import { ApiError } from '../../src/core/errors.js';
 import { apiKeys, oauthCodes, oauthTokens } from '../../src/db/schema.js';
-import { resolveCaller } from '../../src/tools/pipeline.js';
+import { authenticate, type Credential } from '../../src/tools/pipeline.js';
+
+const keyIdOf = (ctx: Parameters<typeof authenticate>[0], credential: Credential, requestId: string): string => {
+  const auth = authenticate(ctx, credential, { requestId });
+  if (!auth.ok) throw auth.error;
+  return auth.caller.keyId;
+};
 import { testCtx, TEST_KEY } from '../helpers.js';
 
 const VERIFIER = 'v'.repeat(43);
@@ -61,12 +67,12 @@ describe('OAuth core verbs', () => {
   it('a bearer token resolves to the caller of its key: same key id as X-API-Key', () => {
     const ctx = testCtx();
     const { keyId, tokens } = signedIn(ctx);
-    const viaToken = resolveCaller(ctx, { bearerToken: tokens.accessToken }, 'r1');
-    const viaKey = resolveCaller(ctx, { apiKey: TEST_KEY }, 'r2');
-    expect(viaToken.keyId).toBe(keyId);
-    expect(viaToken.keyId).toBe(viaKey.keyId);
+    const viaToken = keyIdOf(ctx, { bearerToken: tokens.accessToken }, 'r1');
+    const viaKey = keyIdOf(ctx, { apiKey: TEST_KEY }, 'r2');
+    expect(viaToken).toBe(keyId);
+    expect(viaToken).toBe(viaKey);
     // The key wins when both are sent.
-    expect(resolveCaller(ctx, { apiKey: TEST_KEY, bearerToken: 'oat_garbage' }, 'r3').keyId).toBe(keyId);
+    expect(keyIdOf(ctx, { apiKey: TEST_KEY, bearerToken: 'oat_garbage' }, 'r3')).toBe(keyId);
   });
 
   it('an access token expires after an hour, exactly', () => {

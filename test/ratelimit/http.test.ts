@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { workspace } from '../../src/db/schema.js';
-import { createApp } from '../../src/rest/app.js';
+import { serverHost } from '../../src/server.js';
 import type { Tool } from '../../src/tools/define.js';
 import { callTool, startTestServer, TEST_KEY, testCtx, type TestServer } from '../helpers.js';
 import { parseLimitField, probeTool } from './probe.js';
@@ -104,7 +104,7 @@ describe('one bucket for REST and MCP', () => {
     /** The real app over probe tools with classes, since the classed routes come from other modules. */
     async function serve(tools: Tool[]) {
       const ctx = testCtx();
-      const app = createApp(ctx, tools, { host: '127.0.0.1' });
+      const { app } = serverHost(ctx, { host: '127.0.0.1', tools });
       http = await new Promise<Server>((resolve) => {
         const s = app.listen(0, '127.0.0.1', () => resolve(s));
       });

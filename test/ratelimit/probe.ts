@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Ctx } from '../../src/core/context.js';
 import type { RateClass } from '../../src/core/ratelimit/config.js';
 import { defineTool, type Tool } from '../../src/tools/define.js';
-import { invokeTool } from '../../src/tools/pipeline.js';
+import { authenticate, invokeTool } from '../../src/tools/pipeline.js';
 import { TEST_KEY } from '../helpers.js';
 
 /**
@@ -25,8 +25,11 @@ export function probeTool(rateClass?: RateClass, name = `probe_${rateClass ?? 'g
   return Object.assign(tool, { runs: () => runs });
 }
 
-export const call = (ctx: Ctx, tool: Tool, input: unknown = {}, apiKey: string = TEST_KEY) =>
-  invokeTool(ctx, tool, { input, credential: { apiKey }, requestId: 'req_test' });
+/** A call as a transport makes it: authenticate, then the pipeline. */
+export const call = async (ctx: Ctx, tool: Tool, input: unknown = {}, apiKey: string = TEST_KEY) => {
+  const auth = authenticate(ctx, { apiKey }, { requestId: 'req_test' });
+  return auth.ok ? invokeTool(ctx, tool, { caller: auth.caller, input }) : auth;
+};
 
 /**
  * A RateLimit or RateLimit-Policy field (`"global";r=119;t=1, "leads_add";r=59;t=1`) as

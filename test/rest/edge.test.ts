@@ -1,13 +1,13 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, request, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { workspace } from '../../src/db/schema.js';
 import { createLogger } from '../../src/log.js';
-import { createApp } from '../../src/rest/app.js';
+import { FrontDoor } from '../../src/http/front-door.js';
 import { edgeRefusals } from '../../src/rest/edge.js';
-import { FrontDoor } from '../../src/rest/front-door.js';
+import { serverHost } from '../../src/server.js';
 import { defineTool, type Tool } from '../../src/tools/define.js';
 import { tools } from '../../src/tools/index.js';
 import { TEST_KEY, testCtx } from '../helpers.js';
@@ -44,13 +44,13 @@ async function listen(handler: RequestListener): Promise<string> {
 
 beforeAll(async () => {
   const front = new FrontDoor(ctx, true);
-  const app = createApp(ctx, toolset, { host: '127.0.0.1', front });
+  const { app } = serverHost(ctx, { host: '127.0.0.1', tools: toolset, front });
   const edge = edgeRefusals(ctx, toolset, front);
   withEdge = await listen((req, res) => {
     if (edge(req, res)) atEdge.push(req.url ?? '');
     else app(req, res);
   });
-  expressOnly = await listen(createApp(ctx, toolset, { host: '127.0.0.1' }));
+  expressOnly = await listen(serverHost(ctx, { host: '127.0.0.1', tools: toolset }).app);
 });
 afterAll(async () => {
   for (const s of servers) await new Promise((resolve) => s.close(resolve));
@@ -148,6 +148,21 @@ describe('refusals at the edge', () => {
     } finally {
       ctx.db.update(workspace).set({ plan: 'paid' }).run();
     }
+    expect(atEdge).toEqual([]);
+  });
+
+  it('leave a GET with a body to Express, which bounds it first (413 before 429)', async () => {
+    await drainGlobal();
+    const big = Buffer.alloc(128 * 1024 + 1, 0x20);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${withEdge}/public/v1/credits`, { method: 'GET', headers: { 'X-API-Key': TEST_KEY, 'Content-Length': String(big.length) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(big);
+    });
+    expect(status).toBe(413);
     expect(atEdge).toEqual([]);
   });
 });

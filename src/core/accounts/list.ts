@@ -2,8 +2,9 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
 import { accountDaily, accounts } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
-import { iso, IsoTimestamp, utcDay } from '../clock.js';
+import { iso, IsoTimestamp } from '../clock.js';
 import { allowance, safetyOf } from '../safety/rules.js';
+import { accountToday } from './today.js';
 import { countRows } from '../../db/tx.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 
@@ -42,9 +43,10 @@ export interface ListAccountsInput {
 
 const SCOPE = 'accounts';
 
-/** Accounts in the order they were added, with today's (UTC) counters. */
+/** Accounts in the order they were added, with today's counters (the engine's UTC day, see today.ts). */
 export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput): { accounts: Account[]; nextCursor: string | null } {
-  const now = ctx.clock.now();
+  // The engine's clock, as `today` is the engine's day (today.ts).
+  const now = ctx.simClock.now();
   const safety = safetyOf(ctx);
   let after = 0;
   if (input.cursor !== undefined) {
@@ -55,7 +57,7 @@ export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput)
   const rows = ctx.db
     .select({ a: accounts, d: accountDaily })
     .from(accounts)
-    .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, utcDay(now))))
+    .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, accountToday(ctx))))
     .where(gt(accounts.seq, after))
     .orderBy(asc(accounts.seq))
     .limit(input.limit + 1)

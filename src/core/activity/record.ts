@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { accountDaily, activity, campaigns, workspace, type leads } from '../../db/schema.js';
-import { utcDay } from '../clock.js';
+import { accountToday } from '../accounts/today.js';
+import { campaignNow } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
 import type { ActivityType } from '../leads/enums.js';
@@ -73,11 +74,12 @@ const WORKSPACE_COLUMNS = {
 } as const;
 
 /**
- * Adds one to a campaign stat and to the workspace lifetime counter beside it, and sets the
- * campaign's `updatedAt` to `now`. Call inside the transaction that records the event.
+ * Adds one to a campaign stat and to the workspace lifetime counter beside it, and touches the
+ * campaign's `updatedAt` (on the campaign clock, see core/campaigns/state-machine.ts). Call
+ * inside the transaction that records the event.
  */
-export function countOutreach(ctx: Ctx, campaignId: string, counter: OutreachCounter, now: number): void {
-  ctx.db.update(campaigns).set({ [counter]: sql`${CAMPAIGN_COLUMNS[counter]} + 1`, updatedAt: now }).where(eq(campaigns.id, campaignId)).run();
+export function countOutreach(ctx: Ctx, campaignId: string, counter: OutreachCounter): void {
+  ctx.db.update(campaigns).set({ [counter]: sql`${CAMPAIGN_COLUMNS[counter]} + 1`, updatedAt: campaignNow(ctx) }).where(eq(campaigns.id, campaignId)).run();
   ctx.db.update(workspace).set({ [counter]: sql`${WORKSPACE_COLUMNS[counter]} + 1` }).where(eq(workspace.id, WORKSPACE_ID)).run();
 }
 
@@ -89,11 +91,11 @@ const DAILY_COLUMNS = {
   messagesSent: accountDaily.messagesSent,
 } as const;
 
-/** Adds one to an account's counter for the UTC day of `at`. */
-export function countAccountDaily(ctx: Ctx, accountId: string, counter: DailyCounter, at: number): void {
+/** Adds one to an account's counter for today, the engine's day (see core/accounts/today.ts). */
+export function countAccountDaily(ctx: Ctx, accountId: string, counter: DailyCounter): void {
   ctx.db
     .insert(accountDaily)
-    .values({ accountId, day: utcDay(at), [counter]: 1 })
+    .values({ accountId, day: accountToday(ctx), [counter]: 1 })
     .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: { [counter]: sql`${DAILY_COLUMNS[counter]} + 1` } })
     .run();
 }

@@ -1,11 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { agents, campaigns, leads } from '../../db/schema.js';
+import { agents, leads } from '../../db/schema.js';
 import { countRows, transaction } from '../../db/tx.js';
 import { accountDisconnected, accountRef, findAccount } from '../accounts/resolve.js';
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError, validationError } from '../errors.js';
 import { Campaign, CampaignStatus, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+import { applyCampaignEvent, isImporting } from './state-machine.js';
 
 export const StartCampaignResult = z.object({
   campaignId: z.string(),
@@ -87,7 +88,7 @@ export async function startCampaign(ctx: Ctx, campaignId: string): Promise<Start
     if (current.status !== row.status) {
       throw conflict(`Campaign ${campaignId} changed status to ${current.status} while starting. Call get_campaign and retry if still needed.`);
     }
-    ctx.db.update(campaigns).set({ status: 'CAMPAIGN_IN_PROGRESS', updatedAt: ctx.clock.now() }).where(eq(campaigns.id, campaignId)).run();
+    applyCampaignEvent(ctx, campaignId, action === 'resumed' ? 'resume' : 'start');
     return requireCampaignRow(ctx, campaignId);
   });
   ctx.log.info({ campaignId, action }, 'campaign started');
@@ -105,10 +106,10 @@ export function pauseCampaign(ctx: Ctx, campaignId: string): PauseCampaignResult
     if (row.status !== 'CAMPAIGN_IN_PROGRESS') {
       throw conflict(`Campaign ${campaignId} is ${row.status}; only a CAMPAIGN_IN_PROGRESS campaign can be paused.`);
     }
-    if (row.importing) {
+    if (isImporting(row)) {
       throw conflict(`Leads are still being added to campaign ${campaignId}. Retry the pause after the adding finishes (poll get_campaign).`);
     }
-    ctx.db.update(campaigns).set({ status: 'CAMPAIGN_PAUSED', updatedAt: ctx.clock.now() }).where(eq(campaigns.id, campaignId)).run();
+    applyCampaignEvent(ctx, campaignId, 'pause');
     return result(campaignId, 'paused', requireCampaignRow(ctx, campaignId));
   });
 }

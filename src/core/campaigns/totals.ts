@@ -2,14 +2,16 @@ import { eq, sql } from 'drizzle-orm';
 import { perDb } from '../../db/prepared.js';
 import { campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
+import { applyCampaignEvent, campaignNow } from './state-machine.js';
 
 /**
  * Books inserted leads on their campaign, in the inserting transaction: the count, the update
- * time, and FAILED → READY_TO_SEND so that start works without a new campaign (spec, Campaign
- * start and pause: POST add lead on a FAILED campaign). A batch books all its inserts at once.
+ * time, and the state machine's `lead_added` (FAILED → READY_TO_SEND, so that start works
+ * without a new campaign). A batch books all its inserts at once.
  */
 export function bookLeadsInserted(ctx: Ctx, campaignId: string, count: number): void {
-  bookInserts(ctx.db).run({ campaignId, count, now: ctx.clock.now() });
+  bookInserts(ctx.db).run({ campaignId, count, now: campaignNow(ctx) });
+  if (count > 0) applyCampaignEvent(ctx, campaignId, 'lead_added');
 }
 
 /** Prepared once per connection: every add books through it. */
@@ -19,7 +21,6 @@ const bookInserts = perDb((db) =>
     .set({
       totalLeads: sql`${campaigns.totalLeads} + ${sql.placeholder('count')}`,
       updatedAt: sql`${sql.placeholder('now')}`,
-      status: sql`CASE WHEN ${campaigns.status} = 'FAILED' THEN 'READY_TO_SEND' ELSE ${campaigns.status} END`,
     })
     .where(eq(campaigns.id, sql.placeholder('campaignId')))
     .prepare(),
@@ -29,7 +30,7 @@ const bookInserts = perDb((db) =>
 export function bookLeadDeleted(ctx: Ctx, campaignId: string): void {
   ctx.db
     .update(campaigns)
-    .set({ totalLeads: sql`max(${campaigns.totalLeads} - 1, 0)`, updatedAt: ctx.clock.now() })
+    .set({ totalLeads: sql`max(${campaigns.totalLeads} - 1, 0)`, updatedAt: campaignNow(ctx) })
     .where(eq(campaigns.id, campaignId))
     .run();
 }
@@ -41,7 +42,7 @@ export function bookLeadDeleted(ctx: Ctx, campaignId: string): void {
 export function refreshCampaignTotals(ctx: Ctx, campaignId: string): void {
   ctx.db
     .update(campaigns)
-    .set({ totalLeads: sql`(SELECT count(*) FROM ${leads} WHERE ${leads.campaignId} = ${campaignId})`, updatedAt: ctx.clock.now() })
+    .set({ totalLeads: sql`(SELECT count(*) FROM ${leads} WHERE ${leads.campaignId} = ${campaignId})`, updatedAt: campaignNow(ctx) })
     .where(eq(campaigns.id, campaignId))
     .run();
 }

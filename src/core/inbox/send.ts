@@ -1,16 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { agents, leads } from '../../db/schema.js';
-import { transaction } from '../../db/tx.js';
-import type { ProfileRef } from '../network/provider.js';
-import { countAccountDaily, recordActivity } from '../activity/record.js';
+import { agents } from '../../db/schema.js';
 import { accountRef, requireConnectedAccount } from '../accounts/resolve.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
-import { ApiError, validationError } from '../errors.js';
+import { ApiError, toApiError, validationError } from '../errors.js';
 import { isOnExclusionList } from '../leads/exclude.js';
-import { handOffLead } from '../leads/handoff.js';
 import { findLeadRow } from '../leads/lead.js';
+import { beginManualSend, recipientOf, settleManualFailed, settleManualSent } from '../outreach/sends.js';
 
 export const SendMessageResult = z.object({ ok: z.boolean(), chatId: z.string(), messageId: z.string() });
 export type SendMessageResult = z.infer<typeof SendMessageResult>;
@@ -22,15 +19,17 @@ export interface SendMessageInput {
   accountId?: string | undefined;
 }
 
-/** Why the agent steps back when an operator writes to a lead in a conversation. */
-export const MANUAL_HANDOFF_REASON = 'An operator messaged the lead directly, so the agent stopped replying automatically.';
-
 /**
  * POST /inbox/messages: a synchronous direct message from an operator to a campaign lead.
  * The account is the one given, else the lead's, else the campaign agent's. The send is
  * recorded as a manual `message_sent` activity (never listed) and counts toward the account's
  * messages today, not toward campaign stats. As in the product inbox, a message into a
  * conversation the lead has replied to hands it to a person: the agent stops answering.
+ *
+ * Like the engine, it records an intent before calling the provider. Once the provider has
+ * sent, the caller is told so even if recording the send fails (the intent stays pending and
+ * the engine's recovery counts it): answering with an error would release the idempotency key,
+ * and a retry would send the message twice.
  */
 export async function sendMessage(ctx: Ctx, input: SendMessageInput): Promise<SendMessageResult> {
   const campaign = requireCampaignRow(ctx, input.campaignId);
@@ -48,30 +47,30 @@ export async function sendMessage(ctx: Ctx, input: SendMessageInput): Promise<Se
   if (lead.excluded || isOnExclusionList(ctx, lead.networkUrl)) {
     throw new ApiError('conflict', `Lead ${lead.id} is excluded from outreach, so it is not messaged. Clear the exclusion first if this is intended.`);
   }
-  const recipient: ProfileRef | null = lead.networkUrl
-    ? { networkUrl: lead.networkUrl }
-    : lead.providerId
-      ? { providerId: lead.providerId }
-      : null;
+  const recipient = recipientOf(lead);
   if (recipient === null) throw validationError(`Lead ${lead.id} has no profile URL to message.`, ['leadId']);
 
-  const sent = await ctx.network.sendMessage({
-    account: accountRef(account),
-    recipient,
-    ...(lead.chatId ? { chatId: lead.chatId } : {}),
-    text: input.text,
-  });
-
-  transaction(ctx.db, () => {
-    const at = ctx.simClock.now();
-    const current = ctx.db.select().from(leads).where(eq(leads.id, lead.id)).get();
-    if (!current) return;
-    const changes = { chatId: sent.chatId, needsReply: false, updatedAt: at };
-    const inConversation = current.replied && current.stage !== 'handed_off';
-    const updated = inConversation ? handOffLead(ctx, current, MANUAL_HANDOFF_REASON, at, account.id, changes) : current;
-    if (!inConversation) ctx.db.update(leads).set(changes).where(eq(leads.id, lead.id)).run();
-    recordActivity(ctx, { type: 'message_sent', at, lead: updated, text: input.text, accountId: account.id, manual: true });
-    countAccountDaily(ctx, account.id, 'messagesSent', at);
-  });
+  const intent = beginManualSend(ctx, { leadId: lead.id, campaignId: campaign.id, accountId: account.id, text: input.text });
+  let sent: { chatId: string; messageId: string };
+  try {
+    sent = await ctx.network.sendMessage({
+      account: accountRef(account),
+      recipient,
+      ...(lead.chatId ? { chatId: lead.chatId } : {}),
+      text: input.text,
+    });
+  } catch (err) {
+    try {
+      settleManualFailed(ctx, intent, toApiError(err).code);
+    } catch (settleErr) {
+      ctx.log.error({ err: settleErr, intentId: intent.id }, 'could not close a failed send_message intent');
+    }
+    throw err;
+  }
+  try {
+    settleManualSent(ctx, intent, sent);
+  } catch (err) {
+    ctx.log.error({ err, intentId: intent.id, leadId: lead.id }, 'send_message was sent but not recorded; the engine will count it on recovery');
+  }
   return { ok: true, chatId: sent.chatId, messageId: sent.messageId };
 }

@@ -1,7 +1,8 @@
 import { and, asc, eq, isNull, lte, ne, or, sql } from 'drizzle-orm';
-import { campaigns, leads, lookalikeJobs } from '../../db/schema.js';
+import { leads, lookalikeJobs } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { findCampaignRow } from '../campaigns/campaign.js';
+import { applyCampaignEvent, endImporting } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { refundLookalike } from '../credits/lookalike.js';
 import { failpoint } from '../faults.js';
@@ -180,8 +181,9 @@ export function finishJob(ctx: Ctx, jobId: string, holder: string, outcome: JobO
       .run();
     const campaign = findCampaignRow(ctx, job.campaignId);
     if (campaign) {
-      const status = campaign.status === 'PENDING' ? settledStatus(campaign.totalLeads) : campaign.status;
-      ctx.db.update(campaigns).set({ importing: false, status, updatedAt: now }).where(eq(campaigns.id, campaign.id)).run();
+      endImporting(ctx, campaign.id);
+      // Only a campaign still PENDING moves; an extended one keeps its status.
+      applyCampaignEvent(ctx, campaign.id, settledStatus(campaign.totalLeads) === 'READY_TO_SEND' ? 'lookalike_filled' : 'lookalike_found_none');
     }
     failpoint(ctx, 'lookalike.finish', jobId);
     return unused;

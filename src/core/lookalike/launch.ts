@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { accounts, agents, campaigns, lookalikeJobs } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { CampaignStatus, findCampaignRow, type CampaignRow } from '../campaigns/campaign.js';
+import { beginImporting, CREATED_STATUS } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { insufficientLookalikeCredits, lookalikeAvailable, reserveLookalike } from '../credits/lookalike.js';
 import { ApiError } from '../errors.js';
@@ -156,14 +157,14 @@ function enqueue(ctx: Ctx, ws: Workspace, req: LookalikeRequest, query: Lookalik
   const reserved = drawn.credits + drawn.topUp;
   const now = ctx.clock.now();
   if (plan.campaign) {
-    ctx.db.update(campaigns).set({ importing: true, updatedAt: now }).where(eq(campaigns.id, campaignId)).run();
+    beginImporting(ctx, campaignId);
   } else {
     ctx.db
       .insert(campaigns)
       .values({
         id: campaignId,
         name: `Lookalike: ${seedLabel(query.seed)}`,
-        status: 'PENDING',
+        status: CREATED_STATUS.lookalike,
         assignedTemplateId: defaultAgent(ctx),
         importing: true,
         createdAt: now,

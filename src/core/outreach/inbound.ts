@@ -7,11 +7,10 @@ import type { Ctx } from '../context.js';
 import { normalizeProfileUrl } from '../leads/url.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
 import type { InboundEvent } from '../network/provider.js';
+import { MESSAGE_TEXT_MAX } from './limits.js';
 import type { EngineSettings } from './settings.js';
 import { effectiveAccountId, loadCampaignInfo, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
-/** Longest inbound text kept for the agent; it is never returned by the API. */
-const INBOUND_TEXT_MAX = 8000;
 /** A reply does not move a lead out of these stages: a person owns it, or it is closed. */
 const STAGES_KEPT_ON_REPLY = new Set(['handed_off', 'excluded', 'tagged']);
 
@@ -53,8 +52,8 @@ function applyAcceptance(ctx: Ctx, event: InboundEvent, settings: EngineSettings
     const now = ctx.simClock.now();
     const updated = updateAndReplan(ctx, lead.id, { connectionRequestAccepted: true, connectedAt: event.at, stage, updatedAt: now }, info, settings);
     if (!updated) continue;
-    countOutreach(ctx, lead.campaignId, 'connectionRequestsAccepted', now);
-    countAccountDaily(ctx, event.accountId, 'connectionRequestsAccepted', event.at);
+    countOutreach(ctx, lead.campaignId, 'connectionRequestsAccepted');
+    countAccountDaily(ctx, event.accountId, 'connectionRequestsAccepted');
     recordActivity(ctx, { type: 'connection_accepted', at: event.at, lead: updated, accountId: event.accountId });
     recordLeadEvent(ctx, 'lead.connection_accepted', updated, { acceptedAt: iso(event.at) }, event.accountId);
   }
@@ -91,14 +90,14 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
       stage,
       chatId: lead.chatId ?? event.chatId,
       // A newer message supersedes an answer not yet sent: the agent decides on the latest.
-      ...(agentTakes ? { pendingReplyText: event.text.slice(0, INBOUND_TEXT_MAX), agentSendKind: null, agentSendText: null } : {}),
+      ...(agentTakes ? { pendingReplyText: event.text.slice(0, MESSAGE_TEXT_MAX), agentSendKind: null, agentSendText: null } : {}),
       updatedAt: ctx.simClock.now(),
     },
     info,
     settings,
   );
   if (!updated) return [];
-  if (firstReply) countOutreach(ctx, lead.campaignId, 'repliesReceived', ctx.simClock.now());
+  if (firstReply) countOutreach(ctx, lead.campaignId, 'repliesReceived');
   recordActivity(ctx, { type: 'reply_received', at: event.at, lead: updated, text: event.text, accountId: event.accountId });
   recordLeadEvent(ctx, 'lead.replied', updated, { message: { text: event.text, receivedAt: iso(event.at) } }, event.accountId);
   return [lead.id];

@@ -3,23 +3,27 @@ import { engineIntents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
 import type { Ctx } from '../context.js';
+import { failpoint } from '../faults.js';
 import { newId } from '../ids.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
-import { CONNECTION_NOTE_MAX } from '../../network/sim/index.js';
 import type { ProfileRef } from '../network/provider.js';
 import { leaseHolder } from './lease.js';
+import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from './limits.js';
 import { fitTo, personalize, placeholders } from './personalize.js';
 import type { SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
 export type IntentRow = typeof engineIntents.$inferSelect;
-export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close' | 'withdrawal';
+/** `manual_message` is an operator's direct message (send_message); the others are the engine's. */
+export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close' | 'withdrawal' | 'manual_message';
 
-const MESSAGE_MAX = 8000;
+/** The holder of manual intents: they are not the engine's, and need no lease. */
+export const MANUAL_HOLDER = 'send_message';
 
-/** Where a lead is reached: its profile URL, else its provider id. */
+
+/** Where a lead is reached: its profile URL (with its provider id when known), else its provider id. Engine and send_message both use it. */
 export function recipientOf(lead: LeadRow): ProfileRef | null {
   if (lead.networkUrl !== null) return lead.providerId !== null ? { networkUrl: lead.networkUrl, providerId: lead.providerId } : { networkUrl: lead.networkUrl };
   if (lead.providerId !== null) return { providerId: lead.providerId };
@@ -41,7 +45,7 @@ function intentFor(kind: SendKind, lead: LeadRow, info: CampaignInfo, step: numb
       return { kind: 'connection_request', text: note ? fitTo(personalize(note, lead), CONNECTION_NOTE_MAX) || null : null };
     }
     case 'message':
-      return { kind: 'message', text: fitTo(personalize(info.sequence[step ?? 0]?.text ?? '', lead), MESSAGE_MAX) };
+      return { kind: 'message', text: fitTo(personalize(info.sequence[step ?? 0]?.text ?? '', lead), MESSAGE_TEXT_MAX) };
     case 'agent_send':
       return { kind: lead.agentSendKind === 'cta' ? 'cta' : 'agent_reply', text: lead.agentSendText };
     case 'polite_close':
@@ -114,7 +118,7 @@ function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed
   return result.changes === 1;
 }
 
-const ACTIVITY_OF: Record<Exclude<IntentKind, 'withdrawal'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
+const ACTIVITY_OF: Record<Exclude<IntentKind, 'manual_message' | 'withdrawal'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
   connection_request: 'connection_request_sent',
   message: 'message_sent',
   agent_reply: 'agent_replied',
@@ -130,12 +134,13 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
   if (!lead || !info) return;
   const at = ctx.simClock.now();
   const chat = chatId ?? lead.chatId;
+  if (intent.kind === 'manual_message') return applyManualSent(ctx, intent, lead, chat, at);
   let changes: Partial<LeadRow>;
   switch (intent.kind) {
     case 'connection_request':
       changes = { stage: lead.stage === 'new' ? 'connection_sent' : lead.stage, invitedAt: at };
-      countOutreach(ctx, lead.campaignId, 'connectionRequestsSent', at);
-      countAccountDaily(ctx, intent.accountId, 'connectionRequestsSent', at);
+      countOutreach(ctx, lead.campaignId, 'connectionRequestsSent');
+      countAccountDaily(ctx, intent.accountId, 'connectionRequestsSent');
       break;
     case 'message':
       changes = {
@@ -145,17 +150,17 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
         lastSequenceSentAt: at,
         chatId: chat,
       };
-      countOutreach(ctx, lead.campaignId, 'messagesSent', at);
-      countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
+      countOutreach(ctx, lead.campaignId, 'messagesSent');
+      countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
     case 'agent_reply':
     case 'cta':
       changes = { needsReply: false, agentTurns: lead.agentTurns + 1, agentSendKind: null, agentSendText: null, chatId: chat };
-      countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
+      countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
     case 'polite_close':
       changes = { needsReply: false, chatId: chat };
-      countAccountDaily(ctx, intent.accountId, 'messagesSent', at);
+      countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
     case 'withdrawal':
       // The lead moves on as a timed-out invitation does (stage stays connection_sent, no work
@@ -167,8 +172,71 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
   }
   const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings);
   if (!updated) return;
-  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'withdrawal'>], at, lead: updated, text: intent.text, accountId: intent.accountId });
+  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'manual_message' | 'withdrawal'>], at, lead: updated, text: intent.text, accountId: intent.accountId });
   if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
+}
+
+/**
+ * An operator's direct message that was sent: the chat id is kept, `needsReply` clears, and a
+ * lead in a conversation (it replied, not yet handed off) is handed to the operator. It is
+ * recorded as manual `message_sent` activity (never listed) and counts toward the account's
+ * messages today, not toward campaign stats.
+ */
+function applyManualSent(ctx: Ctx, intent: IntentRow, lead: LeadRow, chatId: string | null, at: number): void {
+  const changes = { chatId, needsReply: false, updatedAt: at };
+  const inConversation = lead.replied && lead.stage !== 'handed_off';
+  const updated = inConversation ? handOffLead(ctx, lead, MANUAL_HANDOFF_REASON, at, intent.accountId, changes) : lead;
+  if (!inConversation) ctx.db.update(leads).set(changes).where(eq(leads.id, lead.id)).run();
+  recordActivity(ctx, { type: 'message_sent', at, lead: updated, text: intent.text, accountId: intent.accountId, manual: true });
+  countAccountDaily(ctx, intent.accountId, 'messagesSent');
+  failpoint(ctx, 'inbox.send.record', intent.id);
+}
+
+/** Why the agent steps back when an operator writes to a lead in a conversation. */
+export const MANUAL_HANDOFF_REASON = 'An operator messaged the lead directly, so the agent stopped replying automatically.';
+
+/**
+ * Step one of an operator's direct message: records the intent, in its own transaction, before
+ * the provider is called. If recording the send afterwards fails, the intent stays pending and
+ * is settled as sent by the engine's recovery, so the message is counted once and never sent twice.
+ */
+export function beginManualSend(ctx: Ctx, input: { leadId: string; campaignId: string; accountId: string; text: string }): IntentRow {
+  return transaction(ctx.db, () => {
+    const intent: IntentRow = {
+      seq: 0,
+      id: newId('int'),
+      leadId: input.leadId,
+      campaignId: input.campaignId,
+      accountId: input.accountId,
+      kind: 'manual_message',
+      step: null,
+      text: input.text,
+      state: 'pending',
+      holder: MANUAL_HOLDER,
+      createdAt: ctx.simClock.now(),
+      settledAt: null,
+      chatId: null,
+      messageId: null,
+      errorCode: null,
+    };
+    const { seq: _seq, ...values } = intent;
+    ctx.db.insert(engineIntents).values(values).run();
+    return intent;
+  });
+}
+
+/** An operator's direct message the provider accepted: the intent is settled and the send recorded, in one transaction. */
+export function settleManualSent(ctx: Ctx, intent: IntentRow, result: { chatId: string; messageId: string }): void {
+  transaction(ctx.db, () => {
+    if (!settle(ctx, intent, 'sent', { chatId: result.chatId, messageId: result.messageId })) return;
+    const lead = getLead(ctx, intent.leadId);
+    if (lead) applyManualSent(ctx, intent, lead, result.chatId, ctx.simClock.now());
+  });
+}
+
+/** An operator's direct message the provider refused: the intent is closed and nothing else changes. */
+export function settleManualFailed(ctx: Ctx, intent: IntentRow, code: string): void {
+  transaction(ctx.db, () => void settle(ctx, intent, 'failed', { errorCode: code }));
 }
 
 export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: { chatId?: string; messageId?: string }): void {

@@ -1,4 +1,4 @@
-import { and, asc, inArray, isNotNull, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import { accountDaily, accounts, activity, engineIntents } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
@@ -101,12 +101,12 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
       if (week > weekly) violations.push({ rule: 'weekly_connection_cap', accountId: account.id, day, detail: `${week} connection requests in the 7 days to ${day}, limit ${weekly}` });
     }
 
-    // Every provider call the engine made, in order: hours, spacing and the day's rhythm.
+    // Every provider call the engine made (an operator's manual sends aside), in order: hours, spacing and the day's rhythm.
     const { hours, timeZone } = hoursOf(account, safety);
     const intents = ctx.db
       .select({ at: engineIntents.createdAt, kind: engineIntents.kind })
       .from(engineIntents)
-      .where(and(eq(engineIntents.accountId, account.id), isNotNull(engineIntents.createdAt)))
+      .where(and(eq(engineIntents.accountId, account.id), ne(engineIntents.kind, 'manual_message')))
       .orderBy(asc(engineIntents.createdAt))
       .all();
     calls += intents.length;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
 import { ACCOUNT_STATUSES } from '../accounts/list.js';
 import { CampaignStatus } from '../campaigns/campaign.js';
 import { PATH_ID } from '../ids.js';
@@ -71,9 +72,9 @@ export const AgentEntry = z.strictObject({
   id: Id,
   name: z.string().min(1).optional(),
   accountId: Id.nullable().optional(),
-  connectionNote: z.string().max(300).nullable().optional(),
+  connectionNote: z.string().max(CONNECTION_NOTE_MAX).nullable().optional(),
   messages: z
-    .array(z.strictObject({ text: z.string().min(1).max(8000), delayHours: z.number().min(0).default(24) }))
+    .array(z.strictObject({ text: z.string().min(1).max(MESSAGE_TEXT_MAX), delayHours: z.number().min(0).default(24) }))
     .default([]),
 });
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { accountToday } from '../accounts/today.js';
 import { sql } from 'drizzle-orm';
 import {
   accountDaily,
@@ -93,7 +94,7 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
     });
 
     const accountIds = new Set<string>();
-    const today = utcDay(now);
+    const today = accountToday(ctx);
     file.accounts.forEach((a, i) => {
       if (accountIds.has(a.id)) throw new SeedError(`accounts[${i}].id`, `duplicate account id "${a.id}"`);
       accountIds.add(a.id);

@@ -1,4 +1,4 @@
-export { SimulatedNetwork, CONNECTION_NOTE_MAX, type SimulatedNetworkOptions } from './simulated-network.js';
+export { SimulatedNetwork, type SimulatedNetworkOptions } from './simulated-network.js';
 export { InMemorySimInboxStore, type SimInboxStore } from './inbox.js';
 export { acceptanceDecision, replyDecision, REPLY_KINDS, type AcceptanceDecision, type ReplyDecision, type ReplyKind } from './behaviour.js';
 export { MARKERS, FAILURE_RULES } from './markers.js';

@@ -1,3 +1,4 @@
+import { CONNECTION_NOTE_MAX } from '../../core/outreach/limits.js';
 import { msToNextUtcMidnight, type Clock } from '../../core/clock.js';
 import type { ApiError } from '../../core/errors.js';
 import {
@@ -25,8 +26,6 @@ export interface SimulatedNetworkOptions {
   wallClock?: Clock;
 }
 
-/** Longest connection note the network accepts. */
-export const CONNECTION_NOTE_MAX = 300;
 const DRAIN_BATCH = 500;
 
 const ACCOUNT_STATUS_MARKERS: readonly (readonly [string, AccountStatus])[] = [

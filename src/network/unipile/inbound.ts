@@ -1,11 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
-import { ApiError, validationError } from '../../core/errors.js';
+import { ApiError, httpStatus, validationError } from '../../core/errors.js';
 import { normalizeProfileUrl, profileSlug } from '../../core/leads/url.js';
-import { sendError } from '../../rest/body.js';
 import { UNIPILE_SECRET_HEADER } from './config.js';
 import { networkUrlForIdentifier } from './mapping.js';
 import { acceptEventId, messageEventId, type UnipileStore } from './store.js';
@@ -115,44 +113,55 @@ export function secretMatches(given: string | undefined, expected: string): bool
 /** Webhook bodies are small; this bounds what an authenticated caller can make us read. */
 const MAX_WEBHOOK_BYTES = 256 * 1024;
 
+/** A webhook call as the host hands it over (see src/http/webhooks.ts): no HTTP framework types. */
+export interface InboundCall {
+  method: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  ip: string | undefined;
+}
+
+export interface InboundAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+const refuse = (error: ApiError): InboundAnswer => ({ status: httpStatus(error), body: error.toBody() });
+
+const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
 /**
- * The inbound endpoint, to mount at e.g. `/webhooks/unipile`. Unipile webhooks are not signed,
- * so each call must carry the configured secret in `X-Outreach-Webhook-Secret` (set as a custom
- * header when creating the webhook); anything else is 401 before the body is read. The body is
- * read as JSON whatever its Content-Type, because webhooks created through Unipile's API send
- * none by default. A handled or ignored event is 200; a malformed body is 400.
+ * The inbound endpoint, for the host to mount at e.g. `/webhooks/unipile`. Unipile webhooks are
+ * not signed, so each call must carry the configured secret in `X-Outreach-Webhook-Secret` (set
+ * as a custom header when creating the webhook); anything else is 401 before the body is read.
+ * The body is read as JSON whatever its Content-Type, because webhooks created through
+ * Unipile's API send none by default. A handled or ignored event is 200; a malformed body is 400.
  */
-export function unipileWebhookRouter(deps: Deps, inboundSecret: string): Router {
-  const router = express.Router();
-  router.post(
-    '/',
-    (req, res, next) => {
-      if (secretMatches(req.get(UNIPILE_SECRET_HEADER), inboundSecret)) return next();
-      deps.log.warn({ ip: req.ip }, 'unipile webhook refused: missing or wrong secret header');
-      sendError(res, new ApiError('unauthorized', `Missing or wrong ${UNIPILE_SECRET_HEADER} header. Configure the Unipile webhook with the inbound secret as that custom header.`));
+export function unipileWebhook(deps: Deps, inboundSecret: string, path: string) {
+  return {
+    path,
+    maxBytes: MAX_WEBHOOK_BYTES,
+    admit(call: InboundCall): InboundAnswer | null {
+      if (call.method !== 'POST') return { status: 405, headers: { Allow: 'POST' }, body: new ApiError('validation_error', 'Unipile webhooks are POST requests.').toBody() };
+      if (secretMatches(headerValue(call.headers[UNIPILE_SECRET_HEADER.toLowerCase()]), inboundSecret)) return null;
+      deps.log.warn({ ip: call.ip }, 'unipile webhook refused: missing or wrong secret header');
+      return refuse(new ApiError('unauthorized', `Missing or wrong ${UNIPILE_SECRET_HEADER} header. Configure the Unipile webhook with the inbound secret as that custom header.`));
     },
-    express.raw({ type: () => true, limit: MAX_WEBHOOK_BYTES }),
-    (req, res) => {
+    receive(_call: InboundCall, body: { ok: true; bytes: Buffer } | { ok: false; reason: 'too_large' | 'unreadable' }): InboundAnswer {
+      if (!body.ok) {
+        if (body.reason === 'too_large') return refuse(new ApiError('validation_error', `The webhook body is larger than ${MAX_WEBHOOK_BYTES} bytes.`, { maxBytes: MAX_WEBHOOK_BYTES }));
+        return refuse(validationError('The webhook body could not be read.', []));
+      }
       let payload: unknown;
       try {
-        payload = JSON.parse(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
+        payload = JSON.parse(body.bytes.toString('utf8'));
       } catch {
-        return sendError(res, validationError('The webhook body must be JSON (create the Unipile webhook with format json).', []));
+        return refuse(validationError('The webhook body must be JSON (create the Unipile webhook with format json).', []));
       }
       const outcome = handleUnipileWebhook(deps, payload);
-      if (outcome.status === 'invalid') return sendError(res, validationError(outcome.message, []));
+      if (outcome.status === 'invalid') return refuse(validationError(outcome.message, []));
       deps.log.debug({ outcome: outcome.status }, 'unipile webhook');
-      res.status(200).json({ received: true, ...outcome });
+      return { status: 200, body: { received: true, ...outcome } };
     },
-  );
-  router.all('/', (_req, res) => {
-    res.status(405).set('Allow', 'POST').json(new ApiError('validation_error', 'Unipile webhooks are POST requests.').toBody());
-  });
-  const bodyErrors: ErrorRequestHandler = (err: { type?: string }, _req, res, next) => {
-    if (err?.type === 'entity.too.large') return sendError(res, new ApiError('validation_error', `The webhook body is larger than ${MAX_WEBHOOK_BYTES} bytes.`, { maxBytes: MAX_WEBHOOK_BYTES }));
-    if (err?.type) return sendError(res, validationError('The webhook body could not be read.', []));
-    next(err);
   };
-  router.use(bodyErrors);
-  return router;
 }

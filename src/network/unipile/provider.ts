@@ -1,5 +1,5 @@
+import { CONNECTION_NOTE_MAX } from '../../core/outreach/limits.js';
 import { createHash } from 'node:crypto';
-import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
@@ -17,7 +17,7 @@ import { baseUrlFromDsn, type UnipileConfig } from './config.js';
 import { fingerprint, unwrapCursor, wrapCursor } from './cursor.js';
 import { codeFor, toNetworkError, UnipileHttpError, type CallContext } from './errors.js';
 import { UnipileHttp } from './http.js';
-import { handleUnipileWebhook, unipileWebhookRouter, type WebhookOutcome } from './inbound.js';
+import { handleUnipileWebhook, unipileWebhook, type WebhookOutcome } from './inbound.js';
 import { countryName, LookalikeCursor, matchesKeywords, normalizeLookalike, titleFilter } from './lookalike.js';
 import {
   accountStatus, ChatStarted, hasSalesNavigator, InvitationSent, mapProfile, mapSearchPerson, MessageSent, networkUrlFor,
@@ -49,8 +49,6 @@ export interface UnipileDeps {
   relationsPoll?: Partial<RelationsPollOptions>;
 }
 
-/** Longest connection note LinkedIn takes (Unipile: `message` maxLength 300). */
-export const CONNECTION_NOTE_MAX = 300;
 /** Unipile's documented page caps: classic search should not exceed 50, Sales Navigator 100. */
 export const SEARCH_PAGE_MAX = { classic: 50, sales_nav: 100 } as const;
 const DRAIN_BATCH = 500;
@@ -354,9 +352,9 @@ export class UnipileProvider implements NetworkProvider {
     return handleUnipileWebhook({ store: this.store, clock: this.clock, log: this.log }, payload);
   }
 
-  /** The Express router for Unipile webhooks, guarded by the configured inbound secret. */
-  webhookRouter(): Router {
-    return unipileWebhookRouter({ store: this.store, clock: this.clock, log: this.log }, this.inboundSecret);
+  /** The inbound endpoint for the host to mount at `path`, guarded by the configured inbound secret. */
+  webhook(path: string) {
+    return unipileWebhook({ store: this.store, clock: this.clock, log: this.log }, this.inboundSecret, path);
   }
 
   private startMaintenance(): void {

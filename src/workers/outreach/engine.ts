@@ -1,25 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, gt, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import PQueue from 'p-queue';
-import { campaigns, engineIntents, leads } from '../../db/schema.js';
-import { perDb } from '../../db/prepared.js';
-import { countRows, transaction } from '../../db/tx.js';
 import { accountRef, findAccount } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
-import { excludeEverywhere } from '../../core/leads/exclude.js';
-import { handOffLead } from '../../core/leads/handoff.js';
 import { networkError, type AccountRef } from '../../core/network/provider.js';
 import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from '../../core/outreach/agent.js';
 import { applyInbound } from '../../core/outreach/inbound.js';
-import { acquireLease, leaseHolder, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
-import { fitTo, placeholders } from '../../core/outreach/personalize.js';
+import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
+import { placeholders } from '../../core/outreach/personalize.js';
 import type { SendKind } from '../../core/outreach/plan.js';
+import {
+  accountDayCounts,
+  closingLeads,
+  completeIfDone,
+  freshLeads,
+  lastCallAt,
+  scheduledLeads,
+  excludeNow,
+  failLead,
+  moveDue,
+  moveDueMany,
+  pendingIntents,
+  recordAgentDecision,
+  runningCampaigns,
+} from '../../core/outreach/queue.js';
 import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from '../../core/outreach/sends.js';
 import { nextWorkingTime } from '../../core/safety/hours.js';
 import { allowance, rhythmOf } from '../../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
-import { effectiveAccountId, getLead, loadCampaignInfo, loadRunningCampaigns, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
+import { effectiveAccountId, loadCampaignInfo, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -27,7 +36,12 @@ const HOUR = 60 * MINUTE;
 const ACCOUNT_RETRY_MS = HOUR;
 /** First backoff after a transient provider failure; doubles per attempt. */
 const RETRY_BASE_MS = 15 * MINUTE;
-const MESSAGE_MAX = 8000;
+/** How long `stop()` waits for a tick in progress. */
+const STOP_WAIT_MS = 10_000;
+
+/** Conversations first, then the sequence, then new invitations. */
+/** Withdrawals come before new invitations: they free the account's pending-invitation count. */
+const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, withdraw: 3, connect: 4 };
 /**
  * Never-looked-at leads taken per campaign when it has nothing scheduled: an account sends one
  * at a time, so a few keep it busy and the rest of a backlog costs nothing until its turn.
@@ -35,11 +49,10 @@ const MESSAGE_MAX = 8000;
 const FRESH_PER_PROBE = 5;
 /** Every this many ticks the completion rule looks at every running campaign, not only those with work. */
 const FULL_COMPLETION_CHECK_EVERY = 20;
-/** How long `stop()` waits for a tick in progress. */
-const STOP_WAIT_MS = 10_000;
-
-/** Conversations first, then the sequence, then new invitations. Withdrawals come before new invitations: they free the account's pending-invitation count. */
-const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, withdraw: 3, connect: 4 };
+const DAY = 24 * HOUR;
+const dayOf = (ms: number): number => Math.floor(ms / DAY);
+/** The start of the next UTC day: when daily counters start again. */
+const nextUtcDay = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY) + DAY;
 
 export interface EngineOptions {
   settings?: EngineSettings;
@@ -72,26 +85,6 @@ interface SendItem {
 
 type SendOutcome = 'skipped' | 'sent' | 'failed' | 'account_blocked';
 
-const DAY = 24 * HOUR;
-// Prepared once per database: on every tick each running campaign runs these, and building
-// and preparing them again each time was most of a tick's cost at 200 campaigns.
-const scheduledLeads = perDb((db) =>
-  db
-    .select()
-    .from(leads)
-    .where(and(eq(leads.campaignId, sql.placeholder('campaignId')), gt(leads.nextActionAt, 0), lte(leads.nextActionAt, sql.placeholder('now'))))
-    .orderBy(asc(leads.nextActionAt))
-    .limit(sql.placeholder('limit'))
-    .prepare(),
-);
-const freshLeads = perDb((db) =>
-  db.select().from(leads).where(and(eq(leads.campaignId, sql.placeholder('campaignId')), eq(leads.nextActionAt, 0))).limit(sql.placeholder('limit')).prepare(),
-);
-
-const dayOf = (ms: number): number => Math.floor(ms / DAY);
-/** The start of the next UTC day: when daily counters start again. */
-const nextUtcDay = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY) + DAY;
-
 const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead.messageSent || lead.replied || lead.sequenceStep > 0;
 
 /**
@@ -101,6 +94,10 @@ const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead
  * p-queue bounding provider concurrency; each account sends one message at a time, inside
  * working hours, under its daily caps and with randomised spacing. Time is `ctx.simClock`; the
  * lease that keeps one engine per database is on wall time (`ctx.clock`).
+ *
+ * The engine only schedules: the lease, the lanes, the queue and the timers. Everything it
+ * records (intents, sends, stage moves, counters, inbound events, campaign completion) is a
+ * core verb in src/core/outreach/.
  */
 export class Engine {
   readonly holder: string;
@@ -112,10 +109,6 @@ export class Engine {
   private readonly nextSlot = new Map<string, number>();
   /** Per account: no sends before this sim time (quota or disconnection). */
   private readonly blockedUntil = new Map<string, number>();
-  /** Per account: until when it can send nothing (out of hours, or spacing). */
-  private readonly idleUntil = new Map<string, number>();
-  /** Per account: where its deferred invitations are booked (see `book`). */
-  private readonly booking = new Map<string, { day: number; count: number; next: number; perDay: number }>();
   /** Per lead: a polite close waiting for its account. */
   private readonly closeDeferred = new Map<string, number>();
   private readonly inFlight = new Set<string>();
@@ -123,6 +116,10 @@ export class Engine {
   private ticks = 0;
   /** Set by accountWait when the wait is a daily or weekly cap (read at once by runLane). */
   private capped = false;
+  /** Per account: until when it can send nothing (out of hours, or spacing). */
+  private readonly idleUntil = new Map<string, number>();
+  /** Per account: where its deferred invitations are booked (see `book`). */
+  private readonly booking = new Map<string, { day: number; count: number; next: number; perDay: number }>();
   private renewedAt = 0;
   private stopping = false;
   private looping = false;
@@ -224,7 +221,7 @@ export class Engine {
    * other engine can be sending them; they count as sent, so nothing is ever sent twice.
    */
   private recover(): void {
-    const pending = this.ctx.db.select().from(engineIntents).where(eq(engineIntents.state, 'pending')).all();
+    const pending = pendingIntents(this.ctx);
     for (const intent of pending) {
       if (this.inFlight.has(intent.id)) continue;
       this.ctx.log.warn({ intentId: intent.id, leadId: intent.leadId, kind: intent.kind }, 'send outcome unknown after restart; counted as sent, not repeated');
@@ -239,20 +236,12 @@ export class Engine {
 
     report.inbound = await this.drainInbound();
 
-    const running = this.runningCampaigns();
+    const running = runningCampaigns(this.ctx);
     const lanes = new Map<string, SendItem[]>();
     const seen = new Set<string>();
     const touched = new Set<string>();
     const now = this.ctx.simClock.now();
-    // Oldest first, in the order of the polite-close index: ordered so, SQLite seeks that index
-    // past its nulls; unordered, it scanned the whole leads table on every tick.
-    const closing = this.ctx.db
-      .select()
-      .from(leads)
-      .where(isNotNull(leads.politeClosePendingAt))
-      .orderBy(asc(leads.politeClosePendingAt))
-      .limit(this.settings.batchSize)
-      .all();
+    const closing = closingLeads(this.ctx, this.settings.batchSize);
     for (const lead of closing) {
       if ((this.closeDeferred.get(lead.id) ?? 0) > now) continue;
       const info = loadCampaignInfo(this.ctx, lead.campaignId);
@@ -263,14 +252,14 @@ export class Engine {
     for (const info of running) {
       // A campaign whose sending account is idle (out of hours, or within its spacing) waits
       // with it; its leads stay due. This keeps a tick's cost to the work that can be done.
-      const sender = info.agent?.accountId;
+      const sender = info.agent?.accountId ?? undefined;
       if (sender && (this.idleUntil.get(sender) ?? 0) > now) continue;
       // Leads with scheduled work first; then leads never looked at (due 0, the default of a
-      // new row), only as many as the sender may still invite today. A backlog of a million
-      // new leads then costs nothing until its turn, instead of being re-read on every tick.
-      const scheduled = scheduledLeads(this.ctx.db).all({ campaignId: info.id, now, limit: this.settings.batchSize });
-      const fresh = scheduled.length > 0 ? 0 : this.freshQuota(sender ?? undefined, now, FRESH_PER_PROBE);
-      const due = fresh > 0 ? scheduled.concat(freshLeads(this.ctx.db).all({ campaignId: info.id, limit: fresh })) : scheduled;
+      // new row), a few at a time and only while the sender may still invite today. A backlog
+      // of a million new leads then costs nothing until its turn.
+      const scheduled = scheduledLeads(this.ctx, info.id, now, this.settings.batchSize);
+      const fresh = scheduled.length > 0 ? 0 : this.freshQuota(sender, now, FRESH_PER_PROBE);
+      const due = fresh > 0 ? scheduled.concat(freshLeads(this.ctx, info.id, fresh)) : scheduled;
       if (due.length > 0) touched.add(info.id);
       for (const lead of due) {
         if (seen.has(lead.id)) continue;
@@ -293,7 +282,7 @@ export class Engine {
     const checkAll = report.inbound > 0 || this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
     for (const l of closing) touched.add(l.campaignId);
     for (const info of running) {
-      if ((checkAll || touched.has(info.id)) && this.completeIfDone(info.id)) report.completed.push(info.id);
+      if ((checkAll || touched.has(info.id)) && completeIfDone(this.ctx, info.id, this.holder)) report.completed.push(info.id);
     }
     return report;
   }
@@ -316,25 +305,6 @@ export class Engine {
     return events.length;
   }
 
-  /** Running campaigns; one that lost its agent cannot send anything and is marked FAILED. */
-  private runningCampaigns(): CampaignInfo[] {
-    const out: CampaignInfo[] = [];
-    for (const info of loadRunningCampaigns(this.ctx)) {
-      const id = info.id;
-      if (info.agent === null) {
-        this.ctx.log.warn({ campaignId: id }, 'running campaign has no agent; marked FAILED');
-        this.ctx.db
-          .update(campaigns)
-          .set({ status: 'FAILED', updatedAt: this.ctx.simClock.now() })
-          .where(and(eq(campaigns.id, id), eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS')))
-          .run();
-        continue;
-      }
-      out.push(info);
-    }
-    return out;
-  }
-
   private async guarded(lead: LeadRow, fn: () => Promise<void>): Promise<void> {
     try {
       await fn();
@@ -346,13 +316,8 @@ export class Engine {
     }
   }
 
-  /** Sets a lead's due time, unless something else changed it since it was read. */
   private moveDue(leadId: string, from: number | null, to: number | null): void {
-    this.ctx.db
-      .update(leads)
-      .set({ nextActionAt: to })
-      .where(and(eq(leads.id, leadId), from === null ? isNull(leads.nextActionAt) : eq(leads.nextActionAt, from)))
-      .run();
+    moveDue(this.ctx, leadId, from, to);
   }
 
   /** Works one due lead: waits, final steps and agent decisions here; sends go to the account's lane. */
@@ -371,8 +336,7 @@ export class Engine {
       case 'finish':
         return this.moveDue(lead.id, lead.nextActionAt, null);
       case 'fail':
-        transaction(this.ctx.db, () => updateAndReplan(this.ctx, lead.id, { stage: 'failed', updatedAt: now }, info, this.settings));
-        return;
+        return failLead(this.ctx, lead.id, info, this.settings);
       case 'decide': {
         const after = await this.decide(lead, info);
         if (after?.agentSendKind) enqueue('agent_send', after.nextActionAt);
@@ -381,8 +345,7 @@ export class Engine {
       case 'polite_close':
         if (lead.excluded || info.status !== 'CAMPAIGN_IN_PROGRESS' || !hasConversation(lead) || accountId === null) {
           // Nothing to close politely (or no traffic allowed): exclude at once, silently.
-          transaction(this.ctx.db, () => excludeEverywhere(this.ctx, lead));
-          return;
+          return excludeNow(this.ctx, lead);
         }
         return enqueue('polite_close', lead.nextActionAt);
       default:
@@ -404,26 +367,7 @@ export class Engine {
       this.ctx.log.error({ err, leadId: lead.id }, 'agent failed; handing the conversation to a person');
       decision = { kind: 'handoff', reason: 'The agent could not process the reply; a person should read it.' };
     }
-    return transaction(this.ctx.db, () => {
-      const current = getLead(this.ctx, lead.id);
-      if (!current || current.pendingReplyText !== text) return current;
-      const at = this.ctx.simClock.now();
-      switch (decision.kind) {
-        case 'none':
-          return updateAndReplan(this.ctx, lead.id, { pendingReplyText: null, needsReply: false, updatedAt: at }, info, this.settings);
-        case 'handoff':
-          return handOffLead(this.ctx, current, decision.reason, at, effectiveAccountId(current, info));
-        case 'reply':
-        case 'cta':
-          return updateAndReplan(
-            this.ctx,
-            lead.id,
-            { pendingReplyText: null, agentSendKind: decision.kind, agentSendText: fitTo(decision.text, MESSAGE_MAX), updatedAt: at },
-            info,
-            this.settings,
-          );
-      }
-    });
+    return recordAgentDecision(this.ctx, lead.id, text, decision, info, this.settings);
   }
 
   /** One account's sends, one after another, while the account may send. Returns provider calls made. */
@@ -451,8 +395,8 @@ export class Engine {
 
   /**
    * When the account may send this kind next, or null for now: it must be connected, inside its
-   * own working hours, under today's limits (warm-up and the rolling week applied) and past its
-   * spacing. Every rule reads stored state, so a restart or a pause forgets nothing.
+   * own working hours, past its spacing and under today's limits (warm-up and the rolling week
+   * applied). Every rule reads stored state, so a restart or a pause forgets nothing.
    */
   private accountWait(accountId: string, kind: SendKind, now: number): number | null {
     const account = findAccount(this.ctx, accountId);
@@ -463,9 +407,7 @@ export class Engine {
     const rhythm = rhythmOf(account, safety);
     // Out of hours or within the spacing, nothing of this account can go: its campaigns are
     // not even probed for due leads until then (see runTick).
-    const open = nextWorkingTime(now, rhythm);
-    const slot = this.slotOf(accountId);
-    const idle = Math.max(open, slot);
+    const idle = Math.max(nextWorkingTime(now, rhythm), this.slotOf(accountId));
     if (idle > now) {
       this.idleUntil.set(accountId, idle);
       return idle;
@@ -484,56 +426,32 @@ export class Engine {
     return null;
   }
 
-  /**
-   * The earliest time of the account's next send. After a restart it comes from the account's
-   * last recorded send, so spacing holds across processes.
-   */
+  /** The earliest time of the account's next send; after a restart, from its last recorded call. */
   private slotOf(accountId: string): number {
     let slot = this.nextSlot.get(accountId);
     if (slot === undefined) {
-      const last = this.ctx.db
-        .select({ at: engineIntents.createdAt })
-        .from(engineIntents)
-        .where(eq(engineIntents.accountId, accountId))
-        .orderBy(desc(engineIntents.createdAt))
-        .limit(1)
-        .get();
-      slot = last ? last.at + this.settings.spacingMinMs : 0;
+      const last = lastCallAt(this.ctx, accountId);
+      slot = last === null ? 0 : last + this.settings.spacingMinMs;
       this.nextSlot.set(accountId, slot);
     }
     return slot;
   }
 
   /**
-   * Pushes waiting sends back so they do not all come due at once. Messages are spread by the
-   * minimum spacing. Invitations join the account's booking: each gets the next free slot at
-   * the average spacing, a day holding no more than the account's daily allowance, so a
-   * backlog of thousands of new leads is looked at about once, when its turn may come, rather
-   * than on every tick (a tick costs the due work, and a re-deferred backlog would be due work).
+   * Pushes waiting sends back so they do not all come due at once. Held by hours or spacing,
+   * they queue behind at the average spacing; invitations held by a daily or weekly cap are
+   * booked on the day they may go, no more a day than the account may send.
    */
   private defer(items: SendItem[], until: number, capped = false): void {
     const now = this.ctx.simClock.now();
     const step = Math.max(1, Math.round((this.settings.spacingMinMs + this.settings.spacingMaxMs) / 2));
-    transaction(this.ctx.db, () => {
-      items.forEach((item, j) => {
-        // Held by a daily or weekly cap, an invitation is booked on the day it may go; held by
-        // hours or spacing, everything queues behind at the average spacing.
-        const at = capped && item.kind === 'connect' ? this.book(item.accountId, until, now) : until + j * step;
-        if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, at);
-        else this.moveDue(item.leadId, item.due, at);
-      });
+    const moves: { leadId: string; from: number | null; to: number }[] = [];
+    items.forEach((item, j) => {
+      const at = capped && item.kind === 'connect' ? this.book(item.accountId, until, now) : until + j * step;
+      if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, at);
+      else moves.push({ leadId: item.leadId, from: item.due, to: at });
     });
-  }
-
-  /** How many never-looked-at leads to take for a campaign sending from `accountId`: what it may still invite today. */
-  private freshQuota(accountId: string | undefined, now: number, room: number): number {
-    if (room <= 0) return 0;
-    // Without a sender the leads are handled at once (they fail or wait for an account).
-    if (!accountId) return room;
-    const account = findAccount(this.ctx, accountId);
-    if (!account || account.status !== 'connected') return 0;
-    const a = allowance(this.ctx, account, this.settings.safety, now);
-    return Math.min(room, Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday));
+    moveDueMany(this.ctx, moves);
   }
 
   /** The next booked invitation slot of an account, at or after `until`. */
@@ -563,6 +481,17 @@ export class Engine {
     if (!account) return 1;
     const weekly = account.weeklyConnectionRequestLimit ?? this.settings.safety.weeklyConnectionRequestLimit;
     return Math.max(1, Math.min(account.connectionRequestLimit, weekly));
+  }
+
+  /** How many never-looked-at leads to take for a campaign sending from `accountId`: what it may still invite today. */
+  private freshQuota(accountId: string | undefined, now: number, room: number): number {
+    if (room <= 0) return 0;
+    // Without a sender the leads are handled at once (they fail or wait for an account).
+    if (!accountId) return room;
+    const account = findAccount(this.ctx, accountId);
+    if (!account || account.status !== 'connected') return 0;
+    const a = allowance(this.ctx, account, this.settings.safety, now);
+    return Math.min(room, Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday));
   }
 
   private spacing(): number {
@@ -614,28 +543,5 @@ export class Engine {
       return {};
     }
     return this.ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
-  }
-
-  /**
-   * The completion rule: a running campaign that is not importing, has at least one lead, no
-   * lead with work left (nothing due now or later, no polite close pending) and no send in
-   * flight becomes COMPLETED. An empty campaign keeps running, waiting for leads.
-   */
-  private completeIfDone(campaignId: string): boolean {
-    return transaction(this.ctx.db, () => {
-      if (leaseHolder(this.ctx.db, this.ctx.clock) !== this.holder) return false;
-      const row = this.ctx.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get();
-      if (!row || row.status !== 'CAMPAIGN_IN_PROGRESS' || row.importing) return false;
-      const db = this.ctx.db;
-      // Each probe is an index seek, so the check stays cheap however many leads there are.
-      const exists = (where: SQL | undefined) => db.select({ one: sql`1` }).from(leads).where(where).limit(1).get() !== undefined;
-      if (!exists(eq(leads.campaignId, campaignId))) return false;
-      if (exists(and(eq(leads.campaignId, campaignId), isNotNull(leads.nextActionAt)))) return false;
-      if (exists(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, campaignId)))) return false;
-      if (countRows(db, engineIntents, and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, campaignId)))) return false;
-      db.update(campaigns).set({ status: 'COMPLETED', updatedAt: this.ctx.simClock.now() }).where(eq(campaigns.id, campaignId)).run();
-      this.ctx.log.info({ campaignId }, 'campaign completed');
-      return true;
-    });
   }
 }

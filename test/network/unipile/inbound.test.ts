@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
-import { createUnipileProvider, mountUnipileWebhook, secretMatches, UNIPILE_SECRET_HEADER } from '../../../src/network/unipile/index.js';
+import { mountProviderWebhook } from '../../../src/http/webhooks.js';
+import { createUnipileProvider, secretMatches, UNIPILE_SECRET_HEADER, UNIPILE_WEBHOOK_PATH } from '../../../src/network/unipile/index.js';
 import { ada, profileUrl, SECRET, useSetup } from './helpers.js';
 
 const t = useSetup();
@@ -13,7 +14,7 @@ let endpoint: string;
 
 beforeEach(async () => {
   const app = express();
-  mountUnipileWebhook(app, t.provider);
+  mountProviderWebhook(app, t.provider.webhook(UNIPILE_WEBHOOK_PATH));
   http = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -2,8 +2,8 @@ import type { Request } from 'express';
 import type { Environment } from '../core/context.js';
 import { KEY_PREFIX, keyEnvFor } from '../core/auth/keys.js';
 import { effectOf, routeOf } from '../docs/tools.js';
-import { baseUrl } from '../mcp/http.js';
-import { oauthUrls } from '../mcp/oauth/router.js';
+import { baseUrl } from './request.js';
+import { oauthUrls } from './oauth/router.js';
 import type { Tool } from '../tools/define.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { ApiError, httpStatus, validationError } from '../core/errors.js';
@@ -58,6 +59,8 @@ export function parseJsonBody(req: Request): ParsedBody {
   if (!isJsonType(req.headers['content-type'])) {
     return { ok: false, error: validationError('The body must be JSON, sent with Content-Type: application/json.', []) };
   }
+  // Decoding would replace bad bytes with U+FFFD silently, and a message would go out altered.
+  if (!isUtf8(raw)) return { ok: false, error: validationError('The body is not valid UTF-8. Send JSON encoded as UTF-8.', []) };
   try {
     return { ok: true, value: JSON.parse(raw.toString('utf8')) as unknown };
   } catch {

@@ -2,10 +2,14 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import { createOAuthMetadata, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import type { Ctx } from '../../core/context.js';
 import { SERVER_NAME } from '../../version.js';
-import { baseUrl } from '../http.js';
+import { baseUrl } from '../request.js';
 import { CONSENT_PATH, consentSubmitHandler } from './consent.js';
 import { perAddressLimit } from './limit.js';
 import { OutreachOAuthProvider } from './provider.js';
+
+/** Where a client finds how to authenticate (RFC 9728), named in every 401 from the MCP endpoints. */
+export const protectedResourceMetadataUrl = (req: Request): string =>
+  `${baseUrl(req)}/.well-known/oauth-protected-resource${req.path.startsWith('/mcp') ? '/mcp' : ''}`;
 
 /** The OAuth discovery documents, for the overview and the docs. */
 export const oauthUrls = (origin: string) => ({

@@ -6,8 +6,9 @@ import { sign, signatureMatches } from '../../core/auth/secrets.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { randomBase62 } from '../../core/ids.js';
-import { escapeHtml } from '../../rest/html.js';
-import { resolveCaller } from '../../tools/pipeline.js';
+import { escapeHtml } from '../html.js';
+import { requestIdOf } from '../request.js';
+import { authenticate } from '../../tools/pipeline.js';
 
 /** Where the consent form posts. */
 export const CONSENT_PATH = '/oauth/consent';
@@ -207,15 +208,12 @@ export function consentSubmitHandler(ctx: Ctx): RequestHandler[] {
         return redirectWith(res, claims.redirectUri, { error: 'access_denied', error_description: 'The user denied access.', state: claims.state });
       }
       const apiKey = typeof form.api_key === 'string' ? form.api_key.trim() : '';
-      let keyId: string;
-      try {
-        if (!apiKey) throw new ApiError('unauthorized', 'Paste your API key to allow access.');
-        // The client address lets the failed-authentication guard count keys guessed here too.
-        keyId = resolveCaller(ctx, { apiKey }, String(res.locals.requestId ?? ''), { clientAddress: req.ip }).keyId;
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        return consentPage(ctx, res, 400, claims, token as string, `${err.message} No access was granted.`);
-      }
+      // The client address lets the failed-authentication guard count keys guessed here too.
+      const auth = apiKey
+        ? authenticate(ctx, { apiKey }, { requestId: requestIdOf(res), clientAddress: req.ip })
+        : { ok: false as const, error: new ApiError('unauthorized', 'Paste your API key to allow access.') };
+      if (!auth.ok) return consentPage(ctx, res, 400, claims, token as string, `${auth.error.message} No access was granted.`);
+      const keyId = auth.caller.keyId;
       let code: string;
       try {
         code = issueAuthorizationCode(ctx, {

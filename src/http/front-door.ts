@@ -4,7 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import type { Ctx } from '../core/context.js';
 import { accessLogger, accessPath } from '../log.js';
-import { newRequestId } from '../mcp/http.js';
+import { newRequestId } from './request.js';
 
 export const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 

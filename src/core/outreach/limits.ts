@@ -1,0 +1,10 @@
+/**
+ * Limits on outreach text, defined once: the tools' input schemas, the engine's sends, the
+ * workspace file and both network adapters read them from here.
+ */
+
+/** Longest message, in characters (code points): a sequence step, an agent reply, a direct message. */
+export const MESSAGE_TEXT_MAX = 8000;
+
+/** Longest connection note LinkedIn accepts, in characters (Unipile: `message` maxLength 300). */
+export const CONNECTION_NOTE_MAX = 300;

@@ -1,0 +1,176 @@
+import { and, asc, desc, eq, gt, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
+import { accountDaily, campaigns, engineIntents, leads } from '../../db/schema.js';
+import { countRows, transaction } from '../../db/tx.js';
+import { applyCampaignEvent } from '../campaigns/state-machine.js';
+import { accountToday } from '../accounts/today.js';
+import type { Ctx } from '../context.js';
+import { excludeEverywhere } from '../leads/exclude.js';
+import { handOffLead } from '../leads/handoff.js';
+import type { AgentDecision } from './agent.js';
+import { MESSAGE_TEXT_MAX } from './limits.js';
+import { leaseHolder } from './lease.js';
+import { fitTo } from './personalize.js';
+import type { IntentRow } from './sends.js';
+import type { EngineSettings } from './settings.js';
+import { effectiveAccountId, getLead, loadCampaignInfo, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+
+/*
+ * The outreach engine's reads and writes of the due-work queue: which leads are due, moving a
+ * lead's due time, the agent's decisions, and the campaign events the engine causes. The engine
+ * (src/workers/outreach) decides only *when*; everything it records goes through here.
+ */
+
+/**
+ * Running campaigns the engine can work. One that lost its agent can never send anything: it
+ * goes to FAILED (the state machine's `engine_failed`) and is left out.
+ */
+export function runningCampaigns(ctx: Ctx): CampaignInfo[] {
+  const ids = ctx.db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS')).all();
+  const out: CampaignInfo[] = [];
+  for (const { id } of ids) {
+    const info = loadCampaignInfo(ctx, id);
+    if (!info) continue;
+    if (info.agent === null) {
+      ctx.log.warn({ campaignId: id }, 'running campaign has no agent; marked FAILED');
+      applyCampaignEvent(ctx, id, 'engine_failed');
+      continue;
+    }
+    out.push(info);
+  }
+  return out;
+}
+
+/**
+ * Leads with a polite close pending, oldest first, in the order of the polite-close index:
+ * ordered so, SQLite seeks that index past its nulls; unordered, it scanned the whole table.
+ */
+export function closingLeads(ctx: Ctx, limit: number): LeadRow[] {
+  return ctx.db.select().from(leads).where(isNotNull(leads.politeClosePendingAt)).orderBy(asc(leads.politeClosePendingAt)).limit(limit).all();
+}
+
+// Prepared once per database: each running campaign runs these on every tick.
+const scheduledStmt = perDb((db) =>
+  db
+    .select()
+    .from(leads)
+    .where(and(eq(leads.campaignId, sql.placeholder('campaignId')), gt(leads.nextActionAt, 0), lte(leads.nextActionAt, sql.placeholder('now'))))
+    .orderBy(asc(leads.nextActionAt))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+const freshStmt = perDb((db) =>
+  db.select().from(leads).where(and(eq(leads.campaignId, sql.placeholder('campaignId')), eq(leads.nextActionAt, 0))).limit(sql.placeholder('limit')).prepare(),
+);
+
+/** A campaign's leads with scheduled work due at `now` (next_action_at > 0), earliest first. */
+export const scheduledLeads = (ctx: Ctx, campaignId: string, now: number, limit: number): LeadRow[] => scheduledStmt(ctx.db).all({ campaignId, now, limit });
+
+/** Leads of a campaign the engine has never looked at (next_action_at 0, a new row's default). */
+export const freshLeads = (ctx: Ctx, campaignId: string, limit: number): LeadRow[] => freshStmt(ctx.db).all({ campaignId, limit });
+
+/** When the account's last provider call was made (its latest intent), or null. */
+export function lastCallAt(ctx: Ctx, accountId: string): number | null {
+  return ctx.db.select({ at: engineIntents.createdAt }).from(engineIntents).where(eq(engineIntents.accountId, accountId)).orderBy(desc(engineIntents.createdAt)).limit(1).get()?.at ?? null;
+}
+
+/** A campaign's leads due at `now`, earliest first (one index probe on next_action_at). */
+export function dueLeads(ctx: Ctx, campaignId: string, now: number, limit: number): LeadRow[] {
+  return ctx.db
+    .select()
+    .from(leads)
+    .where(and(eq(leads.campaignId, campaignId), lte(leads.nextActionAt, now)))
+    .orderBy(asc(leads.nextActionAt))
+    .limit(limit)
+    .all();
+}
+
+/** Sets a lead's due time, unless something else changed it since it was read (`from`). */
+export function moveDue(ctx: Ctx, leadId: string, from: number | null, to: number | null): void {
+  ctx.db
+    .update(leads)
+    .set({ nextActionAt: to })
+    .where(and(eq(leads.id, leadId), from === null ? isNull(leads.nextActionAt) : eq(leads.nextActionAt, from)))
+    .run();
+}
+
+/** Moves several leads' due times in one transaction. */
+export function moveDueMany(ctx: Ctx, moves: readonly { leadId: string; from: number | null; to: number }[]): void {
+  transaction(ctx.db, () => {
+    for (const m of moves) moveDue(ctx, m.leadId, m.from, m.to);
+  });
+}
+
+/** A lead the engine cannot contact at all (no profile to address) fails. */
+export function failLead(ctx: Ctx, leadId: string, info: CampaignInfo, settings: EngineSettings): void {
+  transaction(ctx.db, () => updateAndReplan(ctx, leadId, { stage: 'failed', updatedAt: ctx.simClock.now() }, info, settings));
+}
+
+/** Excludes a lead workspace-wide at once, without sending a polite close. */
+export function excludeNow(ctx: Ctx, lead: LeadRow): void {
+  transaction(ctx.db, () => excludeEverywhere(ctx, lead));
+}
+
+/**
+ * Stores the agent's decision on the reply `text`, unless a newer reply superseded it while
+ * the agent thought. Returns the lead after the change.
+ */
+export function recordAgentDecision(ctx: Ctx, leadId: string, text: string, decision: AgentDecision, info: CampaignInfo, settings: EngineSettings): LeadRow | undefined {
+  return transaction(ctx.db, () => {
+    const current = getLead(ctx, leadId);
+    if (!current || current.pendingReplyText !== text) return current;
+    const at = ctx.simClock.now();
+    switch (decision.kind) {
+      case 'none':
+        return updateAndReplan(ctx, leadId, { pendingReplyText: null, needsReply: false, updatedAt: at }, info, settings);
+      case 'handoff':
+        return handOffLead(ctx, current, decision.reason, at, effectiveAccountId(current, info));
+      case 'reply':
+      case 'cta':
+        return updateAndReplan(
+          ctx,
+          leadId,
+          { pendingReplyText: null, agentSendKind: decision.kind, agentSendText: fitTo(decision.text, MESSAGE_TEXT_MAX), updatedAt: at },
+          info,
+          settings,
+        );
+    }
+  });
+}
+
+/** Intents left pending, e.g. by an engine that died mid-send. */
+export const pendingIntents = (ctx: Ctx): IntentRow[] => ctx.db.select().from(engineIntents).where(eq(engineIntents.state, 'pending')).all();
+
+/** What an account has counted today (core/accounts/today.ts): the counters `list_accounts` shows. */
+export function accountDayCounts(ctx: Ctx, accountId: string): { connectionRequestsSent: number; messagesSent: number } {
+  const day = ctx.db
+    .select({ c: accountDaily.connectionRequestsSent, m: accountDaily.messagesSent })
+    .from(accountDaily)
+    .where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, accountToday(ctx))))
+    .get();
+  return { connectionRequestsSent: day?.c ?? 0, messagesSent: day?.m ?? 0 };
+}
+
+/**
+ * The completion rule: a running campaign that is not importing, has at least one lead, no
+ * lead with work left (nothing due now or later, no polite close pending) and no send in flight
+ * becomes COMPLETED (the state machine's `engine_completed`). An empty campaign keeps running,
+ * waiting for leads. Only the lease holder completes campaigns.
+ */
+export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): boolean {
+  return transaction(ctx.db, () => {
+    if (leaseHolder(ctx.db, ctx.clock) !== holder) return false;
+    const row = ctx.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get();
+    if (!row || row.status !== 'CAMPAIGN_IN_PROGRESS' || row.importing) return false;
+    const db = ctx.db;
+    // Each probe is an index seek, so the check stays cheap however many leads there are.
+    const exists = (where: SQL | undefined) => db.select({ one: sql`1` }).from(leads).where(where).limit(1).get() !== undefined;
+    if (!exists(eq(leads.campaignId, campaignId))) return false;
+    if (exists(and(eq(leads.campaignId, campaignId), isNotNull(leads.nextActionAt)))) return false;
+    if (exists(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, campaignId)))) return false;
+    if (countRows(db, engineIntents, and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, campaignId)))) return false;
+    if (!applyCampaignEvent(ctx, campaignId, 'engine_completed')) return false;
+    ctx.log.info({ campaignId }, 'campaign completed');
+    return true;
+  });
+}

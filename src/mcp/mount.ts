@@ -1,0 +1,34 @@
+import type { Express, RequestHandler } from 'express';
+import type { Ctx } from '../core/context.js';
+import { readRawBody } from '../http/body.js';
+import type { HostServices } from '../http/host.js';
+import type { Tool } from '../tools/define.js';
+import { mcpPostHandler } from './http.js';
+
+const methodNotAllowed =
+  (allow: string): RequestHandler =>
+  (_req, res) => {
+    res
+      .status(405)
+      .set('Allow', allow)
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: `Method not allowed. This server is stateless: use ${allow}.` }, id: null });
+  };
+
+const wantsEventStream = (accept: string | undefined): boolean => (accept ?? '').includes('text/event-stream');
+
+/**
+ * The MCP face: streamable HTTP (stateless, JSON responses) at / and /mcp. A GET asking for
+ * an event stream is refused (there is none to resume); any other GET falls through to the
+ * host's overview. `tools` is the MCP tool set after the config's selection.
+ */
+export function mountMcp(app: Express, _host: HostServices, ctx: Ctx, tools: readonly Tool[]): void {
+  const post = mcpPostHandler(ctx, tools);
+  for (const path of ['/', '/mcp']) {
+    app.get(path, (req, res, next) => {
+      if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);
+      next();
+    });
+    app.delete(path, methodNotAllowed('GET, POST'));
+    app.post(path, readRawBody, post);
+  }
+}

@@ -1,0 +1,96 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ limits: RELAXED_LIMITS });
+});
+afterAll(() => server.close());
+
+/** A raw request, for what fetch will not send (a GET with a body). */
+function raw(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; body: any }> {
+  const url = new URL(path, server.url);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { 'X-API-Key': TEST_KEY, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const credits = async (): Promise<number> => (await server.rest('/credits')).body.credits as number;
+
+describe('REST refuses what it used to take wrongly', () => {
+  it('names a path id that is not valid UTF-8 once decoded, like any malformed id', async () => {
+    for (const path of ['/campaigns/%ff', '/campaigns/%FF%FE/leads', '/campaigns/ok%e9']) {
+      const r = await server.rest(path);
+      expect(r.status, path).toBe(400);
+      expect(r.body.error, path).toMatchObject({ code: 'validation_error', details: { fields: ['campaignId'] } });
+    }
+    const post = await server.rest('/campaigns/%ff/start', { method: 'POST', body: '{}' });
+    expect(post.status).toBe(400);
+    expect(post.body.error.details.fields).toEqual(['campaignId']);
+    // Still behind the key, like every route.
+    expect((await server.rest('/campaigns/%ff', { key: null })).status).toBe(401);
+  });
+
+  it('answers 400 to a JSON body that is not valid UTF-8, and changes nothing', async () => {
+    const before = await credits();
+    const body = Buffer.concat([Buffer.from('{"networkUrl":"https://www.linkedin.com/in/utf8-probe","firstName":"A'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const r = await server.rest('/campaigns/cmp_q4/leads', { method: 'POST', body });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('validation_error');
+    expect(r.body.error.message).toContain('UTF-8');
+    expect(await credits()).toBe(before);
+    // The same text, encoded properly, is taken.
+    const ok = await server.rest('/campaigns/cmp_q4/leads', { method: 'POST', body: JSON.stringify({ networkUrl: 'https://www.linkedin.com/in/utf8-probe', firstName: 'A\u00ff' }) });
+    expect(ok.status).toBe(200);
+  });
+
+  it('answers 413 to a body over 128 KiB on a GET route, as on every other route', async () => {
+    const big = Buffer.alloc(128 * 1024 + 1, 0x20);
+    for (const path of ['/public/v1/credits', '/public/v1/campaigns/cmp_q4', '/public/v1/no/such/route', '/health', '/llms.txt']) {
+      const r = await raw('GET', path, { 'Content-Type': 'application/json', 'Content-Length': String(big.length) }, big);
+      expect(r.status, path).toBe(413);
+      expect(r.body.error.details.maxBytes, path).toBe(128 * 1024);
+    }
+    const fits = Buffer.alloc(1024, 0x20);
+    expect((await raw('GET', '/public/v1/credits', { 'Content-Length': String(fits.length) }, fits)).status).toBe(200);
+  });
+
+  it('refuses a JSON null body on start and pause, whose body must be empty or {}', async () => {
+    for (const action of ['start', 'pause']) {
+      const r = await server.rest(`/campaigns/cmp_q4/${action}`, { method: 'POST', body: 'null' });
+      expect(r.status, action).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'validation_error', message: 'The body must be a JSON object.' });
+    }
+    expect((await server.rest('/campaigns/cmp_q4')).body.status).toBe('READY_TO_SEND');
+    expect((await server.rest('/campaigns/cmp_q4/start', { method: 'POST', body: '{}' })).status).toBe(200);
+    expect((await server.rest('/campaigns/cmp_q4/pause', { method: 'POST' })).status).toBe(200);
+  });
+
+  it('names the Idempotency-Key header in the idempotency errors, and a body field of that name as a field', async () => {
+    const bad = await server.rest('/campaigns/cmp_q4/leads', {
+      method: 'POST',
+      headers: { 'Idempotency-Key': 'k'.repeat(129) },
+      body: JSON.stringify({ networkUrl: 'https://www.linkedin.com/in/key-probe' }),
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.fields).toEqual(['Idempotency-Key']);
+    expect(bad.body.error.message).toMatch(/^Idempotency-Key: /);
+    const field = await server.rest('/campaigns/cmp_q4/leads', { method: 'POST', body: JSON.stringify({ networkUrl: 'https://www.linkedin.com/in/key-probe', idempotencyKey: 'x' }) });
+    expect(field.status).toBe(400);
+    expect(field.body.error.details.fields).toEqual(['idempotencyKey']);
+  });
+
+  it('tells a bearer token sent to REST where the key goes', async () => {
+    const r = await server.rest('/credits', { key: null, headers: { Authorization: 'Bearer oat_something' } });
+    expect(r.status).toBe(401);
+    expect(r.body.error.message).toContain('X-API-Key');
+    expect(r.body.error.message).toContain('MCP endpoint only');
+  });
+});
