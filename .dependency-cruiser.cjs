@@ -1,8 +1,6 @@
 /**
  * The layering rules of docs/architecture.md, checked by `npm test`
- * (test/architecture/layering.test.ts). Known violations that are being fixed live in
- * .dependency-cruiser-known-violations.json and are ignored with `--ignore-known`; any other
- * violation fails the test.
+ * (test/architecture/layering.test.ts). Any violation fails the test; there is no baseline.
  */
 const FACES = '^src/(rest|mcp|web|http|tools)/';
 const WORKERS = '^src/(engine|webhooks|lookalike|workers)/';

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, realpathSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Environment } from './core/context.js';
 import { LimitsConfig } from './core/ratelimit/config.js';
@@ -43,6 +45,7 @@ export type ConfigFile = z.infer<typeof ConfigFile>;
 export interface Settings {
   host: string;
   port: number;
+  /** Absolute (or `:memory:`), so every hint and client config that names it works from any folder. */
   dbPath: string;
   env: Environment;
   simSpeed: number;
@@ -114,13 +117,55 @@ export function resolveSettings(flags: SettingFlags, vars: NodeJS.ProcessEnv = p
   return {
     host: host?.raw ?? config.host ?? DEFAULTS.host,
     port: port ? parsePort(port.raw, port.name) : (config.port ?? DEFAULTS.port),
-    dbPath: db?.raw ?? config.db ?? DEFAULTS.dbPath,
+    dbPath: absoluteDbPath(db?.raw ?? config.db ?? DEFAULTS.dbPath),
     env: env ? parseEnv(env.raw, env.name) : (config.env ?? DEFAULTS.env),
     simSpeed: speed ? parseSimSpeed(speed.raw, speed.name) : (config.simSpeed ?? DEFAULTS.simSpeed),
     unipile: resolveUnipile(config.unipile ?? {}, vars),
     config,
   };
 }
+
+/** Where the database file is, from the current folder; `:memory:` stays as it is. */
+export const absoluteDbPath = (path: string): string => (path === ':memory:' ? path : resolve(path));
+
+/** The CLI's own script (bin/outreach.js), from both `src/` (tests) and `dist/` (built). */
+export const CLI_SCRIPT = fileURLToPath(new URL('../bin/outreach.js', import.meta.url));
+
+/** A word for a shell command line, quoted only when it needs to be. */
+export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * How to run this CLI from any folder: `outreach` when that name on PATH is this installation
+ * (npm install -g), else node and the script's absolute path. `npx outreach` works only inside
+ * the repository, so it is never printed as something to run.
+ */
+export function cliCommand(vars: NodeJS.ProcessEnv = process.env): string {
+  const self = realpathOrNull(CLI_SCRIPT);
+  for (const dir of (vars.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, 'outreach');
+    try {
+      accessSync(candidate, constants.X_OK);
+    } catch {
+      continue;
+    }
+    // The first `outreach` on PATH is the one a shell runs: use it only if it is this one.
+    return realpathOrNull(candidate) === self ? 'outreach' : `${shellWord(process.execPath)} ${shellWord(CLI_SCRIPT)}`;
+  }
+  return `${shellWord(process.execPath)} ${shellWord(CLI_SCRIPT)}`;
+}
+
+function realpathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** The command that creates an API key this server accepts, as a user can paste it anywhere. */
+export const keyCreateCommand = (settings: Pick<Settings, 'env' | 'dbPath'>, vars: NodeJS.ProcessEnv = process.env): string =>
+  `${cliCommand(vars)} keys create --env ${settings.env === 'production' ? 'live' : 'test'} --db ${shellWord(settings.dbPath)}`;
 
 /** Each Unipile setting from its environment variable, else the config file; validated alike. */
 function resolveUnipile(section: UnipileSection, vars: NodeJS.ProcessEnv): Partial<UnipileConfig> {

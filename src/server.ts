@@ -16,7 +16,7 @@ import { createHost, type Host, type HostOptions } from './http/host.js';
 import { mountMcp } from './mcp/mount.js';
 import { mountRest } from './rest/mount.js';
 import { tools } from './tools/index.js';
-import { UsageError, type ConfigFile, type Settings } from './config.js';
+import { keyCreateCommand, UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
 import type { Tool } from './tools/define.js';
@@ -54,8 +54,10 @@ export function createContext(
   const db = openDatabase(settings.dbPath);
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
+  const network = createNetwork(settings, db, simClock, clock, log);
+  const keyCommand = settings.dbPath === ':memory:' ? undefined : keyCreateCommand(settings);
   return {
-    db, clock, log, env: settings.env, limits, simClock, network: createNetwork(settings, db, simClock, clock, log),
+    db, clock, log, env: settings.env, limits, simClock, network, ...(keyCommand ? { keyCommand } : {}),
     // The same rules the engine runs with, so list_accounts shows the limits the engine applies.
     safety: resolveEngineSettings(settings.config?.engine).safety,
   };

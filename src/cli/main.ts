@@ -1,11 +1,12 @@
+import { lookup } from 'node:dns/promises';
 import { existsSync, readFileSync } from 'node:fs';
-import { createApiKey, keyEnvFor, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
+import { createApiKey, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
 import { WorkspaceFile } from '../core/seed/file.js';
 import { SeedError, loadWorkspace } from '../core/seed/load.js';
 import { ensureDemo } from '../core/seed/demo.js';
 import { describeIssue } from '../core/validation.js';
 import { ensureWorkspace } from '../core/workspace/create.js';
-import { productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
+import { CLI_SCRIPT, keyCreateCommand, productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { LookalikeWorker } from '../workers/lookalike/worker.js';
@@ -25,9 +26,10 @@ Usage: npx outreach <command> [options]
 Commands:
   start [--host H] [--port P] [--db PATH] [--env development|production] [--sim-speed N] [--config FILE]
                         Run the HTTP server (REST under /public/v1, MCP at /mcp).
-  mcp [--db PATH] [--env E]
+  mcp [--db PATH] [--env E] [--create]
                         Run MCP over stdio; the API key comes from OUTREACH_API_KEY.
                         OUTREACH_TOOLS=a,b and OUTREACH_READONLY=1 narrow the tool set.
+                        The database must exist (the server's --db) unless --create is given.
   seed --file FILE [--db PATH] [--reset]
                         Load a workspace file; --reset replaces an existing workspace.
   keys create --env test|live [--name NAME] [--db PATH]
@@ -55,10 +57,12 @@ async function start(args: string[]): Promise<void> {
   const settings = resolveSettings(values);
   const gaps = productionGaps(settings);
   if (gaps.length) throw new UsageError(`--env production: cannot start without ${gaps.join(', ')}`);
-  // Checked before anything is written: a bad tool selection must leave no database behind.
+  // Checked before anything is written: a bad tool selection or host must leave no database
+  // behind, and no demo key that is never shown.
   configuredTools(settings);
+  await checkHost(settings.host);
   const log = createLogger();
-  const ctx = createContext(settings, log);
+  const ctx = openContext(settings, log);
   const newKey = settings.env === 'development' ? ensureDemo(ctx) : null;
   const server = await startServer(settings, log, ctx);
   stdout(banner(settings, server.url, newKey));
@@ -69,9 +73,40 @@ async function start(args: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+/** An unresolvable --host fails by name before anything is written, not as a listen error after. */
+async function checkHost(host: string): Promise<void> {
+  try {
+    await lookup(host);
+  } catch (err) {
+    throw new UsageError(`--host: cannot resolve "${host}" (${(err as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
+  }
+}
+
+/** createContext, with a database that cannot be opened or created reported against --db. */
+function openContext(settings: Settings, log: ReturnType<typeof createLogger>): ReturnType<typeof createContext> {
+  try {
+    return createContext(settings, log);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^(SQLITE_|E[A-Z]+$)/.test(code)) {
+      throw new UsageError(`--db: cannot open or create ${settings.dbPath}: ${(err as Error).message.split('\n')[0]}`);
+    }
+    throw err;
+  }
+}
+
+/** Simulated hours a second: the first acceptances and replies within a minute or two. */
+const WATCH_SPEED = 360;
+
 function banner(settings: Settings, url: string, newKey: string | null): string {
   const key = newKey ?? `<your ${settings.env === 'production' ? 'sk_live_' : 'sk_test_'} key>`;
   const config = { mcpServers: { outreach: { type: 'http', url: `${url}/mcp`, headers: { 'X-API-Key': key } } } };
+  // Absolute paths and the database in use, so the config works from any client and folder.
+  const stdioConfig = {
+    mcpServers: {
+      outreach: { command: process.execPath, args: [CLI_SCRIPT, 'mcp', '--db', settings.dbPath, '--env', settings.env], env: { OUTREACH_API_KEY: key } },
+    },
+  };
   const lines = [
     `outreach-mcp ${SERVER_VERSION} (${settings.env}${settings.env === 'development' ? `, simulated network at ${settings.simSpeed}x` : ''})`,
     `  REST base: ${url}/public/v1`,
@@ -82,24 +117,38 @@ function banner(settings: Settings, url: string, newKey: string | null): string 
   if (newKey) {
     lines.push('Created the demo workspace and a new API key. It is shown only this once; store it now:', '', `  ${newKey}`, '');
   } else {
-    lines.push('Use an existing key, or create one with: npx outreach keys create --env ' + keyEnvFor(settings.env), '');
+    lines.push('Use an existing key, or create one with:', `  ${keyCreateCommand(settings)}`, '');
   }
   lines.push(
-    'MCP client config (paste into your client):',
+    'MCP client config over HTTP (paste into your client):',
     JSON.stringify(config, null, 2),
     '',
-    'Try it:',
-    `  curl -H "X-API-Key: ${key}" ${url}/public/v1/credits`,
+    'MCP client config over stdio (works from any folder):',
+    JSON.stringify(stdioConfig, null, 2),
+    '',
   );
+  if (settings.env === 'development' && settings.simSpeed < WATCH_SPEED) {
+    lines.push(
+      `The simulated network keeps time at --sim-speed ${settings.simSpeed}: invitations are accepted after hours and replies`,
+      `take hours too. To watch the demo move, restart with --sim-speed ${WATCH_SPEED} (an hour every 10 seconds).`,
+      '',
+    );
+  }
+  lines.push('Try it:', `  curl -H "X-API-Key: ${key}" ${url}/public/v1/credits`);
   return lines.join('\n');
 }
 
 async function mcp(args: string[]): Promise<void> {
-  const { values } = parse(args, { db: SERVER_OPTIONS.db, env: SERVER_OPTIONS.env });
-  const settings = resolveSettings(values);
+  const { values } = parse(args, { db: SERVER_OPTIONS.db, env: SERVER_OPTIONS.env, create: { type: 'boolean' } });
+  const settings = resolveSettings({ db: values.db, env: values.env });
   const key = process.env.OUTREACH_API_KEY;
   if (!key) throw new UsageError('OUTREACH_API_KEY is not set: export the API key for the MCP stdio server to use');
   const offered = configuredTools(settings, process.env);
+  // A client started in another folder would otherwise get a new empty database there, and
+  // every call would fail with a key that exists in the real one.
+  if (!values.create && settings.dbPath !== ':memory:' && !existsSync(settings.dbPath)) {
+    throw new UsageError(`--db: no database at ${settings.dbPath}; pass the --db your server uses, or --create to start a new empty one`);
+  }
   const ctx = createContext(settings, createLogger());
   // The stdio server runs the engine too; with another process holding the lease it waits as a standby.
   const engine = createEngine(ctx, settings);

@@ -10,7 +10,7 @@ export type Options = NonNullable<ParseArgsConfig['options']>;
 /** parseArgs with its errors turned into one-line usage errors that name the flag. */
 export function parse<O extends Options>(args: string[], options: O, positionals = 0) {
   try {
-    const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
+    const parsed = parseArgs({ args: joinNegativeValues(args, options), options, strict: true, allowPositionals: positionals > 0 });
     if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
     return parsed;
   } catch (err) {
@@ -18,6 +18,28 @@ export function parse<O extends Options>(args: string[], options: O, positionals
     const message = (err as Error).message.split('\n')[0] ?? 'bad arguments';
     throw new UsageError(message.replace(/\. To specify a positional argument.*$/, ''));
   }
+}
+
+/**
+ * `--sim-speed -1` as `--sim-speed=-1`: parseArgs calls a value that starts with a dash
+ * ambiguous, and its message names neither the value nor what is wrong with it. Joined, the
+ * value reaches the flag's own check ("--sim-speed: "-1" must be a positive number").
+ */
+function joinNegativeValues(args: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (arg === '--') return [...out, ...args.slice(i)];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d|^-\.\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 export const stdout = (text: string) => process.stdout.write(`${text}\n`);

@@ -28,4 +28,9 @@ export interface Ctx {
   network: NetworkProvider;
   /** The account-safety rules from the config (caps, warm-up, hours); absent means the defaults. */
   safety?: SafetySettings;
+  /**
+   * The shell command that creates a key for this database and environment, quoted in the
+   * 401 answers so the hint works as printed; absent where there is no such command (tests).
+   */
+  keyCommand?: string;
 }

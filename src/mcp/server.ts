@@ -30,6 +30,16 @@ export const mcpInput = (tool: Tool): z.ZodObject =>
 const described = new WeakMap<Tool, McpTool>();
 
 /**
+ * MCP gives destructiveHint and idempotentHint meaning only when readOnlyHint is false, so a
+ * read-only tool lists just readOnlyHint and openWorldHint: the other two would be noise.
+ */
+function listedAnnotations(annotations: Tool['annotations']): McpTool['annotations'] {
+  if (!annotations.readOnlyHint) return { ...annotations };
+  const { destructiveHint: _d, idempotentHint: _i, ...meaningful } = annotations;
+  return meaningful;
+}
+
+/**
  * The tools/list entry of a tool. Tools never change, and converting their zod schemas to JSON
  * Schema costs more than a whole tool call, so each entry is built once and shared.
  */
@@ -43,7 +53,7 @@ export function describeTool(tool: Tool): McpTool {
       inputSchema: mcpInputSchema(mcpInput(tool)) as McpTool['inputSchema'],
       outputSchema: mcpOutputSchema(tool.output) as McpTool['outputSchema'],
       // The title is listed once, at the top level, where MCP (2025-06-18) puts it.
-      annotations: { ...tool.annotations },
+      annotations: listedAnnotations(tool.annotations),
     };
     described.set(tool, entry);
   }

@@ -100,4 +100,4 @@ export const IdempotencyKey = z
   .string()
   .min(1)
   .max(128)
-  .describe('Optional. A retry with the same key and arguments within 24 h replays the first result.');
+  .describe('Optional retry key: same key and arguments within 24 h replay the first result.');

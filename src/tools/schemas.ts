@@ -63,9 +63,76 @@ function dropBranchDescriptions(node: unknown): unknown {
   return out;
 }
 
+/** Keywords that describe a value whatever its type: they stay outside the nullable's branches. */
+const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment']);
+
+/**
+ * `{ type: [X, "null"] }` as `{ anyOf: [{ type: X }, { type: "null" }] }`, the spelling the MCP
+ * Inspector's --strict run accepts: a type array is legal JSON Schema, but clients that map tool
+ * schemas onto a single-`type` dialect (Gemini's function declarations) reject or mangle it.
+ * The type's own keywords (bounds, enum, format) go into its branch; annotations stay outside.
+ */
+export function splitNullableTypes(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(splitNullableTypes);
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node)) out[k] = splitNullableTypes(v);
+  const type = out.type;
+  if (!Array.isArray(type) || !type.every((t) => typeof t === 'string') || type.length < 2) return out;
+  const outer: JsonObject = {};
+  const inner: JsonObject = {};
+  for (const [k, v] of Object.entries(out)) {
+    if (k === 'type') continue;
+    if (ANNOTATIONS.has(k)) outer[k] = v;
+    else inner[k] = k === 'enum' && Array.isArray(v) ? v.filter((e) => e !== null) : v;
+  }
+  const branches = (type as string[]).map((t) => (t === 'null' ? { type: 'null' } : { type: t, ...inner }));
+  return { ...outer, anyOf: branches };
+}
+
+/**
+ * An optional argument whose null only means "not given" (a lead's job title, a Lookalike
+ * filter) is listed as its type alone: omitting it says the same, in fewer bytes a model reads.
+ * An argument whose description says what null does (update_lead's tag: null clears it) keeps
+ * its null branch. The server accepts null for all of them either way.
+ */
+function omitNullOfOptionals(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(omitNullOfOptionals);
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node)) out[k] = omitNullOfOptionals(v);
+  if (!isObject(out.properties)) return out;
+  const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
+  const props: JsonObject = {};
+  for (const [name, prop] of Object.entries(out.properties)) {
+    props[name] = prop;
+    if (required.has(name) || !isObject(prop) || !Array.isArray(prop.anyOf) || prop.anyOf.length !== 2) continue;
+    const [value, nul] = prop.anyOf as unknown[];
+    if (!isObject(value) || !isObject(nul) || nul.type !== 'null' || Object.keys(nul).length !== 1) continue;
+    if (typeof prop.description === 'string' && /\bnull\b/.test(prop.description)) continue;
+    const { anyOf: _nullable, ...annotations } = prop;
+    props[name] = { ...annotations, ...value };
+  }
+  out.properties = props;
+  return out;
+}
+
+/**
+ * The server refuses unknown arguments by name (400 validation_error), so the listing does not
+ * repeat `additionalProperties: false` on every object a model reads.
+ */
+function dropClosedObjects(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(dropClosedObjects);
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node)) if (!(k === 'additionalProperties' && v === false)) out[k] = dropClosedObjects(v);
+  return out;
+}
+
 /** The listed arguments: every property, type, enum, default, bound and description a model writes by. */
 export function mcpInputSchema(schema: z.ZodObject): JsonObject {
-  return dropBranchDescriptions(jsonSchema(schema, 'input', dropCopiedValueSyntax)) as JsonObject;
+  const listed = dropBranchDescriptions(jsonSchema(schema, 'input', dropCopiedValueSyntax));
+  return dropClosedObjects(omitNullOfOptionals(splitNullableTypes(listed))) as JsonObject;
 }
 
 const SCHEMA_MAPS = new Set(['properties', '$defs']);
@@ -145,5 +212,5 @@ function factorRepeats(root: JsonObject): JsonObject {
 
 /** The listed output: the shape the structuredContent has, with repeated sub-shapes defined once. */
 export function mcpOutputSchema(schema: z.ZodType): JsonObject {
-  return factorRepeats(shapeOnly(jsonSchema(schema, 'output')));
+  return factorRepeats(splitNullableTypes(shapeOnly(jsonSchema(schema, 'output'))) as JsonObject);
 }

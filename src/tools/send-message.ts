@@ -22,7 +22,9 @@ export const sendMessageTool = defineTool({
       .min(1)
       .refine((t) => t.trim() !== '', 'must not be blank')
       .refine((t) => [...t].length <= MESSAGE_TEXT_MAX, `must be at most ${MESSAGE_TEXT_MAX} characters`)
-      .describe(`The message, 1 to ${MESSAGE_TEXT_MAX} characters.`),
+      // maxLength, as JSON Schema counts it (code points), is the refine's rule; zod's own
+      // max() would count UTF-16 units and refuse a shorter message full of emoji.
+      .meta({ description: `The message, 1 to ${MESSAGE_TEXT_MAX} characters.`, maxLength: MESSAGE_TEXT_MAX }),
     accountId: pathId('account').optional().describe('Account to send from (list_accounts). Defaults to the lead\'s account, then the campaign agent\'s.'),
   }),
   output: SendMessageResult,

@@ -7,9 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 /**
  * The layering rules of docs/architecture.md, enforced with dependency-cruiser
- * (.dependency-cruiser.cjs). Violations present when the rules landed are listed in
- * .dependency-cruiser-known-violations.json and ignored (`--ignore-known`) until the branches
- * fixing them land; any other violation fails here.
+ * (.dependency-cruiser.cjs). There is no baseline of tolerated violations: any violation fails here.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The package's exports map hides its bin, so the CLI is found where npm installs it.
@@ -30,12 +28,10 @@ const describeViolation = (v: Violation): string =>
   `${v.rule.name}: ${v.from} -> ${v.cycle?.length ? v.cycle.map((c) => c.name).join(' -> ') : v.to}`;
 
 describe('layering rules (dependency-cruiser)', () => {
-  it('src/ has no violation beyond the known-violations baseline', () => {
-    const result = cruise(root, ['--ignore-known', join(root, '.dependency-cruiser-known-violations.json')]);
+  it('src/ has no violation', () => {
+    const result = cruise(root, []);
     expect(result.summary.totalCruised).toBeGreaterThan(50);
-    // Known violations come back with severity "ignore"; everything else is new.
-    const fresh = result.summary.violations.filter((v) => v.rule.severity !== 'ignore');
-    expect(fresh.map(describeViolation)).toEqual([]);
+    expect(result.summary.violations.map(describeViolation)).toEqual([]);
   }, 120_000);
 
   describe('the rules catch what they forbid', () => {

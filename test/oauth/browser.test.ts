@@ -7,11 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauthCodes } from '../../src/db/schema.js';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { authorizeUrl, bearerClient, pkce, registerClient, token } from './helpers.js';
+import { requireTool } from '../optional.js';
 
 /**
  * The OAuth flow as a person does it: Debian's Chromium, driven by playwright-core (no
  * browser download), types into the consent page. Skipped only when playwright-core or
- * /usr/bin/chromium is missing; flow.test.ts runs the same flow over plain HTTP regardless.
+ * /usr/bin/chromium is missing (a failure in CI); flow.test.ts runs the same flow over plain HTTP regardless.
  */
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -75,7 +76,7 @@ function callbackServer(): Promise<{ server: Server; url: string; next: () => Pr
   );
 }
 
-describe.skipIf(!playwright)('OAuth in a real browser (Chromium)', () => {
+describe.skipIf(!requireTool('playwright-core and /usr/bin/chromium', playwright !== null))('OAuth in a real browser (Chromium)', () => {
   let server: TestServer;
   let browser: Browser;
   let callback: Awaited<ReturnType<typeof callbackServer>>;

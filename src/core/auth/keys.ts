@@ -85,6 +85,9 @@ const KEY_COLUMNS = { id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revok
 /** Every authenticated request looks its key up, so the lookup is prepared once. */
 const keyByDigest = perDb((db) => db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.digest, sql.placeholder('digest'))).prepare());
 
+/** ` (create one with `…`)`: the server's own command, so it works as printed. */
+const keyHint = (ctx: Ctx, lead: string): string => (ctx.keyCommand ? ` (${lead} \`${ctx.keyCommand}\`)` : '');
+
 /**
  * Resolves a presented key to its identity. The row is cached only while the database is
  * unchanged (db/read-cache.ts), so a revoked or newly created key takes effect at once, also
@@ -92,16 +95,16 @@ const keyByDigest = perDb((db) => db.select(KEY_COLUMNS).from(apiKeys).where(eq(
  */
 export function authenticateKey(ctx: Ctx, presented: string | undefined | null): KeyIdentity {
   if (!presented) {
-    throw new ApiError('unauthorized', 'Missing API key. Send it in the X-API-Key header (create one with `npx outreach keys create`).');
+    throw new ApiError('unauthorized', `Missing API key. Send it in the X-API-Key header${keyHint(ctx, 'create one with')}.`);
   }
   const expected = KEY_PREFIX[keyEnvFor(ctx.env)];
   if (!presented.startsWith(expected)) {
-    throw new ApiError('unauthorized', `This server runs the ${ctx.env} environment and accepts only ${expected} keys.`);
+    throw new ApiError('unauthorized', `This server runs the ${ctx.env} environment and accepts only ${expected} keys${keyHint(ctx, 'create one with')}.`);
   }
   const digest = digestKey(presented);
   const row = readCache(ctx.db).get(`key:${digest}`, () => keyByDigest(ctx.db).get({ digest }));
   if (!row || row.revokedAt !== null) {
-    throw new ApiError('unauthorized', 'Invalid or revoked API key. Check the key, or create a new one with `npx outreach keys create`.');
+    throw new ApiError('unauthorized', `Invalid or revoked API key. Check the key${keyHint(ctx, 'or create a new one with')}.`);
   }
   return touch(ctx, row);
 }

@@ -17,18 +17,19 @@ export const LEAD_FIELD_MAX = {
 type FieldName = keyof typeof LEAD_FIELD_MAX;
 
 /** null is taken as "not given": model clients often send it for empty optional fields. */
-const text = (name: FieldName) => z.string().max(LEAD_FIELD_MAX[name]).nullable().optional();
+const text = (name: FieldName, description: string) => z.string().max(LEAD_FIELD_MAX[name]).nullable().optional().describe(description);
 
+/** Every field is described: a model fills in only what it can tell apart. */
 export const LeadFields = {
-  fullName: text('fullName'),
-  firstName: text('firstName'),
-  lastName: text('lastName'),
-  jobTitle: text('jobTitle'),
-  companyName: text('companyName'),
-  email: text('email'),
-  location: text('location'),
-  headline: text('headline'),
-  personalization: text('personalization').describe('Free text the agent may use to personalise messages.'),
+  fullName: text('fullName', 'Full name.'),
+  firstName: text('firstName', 'First name.'),
+  lastName: text('lastName', 'Last name.'),
+  jobTitle: text('jobTitle', 'Current job title.'),
+  companyName: text('companyName', 'Current employer.'),
+  email: text('email', 'Email address.'),
+  location: text('location', 'Where the person is, e.g. a city.'),
+  headline: text('headline', 'Profile headline.'),
+  personalization: text('personalization', 'Free text the agent may use to personalise messages.'),
 };
 
 export type LeadFieldValues = { [K in FieldName]?: string | null | undefined };
