@@ -59,7 +59,11 @@ export function createContext(
   const simClock = new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
   const network = createNetwork(settings, db, simClock, clock, log);
   const keyCommand = settings.dbPath === ':memory:' ? undefined : keyCreateCommand(settings);
-  return { db, clock, log, env: settings.env, limits, simClock, network, ...(keyCommand ? { keyCommand } : {}) };
+  return {
+    db, clock, log, env: settings.env, limits, simClock, network, ...(keyCommand ? { keyCommand } : {}),
+    // The same rules the engine runs with, so list_accounts shows the limits the engine applies.
+    safety: resolveEngineSettings(settings.config?.engine).safety,
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { NetworkProvider } from './network/provider.js';
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { Faults } from './faults.js';
+import type { SafetySettings } from './safety/types.js';
 
 export type Environment = 'development' | 'production';
 
@@ -25,6 +26,8 @@ export interface Ctx {
   faults?: Faults;
   simClock: Clock;
   network: NetworkProvider;
+  /** The account-safety rules from the config (caps, warm-up, hours); absent means the defaults. */
+  safety?: SafetySettings;
   /**
    * The shell command that creates a key for this database and environment, quoted in the
    * 401 answers so the hint works as printed; absent where there is no such command (tests).

@@ -93,6 +93,14 @@ export const accounts = sqliteTable('accounts', {
   /** The provider's own id for this account (e.g. a Unipile account id); never returned. */
   providerAccountId: text('provider_account_id'),
   createdAt: integer('created_at').notNull(),
+  /** Rolling 7-day cap on connection requests; null uses the config's default (100). */
+  weeklyConnectionRequestLimit: integer('weekly_connection_request_limit'),
+  /** Sim-clock ms when the account's warm-up began; null means no warm-up (full limits at once). */
+  warmUpStartedAt: integer('warm_up_started_at'),
+  /** IANA time zone of the account's working hours; null uses the config's default. */
+  timeZone: text('time_zone'),
+  /** JSON `{ start, end, days }` or `"always"`; null uses the config's default working hours. */
+  workingHours: text('working_hours'),
 });
 
 /** Per-account counters for one UTC day; a missing row means all zeros. */
@@ -208,6 +216,8 @@ export const leads = sqliteTable(
     agentSendKind: text('agent_send_kind'),
     agentSendText: text('agent_send_text'),
     agentTurns: integer('agent_turns').notNull().default(0),
+    /** Sim-clock ms when the engine withdrew the lead's stale invitation; the lead has no work left after it. */
+    invitationWithdrawnAt: integer('invitation_withdrawn_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -331,7 +341,8 @@ export const engineIntents = sqliteTable(
     messageId: text('message_id'),
     errorCode: text('error_code'),
   },
-  (t) => [index('engine_intents_state').on(t.state)],
+  // Per-account history: the spacing after a restart and the safety audit read it in order.
+  (t) => [index('engine_intents_state').on(t.state), index('engine_intents_account').on(t.accountId, t.createdAt)],
 );
 
 /** One row (id 1): the engine lease, so only one process drives a database, and the sim-clock high-water mark. */
@@ -522,6 +533,8 @@ export const unipileInvitations = sqliteTable(
     providerId: text('provider_id').notNull(),
     invitedAt: integer('invited_at').notNull(),
     acceptedAt: integer('accepted_at'),
+    /** Unipile's id of the invitation, so a stale one can be withdrawn; null when it was not ours to know. */
+    invitationId: text('invitation_id'),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.providerId] }), index('unipile_invitations_pending').on(t.accountId, t.acceptedAt)],
 );

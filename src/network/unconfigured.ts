@@ -16,6 +16,7 @@ export class UnconfiguredNetwork implements NetworkProvider {
   searchPeople = async (): Promise<never> => this.fail();
   sendConnectionRequest = async (): Promise<never> => this.fail();
   sendMessage = async (): Promise<never> => this.fail();
+  withdrawInvitation = async (): Promise<never> => this.fail();
   lookalikeCandidates = async (): Promise<never> => this.fail();
   accountHealth = async (): Promise<never> => this.fail();
   /** Nothing can arrive from a network that is not there. */

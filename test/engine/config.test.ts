@@ -17,13 +17,17 @@ describe('engine section of the config file', () => {
   it('accepts the documented fields', () => {
     const config = readConfigFile(write({ engine: { workingHours: { start: '08:00', end: '18:00' }, spacingSeconds: { min: 30, max: 90 }, concurrency: 2, invitationTimeoutDays: 14, replyWaitDays: 3 } }));
     const s = resolveEngineSettings(config.engine);
-    expect(s.workingHours).toEqual({ startMinute: 480, endMinute: 1080, days: new Set([1, 2, 3, 4, 5]) });
+    expect(s.safety.workingHours).toEqual({ startMinute: 480, endMinute: 1080, days: new Set([1, 2, 3, 4, 5]) });
     expect([s.spacingMinMs, s.spacingMaxMs, s.concurrency]).toEqual([30_000, 90_000, 2]);
   });
 
-  it('defaults to sending around the clock with a 1 to 3 minute spacing', () => {
+  it('defaults to weekdays 09:00-18:00 UTC, 100 invitations a week, with a 1 to 3 minute spacing', () => {
     const s = resolveEngineSettings();
-    expect(s.workingHours).toBeNull();
+    expect(s.safety.workingHours).toEqual({ startMinute: 540, endMinute: 1080, days: new Set([1, 2, 3, 4, 5]) });
+    expect(s.safety.timeZone).toBe('UTC');
+    expect(s.safety.weeklyConnectionRequestLimit).toBe(100);
+    expect(s.safety.withdrawStaleInvitations).toBe(true);
+    expect(resolveEngineSettings({ workingHours: null }).safety.workingHours).toBeNull();
     expect([s.spacingMinMs, s.spacingMaxMs]).toEqual([ENGINE_DEFAULTS.spacingSeconds.min * 1000, ENGINE_DEFAULTS.spacingSeconds.max * 1000]);
   });
 
@@ -33,6 +37,9 @@ describe('engine section of the config file', () => {
     [{ engine: { workingHours: { start: '18:00', end: '09:00' } } }, 'engine.workingHours.end'],
     [{ engine: { spacingSeconds: { min: 10, max: 5 } } }, 'engine.spacingSeconds.max'],
     [{ engine: { concurrency: 0 } }, 'engine.concurrency'],
+    [{ engine: { timeZone: 'Mars/Olympus' } }, 'engine.timeZone'],
+    [{ engine: { weeklyConnectionRequestLimit: 0 } }, 'engine.weeklyConnectionRequestLimit'],
+    [{ engine: { warmUp: { days: 0 } } }, 'engine.warmUp.days'],
   ])('refuses %j naming %s', (json, path) => {
     expect(() => readConfigFile(write(json))).toThrow(UsageError);
     expect(() => readConfigFile(write(json))).toThrow(path);

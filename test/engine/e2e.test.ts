@@ -7,6 +7,8 @@ import { silentLogger } from '../../src/log.js';
 import { createContext, startServer, type RunningServer } from '../../src/server.js';
 import type { Settings } from '../../src/config.js';
 import { callTool, fixture, TEST_KEY } from '../helpers.js';
+import { expectSafe } from '../safety/audit.js';
+import { resolveEngineSettings } from '../../src/workers/outreach/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -25,6 +27,7 @@ async function waitFor<T>(what: string, probe: () => T | undefined | false | Pro
 /** The real server on the wall clock, with the simulated network at one day per second. */
 describe('end to end at --sim-speed 86400', () => {
   let server: RunningServer;
+  let settings: Settings;
   let client: Client;
   const rest = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(`${server.url}/public/v1${path}`, { ...init, headers: { 'X-API-Key': TEST_KEY, 'content-type': 'application/json' } });
@@ -40,7 +43,7 @@ describe('end to end at --sim-speed 86400', () => {
       { id: 'lead_sam', networkUrl: url('sam-sim-send-fail'), firstName: 'Sam' },
       { id: 'lead_vera', networkUrl: url('vera-sim-never-accepts'), firstName: 'Vera' },
     );
-    const settings: Settings = {
+    settings = {
       host: '127.0.0.1',
       port: 0,
       dbPath: ':memory:',
@@ -98,5 +101,7 @@ describe('end to end at --sim-speed 86400', () => {
 
     const listed = await callTool(client, 'get_campaign', { campaignId: 'cmp_q4' });
     expect(listed.body).toEqual(done);
+    // Every cap, working hour and spacing rule held throughout the run.
+    expectSafe(server.ctx, resolveEngineSettings(settings.config.engine));
   }, 60_000);
 });

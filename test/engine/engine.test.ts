@@ -56,9 +56,11 @@ describe('engine: sending', () => {
     }
     expect(h.events('connection_request_sent')).toHaveLength(2);
     expect(daily(h, day1)?.connectionRequestsSent).toBe(3);
-    // The rest wait for the next UTC day rather than being polled every tick.
+    // The rest are not even looked at until the account may invite again: they stay fresh (0),
+    // rather than being polled every tick.
     const nextMidnight = Date.parse(`${day1}T00:00:00Z`) + DAY;
-    expect(h.lead('lead_3').nextActionAt).toBe(nextMidnight);
+    expect(h.lead('lead_3').nextActionAt).toBe(0);
+    expect(h.lead('lead_3').invitedAt).toBeNull();
 
     h.ctx.clock.set(nextMidnight);
     await h.runUntil(() => h.events('connection_request_sent').length === 4);

@@ -74,7 +74,8 @@ export interface Harness {
 }
 
 export function engineSettings(config: EngineConfig = {}) {
-  return resolveEngineSettings({ spacingSeconds: { min: 60, max: 60 }, ...config });
+  // Always-on hours: tests about hours, rhythm or caps set their own.
+  return resolveEngineSettings({ spacingSeconds: { min: 60, max: 60 }, workingHours: null, rhythmJitterMinutes: 0, ...config });
 }
 
 export function harness(ws: WorkspaceFileInput, opts: { config?: EngineConfig; engine?: EngineOptions; network?: (ctx: Ctx) => NetworkProvider; clock?: FakeClock } = {}): Harness {
@@ -145,5 +146,9 @@ export class RecordingNetwork implements NetworkProvider {
   sendMessage: NetworkProvider['sendMessage'] = async (input) => {
     await this.pass('message', input.recipient.networkUrl, input.text);
     return this.inner.sendMessage(input);
+  };
+  withdrawInvitation: NetworkProvider['withdrawInvitation'] = async (input) => {
+    await this.pass('withdraw', input.networkUrl, null);
+    return this.inner.withdrawInvitation(input);
   };
 }

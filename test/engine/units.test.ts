@@ -4,7 +4,7 @@ import type { leads } from '../../src/db/schema.js';
 import { MAX_AGENT_TURNS, RuleBasedAgent } from '../../src/core/outreach/agent.js';
 import { fitTo, personalize } from '../../src/core/outreach/personalize.js';
 import { planLead, type PlanContext } from '../../src/core/outreach/plan.js';
-import { isWorkingTime, nextDayWorkingTime, nextWorkingTime } from '../../src/core/outreach/schedule.js';
+import { isWorkingTime, nextWorkingTime, type Rhythm } from '../../src/core/safety/hours.js';
 import { resolveEngineSettings } from '../../src/core/outreach/settings.js';
 import { REPLIES } from '../../src/network/sim/words.js';
 
@@ -18,7 +18,7 @@ const lead = (over: Partial<LeadRow> = {}): LeadRow => ({
   excluded: false, replied: false, needsReply: false, repliedAt: null, lastInboundMessageAt: null, connectionRequestAccepted: false,
   messageSent: false, source: 'manual', providerId: null, chatId: null, nextActionAt: 0, sequenceStep: 0, invitedAt: null,
   connectedAt: null, lastSequenceSentAt: null, sendAttempts: 0, pendingReplyText: null, agentSendKind: null, agentSendText: null,
-  agentTurns: 0, politeClosePendingAt: null, createdAt: 0, updatedAt: 0, ...over,
+  agentTurns: 0, politeClosePendingAt: null, invitationWithdrawnAt: null, createdAt: 0, updatedAt: 0, ...over,
 });
 
 describe('planLead', () => {
@@ -105,13 +105,32 @@ describe('messagePreview', () => {
 });
 
 describe('working hours', () => {
-  const wh = resolveEngineSettings({ workingHours: { start: '09:00', end: '17:30', days: ['mon', 'wed'] } }).workingHours!;
+  const hours = resolveEngineSettings({ workingHours: { start: '09:00', end: '17:30', days: ['mon', 'wed'] } }).safety.workingHours;
+  const utc: Rhythm = { hours, timeZone: 'UTC', jitter: () => ({ open: 0, close: 0 }) };
   it('finds the next window', () => {
     const mon = Date.parse('2026-11-23T08:00:00Z');
-    expect(nextWorkingTime(mon, wh)).toBe(Date.parse('2026-11-23T09:00:00Z'));
-    expect(isWorkingTime(Date.parse('2026-11-23T17:29:00Z'), wh)).toBe(true);
-    expect(nextWorkingTime(Date.parse('2026-11-23T17:30:00Z'), wh)).toBe(Date.parse('2026-11-25T09:00:00Z'));
-    expect(nextDayWorkingTime(Date.parse('2026-11-25T10:00:00Z'), wh)).toBe(Date.parse('2026-11-30T09:00:00Z'));
-    expect(nextWorkingTime(123, null)).toBe(123);
+    expect(nextWorkingTime(mon, utc)).toBe(Date.parse('2026-11-23T09:00:00Z'));
+    expect(isWorkingTime(Date.parse('2026-11-23T17:29:00Z'), utc)).toBe(true);
+    expect(nextWorkingTime(Date.parse('2026-11-23T17:30:00Z'), utc)).toBe(Date.parse('2026-11-25T09:00:00Z'));
+    expect(nextWorkingTime(Date.parse('2026-11-26T10:00:00Z'), utc)).toBe(Date.parse('2026-11-30T09:00:00Z'));
+    expect(nextWorkingTime(123, { ...utc, hours: null })).toBe(123);
+  });
+
+  it('follows the account\'s own time zone, across a DST change', () => {
+    const berlin: Rhythm = { ...utc, timeZone: 'Europe/Berlin' };
+    // Monday 23 Nov 2026, 07:00 UTC is 08:00 in Berlin (UTC+1): the day opens at 08:00 UTC.
+    expect(nextWorkingTime(Date.parse('2026-11-23T07:00:00Z'), berlin)).toBe(Date.parse('2026-11-23T08:00:00Z'));
+    // Wednesday 1 Apr 2026 is in summer time (UTC+2): 09:00 local is 07:00 UTC.
+    expect(nextWorkingTime(Date.parse('2026-03-31T20:00:00Z'), berlin)).toBe(Date.parse('2026-04-01T07:00:00Z'));
+    const ny: Rhythm = { ...utc, timeZone: 'America/New_York' };
+    // Monday 09:00 in New York (UTC-5) is 14:00 UTC; 22:29 UTC is still 17:29 there.
+    expect(isWorkingTime(Date.parse('2026-11-23T22:29:00Z'), ny)).toBe(true);
+    expect(isWorkingTime(Date.parse('2026-11-23T13:59:00Z'), ny)).toBe(false);
+  });
+
+  it('opens later and closes earlier by the account\'s jitter of the day', () => {
+    const late: Rhythm = { ...utc, jitter: () => ({ open: 20, close: 10 }) };
+    expect(nextWorkingTime(Date.parse('2026-11-23T08:00:00Z'), late)).toBe(Date.parse('2026-11-23T09:20:00Z'));
+    expect(isWorkingTime(Date.parse('2026-11-23T17:25:00Z'), late)).toBe(false);
   });
 });

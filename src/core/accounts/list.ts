@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { accountDaily, accounts } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
+import { iso, IsoTimestamp } from '../clock.js';
+import { allowance, safetyOf } from '../safety/rules.js';
 import { accountToday } from './today.js';
 import { countRows } from '../../db/tx.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
@@ -23,6 +25,15 @@ export const Account = z.object({
     messagesSent: z.number().int(),
     messageLimit: z.number().int(),
   }),
+  /** Connection requests in the rolling week (today and the six days before) against the weekly cap. */
+  week: z.object({
+    connectionRequestsSent: z.number().int(),
+    connectionRequestLimit: z.number().int(),
+    /** When the weekly cap holds new invitations: the day it frees one; else null. */
+    fullUntil: IsoTimestamp.nullable(),
+  }),
+  /** A running warm-up: today is day `day` (1-based) of `days`; null when none runs. */
+  warmUp: z.object({ day: z.number().int(), days: z.number().int() }).nullable(),
 });
 export type Account = z.infer<typeof Account>;
 
@@ -35,6 +46,9 @@ const SCOPE = 'accounts';
 
 /** Accounts in the order they were added, with today's counters (the engine's UTC day, see today.ts). */
 export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput): { accounts: Account[]; nextCursor: string | null } {
+  // The engine's clock, as `today` is the engine's day (today.ts).
+  const now = ctx.simClock.now();
+  const safety = safetyOf(ctx);
   let after = 0;
   if (input.cursor !== undefined) {
     const [seq] = decodeCursor(secret, SCOPE, input.cursor);
@@ -51,7 +65,7 @@ export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput)
     .all();
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, SCOPE, [last.a.seq]));
   return {
-    accounts: page.items.map(({ a, d }) => toAccount(a, d)),
+    accounts: page.items.map(({ a, d }) => toAccount(ctx, a, d, safety, now)),
     nextCursor: page.nextCursor,
   };
 }
@@ -59,8 +73,12 @@ export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput)
 type AccountRow = typeof accounts.$inferSelect;
 type DailyRow = typeof accountDaily.$inferSelect;
 
-/** An account as the API shows it, with today's counters (a missing day row is all zeros). */
-export function toAccount(a: AccountRow, d: DailyRow | null | undefined): Account {
+/**
+ * An account as the API shows it, with today's counters (a missing day row is all zeros) and the
+ * limits in force today: warm-up and the weekly cap can lower them, never raise them.
+ */
+export function toAccount(ctx: Ctx, a: AccountRow, d: DailyRow | null | undefined, safety = safetyOf(ctx), now = ctx.simClock.now()): Account {
+  const allowed = allowance(ctx, a, safety, now);
   return {
     id: a.id,
     name: a.name,
@@ -70,10 +88,12 @@ export function toAccount(a: AccountRow, d: DailyRow | null | undefined): Accoun
     today: {
       connectionRequestsSent: d?.connectionRequestsSent ?? 0,
       connectionRequestsAccepted: d?.connectionRequestsAccepted ?? 0,
-      connectionRequestLimit: a.connectionRequestLimit,
+      connectionRequestLimit: Math.max(allowed.connectionRequestLimit, 0),
       messagesSent: d?.messagesSent ?? 0,
-      messageLimit: a.messageLimit,
+      messageLimit: allowed.messageLimit,
     },
+    week: { ...allowed.week, fullUntil: allowed.weekFullUntil === null ? null : iso(allowed.weekFullUntil) },
+    warmUp: allowed.warmUpDay === null ? null : { day: allowed.warmUpDay + 1, days: safety.warmUp.days },
   };
 }
 
@@ -85,5 +105,5 @@ export function findAccountView(ctx: Ctx, id: string): Account | undefined {
     .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, accountToday(ctx))))
     .where(eq(accounts.id, id))
     .get();
-  return row ? toAccount(row.a, row.d) : undefined;
+  return row ? toAccount(ctx, row.a, row.d) : undefined;
 }

@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { accounts } from '../../db/schema.js';
 import type { AccountRef } from '../network/provider.js';
 import type { Ctx } from '../context.js';
@@ -6,8 +7,11 @@ import { ApiError } from '../errors.js';
 
 export type AccountRow = typeof accounts.$inferSelect;
 
+// Prepared once per database: the engine looks its accounts up before every send.
+const accountById = perDb((db) => db.select().from(accounts).where(eq(accounts.id, sql.placeholder('id'))).prepare());
+
 export function findAccount(ctx: Ctx, id: string): AccountRow | undefined {
-  return ctx.db.select().from(accounts).where(eq(accounts.id, id)).get();
+  return accountById(ctx.db).get({ id });
 }
 
 /** The account, or 404 not_found (self-hosting.md, Accounts: unknown accountId on lookup, search or send). */

@@ -11,6 +11,8 @@ export interface NetworkProvider {
   searchPeople(input: SearchPeopleInput): Promise<SearchPage>;
   sendConnectionRequest(input: SendConnectionRequestInput): Promise<{ invitationId: string }>;
   sendMessage(input: SendMessageInput): Promise<{ chatId: string; messageId: string }>;
+  /** Withdraws the account's pending invitation to the person; it can no longer be accepted. */
+  withdrawInvitation(input: WithdrawInvitationInput): Promise<void>;
   lookalikeCandidates(input: LookalikeInput): Promise<LookalikePage>;
   /** Inbound events due at `now`, oldest first. Each event is returned once. */
   drainInbound(now: number): Promise<InboundEvent[]>;
@@ -89,6 +91,8 @@ export interface SearchPage {
 }
 
 export type SendConnectionRequestInput = ProfileRef & { account: AccountRef; note: string | null };
+
+export type WithdrawInvitationInput = ProfileRef & { account: AccountRef };
 
 export interface SendMessageInput {
   account: AccountRef;

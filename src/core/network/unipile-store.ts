@@ -71,14 +71,35 @@ export class SqliteUnipileStore implements UnipileStore {
   }
 
   /** Remembers an invitation so the relations poll can find its acceptance. A pending one keeps its first time. */
-  recordInvitation(accountId: string, providerId: string, at: number): void {
+  recordInvitation(accountId: string, providerId: string, at: number, invitationId: string | null = null): void {
     this.db
       .insert(unipileInvitations)
-      .values({ accountId, providerId, invitedAt: at })
+      .values({ accountId, providerId, invitedAt: at, invitationId })
       .onConflictDoUpdate({
         target: [unipileInvitations.accountId, unipileInvitations.providerId],
-        set: { invitedAt: sql`case when ${unipileInvitations.acceptedAt} is null then ${unipileInvitations.invitedAt} else ${at} end`, acceptedAt: null },
+        set: {
+          invitedAt: sql`case when ${unipileInvitations.acceptedAt} is null then ${unipileInvitations.invitedAt} else ${at} end`,
+          acceptedAt: null,
+          invitationId: sql`coalesce(${invitationId}, ${unipileInvitations.invitationId})`,
+        },
       })
+      .run();
+  }
+
+  invitationIdFor(accountId: string, providerId: string): string | null {
+    return (
+      this.db
+        .select({ id: unipileInvitations.invitationId })
+        .from(unipileInvitations)
+        .where(and(eq(unipileInvitations.accountId, accountId), eq(unipileInvitations.providerId, providerId), isNull(unipileInvitations.acceptedAt)))
+        .get()?.id ?? null
+    );
+  }
+
+  forgetInvitation(accountId: string, providerId: string): void {
+    this.db
+      .delete(unipileInvitations)
+      .where(and(eq(unipileInvitations.accountId, accountId), eq(unipileInvitations.providerId, providerId), isNull(unipileInvitations.acceptedAt)))
       .run();
   }
 

@@ -46,7 +46,7 @@ export function applyInbound(ctx: Ctx, event: InboundEvent, settings: EngineSett
 
 function applyAcceptance(ctx: Ctx, event: InboundEvent, settings: EngineSettings): string[] {
   const invited = candidates(ctx, event).filter(
-    ({ lead }) => !lead.connectionRequestAccepted && (lead.invitedAt !== null || lead.stage === 'connection_sent'),
+    ({ lead }) => !lead.connectionRequestAccepted && lead.invitationWithdrawnAt === null && (lead.invitedAt !== null || lead.stage === 'connection_sent'),
   );
   for (const { lead, info } of invited) {
     const stage = lead.stage === 'new' || lead.stage === 'connection_sent' ? 'connected' : lead.stage;

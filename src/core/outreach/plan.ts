@@ -13,6 +13,8 @@ export type LeadAction =
   | { kind: 'message'; step: number }
   | { kind: 'agent_send' }
   | { kind: 'polite_close' }
+  /** Withdraw an invitation left pending past the invitation timeout. */
+  | { kind: 'withdraw' }
   /** Ask the agent about a pending inbound message (no network traffic by itself). */
   | { kind: 'decide' }
   /** The lead cannot be contacted at all (no profile to address). */
@@ -20,9 +22,9 @@ export type LeadAction =
   /** A wait ran out (invitation timeout, reply window): nothing more to do. */
   | { kind: 'finish' };
 
-export type SendKind = 'connect' | 'message' | 'agent_send' | 'polite_close';
+export type SendKind = 'connect' | 'message' | 'agent_send' | 'polite_close' | 'withdraw';
 export const isSend = (a: LeadAction): a is Extract<LeadAction, { kind: SendKind }> =>
-  a.kind === 'connect' || a.kind === 'message' || a.kind === 'agent_send' || a.kind === 'polite_close';
+  a.kind === 'connect' || a.kind === 'message' || a.kind === 'agent_send' || a.kind === 'polite_close' || a.kind === 'withdraw';
 
 export interface Plan {
   /** Sim-clock ms when the action is due; 0 means as soon as possible. */
@@ -36,6 +38,8 @@ export interface PlanContext {
   onExclusionList: boolean;
   invitationTimeoutMs: number;
   replyWaitMs: number;
+  /** Withdraw an invitation still pending at the timeout, rather than only stop waiting for it. */
+  withdrawStale?: boolean;
 }
 
 const HOUR = 3_600_000;
@@ -65,7 +69,11 @@ export function planLead(lead: LeadRow, ctx: PlanContext): Plan | null {
       if (lead.networkUrl === null && lead.providerId === null) return { at: 0, action: { kind: 'fail', reason: 'no profile URL' } };
       return { at: 0, action: { kind: 'connect' } };
     }
-    return { at: (lead.invitedAt ?? lead.updatedAt) + ctx.invitationTimeoutMs, action: { kind: 'finish' } };
+    // A withdrawn invitation cannot be accepted any more: nothing is left to do.
+    if (lead.invitationWithdrawnAt !== null) return null;
+    // Only an invitation we sent (invitedAt) is ours to withdraw; a lead loaded as connection_sent just times out.
+    const withdraw = ctx.withdrawStale === true && lead.invitedAt !== null;
+    return { at: (lead.invitedAt ?? lead.updatedAt) + ctx.invitationTimeoutMs, action: { kind: withdraw ? 'withdraw' : 'finish' } };
   }
 
   const step = stepsDone(lead);

@@ -1,4 +1,5 @@
-import { and, asc, eq, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { accountDaily, campaigns, engineIntents, leads } from '../../db/schema.js';
 import { countRows, transaction } from '../../db/tx.js';
 import { applyCampaignEvent } from '../campaigns/state-machine.js';
@@ -46,6 +47,31 @@ export function runningCampaigns(ctx: Ctx): CampaignInfo[] {
  */
 export function closingLeads(ctx: Ctx, limit: number): LeadRow[] {
   return ctx.db.select().from(leads).where(isNotNull(leads.politeClosePendingAt)).orderBy(asc(leads.politeClosePendingAt)).limit(limit).all();
+}
+
+// Prepared once per database: each running campaign runs these on every tick.
+const scheduledStmt = perDb((db) =>
+  db
+    .select()
+    .from(leads)
+    .where(and(eq(leads.campaignId, sql.placeholder('campaignId')), gt(leads.nextActionAt, 0), lte(leads.nextActionAt, sql.placeholder('now'))))
+    .orderBy(asc(leads.nextActionAt))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+const freshStmt = perDb((db) =>
+  db.select().from(leads).where(and(eq(leads.campaignId, sql.placeholder('campaignId')), eq(leads.nextActionAt, 0))).limit(sql.placeholder('limit')).prepare(),
+);
+
+/** A campaign's leads with scheduled work due at `now` (next_action_at > 0), earliest first. */
+export const scheduledLeads = (ctx: Ctx, campaignId: string, now: number, limit: number): LeadRow[] => scheduledStmt(ctx.db).all({ campaignId, now, limit });
+
+/** Leads of a campaign the engine has never looked at (next_action_at 0, a new row's default). */
+export const freshLeads = (ctx: Ctx, campaignId: string, limit: number): LeadRow[] => freshStmt(ctx.db).all({ campaignId, limit });
+
+/** When the account's last provider call was made (its latest intent), or null. */
+export function lastCallAt(ctx: Ctx, accountId: string): number | null {
+  return ctx.db.select({ at: engineIntents.createdAt }).from(engineIntents).where(eq(engineIntents.accountId, accountId)).orderBy(desc(engineIntents.createdAt)).limit(1).get()?.at ?? null;
 }
 
 /** A campaign's leads due at `now`, earliest first (one index probe on next_action_at). */

@@ -18,7 +18,7 @@ import { getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo,
 
 export type IntentRow = typeof engineIntents.$inferSelect;
 /** `manual_message` is an operator's direct message (send_message); the others are the engine's. */
-export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close' | 'manual_message';
+export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close' | 'withdrawal' | 'manual_message';
 
 /** The holder of manual intents: they are not the engine's, and need no lease. */
 export const MANUAL_HOLDER = 'send_message';
@@ -53,6 +53,8 @@ function intentFor(kind: SendKind, lead: LeadRow, info: CampaignInfo, step: numb
       return { kind: lead.agentSendKind === 'cta' ? 'cta' : 'agent_reply', text: lead.agentSendText };
     case 'polite_close':
       return { kind: 'polite_close', text: politeCloseText(lead) };
+    case 'withdraw':
+      return { kind: 'withdrawal', text: null };
   }
 }
 
@@ -67,7 +69,7 @@ export interface BegunSend {
  * and the lead (its plan must still call for this action), records the intent, and takes the
  * lead off the due queue. Returns null when the send no longer applies.
  */
-export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, leadId: string, kind: SendKind, accountId: string): BegunSend | null {
+export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, leadId: string, kind: SendKind, accountId: string, decidedAt?: number): BegunSend | null {
   return transaction(ctx.db, () => {
     // Fencing: an engine that lost its lease (e.g. stalled past the TTL) records no new intent.
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
@@ -76,7 +78,9 @@ export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, le
     const info = loadCampaignInfo(ctx, lead.campaignId);
     if (!info || info.status !== 'CAMPAIGN_IN_PROGRESS') return null;
     const plan = planFor(ctx, lead, info, settings);
-    const now = ctx.simClock.now();
+    // The intent is stamped with the instant the account's rules were checked, so a fast
+    // simulated clock cannot carry a send decided inside working hours to just outside them.
+    const now = decidedAt ?? ctx.simClock.now();
     if (plan === null || plan.action.kind !== kind || plan.at > now) {
       updateAndReplan(ctx, lead.id, {}, info, settings);
       return null;
@@ -117,7 +121,7 @@ function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed
   return result.changes === 1;
 }
 
-const ACTIVITY_OF: Record<Exclude<IntentKind, 'manual_message'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
+const ACTIVITY_OF: Record<Exclude<IntentKind, 'manual_message' | 'withdrawal'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
   connection_request: 'connection_request_sent',
   message: 'message_sent',
   agent_reply: 'agent_replied',
@@ -161,12 +165,17 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
       changes = { needsReply: false, chatId: chat };
       countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
+    case 'withdrawal':
+      // The lead moves on as a timed-out invitation does (stage stays connection_sent, no work
+      // left); the public activity log has no withdrawal type, so the intent is the record.
+      updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: 0, updatedAt: at }, info, settings);
+      return;
     default:
       return;
   }
   const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings);
   if (!updated) return;
-  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'manual_message'>], at, lead: updated, text: intent.text, accountId: intent.accountId });
+  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'manual_message' | 'withdrawal'>], at, lead: updated, text: intent.text, accountId: intent.accountId });
   // A connection request is an invitation, not a message: only messages enter the thread.
   if (intent.kind !== 'connection_request' && intent.text !== null) {
     recordMessage(ctx, { lead: updated, sender: intent.kind === 'message' ? 'sequence' : 'agent', text: intent.text, at, accountId: intent.accountId });
@@ -294,6 +303,11 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
         return;
       case 'polite_close':
         excludeEverywhere(ctx, lead);
+        return;
+      case 'withdrawal':
+        // Nothing left to withdraw (accepted, declined or expired at the provider): stop
+        // trying, as the timeout would; the intent keeps the error code.
+        updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: attempts, updatedAt: at }, info, settings);
         return;
       default:
         updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings);

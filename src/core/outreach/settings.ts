@@ -1,24 +1,21 @@
 import { z } from 'zod';
+import { resolveSafety, SafetyConfig, type SafetySettings } from '../safety/rules.js';
+import type { WorkingHours } from '../safety/hours.js';
 
-const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be HH:MM (00:00 to 24:00)');
+export type { WorkingHours };
 
 /**
  * The `engine` section of the `--config` file. Strict, so a misspelt key is named. Every
  * field is optional; `resolveEngineSettings` fills the defaults. Times are on the simulated
- * clock, in UTC.
+ * clock.
  */
 export const EngineConfig = z.strictObject({
-  /** Sends happen only inside this window; null (the default) sends at any hour. */
-  workingHours: z
-    .strictObject({
-      start: HHMM,
-      end: HHMM,
-      days: z.array(z.enum(DAYS)).min(1).default(['mon', 'tue', 'wed', 'thu', 'fri']),
-    })
-    .refine((w) => w.start < w.end, { message: 'start must be before end', path: ['end'] })
-    .nullable()
-    .optional(),
+  /**
+   * Account safety: working hours (default weekdays 09:00-18:00 in `timeZone`, null for every
+   * hour), the rhythm jitter, the weekly invitation cap, the warm-up curve and stale-invitation
+   * withdrawal. Each account may override hours, zone and weekly cap.
+   */
+  ...SafetyConfig,
   /** Randomised pause between two sends of one account, in simulated seconds. */
   spacingSeconds: z
     .strictObject({ min: z.number().min(0), max: z.number().min(0) })
@@ -35,16 +32,9 @@ export const EngineConfig = z.strictObject({
 });
 export type EngineConfig = z.infer<typeof EngineConfig>;
 
-export interface WorkingHours {
-  /** Minutes after UTC midnight. */
-  startMinute: number;
-  endMinute: number;
-  /** UTC weekdays, 0 = Sunday. */
-  days: ReadonlySet<number>;
-}
-
 export interface EngineSettings {
-  workingHours: WorkingHours | null;
+  /** Caps, warm-up, working hours and withdrawal: the rules that protect the accounts. */
+  safety: SafetySettings;
   spacingMinMs: number;
   spacingMaxMs: number;
   concurrency: number;
@@ -62,8 +52,6 @@ export interface EngineSettings {
 }
 
 const DAY_MS = 86_400_000;
-const minutes = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
-const DAY_INDEX: Record<(typeof DAYS)[number], number> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
 
 export const ENGINE_DEFAULTS = {
   spacingSeconds: { min: 60, max: 180 },
@@ -75,9 +63,8 @@ export const ENGINE_DEFAULTS = {
 
 export function resolveEngineSettings(config: EngineConfig = {}): EngineSettings {
   const spacing = config.spacingSeconds ?? ENGINE_DEFAULTS.spacingSeconds;
-  const wh = config.workingHours ?? null;
   return {
-    workingHours: wh && { startMinute: minutes(wh.start), endMinute: minutes(wh.end), days: new Set(wh.days.map((d) => DAY_INDEX[d])) },
+    safety: resolveSafety(config),
     spacingMinMs: spacing.min * 1000,
     spacingMaxMs: spacing.max * 1000,
     concurrency: config.concurrency ?? ENGINE_DEFAULTS.concurrency,

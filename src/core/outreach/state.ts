@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { agents, campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { isOnExclusionList } from '../leads/exclude.js';
@@ -32,13 +33,25 @@ export function parseSequence(json: string): SequenceMessage[] {
   }
 }
 
-export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {
-  const row = ctx.db
+/** Every campaign in progress with its agent, in one query (the engine reads them on every tick). */
+export function loadRunningCampaigns(ctx: Ctx): CampaignInfo[] {
+  return ctx.db
     .select({ c: campaigns, a: agents })
     .from(campaigns)
     .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-    .where(eq(campaigns.id, campaignId))
-    .get();
+    .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
+    .all()
+    .map((row) => ({ id: row.c.id, status: row.c.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] }));
+}
+
+// Prepared once per database: read for every lead the engine handles and every send it settles.
+const campaignWithAgent = perDb((db) =>
+  db.select({ c: campaigns, a: agents }).from(campaigns).leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId)).where(eq(campaigns.id, sql.placeholder('id'))).prepare(),
+);
+const leadById = perDb((db) => db.select().from(leads).where(eq(leads.id, sql.placeholder('id'))).prepare());
+
+export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {
+  const row = campaignWithAgent(ctx.db).get({ id: campaignId });
   if (!row) return null;
   return { id: row.c.id, status: row.c.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] };
 }
@@ -52,10 +65,11 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
     onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
     invitationTimeoutMs: settings.invitationTimeoutMs,
     replyWaitMs: settings.replyWaitMs,
+    withdrawStale: settings.safety.withdrawStaleInvitations,
   });
 }
 
-export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => ctx.db.select().from(leads).where(eq(leads.id, id)).get();
+export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadById(ctx.db).get({ id });
 
 /** Updates a lead, then stores when its next action is due; returns the updated row. */
 export function updateAndReplan(ctx: Ctx, leadId: string, changes: Partial<LeadRow>, info: CampaignInfo, settings: EngineSettings): LeadRow | undefined {
@@ -63,7 +77,9 @@ export function updateAndReplan(ctx: Ctx, leadId: string, changes: Partial<LeadR
   const lead = getLead(ctx, leadId);
   if (!lead) return undefined;
   const plan = planFor(ctx, lead, info, settings);
-  const nextActionAt = plan === null ? null : plan.at;
+  // "As soon as possible" is stored as now, not 0: a 0 marks a lead the engine has never
+  // looked at, which it takes only as fast as the account may invite (see the engine's tick).
+  const nextActionAt = plan === null ? null : plan.at === 0 ? Math.max(1, ctx.simClock.now()) : plan.at;
   if (nextActionAt !== lead.nextActionAt) {
     ctx.db.update(leads).set({ nextActionAt }).where(eq(leads.id, leadId)).run();
     return { ...lead, nextActionAt };

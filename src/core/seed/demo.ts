@@ -13,7 +13,8 @@ export const DEMO_WORKSPACE = {
   workspace: { name: 'Demo workspace', plan: 'paid', planId: 'growth' },
   credits: { credits: 100, topUpCredits: 0, lookalikeCredits: 500, lookalikeTopUpCredits: 0 },
   apiKeys: [],
-  accounts: [{ id: 'acc_demo', name: 'Demo Sender', status: 'connected', hasSalesNavigator: true, connectionRequestLimit: 25, messageLimit: 50 }],
+  // The demo sends at any hour, so a new user sees the engine work within seconds whenever they try it.
+  accounts: [{ id: 'acc_demo', name: 'Demo Sender', status: 'connected', hasSalesNavigator: true, connectionRequestLimit: 25, messageLimit: 50, workingHours: 'always' }],
   agents: [
     {
       id: 'tpl_demo',

@@ -5,6 +5,7 @@ import { CampaignStatus } from '../campaigns/campaign.js';
 import { PATH_ID } from '../ids.js';
 import { ActivityType, LeadSource, LeadStage, LeadTag } from '../leads/enums.js';
 import { normalizeProfileUrl } from '../leads/url.js';
+import { AccountHoursInput, TimeZone } from '../safety/rules.js';
 import { SigningSecret, WebhookEndpointInput } from '../webhooks/endpoints.js';
 
 /**
@@ -49,6 +50,13 @@ export const AccountEntry = z.strictObject({
   hasSalesNavigator: z.boolean().default(false),
   connectionRequestLimit: Count.default(25),
   messageLimit: Count.default(50),
+  /** Rolling 7-day cap on connection requests; omitted uses the config's (default 100). */
+  weeklyConnectionRequestLimit: z.number().int().min(1).max(1000).optional(),
+  /** Warm the account up from today (off by default for loaded accounts: they are not new). */
+  warmUp: z.boolean().default(false),
+  /** The account's time zone and working hours (`"always"` for every hour); omitted uses the config's. */
+  timeZone: TimeZone.optional(),
+  workingHours: AccountHoursInput.optional(),
   today: z
     .strictObject({
       connectionRequestsSent: Count.default(0),

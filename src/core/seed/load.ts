@@ -108,6 +108,11 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
           connectionRequestLimit: a.connectionRequestLimit,
           messageLimit: a.messageLimit,
           createdAt: now,
+          weeklyConnectionRequestLimit: a.weeklyConnectionRequestLimit ?? null,
+          // The engine's days are simulated; a warm-up starts on the simulated today.
+          warmUpStartedAt: a.warmUp ? ctx.simClock.now() : null,
+          timeZone: a.timeZone ?? null,
+          workingHours: a.workingHours === undefined ? null : JSON.stringify(a.workingHours),
         })
         .run();
       if (a.today) db.insert(accountDaily).values({ accountId: a.id, day: today, ...a.today }).run();

@@ -5,7 +5,7 @@ import {
   networkError,
   type AccountHealth, type AccountRef, type AccountStatus, type FullProfile, type InboundEvent, type LookalikeInput,
   type LookalikePage, type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage,
-  type SearchPeopleInput, type SendConnectionRequestInput, type SendMessageInput,
+  type SearchPeopleInput, type SendConnectionRequestInput, type SendMessageInput, type WithdrawInvitationInput,
 } from '../../core/network/provider.js';
 import { acceptanceDecision, replyDecision } from './behaviour.js';
 import { InMemorySimInboxStore, type SimInboxStore } from './inbox.js';
@@ -103,6 +103,16 @@ export class SimulatedNetwork implements NetworkProvider {
       this.inbox.schedule({ ...this.eventBase('reply', input.account.id, slug, reply.at), type: 'message_received', chatId, text: reply.text });
     }
     return { chatId, messageId: `msg_${this.uniqueId(`msg:${chatId}:${input.text}`)}` };
+  }
+
+  /**
+   * Withdraws an invitation: its acceptance, if one was scheduled and has not come yet, never
+   * comes. Deterministic: the acceptance id depends only on the account and the person.
+   */
+  async withdrawInvitation(input: WithdrawInvitationInput): Promise<void> {
+    this.requireConnected(input.account);
+    const slug = resolveRef(input);
+    this.inbox.ack([this.eventBase('accept', input.account.id, slug, 0).id]);
   }
 
   async lookalikeCandidates(input: LookalikeInput): Promise<LookalikePage> {

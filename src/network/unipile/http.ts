@@ -24,7 +24,7 @@ export interface UnipileHttpOptions {
 }
 
 export interface CallSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Below the base, with path segments already encoded: `/users/invite`. */
   path: string;
   query?: Record<string, string | number | undefined>;

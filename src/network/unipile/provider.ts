@@ -10,7 +10,7 @@ import {
   networkError,
   type AccountHealth, type AccountRef, type FullProfile, type InboundEvent, type LookalikeInput, type LookalikePage,
   type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage, type SearchPeopleInput,
-  type SendConnectionRequestInput, type SendMessageInput, type HostedSignIn, type HostedSignInInput,
+  type SendConnectionRequestInput, type SendMessageInput, type HostedSignIn, type HostedSignInInput, type WithdrawInvitationInput,
 } from '../../core/network/provider.js';
 import { fetchUnipileAccounts, toProviderAccount, type AccountSyncResult } from './accounts.js';
 import { baseUrlFromDsn, type UnipileConfig } from './config.js';
@@ -195,7 +195,7 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
       const sent = parseOrUpstream(InvitationSent, body, this.log, 'POST /users/invite');
       // `usage` is the share of LinkedIn's limit used, sent only when crossing 50/75/90/95 %.
       if (typeof sent.usage === 'number') this.log[sent.usage >= 90 ? 'warn' : 'info']({ accountId: input.account.id, usage: sent.usage }, 'unipile invitation quota usage');
-      this.store.recordInvitation(input.account.id, person.providerId, now);
+      this.store.recordInvitation(input.account.id, person.providerId, now, sent.invitation_id || null);
       return { invitationId: sent.invitation_id || this.localId('inv', person.providerId) };
     } catch (err) {
       if (err instanceof UnipileHttpError && err.slug === 'already_connected') {
@@ -249,6 +249,25 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     } catch (err) {
       throw this.mapped(err, ctx);
     }
+  }
+
+  /**
+   * Withdraws a pending invitation: DELETE /users/invite/sent/{invitation_id}?account_id=…
+   * (Unipile's "cancel a sent invitation"). The id is the one POST /users/invite returned; an
+   * invitation this server did not send, or whose id Unipile did not give, is `not_found`.
+   */
+  async withdrawInvitation(input: WithdrawInvitationInput): Promise<void> {
+    const accountId = this.providerAccount(input.account);
+    const person = await this.resolvePerson(input, accountId, '');
+    const invitationId = this.store.invitationIdFor(input.account.id, person.providerId);
+    if (invitationId === null) throw networkError('not_found', 'No pending invitation to this person is known; nothing was withdrawn.');
+    const ctx: CallContext = { kind: 'send', salesNav: false };
+    try {
+      await this.http.call({ method: 'DELETE', path: `/users/invite/sent/${encodeURIComponent(invitationId)}`, query: { account_id: accountId }, idempotent: true, ctx });
+    } catch (err) {
+      throw this.mapped(err, ctx);
+    }
+    this.store.forgetInvitation(input.account.id, person.providerId);
   }
 
   async lookalikeCandidates(input: LookalikeInput): Promise<LookalikePage> {

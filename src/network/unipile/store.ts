@@ -35,8 +35,12 @@ export interface UnipileStore {
   /** Takes up to `limit` due events, oldest first, and marks them delivered in the same transaction. */
   drain(now: number, limit: number): InboundEvent[];
   /** Remembers an invitation so the relations poll can find its acceptance. A pending one keeps its first time. */
-  recordInvitation(accountId: string, providerId: string, at: number): void;
+  recordInvitation(accountId: string, providerId: string, at: number, invitationId?: string | null): void;
   markAccepted(accountId: string, providerId: string, at: number): void;
+  /** Unipile's id of the pending invitation to the person, when it was sent through this server. */
+  invitationIdFor(accountId: string, providerId: string): string | null;
+  /** Forgets a withdrawn invitation, so the relations poll stops looking for its acceptance. */
+  forgetInvitation(accountId: string, providerId: string): void;
   /** Pending invitations sent at or after `since`: provider id to the time sent. */
   pendingInvitations(accountId: string, since: number): Map<string, number>;
   rememberContact(providerId: string, networkUrl: string, at: number): void;

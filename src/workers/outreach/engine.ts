@@ -13,7 +13,9 @@ import {
   accountDayCounts,
   closingLeads,
   completeIfDone,
-  dueLeads,
+  freshLeads,
+  lastCallAt,
+  scheduledLeads,
   excludeNow,
   failLead,
   moveDue,
@@ -23,7 +25,8 @@ import {
   runningCampaigns,
 } from '../../core/outreach/queue.js';
 import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from '../../core/outreach/sends.js';
-import { isWorkingTime, nextDayWorkingTime, nextWorkingTime } from '../../core/outreach/schedule.js';
+import { nextWorkingTime } from '../../core/safety/hours.js';
+import { allowance, rhythmOf } from '../../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
 import { effectiveAccountId, loadCampaignInfo, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
@@ -37,7 +40,19 @@ const RETRY_BASE_MS = 15 * MINUTE;
 const STOP_WAIT_MS = 10_000;
 
 /** Conversations first, then the sequence, then new invitations. */
-const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, connect: 3 };
+/** Withdrawals come before new invitations: they free the account's pending-invitation count. */
+const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, withdraw: 3, connect: 4 };
+/**
+ * Never-looked-at leads taken per campaign when it has nothing scheduled: an account sends one
+ * at a time, so a few keep it busy and the rest of a backlog costs nothing until its turn.
+ */
+const FRESH_PER_PROBE = 5;
+/** Every this many ticks the completion rule looks at every running campaign, not only those with work. */
+const FULL_COMPLETION_CHECK_EVERY = 20;
+const DAY = 24 * HOUR;
+const dayOf = (ms: number): number => Math.floor(ms / DAY);
+/** The start of the next UTC day: when daily counters start again. */
+const nextUtcDay = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY) + DAY;
 
 export interface EngineOptions {
   settings?: EngineSettings;
@@ -98,6 +113,13 @@ export class Engine {
   private readonly closeDeferred = new Map<string, number>();
   private readonly inFlight = new Set<string>();
   private leased = false;
+  private ticks = 0;
+  /** Set by accountWait when the wait is a daily or weekly cap (read at once by runLane). */
+  private capped = false;
+  /** Per account: until when it can send nothing (out of hours, or spacing). */
+  private readonly idleUntil = new Map<string, number>();
+  /** Per account: where its deferred invitations are booked (see `book`). */
+  private readonly booking = new Map<string, { day: number; count: number; next: number; perDay: number }>();
   private renewedAt = 0;
   private stopping = false;
   private looping = false;
@@ -217,6 +239,7 @@ export class Engine {
     const running = runningCampaigns(this.ctx);
     const lanes = new Map<string, SendItem[]>();
     const seen = new Set<string>();
+    const touched = new Set<string>();
     const now = this.ctx.simClock.now();
     const closing = closingLeads(this.ctx, this.settings.batchSize);
     for (const lead of closing) {
@@ -227,7 +250,17 @@ export class Engine {
       await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
     }
     for (const info of running) {
-      const due = dueLeads(this.ctx, info.id, now, this.settings.batchSize);
+      // A campaign whose sending account is idle (out of hours, or within its spacing) waits
+      // with it; its leads stay due. This keeps a tick's cost to the work that can be done.
+      const sender = info.agent?.accountId ?? undefined;
+      if (sender && (this.idleUntil.get(sender) ?? 0) > now) continue;
+      // Leads with scheduled work first; then leads never looked at (due 0, the default of a
+      // new row), a few at a time and only while the sender may still invite today. A backlog
+      // of a million new leads then costs nothing until its turn.
+      const scheduled = scheduledLeads(this.ctx, info.id, now, this.settings.batchSize);
+      const fresh = scheduled.length > 0 ? 0 : this.freshQuota(sender, now, FRESH_PER_PROBE);
+      const due = fresh > 0 ? scheduled.concat(freshLeads(this.ctx, info.id, fresh)) : scheduled;
+      if (due.length > 0) touched.add(info.id);
       for (const lead of due) {
         if (seen.has(lead.id)) continue;
         seen.add(lead.id);
@@ -243,7 +276,14 @@ export class Engine {
     );
     report.sends = counts.reduce<number>((n, c) => n + (c ?? 0), 0);
 
-    for (const info of running) if (completeIfDone(this.ctx, info.id, this.holder)) report.completed.push(info.id);
+    // Only a campaign that had work this tick can have just finished it; every so often all are
+    // checked, for changes made elsewhere (leads deleted, inbound events). At 200 campaigns the
+    // check of every campaign on every tick was most of an idle tick's cost.
+    const checkAll = report.inbound > 0 || this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
+    for (const l of closing) touched.add(l.campaignId);
+    for (const info of running) {
+      if ((checkAll || touched.has(info.id)) && completeIfDone(this.ctx, info.id, this.holder)) report.completed.push(info.id);
+    }
     return report;
   }
 
@@ -336,12 +376,14 @@ export class Engine {
     for (let i = 0; i < items.length; i++) {
       if (this.stopping || !this.ensureLease()) return calls;
       const item = items[i] as SendItem;
-      const wait = this.accountWait(accountId, item.kind, this.ctx.simClock.now());
+      const now = this.ctx.simClock.now();
+      this.capped = false;
+      const wait = this.accountWait(accountId, item.kind, now);
       if (wait !== null) {
-        this.defer(items.slice(i), wait);
+        this.defer(items.slice(i), wait, this.capped);
         return calls;
       }
-      const outcome = await this.send(item);
+      const outcome = await this.send(item, now);
       if (outcome !== 'skipped') calls++;
       if (outcome === 'account_blocked') {
         this.defer(items.slice(i + 1), this.blockedUntil.get(accountId) ?? this.ctx.simClock.now() + ACCOUNT_RETRY_MS);
@@ -351,31 +393,106 @@ export class Engine {
     return calls;
   }
 
-  /** When the account may send this kind next, or null for now. */
+  /**
+   * When the account may send this kind next, or null for now: it must be connected, inside its
+   * own working hours, past its spacing and under today's limits (warm-up and the rolling week
+   * applied). Every rule reads stored state, so a restart or a pause forgets nothing.
+   */
   private accountWait(accountId: string, kind: SendKind, now: number): number | null {
     const account = findAccount(this.ctx, accountId);
     // An operator's `active: false` stops all sending from the account until it is set back.
     if (!account || account.status !== 'connected' || !account.active) return now + ACCOUNT_RETRY_MS;
     const blocked = this.blockedUntil.get(accountId) ?? 0;
     if (blocked > now) return blocked;
-    const wh = this.settings.workingHours;
-    if (!isWorkingTime(now, wh)) return nextWorkingTime(now, wh);
-    const day = accountDayCounts(this.ctx, accountId);
-    const capped = kind === 'connect' ? day.connectionRequestsSent >= account.connectionRequestLimit : day.messagesSent >= account.messageLimit;
-    if (capped) return nextDayWorkingTime(now, wh);
-    const slot = this.nextSlot.get(accountId) ?? 0;
-    return slot > now ? slot : null;
+    const safety = this.settings.safety;
+    const rhythm = rhythmOf(account, safety);
+    // Out of hours or within the spacing, nothing of this account can go: its campaigns are
+    // not even probed for due leads until then (see runTick).
+    const idle = Math.max(nextWorkingTime(now, rhythm), this.slotOf(accountId));
+    if (idle > now) {
+      this.idleUntil.set(accountId, idle);
+      return idle;
+    }
+    if (kind !== 'withdraw') {
+      const a = allowance(this.ctx, account, safety, now);
+      const capped = kind === 'connect' ? a.connectionRequestsSentToday >= a.connectionRequestLimit : a.messagesSentToday >= a.messageLimit;
+      if (capped) {
+        this.capped = true;
+        // The week frees up on a later day than tomorrow when its cap, not today's, is what holds.
+        const tomorrow = nextUtcDay(now);
+        const frees = kind === 'connect' && a.weekFullUntil !== null ? Math.max(a.weekFullUntil, tomorrow) : tomorrow;
+        return nextWorkingTime(frees, rhythm);
+      }
+    }
+    return null;
   }
 
-  /** Pushes waiting sends back, spread by the minimum spacing so they do not all come due at once. */
-  private defer(items: SendItem[], until: number): void {
+  /** The earliest time of the account's next send; after a restart, from its last recorded call. */
+  private slotOf(accountId: string): number {
+    let slot = this.nextSlot.get(accountId);
+    if (slot === undefined) {
+      const last = lastCallAt(this.ctx, accountId);
+      slot = last === null ? 0 : last + this.settings.spacingMinMs;
+      this.nextSlot.set(accountId, slot);
+    }
+    return slot;
+  }
+
+  /**
+   * Pushes waiting sends back so they do not all come due at once. Held by hours or spacing,
+   * they queue behind at the average spacing; invitations held by a daily or weekly cap are
+   * booked on the day they may go, no more a day than the account may send.
+   */
+  private defer(items: SendItem[], until: number, capped = false): void {
+    const now = this.ctx.simClock.now();
+    const step = Math.max(1, Math.round((this.settings.spacingMinMs + this.settings.spacingMaxMs) / 2));
     const moves: { leadId: string; from: number | null; to: number }[] = [];
     items.forEach((item, j) => {
-      const at = until + j * this.settings.spacingMinMs;
+      const at = capped && item.kind === 'connect' ? this.book(item.accountId, until, now) : until + j * step;
       if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, at);
       else moves.push({ leadId: item.leadId, from: item.due, to: at });
     });
     moveDueMany(this.ctx, moves);
+  }
+
+  /** The next booked invitation slot of an account, at or after `until`. */
+  private book(accountId: string, until: number, now: number): number {
+    const step = Math.max(1, Math.round((this.settings.spacingMinMs + this.settings.spacingMaxMs) / 2));
+    let b = this.booking.get(accountId);
+    if (b === undefined || b.next < until || b.next < now) {
+      b = { day: dayOf(until), count: 0, next: until, perDay: this.invitesPerDay(accountId) };
+      this.booking.set(accountId, b);
+    }
+    if (b.count >= b.perDay) {
+      const account = findAccount(this.ctx, accountId);
+      const open = account ? nextWorkingTime((b.day + 1) * DAY, rhythmOf(account, this.settings.safety)) : (b.day + 1) * DAY;
+      b.day = dayOf(open);
+      b.count = 0;
+      b.next = open;
+    }
+    const at = b.next;
+    b.count++;
+    b.next = at + step;
+    return at;
+  }
+
+  /** How many invitations a day the account may send: its daily limit, bounded by the weekly cap. */
+  private invitesPerDay(accountId: string): number {
+    const account = findAccount(this.ctx, accountId);
+    if (!account) return 1;
+    const weekly = account.weeklyConnectionRequestLimit ?? this.settings.safety.weeklyConnectionRequestLimit;
+    return Math.max(1, Math.min(account.connectionRequestLimit, weekly));
+  }
+
+  /** How many never-looked-at leads to take for a campaign sending from `accountId`: what it may still invite today. */
+  private freshQuota(accountId: string | undefined, now: number, room: number): number {
+    if (room <= 0) return 0;
+    // Without a sender the leads are handled at once (they fail or wait for an account).
+    if (!accountId) return room;
+    const account = findAccount(this.ctx, accountId);
+    if (!account || account.status !== 'connected') return 0;
+    const a = allowance(this.ctx, account, this.settings.safety, now);
+    return Math.min(room, Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday));
   }
 
   private spacing(): number {
@@ -383,10 +500,10 @@ export class Engine {
     return min + Math.floor(this.random() * (max - min));
   }
 
-  private async send(item: SendItem): Promise<SendOutcome> {
+  private async send(item: SendItem, decidedAt: number): Promise<SendOutcome> {
     const account = findAccount(this.ctx, item.accountId);
     if (!account) return 'skipped';
-    const begun = beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId);
+    const begun = beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId, decidedAt);
     if (!begun) return 'skipped';
     const { intent } = begun;
     this.inFlight.add(intent.id);
@@ -402,7 +519,7 @@ export class Engine {
       const cls = classify(error.code);
       let retryAt = now + RETRY_BASE_MS * 2 ** begun.lead.sendAttempts;
       if (cls === 'quota' || cls === 'account') {
-        retryAt = cls === 'quota' ? nextDayWorkingTime(now, this.settings.workingHours) : now + ACCOUNT_RETRY_MS;
+        retryAt = cls === 'quota' ? nextWorkingTime(nextUtcDay(now), rhythmOf(account, this.settings.safety)) : now + ACCOUNT_RETRY_MS;
         this.blockedUntil.set(item.accountId, retryAt);
       }
       this.ctx.log.info({ leadId: item.leadId, kind: intent.kind, code: error.code }, 'send failed');
@@ -420,6 +537,10 @@ export class Engine {
     if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });
     if (intent.kind === 'connection_request') {
       await this.ctx.network.sendConnectionRequest({ ...recipient, account, note: intent.text });
+      return {};
+    }
+    if (intent.kind === 'withdrawal') {
+      await this.ctx.network.withdrawInvitation({ ...recipient, account });
       return {};
     }
     return this.ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });

@@ -298,3 +298,37 @@ describe('accountHealth', () => {
     expect((await t.provider.accountHealth({ id: 'acc_nobody', hasSalesNavigator: false })).status).toBe('disconnected');
   });
 });
+
+describe('withdrawInvitation', () => {
+  it('cancels the invitation it sent with DELETE /users/invite/sent/{id}?account_id=, and forgets it', async () => {
+    jane();
+    const { invitationId } = await t.provider.sendConnectionRequest({ account: ada, networkUrl: profileUrl('jane-doe'), note: null });
+    await t.provider.withdrawInvitation({ account: ada, networkUrl: profileUrl('jane-doe') });
+    const [cancel] = t.server.requestsTo('DELETE', /\/users\/invite\/sent\//);
+    expect(cancel?.path).toBe(`/api/v1/users/invite/sent/${invitationId}`);
+    expect(t.server.violations).toEqual([]);
+    expect(t.server.invited.has('UNI_ADA:ACoAAJane01')).toBe(false);
+    // The relations poll no longer looks for its acceptance, and a second withdrawal has nothing to cancel.
+    expect(t.provider.store.pendingInvitations('acc_ada', 0).has('ACoAAJane01')).toBe(false);
+    const err = await rejection(t.provider.withdrawInvitation({ account: ada, networkUrl: profileUrl('jane-doe') }));
+    expect(err.code).toBe('not_found');
+    expect(t.server.requestsTo('DELETE', /\/users\/invite\/sent\//)).toHaveLength(1);
+  });
+
+  it('is not_found when Unipile no longer has the invitation (accepted or expired there)', async () => {
+    jane();
+    const { invitationId } = await t.provider.sendConnectionRequest({ account: ada, providerId: 'ACoAAJane01', note: null });
+    t.server.invitations.delete(invitationId);
+    const err = await rejection(t.provider.withdrawInvitation({ account: ada, providerId: 'ACoAAJane01' }));
+    expect(err.code).toBe('not_found');
+  });
+
+  it('cannot withdraw an invitation it never sent (already pending before), and calls nothing', async () => {
+    jane();
+    t.server.invited.add('UNI_ADA:ACoAAJane01');
+    await t.provider.sendConnectionRequest({ account: ada, providerId: 'ACoAAJane01', note: null });
+    const err = await rejection(t.provider.withdrawInvitation({ account: ada, providerId: 'ACoAAJane01' }));
+    expect(err.code).toBe('not_found');
+    expect(t.server.requestsTo('DELETE', /./)).toHaveLength(0);
+  });
+});

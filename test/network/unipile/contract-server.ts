@@ -78,6 +78,8 @@ export class UnipileContractServer {
   /** `${accountId}:${providerId}` of people already connected / already invited. */
   readonly connected = new Set<string>();
   readonly invited = new Set<string>();
+  /** Pending invitation id to its `${accountId}:${providerId}` (DELETE /users/invite/sent/{id}). */
+  readonly invitations = new Map<string, string>();
   readonly chats = new Map<string, { accountId: string; attendee: string; texts: string[] }>();
   /** Location keyword (lower-case) to LinkedIn location id. */
   readonly locations = new Map<string, string>();
@@ -327,7 +329,21 @@ export class UnipileContractServer {
       if (this.connected.has(key)) return this.error(res, 422, 'already_connected');
       if (this.invited.has(key)) return this.error(res, 422, 'already_invited_recently');
       this.invited.add(key);
-      return this.reply(res, 201, { object: 'UserInvitationSent', invitation_id: `7${String(++this.ids).padStart(18, '0')}` });
+      const invitationId = `7${String(++this.ids).padStart(18, '0')}`;
+      this.invitations.set(invitationId, key);
+      return this.reply(res, 201, { object: 'UserInvitationSent', invitation_id: invitationId });
+    }
+    // Cancel a sent invitation: DELETE /api/v1/users/invite/sent/{invitation_id}?account_id=…, 200 InvitationCanceled.
+    m = /^\/users\/invite\/sent\/([^/]+)$/.exec(path);
+    if (record.method === 'DELETE' && m) {
+      const account = needAccount();
+      if (!account) return;
+      const id = decodeURIComponent(m[1]!);
+      const key = this.invitations.get(id);
+      if (key === undefined || !key.startsWith(`${q.get('account_id')}:`)) return this.error(res, 404, 'resource_not_found');
+      this.invitations.delete(id);
+      this.invited.delete(key);
+      return this.reply(res, 200, { object: 'InvitationCanceled' });
     }
     if (record.method === 'POST' && path === '/chats') {
       if (type !== 'multipart/form-data') return this.violation(res, 'POST /chats: body must be multipart/form-data');

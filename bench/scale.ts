@@ -1,0 +1,337 @@
+/**
+ * The scale simulation: 200 connected accounts, 1,000,000 leads in 200 running campaigns, 30
+ * simulated days, run by the real engine on the simulated network, in-process. The simulated
+ * clock is stepped (3 simulated minutes per tick, 15 when a tick found nothing to do) as fast
+ * as ticks complete: the highest speed the machine allows, and deterministic. It ends with
+ * the safety auditor. A second case measures what one tick costs for the same due work with
+ * 1,000 and with 1,000,000 leads stored.
+ *
+ * `npm run bench:scale` runs it alone and rewrites the scale section of bench/RESULTS.md;
+ * `npm run bench` runs it after the HTTP cases. BENCH_SCALE_LEADS and BENCH_SCALE_DAYS shrink it for a quick try.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as Audit from '../src/core/safety/audit.js';
+import type * as Clock from '../src/core/clock.js';
+import type * as SeedFile from '../src/core/seed/file.js';
+import type * as SeedLoad from '../src/core/seed/load.js';
+import type * as Schema from '../src/db/schema.js';
+import type * as Log from '../src/log.js';
+import type * as Server from '../src/server.js';
+import type * as Outreach from '../src/workers/outreach/index.js';
+import { repoRoot } from './lib/app.js';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const START = Date.parse('2026-11-02T00:00:00Z'); // a Monday
+const ZONES = ['Europe/London', 'Europe/Berlin', 'America/New_York', 'UTC', 'Europe/Paris', 'America/Chicago', 'Asia/Singapore', 'Australia/Sydney'];
+
+export interface ScaleSettings {
+  accounts: number;
+  leads: number;
+  days: number;
+  stepMs: number;
+  idleStepMs: number;
+}
+
+export interface TickCost {
+  leadsStored: number;
+  dueLeads: number;
+  /** Median and p90 of the tick's wall time, ms. */
+  medianMs: number;
+  p90Ms: number;
+  runs: number;
+}
+
+export interface ScaleResults {
+  settings: ScaleSettings;
+  setupMs: number;
+  wallMs: number;
+  ticks: number;
+  sends: number;
+  sendsPerWallSecond: number;
+  byKind: Record<string, number>;
+  rss: { startMB: number; maxMB: number; endMB: number; samples: { simDay: number; mb: number }[] };
+  audit: { violations: number; byRule: Record<string, number>; accountDays: number; calls: number; auditMs: number; examples: string[] };
+  tickCost: { small: TickCost; big: TickCost; ratio: number };
+  targets: { text: string; measured: string; met: boolean }[];
+}
+
+interface Mods {
+  audit: typeof Audit;
+  clock: typeof Clock;
+  seedFile: typeof SeedFile;
+  seedLoad: typeof SeedLoad;
+  schema: typeof Schema;
+  log: typeof Log;
+  server: typeof Server;
+  outreach: typeof Outreach;
+}
+
+async function loadMods(root: string): Promise<Mods> {
+  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, 'dist', path)).href)) as T;
+  return {
+    audit: await load('core/safety/audit.js'),
+    clock: await load('core/clock.js'),
+    seedFile: await load('core/seed/file.js'),
+    seedLoad: await load('core/seed/load.js'),
+    schema: await load('db/schema.js'),
+    log: await load('log.js'),
+    server: await load('server.js'),
+    outreach: await load('workers/outreach/index.js'),
+  };
+}
+
+const rssMB = (): number => process.memoryUsage.rss() / 2 ** 20;
+const say = (msg: string) => process.stderr.write(`[bench:scale] ${msg}\n`);
+
+/** A deterministic uniform draw (Park-Miller), so two runs send at the same simulated times. */
+function seeded(seed: number): () => number {
+  let s = seed;
+  return () => ((s = (s * 16807) % 2147483647) - 1) / 2147483646;
+}
+
+function workspace(accounts: number, campaignsRunning: boolean) {
+  const ids = Array.from({ length: accounts }, (_, i) => i);
+  return {
+    apiKeys: [{ key: 'sk_test_scale_bench_key_000000000000000001', name: 'scale' }],
+    credits: { credits: 0 },
+    accounts: ids.map((i) => ({ id: `acc_${i}`, name: `Sender ${i}`, status: 'connected' as const, timeZone: ZONES[i % ZONES.length] })),
+    agents: ids.map((i) => ({
+      id: `tpl_${i}`,
+      accountId: `acc_${i}`,
+      connectionNote: 'Hi {{firstName}}, I work on outreach tooling and would love to connect.',
+      messages: [
+        { text: 'Thanks for connecting, {{firstName}}! Would a short call be useful?', delayHours: 24 },
+        { text: 'Following up, {{firstName}}: happy to share notes either way.', delayHours: 72 },
+      ],
+    })),
+    campaigns: ids.map((i) => ({ id: `cmp_${i}`, name: `Campaign ${i}`, status: (campaignsRunning ? 'CAMPAIGN_IN_PROGRESS' : 'READY_TO_SEND') as 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: `tpl_${i}` })),
+  };
+}
+
+/** Bulk-inserts `perCampaign` new leads into each campaign (what add_leads_batch would leave). */
+function insertLeads(db: { $client: import('better-sqlite3').Database }, campaigns: string[], perCampaign: number, at: number, prefix = 'lead'): void {
+  const client = db.$client;
+  const insert = client.prepare(
+    'INSERT INTO leads (id, campaign_id, network_url, first_name, last_name, company_name, job_title, stage, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken'];
+  client.transaction(() => {
+    campaigns.forEach((c, ci) => {
+      for (let n = 0; n < perCampaign; n++) {
+        const slug = `scale-${ci.toString(36)}-${n.toString(36)}`;
+        insert.run(`${prefix}_${ci}_${n}`, c, `https://www.linkedin.com/in/${prefix}-${slug}`, FIRST[n % FIRST.length], 'Test', 'Acme', 'Engineer', 'new', 'manual', at, at);
+      }
+      client.prepare('UPDATE campaigns SET total_leads = ? WHERE id = ?').run(perCampaign, c);
+    });
+  })();
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+/**
+ * The cost of one tick for the same due work: a probe campaign of `due` new leads, on an
+ * always-on probe account with no spacing, sends them all in one tick; the probe is reset and
+ * the tick repeated. Every other campaign is paused, so the probe is the only work. The leads
+ * are scheduled (due since the epoch), not fresh, so the tick takes all of them at once.
+ */
+async function tickCost(m: Mods, dbPath: string, due: number, runs: number): Promise<TickCost> {
+  const clock = new m.clock.FakeClock(START + 40 * DAY);
+  const config = { engine: { workingHours: null, spacingSeconds: { min: 0, max: 0 }, batchSize: Math.max(200, due) } };
+  const ctx = m.server.createContext({ dbPath, env: 'development', config }, m.log.silentLogger(), clock);
+  const { schema } = m;
+  const db = ctx.db;
+  const { eq, ne } = await import('drizzle-orm');
+  db.update(schema.campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(ne(schema.campaigns.id, 'cmp_probe')).run();
+  db.insert(schema.accounts).values({ id: 'acc_probe', name: 'Probe', status: 'connected', connectionRequestLimit: 100, messageLimit: 150, weeklyConnectionRequestLimit: 1000, createdAt: clock.now(), workingHours: '"always"' }).onConflictDoNothing().run();
+  db.insert(schema.agents).values({ id: 'tpl_probe', name: 'Probe', accountId: 'acc_probe', connectionNote: 'Hi {{firstName}}', messages: '[]', createdAt: clock.now() }).onConflictDoNothing().run();
+  db.insert(schema.campaigns).values({ id: 'cmp_probe', name: 'Probe', status: 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: 'tpl_probe', createdAt: clock.now(), updatedAt: clock.now() }).onConflictDoNothing().run();
+  db.$client.prepare("DELETE FROM leads WHERE campaign_id = 'cmp_probe'").run();
+  insertLeads(db, ['cmp_probe'], due, clock.now(), 'probe');
+  const stored = (db.$client.prepare('SELECT count(*) AS n FROM leads').get() as { n: number }).n;
+  const times: number[] = [];
+  for (let r = 0; r < runs + 2; r++) {
+    // A fresh day and fresh leads each run: the same due work every time.
+    clock.advance(DAY);
+    db.$client.prepare("UPDATE leads SET stage = 'new', invited_at = NULL, next_action_at = 1 WHERE campaign_id = 'cmp_probe'").run();
+    db.$client.prepare("DELETE FROM account_daily WHERE account_id = 'acc_probe'").run();
+    const engine = new m.outreach.Engine(ctx, { settings: m.outreach.resolveEngineSettings(config.engine), random: () => 0, holder: `probe-${r}` });
+    const t0 = performance.now();
+    const report = await engine.tick();
+    const ms = performance.now() - t0;
+    await engine.stop();
+    if (report.sends !== due) throw new Error(`tick cost probe: ${report.sends} sends, expected ${due}`);
+    if (r >= 2) times.push(ms);
+  }
+  db.update(schema.campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(eq(schema.campaigns.id, 'cmp_probe')).run();
+  db.$client.close();
+  times.sort((a, b) => a - b);
+  return { leadsStored: stored, dueLeads: due, medianMs: percentile(times, 50), p90Ms: percentile(times, 90), runs };
+}
+
+export async function runScale(root: string = repoRoot(), overrides: Partial<ScaleSettings> = {}): Promise<ScaleResults> {
+  const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+  const settings: ScaleSettings = {
+    accounts: 200,
+    leads: env('BENCH_SCALE_LEADS', 1_000_000),
+    days: env('BENCH_SCALE_DAYS', 30),
+    stepMs: 3 * MINUTE,
+    idleStepMs: 15 * MINUTE,
+    ...overrides,
+  };
+  const m = await loadMods(root);
+  const dir = mkdtempSync(join(os.tmpdir(), 'outreach-scale-'));
+  try {
+    const t0 = performance.now();
+    const dbPath = join(dir, 'scale.db');
+    const clock = new m.clock.FakeClock(START);
+    const ctx = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), clock);
+    m.seedLoad.loadWorkspace(ctx, m.seedFile.WorkspaceFile.parse(workspace(settings.accounts, true)), { reset: false });
+    const campaignIds = Array.from({ length: settings.accounts }, (_, i) => `cmp_${i}`);
+    say(`inserting ${settings.leads.toLocaleString('en-US')} leads`);
+    insertLeads(ctx.db, campaignIds, Math.floor(settings.leads / settings.accounts), clock.now());
+    const setupMs = performance.now() - t0;
+    say(`setup ${(setupMs / 1000).toFixed(1)} s`);
+
+    const engineSettings = m.outreach.resolveEngineSettings({});
+    const engine = new m.outreach.Engine(ctx, { settings: engineSettings, random: seeded(42), holder: 'scale' });
+    const rss = { startMB: rssMB(), maxMB: rssMB(), endMB: 0, samples: [] as { simDay: number; mb: number }[] };
+    const end = START + settings.days * DAY;
+    let ticks = 0;
+    let sends = 0;
+    let nextSample = START;
+    const w0 = performance.now();
+    while (clock.now() < end) {
+      const r = await engine.tick();
+      ticks++;
+      sends += r.sends;
+      if (clock.now() >= nextSample) {
+        const mb = rssMB();
+        rss.samples.push({ simDay: Math.round((clock.now() - START) / DAY), mb: Math.round(mb) });
+        nextSample += DAY;
+        say(`day ${Math.round((clock.now() - START) / DAY)}: ${sends.toLocaleString('en-US')} sends, ${ticks} ticks, ${((performance.now() - w0) / 1000).toFixed(1)} s, RSS ${mb.toFixed(0)} MB`);
+      }
+      rss.maxMB = Math.max(rss.maxMB, rssMB());
+      clock.advance(r.due + r.sends + r.inbound > 0 ? settings.stepMs : settings.idleStepMs);
+    }
+    await engine.stop();
+    const wallMs = performance.now() - w0;
+    rss.endMB = rssMB();
+    rss.maxMB = Math.max(rss.maxMB, rss.endMB);
+
+    const byKind: Record<string, number> = {};
+    for (const row of ctx.db.$client.prepare('SELECT kind, count(*) AS n FROM engine_intents GROUP BY kind').all() as { kind: string; n: number }[]) byKind[row.kind] = row.n;
+
+    say('auditing');
+    const a0 = performance.now();
+    const report = m.audit.auditSafety(ctx, { safety: engineSettings.safety, spacingMinMs: engineSettings.spacingMinMs });
+    const auditMs = performance.now() - a0;
+    const byRule: Record<string, number> = {};
+    for (const v of report.violations) byRule[v.rule] = (byRule[v.rule] ?? 0) + 1;
+    ctx.db.$client.close();
+
+    say('tick cost: 1,000,000 leads stored');
+    const big = await tickCost(m, dbPath, 100, 15);
+    say('tick cost: 1,000 leads stored');
+    const smallPath = join(dir, 'small.db');
+    const small0 = m.server.createContext({ dbPath: smallPath, env: 'development', config: {} }, m.log.silentLogger(), new m.clock.FakeClock(START));
+    m.seedLoad.loadWorkspace(small0, m.seedFile.WorkspaceFile.parse(workspace(4, false)), { reset: false });
+    insertLeads(small0.db, ['cmp_0', 'cmp_1', 'cmp_2', 'cmp_3'], 225, START);
+    small0.db.$client.close();
+    const small = await tickCost(m, smallPath, 100, 15);
+    const ratio = big.medianMs / small.medianMs;
+
+    const sendsPerWallSecond = sends / (wallMs / 1000);
+    const results: Omit<ScaleResults, 'targets'> = {
+      settings,
+      setupMs,
+      wallMs,
+      ticks,
+      sends,
+      sendsPerWallSecond,
+      byKind,
+      rss,
+      audit: { violations: report.violations.length, byRule, accountDays: report.accountDays, calls: report.calls, auditMs, examples: report.violations.slice(0, 5).map((v) => `${v.accountId} ${v.day} ${v.rule}: ${v.detail}`) },
+      tickCost: { small, big, ratio },
+    };
+    return { ...results, targets: scaleTargets(results) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['targets'] {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return [
+    {
+      text: 'Tick cost with 1,000,000 leads stored within 1.5× of 1,000 stored, same due work',
+      measured: `${r.tickCost.ratio.toFixed(2)}× (${r.tickCost.big.medianMs.toFixed(1)} vs ${r.tickCost.small.medianMs.toFixed(1)} ms median for ${r.tickCost.big.dueLeads} due leads sent)`,
+      met: r.tickCost.ratio <= 1.5,
+    },
+    { text: `${r.settings.days} simulated days, ${r.settings.accounts} accounts, ${n(r.settings.leads)} leads in under 120 s`, measured: `${(r.wallMs / 1000).toFixed(1)} s`, met: r.wallMs < 120_000 },
+    { text: 'RSS under 400 MB throughout', measured: `max ${r.rss.maxMB.toFixed(0)} MB`, met: r.rss.maxMB < 400 },
+    { text: 'The safety auditor finds 0 violations', measured: `${r.audit.violations} over ${n(r.audit.calls)} provider calls, ${n(r.audit.accountDays)} account-days`, met: r.audit.violations === 0 },
+  ];
+}
+
+const BEGIN = '<!-- scale:begin -->';
+const END = '<!-- scale:end -->';
+
+export function renderScale(r: ScaleResults): string {
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const lines = [
+    BEGIN,
+    `## Scale simulation: ${r.settings.accounts} accounts, ${n(r.settings.leads)} leads, ${r.settings.days} simulated days`,
+    '',
+    `Generated by \`npm run bench:scale\` (bench/scale.ts) on ${new Date().toISOString()}; ${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} at the end (the machine is shared).`,
+    '',
+    `${r.settings.accounts} connected accounts (8 time zones, default rules: weekdays 09:00–18:00 local, 25 invitations and 50 messages a day, 100 invitations a week, 60–180 s spacing), one running campaign each with ${n(r.settings.leads / r.settings.accounts)} new leads and a two-message sequence, on the simulated network. The engine runs in-process on a stepped simulated clock (${r.settings.stepMs / MINUTE} simulated minutes per tick, ${r.settings.idleStepMs / MINUTE} when a tick finds nothing to do), as fast as ticks complete. Setup (workspace and leads) took ${(r.setupMs / 1000).toFixed(1)} s and is not counted.`,
+    '',
+    '| Target | Measured | Met |',
+    '|---|---|---|',
+    ...r.targets.map((t) => `| ${t.text} | ${t.measured} | ${t.met ? 'met' : '**not met**'} |`),
+    '',
+    '| Figure | Value |',
+    '|---|---|',
+    `| Wall time of the ${r.settings.days} days | ${(r.wallMs / 1000).toFixed(1)} s (${n(r.ticks)} ticks) |`,
+    `| Provider calls | ${n(r.sends)}: ${Object.entries(r.byKind).map(([k, v]) => `${k} ${n(v)}`).join(', ')} |`,
+    `| Sends per wall-second | ${n(r.sendsPerWallSecond)} |`,
+    `| RSS start / max / end | ${r.rss.startMB.toFixed(0)} / ${r.rss.maxMB.toFixed(0)} / ${r.rss.endMB.toFixed(0)} MB |`,
+    `| RSS by simulated day | ${r.rss.samples.filter((_, i) => i % 5 === 0).map((s) => `day ${s.simDay}: ${s.mb}`).join(', ')} MB |`,
+    `| Tick for ${r.tickCost.small.dueLeads} due leads, ${n(r.tickCost.small.leadsStored)} stored | ${r.tickCost.small.medianMs.toFixed(1)} ms median, ${r.tickCost.small.p90Ms.toFixed(1)} ms p90 (${r.tickCost.small.runs} runs) |`,
+    `| Tick for ${r.tickCost.big.dueLeads} due leads, ${n(r.tickCost.big.leadsStored)} stored | ${r.tickCost.big.medianMs.toFixed(1)} ms median, ${r.tickCost.big.p90Ms.toFixed(1)} ms p90 (${r.tickCost.big.runs} runs) |`,
+    `| Safety audit | ${r.audit.violations} violations${r.audit.violations ? ` (${Object.entries(r.audit.byRule).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}; ${n(r.audit.calls)} calls replayed in ${(r.audit.auditMs / 1000).toFixed(1)} s |`,
+    ...r.audit.examples.map((e) => `| Example violation | ${e} |`),
+    END,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** Replaces the scale section of RESULTS.md (or appends it). */
+export function writeScaleSection(file: string, section: string): void {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    text = '# Benchmark results\n\n';
+  }
+  const a = text.indexOf(BEGIN);
+  const b = text.indexOf(END);
+  const out = a >= 0 && b > a ? text.slice(0, a) + section.trimEnd() + text.slice(b + END.length) : `${text.trimEnd()}\n\n${section}`;
+  writeFileSync(file, out.endsWith('\n') ? out : `${out}\n`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const root = repoRoot();
+  const results = await runScale(root);
+  writeFileSync(join(root, 'bench', 'scale-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeScaleSection(join(root, 'bench', 'RESULTS.md'), renderScale(results));
+  for (const t of results.targets) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+}

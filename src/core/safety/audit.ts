@@ -1,0 +1,140 @@
+import { and, asc, eq, inArray, ne } from 'drizzle-orm';
+import { accountDaily, accounts, activity, engineIntents } from '../../db/schema.js';
+import { utcDay } from '../clock.js';
+import type { Ctx } from '../context.js';
+import { insideHours } from './hours.js';
+import { hoursOf, warmUpLimit, type SafetySettings } from './rules.js';
+
+const DAY = 86_400_000;
+const dayStart = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY);
+
+export type SafetyRule = 'daily_connection_cap' | 'weekly_connection_cap' | 'daily_message_cap' | 'working_hours' | 'spacing' | 'lock_step';
+
+export interface Violation {
+  rule: SafetyRule;
+  accountId: string;
+  /** The UTC day (`YYYY-MM-DD`) the breach belongs to. */
+  day: string;
+  detail: string;
+}
+
+export interface AuditReport {
+  violations: Violation[];
+  accounts: number;
+  /** Account-days with at least one send. */
+  accountDays: number;
+  /** Provider calls replayed (every engine send, withdrawal or failed attempt). */
+  calls: number;
+}
+
+export interface AuditOptions {
+  safety: SafetySettings;
+  /** The shortest pause the engine is configured to leave between two calls of one account. */
+  spacingMinMs: number;
+  /**
+   * Accounts that share a day's sequence of send minutes (at least this many sends) are in
+   * lock-step. Default 3.
+   */
+  lockStepMinSends?: number;
+}
+
+/** Outbound engine activity that counts against the daily message limit. */
+const MESSAGE_TYPES = ['message_sent', 'agent_replied', 'cta_sent'] as const;
+
+interface DayCount {
+  connections: number;
+  messages: number;
+}
+
+/**
+ * Replays the activity log and the engine's send records and checks, per account, per UTC day
+ * and per rolling week, every rule that protects an account: the daily and weekly invitation
+ * caps and the daily message cap (warm-up applied), working hours in the account's own zone,
+ * the minimum spacing between two provider calls, and that no two accounts send in lock-step.
+ * Limits are the accounts' current ones. Reads only; safe on a live database.
+ */
+export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
+  const { safety } = opts;
+  const minLockStep = opts.lockStepMinSends ?? 3;
+  const violations: Violation[] = [];
+  const rows = ctx.db.select().from(accounts).orderBy(asc(accounts.seq)).all();
+  let accountDays = 0;
+  let calls = 0;
+  /** Per UTC day: a day's minute-signature to the first account with it. */
+  const signatures = new Map<string, Map<string, string>>();
+
+  for (const account of rows) {
+    const counts = new Map<string, DayCount>();
+    const bump = (day: string, key: keyof DayCount, n = 1) => {
+      const c = counts.get(day) ?? { connections: 0, messages: 0 };
+      c[key] += n;
+      counts.set(day, c);
+    };
+    // What the activity log says the engine sent.
+    const sent = ctx.db
+      .select({ type: activity.type, at: activity.at })
+      .from(activity)
+      .where(and(eq(activity.accountId, account.id), eq(activity.manual, false), inArray(activity.type, ['connection_request_sent', ...MESSAGE_TYPES])))
+      .all();
+    for (const e of sent) bump(utcDay(e.at), e.type === 'connection_request_sent' ? 'connections' : 'messages');
+    // The stored counters also hold seeded and manual sends, which the engine's caps count too.
+    for (const d of ctx.db.select().from(accountDaily).where(eq(accountDaily.accountId, account.id)).all()) {
+      const c = counts.get(d.day) ?? { connections: 0, messages: 0 };
+      counts.set(d.day, { connections: Math.max(c.connections, d.connectionRequestsSent), messages: Math.max(c.messages, d.messagesSent) });
+    }
+
+    const weekly = account.weeklyConnectionRequestLimit ?? safety.weeklyConnectionRequestLimit;
+    const limitsOn = (dayMs: number) => {
+      const index = account.warmUpStartedAt === null ? safety.warmUp.days : Math.floor((dayMs - dayStart(account.warmUpStartedAt)) / DAY);
+      return {
+        connections: warmUpLimit(account.connectionRequestLimit, safety.warmUp.connectionRequestsStart, safety.warmUp.days, index),
+        messages: warmUpLimit(account.messageLimit, safety.warmUp.messagesStart, safety.warmUp.days, index),
+      };
+    };
+    for (const [day, c] of counts) {
+      const dayMs = Date.parse(`${day}T00:00:00Z`);
+      const limit = limitsOn(dayMs);
+      if (c.connections > limit.connections) violations.push({ rule: 'daily_connection_cap', accountId: account.id, day, detail: `${c.connections} connection requests, limit ${limit.connections}` });
+      if (c.messages > limit.messages) violations.push({ rule: 'daily_message_cap', accountId: account.id, day, detail: `${c.messages} messages, limit ${limit.messages}` });
+      let week = 0;
+      for (let k = 0; k < 7; k++) week += counts.get(utcDay(dayMs - k * DAY))?.connections ?? 0;
+      if (week > weekly) violations.push({ rule: 'weekly_connection_cap', accountId: account.id, day, detail: `${week} connection requests in the 7 days to ${day}, limit ${weekly}` });
+    }
+
+    // Every provider call the engine made (an operator's manual sends aside), in order: hours, spacing and the day's rhythm.
+    const { hours, timeZone } = hoursOf(account, safety);
+    const intents = ctx.db
+      .select({ at: engineIntents.createdAt, kind: engineIntents.kind })
+      .from(engineIntents)
+      .where(and(eq(engineIntents.accountId, account.id), ne(engineIntents.kind, 'manual_message')))
+      .orderBy(asc(engineIntents.createdAt))
+      .all();
+    calls += intents.length;
+    let previous: number | null = null;
+    const minutesByDay = new Map<string, number[]>();
+    for (const intent of intents) {
+      const day = utcDay(intent.at);
+      if (!insideHours(intent.at, hours, timeZone)) {
+        violations.push({ rule: 'working_hours', accountId: account.id, day, detail: `${intent.kind} at ${new Date(intent.at).toISOString()} outside working hours (${timeZone})` });
+      }
+      if (previous !== null && intent.at - previous < opts.spacingMinMs) {
+        violations.push({ rule: 'spacing', accountId: account.id, day, detail: `${intent.kind} ${Math.round((intent.at - previous) / 1000)} s after the previous call, minimum ${opts.spacingMinMs / 1000} s` });
+      }
+      previous = intent.at;
+      const list = minutesByDay.get(day) ?? [];
+      list.push(Math.floor(intent.at / 60_000));
+      minutesByDay.set(day, list);
+    }
+    accountDays += minutesByDay.size;
+    for (const [day, minutes] of minutesByDay) {
+      if (minutes.length < minLockStep) continue;
+      const signature = minutes.join(',');
+      const seen = signatures.get(day) ?? new Map<string, string>();
+      const twin = seen.get(signature);
+      if (twin !== undefined) violations.push({ rule: 'lock_step', accountId: account.id, day, detail: `sent at the very same minutes as ${twin} (${minutes.length} calls)` });
+      else seen.set(signature, account.id);
+      signatures.set(day, seen);
+    }
+  }
+  return { violations, accounts: rows.length, accountDays, calls };
+}

@@ -1,0 +1,107 @@
+/**
+ * Working hours in an account's own time zone. A person works on local weekdays between local
+ * times; the engine asks two questions of that: is this instant inside the window, and when does
+ * the window next open. Both work on epoch ms and take DST into account through `Intl`.
+ */
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+export interface WorkingHours {
+  /** Minutes after local midnight. */
+  startMinute: number;
+  /** Minutes after local midnight; 1440 is the end of the day. */
+  endMinute: number;
+  /** Local weekdays, 0 = Sunday. */
+  days: ReadonlySet<number>;
+}
+
+/** An account's rhythm: its window (null: every hour of every day), its zone and its daily jitter. */
+export interface Rhythm {
+  hours: WorkingHours | null;
+  timeZone: string;
+  /**
+   * Minutes by which this account's day opens later and closes earlier than the window, drawn per
+   * account and local day, so no two accounts of a workspace start and stop in lock-step.
+   */
+  jitter: (localDay: number) => { open: number; close: number };
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/** Whether `Intl` knows the zone (an IANA name such as `Europe/Berlin`, or `UTC`). */
+export function isTimeZone(name: string): boolean {
+  try {
+    formatter(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The zone's offset from UTC at `ms`, in ms (positive east of Greenwich). */
+export function zoneOffset(ms: number, timeZone: string): number {
+  if (timeZone === 'UTC') return 0;
+  const parts: Record<string, number> = {};
+  for (const p of formatter(timeZone).formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  const asUtc = Date.UTC(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);
+  return asUtc - (ms - (((ms % 1000) + 1000) % 1000));
+}
+
+/** The local calendar day of `ms` as days since the epoch (so day + 4 mod 7 is the weekday). */
+export const localDayNumber = (ms: number, timeZone: string): number => Math.floor((ms + zoneOffset(ms, timeZone)) / DAY);
+
+/** The UTC instant of `minutes` after local midnight of local day `day`. */
+function localToUtc(day: number, minutes: number, timeZone: string): number {
+  const guess = day * DAY + minutes * MINUTE;
+  const first = guess - zoneOffset(guess, timeZone);
+  const second = guess - zoneOffset(first, timeZone);
+  return second;
+}
+
+const weekdayOf = (day: number): number => (((day + 4) % 7) + 7) % 7;
+
+/** The account's open window on local day `day`, or null when it does not work that day. */
+export function windowOn(day: number, rhythm: Rhythm): { open: number; close: number } | null {
+  const { hours, timeZone } = rhythm;
+  if (hours === null) return { open: localToUtc(day, 0, timeZone), close: localToUtc(day + 1, 0, timeZone) };
+  if (!hours.days.has(weekdayOf(day))) return null;
+  const j = rhythm.jitter(day);
+  const open = localToUtc(day, hours.startMinute + j.open, timeZone);
+  const close = localToUtc(day, hours.endMinute - j.close, timeZone);
+  return close > open ? { open, close } : null;
+}
+
+/** The earliest instant at or after `ms` when the account may send. */
+export function nextWorkingTime(ms: number, rhythm: Rhythm): number {
+  if (rhythm.hours === null) return ms;
+  const today = localDayNumber(ms, rhythm.timeZone);
+  for (let day = today - 1; day <= today + 8; day++) {
+    const w = windowOn(day, rhythm);
+    if (w && ms < w.close) return Math.max(ms, w.open);
+  }
+  // Unreachable with at least one working day; stay safe rather than spin.
+  return ms + DAY;
+}
+
+export const isWorkingTime = (ms: number, rhythm: Rhythm): boolean => nextWorkingTime(ms, rhythm) === ms;
+
+/** Whether `ms` lies inside the configured window (without jitter): what the auditor holds the engine to. */
+export function insideHours(ms: number, hours: WorkingHours | null, timeZone: string): boolean {
+  if (hours === null) return true;
+  const day = localDayNumber(ms, timeZone);
+  if (!hours.days.has(weekdayOf(day))) return false;
+  return ms >= localToUtc(day, hours.startMinute, timeZone) && ms < localToUtc(day, hours.endMinute, timeZone);
+}

@@ -1,0 +1,199 @@
+import { and, between, eq, sql } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
+import { z } from 'zod';
+import { accountDaily, type accounts } from '../../db/schema.js';
+import { utcDay } from '../clock.js';
+import type { Ctx } from '../context.js';
+import { isTimeZone, WEEKDAYS, type Rhythm, type WorkingHours } from './hours.js';
+import type { SafetySettings } from './types.js';
+
+export type { SafetySettings };
+
+type AccountRow = typeof accounts.$inferSelect;
+
+const DAY = 86_400_000;
+const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be HH:MM (00:00 to 24:00)');
+const minutes = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/** A working window as written in the config, a workspace file or an account: local times and weekdays. */
+export const WorkingHoursInput = z
+  .strictObject({
+    start: HHMM,
+    end: HHMM,
+    days: z.array(z.enum(WEEKDAYS)).min(1).default(['mon', 'tue', 'wed', 'thu', 'fri']),
+  })
+  .refine((w) => w.start < w.end, { message: 'start must be before end', path: ['end'] });
+export type WorkingHoursInput = z.infer<typeof WorkingHoursInput>;
+
+export const TimeZone = z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC');
+
+/** The account-safety keys of the config's `engine` section. Every one is optional. */
+export const SafetyConfig = {
+  /** The default window of every account; null sends at any hour. */
+  workingHours: WorkingHoursInput.nullable().optional(),
+  /** The default zone of the window, for accounts that set none. */
+  timeZone: TimeZone.optional(),
+  /** Up to this many minutes, drawn per account and day, the day opens later and closes earlier. */
+  rhythmJitterMinutes: z.number().int().min(0).max(120).optional(),
+  /** Rolling 7-day cap on connection requests, for accounts that set none. */
+  weeklyConnectionRequestLimit: z.number().int().min(1).max(1000).optional(),
+  warmUp: z
+    .strictObject({
+      /** Days from the first (lowest) limit to the account's configured limits. */
+      days: z.number().int().min(1).max(90).optional(),
+      /** Limits of the first day; they rise in equal steps to the configured ones. */
+      connectionRequestsStart: z.number().int().min(1).max(100).optional(),
+      messagesStart: z.number().int().min(1).max(150).optional(),
+    })
+    .optional(),
+  /** Withdraw invitations still pending when the invitation timeout runs out (default true). */
+  withdrawStaleInvitations: z.boolean().optional(),
+};
+
+
+export const SAFETY_DEFAULTS = {
+  workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] } satisfies WorkingHoursInput,
+  timeZone: 'UTC',
+  rhythmJitterMinutes: 30,
+  weeklyConnectionRequestLimit: 100,
+  warmUp: { days: 14, connectionRequestsStart: 5, messagesStart: 10 },
+} as const;
+
+const DAY_INDEX = Object.fromEntries(WEEKDAYS.map((d, i) => [d, i])) as Record<(typeof WEEKDAYS)[number], number>;
+
+export function toWorkingHours(w: WorkingHoursInput | null): WorkingHours | null {
+  return w && { startMinute: minutes(w.start), endMinute: minutes(w.end), days: new Set(w.days.map((d) => DAY_INDEX[d])) };
+}
+
+type SafetyConfigInput = { [K in keyof typeof SafetyConfig]?: z.infer<(typeof SafetyConfig)[K]> };
+
+export function resolveSafety(config: SafetyConfigInput = {}): SafetySettings {
+  return {
+    workingHours: toWorkingHours(config.workingHours === undefined ? WorkingHoursInput.parse(SAFETY_DEFAULTS.workingHours) : config.workingHours),
+    timeZone: config.timeZone ?? SAFETY_DEFAULTS.timeZone,
+    jitterMinutes: config.rhythmJitterMinutes ?? SAFETY_DEFAULTS.rhythmJitterMinutes,
+    weeklyConnectionRequestLimit: config.weeklyConnectionRequestLimit ?? SAFETY_DEFAULTS.weeklyConnectionRequestLimit,
+    warmUp: { ...SAFETY_DEFAULTS.warmUp, ...config.warmUp },
+    withdrawStaleInvitations: config.withdrawStaleInvitations ?? true,
+  };
+}
+
+/** The settings a context runs with: the server's, else the defaults. */
+export const safetyOf = (ctx: Pick<Ctx, 'safety'>): SafetySettings => ctx.safety ?? DEFAULT_SAFETY;
+const DEFAULT_SAFETY = resolveSafety();
+
+/** An account's stored window: `"always"`, a window, or null for the config's default. */
+export const AccountHoursInput = z.union([z.literal('always'), WorkingHoursInput]);
+export type AccountHoursInput = z.infer<typeof AccountHoursInput>;
+
+/** Reads the stored `working_hours` column; anything unreadable falls back to the default. */
+function storedHours(json: string | null, fallback: WorkingHours | null): WorkingHours | null {
+  if (json === null) return fallback;
+  try {
+    const parsed = AccountHoursInput.safeParse(JSON.parse(json));
+    if (!parsed.success) return fallback;
+    return parsed.data === 'always' ? null : toWorkingHours(parsed.data);
+  } catch {
+    return fallback;
+  }
+}
+
+/** A 32-bit hash of a string (FNV-1a), for the per-account jitter. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The account's working rhythm: its window, zone and per-day jitter. */
+export function rhythmOf(account: Pick<AccountRow, 'id' | 'timeZone' | 'workingHours'>, s: SafetySettings): Rhythm {
+  const span = s.jitterMinutes;
+  return {
+    hours: storedHours(account.workingHours, s.workingHours),
+    timeZone: account.timeZone ?? s.timeZone,
+    jitter: (day) => (span === 0 ? { open: 0, close: 0 } : { open: hash(`${account.id}:${day}:open`) % (span + 1), close: hash(`${account.id}:${day}:close`) % (span + 1) }),
+  };
+}
+
+/** The account's configured window and zone, without jitter: what the auditor checks against. */
+export function hoursOf(account: Pick<AccountRow, 'timeZone' | 'workingHours'>, s: SafetySettings): { hours: WorkingHours | null; timeZone: string } {
+  return { hours: storedHours(account.workingHours, s.workingHours), timeZone: account.timeZone ?? s.timeZone };
+}
+
+/** Day `index` of a warm-up (0 = the day it began): rises in equal steps from `start` to `full`. */
+export function warmUpLimit(full: number, start: number, days: number, index: number): number {
+  if (index >= days || start >= full) return full;
+  return Math.min(full, Math.round(start + ((full - start) * Math.max(0, index)) / days));
+}
+
+const dayStart = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY);
+
+/** Which day of its warm-up the account is in at `now` (0-based), or null when it has none or it is over. */
+export function warmUpDay(account: Pick<AccountRow, 'warmUpStartedAt'>, s: SafetySettings, now: number): number | null {
+  if (account.warmUpStartedAt === null) return null;
+  const index = Math.floor((dayStart(now) - dayStart(account.warmUpStartedAt)) / DAY);
+  return index < s.warmUp.days ? Math.max(0, index) : null;
+}
+
+// Prepared once per database: the engine asks before every send.
+const weekRows = perDb((db) =>
+  db
+    .select({ day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })
+    .from(accountDaily)
+    .where(and(eq(accountDaily.accountId, sql.placeholder('accountId')), between(accountDaily.day, sql.placeholder('from'), sql.placeholder('to'))))
+    .prepare(),
+);
+
+export interface Allowance {
+  /** Today's (UTC) limits in force: warm-up and the weekly cap applied; never above the configured ones. */
+  connectionRequestLimit: number;
+  messageLimit: number;
+  connectionRequestsSentToday: number;
+  messagesSentToday: number;
+  /** Connection requests in the rolling week: today and the six UTC days before. */
+  week: { connectionRequestsSent: number; connectionRequestLimit: number };
+  /** Day of the warm-up (0-based), or null when none is running. */
+  warmUpDay: number | null;
+  /** When the weekly cap holds connection requests: the start of the first UTC day it frees one; else null. */
+  weekFullUntil: number | null;
+}
+
+/**
+ * What the account may still send today, from its stored counters (so a restart forgets
+ * nothing). Days are UTC days, as `today` in list_accounts; the week is today and the six
+ * days before it.
+ */
+export function allowance(ctx: Ctx, account: AccountRow, s: SafetySettings, now: number): Allowance {
+  const today = dayStart(now);
+  const rows = weekRows(ctx.db).all({ accountId: account.id, from: utcDay(today - 6 * DAY), to: utcDay(today) });
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const todayRow = byDay.get(utcDay(today));
+  const connToday = todayRow?.conn ?? 0;
+  const weekSent = rows.reduce((n, r) => n + r.conn, 0);
+  const weeklyLimit = account.weeklyConnectionRequestLimit ?? s.weeklyConnectionRequestLimit;
+  const wd = warmUpDay(account, s, now);
+  const dailyConn = wd === null ? account.connectionRequestLimit : warmUpLimit(account.connectionRequestLimit, s.warmUp.connectionRequestsStart, s.warmUp.days, wd);
+  const dailyMsg = wd === null ? account.messageLimit : warmUpLimit(account.messageLimit, s.warmUp.messagesStart, s.warmUp.days, wd);
+  const weekRoom = Math.max(0, weeklyLimit - (weekSent - connToday));
+  let weekFullUntil: number | null = null;
+  if (weekSent >= weeklyLimit) {
+    // The window slides one day at a time; the first day whose window holds less than the cap frees a slot.
+    for (let k = 1; k <= 7; k++) {
+      let sum = 0;
+      for (let d = k - 6; d <= 0; d++) sum += byDay.get(utcDay(today + d * DAY))?.conn ?? 0;
+      if (sum < weeklyLimit) {
+        weekFullUntil = today + k * DAY;
+        break;
+      }
+    }
+  }
+  return {
+    connectionRequestLimit: Math.min(dailyConn, weekRoom),
+    messageLimit: dailyMsg,
+    connectionRequestsSentToday: connToday,
+    messagesSentToday: todayRow?.msgs ?? 0,
+    week: { connectionRequestsSent: weekSent, connectionRequestLimit: weeklyLimit },
+    warmUpDay: wd,
+    weekFullUntil,
+  };
+}
