@@ -99,8 +99,15 @@ describe('management routes', () => {
     expect(u.body).toMatchObject({ id, active: false, today: { connectionRequestLimit: 10, messageLimit: 80 } });
     expect((await post(`/accounts/${id}`, { messageLimit: 151 }, 'PATCH')).body.error.details.fields).toEqual(['messageLimit']);
     expect((await post('/accounts/acc_nope', { name: 'x' }, 'PATCH')).status).toBe(404);
+    // The account's safety settings: weekly cap, time zone and working hours, each checked.
+    const safe = await post(`/accounts/${id}`, { weeklyConnectionRequestLimit: 60, timeZone: 'Europe/Berlin', workingHours: { start: '08:00', end: '17:00' } }, 'PATCH');
+    expect(safe.status).toBe(200);
+    expect(safe.body.week.connectionRequestLimit).toBe(60);
+    expect((await post(`/accounts/${id}`, { timeZone: 'Mars/Olympus' }, 'PATCH')).body.error.details.fields).toEqual(['timeZone']);
+    expect((await post(`/accounts/${id}`, { workingHours: { start: '18:00', end: '09:00' } }, 'PATCH')).status).toBe(400);
+    expect((await post(`/accounts/${id}`, {}, 'PATCH')).body.error.details.fields).toContain('workingHours');
     const listed = await server.rest('/accounts?limit=100');
-    expect(listed.body.accounts.find((a: { id: string }) => a.id === id)).toEqual(u.body);
+    expect(listed.body.accounts.find((a: { id: string }) => a.id === id)).toEqual(safe.body);
   });
 });
 

@@ -8,6 +8,7 @@ import { ApiError, toApiError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { Account, findAccountView } from './list.js';
 import { requireAccount } from './resolve.js';
+import { AccountHoursInput, TimeZone } from '../safety/rules.js';
 
 export const CONNECTION_REQUEST_LIMIT_MAX = 100;
 export const MESSAGE_LIMIT_MAX = 150;
@@ -34,6 +35,15 @@ export const UpdateAccountFields = {
   connectionRequestLimit: ConnectionRequestLimit.optional(),
   messageLimit: MessageLimit.optional(),
   active: z.boolean().optional().describe('false stops all sending from the account; true resumes it.'),
+  weeklyConnectionRequestLimit: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('Connection requests in any rolling 7 days, 1..1000 (default 100), on top of the daily limit.'),
+  timeZone: TimeZone.optional().describe('IANA time zone of the working hours, e.g. Europe/Berlin.'),
+  workingHours: AccountHoursInput.optional().describe('"always", or { start: "HH:MM", end: "HH:MM", days: ["mon",...] } in the account\'s time zone.'),
 };
 export const UpdateAccountInput = z.strictObject(UpdateAccountFields);
 export type UpdateAccountInput = z.output<typeof UpdateAccountInput>;
@@ -90,15 +100,19 @@ export async function connectAccount(ctx: Ctx, input: ConnectAccountInput): Prom
   }
 }
 
-/** Limits take effect from the engine's next send; `active: false` stops all sending. */
+/** Limits, the weekly cap and working hours take effect from the engine's next send; `active: false` stops all sending. */
 export function updateAccount(ctx: Ctx, id: string, input: UpdateAccountInput): Account {
   const set: Partial<typeof accounts.$inferInsert> = {};
   if (input.name !== undefined) set.name = input.name;
   if (input.connectionRequestLimit !== undefined) set.connectionRequestLimit = input.connectionRequestLimit;
   if (input.messageLimit !== undefined) set.messageLimit = input.messageLimit;
   if (input.active !== undefined) set.active = input.active;
+  if (input.weeklyConnectionRequestLimit !== undefined) set.weeklyConnectionRequestLimit = input.weeklyConnectionRequestLimit;
+  if (input.timeZone !== undefined) set.timeZone = input.timeZone;
+  if (input.workingHours !== undefined) set.workingHours = JSON.stringify(input.workingHours);
   if (Object.keys(set).length === 0) {
-    throw validationError('Give at least one of name, connectionRequestLimit, messageLimit and active.', ['name', 'connectionRequestLimit', 'messageLimit', 'active']);
+    const fields = Object.keys(UpdateAccountFields);
+    throw validationError(`Give at least one of ${fields.join(', ')}.`, fields);
   }
   transaction(ctx.db, () => {
     requireAccount(ctx, id);
