@@ -1,7 +1,28 @@
 import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import autocannon, { type Options, type Request, type Result } from 'autocannon';
-import type { LoadRun } from './report.js';
-import { median, summarize } from './stats.js';
+import { median, summarize, type Summary } from './stats.js';
+
+/** One autocannon run, against the server or a baseline. */
+export interface LoadRun {
+  id: string;
+  title: string;
+  kind: 'server' | 'baseline';
+  connections: number;
+  durationSeconds: number;
+  reqPerSec: number;
+  /** Client-observed latency (autocannon, whole milliseconds). */
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  statusCounts: Record<string, number>;
+  errors: number;
+  /** The server's own timing of the same requests, from its request log (arrival to response finished). */
+  serverSide?: Summary;
+  /** Ids of the baseline runs this run is compared with, by throughput. */
+  baselines?: string[];
+  /** Case-specific figures, e.g. leadsPerSec. */
+  extra?: Record<string, number>;
+}
 
 export interface LoadSpec {
   id: string;

@@ -1,6 +1,9 @@
 import type { DashboardBench } from './dashboard.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
+import type { LoadRun } from './load.js';
+
+export type { LoadRun };
 
 export interface Machine {
   cpu: string;
@@ -12,27 +15,6 @@ export interface Machine {
   loadAverage: { start: number[]; end: number[] };
 }
 
-/** One autocannon run, against the server or a baseline. */
-export interface LoadRun {
-  id: string;
-  title: string;
-  kind: 'server' | 'baseline';
-  connections: number;
-  durationSeconds: number;
-  reqPerSec: number;
-  /** Client-observed latency (autocannon, whole milliseconds). */
-  p50Ms: number;
-  p99Ms: number;
-  requests: number;
-  statusCounts: Record<string, number>;
-  errors: number;
-  /** The server's own timing of the same requests, from its request log (arrival to response finished). */
-  serverSide?: Summary;
-  /** Ids of the baseline runs this run is compared with, by throughput. */
-  baselines?: string[];
-  /** Case-specific figures, e.g. leadsPerSec. */
-  extra?: Record<string, number>;
-}
 
 /** One list_leads page: over HTTP, and in-process against the raw query. */
 export interface ListRow {
