@@ -219,6 +219,9 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     await shoot(page, 'leads');
     await frame.getByRole('button', { name: 'Apply tag' }).click();
     await expect.poll(async () => (await rest('/campaigns/cmp_q4/leads/lead_alan')).tag, WAIT).toBe('Meeting request');
+    // The change invalidates the view's list, which it fetches again: wait for that call to land,
+    // so later tests count only their own calls.
+    await expect.poll(() => frame.locator('tbody tr', { hasText: 'Alan Turing' }).textContent(), WAIT).toContain('Meeting request');
   });
 
   it('opens the leads on the filter and sort of the handed call, with no call of its own', async () => {
