@@ -5,6 +5,7 @@ import { activityLabel } from '../../shared/format.js';
 import { useTool } from '../../shared/hooks.js';
 import type { ActivityType, ToolArgs } from '../../shared/types.js';
 import { Link } from '../router.js';
+import { CursorPager } from '../../shared/components/CursorPager.js';
 
 const TYPES: Record<ActivityType, true> = {
   connection_request_sent: true,
@@ -58,22 +59,7 @@ export function ActivityPage() {
           <ActivityTimeline events={activity.data.events} leadLink={(e) => <Link to={`/campaigns/${e.campaignId}`}>{e.leadName}</Link>} />
         </div>
       ) : null}
-      <nav className="o-row" aria-label="Activity pages">
-        <button type="button" className="o-button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          Newer
-        </button>
-        <button
-          type="button"
-          className="o-button"
-          disabled={!activity.data?.nextCursor}
-          onClick={() => {
-            const next = activity.data?.nextCursor;
-            if (next) setCursors((c) => [...c, next]);
-          }}
-        >
-          Older
-        </button>
-      </nav>
+      <CursorPager label="Activity pages" cursors={cursors} setCursors={setCursors} nextCursor={activity.data?.nextCursor} />
     </>
   );
 }

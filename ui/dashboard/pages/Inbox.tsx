@@ -4,6 +4,7 @@ import { formatWhen } from '../../shared/format.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { ConversationFilter } from '../../shared/types.js';
 import { Link, useLocation } from '../router.js';
+import { CursorPager } from '../../shared/components/CursorPager.js';
 
 const FILTERS: { value: ConversationFilter; label: string }[] = [
   { value: 'needs_reply', label: 'Needs reply' },
@@ -135,22 +136,7 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
               </li>
             ))}
           </ul>
-          <nav className="o-row" aria-label="Thread pages">
-            <button type="button" className="o-button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-              Newer
-            </button>
-            <button
-              type="button"
-              className="o-button"
-              disabled={!threads.data?.nextCursor}
-              onClick={() => {
-                const next = threads.data?.nextCursor;
-                if (next) setCursors((c) => [...c, next]);
-              }}
-            >
-              Older
-            </button>
-          </nav>
+          <CursorPager label="Thread pages" cursors={cursors} setCursors={setCursors} nextCursor={threads.data?.nextCursor} />
         </section>
         {leadId ? <Thread key={leadId} leadId={leadId} /> : <p className="o-muted">Choose a thread to read it in full and answer.</p>}
       </div>

@@ -4,6 +4,7 @@ import { formatWhen } from '../../shared/format.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
 import type { WebhookDelivery } from '../../shared/types.js';
 import { ShownOnce } from './Secret.js';
+import { CursorPager } from '../../shared/components/CursorPager.js';
 
 function Endpoints() {
   const id = useId();
@@ -214,22 +215,7 @@ function Deliveries() {
           </table>
         </div>
       ) : null}
-      <nav className="o-row" aria-label="Delivery pages">
-        <button type="button" className="o-button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          Newer
-        </button>
-        <button
-          type="button"
-          className="o-button"
-          disabled={!list.data?.nextCursor}
-          onClick={() => {
-            const next = list.data?.nextCursor;
-            if (next) setCursors((c) => [...c, next]);
-          }}
-        >
-          Older
-        </button>
-      </nav>
+      <CursorPager label="Delivery pages" cursors={cursors} setCursors={setCursors} nextCursor={list.data?.nextCursor} />
     </section>
   );
 }

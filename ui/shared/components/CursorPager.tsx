@@ -1,0 +1,35 @@
+import type { Dispatch, SetStateAction } from 'react';
+
+/**
+ * Newer/Older paging over a keyset list: `cursors` is the stack of cursors that led to the page
+ * on screen (empty on the first page), `nextCursor` the list's answer for the page after it.
+ */
+export function CursorPager({
+  label,
+  cursors,
+  setCursors,
+  nextCursor,
+}: {
+  label: string;
+  cursors: readonly string[];
+  setCursors: Dispatch<SetStateAction<string[]>>;
+  nextCursor: string | null | undefined;
+}) {
+  return (
+    <nav className="o-row" aria-label={label}>
+      <button type="button" className="o-button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+        Newer
+      </button>
+      <button
+        type="button"
+        className="o-button"
+        disabled={!nextCursor}
+        onClick={() => {
+          if (nextCursor) setCursors((c) => [...c, nextCursor]);
+        }}
+      >
+        Older
+      </button>
+    </nav>
+  );
+}
