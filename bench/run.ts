@@ -3,8 +3,13 @@
  * bench/results.json and bench/RESULTS.md. See the Method section of RESULTS.md.
  *
  * Overrides for a quick try (the committed results use the defaults): BENCH_LEADS,
- * BENCH_DURATION (seconds per case), BENCH_DEEP_PAGE, BENCH_ITERATIONS; BENCH_ONLY=dashboard stops after the
- * dashboard's figures (printed, not written).
+ * BENCH_DURATION (seconds per case), BENCH_DEEP_PAGE (default: 1000, or one page per 1,000
+ * leads on a smaller fixture, so every list still reaches it), BENCH_ITERATIONS.
+ *
+ * BENCH_ONLY=part,part runs only those parts and prints their figures (nothing is written):
+ * cold (cold starts), inprocess (in-process list_leads, idle RSS), dashboard, credits (REST and
+ * MCP get_credits), lead (get_lead), list (list_leads pages), batch (add_leads_batch), flood
+ * (the 429 path), import (CSV import). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +23,7 @@ import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQuer
 import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
 import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
 import { benchDashboard } from './lib/dashboard.js';
-import { dashboardMarkdown, dashboardTargets, evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
+import { dashboardMarkdown, dashboardTargets, evaluateTargets, renderMarkdown, runById, throughputRatio, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 import { benchImport } from './lib/import.js';
@@ -30,15 +35,30 @@ const envInt = (name: string, fallback: number): number => {
   return n;
 };
 
+const LEADS = envInt('BENCH_LEADS', 1_000_000);
 const SETTINGS = {
   connections: 10,
   durationSeconds: envInt('BENCH_DURATION', 3),
   warmupSeconds: 1,
-  leads: envInt('BENCH_LEADS', 1_000_000),
+  leads: LEADS,
   pageSize: 50,
-  deepPage: envInt('BENCH_DEEP_PAGE', 1000),
+  // Every list of the fixture holds at least 5% of the leads (50 pages per 1,000 leads at 50 a page).
+  deepPage: envInt('BENCH_DEEP_PAGE', Math.max(2, Math.min(1000, Math.floor(LEADS / 1000)))),
   inProcessIterations: envInt('BENCH_ITERATIONS', 300),
 };
+
+const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'flood', 'import'] as const;
+type Part = (typeof PARTS)[number];
+/** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
+const ONLY: ReadonlySet<Part> | null = (() => {
+  const raw = process.env.BENCH_ONLY;
+  if (raw === undefined || raw.trim() === '') return null;
+  const names = raw.split(',').map((x) => x.trim());
+  const unknown = names.filter((x) => !(PARTS as readonly string[]).includes(x));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
+  return new Set(names as Part[]);
+})();
+const want = (part: Part): boolean => ONLY === null || ONLY.has(part);
 const COLD_STARTS = 5;
 
 const say = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
@@ -218,6 +238,18 @@ async function inProcessList(app: App, ctx: Ctx, secret: string, pages: readonly
   return out;
 }
 
+/** A BENCH_ONLY run's figures: each server case against its baselines; nothing is written. */
+function printOnly(runs: readonly LoadRun[], importCase: Results['importCase']): void {
+  for (const r of runs) {
+    if (r.kind !== 'server') continue;
+    const side = r.serverSide ? `; server-side p50 ${r.serverSide.p50.toFixed(2)} ms, p99 ${r.serverSide.p99.toFixed(2)} ms` : '';
+    const ratios = (r.baselines ?? []).map((id) => `${(throughputRatio(r, runById(runs, id)) * 100).toFixed(0)}% of ${runById(runs, id).title}`);
+    say(`${r.title}: ${Math.round(r.reqPerSec)} req/s${side}${ratios.length ? `; ${ratios.join(', ')}` : ''}`);
+  }
+  if (importCase) say(`import: ${JSON.stringify(importCase)}`);
+  say('BENCH_ONLY: nothing written');
+}
+
 async function main(): Promise<void> {
   const t0 = performance.now();
   const root = repoRoot();
@@ -242,10 +274,10 @@ async function main(): Promise<void> {
     const leadIds = sampleLeadIds(ctx, 1000);
     say(`${pages.length} list pages, cursors built`);
 
-    say('cold starts');
     const noRoutes = join(dir, 'no-routes.json');
     writeFileSync(noRoutes, '[]');
-    const cold = await coldStarts(root, big, config, noRoutes);
+    if (want('cold')) say('cold starts');
+    const cold = want('cold') ? await coldStarts(root, big, config, noRoutes) : { ours: [], express: [] };
 
     const server = await startServer(root, big, config, join(dir, 'server.log'));
     children.push(server);
@@ -254,20 +286,19 @@ async function main(): Promise<void> {
     const startRssMB = rssMB(server.pid);
 
     // While the server sits idle: the in-process list figures (nothing else runs).
-    say('in-process list_leads');
-    const inProcess = await inProcessList(app, ctx, secret, pages);
+    if (want('inprocess')) say('in-process list_leads');
+    const inProcess = want('inprocess') ? await inProcessList(app, ctx, secret, pages) : [];
     ctx.db.$client.close();
-    await sleep(Math.max(0, IDLE_SECONDS * 1000 - (performance.now() - upAt)));
+    if (want('inprocess')) await sleep(Math.max(0, IDLE_SECONDS * 1000 - (performance.now() - upAt)));
     const idleSeconds = Math.round((performance.now() - upAt) / 1000);
     const idleRssMB = rssMB(server.pid);
     say(`server RSS ${startRssMB.toFixed(0)} MB after start, ${idleRssMB.toFixed(0)} MB after ${idleSeconds} s idle`);
 
     // The dashboard's pages, on the idle server before any load case.
-    const dashboard = await benchDashboard({ root, db: big, url: server.url, campaignId: LIST_CAMPAIGN, logPath: server.logPath, say });
-    if (process.env.BENCH_ONLY === 'dashboard') {
+    const dashboard = want('dashboard') ? await benchDashboard({ root, db: big, url: server.url, campaignId: LIST_CAMPAIGN, logPath: server.logPath, say }) : undefined;
+    if (dashboard && ONLY !== null) {
       for (const line of dashboardMarkdown(dashboard)) say(line);
       for (const t of dashboardTargets(dashboard)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
-      return;
     }
 
     // The real responses, which the baselines then serve verbatim.
@@ -333,7 +364,7 @@ async function main(): Promise<void> {
 
     const rss = sampleRss(server.pid);
     const mcpCall = rpc('tools/call', { name: 'get_credits', arguments: {} });
-    await together(
+    if (want('credits')) await together(
       { ...base, ...log('get_credits'), id: 'credits.rest', title: 'GET /public/v1/credits', kind: 'server', url: server.url, path: '/public/v1/credits', headers: restHeaders, baselines: ['credits.express', 'credits.http'] },
       { ...base, id: 'credits.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/credits' },
       { ...base, id: 'credits.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/credits' },
@@ -343,7 +374,7 @@ async function main(): Promise<void> {
 
     let nextLead = 0;
     const leadPath = (id: string) => `/public/v1/campaigns/${LIST_CAMPAIGN}/leads/${id}`;
-    await together(
+    if (want('lead')) await together(
       {
         ...base,
         ...log('get_lead'),
@@ -372,7 +403,7 @@ async function main(): Promise<void> {
     const sliceAt = new Set(Array.from({ length: ROUNDS }, (_, r) => Math.floor((r * pages.length) / ROUNDS)));
     const listRows: ListRow[] = [];
     const listServerTimes: number[] = [];
-    for (const [i, p] of pages.entries()) {
+    for (const [i, p] of (want('list') ? pages : []).entries()) {
       if (sliceAt.has(i)) await sliceBaselines();
       const page = {
         ...base,
@@ -389,9 +420,10 @@ async function main(): Promise<void> {
       const slice = await runSlice(one, LATENCY_SECONDS);
       listServerTimes.push(...slice.serverTimes);
       report(combine(one, [slice]));
-      listRows.push({ ...(inProcess[i] as (typeof inProcess)[number]), runId: `list.${i}`, latencyRunId: `list.${i}.c1` });
+      const measured = inProcess[i];
+      if (measured) listRows.push({ ...measured, runId: `list.${i}`, latencyRunId: `list.${i}.c1` });
     }
-    for (const [i, spec] of listBaselines.entries()) report(combine(spec, baselineSlices[i]!));
+    if (want('list')) for (const [i, spec] of listBaselines.entries()) report(combine(spec, baselineSlices[i]!));
 
     let batchNo = 0;
     const batchSpec = (id: string, connections: number): LoadSpec => ({
@@ -411,15 +443,17 @@ async function main(): Promise<void> {
     const leadsPerSec = (r: LoadRun) => {
       r.extra = { leadsPerSec: ((r.statusCounts['200'] ?? 0) * 100) / r.durationSeconds };
     };
-    leadsPerSec(await run(batchSpec('batch.rest.c1', 1)));
-    const [batch] = await together(
-      { ...batchSpec('batch.rest', SETTINGS.connections), baselines: ['batch.express'] },
-      { ...base, id: 'batch.express', title: 'bare Express (parses the batch body)', kind: 'baseline', url: express.url, path: '/batch', method: 'POST', headers: { 'content-type': 'application/json' }, body: batchBody('baseline', 0) },
-    );
-    leadsPerSec(batch as LoadRun);
-    const adds = await call(`${server.url}/public/v1/campaigns/${ADD_CAMPAIGN}`, { headers: restHeaders });
-    expect200('GET campaign', adds);
-    say(`batch campaign now holds ${(adds.body as { totalLeads: number }).totalLeads} leads`);
+    if (want('batch')) {
+      leadsPerSec(await run(batchSpec('batch.rest.c1', 1)));
+      const [batch] = await together(
+        { ...batchSpec('batch.rest', SETTINGS.connections), baselines: ['batch.express'] },
+        { ...base, id: 'batch.express', title: 'bare Express (parses the batch body)', kind: 'baseline', url: express.url, path: '/batch', method: 'POST', headers: { 'content-type': 'application/json' }, body: batchBody('baseline', 0) },
+      );
+      leadsPerSec(batch as LoadRun);
+      const adds = await call(`${server.url}/public/v1/campaigns/${ADD_CAMPAIGN}`, { headers: restHeaders });
+      expect200('GET campaign', adds);
+      say(`batch campaign now holds ${(adds.body as { totalLeads: number }).totalLeads} leads`);
+    }
     const loaded = round(rss.stop(), runs.filter((r) => r.kind === 'server'));
     const afterLoadRssMB = rssMB(server.pid);
 
@@ -443,25 +477,31 @@ async function main(): Promise<void> {
     };
     const floodBaseline: LoadSpec = { ...base, id: 'flood.express', title: 'bare Express (the same 429 body)', kind: 'baseline', url: express.url, path: '/flood' };
     const beforeMB = rssMB(floodServer.pid);
-    await runSlice(flood, base.warmupSeconds);
-    await runSlice(floodBaseline, base.warmupSeconds);
     const rounds: RssRound[] = [];
-    const floodSlices: Slice[] = [];
-    const baselineFloodSlices: Slice[] = [];
-    for (let n = 0; n < ROUNDS; n++) {
-      const sampler = sampleRss(floodServer.pid);
-      const slice = await runSlice(flood, FLOOD_SECONDS);
-      rounds.push(roundOf(sampler.stop(), slice.requests));
-      floodSlices.push(slice);
-      baselineFloodSlices.push(await runSlice(floodBaseline, base.durationSeconds / ROUNDS));
+    if (want('flood')) {
+      await runSlice(flood, base.warmupSeconds);
+      await runSlice(floodBaseline, base.warmupSeconds);
+      const floodSlices: Slice[] = [];
+      const baselineFloodSlices: Slice[] = [];
+      for (let n = 0; n < ROUNDS; n++) {
+        const sampler = sampleRss(floodServer.pid);
+        const slice = await runSlice(flood, FLOOD_SECONDS);
+        rounds.push(roundOf(sampler.stop(), slice.requests));
+        floodSlices.push(slice);
+        baselineFloodSlices.push(await runSlice(floodBaseline, base.durationSeconds / ROUNDS));
+      }
+      report(combine(flood, floodSlices));
+      report(combine(floodBaseline, baselineFloodSlices));
     }
-    report(combine(flood, floodSlices));
-    report(combine(floodBaseline, baselineFloodSlices));
 
     for (const child of children.splice(0)) await child.stop();
 
-    say('CSV import of 10,000 rows');
-    const importCase = await benchImport(app, root, dir);
+    if (want('import')) say('CSV import of 10,000 rows');
+    const importCase = want('import') ? await benchImport(app, root, dir) : undefined;
+    if (ONLY !== null) {
+      printOnly(runs, importCase);
+      return;
+    }
 
     const partial: Omit<Results, 'targets'> = {
       machine: {
