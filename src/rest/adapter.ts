@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Ctx } from '../core/context.js';
 import { ApiError, validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
-import { parseJsonBody, readRawBody, sendError, writeJson } from '../http/body.js';
+import { parseJsonBody, readingBody, sendError, writeJson } from '../http/body.js';
 import { bearerToken, requestIdOf } from '../http/request.js';
 import { authenticate, IDEMPOTENCY_KEY_FIELD, invokeTool, type Authenticated, type Credential, type Outcome, type Refusal } from '../tools/pipeline.js';
 import { coerceQuery } from './query.js';
@@ -71,7 +71,8 @@ function decodeInput(tool: Tool, req: Request): { input: unknown; error?: ApiErr
 /**
  * The REST facade's routes, generated from the tool registry: one route per tool, registered on
  * the app itself under REST_PREFIX (a mounted sub-router cost a measurable share of a short
- * request). Every route reads its body under the 128 KiB limit first, GET routes too.
+ * request). Every route reads a body it is sent under the 128 KiB limit first, GET routes too
+ * (`readingBody`: a request that announces no body skips the reading).
  */
 export interface RestRoute {
   method: string;
@@ -97,7 +98,7 @@ export function restRoutes(app: Express, ctx: Ctx, tools: readonly Tool[]): Rest
       });
       sendOutcome(res, outcome.ok ? outcome : restWording(outcome));
     };
-    app[method](REST_PREFIX + tool.http.path, readRawBody, handler);
+    app[method](REST_PREFIX + tool.http.path, readingBody(handler));
     return { method: tool.http.method, ...routeParser(tool.http.path), handler };
   });
 }

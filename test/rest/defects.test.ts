@@ -60,6 +60,11 @@ describe('REST refuses what it used to take wrongly', () => {
     }
     const fits = Buffer.alloc(1024, 0x20);
     expect((await raw('GET', '/public/v1/credits', { 'Content-Length': String(fits.length) }, fits)).status).toBe(200);
+    // A body announced by chunked transfer instead of a length is read (and bounded) the same way.
+    const chunked = await raw('GET', '/public/v1/credits', { 'Transfer-Encoding': 'chunked' }, big);
+    expect(chunked.status).toBe(413);
+    expect(chunked.body.error.details.maxBytes).toBe(128 * 1024);
+    expect((await raw('GET', '/public/v1/credits', { 'Transfer-Encoding': 'chunked' }, fits)).status).toBe(200);
   });
 
   it('refuses a JSON null body on start and pause, whose body must be empty or {}', async () => {
