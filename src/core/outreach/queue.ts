@@ -120,6 +120,24 @@ const lastCallStmt = perDb((db) =>
   db.select({ at: engineIntents.createdAt }).from(engineIntents).where(eq(engineIntents.accountId, sql.placeholder('accountId'))).orderBy(desc(engineIntents.createdAt)).limit(1).prepare(),
 );
 
+/**
+ * Of these campaigns, the ones with no lead left that has work (nothing due now or later): the
+ * only ones the completion rule can apply to. One statement, one index seek per campaign.
+ */
+export function withoutWorkLeft(ctx: Ctx, campaignIds: readonly string[]): string[] {
+  if (campaignIds.length === 0) return [];
+  return idleCampaigns(ctx.db)
+    .all({ ids: JSON.stringify(campaignIds) })
+    .map((r) => r.id);
+}
+const idleCampaigns = perDb((db) =>
+  db
+    .select({ id: sql<string>`j.value` })
+    .from(sql`json_each(${sql.placeholder('ids')}) j`)
+    .where(sql`NOT EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} IS NOT NULL)`)
+    .prepare(),
+);
+
 const completionProbes = perDb((db) => {
   const id = sql.placeholder('campaignId');
   const probe = (where: SQL | undefined) => db.select({ one: sql`1` }).from(leads).where(where).limit(1).prepare();
