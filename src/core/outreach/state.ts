@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
+import { perDb, updaterById } from '../../db/prepared.js';
 import { agents, campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { isOnExclusionList } from '../leads/exclude.js';
@@ -14,11 +14,25 @@ export interface CampaignInfo {
   id: string;
   status: string;
   agent: AgentRow | null;
-  sequence: SequenceMessage[];
+  sequence: readonly SequenceMessage[];
 }
 
-/** The agent's message sequence; anything unreadable counts as no sequence. */
-export function parseSequence(json: string): SequenceMessage[] {
+/** Parsed sequences by their JSON: the engine reads a campaign's agent for every lead it handles. */
+const parsed = new Map<string, readonly SequenceMessage[]>();
+const PARSED_MAX = 1000;
+
+/** The agent's message sequence; anything unreadable counts as no sequence. Shared and frozen: never change it. */
+export function parseSequence(json: string): readonly SequenceMessage[] {
+  let sequence = parsed.get(json);
+  if (sequence === undefined) {
+    sequence = Object.freeze(readSequence(json).map((m) => Object.freeze(m)));
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    parsed.set(json, sequence);
+  }
+  return sequence;
+}
+
+function readSequence(json: string): SequenceMessage[] {
   try {
     const value: unknown = JSON.parse(json);
     if (!Array.isArray(value)) return [];
@@ -33,27 +47,38 @@ export function parseSequence(json: string): SequenceMessage[] {
   }
 }
 
-/** Every campaign in progress with its agent, in one query (the engine reads them on every tick). */
-export function loadRunningCampaigns(ctx: Ctx): CampaignInfo[] {
-  return ctx.db
-    .select({ c: campaigns, a: agents })
+const runningWithAgents = perDb((db) =>
+  db
+    .select({ id: campaigns.id, status: campaigns.status, a: agents })
     .from(campaigns)
     .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
     .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
+    .orderBy(campaigns.seq)
+    .prepare(),
+);
+
+/** Every campaign in progress with its agent, in one query (the engine reads them on every tick). */
+export function loadRunningCampaigns(ctx: Ctx): CampaignInfo[] {
+  return runningWithAgents(ctx.db)
     .all()
-    .map((row) => ({ id: row.c.id, status: row.c.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] }));
+    .map((row) => ({ id: row.id, status: row.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] }));
 }
 
 // Prepared once per database: read for every lead the engine handles and every send it settles.
 const campaignWithAgent = perDb((db) =>
-  db.select({ c: campaigns, a: agents }).from(campaigns).leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId)).where(eq(campaigns.id, sql.placeholder('id'))).prepare(),
+  db
+    .select({ id: campaigns.id, status: campaigns.status, a: agents })
+    .from(campaigns)
+    .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
+    .where(eq(campaigns.id, sql.placeholder('id')))
+    .prepare(),
 );
 const leadById = perDb((db) => db.select().from(leads).where(eq(leads.id, sql.placeholder('id'))).prepare());
 
 export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {
   const row = campaignWithAgent(ctx.db).get({ id: campaignId });
   if (!row) return null;
-  return { id: row.c.id, status: row.c.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] };
+  return { id: row.id, status: row.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] };
 }
 
 /** The account that contacts a lead: its own, else its campaign agent's (self-hosting.md, Accounts). */
@@ -71,18 +96,39 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
 
 export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadById(ctx.db).get({ id });
 
-/** Updates a lead, then stores when its next action is due; returns the updated row. */
-export function updateAndReplan(ctx: Ctx, leadId: string, changes: Partial<LeadRow>, info: CampaignInfo, settings: EngineSettings): LeadRow | undefined {
-  if (Object.keys(changes).length > 0) ctx.db.update(leads).set(changes).where(eq(leads.id, leadId)).run();
-  const lead = getLead(ctx, leadId);
+/** Writes changes to one lead (a statement prepared per set of changed columns: the engine writes leads on every send). */
+export const updateLead = updaterById(leads);
+
+/**
+ * Updates a lead, then stores when its next action is due; returns the updated row. A caller
+ * that read the lead in the same transaction passes it as `current`: the row after the change is
+ * then known without reading it again, and both writes are one.
+ */
+export function updateAndReplan(
+  ctx: Ctx,
+  leadId: string,
+  changes: Partial<LeadRow>,
+  info: CampaignInfo,
+  settings: EngineSettings,
+  current?: LeadRow,
+): LeadRow | undefined {
+  let lead: LeadRow | undefined;
+  if (current !== undefined && current.id === leadId) {
+    lead = { ...current, ...changes };
+  } else {
+    updateLead(ctx.db, leadId, changes);
+    lead = getLead(ctx, leadId);
+  }
   if (!lead) return undefined;
   const plan = planFor(ctx, lead, info, settings);
   // "As soon as possible" is stored as now, not 0: a 0 marks a lead the engine has never
   // looked at, which it takes only as fast as the account may invite (see the engine's tick).
   const nextActionAt = plan === null ? null : plan.at === 0 ? Math.max(1, ctx.simClock.now()) : plan.at;
-  if (nextActionAt !== lead.nextActionAt) {
-    ctx.db.update(leads).set({ nextActionAt }).where(eq(leads.id, leadId)).run();
-    return { ...lead, nextActionAt };
+  const replanned = nextActionAt !== lead.nextActionAt;
+  if (current !== undefined && current.id === leadId) {
+    updateLead(ctx.db, leadId, replanned ? { ...changes, nextActionAt } : changes);
+  } else if (replanned) {
+    updateLead(ctx.db, leadId, { nextActionAt });
   }
-  return lead;
+  return replanned ? { ...lead, nextActionAt } : lead;
 }

@@ -1,21 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
-import { accountRef, findAccount } from '../../core/accounts/resolve.js';
+import { accountRef, findAccount, findAccounts } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
 import { networkError, type AccountRef } from '../../core/network/provider.js';
 import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from '../../core/outreach/agent.js';
-import { applyInbound } from '../../core/outreach/inbound.js';
+import { applyInboundAll } from '../../core/outreach/inbound.js';
 import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
 import { placeholders } from '../../core/outreach/personalize.js';
 import type { SendKind } from '../../core/outreach/plan.js';
 import {
-  accountDayCounts,
   closingLeads,
   completeIfDone,
-  freshLeads,
+  freshLeadsOf,
   lastCallAt,
-  scheduledLeads,
+  scheduledLeadsOf,
   excludeNow,
   failLead,
   moveDue,
@@ -23,10 +22,11 @@ import {
   pendingIntents,
   recordAgentDecision,
   runningCampaigns,
+  withoutWorkLeft,
 } from '../../core/outreach/queue.js';
 import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from '../../core/outreach/sends.js';
 import { nextWorkingTime } from '../../core/safety/hours.js';
-import { allowance, rhythmOf } from '../../core/safety/rules.js';
+import { allowance, allowances, rhythmOf } from '../../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
 import { effectiveAccountId, loadCampaignInfo, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
@@ -47,6 +47,8 @@ const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, mes
  * at a time, so a few keep it busy and the rest of a backlog costs nothing until its turn.
  */
 const FRESH_PER_PROBE = 5;
+/** How long an account found with no invitation left is taken at its word before it is asked again. */
+const INVITE_FULL_RECHECK_MS = 15 * MINUTE;
 /** Every this many ticks the completion rule looks at every running campaign, not only those with work. */
 const FULL_COMPLETION_CHECK_EVERY = 20;
 const DAY = 24 * HOUR;
@@ -118,6 +120,12 @@ export class Engine {
   private capped = false;
   /** Per account: until when it can send nothing (out of hours, or spacing). */
   private readonly idleUntil = new Map<string, number>();
+  /**
+   * Per account: until when it is known to have no invitation left today (or this week), so its
+   * never-looked-at leads are not asked about on every tick. Kept at most
+   * INVITE_FULL_RECHECK_MS, so a limit raised meanwhile is seen within that time.
+   */
+  private readonly inviteFullUntil = new Map<string, number>();
   /** Per account: where its deferred invitations are booked (see `book`). */
   private readonly booking = new Map<string, { day: number; count: number; next: number; perDay: number }>();
   private renewedAt = 0;
@@ -249,17 +257,24 @@ export class Engine {
       seen.add(lead.id);
       await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
     }
-    for (const info of running) {
-      // A campaign whose sending account is idle (out of hours, or within its spacing) waits
-      // with it; its leads stay due. This keeps a tick's cost to the work that can be done.
-      const sender = info.agent?.accountId ?? undefined;
-      if (sender && (this.idleUntil.get(sender) ?? 0) > now) continue;
-      // Leads with scheduled work first; then leads never looked at (due 0, the default of a
-      // new row), a few at a time and only while the sender may still invite today. A backlog
-      // of a million new leads then costs nothing until its turn.
-      const scheduled = scheduledLeads(this.ctx, info.id, now, this.settings.batchSize);
-      const fresh = scheduled.length > 0 ? 0 : this.freshQuota(sender, now, FRESH_PER_PROBE);
-      const due = fresh > 0 ? scheduled.concat(freshLeads(this.ctx, info.id, fresh)) : scheduled;
+    // A campaign whose sending account is idle (out of hours, or within its spacing) waits
+    // with it; its leads stay due. This keeps a tick's cost to the work that can be done.
+    const awake = running.filter((info) => {
+      const sender = info.agent?.accountId;
+      return !sender || (this.idleUntil.get(sender) ?? 0) <= now;
+    });
+    // Leads with scheduled work first; then leads never looked at (due 0, the default of a new
+    // row), a few at a time and only while the sender may still invite today. A backlog of a
+    // million new leads then costs nothing until its turn. Each is one statement for all
+    // campaigns, so a tick costs a few statements plus its due work.
+    const scheduledBy = scheduledLeadsOf(this.ctx, awake.map((info) => info.id), now, this.settings.batchSize);
+    const hungry = awake.filter((info) => !scheduledBy.has(info.id));
+    const quotas = this.freshQuotas(hungry, now, FRESH_PER_PROBE);
+    const freshBy = freshLeadsOf(this.ctx, hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0).map((info) => info.id), FRESH_PER_PROBE);
+    for (const info of awake) {
+      const scheduled = scheduledBy.get(info.id) ?? [];
+      const fresh = (freshBy.get(info.id) ?? []).slice(0, quotas.get(info.id) ?? 0);
+      const due = fresh.length > 0 ? scheduled.concat(fresh) : scheduled;
       if (due.length > 0) touched.add(info.id);
       for (const lead of due) {
         if (seen.has(lead.id)) continue;
@@ -281,9 +296,8 @@ export class Engine {
     // check of every campaign on every tick was most of an idle tick's cost.
     const checkAll = report.inbound > 0 || this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
     for (const l of closing) touched.add(l.campaignId);
-    for (const info of running) {
-      if ((checkAll || touched.has(info.id)) && completeIfDone(this.ctx, info.id, this.holder)) report.completed.push(info.id);
-    }
+    const candidates = withoutWorkLeft(this.ctx, running.filter((info) => checkAll || touched.has(info.id)).map((info) => info.id));
+    for (const id of candidates) if (completeIfDone(this.ctx, id, this.holder)) report.completed.push(id);
     return report;
   }
 
@@ -295,13 +309,7 @@ export class Engine {
       this.ctx.log.warn({ err }, 'could not fetch inbound network events; will retry next tick');
       return 0;
     }
-    for (const event of events) {
-      try {
-        applyInbound(this.ctx, event, this.settings);
-      } catch (err) {
-        this.ctx.log.error({ err, eventId: event.id }, 'inbound event could not be applied');
-      }
-    }
+    applyInboundAll(this.ctx, events, this.settings, (event, err) => this.ctx.log.error({ err, eventId: event.id }, 'inbound event could not be applied'));
     return events.length;
   }
 
@@ -484,15 +492,32 @@ export class Engine {
     return Math.max(1, Math.min(account.connectionRequestLimit, weekly));
   }
 
-  /** How many never-looked-at leads to take for a campaign sending from `accountId`: what it may still invite today. */
-  private freshQuota(accountId: string | undefined, now: number, room: number): number {
-    if (room <= 0) return 0;
-    // Without a sender the leads are handled at once (they fail or wait for an account).
-    if (!accountId) return room;
-    const account = findAccount(this.ctx, accountId);
-    if (!account || account.status !== 'connected') return 0;
-    const a = allowance(this.ctx, account, this.settings.safety, now);
-    return Math.min(room, Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday));
+  /**
+   * How many never-looked-at leads to take for each campaign: what its sender may still invite
+   * today, at most `room`. The senders and their counters are read in one statement each.
+   */
+  private freshQuotas(campaigns: readonly CampaignInfo[], now: number, room: number): Map<string, number> {
+    const out = new Map<string, number>();
+    const full = (id: string) => (this.inviteFullUntil.get(id) ?? 0) > now;
+    const senders = findAccounts(this.ctx, campaigns.flatMap((info) => (info.agent?.accountId && !full(info.agent.accountId) ? [info.agent.accountId] : [])));
+    const connected = [...senders.values()].filter((a) => a.status === 'connected');
+    const room0 = allowances(this.ctx, connected, this.settings.safety, now);
+    for (const [accountId, a] of room0) {
+      if (a.connectionRequestsSentToday < a.connectionRequestLimit) continue;
+      const frees = a.weekFullUntil !== null ? Math.max(a.weekFullUntil, nextUtcDay(now)) : nextUtcDay(now);
+      this.inviteFullUntil.set(accountId, Math.min(frees, now + INVITE_FULL_RECHECK_MS));
+    }
+    for (const info of campaigns) {
+      const accountId = info.agent?.accountId;
+      // Without a sender the leads are handled at once (they fail or wait for an account).
+      if (!accountId) {
+        out.set(info.id, room);
+        continue;
+      }
+      const a = room0.get(accountId);
+      out.set(info.id, a ? Math.min(room, Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday)) : 0);
+    }
+    return out;
   }
 
   private spacing(): number {
