@@ -14,6 +14,17 @@ export function findAccount(ctx: Ctx, id: string): AccountRow | undefined {
   return accountById(ctx.db).get({ id });
 }
 
+// One statement for many: the engine's tick reads every account with work waiting at once.
+const accountsByIds = perDb((db) =>
+  db.select().from(accounts).where(sql`${accounts.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`).prepare(),
+);
+
+/** The accounts with these ids, by id (unknown ids are left out). */
+export function findAccounts(ctx: Ctx, ids: readonly string[]): Map<string, AccountRow> {
+  if (ids.length === 0) return new Map();
+  return new Map(accountsByIds(ctx.db).all({ ids: JSON.stringify([...new Set(ids)]) }).map((a) => [a.id, a]));
+}
+
 /** The account, or 404 not_found (self-hosting.md, Accounts: unknown accountId on lookup, search or send). */
 export function requireAccount(ctx: Ctx, id: string): AccountRow {
   const row = findAccount(ctx, id);

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { inserterOf, perDb } from '../../db/prepared.js';
 import { accountDaily, activity, campaigns, workspace, type leads } from '../../db/schema.js';
 import { accountToday } from '../accounts/today.js';
 import { campaignNow } from '../campaigns/state-machine.js';
@@ -39,9 +40,7 @@ export interface ActivityInput {
 /** Records one activity event with name and company snapshots taken now. */
 export function recordActivity(ctx: Ctx, input: ActivityInput): string {
   const id = newId('act');
-  ctx.db
-    .insert(activity)
-    .values({
+  insertActivity(ctx.db, {
       id,
       type: input.type,
       at: input.at,
@@ -53,10 +52,12 @@ export function recordActivity(ctx: Ctx, input: ActivityInput): string {
       handOffReason: input.handOffReason ?? null,
       accountId: input.accountId,
       manual: input.manual ?? false,
-    })
-    .run();
+    });
   return id;
 }
+
+// Prepared once per database (and column set): the engine records activity on every send.
+const insertActivity = inserterOf(activity);
 
 export type OutreachCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent' | 'repliesReceived';
 
@@ -79,9 +80,28 @@ const WORKSPACE_COLUMNS = {
  * inside the transaction that records the event.
  */
 export function countOutreach(ctx: Ctx, campaignId: string, counter: OutreachCounter): void {
-  ctx.db.update(campaigns).set({ [counter]: sql`${CAMPAIGN_COLUMNS[counter]} + 1`, updatedAt: campaignNow(ctx) }).where(eq(campaigns.id, campaignId)).run();
-  ctx.db.update(workspace).set({ [counter]: sql`${WORKSPACE_COLUMNS[counter]} + 1` }).where(eq(workspace.id, WORKSPACE_ID)).run();
+  const s = outreachCounters(ctx.db)[counter];
+  s.campaign.run({ campaignId, updatedAt: campaignNow(ctx) });
+  s.workspace.run();
 }
+
+// Prepared once per database and counter: every send and acceptance bumps two of them.
+const outreachCounters = perDb((db) => {
+  const build = (counter: OutreachCounter) => ({
+    campaign: db
+      .update(campaigns)
+      .set({ [counter]: sql`${CAMPAIGN_COLUMNS[counter]} + 1`, updatedAt: sql`${sql.placeholder('updatedAt')}` })
+      .where(eq(campaigns.id, sql.placeholder('campaignId')))
+      .prepare(),
+    workspace: db.update(workspace).set({ [counter]: sql`${WORKSPACE_COLUMNS[counter]} + 1` }).where(eq(workspace.id, WORKSPACE_ID)).prepare(),
+  });
+  return {
+    connectionRequestsSent: build('connectionRequestsSent'),
+    connectionRequestsAccepted: build('connectionRequestsAccepted'),
+    messagesSent: build('messagesSent'),
+    repliesReceived: build('repliesReceived'),
+  };
+});
 
 export type DailyCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent';
 
@@ -93,9 +113,15 @@ const DAILY_COLUMNS = {
 
 /** Adds one to an account's counter for today, the engine's day (see core/accounts/today.ts). */
 export function countAccountDaily(ctx: Ctx, accountId: string, counter: DailyCounter): void {
-  ctx.db
-    .insert(accountDaily)
-    .values({ accountId, day: accountToday(ctx), [counter]: 1 })
-    .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: { [counter]: sql`${DAILY_COLUMNS[counter]} + 1` } })
-    .run();
+  dailyCounters(ctx.db)[counter].run({ accountId, day: accountToday(ctx) });
 }
+
+const dailyCounters = perDb((db) => {
+  const build = (counter: DailyCounter) =>
+    db
+      .insert(accountDaily)
+      .values({ accountId: sql.placeholder('accountId'), day: sql.placeholder('day'), [counter]: 1 })
+      .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: { [counter]: sql`${DAILY_COLUMNS[counter]} + 1` } })
+      .prepare();
+  return { connectionRequestsSent: build('connectionRequestsSent'), connectionRequestsAccepted: build('connectionRequestsAccepted'), messagesSent: build('messagesSent') };
+});

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { inserterOf, perDb } from '../../db/prepared.js';
 import { conversations, messages, type leads } from '../../db/schema.js';
 import { messagePreview } from '../activity/record.js';
 import type { Ctx } from '../context.js';
@@ -31,9 +32,7 @@ export interface RecordMessageInput {
 export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
   const id = newId('msg');
   const direction: MessageDirection = input.sender === 'lead' ? 'inbound' : 'outbound';
-  ctx.db
-    .insert(messages)
-    .values({
+  insertMessage(ctx.db, {
       id,
       leadId: input.lead.id,
       campaignId: input.lead.campaignId,
@@ -43,37 +42,43 @@ export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
       text: input.text,
       at: input.at,
       externalId: input.externalId ?? null,
-    })
-    .run();
+    });
   const preview = messagePreview(input.text) ?? '';
   const inboundAt = direction === 'inbound' ? input.at : 0;
-  ctx.db
+  upsertThread(ctx.db).run({ leadId: input.lead.id, campaignId: input.lead.campaignId, inboundAt, at: input.at, direction, sender: input.sender, preview });
+  return id;
+}
+
+// Prepared once per database: every message sent or received writes both.
+const insertMessage = inserterOf(messages);
+const upsertThread = perDb((db) => {
+  const p = (name: string) => sql`${sql.placeholder(name)}`;
+  return db
     .insert(conversations)
     .values({
-      leadId: input.lead.id,
-      campaignId: input.lead.campaignId,
-      lastInboundAt: inboundAt,
-      lastMessageAt: input.at,
-      lastDirection: direction,
-      lastSender: input.sender,
-      lastPreview: preview,
+      leadId: sql.placeholder('leadId'),
+      campaignId: sql.placeholder('campaignId'),
+      lastInboundAt: sql.placeholder('inboundAt'),
+      lastMessageAt: sql.placeholder('at'),
+      lastDirection: sql.placeholder('direction'),
+      lastSender: sql.placeholder('sender'),
+      lastPreview: sql.placeholder('preview'),
       messageCount: 1,
     })
     .onConflictDoUpdate({
       target: conversations.leadId,
       set: {
-        lastInboundAt: sql`max(${conversations.lastInboundAt}, ${inboundAt})`,
+        lastInboundAt: sql`max(${conversations.lastInboundAt}, ${p('inboundAt')})`,
         // A message stamped earlier than the newest (a late inbound event) does not replace the preview.
-        lastDirection: sql`case when ${input.at} >= ${conversations.lastMessageAt} then ${direction} else ${conversations.lastDirection} end`,
-        lastSender: sql`case when ${input.at} >= ${conversations.lastMessageAt} then ${input.sender} else ${conversations.lastSender} end`,
-        lastPreview: sql`case when ${input.at} >= ${conversations.lastMessageAt} then ${preview} else ${conversations.lastPreview} end`,
-        lastMessageAt: sql`max(${conversations.lastMessageAt}, ${input.at})`,
+        lastDirection: sql`case when ${p('at')} >= ${conversations.lastMessageAt} then ${p('direction')} else ${conversations.lastDirection} end`,
+        lastSender: sql`case when ${p('at')} >= ${conversations.lastMessageAt} then ${p('sender')} else ${conversations.lastSender} end`,
+        lastPreview: sql`case when ${p('at')} >= ${conversations.lastMessageAt} then ${p('preview')} else ${conversations.lastPreview} end`,
+        lastMessageAt: sql`max(${conversations.lastMessageAt}, ${p('at')})`,
         messageCount: sql`${conversations.messageCount} + 1`,
       },
     })
-    .run();
-  return id;
-}
+    .prepare();
+});
 
 /** Deletes a lead's thread with the lead: a deleted lead's messages are not kept. Call in the delete's transaction. */
 export function forgetConversation(ctx: Ctx, leadId: string): void {

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { perDb } from '../../db/prepared.js';
 import { accountDaily, campaigns, engineIntents, leads } from '../../db/schema.js';
-import { countRows, transaction } from '../../db/tx.js';
+import { transaction } from '../../db/tx.js';
 import { applyCampaignEvent } from '../campaigns/state-machine.js';
 import { accountToday } from '../accounts/today.js';
 import type { Ctx } from '../context.js';
@@ -13,7 +13,7 @@ import { leaseHolder } from './lease.js';
 import { fitTo } from './personalize.js';
 import type { IntentRow } from './sends.js';
 import type { EngineSettings } from './settings.js';
-import { effectiveAccountId, getLead, loadCampaignInfo, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+import { effectiveAccountId, getLead, loadRunningCampaigns, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
 /*
  * The outreach engine's reads and writes of the due-work queue: which leads are due, moving a
@@ -26,14 +26,11 @@ import { effectiveAccountId, getLead, loadCampaignInfo, updateAndReplan, type Ca
  * goes to FAILED (the state machine's `engine_failed`) and is left out.
  */
 export function runningCampaigns(ctx: Ctx): CampaignInfo[] {
-  const ids = ctx.db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS')).all();
   const out: CampaignInfo[] = [];
-  for (const { id } of ids) {
-    const info = loadCampaignInfo(ctx, id);
-    if (!info) continue;
+  for (const info of loadRunningCampaigns(ctx)) {
     if (info.agent === null) {
-      ctx.log.warn({ campaignId: id }, 'running campaign has no agent; marked FAILED');
-      applyCampaignEvent(ctx, id, 'engine_failed');
+      ctx.log.warn({ campaignId: info.id }, 'running campaign has no agent; marked FAILED');
+      applyCampaignEvent(ctx, info.id, 'engine_failed');
       continue;
     }
     out.push(info);
@@ -45,11 +42,12 @@ export function runningCampaigns(ctx: Ctx): CampaignInfo[] {
  * Leads with a polite close pending, oldest first, in the order of the polite-close index:
  * ordered so, SQLite seeks that index past its nulls; unordered, it scanned the whole table.
  */
-export function closingLeads(ctx: Ctx, limit: number): LeadRow[] {
-  return ctx.db.select().from(leads).where(isNotNull(leads.politeClosePendingAt)).orderBy(asc(leads.politeClosePendingAt)).limit(limit).all();
-}
+export const closingLeads = (ctx: Ctx, limit: number): LeadRow[] => closingStmt(ctx.db).all({ limit });
 
-// Prepared once per database: each running campaign runs these on every tick.
+// Prepared once per database: the engine runs these on every tick (the due probes once per running campaign).
+const closingStmt = perDb((db) =>
+  db.select().from(leads).where(isNotNull(leads.politeClosePendingAt)).orderBy(asc(leads.politeClosePendingAt)).limit(sql.placeholder('limit')).prepare(),
+);
 const scheduledStmt = perDb((db) =>
   db
     .select()
@@ -63,6 +61,53 @@ const freshStmt = perDb((db) =>
   db.select().from(leads).where(and(eq(leads.campaignId, sql.placeholder('campaignId')), eq(leads.nextActionAt, 0))).limit(sql.placeholder('limit')).prepare(),
 );
 
+/**
+ * The same two probes for many campaigns in one statement: one index seek per campaign inside
+ * SQLite, so a tick over 200 running campaigns costs one statement, not 200. Each campaign
+ * gets at most `limit` leads. Returned by campaign, each list earliest first.
+ */
+const scheduledOfMany = perDb((db) =>
+  db
+    .select()
+    .from(leads)
+    .where(
+      sql`${leads.seq} IN (SELECT s.seq FROM json_each(${sql.placeholder('ids')}) j, leads s WHERE s.seq IN (
+        SELECT d.seq FROM leads d WHERE d.campaign_id = j.value AND d.next_action_at > 0 AND d.next_action_at <= ${sql.placeholder('now')}
+        ORDER BY d.next_action_at LIMIT ${sql.placeholder('limit')}))`,
+    )
+    .prepare(),
+);
+const freshOfMany = perDb((db) =>
+  db
+    .select()
+    .from(leads)
+    .where(
+      sql`${leads.seq} IN (SELECT s.seq FROM json_each(${sql.placeholder('ids')}) j, leads s WHERE s.seq IN (
+        SELECT d.seq FROM leads d WHERE d.campaign_id = j.value AND d.next_action_at = 0 LIMIT ${sql.placeholder('limit')}))`,
+    )
+    .prepare(),
+);
+
+function byCampaign(rows: LeadRow[], sortDue: boolean): Map<string, LeadRow[]> {
+  const out = new Map<string, LeadRow[]>();
+  for (const row of rows) {
+    const list = out.get(row.campaignId) ?? [];
+    list.push(row);
+    out.set(row.campaignId, list);
+  }
+  if (sortDue) for (const list of out.values()) list.sort((a, b) => (a.nextActionAt ?? 0) - (b.nextActionAt ?? 0) || a.seq - b.seq);
+  else for (const list of out.values()) list.sort((a, b) => a.seq - b.seq);
+  return out;
+}
+
+/** `scheduledLeads` for many campaigns at once. */
+export const scheduledLeadsOf = (ctx: Ctx, campaignIds: readonly string[], now: number, limit: number): Map<string, LeadRow[]> =>
+  campaignIds.length === 0 ? new Map() : byCampaign(scheduledOfMany(ctx.db).all({ ids: JSON.stringify(campaignIds), now, limit }), true);
+
+/** `freshLeads` for many campaigns at once (at most `limit` each, oldest rows first). */
+export const freshLeadsOf = (ctx: Ctx, campaignIds: readonly string[], limit: number): Map<string, LeadRow[]> =>
+  campaignIds.length === 0 ? new Map() : byCampaign(freshOfMany(ctx.db).all({ ids: JSON.stringify(campaignIds), limit }), false);
+
 /** A campaign's leads with scheduled work due at `now` (next_action_at > 0), earliest first. */
 export const scheduledLeads = (ctx: Ctx, campaignId: string, now: number, limit: number): LeadRow[] => scheduledStmt(ctx.db).all({ campaignId, now, limit });
 
@@ -70,9 +115,22 @@ export const scheduledLeads = (ctx: Ctx, campaignId: string, now: number, limit:
 export const freshLeads = (ctx: Ctx, campaignId: string, limit: number): LeadRow[] => freshStmt(ctx.db).all({ campaignId, limit });
 
 /** When the account's last provider call was made (its latest intent), or null. */
-export function lastCallAt(ctx: Ctx, accountId: string): number | null {
-  return ctx.db.select({ at: engineIntents.createdAt }).from(engineIntents).where(eq(engineIntents.accountId, accountId)).orderBy(desc(engineIntents.createdAt)).limit(1).get()?.at ?? null;
-}
+export const lastCallAt = (ctx: Ctx, accountId: string): number | null => lastCallStmt(ctx.db).get({ accountId })?.at ?? null;
+const lastCallStmt = perDb((db) =>
+  db.select({ at: engineIntents.createdAt }).from(engineIntents).where(eq(engineIntents.accountId, sql.placeholder('accountId'))).orderBy(desc(engineIntents.createdAt)).limit(1).prepare(),
+);
+
+const completionProbes = perDb((db) => {
+  const id = sql.placeholder('campaignId');
+  const probe = (where: SQL | undefined) => db.select({ one: sql`1` }).from(leads).where(where).limit(1).prepare();
+  return {
+    campaign: db.select({ status: campaigns.status, importing: campaigns.importing }).from(campaigns).where(eq(campaigns.id, id)).prepare(),
+    anyLead: probe(eq(leads.campaignId, id)),
+    workLeft: probe(and(eq(leads.campaignId, id), isNotNull(leads.nextActionAt))),
+    closing: probe(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, id))),
+    pending: db.select({ one: sql`1` }).from(engineIntents).where(and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, id))).limit(1).prepare(),
+  };
+});
 
 /** A campaign's leads due at `now`, earliest first (one index probe on next_action_at). */
 export function dueLeads(ctx: Ctx, campaignId: string, now: number, limit: number): LeadRow[] {
@@ -87,12 +145,17 @@ export function dueLeads(ctx: Ctx, campaignId: string, now: number, limit: numbe
 
 /** Sets a lead's due time, unless something else changed it since it was read (`from`). */
 export function moveDue(ctx: Ctx, leadId: string, from: number | null, to: number | null): void {
-  ctx.db
-    .update(leads)
-    .set({ nextActionAt: to })
-    .where(and(eq(leads.id, leadId), from === null ? isNull(leads.nextActionAt) : eq(leads.nextActionAt, from)))
-    .run();
+  const s = moveStmts(ctx.db);
+  (from === null ? s.fromNull : s.fromAt).run({ leadId, from, to });
 }
+const moveStmts = perDb((db) => {
+  // `to` may be null (no work left): bound as-is, since next_action_at maps values unchanged.
+  const set = { nextActionAt: sql`${sql.placeholder('to')}` };
+  return {
+    fromNull: db.update(leads).set(set).where(and(eq(leads.id, sql.placeholder('leadId')), isNull(leads.nextActionAt))).prepare(),
+    fromAt: db.update(leads).set(set).where(and(eq(leads.id, sql.placeholder('leadId')), eq(leads.nextActionAt, sql.placeholder('from')))).prepare(),
+  };
+});
 
 /** Moves several leads' due times in one transaction. */
 export function moveDueMany(ctx: Ctx, moves: readonly { leadId: string; from: number | null; to: number }[]): void {
@@ -159,16 +222,17 @@ export function accountDayCounts(ctx: Ctx, accountId: string): { connectionReque
  */
 export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): boolean {
   return transaction(ctx.db, () => {
+    const p = completionProbes(ctx.db);
+    const args = { campaignId };
+    // Work left is the common answer, so it is asked first. Each probe is an index seek, so the
+    // check stays cheap however many leads there are.
+    if (p.workLeft.get(args) !== undefined) return false;
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return false;
-    const row = ctx.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get();
+    const row = p.campaign.get(args);
     if (!row || row.status !== 'CAMPAIGN_IN_PROGRESS' || row.importing) return false;
-    const db = ctx.db;
-    // Each probe is an index seek, so the check stays cheap however many leads there are.
-    const exists = (where: SQL | undefined) => db.select({ one: sql`1` }).from(leads).where(where).limit(1).get() !== undefined;
-    if (!exists(eq(leads.campaignId, campaignId))) return false;
-    if (exists(and(eq(leads.campaignId, campaignId), isNotNull(leads.nextActionAt)))) return false;
-    if (exists(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, campaignId)))) return false;
-    if (countRows(db, engineIntents, and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, campaignId)))) return false;
+    if (p.anyLead.get(args) === undefined) return false;
+    if (p.closing.get(args) !== undefined) return false;
+    if (p.pending.get(args) !== undefined) return false;
     if (!applyCampaignEvent(ctx, campaignId, 'engine_completed')) return false;
     ctx.log.info({ campaignId }, 'campaign completed');
     return true;

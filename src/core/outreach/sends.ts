@@ -1,5 +1,6 @@
-import { and, eq } from 'drizzle-orm';
-import { engineIntents, leads } from '../../db/schema.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { inserterOf, perDb } from '../../db/prepared.js';
+import { engineIntents } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
 import type { Ctx } from '../context.js';
@@ -14,7 +15,7 @@ import { renderMessage, renderNote } from '../agents/render.js';
 import { recordMessage } from '../conversations/record.js';
 import type { SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
-import { getLead, loadCampaignInfo, planFor, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+import { getLead, loadCampaignInfo, planFor, updateAndReplan, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
 export type IntentRow = typeof engineIntents.$inferSelect;
 /** `manual_message` is an operator's direct message (send_message); the others are the engine's. */
@@ -105,21 +106,42 @@ export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, le
       errorCode: null,
     };
     const { seq: _seq, ...values } = intent;
-    ctx.db.insert(engineIntents).values(values).run();
-    ctx.db.update(leads).set({ nextActionAt: null }).where(eq(leads.id, leadId)).run();
+    insertIntent(ctx.db, values);
+    updateLead(ctx.db, leadId, { nextActionAt: null });
     return { intent, lead, info };
   });
 }
 
 /** Marks a pending intent settled; false when it was settled already (e.g. by recovery). */
-function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed_sent', fields: Partial<IntentRow>): boolean {
-  const result = ctx.db
-    .update(engineIntents)
-    .set({ ...fields, state, settledAt: ctx.simClock.now() })
-    .where(and(eq(engineIntents.id, intent.id), eq(engineIntents.state, 'pending')))
-    .run();
+function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed_sent', fields: Pick<Partial<IntentRow>, 'chatId' | 'messageId' | 'errorCode'>): boolean {
+  const result = settleStmt(ctx.db).run({
+    id: intent.id,
+    state,
+    settledAt: ctx.simClock.now(),
+    chatId: fields.chatId ?? null,
+    messageId: fields.messageId ?? null,
+    errorCode: fields.errorCode ?? null,
+  });
   return result.changes === 1;
 }
+
+// Prepared once per database: every send records an intent and settles it.
+const insertIntent = inserterOf(engineIntents);
+/** A field not given keeps its value (coalesce), as a partial update would. */
+const settleStmt = perDb((db) => {
+  const p = (name: string) => sql`${sql.placeholder(name)}`;
+  return db
+    .update(engineIntents)
+    .set({
+      state: p('state'),
+      settledAt: p('settledAt'),
+      chatId: sql`coalesce(${p('chatId')}, ${engineIntents.chatId})`,
+      messageId: sql`coalesce(${p('messageId')}, ${engineIntents.messageId})`,
+      errorCode: sql`coalesce(${p('errorCode')}, ${engineIntents.errorCode})`,
+    })
+    .where(and(eq(engineIntents.id, sql.placeholder('id')), eq(engineIntents.state, 'pending')))
+    .prepare();
+});
 
 const ACTIVITY_OF: Record<Exclude<IntentKind, 'manual_message' | 'withdrawal'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
   connection_request: 'connection_request_sent',
@@ -193,7 +215,7 @@ function applyManualSent(ctx: Ctx, intent: IntentRow, lead: LeadRow, chatId: str
   const changes = { chatId, needsReply: false, updatedAt: at };
   const inConversation = lead.replied && lead.stage !== 'handed_off';
   const updated = inConversation ? handOffLead(ctx, lead, MANUAL_HANDOFF_REASON, at, intent.accountId, changes) : lead;
-  if (!inConversation) ctx.db.update(leads).set(changes).where(eq(leads.id, lead.id)).run();
+  if (!inConversation) updateLead(ctx.db, lead.id, changes);
   recordActivity(ctx, { type: 'message_sent', at, lead: updated, text: intent.text, accountId: intent.accountId, manual: true });
   if (intent.text !== null) {
     recordMessage(ctx, { lead: updated, sender: intent.holder === OPERATOR_HOLDER ? 'operator' : 'api', text: intent.text, at, accountId: intent.accountId, externalId: intent.messageId });
@@ -293,7 +315,7 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
     const attempts = lead.sendAttempts + 1;
     if (attempts >= settings.maxSendAttempts) cls = 'permanent';
     if (cls !== 'permanent') {
-      ctx.db.update(leads).set({ sendAttempts: attempts, nextActionAt: retryAt, updatedAt: at }).where(eq(leads.id, lead.id)).run();
+      updateLead(ctx.db, lead.id, { sendAttempts: attempts, nextActionAt: retryAt, updatedAt: at });
       return;
     }
     switch (intent.kind) {

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
+import { perDb, updaterById } from '../../db/prepared.js';
 import { agents, campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { isOnExclusionList } from '../leads/exclude.js';
@@ -14,11 +14,25 @@ export interface CampaignInfo {
   id: string;
   status: string;
   agent: AgentRow | null;
-  sequence: SequenceMessage[];
+  sequence: readonly SequenceMessage[];
 }
 
-/** The agent's message sequence; anything unreadable counts as no sequence. */
-export function parseSequence(json: string): SequenceMessage[] {
+/** Parsed sequences by their JSON: the engine reads a campaign's agent for every lead it handles. */
+const parsed = new Map<string, readonly SequenceMessage[]>();
+const PARSED_MAX = 1000;
+
+/** The agent's message sequence; anything unreadable counts as no sequence. Shared and frozen: never change it. */
+export function parseSequence(json: string): readonly SequenceMessage[] {
+  let sequence = parsed.get(json);
+  if (sequence === undefined) {
+    sequence = Object.freeze(readSequence(json).map((m) => Object.freeze(m)));
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    parsed.set(json, sequence);
+  }
+  return sequence;
+}
+
+function readSequence(json: string): SequenceMessage[] {
   try {
     const value: unknown = JSON.parse(json);
     if (!Array.isArray(value)) return [];
@@ -33,13 +47,19 @@ export function parseSequence(json: string): SequenceMessage[] {
   }
 }
 
-/** Every campaign in progress with its agent, in one query (the engine reads them on every tick). */
-export function loadRunningCampaigns(ctx: Ctx): CampaignInfo[] {
-  return ctx.db
+const runningWithAgents = perDb((db) =>
+  db
     .select({ c: campaigns, a: agents })
     .from(campaigns)
     .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
     .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
+    .orderBy(campaigns.seq)
+    .prepare(),
+);
+
+/** Every campaign in progress with its agent, in one query (the engine reads them on every tick). */
+export function loadRunningCampaigns(ctx: Ctx): CampaignInfo[] {
+  return runningWithAgents(ctx.db)
     .all()
     .map((row) => ({ id: row.c.id, status: row.c.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] }));
 }
@@ -71,9 +91,12 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
 
 export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadById(ctx.db).get({ id });
 
+/** Writes changes to one lead (a statement prepared per set of changed columns: the engine writes leads on every send). */
+export const updateLead = updaterById(leads);
+
 /** Updates a lead, then stores when its next action is due; returns the updated row. */
 export function updateAndReplan(ctx: Ctx, leadId: string, changes: Partial<LeadRow>, info: CampaignInfo, settings: EngineSettings): LeadRow | undefined {
-  if (Object.keys(changes).length > 0) ctx.db.update(leads).set(changes).where(eq(leads.id, leadId)).run();
+  updateLead(ctx.db, leadId, changes);
   const lead = getLead(ctx, leadId);
   if (!lead) return undefined;
   const plan = planFor(ctx, lead, info, settings);
@@ -81,7 +104,7 @@ export function updateAndReplan(ctx: Ctx, leadId: string, changes: Partial<LeadR
   // looked at, which it takes only as fast as the account may invite (see the engine's tick).
   const nextActionAt = plan === null ? null : plan.at === 0 ? Math.max(1, ctx.simClock.now()) : plan.at;
   if (nextActionAt !== lead.nextActionAt) {
-    ctx.db.update(leads).set({ nextActionAt }).where(eq(leads.id, leadId)).run();
+    updateLead(ctx.db, leadId, { nextActionAt });
     return { ...lead, nextActionAt };
   }
   return lead;

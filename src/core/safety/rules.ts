@@ -168,6 +168,41 @@ export interface Allowance {
 export function allowance(ctx: Ctx, account: AccountRow, s: SafetySettings, now: number): Allowance {
   const today = dayStart(now);
   const rows = weekRows(ctx.db).all({ accountId: account.id, from: utcDay(today - 6 * DAY), to: utcDay(today) });
+  return allowanceFrom(account, rows, s, now);
+}
+
+// One statement for many accounts: the engine's tick asks for every account with new leads waiting.
+const weekRowsOfMany = perDb((db) =>
+  db
+    .select({ accountId: accountDaily.accountId, day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })
+    .from(accountDaily)
+    .where(
+      and(
+        sql`${accountDaily.accountId} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`,
+        between(accountDaily.day, sql.placeholder('from'), sql.placeholder('to')),
+      ),
+    )
+    .prepare(),
+);
+
+/** `allowance` for several accounts at once, read in one statement. */
+export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: SafetySettings, now: number): Map<string, Allowance> {
+  const out = new Map<string, Allowance>();
+  if (accountRows.length === 0) return out;
+  const today = dayStart(now);
+  const rows = weekRowsOfMany(ctx.db).all({ ids: JSON.stringify(accountRows.map((a) => a.id)), from: utcDay(today - 6 * DAY), to: utcDay(today) });
+  const byAccount = new Map<string, { day: string; conn: number; msgs: number }[]>();
+  for (const r of rows) {
+    const list = byAccount.get(r.accountId) ?? [];
+    list.push(r);
+    byAccount.set(r.accountId, list);
+  }
+  for (const account of accountRows) out.set(account.id, allowanceFrom(account, byAccount.get(account.id) ?? [], s, now));
+  return out;
+}
+
+function allowanceFrom(account: AccountRow, rows: readonly { day: string; conn: number; msgs: number }[], s: SafetySettings, now: number): Allowance {
+  const today = dayStart(now);
   const byDay = new Map(rows.map((r) => [r.day, r]));
   const todayRow = byDay.get(utcDay(today));
   const connToday = todayRow?.conn ?? 0;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
-import { accountRef, findAccount } from '../../core/accounts/resolve.js';
+import { accountRef, findAccount, findAccounts } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
 import { networkError, type AccountRef } from '../../core/network/provider.js';
@@ -10,12 +10,11 @@ import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/l
 import { placeholders } from '../../core/outreach/personalize.js';
 import type { SendKind } from '../../core/outreach/plan.js';
 import {
-  accountDayCounts,
   closingLeads,
   completeIfDone,
-  freshLeads,
+  freshLeadsOf,
   lastCallAt,
-  scheduledLeads,
+  scheduledLeadsOf,
   excludeNow,
   failLead,
   moveDue,
@@ -26,7 +25,7 @@ import {
 } from '../../core/outreach/queue.js';
 import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from '../../core/outreach/sends.js';
 import { nextWorkingTime } from '../../core/safety/hours.js';
-import { allowance, rhythmOf } from '../../core/safety/rules.js';
+import { allowance, allowances, rhythmOf } from '../../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
 import { effectiveAccountId, loadCampaignInfo, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
@@ -249,17 +248,24 @@ export class Engine {
       seen.add(lead.id);
       await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
     }
-    for (const info of running) {
-      // A campaign whose sending account is idle (out of hours, or within its spacing) waits
-      // with it; its leads stay due. This keeps a tick's cost to the work that can be done.
-      const sender = info.agent?.accountId ?? undefined;
-      if (sender && (this.idleUntil.get(sender) ?? 0) > now) continue;
-      // Leads with scheduled work first; then leads never looked at (due 0, the default of a
-      // new row), a few at a time and only while the sender may still invite today. A backlog
-      // of a million new leads then costs nothing until its turn.
-      const scheduled = scheduledLeads(this.ctx, info.id, now, this.settings.batchSize);
-      const fresh = scheduled.length > 0 ? 0 : this.freshQuota(sender, now, FRESH_PER_PROBE);
-      const due = fresh > 0 ? scheduled.concat(freshLeads(this.ctx, info.id, fresh)) : scheduled;
+    // A campaign whose sending account is idle (out of hours, or within its spacing) waits
+    // with it; its leads stay due. This keeps a tick's cost to the work that can be done.
+    const awake = running.filter((info) => {
+      const sender = info.agent?.accountId;
+      return !sender || (this.idleUntil.get(sender) ?? 0) <= now;
+    });
+    // Leads with scheduled work first; then leads never looked at (due 0, the default of a new
+    // row), a few at a time and only while the sender may still invite today. A backlog of a
+    // million new leads then costs nothing until its turn. Each is one statement for all
+    // campaigns, so a tick costs a few statements plus its due work.
+    const scheduledBy = scheduledLeadsOf(this.ctx, awake.map((info) => info.id), now, this.settings.batchSize);
+    const hungry = awake.filter((info) => !scheduledBy.has(info.id));
+    const quotas = this.freshQuotas(hungry, now, FRESH_PER_PROBE);
+    const freshBy = freshLeadsOf(this.ctx, hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0).map((info) => info.id), FRESH_PER_PROBE);
+    for (const info of awake) {
+      const scheduled = scheduledBy.get(info.id) ?? [];
+      const fresh = (freshBy.get(info.id) ?? []).slice(0, quotas.get(info.id) ?? 0);
+      const due = fresh.length > 0 ? scheduled.concat(fresh) : scheduled;
       if (due.length > 0) touched.add(info.id);
       for (const lead of due) {
         if (seen.has(lead.id)) continue;
@@ -484,15 +490,26 @@ export class Engine {
     return Math.max(1, Math.min(account.connectionRequestLimit, weekly));
   }
 
-  /** How many never-looked-at leads to take for a campaign sending from `accountId`: what it may still invite today. */
-  private freshQuota(accountId: string | undefined, now: number, room: number): number {
-    if (room <= 0) return 0;
-    // Without a sender the leads are handled at once (they fail or wait for an account).
-    if (!accountId) return room;
-    const account = findAccount(this.ctx, accountId);
-    if (!account || account.status !== 'connected') return 0;
-    const a = allowance(this.ctx, account, this.settings.safety, now);
-    return Math.min(room, Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday));
+  /**
+   * How many never-looked-at leads to take for each campaign: what its sender may still invite
+   * today, at most `room`. The senders and their counters are read in one statement each.
+   */
+  private freshQuotas(campaigns: readonly CampaignInfo[], now: number, room: number): Map<string, number> {
+    const out = new Map<string, number>();
+    const senders = findAccounts(this.ctx, campaigns.flatMap((info) => (info.agent?.accountId ? [info.agent.accountId] : [])));
+    const connected = [...senders.values()].filter((a) => a.status === 'connected');
+    const room0 = allowances(this.ctx, connected, this.settings.safety, now);
+    for (const info of campaigns) {
+      const accountId = info.agent?.accountId;
+      // Without a sender the leads are handled at once (they fail or wait for an account).
+      if (!accountId) {
+        out.set(info.id, room);
+        continue;
+      }
+      const a = room0.get(accountId);
+      out.set(info.id, a ? Math.min(room, Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday)) : 0);
+    }
+    return out;
   }
 
   private spacing(): number {
