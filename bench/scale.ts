@@ -181,7 +181,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     accounts: 200,
     leads: env('BENCH_SCALE_LEADS', 1_000_000),
     days: env('BENCH_SCALE_DAYS', 30),
-    stepMs: 3 * MINUTE,
+    stepMs: MINUTE,
     idleStepMs: 15 * MINUTE,
     ...overrides,
   };

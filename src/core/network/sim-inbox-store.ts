@@ -1,10 +1,36 @@
-import { and, asc, inArray, isNull, lte } from 'drizzle-orm';
+import { and, asc, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import { perDb } from '../../db/prepared.js';
 import { simInbox } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import type { InboundEvent } from './provider.js';
 import { inboundEvent, inboundRow } from './inbound-rows.js';
 import type { SimInboxStore } from '../../network/sim/inbox.js';
+
+// Prepared once per database: every simulated send schedules a response, every tick asks what is due.
+const statements = perDb((db) => ({
+  schedule: db
+    .insert(simInbox)
+    .values({
+      id: sql.placeholder('id'),
+      type: sql.placeholder('type'),
+      accountId: sql.placeholder('accountId'),
+      networkUrl: sql.placeholder('networkUrl'),
+      providerId: sql.placeholder('providerId'),
+      chatId: sql`${sql.placeholder('chatId')}`,
+      text: sql`${sql.placeholder('text')}`,
+      at: sql.placeholder('at'),
+    })
+    .onConflictDoNothing()
+    .prepare(),
+  due: db
+    .select()
+    .from(simInbox)
+    .where(and(isNull(simInbox.deliveredAt), lte(simInbox.at, sql.placeholder('now'))))
+    .orderBy(asc(simInbox.at), asc(simInbox.id))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+}));
 
 /**
  * The durable SimInboxStore: scheduled acceptances and replies live in SQLite, so responses
@@ -19,24 +45,12 @@ export class SqliteSimInboxStore implements SimInboxStore {
   ) {}
 
   schedule(event: InboundEvent): boolean {
-    const result = this.db
-      .insert(simInbox)
-      .values(inboundRow(event))
-      .onConflictDoNothing()
-      .run();
-    return result.changes === 1;
+    return statements(this.db).schedule.run(inboundRow(event) as unknown as Record<string, unknown>).changes === 1;
   }
 
   due(now: number, limit: number): InboundEvent[] {
     if (limit <= 0) return [];
-    return this.db
-      .select()
-      .from(simInbox)
-      .where(and(isNull(simInbox.deliveredAt), lte(simInbox.at, now)))
-      .orderBy(asc(simInbox.at), asc(simInbox.id))
-      .limit(limit)
-      .all()
-      .map(inboundEvent);
+    return statements(this.db).due.all({ now, limit }).map(inboundEvent);
   }
 
   ack(ids: readonly string[]): void {

@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { leads } from '../../db/schema.js';
-import { transaction } from '../../db/tx.js';
+import { savepoint, transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
 import { iso } from '../clock.js';
 import { recordMessage } from '../conversations/record.js';
@@ -20,12 +21,14 @@ interface Candidate {
   info: CampaignInfo;
 }
 
+// Prepared once per database: every inbound event looks its person up.
+const byUrl = perDb((db) => db.select().from(leads).where(eq(leads.networkUrl, sql.placeholder('url'))).prepare());
+const byProviderId = perDb((db) => db.select().from(leads).where(eq(leads.providerId, sql.placeholder('providerId'))).prepare());
+
 /** Leads of this person contacted from this account, in any campaign. */
 function candidates(ctx: Ctx, event: InboundEvent): Candidate[] {
   const url = normalizeProfileUrl(event.networkUrl);
-  const rows = url
-    ? ctx.db.select().from(leads).where(eq(leads.networkUrl, url)).all()
-    : ctx.db.select().from(leads).where(eq(leads.providerId, event.providerId)).all();
+  const rows = url ? byUrl(ctx.db).all({ url }) : byProviderId(ctx.db).all({ providerId: event.providerId });
   const infos = new Map<string, CampaignInfo | null>();
   const out: Candidate[] = [];
   for (const lead of rows) {
@@ -42,6 +45,24 @@ function candidates(ctx: Ctx, event: InboundEvent): Candidate[] {
  */
 export function applyInbound(ctx: Ctx, event: InboundEvent, settings: EngineSettings): string[] {
   return transaction(ctx.db, () => (event.type === 'invitation_accepted' ? applyAcceptance(ctx, event, settings) : applyReply(ctx, event, settings)));
+}
+
+/**
+ * Applies a tick's inbound events in one transaction (one commit, not one per event), each in
+ * its own savepoint: an event that cannot be applied is undone alone and reported to `failed`,
+ * and the others still commit.
+ */
+export function applyInboundAll(ctx: Ctx, events: readonly InboundEvent[], settings: EngineSettings, failed: (event: InboundEvent, err: unknown) => void): void {
+  if (events.length === 0) return;
+  transaction(ctx.db, () => {
+    for (const event of events) {
+      try {
+        savepoint(ctx.db, () => applyInbound(ctx, event, settings));
+      } catch (err) {
+        failed(event, err);
+      }
+    }
+  });
 }
 
 function applyAcceptance(ctx: Ctx, event: InboundEvent, settings: EngineSettings): string[] {

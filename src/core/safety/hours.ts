@@ -51,9 +51,32 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
-/** The zone's offset from UTC at `ms`, in ms (positive east of Greenwich). */
+const QUARTER = 15 * MINUTE;
+/** Offsets by zone and UTC quarter-hour; NaN marks a quarter with a change of offset in it. */
+const offsets = new Map<string, number>();
+const OFFSETS_MAX = 50_000;
+
+/**
+ * The zone's offset from UTC at `ms`, in ms (positive east of Greenwich). `Intl` is slow and the
+ * engine asks for every send, so the offset is kept per zone and quarter-hour when it is the same
+ * at both ends of the quarter (offsets change at most twice a year); a quarter with a change in
+ * it is always computed exactly.
+ */
 export function zoneOffset(ms: number, timeZone: string): number {
   if (timeZone === 'UTC') return 0;
+  const quarter = Math.floor(ms / QUARTER);
+  const key = `${timeZone}|${quarter}`;
+  let cached = offsets.get(key);
+  if (cached === undefined) {
+    const start = exactOffset(quarter * QUARTER, timeZone);
+    cached = start === exactOffset((quarter + 1) * QUARTER - 1000, timeZone) ? start : Number.NaN;
+    if (offsets.size >= OFFSETS_MAX) offsets.clear();
+    offsets.set(key, cached);
+  }
+  return Number.isNaN(cached) ? exactOffset(ms, timeZone) : cached;
+}
+
+function exactOffset(ms: number, timeZone: string): number {
   const parts: Record<string, number> = {};
   for (const p of formatter(timeZone).formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
   const asUtc = Date.UTC(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);

@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { perDb } from '../../db/prepared.js';
 import { agents, campaigns, webhookEvents, type leads } from '../../db/schema.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
@@ -32,14 +33,24 @@ export function leadSnapshot(lead: LeadRow) {
  */
 export function leadAccountId(ctx: Ctx, lead: LeadRow, chatAccountId: string | null = null): string | null {
   if (lead.accountId) return lead.accountId;
-  const row = ctx.db
+  const row = statements(ctx.db).agentAccount.get({ campaignId: lead.campaignId });
+  return row?.accountId ?? chatAccountId;
+}
+
+// Prepared once per database: the engine records an event for every acceptance and reply.
+const statements = perDb((db) => ({
+  agentAccount: db
     .select({ accountId: agents.accountId })
     .from(campaigns)
     .innerJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-    .where(eq(campaigns.id, lead.campaignId))
-    .get();
-  return row?.accountId ?? chatAccountId;
-}
+    .where(eq(campaigns.id, sql.placeholder('campaignId')))
+    .prepare(),
+  campaign: db.select({ id: campaigns.id, name: campaigns.name }).from(campaigns).where(eq(campaigns.id, sql.placeholder('campaignId'))).prepare(),
+  insert: db
+    .insert(webhookEvents)
+    .values({ id: sql.placeholder('id'), type: sql.placeholder('type'), createdAt: sql.placeholder('createdAt'), payload: sql.placeholder('payload') })
+    .prepare(),
+}));
 
 /**
  * Records a lead event in the durable outbox. Call it inside the transaction that makes the
@@ -57,7 +68,7 @@ export function recordLeadEvent<T extends WebhookEventType>(
 ): string {
   const id = newId('evt');
   const now = ctx.clock.now();
-  const campaign = ctx.db.select({ id: campaigns.id, name: campaigns.name }).from(campaigns).where(eq(campaigns.id, lead.campaignId)).get();
+  const campaign = statements(ctx.db).campaign.get({ campaignId: lead.campaignId });
   const parsed = WEBHOOK_EVENT_SCHEMAS[type].safeParse({
     id,
     type,
@@ -73,6 +84,6 @@ export function recordLeadEvent<T extends WebhookEventType>(
     const where = parsed.error.issues.map((i) => describeIssue(i)).join('; ');
     throw new TypeError(`${type} payload breaks its schema (src/core/webhooks/payloads.ts): ${where}`);
   }
-  ctx.db.insert(webhookEvents).values({ id, type, createdAt: now, payload: JSON.stringify(parsed.data) }).run();
+  statements(ctx.db).insert.run({ id, type, createdAt: now, payload: JSON.stringify(parsed.data) });
   return id;
 }

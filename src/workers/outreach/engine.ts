@@ -5,7 +5,7 @@ import type { Ctx } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
 import { networkError, type AccountRef } from '../../core/network/provider.js';
 import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from '../../core/outreach/agent.js';
-import { applyInbound } from '../../core/outreach/inbound.js';
+import { applyInboundAll } from '../../core/outreach/inbound.js';
 import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
 import { placeholders } from '../../core/outreach/personalize.js';
 import type { SendKind } from '../../core/outreach/plan.js';
@@ -301,13 +301,7 @@ export class Engine {
       this.ctx.log.warn({ err }, 'could not fetch inbound network events; will retry next tick');
       return 0;
     }
-    for (const event of events) {
-      try {
-        applyInbound(this.ctx, event, this.settings);
-      } catch (err) {
-        this.ctx.log.error({ err, eventId: event.id }, 'inbound event could not be applied');
-      }
-    }
+    applyInboundAll(this.ctx, events, this.settings, (event, err) => this.ctx.log.error({ err, eventId: event.id }, 'inbound event could not be applied'));
     return events.length;
   }
 
