@@ -72,7 +72,7 @@ function applyAcceptance(ctx: Ctx, event: InboundEvent, settings: EngineSettings
   for (const { lead, info } of invited) {
     const stage = lead.stage === 'new' || lead.stage === 'connection_sent' ? 'connected' : lead.stage;
     const now = ctx.simClock.now();
-    const updated = updateAndReplan(ctx, lead.id, { connectionRequestAccepted: true, connectedAt: event.at, stage, updatedAt: now }, info, settings);
+    const updated = updateAndReplan(ctx, lead.id, { connectionRequestAccepted: true, connectedAt: event.at, stage, updatedAt: now }, info, settings, lead);
     if (!updated) continue;
     countOutreach(ctx, lead.campaignId, 'connectionRequestsAccepted');
     countAccountDaily(ctx, event.accountId, 'connectionRequestsAccepted');
@@ -117,6 +117,7 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
     },
     info,
     settings,
+    lead,
   );
   if (!updated) return [];
   if (firstReply) countOutreach(ctx, lead.campaignId, 'repliesReceived');

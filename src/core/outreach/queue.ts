@@ -120,6 +120,24 @@ const lastCallStmt = perDb((db) =>
   db.select({ at: engineIntents.createdAt }).from(engineIntents).where(eq(engineIntents.accountId, sql.placeholder('accountId'))).orderBy(desc(engineIntents.createdAt)).limit(1).prepare(),
 );
 
+/**
+ * Of these campaigns, the ones with no lead left that has work (nothing due now or later): the
+ * only ones the completion rule can apply to. One statement, one index seek per campaign.
+ */
+export function withoutWorkLeft(ctx: Ctx, campaignIds: readonly string[]): string[] {
+  if (campaignIds.length === 0) return [];
+  return idleCampaigns(ctx.db)
+    .all({ ids: JSON.stringify(campaignIds) })
+    .map((r) => r.id);
+}
+const idleCampaigns = perDb((db) =>
+  db
+    .select({ id: sql<string>`j.value` })
+    .from(sql`json_each(${sql.placeholder('ids')}) j`)
+    .where(sql`NOT EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} IS NOT NULL)`)
+    .prepare(),
+);
+
 const completionProbes = perDb((db) => {
   const id = sql.placeholder('campaignId');
   const probe = (where: SQL | undefined) => db.select({ one: sql`1` }).from(leads).where(where).limit(1).prepare();
@@ -185,7 +203,7 @@ export function recordAgentDecision(ctx: Ctx, leadId: string, text: string, deci
     const at = ctx.simClock.now();
     switch (decision.kind) {
       case 'none':
-        return updateAndReplan(ctx, leadId, { pendingReplyText: null, needsReply: false, updatedAt: at }, info, settings);
+        return updateAndReplan(ctx, leadId, { pendingReplyText: null, needsReply: false, updatedAt: at }, info, settings, current);
       case 'handoff':
         return handOffLead(ctx, current, decision.reason, at, effectiveAccountId(current, info));
       case 'reply':
@@ -196,6 +214,7 @@ export function recordAgentDecision(ctx: Ctx, leadId: string, text: string, deci
           { pendingReplyText: null, agentSendKind: decision.kind, agentSendText: fitTo(decision.text, MESSAGE_TEXT_MAX), updatedAt: at },
           info,
           settings,
+          current,
         );
     }
   });
@@ -221,11 +240,13 @@ export function accountDayCounts(ctx: Ctx, accountId: string): { connectionReque
  * waiting for leads. Only the lease holder completes campaigns.
  */
 export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): boolean {
+  const p = completionProbes(ctx.db);
+  const args = { campaignId };
+  // Work left is the common answer: asked first, and outside a transaction (a read needs none),
+  // so a tick does not open a write transaction per campaign just to find work. Each probe is
+  // an index seek, so the check stays cheap however many leads there are.
+  if (p.workLeft.get(args) !== undefined) return false;
   return transaction(ctx.db, () => {
-    const p = completionProbes(ctx.db);
-    const args = { campaignId };
-    // Work left is the common answer, so it is asked first. Each probe is an index seek, so the
-    // check stays cheap however many leads there are.
     if (p.workLeft.get(args) !== undefined) return false;
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return false;
     const row = p.campaign.get(args);

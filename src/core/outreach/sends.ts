@@ -83,7 +83,7 @@ export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, le
     // simulated clock cannot carry a send decided inside working hours to just outside them.
     const now = decidedAt ?? ctx.simClock.now();
     if (plan === null || plan.action.kind !== kind || plan.at > now) {
-      updateAndReplan(ctx, lead.id, {}, info, settings);
+      updateAndReplan(ctx, lead.id, {}, info, settings, lead);
       return null;
     }
     const step = plan.action.kind === 'message' ? plan.action.step : null;
@@ -190,12 +190,12 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
     case 'withdrawal':
       // The lead moves on as a timed-out invitation does (stage stays connection_sent, no work
       // left); the public activity log has no withdrawal type, so the intent is the record.
-      updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: 0, updatedAt: at }, info, settings);
+      updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: 0, updatedAt: at }, info, settings, lead);
       return;
     default:
       return;
   }
-  const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings);
+  const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings, lead);
   if (!updated) return;
   recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'manual_message' | 'withdrawal'>], at, lead: updated, text: intent.text, accountId: intent.accountId });
   // A connection request is an invitation, not a message: only messages enter the thread.
@@ -329,10 +329,10 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
       case 'withdrawal':
         // Nothing left to withdraw (accepted, declined or expired at the provider): stop
         // trying, as the timeout would; the intent keeps the error code.
-        updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: attempts, updatedAt: at }, info, settings);
+        updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: attempts, updatedAt: at }, info, settings, lead);
         return;
       default:
-        updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings);
+        updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings, lead);
     }
   });
 }

@@ -49,7 +49,7 @@ function readSequence(json: string): SequenceMessage[] {
 
 const runningWithAgents = perDb((db) =>
   db
-    .select({ c: campaigns, a: agents })
+    .select({ id: campaigns.id, status: campaigns.status, a: agents })
     .from(campaigns)
     .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
     .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
@@ -61,19 +61,24 @@ const runningWithAgents = perDb((db) =>
 export function loadRunningCampaigns(ctx: Ctx): CampaignInfo[] {
   return runningWithAgents(ctx.db)
     .all()
-    .map((row) => ({ id: row.c.id, status: row.c.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] }));
+    .map((row) => ({ id: row.id, status: row.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] }));
 }
 
 // Prepared once per database: read for every lead the engine handles and every send it settles.
 const campaignWithAgent = perDb((db) =>
-  db.select({ c: campaigns, a: agents }).from(campaigns).leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId)).where(eq(campaigns.id, sql.placeholder('id'))).prepare(),
+  db
+    .select({ id: campaigns.id, status: campaigns.status, a: agents })
+    .from(campaigns)
+    .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
+    .where(eq(campaigns.id, sql.placeholder('id')))
+    .prepare(),
 );
 const leadById = perDb((db) => db.select().from(leads).where(eq(leads.id, sql.placeholder('id'))).prepare());
 
 export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {
   const row = campaignWithAgent(ctx.db).get({ id: campaignId });
   if (!row) return null;
-  return { id: row.c.id, status: row.c.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] };
+  return { id: row.id, status: row.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] };
 }
 
 /** The account that contacts a lead: its own, else its campaign agent's (self-hosting.md, Accounts). */
@@ -94,18 +99,36 @@ export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadById(c
 /** Writes changes to one lead (a statement prepared per set of changed columns: the engine writes leads on every send). */
 export const updateLead = updaterById(leads);
 
-/** Updates a lead, then stores when its next action is due; returns the updated row. */
-export function updateAndReplan(ctx: Ctx, leadId: string, changes: Partial<LeadRow>, info: CampaignInfo, settings: EngineSettings): LeadRow | undefined {
-  updateLead(ctx.db, leadId, changes);
-  const lead = getLead(ctx, leadId);
+/**
+ * Updates a lead, then stores when its next action is due; returns the updated row. A caller
+ * that read the lead in the same transaction passes it as `current`: the row after the change is
+ * then known without reading it again, and both writes are one.
+ */
+export function updateAndReplan(
+  ctx: Ctx,
+  leadId: string,
+  changes: Partial<LeadRow>,
+  info: CampaignInfo,
+  settings: EngineSettings,
+  current?: LeadRow,
+): LeadRow | undefined {
+  let lead: LeadRow | undefined;
+  if (current !== undefined && current.id === leadId) {
+    lead = { ...current, ...changes };
+  } else {
+    updateLead(ctx.db, leadId, changes);
+    lead = getLead(ctx, leadId);
+  }
   if (!lead) return undefined;
   const plan = planFor(ctx, lead, info, settings);
   // "As soon as possible" is stored as now, not 0: a 0 marks a lead the engine has never
   // looked at, which it takes only as fast as the account may invite (see the engine's tick).
   const nextActionAt = plan === null ? null : plan.at === 0 ? Math.max(1, ctx.simClock.now()) : plan.at;
-  if (nextActionAt !== lead.nextActionAt) {
+  const replanned = nextActionAt !== lead.nextActionAt;
+  if (current !== undefined && current.id === leadId) {
+    updateLead(ctx.db, leadId, replanned ? { ...changes, nextActionAt } : changes);
+  } else if (replanned) {
     updateLead(ctx.db, leadId, { nextActionAt });
-    return { ...lead, nextActionAt };
   }
-  return lead;
+  return replanned ? { ...lead, nextActionAt } : lead;
 }

@@ -22,6 +22,7 @@ import {
   pendingIntents,
   recordAgentDecision,
   runningCampaigns,
+  withoutWorkLeft,
 } from '../../core/outreach/queue.js';
 import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from '../../core/outreach/sends.js';
 import { nextWorkingTime } from '../../core/safety/hours.js';
@@ -46,6 +47,8 @@ const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, mes
  * at a time, so a few keep it busy and the rest of a backlog costs nothing until its turn.
  */
 const FRESH_PER_PROBE = 5;
+/** How long an account found with no invitation left is taken at its word before it is asked again. */
+const INVITE_FULL_RECHECK_MS = 15 * MINUTE;
 /** Every this many ticks the completion rule looks at every running campaign, not only those with work. */
 const FULL_COMPLETION_CHECK_EVERY = 20;
 const DAY = 24 * HOUR;
@@ -117,6 +120,12 @@ export class Engine {
   private capped = false;
   /** Per account: until when it can send nothing (out of hours, or spacing). */
   private readonly idleUntil = new Map<string, number>();
+  /**
+   * Per account: until when it is known to have no invitation left today (or this week), so its
+   * never-looked-at leads are not asked about on every tick. Kept at most
+   * INVITE_FULL_RECHECK_MS, so a limit raised meanwhile is seen within that time.
+   */
+  private readonly inviteFullUntil = new Map<string, number>();
   /** Per account: where its deferred invitations are booked (see `book`). */
   private readonly booking = new Map<string, { day: number; count: number; next: number; perDay: number }>();
   private renewedAt = 0;
@@ -287,9 +296,8 @@ export class Engine {
     // check of every campaign on every tick was most of an idle tick's cost.
     const checkAll = report.inbound > 0 || this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
     for (const l of closing) touched.add(l.campaignId);
-    for (const info of running) {
-      if ((checkAll || touched.has(info.id)) && completeIfDone(this.ctx, info.id, this.holder)) report.completed.push(info.id);
-    }
+    const candidates = withoutWorkLeft(this.ctx, running.filter((info) => checkAll || touched.has(info.id)).map((info) => info.id));
+    for (const id of candidates) if (completeIfDone(this.ctx, id, this.holder)) report.completed.push(id);
     return report;
   }
 
@@ -490,9 +498,15 @@ export class Engine {
    */
   private freshQuotas(campaigns: readonly CampaignInfo[], now: number, room: number): Map<string, number> {
     const out = new Map<string, number>();
-    const senders = findAccounts(this.ctx, campaigns.flatMap((info) => (info.agent?.accountId ? [info.agent.accountId] : [])));
+    const full = (id: string) => (this.inviteFullUntil.get(id) ?? 0) > now;
+    const senders = findAccounts(this.ctx, campaigns.flatMap((info) => (info.agent?.accountId && !full(info.agent.accountId) ? [info.agent.accountId] : [])));
     const connected = [...senders.values()].filter((a) => a.status === 'connected');
     const room0 = allowances(this.ctx, connected, this.settings.safety, now);
+    for (const [accountId, a] of room0) {
+      if (a.connectionRequestsSentToday < a.connectionRequestLimit) continue;
+      const frees = a.weekFullUntil !== null ? Math.max(a.weekFullUntil, nextUtcDay(now)) : nextUtcDay(now);
+      this.inviteFullUntil.set(accountId, Math.min(frees, now + INVITE_FULL_RECHECK_MS));
+    }
     for (const info of campaigns) {
       const accountId = info.agent?.accountId;
       // Without a sender the leads are handled at once (they fail or wait for an account).
