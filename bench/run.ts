@@ -3,7 +3,8 @@
  * bench/results.json and bench/RESULTS.md. See the Method section of RESULTS.md.
  *
  * Overrides for a quick try (the committed results use the defaults): BENCH_LEADS,
- * BENCH_DURATION (seconds per case), BENCH_DEEP_PAGE, BENCH_ITERATIONS; BENCH_ONLY=dashboard stops after the
+ * BENCH_DURATION (seconds per case), BENCH_DEEP_PAGE, BENCH_ITERATIONS; the scale simulation that follows
+ * takes BENCH_SCALE_LEADS and BENCH_SCALE_DAYS (bench/scale.ts); BENCH_ONLY=dashboard stops after the
  * dashboard's figures (printed, not written).
  */
 import { execFileSync } from 'node:child_process';
@@ -22,6 +23,7 @@ import { dashboardMarkdown, dashboardTargets, evaluateTargets, renderMarkdown, t
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 import { benchImport } from './lib/import.js';
+import { renderScale, runScale, writeScaleSection } from './scale.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -218,7 +220,8 @@ async function inProcessList(app: App, ctx: Ctx, secret: string, pages: readonly
   return out;
 }
 
-async function main(): Promise<void> {
+/** Returns whether the whole run happened (and so the scale simulation should follow). */
+async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
   const app = await loadApp(root);
@@ -267,7 +270,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_ONLY === 'dashboard') {
       for (const line of dashboardMarkdown(dashboard)) say(line);
       for (const t of dashboardTargets(dashboard)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
-      return;
+      return false;
     }
 
     // The real responses, which the baselines then serve verbatim.
@@ -495,6 +498,17 @@ async function main(): Promise<void> {
     for (const child of children) await child.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  return true;
 }
 
-await main();
+/** The scale simulation (bench/scale.ts), after every server has stopped, so it has the machine. */
+async function scale(): Promise<void> {
+  const root = repoRoot();
+  say('scale simulation: 200 accounts, 1,000,000 leads, 30 simulated days');
+  const results = await runScale(root);
+  writeFileSync(join(root, 'bench', 'scale-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeScaleSection(join(root, 'bench', 'RESULTS.md'), renderScale(results));
+  for (const t of results.targets) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+}
+
+if (await main()) await scale();
