@@ -4,12 +4,14 @@
  *
  * Overrides for a quick try (the committed results use the defaults): BENCH_LEADS,
  * BENCH_DURATION (seconds per case), BENCH_DEEP_PAGE (default: 1000, or one page per 1,000
- * leads on a smaller fixture, so every list still reaches it), BENCH_ITERATIONS.
+ * leads on a smaller fixture, so every list still reaches it), BENCH_ITERATIONS; the scale
+ * simulation that follows a whole run takes BENCH_SCALE_LEADS and BENCH_SCALE_DAYS (bench/scale.ts).
  *
- * BENCH_ONLY=part,part runs only those parts and prints their figures (nothing is written):
- * cold (cold starts), inprocess (in-process list_leads, idle RSS), dashboard, credits (REST and
- * MCP get_credits), lead (get_lead), list (list_leads pages), batch (add_leads_batch), flood
- * (the 429 path), import (CSV import). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
+ * BENCH_ONLY=part,part runs only those parts and prints their figures (nothing is written, and
+ * the scale simulation, `npm run bench:scale` on its own, is skipped): cold (cold starts),
+ * inprocess (in-process list_leads, idle RSS), dashboard, credits (REST and MCP get_credits),
+ * lead (get_lead), list (list_leads pages), batch (add_leads_batch), flood (the 429 path),
+ * import (CSV import). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ import { dashboardMarkdown, dashboardTargets, evaluateTargets, renderMarkdown, r
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 import { benchImport } from './lib/import.js';
+import { renderScale, runScale, writeScaleSection } from './scale.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -250,7 +253,8 @@ function printOnly(runs: readonly LoadRun[], importCase: Results['importCase']):
   say('BENCH_ONLY: nothing written');
 }
 
-async function main(): Promise<void> {
+/** Returns whether the whole run happened (and so the scale simulation should follow). */
+async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
   const app = await loadApp(root);
@@ -500,7 +504,7 @@ async function main(): Promise<void> {
     const importCase = want('import') ? await benchImport(app, root, dir) : undefined;
     if (ONLY !== null) {
       printOnly(runs, importCase);
-      return;
+      return false;
     }
 
     const partial: Omit<Results, 'targets'> = {
@@ -535,6 +539,17 @@ async function main(): Promise<void> {
     for (const child of children) await child.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  return true;
 }
 
-await main();
+/** The scale simulation (bench/scale.ts), after every server has stopped, so it has the machine. */
+async function scale(): Promise<void> {
+  const root = repoRoot();
+  say('scale simulation: 200 accounts, 1,000,000 leads, 30 simulated days');
+  const results = await runScale(root);
+  writeFileSync(join(root, 'bench', 'scale-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeScaleSection(join(root, 'bench', 'RESULTS.md'), renderScale(results));
+  for (const t of results.targets) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+}
+
+if (await main()) await scale();

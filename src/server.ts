@@ -81,7 +81,7 @@ function createNetwork(
 ): NetworkProvider {
   if (settings.env === 'development') return new SimulatedNetwork({ clock: simClock, wallClock: clock, inbox: new SqliteSimInboxStore(db, clock) });
   const unipile = completeUnipileConfig(settings.unipile ?? {});
-  return unipile ? createUnipileProvider(unipile, { store: new SqliteUnipileStore(db), clock, log }) : new UnconfiguredNetwork();
+  return unipile ? createUnipileProvider(unipile, { store: new SqliteUnipileStore(db, simClock), clock, log }) : new UnconfiguredNetwork();
 }
 
 /** The engine for a context, configured from the `engine` section of the config file. */

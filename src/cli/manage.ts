@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, createReadStream, statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
-import { listAccounts } from '../core/accounts/list.js';
+import { listAccounts, type Account } from '../core/accounts/list.js';
 import { connectAccount, ConnectAccountInput, updateAccount, UpdateAccountInput } from '../core/accounts/manage.js';
 import { CreateAgentInput, createAgent, listAgents, previewAgent, updateAgent, UpdateAgentInput } from '../core/agents/agents.js';
 import { listCampaigns } from '../core/campaigns/campaign.js';
@@ -31,13 +31,15 @@ export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         Replace the fields the JSON file gives (name, accountId, connectionNote, messages).
   agents preview ID --lead LEAD [--db PATH]
                         Print the note and messages exactly as that lead would receive them.
-  accounts list [--json] [--db PATH]
-                        List accounts with today's counters and limits.
-  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--db PATH] [--env E] [--config FILE]
+  accounts list [--json] [--db PATH] [--config FILE]
+                        List accounts with today's counters, their limits and any running warm-up.
+  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--warm-up true|false] [--db PATH] [--env E] [--config FILE]
                         Add an account: simulated and connected in development; in production,
-                        prints the sign-in link for the person to open.
-  accounts update ID [--name N] [--connection-limit N] [--message-limit N] [--active true|false] [--db PATH]
-                        Change an account's name or daily limits, or stop (false) or resume its sending.
+                        prints the sign-in link for the person to open. It warms up (low limits
+                        rising daily) unless --warm-up false or the config's engine.warmUp.onConnect is false.
+  accounts update ID [--name N] [--connection-limit N] [--message-limit N] [--active true|false] [--warm-up true|false] [--db PATH] [--config FILE]
+                        Change an account's name or daily limits, stop (false) or resume its sending,
+                        or end (false) or start (true) its warm-up.
   import --campaign ID --file F.csv [--map COL=field,...] [--dry-run] [--json] [--db PATH]
                         Import leads from a CSV (comma, semicolon or tab; header row required).
   exclusions list [--json] [--db PATH]
@@ -141,7 +143,7 @@ export async function campaigns(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'list': {
-      const { values } = parse(rest, { ...DB, ...JSON_FLAG });
+      const { values } = parse(rest, { ...DB, ...JSON_FLAG, config: { type: 'string' } });
       return withCtx(values, (ctx) => {
         const list = allPages((cursor) => {
           const p = listCampaigns(ctx, workspaceSecret(ctx), { limit: 100, cursor });
@@ -199,7 +201,7 @@ export async function agents(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'list': {
-      const { values } = parse(rest, { ...DB, ...JSON_FLAG });
+      const { values } = parse(rest, { ...DB, ...JSON_FLAG, config: { type: 'string' } });
       return withCtx(values, (ctx) => {
         const list = allPages((cursor) => {
           const p = listAgents(ctx, workspaceSecret(ctx), { limit: 100, cursor });
@@ -249,14 +251,36 @@ const ACCOUNT_FLAGS = {
   name: { type: 'string' },
   'connection-limit': { type: 'string' },
   'message-limit': { type: 'string' },
+  'warm-up': { type: 'string' },
+  config: { type: 'string' },
 } satisfies Options;
-const ACCOUNT_NAMES = { name: '--name', connectionRequestLimit: '--connection-limit', messageLimit: '--message-limit', active: '--active', hasSalesNavigator: '--sales-navigator' };
+const ACCOUNT_NAMES = {
+  name: '--name',
+  connectionRequestLimit: '--connection-limit',
+  messageLimit: '--message-limit',
+  active: '--active',
+  hasSalesNavigator: '--sales-navigator',
+  warmUp: '--warm-up',
+};
+
+/**
+ * An account's limits in words: the configured ones, and while a warm-up runs, its day and the
+ * lower limits in force today, since the configured number alone would promise sends that the
+ * engine holds back.
+ */
+function limitsText(a: Account, state = ''): string {
+  const configured = `${a.limits.connectionRequestLimit} invitations and ${a.limits.messageLimit} messages a day${state}`;
+  return a.warmUp ? `${configured}; warming up, day ${a.warmUp.day} of ${a.warmUp.days}: ${a.today.connectionRequestLimit} invitations and ${a.today.messageLimit} messages today` : configured;
+}
+
+/** `sent/limit today`, and the configured limit when today's is lower (warm-up or a full week). */
+const counter = (sent: number, today: number, configured: number): string => `${sent}/${today}${today === configured ? '' : ` of ${configured}`}`;
 
 export async function accounts(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'list': {
-      const { values } = parse(rest, { ...DB, ...JSON_FLAG });
+      const { values } = parse(rest, { ...DB, ...JSON_FLAG, config: { type: 'string' } });
       return withCtx(values, (ctx) => {
         const list = allPages((cursor) => {
           const p = listAccounts(ctx, workspaceSecret(ctx), { limit: 100, cursor });
@@ -265,13 +289,21 @@ export async function accounts(args: string[]): Promise<void> {
         if (values.json) return stdout(JSON.stringify({ accounts: list }, null, 2));
         if (list.length === 0) return stdout('No accounts. Add one with: npx outreach accounts connect --name "My LinkedIn"');
         table([
-          ['ID', 'NAME', 'STATUS', 'ACTIVE', 'INVITES TODAY', 'MESSAGES TODAY'],
-          ...list.map((a) => [a.id, a.name, a.status, a.active ? 'yes' : 'no', `${a.today.connectionRequestsSent}/${a.today.connectionRequestLimit}`, `${a.today.messagesSent}/${a.today.messageLimit}`]),
+          ['ID', 'NAME', 'STATUS', 'ACTIVE', 'INVITES TODAY', 'MESSAGES TODAY', 'WARM-UP'],
+          ...list.map((a) => [
+            a.id,
+            a.name,
+            a.status,
+            a.active ? 'yes' : 'no',
+            counter(a.today.connectionRequestsSent, a.today.connectionRequestLimit, a.limits.connectionRequestLimit),
+            counter(a.today.messagesSent, a.today.messageLimit, a.limits.messageLimit),
+            a.warmUp ? `day ${a.warmUp.day} of ${a.warmUp.days}` : '-',
+          ]),
         ]);
       });
     }
     case 'connect': {
-      const { values } = parse(rest, { ...DB, ...ACCOUNT_FLAGS, 'sales-navigator': { type: 'boolean' }, env: { type: 'string' }, config: { type: 'string' } });
+      const { values } = parse(rest, { ...DB, ...ACCOUNT_FLAGS, 'sales-navigator': { type: 'boolean' }, env: { type: 'string' } });
       if (values.name === undefined) throw new UsageError('--name: required');
       const input = checked(
         ConnectAccountInput,
@@ -280,6 +312,7 @@ export async function accounts(args: string[]): Promise<void> {
           hasSalesNavigator: values['sales-navigator'],
           connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
           messageLimit: int(values['message-limit'], '--message-limit'),
+          warmUp: bool(values['warm-up'], '--warm-up'),
         },
         ACCOUNT_NAMES,
       );
@@ -288,7 +321,7 @@ export async function accounts(args: string[]): Promise<void> {
         (ctx) =>
           run(ACCOUNT_NAMES, async () => {
             const { account, connectUrl } = await connectAccount(ctx, input);
-            stdout(`Added account ${account.id} (${account.name}), ${account.status}.`);
+            stdout(`Added account ${account.id} (${account.name}), ${account.status}: ${limitsText(account)}.`);
             if (connectUrl) stdout(`Open this link to sign in to LinkedIn; the account is connected when you finish:\n${connectUrl}`);
           }),
         { env: true },
@@ -305,13 +338,14 @@ export async function accounts(args: string[]): Promise<void> {
           connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
           messageLimit: int(values['message-limit'], '--message-limit'),
           active: bool(values.active, '--active'),
+          warmUp: bool(values['warm-up'], '--warm-up'),
         },
         ACCOUNT_NAMES,
       );
       return withCtx(values, (ctx) =>
         run({ ...ACCOUNT_NAMES, accountId: 'ID' }, async () => {
           const a = updateAccount(ctx, id, input);
-          stdout(`Updated account ${a.id} (${a.name}): ${a.today.connectionRequestLimit} invitations and ${a.today.messageLimit} messages a day, ${a.active ? 'active' : 'inactive (sends nothing)'}.`);
+          stdout(`Updated account ${a.id} (${a.name}): ${limitsText(a, a.active ? ', active' : ', inactive (sends nothing)')}.`);
         }),
       );
     }

@@ -73,7 +73,7 @@ describe('the conversation store', () => {
     const { h, messagesOf } = setup();
     await h.runUntil(() => h.lead('lead_3').sequenceStep > 0, 10 * 60_000);
     h.ctx.db.update(accounts).set({ providerAccountId: 'UNI_A' }).where(eq(accounts.id, 'acc_a')).run();
-    const store = new SqliteUnipileStore(h.ctx.db);
+    const store = new SqliteUnipileStore(h.ctx.db, h.ctx.simClock);
     const sim = h.ctx.network;
     const drainSim = sim.drainInbound.bind(sim);
     h.ctx.network = Object.assign(Object.create(Object.getPrototypeOf(sim) as object) as object, sim, {

@@ -27,6 +27,8 @@ describe('engine section of the config file', () => {
     expect(s.safety.timeZone).toBe('UTC');
     expect(s.safety.weeklyConnectionRequestLimit).toBe(100);
     expect(s.safety.withdrawStaleInvitations).toBe(true);
+    expect(s.safety.warmUp).toEqual({ days: 14, connectionRequestsStart: 5, messagesStart: 10, onConnect: true });
+    expect(resolveEngineSettings({ warmUp: { onConnect: false } }).safety.warmUp).toEqual({ days: 14, connectionRequestsStart: 5, messagesStart: 10, onConnect: false });
     expect(resolveEngineSettings({ workingHours: null }).safety.workingHours).toBeNull();
     expect([s.spacingMinMs, s.spacingMaxMs]).toEqual([ENGINE_DEFAULTS.spacingSeconds.min * 1000, ENGINE_DEFAULTS.spacingSeconds.max * 1000]);
   });
@@ -40,6 +42,7 @@ describe('engine section of the config file', () => {
     [{ engine: { timeZone: 'Mars/Olympus' } }, 'engine.timeZone'],
     [{ engine: { weeklyConnectionRequestLimit: 0 } }, 'engine.weeklyConnectionRequestLimit'],
     [{ engine: { warmUp: { days: 0 } } }, 'engine.warmUp.days'],
+    [{ engine: { warmUp: { onConnect: 'no' } } }, 'engine.warmUp.onConnect'],
   ])('refuses %j naming %s', (json, path) => {
     expect(() => readConfigFile(write(json))).toThrow(UsageError);
     expect(() => readConfigFile(write(json))).toThrow(path);

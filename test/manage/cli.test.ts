@@ -50,9 +50,29 @@ describe('the operator CLI on a scratch database', () => {
     const acc = run(['accounts', 'connect', '--name', 'Second', '--message-limit', '40', '--db', d.db]);
     expect(acc.status, acc.stderr).toBe(0);
     const accountId = /account (\S+) /.exec(acc.stdout)![1]!;
-    expect(run(['accounts', 'update', accountId, '--active', 'false', '--connection-limit', '5', '--db', d.db]).stdout).toContain('5 invitations and 40 messages a day, inactive');
+    // A connected account warms up: the configured limits, and the first day's lower ones.
+    expect(acc.stdout).toBe(`Added account ${accountId} (Second), connected: 25 invitations and 40 messages a day; warming up, day 1 of 14: 5 invitations and 10 messages today.\n`);
+    expect(run(['accounts', 'update', accountId, '--active', 'false', '--connection-limit', '6', '--db', d.db]).stdout).toBe(
+      `Updated account ${accountId} (Second): 6 invitations and 40 messages a day, inactive (sends nothing); warming up, day 1 of 14: 5 invitations and 10 messages today.\n`,
+    );
     const accounts = JSON.parse(run(['accounts', 'list', '--json', '--db', d.db]).stdout).accounts;
-    expect(accounts.find((a: any) => a.id === accountId)).toMatchObject({ active: false, today: { connectionRequestLimit: 5, messageLimit: 40 } });
+    expect(accounts.find((a: any) => a.id === accountId)).toMatchObject({
+      active: false,
+      today: { connectionRequestLimit: 5, messageLimit: 10 },
+      limits: { connectionRequestLimit: 6, messageLimit: 40 },
+      warmUp: { day: 1, days: 14 },
+    });
+    // The table shows today's limit "of" the configured one only where they differ, and the warm-up's day.
+    const rows = run(['accounts', 'list', '--db', d.db]).stdout.split('\n');
+    expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'STATUS', 'ACTIVE', 'INVITES TODAY', 'MESSAGES TODAY', 'WARM-UP']);
+    expect(rows.find((r) => r.startsWith(accountId))!.split(/\s{2,}/)).toEqual([accountId, 'Second', 'connected', 'no', '0/5 of 6', '0/10 of 40', 'day 1 of 14']);
+    expect(rows.find((r) => r.startsWith('acc_ada '))!.split(/\s{2,}/).slice(4)).toEqual(['3/25', '2/50', '-']);
+    expect(run(['accounts', 'update', accountId, '--warm-up', 'false', '--db', d.db]).stdout).toBe(`Updated account ${accountId} (Second): 6 invitations and 40 messages a day, inactive (sends nothing).\n`);
+    // Off for one account by flag, or for every new one by the config.
+    expect(run(['accounts', 'connect', '--name', 'Old hand', '--warm-up', 'false', '--db', d.db]).stdout).toMatch(/\(Old hand\), connected: 25 invitations and 50 messages a day\.\n$/);
+    const config = join(d.dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ engine: { warmUp: { onConnect: false } } }));
+    expect(run(['accounts', 'connect', '--name', 'Config off', '--config', config, '--db', d.db]).stdout).toMatch(/\(Config off\), connected: 25 invitations and 50 messages a day\.\n$/);
 
     const file = join(d.dir, 'agent.json');
     writeFileSync(file, JSON.stringify({ name: 'CLI agent', accountId, connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Hello {{ firstName }}', delayHours: 2 }] }));
@@ -105,6 +125,7 @@ describe('the operator CLI on a scratch database', () => {
     expectRefused(d, ['campaigns', 'update', 'cmp_running', '--agent', 'none'], 'pause');
     expectRefused(d, ['accounts', 'connect', '--name', 'x', '--connection-limit', '101'], '--connection-limit');
     expectRefused(d, ['accounts', 'update', 'acc_ada', '--active', 'maybe'], '--active');
+    expectRefused(d, ['accounts', 'connect', '--name', 'x', '--warm-up', 'soon'], '--warm-up');
     const csv = join(d.dir, 'nourl.csv');
     writeFileSync(csv, 'Name,Company\nAda,Engines\n');
     expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', csv], 'networkUrl');

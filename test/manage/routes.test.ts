@@ -92,11 +92,28 @@ describe('management routes', () => {
   it('connect_account in development adds a connected simulated account; update_account changes limits and active', async () => {
     const { r, m } = await both('connect_account', () => post('/accounts', { name: 'Sales', hasSalesNavigator: true, messageLimit: 80 }), { name: 'Second' });
     expect(r.body.connectUrl).toBeNull();
-    expect(r.body.account).toMatchObject({ name: 'Sales', status: 'connected', active: true, hasSalesNavigator: true, today: { connectionRequestLimit: 25, messageLimit: 80 } });
-    expect(m.body.account.status).toBe('connected');
+    // A connected account warms up: day 1 of 14 allows 5 invitations and 10 messages, below the configured limits.
+    expect(r.body.account).toMatchObject({
+      name: 'Sales',
+      status: 'connected',
+      active: true,
+      hasSalesNavigator: true,
+      today: { connectionRequestLimit: 5, messageLimit: 10 },
+      limits: { connectionRequestLimit: 25, messageLimit: 80 },
+      warmUp: { day: 1, days: 14 },
+    });
+    expect(m.body.account).toMatchObject({ status: 'connected', today: { connectionRequestLimit: 5, messageLimit: 10 }, limits: { connectionRequestLimit: 25, messageLimit: 50 }, warmUp: { day: 1, days: 14 } });
     const id = r.body.account.id as string;
     const u = await post(`/accounts/${id}`, { connectionRequestLimit: 10, active: false }, 'PATCH');
-    expect(u.body).toMatchObject({ id, active: false, today: { connectionRequestLimit: 10, messageLimit: 80 } });
+    expect(u.body).toMatchObject({ id, active: false, today: { connectionRequestLimit: 5, messageLimit: 10 }, limits: { connectionRequestLimit: 10, messageLimit: 80 }, warmUp: { day: 1, days: 14 } });
+    // warmUp false ends it: the configured limits at once; true starts a new one, and asking again does not restart it.
+    const ended = await post(`/accounts/${id}`, { warmUp: false }, 'PATCH');
+    expect(ended.body).toMatchObject({ today: { connectionRequestLimit: 10, messageLimit: 80 }, warmUp: null });
+    expect((await post(`/accounts/${id}`, { warmUp: true }, 'PATCH')).body).toMatchObject({ today: { connectionRequestLimit: 5, messageLimit: 10 }, warmUp: { day: 1, days: 14 } });
+    server.ctx.clock.advance(86_400_000);
+    expect((await post(`/accounts/${id}`, { warmUp: true }, 'PATCH')).body).toMatchObject({ today: { connectionRequestLimit: 5, messageLimit: 15 }, warmUp: { day: 2, days: 14 } });
+    expect((await post(`/accounts/${id}`, { warmUp: 'yes' }, 'PATCH')).body.error.details.fields).toEqual(['warmUp']);
+    expect((await post(`/accounts/${id}`, { warmUp: false }, 'PATCH')).body.warmUp).toBeNull();
     expect((await post(`/accounts/${id}`, { messageLimit: 151 }, 'PATCH')).body.error.details.fields).toEqual(['messageLimit']);
     expect((await post('/accounts/acc_nope', { name: 'x' }, 'PATCH')).status).toBe(404);
     // The account's safety settings: weekly cap, time zone and working hours, each checked.

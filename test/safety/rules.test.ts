@@ -1,13 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { listAccounts } from '../../src/core/accounts/list.js';
+import { findAccountView, listAccounts } from '../../src/core/accounts/list.js';
+import { connectAccount, updateAccount } from '../../src/core/accounts/manage.js';
 import { FakeClock, utcDay } from '../../src/core/clock.js';
 import { pauseCampaign } from '../../src/core/campaigns/lifecycle.js';
 import { auditSafety } from '../../src/core/safety/audit.js';
-import { warmUpLimit } from '../../src/core/safety/rules.js';
-import { accountDaily, accounts, activity, campaigns, engineIntents } from '../../src/db/schema.js';
+import { resolveSafety, warmUpLimit } from '../../src/core/safety/rules.js';
+import { accountDaily, accounts, activity, agents, campaigns, engineIntents } from '../../src/db/schema.js';
 import { Engine } from '../../src/workers/outreach/index.js';
 import { DAY, engineSettings, engineWorkspace, harness, HOUR, MINUTE, RecordingNetwork, type Harness } from '../engine/helpers.js';
+import { testCtx } from '../helpers.js';
 import { expectSafe } from './audit.js';
 
 const MONDAY = Date.parse('2026-11-23T00:00:00Z');
@@ -113,6 +115,54 @@ describe('warm-up', () => {
     expect(curve.map((_, i) => days.get(dayOf(i)) ?? 0)).toEqual(curve);
     expectSafe(h.ctx, h.engine.settings);
   }, 120_000);
+
+  it('starts for an account added with connect_account: 5 invitations and 10 messages the first day, more each next day', async () => {
+    const ctx = testCtx({ clock: new FakeClock(MONDAY + 15 * HOUR) });
+    const { account: added } = await connectAccount(ctx, { name: 'New seat' });
+    expect(added).toMatchObject({ status: 'connected', today: { connectionRequestLimit: 5, messageLimit: 10 }, limits: { connectionRequestLimit: 25, messageLimit: 50 }, warmUp: { day: 1, days: 14 } });
+    const seen: unknown[] = [];
+    for (let i = 1; i <= 14; i++) {
+      ctx.clock.set(MONDAY + i * DAY + HOUR);
+      const a = findAccountView(ctx, added.id)!;
+      seen.push([a.today.connectionRequestLimit, a.today.messageLimit, a.warmUp?.day ?? null]);
+    }
+    // Day 2 is the next UTC day, however late on day 1 the account was connected; day 15 runs at the configured limits.
+    expect(seen).toEqual([
+      [6, 13, 2], [8, 16, 3], [9, 19, 4], [11, 21, 5], [12, 24, 6], [14, 27, 7], [15, 30, 8],
+      [16, 33, 9], [18, 36, 10], [19, 39, 11], [21, 41, 12], [22, 44, 13], [24, 47, 14], [25, 50, null],
+    ]);
+    expect(findAccountView(ctx, added.id)).toMatchObject({ limits: { connectionRequestLimit: 25, messageLimit: 50 }, warmUp: null });
+  });
+
+  it('holds the engine to it on a connect_account account, and a second ask does not restart it', async () => {
+    const h = harness(engineWorkspace(silent(60)), { clock: new FakeClock(MONDAY) });
+    const { account: added } = await connectAccount(h.ctx, { name: 'New seat' });
+    h.ctx.db.update(agents).set({ accountId: added.id }).where(eq(agents.id, 'tpl')).run();
+    await runFor(h, 2 * DAY);
+    updateAccount(h.ctx, added.id, { warmUp: true });
+    await runFor(h, DAY);
+    expect([0, 1, 2].map((i) => invitesPerDay(h).get(dayOf(i)) ?? 0)).toEqual([5, 6, 8]);
+    expect(account(h, added.id).warmUp).toEqual({ day: 4, days: 14 });
+    expectSafe(h.ctx, h.engine.settings);
+  }, 60_000);
+
+  it('is not started by connect_account when the config turns it off, unless the call asks', async () => {
+    const ctx = { ...testCtx({ clock: new FakeClock(MONDAY) }), safety: resolveSafety({ warmUp: { onConnect: false } }) };
+    const off = await connectAccount(ctx, { name: 'Old seat', connectionRequestLimit: 30 });
+    expect(off.account).toMatchObject({ today: { connectionRequestLimit: 30, messageLimit: 50 }, limits: { connectionRequestLimit: 30, messageLimit: 50 }, warmUp: null });
+    expect((await connectAccount(ctx, { name: 'New seat', warmUp: true })).account).toMatchObject({ today: { connectionRequestLimit: 5 }, warmUp: { day: 1, days: 14 } });
+    expect((await connectAccount(testCtx(), { name: 'Old seat', warmUp: false })).account).toMatchObject({ today: { connectionRequestLimit: 25 }, warmUp: null });
+  });
+
+  it('started later by update_account, leaves the days before it at full limits for the auditor', async () => {
+    const h = harness(engineWorkspace(silent(80)), { clock: new FakeClock(MONDAY) });
+    await runFor(h, 2 * DAY);
+    expect(updateAccount(h.ctx, 'acc_a', { warmUp: true })).toMatchObject({ today: { connectionRequestLimit: 5, messageLimit: 10 }, warmUp: { day: 1, days: 14 } });
+    await runFor(h, 2 * DAY);
+    expect([0, 1, 2, 3].map((i) => invitesPerDay(h).get(dayOf(i)) ?? 0)).toEqual([25, 25, 5, 6]);
+    expectSafe(h.ctx, h.engine.settings);
+    expect(updateAccount(h.ctx, 'acc_a', { warmUp: false })).toMatchObject({ today: { connectionRequestLimit: 25, messageLimit: 50 }, warmUp: null });
+  }, 60_000);
 
   it('is off for accounts loaded from a workspace file unless asked', () => {
     const h = harness(engineWorkspace([]), { clock: new FakeClock(MONDAY) });

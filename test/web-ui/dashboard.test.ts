@@ -217,7 +217,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await shot('inbox');
   });
 
-  it('shows accounts with today’s counters against their limits, and connects another', async () => {
+  it('shows accounts with today’s counters against their limits, and connects another, which warms up', async () => {
     await page.getByRole('link', { name: 'Accounts' }).click();
     await heading('Accounts');
     const meter = page.getByRole('meter', { name: /^Connection requests: \d+ of 25$/ });
@@ -226,6 +226,12 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.getByText('Second sender is connected.').waitFor();
     await page.getByRole('heading', { name: 'Second sender' }).waitFor();
+    // A connected account warms up (a simulated day passes each second here, so its day moves on).
+    const card = page.getByRole('article', { name: 'Second sender' });
+    await card.getByText(/^Warm-up: day ([1-9]|1[0-4]) of 14\.$/).waitFor();
+    await card.getByText('Configured: 25 requests and 50 messages a day.').waitFor();
+    expect(await card.getByRole('meter', { name: /^Connection requests: 0 of \d+$/ }).getAttribute('aria-label')).not.toBe('Connection requests: 0 of 25');
+    expect(await card.getByLabel('Requests per day').inputValue()).toBe('25');
     await expectAccessible();
     await shot('accounts');
   });

@@ -216,6 +216,9 @@ describe('Accounts page', () => {
             active: true,
             hasSalesNavigator: false,
             today: { connectionRequestsSent: 7, connectionRequestsAccepted: 2, connectionRequestLimit: 25, messagesSent: 11, messageLimit: 50 },
+            limits: { connectionRequestLimit: 25, messageLimit: 50 },
+            week: { connectionRequestsSent: 40, connectionRequestLimit: 100, fullUntil: null },
+            warmUp: null,
           },
         ],
         nextCursor: null,
@@ -227,10 +230,79 @@ describe('Accounts page', () => {
     expect(meter.value).toBe(7);
     expect(meter.max).toBe(25);
     expect(screen.getByRole('meter', { name: 'Messages: 11 of 50' })).toBeTruthy();
+    expect(screen.queryByText(/Warm-up/)).toBeNull();
+    expect(screen.queryByRole('button', { name: 'End warm-up' })).toBeNull();
     fireEvent.change(screen.getByLabelText('Requests per day'), { target: { value: '40' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save limits' }));
     await screen.findByText('Saved.');
     expect(fake.callsOf('update_account')[0]?.args).toEqual({ accountId: 'acc_1', connectionRequestLimit: 40, messageLimit: 50 });
+  });
+
+  it('shows a warm-up with its day, today\'s lower limits beside the configured ones, and ends it on request', async () => {
+    const warming = {
+      id: 'acc_new',
+      name: 'New seat',
+      status: 'connected',
+      active: true,
+      hasSalesNavigator: false,
+      today: { connectionRequestsSent: 2, connectionRequestsAccepted: 0, connectionRequestLimit: 8, messagesSent: 0, messageLimit: 16 },
+      limits: { connectionRequestLimit: 25, messageLimit: 50 },
+      week: { connectionRequestsSent: 13, connectionRequestLimit: 100, fullUntil: null },
+      warmUp: { day: 3, days: 14 } as { day: number; days: number } | null,
+    };
+    const fake = fakeCallTool({
+      list_accounts: () => ({ accounts: [warming], nextCursor: null }),
+      update_account: (args) => {
+        warming.warmUp = null;
+        return { ...warming, ...args };
+      },
+    });
+    renderWith(<AccountsPage />, fake.callTool);
+    expect(await screen.findByRole('meter', { name: 'Connection requests: 2 of 8' })).toBeTruthy();
+    expect(screen.getByRole('meter', { name: 'Messages: 0 of 16' })).toBeTruthy();
+    expect(screen.getByText('Configured: 25 requests and 50 messages a day.')).toBeTruthy();
+    expect(screen.getByText('Warm-up: day 3 of 14.')).toBeTruthy();
+    // The form holds the configured limits: saving it unchanged must not lower them to today's.
+    expect((screen.getByLabelText('Requests per day') as HTMLInputElement).value).toBe('25');
+    expect((screen.getByLabelText('Messages per day') as HTMLInputElement).value).toBe('50');
+    fireEvent.click(screen.getByRole('button', { name: 'End warm-up' }));
+    await waitFor(() => expect(screen.queryByText('Warm-up: day 3 of 14.')).toBeNull());
+    expect(fake.callsOf('update_account').map((c) => c.args)).toEqual([{ accountId: 'acc_new', warmUp: false }]);
+  });
+
+  it('says when the week is full, and connects an account without a warm-up only when asked', async () => {
+    const full = {
+      id: 'acc_1',
+      name: 'Busy',
+      status: 'connected',
+      active: true,
+      hasSalesNavigator: false,
+      today: { connectionRequestsSent: 0, connectionRequestsAccepted: 0, connectionRequestLimit: 0, messagesSent: 0, messageLimit: 50 },
+      limits: { connectionRequestLimit: 25, messageLimit: 50 },
+      week: { connectionRequestsSent: 100, connectionRequestLimit: 100, fullUntil: '2026-11-30T00:00:00.000Z' },
+      warmUp: null,
+    };
+    const fake = fakeCallTool({
+      list_accounts: () => ({ accounts: [full], nextCursor: null }),
+      connect_account: (args) => ({ account: { ...full, id: 'acc_2', name: args.name }, connectUrl: null }),
+    });
+    renderWith(<AccountsPage />, fake.callTool);
+    expect(await screen.findByText(/100 of 100 requests in the last 7 days; new requests wait until/)).toBeTruthy();
+    const skip = screen.getByRole('checkbox', { name: 'Skip the warm-up' }) as HTMLInputElement;
+    expect(skip.checked).toBe(false);
+    fireEvent.change(screen.getByLabelText('Account name'), { target: { value: 'Fresh' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Connect' }));
+    await screen.findByText('Fresh is connected.');
+    fireEvent.click(skip);
+    fireEvent.change(screen.getByLabelText('Account name'), { target: { value: 'Veteran' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Connect' }));
+    await screen.findByText('Veteran is connected.');
+    const sent = fake.callsOf('connect_account').map(({ args }) => ({ name: args.name, warmUp: args.warmUp }));
+    expect(sent).toEqual([
+      { name: 'Fresh', warmUp: undefined },
+      { name: 'Veteran', warmUp: false },
+    ]);
+    expect(skip.checked).toBe(false);
   });
 });
 

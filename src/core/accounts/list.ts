@@ -25,6 +25,8 @@ export const Account = z.object({
     messagesSent: z.number().int(),
     messageLimit: z.number().int(),
   }),
+  /** The daily limits the operator set (connect_account, update_account); `today` can be lower. */
+  limits: z.object({ connectionRequestLimit: z.number().int(), messageLimit: z.number().int() }),
   /** Connection requests in the rolling week (today and the six days before) against the weekly cap. */
   week: z.object({
     connectionRequestsSent: z.number().int(),
@@ -92,6 +94,7 @@ export function toAccount(ctx: Ctx, a: AccountRow, d: DailyRow | null | undefine
       messagesSent: d?.messagesSent ?? 0,
       messageLimit: allowed.messageLimit,
     },
+    limits: { connectionRequestLimit: a.connectionRequestLimit, messageLimit: a.messageLimit },
     week: { ...allowed.week, fullUntil: allowed.weekFullUntil === null ? null : iso(allowed.weekFullUntil) },
     warmUp: allowed.warmUpDay === null ? null : { day: allowed.warmUpDay + 1, days: safety.warmUp.days },
   };

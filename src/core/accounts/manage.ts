@@ -8,7 +8,7 @@ import { ApiError, toApiError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { Account, findAccountView } from './list.js';
 import { requireAccount } from './resolve.js';
-import { AccountHoursInput, TimeZone } from '../safety/rules.js';
+import { AccountHoursInput, safetyOf, TimeZone, warmUpDay } from '../safety/rules.js';
 
 export const CONNECTION_REQUEST_LIMIT_MAX = 100;
 export const MESSAGE_LIMIT_MAX = 150;
@@ -21,12 +21,16 @@ export const ConnectionRequestLimit = z
   .max(CONNECTION_REQUEST_LIMIT_MAX)
   .describe(`Connection requests per UTC day, 1..${CONNECTION_REQUEST_LIMIT_MAX} (default 25).`);
 export const MessageLimit = z.number().int().min(1).max(MESSAGE_LIMIT_MAX).describe(`Messages per UTC day, 1..${MESSAGE_LIMIT_MAX} (default 50).`);
+const WarmUpFlag = z.boolean();
 
 export const ConnectAccountInput = z.strictObject({
   name: AccountName,
   hasSalesNavigator: z.boolean().optional().describe('Development only: whether the simulated account has Sales Navigator. In production it comes from the network.'),
   connectionRequestLimit: ConnectionRequestLimit.optional(),
   messageLimit: MessageLimit.optional(),
+  warmUp: WarmUpFlag.optional().describe(
+    'Start the daily limits low and raise them day by day to the configured ones (default true, unless the server config turns it off). false for an account already used at full volume.',
+  ),
 });
 export type ConnectAccountInput = z.output<typeof ConnectAccountInput>;
 
@@ -44,6 +48,7 @@ export const UpdateAccountFields = {
     .describe('Connection requests in any rolling 7 days, 1..1000 (default 100), on top of the daily limit.'),
   timeZone: TimeZone.optional().describe('IANA time zone of the working hours, e.g. Europe/Berlin.'),
   workingHours: AccountHoursInput.optional().describe('"always", or { start: "HH:MM", end: "HH:MM", days: ["mon",...] } in the account\'s time zone.'),
+  warmUp: WarmUpFlag.optional().describe('false ends a running warm-up (full limits at once); true starts one from today when none runs.'),
 };
 export const UpdateAccountInput = z.strictObject(UpdateAccountFields);
 export type UpdateAccountInput = z.output<typeof UpdateAccountInput>;
@@ -73,6 +78,9 @@ export async function connectAccount(ctx: Ctx, input: ConnectAccountInput): Prom
     throw new ApiError('upstream_unavailable', 'This server has no network provider that can connect accounts. Configure Unipile, then retry.');
   }
   const id = newId('acc');
+  // The warm-up's day 1 is the engine's (simulated) today. In production the row waits for the
+  // sign-in; completeHostedSignIn moves the start to the moment it is connected.
+  const warmUp = input.warmUp ?? safetyOf(ctx).warmUp.onConnect;
   transaction(ctx.db, () => {
     ctx.db
       .insert(accounts)
@@ -83,6 +91,7 @@ export async function connectAccount(ctx: Ctx, input: ConnectAccountInput): Prom
         hasSalesNavigator: production ? false : (input.hasSalesNavigator ?? false),
         connectionRequestLimit: input.connectionRequestLimit ?? 25,
         messageLimit: input.messageLimit ?? 50,
+        warmUpStartedAt: warmUp ? ctx.simClock.now() : null,
         createdAt: ctx.clock.now(),
       })
       .run();
@@ -110,13 +119,16 @@ export function updateAccount(ctx: Ctx, id: string, input: UpdateAccountInput): 
   if (input.weeklyConnectionRequestLimit !== undefined) set.weeklyConnectionRequestLimit = input.weeklyConnectionRequestLimit;
   if (input.timeZone !== undefined) set.timeZone = input.timeZone;
   if (input.workingHours !== undefined) set.workingHours = JSON.stringify(input.workingHours);
-  if (Object.keys(set).length === 0) {
+  if (Object.keys(set).length === 0 && input.warmUp === undefined) {
     const fields = Object.keys(UpdateAccountFields);
     throw validationError(`Give at least one of ${fields.join(', ')}.`, fields);
   }
   transaction(ctx.db, () => {
-    requireAccount(ctx, id);
-    ctx.db.update(accounts).set(set).where(eq(accounts.id, id)).run();
+    const row = requireAccount(ctx, id);
+    if (input.warmUp === false) set.warmUpStartedAt = null;
+    // A running warm-up keeps its day: asking again must not send the account back to day 1.
+    else if (input.warmUp === true && warmUpDay(row, safetyOf(ctx), ctx.simClock.now()) === null) set.warmUpStartedAt = ctx.simClock.now();
+    if (Object.keys(set).length > 0) ctx.db.update(accounts).set(set).where(eq(accounts.id, id)).run();
   });
   return view(ctx, id);
 }
@@ -125,11 +137,14 @@ export function updateAccount(ctx: Ctx, id: string, input: UpdateAccountInput): 
  * The provider reported a finished hosted sign-in for our account `accountId`: link it to
  * the provider's account and take status and Sales Navigator from what the provider says.
  * Only an account still `connecting` and not yet linked is changed, so a replayed or forged
- * report cannot re-point a connected account. Returns whether it changed anything.
+ * report cannot re-point a connected account (nor restart its warm-up). Returns whether it
+ * changed anything. A warm-up asked for at connect_account starts now, at `simNow` (the
+ * engine's clock), as the account can only send from here on.
  */
 export function completeHostedSignIn(
   ctx: Pick<Ctx, 'db'>,
   accountId: string,
+  simNow: number,
   provider: { providerAccountId: string; status: 'connected' | 'connecting' | 'failed' | 'disconnected'; hasSalesNavigator: boolean },
 ): boolean {
   return transaction(ctx.db, () => {
@@ -139,7 +154,12 @@ export function completeHostedSignIn(
     if (taken) return false;
     ctx.db
       .update(accounts)
-      .set({ providerAccountId: provider.providerAccountId, status: provider.status, hasSalesNavigator: provider.hasSalesNavigator })
+      .set({
+        providerAccountId: provider.providerAccountId,
+        status: provider.status,
+        hasSalesNavigator: provider.hasSalesNavigator,
+        warmUpStartedAt: row.warmUpStartedAt === null ? null : simNow,
+      })
       .where(eq(accounts.id, accountId))
       .run();
     return true;

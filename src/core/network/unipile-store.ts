@@ -1,5 +1,6 @@
 import { and, asc, eq, gte, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import type { Clock } from '../clock.js';
 import { accounts, unipileContacts, unipileInbound, unipileInvitations } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { UnipileStore } from '../../network/unipile/store.js';
@@ -10,10 +11,14 @@ import { inboundEvent, inboundRow } from './inbound-rows.js';
 
 /** The adapter's durable state: the inbound queue, sent invitations and known people. All synchronous. */
 export class SqliteUnipileStore implements UnipileStore {
-  constructor(readonly db: Db) {}
+  /** `simClock` is the engine's clock: a warm-up starts on its day, as the engine counts days on it. */
+  constructor(
+    readonly db: Db,
+    readonly simClock: Clock,
+  ) {}
 
-  completeHostedSignIn(accountId: string, provider: Parameters<typeof completeHostedSignIn>[2]): boolean {
-    return completeHostedSignIn({ db: this.db }, accountId, provider);
+  completeHostedSignIn(accountId: string, provider: Parameters<typeof completeHostedSignIn>[3]): boolean {
+    return completeHostedSignIn({ db: this.db }, accountId, this.simClock.now(), provider);
   }
 
   /** Account sync is a core verb: the adapter fetches, core decides what changes. */

@@ -86,6 +86,8 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
     const weekly = account.weeklyConnectionRequestLimit ?? safety.weeklyConnectionRequestLimit;
     const limitsOn = (dayMs: number) => {
       const index = account.warmUpStartedAt === null ? safety.warmUp.days : Math.floor((dayMs - dayStart(account.warmUpStartedAt)) / DAY);
+      // Days before the warm-up began (one started later by update_account) ran at full limits.
+      if (index < 0) return { connections: account.connectionRequestLimit, messages: account.messageLimit };
       return {
         connections: warmUpLimit(account.connectionRequestLimit, safety.warmUp.connectionRequestsStart, safety.warmUp.days, index),
         messages: warmUpLimit(account.messageLimit, safety.warmUp.messagesStart, safety.warmUp.days, index),

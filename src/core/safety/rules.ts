@@ -44,6 +44,8 @@ export const SafetyConfig = {
       /** Limits of the first day; they rise in equal steps to the configured ones. */
       connectionRequestsStart: z.number().int().min(1).max(100).optional(),
       messagesStart: z.number().int().min(1).max(150).optional(),
+      /** Whether connect_account warms a new account up when its call does not say (default true). */
+      onConnect: z.boolean().optional(),
     })
     .optional(),
   /** Withdraw invitations still pending when the invitation timeout runs out (default true). */
@@ -56,7 +58,7 @@ export const SAFETY_DEFAULTS = {
   timeZone: 'UTC',
   rhythmJitterMinutes: 30,
   weeklyConnectionRequestLimit: 100,
-  warmUp: { days: 14, connectionRequestsStart: 5, messagesStart: 10 },
+  warmUp: { days: 14, connectionRequestsStart: 5, messagesStart: 10, onConnect: true },
 } as const;
 
 const DAY_INDEX = Object.fromEntries(WEEKDAYS.map((d, i) => [d, i])) as Record<(typeof WEEKDAYS)[number], number>;

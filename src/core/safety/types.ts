@@ -7,6 +7,7 @@ export interface SafetySettings {
   timeZone: string;
   jitterMinutes: number;
   weeklyConnectionRequestLimit: number;
-  warmUp: { days: number; connectionRequestsStart: number; messagesStart: number };
+  /** The curve, and `onConnect`: whether connect_account starts a warm-up when its call does not say. */
+  warmUp: { days: number; connectionRequestsStart: number; messagesStart: number; onConnect: boolean };
   withdrawStaleInvitations: boolean;
 }

@@ -28,7 +28,7 @@ export async function setup(deps: Partial<UnipileDeps> = {}) {
   const provider = createUnipileProvider(
     { dsn: server.url, apiKey: server.apiKey, inboundSecret: SECRET },
     {
-      store: new SqliteUnipileStore(ctx.db),
+      store: new SqliteUnipileStore(ctx.db, ctx.simClock),
       clock: ctx.clock,
       log: silentLogger(),
       dispatcher,

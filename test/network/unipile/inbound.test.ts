@@ -155,7 +155,7 @@ describe('the webhook endpoint', () => {
 describe('the inbound queue', () => {
   it('survives a restart: a new provider on the same database drains what the old one received', async () => {
     await post(message());
-    const restarted = createUnipileProvider({ dsn: t.server.url, apiKey: t.server.apiKey, inboundSecret: SECRET }, { store: new SqliteUnipileStore(t.ctx.db), clock: t.ctx.clock, log: silentLogger() });
+    const restarted = createUnipileProvider({ dsn: t.server.url, apiKey: t.server.apiKey, inboundSecret: SECRET }, { store: new SqliteUnipileStore(t.ctx.db, t.ctx.simClock), clock: t.ctx.clock, log: silentLogger() });
     const events = await restarted.drainInbound(t.ctx.clock.now());
     await restarted.idle();
     expect(events.map((e) => e.type)).toEqual(['message_received']);

@@ -114,7 +114,7 @@ describe('timeouts and dropped connections', () => {
     const sleeps: number[] = [];
     const provider = createUnipileProvider(
       { dsn: `http://127.0.0.1:${port}`, apiKey: 'k', inboundSecret: SECRET },
-      { store: new SqliteUnipileStore(t.ctx.db), clock: t.ctx.clock, log: silentLogger(), sleep: async (ms) => void sleeps.push(ms) },
+      { store: new SqliteUnipileStore(t.ctx.db, t.ctx.simClock), clock: t.ctx.clock, log: silentLogger(), sleep: async (ms) => void sleeps.push(ms) },
     );
     const err = await rejection(provider.sendConnectionRequest({ account: ada, providerId: 'ACoJane', note: null }));
     expect(err.code).toBe('upstream_unavailable');

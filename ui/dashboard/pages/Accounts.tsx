@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
+import { formatWhen } from '../../shared/format.js';
 import type { Account } from '../../shared/types.js';
 
 function Counter({ label, value, limit }: { label: string; value: number; limit: number }) {
@@ -15,10 +16,43 @@ function Counter({ label, value, limit }: { label: string; value: number; limit:
   );
 }
 
+/**
+ * Why today's limits are below the configured ones: a running warm-up (its day, and a way to end
+ * it for an account that already sends at full volume) or a full week of invitations.
+ */
+function LimitsStatus({ account, onEndWarmUp, pending }: { account: Account; onEndWarmUp: () => void; pending: boolean }) {
+  const { limits, warmUp, week } = account;
+  return (
+    <>
+      <p className="o-muted">
+        Configured: {limits.connectionRequestLimit} requests and {limits.messageLimit} messages a day.
+      </p>
+      {warmUp ? (
+        <p className="o-alert o-alert-warning d-note">
+          <strong>
+            Warm-up: day {warmUp.day} of {warmUp.days}.
+          </strong>{' '}
+          Today’s limits are lower and rise each day to the configured ones.{' '}
+          <button type="button" className="o-button-link" disabled={pending} onClick={onEndWarmUp}>
+            End warm-up
+          </button>
+        </p>
+      ) : null}
+      {week.fullUntil ? (
+        <p className="o-alert o-alert-warning d-note">
+          <strong>Weekly cap reached:</strong> {week.connectionRequestsSent} of {week.connectionRequestLimit} requests in the last 7 days; new requests wait
+          until {formatWhen(week.fullUntil)}.
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 function AccountCard({ account }: { account: Account }) {
   const id = useId();
-  const [requests, setRequests] = useState(String(account.today.connectionRequestLimit));
-  const [messages, setMessages] = useState(String(account.today.messageLimit));
+  // The configured limits, not today's: saving an unchanged form must not lock a warm-up's low limit in.
+  const [requests, setRequests] = useState(String(account.limits.connectionRequestLimit));
+  const [messages, setMessages] = useState(String(account.limits.messageLimit));
   const [saved, setSaved] = useState(false);
   const update = useToolMutation('update_account', ['list_accounts']);
   const save = (e: FormEvent) => {
@@ -43,6 +77,7 @@ function AccountCard({ account }: { account: Account }) {
       <Counter label="Connection requests" value={t.connectionRequestsSent} limit={t.connectionRequestLimit} />
       <Counter label="Messages" value={t.messagesSent} limit={t.messageLimit} />
       <p className="o-muted">{t.connectionRequestsAccepted} accepted today</p>
+      <LimitsStatus account={account} pending={update.isPending} onEndWarmUp={() => update.mutate({ accountId: account.id, warmUp: false })} />
       <form onSubmit={save} className="o-row" aria-label={`Limits of ${account.name}`}>
         <div className="o-field">
           <label htmlFor={`${id}-r`}>Requests per day</label>
@@ -65,7 +100,6 @@ function AccountCard({ account }: { account: Account }) {
         </button>
         {saved ? <span role="status">Saved.</span> : null}
       </form>
-      <p className="o-hint">A warm-up can keep today’s limits below the configured ones.</p>
       <ErrorNote error={update.error} prefix="Could not update" />
     </article>
   );
@@ -74,18 +108,21 @@ function AccountCard({ account }: { account: Account }) {
 function Connect() {
   const id = useId();
   const [name, setName] = useState('');
+  const [skipWarmUp, setSkipWarmUp] = useState(false);
   const [connectUrl, setConnectUrl] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const connect = useToolMutation('connect_account', ['list_accounts']);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     connect.mutate(
-      { name, idempotencyKey: newIdempotencyKey() },
+      // Unticked leaves the choice to the server's config (on unless turned off there).
+      { name, ...(skipWarmUp ? { warmUp: false } : {}), idempotencyKey: newIdempotencyKey() },
       {
         onSuccess: (r) => {
           setConnectUrl(r.connectUrl);
           setDone(r.connectUrl ? null : `${r.account.name} is connected.`);
           setName('');
+          setSkipWarmUp(false);
         },
       },
     );
@@ -102,6 +139,14 @@ function Connect() {
           Connect
         </button>
       </div>
+      <div className="o-row">
+        <input id={`${id}-w`} type="checkbox" checked={skipWarmUp} onChange={(e) => setSkipWarmUp(e.target.checked)} aria-describedby={`${id}-wh`} />
+        <label htmlFor={`${id}-w`}>Skip the warm-up</label>
+      </div>
+      <p id={`${id}-wh`} className="o-hint">
+        A new account starts with low daily limits that rise each day to its own, as LinkedIn expects of a new sender. Skip it only for an account that already sends at full
+        volume.
+      </p>
       {done ? <p role="status">{done}</p> : null}
       {connectUrl ? (
         <p role="status">
@@ -128,7 +173,7 @@ export function AccountsPage() {
       {accounts.data?.accounts.length === 0 ? <p>No account yet. Connect one to start sending.</p> : null}
       <div className="o-grid">
         {accounts.data?.accounts.map((a) => (
-          <AccountCard key={`${a.id}:${a.today.connectionRequestLimit}:${a.today.messageLimit}`} account={a} />
+          <AccountCard key={`${a.id}:${a.limits.connectionRequestLimit}:${a.limits.messageLimit}`} account={a} />
         ))}
       </div>
       <Connect />

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { renderScale, runScale } from '../../bench/scale.js';
+import { repoRoot } from '../../bench/lib/app.js';
+
+/**
+ * The scale simulation on a small workspace, so `npm run bench:scale` does not rot: it runs the
+ * real engine over three simulated weekdays and ends with the safety auditor, as the full run does.
+ */
+describe('bench: the scale simulation', () => {
+  it('sends within every rule over three simulated days, and reports what it measured', async () => {
+    const r = await runScale(repoRoot(), { accounts: 6, leads: 1200, days: 3 });
+    const invitations = r.byKind.connection_request ?? 0;
+    // Three weekdays at the default 25 a day each, within the weekly 100; the run ends at UTC
+    // midnight, when Chicago's last working day (15:00-24:00 UTC) may not be over yet.
+    expect(invitations).toBeLessThanOrEqual(6 * 25 * 3);
+    expect(invitations).toBeGreaterThanOrEqual(6 * 25 * 3 - 25);
+    expect(r.sends).toBe(Object.values(r.byKind).reduce((a, b) => a + b, 0));
+    expect(r.audit.calls).toBe(r.sends);
+    expect(r.audit.violations).toBe(0);
+    expect(r.audit.accountDays).toBe(6 * 3);
+    expect(r.tickCost.small.dueLeads).toBe(100);
+    expect(r.tickCost.big.leadsStored).toBeGreaterThan(1200);
+    expect(r.tickCost.ratio).toBeGreaterThan(0);
+    expect(r.storage.commitMs).toBeGreaterThan(0);
+    expect(r.targets.map((t) => t.met)).toHaveLength(4);
+    const md = renderScale(r);
+    expect(md).toContain('## Scale simulation: 6 accounts, 1,200 leads, 3 simulated days');
+    expect(md).toContain('| The safety auditor finds 0 violations |');
+  }, 300_000);
+});
