@@ -240,7 +240,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     const t0 = performance.now();
     const dbPath = join(dir, 'scale.db');
     const clock = new m.clock.FakeClock(START);
-    const ctx = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), clock);
+    const ctx = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), m.clock.systemClock, clock);
     m.seedLoad.loadWorkspace(ctx, m.seedFile.WorkspaceFile.parse(workspace(settings.accounts, true)), { reset: false });
     const campaignIds = Array.from({ length: settings.accounts }, (_, i) => `cmp_${i}`);
     say(`inserting ${settings.leads.toLocaleString('en-US')} leads`);

@@ -53,10 +53,12 @@ export function createContext(
   settings: Pick<Settings, 'dbPath' | 'env'> & { simSpeed?: number; config?: ConfigFile; unipile?: Settings['unipile'] },
   log: Logger,
   clock: Clock = systemClock,
+  /** The engine's clock; by default `clock` at `simSpeed`, resumed no earlier than the stored high-water mark. */
+  sim?: Clock,
 ): Ctx {
   const db = openDatabase(settings.dbPath);
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
-  const simClock = new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
+  const simClock = sim ?? new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
   const network = createNetwork(settings, db, simClock, clock, log);
   const keyCommand = settings.dbPath === ':memory:' ? undefined : keyCreateCommand(settings);
   return {

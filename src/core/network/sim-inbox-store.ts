@@ -1,4 +1,4 @@
-import { and, asc, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { perDb } from '../../db/prepared.js';
 import { simInbox } from '../../db/schema.js';
@@ -22,6 +22,12 @@ const statements = perDb((db) => ({
       at: sql.placeholder('at'),
     })
     .onConflictDoNothing()
+    .prepare(),
+  // The ids as one JSON array: one prepared statement whatever their number.
+  ack: db
+    .update(simInbox)
+    .set({ deliveredAt: sql`${sql.placeholder('at')}` })
+    .where(and(sql`${simInbox.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`, isNull(simInbox.deliveredAt)))
     .prepare(),
   due: db
     .select()
@@ -54,11 +60,7 @@ export class SqliteSimInboxStore implements SimInboxStore {
   }
 
   ack(ids: readonly string[]): void {
-    const at = this.clock.now();
-    // SQLite caps bound parameters; acknowledge in slices well under the limit.
-    for (let i = 0; i < ids.length; i += 500) {
-      const slice = ids.slice(i, i + 500);
-      this.db.update(simInbox).set({ deliveredAt: at }).where(and(inArray(simInbox.id, slice), isNull(simInbox.deliveredAt))).run();
-    }
+    if (ids.length === 0) return;
+    statements(this.db).ack.run({ at: this.clock.now(), ids: JSON.stringify(ids) });
   }
 }

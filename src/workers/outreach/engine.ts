@@ -91,8 +91,8 @@ const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead
 
 /**
  * The outreach engine. Every tick it drains inbound events, then works the leads that are due
- * in running campaigns (a due-work queue on `leads.next_action_at`, so a tick costs one index
- * probe per running campaign plus the due leads), sending through the network provider with a
+ * in running campaigns (a due-work queue on `leads.next_action_at`, read for all awake
+ * campaigns in one statement, so a tick costs a few statements plus the due leads), sending through the network provider with a
  * p-queue bounding provider concurrency; each account sends one message at a time, inside
  * working hours, under its daily caps and with randomised spacing. Time is `ctx.simClock`; the
  * lease that keeps one engine per database is on wall time (`ctx.clock`).
