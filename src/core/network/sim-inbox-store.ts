@@ -27,7 +27,9 @@ const statements = perDb((db) => ({
   ack: db
     .update(simInbox)
     .set({ deliveredAt: sql`${sql.placeholder('at')}` })
-    .where(and(sql`${simInbox.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`, isNull(simInbox.deliveredAt)))
+    // `+delivered_at` keeps SQLite off the due index: without statistics it would walk every
+    // undelivered event (2 ms at 20,000) instead of looking the ids up (7 µs).
+    .where(sql`${simInbox.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')})) AND +${simInbox.deliveredAt} IS NULL`)
     .prepare(),
   due: db
     .select()
