@@ -20,58 +20,54 @@ export function perDb<T>(build: (db: Db) => T): (db: Db) => T {
 }
 
 type Row<T extends SQLiteTable> = T['$inferSelect'];
+type Runnable = { run: (values: Record<string, unknown>) => { changes: number } };
 
 /**
- * `UPDATE table SET <changed columns> WHERE id = ?`, prepared once per database and per set of
- * changed columns, for the engine's hot writes (a lead changes several times per send). The
- * statement binds each value through its column's driver mapping, as drizzle does; a null is
- * written as a literal NULL (part of the statement's key), because a bound null would go through
- * the mapping too, and a boolean column maps null to 0.
+ * A statement per database and per set of columns given, built by `build` from a shape that maps
+ * each column to a placeholder of its own name. Each value binds through its column's driver
+ * mapping, as drizzle does; a null is written as a literal NULL (part of the statement's key),
+ * because a bound null would go through the mapping too, and a boolean column maps null to 0.
  */
-export function updaterById<T extends SQLiteTable & { id: SQLiteColumn }>(table: T): (db: Db, id: string, changes: Partial<Row<T>>) => number {
-  const statements = perDb(() => new Map<string, { run: (values: Record<string, unknown>) => { changes: number } }>());
-  return (db, id, changes) => {
-    const keys = Object.keys(changes).filter((k) => (changes as Record<string, unknown>)[k] !== undefined).sort();
+function perColumnSet(build: (db: Db, shape: Record<string, unknown>) => Runnable): (db: Db, values: Record<string, unknown>, extra?: Record<string, unknown>) => number {
+  const statements = perDb(() => new Map<string, Runnable>());
+  return (db, values, extra = {}) => {
+    const keys = Object.keys(values).filter((k) => values[k] !== undefined).sort();
     if (keys.length === 0) return 0;
-    const values = changes as Record<string, unknown>;
     const signature = keys.map((k) => (values[k] === null ? `${k}=null` : k)).join(',');
     const cache = statements(db);
     let stmt = cache.get(signature);
     if (stmt === undefined) {
-      const set = Object.fromEntries(keys.map((k) => [k, values[k] === null ? null : sql.placeholder(k)]));
-      stmt = db
-        .update(table)
-        .set(set as never)
-        .where(eq(table.id, sql.placeholder('__id')))
-        .prepare();
+      stmt = build(db, Object.fromEntries(keys.map((k) => [k, values[k] === null ? null : sql.placeholder(k)])));
       cache.set(signature, stmt);
     }
-    const bound: Record<string, unknown> = { __id: id };
+    const bound: Record<string, unknown> = { ...extra };
     for (const k of keys) if (values[k] !== null) bound[k] = values[k];
     return stmt.run(bound).changes;
   };
 }
 
 /**
+ * `UPDATE table SET <changed columns> WHERE id = ?`, prepared once per database and per set of
+ * changed columns (see `perColumnSet`), for the engine's hot writes (a lead changes several times
+ * per send). Returns the rows changed.
+ */
+export function updaterById<T extends SQLiteTable & { id: SQLiteColumn }>(table: T): (db: Db, id: string, changes: Partial<Row<T>>) => number {
+  const run = perColumnSet((db, shape) =>
+    db
+      .update(table)
+      .set(shape as never)
+      .where(eq(table.id, sql.placeholder('__id')))
+      .prepare(),
+  );
+  return (db, id, changes) => run(db, changes as Record<string, unknown>, { __id: id });
+}
+
+/**
  * `INSERT INTO table (<given columns>) VALUES (...)`, prepared once per database and per set of
- * given columns (nulls written literally, as in `updaterById`): the engine's per-send inserts
- * (intents, activity, messages) without building a drizzle query each time.
+ * given columns (see `perColumnSet`): the engine's per-send inserts (intents, activity,
+ * messages) without building a drizzle query each time.
  */
 export function inserterOf<T extends SQLiteTable>(table: T): (db: Db, values: T['$inferInsert']) => void {
-  const statements = perDb(() => new Map<string, { run: (values: Record<string, unknown>) => unknown }>());
-  return (db, row) => {
-    const values = row as Record<string, unknown>;
-    const keys = Object.keys(values).filter((k) => values[k] !== undefined);
-    const signature = keys.map((k) => (values[k] === null ? `${k}=null` : k)).join(',');
-    const cache = statements(db);
-    let stmt = cache.get(signature);
-    if (stmt === undefined) {
-      const shape = Object.fromEntries(keys.map((k) => [k, values[k] === null ? null : sql.placeholder(k)]));
-      stmt = db.insert(table).values(shape as never).prepare();
-      cache.set(signature, stmt);
-    }
-    const bound: Record<string, unknown> = {};
-    for (const k of keys) if (values[k] !== null) bound[k] = values[k];
-    stmt.run(bound);
-  };
+  const run = perColumnSet((db, shape) => db.insert(table).values(shape as never).prepare());
+  return (db, row) => void run(db, row as Record<string, unknown>);
 }

@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, gt, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { perDb } from '../../db/prepared.js';
-import { accountDaily, campaigns, engineIntents, leads } from '../../db/schema.js';
+import type { Db } from '../../db/connection.js';
+import { campaigns, engineIntents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { applyCampaignEvent } from '../campaigns/state-machine.js';
-import { accountToday } from '../accounts/today.js';
 import type { Ctx } from '../context.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
@@ -44,75 +44,47 @@ export function runningCampaigns(ctx: Ctx): CampaignInfo[] {
  */
 export const closingLeads = (ctx: Ctx, limit: number): LeadRow[] => closingStmt(ctx.db).all({ limit });
 
-// Prepared once per database: the engine runs these on every tick (the due probes once per running campaign).
+// Prepared once per database: the engine runs it on every tick.
 const closingStmt = perDb((db) =>
   db.select().from(leads).where(isNotNull(leads.politeClosePendingAt)).orderBy(asc(leads.politeClosePendingAt)).limit(sql.placeholder('limit')).prepare(),
 );
-const scheduledStmt = perDb((db) =>
-  db
-    .select()
-    .from(leads)
-    .where(and(eq(leads.campaignId, sql.placeholder('campaignId')), gt(leads.nextActionAt, 0), lte(leads.nextActionAt, sql.placeholder('now'))))
-    .orderBy(asc(leads.nextActionAt))
-    .limit(sql.placeholder('limit'))
-    .prepare(),
-);
-const freshStmt = perDb((db) =>
-  db.select().from(leads).where(and(eq(leads.campaignId, sql.placeholder('campaignId')), eq(leads.nextActionAt, 0))).limit(sql.placeholder('limit')).prepare(),
-);
 
 /**
- * The same two probes for many campaigns in one statement: one index seek per campaign inside
- * SQLite, so a tick over 200 running campaigns costs one statement, not 200. Each campaign
- * gets at most `limit` leads. Returned by campaign, each list earliest first.
+ * Up to `limit` leads of each campaign in the JSON array `ids` that match `due` (a condition on
+ * the leads_due index, alias `d`), earliest due first, in one statement: one index seek per
+ * campaign inside SQLite, so a tick over 200 running campaigns costs one statement, not 200.
  */
-const scheduledOfMany = perDb((db) =>
+const leadsOfMany = (db: Db, due: SQL) =>
   db
     .select()
     .from(leads)
     .where(
       sql`${leads.seq} IN (SELECT s.seq FROM json_each(${sql.placeholder('ids')}) j, leads s WHERE s.seq IN (
-        SELECT d.seq FROM leads d WHERE d.campaign_id = j.value AND d.next_action_at > 0 AND d.next_action_at <= ${sql.placeholder('now')}
-        ORDER BY d.next_action_at LIMIT ${sql.placeholder('limit')}))`,
+        SELECT d.seq FROM leads d WHERE d.campaign_id = j.value AND ${due} ORDER BY d.next_action_at LIMIT ${sql.placeholder('limit')}))`,
     )
-    .prepare(),
-);
-const freshOfMany = perDb((db) =>
-  db
-    .select()
-    .from(leads)
-    .where(
-      sql`${leads.seq} IN (SELECT s.seq FROM json_each(${sql.placeholder('ids')}) j, leads s WHERE s.seq IN (
-        SELECT d.seq FROM leads d WHERE d.campaign_id = j.value AND d.next_action_at = 0 LIMIT ${sql.placeholder('limit')}))`,
-    )
-    .prepare(),
-);
+    .prepare();
+const scheduledOfMany = perDb((db) => leadsOfMany(db, sql`d.next_action_at > 0 AND d.next_action_at <= ${sql.placeholder('now')}`));
+const freshOfMany = perDb((db) => leadsOfMany(db, sql`d.next_action_at = 0`));
 
-function byCampaign(rows: LeadRow[], sortDue: boolean): Map<string, LeadRow[]> {
+/** Rows by campaign, each list in due order (ties, and never-looked-at leads, by insertion). */
+function byCampaign(rows: LeadRow[]): Map<string, LeadRow[]> {
   const out = new Map<string, LeadRow[]>();
   for (const row of rows) {
     const list = out.get(row.campaignId) ?? [];
     list.push(row);
     out.set(row.campaignId, list);
   }
-  if (sortDue) for (const list of out.values()) list.sort((a, b) => (a.nextActionAt ?? 0) - (b.nextActionAt ?? 0) || a.seq - b.seq);
-  else for (const list of out.values()) list.sort((a, b) => a.seq - b.seq);
+  for (const list of out.values()) list.sort((a, b) => (a.nextActionAt ?? 0) - (b.nextActionAt ?? 0) || a.seq - b.seq);
   return out;
 }
 
-/** `scheduledLeads` for many campaigns at once. */
+/** Leads of these campaigns with scheduled work due at `now` (next_action_at > 0), at most `limit` each, by campaign. */
 export const scheduledLeadsOf = (ctx: Ctx, campaignIds: readonly string[], now: number, limit: number): Map<string, LeadRow[]> =>
-  campaignIds.length === 0 ? new Map() : byCampaign(scheduledOfMany(ctx.db).all({ ids: JSON.stringify(campaignIds), now, limit }), true);
+  campaignIds.length === 0 ? new Map() : byCampaign(scheduledOfMany(ctx.db).all({ ids: JSON.stringify(campaignIds), now, limit }));
 
-/** `freshLeads` for many campaigns at once (at most `limit` each, oldest rows first). */
+/** Leads of these campaigns the engine has never looked at (next_action_at 0, a new row's default), at most `limit` each, oldest first. */
 export const freshLeadsOf = (ctx: Ctx, campaignIds: readonly string[], limit: number): Map<string, LeadRow[]> =>
-  campaignIds.length === 0 ? new Map() : byCampaign(freshOfMany(ctx.db).all({ ids: JSON.stringify(campaignIds), limit }), false);
-
-/** A campaign's leads with scheduled work due at `now` (next_action_at > 0), earliest first. */
-export const scheduledLeads = (ctx: Ctx, campaignId: string, now: number, limit: number): LeadRow[] => scheduledStmt(ctx.db).all({ campaignId, now, limit });
-
-/** Leads of a campaign the engine has never looked at (next_action_at 0, a new row's default). */
-export const freshLeads = (ctx: Ctx, campaignId: string, limit: number): LeadRow[] => freshStmt(ctx.db).all({ campaignId, limit });
+  campaignIds.length === 0 ? new Map() : byCampaign(freshOfMany(ctx.db).all({ ids: JSON.stringify(campaignIds), limit }));
 
 /** When the account's last provider call was made (its latest intent), or null. */
 export const lastCallAt = (ctx: Ctx, accountId: string): number | null => lastCallStmt(ctx.db).get({ accountId })?.at ?? null;
@@ -149,17 +121,6 @@ const completionProbes = perDb((db) => {
     pending: db.select({ one: sql`1` }).from(engineIntents).where(and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, id))).limit(1).prepare(),
   };
 });
-
-/** A campaign's leads due at `now`, earliest first (one index probe on next_action_at). */
-export function dueLeads(ctx: Ctx, campaignId: string, now: number, limit: number): LeadRow[] {
-  return ctx.db
-    .select()
-    .from(leads)
-    .where(and(eq(leads.campaignId, campaignId), lte(leads.nextActionAt, now)))
-    .orderBy(asc(leads.nextActionAt))
-    .limit(limit)
-    .all();
-}
 
 /** Sets a lead's due time, unless something else changed it since it was read (`from`). */
 export function moveDue(ctx: Ctx, leadId: string, from: number | null, to: number | null): void {
@@ -223,16 +184,6 @@ export function recordAgentDecision(ctx: Ctx, leadId: string, text: string, deci
 /** Intents left pending, e.g. by an engine that died mid-send. */
 export const pendingIntents = (ctx: Ctx): IntentRow[] => ctx.db.select().from(engineIntents).where(eq(engineIntents.state, 'pending')).all();
 
-/** What an account has counted today (core/accounts/today.ts): the counters `list_accounts` shows. */
-export function accountDayCounts(ctx: Ctx, accountId: string): { connectionRequestsSent: number; messagesSent: number } {
-  const day = ctx.db
-    .select({ c: accountDaily.connectionRequestsSent, m: accountDaily.messagesSent })
-    .from(accountDaily)
-    .where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, accountToday(ctx))))
-    .get();
-  return { connectionRequestsSent: day?.c ?? 0, messagesSent: day?.m ?? 0 };
-}
-
 /**
  * The completion rule: a running campaign that is not importing, has at least one lead, no
  * lead with work left (nothing due now or later, no polite close pending) and no send in flight
@@ -242,10 +193,8 @@ export function accountDayCounts(ctx: Ctx, accountId: string): { connectionReque
 export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): boolean {
   const p = completionProbes(ctx.db);
   const args = { campaignId };
-  // Work left is the common answer: asked first, and outside a transaction (a read needs none),
-  // so a tick does not open a write transaction per campaign just to find work. Each probe is
-  // an index seek, so the check stays cheap however many leads there are.
-  if (p.workLeft.get(args) !== undefined) return false;
+  // The engine asks only about campaigns `withoutWorkLeft` found idle; each probe is an index
+  // seek, so the check stays cheap however many leads there are.
   return transaction(ctx.db, () => {
     if (p.workLeft.get(args) !== undefined) return false;
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return false;

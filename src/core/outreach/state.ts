@@ -112,23 +112,17 @@ export function updateAndReplan(
   settings: EngineSettings,
   current?: LeadRow,
 ): LeadRow | undefined {
-  let lead: LeadRow | undefined;
-  if (current !== undefined && current.id === leadId) {
-    lead = { ...current, ...changes };
-  } else {
-    updateLead(ctx.db, leadId, changes);
-    lead = getLead(ctx, leadId);
-  }
+  const known = current !== undefined && current.id === leadId;
+  if (!known) updateLead(ctx.db, leadId, changes);
+  const lead = known ? { ...current, ...changes } : getLead(ctx, leadId);
   if (!lead) return undefined;
   const plan = planFor(ctx, lead, info, settings);
   // "As soon as possible" is stored as now, not 0: a 0 marks a lead the engine has never
   // looked at, which it takes only as fast as the account may invite (see the engine's tick).
   const nextActionAt = plan === null ? null : plan.at === 0 ? Math.max(1, ctx.simClock.now()) : plan.at;
   const replanned = nextActionAt !== lead.nextActionAt;
-  if (current !== undefined && current.id === leadId) {
-    updateLead(ctx.db, leadId, replanned ? { ...changes, nextActionAt } : changes);
-  } else if (replanned) {
-    updateLead(ctx.db, leadId, { nextActionAt });
-  }
+  // A known lead's changes were not written yet: they go in the same write as its due time.
+  if (known) updateLead(ctx.db, leadId, replanned ? { ...changes, nextActionAt } : changes);
+  else if (replanned) updateLead(ctx.db, leadId, { nextActionAt });
   return replanned ? { ...lead, nextActionAt } : lead;
 }

@@ -1,4 +1,4 @@
-import { and, between, eq, sql } from 'drizzle-orm';
+import { and, between, sql } from 'drizzle-orm';
 import { perDb } from '../../db/prepared.js';
 import { z } from 'zod';
 import { accountDaily, type accounts } from '../../db/schema.js';
@@ -137,14 +137,6 @@ export function warmUpDay(account: Pick<AccountRow, 'warmUpStartedAt'>, s: Safet
   return index < s.warmUp.days ? Math.max(0, index) : null;
 }
 
-// Prepared once per database: the engine asks before every send.
-const weekRows = perDb((db) =>
-  db
-    .select({ day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })
-    .from(accountDaily)
-    .where(and(eq(accountDaily.accountId, sql.placeholder('accountId')), between(accountDaily.day, sql.placeholder('from'), sql.placeholder('to'))))
-    .prepare(),
-);
 
 export interface Allowance {
   /** Today's (UTC) limits in force: warm-up and the weekly cap applied; never above the configured ones. */
@@ -166,12 +158,11 @@ export interface Allowance {
  * days before it.
  */
 export function allowance(ctx: Ctx, account: AccountRow, s: SafetySettings, now: number): Allowance {
-  const today = dayStart(now);
-  const rows = weekRows(ctx.db).all({ accountId: account.id, from: utcDay(today - 6 * DAY), to: utcDay(today) });
-  return allowanceFrom(account, rows, s, now);
+  return allowances(ctx, [account], s, now).get(account.id) as Allowance;
 }
 
-// One statement for many accounts: the engine's tick asks for every account with new leads waiting.
+// Prepared once per database, for one account (before every send) or many (a tick asks for every
+// account with new leads waiting) alike.
 const weekRowsOfMany = perDb((db) =>
   db
     .select({ accountId: accountDaily.accountId, day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })

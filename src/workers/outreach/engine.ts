@@ -26,7 +26,7 @@ import {
 } from '../../core/outreach/queue.js';
 import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from '../../core/outreach/sends.js';
 import { nextWorkingTime } from '../../core/safety/hours.js';
-import { allowance, allowances, rhythmOf } from '../../core/safety/rules.js';
+import { allowance, allowances, rhythmOf, type Allowance } from '../../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
 import { effectiveAccountId, loadCampaignInfo, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
@@ -55,6 +55,11 @@ const DAY = 24 * HOUR;
 const dayOf = (ms: number): number => Math.floor(ms / DAY);
 /** The start of the next UTC day: when daily counters start again. */
 const nextUtcDay = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY) + DAY;
+/**
+ * When an account with no invitation left may invite again: tomorrow, or a later day when the
+ * rolling week's cap, not today's, is what holds.
+ */
+const invitationsFreeAt = (a: Allowance, now: number): number => (a.weekFullUntil !== null ? Math.max(a.weekFullUntil, nextUtcDay(now)) : nextUtcDay(now));
 
 export interface EngineOptions {
   settings?: EngineSettings;
@@ -426,10 +431,7 @@ export class Engine {
       const capped = kind === 'connect' ? a.connectionRequestsSentToday >= a.connectionRequestLimit : a.messagesSentToday >= a.messageLimit;
       if (capped) {
         this.capped = true;
-        // The week frees up on a later day than tomorrow when its cap, not today's, is what holds.
-        const tomorrow = nextUtcDay(now);
-        const frees = kind === 'connect' && a.weekFullUntil !== null ? Math.max(a.weekFullUntil, tomorrow) : tomorrow;
-        return nextWorkingTime(frees, rhythm);
+        return nextWorkingTime(kind === 'connect' ? invitationsFreeAt(a, now) : nextUtcDay(now), rhythm);
       }
     }
     return null;
@@ -503,9 +505,7 @@ export class Engine {
     const connected = [...senders.values()].filter((a) => a.status === 'connected');
     const room0 = allowances(this.ctx, connected, this.settings.safety, now);
     for (const [accountId, a] of room0) {
-      if (a.connectionRequestsSentToday < a.connectionRequestLimit) continue;
-      const frees = a.weekFullUntil !== null ? Math.max(a.weekFullUntil, nextUtcDay(now)) : nextUtcDay(now);
-      this.inviteFullUntil.set(accountId, Math.min(frees, now + INVITE_FULL_RECHECK_MS));
+      if (a.connectionRequestsSentToday >= a.connectionRequestLimit) this.inviteFullUntil.set(accountId, Math.min(invitationsFreeAt(a, now), now + INVITE_FULL_RECHECK_MS));
     }
     for (const info of campaigns) {
       const accountId = info.agent?.accountId;
