@@ -22,6 +22,22 @@ function AgentSelect({ id, value, onChange }: { id: string; value: string; onCha
   );
 }
 
+/** A campaign's name and agent, as the new-campaign and settings forms both ask for them. */
+function NameAndAgent({ id, name, onName, agentId, onAgent }: { id: string; name: string; onName: (v: string) => void; agentId: string; onAgent: (v: string) => void }) {
+  return (
+    <div className="o-row">
+      <div className="o-field">
+        <label htmlFor={`${id}-name`}>Name</label>
+        <input id={`${id}-name`} className="o-input" required maxLength={120} value={name} onChange={(e) => onName(e.target.value)} />
+      </div>
+      <div className="o-field">
+        <label htmlFor={`${id}-agent`}>Agent</label>
+        <AgentSelect id={`${id}-agent`} value={agentId} onChange={onAgent} />
+      </div>
+    </div>
+  );
+}
+
 function CreateCampaign() {
   const id = useId();
   const [name, setName] = useState('');
@@ -37,16 +53,7 @@ function CreateCampaign() {
   return (
     <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>New campaign</h2>
-      <div className="o-row">
-        <div className="o-field">
-          <label htmlFor={`${id}-name`}>Name</label>
-          <input id={`${id}-name`} className="o-input" required maxLength={120} value={name} onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className="o-field">
-          <label htmlFor={`${id}-agent`}>Agent</label>
-          <AgentSelect id={`${id}-agent`} value={agentId} onChange={setAgentId} />
-        </div>
-      </div>
+      <NameAndAgent id={id} name={name} onName={setName} agentId={agentId} onAgent={setAgentId} />
       <button type="submit" className="o-button o-button-primary" disabled={create.isPending}>
         Create campaign
       </button>
@@ -142,16 +149,7 @@ function EditCampaign({ campaign }: { campaign: Campaign }) {
   return (
     <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Settings</h2>
-      <div className="o-row">
-        <div className="o-field">
-          <label htmlFor={`${id}-name`}>Name</label>
-          <input id={`${id}-name`} className="o-input" required maxLength={120} value={name} onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className="o-field">
-          <label htmlFor={`${id}-agent`}>Agent</label>
-          <AgentSelect id={`${id}-agent`} value={agentId} onChange={setAgentId} />
-        </div>
-      </div>
+      <NameAndAgent id={id} name={name} onName={setName} agentId={agentId} onAgent={setAgentId} />
       <div className="o-row">
         <button type="submit" className="o-button" disabled={update.isPending}>
           Save settings
