@@ -16,7 +16,9 @@ describe('engine: sending', () => {
     expect(r.sends).toBe(1);
     expect(h.lead('lead_1').stage).toBe('connection_sent');
     expect(h.lead('lead_2').stage).toBe('new');
-    expect(h.lead('lead_2').nextActionAt).toBe(h.ctx.clock.now() + MINUTE);
+    // Held by the account's spacing, the second lead is left as it was (never looked at): its
+    // campaign is not read again until the account may send.
+    expect(h.lead('lead_2').nextActionAt).toBe(0);
     const [event] = h.events('connection_request_sent');
     expect(event).toMatchObject({ leadId: 'lead_1', leadName: 'Person1 Test', companyName: 'Acme', messagePreview: 'Hi Person1, glad to connect.', accountId: 'acc_a', manual: false });
 
@@ -76,6 +78,33 @@ describe('engine: sending', () => {
     expect(daily(h, day1)?.messagesSent).toBe(1);
   });
 
+  it('reads a few due leads per campaign, and reads on past those that need no send', async () => {
+    const slugs = Array.from({ length: 7 }, (_, i) => `p${i}-sim-never-accepts`);
+    const h = harness(engineWorkspace(slugs));
+    const now = h.ctx.clock.now();
+    // Six invitations sent an hour ago whose stored due time is stale (due now, though they
+    // wait for an answer): handling them moves them on without a send.
+    for (let i = 1; i <= 6; i++) {
+      h.ctx.db.update(leads).set({ stage: 'connection_sent', invitedAt: now - HOUR, nextActionAt: now - MINUTE + i }).where(eq(leads.id, `lead_${i}`)).run();
+    }
+    const first = await h.tick();
+    expect(first.due).toBe(6);
+    expect(first.sends).toBe(0);
+    for (let i = 1; i <= 6; i++) expect(h.lead(`lead_${i}`).nextActionAt).toBeGreaterThan(now + DAY);
+    // With the stale ones out of the way, the new lead goes at once.
+    const second = await h.tick();
+    expect(second.sends).toBe(1);
+    expect(h.lead('lead_7').stage).toBe('connection_sent');
+  });
+
+  it('without spacing, takes a whole batch of due leads in one tick', async () => {
+    const slugs = Array.from({ length: 12 }, (_, i) => `q${i}-sim-never-accepts`);
+    const h = harness(engineWorkspace(slugs), { config: { spacingSeconds: { min: 0, max: 0 } } });
+    const now = h.ctx.clock.now();
+    for (let i = 1; i <= 12; i++) h.ctx.db.update(leads).set({ nextActionAt: now - i }).where(eq(leads.id, `lead_${i}`)).run();
+    expect((await h.tick()).sends).toBe(12);
+  });
+
   it('sends only inside working hours', async () => {
     // 2026-11-21 is a Saturday.
     const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
@@ -85,7 +114,8 @@ describe('engine: sending', () => {
     });
     expect((await h.tick()).sends).toBe(0);
     const monday9 = Date.parse('2026-11-23T09:00:00Z');
-    expect(h.lead('lead_1').nextActionAt).toBe(monday9);
+    // Held by the hours, the lead is left as it was; the account sleeps until Monday 09:00.
+    expect(h.lead('lead_1').nextActionAt).toBe(0);
     clock.set(monday9 - MINUTE);
     expect((await h.tick()).sends).toBe(0);
     clock.set(monday9);
@@ -94,7 +124,12 @@ describe('engine: sending', () => {
     // At the close of the window the next send waits for the next morning.
     clock.set(Date.parse('2026-11-23T17:00:00Z'));
     expect((await h.tick()).sends).toBe(0);
-    expect(h.lead('lead_2').nextActionAt).toBe(Date.parse('2026-11-24T09:00:00Z'));
+    expect(h.lead('lead_2').stage).toBe('new');
+    clock.set(Date.parse('2026-11-24T09:00:00Z') - MINUTE);
+    expect((await h.tick()).sends).toBe(0);
+    clock.set(Date.parse('2026-11-24T09:00:00Z'));
+    expect((await h.tick()).sends).toBe(1);
+    expect(h.lead('lead_2').stage).toBe('connection_sent');
   });
 });
 

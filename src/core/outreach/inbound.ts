@@ -41,7 +41,7 @@ function candidates(ctx: Ctx, event: InboundEvent): Candidate[] {
 
 /**
  * Applies one inbound event in one transaction: stage, flags, counters, activity and the
- * webhook outbox move together. Returns the ids of the leads it changed.
+ * webhook outbox move together. Returns the campaign ids of the leads it changed.
  */
 export function applyInbound(ctx: Ctx, event: InboundEvent, settings: EngineSettings): string[] {
   return transaction(ctx.db, () => (event.type === 'invitation_accepted' ? applyAcceptance(ctx, event, settings) : applyReply(ctx, event, settings)));
@@ -52,17 +52,19 @@ export function applyInbound(ctx: Ctx, event: InboundEvent, settings: EngineSett
  * its own savepoint: an event that cannot be applied is undone alone and reported to `failed`,
  * and the others still commit.
  */
-export function applyInboundAll(ctx: Ctx, events: readonly InboundEvent[], settings: EngineSettings, failed: (event: InboundEvent, err: unknown) => void): void {
-  if (events.length === 0) return;
+export function applyInboundAll(ctx: Ctx, events: readonly InboundEvent[], settings: EngineSettings, failed: (event: InboundEvent, err: unknown) => void): Set<string> {
+  const campaignIds = new Set<string>();
+  if (events.length === 0) return campaignIds;
   transaction(ctx.db, () => {
     for (const event of events) {
       try {
-        savepoint(ctx.db, () => applyInbound(ctx, event, settings));
+        for (const id of savepoint(ctx.db, () => applyInbound(ctx, event, settings))) campaignIds.add(id);
       } catch (err) {
         failed(event, err);
       }
     }
   });
+  return campaignIds;
 }
 
 function applyAcceptance(ctx: Ctx, event: InboundEvent, settings: EngineSettings): string[] {
@@ -79,7 +81,7 @@ function applyAcceptance(ctx: Ctx, event: InboundEvent, settings: EngineSettings
     recordActivity(ctx, { type: 'connection_accepted', at: event.at, lead: updated, accountId: event.accountId });
     recordLeadEvent(ctx, 'lead.connection_accepted', updated, { acceptedAt: iso(event.at) }, event.accountId);
   }
-  return invited.map((c) => c.lead.id);
+  return invited.map((c) => c.lead.campaignId);
 }
 
 /** The conversation a reply belongs to: same chat first, else the lead messaged most recently. */
@@ -124,5 +126,5 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
   recordActivity(ctx, { type: 'reply_received', at: event.at, lead: updated, text: event.text, accountId: event.accountId });
   recordMessage(ctx, { lead: updated, sender: 'lead', text: event.text, at: event.at, accountId: event.accountId, externalId: event.id });
   recordLeadEvent(ctx, 'lead.replied', updated, { message: { text: event.text, receivedAt: iso(event.at) } }, event.accountId);
-  return [lead.id];
+  return [lead.campaignId];
 }

@@ -47,6 +47,11 @@ const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, mes
  * at a time, so a few keep it busy and the rest of a backlog costs nothing until its turn.
  */
 const FRESH_PER_PROBE = 5;
+/**
+ * Scheduled leads read per campaign and tick when sends are spaced (an account then makes one
+ * call per tick): the one to send and a spare. Without spacing, the batch size.
+ */
+const PER_WAKE = 2;
 /** How long an account found with no invitation left is taken at its word before it is asked again. */
 const INVITE_FULL_RECHECK_MS = 15 * MINUTE;
 /** Every this many ticks the completion rule looks at every running campaign, not only those with work. */
@@ -88,6 +93,8 @@ interface SendItem {
   accountId: string;
   /** The lead's next_action_at when it was picked up, so a deferral never overwrites a newer plan. */
   due: number | null;
+  /** Whether the account is its campaign's sender, so the campaign waits while the account is idle. */
+  followsSender: boolean;
 }
 
 type SendOutcome = 'skipped' | 'sent' | 'failed' | 'account_blocked';
@@ -123,6 +130,8 @@ export class Engine {
   private ticks = 0;
   /** Set by accountWait when the wait is a daily or weekly cap (read at once by runLane). */
   private capped = false;
+  /** Set by accountWait when the account is idle: out of hours or within its spacing (read at once by runLane). */
+  private idle = false;
   /** Per account: until when it can send nothing (out of hours, or spacing). */
   private readonly idleUntil = new Map<string, number>();
   /**
@@ -247,12 +256,14 @@ export class Engine {
     if (this.stopping || !this.ensureLease()) return report;
     report.leased = true;
 
-    report.inbound = await this.drainInbound();
+    const inbound = await this.drainInbound();
+    report.inbound = inbound.count;
 
     const running = runningCampaigns(this.ctx);
     const lanes = new Map<string, SendItem[]>();
     const seen = new Set<string>();
-    const touched = new Set<string>();
+    // Campaigns whose leads changed in this tick: only they can have just run out of work.
+    const touched = new Set<string>(inbound.campaigns);
     const now = this.ctx.simClock.now();
     const closing = closingLeads(this.ctx, this.settings.batchSize);
     for (const lead of closing) {
@@ -272,19 +283,36 @@ export class Engine {
     // row), a few at a time and only while the sender may still invite today. A backlog of a
     // million new leads then costs nothing until its turn. Each is one statement for all
     // campaigns, so a tick costs a few statements plus its due work.
-    const scheduledBy = scheduledLeadsOf(this.ctx, awake.map((info) => info.id), now, this.settings.batchSize);
+    //
+    // With spacing between sends an account makes one call per tick, so only a few leads are
+    // read per campaign; the rest stay due, untouched, until its next turn. When none of those
+    // few needed a send (waits re-planned, sequences finished), the campaign's next few are read
+    // at once, up to the batch size, so such leads never hold a sender up.
+    const perWake = this.settings.spacingMinMs > 0 ? Math.min(PER_WAKE, this.settings.batchSize) : this.settings.batchSize;
+    const scheduledBy = scheduledLeadsOf(this.ctx, awake.map((info) => info.id), now, perWake);
     const hungry = awake.filter((info) => !scheduledBy.has(info.id));
-    const quotas = this.freshQuotas(hungry, now, FRESH_PER_PROBE);
-    const freshBy = freshLeadsOf(this.ctx, hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0).map((info) => info.id), FRESH_PER_PROBE);
+    const freshRoom = Math.min(FRESH_PER_PROBE, perWake);
+    const quotas = this.freshQuotas(hungry, now, freshRoom);
+    const freshBy = freshLeadsOf(this.ctx, hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0).map((info) => info.id), freshRoom);
+    const queued = () => [...lanes.values()].reduce((n, items) => n + items.length, 0);
     for (const info of awake) {
-      const scheduled = scheduledBy.get(info.id) ?? [];
+      let scheduled = scheduledBy.get(info.id) ?? [];
       const fresh = (freshBy.get(info.id) ?? []).slice(0, quotas.get(info.id) ?? 0);
-      const due = fresh.length > 0 ? scheduled.concat(fresh) : scheduled;
+      let due = fresh.length > 0 ? scheduled.concat(fresh) : scheduled;
       if (due.length > 0) touched.add(info.id);
-      for (const lead of due) {
-        if (seen.has(lead.id)) continue;
-        seen.add(lead.id);
-        await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
+      const before = queued();
+      for (let taken = 0; ; ) {
+        let handled = 0;
+        for (const lead of due) {
+          if (seen.has(lead.id)) continue;
+          seen.add(lead.id);
+          handled++;
+          await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
+        }
+        taken += due.length;
+        if (handled === 0 || scheduled.length < perWake || queued() > before || taken >= this.settings.batchSize) break;
+        scheduled = scheduledLeadsOf(this.ctx, [info.id], now, perWake).get(info.id) ?? [];
+        due = scheduled;
       }
     }
     report.due = seen.size;
@@ -296,26 +324,27 @@ export class Engine {
     );
     report.sends = counts.reduce<number>((n, c) => n + (c ?? 0), 0);
 
-    // Only a campaign that had work this tick can have just finished it; every so often all are
-    // checked, for changes made elsewhere (leads deleted, inbound events). At 200 campaigns the
-    // check of every campaign on every tick was most of an idle tick's cost.
-    const checkAll = report.inbound > 0 || this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
+    // Only a campaign that had work or inbound events this tick can have just finished it; every
+    // so often all are checked, for changes made elsewhere (leads deleted through the API). At 200
+    // campaigns the check of every campaign on every tick was most of an idle tick's cost.
+    const checkAll = this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
     for (const l of closing) touched.add(l.campaignId);
     const candidates = withoutWorkLeft(this.ctx, running.filter((info) => checkAll || touched.has(info.id)).map((info) => info.id));
     for (const id of candidates) if (completeIfDone(this.ctx, id, this.holder)) report.completed.push(id);
     return report;
   }
 
-  private async drainInbound(): Promise<number> {
+  /** Applies the network's inbound events; returns how many, and the campaigns whose leads they changed. */
+  private async drainInbound(): Promise<{ count: number; campaigns: Set<string> }> {
     let events;
     try {
       events = await this.ctx.network.drainInbound(this.ctx.simClock.now());
     } catch (err) {
       this.ctx.log.warn({ err }, 'could not fetch inbound network events; will retry next tick');
-      return 0;
+      return { count: 0, campaigns: new Set() };
     }
-    applyInboundAll(this.ctx, events, this.settings, (event, err) => this.ctx.log.error({ err, eventId: event.id }, 'inbound event could not be applied'));
-    return events.length;
+    const campaigns = applyInboundAll(this.ctx, events, this.settings, (event, err) => this.ctx.log.error({ err, eventId: event.id }, 'inbound event could not be applied'));
+    return { count: events.length, campaigns };
   }
 
   private async guarded(lead: LeadRow, fn: () => Promise<void>): Promise<void> {
@@ -341,7 +370,7 @@ export class Engine {
     const enqueue = (kind: SendKind, due: number | null) => {
       if (accountId === null) return this.moveDue(lead.id, due, now + ACCOUNT_RETRY_MS);
       const lane = lanes.get(accountId) ?? [];
-      lane.push({ leadId: lead.id, kind, accountId, due });
+      lane.push({ leadId: lead.id, kind, accountId, due, followsSender: accountId === info.agent?.accountId });
       lanes.set(accountId, lane);
     };
     const action = plan.action;
@@ -391,9 +420,10 @@ export class Engine {
       const item = items[i] as SendItem;
       const now = this.ctx.simClock.now();
       this.capped = false;
+      this.idle = false;
       const wait = this.accountWait(accountId, item.kind, now);
       if (wait !== null) {
-        this.defer(items.slice(i), wait, this.capped);
+        this.defer(items.slice(i), wait, this.capped, this.idle);
         return calls;
       }
       const outcome = await this.send(item, now);
@@ -424,6 +454,7 @@ export class Engine {
     const idle = Math.max(nextWorkingTime(now, rhythm), this.slotOf(accountId));
     if (idle > now) {
       this.idleUntil.set(accountId, idle);
+      this.idle = true;
       return idle;
     }
     if (kind !== 'withdraw') {
@@ -449,20 +480,24 @@ export class Engine {
   }
 
   /**
-   * Pushes waiting sends back so they do not all come due at once. Held by hours or spacing,
-   * they queue behind at the average spacing; invitations held by a daily or weekly cap are
-   * booked on the day they may go, no more a day than the account may send.
+   * Holds back sends that cannot go now. Held because the account is idle (out of hours or
+   * within its spacing), a lead of a campaign that follows the account stays due as it is: its
+   * campaign is not read again until the account wakes (see runTick), so nothing is written.
+   * Otherwise sends are pushed back so they do not all come due at once: they queue behind at
+   * the average spacing, and invitations held by a daily or weekly cap are booked on the day
+   * they may go, no more a day than the account may send.
    */
-  private defer(items: SendItem[], until: number, capped = false): void {
+  private defer(items: SendItem[], until: number, capped = false, idle = false): void {
     const now = this.ctx.simClock.now();
     const step = Math.max(1, Math.round((this.settings.spacingMinMs + this.settings.spacingMaxMs) / 2));
     const moves: { leadId: string; from: number | null; to: number }[] = [];
     items.forEach((item, j) => {
+      if (idle && item.followsSender && item.kind !== 'polite_close') return;
       const at = capped && item.kind === 'connect' ? this.book(item.accountId, until, now) : until + j * step;
       if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, at);
       else moves.push({ leadId: item.leadId, from: item.due, to: at });
     });
-    moveDueMany(this.ctx, moves);
+    if (moves.length > 0) moveDueMany(this.ctx, moves);
   }
 
   /** The next booked invitation slot of an account, at or after `until`. */
