@@ -21,6 +21,12 @@ export function openDatabase(path: string): Db {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
+  // Checkpoint every 10,000 pages (~40 MB of WAL) instead of SQLite's 1,000: the engine commits
+  // many small transactions that rewrite the same hot pages (the due index, counters, the tails
+  // of the activity and intent tables), and a page rewritten between two checkpoints is copied
+  // back once. A WAL that grew past 64 MiB (a large import) is cut back after a checkpoint.
+  sqlite.pragma('wal_autocheckpoint = 10000');
+  sqlite.pragma('journal_size_limit = 67108864');
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS });
   return db;

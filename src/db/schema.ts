@@ -723,3 +723,12 @@ export const leadImports = sqliteTable(
   },
   (t) => [index('lead_imports_status').on(t.status)],
 );
+
+/**
+ * Counters kept by triggers (migration 0009), one per group of tables the engine reads for every
+ * lead it handles; it keeps what it read in memory while the counter stands still (src/db/counted.ts).
+ */
+export const changeCounters = sqliteTable('change_counters', {
+  name: text('name').primaryKey(),
+  value: integer('value').notNull().default(0),
+});

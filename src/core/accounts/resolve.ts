@@ -1,5 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
+import { counted } from '../../db/counted.js';
 import { accounts } from '../../db/schema.js';
 import type { AccountRef } from '../network/provider.js';
 import type { Ctx } from '../context.js';
@@ -7,22 +6,25 @@ import { ApiError } from '../errors.js';
 
 export type AccountRow = typeof accounts.$inferSelect;
 
-// Prepared once per database: the engine looks its accounts up before every send.
-const accountById = perDb((db) => db.select().from(accounts).where(eq(accounts.id, sql.placeholder('id'))).prepare());
+/**
+ * Every account by id, kept while the `accounts` counter stands still: the engine looks its
+ * accounts up for every send, and a workspace has a few hundred at most. Shared and frozen.
+ */
+const allAccounts = counted('accounts', (db) => new Map(db.select().from(accounts).all().map((a) => [a.id, Object.freeze(a)])));
 
 export function findAccount(ctx: Ctx, id: string): AccountRow | undefined {
-  return accountById(ctx.db).get({ id });
+  return allAccounts(ctx.db).get(id);
 }
-
-// One statement for many: the engine's tick reads every account with work waiting at once.
-const accountsByIds = perDb((db) =>
-  db.select().from(accounts).where(sql`${accounts.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`).prepare(),
-);
 
 /** The accounts with these ids, by id (unknown ids are left out). */
 export function findAccounts(ctx: Ctx, ids: readonly string[]): Map<string, AccountRow> {
-  if (ids.length === 0) return new Map();
-  return new Map(accountsByIds(ctx.db).all({ ids: JSON.stringify([...new Set(ids)]) }).map((a) => [a.id, a]));
+  const all = allAccounts(ctx.db);
+  const out = new Map<string, AccountRow>();
+  for (const id of ids) {
+    const account = all.get(id);
+    if (account) out.set(id, account);
+  }
+  return out;
 }
 
 /** The account, or 404 not_found (self-hosting.md, Accounts: unknown accountId on lookup, search or send). */

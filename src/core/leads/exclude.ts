@@ -1,4 +1,5 @@
 import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
+import { counted } from '../../db/counted.js';
 import { perDb } from '../../db/prepared.js';
 import { exclusions, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
@@ -43,7 +44,19 @@ const exclusionOf = perDb((db) =>
   db.select({ u: exclusions.networkUrl }).from(exclusions).where(eq(exclusions.networkUrl, sql.placeholder('networkUrl'))).prepare(),
 );
 
+/** Past this many entries the list is not kept in memory, and each URL is looked up. */
+const KEPT_EXCLUSIONS_MAX = 50_000;
+/**
+ * The whole exclusion list, kept while the `exclusions` counter stands still (the engine asks
+ * about every lead it plans), or null when it is too long to keep.
+ */
+const keptList = counted('exclusions', (db): ReadonlySet<string> | null => {
+  const rows = db.select({ u: exclusions.networkUrl }).from(exclusions).limit(KEPT_EXCLUSIONS_MAX + 1).all();
+  return rows.length > KEPT_EXCLUSIONS_MAX ? null : new Set(rows.map((r) => r.u));
+});
+
 export function isOnExclusionList(ctx: Ctx, networkUrl: string | null): boolean {
   if (networkUrl === null) return false;
-  return exclusionOf(ctx.db).get({ networkUrl }) !== undefined;
+  const list = keptList(ctx.db);
+  return list !== null ? list.has(networkUrl) : exclusionOf(ctx.db).get({ networkUrl }) !== undefined;
 }

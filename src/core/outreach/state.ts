@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { counted } from '../../db/counted.js';
 import { perDb, updaterById } from '../../db/prepared.js';
 import { agents, campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
@@ -57,11 +58,19 @@ const runningWithAgents = perDb((db) =>
     .prepare(),
 );
 
-/** Every campaign in progress with its agent, in one query (the engine reads them on every tick). */
-export function loadRunningCampaigns(ctx: Ctx): CampaignInfo[] {
-  return runningWithAgents(ctx.db)
-    .all()
-    .map((row) => ({ id: row.id, status: row.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] }));
+/** Running campaigns, in order and by id, kept while the `campaigns` counter stands still. */
+const running = counted('campaigns', (db) => {
+  const list = Object.freeze(
+    runningWithAgents(db)
+      .all()
+      .map((row) => Object.freeze({ id: row.id, status: row.status, agent: row.a ? Object.freeze(row.a) : null, sequence: row.a ? parseSequence(row.a.messages) : [] })),
+  );
+  return { list, byId: new Map(list.map((info) => [info.id, info])) };
+});
+
+/** Every campaign in progress with its agent (the engine reads them on every tick). Shared: never change it. */
+export function loadRunningCampaigns(ctx: Ctx): readonly CampaignInfo[] {
+  return running(ctx.db).list;
 }
 
 // Prepared once per database: read for every lead the engine handles and every send it settles.
@@ -75,7 +84,10 @@ const campaignWithAgent = perDb((db) =>
 );
 const leadById = perDb((db) => db.select().from(leads).where(eq(leads.id, sql.placeholder('id'))).prepare());
 
+/** A campaign with its agent; a running one from memory (see `running`). Shared: never change it. */
 export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {
+  const kept = running(ctx.db).byId.get(campaignId);
+  if (kept) return kept;
   const row = campaignWithAgent(ctx.db).get({ id: campaignId });
   if (!row) return null;
   return { id: row.id, status: row.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] };

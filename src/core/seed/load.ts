@@ -252,10 +252,13 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
   });
 }
 
-/** Every table but SQLite's and the migration bookkeeping: what `--reset` empties. */
+/**
+ * Every table but SQLite's, the migration bookkeeping and the trigger-kept change counters (the
+ * resets' own deletes move them): what `--reset` empties.
+ */
 function stateTables(ctx: Ctx): string[] {
   const rows = ctx.db.$client
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'")
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' AND name <> 'change_counters'")
     .all() as { name: string }[];
   return rows.map((r) => r.name);
 }
