@@ -3,6 +3,7 @@ import PQueue from 'p-queue';
 import { accountRef, findAccount, findAccounts } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
+import { CommitGroup } from '../../db/group.js';
 import { networkError, type AccountRef } from '../../core/network/provider.js';
 import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from '../../core/outreach/agent.js';
 import { applyInboundAll } from '../../core/outreach/inbound.js';
@@ -119,6 +120,8 @@ export class Engine {
   private readonly agent: ReplyAgent;
   private readonly random: () => number;
   private readonly queue: PQueue;
+  /** The write steps of the sends in flight, committed together (see CommitGroup). */
+  private readonly group: CommitGroup;
   /** Per account: the earliest sim time of its next send (spacing). */
   private readonly nextSlot = new Map<string, number>();
   /** Per account: no sends before this sim time (quota or disconnection). */
@@ -157,6 +160,7 @@ export class Engine {
     this.random = options.random ?? Math.random;
     this.holder = options.holder ?? `engine-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.queue = new PQueue({ concurrency: this.settings.concurrency });
+    this.group = new CommitGroup(ctx.db);
   }
 
   get holdsLease(): boolean {
@@ -563,13 +567,13 @@ export class Engine {
   private async send(item: SendItem, decidedAt: number): Promise<SendOutcome> {
     const account = findAccount(this.ctx, item.accountId);
     if (!account) return 'skipped';
-    const begun = beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId, decidedAt);
+    const begun = await this.group.run(() => beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId, decidedAt));
     if (!begun) return 'skipped';
     const { intent } = begun;
     this.inFlight.add(intent.id);
     try {
       const result = await this.call(begun, accountRef(account));
-      settleSent(this.ctx, this.settings, intent, result);
+      await this.group.run(() => settleSent(this.ctx, this.settings, intent, result));
       this.closeDeferred.delete(item.leadId);
       return 'sent';
     } catch (err) {
@@ -583,7 +587,7 @@ export class Engine {
         this.blockedUntil.set(item.accountId, retryAt);
       }
       this.ctx.log.info({ leadId: item.leadId, kind: intent.kind, code: error.code }, 'send failed');
-      settleFailed(this.ctx, this.settings, intent, error.code, retryAt);
+      await this.group.run(() => settleFailed(this.ctx, this.settings, intent, error.code, retryAt));
       if (item.kind === 'polite_close') this.closeDeferred.set(item.leadId, retryAt);
       return cls === 'quota' || cls === 'account' ? 'account_blocked' : 'failed';
     } finally {
