@@ -1,5 +1,5 @@
 import type { Db } from './connection.js';
-import { transaction } from './tx.js';
+import { eachInOneTransaction } from './tx.js';
 
 interface Step {
   fn: () => unknown;
@@ -40,23 +40,10 @@ export class CommitGroup {
     this.scheduled = false;
     const steps = this.steps;
     this.steps = [];
-    let values: unknown[];
-    try {
-      values = transaction(this.db, () => steps.map((step) => step.fn()));
-    } catch {
-      // Some step failed (or the commit did): nothing of the group was written. Each step runs
-      // again in a transaction of its own, so one step's failure is its caller's alone. (A
-      // savepoint per step would isolate them in one go, but its undo journal cost more than the
-      // commits it saved.)
-      for (const step of steps) {
-        try {
-          step.resolve(transaction(this.db, step.fn));
-        } catch (err) {
-          step.reject(err);
-        }
-      }
-      return;
-    }
-    steps.forEach((step, i) => step.resolve(values[i]));
+    eachInOneTransaction(this.db, steps.map((step) => step.fn)).forEach((outcome, i) => {
+      const step = steps[i]!;
+      if (outcome.ok) step.resolve(outcome.value);
+      else step.reject(outcome.err);
+    });
   }
 }

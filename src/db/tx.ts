@@ -34,6 +34,31 @@ export function savepoint<T>(db: Db, fn: () => T): T {
   return wrapper(db)(fn) as T;
 }
 
+export type StepOutcome<T> = { ok: true; value: T } | { ok: false; err: unknown };
+
+/**
+ * Runs independent write steps in one transaction, one commit for all. If any step throws (or
+ * the commit fails), the whole transaction is rolled back and each step runs again in a
+ * transaction of its own, so a step's failure is its own and the others still commit. Steps
+ * must only write to the database, since they may run twice.
+ *
+ * This is cheaper than a savepoint per step: SQLite keeps an undo journal for each open
+ * savepoint, which for a few dozen steps outgrew memory and went to a temporary file.
+ */
+export function eachInOneTransaction<T>(db: Db, steps: readonly (() => T)[]): StepOutcome<T>[] {
+  try {
+    return transaction(db, () => steps.map((step) => ({ ok: true as const, value: step() })));
+  } catch {
+    return steps.map((step) => {
+      try {
+        return { ok: true as const, value: transaction(db, step) };
+      } catch (err) {
+        return { ok: false as const, err };
+      }
+    });
+  }
+}
+
 export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {
   const row = db.select({ n: sql<number>`count(*)` }).from(table).where(where).get();
   return row?.n ?? 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.js';
-import { savepoint, transaction } from '../../src/db/tx.js';
+import { eachInOneTransaction, savepoint, transaction } from '../../src/db/tx.js';
 
 /** A fresh database with one scratch table, written through the connection as the helpers see it. */
 function scratch() {
@@ -73,5 +73,43 @@ describe('transaction and savepoint', () => {
       }),
     ).toThrow('outer');
     expect(values()).toEqual(['joined']);
+  });
+});
+
+describe('eachInOneTransaction', () => {
+  it('commits independent steps together and returns each result', () => {
+    const { db, put, values } = scratch();
+    const seen: number[] = [];
+    const count = () => db.$client.prepare('SELECT count(*) FROM scratch').pluck().get() as number;
+    const outcomes = eachInOneTransaction(db, [() => (put('a'), 1), () => (seen.push(count()), put('b'), 2)]);
+    expect(outcomes).toEqual([
+      { ok: true, value: 1 },
+      { ok: true, value: 2 },
+    ]);
+    expect(values()).toEqual(['a', 'b']);
+    // The second step saw the first one's write: one transaction.
+    expect(seen).toEqual([1]);
+  });
+
+  it('a failing step fails alone: the others run again, each in its own transaction, and commit', () => {
+    const { db, put, values } = scratch();
+    const runs = { a: 0, c: 0 };
+    const outcomes = eachInOneTransaction(db, [
+      () => (runs.a++, put('a'), 'a'),
+      () => {
+        put('b');
+        throw new Error('step b cannot be applied');
+      },
+      () => (runs.c++, put('c'), 'c'),
+    ]);
+    expect(outcomes[0]).toEqual({ ok: true, value: 'a' });
+    expect(outcomes[1]).toMatchObject({ ok: false });
+    expect(String((outcomes[1] as { err: unknown }).err)).toContain('step b cannot be applied');
+    expect(outcomes[2]).toEqual({ ok: true, value: 'c' });
+    // The failing step's own write is gone; the group's first attempt left nothing behind.
+    expect(values()).toEqual(['a', 'c']);
+    // The steps before the failing one ran twice, the ones after it once.
+    expect(runs).toEqual({ a: 2, c: 1 });
+    expect(db.$client.inTransaction).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { perDb } from '../../db/prepared.js';
 import { leads } from '../../db/schema.js';
-import { savepoint, transaction } from '../../db/tx.js';
+import { eachInOneTransaction, transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
 import { iso } from '../clock.js';
 import { recordMessage } from '../conversations/record.js';
@@ -48,21 +48,20 @@ export function applyInbound(ctx: Ctx, event: InboundEvent, settings: EngineSett
 }
 
 /**
- * Applies a tick's inbound events in one transaction (one commit, not one per event), each in
- * its own savepoint: an event that cannot be applied is undone alone and reported to `failed`,
- * and the others still commit.
+ * Applies a tick's inbound events in one transaction (one commit, not one per event). An event
+ * that cannot be applied is reported to `failed` and the others still commit (see
+ * eachInOneTransaction). Returns the campaign ids of the leads they changed.
  */
 export function applyInboundAll(ctx: Ctx, events: readonly InboundEvent[], settings: EngineSettings, failed: (event: InboundEvent, err: unknown) => void): Set<string> {
   const campaignIds = new Set<string>();
   if (events.length === 0) return campaignIds;
-  transaction(ctx.db, () => {
-    for (const event of events) {
-      try {
-        for (const id of savepoint(ctx.db, () => applyInbound(ctx, event, settings))) campaignIds.add(id);
-      } catch (err) {
-        failed(event, err);
-      }
-    }
+  const outcomes = eachInOneTransaction(
+    ctx.db,
+    events.map((event) => () => applyInbound(ctx, event, settings)),
+  );
+  outcomes.forEach((outcome, i) => {
+    if (outcome.ok) for (const id of outcome.value) campaignIds.add(id);
+    else failed(events[i]!, outcome.err);
   });
   return campaignIds;
 }
