@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId, randomBase62 } from '../../src/core/ids.js';
+import { newId, newSortableId, randomBase62 } from '../../src/core/ids.js';
 
 describe('random ids', () => {
   it('draws fresh base62 text across many refills of the byte pool', () => {
@@ -14,5 +14,16 @@ describe('random ids', () => {
   it('makes public ids of the prefix and 16 characters', () => {
     expect(newId('lead')).toMatch(/^lead_[0-9A-Za-z]{16}$/);
     expect(newId('lead')).not.toBe(newId('lead'));
+  });
+
+  it('makes time-ordered ids of the same shape: text order is creation order, ids in one millisecond stay distinct', () => {
+    const at = Date.parse('2026-11-23T12:00:00Z');
+    expect(newSortableId('act', at)).toMatch(/^act_[0-9A-Za-z]{16}$/);
+    const times = [0, 1, 61, 62, 3843, at - 1, at, at + 1, Date.parse('2081-01-01T00:00:00Z')];
+    const ids = times.map((t) => newSortableId('act', t));
+    expect([...ids].sort()).toEqual(ids);
+    const same = Array.from({ length: 1000 }, () => newSortableId('act', at));
+    expect(new Set(same).size).toBe(1000);
+    expect(new Set(same.map((id) => id.slice(0, 11))).size).toBe(1);
   });
 });

@@ -4,7 +4,7 @@ import { accountDaily, activity, campaigns, workspace, type leads } from '../../
 import { accountToday } from '../accounts/today.js';
 import { campaignNow } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
-import { newId } from '../ids.js';
+import { newSortableId } from '../ids.js';
 import type { ActivityType } from '../leads/enums.js';
 import { clean, composeFullName } from '../text.js';
 import { WORKSPACE_ID } from '../workspace/get.js';
@@ -39,7 +39,7 @@ export interface ActivityInput {
 
 /** Records one activity event with name and company snapshots taken now. */
 export function recordActivity(ctx: Ctx, input: ActivityInput): string {
-  const id = newId('act');
+  const id = newSortableId('act');
   insertActivity(ctx.db, {
       id,
       type: input.type,

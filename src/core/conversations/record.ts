@@ -3,7 +3,7 @@ import { inserterOf, perDb } from '../../db/prepared.js';
 import { conversations, messages, type leads } from '../../db/schema.js';
 import { messagePreview } from '../activity/record.js';
 import type { Ctx } from '../context.js';
-import { newId } from '../ids.js';
+import { newSortableId } from '../ids.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -30,7 +30,7 @@ export interface RecordMessageInput {
  * follows from the sender: only the lead's messages are inbound.
  */
 export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
-  const id = newId('msg');
+  const id = newSortableId('msg');
   const direction: MessageDirection = input.sender === 'lead' ? 'inbound' : 'outbound';
   insertMessage(ctx.db, {
       id,

@@ -5,7 +5,7 @@ import { transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
 import type { Ctx } from '../context.js';
 import { failpoint } from '../faults.js';
-import { newId } from '../ids.js';
+import { newSortableId } from '../ids.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
 import type { ProfileRef } from '../network/provider.js';
@@ -90,7 +90,7 @@ export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, le
     const { kind: intentKind, text } = intentFor(kind, lead, info, step);
     const intent: IntentRow = {
       seq: 0,
-      id: newId('int'),
+      id: newSortableId('int'),
       leadId,
       campaignId: lead.campaignId,
       accountId,
@@ -236,7 +236,7 @@ export function beginManualSend(ctx: Ctx, input: { leadId: string; campaignId: s
   return transaction(ctx.db, () => {
     const intent: IntentRow = {
       seq: 0,
-      id: newId('int'),
+      id: newSortableId('int'),
       leadId: input.leadId,
       campaignId: input.campaignId,
       accountId: input.accountId,

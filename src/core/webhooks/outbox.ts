@@ -4,7 +4,7 @@ import { agents, campaigns, webhookEvents, type leads } from '../../db/schema.js
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
 import type { WebhookEventType } from '../events.js';
-import { newId } from '../ids.js';
+import { newSortableId } from '../ids.js';
 import { clean, composeFullName } from '../text.js';
 import { describeIssue } from '../validation.js';
 import { WEBHOOK_EVENT_SCHEMAS, type LeadEventExtra } from './payloads.js';
@@ -66,7 +66,7 @@ export function recordLeadEvent<T extends WebhookEventType>(
   extra: LeadEventExtra<T>,
   chatAccountId: string | null = null,
 ): string {
-  const id = newId('evt');
+  const id = newSortableId('evt');
   const now = ctx.clock.now();
   const campaign = statements(ctx.db).campaign.get({ campaignId: lead.campaignId });
   const parsed = WEBHOOK_EVENT_SCHEMAS[type].safeParse({
