@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock, utcDay } from '../../src/core/clock.js';
 import { pauseCampaign, startCampaign } from '../../src/core/campaigns/lifecycle.js';
 import { accountDaily, campaigns, engineIntents, leads, webhookEvents } from '../../src/db/schema.js';
+import { beginSend } from '../../src/core/outreach/sends.js';
 import { Engine } from '../../src/workers/outreach/index.js';
 import { DAY, HOUR, MINUTE, RecordingNetwork, engineSettings, engineWorkspace, harness, url } from './helpers.js';
 
@@ -172,7 +173,8 @@ describe('engine: pause, restart, lease', () => {
     await net.arrived;
     const [intent] = h.ctx.db.select().from(engineIntents).all();
     expect(intent).toMatchObject({ state: 'pending', kind: 'connection_request', leadId: 'lead_1' });
-    expect(h.lead('lead_1').nextActionAt).toBeNull();
+    // The lead stays where it was on the queue; its pending intent is what holds it.
+    expect(h.lead('lead_1').nextActionAt).toBe(0);
 
     // The first process is gone (its lease lapses); a new engine takes over the database.
     h.ctx.clock.advance(31_000);
@@ -202,6 +204,20 @@ describe('engine: pause, restart, lease', () => {
     expect(h.lead('lead_1').stage).toBe('messaged');
     expect(net.calls.filter((c) => c.op === 'connect')).toHaveLength(1);
     expect(h.events('connection_request_sent')).toHaveLength(1);
+  });
+
+  it('never begins a second send for a lead whose intent is still pending, and takes it off the queue until recovery', async () => {
+    const h = harness(engineWorkspace(['ann-sim-never-accepts']));
+    await h.engine.tick();
+    const settings = engineSettings();
+    // An intent left pending (a settle that failed): the lead is due again, with the same plan.
+    h.ctx.db.update(engineIntents).set({ state: 'pending' }).run();
+    h.ctx.db.update(leads).set({ stage: 'new', invitedAt: null, nextActionAt: 1 }).where(eq(leads.id, 'lead_1')).run();
+    expect(beginSend(h.ctx, settings, 'engine-test', 'lead_1', 'connect', 'acc_a', h.ctx.clock.now())).toBeNull();
+    expect(h.lead('lead_1').nextActionAt).toBeNull();
+    expect(h.ctx.db.select().from(engineIntents).all()).toHaveLength(1);
+    h.ctx.clock.advance(10 * MINUTE);
+    expect((await h.tick()).sends).toBe(0);
   });
 
   it('runs one engine per database: a standby takes over when the holder stops', async () => {

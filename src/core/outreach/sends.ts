@@ -67,8 +67,13 @@ export interface BegunSend {
 
 /**
  * Step one of a send, in one transaction: re-reads the campaign (a pause stops the send here)
- * and the lead (its plan must still call for this action), records the intent, and takes the
- * lead off the due queue. Returns null when the send no longer applies.
+ * and the lead (its plan must still call for this action), and records the intent. Returns null
+ * when the send no longer applies.
+ *
+ * The lead stays on the due queue meanwhile (the engine handles a lead once a tick, and a tick
+ * waits for its sends); writing it off and back on cost three more pages a send. What keeps a
+ * lead to one send at a time is its pending intent: while one exists no other is begun, and the
+ * lead is taken off the queue until recovery settles it.
  */
 export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, leadId: string, kind: SendKind, accountId: string, decidedAt?: number): BegunSend | null {
   return transaction(ctx.db, () => {
@@ -76,6 +81,10 @@ export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, le
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
     const lead = getLead(ctx, leadId);
     if (!lead) return null;
+    if (inFlightOf(ctx.db).get({ leadId }) !== undefined) {
+      updateLead(ctx.db, leadId, { nextActionAt: null });
+      return null;
+    }
     const info = loadCampaignInfo(ctx, lead.campaignId);
     if (!info || info.status !== 'CAMPAIGN_IN_PROGRESS') return null;
     const plan = planFor(ctx, lead, info, settings);
@@ -107,7 +116,6 @@ export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, le
     };
     const { seq: _seq, ...values } = intent;
     insertIntent(ctx.db, values);
-    updateLead(ctx.db, leadId, { nextActionAt: null });
     return { intent, lead, info };
   });
 }
@@ -127,6 +135,15 @@ function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed
 
 // Prepared once per database: every send records an intent and settles it.
 const insertIntent = inserterOf(engineIntents);
+/** A lead's intent still pending, if any (the partial index engine_intents_pending). */
+const inFlightOf = perDb((db) =>
+  db
+    .select({ one: sql`1` })
+    .from(engineIntents)
+    .where(and(eq(engineIntents.leadId, sql.placeholder('leadId')), eq(engineIntents.state, 'pending')))
+    .limit(1)
+    .prepare(),
+);
 /** A field not given keeps its value (coalesce), as a partial update would. */
 const settleStmt = perDb((db) => {
   const p = (name: string) => sql`${sql.placeholder(name)}`;
