@@ -91,7 +91,7 @@ async function loadMods(root: string): Promise<Mods> {
 /**
  * Where the simulation keeps its database: BENCH_SCALE_DIR, else /dev/shm when the machine has
  * one (tmpfs), else the OS temp dir. The simulation measures the engine; on a VM disk a commit
- * costs several times what it costs in memory, and a send takes three commits, so on disk the
+ * costs several times what it costs in memory, and every send writes, so on disk the
  * figure would mostly be the disk's. The commit cost of both places is measured and reported.
  */
 function scaleDir(): string {
@@ -343,7 +343,7 @@ export function renderScale(r: ScaleResults): string {
     '',
     `${r.settings.accounts} connected accounts (8 time zones, default rules: weekdays 09:00–18:00 local, 25 invitations and 50 messages a day, 100 invitations a week, 60–180 s spacing), one running campaign each with ${n(r.settings.leads / r.settings.accounts)} new leads and a two-message sequence, on the simulated network. The engine runs in-process on a stepped simulated clock (${r.settings.stepMs / MINUTE} simulated minute${r.settings.stepMs === MINUTE ? '' : 's'} per busy tick, below the shortest spacing, so each account keeps its own random rhythm; ${r.settings.idleStepMs / MINUTE} when a tick finds nothing to do), as fast as ticks complete. Setup (workspace and leads) took ${(r.setupMs / 1000).toFixed(1)} s and is not counted.`,
     '',
-    `The database lived in \`${r.storage.dir}\`, where one small write transaction took ${r.storage.commitMs.toFixed(3)} ms${r.storage.tmpdirCommitMs !== null ? ` (${r.storage.tmpdirCommitMs.toFixed(3)} ms in the OS temp dir, on this machine's disk; a send takes three commits, each dirtying more pages than this probe)` : ''}. \`BENCH_SCALE_DIR\` puts it elsewhere.`,
+    `The database lived in \`${r.storage.dir}\`, where one small write transaction took ${r.storage.commitMs.toFixed(3)} ms${r.storage.tmpdirCommitMs !== null ? ` (${r.storage.tmpdirCommitMs.toFixed(3)} ms in the OS temp dir, on this machine's disk; every send writes, and each commit dirties more pages than this probe)` : ''}. \`BENCH_SCALE_DIR\` puts it elsewhere.`,
     '',
     '| Target | Measured | Met |',
     '|---|---|---|',

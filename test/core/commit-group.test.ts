@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommitGroup } from '../../src/db/group.js';
+import { CommitGroup } from '../../src/core/outreach/commit-group.js';
 import { exclusions } from '../../src/db/schema.js';
 import { testCtx } from '../helpers.js';
 

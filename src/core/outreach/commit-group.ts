@@ -1,5 +1,5 @@
-import type { Db } from './connection.js';
-import { eachInOneTransaction } from './tx.js';
+import type { Db } from '../../db/connection.js';
+import { eachInOneTransaction } from '../../db/tx.js';
 
 interface Step {
   fn: () => unknown;
