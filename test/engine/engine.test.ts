@@ -98,6 +98,23 @@ describe('engine: sending', () => {
     expect(h.lead('lead_7').stage).toBe('connection_sent');
   });
 
+  it('a campaign with nothing due is not probed until its next lead is due, yet an inbound reply is answered in the tick it arrives', async () => {
+    const h = harness(engineWorkspace(['pam-sim-fast-accept-sim-replies-question', 'quinn-sim-never-accepts']));
+    let replyTick: { due: number; sends: number } | null = null;
+    for (let i = 0; i < 5000 && replyTick === null; i++) {
+      const before = h.events('reply_received').length;
+      const r = await h.tick();
+      if (h.events('reply_received').length > before) replyTick = { due: r.due, sends: r.sends };
+      h.ctx.clock.advance(MINUTE);
+    }
+    expect(replyTick).not.toBeNull();
+    // The reply made the lead due at once: it was handled, and the agent's answer sent, in the
+    // same tick, though the campaign had been quiet (nothing due) for hours before it.
+    expect(replyTick!.due).toBeGreaterThanOrEqual(1);
+    expect(replyTick!.sends).toBe(1);
+    expect(h.events('agent_replied').length + h.events('cta_sent').length).toBe(1);
+  });
+
   it('without spacing, takes a whole batch of due leads in one tick', async () => {
     const slugs = Array.from({ length: 12 }, (_, i) => `q${i}-sim-never-accepts`);
     const h = harness(engineWorkspace(slugs), { config: { spacingSeconds: { min: 0, max: 0 } } });

@@ -86,6 +86,24 @@ export const scheduledLeadsOf = (ctx: Ctx, campaignIds: readonly string[], now: 
 export const freshLeadsOf = (ctx: Ctx, campaignIds: readonly string[], limit: number): Map<string, LeadRow[]> =>
   campaignIds.length === 0 ? new Map() : byCampaign(freshOfMany(ctx.db).all({ ids: JSON.stringify(campaignIds), limit }));
 
+/**
+ * For each of these campaigns, when its earliest scheduled lead comes due after `now` (null when
+ * none has scheduled work). One statement, an index-only seek per campaign.
+ */
+export function nextScheduledOf(ctx: Ctx, campaignIds: readonly string[], now: number): Map<string, number | null> {
+  if (campaignIds.length === 0) return new Map();
+  return new Map(nextScheduledStmt(ctx.db).all({ ids: JSON.stringify(campaignIds), now }).map((r) => [r.id, r.at]));
+}
+const nextScheduledStmt = perDb((db) =>
+  db
+    .select({
+      id: sql<string>`j.value`,
+      at: sql<number | null>`(SELECT min(${leads.nextActionAt}) FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} > ${sql.placeholder('now')})`,
+    })
+    .from(sql`json_each(${sql.placeholder('ids')}) j`)
+    .prepare(),
+);
+
 /** When the account's last provider call was made (its latest intent), or null. */
 export const lastCallAt = (ctx: Ctx, accountId: string): number | null => lastCallStmt(ctx.db).get({ accountId })?.at ?? null;
 const lastCallStmt = perDb((db) =>

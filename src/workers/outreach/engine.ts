@@ -15,6 +15,7 @@ import {
   completeIfDone,
   freshLeadsOf,
   lastCallAt,
+  nextScheduledOf,
   scheduledLeadsOf,
   excludeNow,
   failLead,
@@ -29,7 +30,7 @@ import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, sett
 import { nextWorkingTime } from '../../core/safety/hours.js';
 import { allowance, allowances, rhythmOf, type Allowance } from '../../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
-import { effectiveAccountId, loadCampaignInfo, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
+import { effectiveAccountId, loadCampaignInfo, loadRunningCampaigns as loadRunningCampaignsList, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -143,6 +144,16 @@ export class Engine {
    * INVITE_FULL_RECHECK_MS, so a limit raised meanwhile is seen within that time.
    */
   private readonly inviteFullUntil = new Map<string, number>();
+  /**
+   * Per campaign: no lead of it has scheduled work due before this sim time, so it is not probed
+   * for scheduled leads until then. Only the engine schedules work (next_action_at > 0); other
+   * writers (the API, the CLI) only take work off (null) or hand over new leads (0, read apart).
+   * So an entry can only go stale by the engine's own writes: it is dropped for every campaign a
+   * tick touches (due leads, sends, inbound events, polite closes), and all are dropped when the
+   * running campaigns change or the lease is taken anew.
+   */
+  private readonly quietUntil = new Map<string, number>();
+  private runningSeen: readonly unknown[] | null = null;
   /** Per account: where its deferred invitations are booked (see `book`). */
   private readonly booking = new Map<string, { day: number; count: number; next: number; perDay: number }>();
   private renewedAt = 0;
@@ -232,6 +243,7 @@ export class Engine {
       recordSimTime(this.ctx.db, this.ctx.simClock.now());
       if (!this.leased) {
         this.leased = true;
+        this.quietUntil.clear();
         this.ctx.log.info({ holder: this.holder }, 'engine lease acquired');
         this.recover();
       }
@@ -263,11 +275,17 @@ export class Engine {
     const inbound = await this.drainInbound();
     report.inbound = inbound.count;
 
+    const listed = loadRunningCampaignsList(this.ctx);
+    if (listed !== this.runningSeen) {
+      this.quietUntil.clear();
+      this.runningSeen = listed;
+    }
     const running = runningCampaigns(this.ctx);
     const lanes = new Map<string, SendItem[]>();
     const seen = new Set<string>();
     // Campaigns whose leads changed in this tick: only they can have just run out of work.
     const touched = new Set<string>(inbound.campaigns);
+    for (const id of inbound.campaigns) this.quietUntil.delete(id);
     const now = this.ctx.simClock.now();
     const closing = closingLeads(this.ctx, this.settings.batchSize);
     for (const lead of closing) {
@@ -275,6 +293,7 @@ export class Engine {
       const info = loadCampaignInfo(this.ctx, lead.campaignId);
       if (!info) continue;
       seen.add(lead.id);
+      this.quietUntil.delete(lead.campaignId);
       await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
     }
     // A campaign whose sending account is idle (out of hours, or within its spacing) waits
@@ -293,7 +312,11 @@ export class Engine {
     // few needed a send (waits re-planned, sequences finished), the campaign's next few are read
     // at once, up to the batch size, so such leads never hold a sender up.
     const perWake = this.settings.spacingMinMs > 0 ? Math.min(PER_WAKE, this.settings.batchSize) : this.settings.batchSize;
-    const scheduledBy = scheduledLeadsOf(this.ctx, awake.map((info) => info.id), now, perWake);
+    const probed = awake.filter((info) => (this.quietUntil.get(info.id) ?? 0) <= now);
+    const scheduledBy = scheduledLeadsOf(this.ctx, probed.map((info) => info.id), now, perWake);
+    // A probed campaign with nothing due sleeps until its next scheduled lead comes due.
+    const quiet = probed.filter((info) => !scheduledBy.has(info.id)).map((info) => info.id);
+    for (const [id, at] of nextScheduledOf(this.ctx, quiet, now)) this.quietUntil.set(id, at ?? Number.POSITIVE_INFINITY);
     const hungry = awake.filter((info) => !scheduledBy.has(info.id));
     const freshRoom = Math.min(FRESH_PER_PROBE, perWake);
     const quotas = this.freshQuotas(hungry, now, freshRoom);
@@ -333,6 +356,7 @@ export class Engine {
     // campaigns the check of every campaign on every tick was most of an idle tick's cost.
     const checkAll = this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
     for (const l of closing) touched.add(l.campaignId);
+    for (const id of touched) this.quietUntil.delete(id);
     const candidates = withoutWorkLeft(this.ctx, running.filter((info) => checkAll || touched.has(info.id)).map((info) => info.id));
     for (const id of candidates) if (completeIfDone(this.ctx, id, this.holder)) report.completed.push(id);
     return report;
