@@ -5,8 +5,7 @@ import { perDb } from './prepared.js';
 /**
  * The trigger-kept counters of migration 0009 (`change_counters`). Each moves on every write to
  * the tables behind it, from any connection:
- * - `campaigns`: a campaign added or removed, its name, status or agent changed; any agent
- *   written (migrations 0009 and 0010);
+ * - `campaigns`: a campaign added or removed, its status or agent changed; any agent written;
  * - `accounts`: any account written;
  * - `exclusions`: the exclusion list written.
  */

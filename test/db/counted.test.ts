@@ -41,11 +41,8 @@ describe('trigger-kept change counters', () => {
     expect(counter(ctx, 'campaigns')).toBe(c0);
     ctx.db.update(campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(eq(campaigns.id, campaign!.id)).run();
     expect(counter(ctx, 'campaigns')).toBe(c0 + 1);
-    // The name goes into every webhook event's payload.
-    ctx.db.update(campaigns).set({ name: 'Renamed' }).where(eq(campaigns.id, campaign!.id)).run();
-    expect(counter(ctx, 'campaigns')).toBe(c0 + 2);
     ctx.db.update(agents).set({ connectionNote: 'Hello' }).run();
-    expect(counter(ctx, 'campaigns')!).toBeGreaterThan(c0 + 2);
+    expect(counter(ctx, 'campaigns')!).toBeGreaterThan(c0 + 1);
 
     const a0 = counter(ctx, 'accounts')!;
     ctx.db.update(accounts).set({ messageLimit: 7 }).run();

@@ -1,5 +1,4 @@
 import { eq, sql } from 'drizzle-orm';
-import { counted } from '../../db/counted.js';
 import { perDb } from '../../db/prepared.js';
 import { agents, campaigns, webhookEvents, type leads } from '../../db/schema.js';
 import { iso } from '../clock.js';
@@ -34,25 +33,19 @@ export function leadSnapshot(lead: LeadRow) {
  */
 export function leadAccountId(ctx: Ctx, lead: LeadRow, chatAccountId: string | null = null): string | null {
   if (lead.accountId) return lead.accountId;
-  return campaignsById(ctx.db).get(lead.campaignId)?.accountId ?? chatAccountId;
+  const row = statements(ctx.db).agentAccount.get({ campaignId: lead.campaignId });
+  return row?.accountId ?? chatAccountId;
 }
-
-/**
- * Every campaign's name and agent account, kept while the `campaigns` counter stands still
- * (it moves on a campaign's name, status or agent, and on any agent): the engine records an
- * event for every acceptance and reply.
- */
-const campaignsById = counted('campaigns', (db) => {
-  const rows = db
-    .select({ id: campaigns.id, name: campaigns.name, accountId: agents.accountId })
-    .from(campaigns)
-    .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-    .all();
-  return new Map(rows.map((r) => [r.id, Object.freeze(r)]));
-});
 
 // Prepared once per database: the engine records an event for every acceptance and reply.
 const statements = perDb((db) => ({
+  agentAccount: db
+    .select({ accountId: agents.accountId })
+    .from(campaigns)
+    .innerJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
+    .where(eq(campaigns.id, sql.placeholder('campaignId')))
+    .prepare(),
+  campaign: db.select({ id: campaigns.id, name: campaigns.name }).from(campaigns).where(eq(campaigns.id, sql.placeholder('campaignId'))).prepare(),
   insert: db
     .insert(webhookEvents)
     .values({ id: sql.placeholder('id'), type: sql.placeholder('type'), createdAt: sql.placeholder('createdAt'), payload: sql.placeholder('payload') })
@@ -75,8 +68,7 @@ export function recordLeadEvent<T extends WebhookEventType>(
 ): string {
   const id = newSortableId('evt');
   const now = ctx.clock.now();
-  const kept = campaignsById(ctx.db).get(lead.campaignId);
-  const campaign = kept ? { id: kept.id, name: kept.name } : undefined;
+  const campaign = statements(ctx.db).campaign.get({ campaignId: lead.campaignId });
   const parsed = WEBHOOK_EVENT_SCHEMAS[type].safeParse({
     id,
     type,
