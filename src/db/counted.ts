@@ -23,6 +23,9 @@ const counterStmt = perDb((db) => db.$client.prepare('SELECT value FROM change_c
  * the counter matches (the transaction sees the same committed rows, and its own writes would
  * have moved the counter), but a value loaded there is not kept, since the transaction may yet
  * roll back. Without the counter row, nothing is kept. Shared: never change the value.
+ *
+ * So a value only ever read inside transactions is never kept, and is loaded afresh on every
+ * call: use this only for values also read outside one (the engine's tick reads all of these).
  */
 export function counted<T>(counter: Counter, load: (db: Db) => T): (db: Db) => T {
   const kept = perDb((): { version: number | null; value: T | undefined } => ({ version: null, value: undefined }));
