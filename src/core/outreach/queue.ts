@@ -25,9 +25,9 @@ import { effectiveAccountId, getLead, loadRunningCampaigns, updateAndReplan, typ
  * Running campaigns the engine can work. One that lost its agent can never send anything: it
  * goes to FAILED (the state machine's `engine_failed`) and is left out.
  */
-export function runningCampaigns(ctx: Ctx): CampaignInfo[] {
+export function runningCampaigns(ctx: Ctx, listed: readonly CampaignInfo[] = loadRunningCampaigns(ctx)): CampaignInfo[] {
   const out: CampaignInfo[] = [];
-  for (const info of loadRunningCampaigns(ctx)) {
+  for (const info of listed) {
     if (info.agent === null) {
       ctx.log.warn({ campaignId: info.id }, 'running campaign has no agent; marked FAILED');
       applyCampaignEvent(ctx, info.id, 'engine_failed');

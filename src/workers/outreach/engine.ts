@@ -30,7 +30,7 @@ import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, sett
 import { nextWorkingTime } from '../../core/safety/hours.js';
 import { allowance, allowances, rhythmOf, type Allowance } from '../../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
-import { effectiveAccountId, loadCampaignInfo, loadRunningCampaigns as loadRunningCampaignsList, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
+import { effectiveAccountId, loadCampaignInfo, loadRunningCampaigns, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -153,7 +153,7 @@ export class Engine {
    * running campaigns change or the lease is taken anew.
    */
   private readonly quietUntil = new Map<string, number>();
-  private runningSeen: readonly unknown[] | null = null;
+  private runningSeen: readonly CampaignInfo[] | null = null;
   /** Per account: where its deferred invitations are booked (see `book`). */
   private readonly booking = new Map<string, { day: number; count: number; next: number; perDay: number }>();
   private renewedAt = 0;
@@ -275,12 +275,13 @@ export class Engine {
     const inbound = await this.drainInbound();
     report.inbound = inbound.count;
 
-    const listed = loadRunningCampaignsList(this.ctx);
+    // The list is kept (the same array) while no campaign changed; a new one clears the memo.
+    const listed = loadRunningCampaigns(this.ctx);
     if (listed !== this.runningSeen) {
       this.quietUntil.clear();
       this.runningSeen = listed;
     }
-    const running = runningCampaigns(this.ctx);
+    const running = runningCampaigns(this.ctx, listed);
     const lanes = new Map<string, SendItem[]>();
     const seen = new Set<string>();
     // Campaigns whose leads changed in this tick: only they can have just run out of work.
