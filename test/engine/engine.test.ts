@@ -223,6 +223,46 @@ describe('engine: pause, restart, lease', () => {
     expect(h.events('connection_request_sent')).toHaveLength(1);
   });
 
+  it('bounds the provider calls in flight by `concurrency` across accounts, and sends every lane in the tick', async () => {
+    const accounts = ['acc_a', 'acc_b', 'acc_c', 'acc_d', 'acc_e'];
+    let net!: RecordingNetwork;
+    const h = harness(
+      engineWorkspace(accounts.map((accountId, i) => ({ slug: `p${i}-sim-never-accepts`, accountId })), { extraAccounts: accounts.slice(1) }),
+      { config: { concurrency: 2, spacingSeconds: { min: 0, max: 0 } }, network: (ctx) => (net = new RecordingNetwork(ctx.network)) },
+    );
+    net.hold();
+    const ticking = h.tick();
+    await net.arrived;
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    // Two calls on the wire, two intents pending: the other three wait for a slot, not yet begun.
+    expect(net.calls).toHaveLength(2);
+    expect(h.ctx.db.select().from(engineIntents).all().map((i) => i.state)).toEqual(['pending', 'pending']);
+    net.release();
+    const r = await ticking;
+    expect(r.sends).toBe(5);
+    expect(new Set(h.events('connection_request_sent').map((e) => e.accountId))).toEqual(new Set(accounts));
+    expect(h.ctx.db.select().from(engineIntents).all().every((i) => i.state === 'sent')).toBe(true);
+  });
+
+  it('a send whose result cannot be recorded is counted as sent by the next tick, never sent again', async () => {
+    let net!: RecordingNetwork;
+    const h = harness(engineWorkspace(['ann-sim-never-accepts']), { network: (ctx) => (net = new RecordingNetwork(ctx.network)) });
+    // The call goes out, then writing its activity fails (as a full disk would).
+    h.ctx.db.$client.exec("CREATE TEMP TRIGGER no_activity BEFORE INSERT ON activity BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    expect((await h.tick()).sends).toBe(1);
+    expect(net.calls).toHaveLength(1);
+    expect(h.ctx.db.select().from(engineIntents).get()?.state).toBe('pending');
+    h.ctx.db.$client.exec('DROP TRIGGER no_activity');
+    for (let i = 0; i < 5; i++) {
+      h.ctx.clock.advance(10 * MINUTE);
+      await h.tick();
+    }
+    expect(h.ctx.db.select().from(engineIntents).get()?.state).toBe('assumed_sent');
+    expect(h.lead('lead_1').stage).toBe('connection_sent');
+    expect(h.events('connection_request_sent')).toHaveLength(1);
+    expect(net.calls).toHaveLength(1);
+  });
+
   it('never begins a second send for a lead whose intent is still pending, and takes it off the queue until recovery', async () => {
     const h = harness(engineWorkspace(['ann-sim-never-accepts']));
     await h.engine.tick();

@@ -131,6 +131,8 @@ export class Engine {
   private readonly closeDeferred = new Map<string, number>();
   private readonly inFlight = new Set<string>();
   private leased = false;
+  /** Set when a send's result could not be recorded: the next tick settles it (see recover). */
+  private recoverPending = false;
   private ticks = 0;
   /** Set by accountWait when the wait is a daily or weekly cap (read at once by runLane). */
   private capped = false;
@@ -271,6 +273,10 @@ export class Engine {
     const report: TickReport = { leased: false, inbound: 0, due: 0, sends: 0, completed: [] };
     if (this.stopping || !this.ensureLease()) return report;
     report.leased = true;
+    if (this.recoverPending) {
+      this.recoverPending = false;
+      this.recover();
+    }
 
     const inbound = await this.drainInbound();
     report.inbound = inbound.count;
@@ -345,11 +351,8 @@ export class Engine {
     }
     report.due = seen.size;
 
-    const counts = await Promise.all(
-      [...lanes].map(([accountId, items]) =>
-        this.queue.add(() => this.runLane(accountId, items.sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind]))),
-      ),
-    );
+    // Every lane runs at once; what is bounded is the provider calls in flight (see send).
+    const counts = await Promise.all([...lanes].map(([accountId, items]) => this.runLane(accountId, items.sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind]))));
     report.sends = counts.reduce<number>((n, c) => n + (c ?? 0), 0);
 
     // Only a campaign that had work or inbound events this tick can have just finished it; every
@@ -589,19 +592,42 @@ export class Engine {
     return min + Math.floor(this.random() * (max - min));
   }
 
+  /**
+   * One send: the intent, the provider call, the result. A provider slot (the p-queue,
+   * `concurrency` of them) is held from the intent to the call's end, so an intent is pending
+   * only while its call is on the wire, and released before the result is recorded: the slot's
+   * next send then begins in the same commit as the results before it (see CommitGroup).
+   */
   private async send(item: SendItem, decidedAt: number): Promise<SendOutcome> {
     const account = findAccount(this.ctx, item.accountId);
     if (!account) return 'skipped';
-    const begun = await this.group.run(() => beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId, decidedAt));
-    if (!begun) return 'skipped';
+    const attempt = await this.queue.add(async () => {
+      const begun = await this.group.run(() => beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId, decidedAt));
+      if (!begun) return null;
+      this.inFlight.add(begun.intent.id);
+      try {
+        return { begun, result: await this.call(begun, accountRef(account)) };
+      } catch (err) {
+        return { begun, err };
+      }
+    });
+    if (!attempt) return 'skipped';
+    const { begun } = attempt;
     const { intent } = begun;
-    this.inFlight.add(intent.id);
     try {
-      const result = await this.call(begun, accountRef(account));
-      await this.group.run(() => settleSent(this.ctx, this.settings, intent, result));
-      this.closeDeferred.delete(item.leadId);
-      return 'sent';
-    } catch (err) {
+      if (!('err' in attempt)) {
+        try {
+          await this.group.run(() => settleSent(this.ctx, this.settings, intent, attempt.result));
+        } catch (err) {
+          // The call went out; only its record failed. The intent stays pending and the next
+          // tick's recovery counts it as sent, so it is never sent again.
+          this.ctx.log.error({ err, intentId: intent.id }, 'send made but not recorded; it will be counted as sent');
+          this.recoverPending = true;
+        }
+        this.closeDeferred.delete(item.leadId);
+        return 'sent';
+      }
+      const err = attempt.err;
       const error = toApiError(err);
       if (!(err instanceof ApiError)) this.ctx.log.warn({ err, intentId: intent.id }, 'provider call failed unexpectedly');
       const now = this.ctx.simClock.now();
