@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
-import { accountRef, findAccount, findAccounts } from '../../core/accounts/resolve.js';
+import { accountRef, findAccount, findAccounts, type AccountRow } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
 import { networkError, type AccountRef } from '../../core/network/provider.js';
@@ -134,10 +134,6 @@ export class Engine {
   /** Set when a send's result could not be recorded: the next tick settles it (see recover). */
   private recoverPending = false;
   private ticks = 0;
-  /** Set by accountWait when the wait is a daily or weekly cap (read at once by runLane). */
-  private capped = false;
-  /** Set by accountWait when the account is idle: out of hours or within its spacing (read at once by runLane). */
-  private idle = false;
   /** Per account: until when it can send nothing (out of hours, or spacing). */
   private readonly idleUntil = new Map<string, number>();
   /**
@@ -351,8 +347,15 @@ export class Engine {
     }
     report.due = seen.size;
 
-    // Every lane runs at once; what is bounded is the provider calls in flight (see send).
-    const counts = await Promise.all([...lanes].map(([accountId, items]) => this.runLane(accountId, items.sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind]))));
+    // Every lane runs at once; what is bounded is the provider calls in flight (see send). The
+    // lanes' accounts' counters are read here in one statement: each lane checks its first send
+    // against them in this same turn, before any send of the tick, so they are what it would read.
+    const readAt = this.ctx.simClock.now();
+    const laneAccounts = [...findAccounts(this.ctx, [...lanes.keys()]).values()].filter((a) => a.status === 'connected' && a.active);
+    const counters = { at: readAt, byAccount: allowances(this.ctx, laneAccounts, this.settings.safety, readAt) };
+    const counts = await Promise.all(
+      [...lanes].map(([accountId, items]) => this.runLane(accountId, items.sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind]), counters)),
+    );
     report.sends = counts.reduce<number>((n, c) => n + (c ?? 0), 0);
 
     // Only a campaign that had work or inbound events this tick can have just finished it; every
@@ -444,21 +447,23 @@ export class Engine {
     return recordAgentDecision(this.ctx, lead.id, text, decision, info, this.settings);
   }
 
-  /** One account's sends, one after another, while the account may send. Returns provider calls made. */
-  private async runLane(accountId: string, items: SendItem[]): Promise<number> {
+  /**
+   * One account's sends, one after another, while the account may send. Returns provider calls
+   * made. `counters` are the account's counters read for the lane's first send (see runTick).
+   */
+  private async runLane(accountId: string, items: SendItem[], counters: { at: number; byAccount: Map<string, Allowance> }): Promise<number> {
     let calls = 0;
     for (let i = 0; i < items.length; i++) {
       if (this.stopping || !this.ensureLease()) return calls;
       const item = items[i] as SendItem;
       const now = this.ctx.simClock.now();
-      this.capped = false;
-      this.idle = false;
-      const wait = this.accountWait(accountId, item.kind, now);
-      if (wait !== null) {
-        this.defer(items.slice(i), wait, this.capped, this.idle);
+      const known = i === 0 && dayOf(counters.at) === dayOf(now) ? counters.byAccount.get(accountId) : undefined;
+      const ready = this.accountWait(accountId, item.kind, now, known);
+      if ('until' in ready) {
+        this.defer(items.slice(i), ready.until, ready.capped, ready.idle);
         return calls;
       }
-      const outcome = await this.send(item, now);
+      const outcome = await this.send(item, ready.account, now);
       if (outcome !== 'skipped') calls++;
       if (outcome === 'account_blocked') {
         this.defer(items.slice(i + 1), this.blockedUntil.get(accountId) ?? this.ctx.simClock.now() + ACCOUNT_RETRY_MS);
@@ -469,16 +474,19 @@ export class Engine {
   }
 
   /**
-   * When the account may send this kind next, or null for now: it must be connected, inside its
-   * own working hours, past its spacing and under today's limits (warm-up and the rolling week
-   * applied). Every rule reads stored state, so a restart or a pause forgets nothing.
+   * Whether the account may send this kind now (and the account), or until when it must wait: it
+   * must be connected, inside its own working hours, past its spacing and under today's limits
+   * (warm-up and the rolling week applied; `known` when they were just read). Every rule reads
+   * stored state, so a restart or a pause forgets nothing. `idle` marks a wait for the hours or
+   * the spacing, `capped` one for a daily or weekly cap.
    */
-  private accountWait(accountId: string, kind: SendKind, now: number): number | null {
+  private accountWait(accountId: string, kind: SendKind, now: number, known?: Allowance): { account: AccountRow } | { until: number; capped: boolean; idle: boolean } {
+    const wait = (until: number, why: { capped?: boolean; idle?: boolean } = {}) => ({ until, capped: why.capped ?? false, idle: why.idle ?? false });
     const account = findAccount(this.ctx, accountId);
     // An operator's `active: false` stops all sending from the account until it is set back.
-    if (!account || account.status !== 'connected' || !account.active) return now + ACCOUNT_RETRY_MS;
+    if (!account || account.status !== 'connected' || !account.active) return wait(now + ACCOUNT_RETRY_MS);
     const blocked = this.blockedUntil.get(accountId) ?? 0;
-    if (blocked > now) return blocked;
+    if (blocked > now) return wait(blocked);
     const safety = this.settings.safety;
     const rhythm = rhythmOf(account, safety);
     // Out of hours or within the spacing, nothing of this account can go: its campaigns are
@@ -486,18 +494,14 @@ export class Engine {
     const idle = Math.max(nextWorkingTime(now, rhythm), this.slotOf(accountId));
     if (idle > now) {
       this.idleUntil.set(accountId, idle);
-      this.idle = true;
-      return idle;
+      return wait(idle, { idle: true });
     }
     if (kind !== 'withdraw') {
-      const a = allowance(this.ctx, account, safety, now);
+      const a = known ?? allowance(this.ctx, account, safety, now);
       const capped = kind === 'connect' ? a.connectionRequestsSentToday >= a.connectionRequestLimit : a.messagesSentToday >= a.messageLimit;
-      if (capped) {
-        this.capped = true;
-        return nextWorkingTime(kind === 'connect' ? invitationsFreeAt(a, now) : nextUtcDay(now), rhythm);
-      }
+      if (capped) return wait(nextWorkingTime(kind === 'connect' ? invitationsFreeAt(a, now) : nextUtcDay(now), rhythm), { capped: true });
     }
-    return null;
+    return { account };
   }
 
   /** The earliest time of the account's next send; after a restart, from its last recorded call. */
@@ -598,9 +602,7 @@ export class Engine {
    * only while its call is on the wire, and released before the result is recorded: the slot's
    * next send then begins in the same commit as the results before it (see CommitGroup).
    */
-  private async send(item: SendItem, decidedAt: number): Promise<SendOutcome> {
-    const account = findAccount(this.ctx, item.accountId);
-    if (!account) return 'skipped';
+  private async send(item: SendItem, account: AccountRow, decidedAt: number): Promise<SendOutcome> {
     const attempt = await this.queue.add(async () => {
       const begun = await this.group.run(() => beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId, decidedAt));
       if (!begun) return null;
