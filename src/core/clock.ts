@@ -29,8 +29,16 @@ export const iso = (ms: number): string => new Date(ms).toISOString();
 /** What `iso` renders, as output schemas declare it: a plain date-time string, without zod's long ISO regex. */
 export const IsoTimestamp = z.string().meta({ format: 'date-time' });
 
+const DAY_MS = 86_400_000;
+/** The last day rendered by `utcDay`: the engine asks for the same day several times a send. */
+let lastDay = { start: Number.NaN, text: '' };
+
 /** The UTC calendar day of an instant, as `YYYY-MM-DD`. */
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+export const utcDay = (ms: number): string => {
+  const start = Math.floor(ms / DAY_MS) * DAY_MS;
+  if (start !== lastDay.start) lastDay = { start, text: new Date(start).toISOString().slice(0, 10) };
+  return lastDay.text;
+};
 
 /** Milliseconds from `ms` to the next UTC midnight. */
 export const msToNextUtcMidnight = (ms: number): number => {

@@ -31,17 +31,27 @@ type Runnable = { run: (values: Record<string, unknown>) => { changes: number } 
 function perColumnSet(build: (db: Db, shape: Record<string, unknown>) => Runnable): (db: Db, values: Record<string, unknown>, extra?: Record<string, unknown>) => number {
   const statements = perDb(() => new Map<string, Runnable>());
   return (db, values, extra = {}) => {
-    const keys = Object.keys(values).filter((k) => values[k] !== undefined).sort();
-    if (keys.length === 0) return 0;
-    const signature = keys.map((k) => (values[k] === null ? `${k}=null` : k)).join(',');
+    // One pass, in the order the caller gave the columns (a call site always gives them in the
+    // same order, so it always finds its statement): this runs several times a send.
+    let signature = '';
+    const bound: Record<string, unknown> = { ...extra };
+    for (const k of Object.keys(values)) {
+      const v = values[k];
+      if (v === undefined) continue;
+      if (v === null) signature += `${k}=null,`;
+      else {
+        signature += `${k},`;
+        bound[k] = v;
+      }
+    }
+    if (signature === '') return 0;
     const cache = statements(db);
     let stmt = cache.get(signature);
     if (stmt === undefined) {
+      const keys = Object.keys(values).filter((k) => values[k] !== undefined);
       stmt = build(db, Object.fromEntries(keys.map((k) => [k, values[k] === null ? null : sql.placeholder(k)])));
       cache.set(signature, stmt);
     }
-    const bound: Record<string, unknown> = { ...extra };
-    for (const k of keys) if (values[k] !== null) bound[k] = values[k];
     return stmt.run(bound).changes;
   };
 }

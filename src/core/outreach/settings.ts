@@ -21,7 +21,7 @@ export const EngineConfig = z.strictObject({
     .strictObject({ min: z.number().min(0), max: z.number().min(0) })
     .refine((s) => s.min <= s.max, { message: 'min must not exceed max', path: ['max'] })
     .optional(),
-  /** Provider calls in flight at once (one account sends one at a time). */
+  /** Provider calls in flight at once, across accounts (one account sends one at a time). */
   concurrency: z.number().int().min(1).max(64).optional(),
   /** A connection request not accepted after this many days is given up on. */
   invitationTimeoutDays: z.number().positive().optional(),
@@ -55,7 +55,7 @@ const DAY_MS = 86_400_000;
 
 export const ENGINE_DEFAULTS = {
   spacingSeconds: { min: 60, max: 180 },
-  concurrency: 4,
+  concurrency: 16,
   invitationTimeoutDays: 21,
   replyWaitDays: 7,
   batchSize: 200,

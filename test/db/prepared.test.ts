@@ -1,0 +1,37 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { inserterOf, updaterById } from '../../src/db/prepared.js';
+import { leads } from '../../src/db/schema.js';
+import { engineWorkspace } from '../engine/helpers.js';
+import { testCtx } from '../helpers.js';
+
+describe('updaterById and inserterOf', () => {
+  const updateLead = updaterById(leads);
+  const insertLead = inserterOf(leads);
+
+  it('writes exactly the columns given, in any order, nulls as NULL, and skips undefined ones', () => {
+    const ctx = testCtx({ workspace: engineWorkspace(['ann-sim-never-accepts']) });
+    const row = () => ctx.db.select().from(leads).where(eq(leads.id, 'lead_1')).get()!;
+    const before = row();
+    expect(updateLead(ctx.db, 'lead_1', { stage: 'connection_sent', invitedAt: 5, jobTitle: undefined })).toBe(1);
+    expect(row()).toMatchObject({ stage: 'connection_sent', invitedAt: 5, jobTitle: before.jobTitle, firstName: before.firstName });
+    // The same columns in another order, then a null where a value was.
+    expect(updateLead(ctx.db, 'lead_1', { invitedAt: 7, stage: 'connected' })).toBe(1);
+    expect(row()).toMatchObject({ stage: 'connected', invitedAt: 7 });
+    expect(updateLead(ctx.db, 'lead_1', { stage: 'new', invitedAt: null })).toBe(1);
+    expect(row()).toMatchObject({ stage: 'new', invitedAt: null });
+    // A boolean column maps through its column (true is stored as 1 and read back as true).
+    expect(updateLead(ctx.db, 'lead_1', { replied: true })).toBe(1);
+    expect(row().replied).toBe(true);
+    expect(updateLead(ctx.db, 'lead_1', {})).toBe(0);
+    expect(updateLead(ctx.db, 'lead_1', { stage: undefined })).toBe(0);
+    expect(updateLead(ctx.db, 'no_such_lead', { stage: 'new' })).toBe(0);
+  });
+
+  it('inserts a row from the columns given, leaving the others to their defaults', () => {
+    const ctx = testCtx({ workspace: engineWorkspace([]) });
+    insertLead(ctx.db, { id: 'lead_x', campaignId: 'cmp', networkUrl: 'https://www.linkedin.com/in/x', firstName: null, createdAt: 1, updatedAt: 1 });
+    const row = ctx.db.select().from(leads).where(eq(leads.id, 'lead_x')).get()!;
+    expect(row).toMatchObject({ campaignId: 'cmp', firstName: null, stage: 'new', replied: false, nextActionAt: 0 });
+  });
+});
