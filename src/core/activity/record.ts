@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { inserterOf, perDb } from '../../db/prepared.js';
+import { fast, inserterOf, perDb } from '../../db/prepared.js';
 import { accountDaily, activity, campaigns, workspace, type leads } from '../../db/schema.js';
 import { accountToday } from '../accounts/today.js';
 import { campaignNow } from '../campaigns/state-machine.js';
@@ -88,12 +88,14 @@ export function countOutreach(ctx: Ctx, campaignId: string, counter: OutreachCou
 // Prepared once per database and counter: every send and acceptance bumps two of them.
 const outreachCounters = perDb((db) => {
   const build = (counter: OutreachCounter) => ({
-    campaign: db
-      .update(campaigns)
-      .set({ [counter]: sql`${CAMPAIGN_COLUMNS[counter]} + 1`, updatedAt: sql`${sql.placeholder('updatedAt')}` })
-      .where(eq(campaigns.id, sql.placeholder('campaignId')))
-      .prepare(),
-    workspace: db.update(workspace).set({ [counter]: sql`${WORKSPACE_COLUMNS[counter]} + 1` }).where(eq(workspace.id, WORKSPACE_ID)).prepare(),
+    campaign: fast(
+      db
+        .update(campaigns)
+        .set({ [counter]: sql`${CAMPAIGN_COLUMNS[counter]} + 1`, updatedAt: sql`${sql.placeholder('updatedAt')}` })
+        .where(eq(campaigns.id, sql.placeholder('campaignId')))
+        .prepare(),
+    ),
+    workspace: fast(db.update(workspace).set({ [counter]: sql`${WORKSPACE_COLUMNS[counter]} + 1` }).where(eq(workspace.id, WORKSPACE_ID)).prepare()),
   });
   return {
     connectionRequestsSent: build('connectionRequestsSent'),
@@ -118,10 +120,12 @@ export function countAccountDaily(ctx: Ctx, accountId: string, counter: DailyCou
 
 const dailyCounters = perDb((db) => {
   const build = (counter: DailyCounter) =>
-    db
-      .insert(accountDaily)
-      .values({ accountId: sql.placeholder('accountId'), day: sql.placeholder('day'), [counter]: 1 })
-      .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: { [counter]: sql`${DAILY_COLUMNS[counter]} + 1` } })
-      .prepare();
+    fast(
+      db
+        .insert(accountDaily)
+        .values({ accountId: sql.placeholder('accountId'), day: sql.placeholder('day'), [counter]: 1 })
+        .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: { [counter]: sql`${DAILY_COLUMNS[counter]} + 1` } })
+        .prepare(),
+    );
   return { connectionRequestsSent: build('connectionRequestsSent'), connectionRequestsAccepted: build('connectionRequestsAccepted'), messagesSent: build('messagesSent') };
 });

@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
+import { fast, perDb } from '../../db/prepared.js';
 import { campaigns } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import type { CampaignRow, CampaignStatus } from './campaign.js';
@@ -88,11 +88,13 @@ const statements = perDb((db) => {
   for (const t of TRANSITIONS) {
     out.set(
       t.event,
-      db
-        .update(campaigns)
-        .set({ status: t.to, updatedAt: sql`${sql.placeholder('now')}` })
-        .where(and(eq(campaigns.id, sql.placeholder('id')), inArray(campaigns.status, [...t.from])))
-        .prepare(),
+      fast(
+        db
+          .update(campaigns)
+          .set({ status: t.to, updatedAt: sql`${sql.placeholder('now')}` })
+          .where(and(eq(campaigns.id, sql.placeholder('id')), inArray(campaigns.status, [...t.from])))
+          .prepare(),
+      ),
     );
   }
   return out;

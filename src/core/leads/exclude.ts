@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
 import { counted } from '../../db/counted.js';
-import { perDb } from '../../db/prepared.js';
+import { fast, perDb } from '../../db/prepared.js';
 import { exclusions, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 
@@ -41,7 +41,7 @@ export function includeAgain(ctx: Ctx, lead: LeadRef): void {
 
 /** Prepared once per connection: every lead a batch or a Lookalike page places looks it up. */
 const exclusionOf = perDb((db) =>
-  db.select({ u: exclusions.networkUrl }).from(exclusions).where(eq(exclusions.networkUrl, sql.placeholder('networkUrl'))).prepare(),
+  fast(db.select({ u: exclusions.networkUrl }).from(exclusions).where(eq(exclusions.networkUrl, sql.placeholder('networkUrl'))).prepare()),
 );
 
 /** Past this many entries the list is not kept in memory, and each URL is looked up. */

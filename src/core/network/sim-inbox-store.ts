@@ -1,6 +1,6 @@
 import { and, asc, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { perDb } from '../../db/prepared.js';
+import { fast, perDb } from '../../db/prepared.js';
 import { simInbox } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import type { InboundEvent } from './provider.js';
@@ -9,35 +9,41 @@ import type { SimInboxStore } from '../../network/sim/inbox.js';
 
 // Prepared once per database: every simulated send schedules a response, every tick asks what is due.
 const statements = perDb((db) => ({
-  schedule: db
-    .insert(simInbox)
-    .values({
-      id: sql.placeholder('id'),
-      type: sql.placeholder('type'),
-      accountId: sql.placeholder('accountId'),
-      networkUrl: sql.placeholder('networkUrl'),
-      providerId: sql.placeholder('providerId'),
-      chatId: sql`${sql.placeholder('chatId')}`,
-      text: sql`${sql.placeholder('text')}`,
-      at: sql.placeholder('at'),
-    })
-    .onConflictDoNothing()
-    .prepare(),
+  schedule: fast(
+    db
+      .insert(simInbox)
+      .values({
+        id: sql.placeholder('id'),
+        type: sql.placeholder('type'),
+        accountId: sql.placeholder('accountId'),
+        networkUrl: sql.placeholder('networkUrl'),
+        providerId: sql.placeholder('providerId'),
+        chatId: sql`${sql.placeholder('chatId')}`,
+        text: sql`${sql.placeholder('text')}`,
+        at: sql.placeholder('at'),
+      })
+      .onConflictDoNothing()
+      .prepare(),
+  ),
   // The ids as one JSON array: one prepared statement whatever their number.
-  ack: db
-    .update(simInbox)
-    .set({ deliveredAt: sql`${sql.placeholder('at')}` })
-    // `+delivered_at` keeps SQLite off the due index: without statistics it would walk every
-    // undelivered event (2 ms at 20,000) instead of looking the ids up (7 µs).
-    .where(sql`${simInbox.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')})) AND +${simInbox.deliveredAt} IS NULL`)
-    .prepare(),
-  due: db
-    .select()
-    .from(simInbox)
-    .where(and(isNull(simInbox.deliveredAt), lte(simInbox.at, sql.placeholder('now'))))
-    .orderBy(asc(simInbox.at), asc(simInbox.id))
-    .limit(sql.placeholder('limit'))
-    .prepare(),
+  ack: fast(
+    db
+      .update(simInbox)
+      .set({ deliveredAt: sql`${sql.placeholder('at')}` })
+      // `+delivered_at` keeps SQLite off the due index: without statistics it would walk every
+      // undelivered event (2 ms at 20,000) instead of looking the ids up (7 µs).
+      .where(sql`${simInbox.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')})) AND +${simInbox.deliveredAt} IS NULL`)
+      .prepare(),
+  ),
+  due: fast(
+    db
+      .select()
+      .from(simInbox)
+      .where(and(isNull(simInbox.deliveredAt), lte(simInbox.at, sql.placeholder('now'))))
+      .orderBy(asc(simInbox.at), asc(simInbox.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(),
+  ),
 }));
 
 /**

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
+import { fast, perDb } from '../../db/prepared.js';
 import { leads } from '../../db/schema.js';
 import { eachInOneTransaction, transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
@@ -22,8 +22,8 @@ interface Candidate {
 }
 
 // Prepared once per database: every inbound event looks its person up.
-const byUrl = perDb((db) => db.select().from(leads).where(eq(leads.networkUrl, sql.placeholder('url'))).prepare());
-const byProviderId = perDb((db) => db.select().from(leads).where(eq(leads.providerId, sql.placeholder('providerId'))).prepare());
+const byUrl = perDb((db) => fast(db.select().from(leads).where(eq(leads.networkUrl, sql.placeholder('url'))).prepare()));
+const byProviderId = perDb((db) => fast(db.select().from(leads).where(eq(leads.providerId, sql.placeholder('providerId'))).prepare()));
 
 /** Leads of this person contacted from this account, in any campaign. */
 function candidates(ctx: Ctx, event: InboundEvent): Candidate[] {

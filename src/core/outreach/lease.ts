@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { perDb } from '../../db/prepared.js';
+import { fast, perDb } from '../../db/prepared.js';
 import { engineState } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
@@ -38,7 +38,7 @@ export function leaseHolder(db: Db, wall: Clock): string | null {
 }
 
 // Prepared once: every send and completion check reads the lease (fencing).
-const leaseRow = perDb((db) => db.select().from(engineState).where(eq(engineState.id, ROW)).prepare());
+const leaseRow = perDb((db) => fast(db.select().from(engineState).where(eq(engineState.id, ROW)).prepare()));
 
 /** Remembers how far simulated time got, so the next run's sim clock starts no earlier. */
 export function recordSimTime(db: Db, simNow: number): void {

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
+import { fast, perDb } from '../../db/prepared.js';
 import type { Db } from '../../db/connection.js';
 import { campaigns, engineIntents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
@@ -46,7 +46,7 @@ export const closingLeads = (ctx: Ctx, limit: number): LeadRow[] => closingStmt(
 
 // Prepared once per database: the engine runs it on every tick.
 const closingStmt = perDb((db) =>
-  db.select().from(leads).where(isNotNull(leads.politeClosePendingAt)).orderBy(asc(leads.politeClosePendingAt)).limit(sql.placeholder('limit')).prepare(),
+  fast(db.select().from(leads).where(isNotNull(leads.politeClosePendingAt)).orderBy(asc(leads.politeClosePendingAt)).limit(sql.placeholder('limit')).prepare()),
 );
 
 /**
@@ -55,14 +55,16 @@ const closingStmt = perDb((db) =>
  * campaign inside SQLite, so a tick over 200 running campaigns costs one statement, not 200.
  */
 const leadsOfMany = (db: Db, due: SQL) =>
-  db
-    .select()
-    .from(leads)
-    .where(
-      sql`${leads.seq} IN (SELECT s.seq FROM json_each(${sql.placeholder('ids')}) j, leads s WHERE s.seq IN (
-        SELECT d.seq FROM leads d WHERE d.campaign_id = j.value AND ${due} ORDER BY d.next_action_at LIMIT ${sql.placeholder('limit')}))`,
-    )
-    .prepare();
+  fast(
+    db
+      .select()
+      .from(leads)
+      .where(
+        sql`${leads.seq} IN (SELECT s.seq FROM json_each(${sql.placeholder('ids')}) j, leads s WHERE s.seq IN (
+          SELECT d.seq FROM leads d WHERE d.campaign_id = j.value AND ${due} ORDER BY d.next_action_at LIMIT ${sql.placeholder('limit')}))`,
+      )
+      .prepare(),
+  );
 const scheduledOfMany = perDb((db) => leadsOfMany(db, sql`d.next_action_at > 0 AND d.next_action_at <= ${sql.placeholder('now')}`));
 const freshOfMany = perDb((db) => leadsOfMany(db, sql`d.next_action_at = 0`));
 
@@ -95,19 +97,21 @@ export function nextScheduledOf(ctx: Ctx, campaignIds: readonly string[], now: n
   return new Map(nextScheduledStmt(ctx.db).all({ ids: JSON.stringify(campaignIds), now }).map((r) => [r.id, r.at]));
 }
 const nextScheduledStmt = perDb((db) =>
-  db
-    .select({
-      id: sql<string>`j.value`,
-      at: sql<number | null>`(SELECT min(${leads.nextActionAt}) FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} > ${sql.placeholder('now')})`,
-    })
-    .from(sql`json_each(${sql.placeholder('ids')}) j`)
-    .prepare(),
+  fast(
+    db
+      .select({
+        id: sql<string>`j.value`,
+        at: sql<number | null>`(SELECT min(${leads.nextActionAt}) FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} > ${sql.placeholder('now')})`,
+      })
+      .from(sql`json_each(${sql.placeholder('ids')}) j`)
+      .prepare(),
+  ),
 );
 
 /** When the account's last provider call was made (its latest intent), or null. */
 export const lastCallAt = (ctx: Ctx, accountId: string): number | null => lastCallStmt(ctx.db).get({ accountId })?.at ?? null;
 const lastCallStmt = perDb((db) =>
-  db.select({ at: engineIntents.createdAt }).from(engineIntents).where(eq(engineIntents.accountId, sql.placeholder('accountId'))).orderBy(desc(engineIntents.createdAt)).limit(1).prepare(),
+  fast(db.select({ at: engineIntents.createdAt }).from(engineIntents).where(eq(engineIntents.accountId, sql.placeholder('accountId'))).orderBy(desc(engineIntents.createdAt)).limit(1).prepare()),
 );
 
 /**
@@ -121,22 +125,24 @@ export function withoutWorkLeft(ctx: Ctx, campaignIds: readonly string[]): strin
     .map((r) => r.id);
 }
 const idleCampaigns = perDb((db) =>
-  db
-    .select({ id: sql<string>`j.value` })
-    .from(sql`json_each(${sql.placeholder('ids')}) j`)
-    .where(sql`NOT EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} IS NOT NULL)`)
-    .prepare(),
+  fast(
+    db
+      .select({ id: sql<string>`j.value` })
+      .from(sql`json_each(${sql.placeholder('ids')}) j`)
+      .where(sql`NOT EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} IS NOT NULL)`)
+      .prepare(),
+  ),
 );
 
 const completionProbes = perDb((db) => {
   const id = sql.placeholder('campaignId');
-  const probe = (where: SQL | undefined) => db.select({ one: sql`1` }).from(leads).where(where).limit(1).prepare();
+  const probe = (where: SQL | undefined) => fast(db.select({ one: sql`1` }).from(leads).where(where).limit(1).prepare());
   return {
-    campaign: db.select({ status: campaigns.status, importing: campaigns.importing }).from(campaigns).where(eq(campaigns.id, id)).prepare(),
+    campaign: fast(db.select({ status: campaigns.status, importing: campaigns.importing }).from(campaigns).where(eq(campaigns.id, id)).prepare()),
     anyLead: probe(eq(leads.campaignId, id)),
     workLeft: probe(and(eq(leads.campaignId, id), isNotNull(leads.nextActionAt))),
     closing: probe(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, id))),
-    pending: db.select({ one: sql`1` }).from(engineIntents).where(and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, id))).limit(1).prepare(),
+    pending: fast(db.select({ one: sql`1` }).from(engineIntents).where(and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, id))).limit(1).prepare()),
   };
 });
 
@@ -149,8 +155,8 @@ const moveStmts = perDb((db) => {
   // `to` may be null (no work left): bound as-is, since next_action_at maps values unchanged.
   const set = { nextActionAt: sql`${sql.placeholder('to')}` };
   return {
-    fromNull: db.update(leads).set(set).where(and(eq(leads.id, sql.placeholder('leadId')), isNull(leads.nextActionAt))).prepare(),
-    fromAt: db.update(leads).set(set).where(and(eq(leads.id, sql.placeholder('leadId')), eq(leads.nextActionAt, sql.placeholder('from')))).prepare(),
+    fromNull: fast(db.update(leads).set(set).where(and(eq(leads.id, sql.placeholder('leadId')), isNull(leads.nextActionAt))).prepare()),
+    fromAt: fast(db.update(leads).set(set).where(and(eq(leads.id, sql.placeholder('leadId')), eq(leads.nextActionAt, sql.placeholder('from')))).prepare()),
   };
 });
 

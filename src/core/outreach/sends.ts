@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { inserterOf, perDb } from '../../db/prepared.js';
+import { fast, inserterOf, perDb } from '../../db/prepared.js';
 import { engineIntents } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
@@ -137,27 +137,31 @@ function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed
 const insertIntent = inserterOf(engineIntents);
 /** A lead's intent still pending, if any (the partial index engine_intents_pending). */
 const inFlightOf = perDb((db) =>
-  db
-    .select({ one: sql`1` })
-    .from(engineIntents)
-    .where(and(eq(engineIntents.leadId, sql.placeholder('leadId')), eq(engineIntents.state, 'pending')))
-    .limit(1)
-    .prepare(),
+  fast(
+    db
+      .select({ one: sql`1` })
+      .from(engineIntents)
+      .where(and(eq(engineIntents.leadId, sql.placeholder('leadId')), eq(engineIntents.state, 'pending')))
+      .limit(1)
+      .prepare(),
+  ),
 );
 /** A field not given keeps its value (coalesce), as a partial update would. */
 const settleStmt = perDb((db) => {
   const p = (name: string) => sql`${sql.placeholder(name)}`;
-  return db
-    .update(engineIntents)
-    .set({
-      state: p('state'),
-      settledAt: p('settledAt'),
-      chatId: sql`coalesce(${p('chatId')}, ${engineIntents.chatId})`,
-      messageId: sql`coalesce(${p('messageId')}, ${engineIntents.messageId})`,
-      errorCode: sql`coalesce(${p('errorCode')}, ${engineIntents.errorCode})`,
-    })
-    .where(and(eq(engineIntents.id, sql.placeholder('id')), eq(engineIntents.state, 'pending')))
-    .prepare();
+  return fast(
+    db
+      .update(engineIntents)
+      .set({
+        state: p('state'),
+        settledAt: p('settledAt'),
+        chatId: sql`coalesce(${p('chatId')}, ${engineIntents.chatId})`,
+        messageId: sql`coalesce(${p('messageId')}, ${engineIntents.messageId})`,
+        errorCode: sql`coalesce(${p('errorCode')}, ${engineIntents.errorCode})`,
+      })
+      .where(and(eq(engineIntents.id, sql.placeholder('id')), eq(engineIntents.state, 'pending')))
+      .prepare(),
+  );
 });
 
 const ACTIVITY_OF: Record<Exclude<IntentKind, 'manual_message' | 'withdrawal'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {

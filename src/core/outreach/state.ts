@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { counted } from '../../db/counted.js';
-import { perDb, updaterById } from '../../db/prepared.js';
+import { fast, perDb, updaterById } from '../../db/prepared.js';
 import { agents, campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { isOnExclusionList } from '../leads/exclude.js';
@@ -49,13 +49,15 @@ function readSequence(json: string): SequenceMessage[] {
 }
 
 const runningWithAgents = perDb((db) =>
-  db
-    .select({ id: campaigns.id, status: campaigns.status, a: agents })
-    .from(campaigns)
-    .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-    .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
-    .orderBy(campaigns.seq)
-    .prepare(),
+  fast(
+    db
+      .select({ id: campaigns.id, status: campaigns.status, a: agents })
+      .from(campaigns)
+      .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
+      .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
+      .orderBy(campaigns.seq)
+      .prepare(),
+  ),
 );
 
 /** Running campaigns, in order and by id, kept while the `campaigns` counter stands still. */
@@ -75,14 +77,16 @@ export function loadRunningCampaigns(ctx: Ctx): readonly CampaignInfo[] {
 
 // Prepared once per database: read for every lead the engine handles and every send it settles.
 const campaignWithAgent = perDb((db) =>
-  db
-    .select({ id: campaigns.id, status: campaigns.status, a: agents })
-    .from(campaigns)
-    .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-    .where(eq(campaigns.id, sql.placeholder('id')))
-    .prepare(),
+  fast(
+    db
+      .select({ id: campaigns.id, status: campaigns.status, a: agents })
+      .from(campaigns)
+      .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
+      .where(eq(campaigns.id, sql.placeholder('id')))
+      .prepare(),
+  ),
 );
-const leadById = perDb((db) => db.select().from(leads).where(eq(leads.id, sql.placeholder('id'))).prepare());
+const leadById = perDb((db) => fast(db.select().from(leads).where(eq(leads.id, sql.placeholder('id'))).prepare()));
 
 /** A campaign with its agent; a running one from memory (see `running`). Shared: never change it. */
 export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {

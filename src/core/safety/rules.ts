@@ -1,5 +1,5 @@
 import { and, between, sql } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
+import { fast, perDb } from '../../db/prepared.js';
 import { z } from 'zod';
 import { accountDaily, type accounts } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
@@ -164,16 +164,18 @@ export function allowance(ctx: Ctx, account: AccountRow, s: SafetySettings, now:
 // Prepared once per database, for one account (before every send) or many (a tick asks for every
 // account with new leads waiting) alike.
 const weekRowsOfMany = perDb((db) =>
-  db
-    .select({ accountId: accountDaily.accountId, day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })
-    .from(accountDaily)
-    .where(
-      and(
-        sql`${accountDaily.accountId} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`,
-        between(accountDaily.day, sql.placeholder('from'), sql.placeholder('to')),
-      ),
-    )
-    .prepare(),
+  fast(
+    db
+      .select({ accountId: accountDaily.accountId, day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })
+      .from(accountDaily)
+      .where(
+        and(
+          sql`${accountDaily.accountId} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`,
+          between(accountDaily.day, sql.placeholder('from'), sql.placeholder('to')),
+        ),
+      )
+      .prepare(),
+  ),
 );
 
 /** `allowance` for several accounts at once, read in one statement. */

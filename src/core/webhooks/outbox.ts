@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
+import { fast, perDb } from '../../db/prepared.js';
 import { agents, campaigns, webhookEvents, type leads } from '../../db/schema.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
@@ -39,17 +39,21 @@ export function leadAccountId(ctx: Ctx, lead: LeadRow, chatAccountId: string | n
 
 // Prepared once per database: the engine records an event for every acceptance and reply.
 const statements = perDb((db) => ({
-  agentAccount: db
-    .select({ accountId: agents.accountId })
-    .from(campaigns)
-    .innerJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-    .where(eq(campaigns.id, sql.placeholder('campaignId')))
-    .prepare(),
-  campaign: db.select({ id: campaigns.id, name: campaigns.name }).from(campaigns).where(eq(campaigns.id, sql.placeholder('campaignId'))).prepare(),
-  insert: db
-    .insert(webhookEvents)
-    .values({ id: sql.placeholder('id'), type: sql.placeholder('type'), createdAt: sql.placeholder('createdAt'), payload: sql.placeholder('payload') })
-    .prepare(),
+  agentAccount: fast(
+    db
+      .select({ accountId: agents.accountId })
+      .from(campaigns)
+      .innerJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
+      .where(eq(campaigns.id, sql.placeholder('campaignId')))
+      .prepare(),
+  ),
+  campaign: fast(db.select({ id: campaigns.id, name: campaigns.name }).from(campaigns).where(eq(campaigns.id, sql.placeholder('campaignId'))).prepare()),
+  insert: fast(
+    db
+      .insert(webhookEvents)
+      .values({ id: sql.placeholder('id'), type: sql.placeholder('type'), createdAt: sql.placeholder('createdAt'), payload: sql.placeholder('payload') })
+      .prepare(),
+  ),
 }));
 
 /**
