@@ -30,14 +30,19 @@ export const iso = (ms: number): string => new Date(ms).toISOString();
 export const IsoTimestamp = z.string().meta({ format: 'date-time' });
 
 const DAY_MS = 86_400_000;
-/** The last day rendered by `utcDay`: the engine asks for the same day several times a send. */
-let lastDay = { start: Number.NaN, text: '' };
+/** Days rendered by `utcDay`, by their start: the engine asks for a few days many times a send. */
+const dayNames = new Map<number, string>();
 
 /** The UTC calendar day of an instant, as `YYYY-MM-DD`. */
 export const utcDay = (ms: number): string => {
   const start = Math.floor(ms / DAY_MS) * DAY_MS;
-  if (start !== lastDay.start) lastDay = { start, text: new Date(start).toISOString().slice(0, 10) };
-  return lastDay.text;
+  let text = dayNames.get(start);
+  if (text === undefined) {
+    text = new Date(start).toISOString().slice(0, 10);
+    if (dayNames.size >= 64) dayNames.clear();
+    dayNames.set(start, text);
+  }
+  return text;
 };
 
 /** Milliseconds from `ms` to the next UTC midnight. */

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { fast, inserterOf, updaterById } from '../../src/db/prepared.js';
+import { boundLimitsAsSubqueries, fast, inserterOf, updaterById } from '../../src/db/prepared.js';
 import { agents, campaigns, leads } from '../../src/db/schema.js';
 import { engineWorkspace } from '../engine/helpers.js';
 import { testCtx } from '../helpers.js';
@@ -101,5 +101,15 @@ describe('fast', () => {
 
   it('refuses what is not a drizzle prepared query', () => {
     expect(() => fast({ all: () => [] } as never)).toThrow(/not a drizzle/);
+  });
+});
+
+describe('boundLimitsAsSubqueries', () => {
+  it('wraps a bound LIMIT and OFFSET, and nothing else', () => {
+    expect(boundLimitsAsSubqueries('select "a" from "t" where "b" = ? limit ?')).toBe('select "a" from "t" where "b" = ? limit (select ?)');
+    expect(boundLimitsAsSubqueries('select a from t ORDER BY a LIMIT ? OFFSET ?')).toBe('select a from t ORDER BY a LIMIT (select ?) OFFSET (select ?)');
+    expect(boundLimitsAsSubqueries('select a from t limit 5')).toBe('select a from t limit 5');
+    expect(boundLimitsAsSubqueries('select a from t limit ?1')).toBe('select a from t limit ?1');
+    expect(boundLimitsAsSubqueries('select a from t where unlimit = ?')).toBe('select a from t where unlimit = ?');
   });
 });

@@ -11,7 +11,7 @@ import type { AgentDecision } from './agent.js';
 import { MESSAGE_TEXT_MAX } from './limits.js';
 import { leaseHolder } from './lease.js';
 import { fitTo } from './personalize.js';
-import type { IntentRow } from './sends.js';
+import { isPending, type IntentRow } from './sends.js';
 import type { EngineSettings } from './settings.js';
 import { effectiveAccountId, getLead, loadRunningCampaigns, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
@@ -142,7 +142,7 @@ const completionProbes = perDb((db) => {
     anyLead: probe(eq(leads.campaignId, id)),
     workLeft: probe(and(eq(leads.campaignId, id), isNotNull(leads.nextActionAt))),
     closing: probe(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, id))),
-    pending: fast(db.select({ one: sql`1` }).from(engineIntents).where(and(eq(engineIntents.state, 'pending'), eq(engineIntents.campaignId, id))).limit(1).prepare()),
+    pending: fast(db.select({ one: sql`1` }).from(engineIntents).where(and(isPending, eq(engineIntents.campaignId, id))).limit(1).prepare()),
   };
 });
 
