@@ -244,6 +244,25 @@ describe('engine: pause, restart, lease', () => {
     expect(h.ctx.db.select().from(engineIntents).all().every((i) => i.state === 'sent')).toBe(true);
   });
 
+  it('a stop while sends wait for a provider slot begins none of them', async () => {
+    const accounts = ['acc_a', 'acc_b', 'acc_c'];
+    let net!: RecordingNetwork;
+    const h = harness(
+      engineWorkspace(accounts.map((accountId, i) => ({ slug: `p${i}-sim-never-accepts`, accountId })), { extraAccounts: accounts.slice(1) }),
+      { config: { concurrency: 1, spacingSeconds: { min: 0, max: 0 } }, network: (ctx) => (net = new RecordingNetwork(ctx.network)) },
+    );
+    net.hold();
+    void h.tick();
+    await net.arrived;
+    const stopped = h.engine.stop();
+    net.release();
+    await stopped;
+    // The call on the wire completes and is recorded; the two waiting for the slot never begin.
+    expect(net.calls).toHaveLength(1);
+    expect(h.ctx.db.select().from(engineIntents).all().map((i) => i.state)).toEqual(['sent']);
+    expect(h.events('connection_request_sent')).toHaveLength(1);
+  });
+
   it('a send whose result cannot be recorded is counted as sent by the next tick, never sent again', async () => {
     let net!: RecordingNetwork;
     const h = harness(engineWorkspace(['ann-sim-never-accepts']), { network: (ctx) => (net = new RecordingNetwork(ctx.network)) });

@@ -604,6 +604,8 @@ export class Engine {
    */
   private async send(item: SendItem, account: AccountRow, decidedAt: number): Promise<SendOutcome> {
     const attempt = await this.queue.add(async () => {
+      // A send still waiting for its slot when the engine stops is not begun.
+      if (this.stopping) return null;
       const begun = await this.group.run(() => beginSend(this.ctx, this.settings, this.holder, item.leadId, item.kind, item.accountId, decidedAt));
       if (!begun) return null;
       this.inFlight.add(begun.intent.id);
