@@ -143,13 +143,15 @@ export function fast<Q extends { run(...a: never[]): unknown }>(query: Q): FastQ
   });
   const bind = (v: Values = {}): unknown[] => fillers.map((f) => f(v));
   const text = boundLimitsAsSubqueries(q.query.sql);
+  // drizzle's own statement unless the text changed (drizzle reads rows in raw mode too, so
+  // setting it below changes nothing for drizzle).
   const stmt = text === q.query.sql ? q.stmt : q.stmt.database.prepare(text);
   const fields = q.fields;
   if (!fields) return { run: (v) => stmt.run(...bind(v)), get: (v) => stmt.get(...bind(v)) as R | undefined, all: (v) => stmt.all(...bind(v)) as R[] };
-  const raw = stmt.database.prepare(text).raw(true);
+  const raw = stmt.raw(true);
   const map = rowMapper(fields, q.joinsNotNullableMap);
   return {
-    run: (v) => stmt.run(...bind(v)),
+    run: (v) => raw.run(...bind(v)),
     get: (v) => {
       const row = raw.get(...bind(v)) as unknown[] | undefined;
       return row === undefined ? undefined : (map(row) as R);
@@ -169,9 +171,9 @@ export const boundLimitsAsSubqueries = (text: string): string => text.replace(/\
 
 /** drizzle's mapResultRow, with each field's decoder and path found once. */
 function rowMapper(fields: Field[], joinsNotNullableMap: Record<string, boolean> | undefined): (row: unknown[]) => Values {
+  // SQL's decoder is internal to drizzle; the same lookup as mapResultRow.
+  const decoderOf = (s: unknown) => (s as { decoder: Decoder }).decoder;
   const plan = fields.map(({ path, field }) => {
-    // SQL's decoder is internal to drizzle; the same lookup as mapResultRow.
-    const decoderOf = (s: unknown) => (s as { decoder: Decoder }).decoder;
     let decoder: Decoder;
     if (is(field, Column)) decoder = field;
     else if (is(field, SQL)) decoder = decoderOf(field);

@@ -206,7 +206,7 @@ export function recordAgentDecision(ctx: Ctx, leadId: string, text: string, deci
 }
 
 /** Intents left pending, e.g. by an engine that died mid-send. */
-export const pendingIntents = (ctx: Ctx): IntentRow[] => ctx.db.select().from(engineIntents).where(eq(engineIntents.state, 'pending')).all();
+export const pendingIntents = (ctx: Ctx): IntentRow[] => ctx.db.select().from(engineIntents).where(isPending).all();
 
 /**
  * The completion rule: a running campaign that is not importing, has at least one lead, no
