@@ -25,7 +25,19 @@ import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQuer
 import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
 import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
 import { benchDashboard } from './lib/dashboard.js';
-import { dashboardMarkdown, dashboardTargets, evaluateTargets, renderMarkdown, runById, throughputRatio, type ListRow, type LoadRun, type Results, type RssRound, type ToolsListSize } from './lib/report.js';
+import {
+  dashboardMarkdown,
+  dashboardTargets,
+  evaluateTargets,
+  renderMarkdown,
+  runById,
+  throughputRatio,
+  type ListRow,
+  type LoadRun,
+  type Results,
+  type RssRound,
+  type ToolsListSize,
+} from './lib/report.js';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 import { benchImport } from './lib/import.js';
@@ -158,7 +170,12 @@ async function coldStarts(root: string, db: string, config: string, routes: stri
   const express: number[] = [];
   for (let i = 0; i < COLD_STARTS; i++) {
     const port = await freePort();
-    const child = await spawnServer({ args: ['bin/outreach.js', 'start', '--db', db, '--port', String(port), '--config', config], cwd: root, port, healthPath: '/health' });
+    const child = await spawnServer({
+      args: ['bin/outreach.js', 'start', '--db', db, '--port', String(port), '--config', config],
+      cwd: root,
+      port,
+      healthPath: '/health',
+    });
     ours.push(child.startMs);
     await child.stop();
     const bare = await startBaseline(root, ['plain.js', 'express', 'PORT', routes]);
@@ -178,7 +195,12 @@ async function startServer(root: string, db: string, config: string | null, logP
 async function startBaseline(root: string, args: string[]): Promise<Child> {
   const port = await freePort();
   const [script, ...rest] = args;
-  return spawnServer({ args: [join('dist/bench-build/bench/baselines', script as string), ...rest.map((a) => (a === 'PORT' ? String(port) : a))], cwd: root, port, healthPath: '/health' });
+  return spawnServer({
+    args: [join('dist/bench-build/bench/baselines', script as string), ...rest.map((a) => (a === 'PORT' ? String(port) : a))],
+    cwd: root,
+    port,
+    healthPath: '/health',
+  });
 }
 
 const IDLE_SECONDS = 25;
@@ -196,7 +218,11 @@ const roundOf = (samples: number[], requests: number): RssRound => ({
   medianMB: median(samples),
   peakMB: Math.max(...samples),
 });
-const round = (samples: number[], runs: readonly LoadRun[]): RssRound => roundOf(samples, runs.reduce((n, r) => n + r.requests, 0));
+const round = (samples: number[], runs: readonly LoadRun[]): RssRound =>
+  roundOf(
+    samples,
+    runs.reduce((n, r) => n + r.requests, 0),
+  );
 
 /** tools/list sizes, and what each part of the entries adds up to. */
 function toolsListSize(list: Json): ToolsListSize {
@@ -206,7 +232,13 @@ function toolsListSize(list: Json): ToolsListSize {
     for (const [field, value] of Object.entries(tool)) byField[field] = (byField[field] ?? 0) + Buffer.byteLength(JSON.stringify(value));
   }
   const responseBytes = Buffer.byteLength(list.text);
-  return { tools: listed.length, responseBytes, toolsBytes: Buffer.byteLength(JSON.stringify(listed)), estimatedTokens: Math.round(responseBytes / 4), byField };
+  return {
+    tools: listed.length,
+    responseBytes,
+    toolsBytes: Buffer.byteLength(JSON.stringify(listed)),
+    estimatedTokens: Math.round(responseBytes / 4),
+    byField,
+  };
 }
 
 type Ctx = ReturnType<App['server']['createContext']>;
@@ -298,7 +330,9 @@ async function main(): Promise<boolean> {
     say(`server RSS ${startRssMB.toFixed(0)} MB after start, ${idleRssMB.toFixed(0)} MB after ${idleSeconds} s idle`);
 
     // The dashboard's pages, on the idle server before any load case.
-    const dashboard = want('dashboard') ? await benchDashboard({ root, db: big, url: server.url, campaignId: LIST_CAMPAIGN, logPath: server.logPath, say }) : undefined;
+    const dashboard = want('dashboard')
+      ? await benchDashboard({ root, db: big, url: server.url, campaignId: LIST_CAMPAIGN, logPath: server.logPath, say })
+      : undefined;
     if (dashboard && ONLY !== null) {
       for (const line of dashboardMarkdown(dashboard)) say(line);
       for (const t of dashboardTargets(dashboard)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
@@ -316,11 +350,17 @@ async function main(): Promise<boolean> {
       const res = await call(server.url + casePath(LIST_CAMPAIGN, p.c, SETTINGS.pageSize, p.cursor), { headers: restHeaders });
       expect200(`${p.c.name} page ${p.page}`, res);
       const got = (res.body as { leads: { id: string }[] }).leads;
-      if (got.length !== SETTINGS.pageSize || got[0]?.id !== p.firstId) throw new Error(`${p.c.name} page ${p.page}: the built cursor did not open the expected page`);
+      if (got.length !== SETTINGS.pageSize || got[0]?.id !== p.firstId)
+        throw new Error(`${p.c.name} page ${p.page}: the built cursor did not open the expected page`);
     }
-    const batchCheck = await call(`${server.url}/public/v1/campaigns/${ADD_CAMPAIGN}/leads/batch`, { method: 'POST', headers: jsonHeaders, body: batchBody('check', 0) });
+    const batchCheck = await call(`${server.url}/public/v1/campaigns/${ADD_CAMPAIGN}/leads/batch`, {
+      method: 'POST',
+      headers: jsonHeaders,
+      body: batchBody('check', 0),
+    });
     expect200('POST batch', batchCheck);
-    if ((batchCheck.body as { summary: { created: number } }).summary.created !== 100) throw new Error(`a fresh batch did not create 100 leads: ${batchCheck.text.slice(0, 300)}`);
+    if ((batchCheck.body as { summary: { created: number } }).summary.created !== 100)
+      throw new Error(`a fresh batch did not create 100 leads: ${batchCheck.text.slice(0, 300)}`);
     const mcpCheck = await call(`${server.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: rpc('tools/call', { name: 'get_credits', arguments: {} }) });
     expect200('MCP tools/call', mcpCheck);
 
@@ -367,32 +407,66 @@ async function main(): Promise<boolean> {
 
     const rss = sampleRss(server.pid);
     const mcpCall = rpc('tools/call', { name: 'get_credits', arguments: {} });
-    if (want('credits')) await together(
-      { ...base, ...log('get_credits'), id: 'credits.rest', title: 'GET /public/v1/credits', kind: 'server', url: server.url, path: '/public/v1/credits', headers: restHeaders, baselines: ['credits.express', 'credits.http'] },
-      { ...base, id: 'credits.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/credits' },
-      { ...base, id: 'credits.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/credits' },
-      { ...base, ...mcpLog, id: 'credits.mcp', title: 'MCP tools/call get_credits (stateless HTTP)', kind: 'server', url: server.url, path: '/mcp', method: 'POST', headers: mcpHeaders, body: mcpCall, baselines: ['credits.mcp-sdk', 'credits.rest'] },
-      { ...base, id: 'credits.mcp-sdk', title: 'MCP SDK minimal stateless server', kind: 'baseline', url: mcpSdk.url, path: '/mcp', method: 'POST', headers: mcpHeaders, body: mcpCall },
-    );
+    if (want('credits'))
+      await together(
+        {
+          ...base,
+          ...log('get_credits'),
+          id: 'credits.rest',
+          title: 'GET /public/v1/credits',
+          kind: 'server',
+          url: server.url,
+          path: '/public/v1/credits',
+          headers: restHeaders,
+          baselines: ['credits.express', 'credits.http'],
+        },
+        { ...base, id: 'credits.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/credits' },
+        { ...base, id: 'credits.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/credits' },
+        {
+          ...base,
+          ...mcpLog,
+          id: 'credits.mcp',
+          title: 'MCP tools/call get_credits (stateless HTTP)',
+          kind: 'server',
+          url: server.url,
+          path: '/mcp',
+          method: 'POST',
+          headers: mcpHeaders,
+          body: mcpCall,
+          baselines: ['credits.mcp-sdk', 'credits.rest'],
+        },
+        {
+          ...base,
+          id: 'credits.mcp-sdk',
+          title: 'MCP SDK minimal stateless server',
+          kind: 'baseline',
+          url: mcpSdk.url,
+          path: '/mcp',
+          method: 'POST',
+          headers: mcpHeaders,
+          body: mcpCall,
+        },
+      );
 
     let nextLead = 0;
     const leadPath = (id: string) => `/public/v1/campaigns/${LIST_CAMPAIGN}/leads/${id}`;
-    if (want('lead')) await together(
-      {
-        ...base,
-        ...log('get_lead'),
-        id: 'lead.rest',
-        title: 'get_lead: GET /campaigns/{id}/leads/{leadId}',
-        kind: 'server',
-        url: server.url,
-        path: leadPath(leadIds[0] as string),
-        headers: restHeaders,
-        setupRequest: (req: Request) => ({ ...req, path: leadPath(leadIds[nextLead++ % leadIds.length] as string) }),
-        baselines: ['lead.express', 'lead.http'],
-      },
-      { ...base, id: 'lead.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/lead' },
-      { ...base, id: 'lead.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/lead' },
-    );
+    if (want('lead'))
+      await together(
+        {
+          ...base,
+          ...log('get_lead'),
+          id: 'lead.rest',
+          title: 'get_lead: GET /campaigns/{id}/leads/{leadId}',
+          kind: 'server',
+          url: server.url,
+          path: leadPath(leadIds[0] as string),
+          headers: restHeaders,
+          setupRequest: (req: Request) => ({ ...req, path: leadPath(leadIds[nextLead++ % leadIds.length] as string) }),
+          baselines: ['lead.express', 'lead.http'],
+        },
+        { ...base, id: 'lead.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/lead' },
+        { ...base, id: 'lead.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/lead' },
+      );
 
     // The list pages run one after another; their baseline is measured in slices spread over them.
     const listBaselines: LoadSpec[] = [
@@ -401,7 +475,7 @@ async function main(): Promise<boolean> {
     ];
     const baselineSlices = listBaselines.map((): Slice[] => []);
     const sliceBaselines = async () => {
-      for (const [i, spec] of listBaselines.entries()) baselineSlices[i]!.push((await runSlice(spec, spec.durationSeconds / ROUNDS)));
+      for (const [i, spec] of listBaselines.entries()) baselineSlices[i]!.push(await runSlice(spec, spec.durationSeconds / ROUNDS));
     };
     const sliceAt = new Set(Array.from({ length: ROUNDS }, (_, r) => Math.floor((r * pages.length) / ROUNDS)));
     const listRows: ListRow[] = [];
@@ -419,7 +493,14 @@ async function main(): Promise<boolean> {
       const title = `list_leads ${p.c.name} page ${p.page}`;
       await run({ ...page, id: `list.${i}`, title, baselines: ['list.express'] });
       // Then one connection, already warm: the server-side time of a page without queueing behind others.
-      const one: LoadSpec = { ...page, id: `list.${i}.c1`, title: `${title}, 1 connection`, connections: 1, durationSeconds: LATENCY_SECONDS, warmupSeconds: 0 };
+      const one: LoadSpec = {
+        ...page,
+        id: `list.${i}.c1`,
+        title: `${title}, 1 connection`,
+        connections: 1,
+        durationSeconds: LATENCY_SECONDS,
+        warmupSeconds: 0,
+      };
       const slice = await runSlice(one, LATENCY_SECONDS);
       listServerTimes.push(...slice.serverTimes);
       report(combine(one, [slice]));
@@ -450,14 +531,27 @@ async function main(): Promise<boolean> {
       leadsPerSec(await run(batchSpec('batch.rest.c1', 1)));
       const [batch] = await together(
         { ...batchSpec('batch.rest', SETTINGS.connections), baselines: ['batch.express'] },
-        { ...base, id: 'batch.express', title: 'bare Express (parses the batch body)', kind: 'baseline', url: express.url, path: '/batch', method: 'POST', headers: { 'content-type': 'application/json' }, body: batchBody('baseline', 0) },
+        {
+          ...base,
+          id: 'batch.express',
+          title: 'bare Express (parses the batch body)',
+          kind: 'baseline',
+          url: express.url,
+          path: '/batch',
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: batchBody('baseline', 0),
+        },
       );
       leadsPerSec(batch as LoadRun);
       const adds = await call(`${server.url}/public/v1/campaigns/${ADD_CAMPAIGN}`, { headers: restHeaders });
       expect200('GET campaign', adds);
       say(`batch campaign now holds ${(adds.body as { totalLeads: number }).totalLeads} leads`);
     }
-    const loaded = round(rss.stop(), runs.filter((r) => r.kind === 'server'));
+    const loaded = round(
+      rss.stop(),
+      runs.filter((r) => r.kind === 'server'),
+    );
     const afterLoadRssMB = rssMB(server.pid);
 
     const list = await call(`${server.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: rpc('tools/list') });
@@ -478,7 +572,14 @@ async function main(): Promise<boolean> {
       headers: restHeaders,
       baselines: ['flood.express'],
     };
-    const floodBaseline: LoadSpec = { ...base, id: 'flood.express', title: 'bare Express (the same 429 body)', kind: 'baseline', url: express.url, path: '/flood' };
+    const floodBaseline: LoadSpec = {
+      ...base,
+      id: 'flood.express',
+      title: 'bare Express (the same 429 body)',
+      kind: 'baseline',
+      url: express.url,
+      path: '/flood',
+    };
     const beforeMB = rssMB(floodServer.pid);
     const rounds: RssRound[] = [];
     if (want('flood')) {

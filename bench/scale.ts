@@ -155,7 +155,12 @@ function workspace(accounts: number, campaignsRunning: boolean) {
         { text: 'Following up, {{firstName}}: happy to share notes either way.', delayHours: 72 },
       ],
     })),
-    campaigns: ids.map((i) => ({ id: `cmp_${i}`, name: `Campaign ${i}`, status: (campaignsRunning ? 'CAMPAIGN_IN_PROGRESS' : 'READY_TO_SEND') as 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: `tpl_${i}` })),
+    campaigns: ids.map((i) => ({
+      id: `cmp_${i}`,
+      name: `Campaign ${i}`,
+      status: (campaignsRunning ? 'CAMPAIGN_IN_PROGRESS' : 'READY_TO_SEND') as 'CAMPAIGN_IN_PROGRESS',
+      assignedTemplateId: `tpl_${i}`,
+    })),
   };
 }
 
@@ -170,7 +175,19 @@ function insertLeads(db: { $client: import('better-sqlite3').Database }, campaig
     campaigns.forEach((c, ci) => {
       for (let n = 0; n < perCampaign; n++) {
         const slug = `scale-${ci.toString(36)}-${n.toString(36)}`;
-        insert.run(`${prefix}_${ci}_${n}`, c, `https://www.linkedin.com/in/${prefix}-${slug}`, FIRST[n % FIRST.length], 'Test', 'Acme', 'Engineer', 'new', 'manual', at, at);
+        insert.run(
+          `${prefix}_${ci}_${n}`,
+          c,
+          `https://www.linkedin.com/in/${prefix}-${slug}`,
+          FIRST[n % FIRST.length],
+          'Test',
+          'Acme',
+          'Engineer',
+          'new',
+          'manual',
+          at,
+          at,
+        );
       }
       client.prepare('UPDATE campaigns SET total_leads = ? WHERE id = ?').run(perCampaign, c);
     });
@@ -196,9 +213,27 @@ async function tickCost(m: Mods, dbPath: string, due: number, runs: number): Pro
   const db = ctx.db;
   const { eq, ne } = await import('drizzle-orm');
   db.update(schema.campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(ne(schema.campaigns.id, 'cmp_probe')).run();
-  db.insert(schema.accounts).values({ id: 'acc_probe', name: 'Probe', status: 'connected', connectionRequestLimit: 100, messageLimit: 150, weeklyConnectionRequestLimit: 1000, createdAt: clock.now(), workingHours: '"always"' }).onConflictDoNothing().run();
-  db.insert(schema.agents).values({ id: 'tpl_probe', name: 'Probe', accountId: 'acc_probe', connectionNote: 'Hi {{firstName}}', messages: '[]', createdAt: clock.now() }).onConflictDoNothing().run();
-  db.insert(schema.campaigns).values({ id: 'cmp_probe', name: 'Probe', status: 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: 'tpl_probe', createdAt: clock.now(), updatedAt: clock.now() }).onConflictDoNothing().run();
+  db.insert(schema.accounts)
+    .values({
+      id: 'acc_probe',
+      name: 'Probe',
+      status: 'connected',
+      connectionRequestLimit: 100,
+      messageLimit: 150,
+      weeklyConnectionRequestLimit: 1000,
+      createdAt: clock.now(),
+      workingHours: '"always"',
+    })
+    .onConflictDoNothing()
+    .run();
+  db.insert(schema.agents)
+    .values({ id: 'tpl_probe', name: 'Probe', accountId: 'acc_probe', connectionNote: 'Hi {{firstName}}', messages: '[]', createdAt: clock.now() })
+    .onConflictDoNothing()
+    .run();
+  db.insert(schema.campaigns)
+    .values({ id: 'cmp_probe', name: 'Probe', status: 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: 'tpl_probe', createdAt: clock.now(), updatedAt: clock.now() })
+    .onConflictDoNothing()
+    .run();
   db.$client.prepare("DELETE FROM leads WHERE campaign_id = 'cmp_probe'").run();
   insertLeads(db, ['cmp_probe'], due, clock.now(), 'probe');
   const stored = (db.$client.prepare('SELECT count(*) AS n FROM leads').get() as { n: number }).n;
@@ -270,7 +305,9 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
         const mb = rssMB();
         rss.samples.push({ simDay: Math.round((clock.now() - START) / DAY), mb: Math.round(mb) });
         nextSample += DAY;
-        say(`day ${Math.round((clock.now() - START) / DAY)}: ${sends.toLocaleString('en-US')} sends, ${ticks} ticks, ${((performance.now() - w0) / 1000).toFixed(1)} s, RSS ${mb.toFixed(0)} MB`);
+        say(
+          `day ${Math.round((clock.now() - START) / DAY)}: ${sends.toLocaleString('en-US')} sends, ${ticks} ticks, ${((performance.now() - w0) / 1000).toFixed(1)} s, RSS ${mb.toFixed(0)} MB`,
+        );
       }
       rss.maxMB = Math.max(rss.maxMB, rssMB());
       clock.advance(r.due + r.sends + r.inbound > 0 ? settings.stepMs : settings.idleStepMs);
@@ -281,7 +318,8 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     rss.maxMB = Math.max(rss.maxMB, rss.endMB);
 
     const byKind: Record<string, number> = {};
-    for (const row of ctx.db.$client.prepare('SELECT kind, count(*) AS n FROM engine_intents GROUP BY kind').all() as { kind: string; n: number }[]) byKind[row.kind] = row.n;
+    for (const row of ctx.db.$client.prepare('SELECT kind, count(*) AS n FROM engine_intents GROUP BY kind').all() as { kind: string; n: number }[])
+      byKind[row.kind] = row.n;
 
     say('auditing');
     const a0 = performance.now();
@@ -313,7 +351,14 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       sendsPerWallSecond,
       byKind,
       rss,
-      audit: { violations: report.violations.length, byRule, accountDays: report.accountDays, calls: report.calls, auditMs, examples: report.violations.slice(0, 5).map((v) => `${v.accountId} ${v.day} ${v.rule}: ${v.detail}`) },
+      audit: {
+        violations: report.violations.length,
+        byRule,
+        accountDays: report.accountDays,
+        calls: report.calls,
+        auditMs,
+        examples: report.violations.slice(0, 5).map((v) => `${v.accountId} ${v.day} ${v.rule}: ${v.detail}`),
+      },
       tickCost: { small, big, ratio },
     };
     return { ...results, targets: scaleTargets(results) };
@@ -330,9 +375,17 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
       measured: `${r.tickCost.ratio.toFixed(2)}× (${r.tickCost.big.medianMs.toFixed(1)} vs ${r.tickCost.small.medianMs.toFixed(1)} ms median for ${r.tickCost.big.dueLeads} due leads sent)`,
       met: r.tickCost.ratio <= 1.5,
     },
-    { text: `${r.settings.days} simulated days, ${r.settings.accounts} accounts, ${n(r.settings.leads)} leads in under 120 s`, measured: `${(r.wallMs / 1000).toFixed(1)} s`, met: r.wallMs < 120_000 },
+    {
+      text: `${r.settings.days} simulated days, ${r.settings.accounts} accounts, ${n(r.settings.leads)} leads in under 120 s`,
+      measured: `${(r.wallMs / 1000).toFixed(1)} s`,
+      met: r.wallMs < 120_000,
+    },
     { text: 'RSS under 400 MB throughout', measured: `max ${r.rss.maxMB.toFixed(0)} MB`, met: r.rss.maxMB < 400 },
-    { text: 'The safety auditor finds 0 violations', measured: `${r.audit.violations} over ${n(r.audit.calls)} provider calls, ${n(r.audit.accountDays)} account-days`, met: r.audit.violations === 0 },
+    {
+      text: 'The safety auditor finds 0 violations',
+      measured: `${r.audit.violations} over ${n(r.audit.calls)} provider calls, ${n(r.audit.accountDays)} account-days`,
+      met: r.audit.violations === 0,
+    },
   ];
 }
 
@@ -345,7 +398,10 @@ export function renderScale(r: ScaleResults): string {
     BEGIN,
     `## Scale simulation: ${r.settings.accounts} accounts, ${n(r.settings.leads)} leads, ${r.settings.days} simulated days`,
     '',
-    `Generated by \`npm run bench:scale\` (bench/scale.ts) on ${new Date().toISOString()}; ${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} at the end (the machine is shared).`,
+    `Generated by \`npm run bench:scale\` (bench/scale.ts) on ${new Date().toISOString()}; ${os.cpus().length} cores, Node ${process.version}, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} at the end (the machine is shared).`,
     '',
     `${r.settings.accounts} connected accounts (8 time zones, default rules: weekdays 09:00–18:00 local, 25 invitations and 50 messages a day, 100 invitations a week, 60–180 s spacing), one running campaign each with ${n(r.settings.leads / r.settings.accounts)} new leads and a two-message sequence, on the simulated network. The engine runs in-process on a stepped simulated clock (${r.settings.stepMs / MINUTE} simulated minute${r.settings.stepMs === MINUTE ? '' : 's'} per busy tick, below the shortest spacing, so each account keeps its own random rhythm; ${r.settings.idleStepMs / MINUTE} when a tick finds nothing to do), as fast as ticks complete. Setup (workspace and leads) took ${(r.setupMs / 1000).toFixed(1)} s and is not counted.`,
     '',
@@ -358,13 +414,24 @@ export function renderScale(r: ScaleResults): string {
     '| Figure | Value |',
     '|---|---|',
     `| Wall time of the ${r.settings.days} days | ${(r.wallMs / 1000).toFixed(1)} s (${n(r.ticks)} ticks) |`,
-    `| Provider calls | ${n(r.sends)}: ${Object.entries(r.byKind).map(([k, v]) => `${k} ${n(v)}`).join(', ')} |`,
+    `| Provider calls | ${n(r.sends)}: ${Object.entries(r.byKind)
+      .map(([k, v]) => `${k} ${n(v)}`)
+      .join(', ')} |`,
     `| Sends per wall-second | ${n(r.sendsPerWallSecond)} |`,
     `| RSS start / max / end | ${r.rss.startMB.toFixed(0)} / ${r.rss.maxMB.toFixed(0)} / ${r.rss.endMB.toFixed(0)} MB |`,
-    `| RSS by simulated day | ${r.rss.samples.filter((_, i) => i % 5 === 0).map((s) => `day ${s.simDay}: ${s.mb}`).join(', ')} MB |`,
+    `| RSS by simulated day | ${r.rss.samples
+      .filter((_, i) => i % 5 === 0)
+      .map((s) => `day ${s.simDay}: ${s.mb}`)
+      .join(', ')} MB |`,
     `| Tick for ${r.tickCost.small.dueLeads} due leads, ${n(r.tickCost.small.leadsStored)} stored | ${r.tickCost.small.medianMs.toFixed(1)} ms median, ${r.tickCost.small.p90Ms.toFixed(1)} ms p90 (${r.tickCost.small.runs} runs) |`,
     `| Tick for ${r.tickCost.big.dueLeads} due leads, ${n(r.tickCost.big.leadsStored)} stored | ${r.tickCost.big.medianMs.toFixed(1)} ms median, ${r.tickCost.big.p90Ms.toFixed(1)} ms p90 (${r.tickCost.big.runs} runs) |`,
-    `| Safety audit | ${r.audit.violations} violations${r.audit.violations ? ` (${Object.entries(r.audit.byRule).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}; ${n(r.audit.calls)} calls replayed in ${(r.audit.auditMs / 1000).toFixed(1)} s |`,
+    `| Safety audit | ${r.audit.violations} violations${
+      r.audit.violations
+        ? ` (${Object.entries(r.audit.byRule)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')})`
+        : ''
+    }; ${n(r.audit.calls)} calls replayed in ${(r.audit.auditMs / 1000).toFixed(1)} s |`,
     ...r.audit.examples.map((e) => `| Example violation | ${e} |`),
     END,
     '',

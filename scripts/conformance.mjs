@@ -57,13 +57,10 @@ async function main() {
 
   // The authenticating proxy: every request gains the key, nothing else changes.
   const proxy = createServer((req, res) => {
-    const upstream = request(
-      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: { ...req.headers, 'x-api-key': TEST_KEY } },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
+    const upstream = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: { ...req.headers, 'x-api-key': TEST_KEY } }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
   });
@@ -74,12 +71,12 @@ async function main() {
   const scenarios = named.length
     ? named
     : all
-    ? execFileSync('npx', ['-y', '-p', 'node@22', '-p', SUITE, '-c', 'conformance list'], { encoding: 'utf8' })
-        .split('Client scenarios')[0]
-        .split('\n')
-        .map((l) => /^\s*- ([\w-]+)/.exec(l)?.[1])
-        .filter(Boolean)
-    : APPLICABLE;
+      ? execFileSync('npx', ['-y', '-p', 'node@22', '-p', SUITE, '-c', 'conformance list'], { encoding: 'utf8' })
+          .split('Client scenarios')[0]
+          .split('\n')
+          .map((l) => /^\s*- ([\w-]+)/.exec(l)?.[1])
+          .filter(Boolean)
+      : APPLICABLE;
 
   const results = [];
   try {
@@ -96,7 +93,9 @@ async function main() {
       const failed = checks.filter((c) => c.status === 'FAILURE');
       const passed = code === 0 && checks.length > 0 && failed.length === 0;
       results.push({ scenario, passed, checks: checks.length, failed: failed.map((c) => `${c.id}: ${c.errorMessage ?? ''}`) });
-      console.log(`${passed ? 'PASS' : 'FAIL'}  ${scenario}  (${checks.length} checks${failed.length ? `; failed: ${failed.map((c) => c.id).join(', ')}` : ''})`);
+      console.log(
+        `${passed ? 'PASS' : 'FAIL'}  ${scenario}  (${checks.length} checks${failed.length ? `; failed: ${failed.map((c) => c.id).join(', ')}` : ''})`,
+      );
       if (process.env.VERBOSE) console.log(text, JSON.stringify(checks, null, 1));
     }
   } finally {

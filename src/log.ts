@@ -90,7 +90,6 @@ export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', de
   return log;
 }
 
-
 /**
  * The per-request access log: a plain pino logger on the same destination and level. Its
  * records are built by the server from fields that hold no secrets (request id, method, path,

@@ -62,7 +62,14 @@ export function createContext(
   const network = createNetwork(settings, db, simClock, clock, log);
   const keyCommand = settings.dbPath === ':memory:' ? undefined : keyCreateCommand(settings);
   return {
-    db, clock, log, env: settings.env, limits, simClock, network, ...(keyCommand ? { keyCommand } : {}),
+    db,
+    clock,
+    log,
+    env: settings.env,
+    limits,
+    simClock,
+    network,
+    ...(keyCommand ? { keyCommand } : {}),
     // The same rules the engine runs with, so list_accounts shows the limits the engine applies.
     safety: resolveEngineSettings(settings.config?.engine).safety,
   };
@@ -101,7 +108,10 @@ export interface ServerOptions {
 
 /** The MCP tool sets the config permits and lists by default; a bad selection is a usage error naming the config key. */
 export function configuredToolSets(settings: Pick<Settings, 'config'>): ToolSets {
-  return explain(() => configToolSets(tools, settings.config.tools ?? {}, { include: 'tools.include', readOnly: 'tools.readOnly', toolsets: 'tools.toolsets' }), '--config');
+  return explain(
+    () => configToolSets(tools, settings.config.tools ?? {}, { include: 'tools.include', readOnly: 'tools.readOnly', toolsets: 'tools.toolsets' }),
+    '--config',
+  );
 }
 
 /**

@@ -21,7 +21,10 @@ describe.each(tools.map((t) => [t.name] as const))('common cases: %s', (name) =>
   beforeAll(async () => {
     // These cases make many calls on one server; the rate-limit cases below have their own.
     server = await startTestServer({ limits: RELAXED_LIMITS });
-    server.ctx.db.insert(apiKeys).values({ id: 'key_revoked', name: 'old', env: 'test', prefix: 'sk_test_revo', digest: digestKey(REVOKED_KEY), createdAt: 0, revokedAt: 1 }).run();
+    server.ctx.db
+      .insert(apiKeys)
+      .values({ id: 'key_revoked', name: 'old', env: 'test', prefix: 'sk_test_revo', digest: digestKey(REVOKED_KEY), createdAt: 0, revokedAt: 1 })
+      .run();
   });
   afterAll(() => server.close());
 

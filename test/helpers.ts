@@ -99,7 +99,9 @@ export async function startTestServer(opts: TestCtxOptions = {}): Promise<TestSe
     },
     mcp: async (key = TEST_KEY, query?: string) => {
       const client = new Client({ name: 'test-client', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp${query ? `?${query}` : ''}`), { requestInit: { headers: { 'X-API-Key': key } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp${query ? `?${query}` : ''}`), { requestInit: { headers: { 'X-API-Key': key } } }),
+      );
       clients.push(client);
       return client;
     },

@@ -20,7 +20,10 @@ if ((mode !== 'express' && mode !== 'http') || !portArg || !routesPath) {
   process.exit(2);
 }
 const port = Number(portArg);
-const routes = [...(JSON.parse(readFileSync(routesPath, 'utf8')) as BaselineRoute[]), { method: 'GET', path: '/health', status: 200, body: { status: 'ok' } } as BaselineRoute];
+const routes = [
+  ...(JSON.parse(readFileSync(routesPath, 'utf8')) as BaselineRoute[]),
+  { method: 'GET', path: '/health', status: 200, body: { status: 'ok' } } as BaselineRoute,
+];
 
 if (mode === 'express') {
   const app = express();

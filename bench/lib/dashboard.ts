@@ -140,7 +140,15 @@ export async function benchDashboard(opts: {
       await page.goto(loginLink(root, db, url));
       const targets = [
         { name: 'overview', path: '/app/', ready: () => page.getByRole('article').first().waitFor() },
-        { name: 'campaign leads', path: `/app/campaigns/${campaignId}`, ready: () => page.getByRole('checkbox', { name: /^Select / }).nth(1).waitFor() },
+        {
+          name: 'campaign leads',
+          path: `/app/campaigns/${campaignId}`,
+          ready: () =>
+            page
+              .getByRole('checkbox', { name: /^Select / })
+              .nth(1)
+              .waitFor(),
+        },
       ];
       navigation = [];
       for (const t of targets) {

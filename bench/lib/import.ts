@@ -56,7 +56,11 @@ export async function benchImport(app: App, root: string, dir: string): Promise<
     // neither pays for the other's first run.
     const warm = manage.createCampaign(ctx, { name: 'warm-up' }).id;
     await csv.importLeads(ctx, { campaignId: warm, source: csvOf(500, 'warm-import') });
-    add.addLeadsBatch(ctx, warm, Array.from({ length: 100 }, (_, i) => ({ networkUrl: `https://www.linkedin.com/in/warm-batch-${i}` })));
+    add.addLeadsBatch(
+      ctx,
+      warm,
+      Array.from({ length: 100 }, (_, i) => ({ networkUrl: `https://www.linkedin.com/in/warm-batch-${i}` })),
+    );
     const items = Array.from({ length: IMPORT_ROWS }, (_, i) => ({
       firstName: `First${i}`,
       lastName: `Last${i}`,
@@ -76,9 +80,13 @@ export async function benchImport(app: App, root: string, dir: string): Promise<
 
     ctx.db.$client.close();
     t = performance.now();
-    const out = execFileSync(process.execPath, [join(root, 'bin', 'outreach.js'), 'import', '--campaign', cliCampaign, '--file', cliFile, '--db', db, '--json'], {
-      encoding: 'utf8',
-    });
+    const out = execFileSync(
+      process.execPath,
+      [join(root, 'bin', 'outreach.js'), 'import', '--campaign', cliCampaign, '--file', cliFile, '--db', db, '--json'],
+      {
+        encoding: 'utf8',
+      },
+    );
     const cliMs = performance.now() - t;
     const created = (JSON.parse(out) as { summary: { created: number } }).summary.created;
     if (created !== IMPORT_ROWS) throw new Error(`outreach import created ${created} of ${IMPORT_ROWS}`);

@@ -73,7 +73,8 @@ export async function spawnServer(opts: SpawnOptions): Promise<Child> {
   const url = `http://127.0.0.1:${opts.port}`;
   const deadline = started + (opts.timeoutMs ?? 30_000);
   for (;;) {
-    if (exited !== undefined) throw new Error(`${opts.args.join(' ')} exited with ${exited} before it was healthy${opts.logPath ? `; see ${opts.logPath}` : ''}`);
+    if (exited !== undefined)
+      throw new Error(`${opts.args.join(' ')} exited with ${exited} before it was healthy${opts.logPath ? `; see ${opts.logPath}` : ''}`);
     if ((await getStatus(url + opts.healthPath, 500)) === 200) break;
     if (performance.now() > deadline) {
       proc.kill('SIGKILL');

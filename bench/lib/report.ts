@@ -15,7 +15,6 @@ export interface Machine {
   loadAverage: { start: number[]; end: number[] };
 }
 
-
 /** One list_leads page: over HTTP, and in-process against the raw query. */
 export interface ListRow {
   case: string;
@@ -81,7 +80,15 @@ export interface Results {
   commit: string;
   /** Uncommitted changes in the worktree when the run started. */
   dirty: boolean;
-  settings: { connections: number; durationSeconds: number; warmupSeconds: number; leads: number; pageSize: number; deepPage: number; inProcessIterations: number };
+  settings: {
+    connections: number;
+    durationSeconds: number;
+    warmupSeconds: number;
+    leads: number;
+    pageSize: number;
+    deepPage: number;
+    inProcessIterations: number;
+  };
   timings: { fixtureMs: number; totalMs: number };
   runs: LoadRun[];
   list: ListRow[];
@@ -256,14 +263,19 @@ export function dashboardTargets(d: DashboardBench | undefined): Target[] {
       text: `Dashboard data calls (overview, campaign leads) p99 under ${DASHBOARD_CALL_P99_MS} ms at 1M leads`,
       measured:
         d.data
-          .map((p) => `${p.page} ${p.serverPooled ? `${ms(p.serverPooled.p50)} / ${ms(p.serverPooled.p99)} ms server-side, ` : ''}${ms(p.pooled.p50)} / ${ms(p.pooled.p99)} ms client-side`)
+          .map(
+            (p) =>
+              `${p.page} ${p.serverPooled ? `${ms(p.serverPooled.p50)} / ${ms(p.serverPooled.p99)} ms server-side, ` : ''}${ms(p.pooled.p50)} / ${ms(p.pooled.p99)} ms client-side`,
+          )
           .join('; ') + ' (p50 / p99)',
       met: p99(worst) < DASHBOARD_CALL_P99_MS,
     },
     {
       id: 'dashboard-render',
       text: `Dashboard first render in Chromium under ${DASHBOARD_RENDER_MS} ms`,
-      measured: nav ? nav.map((n) => `${n.page} median ${n.medianMs.toFixed(0)} ms, max ${n.maxMs.toFixed(0)} ms`).join('; ') : 'not measured (no /usr/bin/chromium)',
+      measured: nav
+        ? nav.map((n) => `${n.page} median ${n.medianMs.toFixed(0)} ms, max ${n.maxMs.toFixed(0)} ms`).join('; ')
+        : 'not measured (no /usr/bin/chromium)',
       met: slowest !== null && slowest.maxMs < DASHBOARD_RENDER_MS,
     },
     {
@@ -282,14 +294,16 @@ export function dashboardMarkdown(d: DashboardBench | undefined): string[] {
     '',
     '## Dashboard',
     '',
-    'Each call a page makes before it renders, through `POST /app/api/call` with a session, one at a time: server-side from the server\'s request log, client-side with the loopback round trip; then Chromium navigating to the page until its content shows (the first overview run starts with an empty cache).',
+    "Each call a page makes before it renders, through `POST /app/api/call` with a session, one at a time: server-side from the server's request log, client-side with the loopback round trip; then Chromium navigating to the page until its content shows (the first overview run starts with an empty cache).",
     '',
     '| Page | Call | Server-side p50 / p99 ms | Client-side p50 / p99 ms |',
     '|---|---|---|---|',
   ];
   for (const p of d.data) {
     for (const c of p.calls) {
-      lines.push(`| ${p.page} | \`${c.name}\` ${JSON.stringify(c.args)} | ${c.serverMs ? `${ms(c.serverMs.p50)} / ${ms(c.serverMs.p99)}` : '–'} | ${ms(c.ms.p50)} / ${ms(c.ms.p99)} |`);
+      lines.push(
+        `| ${p.page} | \`${c.name}\` ${JSON.stringify(c.args)} | ${c.serverMs ? `${ms(c.serverMs.p50)} / ${ms(c.serverMs.p99)}` : '–'} | ${ms(c.ms.p50)} / ${ms(c.ms.p99)} |`,
+      );
     }
   }
   if (d.navigation) {
@@ -329,15 +343,21 @@ export function renderMarkdown(r: Results): string {
     '',
     '## HTTP cases',
     '',
-    'Throughput ratio = our req/s ÷ the baseline\'s req/s in this run. Latency is client-side (autocannon); server-side is the server\'s own request log (p50 / p99).',
+    "Throughput ratio = our req/s ÷ the baseline's req/s in this run. Latency is client-side (autocannon); server-side is the server's own request log (p50 / p99).",
     '',
     '| Case | Conns | req/s | p50 ms | p99 ms | Server-side ms | Ratio to baseline |',
     '|---|---|---|---|---|---|---|',
   ];
   const listRunIds = new Set(r.list.flatMap((l) => [l.runId, l.latencyRunId]));
   for (const run of r.runs.filter((x) => !listRunIds.has(x.id))) {
-    const extra = run.extra ? ` (${Object.entries(run.extra).map(([k, v]) => `${k} ${int(v)}`).join(', ')})` : '';
-    const codes = Object.entries(run.statusCounts).map(([code, n]) => `${code}: ${int(n)}`).join(', ');
+    const extra = run.extra
+      ? ` (${Object.entries(run.extra)
+          .map(([k, v]) => `${k} ${int(v)}`)
+          .join(', ')})`
+      : '';
+    const codes = Object.entries(run.statusCounts)
+      .map(([code, n]) => `${code}: ${int(n)}`)
+      .join(', ');
     lines.push(
       `| ${run.kind === 'baseline' ? '*baseline* ' : ''}${run.title}${extra}<br><sub>${codes}${run.errors ? `, errors: ${run.errors}` : ''}</sub> | ${run.connections} | ${int(run.reqPerSec)} | ${run.p50Ms} | ${run.p99Ms} | ${serverCell(run.serverSide)} | ${run.kind === 'baseline' ? '–' : ratioCell(run, r.runs)} |`,
     );
@@ -376,17 +396,19 @@ export function renderMarkdown(r: Results): string {
     `| RSS right after the load | ${mem.afterLoadRssMB.toFixed(0)} MB |`,
     `| 429 server: idle RSS, then floor / median / peak per flood | ${mem.flood.beforeMB.toFixed(0)} MB; ${mem.flood.rounds.map((x) => `${x.floorMB.toFixed(0)} / ${x.medianMB.toFixed(0)} / ${x.peakMB.toFixed(0)} MB (${int(x.requests)} requests)`).join('; ')} |`,
     `| tools/list (${r.toolsList.tools} tools): whole JSON-RPC response | ${int(r.toolsList.responseBytes)} bytes ≈ ${int(r.toolsList.estimatedTokens)} tokens (bytes ÷ 4, an estimate, not a tokenizer count) |`,
-    `| tools/list: the \`tools\` array, by part | ${int(r.toolsList.toolsBytes)} bytes: ${Object.entries(r.toolsList.byField).map(([k, v]) => `${k} ${int(v)}`).join(', ')} |`,
+    `| tools/list: the \`tools\` array, by part | ${int(r.toolsList.toolsBytes)} bytes: ${Object.entries(r.toolsList.byField)
+      .map(([k, v]) => `${k} ${int(v)}`)
+      .join(', ')} |`,
     '',
     '## Method',
     '',
-    '- The server is the real one: `node bin/outreach.js start` in a child process with a bench `--config` that raises every rate limit, on a temporary database made by `outreach seed` (a paid workspace, the bench key, ample credits) and `npm run fixture` (1,000,000 leads in one campaign). The 429 case runs a second server with the default limits; while a key is over its limit, the server answers its GET requests with the pipeline\'s own 429 before Express (`src/rest/edge.ts`), and that is the path the flood measures.',
-    '- Baselines run in their own child processes, like the server: a bare Express 5 app and a bare `node:http` server answering each case\'s route with the same JSON (the same status for the 429 body, the same response for a 100-item batch after parsing the body), and the MCP SDK\'s minimal stateless streamable-HTTP server (`McpServer`, one `get_credits` tool returning the same credits, a new server and transport per request, JSON responses).',
-    '- Throughput is requests completed ÷ seconds; autocannon reports latency in whole milliseconds. Each case first runs a warm-up whose results are discarded. A case and its baselines run in turns (three slices each, A B C A B C A B C), so load from other work on the machine falls on both sides of a ratio; a run\'s latency percentiles are then the median of its slices\'. The list pages run one after another, with their baseline\'s slices spread among them.',
+    "- The server is the real one: `node bin/outreach.js start` in a child process with a bench `--config` that raises every rate limit, on a temporary database made by `outreach seed` (a paid workspace, the bench key, ample credits) and `npm run fixture` (1,000,000 leads in one campaign). The 429 case runs a second server with the default limits; while a key is over its limit, the server answers its GET requests with the pipeline's own 429 before Express (`src/rest/edge.ts`), and that is the path the flood measures.",
+    "- Baselines run in their own child processes, like the server: a bare Express 5 app and a bare `node:http` server answering each case's route with the same JSON (the same status for the 429 body, the same response for a 100-item batch after parsing the body), and the MCP SDK's minimal stateless streamable-HTTP server (`McpServer`, one `get_credits` tool returning the same credits, a new server and transport per request, JSON responses).",
+    "- Throughput is requests completed ÷ seconds; autocannon reports latency in whole milliseconds. Each case first runs a warm-up whose results are discarded. A case and its baselines run in turns (three slices each, A B C A B C A B C), so load from other work on the machine falls on both sides of a ratio; a run's latency percentiles are then the median of its slices'. The list pages run one after another, with their baseline's slices spread among them.",
     `- The page-${r.settings.deepPage} cursor of each list is built, not walked: a cursor is the signed (sort value, seq) of the last row served, so the bench reads the row at offset (${r.settings.deepPage}−1)·${r.settings.pageSize}−1 in the list's order and signs it with the core's \`encodeCursor\` over the scope \`leadListQuery\` gives. test/bench checks on a small fixture that this equals the nextCursor of a walk; the run checks every built page over REST.`,
-    '- Server-side times come from the server\'s own request log (`ms`: from the request reaching the server\'s front door to the response finishing), for the requests of the measured window only.',
-    '- Raw query: the exact SELECTs on `leads` that listLeads sent for that page (the keyset query, and on a cursor page its existence check), captured once, prepared once on the same connection and run with better-sqlite3\'s default `all()` (row objects, what a hand-written handler runs); the raw-mode figures (rows as arrays) show the floor of reading the rows. Core verb: `listLeads(ctx, secret, input)` in-process. Pipeline: `invokeTool` for list_leads in-process (auth, rate limit, validation, verb, JSON).',
-    '- RSS is the server process\'s resident set (`/proc/<pid>/status` VmRSS, or `ps`), sampled every 200 ms while load runs. V8\'s heap makes RSS a sawtooth under load, so floods are compared by their floor (lowest sample), which a leak would raise; idle RSS is read after the server has sat idle long enough for V8 to give back its startup garbage.',
+    "- Server-side times come from the server's own request log (`ms`: from the request reaching the server's front door to the response finishing), for the requests of the measured window only.",
+    "- Raw query: the exact SELECTs on `leads` that listLeads sent for that page (the keyset query, and on a cursor page its existence check), captured once, prepared once on the same connection and run with better-sqlite3's default `all()` (row objects, what a hand-written handler runs); the raw-mode figures (rows as arrays) show the floor of reading the rows. Core verb: `listLeads(ctx, secret, input)` in-process. Pipeline: `invokeTool` for list_leads in-process (auth, rate limit, validation, verb, JSON).",
+    "- RSS is the server process's resident set (`/proc/<pid>/status` VmRSS, or `ps`), sampled every 200 ms while load runs. V8's heap makes RSS a sawtooth under load, so floods are compared by their floor (lowest sample), which a leak would raise; idle RSS is read after the server has sat idle long enough for V8 to give back its startup garbage.",
     '',
   );
   lines.push(...dashboardMarkdown(r.dashboard));

@@ -19,7 +19,11 @@ export function summarize(values: readonly number[]): Summary {
   return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean };
 }
 
-export const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+export const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 export interface LoopOptions {
   /** Untimed calls first, so the JIT and SQLite's page cache are warm. */

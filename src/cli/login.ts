@@ -10,7 +10,6 @@ export const LOGIN_USAGE = `  login [--base URL] [--db PATH] [--config FILE] [--
                         HOST/PORT or the config, e.g. http://127.0.0.1:3000). --revoke-all ends
                         every dashboard session and unused link first.`;
 
-
 /** A bind address as a browser would reach it: a wildcard bind is reached on loopback. */
 function browsableHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
@@ -35,12 +34,13 @@ function parseBase(raw: string): string {
     throw new UsageError(`--base: "${raw}" is not a URL (e.g. http://127.0.0.1:3000)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base: "${raw}" must be an http or https URL`);
-  if (url.username || url.password || url.search || url.hash) throw new UsageError(`--base: "${raw}" must be a plain origin with an optional path, no credentials, query or fragment`);
+  if (url.username || url.password || url.search || url.hash)
+    throw new UsageError(`--base: "${raw}" must be a plain origin with an optional path, no credentials, query or fragment`);
   return url.href.replace(/\/+$/, '');
 }
 
 export function login(args: string[]): void {
-  const { values } = parse(args, { base: { type: 'string' }, db: { type: 'string' }, config: { type: 'string' }, 'revoke-all': { type: 'boolean' }});
+  const { values } = parse(args, { base: { type: 'string' }, db: { type: 'string' }, config: { type: 'string' }, 'revoke-all': { type: 'boolean' } });
   const settings = resolveSettings({ db: values.db, config: values.config });
   const base = values.base !== undefined ? parseBase(values.base) : browsableBase(settings.host, settings.port);
   withDb(

@@ -71,7 +71,9 @@ async function start(args: string[]): Promise<void> {
   const server = await startServer(settings, log, ctx);
   stdout(banner(settings, server.url, newKey));
   // Last, so it is the line a person sees: a fresh one-time link to the dashboard.
-  stdout(`\nDashboard: open this one-time login link within 15 minutes (a new one: npx outreach login):\n  ${newLoginLink(ctx, browsableBase(settings.host, (server.http.address() as { port: number }).port))}`);
+  stdout(
+    `\nDashboard: open this one-time login link within 15 minutes (a new one: npx outreach login):\n  ${newLoginLink(ctx, browsableBase(settings.host, (server.http.address() as { port: number }).port))}`,
+  );
   const stop = () => {
     void server.close().then(() => process.exit(0));
   };
@@ -182,7 +184,12 @@ function seed(args: string[]): void {
   }
   const parsed = WorkspaceFile.safeParse(json);
   if (!parsed.success) {
-    throw new UsageError(`--file: ${parsed.error.issues.slice(0, 5).map((i) => describeIssue(i)).join('; ')}`);
+    throw new UsageError(
+      `--file: ${parsed.error.issues
+        .slice(0, 5)
+        .map((i) => describeIssue(i))
+        .join('; ')}`,
+    );
   }
   const settings = resolveSettings({ db: values.db });
   const ctx = createContext({ ...settings, env: 'development' }, createLogger('warn'));
@@ -207,7 +214,8 @@ function keys(args: string[]): void {
   switch (sub) {
     case 'create': {
       const { values } = parse(rest, { ...db, env: { type: 'string' }, name: { type: 'string' } });
-      if (values.env !== 'test' && values.env !== 'live') throw new UsageError(`--env: ${values.env === undefined ? 'required' : `"${values.env}"`}: must be test or live`);
+      if (values.env !== 'test' && values.env !== 'live')
+        throw new UsageError(`--env: ${values.env === undefined ? 'required' : `"${values.env}"`}: must be test or live`);
       const name = values.name ?? `${values.env} key`;
       if (name.trim() === '' || name.length > 100) throw new UsageError('--name: must be 1-100 characters');
       return withDb(values.db, (ctx) => {
@@ -223,10 +231,24 @@ function keys(args: string[]): void {
         if (rows.length === 0) return stdout('No API keys. Create one with: npx outreach keys create --env test');
         const table = [
           ['ID', 'NAME', 'ENV', 'PREFIX', 'CREATED', 'LAST USED', 'STATUS'],
-          ...rows.map((k) => [k.id, k.name, k.environment, `${k.prefix}…`, k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ? `revoked ${k.revokedAt}` : 'active']),
+          ...rows.map((k) => [
+            k.id,
+            k.name,
+            k.environment,
+            `${k.prefix}…`,
+            k.createdAt,
+            k.lastUsedAt ?? '-',
+            k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
+          ]),
         ];
         const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-        for (const row of table) stdout(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+        for (const row of table)
+          stdout(
+            row
+              .map((cell, i) => cell.padEnd(widths[i]!))
+              .join('  ')
+              .trimEnd(),
+          );
       });
     }
     case 'revoke': {
@@ -300,7 +322,9 @@ export async function main(argv: string[]): Promise<number> {
         stdout(SERVER_VERSION);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}" (start, mcp, seed, keys, webhooks, campaigns, agents, accounts, import, exclusions, login; see --help)`);
+        throw new UsageError(
+          `unknown command "${command}" (start, mcp, seed, keys, webhooks, campaigns, agents, accounts, import, exclusions, login; see --help)`,
+        );
     }
   } catch (err) {
     if (err instanceof UsageError) {

@@ -77,7 +77,13 @@ async function run<T>(names: Record<string, string>, fn: () => Promise<T>): Prom
 
 function table(rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows) stdout(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const row of rows)
+    stdout(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 /** Input through the verb's own schema, so the CLI refuses exactly what the API refuses. */
@@ -209,7 +215,10 @@ export async function agents(args: string[]): Promise<void> {
         });
         if (values.json) return stdout(JSON.stringify({ agents: list }, null, 2));
         if (list.length === 0) return stdout('No agents. Create one with: npx outreach agents create --file agent.json');
-        table([['ID', 'NAME', 'ACCOUNT', 'NOTE', 'MESSAGES'], ...list.map((a) => [a.id, a.name, a.accountId ?? '-', a.connectionNote ? 'yes' : 'no', String(a.messages.length)])]);
+        table([
+          ['ID', 'NAME', 'ACCOUNT', 'NOTE', 'MESSAGES'],
+          ...list.map((a) => [a.id, a.name, a.accountId ?? '-', a.connectionNote ? 'yes' : 'no', String(a.messages.length)]),
+        ]);
       });
     }
     case 'create':
@@ -270,7 +279,9 @@ const ACCOUNT_NAMES = {
  */
 function limitsText(a: Account, state = ''): string {
   const configured = `${a.limits.connectionRequestLimit} invitations and ${a.limits.messageLimit} messages a day${state}`;
-  return a.warmUp ? `${configured}; warming up, day ${a.warmUp.day} of ${a.warmUp.days}: ${a.today.connectionRequestLimit} invitations and ${a.today.messageLimit} messages today` : configured;
+  return a.warmUp
+    ? `${configured}; warming up, day ${a.warmUp.day} of ${a.warmUp.days}: ${a.today.connectionRequestLimit} invitations and ${a.today.messageLimit} messages today`
+    : configured;
 }
 
 /** `sent/limit today`, and the configured limit when today's is lower (warm-up or a full week). */
@@ -362,7 +373,10 @@ const summaryLine = (r: Pick<ImportResult, 'summary' | 'creditsCharged'>): strin
 /** A bar on a terminal; otherwise a line every 1,000 rows, on stderr so `--json` stays clean. */
 function progressReporter(totalBytes: number | null): { update(p: ImportProgress): void; stop(): void } {
   if (process.stderr.isTTY) {
-    const bar = new cliProgress.SingleBar({ format: 'Importing [{bar}] {value} rows | {created} created, {duplicate} duplicate', stream: process.stderr }, cliProgress.Presets.shades_classic);
+    const bar = new cliProgress.SingleBar(
+      { format: 'Importing [{bar}] {value} rows | {created} created, {duplicate} duplicate', stream: process.stderr },
+      cliProgress.Presets.shades_classic,
+    );
     bar.start(totalBytes ?? 0, 0, { created: 0, duplicate: 0 });
     return {
       update: (p) => {
@@ -377,7 +391,9 @@ function progressReporter(totalBytes: number | null): { update(p: ImportProgress
     update: (p) => {
       if (p.rowsDone - last >= 1000) {
         last = p.rowsDone;
-        process.stderr.write(`imported ${p.rowsDone} rows: ${p.summary.created} created, ${p.summary.duplicate} duplicate, ${p.creditsCharged} credit(s) charged\n`);
+        process.stderr.write(
+          `imported ${p.rowsDone} rows: ${p.summary.created} created, ${p.summary.duplicate} duplicate, ${p.creditsCharged} credit(s) charged\n`,
+        );
       }
     },
     stop: () => undefined,
@@ -396,7 +412,14 @@ function estimateRows(path: string): number | null {
 }
 
 export async function importCommand(args: string[]): Promise<void> {
-  const { values } = parse(args, { ...DB, ...JSON_FLAG, campaign: { type: 'string' }, file: { type: 'string' }, map: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  const { values } = parse(args, {
+    ...DB,
+    ...JSON_FLAG,
+    campaign: { type: 'string' },
+    file: { type: 'string' },
+    map: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+  });
   if (!values.campaign) throw new UsageError('--campaign: required (a campaign id; see npx outreach campaigns list)');
   if (!values.file) throw new UsageError('--file: required (the CSV file to import)');
   if (!existsSync(values.file)) throw new UsageError(`--file: ${values.file} does not exist`);
@@ -411,7 +434,10 @@ export async function importCommand(args: string[]): Promise<void> {
         if (values['dry-run']) {
           const r = await previewImport(ctx, common);
           progress?.stop();
-          if (values.json) return stdout(JSON.stringify({ summary: r.summary, creditsCharged: 0, creditsNeeded: r.creditsNeeded, unmappedColumns: r.unmappedColumns }, null, 2));
+          if (values.json)
+            return stdout(
+              JSON.stringify({ summary: r.summary, creditsCharged: 0, creditsNeeded: r.creditsNeeded, unmappedColumns: r.unmappedColumns }, null, 2),
+            );
           stdout(`Dry run, nothing written: ${summaryLine({ summary: r.summary, creditsCharged: 0 })}`);
           stdout(`Credits needed: ${r.creditsNeeded}.`);
           if (r.unmappedColumns.length) stdout(`Ignored columns: ${r.unmappedColumns.join(', ')}.`);
@@ -475,4 +501,3 @@ export async function exclusions(args: string[]): Promise<void> {
       subcommand('exclusions', sub, ['list', 'add', 'remove', 'import']);
   }
 }
-

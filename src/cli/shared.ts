@@ -49,7 +49,11 @@ export const stdout = (text: string): void => void process.stdout.write(`${text}
  * usage error instead of a new empty database, so a read or an edit with a mistyped --db
  * writes nothing.
  */
-export function withDb(flags: string | undefined | SettingFlags, fn: (ctx: ReturnType<typeof createContext>) => void, opts: { mustExist?: boolean } = {}): void {
+export function withDb(
+  flags: string | undefined | SettingFlags,
+  fn: (ctx: ReturnType<typeof createContext>) => void,
+  opts: { mustExist?: boolean } = {},
+): void {
   const settings = resolveSettings(typeof flags === 'object' ? flags : { db: flags });
   if (opts.mustExist && !existsSync(settings.dbPath)) {
     throw new UsageError(`--db: ${settings.dbPath} does not exist; run npx outreach seed or npx outreach start first`);

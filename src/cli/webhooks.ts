@@ -1,7 +1,16 @@
 import { resolveSettings, UsageError } from '../config.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../core/events.js';
 import { DEFAULT_DELIVERY_LIMIT, listDeliveries, MAX_DELIVERY_LIMIT, redeliver, type DeliveryView } from '../core/webhooks/deliveries.js';
-import { addEndpoint, checkEndpointInput, enableEndpoint, listEndpoints, removeEndpoint, rotateSigningSecret, signingSecret, type WebhookEndpointInput } from '../core/webhooks/endpoints.js';
+import {
+  addEndpoint,
+  checkEndpointInput,
+  enableEndpoint,
+  listEndpoints,
+  removeEndpoint,
+  rotateSigningSecret,
+  signingSecret,
+  type WebhookEndpointInput,
+} from '../core/webhooks/endpoints.js';
 import { webhookPolicy } from '../core/webhooks/ssrf.js';
 import { asUsageError, parse, stdout, withDb, type Options } from './shared.js';
 
@@ -54,7 +63,13 @@ function run(dbFlags: Parameters<typeof withDb>[0], names: Record<string, string
 
 function table(rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows) stdout(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const row of rows)
+    stdout(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 function describeDelivery(d: DeliveryView): string[] {
@@ -111,10 +126,21 @@ export function webhooks(args: string[]): void {
         else {
           table([
             ['ID', 'URL', 'EVENTS', 'STATUS', 'PENDING', 'CREATED'],
-            ...endpoints.map((e) => [e.id, e.url, e.events.join(','), e.status === 'disabled' ? `disabled (${e.disabledReason ?? '-'})` : 'active', String(e.pendingDeliveries), e.createdAt]),
+            ...endpoints.map((e) => [
+              e.id,
+              e.url,
+              e.events.join(','),
+              e.status === 'disabled' ? `disabled (${e.disabledReason ?? '-'})` : 'active',
+              String(e.pendingDeliveries),
+              e.createdAt,
+            ]),
           ]);
         }
-        stdout(secretSet ? 'Signing secret: set (never shown again; replace it with webhooks rotate-secret)' : 'Signing secret: not set (create one with webhooks rotate-secret)');
+        stdout(
+          secretSet
+            ? 'Signing secret: set (never shown again; replace it with webhooks rotate-secret)'
+            : 'Signing secret: not set (create one with webhooks rotate-secret)',
+        );
       });
     }
     case 'remove':
@@ -154,14 +180,22 @@ export function webhooks(args: string[]): void {
       const { values, positionals } = parse(rest, { ...db, endpoint: { type: 'string' } }, 1);
       const eventId = positionals[0];
       if (!eventId) throw new UsageError('webhooks redeliver: the EVENT_ID is required (see `npx outreach webhooks deliveries`)');
-      return run(values.db, { eventId: `EVENT_ID "${eventId}"`, endpointId: values.endpoint !== undefined ? `--endpoint "${values.endpoint}"` : `EVENT_ID "${eventId}"` }, (ctx) => {
-        for (const r of redeliver(ctx, eventId, values.endpoint)) {
-          const what =
-            r.action === 'created' ? `new delivery ${r.deliveryId}` : r.action === 'rescheduled' ? `pending delivery ${r.deliveryId} is due now` : `delivery ${r.deliveryId} is being sent right now`;
-          stdout(`Redelivering ${eventId} to ${r.endpointId} ${r.url}: ${what}.`);
-        }
-        stdout('The running server sends it within a second; without one, on its next start.');
-      });
+      return run(
+        values.db,
+        { eventId: `EVENT_ID "${eventId}"`, endpointId: values.endpoint !== undefined ? `--endpoint "${values.endpoint}"` : `EVENT_ID "${eventId}"` },
+        (ctx) => {
+          for (const r of redeliver(ctx, eventId, values.endpoint)) {
+            const what =
+              r.action === 'created'
+                ? `new delivery ${r.deliveryId}`
+                : r.action === 'rescheduled'
+                  ? `pending delivery ${r.deliveryId} is due now`
+                  : `delivery ${r.deliveryId} is being sent right now`;
+            stdout(`Redelivering ${eventId} to ${r.endpointId} ${r.url}: ${what}.`);
+          }
+          stdout('The running server sends it within a second; without one, on its next start.');
+        },
+      );
     }
     default:
       throw new UsageError(sub ? `webhooks: unknown subcommand "${sub}" (${SUBCOMMANDS})` : `webhooks: a subcommand is required (${SUBCOMMANDS})`);

@@ -29,6 +29,9 @@ export function describeIssue(issue: z.core.$ZodIssue, rename: (field: string) =
  */
 export function zodToApiError(error: z.ZodError, rename: (field: string) => string = (f) => f): ApiError {
   const fields = [...new Set(error.issues.flatMap(issueFields).map(rename))];
-  const first = error.issues.slice(0, 3).map((i) => describeIssue(i, rename)).join('; ');
+  const first = error.issues
+    .slice(0, 3)
+    .map((i) => describeIssue(i, rename))
+    .join('; ');
   return new ApiError('validation_error', `${first}.`, { fields });
 }

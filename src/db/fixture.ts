@@ -19,8 +19,42 @@ export interface GenerateLeadsOptions {
 
 export const FIXTURE_START = Date.UTC(2025, 0, 1);
 
-const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Margaret', 'Dennis', 'Radia', 'Tim', 'Hedy', 'John', 'Sophie', 'Linus'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'Thompson', 'Hamilton', 'Ritchie', 'Perlman', 'Lee', 'Lamarr', 'Backus', 'Wilson', 'Torvalds'];
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Frances',
+  'Ken',
+  'Margaret',
+  'Dennis',
+  'Radia',
+  'Tim',
+  'Hedy',
+  'John',
+  'Sophie',
+  'Linus',
+];
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Allen',
+  'Thompson',
+  'Hamilton',
+  'Ritchie',
+  'Perlman',
+  'Lee',
+  'Lamarr',
+  'Backus',
+  'Wilson',
+  'Torvalds',
+];
 const TITLES = ['CTO', 'VP Engineering', 'Head of Sales', 'Founder', 'Product Manager', 'Data Scientist', 'Recruiter', 'CFO'];
 const COMPANIES = ['Engines Ltd', 'Analytical Co', 'Compilers Inc', 'Graph Labs', 'Kernel Works', 'Signal GmbH', 'Ledger SA', 'Orbit BV'];
 const COMPANY_PAGES = COMPANIES.map((name) => ({
@@ -33,10 +67,35 @@ const SOURCES = ['manual', 'search', 'lookalike'] as const;
 const EARLY_STAGES = ['new', 'connection_sent', 'connected', 'messaged'] as const;
 
 const COLUMNS = [
-  'id', 'campaign_id', 'network_url', 'full_name', 'first_name', 'last_name', 'job_title', 'company_name',
-  'company_network', 'website', 'email', 'location', 'headline', 'personalization', 'work_experience', 'tag',
-  'tagged_at', 'stage', 'excluded', 'replied', 'needs_reply', 'replied_at', 'last_inbound_message_at',
-  'connection_request_accepted', 'message_sent', 'source', 'provider_id', 'created_at', 'updated_at',
+  'id',
+  'campaign_id',
+  'network_url',
+  'full_name',
+  'first_name',
+  'last_name',
+  'job_title',
+  'company_name',
+  'company_network',
+  'website',
+  'email',
+  'location',
+  'headline',
+  'personalization',
+  'work_experience',
+  'tag',
+  'tagged_at',
+  'stage',
+  'excluded',
+  'replied',
+  'needs_reply',
+  'replied_at',
+  'last_inbound_message_at',
+  'connection_request_accepted',
+  'message_sent',
+  'source',
+  'provider_id',
+  'created_at',
+  'updated_at',
 ];
 
 /** A 32-bit avalanche of the ordinal (murmur3's finaliser): cheap, and every bit depends on every input bit. */
@@ -56,7 +115,8 @@ function leadValues(campaignId: string, key: string, salt: number, n: number, st
   const createdAt = start + Math.floor(n / 10) * 1000;
   const first = pick(FIRST, h);
   const last = pick(LAST, h >>> 4);
-  const names = h % 8 === 0 ? { full: '   ', first: ` ${first} `, last: '' } : h % 8 === 1 ? { full: null, first, last } : { full: `${first} ${last}`, first, last };
+  const names =
+    h % 8 === 0 ? { full: '   ', first: ` ${first} `, last: '' } : h % 8 === 1 ? { full: null, first, last } : { full: `${first} ${last}`, first, last };
   const title = pick(TITLES, h >>> 8);
   const { name: company, network: companyNetwork, website } = pick(COMPANY_PAGES, h >>> 11);
   const source = pick(SOURCES, h >>> 14);

@@ -29,7 +29,9 @@ type Runnable = { run: (values: Record<string, unknown>) => { changes: number } 
  * mapping, as drizzle does; a null is written as a literal NULL (part of the statement's key),
  * because a bound null would go through the mapping too, and a boolean column maps null to 0.
  */
-function perColumnSet(build: (db: Db, shape: Record<string, unknown>) => Runnable): (db: Db, values: Record<string, unknown>, extra?: Record<string, unknown>) => number {
+function perColumnSet(
+  build: (db: Db, shape: Record<string, unknown>) => Runnable,
+): (db: Db, values: Record<string, unknown>, extra?: Record<string, unknown>) => number {
   const statements = perDb(() => new Map<string, Runnable>());
   return (db, values, extra = {}) => {
     // One pass, in the order the caller gave the columns (a call site always gives them in the
@@ -81,7 +83,14 @@ export function updaterById<T extends SQLiteTable & { id: SQLiteColumn }>(table:
  * messages) without building a drizzle query each time.
  */
 export function inserterOf<T extends SQLiteTable>(table: T): (db: Db, values: T['$inferInsert']) => void {
-  const run = perColumnSet((db, shape) => fast(db.insert(table).values(shape as never).prepare()));
+  const run = perColumnSet((db, shape) =>
+    fast(
+      db
+        .insert(table)
+        .values(shape as never)
+        .prepare(),
+    ),
+  );
   return (db, row) => void run(db, row as Record<string, unknown>);
 }
 

@@ -147,10 +147,7 @@ export const campaigns = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [
-    index('campaigns_status').on(t.status, t.seq),
-    index('campaigns_updated').on(t.updatedAt, t.seq),
-  ],
+  (t) => [index('campaigns_status').on(t.status, t.seq), index('campaigns_updated').on(t.updatedAt, t.seq)],
 );
 
 export const leads = sqliteTable(
@@ -264,10 +261,7 @@ export const activity = sqliteTable(
     /** Manual operator sends are recorded but never listed. */
     manual: bool('manual').notNull().default(false),
   },
-  (t) => [
-    index('activity_at').on(t.manual, t.at, t.seq),
-    index('activity_type_at').on(t.manual, t.type, t.at, t.seq),
-  ],
+  (t) => [index('activity_at').on(t.manual, t.at, t.seq), index('activity_type_at').on(t.manual, t.type, t.at, t.seq)],
 );
 
 /** Idempotency records, scoped per API key. */

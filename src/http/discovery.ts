@@ -62,7 +62,12 @@ export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[], 
     '',
   ];
   if (extra.length) {
-    lines.push('## Manage toolset (?toolsets=manage)', '', ...extra.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}, manage toolset]: ${t.description}`), '');
+    lines.push(
+      '## Manage toolset (?toolsets=manage)',
+      '',
+      ...extra.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}, manage toolset]: ${t.description}`),
+      '',
+    );
   }
   return lines.join('\n');
 }

@@ -14,7 +14,18 @@ const EXPOSED_HEADERS = ['Mcp-Session-Id', 'WWW-Authenticate', 'Retry-After', 'R
 const corsOptions: CorsOptions = {
   origin: '*',
   methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-  allowedHeaders: ['Content-Type', 'Accept', 'X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id', 'Idempotent-Replayed'],
+  allowedHeaders: [
+    'Content-Type',
+    'Accept',
+    'X-API-Key',
+    'Authorization',
+    'Mcp-Protocol-Version',
+    'Mcp-Session-Id',
+    'Idempotency-Key',
+    'Last-Event-ID',
+    'X-Request-Id',
+    'Idempotent-Replayed',
+  ],
   exposedHeaders: EXPOSED_HEADERS,
   maxAge: 600,
 };

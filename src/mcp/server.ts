@@ -27,8 +27,7 @@ const INSTRUCTIONS =
   'Outreach automation for one LinkedIn workspace. Start with get_credits or list_campaigns. Adding a lead costs 1 credit; everything else is free. Write tools accept idempotencyKey: reuse it when retrying.';
 
 /** The arguments a tool takes over MCP: its input, plus idempotencyKey where REST takes the header. */
-export const mcpInput = (tool: Tool): z.ZodObject =>
-  tool.idempotent ? tool.input.extend({ idempotencyKey: IdempotencyKey.optional() }) : tool.input;
+export const mcpInput = (tool: Tool): z.ZodObject => (tool.idempotent ? tool.input.extend({ idempotencyKey: IdempotencyKey.optional() }) : tool.input);
 
 const described = new WeakMap<Tool, McpTool>();
 
@@ -151,7 +150,7 @@ export function malformedToolCall(request: JSONRPCRequest): ApiError | null {
   if (parsed.success) return null;
   const params = request.params as unknown;
   if (params === undefined || params === null || typeof params !== 'object' || Array.isArray(params)) {
-    return validationError('tools/call needs params: the tool\'s name and its arguments as a JSON object.', []);
+    return validationError("tools/call needs params: the tool's name and its arguments as a JSON object.", []);
   }
   const args = (params as { arguments?: unknown }).arguments;
   if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {

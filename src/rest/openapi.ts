@@ -139,7 +139,11 @@ const ErrorBody: JsonObject = {
         details: {
           type: 'object',
           properties: {
-            fields: { type: 'array', items: { type: 'string' }, description: 'The offending inputs: path parameter, query parameter or JSON path such as `leads[3].networkUrl`.' },
+            fields: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'The offending inputs: path parameter, query parameter or JSON path such as `leads[3].networkUrl`.',
+            },
             available: { type: 'integer', description: 'Balance available (insufficient credits).' },
             required: { type: 'integer', description: 'Balance required (insufficient credits).' },
             retryAfterSeconds: { type: 'integer', description: 'Seconds until a retry can pass; equals Retry-After.' },

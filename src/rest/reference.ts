@@ -121,7 +121,8 @@ export function referenceHtml(doc: JsonObject, links: { openapi: string; llms: s
   const paths = obj(doc.paths);
   const ops: { tag: string; method: string; path: string; op: JsonObject }[] = [];
   for (const [path, item] of Object.entries(paths)) {
-    for (const [method, op] of Object.entries(obj(item))) ops.push({ tag: String((obj(op).tags as string[] | undefined)?.[0] ?? 'api'), method, path, op: obj(op) });
+    for (const [method, op] of Object.entries(obj(item)))
+      ops.push({ tag: String((obj(op).tags as string[] | undefined)?.[0] ?? 'api'), method, path, op: obj(op) });
   }
   const tags = [...new Set(ops.map((o) => o.tag))];
   const toc = tags
@@ -129,7 +130,10 @@ export function referenceHtml(doc: JsonObject, links: { openapi: string; llms: s
       (tag) =>
         `<li>${esc(tag)}<ul>${ops
           .filter((o) => o.tag === tag)
-          .map((o) => `<li><a href="#${esc(String(o.op.operationId))}"><code>${o.method.toUpperCase()} ${esc(o.path)}</code></a> ${esc(String(o.op.summary ?? ''))}</li>`)
+          .map(
+            (o) =>
+              `<li><a href="#${esc(String(o.op.operationId))}"><code>${o.method.toUpperCase()} ${esc(o.path)}</code></a> ${esc(String(o.op.summary ?? ''))}</li>`,
+          )
           .join('')}</ul></li>`,
     )
     .join('\n');

@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import { countryHint, isCountryCode } from '../core/lookalike/countries.js';
-import {
-  launchLookalike,
-  LOOKALIKE_DEFAULT_LEADS,
-  LOOKALIKE_MAX_LEADS,
-  LookalikeResult,
-  lookalikePlanRefusal,
-} from '../core/lookalike/launch.js';
+import { launchLookalike, LOOKALIKE_DEFAULT_LEADS, LOOKALIKE_MAX_LEADS, LookalikeResult, lookalikePlanRefusal } from '../core/lookalike/launch.js';
 import { parseSeed, SEED_HINT } from '../core/lookalike/query.js';
 import { defineTool, Reply } from './define.js';
 import { CampaignId } from './params.js';
@@ -50,7 +44,9 @@ export const createLookalikeCampaignTool = defineTool({
     jobTitleKeywords: z
       .union([Keyword, z.array(Keyword).max(MAX_TITLE_KEYWORDS), z.null()])
       .optional()
-      .describe(`Optional. Keep people whose job title contains any of these (partial, any case); at most ${MAX_TITLE_KEYWORDS} of at most ${MAX_TITLE_KEYWORD_LENGTH} characters.`),
+      .describe(
+        `Optional. Keep people whose job title contains any of these (partial, any case); at most ${MAX_TITLE_KEYWORDS} of at most ${MAX_TITLE_KEYWORD_LENGTH} characters.`,
+      ),
     countries: z
       .array(Country)
       .max(MAX_COUNTRIES)
@@ -63,11 +59,10 @@ export const createLookalikeCampaignTool = defineTool({
       .max(LOOKALIKE_MAX_LEADS)
       .nullish()
       .describe(`Optional. How many leads to add, 1 to ${LOOKALIKE_MAX_LEADS} (default ${LOOKALIKE_DEFAULT_LEADS}); lowered to the Lookalike allowance left.`),
-    campaignId: CampaignId.nullish().describe('Only to extend an existing campaign (from list_campaigns). Omit it to create a new campaign; its id is made by the server.'),
-    leadDuplicateProtectionAcrossCampaigns: z
-      .boolean()
-      .nullish()
-      .describe('Optional, default true: skip people who are already leads in any other campaign.'),
+    campaignId: CampaignId.nullish().describe(
+      'Only to extend an existing campaign (from list_campaigns). Omit it to create a new campaign; its id is made by the server.',
+    ),
+    leadDuplicateProtectionAcrossCampaigns: z.boolean().nullish().describe('Optional, default true: skip people who are already leads in any other campaign.'),
   }),
   output: LookalikeResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -130,8 +130,4 @@ export function defineOperatorTool<I extends z.ZodObject, O extends z.ZodType>(
 }
 
 /** `idempotencyKey` as tools take it; REST takes the same value from the Idempotency-Key header. */
-export const IdempotencyKey = z
-  .string()
-  .min(1)
-  .max(128)
-  .describe('Optional retry key: same key and arguments within 24 h replay the first result.');
+export const IdempotencyKey = z.string().min(1).max(128).describe('Optional retry key: same key and arguments within 24 h replay the first result.');

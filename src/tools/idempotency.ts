@@ -1,12 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
-import {
-  finalizeKey,
-  releaseKey,
-  requestFingerprint,
-  reserveKey,
-  type IdempotencyScope,
-} from '../core/idempotency/store.js';
+import { finalizeKey, releaseKey, requestFingerprint, reserveKey, type IdempotencyScope } from '../core/idempotency/store.js';
 import { settle, type Caller, type Settled, type Tool } from './define.js';
 
 export interface IdempotentRun {
@@ -21,10 +15,7 @@ export interface IdempotentRun {
 export type IdempotentResult = Settled & { replayed: boolean };
 
 const keyNotRecorded = (keyField: string) =>
-  new ApiError(
-    'upstream_unavailable',
-    `The ${keyField} could not be recorded, so nothing was performed. Retry the same request with the same key.`,
-  );
+  new ApiError('upstream_unavailable', `The ${keyField} could not be recorded, so nothing was performed. Retry the same request with the same key.`);
 
 function scopeOf(tool: Tool, caller: Caller, run: IdempotentRun): IdempotencyScope {
   const input = (run.input ?? {}) as Record<string, unknown>;
@@ -41,13 +32,7 @@ function scopeOf(tool: Tool, caller: Caller, run: IdempotentRun): IdempotencySco
  * keeps or releases the key by the tool's own `keepKey` rule. Tools opt in with
  * `idempotent: true`; none of them carries idempotency code of its own.
  */
-export async function runIdempotent(
-  ctx: Ctx,
-  tool: Tool,
-  caller: Caller,
-  run: IdempotentRun,
-  handle: () => Promise<unknown>,
-): Promise<IdempotentResult> {
+export async function runIdempotent(ctx: Ctx, tool: Tool, caller: Caller, run: IdempotentRun, handle: () => Promise<unknown>): Promise<IdempotentResult> {
   const scope = scopeOf(tool, caller, run);
   let reservation;
   try {

@@ -6,7 +6,7 @@ import { defineTool } from './define.js';
 export const listAccountsTool = defineTool({
   name: 'list_accounts',
   title: 'List connected accounts',
-  description: 'Lists the connected network accounts with status and today\'s send counters. Use an account id for lookup, search and send. Free.',
+  description: "Lists the connected network accounts with status and today's send counters. Use an account id for lookup, search and send. Free.",
   input: z.strictObject({ limit: Limit, cursor: Cursor.optional() }),
   output: z.object({ accounts: z.array(Account), nextCursor: z.string().nullable() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -15,6 +15,5 @@ export const listCampaignsTool = defineTool({
   output: z.object({ campaigns: z.array(Campaign), nextCursor: z.string().nullable() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/campaigns' },
-  handler: (ctx, input, caller) =>
-    listCampaigns(ctx, caller.workspace.cursorSecret, { status: input.status, limit: input.limit, cursor: input.cursor }),
+  handler: (ctx, input, caller) => listCampaigns(ctx, caller.workspace.cursorSecret, { status: input.status, limit: input.limit, cursor: input.cursor }),
 });

@@ -10,7 +10,7 @@ export const listLeadsTool = defineTool({
   name: 'list_leads',
   title: 'List leads',
   description:
-    'Lists a campaign\'s leads, newest first. Filter by at most one of tag, replied, needsReply or excluded, and sort by createdAt, taggedAt (with tag), repliedAt (with replied) or lastInboundMessageAt. Free.',
+    "Lists a campaign's leads, newest first. Filter by at most one of tag, replied, needsReply or excluded, and sort by createdAt, taggedAt (with tag), repliedAt (with replied) or lastInboundMessageAt. Free.",
   input: z.strictObject({
     campaignId: CampaignId,
     tag: LeadTag.optional().describe('Only leads with this tag.'),

@@ -6,7 +6,7 @@ import { AgentId, LeadId } from './params.js';
 export const previewAgentTool = defineTool({
   name: 'preview_agent',
   title: 'Preview agent',
-  description: 'Renders an agent\'s connection note and messages for one lead of any campaign: the exact text that lead would receive. Free.',
+  description: "Renders an agent's connection note and messages for one lead of any campaign: the exact text that lead would receive. Free.",
   input: z.strictObject({ agentId: AgentId, leadId: LeadId }),
   output: AgentPreview,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

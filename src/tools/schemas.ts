@@ -164,7 +164,23 @@ function mapSubschemas(node: JsonObject, fn: (sub: JsonObject, name: string) => 
  * `additionalProperties: false` is dropped too: adding a field is a non-breaking change
  * (spec, Versioning), as in the published webhook schemas.
  */
-const SHAPE_KEYWORDS = new Set(['type', 'properties', 'required', 'items', 'prefixItems', 'additionalProperties', 'propertyNames', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'format', '$ref', '$defs']);
+const SHAPE_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'required',
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'propertyNames',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'format',
+  '$ref',
+  '$defs',
+]);
 
 function shapeOnly(node: JsonObject): JsonObject {
   const kept = Object.fromEntries(Object.entries(node).filter(([k, v]) => SHAPE_KEYWORDS.has(k) && !(k === 'additionalProperties' && v === false)));

@@ -7,7 +7,8 @@ import { AccountId } from './params.js';
 export const updateAccountTool = defineTool({
   name: 'update_account',
   title: 'Update account',
-  description: 'Renames an account, sets its daily connection-request and message limits (used from the next send), ends or starts its warm-up, or pauses all its sending with active false. Free.',
+  description:
+    'Renames an account, sets its daily connection-request and message limits (used from the next send), ends or starts its warm-up, or pauses all its sending with active false. Free.',
   input: z.strictObject({ accountId: AccountId, ...UpdateAccountFields }),
   output: Account,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

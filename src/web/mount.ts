@@ -61,15 +61,15 @@ function sessionCookie(req: Request, value: string, maxAgeSeconds: number): stri
   return parts.join('; ');
 }
 
-const unauthorized = () =>
-  new ApiError('unauthorized', 'No dashboard session. Get a login link with `npx outreach login` on the server machine and open it.');
+const unauthorized = () => new ApiError('unauthorized', 'No dashboard session. Get a login link with `npx outreach login` on the server machine and open it.');
 
 function sendJson(res: Response, status: number, body: unknown): void {
   res.status(status).set('Cache-Control', 'no-store').type('application/json').send(JSON.stringify(body));
 }
 
 const sendApiError = (res: Response, err: ApiError, status?: number): void => sendJson(res, status ?? statusOf(err), err.toBody());
-const statusOf = (err: ApiError): number => (err.code === 'unauthorized' ? 401 : err.code === 'not_found' ? 404 : err.details.maxBytes !== undefined ? 413 : 400);
+const statusOf = (err: ApiError): number =>
+  err.code === 'unauthorized' ? 401 : err.code === 'not_found' ? 404 : err.details.maxBytes !== undefined ? 413 : 400;
 
 /**
  * The dashboard, a third face beside REST and MCP, mounted at /app:
@@ -147,7 +147,11 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
       const { idempotencyKey, ...rest } = args;
       const who = operatorCaller(ctx, requestId);
       outcome = who.ok
-        ? await invokeTool(ctx, tool, { caller: who.caller, input: tool.idempotent ? rest : args, idempotencyKey: tool.idempotent ? idempotencyKey : undefined })
+        ? await invokeTool(ctx, tool, {
+            caller: who.caller,
+            input: tool.idempotent ? rest : args,
+            idempotencyKey: tool.idempotent ? idempotencyKey : undefined,
+          })
         : who;
     } catch (err) {
       outcome = { ok: false, error: toApiError(err) };
@@ -178,7 +182,11 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
   const errors: ErrorRequestHandler = (err: { type?: string; status?: number; statusCode?: number }, req, res, next) => {
     if (res.headersSent) return next(err);
     if (err?.type === 'entity.too.large') {
-      return sendApiError(res, new ApiError('validation_error', `Request body is larger than ${MAX_CALL_BODY_BYTES} bytes (10 MiB).`, { maxBytes: MAX_CALL_BODY_BYTES }), 413);
+      return sendApiError(
+        res,
+        new ApiError('validation_error', `Request body is larger than ${MAX_CALL_BODY_BYTES} bytes (10 MiB).`, { maxBytes: MAX_CALL_BODY_BYTES }),
+        413,
+      );
     }
     const status = err?.status ?? err?.statusCode;
     if (status === 404) return res.status(404).type('text/plain').send(`Not found: ${APP_PREFIX}${req.path}\n`);

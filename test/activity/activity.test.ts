@@ -21,14 +21,39 @@ const EMOJI = `${'a'.repeat(79)}😀 and more text after the emoji`;
 const EVENTS: EventInput[] = [
   { id: 'e01', type: 'connection_request_sent', timestamp: at(1), leadId: 'lead_ada1', campaignId: 'cmp_q4', accountId: 'acc_ada' },
   { id: 'e02', type: 'connection_accepted', timestamp: at(2), leadId: 'lead_ada1', campaignId: 'cmp_q4', accountId: 'acc_ada' },
-  { id: 'e03', type: 'message_sent', timestamp: at(3), leadId: 'lead_ada1', campaignId: 'cmp_q4', messagePreview: 'Thanks for connecting', accountId: 'acc_ada' },
+  {
+    id: 'e03',
+    type: 'message_sent',
+    timestamp: at(3),
+    leadId: 'lead_ada1',
+    campaignId: 'cmp_q4',
+    messagePreview: 'Thanks for connecting',
+    accountId: 'acc_ada',
+  },
   { id: 'e04', type: 'reply_received', timestamp: at(4), leadId: 'lead_ada1', campaignId: 'cmp_q4', messagePreview: LONG },
   { id: 'e05', type: 'agent_replied', timestamp: at(4), leadId: 'lead_ada1', campaignId: 'cmp_q4', messagePreview: EMOJI },
-  { id: 'e06', type: 'agent_handed_off', timestamp: at(4), leadId: 'lead_ada1', campaignId: 'cmp_q4', handOffReason: ' Asked for pricing ', messagePreview: '   ' },
+  {
+    id: 'e06',
+    type: 'agent_handed_off',
+    timestamp: at(4),
+    leadId: 'lead_ada1',
+    campaignId: 'cmp_q4',
+    handOffReason: ' Asked for pricing ',
+    messagePreview: '   ',
+  },
   { id: 'e07', type: 'reply_received', timestamp: at(5), leadId: 'lead_gone', campaignId: 'cmp_paused', leadName: '  Grace Hopper ', companyName: 'Navy' },
   { id: 'e08', type: 'reply_received', timestamp: at(6), leadId: 'lead_unknown', campaignId: 'cmp_paused', leadName: '  ', companyName: '' },
   // A manual operator send, newest of all: recorded, never listed.
-  { id: 'e09', type: 'message_sent', timestamp: at(9), leadId: 'lead_ada1', campaignId: 'cmp_q4', messagePreview: 'manual', accountId: 'acc_ada', manual: true },
+  {
+    id: 'e09',
+    type: 'message_sent',
+    timestamp: at(9),
+    leadId: 'lead_ada1',
+    campaignId: 'cmp_q4',
+    messagePreview: 'manual',
+    accountId: 'acc_ada',
+    manual: true,
+  },
 ];
 const LISTED = ['e08', 'e07', 'e06', 'e05', 'e04', 'e03', 'e02', 'e01', 'evt_1'];
 
@@ -136,7 +161,13 @@ describe('get_recent_activity', () => {
   });
 
   it('serves 50 events by default', async () => {
-    const rows = Array.from({ length: 55 }, (_, i) => ({ id: `bulk${i}`, type: 'cta_sent', at: Date.parse(at(-100 - i)), leadId: 'lead_ada1', campaignId: 'cmp_q4' }));
+    const rows = Array.from({ length: 55 }, (_, i) => ({
+      id: `bulk${i}`,
+      type: 'cta_sent',
+      at: Date.parse(at(-100 - i)),
+      leadId: 'lead_ada1',
+      campaignId: 'cmp_q4',
+    }));
     server.ctx.db.insert(activity).values(rows).run();
     try {
       const res = await recent({ type: 'cta_sent' });
@@ -182,7 +213,10 @@ describe('get_recent_activity', () => {
     const first = await recent({ limit: 3 });
     const now = Date.parse(at(100));
     server.ctx.db.insert(activity).values({ id: 'e_new', type: 'reply_received', at: now, leadId: 'lead_ada1', campaignId: 'cmp_q4' }).run();
-    server.ctx.db.insert(activity).values({ id: 'e_tie', type: 'reply_received', at: Date.parse(at(4)), leadId: 'lead_ada1', campaignId: 'cmp_q4' }).run();
+    server.ctx.db
+      .insert(activity)
+      .values({ id: 'e_tie', type: 'reply_received', at: Date.parse(at(4)), leadId: 'lead_ada1', campaignId: 'cmp_q4' })
+      .run();
     try {
       const rest = await recent({ limit: 100, cursor: first.body.nextCursor });
       const seen = [...ids(first), ...ids(rest)];

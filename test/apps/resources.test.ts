@@ -43,7 +43,12 @@ async function checkViews(client: Client): Promise<void> {
   expect(resources.map((r) => r.uri).sort()).toEqual(APP_VIEWS.map((v) => v.uri).sort());
   for (const r of resources) {
     expect(r.mimeType).toBe(RESOURCE_MIME_TYPE);
-    expect(McpUiResourceMetaSchema.parse((r._meta as { ui: unknown }).ui).csp).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
+    expect(McpUiResourceMetaSchema.parse((r._meta as { ui: unknown }).ui).csp).toEqual({
+      connectDomains: [],
+      resourceDomains: [],
+      frameDomains: [],
+      baseUriDomains: [],
+    });
   }
 
   const linked = tools.filter((t) => getToolUiResourceUri(t) !== undefined);

@@ -66,7 +66,12 @@ function richWorkspace(): WorkspaceFileInput {
   running.stats = { connectionRequestsSent: 40, connectionRequestsAccepted: 18, messagesSent: 15, repliesReceived: 6 };
   const stats: Record<string, [number, number, number, number]> = { cmp_import: [25, 9, 7, 2], cmp_failed: [12, 4, 3, 0], cmp_done: [60, 31, 28, 11] };
   for (const [id, [sent, accepted, messaged, replies]] of Object.entries(stats)) {
-    ws.campaigns.find((c: any) => c.id === id).stats = { connectionRequestsSent: sent, connectionRequestsAccepted: accepted, messagesSent: messaged, repliesReceived: replies };
+    ws.campaigns.find((c: any) => c.id === id).stats = {
+      connectionRequestsSent: sent,
+      connectionRequestsAccepted: accepted,
+      messagesSent: messaged,
+      repliesReceived: replies,
+    };
   }
   const types = ['connection_request_sent', 'connection_accepted', 'message_sent', 'reply_received'];
   ws.activity = [
@@ -286,7 +291,9 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
 
   it('fetched nothing beyond the host bridge, and broke no CSP rule', () => {
     const origin = new URL(server.url).origin;
-    const foreign = requests.filter((u) => !u.startsWith(`${origin}/mcp`) && u !== `${origin}/__test-host` && !u.startsWith('about:') && !u.startsWith('data:'));
+    const foreign = requests.filter(
+      (u) => !u.startsWith(`${origin}/mcp`) && u !== `${origin}/__test-host` && !u.startsWith('about:') && !u.startsWith('data:'),
+    );
     expect(foreign).toEqual([]);
     expect(consoleLines.filter((l) => /Content Security Policy|Refused to|pageerror/i.test(l))).toEqual([]);
   });

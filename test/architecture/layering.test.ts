@@ -13,19 +13,27 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The package's exports map hides its bin, so the CLI is found where npm installs it.
 const cli = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
 
-interface Violation { rule: { name: string; severity: string }; from: string; to: string; cycle?: Array<{ name: string }> }
-interface CruiseResult { summary: { violations: Violation[]; error: number; totalCruised: number } }
+interface Violation {
+  rule: { name: string; severity: string };
+  from: string;
+  to: string;
+  cycle?: Array<{ name: string }>;
+}
+interface CruiseResult {
+  summary: { violations: Violation[]; error: number; totalCruised: number };
+}
 
 function cruise(cwd: string, extra: string[]): CruiseResult {
   const res = spawnSync(process.execPath, [cli, 'src', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'json', ...extra], {
-    cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
   });
   if (!res.stdout) throw new Error(`dependency-cruiser produced no output (exit ${res.status}): ${res.stderr}`);
   return JSON.parse(res.stdout) as CruiseResult;
 }
 
-const describeViolation = (v: Violation): string =>
-  `${v.rule.name}: ${v.from} -> ${v.cycle?.length ? v.cycle.map((c) => c.name).join(' -> ') : v.to}`;
+const describeViolation = (v: Violation): string => `${v.rule.name}: ${v.from} -> ${v.cycle?.length ? v.cycle.map((c) => c.name).join(' -> ') : v.to}`;
 
 describe('layering rules (dependency-cruiser)', () => {
   it('src/ has no violation', () => {
@@ -46,7 +54,8 @@ describe('layering rules (dependency-cruiser)', () => {
       'src/rest/r.ts': 'export const r = 1;\n',
       'src/network/n.ts': "import { s } from '../db/s.js';\nexport const n = s;\n",
       'src/db/s.ts': 'export const s = 1;\n',
-      'src/core/c.ts': "import { e } from '../engine/e.js';\nimport { t } from '../tools/t.js';\nimport { h } from '../http/h.js';\nexport const c = e + t + h;\n",
+      'src/core/c.ts':
+        "import { e } from '../engine/e.js';\nimport { t } from '../tools/t.js';\nimport { h } from '../http/h.js';\nexport const c = e + t + h;\n",
       'src/engine/e.ts': 'export const e = 1;\n',
       'src/tools/t.ts': "import { s } from '../db/s.js';\nexport const t = s;\n",
       'src/http/h.ts': "import { s } from '../db/s.js';\nexport const h = s;\n",
@@ -72,7 +81,8 @@ describe('layering rules (dependency-cruiser)', () => {
         'face-to-db src/tools/t.ts src/db/s.ts',
         'face-to-db src/http/h.ts src/db/s.ts',
         'worker-to-db src/workers/lookalike/l.ts src/db/s.ts',
-      ]) expect(found, expected).toContain(expected);
+      ])
+        expect(found, expected).toContain(expected);
       expect([...found].some((v) => v.startsWith('no-cycles src/workers/outreach/'))).toBe(true);
     }, 120_000);
   });

@@ -138,16 +138,13 @@ describe('bench: figures', () => {
 
   it('times functions in turns, sync and async alike, after a warm-up', async () => {
     const calls: string[] = [];
-    const [a, b] = await timeInTurns(
-      [() => calls.push('a'), async () => void calls.push('b')],
-      { warmup: 1, iterations: 3 },
-    );
+    const [a, b] = await timeInTurns([() => calls.push('a'), async () => void calls.push('b')], { warmup: 1, iterations: 3 });
     expect(calls.join('')).toBe('abababab');
     expect(a!.n).toBe(3);
     expect(b!.n).toBe(3);
   });
 
-  it('adds the slices of a run up: requests over seconds, the slices\' median latency, pooled server times', () => {
+  it("adds the slices of a run up: requests over seconds, the slices' median latency, pooled server times", () => {
     const slice = (requests: number, p50Ms: number, serverTimes: number[]): Slice => ({
       seconds: 1,
       requests,
@@ -157,8 +154,20 @@ describe('bench: figures', () => {
       p99Ms: p50Ms * 10,
       serverTimes,
     });
-    const run = combine({ id: 'x', title: 'X', kind: 'server', connections: 10, baselines: ['y'] }, [slice(100, 1, [1]), slice(300, 3, [2, 3]), slice(200, 2, [])]);
-    expect(run).toMatchObject({ durationSeconds: 3, requests: 600, reqPerSec: 200, p50Ms: 2, p99Ms: 20, statusCounts: { '200': 597, '429': 3 }, baselines: ['y'] });
+    const run = combine({ id: 'x', title: 'X', kind: 'server', connections: 10, baselines: ['y'] }, [
+      slice(100, 1, [1]),
+      slice(300, 3, [2, 3]),
+      slice(200, 2, []),
+    ]);
+    expect(run).toMatchObject({
+      durationSeconds: 3,
+      requests: 600,
+      reqPerSec: 200,
+      p50Ms: 2,
+      p99Ms: 20,
+      statusCounts: { '200': 597, '429': 3 },
+      baselines: ['y'],
+    });
     expect(run.serverSide).toMatchObject({ n: 3, p50: 2 });
   });
 
@@ -192,10 +201,30 @@ describe('bench: the report', () => {
     ...extra,
   });
   const list: ListRow[] = [
-    { case: 'sort=createdAt', page: 1, runId: 'list.0', latencyRunId: 'list.0.c1', raw: summary(0.2), rawArrays: summary(0.1), verb: summary(0.3), pipeline: summary(0.4) },
-    { case: 'sort=createdAt', page: 1000, runId: 'list.1', latencyRunId: 'list.1.c1', raw: summary(0.2), rawArrays: summary(0.1), verb: summary(0.4), pipeline: summary(0.6) },
+    {
+      case: 'sort=createdAt',
+      page: 1,
+      runId: 'list.0',
+      latencyRunId: 'list.0.c1',
+      raw: summary(0.2),
+      rawArrays: summary(0.1),
+      verb: summary(0.3),
+      pipeline: summary(0.4),
+    },
+    {
+      case: 'sort=createdAt',
+      page: 1000,
+      runId: 'list.1',
+      latencyRunId: 'list.1.c1',
+      raw: summary(0.2),
+      rawArrays: summary(0.1),
+      verb: summary(0.4),
+      pipeline: summary(0.6),
+    },
   ];
-  const results = (over: { restRps?: number; verb?: number; floodFloors?: number[]; listP99?: number; toolsBytes?: number } = {}): Omit<Results, 'targets'> => ({
+  const results = (
+    over: { restRps?: number; verb?: number; floodFloors?: number[]; listP99?: number; toolsBytes?: number } = {},
+  ): Omit<Results, 'targets'> => ({
     machine: { cpu: 'Test CPU', cores: 2, memoryGiB: 8, node: 'v20.0.0', platform: 'linux', loadAverage: { start: [1, 1, 1], end: [2, 2, 2] } },
     date: '2026-01-01T00:00:00.000Z',
     commit: 'abc123',
@@ -226,13 +255,22 @@ describe('bench: the report', () => {
       idleSeconds: 25,
       loaded: { requests: 100_000, floorMB: 120, medianMB: 150, peakMB: 180 },
       afterLoadRssMB: 160,
-      flood: { beforeMB: 90, rounds: (over.floodFloors ?? [110, 120, 122]).map((floorMB) => ({ requests: 20_000, floorMB, medianMB: floorMB + 20, peakMB: floorMB + 50 })) },
+      flood: {
+        beforeMB: 90,
+        rounds: (over.floodFloors ?? [110, 120, 122]).map((floorMB) => ({ requests: 20_000, floorMB, medianMB: floorMB + 20, peakMB: floorMB + 50 })),
+      },
     },
-    toolsList: { tools: 18, responseBytes: over.toolsBytes ?? 20_000, toolsBytes: (over.toolsBytes ?? 20_000) - 40, estimatedTokens: 5000, byField: { inputSchema: 9000, outputSchema: 9000 } },
+    toolsList: {
+      tools: 18,
+      responseBytes: over.toolsBytes ?? 20_000,
+      toolsBytes: (over.toolsBytes ?? 20_000) - 40,
+      estimatedTokens: 5000,
+      byField: { inputSchema: 9000, outputSchema: 9000 },
+    },
   });
   const met = (r: Omit<Results, 'targets'>) => Object.fromEntries(evaluateTargets(r).map((t) => [t.id, t.met]));
 
-  it('judges every target of the issue against this run\'s own baselines', () => {
+  it("judges every target of the issue against this run's own baselines", () => {
     expect(met(results())).toEqual({
       'rest-vs-express': true,
       'mcp-vs-rest': true,
@@ -261,10 +299,14 @@ describe('bench: the report', () => {
     expect(md).toContain('1.50× title of credits.mcp-sdk<br>0.50× title of credits.rest');
     expect(md).toContain('0.89× title of flood.express');
     // list pages: cost against the raw query, the one-connection server-side time, the HTTP ratio.
-    expect(md).toMatch(/\| sort=createdAt \| 1000 \| 0\.20 \/ 0\.40 \| 0\.40 \/ 0\.80 \| 2\.00× \| 0\.10 \/ 0\.20 \| 4\.00× \| .* \| 0\.60 \/ 6\.00 \| 0\.50× title of list\.express \|/);
+    expect(md).toMatch(
+      /\| sort=createdAt \| 1000 \| 0\.20 \/ 0\.40 \| 0\.40 \/ 0\.80 \| 2\.00× \| 0\.10 \/ 0\.20 \| 4\.00× \| .* \| 0\.60 \/ 6\.00 \| 0\.50× title of list\.express \|/,
+    );
     for (const t of evaluateTargets(r)) expect(md).toContain(t.text);
     expect(md).not.toContain('**not met**');
     const worse = results({ listP99: 6 });
-    expect(renderMarkdown({ ...worse, targets: evaluateTargets(worse) })).toMatch(/\| list_leads p99 under 5 ms server-side \| 6\.00 ms .* \| \*\*not met\*\* \|/);
+    expect(renderMarkdown({ ...worse, targets: evaluateTargets(worse) })).toMatch(
+      /\| list_leads p99 under 5 ms server-side \| 6\.00 ms .* \| \*\*not met\*\* \|/,
+    );
   });
 });

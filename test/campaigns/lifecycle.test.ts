@@ -39,9 +39,21 @@ const ROWS: Row[] = [
   { name: 'no agent', op: 'start', status: 'READY_TO_SEND', agent: null, error: { http: 400, code: 'validation_error', fields: ['assignedTemplateId'] } },
   { name: 'agent deleted', op: 'start', status: 'READY_TO_SEND', agent: 'tpl_gone', error: { http: 404, code: 'not_found' } },
   { name: 'agent account disconnected', op: 'start', status: 'READY_TO_SEND', agent: 'tpl_off', error: { http: 403, code: 'account_disconnected' } },
-  { name: 'agent account down at the provider', op: 'start', status: 'READY_TO_SEND', agent: 'tpl_simdisc', error: { http: 403, code: 'account_disconnected' } },
+  {
+    name: 'agent account down at the provider',
+    op: 'start',
+    status: 'READY_TO_SEND',
+    agent: 'tpl_simdisc',
+    error: { http: 403, code: 'account_disconnected' },
+  },
   { name: 'resume fails at the provider', op: 'start', status: 'CAMPAIGN_PAUSED', agent: 'tpl_outage', error: { http: 503, code: 'upstream_unavailable' } },
-  { name: 'noop even when the account is down', op: 'start', status: 'CAMPAIGN_IN_PROGRESS', agent: 'tpl_off', ok: { action: 'noop', status: 'CAMPAIGN_IN_PROGRESS' } },
+  {
+    name: 'noop even when the account is down',
+    op: 'start',
+    status: 'CAMPAIGN_IN_PROGRESS',
+    agent: 'tpl_off',
+    ok: { action: 'noop', status: 'CAMPAIGN_IN_PROGRESS' },
+  },
 ];
 
 const idOf = (i: number, transport: string) => `cmp_row${i}_${transport}`;
@@ -115,7 +127,10 @@ describe('campaign start and pause: the transition table over REST and MCP', () 
   });
 
   it('checks the body before anything else: an extra field is validation_error even without an agent', async () => {
-    const noAgent = idOf(ROWS.findIndex((r) => r.name === 'no agent'), 'rest');
+    const noAgent = idOf(
+      ROWS.findIndex((r) => r.name === 'no agent'),
+      'rest',
+    );
     const r = await server.rest(`/campaigns/${noAgent}/start`, { method: 'POST', body: JSON.stringify({ force: true }) });
     expect(r.status).toBe(400);
     expect(r.body.error.details.fields).toEqual(['force']);

@@ -17,7 +17,13 @@ const WALL = Date.parse('2026-11-21T12:00:00Z');
 const SIM = WALL + 40 * DAY;
 
 function ctxWith(status: CampaignStatus, leads = 0) {
-  const ws = { ...engineWorkspace(Array.from({ length: leads }, (_, i) => `sm-${i}`), { status }), credits: { credits: 10 } };
+  const ws = {
+    ...engineWorkspace(
+      Array.from({ length: leads }, (_, i) => `sm-${i}`),
+      { status },
+    ),
+    credits: { credits: 10 },
+  };
   const ctx = testCtx({ workspace: ws, clock: new FakeClock(WALL) });
   ctx.simClock = new FakeClock(SIM);
   return ctx;

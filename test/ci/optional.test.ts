@@ -26,10 +26,34 @@ describe.skipIf(!requireTool('the-missing-tool', false))('needs the tool', () =>
   );
   const probe = (ci: string) => {
     const report = join(scratch, `report-${ci || 'none'}.json`);
-    const r = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', scratch, '--config', join(scratch, 'vitest.config.mjs'), '--reporter', 'json', '--outputFile', report], {
-      cwd: scratch, env: { ...process.env, CI: ci }, encoding: 'utf8',
-    });
-    return { status: r.status, report: JSON.parse(readFileSync(report, 'utf8')) as { numFailedTests: number; numPendingTests: number; testResults: Array<{ assertionResults: Array<{ title: string; failureMessages: string[] }> }> } };
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(root, 'node_modules', 'vitest', 'vitest.mjs'),
+        'run',
+        '--root',
+        scratch,
+        '--config',
+        join(scratch, 'vitest.config.mjs'),
+        '--reporter',
+        'json',
+        '--outputFile',
+        report,
+      ],
+      {
+        cwd: scratch,
+        env: { ...process.env, CI: ci },
+        encoding: 'utf8',
+      },
+    );
+    return {
+      status: r.status,
+      report: JSON.parse(readFileSync(report, 'utf8')) as {
+        numFailedTests: number;
+        numPendingTests: number;
+        testResults: Array<{ assertionResults: Array<{ title: string; failureMessages: string[] }> }>;
+      },
+    };
   };
 
   it('skips on a developer machine', () => {

@@ -45,7 +45,11 @@ describe('--help after a command or subcommand', () => {
     const top = await cli(['--help']);
     expect(top.status).toBe(0);
     const entries = usageEntries(top.stdout);
-    for (const command of ['start', 'mcp', 'seed', 'keys', 'webhooks']) expect(entries.some((e) => e.words[0] === command), command).toBe(true);
+    for (const command of ['start', 'mcp', 'seed', 'keys', 'webhooks'])
+      expect(
+        entries.some((e) => e.words[0] === command),
+        command,
+      ).toBe(true);
     for (const command of new Set(entries.map((e) => e.words[0]!))) {
       const own = entries.filter((e) => e.words[0] === command);
       for (const flag of ['--help', '-h']) {

@@ -27,7 +27,11 @@ describe('outreach login', () => {
     writeFileSync(file, JSON.stringify(fixture()));
     expect(run(['seed', '--file', file, '--db', db]).status).toBe(0);
     const settings = { host: '127.0.0.1', port: 0, dbPath: db, env: 'development' as const, simSpeed: 1, config: {} };
-    server = await startServer(settings, silentLogger(), createContext(settings, silentLogger(), new FakeClock(Date.now())), { engine: false, lookalike: false, uiDir: fakeUiDir() });
+    server = await startServer(settings, silentLogger(), createContext(settings, silentLogger(), new FakeClock(Date.now())), {
+      engine: false,
+      lookalike: false,
+      uiDir: fakeUiDir(),
+    });
   });
   afterAll(() => server.close());
 

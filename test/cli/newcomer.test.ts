@@ -67,7 +67,13 @@ describe('the start banner, from a server started in one folder, used from anoth
     expect(config.command).toBe(process.execPath);
     expect(config.args).toEqual([expect.stringMatching(/^\//), 'mcp', '--db', join(serverDir, 'here/outreach.db'), '--env', 'development']);
     expect(config.env.OUTREACH_API_KEY).toMatch(/^sk_test_/);
-    const transport = new StdioClientTransport({ command: config.command, args: config.args, env: { ...cleanEnv(), ...config.env }, cwd: clientDir, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: { ...cleanEnv(), ...config.env },
+      cwd: clientDir,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'newcomer', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -136,8 +142,11 @@ describe('outreach mcp and a database that does not exist', () => {
   it('creates it with --create', async () => {
     const dir = tmp();
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN, 'mcp', '--create', '--db', 'new.db'], cwd: dir,
-      env: { ...cleanEnv(), OUTREACH_API_KEY: 'sk_test_000000000000000000000000000000aa' }, stderr: 'pipe',
+      command: process.execPath,
+      args: [BIN, 'mcp', '--create', '--db', 'new.db'],
+      cwd: dir,
+      env: { ...cleanEnv(), OUTREACH_API_KEY: 'sk_test_000000000000000000000000000000aa' },
+      stderr: 'pipe',
     });
     const client = new Client({ name: 'newcomer', version: '1.0.0' });
     await client.connect(transport);

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * already has is copied in (or rebuilt when npm picked another version).
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+const npm = (args: string[], cwd: string) =>
+  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
 
 describe('npm pack, then npm install -g', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'outreach-pack-'));
@@ -26,7 +27,10 @@ describe('npm pack, then npm install -g', () => {
 
   beforeAll(() => {
     mkdirSync(elsewhere);
-    const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], root)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], root)) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
     tarball = join(scratch, packed[0]!.filename);
     files = packed[0]!.files.map((f) => f.path);
     npm(['install', '--global', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], scratch);
@@ -62,7 +66,10 @@ describe('npm pack, then npm install -g', () => {
   });
 
   it('`outreach start` serves from the installed package', async () => {
-    const child = spawn(outreach, ['start', '--port', '0', '--db', 'served.db'], { cwd: elsewhere, env: { ...process.env, OUTREACH_DB: '', OUTREACH_ENV: '' } });
+    const child = spawn(outreach, ['start', '--port', '0', '--db', 'served.db'], {
+      cwd: elsewhere,
+      env: { ...process.env, OUTREACH_DB: '', OUTREACH_ENV: '' },
+    });
     try {
       let out = '';
       await new Promise<void>((resolve, reject) => {

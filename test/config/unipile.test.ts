@@ -42,7 +42,11 @@ describe('the unipile config', () => {
   });
 
   it('refuses a bad value, naming the variable but never echoing it', () => {
-    for (const [name, value] of [['UNIPILE_DSN', 'not a host/LEAKME'], ['UNIPILE_INBOUND_SECRET', 'short-LEAKME'], ['UNIPILE_API_KEY', 'has LEAKME space']] as const) {
+    for (const [name, value] of [
+      ['UNIPILE_DSN', 'not a host/LEAKME'],
+      ['UNIPILE_INBOUND_SECRET', 'short-LEAKME'],
+      ['UNIPILE_API_KEY', 'has LEAKME space'],
+    ] as const) {
       let error: unknown;
       try {
         resolveSettings({}, { [name]: value });

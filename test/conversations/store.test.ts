@@ -22,7 +22,11 @@ function setup() {
   );
   const messagesOf = (leadId: string) => h.ctx.db.select().from(messages).where(eq(messages.leadId, leadId)).all();
   const activityOf = (leadId: string, type: string, manual = false) =>
-    h.ctx.db.select().from(activity).where(and(eq(activity.leadId, leadId), eq(activity.type, type), eq(activity.manual, manual))).all();
+    h.ctx.db
+      .select()
+      .from(activity)
+      .where(and(eq(activity.leadId, leadId), eq(activity.type, type), eq(activity.manual, manual)))
+      .all();
   return { h, messagesOf, activityOf };
 }
 
@@ -79,16 +83,19 @@ describe('the conversation store', () => {
     h.ctx.network = Object.assign(Object.create(Object.getPrototypeOf(sim) as object) as object, sim, {
       drainInbound: async (now: number) => [...(await drainSim(now)), ...store.drain(now, 100)],
     }) as typeof sim;
-    const outcome = handleUnipileWebhook({ store, clock: h.ctx.clock, log: silentLogger() }, {
-      event: 'message_received',
-      account_id: 'UNI_A',
-      account_info: { user_id: 'ACoSELF' },
-      chat_id: 'chat-rue',
-      message_id: 'msg-rue-1',
-      message: 'Hi! Could you tell me more about pricing for a team of 12?',
-      timestamp: new Date(h.ctx.clock.now()).toISOString(),
-      sender: { attendee_provider_id: 'ACoRUE', attendee_profile_url: `${url('rue-sim-fast-accept-sim-no-reply')}/` },
-    });
+    const outcome = handleUnipileWebhook(
+      { store, clock: h.ctx.clock, log: silentLogger() },
+      {
+        event: 'message_received',
+        account_id: 'UNI_A',
+        account_info: { user_id: 'ACoSELF' },
+        chat_id: 'chat-rue',
+        message_id: 'msg-rue-1',
+        message: 'Hi! Could you tell me more about pricing for a team of 12?',
+        timestamp: new Date(h.ctx.clock.now()).toISOString(),
+        sender: { attendee_provider_id: 'ACoRUE', attendee_profile_url: `${url('rue-sim-fast-accept-sim-no-reply')}/` },
+      },
+    );
     expect(outcome.status).toBe('queued');
     h.ctx.clock.advance(HOUR);
     await h.tick();
@@ -108,7 +115,11 @@ describe('the conversation store', () => {
     expect(inbound).toEqual([...inbound].sort().reverse());
     // The thread the lead never wrote in comes last.
     expect(all.conversations.at(-1)!.leadId).toBe('lead_3');
-    expect(all.conversations.find((c) => c.leadId === 'lead_2')).toMatchObject({ handedOff: true, needsReply: true, campaign: { id: 'cmp', name: 'Engine test' } });
+    expect(all.conversations.find((c) => c.leadId === 'lead_2')).toMatchObject({
+      handedOff: true,
+      needsReply: true,
+      campaign: { id: 'cmp', name: 'Engine test' },
+    });
 
     const handedOff = listConversations(h.ctx, SECRET, { filter: 'handed_off', limit: 50 });
     expect(handedOff.conversations.map((c) => c.leadId)).toEqual(['lead_2']);

@@ -12,7 +12,10 @@ describe('CommitGroup', () => {
     const group = new CommitGroup(ctx.db);
     const insert = (n: number) => () => {
       begins.push(ctx.db.$client.inTransaction ? 1 : 0);
-      ctx.db.insert(exclusions).values({ networkUrl: url(n), createdAt: n }).run();
+      ctx.db
+        .insert(exclusions)
+        .values({ networkUrl: url(n), createdAt: n })
+        .run();
       return n * 10;
     };
     const results = await Promise.all([group.run(insert(1)), group.run(insert(2)), group.run(insert(3))]);
@@ -20,15 +23,32 @@ describe('CommitGroup', () => {
     // Every step ran inside a transaction (one: see the rollback test below).
     expect(begins).toEqual([1, 1, 1]);
     expect(ctx.db.$client.inTransaction).toBe(false);
-    expect(ctx.db.select().from(exclusions).all().filter((e) => e.networkUrl.includes('group-')).map((e) => e.createdAt)).toEqual([1, 2, 3]);
+    expect(
+      ctx.db
+        .select()
+        .from(exclusions)
+        .all()
+        .filter((e) => e.networkUrl.includes('group-'))
+        .map((e) => e.createdAt),
+    ).toEqual([1, 2, 3]);
   });
 
   it('runs steps in one transaction: a step sees the writes of the steps before it, and nothing is visible before the commit', async () => {
     const ctx = testCtx();
     const group = new CommitGroup(ctx.db);
     const seen: number[] = [];
-    const count = () => ctx.db.select().from(exclusions).all().filter((e) => e.networkUrl.includes('group-')).length;
-    const first = group.run(() => ctx.db.insert(exclusions).values({ networkUrl: url(1), createdAt: 1 }).run());
+    const count = () =>
+      ctx.db
+        .select()
+        .from(exclusions)
+        .all()
+        .filter((e) => e.networkUrl.includes('group-')).length;
+    const first = group.run(() =>
+      ctx.db
+        .insert(exclusions)
+        .values({ networkUrl: url(1), createdAt: 1 })
+        .run(),
+    );
     const second = group.run(() => seen.push(count()));
     // Queued, not yet run.
     expect(count()).toBe(0);
@@ -42,20 +62,40 @@ describe('CommitGroup', () => {
     let runsOfFirst = 0;
     const first = group.run(() => {
       runsOfFirst++;
-      ctx.db.insert(exclusions).values({ networkUrl: url(1), createdAt: 1 }).run();
+      ctx.db
+        .insert(exclusions)
+        .values({ networkUrl: url(1), createdAt: 1 })
+        .run();
       return 'first';
     });
     const failing = group.run(() => {
-      ctx.db.insert(exclusions).values({ networkUrl: url(2), createdAt: 2 }).run();
+      ctx.db
+        .insert(exclusions)
+        .values({ networkUrl: url(2), createdAt: 2 })
+        .run();
       // A duplicate key: this step cannot be applied.
-      ctx.db.insert(exclusions).values({ networkUrl: url(2), createdAt: 2 }).run();
+      ctx.db
+        .insert(exclusions)
+        .values({ networkUrl: url(2), createdAt: 2 })
+        .run();
     });
-    const third = group.run(() => ctx.db.insert(exclusions).values({ networkUrl: url(3), createdAt: 3 }).run().changes);
+    const third = group.run(
+      () =>
+        ctx.db
+          .insert(exclusions)
+          .values({ networkUrl: url(3), createdAt: 3 })
+          .run().changes,
+    );
     await expect(first).resolves.toBe('first');
     await expect(failing).rejects.toThrow(/UNIQUE/);
     await expect(third).resolves.toBe(1);
     expect(runsOfFirst).toBe(2);
-    const stored = ctx.db.select().from(exclusions).all().filter((e) => e.networkUrl.includes('group-')).map((e) => e.createdAt);
+    const stored = ctx.db
+      .select()
+      .from(exclusions)
+      .all()
+      .filter((e) => e.networkUrl.includes('group-'))
+      .map((e) => e.createdAt);
     // The failing step's first insert was undone with it.
     expect(stored.sort()).toEqual([1, 3]);
   });
@@ -63,8 +103,24 @@ describe('CommitGroup', () => {
   it('steps queued after a flush go in the next group', async () => {
     const ctx = testCtx();
     const group = new CommitGroup(ctx.db);
-    await group.run(() => ctx.db.insert(exclusions).values({ networkUrl: url(1), createdAt: 1 }).run());
-    await group.run(() => ctx.db.insert(exclusions).values({ networkUrl: url(2), createdAt: 2 }).run());
-    expect(ctx.db.select().from(exclusions).all().filter((e) => e.networkUrl.includes('group-'))).toHaveLength(2);
+    await group.run(() =>
+      ctx.db
+        .insert(exclusions)
+        .values({ networkUrl: url(1), createdAt: 1 })
+        .run(),
+    );
+    await group.run(() =>
+      ctx.db
+        .insert(exclusions)
+        .values({ networkUrl: url(2), createdAt: 2 })
+        .run(),
+    );
+    expect(
+      ctx.db
+        .select()
+        .from(exclusions)
+        .all()
+        .filter((e) => e.networkUrl.includes('group-')),
+    ).toHaveLength(2);
   });
 });

@@ -41,11 +41,13 @@ describe('logs', () => {
         return [];
       } catch (err) {
         const stderr = String((err as { stderr?: string }).stderr ?? '');
-        return stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l).msg as string);
+        return stderr
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l).msg as string);
       }
     };
     expect(run("setImmediate(() => { l.info('three'); process.exit(3); });")).toEqual(['one', 'two', 'three']);
     expect(run("l.info('three'); throw new Error('boom');")).toEqual(['one', 'two', 'three']);
   });
 });
-

@@ -37,7 +37,13 @@ describe('read verbs', () => {
     const secret = getWorkspace(ctx)!.cursorSecret;
     const p1 = listAccounts(ctx, secret, { limit: 2 });
     expect(p1.accounts.map((a) => a.id)).toEqual(['acc_ada', 'acc_nav']);
-    expect(p1.accounts[0]!.today).toEqual({ connectionRequestsSent: 3, connectionRequestsAccepted: 1, connectionRequestLimit: 25, messagesSent: 2, messageLimit: 50 });
+    expect(p1.accounts[0]!.today).toEqual({
+      connectionRequestsSent: 3,
+      connectionRequestsAccepted: 1,
+      connectionRequestLimit: 25,
+      messagesSent: 2,
+      messageLimit: 50,
+    });
     expect(p1.nextCursor).not.toBeNull();
     const p2 = listAccounts(ctx, secret, { limit: 2, cursor: p1.nextCursor! });
     expect(p2.accounts.map((a) => a.id)).toEqual(['acc_off']);

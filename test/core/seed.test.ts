@@ -49,7 +49,13 @@ describe('workspace file', () => {
     const lead = ctx.db.select().from(leads).all()[0]!;
     expect(lead.networkUrl).toBe('https://www.linkedin.com/in/ada-lovelace');
     expect(ctx.db.select().from(accounts).all()).toHaveLength(3);
-    expect(ctx.db.select().from(exclusions).all().map((e) => e.networkUrl)).toEqual(['https://www.linkedin.com/in/do-not-contact']);
+    expect(
+      ctx.db
+        .select()
+        .from(exclusions)
+        .all()
+        .map((e) => e.networkUrl),
+    ).toEqual(['https://www.linkedin.com/in/do-not-contact']);
     const evt = ctx.db.select().from(activity).all()[0]!;
     expect(evt.leadName).toBe('Ada Lovelace');
     expect(evt.companyName).toBe('Engines');

@@ -69,7 +69,12 @@ describe('credits and idempotency model', () => {
         const ledger = () => ctx.db.select().from(creditLedger).where(eq(creditLedger.reason, 'lead_created')).all();
         const resolve = (call: Call): Record<string, unknown> => {
           if (call.tool !== 'delete_leads_batch') return call.args;
-          const ids = ctx.db.select({ id: leads.id }).from(leads).where(eq(leads.campaignId, call.args.campaignId as string)).all().map((l) => l.id);
+          const ids = ctx.db
+            .select({ id: leads.id })
+            .from(leads)
+            .where(eq(leads.campaignId, call.args.campaignId as string))
+            .all()
+            .map((l) => l.id);
           const picks = call.args.picks as number[];
           // Resolved once, then frozen, so a retry sends the very same body.
           const leadIds = picks.map((p) => ids[p] ?? `lead_never${p}`);
@@ -112,7 +117,9 @@ describe('credits and idempotency model', () => {
             body === null || outcome.ok === false || outcome.headers['Idempotent-Replayed']
               ? []
               : call.tool === 'add_lead'
-                ? body.status === 'created' ? [body.leadId] : []
+                ? body.status === 'created'
+                  ? [body.leadId]
+                  : []
                 : call.tool === 'add_leads_batch'
                   ? body.results.filter((r: any) => r.status === 'created').map((r: any) => r.leadId)
                   : [];

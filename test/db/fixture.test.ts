@@ -74,7 +74,10 @@ describe('fixture generator', () => {
       let cursor: string | undefined;
       for (let page = 0; page < pages; page++) {
         const res = listLeads(ctx, secret, { ...input, cursor });
-        expect(res.leads.map((l) => l.id), `${JSON.stringify(q)} page ${page}`).toEqual(all.slice(page * 100, page * 100 + 100));
+        expect(
+          res.leads.map((l) => l.id),
+          `${JSON.stringify(q)} page ${page}`,
+        ).toEqual(all.slice(page * 100, page * 100 + 100));
         cursor = res.nextCursor!;
       }
       // A single OFFSET query agrees with the slice, so the slice is a fair reference.
@@ -102,7 +105,16 @@ describe('fixture generator', () => {
     expect(generateLeads(b.db, 'cmp_fx', 2000)).toEqual({ from: 0, to: 2000 });
     const digest = (c: typeof a) =>
       createHash('sha256')
-        .update(JSON.stringify(c.db.select().from(leads).orderBy(leads.id).all().map(({ seq: _seq, ...row }) => row)))
+        .update(
+          JSON.stringify(
+            c.db
+              .select()
+              .from(leads)
+              .orderBy(leads.id)
+              .all()
+              .map(({ seq: _seq, ...row }) => row),
+          ),
+        )
         .digest('hex');
     expect(digest(a)).toBe(digest(b));
     expect(a.db.select({ n: sql<number>`count(distinct created_at)` }).from(leads).where(eq(leads.campaignId, 'cmp_fx')).get()!.n).toBe(200);

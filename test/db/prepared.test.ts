@@ -44,7 +44,10 @@ describe('fast', () => {
     return c;
   };
   /** Runs the same prepared query through drizzle and through fast, and expects the same. */
-  const same = <Q extends { run(...a: never[]): unknown; all(v?: Record<string, unknown>): unknown[]; get(v?: Record<string, unknown>): unknown }>(q: Q, values: Record<string, unknown>) => {
+  const same = <Q extends { run(...a: never[]): unknown; all(v?: Record<string, unknown>): unknown[]; get(v?: Record<string, unknown>): unknown }>(
+    q: Q,
+    values: Record<string, unknown>,
+  ) => {
     const f = fast(q);
     expect(f.all(values)).toStrictEqual(q.all(values));
     expect(f.get(values)).toStrictEqual(q.get(values));
@@ -53,7 +56,13 @@ describe('fast', () => {
 
   it('reads flat rows, with every column decoded as drizzle decodes it', () => {
     const c = ctx();
-    const q = c.db.select().from(leads).where(eq(leads.campaignId, sql.placeholder('id'))).orderBy(asc(leads.seq)).limit(sql.placeholder('limit')).prepare();
+    const q = c.db
+      .select()
+      .from(leads)
+      .where(eq(leads.campaignId, sql.placeholder('id')))
+      .orderBy(asc(leads.seq))
+      .limit(sql.placeholder('limit'))
+      .prepare();
     const rows = same(q, { id: 'cmp', limit: 10 });
     expect(rows).toHaveLength(3);
     expect(rows.map((r) => r.excluded)).toEqual([false, true, false]);
@@ -73,23 +82,37 @@ describe('fast', () => {
     expect(same(q, { id: 'cmp_none' })[0]?.a).toBeNull();
     const all = c.db.select().from(campaigns).leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId)).orderBy(asc(campaigns.seq)).prepare();
     expect(same(all, {}).map((r) => r.agents?.id ?? null)).toEqual(['tpl', null]);
-    const inner = c.db.select({ c: campaigns.id, accountId: agents.accountId }).from(campaigns).innerJoin(agents, eq(agents.id, campaigns.assignedTemplateId)).prepare();
+    const inner = c.db
+      .select({ c: campaigns.id, accountId: agents.accountId })
+      .from(campaigns)
+      .innerJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
+      .prepare();
     expect(same(inner, {})).toEqual([{ c: 'cmp', accountId: 'acc_a' }]);
   });
 
   it('reads sql fields from a table-valued source', () => {
     const c = ctx();
     const q = c.db
-      .select({ id: sql<string>`j.value`, n: sql<number>`(SELECT count(*) FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${eq(leads.excluded, sql.placeholder('excluded'))})` })
+      .select({
+        id: sql<string>`j.value`,
+        n: sql<number>`(SELECT count(*) FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${eq(leads.excluded, sql.placeholder('excluded'))})`,
+      })
       .from(sql`json_each(${sql.placeholder('ids')}) j`)
       .prepare();
-    expect(same(q, { ids: JSON.stringify(['cmp', 'cmp_none']), excluded: 1 })).toEqual([{ id: 'cmp', n: 1 }, { id: 'cmp_none', n: 0 }]);
+    expect(same(q, { ids: JSON.stringify(['cmp', 'cmp_none']), excluded: 1 })).toEqual([
+      { id: 'cmp', n: 1 },
+      { id: 'cmp_none', n: 0 },
+    ]);
     expect(same(q, { ids: JSON.stringify(['cmp']), excluded: 0 })).toEqual([{ id: 'cmp', n: 2 }]);
   });
 
   it('binds a set placeholder through its column (a boolean as 1), and refuses a missing value with the error drizzle gives', () => {
     const c = ctx();
-    const update = c.db.update(leads).set({ replied: sql.placeholder('replied') as never, stage: sql.placeholder('stage') as never }).where(and(eq(leads.id, sql.placeholder('id')), eq(leads.excluded, false))).prepare();
+    const update = c.db
+      .update(leads)
+      .set({ replied: sql.placeholder('replied') as never, stage: sql.placeholder('stage') as never })
+      .where(and(eq(leads.id, sql.placeholder('id')), eq(leads.excluded, false)))
+      .prepare();
     const f = fast(update as never);
     expect(f.run({ id: 'lead_1', replied: true, stage: 'replied' }).changes).toBe(1);
     expect(f.run({ id: 'lead_2', replied: true, stage: 'replied' }).changes).toBe(0);

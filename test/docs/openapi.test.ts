@@ -61,7 +61,9 @@ describe('OpenAPI 3.1 document', () => {
     expect(Object.keys(byName).sort()).toEqual(['cursor', 'limit', 'status']);
     expect(byName.limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } });
     const get = doc.paths['/campaigns/{campaignId}'].get;
-    expect(get.parameters).toEqual([expect.objectContaining({ name: 'campaignId', in: 'path', required: true, schema: expect.objectContaining({ pattern: expect.any(String) }) })]);
+    expect(get.parameters).toEqual([
+      expect.objectContaining({ name: 'campaignId', in: 'path', required: true, schema: expect.objectContaining({ pattern: expect.any(String) }) }),
+    ]);
   });
 
   it('other routes take a strict JSON body without the path parameters, and Idempotency-Key where the tool is idempotent', () => {

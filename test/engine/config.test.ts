@@ -15,7 +15,17 @@ describe('engine section of the config file', () => {
   };
 
   it('accepts the documented fields', () => {
-    const config = readConfigFile(write({ engine: { workingHours: { start: '08:00', end: '18:00' }, spacingSeconds: { min: 30, max: 90 }, concurrency: 2, invitationTimeoutDays: 14, replyWaitDays: 3 } }));
+    const config = readConfigFile(
+      write({
+        engine: {
+          workingHours: { start: '08:00', end: '18:00' },
+          spacingSeconds: { min: 30, max: 90 },
+          concurrency: 2,
+          invitationTimeoutDays: 14,
+          replyWaitDays: 3,
+        },
+      }),
+    );
     const s = resolveEngineSettings(config.engine);
     expect(s.safety.workingHours).toEqual({ startMinute: 480, endMinute: 1080, days: new Set([1, 2, 3, 4, 5]) });
     expect([s.spacingMinMs, s.spacingMaxMs, s.concurrency]).toEqual([30_000, 90_000, 2]);
@@ -28,7 +38,12 @@ describe('engine section of the config file', () => {
     expect(s.safety.weeklyConnectionRequestLimit).toBe(100);
     expect(s.safety.withdrawStaleInvitations).toBe(true);
     expect(s.safety.warmUp).toEqual({ days: 14, connectionRequestsStart: 5, messagesStart: 10, onConnect: true });
-    expect(resolveEngineSettings({ warmUp: { onConnect: false } }).safety.warmUp).toEqual({ days: 14, connectionRequestsStart: 5, messagesStart: 10, onConnect: false });
+    expect(resolveEngineSettings({ warmUp: { onConnect: false } }).safety.warmUp).toEqual({
+      days: 14,
+      connectionRequestsStart: 5,
+      messagesStart: 10,
+      onConnect: false,
+    });
     expect(resolveEngineSettings({ workingHours: null }).safety.workingHours).toBeNull();
     expect([s.spacingMinMs, s.spacingMaxMs]).toEqual([ENGINE_DEFAULTS.spacingSeconds.min * 1000, ENGINE_DEFAULTS.spacingSeconds.max * 1000]);
   });

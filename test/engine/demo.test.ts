@@ -14,7 +14,14 @@ describe('demo workspace', () => {
     expect((await startCampaign(ctx, 'cmp_demo')).action).toBe('started');
     const engine = new Engine(ctx, { settings: engineSettings(), random: () => 0 });
     await engine.tick();
-    const types = () => new Set(ctx.db.select({ type: activity.type }).from(activity).all().map((e) => e.type));
+    const types = () =>
+      new Set(
+        ctx.db
+          .select({ type: activity.type })
+          .from(activity)
+          .all()
+          .map((e) => e.type),
+      );
     expect(types()).toContain('connection_request_sent');
     for (let i = 0; i < 6 * 24 * 8 && types().size < 7; i++) {
       ctx.clock.advance(10 * MINUTE);

@@ -66,7 +66,12 @@ describe('end to end at --sim-speed 86400', () => {
     const db = server.ctx.db;
     // Only what the engine records: the fixture seeded one activity event of its own.
     const events = (type: string) =>
-      db.select().from(activity).where(and(eq(activity.campaignId, 'cmp_q4'), eq(activity.type, type))).all().filter((e) => e.id !== 'evt_1');
+      db
+        .select()
+        .from(activity)
+        .where(and(eq(activity.campaignId, 'cmp_q4'), eq(activity.type, type)))
+        .all()
+        .filter((e) => e.id !== 'evt_1');
     const started = await callTool(client, 'start_campaign', { campaignId: 'cmp_q4' });
     expect(started.body).toMatchObject({ action: 'started', status: 'CAMPAIGN_IN_PROGRESS' });
 

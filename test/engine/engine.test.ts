@@ -8,7 +8,11 @@ import { Engine } from '../../src/workers/outreach/index.js';
 import { DAY, HOUR, MINUTE, RecordingNetwork, engineSettings, engineWorkspace, harness, url } from './helpers.js';
 
 const daily = (h: ReturnType<typeof harness>, day: string) =>
-  h.ctx.db.select().from(accountDaily).where(and(eq(accountDaily.accountId, 'acc_a'), eq(accountDaily.day, day))).get();
+  h.ctx.db
+    .select()
+    .from(accountDaily)
+    .where(and(eq(accountDaily.accountId, 'acc_a'), eq(accountDaily.day, day)))
+    .get();
 
 describe('engine: sending', () => {
   it('sends a personalised connection request per lead, one per account per spacing interval', async () => {
@@ -21,7 +25,14 @@ describe('engine: sending', () => {
     // campaign is not read again until the account may send.
     expect(h.lead('lead_2').nextActionAt).toBe(0);
     const [event] = h.events('connection_request_sent');
-    expect(event).toMatchObject({ leadId: 'lead_1', leadName: 'Person1 Test', companyName: 'Acme', messagePreview: 'Hi Person1, glad to connect.', accountId: 'acc_a', manual: false });
+    expect(event).toMatchObject({
+      leadId: 'lead_1',
+      leadName: 'Person1 Test',
+      companyName: 'Acme',
+      messagePreview: 'Hi Person1, glad to connect.',
+      accountId: 'acc_a',
+      manual: false,
+    });
 
     h.ctx.clock.advance(30_000);
     expect((await h.tick()).sends).toBe(0);
@@ -86,7 +97,11 @@ describe('engine: sending', () => {
     // Six invitations sent an hour ago whose stored due time is stale (due now, though they
     // wait for an answer): handling them moves them on without a send.
     for (let i = 1; i <= 6; i++) {
-      h.ctx.db.update(leads).set({ stage: 'connection_sent', invitedAt: now - HOUR, nextActionAt: now - MINUTE + i }).where(eq(leads.id, `lead_${i}`)).run();
+      h.ctx.db
+        .update(leads)
+        .set({ stage: 'connection_sent', invitedAt: now - HOUR, nextActionAt: now - MINUTE + i })
+        .where(eq(leads.id, `lead_${i}`))
+        .run();
     }
     const first = await h.tick();
     expect(first.due).toBe(6);
@@ -119,7 +134,12 @@ describe('engine: sending', () => {
     const slugs = Array.from({ length: 12 }, (_, i) => `q${i}-sim-never-accepts`);
     const h = harness(engineWorkspace(slugs), { config: { spacingSeconds: { min: 0, max: 0 } } });
     const now = h.ctx.clock.now();
-    for (let i = 1; i <= 12; i++) h.ctx.db.update(leads).set({ nextActionAt: now - i }).where(eq(leads.id, `lead_${i}`)).run();
+    for (let i = 1; i <= 12; i++)
+      h.ctx.db
+        .update(leads)
+        .set({ nextActionAt: now - i })
+        .where(eq(leads.id, `lead_${i}`))
+        .run();
     expect((await h.tick()).sends).toBe(12);
   });
 
@@ -153,9 +173,12 @@ describe('engine: sending', () => {
 
 describe('engine: pause, restart, lease', () => {
   it('a pause while sends are queued sends nothing more', async () => {
-    const ws = engineWorkspace(['a-sim-never-accepts', 'b-sim-never-accepts', { slug: 'c-sim-never-accepts', accountId: 'acc_b' }, { slug: 'd-sim-never-accepts', accountId: 'acc_b' }], {
-      extraAccounts: ['acc_b'],
-    });
+    const ws = engineWorkspace(
+      ['a-sim-never-accepts', 'b-sim-never-accepts', { slug: 'c-sim-never-accepts', accountId: 'acc_b' }, { slug: 'd-sim-never-accepts', accountId: 'acc_b' }],
+      {
+        extraAccounts: ['acc_b'],
+      },
+    );
     let net!: RecordingNetwork;
     const h = harness(ws, {
       config: { concurrency: 1, spacingSeconds: { min: 0, max: 0 } },
@@ -227,7 +250,10 @@ describe('engine: pause, restart, lease', () => {
     const accounts = ['acc_a', 'acc_b', 'acc_c', 'acc_d', 'acc_e'];
     let net!: RecordingNetwork;
     const h = harness(
-      engineWorkspace(accounts.map((accountId, i) => ({ slug: `p${i}-sim-never-accepts`, accountId })), { extraAccounts: accounts.slice(1) }),
+      engineWorkspace(
+        accounts.map((accountId, i) => ({ slug: `p${i}-sim-never-accepts`, accountId })),
+        { extraAccounts: accounts.slice(1) },
+      ),
       { config: { concurrency: 2, spacingSeconds: { min: 0, max: 0 } }, network: (ctx) => (net = new RecordingNetwork(ctx.network)) },
     );
     net.hold();
@@ -236,19 +262,34 @@ describe('engine: pause, restart, lease', () => {
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     // Two calls on the wire, two intents pending: the other three wait for a slot, not yet begun.
     expect(net.calls).toHaveLength(2);
-    expect(h.ctx.db.select().from(engineIntents).all().map((i) => i.state)).toEqual(['pending', 'pending']);
+    expect(
+      h.ctx.db
+        .select()
+        .from(engineIntents)
+        .all()
+        .map((i) => i.state),
+    ).toEqual(['pending', 'pending']);
     net.release();
     const r = await ticking;
     expect(r.sends).toBe(5);
     expect(new Set(h.events('connection_request_sent').map((e) => e.accountId))).toEqual(new Set(accounts));
-    expect(h.ctx.db.select().from(engineIntents).all().every((i) => i.state === 'sent')).toBe(true);
+    expect(
+      h.ctx.db
+        .select()
+        .from(engineIntents)
+        .all()
+        .every((i) => i.state === 'sent'),
+    ).toBe(true);
   });
 
   it('a stop while sends wait for a provider slot begins none of them', async () => {
     const accounts = ['acc_a', 'acc_b', 'acc_c'];
     let net!: RecordingNetwork;
     const h = harness(
-      engineWorkspace(accounts.map((accountId, i) => ({ slug: `p${i}-sim-never-accepts`, accountId })), { extraAccounts: accounts.slice(1) }),
+      engineWorkspace(
+        accounts.map((accountId, i) => ({ slug: `p${i}-sim-never-accepts`, accountId })),
+        { extraAccounts: accounts.slice(1) },
+      ),
       { config: { concurrency: 1, spacingSeconds: { min: 0, max: 0 } }, network: (ctx) => (net = new RecordingNetwork(ctx.network)) },
     );
     net.hold();
@@ -259,7 +300,13 @@ describe('engine: pause, restart, lease', () => {
     await stopped;
     // The call on the wire completes and is recorded; the two waiting for the slot never begin.
     expect(net.calls).toHaveLength(1);
-    expect(h.ctx.db.select().from(engineIntents).all().map((i) => i.state)).toEqual(['sent']);
+    expect(
+      h.ctx.db
+        .select()
+        .from(engineIntents)
+        .all()
+        .map((i) => i.state),
+    ).toEqual(['sent']);
     expect(h.events('connection_request_sent')).toHaveLength(1);
   });
 
@@ -313,7 +360,18 @@ describe('engine: pause, restart, lease', () => {
     const future = h.ctx.clock.now() + 30 * DAY;
     h.ctx.db.transaction((tx) => {
       for (let i = 0; i < 500; i++) {
-        tx.insert(leads).values({ id: `lead_f${i}`, campaignId: 'cmp', networkUrl: url(`future-${i}`), nextActionAt: future, stage: 'connection_sent', invitedAt: 1, createdAt: 1, updatedAt: 1 }).run();
+        tx.insert(leads)
+          .values({
+            id: `lead_f${i}`,
+            campaignId: 'cmp',
+            networkUrl: url(`future-${i}`),
+            nextActionAt: future,
+            stage: 'connection_sent',
+            invitedAt: 1,
+            createdAt: 1,
+            updatedAt: 1,
+          })
+          .run();
       }
     });
     const r = await h.tick();
@@ -420,9 +478,14 @@ describe('engine: responses, agent and completion', () => {
   it('gives up on a lead after repeated transient failures', async () => {
     const h = harness(engineWorkspace(['olga-sim-outage', 'b-sim-never-accepts']));
     await h.runUntil(() => h.lead('lead_1').stage === 'failed', 10 * MINUTE);
-    expect(h.ctx.db.select().from(engineIntents).where(eq(engineIntents.leadId, 'lead_1')).all().map((i) => i.errorCode)).toEqual(
-      Array(5).fill('upstream_unavailable'),
-    );
+    expect(
+      h.ctx.db
+        .select()
+        .from(engineIntents)
+        .where(eq(engineIntents.leadId, 'lead_1'))
+        .all()
+        .map((i) => i.errorCode),
+    ).toEqual(Array(5).fill('upstream_unavailable'));
     expect(h.lead('lead_2').stage).toBe('connection_sent');
   });
 
@@ -454,11 +517,20 @@ describe('engine: responses, agent and completion', () => {
 describe('engine: polite close', () => {
   function closeHarness(status = 'CAMPAIGN_IN_PROGRESS') {
     const ws = engineWorkspace(['talk-sim-no-reply', 'quiet-sim-never-accepts'], { status });
-    ws.campaigns!.push({ id: 'cmp_other', status: 'READY_TO_SEND', assignedTemplateId: 'tpl', leads: [{ id: 'lead_other', networkUrl: url('talk-sim-no-reply') }] });
+    ws.campaigns!.push({
+      id: 'cmp_other',
+      status: 'READY_TO_SEND',
+      assignedTemplateId: 'tpl',
+      leads: [{ id: 'lead_other', networkUrl: url('talk-sim-no-reply') }],
+    });
     let net!: RecordingNetwork;
     const h = harness(ws, { network: (ctx) => (net = new RecordingNetwork(ctx.network)) });
     const flag = (id: string, extra: Record<string, unknown> = {}) =>
-      h.ctx.db.update(leads).set({ politeClosePendingAt: 1, tag: 'Not interested', nextActionAt: null, ...extra }).where(eq(leads.id, id)).run();
+      h.ctx.db
+        .update(leads)
+        .set({ politeClosePendingAt: 1, tag: 'Not interested', nextActionAt: null, ...extra })
+        .where(eq(leads.id, id))
+        .run();
     return { h, flag, net: () => net };
   }
 

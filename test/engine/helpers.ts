@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { FakeClock } from '../../src/core/clock.js';
+import type { FakeClock } from '../../src/core/clock.js';
 import type { Ctx } from '../../src/core/context.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { activity, campaigns, leads, workspace } from '../../src/db/schema.js';
@@ -21,7 +21,10 @@ export interface LeadSpec {
 }
 
 /** A workspace with one connected account, one agent (note + two messages) and one campaign. */
-export function engineWorkspace(leadSpecs: (string | LeadSpec)[], opts: { status?: string; limits?: { connectionRequestLimit?: number; messageLimit?: number }; today?: Record<string, number>; extraAccounts?: string[] } = {}): WorkspaceFileInput {
+export function engineWorkspace(
+  leadSpecs: (string | LeadSpec)[],
+  opts: { status?: string; limits?: { connectionRequestLimit?: number; messageLimit?: number }; today?: Record<string, number>; extraAccounts?: string[] } = {},
+): WorkspaceFileInput {
   const specs = leadSpecs.map((s) => (typeof s === 'string' ? { slug: s } : s));
   return {
     apiKeys: [{ key: TEST_KEY, name: 'ci' }],
@@ -78,7 +81,10 @@ export function engineSettings(config: EngineConfig = {}) {
   return resolveEngineSettings({ spacingSeconds: { min: 60, max: 60 }, workingHours: null, rhythmJitterMinutes: 0, ...config });
 }
 
-export function harness(ws: WorkspaceFileInput, opts: { config?: EngineConfig; engine?: EngineOptions; network?: (ctx: Ctx) => NetworkProvider; clock?: FakeClock } = {}): Harness {
+export function harness(
+  ws: WorkspaceFileInput,
+  opts: { config?: EngineConfig; engine?: EngineOptions; network?: (ctx: Ctx) => NetworkProvider; clock?: FakeClock } = {},
+): Harness {
   const ctx = testCtx({ workspace: ws, ...(opts.clock ? { clock: opts.clock } : {}) });
   if (opts.network) ctx.network = opts.network(ctx);
   const engine = new Engine(ctx, { settings: engineSettings(opts.config), random: () => 0, holder: 'engine-test', ...opts.engine });

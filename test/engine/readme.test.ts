@@ -13,7 +13,11 @@ describe('README simulated network table', () => {
   });
 
   it.each(FAILURE_RULES.map((r) => [r.marker, r] as const))('%s', (marker, rule) => {
-    const cells = rows.find((r) => r.startsWith(`| \`${marker}\``))!.split('|').slice(2, 6).map((c) => c.trim());
+    const cells = rows
+      .find((r) => r.startsWith(`| \`${marker}\``))!
+      .split('|')
+      .slice(2, 6)
+      .map((c) => c.trim());
     ops.forEach((op, i) => {
       if (rule.on.includes(op)) expect(cells[i]).toContain(`\`${rule.code}\``);
       else expect(cells[i]).toBe('works');

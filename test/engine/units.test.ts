@@ -12,18 +12,59 @@ type LeadRow = typeof leads.$inferSelect;
 const HOUR = 3_600_000;
 
 const lead = (over: Partial<LeadRow> = {}): LeadRow => ({
-  seq: 1, id: 'lead_1', campaignId: 'cmp', accountId: null, networkUrl: 'https://www.linkedin.com/in/ada', fullName: null,
-  firstName: 'Ada', lastName: 'Lovelace', jobTitle: 'CTO', companyName: 'Engines', companyNetwork: null, website: null, email: null,
-  location: 'London', headline: null, personalization: null, workExperience: '[]', tag: null, taggedAt: null, stage: 'new',
-  excluded: false, replied: false, needsReply: false, repliedAt: null, lastInboundMessageAt: null, connectionRequestAccepted: false,
-  messageSent: false, source: 'manual', providerId: null, chatId: null, nextActionAt: 0, sequenceStep: 0, invitedAt: null,
-  connectedAt: null, lastSequenceSentAt: null, sendAttempts: 0, pendingReplyText: null, agentSendKind: null, agentSendText: null,
-  agentTurns: 0, politeClosePendingAt: null, invitationWithdrawnAt: null, createdAt: 0, updatedAt: 0, ...over,
+  seq: 1,
+  id: 'lead_1',
+  campaignId: 'cmp',
+  accountId: null,
+  networkUrl: 'https://www.linkedin.com/in/ada',
+  fullName: null,
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  jobTitle: 'CTO',
+  companyName: 'Engines',
+  companyNetwork: null,
+  website: null,
+  email: null,
+  location: 'London',
+  headline: null,
+  personalization: null,
+  workExperience: '[]',
+  tag: null,
+  taggedAt: null,
+  stage: 'new',
+  excluded: false,
+  replied: false,
+  needsReply: false,
+  repliedAt: null,
+  lastInboundMessageAt: null,
+  connectionRequestAccepted: false,
+  messageSent: false,
+  source: 'manual',
+  providerId: null,
+  chatId: null,
+  nextActionAt: 0,
+  sequenceStep: 0,
+  invitedAt: null,
+  connectedAt: null,
+  lastSequenceSentAt: null,
+  sendAttempts: 0,
+  pendingReplyText: null,
+  agentSendKind: null,
+  agentSendText: null,
+  agentTurns: 0,
+  politeClosePendingAt: null,
+  invitationWithdrawnAt: null,
+  createdAt: 0,
+  updatedAt: 0,
+  ...over,
 });
 
 describe('planLead', () => {
   const ctx: PlanContext = {
-    sequence: [{ text: 'a', delayHours: 1 }, { text: 'b', delayHours: 24 }],
+    sequence: [
+      { text: 'a', delayHours: 1 },
+      { text: 'b', delayHours: 24 },
+    ],
     onExclusionList: false,
     invitationTimeoutMs: 10 * HOUR,
     replyWaitMs: 5 * HOUR,
@@ -31,9 +72,18 @@ describe('planLead', () => {
   it('walks a lead through the sequence', () => {
     expect(planLead(lead(), ctx)).toEqual({ at: 0, action: { kind: 'connect' } });
     expect(planLead(lead({ stage: 'connection_sent', invitedAt: 100 }), ctx)).toEqual({ at: 100 + 10 * HOUR, action: { kind: 'finish' } });
-    expect(planLead(lead({ stage: 'connected', connectionRequestAccepted: true, connectedAt: 7 }), ctx)).toEqual({ at: 7 + HOUR, action: { kind: 'message', step: 0 } });
-    expect(planLead(lead({ stage: 'messaged', connectionRequestAccepted: true, sequenceStep: 1, lastSequenceSentAt: 9 }), ctx)).toEqual({ at: 9 + 24 * HOUR, action: { kind: 'message', step: 1 } });
-    expect(planLead(lead({ stage: 'messaged', connectionRequestAccepted: true, sequenceStep: 2, lastSequenceSentAt: 9 }), ctx)).toEqual({ at: 9 + 5 * HOUR, action: { kind: 'finish' } });
+    expect(planLead(lead({ stage: 'connected', connectionRequestAccepted: true, connectedAt: 7 }), ctx)).toEqual({
+      at: 7 + HOUR,
+      action: { kind: 'message', step: 0 },
+    });
+    expect(planLead(lead({ stage: 'messaged', connectionRequestAccepted: true, sequenceStep: 1, lastSequenceSentAt: 9 }), ctx)).toEqual({
+      at: 9 + 24 * HOUR,
+      action: { kind: 'message', step: 1 },
+    });
+    expect(planLead(lead({ stage: 'messaged', connectionRequestAccepted: true, sequenceStep: 2, lastSequenceSentAt: 9 }), ctx)).toEqual({
+      at: 9 + 5 * HOUR,
+      action: { kind: 'finish' },
+    });
   });
   it('stops for excluded, replied, failed and handed-off leads, but not for pending agent work', () => {
     expect(planLead(lead({ excluded: true }), ctx)).toBeNull();
@@ -81,7 +131,9 @@ describe('personalize', () => {
   it('fills placeholders in any case and tidies what is missing', () => {
     expect(personalize('Hi {{firstName}}, how is {{ companyName }}?', lead())).toBe('Hi Ada, how is Engines?');
     expect(personalize('Hi {{FIRSTNAME}} {{nickname}}!', lead())).toBe('Hi Ada!');
-    expect(personalize('Hi {{firstName}}, {{jobTitle}} at {{companyName}}.', lead({ firstName: null, fullName: 'Grace Hopper', jobTitle: null }))).toBe('Hi Grace, at Engines.');
+    expect(personalize('Hi {{firstName}}, {{jobTitle}} at {{companyName}}.', lead({ firstName: null, fullName: 'Grace Hopper', jobTitle: null }))).toBe(
+      'Hi Grace, at Engines.',
+    );
     // A missing value with no fallback renders nothing (the fallback form gives a greeting).
     expect(personalize('Hi {{firstName}}', lead({ firstName: ' ', lastName: null, fullName: null }))).toBe('Hi');
     expect(personalize('Hi {{firstName|there}}', lead({ firstName: ' ', lastName: null, fullName: null }))).toBe('Hi there');
@@ -116,7 +168,7 @@ describe('working hours', () => {
     expect(nextWorkingTime(123, { ...utc, hours: null })).toBe(123);
   });
 
-  it('follows the account\'s own time zone, across a DST change', () => {
+  it("follows the account's own time zone, across a DST change", () => {
     const berlin: Rhythm = { ...utc, timeZone: 'Europe/Berlin' };
     // Monday 23 Nov 2026, 07:00 UTC is 08:00 in Berlin (UTC+1): the day opens at 08:00 UTC.
     expect(nextWorkingTime(Date.parse('2026-11-23T07:00:00Z'), berlin)).toBe(Date.parse('2026-11-23T08:00:00Z'));
@@ -128,7 +180,7 @@ describe('working hours', () => {
     expect(isWorkingTime(Date.parse('2026-11-23T13:59:00Z'), ny)).toBe(false);
   });
 
-  it('opens later and closes earlier by the account\'s jitter of the day', () => {
+  it("opens later and closes earlier by the account's jitter of the day", () => {
     const late: Rhythm = { ...utc, jitter: () => ({ open: 20, close: 10 }) };
     expect(nextWorkingTime(Date.parse('2026-11-23T08:00:00Z'), late)).toBe(Date.parse('2026-11-23T09:20:00Z'));
     expect(isWorkingTime(Date.parse('2026-11-23T17:25:00Z'), late)).toBe(false);

@@ -91,9 +91,17 @@ describe.each(TRANSPORTS)('idempotency over %s', (transport) => {
   it('answers 409 while the first request is in flight, and lets a retry take over an abandoned reservation', async () => {
     s = await openSession(transport);
     const apiKeyId = authenticateKey(s.server.ctx, TEST_KEY).keyId;
-    const fingerprint = requestFingerprint({ method: 'POST', route: '/campaigns/:campaignId/leads', params: { campaignId: 'cmp_q4' }, body: { networkUrl: url('p1') } });
+    const fingerprint = requestFingerprint({
+      method: 'POST',
+      route: '/campaigns/:campaignId/leads',
+      params: { campaignId: 'cmp_q4' },
+      body: { networkUrl: url('p1') },
+    });
     const now = s.server.ctx.clock.now();
-    db().insert(idempotencyRecords).values({ apiKeyId, key: 'busy', fingerprint, state: 'in_flight', createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }).run();
+    db()
+      .insert(idempotencyRecords)
+      .values({ apiKeyId, key: 'busy', fingerprint, state: 'in_flight', createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS })
+      .run();
 
     const busy = await add('p1', 'busy');
     expect(busy.status).toBe(409);
@@ -285,7 +293,11 @@ describe.each(TRANSPORTS)('50 concurrent requests with one key over %s', (transp
     for (const r of conflicts) expect(r.body.error.code).toBe('conflict');
 
     const db = s.server.ctx.db;
-    const created = db.select().from(leads).all().filter((l) => l.networkUrl?.startsWith(url('racer')));
+    const created = db
+      .select()
+      .from(leads)
+      .all()
+      .filter((l) => l.networkUrl?.startsWith(url('racer')));
     const expected = name === 'add_lead' ? 1 : 2;
     expect(created).toHaveLength(expected);
     expect(db.select().from(creditLedger).where(eq(creditLedger.reason, 'lead_created')).all()).toHaveLength(expected);

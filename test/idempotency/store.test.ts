@@ -63,7 +63,13 @@ describe('the idempotency store', () => {
     expect(ctx.db.select().from(idempotencyRecords).all()).toHaveLength(1);
     reserveKey(ctx, scope('j'), 'idempotencyKey');
     releaseKey(ctx, scope('j'));
-    expect(ctx.db.select().from(idempotencyRecords).all().map((r) => r.key)).toEqual(['k']);
+    expect(
+      ctx.db
+        .select()
+        .from(idempotencyRecords)
+        .all()
+        .map((r) => r.key),
+    ).toEqual(['k']);
   });
 
   it('sweeps expired records, on demand and on the way of each reservation', () => {
@@ -79,7 +85,14 @@ describe('the idempotency store', () => {
     reserveKey(ctx, scope('new'), 'idempotencyKey');
     expect(ctx.db.select().from(idempotencyRecords).all()).toHaveLength(52);
     expect(sweepExpiredKeys(ctx)).toBe(50);
-    expect(ctx.db.select().from(idempotencyRecords).all().map((r) => r.key).sort()).toEqual(['new', 'young']);
+    expect(
+      ctx.db
+        .select()
+        .from(idempotencyRecords)
+        .all()
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['new', 'young']);
     expect(sweepExpiredKeys(ctx)).toBe(0);
   });
 });

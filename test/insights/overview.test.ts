@@ -107,7 +107,9 @@ describe('get_insights_overview', () => {
     const file = fixture();
     file.campaigns = [
       // The five oldest-updated have the best rates but fall outside the sample.
-      ...Array.from({ length: 5 }, (_, i) => campaign(`cmp_old${i}`, i, { messagesSent: 1, repliesReceived: 1, connectionRequestsSent: 1, connectionRequestsAccepted: 1 })),
+      ...Array.from({ length: 5 }, (_, i) =>
+        campaign(`cmp_old${i}`, i, { messagesSent: 1, repliesReceived: 1, connectionRequestsSent: 1, connectionRequestsAccepted: 1 }),
+      ),
       // Zero denominators: excluded from both rankings even though replies and accepts exist.
       ...Array.from({ length: 88 }, (_, i) => campaign(`cmp_zero${i}`, 10 + i, { repliesReceived: 3, connectionRequestsAccepted: 2 })),
       campaign('cmp_r50_n2', 200, { messagesSent: 2, repliesReceived: 1 }),

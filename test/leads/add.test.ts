@@ -82,7 +82,11 @@ describe.each(TRANSPORTS)('add_lead over %s', (transport) => {
 
   it('answers duplicate with the existing lead id for any variant of a URL already in the campaign, for free', async () => {
     s = await openSession(transport);
-    for (const variant of ['https://www.linkedin.com/in/ada-lovelace', 'http://linkedin.com/in/ADA-LOVELACE/', 'https://fr.linkedin.com/in/ada%2Dlovelace?x=1#y']) {
+    for (const variant of [
+      'https://www.linkedin.com/in/ada-lovelace',
+      'http://linkedin.com/in/ADA-LOVELACE/',
+      'https://fr.linkedin.com/in/ada%2Dlovelace?x=1#y',
+    ]) {
       const r = await add({ networkUrl: variant, firstName: 'Someone else' });
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ leadId: 'lead_ada1', status: 'duplicate', creditsCharged: 0 });
@@ -128,13 +132,24 @@ describe.each(TRANSPORTS)('add_lead over %s', (transport) => {
     expect(balance()).toMatchObject({ credits: 0, topUpCredits: 1 });
     expect((await add({ networkUrl: url('p2') })).body.status).toBe('created');
     expect(balance()).toMatchObject({ credits: 0, topUpCredits: 0 });
-    const buckets = db().select().from(creditLedger).where(eq(creditLedger.reason, 'lead_created')).all().map((l) => l.bucket);
+    const buckets = db()
+      .select()
+      .from(creditLedger)
+      .where(eq(creditLedger.reason, 'lead_created'))
+      .all()
+      .map((l) => l.bucket);
     expect(buckets).toEqual(['credits', 'top_up_credits']);
 
     const r = await add({ networkUrl: url('p3') });
     expect(r.status).toBe(403);
     expect(r.body.error).toMatchObject({ code: 'insufficient_credits', details: { available: 0, required: 1 } });
-    expect(db().select().from(leads).where(eq(leads.networkUrl, url('p3'))).all()).toEqual([]);
+    expect(
+      db()
+        .select()
+        .from(leads)
+        .where(eq(leads.networkUrl, url('p3')))
+        .all(),
+    ).toEqual([]);
     expect(balance()).toMatchObject({ credits: 0, topUpCredits: 0 });
     expect(campaign('cmp_q4').totalLeads).toBe(3);
   });
@@ -198,7 +213,17 @@ describe.each(TRANSPORTS)('add_lead over %s', (transport) => {
 
   it('takes every field up to its maximum length and refuses one character more', async () => {
     s = await openSession(transport);
-    const max = { fullName: 120, firstName: 120, lastName: 120, jobTitle: 200, companyName: 200, email: 254, location: 200, headline: 500, personalization: 2000 };
+    const max = {
+      fullName: 120,
+      firstName: 120,
+      lastName: 120,
+      jobTitle: 200,
+      companyName: 200,
+      email: 254,
+      location: 200,
+      headline: 500,
+      personalization: 2000,
+    };
     const full = Object.fromEntries(Object.entries(max).map(([k, n]) => [k, 'x'.repeat(n)]));
     expect((await add({ networkUrl: url('at-the-limit'), ...full })).body.status).toBe('created');
     for (const [field, n] of Object.entries(max)) {
@@ -272,7 +297,13 @@ describe.each(TRANSPORTS)('add_leads_batch over %s', (transport) => {
     expect(r.body.creditsCharged).toBe(2);
     expect(balance()).toMatchObject({ credits: 0, topUpCredits: 0 });
     expect(leadCount('cmp_q4')).toBe(3);
-    expect(db().select().from(leads).where(eq(leads.networkUrl, url('do-not-contact'))).all()).toEqual([]);
+    expect(
+      db()
+        .select()
+        .from(leads)
+        .where(eq(leads.networkUrl, url('do-not-contact')))
+        .all(),
+    ).toEqual([]);
   });
 
   it('moves a FAILED campaign to READY_TO_SEND and keeps totalLeads true', async () => {
@@ -348,7 +379,13 @@ describe.each(TRANSPORTS)('add_leads_batch over %s', (transport) => {
         if (point === 'leads.add.item' && ++writes === 3) throw new Error('disk I/O error');
       },
     };
-    const r = await batch([{ networkUrl: url('p1') }, { networkUrl: url('ada-lovelace') }, { networkUrl: url('p2') }, { networkUrl: url('p3') }, { networkUrl: url('p4') }]);
+    const r = await batch([
+      { networkUrl: url('p1') },
+      { networkUrl: url('ada-lovelace') },
+      { networkUrl: url('p2') },
+      { networkUrl: url('p3') },
+      { networkUrl: url('p4') },
+    ]);
     expect(r.status).toBe(200);
     expect(r.body.results.map((x: any) => x.status)).toEqual(['created', 'duplicate', 'created', 'failed', 'failed']);
     expect(r.body.results[3]).toEqual({ index: 3, networkUrl: url('p3'), leadId: null, status: 'failed', creditsCharged: 0 });
@@ -357,7 +394,13 @@ describe.each(TRANSPORTS)('add_leads_batch over %s', (transport) => {
     // The failed item's charge rolled back with its insert.
     expect(balance().credits).toBe(98);
     expect(db().select().from(creditLedger).where(eq(creditLedger.reason, 'lead_created')).all()).toHaveLength(2);
-    expect(db().select().from(leads).where(and(eq(leads.campaignId, 'cmp_q4'), eq(leads.networkUrl, url('p3')))).all()).toEqual([]);
+    expect(
+      db()
+        .select()
+        .from(leads)
+        .where(and(eq(leads.campaignId, 'cmp_q4'), eq(leads.networkUrl, url('p3'))))
+        .all(),
+    ).toEqual([]);
     expect(campaign('cmp_q4').totalLeads).toBe(3);
   });
 });

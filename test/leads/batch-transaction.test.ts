@@ -86,7 +86,13 @@ describe('add_leads_batch when SQLite fails', () => {
     failWrite(ctx, failure, 'INSERT ON main.leads', `NEW.network_url = '${url('p2')}'`);
     const r = addLeadsBatch(ctx, 'cmp_q4', ADDS);
     expect(r.results).toEqual(
-      ADDS.map((item, index) => ({ index, networkUrl: item.networkUrl === 'garbage' ? 'garbage' : item.networkUrl, leadId: null, status: 'failed', creditsCharged: 0 })),
+      ADDS.map((item, index) => ({
+        index,
+        networkUrl: item.networkUrl === 'garbage' ? 'garbage' : item.networkUrl,
+        leadId: null,
+        status: 'failed',
+        creditsCharged: 0,
+      })),
     );
     expect(r.summary).toEqual({ total: 7, created: 0, duplicate: 0, excluded: 0, validation_error: 0, insufficient_credits: 0, failed: 7 });
     expect(r.creditsCharged).toBe(0);
@@ -129,8 +135,14 @@ function workspace() {
   return w;
 }
 
-const leadRows = (ctx: Ctx) => ctx.db.select({ id: leads.id, tag: leads.tag, excluded: leads.excluded }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).all();
-const outbox = (ctx: Ctx) => ctx.db.select({ payload: webhookEvents.payload }).from(webhookEvents).all().map((e) => JSON.parse(e.payload).data.lead.id);
+const leadRows = (ctx: Ctx) =>
+  ctx.db.select({ id: leads.id, tag: leads.tag, excluded: leads.excluded }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).all();
+const outbox = (ctx: Ctx) =>
+  ctx.db
+    .select({ payload: webhookEvents.payload })
+    .from(webhookEvents)
+    .all()
+    .map((e) => JSON.parse(e.payload).data.lead.id);
 
 describe('update_leads_batch when SQLite fails', () => {
   const UPDATES = [

@@ -21,7 +21,14 @@ describe.each(TRANSPORTS)('delete_leads_batch over %s', (transport) => {
   let s: Session;
   afterEach(() => s?.close());
   const db = () => s.server.ctx.db;
-  const ids = (campaignId: string) => db().select({ id: leads.id }).from(leads).where(eq(leads.campaignId, campaignId)).all().map((l) => l.id).sort();
+  const ids = (campaignId: string) =>
+    db()
+      .select({ id: leads.id })
+      .from(leads)
+      .where(eq(leads.campaignId, campaignId))
+      .all()
+      .map((l) => l.id)
+      .sort();
   const campaign = (id: string) => db().select().from(campaigns).where(eq(campaigns.id, id)).get()!;
   const del = (leadIds: unknown, campaignId = 'cmp_q4') => s.call('delete_leads_batch', { campaignId, leadIds });
 
@@ -67,7 +74,13 @@ describe.each(TRANSPORTS)('delete_leads_batch over %s', (transport) => {
     s = await openSession(transport, { workspace: workspace() });
     await s.call('update_lead', { campaignId: 'cmp_q4', leadId: 'lead_d', excluded: true });
     await del(['lead_b', 'lead_d']);
-    expect(db().select().from(exclusions).all().map((e) => e.networkUrl)).toContain(url('person-d'));
+    expect(
+      db()
+        .select()
+        .from(exclusions)
+        .all()
+        .map((e) => e.networkUrl),
+    ).toContain(url('person-d'));
     const again = await s.call('add_lead', { campaignId: 'cmp_q4', networkUrl: url('person-b') });
     expect(again.body).toMatchObject({ status: 'created', creditsCharged: 1 });
     expect((await s.call('add_lead', { campaignId: 'cmp_q4', networkUrl: url('person-d') })).body.status).toBe('excluded');

@@ -233,7 +233,11 @@ describe('list_leads: bad cursors are 400 validation_error naming cursor, never 
     const first = await list({ replied: true, sort: 'lastInboundMessageAt', limit: 3 });
     const seq = lastSeq(first.body.nextCursor);
     const before = server.ctx.db.select({ at: leads.lastInboundMessageAt }).from(leads).where(eq(leads.seq, seq)).get()!;
-    server.ctx.db.update(leads).set({ lastInboundMessageAt: Date.parse('2030-01-01T00:00:00Z') }).where(eq(leads.seq, seq)).run();
+    server.ctx.db
+      .update(leads)
+      .set({ lastInboundMessageAt: Date.parse('2030-01-01T00:00:00Z') })
+      .where(eq(leads.seq, seq))
+      .run();
     try {
       const rest = await list({ replied: true, sort: 'lastInboundMessageAt', limit: 100, cursor: first.body.nextCursor });
       const ids = [...first.body.leads, ...rest.body.leads].map((l: { id: string }) => l.id);

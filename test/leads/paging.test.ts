@@ -44,8 +44,7 @@ describe('paging while leads are inserted', () => {
     let cursor: string | undefined;
     for (;;) {
       const call = { campaignId: 'cmp_busy', ...args, limit: 3, ...(cursor ? { cursor } : {}) };
-      const body =
-        transport === 'rest' ? (await server.rest(restPath('list_leads', call))).body : (await callTool(client, 'list_leads', call)).body;
+      const body = transport === 'rest' ? (await server.rest(restPath('list_leads', call))).body : (await callTool(client, 'list_leads', call)).body;
       expect(body.leads, JSON.stringify(body)).toBeDefined();
       seen.push(...body.leads.map((l: { id: string }) => l.id));
       if (body.nextCursor === null) return seen;
@@ -79,7 +78,10 @@ describe('paging while leads are inserted', () => {
 });
 
 describe('paging property: any data, any allowed query, any page size', () => {
-  const ts = fc.option(fc.integer({ min: 0, max: 6 }).map((m) => T0 + m * 60_000), { nil: null });
+  const ts = fc.option(
+    fc.integer({ min: 0, max: 6 }).map((m) => T0 + m * 60_000),
+    { nil: null },
+  );
   const lead = fc.record({
     createdAt: fc.integer({ min: 0, max: 6 }).map((m) => T0 + m * 60_000),
     tag: fc.constantFrom('Interested', 'Not interested', null),
@@ -93,28 +95,23 @@ describe('paging property: any data, any allowed query, any page size', () => {
 
   it('walking the pages returns exactly the matching leads, newest first, ties by insertion', () => {
     fc.assert(
-      fc.property(
-        fc.array(lead, { maxLength: 30 }),
-        fc.constantFrom(...ALLOWED_QUERIES),
-        fc.integer({ min: 1, max: 8 }),
-        (rows, query, limit) => {
-          const model: ModelLead[] = rows.map((r, i) => ({ ...r, id: `lead_p${i}` }) as ModelLead);
-          const ctx = testCtx({ workspace: workspaceWith({ cmp_prop: model }) });
-          const secret = getWorkspace(ctx)!.cursorSecret;
-          const ids: string[] = [];
-          let cursor: string | undefined;
-          for (let page = 0; page <= 31; page++) {
-            const res = listLeads(ctx, secret, { campaignId: 'cmp_prop', ...query, sort: query.sort ?? 'createdAt', limit, cursor } as ListLeadsInput);
-            ids.push(...res.leads.map((l) => l.id));
-            expect(res.leads.length).toBeLessThanOrEqual(limit);
-            if (res.nextCursor === null) break;
-            expect(res.leads).toHaveLength(limit);
-            cursor = res.nextCursor;
-          }
-          ctx.db.$client.close();
-          expect(ids).toEqual(expectedIds(model, query));
-        },
-      ),
+      fc.property(fc.array(lead, { maxLength: 30 }), fc.constantFrom(...ALLOWED_QUERIES), fc.integer({ min: 1, max: 8 }), (rows, query, limit) => {
+        const model: ModelLead[] = rows.map((r, i) => ({ ...r, id: `lead_p${i}` }) as ModelLead);
+        const ctx = testCtx({ workspace: workspaceWith({ cmp_prop: model }) });
+        const secret = getWorkspace(ctx)!.cursorSecret;
+        const ids: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page <= 31; page++) {
+          const res = listLeads(ctx, secret, { campaignId: 'cmp_prop', ...query, sort: query.sort ?? 'createdAt', limit, cursor } as ListLeadsInput);
+          ids.push(...res.leads.map((l) => l.id));
+          expect(res.leads.length).toBeLessThanOrEqual(limit);
+          if (res.nextCursor === null) break;
+          expect(res.leads).toHaveLength(limit);
+          cursor = res.nextCursor;
+        }
+        ctx.db.$client.close();
+        expect(ids).toEqual(expectedIds(model, query));
+      }),
       { numRuns: 60 },
     );
   });

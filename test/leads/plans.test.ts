@@ -80,7 +80,12 @@ describe('list_leads query plans', () => {
   });
 
   it('matches the recorded plans, for review', async () => {
-    const shown = ALLOWED_QUERIES.map((q) => `${JSON.stringify(q)}\n${pagePlans(q).lists.map((p) => `  ${p.join(' | ')}`).join('\n')}`);
+    const shown = ALLOWED_QUERIES.map(
+      (q) =>
+        `${JSON.stringify(q)}\n${pagePlans(q)
+          .lists.map((p) => `  ${p.join(' | ')}`)
+          .join('\n')}`,
+    );
     await expect(`${shown.join('\n\n')}\n`).toMatchFileSnapshot('./__plans__/list-leads.txt');
   });
 });

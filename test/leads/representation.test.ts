@@ -12,18 +12,42 @@ const at = (minute: number) => new Date(Date.parse('2026-10-01T00:00:00Z') + min
 
 const LEADS: LeadInput[] = [
   {
-    id: 'lead_ws', networkUrl: url('ada'), fullName: '   ', firstName: '  Ada ', lastName: ' Lovelace  ', jobTitle: '  ',
-    companyName: '', location: ' London ', email: ' ada@example.com ', website: '  ', companyNetwork: ' https://www.linkedin.com/company/engines ',
-    headline: '   ', tag: 'Interested', taggedAt: at(5), replied: true, repliedAt: at(6), lastInboundMessageAt: at(7),
-    stage: 'replied', connectionRequestAccepted: true, messageSent: true, createdAt: at(1),
+    id: 'lead_ws',
+    networkUrl: url('ada'),
+    fullName: '   ',
+    firstName: '  Ada ',
+    lastName: ' Lovelace  ',
+    jobTitle: '  ',
+    companyName: '',
+    location: ' London ',
+    email: ' ada@example.com ',
+    website: '  ',
+    companyNetwork: ' https://www.linkedin.com/company/engines ',
+    headline: '   ',
+    tag: 'Interested',
+    taggedAt: at(5),
+    replied: true,
+    repliedAt: at(6),
+    lastInboundMessageAt: at(7),
+    stage: 'replied',
+    connectionRequestAccepted: true,
+    messageSent: true,
+    createdAt: at(1),
   },
   { id: 'lead_empty', networkUrl: url('empty'), fullName: '', firstName: '', lastName: '', jobTitle: '', companyName: '', createdAt: at(2) },
   { id: 'lead_first', networkUrl: url('grace'), fullName: null, firstName: 'Grace', lastName: '   ', createdAt: at(3) },
   { id: 'lead_last', networkUrl: url('hopper'), fullName: '', lastName: 'Hopper', createdAt: at(4) },
   { id: 'lead_full', networkUrl: url('turing'), fullName: '  Alan Turing ', firstName: 'X', lastName: 'Y', headline: ' Computing ', createdAt: at(5) },
   {
-    id: 'lead_search', networkUrl: url('searched'), fullName: 'Sam Search', source: 'search', email: 'sam@example.com',
-    website: 'https://sam.example', companyNetwork: 'https://www.linkedin.com/company/sam', companyName: 'Sam Co', createdAt: at(6),
+    id: 'lead_search',
+    networkUrl: url('searched'),
+    fullName: 'Sam Search',
+    source: 'search',
+    email: 'sam@example.com',
+    website: 'https://sam.example',
+    companyNetwork: 'https://www.linkedin.com/company/sam',
+    companyName: 'Sam Co',
+    createdAt: at(6),
   },
   { id: 'lead_nourl', networkUrl: null, firstName: 'No', lastName: 'Url', createdAt: at(7) },
 ];
@@ -56,7 +80,11 @@ beforeAll(async () => {
       .run();
   }
   // Stored by a writer that did not cap it: the API still shows at most 10.
-  server.ctx.db.update(leads).set({ workExperience: JSON.stringify(experience) }).where(eq(leads.id, 'lead_ws')).run();
+  server.ctx.db
+    .update(leads)
+    .set({ workExperience: JSON.stringify(experience) })
+    .where(eq(leads.id, 'lead_ws'))
+    .run();
 });
 afterAll(() => server.close());
 
@@ -148,7 +176,13 @@ describe('lead representation', () => {
       connectionRequestAccepted: true,
       messageSent: true,
     });
-    expect(await detail('lead_first')).toMatchObject({ taggedAt: null, repliedAt: null, lastInboundMessageAt: null, connectionRequestAccepted: false, messageSent: false });
+    expect(await detail('lead_first')).toMatchObject({
+      taggedAt: null,
+      repliedAt: null,
+      lastInboundMessageAt: null,
+      connectionRequestAccepted: false,
+      messageSent: false,
+    });
   });
 
   it('caps workExperience at 10 clean entries with year-month dates', async () => {

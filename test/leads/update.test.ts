@@ -33,8 +33,19 @@ function harness(session: () => Session) {
   const db = () => session().server.ctx.db;
   return {
     lead: (id: string) => db().select().from(leads).where(eq(leads.id, id)).get()!,
-    excludedUrls: () => db().select().from(exclusions).all().map((e) => e.networkUrl).sort(),
-    events: () => db().select().from(webhookEvents).all().map((e) => JSON.parse(e.payload)),
+    excludedUrls: () =>
+      db()
+        .select()
+        .from(exclusions)
+        .all()
+        .map((e) => e.networkUrl)
+        .sort(),
+    events: () =>
+      db()
+        .select()
+        .from(webhookEvents)
+        .all()
+        .map((e) => JSON.parse(e.payload)),
     now: () => session().server.ctx.clock.now(),
   };
 }
@@ -118,7 +129,9 @@ describe.each(TRANSPORTS)('update_lead over %s', (transport) => {
     expect(h.lead('lead_ada2').excluded).toBe(true);
     expect(h.lead('lead_ada1').politeClosePendingAt).toBeNull();
     expect(h.excludedUrls()).toContain(url('ada-lovelace'));
-    expect(h.events()).toEqual([expect.objectContaining({ type: 'lead.tagged', data: expect.objectContaining({ tag, lead: expect.objectContaining({ excluded: true }) }) })]);
+    expect(h.events()).toEqual([
+      expect.objectContaining({ type: 'lead.tagged', data: expect.objectContaining({ tag, lead: expect.objectContaining({ excluded: true }) }) }),
+    ]);
   });
 
   it('defers exclusion behind a polite close for a lead waiting on our reply', async () => {
@@ -281,7 +294,12 @@ describe.each(TRANSPORTS)('update_leads_batch over %s', (transport) => {
       { leadId: 'lead_grace', tag: 'Meeting request' },
     ]);
     expect(h.lead('lead_x').taggedAt).toBe(taggedAt);
-    expect(h.events().map((e) => e.data.lead.id).sort()).toEqual(['lead_ada1', 'lead_grace']);
+    expect(
+      h
+        .events()
+        .map((e) => e.data.lead.id)
+        .sort(),
+    ).toEqual(['lead_ada1', 'lead_grace']);
     await batch([{ leadId: 'lead_ada1', tag: null }]);
     expect(h.events()).toHaveLength(2);
   });

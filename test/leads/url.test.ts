@@ -99,11 +99,17 @@ describe('normalizeProfileUrl', () => {
       }),
     );
     fc.assert(
-      fc.property(fc.stringMatching(/^[a-z0-9_-]{1,100}$/), fc.constantFrom('https://', 'http://'), fc.constantFrom('', 'www.', 'fr.'), fc.constantFrom('', '/', '?x=1', '#y', '/?x=1#y'), (slug, scheme, sub, tail) => {
-        const normal = `https://www.linkedin.com/in/${slug}`;
-        expect(normalizeProfileUrl(`${scheme}${sub}linkedin.com/in/${slug.toUpperCase()}${tail}`)).toBe(normal);
-        expect(normalizeProfileUrl(normal)).toBe(normal);
-      }),
+      fc.property(
+        fc.stringMatching(/^[a-z0-9_-]{1,100}$/),
+        fc.constantFrom('https://', 'http://'),
+        fc.constantFrom('', 'www.', 'fr.'),
+        fc.constantFrom('', '/', '?x=1', '#y', '/?x=1#y'),
+        (slug, scheme, sub, tail) => {
+          const normal = `https://www.linkedin.com/in/${slug}`;
+          expect(normalizeProfileUrl(`${scheme}${sub}linkedin.com/in/${slug.toUpperCase()}${tail}`)).toBe(normal);
+          expect(normalizeProfileUrl(normal)).toBe(normal);
+        },
+      ),
     );
   });
 });

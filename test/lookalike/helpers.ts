@@ -32,9 +32,16 @@ export function launchOutcome(ctx: Ctx, over: Partial<LookalikeRequest> = {}): L
 export function setLookalikeBalances(ctx: Ctx, lookalikeCredits: number, lookalikeTopUpCredits: number): void {
   ctx.db.update(creditBalance).set({ lookalikeCredits, lookalikeTopUpCredits }).where(eq(creditBalance.id, 1)).run();
   // Keep the ledger's invariant (balance = sum of deltas) true for the new starting point.
-  for (const [bucket, value] of [['lookalike_credits', lookalikeCredits], ['lookalike_top_up_credits', lookalikeTopUpCredits]] as const) {
+  for (const [bucket, value] of [
+    ['lookalike_credits', lookalikeCredits],
+    ['lookalike_top_up_credits', lookalikeTopUpCredits],
+  ] as const) {
     const sum = ledgerSum(ctx, { bucket });
-    if (sum !== value) ctx.db.insert(creditLedger).values({ at: ctx.clock.now(), bucket, delta: value - sum, reason: 'adjustment', ref: null }).run();
+    if (sum !== value)
+      ctx.db
+        .insert(creditLedger)
+        .values({ at: ctx.clock.now(), bucket, delta: value - sum, reason: 'adjustment', ref: null })
+        .run();
   }
 }
 
@@ -50,7 +57,13 @@ export function ledgerSum(ctx: Ctx, where: { bucket?: string; reason?: string; r
     where.reason ? eq(creditLedger.reason, where.reason) : undefined,
     where.ref ? eq(creditLedger.ref, where.ref) : undefined,
   ];
-  return ctx.db.select({ n: sql<number>`coalesce(sum(${creditLedger.delta}), 0)` }).from(creditLedger).where(and(...conds)).get()?.n ?? 0;
+  return (
+    ctx.db
+      .select({ n: sql<number>`coalesce(sum(${creditLedger.delta}), 0)` })
+      .from(creditLedger)
+      .where(and(...conds))
+      .get()?.n ?? 0
+  );
 }
 
 export const ledgerRows = (ctx: Ctx, ref: string) => ctx.db.select().from(creditLedger).where(eq(creditLedger.ref, ref)).all();

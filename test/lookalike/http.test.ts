@@ -39,7 +39,14 @@ describe('a Lookalike campaign fills on the simulated network', () => {
     const created = await post(s, { seed: SEED, jobTitleKeywords: 'manager', countries: ['US', 'GB'], numberOfLeads: 25 });
     expect(created.status).toBe(200);
     expect(Object.keys(created.body).sort()).toEqual(RESULT_FIELDS);
-    expect(created.body).toMatchObject({ status: 'PENDING', extended: false, extensionBatchId: null, resume: null, requestedLeadTarget: 25, lookalikeReserved: 25 });
+    expect(created.body).toMatchObject({
+      status: 'PENDING',
+      extended: false,
+      extensionBatchId: null,
+      resume: null,
+      requestedLeadTarget: 25,
+      lookalikeReserved: 25,
+    });
     expect(created.body.campaignId).toMatch(/^cmp_[A-Za-z0-9]{16}$/);
     expect(created.body).not.toHaveProperty('creditsCharged');
     const id = created.body.campaignId as string;

@@ -11,7 +11,33 @@ import { COUNTRY_CODE_COUNT, isCountryCode } from '../../src/core/lookalike/coun
  */
 const SEED = 'https://www.linkedin.com/in/ada-lovelace';
 const titles = (n: number, len = 5) => Array.from({ length: n }, (_, i) => `${String(i).padStart(2, '0')}${'x'.repeat(len - 2)}`);
-const ISO_25 = ['US', 'GB', 'DE', 'FR', 'NL', 'BE', 'ES', 'IT', 'PT', 'IE', 'SE', 'NO', 'DK', 'FI', 'PL', 'CZ', 'AT', 'CH', 'CA', 'AU', 'NZ', 'JP', 'SG', 'IN', 'BR'];
+const ISO_25 = [
+  'US',
+  'GB',
+  'DE',
+  'FR',
+  'NL',
+  'BE',
+  'ES',
+  'IT',
+  'PT',
+  'IE',
+  'SE',
+  'NO',
+  'DK',
+  'FI',
+  'PL',
+  'CZ',
+  'AT',
+  'CH',
+  'CA',
+  'AU',
+  'NZ',
+  'JP',
+  'SG',
+  'IN',
+  'BR',
+];
 
 const invalid: [string, Record<string, unknown>, string][] = [
   ['no seed', {}, 'seed'],
@@ -54,7 +80,11 @@ const valid: [string, Record<string, unknown>, { requestedLeadTarget: number }][
   ['25 countries, any case', { seed: SEED, countries: [...ISO_25.slice(0, 24), 'br'], numberOfLeads: 1 }, { requestedLeadTarget: 1 }],
   ['no numberOfLeads (default 50)', { seed: SEED }, { requestedLeadTarget: 50 }],
   ['numberOfLeads 10000 (the cap)', { seed: SEED, numberOfLeads: 10_000 }, { requestedLeadTarget: 10_000 }],
-  ['nulls for the optional fields', { seed: SEED, jobTitleKeywords: null, countries: null, numberOfLeads: null, campaignId: null, leadDuplicateProtectionAcrossCampaigns: null }, { requestedLeadTarget: 50 }],
+  [
+    'nulls for the optional fields',
+    { seed: SEED, jobTitleKeywords: null, countries: null, numberOfLeads: null, campaignId: null, leadDuplicateProtectionAcrossCampaigns: null },
+    { requestedLeadTarget: 50 },
+  ],
   ['protection off', { seed: SEED, leadDuplicateProtectionAcrossCampaigns: false, numberOfLeads: 1 }, { requestedLeadTarget: 1 }],
 ];
 

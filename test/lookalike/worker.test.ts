@@ -80,7 +80,11 @@ describe('Lookalike allowance: reserve and refund', () => {
 
     // A second finish changes nothing: the refund happened exactly once.
     expect(finishJob(ctx, job.id, 'w1', 'filled')).toBeNull();
-    expect(ledgerRows(ctx, job.id).filter((l) => l.reason === 'lookalike_refund').reduce((n, l) => n + l.delta, 0)).toBe(refund);
+    expect(
+      ledgerRows(ctx, job.id)
+        .filter((l) => l.reason === 'lookalike_refund')
+        .reduce((n, l) => n + l.delta, 0),
+    ).toBe(refund);
   });
 
   it('a filled job refunds nothing; the allowance spent equals the leads inserted', async () => {
@@ -320,7 +324,11 @@ describe('Lookalike worker: failures and restarts', () => {
     const done = jobById(ctx, jobId)!;
     expect(done).toMatchObject({ state: 'done', outcome: 'exhausted', inserted: pool.length, refunded: 100 - pool.length });
     expect(leadUrls(ctx, r.campaignId)).toEqual(pool);
-    expect(ledgerRows(ctx, jobId).filter((l) => l.reason === 'lookalike_refund').reduce((n, l) => n + l.delta, 0)).toBe(100 - pool.length);
+    expect(
+      ledgerRows(ctx, jobId)
+        .filter((l) => l.reason === 'lookalike_refund')
+        .reduce((n, l) => n + l.delta, 0),
+    ).toBe(100 - pool.length);
     expect(getCampaign(ctx, r.campaignId)).toMatchObject({ status: 'READY_TO_SEND', totalLeads: pool.length });
     expectLedgerInvariant(ctx);
   });

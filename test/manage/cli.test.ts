@@ -46,122 +46,170 @@ describe('the operator CLI on a scratch database', () => {
   // Each case spawns the CLI a dozen times or more; on a loaded machine that takes a while.
   const SLOW = 240_000;
 
-  it('campaigns, agents and accounts: create, update, list, preview', () => {
-    const acc = run(['accounts', 'connect', '--name', 'Second', '--message-limit', '40', '--db', d.db]);
-    expect(acc.status, acc.stderr).toBe(0);
-    const accountId = /account (\S+) /.exec(acc.stdout)![1]!;
-    // A connected account warms up: the configured limits, and the first day's lower ones.
-    expect(acc.stdout).toBe(`Added account ${accountId} (Second), connected: 25 invitations and 40 messages a day; warming up, day 1 of 14: 5 invitations and 10 messages today.\n`);
-    expect(run(['accounts', 'update', accountId, '--active', 'false', '--connection-limit', '6', '--db', d.db]).stdout).toBe(
-      `Updated account ${accountId} (Second): 6 invitations and 40 messages a day, inactive (sends nothing); warming up, day 1 of 14: 5 invitations and 10 messages today.\n`,
-    );
-    const accounts = JSON.parse(run(['accounts', 'list', '--json', '--db', d.db]).stdout).accounts;
-    expect(accounts.find((a: any) => a.id === accountId)).toMatchObject({
-      active: false,
-      today: { connectionRequestLimit: 5, messageLimit: 10 },
-      limits: { connectionRequestLimit: 6, messageLimit: 40 },
-      warmUp: { day: 1, days: 14 },
-    });
-    // The table shows today's limit "of" the configured one only where they differ, and the warm-up's day.
-    const rows = run(['accounts', 'list', '--db', d.db]).stdout.split('\n');
-    expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'STATUS', 'ACTIVE', 'INVITES TODAY', 'MESSAGES TODAY', 'WARM-UP']);
-    expect(rows.find((r) => r.startsWith(accountId))!.split(/\s{2,}/)).toEqual([accountId, 'Second', 'connected', 'no', '0/5 of 6', '0/10 of 40', 'day 1 of 14']);
-    expect(rows.find((r) => r.startsWith('acc_ada '))!.split(/\s{2,}/).slice(4)).toEqual(['3/25', '2/50', '-']);
-    expect(run(['accounts', 'update', accountId, '--warm-up', 'false', '--db', d.db]).stdout).toBe(`Updated account ${accountId} (Second): 6 invitations and 40 messages a day, inactive (sends nothing).\n`);
-    // Off for one account by flag, or for every new one by the config.
-    expect(run(['accounts', 'connect', '--name', 'Old hand', '--warm-up', 'false', '--db', d.db]).stdout).toMatch(/\(Old hand\), connected: 25 invitations and 50 messages a day\.\n$/);
-    const config = join(d.dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ engine: { warmUp: { onConnect: false } } }));
-    expect(run(['accounts', 'connect', '--name', 'Config off', '--config', config, '--db', d.db]).stdout).toMatch(/\(Config off\), connected: 25 invitations and 50 messages a day\.\n$/);
+  it(
+    'campaigns, agents and accounts: create, update, list, preview',
+    () => {
+      const acc = run(['accounts', 'connect', '--name', 'Second', '--message-limit', '40', '--db', d.db]);
+      expect(acc.status, acc.stderr).toBe(0);
+      const accountId = /account (\S+) /.exec(acc.stdout)![1]!;
+      // A connected account warms up: the configured limits, and the first day's lower ones.
+      expect(acc.stdout).toBe(
+        `Added account ${accountId} (Second), connected: 25 invitations and 40 messages a day; warming up, day 1 of 14: 5 invitations and 10 messages today.\n`,
+      );
+      expect(run(['accounts', 'update', accountId, '--active', 'false', '--connection-limit', '6', '--db', d.db]).stdout).toBe(
+        `Updated account ${accountId} (Second): 6 invitations and 40 messages a day, inactive (sends nothing); warming up, day 1 of 14: 5 invitations and 10 messages today.\n`,
+      );
+      const accounts = JSON.parse(run(['accounts', 'list', '--json', '--db', d.db]).stdout).accounts;
+      expect(accounts.find((a: any) => a.id === accountId)).toMatchObject({
+        active: false,
+        today: { connectionRequestLimit: 5, messageLimit: 10 },
+        limits: { connectionRequestLimit: 6, messageLimit: 40 },
+        warmUp: { day: 1, days: 14 },
+      });
+      // The table shows today's limit "of" the configured one only where they differ, and the warm-up's day.
+      const rows = run(['accounts', 'list', '--db', d.db]).stdout.split('\n');
+      expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'STATUS', 'ACTIVE', 'INVITES TODAY', 'MESSAGES TODAY', 'WARM-UP']);
+      expect(rows.find((r) => r.startsWith(accountId))!.split(/\s{2,}/)).toEqual([
+        accountId,
+        'Second',
+        'connected',
+        'no',
+        '0/5 of 6',
+        '0/10 of 40',
+        'day 1 of 14',
+      ]);
+      expect(
+        rows
+          .find((r) => r.startsWith('acc_ada '))!
+          .split(/\s{2,}/)
+          .slice(4),
+      ).toEqual(['3/25', '2/50', '-']);
+      expect(run(['accounts', 'update', accountId, '--warm-up', 'false', '--db', d.db]).stdout).toBe(
+        `Updated account ${accountId} (Second): 6 invitations and 40 messages a day, inactive (sends nothing).\n`,
+      );
+      // Off for one account by flag, or for every new one by the config.
+      expect(run(['accounts', 'connect', '--name', 'Old hand', '--warm-up', 'false', '--db', d.db]).stdout).toMatch(
+        /\(Old hand\), connected: 25 invitations and 50 messages a day\.\n$/,
+      );
+      const config = join(d.dir, 'config.json');
+      writeFileSync(config, JSON.stringify({ engine: { warmUp: { onConnect: false } } }));
+      expect(run(['accounts', 'connect', '--name', 'Config off', '--config', config, '--db', d.db]).stdout).toMatch(
+        /\(Config off\), connected: 25 invitations and 50 messages a day\.\n$/,
+      );
 
-    const file = join(d.dir, 'agent.json');
-    writeFileSync(file, JSON.stringify({ name: 'CLI agent', accountId, connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Hello {{ firstName }}', delayHours: 2 }] }));
-    const agent = run(['agents', 'create', '--file', file, '--db', d.db]);
-    expect(agent.status, agent.stderr).toBe(0);
-    const agentId = /agent (tpl_\S+) /.exec(agent.stdout)![1]!;
-    const preview = JSON.parse(run(['agents', 'preview', agentId, '--lead', 'lead_ada1', '--json', '--db', d.db]).stdout);
-    expect(preview.agentId).toBe(agentId);
-    expect(preview.messages).toHaveLength(1);
-    writeFileSync(file, JSON.stringify({ name: 'Renamed agent' }));
-    expect(run(['agents', 'update', agentId, '--file', file, '--db', d.db]).stdout).toContain('Renamed agent');
+      const file = join(d.dir, 'agent.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          name: 'CLI agent',
+          accountId,
+          connectionNote: 'Hi {{firstName|there}}',
+          messages: [{ text: 'Hello {{ firstName }}', delayHours: 2 }],
+        }),
+      );
+      const agent = run(['agents', 'create', '--file', file, '--db', d.db]);
+      expect(agent.status, agent.stderr).toBe(0);
+      const agentId = /agent (tpl_\S+) /.exec(agent.stdout)![1]!;
+      const preview = JSON.parse(run(['agents', 'preview', agentId, '--lead', 'lead_ada1', '--json', '--db', d.db]).stdout);
+      expect(preview.agentId).toBe(agentId);
+      expect(preview.messages).toHaveLength(1);
+      writeFileSync(file, JSON.stringify({ name: 'Renamed agent' }));
+      expect(run(['agents', 'update', agentId, '--file', file, '--db', d.db]).stdout).toContain('Renamed agent');
 
-    const created = run(['campaigns', 'create', '--name', 'From CLI', '--agent', agentId, '--db', d.db]);
-    expect(created.status, created.stderr).toBe(0);
-    const campaignId = /campaign (cmp_\S+) /.exec(created.stdout)![1]!;
-    expect(run(['campaigns', 'update', campaignId, '--agent', 'none', '--db', d.db]).stdout).toContain('agent none');
-    const list = JSON.parse(run(['campaigns', 'list', '--json', '--db', d.db]).stdout).campaigns;
-    expect(list[0]).toMatchObject({ id: campaignId, name: 'From CLI', assignedTemplateId: null, status: 'READY_TO_SEND' });
-  }, SLOW);
+      const created = run(['campaigns', 'create', '--name', 'From CLI', '--agent', agentId, '--db', d.db]);
+      expect(created.status, created.stderr).toBe(0);
+      const campaignId = /campaign (cmp_\S+) /.exec(created.stdout)![1]!;
+      expect(run(['campaigns', 'update', campaignId, '--agent', 'none', '--db', d.db]).stdout).toContain('agent none');
+      const list = JSON.parse(run(['campaigns', 'list', '--json', '--db', d.db]).stdout).campaigns;
+      expect(list[0]).toMatchObject({ id: campaignId, name: 'From CLI', assignedTemplateId: null, status: 'READY_TO_SEND' });
+    },
+    SLOW,
+  );
 
-  it('import and exclusions', () => {
-    const csv = join(d.dir, 'leads.csv');
-    writeFileSync(csv, 'Full name;Profile URL;Shoe size\n"Doe; Jane";https://linkedin.com/in/jane-doe;42\nJohn;https://linkedin.com/in/john-roe;41\n');
-    const dry = JSON.parse(run(['import', '--campaign', 'cmp_q4', '--file', csv, '--dry-run', '--json', '--db', d.db]).stdout);
-    expect(dry).toMatchObject({ creditsNeeded: 2, creditsCharged: 0, unmappedColumns: ['Shoe size'], summary: { created: 2 } });
-    const r = run(['import', '--campaign', 'cmp_q4', '--file', csv, '--db', d.db]);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain('2 created');
-    expect(r.stderr).not.toContain('\n    at ');
-    expect(JSON.parse(run(['import', '--campaign', 'cmp_q4', '--file', csv, '--json', '--db', d.db]).stdout)).toMatchObject({ creditsCharged: 0, summary: { duplicate: 2 } });
+  it(
+    'import and exclusions',
+    () => {
+      const csv = join(d.dir, 'leads.csv');
+      writeFileSync(csv, 'Full name;Profile URL;Shoe size\n"Doe; Jane";https://linkedin.com/in/jane-doe;42\nJohn;https://linkedin.com/in/john-roe;41\n');
+      const dry = JSON.parse(run(['import', '--campaign', 'cmp_q4', '--file', csv, '--dry-run', '--json', '--db', d.db]).stdout);
+      expect(dry).toMatchObject({ creditsNeeded: 2, creditsCharged: 0, unmappedColumns: ['Shoe size'], summary: { created: 2 } });
+      const r = run(['import', '--campaign', 'cmp_q4', '--file', csv, '--db', d.db]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain('2 created');
+      expect(r.stderr).not.toContain('\n    at ');
+      expect(JSON.parse(run(['import', '--campaign', 'cmp_q4', '--file', csv, '--json', '--db', d.db]).stdout)).toMatchObject({
+        creditsCharged: 0,
+        summary: { duplicate: 2 },
+      });
 
-    expect(run(['exclusions', 'add', 'https://linkedin.com/in/jane-doe/', '--db', d.db]).stdout).toContain('1 lead(s) newly excluded');
-    const list = JSON.parse(run(['exclusions', 'list', '--json', '--db', d.db]).stdout).exclusions;
-    expect(list.map((e: any) => e.networkUrl)).toContain('https://www.linkedin.com/in/jane-doe');
-    const file = join(d.dir, 'ex.txt');
-    writeFileSync(file, 'https://linkedin.com/in/x-one\nhttps://linkedin.com/in/x-two\n');
-    expect(run(['exclusions', 'import', '--file', file, '--db', d.db]).stdout).toContain('Excluded 2 new');
-    expect(run(['exclusions', 'remove', 'https://linkedin.com/in/x-one', '--db', d.db]).stdout).toContain('Removed 1');
-  }, SLOW);
+      expect(run(['exclusions', 'add', 'https://linkedin.com/in/jane-doe/', '--db', d.db]).stdout).toContain('1 lead(s) newly excluded');
+      const list = JSON.parse(run(['exclusions', 'list', '--json', '--db', d.db]).stdout).exclusions;
+      expect(list.map((e: any) => e.networkUrl)).toContain('https://www.linkedin.com/in/jane-doe');
+      const file = join(d.dir, 'ex.txt');
+      writeFileSync(file, 'https://linkedin.com/in/x-one\nhttps://linkedin.com/in/x-two\n');
+      expect(run(['exclusions', 'import', '--file', file, '--db', d.db]).stdout).toContain('Excluded 2 new');
+      expect(run(['exclusions', 'remove', 'https://linkedin.com/in/x-one', '--db', d.db]).stdout).toContain('Removed 1');
+    },
+    SLOW,
+  );
 
-  it('bad input exits non-zero with one line naming the flag or value, and writes nothing', () => {
-    const bad = join(d.dir, 'bad.json');
-    writeFileSync(bad, JSON.stringify({ name: 'x', accountId: 'acc_ada', messages: [{ text: 'Hi {{nick}}', delayHours: 1 }] }));
-    expectRefused(d, ['agents', 'create', '--file', bad], 'messages[0].text');
-    writeFileSync(bad, JSON.stringify({ name: 'x', accountId: 'acc_nope' }));
-    expectRefused(d, ['agents', 'create', '--file', bad], 'accountId');
-    expectRefused(d, ['agents', 'create', '--file', join(d.dir, 'missing.json')], '--file');
-    expectRefused(d, ['campaigns', 'create', '--name', '  '], '--name');
-    expectRefused(d, ['campaigns', 'create', '--name', 'x', '--agent', 'tpl_nope'], '--agent');
-    expectRefused(d, ['campaigns', 'update', 'cmp_running', '--agent', 'none'], 'pause');
-    expectRefused(d, ['accounts', 'connect', '--name', 'x', '--connection-limit', '101'], '--connection-limit');
-    expectRefused(d, ['accounts', 'update', 'acc_ada', '--active', 'maybe'], '--active');
-    expectRefused(d, ['accounts', 'connect', '--name', 'x', '--warm-up', 'soon'], '--warm-up');
-    const csv = join(d.dir, 'nourl.csv');
-    writeFileSync(csv, 'Name,Company\nAda,Engines\n');
-    expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', csv], 'networkUrl');
-    expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', csv, '--map', 'Company=shoe'], '--map');
-    expectRefused(d, ['import', '--campaign', 'cmp_nope', '--file', csv], 'cmp_nope');
-    expectRefused(d, ['exclusions', 'add', 'https://www.linkedin.com/company/acme'], 'URL');
-    expectRefused(d, ['campaigns', 'frobnicate'], 'frobnicate');
-  }, SLOW);
+  it(
+    'bad input exits non-zero with one line naming the flag or value, and writes nothing',
+    () => {
+      const bad = join(d.dir, 'bad.json');
+      writeFileSync(bad, JSON.stringify({ name: 'x', accountId: 'acc_ada', messages: [{ text: 'Hi {{nick}}', delayHours: 1 }] }));
+      expectRefused(d, ['agents', 'create', '--file', bad], 'messages[0].text');
+      writeFileSync(bad, JSON.stringify({ name: 'x', accountId: 'acc_nope' }));
+      expectRefused(d, ['agents', 'create', '--file', bad], 'accountId');
+      expectRefused(d, ['agents', 'create', '--file', join(d.dir, 'missing.json')], '--file');
+      expectRefused(d, ['campaigns', 'create', '--name', '  '], '--name');
+      expectRefused(d, ['campaigns', 'create', '--name', 'x', '--agent', 'tpl_nope'], '--agent');
+      expectRefused(d, ['campaigns', 'update', 'cmp_running', '--agent', 'none'], 'pause');
+      expectRefused(d, ['accounts', 'connect', '--name', 'x', '--connection-limit', '101'], '--connection-limit');
+      expectRefused(d, ['accounts', 'update', 'acc_ada', '--active', 'maybe'], '--active');
+      expectRefused(d, ['accounts', 'connect', '--name', 'x', '--warm-up', 'soon'], '--warm-up');
+      const csv = join(d.dir, 'nourl.csv');
+      writeFileSync(csv, 'Name,Company\nAda,Engines\n');
+      expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', csv], 'networkUrl');
+      expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', csv, '--map', 'Company=shoe'], '--map');
+      expectRefused(d, ['import', '--campaign', 'cmp_nope', '--file', csv], 'cmp_nope');
+      expectRefused(d, ['exclusions', 'add', 'https://www.linkedin.com/company/acme'], 'URL');
+      expectRefused(d, ['campaigns', 'frobnicate'], 'frobnicate');
+    },
+    SLOW,
+  );
 
-  it('--help on every command and subcommand', () => {
-    const usage = readFileSync(new URL('../../src/cli/manage.ts', import.meta.url), 'utf8');
-    expect(usage).toContain('MANAGE_USAGE');
-    for (const args of [
-      ['campaigns'],
-      ['campaigns', 'list'],
-      ['campaigns', 'create'],
-      ['campaigns', 'update'],
-      ['agents'],
-      ['agents', 'list'],
-      ['agents', 'create'],
-      ['agents', 'update'],
-      ['agents', 'preview'],
-      ['accounts'],
-      ['accounts', 'list'],
-      ['accounts', 'connect'],
-      ['accounts', 'update'],
-      ['import'],
-      ['exclusions'],
-      ['exclusions', 'list'],
-      ['exclusions', 'add'],
-      ['exclusions', 'remove'],
-      ['exclusions', 'import'],
-    ]) {
-      const r = run([...args, '--help']);
-      expect(r.status, args.join(' ')).toBe(0);
-      expect(r.stdout).toContain(`npx outreach ${args.join(' ')}`);
-    }
-  }, SLOW);
+  it(
+    '--help on every command and subcommand',
+    () => {
+      const usage = readFileSync(new URL('../../src/cli/manage.ts', import.meta.url), 'utf8');
+      expect(usage).toContain('MANAGE_USAGE');
+      for (const args of [
+        ['campaigns'],
+        ['campaigns', 'list'],
+        ['campaigns', 'create'],
+        ['campaigns', 'update'],
+        ['agents'],
+        ['agents', 'list'],
+        ['agents', 'create'],
+        ['agents', 'update'],
+        ['agents', 'preview'],
+        ['accounts'],
+        ['accounts', 'list'],
+        ['accounts', 'connect'],
+        ['accounts', 'update'],
+        ['import'],
+        ['exclusions'],
+        ['exclusions', 'list'],
+        ['exclusions', 'add'],
+        ['exclusions', 'remove'],
+        ['exclusions', 'import'],
+      ]) {
+        const r = run([...args, '--help']);
+        expect(r.status, args.join(' ')).toBe(0);
+        expect(r.stdout).toContain(`npx outreach ${args.join(' ')}`);
+      }
+    },
+    SLOW,
+  );
 });

@@ -76,7 +76,10 @@ describe('managing.md: from an empty database to a running campaign', () => {
     const campaignId = campaign.body.id as string;
 
     const csv = join(dir, 'leads.csv');
-    writeFileSync(csv, 'First Name,Last Name,Company,LinkedIn URL\nAda,Lovelace,Analytical Engines,https://www.linkedin.com/in/ada-sim-fast-accept\nGrace,Hopper,Navy,https://linkedin.com/in/grace-sim-fast-accept/\nAlan,Turing,Bletchley,https://www.linkedin.com/in/alan-sim-fast-accept\n');
+    writeFileSync(
+      csv,
+      'First Name,Last Name,Company,LinkedIn URL\nAda,Lovelace,Analytical Engines,https://www.linkedin.com/in/ada-sim-fast-accept\nGrace,Hopper,Navy,https://linkedin.com/in/grace-sim-fast-accept/\nAlan,Turing,Bletchley,https://www.linkedin.com/in/alan-sim-fast-accept\n',
+    );
     const dry = await cli(['import', '--campaign', campaignId, '--file', csv, '--db', join(dir, 'outreach.db'), '--dry-run', '--json']);
     expect(JSON.parse(dry)).toMatchObject({ creditsNeeded: 3, summary: { created: 3 } });
     const real = await cli(['import', '--campaign', campaignId, '--file', csv, '--db', join(dir, 'outreach.db'), '--json']);
@@ -93,7 +96,11 @@ describe('managing.md: from an empty database to a running campaign', () => {
     const deadline = Date.now() + 60_000;
     let sent = 0;
     while (Date.now() < deadline) {
-      sent = server.ctx.db.select().from(activity).where(and(eq(activity.campaignId, campaignId), eq(activity.type, 'connection_request_sent'))).all().length;
+      sent = server.ctx.db
+        .select()
+        .from(activity)
+        .where(and(eq(activity.campaignId, campaignId), eq(activity.type, 'connection_request_sent')))
+        .all().length;
       if (sent === 3) break;
       await new Promise((r) => setTimeout(r, 100));
     }

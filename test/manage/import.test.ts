@@ -23,7 +23,8 @@ function setup(creditCount = 100) {
 describe('CSV import', () => {
   it('reads a UTF-8 file with a BOM, CRLF line ends and quoted delimiters and newlines', async () => {
     const { ctx, id } = setup();
-    const csv = '\uFEFFName,LinkedIn URL,Company,Title\r\n"Lovelace, Ada",https://linkedin.com/in/ada-l,"Analytical\r\nEngines, Ltd",CTO\r\n"Grace ""Amazing"" Hopper",https://www.linkedin.com/in/grace/,Navy,\r\n';
+    const csv =
+      '\uFEFFName,LinkedIn URL,Company,Title\r\n"Lovelace, Ada",https://linkedin.com/in/ada-l,"Analytical\r\nEngines, Ltd",CTO\r\n"Grace ""Amazing"" Hopper",https://www.linkedin.com/in/grace/,Navy,\r\n';
     const r = await importLeads(ctx, { campaignId: id, source: csv });
     expect(r.summary).toMatchObject({ total: 2, created: 2 });
     expect(r.delimiter).toBe(',');
@@ -67,7 +68,7 @@ describe('CSV import', () => {
     expect(ctx.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!.importing).toBe(false);
   });
 
-  it('a row with a bad or over-long field is that row\'s validation_error; the rest go in', async () => {
+  it("a row with a bad or over-long field is that row's validation_error; the rest go in", async () => {
     const { ctx, id } = setup();
     const csv = `URL,First name\n${url(1)},Ada\nnot-a-url,Bob\n${url(3)},${'x'.repeat(121)}\n${url(4)},Dan\n${url(1)},Ada again\n`;
     const r = await importLeads(ctx, { campaignId: id, source: csv });

@@ -23,7 +23,14 @@ describe('management routes', () => {
   }
 
   it('create_agent refuses an unknown placeholder, naming the field, on both transports', async () => {
-    const body = { name: 'Bad', accountId: 'acc_ada', messages: [{ text: 'ok {{firstName}}', delayHours: 1 }, { text: 'Hi {{nickname}}', delayHours: 2 }] };
+    const body = {
+      name: 'Bad',
+      accountId: 'acc_ada',
+      messages: [
+        { text: 'ok {{firstName}}', delayHours: 1 },
+        { text: 'Hi {{nickname}}', delayHours: 2 },
+      ],
+    };
     const { r, m } = await both('create_agent', () => post('/agents', body), body);
     expect(r.status).toBe(400);
     expect(r.body.error.details.fields).toEqual(['messages[1].text']);
@@ -48,13 +55,22 @@ describe('management routes', () => {
   });
 
   it('create, get, list, update and preview an agent', async () => {
-    const created = await post('/agents', { name: ' Intro v2 ', accountId: 'acc_ada', connectionNote: 'Hi {{firstName|there}}, {{ companyName }} rocks', messages: [{ text: 'Thanks {{FIRSTNAME}}!', delayHours: 0 }] });
+    const created = await post('/agents', {
+      name: ' Intro v2 ',
+      accountId: 'acc_ada',
+      connectionNote: 'Hi {{firstName|there}}, {{ companyName }} rocks',
+      messages: [{ text: 'Thanks {{FIRSTNAME}}!', delayHours: 0 }],
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ name: 'Intro v2', accountId: 'acc_ada', messages: [{ text: 'Thanks {{FIRSTNAME}}!', delayHours: 0 }] });
     expect(created.body.id).toMatch(/^tpl_/);
     const id = created.body.id as string;
     expect((await server.rest(`/agents/${id}`)).body).toEqual(created.body);
-    const lead = server.ctx.db.select().from(leads).all().find((l) => l.id === 'lead_ada1')!;
+    const lead = server.ctx.db
+      .select()
+      .from(leads)
+      .all()
+      .find((l) => l.id === 'lead_ada1')!;
     const preview = await server.rest(`/agents/${id}/preview?leadId=lead_ada1`);
     expect(preview.status).toBe(200);
     const first = lead.firstName ?? lead.fullName?.split(' ')[0];
@@ -75,7 +91,13 @@ describe('management routes', () => {
 
   it('create_campaign and update_campaign', async () => {
     const c = await post('/campaigns', { name: 'Spring', assignedTemplateId: 'tpl_intro' });
-    expect(c.body).toMatchObject({ name: 'Spring', status: 'READY_TO_SEND', totalLeads: 0, assignedTemplateId: 'tpl_intro', stats: { connectionRequestsSent: 0 } });
+    expect(c.body).toMatchObject({
+      name: 'Spring',
+      status: 'READY_TO_SEND',
+      totalLeads: 0,
+      assignedTemplateId: 'tpl_intro',
+      stats: { connectionRequestsSent: 0 },
+    });
     const missing = await post('/campaigns', { name: 'X', assignedTemplateId: 'tpl_nope' });
     expect(missing.status).toBe(404);
     expect(missing.body.error.details.fields).toEqual(['assignedTemplateId']);
@@ -102,22 +124,43 @@ describe('management routes', () => {
       limits: { connectionRequestLimit: 25, messageLimit: 80 },
       warmUp: { day: 1, days: 14 },
     });
-    expect(m.body.account).toMatchObject({ status: 'connected', today: { connectionRequestLimit: 5, messageLimit: 10 }, limits: { connectionRequestLimit: 25, messageLimit: 50 }, warmUp: { day: 1, days: 14 } });
+    expect(m.body.account).toMatchObject({
+      status: 'connected',
+      today: { connectionRequestLimit: 5, messageLimit: 10 },
+      limits: { connectionRequestLimit: 25, messageLimit: 50 },
+      warmUp: { day: 1, days: 14 },
+    });
     const id = r.body.account.id as string;
     const u = await post(`/accounts/${id}`, { connectionRequestLimit: 10, active: false }, 'PATCH');
-    expect(u.body).toMatchObject({ id, active: false, today: { connectionRequestLimit: 5, messageLimit: 10 }, limits: { connectionRequestLimit: 10, messageLimit: 80 }, warmUp: { day: 1, days: 14 } });
+    expect(u.body).toMatchObject({
+      id,
+      active: false,
+      today: { connectionRequestLimit: 5, messageLimit: 10 },
+      limits: { connectionRequestLimit: 10, messageLimit: 80 },
+      warmUp: { day: 1, days: 14 },
+    });
     // warmUp false ends it: the configured limits at once; true starts a new one, and asking again does not restart it.
     const ended = await post(`/accounts/${id}`, { warmUp: false }, 'PATCH');
     expect(ended.body).toMatchObject({ today: { connectionRequestLimit: 10, messageLimit: 80 }, warmUp: null });
-    expect((await post(`/accounts/${id}`, { warmUp: true }, 'PATCH')).body).toMatchObject({ today: { connectionRequestLimit: 5, messageLimit: 10 }, warmUp: { day: 1, days: 14 } });
+    expect((await post(`/accounts/${id}`, { warmUp: true }, 'PATCH')).body).toMatchObject({
+      today: { connectionRequestLimit: 5, messageLimit: 10 },
+      warmUp: { day: 1, days: 14 },
+    });
     server.ctx.clock.advance(86_400_000);
-    expect((await post(`/accounts/${id}`, { warmUp: true }, 'PATCH')).body).toMatchObject({ today: { connectionRequestLimit: 5, messageLimit: 15 }, warmUp: { day: 2, days: 14 } });
+    expect((await post(`/accounts/${id}`, { warmUp: true }, 'PATCH')).body).toMatchObject({
+      today: { connectionRequestLimit: 5, messageLimit: 15 },
+      warmUp: { day: 2, days: 14 },
+    });
     expect((await post(`/accounts/${id}`, { warmUp: 'yes' }, 'PATCH')).body.error.details.fields).toEqual(['warmUp']);
     expect((await post(`/accounts/${id}`, { warmUp: false }, 'PATCH')).body.warmUp).toBeNull();
     expect((await post(`/accounts/${id}`, { messageLimit: 151 }, 'PATCH')).body.error.details.fields).toEqual(['messageLimit']);
     expect((await post('/accounts/acc_nope', { name: 'x' }, 'PATCH')).status).toBe(404);
     // The account's safety settings: weekly cap, time zone and working hours, each checked.
-    const safe = await post(`/accounts/${id}`, { weeklyConnectionRequestLimit: 60, timeZone: 'Europe/Berlin', workingHours: { start: '08:00', end: '17:00' } }, 'PATCH');
+    const safe = await post(
+      `/accounts/${id}`,
+      { weeklyConnectionRequestLimit: 60, timeZone: 'Europe/Berlin', workingHours: { start: '08:00', end: '17:00' } },
+      'PATCH',
+    );
     expect(safe.status).toBe(200);
     expect(safe.body.week.connectionRequestLimit).toBe(60);
     expect((await post(`/accounts/${id}`, { timeZone: 'Mars/Olympus' }, 'PATCH')).body.error.details.fields).toEqual(['timeZone']);
@@ -131,22 +174,40 @@ describe('management routes', () => {
 describe('exclusion verbs', () => {
   it('add normalises URLs and excludes matching leads in every campaign; remove takes them off the list only', () => {
     const ctx = testCtx();
-    const target = ctx.db.select().from(leads).all().find((l) => l.networkUrl !== null && !l.excluded)!;
+    const target = ctx.db
+      .select()
+      .from(leads)
+      .all()
+      .find((l) => l.networkUrl !== null && !l.excluded)!;
     const slug = target.networkUrl!.split('/in/')[1]!;
     const r = addExclusions(ctx, [`http://LinkedIn.com/in/${slug}/?trk=x`, 'https://www.linkedin.com/in/someone-new']);
     expect(r.added).toEqual([target.networkUrl, 'https://www.linkedin.com/in/someone-new']);
     expect(r.leadsExcluded).toBeGreaterThanOrEqual(1);
-    for (const l of ctx.db.select().from(leads).all().filter((x) => x.networkUrl === target.networkUrl)) expect(l.excluded).toBe(true);
+    for (const l of ctx.db
+      .select()
+      .from(leads)
+      .all()
+      .filter((x) => x.networkUrl === target.networkUrl))
+      expect(l.excluded).toBe(true);
     expect(addExclusions(ctx, [target.networkUrl!]).alreadyExcluded).toEqual([target.networkUrl]);
     expect(listExclusions(ctx).map((e) => e.networkUrl)).toContain('https://www.linkedin.com/in/someone-new');
     expect(() => addExclusions(ctx, ['https://www.linkedin.com/company/acme'])).toThrow(/urls\[0\]/);
     const removed = removeExclusions(ctx, ['https://www.linkedin.com/in/someone-new', 'https://www.linkedin.com/in/never']);
     expect(removed).toEqual({ removed: ['https://www.linkedin.com/in/someone-new'], notExcluded: ['https://www.linkedin.com/in/never'] });
-    expect(ctx.db.select().from(leads).all().find((l) => l.id === target.id)!.excluded).toBe(true);
+    expect(
+      ctx.db
+        .select()
+        .from(leads)
+        .all()
+        .find((l) => l.id === target.id)!.excluded,
+    ).toBe(true);
   });
 
   it('reads a plain list or a CSV with a profile URL column', () => {
-    expect(exclusionUrlsFromText('# do not contact\nhttps://linkedin.com/in/a\n\nhttps://linkedin.com/in/b\r\n')).toEqual(['https://linkedin.com/in/a', 'https://linkedin.com/in/b']);
+    expect(exclusionUrlsFromText('# do not contact\nhttps://linkedin.com/in/a\n\nhttps://linkedin.com/in/b\r\n')).toEqual([
+      'https://linkedin.com/in/a',
+      'https://linkedin.com/in/b',
+    ]);
     expect(exclusionUrlsFromText('\uFEFFName;Profile URL\n"Doe; Jane";https://linkedin.com/in/jane\n')).toEqual(['https://linkedin.com/in/jane']);
     expect(() => exclusionUrlsFromText('Name,Company\nA,B\n')).toThrow(/profile URL column/);
   });

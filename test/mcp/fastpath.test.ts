@@ -96,8 +96,16 @@ describe('the MCP fast path answers as the SDK transport does', () => {
   });
 
   const fast: [string, string, unknown][] = [
-    ['initialize', '', { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }],
-    ['initialize, unknown version', '', { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } } }],
+    [
+      'initialize',
+      '',
+      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    ],
+    [
+      'initialize, unknown version',
+      '',
+      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    ],
     ['initialize without params', '', { jsonrpc: '2.0', id: 0, method: 'initialize' }],
     ['tools/list', '', { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
     ['tools/list narrowed by the query', '?tools=get_credits,get_campaign&readonly=1', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }],
@@ -113,7 +121,11 @@ describe('the MCP fast path answers as the SDK transport does', () => {
     ['tools/call, arguments not an object', '', call(9, 'get_credits', 'x')],
     ['tools/call, arguments an array', '', call(9, 'get_credits', [])],
     ['tools/call without params', '', { jsonrpc: '2.0', id: 9, method: 'tools/call' }],
-    ['tools/call with _meta', '', { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'get_credits', arguments: {}, _meta: { progressToken: 'p' } } }],
+    [
+      'tools/call with _meta',
+      '',
+      { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'get_credits', arguments: {}, _meta: { progressToken: 'p' } } },
+    ],
     ['tools/call as a task', '', { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'get_credits', arguments: {}, task: { ttl: 1000 } } }],
     ['ping', '', { jsonrpc: '2.0', id: 12, method: 'ping' }],
     ['unknown method', '', { jsonrpc: '2.0', id: 13, method: 'resources/list' }],
@@ -141,7 +153,12 @@ describe('the MCP fast path answers as the SDK transport does', () => {
     ['params that are not an object', { jsonrpc: '2.0', id: 1, method: 'ping', params: 5 }, undefined, 400],
     ['a JSON scalar', 5, undefined, 400],
     ['an unsupported MCP-Protocol-Version', call(1, 'get_credits', {}), { ...MCP_HEADERS, 'mcp-protocol-version': '1999-01-01' }, 400],
-    ['Accept without text/event-stream', call(1, 'get_credits', {}), { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': TEST_KEY }, 406],
+    [
+      'Accept without text/event-stream',
+      call(1, 'get_credits', {}),
+      { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': TEST_KEY },
+      406,
+    ],
     ['no Accept', call(1, 'get_credits', {}), { 'content-type': 'application/json', 'x-api-key': TEST_KEY }, 406],
     ['a repeated Content-Type', call(1, 'get_credits', {}), { ...MCP_HEADERS, 'content-type': ['application/json', 'application/json'] }, 415],
   ];

@@ -84,7 +84,16 @@ describe.skipIf(!requireTool('@modelcontextprotocol/inspector', bin !== null))('
   });
 
   it('HTTP with a bad key fails (the test can fail)', async () => {
-    const r = await inspect([`${server.url}/mcp`, '--method', 'tools/list', '--format', 'json', '--stored-auth-only', '--header', 'X-API-Key: sk_test_wrong_key_000000000000000000000']);
+    const r = await inspect([
+      `${server.url}/mcp`,
+      '--method',
+      'tools/list',
+      '--format',
+      'json',
+      '--stored-auth-only',
+      '--header',
+      'X-API-Key: sk_test_wrong_key_000000000000000000000',
+    ]);
     expect(r.code).not.toBe(0);
   });
 
@@ -94,9 +103,26 @@ describe.skipIf(!requireTool('@modelcontextprotocol/inspector', bin !== null))('
       const file = join(dir, 'ws.json');
       const db = join(dir, 'outreach.db');
       writeFileSync(file, JSON.stringify(fixture()));
-      const seeded = await new Promise<number | null>((resolve) => spawn(process.execPath, [outreach, 'seed', '--file', file, '--db', db], { stdio: 'ignore' }).on('close', resolve));
+      const seeded = await new Promise<number | null>((resolve) =>
+        spawn(process.execPath, [outreach, 'seed', '--file', file, '--db', db], { stdio: 'ignore' }).on('close', resolve),
+      );
       expect(seeded).toBe(0);
-      const r = await inspect(['--strict', '--format', 'json', '-e', `OUTREACH_API_KEY=${TEST_KEY}`, '-e', `OUTREACH_DB=${db}`, '-e', 'LOG_LEVEL=warn', '--method', 'tools/list', process.execPath, outreach, 'mcp']);
+      const r = await inspect([
+        '--strict',
+        '--format',
+        'json',
+        '-e',
+        `OUTREACH_API_KEY=${TEST_KEY}`,
+        '-e',
+        `OUTREACH_DB=${db}`,
+        '-e',
+        'LOG_LEVEL=warn',
+        '--method',
+        'tools/list',
+        process.execPath,
+        outreach,
+        'mcp',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(listedNames(r)).toEqual(tools.map((t) => t.name));
     } finally {

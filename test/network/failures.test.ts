@@ -8,9 +8,36 @@ type Op = 'lookup' | 'search' | 'connect' | 'message' | 'lookalike';
 
 /** Each marker and the code it forces per operation; null means the operation succeeds. */
 const TABLE: [string, Record<Op, NetworkErrorCode | null>][] = [
-  [MARKERS.outage, { lookup: 'upstream_unavailable', search: 'upstream_unavailable', connect: 'upstream_unavailable', message: 'upstream_unavailable', lookalike: 'upstream_unavailable' }],
-  [MARKERS.disconnected, { lookup: 'account_disconnected', search: 'account_disconnected', connect: 'account_disconnected', message: 'account_disconnected', lookalike: 'account_disconnected' }],
-  [MARKERS.quota, { lookup: 'network_daily_quota', search: 'network_daily_quota', connect: 'network_daily_quota', message: 'network_daily_quota', lookalike: 'network_daily_quota' }],
+  [
+    MARKERS.outage,
+    {
+      lookup: 'upstream_unavailable',
+      search: 'upstream_unavailable',
+      connect: 'upstream_unavailable',
+      message: 'upstream_unavailable',
+      lookalike: 'upstream_unavailable',
+    },
+  ],
+  [
+    MARKERS.disconnected,
+    {
+      lookup: 'account_disconnected',
+      search: 'account_disconnected',
+      connect: 'account_disconnected',
+      message: 'account_disconnected',
+      lookalike: 'account_disconnected',
+    },
+  ],
+  [
+    MARKERS.quota,
+    {
+      lookup: 'network_daily_quota',
+      search: 'network_daily_quota',
+      connect: 'network_daily_quota',
+      message: 'network_daily_quota',
+      lookalike: 'network_daily_quota',
+    },
+  ],
   [MARKERS.salesNavFail, { lookup: 'sales_nav_required', search: 'sales_nav_required', connect: null, message: null, lookalike: null }],
   [MARKERS.notFound, { lookup: 'not_found', search: null, connect: 'not_found', message: 'not_found', lookalike: 'not_found' }],
   [MARKERS.sendFail, { lookup: null, search: null, connect: 'send_failed', message: 'send_failed', lookalike: null }],
@@ -19,11 +46,16 @@ const TABLE: [string, Record<Op, NetworkErrorCode | null>][] = [
 function run(op: Op, slug: string) {
   const { net } = makeNetwork();
   switch (op) {
-    case 'lookup': return net.lookupProfile({ account, networkUrl: url(slug), depth: 'basic' });
-    case 'search': return net.searchPeople({ account, type: 'classic', query: `cto ${slug}`, limit: 5 });
-    case 'connect': return net.sendConnectionRequest({ account, networkUrl: url(slug), note: 'Hi' });
-    case 'message': return net.sendMessage({ account, recipient: { networkUrl: url(slug) }, text: 'Hello' });
-    case 'lookalike': return net.lookalikeCandidates({ seed: url(slug), jobTitleKeywords: [], countries: [], cursor: null, limit: 5 });
+    case 'lookup':
+      return net.lookupProfile({ account, networkUrl: url(slug), depth: 'basic' });
+    case 'search':
+      return net.searchPeople({ account, type: 'classic', query: `cto ${slug}`, limit: 5 });
+    case 'connect':
+      return net.sendConnectionRequest({ account, networkUrl: url(slug), note: 'Hi' });
+    case 'message':
+      return net.sendMessage({ account, recipient: { networkUrl: url(slug) }, text: 'Hello' });
+    case 'lookalike':
+      return net.lookalikeCandidates({ seed: url(slug), jobTitleKeywords: [], countries: [], cursor: null, limit: 5 });
   }
 }
 
@@ -64,13 +96,20 @@ describe('failure markers', () => {
 
   it('checks the search URL as well as the query', async () => {
     const { net } = makeNetwork();
-    const err = await rejection(net.searchPeople({ account, type: 'classic', url: 'https://www.linkedin.com/search/results/people/?keywords=sim-outage', limit: 5 }));
+    const err = await rejection(
+      net.searchPeople({ account, type: 'classic', url: 'https://www.linkedin.com/search/results/people/?keywords=sim-outage', limit: 5 }),
+    );
     expect(err.code).toBe('upstream_unavailable');
   });
 
   it('reports and enforces account status from markers in the account id', async () => {
     const { net } = makeNetwork();
-    const cases = [['acc_sim-disconnected', 'disconnected'], ['acc_sim-connecting', 'connecting'], ['acc_sim-failed', 'failed'], ['acc_ok', 'connected']] as const;
+    const cases = [
+      ['acc_sim-disconnected', 'disconnected'],
+      ['acc_sim-connecting', 'connecting'],
+      ['acc_sim-failed', 'failed'],
+      ['acc_ok', 'connected'],
+    ] as const;
     for (const [id, status] of cases) {
       const acc = { id, hasSalesNavigator: true };
       expect(await net.accountHealth(acc)).toEqual({ status, hasSalesNavigator: true });

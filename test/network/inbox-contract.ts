@@ -3,10 +3,22 @@ import type { InboundEvent } from '../../src/core/network/provider.js';
 import type { SimInboxStore } from '../../src/network/sim/index.js';
 
 const accept = (id: string, at: number): InboundEvent => ({
-  id, type: 'invitation_accepted', accountId: 'acc_1', networkUrl: 'https://www.linkedin.com/in/ada', providerId: 'ACoAAx', at,
+  id,
+  type: 'invitation_accepted',
+  accountId: 'acc_1',
+  networkUrl: 'https://www.linkedin.com/in/ada',
+  providerId: 'ACoAAx',
+  at,
 });
 const reply = (id: string, at: number): InboundEvent => ({
-  id, type: 'message_received', accountId: 'acc_1', networkUrl: 'https://www.linkedin.com/in/ada', providerId: 'ACoAAx', chatId: 'chat_1', text: 'Hi', at,
+  id,
+  type: 'message_received',
+  accountId: 'acc_1',
+  networkUrl: 'https://www.linkedin.com/in/ada',
+  providerId: 'ACoAAx',
+  chatId: 'chat_1',
+  text: 'Hi',
+  at,
 });
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LookalikeInput, Profile } from '../../src/core/network/provider.js';
 import { CITIES } from '../../src/network/sim/words.js';
-import { SimulatedNetwork, similarity, simPerson, slugFromNetworkUrl } from '../../src/network/sim/index.js';
+import { type SimulatedNetwork, similarity, simPerson, slugFromNetworkUrl } from '../../src/network/sim/index.js';
 import { makeNetwork, rejection, url } from './helpers.js';
 
 const SEED = 'ada-lovelace';

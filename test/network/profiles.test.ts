@@ -78,7 +78,13 @@ describe('simulated profiles', () => {
     ]) {
       expect(slugFromNetworkUrl(raw)).toBe('ada-lovelace');
     }
-    for (const raw of ['https://example.com/in/ada', 'https://www.linkedin.com/company/acme', 'not a url', 'ftp://linkedin.com/in/ada', 'https://www.linkedin.com/in/%E0%A4%A']) {
+    for (const raw of [
+      'https://example.com/in/ada',
+      'https://www.linkedin.com/company/acme',
+      'not a url',
+      'ftp://linkedin.com/in/ada',
+      'https://www.linkedin.com/in/%E0%A4%A',
+    ]) {
       expect(slugFromNetworkUrl(raw)).toBeNull();
     }
   });

@@ -8,8 +8,7 @@ describe('network tools under per-account limits', () => {
 
   const lookup = (accountId = 'acc_ada') =>
     server.rest('/network/profiles/lookup', { method: 'POST', body: JSON.stringify({ accountId, networkUrl: 'https://www.linkedin.com/in/ada-lovelace' }) });
-  const search = (limit: number) =>
-    server.rest('/network/search', { method: 'POST', body: JSON.stringify({ accountId: 'acc_ada', query: 'cto', limit }) });
+  const search = (limit: number) => server.rest('/network/search', { method: 'POST', body: JSON.stringify({ accountId: 'acc_ada', query: 'cto', limit }) });
 
   it('spaces lookups 20 s apart per account, with Retry-After', async () => {
     server = await startTestServer();

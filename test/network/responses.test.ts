@@ -54,8 +54,10 @@ describe('acceptance and reply decisions', () => {
     expect(fast.at!).toBeLessThanOrEqual(15 * 60_000);
     expect(replyDecision('bob-sim-no-reply', 0).replies).toBe(false);
     const markers = [
-      ['sim-replies-positive', 'positive'], ['sim-replies-question', 'question'],
-      ['sim-replies-negative', 'negative'], ['sim-out-of-office', 'out_of_office'],
+      ['sim-replies-positive', 'positive'],
+      ['sim-replies-question', 'question'],
+      ['sim-replies-negative', 'negative'],
+      ['sim-out-of-office', 'out_of_office'],
     ] as const;
     for (const [marker, kind] of markers) {
       for (let i = 0; i < 20; i++) {
@@ -80,10 +82,16 @@ describe('scheduled responses through the inbox', () => {
 
     expect(await net.drainInbound(at! - 1)).toEqual([]);
     const events = await net.drainInbound(at!);
-    expect(events).toEqual([{
-      id: expect.stringMatching(/^sim_accept_/), type: 'invitation_accepted', accountId: account.id,
-      networkUrl: url('jane-sim-fast-accept'), providerId: expect.stringMatching(/^ACoAA/), at,
-    }]);
+    expect(events).toEqual([
+      {
+        id: expect.stringMatching(/^sim_accept_/),
+        type: 'invitation_accepted',
+        accountId: account.id,
+        networkUrl: url('jane-sim-fast-accept'),
+        providerId: expect.stringMatching(/^ACoAA/),
+        at,
+      },
+    ]);
     expect(await net.drainInbound(at! + DAY)).toEqual([]);
     expect(inbox.pending()).toBe(0);
 
@@ -107,9 +115,15 @@ describe('scheduled responses through the inbox', () => {
     const sent = await net.sendMessage({ account, recipient, text: 'Hi Maria' });
     const decision = replyDecision(recipient.networkUrl, clock.now());
     const events = await net.drainInbound(decision.at!);
-    expect(events).toEqual([expect.objectContaining({
-      type: 'message_received', chatId: sent.chatId, text: decision.text, at: decision.at, networkUrl: recipient.networkUrl,
-    })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'message_received',
+        chatId: sent.chatId,
+        text: decision.text,
+        at: decision.at,
+        networkUrl: recipient.networkUrl,
+      }),
+    ]);
   });
 
   it('replies once per person even to follow-ups', async () => {
@@ -125,7 +139,11 @@ describe('scheduled responses through the inbox', () => {
     const { net } = makeNetwork();
     const recipient = { networkUrl: url('ada-lovelace') };
     const a = await net.sendMessage({ account, recipient, text: 'One' });
-    const b = await net.sendMessage({ account, recipient: { providerId: (await net.lookupProfile({ account, networkUrl: recipient.networkUrl, depth: 'basic' })).providerId }, text: 'One' });
+    const b = await net.sendMessage({
+      account,
+      recipient: { providerId: (await net.lookupProfile({ account, networkUrl: recipient.networkUrl, depth: 'basic' })).providerId },
+      text: 'One',
+    });
     const other = await net.sendMessage({ account: { id: 'acc_other', hasSalesNavigator: false }, recipient, text: 'One' });
     const given = await net.sendMessage({ account, recipient, chatId: 'chat_existing', text: 'Two' });
     expect(b.chatId).toBe(a.chatId);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchPeopleInput, SearchResult } from '../../src/core/network/provider.js';
-import { SEARCH_CAPS, SimulatedNetwork } from '../../src/network/sim/index.js';
+import { SEARCH_CAPS, type SimulatedNetwork } from '../../src/network/sim/index.js';
 import { account, classicOnly, makeNetwork, rejection } from './helpers.js';
 
 async function allPages(net: SimulatedNetwork, input: Omit<SearchPeopleInput, 'cursor'>): Promise<{ pages: number; results: SearchResult[] }> {
@@ -59,8 +59,13 @@ describe('simulated search', () => {
     const page = await net.searchPeople({ account, type: 'sales_nav', query: 'data scientist london', limit: 5 });
     for (const r of page.results) {
       const p = await net.lookupProfile({ account, networkUrl: r.networkUrl, depth: 'basic' });
-      expect({ fullName: p.fullName, jobTitle: p.jobTitle, companyName: p.companyName, location: p.location, providerId: p.providerId })
-        .toEqual({ fullName: r.fullName, jobTitle: r.jobTitle, companyName: r.companyName, location: r.location, providerId: r.providerId });
+      expect({ fullName: p.fullName, jobTitle: p.jobTitle, companyName: p.companyName, location: p.location, providerId: p.providerId }).toEqual({
+        fullName: r.fullName,
+        jobTitle: r.jobTitle,
+        companyName: r.companyName,
+        location: r.location,
+        providerId: r.providerId,
+      });
     }
   });
 
@@ -71,8 +76,18 @@ describe('simulated search', () => {
 
   it('reads keywords from a search URL', async () => {
     const { net } = makeNetwork();
-    const classic = await net.searchPeople({ account, type: 'classic', url: 'https://www.linkedin.com/search/results/people/?keywords=cmo%20madrid', limit: 10 });
-    const salesNav = await net.searchPeople({ account, type: 'sales_nav', url: 'https://www.linkedin.com/sales/search/people?query=(keywords%3Acmo%20madrid)', limit: 10 });
+    const classic = await net.searchPeople({
+      account,
+      type: 'classic',
+      url: 'https://www.linkedin.com/search/results/people/?keywords=cmo%20madrid',
+      limit: 10,
+    });
+    const salesNav = await net.searchPeople({
+      account,
+      type: 'sales_nav',
+      url: 'https://www.linkedin.com/sales/search/people?query=(keywords%3Acmo%20madrid)',
+      limit: 10,
+    });
     for (const r of [...classic.results, ...salesNav.results]) {
       expect(r.jobTitle).toBe('CMO');
       expect(r.location).toBe('Madrid, Spain');

@@ -28,9 +28,18 @@ async function setup() {
     s.rest('/inbox/messages', { method: 'POST', body: JSON.stringify(body), ...(key ? { headers: { 'Idempotency-Key': key } } : {}) });
   const intents = () => s.ctx.db.select().from(engineIntents).where(eq(engineIntents.leadId, 'lead_ada1')).all();
   const manualSends = () =>
-    s.ctx.db.select().from(activity).where(and(eq(activity.leadId, 'lead_ada1'), eq(activity.manual, true), eq(activity.type, 'message_sent'))).all();
+    s.ctx.db
+      .select()
+      .from(activity)
+      .where(and(eq(activity.leadId, 'lead_ada1'), eq(activity.manual, true), eq(activity.type, 'message_sent')))
+      .all();
   const dailyMessages = () =>
-    s.ctx.db.select().from(accountDaily).where(eq(accountDaily.accountId, 'acc_ada')).all().reduce((n, d) => n + d.messagesSent, 0);
+    s.ctx.db
+      .select()
+      .from(accountDaily)
+      .where(eq(accountDaily.accountId, 'acc_ada'))
+      .all()
+      .reduce((n, d) => n + d.messagesSent, 0);
   return { s, sends, post, intents, manualSends, dailyMessages };
 }
 
@@ -40,7 +49,14 @@ describe('send_message intents', () => {
     const r = await t.post({ campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello Ada' });
     expect(r.status).toBe(200);
     expect(t.intents()).toEqual([
-      expect.objectContaining({ kind: 'manual_message', state: 'sent', accountId: 'acc_ada', text: 'Hello Ada', chatId: r.body.chatId, messageId: r.body.messageId }),
+      expect.objectContaining({
+        kind: 'manual_message',
+        state: 'sent',
+        accountId: 'acc_ada',
+        text: 'Hello Ada',
+        chatId: r.body.chatId,
+        messageId: r.body.messageId,
+      }),
     ]);
   });
 

@@ -88,27 +88,42 @@ describe('simulated network failure markers reach the API as their codes', () =>
   it('an account id with sim-disconnected is account_disconnected on every tool', async () => {
     await expectError('lookup_profile', '/network/profiles/lookup', { accountId: 'acc_sim-disconnected', networkUrl: url('ada') }, 'account_disconnected');
     await expectError('search_linkedin', '/network/search', { accountId: 'acc_sim-disconnected', query: 'cto' }, 'account_disconnected');
-    await expectError('send_message', '/inbox/messages', { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hi', accountId: 'acc_sim-disconnected' }, 'account_disconnected');
+    await expectError(
+      'send_message',
+      '/inbox/messages',
+      { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hi', accountId: 'acc_sim-disconnected' },
+      'account_disconnected',
+    );
   });
 });
 
 describe('lookup_profile', () => {
   it('returns the basic profile, or the full one with about and experience', async () => {
-    const { rest, mcp } = await both('lookup_profile', '/network/profiles/lookup', { accountId: 'acc_ada', networkUrl: 'https://uk.linkedin.com/in/Ada-Lovelace/' });
+    const { rest, mcp } = await both('lookup_profile', '/network/profiles/lookup', {
+      accountId: 'acc_ada',
+      networkUrl: 'https://uk.linkedin.com/in/Ada-Lovelace/',
+    });
     expect(rest.status).toBe(200);
     expect(rest.body).toMatchObject({ fullName: 'Ada Lovelace', networkUrl: url('ada-lovelace') });
     expect(rest.body.about).toBeUndefined();
     expect(rest.body.experience).toBeUndefined();
     expect(mcp.body).toEqual(rest.body);
-    const full = await server.rest('/network/profiles/lookup', { method: 'POST', body: JSON.stringify({ accountId: 'acc_ada', networkUrl: url('ada-lovelace'), depth: 'full' }) });
+    const full = await server.rest('/network/profiles/lookup', {
+      method: 'POST',
+      body: JSON.stringify({ accountId: 'acc_ada', networkUrl: url('ada-lovelace'), depth: 'full' }),
+    });
     expect(full.body.experience.length).toBeGreaterThan(0);
     expect(full.body).toHaveProperty('about');
   });
 
   it('validates the body and the account', async () => {
-    await expectError('lookup_profile', '/network/profiles/lookup', { accountId: 'acc_ada', networkUrl: 'https://example.com/in/ada' }, 'validation_error', ['networkUrl']);
+    await expectError('lookup_profile', '/network/profiles/lookup', { accountId: 'acc_ada', networkUrl: 'https://example.com/in/ada' }, 'validation_error', [
+      'networkUrl',
+    ]);
     await expectError('lookup_profile', '/network/profiles/lookup', { accountId: 'acc_ada' }, 'validation_error', ['networkUrl']);
-    await expectError('lookup_profile', '/network/profiles/lookup', { accountId: 'acc_ada', networkUrl: url('ada'), depth: 'deep' }, 'validation_error', ['depth']);
+    await expectError('lookup_profile', '/network/profiles/lookup', { accountId: 'acc_ada', networkUrl: url('ada'), depth: 'deep' }, 'validation_error', [
+      'depth',
+    ]);
     await expectError('lookup_profile', '/network/profiles/lookup', { accountId: 'acc_nope', networkUrl: url('ada') }, 'not_found');
     await expectError('lookup_profile', '/network/profiles/lookup', { accountId: 'acc_off', networkUrl: url('ada') }, 'account_disconnected');
   });
@@ -120,7 +135,16 @@ describe('search_linkedin', () => {
     expect(first.status).toBe(200);
     expect(first.body.results).toHaveLength(3);
     expect(first.body.cursor).toEqual(expect.any(String));
-    expect(Object.keys(first.body.results[0]).sort()).toEqual(['companyName', 'fullName', 'headline', 'jobTitle', 'location', 'networkUrl', 'profilePictureUrl', 'providerId']);
+    expect(Object.keys(first.body.results[0]).sort()).toEqual([
+      'companyName',
+      'fullName',
+      'headline',
+      'jobTitle',
+      'location',
+      'networkUrl',
+      'profilePictureUrl',
+      'providerId',
+    ]);
     const { rest, mcp } = await both('search_linkedin', '/network/search', { accountId: 'acc_ada', query: 'engineers', limit: 3, cursor: first.body.cursor });
     expect(rest.body.results.map((r: any) => r.networkUrl)).not.toEqual(first.body.results.map((r: any) => r.networkUrl));
     expect(mcp.body).toEqual(rest.body);
@@ -128,13 +152,24 @@ describe('search_linkedin', () => {
 
   it('needs exactly one of query and url, and keeps limit within the type', async () => {
     await expectError('search_linkedin', '/network/search', { accountId: 'acc_ada' }, 'validation_error', ['query', 'url']);
-    await expectError('search_linkedin', '/network/search', { accountId: 'acc_ada', query: 'cto', url: 'https://www.linkedin.com/search/results/people/?keywords=cto' }, 'validation_error', ['query', 'url']);
+    await expectError(
+      'search_linkedin',
+      '/network/search',
+      { accountId: 'acc_ada', query: 'cto', url: 'https://www.linkedin.com/search/results/people/?keywords=cto' },
+      'validation_error',
+      ['query', 'url'],
+    );
     await expectError('search_linkedin', '/network/search', { accountId: 'acc_ada', query: 'cto', limit: 51 }, 'validation_error', ['limit']);
-    await expectError('search_linkedin', '/network/search', { accountId: 'acc_nav', type: 'sales_nav', query: 'cto', limit: 101 }, 'validation_error', ['limit']);
+    await expectError('search_linkedin', '/network/search', { accountId: 'acc_nav', type: 'sales_nav', query: 'cto', limit: 101 }, 'validation_error', [
+      'limit',
+    ]);
     await expectError('search_linkedin', '/network/search', { accountId: 'acc_ada', type: 'premium', query: 'cto' }, 'validation_error', ['type']);
     await expectError('search_linkedin', '/network/search', { accountId: 'acc_ada', url: 'https://example.com/?keywords=cto' }, 'validation_error', ['url']);
     await expectError('search_linkedin', '/network/search', { accountId: 'acc_ada', query: 'cto', cursor: 'bogus' }, 'validation_error', ['cursor']);
-    const nav = await server.rest('/network/search', { method: 'POST', body: JSON.stringify({ accountId: 'acc_nav', type: 'sales_nav', url: 'https://www.linkedin.com/sales/search/people?query=(keywords:cto)', limit: 100 }) });
+    const nav = await server.rest('/network/search', {
+      method: 'POST',
+      body: JSON.stringify({ accountId: 'acc_nav', type: 'sales_nav', url: 'https://www.linkedin.com/sales/search/people?query=(keywords:cto)', limit: 100 }),
+    });
     expect(nav.status).toBe(200);
     expect(nav.body.results.length).toBeGreaterThan(0);
   });
@@ -148,18 +183,30 @@ describe('search_linkedin', () => {
 
 describe('send_message', () => {
   const dailyMessages = (accountId: string) =>
-    server.ctx.db.select().from(accountDaily).where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, utcDay(server.ctx.simClock.now())))).get()?.messagesSent ?? 0;
+    server.ctx.db
+      .select()
+      .from(accountDaily)
+      .where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, utcDay(server.ctx.simClock.now()))))
+      .get()?.messagesSent ?? 0;
 
   it('sends, stores the chat id, and records a manual send outside stats and listings', async () => {
     const before = server.ctx.db.select().from(campaigns).where(eq(campaigns.id, 'cmp_q4')).get()!;
     const sentBefore = dailyMessages('acc_ada');
-    const r = await server.rest('/inbox/messages', { method: 'POST', body: JSON.stringify({ campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello Ada, a quick question about engines.' }) });
+    const r = await server.rest('/inbox/messages', {
+      method: 'POST',
+      body: JSON.stringify({ campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello Ada, a quick question about engines.' }),
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ ok: true, chatId: expect.any(String), messageId: expect.any(String) });
     const lead = server.ctx.db.select().from(leads).where(eq(leads.id, 'lead_ada1')).get()!;
     expect(lead.chatId).toBe(r.body.chatId);
     expect(lead.stage).toBe('new');
-    const manual = server.ctx.db.select().from(activity).where(and(eq(activity.leadId, 'lead_ada1'), eq(activity.manual, true))).all().at(-1)!;
+    const manual = server.ctx.db
+      .select()
+      .from(activity)
+      .where(and(eq(activity.leadId, 'lead_ada1'), eq(activity.manual, true)))
+      .all()
+      .at(-1)!;
     expect(manual).toMatchObject({ type: 'message_sent', accountId: 'acc_ada', messagePreview: 'Hello Ada, a quick question about engines.' });
     const after = server.ctx.db.select().from(campaigns).where(eq(campaigns.id, 'cmp_q4')).get()!;
     expect(after.messagesSent).toBe(before.messagesSent);
@@ -168,18 +215,34 @@ describe('send_message', () => {
 
   it('defaults the account from the lead, then the agent', async () => {
     const nav = dailyMessages('acc_nav');
-    expect((await server.rest('/inbox/messages', { method: 'POST', body: JSON.stringify({ campaignId: 'cmp_q4', leadId: 'lead_own', text: 'Hi' }) })).status).toBe(200);
+    expect(
+      (await server.rest('/inbox/messages', { method: 'POST', body: JSON.stringify({ campaignId: 'cmp_q4', leadId: 'lead_own', text: 'Hi' }) })).status,
+    ).toBe(200);
     expect(dailyMessages('acc_nav')).toBe(nav + 1);
     await expectError('send_message', '/inbox/messages', { campaignId: 'cmp_other', leadId: 'lead_lone', text: 'Hi' }, 'validation_error', ['accountId']);
-    expect((await server.rest('/inbox/messages', { method: 'POST', body: JSON.stringify({ campaignId: 'cmp_other', leadId: 'lead_lone', text: 'Hi', accountId: 'acc_nav' }) })).status).toBe(200);
+    expect(
+      (
+        await server.rest('/inbox/messages', {
+          method: 'POST',
+          body: JSON.stringify({ campaignId: 'cmp_other', leadId: 'lead_lone', text: 'Hi', accountId: 'acc_nav' }),
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('hands a conversation the lead replied to over to the operator', async () => {
-    const r = await server.rest('/inbox/messages', { method: 'POST', body: JSON.stringify({ campaignId: 'cmp_q4', leadId: 'lead_talk', text: 'Happy to help, here is the deck.' }) });
+    const r = await server.rest('/inbox/messages', {
+      method: 'POST',
+      body: JSON.stringify({ campaignId: 'cmp_q4', leadId: 'lead_talk', text: 'Happy to help, here is the deck.' }),
+    });
     expect(r.status).toBe(200);
     const lead = server.ctx.db.select().from(leads).where(eq(leads.id, 'lead_talk')).get()!;
     expect(lead).toMatchObject({ stage: 'handed_off', needsReply: false });
-    const handoff = server.ctx.db.select().from(activity).where(and(eq(activity.leadId, 'lead_talk'), eq(activity.type, 'agent_handed_off'))).get();
+    const handoff = server.ctx.db
+      .select()
+      .from(activity)
+      .where(and(eq(activity.leadId, 'lead_talk'), eq(activity.type, 'agent_handed_off')))
+      .get();
     expect(handoff?.handOffReason).toMatch(/operator/);
     expect(handoff?.manual).toBe(false);
   });
@@ -197,7 +260,10 @@ describe('send_message', () => {
     await send({ campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hi', accountId: 'acc_nope' }, 'not_found');
     await send({ campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hi', accountId: 'acc_off' }, 'account_disconnected');
     await send({ campaignId: 'cmp_q4', leadId: 'lead_excl', text: 'Hi' }, 'conflict');
-    const max = await server.rest('/inbox/messages', { method: 'POST', body: JSON.stringify({ campaignId: 'cmp_q4', leadId: 'lead_ada1', text: '😀'.repeat(8000) }) });
+    const max = await server.rest('/inbox/messages', {
+      method: 'POST',
+      body: JSON.stringify({ campaignId: 'cmp_q4', leadId: 'lead_ada1', text: '😀'.repeat(8000) }),
+    });
     expect(max.status).toBe(200);
   });
 });

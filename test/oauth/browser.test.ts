@@ -116,7 +116,13 @@ describe.skipIf(!requireTool('playwright-core and /usr/bin/chromium', playwright
     const code = back.searchParams.get('code');
     expect(code).toMatch(/^oac_/);
 
-    const t = await token(server, { grant_type: 'authorization_code', code: code!, code_verifier: verifier, client_id: client.client_id, redirect_uri: callback.url });
+    const t = await token(server, {
+      grant_type: 'authorization_code',
+      code: code!,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      redirect_uri: callback.url,
+    });
     expect(t.status).toBe(200);
     const mcp = await bearerClient(server, t.body.access_token);
     expect((await mcp.listTools()).tools.map((x) => x.name)).toContain('get_credits');

@@ -27,7 +27,11 @@ const VERIFIER = 'v'.repeat(43);
 
 function signedIn(ctx: ReturnType<typeof testCtx>) {
   const client = registerClient(ctx, { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' });
-  const keyId = ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.digest, digestKey(TEST_KEY))).get()!.id;
+  const keyId = ctx.db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(eq(apiKeys.digest, digestKey(TEST_KEY)))
+    .get()!.id;
   const code = issueAuthorizationCode(ctx, {
     clientId: client.id,
     apiKeyId: keyId,

@@ -26,7 +26,11 @@ beforeEach(async () => {
 afterEach(() => server.close());
 
 const keyId = (key: string) =>
-  server.ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.digest, createHash('sha256').update(key).digest('hex'))).get()!.id;
+  server.ctx.db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(eq(apiKeys.digest, createHash('sha256').update(key).digest('hex')))
+    .get()!.id;
 
 describe('discovery', () => {
   it('serves authorization-server metadata with S256 PKCE and dynamic registration', async () => {
@@ -151,7 +155,11 @@ describe('consent page', () => {
     const bad = await submitConsent(server, form, { api_key: revoked });
     expect(bad.status).toBe(400);
     expect(bad.html).toMatch(/Invalid or revoked API key/);
-    server.ctx.db.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, keyId(revoked))).run();
+    server.ctx.db
+      .update(apiKeys)
+      .set({ revokedAt: null })
+      .where(eq(apiKeys.id, keyId(revoked)))
+      .run();
     const good = await submitConsent(server, form, { api_key: revoked });
     expect(good.status).toBe(302);
     expect(new URL(good.location!).searchParams.get('state')).toBe('st-123');
@@ -246,7 +254,11 @@ describe('tokens', () => {
   it('stores codes and tokens only as SHA-256 digests', async () => {
     const { tokens } = await signIn(server);
     const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-    const digests = server.ctx.db.select({ digest: oauthTokens.digest }).from(oauthTokens).all().map((r) => r.digest);
+    const digests = server.ctx.db
+      .select({ digest: oauthTokens.digest })
+      .from(oauthTokens)
+      .all()
+      .map((r) => r.digest);
     expect(digests).toEqual(expect.arrayContaining([sha(tokens.access_token), sha(tokens.refresh_token)]));
     const dump = JSON.stringify([server.ctx.db.select().from(oauthTokens).all(), server.ctx.db.select().from(oauthCodes).all()]);
     expect(dump).not.toContain(tokens.access_token);
@@ -295,7 +307,13 @@ describe('tokens', () => {
     const client = await registerClient(server);
     const { verifier, challenge } = pkce();
     const code = await authorizationCode(server, client.client_id, challenge);
-    const elsewhere = await token(server, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: 'http://127.0.0.1:8765/other' });
+    const elsewhere = await token(server, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      redirect_uri: 'http://127.0.0.1:8765/other',
+    });
     expect(elsewhere.body.error).toBe('invalid_grant');
     const p2 = pkce();
     const late = await authorizationCode(server, client.client_id, p2.challenge);
@@ -310,7 +328,9 @@ describe('tokens', () => {
     server.ctx.clock.advance(60 * 60_000 + 1000);
     const expired = await mcpPost(server, { authorization: `Bearer ${tokens.access_token}` });
     expect(expired.status).toBe(401);
-    expect(expired.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", error_description="The access token expired[^"]*", resource_metadata=/);
+    expect(expired.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="invalid_token", error_description="The access token expired[^"]*", resource_metadata=/,
+    );
     expect(((await expired.json()) as any).error.code).toBe('unauthorized');
 
     const refreshed = await token(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });

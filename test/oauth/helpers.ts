@@ -27,12 +27,7 @@ export async function registerClient(server: TestServer, metadata: Record<string
   return r.body;
 }
 
-export function authorizeUrl(
-  server: TestServer,
-  clientId: string,
-  challenge: string,
-  extra: Record<string, string> = {},
-): string {
+export function authorizeUrl(server: TestServer, clientId: string, challenge: string, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
@@ -104,7 +99,9 @@ export async function signIn(server: TestServer, key = TEST_KEY) {
 /** An MCP client that authenticates with a bearer token only. */
 export async function bearerClient(server: TestServer, accessToken: string, path = '/mcp'): Promise<Client> {
   const client = new Client({ name: 'oauth-test-client', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}${path}`), { requestInit: { headers: { Authorization: `Bearer ${accessToken}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}${path}`), { requestInit: { headers: { Authorization: `Bearer ${accessToken}` } } }),
+  );
   return client;
 }
 

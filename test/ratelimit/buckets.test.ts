@@ -99,19 +99,14 @@ describe('token buckets (GCRA)', () => {
 
   it('property: a refused request passes once its retryAfterMs has elapsed (clocks tick in whole ms)', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 200 }),
-        fc.integer({ min: 1_000, max: 120_000 }),
-        fc.integer({ min: 0, max: 400 }),
-        (limit, windowMs, extra) => {
-          const store = new BucketStore();
-          const rate = { limit, windowMs };
-          for (let i = 0; i < limit + extra; i++) tryTake(store, 'k', rate, T0);
-          const wait = Math.ceil(store.peek('k', rate, T0).retryAfterMs);
-          if (wait <= 0) return false;
-          return tryTake(store, 'k', rate, T0 + wait) && !tryTake(store, 'k', rate, T0 + wait);
-        },
-      ),
+      fc.property(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1_000, max: 120_000 }), fc.integer({ min: 0, max: 400 }), (limit, windowMs, extra) => {
+        const store = new BucketStore();
+        const rate = { limit, windowMs };
+        for (let i = 0; i < limit + extra; i++) tryTake(store, 'k', rate, T0);
+        const wait = Math.ceil(store.peek('k', rate, T0).retryAfterMs);
+        if (wait <= 0) return false;
+        return tryTake(store, 'k', rate, T0 + wait) && !tryTake(store, 'k', rate, T0 + wait);
+      }),
     );
   });
 });

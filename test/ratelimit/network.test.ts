@@ -7,7 +7,13 @@ import { FakeClock } from '../../src/core/clock.js';
 import type { Ctx } from '../../src/core/context.js';
 import { ApiError } from '../../src/core/errors.js';
 import {
-  admitPeopleSearch, admitProfileLookup, checkAccountSpacing, dailyUsage, RateLimitReport, rateLimitHeaders, reserveDailyQuota,
+  admitPeopleSearch,
+  admitProfileLookup,
+  checkAccountSpacing,
+  dailyUsage,
+  RateLimitReport,
+  rateLimitHeaders,
+  reserveDailyQuota,
 } from '../../src/core/ratelimit/index.js';
 import { WorkspaceFile } from '../../src/core/seed/file.js';
 import { loadWorkspace } from '../../src/core/seed/load.js';
@@ -33,7 +39,11 @@ function thrown(fn: () => unknown): ApiError {
 }
 
 const stored = (ctx: Ctx, accountId: string, day: string) =>
-  ctx.db.select().from(accountDaily).where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, day))).get();
+  ctx.db
+    .select()
+    .from(accountDaily)
+    .where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, day)))
+    .get();
 
 describe('per-account spacing', () => {
   it('lookup: one accepted lookup per 20 s per account; Retry-After counts to the next one', () => {

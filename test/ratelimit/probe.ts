@@ -41,7 +41,12 @@ export function parseLimitField(field: string | null | undefined): Record<string
   for (const item of (field ?? '').split(', ')) {
     const m = /^"([a-z_]+)"((?:;[a-z]+=\d+)+)$/.exec(item);
     if (!m) throw new Error(`not a rate-limit list item: ${JSON.stringify(item)} in ${JSON.stringify(field)}`);
-    out[m[1]!] = Object.fromEntries(m[2]!.slice(1).split(';').map((kv) => [kv.split('=')[0]!, Number(kv.split('=')[1])]));
+    out[m[1]!] = Object.fromEntries(
+      m[2]!
+        .slice(1)
+        .split(';')
+        .map((kv) => [kv.split('=')[0]!, Number(kv.split('=')[1])]),
+    );
   }
   return out;
 }

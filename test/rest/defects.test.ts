@@ -40,14 +40,21 @@ describe('REST refuses what it used to take wrongly', () => {
 
   it('answers 400 to a JSON body that is not valid UTF-8, and changes nothing', async () => {
     const before = await credits();
-    const body = Buffer.concat([Buffer.from('{"networkUrl":"https://www.linkedin.com/in/utf8-probe","firstName":"A'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"networkUrl":"https://www.linkedin.com/in/utf8-probe","firstName":"A'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
     const r = await server.rest('/campaigns/cmp_q4/leads', { method: 'POST', body });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('validation_error');
     expect(r.body.error.message).toContain('UTF-8');
     expect(await credits()).toBe(before);
     // The same text, encoded properly, is taken.
-    const ok = await server.rest('/campaigns/cmp_q4/leads', { method: 'POST', body: JSON.stringify({ networkUrl: 'https://www.linkedin.com/in/utf8-probe', firstName: 'A\u00ff' }) });
+    const ok = await server.rest('/campaigns/cmp_q4/leads', {
+      method: 'POST',
+      body: JSON.stringify({ networkUrl: 'https://www.linkedin.com/in/utf8-probe', firstName: 'A\u00ff' }),
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -87,7 +94,10 @@ describe('REST refuses what it used to take wrongly', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.fields).toEqual(['Idempotency-Key']);
     expect(bad.body.error.message).toMatch(/^Idempotency-Key: /);
-    const field = await server.rest('/campaigns/cmp_q4/leads', { method: 'POST', body: JSON.stringify({ networkUrl: 'https://www.linkedin.com/in/key-probe', idempotencyKey: 'x' }) });
+    const field = await server.rest('/campaigns/cmp_q4/leads', {
+      method: 'POST',
+      body: JSON.stringify({ networkUrl: 'https://www.linkedin.com/in/key-probe', idempotencyKey: 'x' }),
+    });
     expect(field.status).toBe(400);
     expect(field.body.error.details.fields).toEqual(['idempotencyKey']);
   });

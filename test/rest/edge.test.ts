@@ -95,7 +95,17 @@ describe('refusals at the edge', () => {
 
   it('answer a flooded key exactly as the REST adapter does, on every GET route and on unknown ones', async () => {
     await drainGlobal();
-    const paths = ['/credits', '/campaigns', '/campaigns/cmp_nope', '/campaigns/cmp_nope/', '/CAMPAIGNS/cmp_nope', '/campaigns/cmp_nope/leads?limit=5&sort=bogus', '/activity', '/no/such/route', '/probe/classed'];
+    const paths = [
+      '/credits',
+      '/campaigns',
+      '/campaigns/cmp_nope',
+      '/campaigns/cmp_nope/',
+      '/CAMPAIGNS/cmp_nope',
+      '/campaigns/cmp_nope/leads?limit=5&sort=bogus',
+      '/activity',
+      '/no/such/route',
+      '/probe/classed',
+    ];
     for (const path of paths) {
       const answer = await both(path);
       expect(answer.status, path).toBe(429);
@@ -155,10 +165,14 @@ describe('refusals at the edge', () => {
     await drainGlobal();
     const big = Buffer.alloc(128 * 1024 + 1, 0x20);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${withEdge}/public/v1/credits`, { method: 'GET', headers: { 'X-API-Key': TEST_KEY, 'Content-Length': String(big.length) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        `${withEdge}/public/v1/credits`,
+        { method: 'GET', headers: { 'X-API-Key': TEST_KEY, 'Content-Length': String(big.length) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(big);
     });

@@ -13,7 +13,12 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** A raw request, for what fetch will not send (chunked bodies, odd Host headers). */
-function raw(opts: { method: string; path: string; headers?: Record<string, string>; chunks?: Buffer[] }): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function raw(opts: {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  chunks?: Buffer[];
+}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, method: opts.method, path: opts.path, headers: opts.headers }, (res) => {
@@ -21,7 +26,9 @@ function raw(opts: { method: string; path: string; headers?: Record<string, stri
       res.on('data', (c) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
-    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve({ status: -1, headers: {}, body: '' }) : reject(err)));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve({ status: -1, headers: {}, body: '' }) : reject(err),
+    );
     for (const c of opts.chunks ?? []) req.write(c);
     req.end();
   });
@@ -80,11 +87,21 @@ describe('REST facade', () => {
 
   it('refuses bodies over 128 KiB with 413 before reading them, chunked included', async () => {
     const big = Buffer.alloc(128 * 1024 + 1, 'a');
-    const sized = await raw({ method: 'POST', path: '/public/v1/campaigns/cmp_q4/start', headers: { 'content-type': 'application/json', 'content-length': String(big.length), 'x-api-key': TEST_KEY }, chunks: [big] });
+    const sized = await raw({
+      method: 'POST',
+      path: '/public/v1/campaigns/cmp_q4/start',
+      headers: { 'content-type': 'application/json', 'content-length': String(big.length), 'x-api-key': TEST_KEY },
+      chunks: [big],
+    });
     expect(sized.status).toBe(413);
     expect(JSON.parse(sized.body).error).toMatchObject({ code: 'validation_error', details: { maxBytes: 131072 } });
     const chunks = Array.from({ length: 20 }, () => Buffer.alloc(8 * 1024, 'b'));
-    const chunked = await raw({ method: 'POST', path: '/mcp', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-api-key': TEST_KEY }, chunks });
+    const chunked = await raw({
+      method: 'POST',
+      path: '/mcp',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-api-key': TEST_KEY },
+      chunks,
+    });
     expect([413, -1]).toContain(chunked.status);
     if (chunked.status === 413) expect(JSON.parse(chunked.body).error.details.maxBytes).toBe(131072);
   });
@@ -136,7 +153,11 @@ describe('discovery', () => {
   it('lets browser clients send the auth headers (CORS)', async () => {
     const res = await fetch(`${server.url}/mcp`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://inspector.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, authorization, mcp-protocol-version, content-type' },
+      headers: {
+        origin: 'https://inspector.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key, authorization, mcp-protocol-version, content-type',
+      },
     });
     expect(res.status).toBe(204);
     const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase();
@@ -157,7 +178,9 @@ describe('discovery', () => {
     // The front door sets these two directly (the package's answer is fixed for origin '*'); compare with the package itself.
     const expected = new Map<string, string>();
     const fake = { setHeader: (k: string, v: string) => expected.set(k.toLowerCase(), v), getHeader: () => undefined } as unknown as ServerResponse;
-    await new Promise<void>((resolve) => cors({ origin: '*', exposedHeaders: EXPOSED })({ method: 'GET', headers: { origin: 'https://app.example' } } as IncomingMessage, fake, () => resolve()));
+    await new Promise<void>((resolve) =>
+      cors({ origin: '*', exposedHeaders: EXPOSED })({ method: 'GET', headers: { origin: 'https://app.example' } } as IncomingMessage, fake, () => resolve()),
+    );
     expect([...expected.keys()].sort()).toEqual(['access-control-allow-origin', 'access-control-expose-headers']);
     for (const path of ['/public/v1/credits', '/health', '/mcp', '/public/v1/nope']) {
       const res = await fetch(`${server.url}${path}`, { headers: { origin: 'https://app.example', 'x-api-key': TEST_KEY } });
@@ -182,7 +205,12 @@ describe('discovery', () => {
 
 describe('bodies', () => {
   const post = (body: string, contentType = 'application/json') =>
-    raw({ method: 'POST', path: '/mcp', headers: { 'content-type': contentType, accept: 'application/json, text/event-stream', 'x-api-key': TEST_KEY }, chunks: [Buffer.from(body)] });
+    raw({
+      method: 'POST',
+      path: '/mcp',
+      headers: { 'content-type': contentType, accept: 'application/json, text/event-stream', 'x-api-key': TEST_KEY },
+      chunks: [Buffer.from(body)],
+    });
 
   it('gives validation_error for a JSON syntax error or a non-JSON content type', async () => {
     const syntax = await post('{"jsonrpc": ');

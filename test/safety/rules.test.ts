@@ -54,7 +54,7 @@ describe('weekly invitation cap', () => {
     expectSafe(h.ctx, h.engine.settings);
   }, 60_000);
 
-  it('uses the account\'s own weekly cap when it sets one', async () => {
+  it("uses the account's own weekly cap when it sets one", async () => {
     const ws = engineWorkspace(silent(100));
     ws.accounts![0]!.weeklyConnectionRequestLimit = 30;
     const h = harness(ws, { clock: new FakeClock(MONDAY) });
@@ -94,7 +94,7 @@ describe('weekly invitation cap', () => {
 });
 
 describe('warm-up', () => {
-  it('rises day by day from the first day\'s limit to the configured one, and shows each day\'s limit', async () => {
+  it("rises day by day from the first day's limit to the configured one, and shows each day's limit", async () => {
     const ws = engineWorkspace(silent(300));
     Object.assign(ws.accounts![0]!, { warmUp: true, weeklyConnectionRequestLimit: 1000 });
     const h = harness(ws, { clock: new FakeClock(MONDAY) });
@@ -119,7 +119,12 @@ describe('warm-up', () => {
   it('starts for an account added with connect_account: 5 invitations and 10 messages the first day, more each next day', async () => {
     const ctx = testCtx({ clock: new FakeClock(MONDAY + 15 * HOUR) });
     const { account: added } = await connectAccount(ctx, { name: 'New seat' });
-    expect(added).toMatchObject({ status: 'connected', today: { connectionRequestLimit: 5, messageLimit: 10 }, limits: { connectionRequestLimit: 25, messageLimit: 50 }, warmUp: { day: 1, days: 14 } });
+    expect(added).toMatchObject({
+      status: 'connected',
+      today: { connectionRequestLimit: 5, messageLimit: 10 },
+      limits: { connectionRequestLimit: 25, messageLimit: 50 },
+      warmUp: { day: 1, days: 14 },
+    });
     const seen: unknown[] = [];
     for (let i = 1; i <= 14; i++) {
       ctx.clock.set(MONDAY + i * DAY + HOUR);
@@ -128,8 +133,20 @@ describe('warm-up', () => {
     }
     // Day 2 is the next UTC day, however late on day 1 the account was connected; day 15 runs at the configured limits.
     expect(seen).toEqual([
-      [6, 13, 2], [8, 16, 3], [9, 19, 4], [11, 21, 5], [12, 24, 6], [14, 27, 7], [15, 30, 8],
-      [16, 33, 9], [18, 36, 10], [19, 39, 11], [21, 41, 12], [22, 44, 13], [24, 47, 14], [25, 50, null],
+      [6, 13, 2],
+      [8, 16, 3],
+      [9, 19, 4],
+      [11, 21, 5],
+      [12, 24, 6],
+      [14, 27, 7],
+      [15, 30, 8],
+      [16, 33, 9],
+      [18, 36, 10],
+      [19, 39, 11],
+      [21, 41, 12],
+      [22, 44, 13],
+      [24, 47, 14],
+      [25, 50, null],
     ]);
     expect(findAccountView(ctx, added.id)).toMatchObject({ limits: { connectionRequestLimit: 25, messageLimit: 50 }, warmUp: null });
   });
@@ -149,15 +166,28 @@ describe('warm-up', () => {
   it('is not started by connect_account when the config turns it off, unless the call asks', async () => {
     const ctx = { ...testCtx({ clock: new FakeClock(MONDAY) }), safety: resolveSafety({ warmUp: { onConnect: false } }) };
     const off = await connectAccount(ctx, { name: 'Old seat', connectionRequestLimit: 30 });
-    expect(off.account).toMatchObject({ today: { connectionRequestLimit: 30, messageLimit: 50 }, limits: { connectionRequestLimit: 30, messageLimit: 50 }, warmUp: null });
-    expect((await connectAccount(ctx, { name: 'New seat', warmUp: true })).account).toMatchObject({ today: { connectionRequestLimit: 5 }, warmUp: { day: 1, days: 14 } });
-    expect((await connectAccount(testCtx(), { name: 'Old seat', warmUp: false })).account).toMatchObject({ today: { connectionRequestLimit: 25 }, warmUp: null });
+    expect(off.account).toMatchObject({
+      today: { connectionRequestLimit: 30, messageLimit: 50 },
+      limits: { connectionRequestLimit: 30, messageLimit: 50 },
+      warmUp: null,
+    });
+    expect((await connectAccount(ctx, { name: 'New seat', warmUp: true })).account).toMatchObject({
+      today: { connectionRequestLimit: 5 },
+      warmUp: { day: 1, days: 14 },
+    });
+    expect((await connectAccount(testCtx(), { name: 'Old seat', warmUp: false })).account).toMatchObject({
+      today: { connectionRequestLimit: 25 },
+      warmUp: null,
+    });
   });
 
   it('started later by update_account, leaves the days before it at full limits for the auditor', async () => {
     const h = harness(engineWorkspace(silent(80)), { clock: new FakeClock(MONDAY) });
     await runFor(h, 2 * DAY);
-    expect(updateAccount(h.ctx, 'acc_a', { warmUp: true })).toMatchObject({ today: { connectionRequestLimit: 5, messageLimit: 10 }, warmUp: { day: 1, days: 14 } });
+    expect(updateAccount(h.ctx, 'acc_a', { warmUp: true })).toMatchObject({
+      today: { connectionRequestLimit: 5, messageLimit: 10 },
+      warmUp: { day: 1, days: 14 },
+    });
     await runFor(h, 2 * DAY);
     expect([0, 1, 2, 3].map((i) => invitesPerDay(h).get(dayOf(i)) ?? 0)).toEqual([25, 25, 5, 6]);
     expectSafe(h.ctx, h.engine.settings);
@@ -192,7 +222,10 @@ describe('stale invitations', () => {
     const lead = h.lead('lead_1');
     expect(lead).toMatchObject({ stage: 'connection_sent', invitationWithdrawnAt: invitedAt + 21 * DAY, nextActionAt: null });
     const intents = h.ctx.db.select().from(engineIntents).all();
-    expect(intents.map((i) => [i.kind, i.state])).toEqual([['connection_request', 'sent'], ['withdrawal', 'sent']]);
+    expect(intents.map((i) => [i.kind, i.state])).toEqual([
+      ['connection_request', 'sent'],
+      ['withdrawal', 'sent'],
+    ]);
     expect(h.campaign().status).toBe('COMPLETED');
     expectSafe(h.ctx, h.engine.settings);
   });
@@ -225,15 +258,32 @@ describe('stale invitations', () => {
 });
 
 describe('human rhythm', () => {
-  it('sends only inside each account\'s working hours in its own time zone, never in lock-step', async () => {
+  it("sends only inside each account's working hours in its own time zone, never in lock-step", async () => {
     const ws = engineWorkspace(silent(60, 'a'), { extraAccounts: ['acc_b'] });
-    Object.assign(ws.accounts![1]!, { timeZone: 'America/New_York', workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] } });
+    Object.assign(ws.accounts![1]!, {
+      timeZone: 'America/New_York',
+      workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] },
+    });
     // acc_b sends its own campaign, through its own agent.
     ws.agents!.push({ ...ws.agents![0]!, id: 'tpl_b', accountId: 'acc_b' });
-    ws.campaigns!.push({ id: 'cmp_b', name: 'B', status: 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: 'tpl_b', leads: silent(60, 'b').map((l, i) => ({ id: `lead_b${i}`, networkUrl: `https://www.linkedin.com/in/${l.slug}`, firstName: 'B' })) });
+    ws.campaigns!.push({
+      id: 'cmp_b',
+      name: 'B',
+      status: 'CAMPAIGN_IN_PROGRESS',
+      assignedTemplateId: 'tpl_b',
+      leads: silent(60, 'b').map((l, i) => ({ id: `lead_b${i}`, networkUrl: `https://www.linkedin.com/in/${l.slug}`, firstName: 'B' })),
+    });
     let seed = 7;
     const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
-    const h = harness(ws, { clock: new FakeClock(MONDAY), config: { workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] }, rhythmJitterMinutes: 30, spacingSeconds: { min: 60, max: 180 } }, engine: { random } });
+    const h = harness(ws, {
+      clock: new FakeClock(MONDAY),
+      config: {
+        workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] },
+        rhythmJitterMinutes: 30,
+        spacingSeconds: { min: 60, max: 180 },
+      },
+      engine: { random },
+    });
     await runFor(h, 2 * DAY, MINUTE);
     const sends = h.ctx.db.select().from(engineIntents).all();
     const first = (acc: string) => Math.min(...sends.filter((s) => s.accountId === acc).map((s) => s.createdAt));
@@ -253,12 +303,23 @@ describe('the safety auditor', () => {
     const settings = engineSettings({ workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] } });
     const db = h.ctx.db;
     // 26 invitations on Monday (cap 25), 100 more over the week (cap 100), 51 messages on Tuesday (cap 50).
-    db.insert(accountDaily).values({ accountId: 'acc_a', day: dayOf(0), connectionRequestsSent: 26 }).run();
-    db.insert(accountDaily).values({ accountId: 'acc_a', day: dayOf(1), connectionRequestsSent: 25, messagesSent: 51 }).run();
-    db.insert(accountDaily).values({ accountId: 'acc_a', day: dayOf(2), connectionRequestsSent: 25 }).run();
-    db.insert(accountDaily).values({ accountId: 'acc_a', day: dayOf(3), connectionRequestsSent: 25 }).run();
+    db.insert(accountDaily)
+      .values({ accountId: 'acc_a', day: dayOf(0), connectionRequestsSent: 26 })
+      .run();
+    db.insert(accountDaily)
+      .values({ accountId: 'acc_a', day: dayOf(1), connectionRequestsSent: 25, messagesSent: 51 })
+      .run();
+    db.insert(accountDaily)
+      .values({ accountId: 'acc_a', day: dayOf(2), connectionRequestsSent: 25 })
+      .run();
+    db.insert(accountDaily)
+      .values({ accountId: 'acc_a', day: dayOf(3), connectionRequestsSent: 25 })
+      .run();
     const intent = (accountId: string, at: number, n: number) =>
-      db.insert(engineIntents).values({ id: `int_${accountId}_${n}`, leadId: 'l', campaignId: 'cmp', accountId, kind: 'message', state: 'sent', holder: 'x', createdAt: at }).run();
+      db
+        .insert(engineIntents)
+        .values({ id: `int_${accountId}_${n}`, leadId: 'l', campaignId: 'cmp', accountId, kind: 'message', state: 'sent', holder: 'x', createdAt: at })
+        .run();
     // Saturday night, and twice within 10 s.
     intent('acc_a', MONDAY + 5 * DAY + 2 * HOUR, 1);
     [0, 10_000, 200_000].forEach((d, i) => intent('acc_a', MONDAY + 10 * HOUR + d, 10 + i));
@@ -280,10 +341,13 @@ describe('the safety auditor', () => {
     expect(report.calls).toBe(7);
   });
 
-  it('holds a warming account to the day\'s warm-up limit', () => {
+  it("holds a warming account to the day's warm-up limit", () => {
     const h = harness(engineWorkspace([]), { clock: new FakeClock(MONDAY) });
     h.ctx.db.update(accounts).set({ warmUpStartedAt: MONDAY }).run();
-    h.ctx.db.insert(accountDaily).values({ accountId: 'acc_a', day: dayOf(1), connectionRequestsSent: 7 }).run();
+    h.ctx.db
+      .insert(accountDaily)
+      .values({ accountId: 'acc_a', day: dayOf(1), connectionRequestsSent: 7 })
+      .run();
     const report = auditSafety(h.ctx, { safety: h.engine.settings.safety, spacingMinMs: 60_000 });
     expect(report.violations.map((v) => v.detail)).toEqual(['7 connection requests, limit 6']);
     expect(h.ctx.db.select().from(activity).all()).toHaveLength(0);

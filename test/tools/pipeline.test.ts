@@ -33,7 +33,11 @@ describe('the pipeline is one ordered list of stages', () => {
     expect(!blocked.ok && [blocked.stage, blocked.error.code]).toEqual(['auth_guard', 'rate_limited']);
     expect(authenticate(ctx, { apiKey: TEST_KEY }, { requestId: 'r', clientAddress: '198.51.100.1' }).ok).toBe(true);
 
-    ctx.db.update(workspace).set({ plan: 'free' }).where(eq(workspace.id, ctx.db.select().from(workspace).get()!.id)).run();
+    ctx.db
+      .update(workspace)
+      .set({ plan: 'free' })
+      .where(eq(workspace.id, ctx.db.select().from(workspace).get()!.id))
+      .run();
     const free = authenticate(ctx, { apiKey: TEST_KEY }, { requestId: 'r' });
     expect(!free.ok && [free.stage, free.error.code]).toEqual(['workspace_plan', 'plan_required']);
   });

@@ -63,7 +63,16 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
   list_agents: { rest: { method: 'GET', path: '/agents?limit=2' }, args: { limit: 2 } },
   get_agent: { rest: { method: 'GET', path: '/agents/tpl_intro' }, args: { agentId: 'tpl_intro' } },
   create_agent: {
-    rest: { method: 'POST', path: '/agents', body: { name: 'Intro 2', accountId: 'acc_ada', connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Thanks {{ firstname }}!', delayHours: 24 }] } },
+    rest: {
+      method: 'POST',
+      path: '/agents',
+      body: {
+        name: 'Intro 2',
+        accountId: 'acc_ada',
+        connectionNote: 'Hi {{firstName|there}}',
+        messages: [{ text: 'Thanks {{ firstname }}!', delayHours: 24 }],
+      },
+    },
     args: { name: 'Intro 2', accountId: 'acc_ada', connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Thanks {{ firstname }}!', delayHours: 24 }] },
   },
   update_agent: { rest: { method: 'PATCH', path: '/agents/tpl_intro', body: { name: 'Intro' } }, args: { agentId: 'tpl_intro', name: 'Intro' } },

@@ -59,7 +59,9 @@ describe('configuredTools (config file and stdio variables)', () => {
   });
 
   it('a variable cannot widen the config set', () => {
-    expect(() => configuredTools({ config: { tools: { include: ['get_credits'] } } }, { OUTREACH_TOOLS: 'list_campaigns' })).toThrow(/Unknown tool "list_campaigns" in OUTREACH_TOOLS/);
+    expect(() => configuredTools({ config: { tools: { include: ['get_credits'] } } }, { OUTREACH_TOOLS: 'list_campaigns' })).toThrow(
+      /Unknown tool "list_campaigns" in OUTREACH_TOOLS/,
+    );
   });
 
   it('bad selections are usage errors naming their source', () => {

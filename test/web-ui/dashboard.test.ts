@@ -261,7 +261,10 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await heading('Webhooks');
     const log = page.getByRole('table', { name: 'Webhook deliveries, newest first' });
-    const row = log.getByRole('row').filter({ has: page.getByRole('button', { name: /^Redeliver / }) }).last();
+    const row = log
+      .getByRole('row')
+      .filter({ has: page.getByRole('button', { name: /^Redeliver / }) })
+      .last();
     await row.waitFor({ timeout: 20_000 });
     const eventId = ((await row.getByText(/^evt_/).textContent()) ?? '').trim();
     expect(eventId).toMatch(/^evt_/);

@@ -8,7 +8,10 @@ import type { Ctx } from '../../src/core/context.js';
 export function fakeUiDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'outreach-ui-'));
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><script type="module" src="/app/assets/index-abc123.js"></script></head><body><div id="root"></div></body></html>');
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><html><head><script type="module" src="/app/assets/index-abc123.js"></script></head><body><div id="root"></div></body></html>',
+  );
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log("dashboard");');
   return dir;
 }

@@ -6,7 +6,10 @@ import { startTestServer, testCtx, type TestServer } from '../helpers.js';
 import { appCall, fakeUiDir, login } from './helpers.js';
 
 const csv = (n: number, from = 0) =>
-  ['Name;LinkedIn URL;Company;Notes', ...Array.from({ length: n }, (_, i) => `Person ${from + i};https://www.linkedin.com/in/import-person-${from + i};Acme;x`)].join('\n');
+  [
+    'Name;LinkedIn URL;Company;Notes',
+    ...Array.from({ length: n }, (_, i) => `Person ${from + i};https://www.linkedin.com/in/import-person-${from + i};Acme;x`),
+  ].join('\n');
 
 async function until<T>(fn: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
   for (let i = 0; i < 500; i++) {
@@ -53,7 +56,15 @@ describe('CSV import from the dashboard', () => {
       () => call('get_import', { importId }),
       (r) => r.body.structuredContent.status !== 'running',
     );
-    expect(done.body.structuredContent).toMatchObject({ importId, campaignId: 'cmp_noagent', status: 'done', rowsTotal: 250, rowsDone: 250, creditsCharged: 250, summary: { total: 250, created: 250 } });
+    expect(done.body.structuredContent).toMatchObject({
+      importId,
+      campaignId: 'cmp_noagent',
+      status: 'done',
+      rowsTotal: 250,
+      rowsDone: 250,
+      creditsCharged: 250,
+      summary: { total: 250, created: 250 },
+    });
     expect(server.ctx.db.select().from(leads).where(eq(leads.campaignId, 'cmp_noagent')).all()).toHaveLength(250);
     expect(server.ctx.db.select().from(campaigns).where(eq(campaigns.id, 'cmp_noagent')).get()!.importing).toBe(false);
     // The same file again creates nothing and charges nothing.
@@ -70,7 +81,11 @@ describe('CSV import from the dashboard', () => {
     expect(bad.body.structuredContent.error).toMatchObject({ code: 'validation_error', details: { fields: ['csv'] } });
     expect((await call('start_import', { campaignId: 'cmp_nope', csv: csv(1) })).body.structuredContent.error.code).toBe('not_found');
     expect((await call('get_import', { importId: 'imp_nope' })).body.structuredContent.error.code).toBe('not_found');
-    const mapped = await call('preview_import', { campaignId: 'cmp_noagent', csv: 'Profile,Who\nhttps://www.linkedin.com/in/mapped-one,M', map: { Profile: 'networkUrl', Who: 'fullName' } });
+    const mapped = await call('preview_import', {
+      campaignId: 'cmp_noagent',
+      csv: 'Profile,Who\nhttps://www.linkedin.com/in/mapped-one,M',
+      map: { Profile: 'networkUrl', Who: 'fullName' },
+    });
     expect(mapped.body.structuredContent.summary.created).toBe(1);
   });
 });
@@ -85,7 +100,11 @@ describe('an import interrupted by a restart', () => {
     await importLeads(ctx, { campaignId: 'cmp_noagent', source: csv(100) });
     ctx.db
       .update(leadImports)
-      .set({ rowsDone: 100, creditsCharged: 100, summary: JSON.stringify({ total: 100, created: 100, duplicate: 0, excluded: 0, validation_error: 0, insufficient_credits: 0, failed: 0 }) })
+      .set({
+        rowsDone: 100,
+        creditsCharged: 100,
+        summary: JSON.stringify({ total: 100, created: 100, duplicate: 0, excluded: 0, validation_error: 0, insufficient_credits: 0, failed: 0 }),
+      })
       .where(eq(leadImports.id, importId))
       .run();
     expect(getLeadImport(ctx, importId).status).toBe('running');
@@ -93,7 +112,12 @@ describe('an import interrupted by a restart', () => {
     expect(resumeLeadImports(ctx)).toHaveLength(0);
     ctx.clock.advance(61_000);
     await Promise.all(resumeLeadImports(ctx));
-    expect(getLeadImport(ctx, importId)).toMatchObject({ status: 'done', rowsDone: 150, creditsCharged: 150, summary: { total: 150, created: 150, duplicate: 0 } });
+    expect(getLeadImport(ctx, importId)).toMatchObject({
+      status: 'done',
+      rowsDone: 150,
+      creditsCharged: 150,
+      summary: { total: 150, created: 150, duplicate: 0 },
+    });
     expect(ctx.db.select().from(leads).where(eq(leads.campaignId, 'cmp_noagent')).all()).toHaveLength(150);
     expect(ctx.db.select().from(leadImports).where(eq(leadImports.id, importId)).get()!.csv).toBeNull();
   });

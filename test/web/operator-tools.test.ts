@@ -112,7 +112,11 @@ describe('operator tools', () => {
 
   it('manage the exclusion list through the core verbs', async () => {
     const added = await call('add_exclusions', { urls: ['https://linkedin.com/in/grace-hopper/', 'https://www.linkedin.com/in/someone-else'] });
-    expect(added.body.structuredContent).toEqual({ added: ['https://www.linkedin.com/in/grace-hopper', 'https://www.linkedin.com/in/someone-else'], alreadyExcluded: [], leadsExcluded: 0 });
+    expect(added.body.structuredContent).toEqual({
+      added: ['https://www.linkedin.com/in/grace-hopper', 'https://www.linkedin.com/in/someone-else'],
+      alreadyExcluded: [],
+      leadsExcluded: 0,
+    });
     const page = await call('list_exclusions', { limit: 1 });
     expect(page.body.structuredContent.exclusions).toHaveLength(1);
     const rest = await call('list_exclusions', { limit: 100, cursor: page.body.structuredContent.nextCursor });

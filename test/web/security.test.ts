@@ -24,7 +24,12 @@ describe('the /app mount: sessions and security', () => {
 
   it('gives no data on any /app/api route without a session, also with an API key', async () => {
     for (const [method, path] of API_ROUTES) {
-      for (const headers of <Record<string, string>[]>[{}, { 'x-api-key': TEST_KEY }, { authorization: `Bearer ${TEST_KEY}` }, { cookie: 'outreach_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }]) {
+      for (const headers of <Record<string, string>[]>[
+        {},
+        { 'x-api-key': TEST_KEY },
+        { authorization: `Bearer ${TEST_KEY}` },
+        { cookie: 'outreach_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+      ]) {
         const res = await fetch(server.url + path, {
           method,
           headers: { ...headers, origin: server.url, 'content-type': 'application/json' },
@@ -91,7 +96,7 @@ describe('the /app mount: sessions and security', () => {
     expect(call.status).toBe(200);
     expect(call.body.isError).toBe(false);
     expect(call.body.structuredContent).toEqual(JSON.parse(call.body.content[0]!.text));
-    expect(typeof call.body.structuredContent.credits).toBe("number");
+    expect(typeof call.body.structuredContent.credits).toBe('number');
   });
 
   it('returns errors as isError results with the error body as structuredContent', async () => {
@@ -106,7 +111,13 @@ describe('the /app mount: sessions and security', () => {
 
   it('refuses cross-origin writes with 403, even with a valid session', async () => {
     const body = JSON.stringify({ name: 'rotate_webhook_secret', arguments: {} });
-    for (const headers of <Record<string, string>[]>[{ origin: 'http://evil.example' }, { origin: 'null' }, {}, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }]) {
+    for (const headers of <Record<string, string>[]>[
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      {},
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ]) {
       const res = await fetch(`${server.url}/app/api/call`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body });
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
@@ -160,10 +171,18 @@ describe('the /app mount: sessions and security', () => {
 
   it('refuses call bodies over 10 MiB with 413 and reads bodies up to it', async () => {
     const big = JSON.stringify({ name: 'get_credits', arguments: { pad: 'x'.repeat(10 * 1024 * 1024) } });
-    const res = await fetch(`${server.url}/app/api/call`, { method: 'POST', headers: { cookie, origin: server.url, 'content-type': 'application/json' }, body: big });
+    const res = await fetch(`${server.url}/app/api/call`, {
+      method: 'POST',
+      headers: { cookie, origin: server.url, 'content-type': 'application/json' },
+      body: big,
+    });
     expect(res.status).toBe(413);
     const fits = JSON.stringify({ name: 'get_credits', arguments: { pad: 'x'.repeat(1024 * 1024) } });
-    const ok = await fetch(`${server.url}/app/api/call`, { method: 'POST', headers: { cookie, origin: server.url, 'content-type': 'application/json' }, body: fits });
+    const ok = await fetch(`${server.url}/app/api/call`, {
+      method: 'POST',
+      headers: { cookie, origin: server.url, 'content-type': 'application/json' },
+      body: fits,
+    });
     expect(ok.status).toBe(200);
     // Read past the 128 KiB REST limit; the tool's strict schema then refuses the unknown field.
     expect(((await ok.json()) as { structuredContent: { error: { details: { fields: string[] } } } }).structuredContent.error.details.fields).toEqual(['pad']);

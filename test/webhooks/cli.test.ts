@@ -72,7 +72,17 @@ describe('outreach webhooks: endpoints and secret', { timeout: 120_000 }, () => 
     const [listed, table, enabled] = await Promise.all([json('list', '--db', db()), cli('list', '--db', db()), cli('enable', id!, '--db', db())]);
     expect(listed).toEqual({
       secretSet: false,
-      endpoints: [{ id, url: 'http://127.0.0.1:9999/hook', events: ['lead.tagged', 'lead.replied'], status: 'active', disabledReason: null, createdAt: expect.any(String), pendingDeliveries: 0 }],
+      endpoints: [
+        {
+          id,
+          url: 'http://127.0.0.1:9999/hook',
+          events: ['lead.tagged', 'lead.replied'],
+          status: 'active',
+          disabledReason: null,
+          createdAt: expect.any(String),
+          pendingDeliveries: 0,
+        },
+      ],
     });
     expect(table.out).toMatch(new RegExp(`${id}\\s+http://127\\.0\\.0\\.1:9999/hook\\s+lead\\.tagged,lead\\.replied\\s+active`));
     expect(enabled.code).toBe(0);
@@ -105,7 +115,10 @@ describe('outreach webhooks: endpoints and secret', { timeout: 120_000 }, () => 
     expect((await cli('add', '--url', 'https://example.com/hook', '--events', 'lead.tagged', '--db', db())).code).toBe(0);
     const before = await json('list', '--db', db());
     await Promise.all([
-      refused(cli('add', '--url', 'https://example.com/hook', '--events', 'lead.replied', '--db', db()), /--url "https:\/\/example.com\/hook": endpoint whe_\w+ already has this URL/),
+      refused(
+        cli('add', '--url', 'https://example.com/hook', '--events', 'lead.replied', '--db', db()),
+        /--url "https:\/\/example.com\/hook": endpoint whe_\w+ already has this URL/,
+      ),
       refused(cli('remove', 'whe_nope', '--db', db()), /webhooks remove whe_nope: no webhook endpoint "whe_nope"/),
       refused(cli('enable', 'whe_nope', '--db', db()), /webhooks enable whe_nope: no webhook endpoint "whe_nope"/),
       refused(cli('remove', '--db', db()), /the endpoint ID is required/),
@@ -117,7 +130,10 @@ describe('outreach webhooks: endpoints and secret', { timeout: 120_000 }, () => 
     const config = join(dir, 'allow.json');
     writeFileSync(config, JSON.stringify({ webhooks: { allowHosts: ['10.1.2.3'] } }));
     await Promise.all([
-      refused(cli('add', '--url', 'http://10.1.2.3/hook', '--events', 'lead.tagged', '--db', db()), /refused by SSRF guard: private address; list the host under webhooks.allowHosts/),
+      refused(
+        cli('add', '--url', 'http://10.1.2.3/hook', '--events', 'lead.tagged', '--db', db()),
+        /refused by SSRF guard: private address; list the host under webhooks.allowHosts/,
+      ),
       refused(cli('add', '--url', 'http://127.0.0.1:8080/hook', '--events', 'lead.tagged', '--env', 'production', '--db', db()), /loopback address/),
       refused(cli('add', '--url', 'http://127.0.0.1:8080/hook', '--events', 'lead.tagged', '--env', 'staging', '--db', db()), /--env: "staging"/),
     ]);

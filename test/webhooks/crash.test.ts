@@ -72,7 +72,11 @@ describe('crash safety', () => {
     const deliveries = listDeliveries(ctx, { limit: 100 });
     expect(deliveries).toHaveLength(8);
     expect(deliveries.every((d) => d.state === 'succeeded')).toBe(true);
-    const allEvents = ctx.db.select({ id: webhookEvents.id }).from(webhookEvents).all().map((e) => e.id);
+    const allEvents = ctx.db
+      .select({ id: webhookEvents.id })
+      .from(webhookEvents)
+      .all()
+      .map((e) => e.id);
     expect(allEvents).toHaveLength(8);
     expect(allEvents).toEqual(expect.arrayContaining(early));
     expect(new Set(deliveries.map((d) => d.eventId))).toEqual(new Set(allEvents));

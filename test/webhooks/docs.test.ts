@@ -34,7 +34,10 @@ describe('docs/webhooks.md', () => {
   it('the receiver snippet verifies real delivery headers for both secret kinds', async () => {
     const body = '{"type":"lead.tagged"}';
     const now = 1795262400;
-    for (const [tag, secret] of [['plain', 'any shared string'], ['whsec', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']] as const) {
+    for (const [tag, secret] of [
+      ['plain', 'any shared string'],
+      ['whsec', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    ] as const) {
       const snippet = await loadSnippet(secret, tag);
       const h = Object.fromEntries(
         Object.entries(deliveryHeaders({ eventId: 'evt_1', timestampSeconds: now, body, secret })).map(([k, v]) => [k.toLowerCase(), v]),

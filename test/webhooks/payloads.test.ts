@@ -14,7 +14,9 @@ const root = new URL('../../', import.meta.url);
 
 function ctxWithLeads() {
   const ws = fixture();
-  ws.campaigns?.find((c) => c.id === 'cmp_q4')?.leads?.push({ id: 'lead_own', networkUrl: 'https://www.linkedin.com/in/own-account', accountId: 'acc_nav', fullName: '  Grace Hopper ' });
+  ws.campaigns
+    ?.find((c) => c.id === 'cmp_q4')
+    ?.leads?.push({ id: 'lead_own', networkUrl: 'https://www.linkedin.com/in/own-account', accountId: 'acc_nav', fullName: '  Grace Hopper ' });
   const noAgent = ws.campaigns?.find((c) => c.id === 'cmp_noagent');
   if (noAgent) noAgent.leads = [{ id: 'lead_orphan', networkUrl: 'https://www.linkedin.com/in/orphan' }];
   return testCtx({ workspace: ws });
@@ -100,9 +102,9 @@ describe('webhook payloads', () => {
     ).toThrow(/lead\.tagged payload breaks its schema.*data\.tag/);
     expect(lead(ctx, 'lead_ada1').tag).toBeNull();
     expect(countRows(ctx.db, webhookEvents)).toBe(0);
-    expect(() =>
-      transaction(ctx.db, () => recordLeadEvent(ctx, 'lead.connection_accepted', lead(ctx, 'lead_ada1'), { acceptedAt: 'yesterday' })),
-    ).toThrow(/data\.acceptedAt/);
+    expect(() => transaction(ctx.db, () => recordLeadEvent(ctx, 'lead.connection_accepted', lead(ctx, 'lead_ada1'), { acceptedAt: 'yesterday' }))).toThrow(
+      /data\.acceptedAt/,
+    );
   });
 });
 
@@ -110,7 +112,11 @@ describe('published JSON Schemas', () => {
   it(`${WEBHOOK_SCHEMA_DIR}/ matches the zod schemas (regenerate with: npm run docs:webhooks)`, () => {
     const dir = new URL(`${WEBHOOK_SCHEMA_DIR}/`, root);
     const expected = webhookSchemaFiles();
-    expect(readdirSync(dir).filter((f) => f.endsWith('.json')).sort()).toEqual([...expected.keys()].sort());
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    ).toEqual([...expected.keys()].sort());
     for (const [name, text] of expected) expect(readFileSync(new URL(name, dir), 'utf8'), `${name} is stale`).toBe(text);
   });
 

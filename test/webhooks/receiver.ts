@@ -21,9 +21,7 @@ export interface Receiver {
  * A real HTTP receiver on 127.0.0.1 and an ephemeral port. The handler sees the fully read body;
  * returning without ending the response leaves the client hanging (for timeout tests).
  */
-export async function startReceiver(
-  handler: (req: Received, res: ServerResponse) => void = (_req, res) => res.end('ok'),
-): Promise<Receiver> {
+export async function startReceiver(handler: (req: Received, res: ServerResponse) => void = (_req, res) => res.end('ok')): Promise<Receiver> {
   const requests: Received[] = [];
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];

@@ -43,7 +43,13 @@ describe('webhooks in the running server', () => {
     expect(verifyStandardWebhook({ secret: SECRET, headers: req.headers, body: req.body, nowSeconds: nowSeconds(server) }).ok).toBe(true);
     const event = LeadTaggedEvent.parse(JSON.parse(req.body));
     expect(event.id).toBe(req.headers['webhook-id']);
-    expect(event.data).toMatchObject({ accountId: 'acc_ada', campaign: { id: 'cmp_q4' }, lead: { id: 'lead_ada1', tag: 'Interested' }, tag: 'Interested', previousTag: null });
+    expect(event.data).toMatchObject({
+      accountId: 'acc_ada',
+      campaign: { id: 'cmp_q4' },
+      lead: { id: 'lead_ada1', tag: 'Interested' },
+      tag: 'Interested',
+      previousTag: null,
+    });
 
     // The same tag again changes nothing, so no event (self-hosting.md, Updating leads).
     expect((await server.rest('/campaigns/cmp_q4/leads/lead_ada1', { method: 'PATCH', body: JSON.stringify({ tag: 'Interested' }) })).status).toBe(200);

@@ -2,12 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardedAgent } from '../../src/workers/webhooks/guarded-agent.js';
-import {
-  classifyAddress,
-  type AddressClass,
-  type SsrfPolicy,
-  validateWebhookUrl,
-} from '../../src/core/webhooks/ssrf.js';
+import { classifyAddress, type AddressClass, type SsrfPolicy, validateWebhookUrl } from '../../src/core/webhooks/ssrf.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const table: Array<[string, AddressClass | null]> = [

@@ -30,7 +30,10 @@ async function receiver(handler?: (req: Received, res: ServerResponse) => void):
   receivers.push(r);
   return r;
 }
-const answer = (status: number, headers: Record<string, string> = {}) => (_req: Received, res: ServerResponse) => res.writeHead(status, headers).end(`status ${status}`);
+const answer =
+  (status: number, headers: Record<string, string> = {}) =>
+  (_req: Received, res: ServerResponse) =>
+    res.writeHead(status, headers).end(`status ${status}`);
 
 /** A worker in development mode with no jitter (rng 0.5 scales every delay by exactly 1). */
 function worker(ctx: Ctx, opts: Partial<WebhookWorkerOptions> = {}): WebhookWorker {
@@ -76,7 +79,12 @@ describe('webhook worker', () => {
     const tagged = await receiver();
     const replied = await receiver();
     const late = await receiver();
-    const ctx = testCtx({ workspace: webhookWorkspace([{ url: tagged.url, events: ['lead.tagged'] }, { url: replied.url, events: ['lead.replied'] }]) });
+    const ctx = testCtx({
+      workspace: webhookWorkspace([
+        { url: tagged.url, events: ['lead.tagged'] },
+        { url: replied.url, events: ['lead.replied'] },
+      ]),
+    });
     tagLead(ctx, 'lead_ada1', 'Interested');
     const w = worker(ctx);
     await w.drain();
@@ -151,7 +159,12 @@ describe('webhook worker', () => {
     tagLead(ctx, 'lead_ada1', 'Interested');
     await worker(ctx).drain();
     expect(target.connections).toBe(0);
-    expect(listDeliveries(ctx)[0]).toMatchObject({ state: 'pending', lastStatus: 302, lastError: 'redirect not followed (302)', nextAttemptAt: '2026-11-21T12:00:05.000Z' });
+    expect(listDeliveries(ctx)[0]).toMatchObject({
+      state: 'pending',
+      lastStatus: 302,
+      lastError: 'redirect not followed (302)',
+      nextAttemptAt: '2026-11-21T12:00:05.000Z',
+    });
   });
 
   it('gives up on a receiver that does not answer in time, and retries later', async () => {
@@ -175,7 +188,8 @@ describe('webhook worker', () => {
     expect(endpoint).toMatchObject({ status: 'disabled', disabledReason: 'HTTP 410 Gone at 2026-11-21T12:00:00.000Z', pendingDeliveries: 0 });
     const byEvent = new Map(listDeliveries(ctx).map((d) => [d.eventId, d]));
     expect(byEvent.get(events[0]!)).toMatchObject({ state: 'failed', attempts: 1, lastStatus: 410 });
-    for (const id of events.slice(1)) expect(byEvent.get(id)).toMatchObject({ state: 'failed', attempts: 0, lastError: 'endpoint disabled: HTTP 410 Gone at 2026-11-21T12:00:00.000Z' });
+    for (const id of events.slice(1))
+      expect(byEvent.get(id)).toMatchObject({ state: 'failed', attempts: 0, lastError: 'endpoint disabled: HTTP 410 Gone at 2026-11-21T12:00:00.000Z' });
 
     const later = tagLead(ctx, 'lead_ada1', 'Interested');
     ctx.clock.advance(24 * 3_600_000);
@@ -306,7 +320,11 @@ describe('webhook worker', () => {
     await waitFor(() => fast.requests.length === 6 && slow.requests.length === 2, 'the fast endpoint to get all six');
     await w.stop();
     expect(slow.requests).toHaveLength(2);
-    const unfinished = ctx.db.select().from(webhookAttempts).all().filter((a) => a.finishedAt === null);
+    const unfinished = ctx.db
+      .select()
+      .from(webhookAttempts)
+      .all()
+      .filter((a) => a.finishedAt === null);
     expect(unfinished).toHaveLength(2);
 
     // After the lease runs out, a new worker (as after a restart) closes them as interrupted and resends.

@@ -56,8 +56,7 @@ export function SignedOut() {
     <main className="o-root d-login o-card">
       <h1>Signed out</h1>
       <p>
-        This dashboard opens with a one-time login link. On the machine that runs the server, run <code>npx outreach login</code> and open the link it
-        prints.
+        This dashboard opens with a one-time login link. On the machine that runs the server, run <code>npx outreach login</code> and open the link it prints.
       </p>
       <p className="o-muted">{LOGIN_HINT}</p>
     </main>
@@ -164,4 +163,3 @@ function SessionGate() {
   if (!session.data) return <SignedOut />;
   return <Shell session={session.data} />;
 }
-

@@ -16,11 +16,7 @@ export interface UseToolOptions<N extends ToolName> {
 export const toolKey = <N extends ToolName>(name: N, args: ToolArgs<N>) => [name, args] as const;
 
 /** Reads a tool through the seam, cached under `[name, args]`. */
-export function useTool<N extends ToolName>(
-  name: N,
-  args: ToolArgs<N>,
-  options: UseToolOptions<N> = {},
-): UseQueryResult<ToolOutput<N>, ToolError> {
+export function useTool<N extends ToolName>(name: N, args: ToolArgs<N>, options: UseToolOptions<N> = {}): UseQueryResult<ToolOutput<N>, ToolError> {
   return useToolQuery<ToolOutput<N>>(name, args as Record<string, unknown>, options);
 }
 

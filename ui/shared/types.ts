@@ -30,7 +30,13 @@ import type { updateAgentTool } from '../../src/tools/update-agent.js';
 import type { previewAgentTool } from '../../src/tools/preview-agent.js';
 import type { connectAccountTool } from '../../src/tools/connect-account.js';
 import type { updateAccountTool } from '../../src/tools/update-account.js';
-import type { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from '../../src/tools/operator/conversations.js';
+import type {
+  getActivitySeriesTool,
+  getConversationTool,
+  listConversationsTool,
+  markConversationDoneTool,
+  replyConversationTool,
+} from '../../src/tools/operator/conversations.js';
 import type { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from '../../src/tools/operator/keys.js';
 import type {
   addWebhookEndpointTool,

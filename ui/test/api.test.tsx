@@ -10,7 +10,8 @@ afterEach(() => {
   cleanup();
 });
 
-const answer = (status: number, body: unknown) => vi.fn(async () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }));
+const answer = (status: number, body: unknown) =>
+  vi.fn(async () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }));
 
 describe("the dashboard's callTool", () => {
   it('posts { name, arguments } to the one call endpoint with the session cookie', async () => {

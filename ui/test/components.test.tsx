@@ -84,8 +84,28 @@ describe('ActivityTimeline', () => {
     const { rerender } = renderWith(
       <ActivityTimeline
         events={[
-          { id: 'ev_2', type: 'reply_received', timestamp: '2026-11-20T10:00:00.000Z', leadId: 'lead_1', leadName: 'Ada', companyName: 'Acme', campaignId: 'cmp_1', messagePreview: 'Sounds good', handOffReason: null },
-          { id: 'ev_1', type: 'connection_request_sent', timestamp: '2026-11-19T10:00:00.000Z', leadId: 'lead_1', leadName: 'Ada', companyName: 'Acme', campaignId: 'cmp_1', messagePreview: null, handOffReason: null },
+          {
+            id: 'ev_2',
+            type: 'reply_received',
+            timestamp: '2026-11-20T10:00:00.000Z',
+            leadId: 'lead_1',
+            leadName: 'Ada',
+            companyName: 'Acme',
+            campaignId: 'cmp_1',
+            messagePreview: 'Sounds good',
+            handOffReason: null,
+          },
+          {
+            id: 'ev_1',
+            type: 'connection_request_sent',
+            timestamp: '2026-11-19T10:00:00.000Z',
+            leadId: 'lead_1',
+            leadName: 'Ada',
+            companyName: 'Acme',
+            campaignId: 'cmp_1',
+            messagePreview: null,
+            handOffReason: null,
+          },
         ]}
       />,
       fake.callTool,

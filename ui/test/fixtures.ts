@@ -39,7 +39,12 @@ export function lead(n: number, over: Partial<Lead> = {}): Lead {
 
 export function insights(over: Partial<InsightsOverview> = {}): InsightsOverview {
   return {
-    highlights: { lastActivityAt: '2026-11-20T10:00:00.000Z', lastReplyAt: '2026-11-20T09:00:00.000Z', lastReplyLeadName: 'Ada Lovelace', lastReplyCampaignId: 'cmp_1' },
+    highlights: {
+      lastActivityAt: '2026-11-20T10:00:00.000Z',
+      lastReplyAt: '2026-11-20T09:00:00.000Z',
+      lastReplyLeadName: 'Ada Lovelace',
+      lastReplyCampaignId: 'cmp_1',
+    },
     workspace: { repliesReceived: 6, connectionRequestsSent: 80, connectionRequestsAccepted: 32, messagesSent: 30 },
     topCampaignsByReplyRate: [campaign()],
     topCampaignsByAcceptanceRate: [campaign()],

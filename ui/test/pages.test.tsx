@@ -35,7 +35,15 @@ describe('Import page', () => {
       get_import: (): ImportStatus => {
         polls += 1;
         const done = polls >= 2;
-        return { importId: 'imp_1', campaignId: 'cmp_1', status: done ? 'done' : 'running', rowsTotal: 3, rowsDone: done ? 3 : 1, summary, creditsCharged: done ? 2 : 0 };
+        return {
+          importId: 'imp_1',
+          campaignId: 'cmp_1',
+          status: done ? 'done' : 'running',
+          rowsTotal: 3,
+          rowsDone: done ? 3 : 1,
+          summary,
+          creditsCharged: done ? 2 : 0,
+        };
       },
     });
     renderWith(<ImportPage />, fake.callTool);
@@ -95,11 +103,29 @@ describe('Inbox page', () => {
         nextCursor: null,
       }),
       get_conversation: () => ({
-        lead: { id: 'lead_1', name: 'Ada Lovelace', firstName: 'Ada', jobTitle: 'CTO', companyName: 'Engines Ltd', networkUrl: null, stage: 'replied', tag: null, needsReply, handedOff: false, excluded: false },
+        lead: {
+          id: 'lead_1',
+          name: 'Ada Lovelace',
+          firstName: 'Ada',
+          jobTitle: 'CTO',
+          companyName: 'Engines Ltd',
+          networkUrl: null,
+          stage: 'replied',
+          tag: null,
+          needsReply,
+          handedOff: false,
+          excluded: false,
+        },
         campaign: { id: 'cmp_1', name: 'Founders in Berlin' },
         messages: [
           { id: 'msg_1', direction: 'outbound', sender: 'sequence', text: 'Hi Ada, thanks for connecting.', at: '2026-11-19T10:00:00.000Z' },
-          { id: 'msg_2', direction: 'inbound', sender: 'lead', text: 'Happy to talk next week. Tuesday works, and the long part of this reply is never cut.', at: '2026-11-20T10:00:00.000Z' },
+          {
+            id: 'msg_2',
+            direction: 'inbound',
+            sender: 'lead',
+            text: 'Happy to talk next week. Tuesday works, and the long part of this reply is never cut.',
+            at: '2026-11-20T10:00:00.000Z',
+          },
         ],
       }),
       reply_conversation: () => ({ ok: true, chatId: 'chat_1', messageId: 'm_9' }),
@@ -129,7 +155,15 @@ describe('API keys page', () => {
     const fake = fakeCallTool({
       list_api_keys: () => ({ keys: [...keys] }),
       create_api_key: (args) => {
-        const key: ApiKey = { id: 'key_1', name: String(args.name), environment: 'test', prefix: 'sk_test_ab', createdAt: '2026-11-20T10:00:00.000Z', lastUsedAt: null, revokedAt: null };
+        const key: ApiKey = {
+          id: 'key_1',
+          name: String(args.name),
+          environment: 'test',
+          prefix: 'sk_test_ab',
+          createdAt: '2026-11-20T10:00:00.000Z',
+          lastUsedAt: null,
+          revokedAt: null,
+        };
         keys.push(key);
         return { key, secret: 'sk_test_abcdefabcdefabcdef' };
       },
@@ -160,7 +194,17 @@ describe('Webhooks page', () => {
   it('rotates the secret after a confirmation and redelivers a delivery', async () => {
     const fake = fakeCallTool({
       list_webhook_endpoints: () => ({
-        endpoints: [{ id: 'whe_1', url: 'https://hooks.example.com/in', events: ['lead.tagged'], status: 'active', disabledReason: null, createdAt: '2026-11-20T10:00:00.000Z', pendingDeliveries: 0 }],
+        endpoints: [
+          {
+            id: 'whe_1',
+            url: 'https://hooks.example.com/in',
+            events: ['lead.tagged'],
+            status: 'active',
+            disabledReason: null,
+            createdAt: '2026-11-20T10:00:00.000Z',
+            pendingDeliveries: 0,
+          },
+        ],
         secretSet: true,
       }),
       rotate_webhook_secret: () => ({ secret: 'whsec_new_secret_value' }),
@@ -238,7 +282,7 @@ describe('Accounts page', () => {
     expect(fake.callsOf('update_account')[0]?.args).toEqual({ accountId: 'acc_1', connectionRequestLimit: 40, messageLimit: 50 });
   });
 
-  it('shows a warm-up with its day, today\'s lower limits beside the configured ones, and ends it on request', async () => {
+  it("shows a warm-up with its day, today's lower limits beside the configured ones, and ends it on request", async () => {
     const warming = {
       id: 'acc_new',
       name: 'New seat',
@@ -308,10 +352,28 @@ describe('Accounts page', () => {
 
 describe('Agent editor', () => {
   it('saves the sequence and previews it for a real lead through preview_agent', async () => {
-    const agent = { id: 'tpl_1', name: 'Warm intro', accountId: 'acc_1', connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Thanks {{ firstName }}!', delayHours: 24 }] };
+    const agent = {
+      id: 'tpl_1',
+      name: 'Warm intro',
+      accountId: 'acc_1',
+      connectionNote: 'Hi {{firstName|there}}',
+      messages: [{ text: 'Thanks {{ firstName }}!', delayHours: 24 }],
+    };
     const fake = fakeCallTool({
       get_agent: () => agent,
-      list_accounts: () => ({ accounts: [{ id: 'acc_1', name: 'Ada', status: 'connected', active: true, hasSalesNavigator: false, today: { connectionRequestsSent: 0, connectionRequestsAccepted: 0, connectionRequestLimit: 25, messagesSent: 0, messageLimit: 50 } }], nextCursor: null }),
+      list_accounts: () => ({
+        accounts: [
+          {
+            id: 'acc_1',
+            name: 'Ada',
+            status: 'connected',
+            active: true,
+            hasSalesNavigator: false,
+            today: { connectionRequestsSent: 0, connectionRequestsAccepted: 0, connectionRequestLimit: 25, messagesSent: 0, messageLimit: 50 },
+          },
+        ],
+        nextCursor: null,
+      }),
       list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
       list_leads: () => ({ leads: [lead(1, { firstName: 'Grace' })], nextCursor: null }),
       preview_agent: () => ({ agentId: 'tpl_1', leadId: 'lead_1', connectionNote: 'Hi Grace', messages: ['Thanks Grace!'] }),

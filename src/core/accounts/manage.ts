@@ -25,7 +25,10 @@ const WarmUpFlag = z.boolean();
 
 export const ConnectAccountInput = z.strictObject({
   name: AccountName,
-  hasSalesNavigator: z.boolean().optional().describe('Development only: whether the simulated account has Sales Navigator. In production it comes from the network.'),
+  hasSalesNavigator: z
+    .boolean()
+    .optional()
+    .describe('Development only: whether the simulated account has Sales Navigator. In production it comes from the network.'),
   connectionRequestLimit: ConnectionRequestLimit.optional(),
   messageLimit: MessageLimit.optional(),
   warmUp: WarmUpFlag.optional().describe(

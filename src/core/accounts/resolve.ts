@@ -10,7 +10,17 @@ export type AccountRow = typeof accounts.$inferSelect;
  * Every account by id, kept while the `accounts` counter stands still: the engine looks its
  * accounts up for every send, and a workspace has a few hundred at most. Shared and frozen.
  */
-const allAccounts = counted('accounts', (db) => new Map(db.select().from(accounts).all().map((a) => [a.id, Object.freeze(a)])));
+const allAccounts = counted(
+  'accounts',
+  (db) =>
+    new Map(
+      db
+        .select()
+        .from(accounts)
+        .all()
+        .map((a) => [a.id, Object.freeze(a)]),
+    ),
+);
 
 export function findAccount(ctx: Ctx, id: string): AccountRow | undefined {
   return allAccounts(ctx.db).get(id);
@@ -35,10 +45,7 @@ export function requireAccount(ctx: Ctx, id: string): AccountRow {
 }
 
 export const accountDisconnected = (row: Pick<AccountRow, 'id' | 'status'>): ApiError =>
-  new ApiError(
-    'account_disconnected',
-    `Account ${row.id} is ${row.status}, not connected. Reconnect it, or use a connected account from list_accounts.`,
-  );
+  new ApiError('account_disconnected', `Account ${row.id} is ${row.status}, not connected. Reconnect it, or use a connected account from list_accounts.`);
 
 /** The account, which must exist and be `connected`. */
 export function requireConnectedAccount(ctx: Ctx, id: string): AccountRow {

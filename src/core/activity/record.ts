@@ -23,7 +23,12 @@ export function messagePreview(text: string | null | undefined): string | null {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat === '') return null;
   const chars = [...flat];
-  return chars.length <= PREVIEW_MAX ? flat : `${chars.slice(0, PREVIEW_MAX - 1).join('').trimEnd()}…`;
+  return chars.length <= PREVIEW_MAX
+    ? flat
+    : `${chars
+        .slice(0, PREVIEW_MAX - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 export interface ActivityInput {
@@ -41,18 +46,18 @@ export interface ActivityInput {
 export function recordActivity(ctx: Ctx, input: ActivityInput): string {
   const id = newSortableId('act');
   insertActivity(ctx.db, {
-      id,
-      type: input.type,
-      at: input.at,
-      leadId: input.lead.id,
-      leadName: composeFullName(input.lead.fullName, input.lead.firstName, input.lead.lastName),
-      companyName: clean(input.lead.companyName),
-      campaignId: input.lead.campaignId,
-      messagePreview: messagePreview(input.text),
-      handOffReason: input.handOffReason ?? null,
-      accountId: input.accountId,
-      manual: input.manual ?? false,
-    });
+    id,
+    type: input.type,
+    at: input.at,
+    leadId: input.lead.id,
+    leadName: composeFullName(input.lead.fullName, input.lead.firstName, input.lead.lastName),
+    companyName: clean(input.lead.companyName),
+    campaignId: input.lead.campaignId,
+    messagePreview: messagePreview(input.text),
+    handOffReason: input.handOffReason ?? null,
+    accountId: input.accountId,
+    manual: input.manual ?? false,
+  });
   return id;
 }
 
@@ -95,7 +100,13 @@ const outreachCounters = perDb((db) => {
         .where(eq(campaigns.id, sql.placeholder('campaignId')))
         .prepare(),
     ),
-    workspace: fast(db.update(workspace).set({ [counter]: sql`${WORKSPACE_COLUMNS[counter]} + 1` }).where(eq(workspace.id, WORKSPACE_ID)).prepare()),
+    workspace: fast(
+      db
+        .update(workspace)
+        .set({ [counter]: sql`${WORKSPACE_COLUMNS[counter]} + 1` })
+        .where(eq(workspace.id, WORKSPACE_ID))
+        .prepare(),
+    ),
   });
   return {
     connectionRequestsSent: build('connectionRequestsSent'),
@@ -127,5 +138,9 @@ const dailyCounters = perDb((db) => {
         .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: { [counter]: sql`${DAILY_COLUMNS[counter]} + 1` } })
         .prepare(),
     );
-  return { connectionRequestsSent: build('connectionRequestsSent'), connectionRequestsAccepted: build('connectionRequestsAccepted'), messagesSent: build('messagesSent') };
+  return {
+    connectionRequestsSent: build('connectionRequestsSent'),
+    connectionRequestsAccepted: build('connectionRequestsAccepted'),
+    messagesSent: build('messagesSent'),
+  };
 });

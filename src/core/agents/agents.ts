@@ -26,7 +26,12 @@ export const ConnectionNote = z
   .describe(`Invitation note, at most ${CONNECTION_NOTE_MAX} characters, or null to invite without a note. ${PLACEHOLDER_HINT}`);
 export const SequenceMessage = z.strictObject({
   text: z.string().min(1).max(MESSAGE_TEXT_MAX).describe(`Message text, 1..${MESSAGE_TEXT_MAX} characters; placeholders as in connectionNote.`),
-  delayHours: z.number().int().min(0).max(DELAY_HOURS_MAX).describe(`Hours to wait after the previous step (acceptance for the first message), 0..${DELAY_HOURS_MAX}.`),
+  delayHours: z
+    .number()
+    .int()
+    .min(0)
+    .max(DELAY_HOURS_MAX)
+    .describe(`Hours to wait after the previous step (acceptance for the first message), 0..${DELAY_HOURS_MAX}.`),
 });
 export const SequenceMessages = z.array(SequenceMessage).max(MESSAGES_MAX).describe(`The follow-up messages, 0..${MESSAGES_MAX}, in order.`);
 
@@ -209,4 +214,3 @@ export function previewFor(agent: Pick<Agent, 'id' | 'connectionNote' | 'message
     messages: agent.messages.map((m) => renderMessage(m.text, lead)),
   };
 }
-

@@ -83,7 +83,13 @@ export interface KeyIdentity {
 const KEY_COLUMNS = { id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt };
 
 /** Every authenticated request looks its key up, so the lookup is prepared once. */
-const keyByDigest = perDb((db) => db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.digest, sql.placeholder('digest'))).prepare());
+const keyByDigest = perDb((db) =>
+  db
+    .select(KEY_COLUMNS)
+    .from(apiKeys)
+    .where(eq(apiKeys.digest, sql.placeholder('digest')))
+    .prepare(),
+);
 
 /** ` (create one with `…`)`: the server's own command, so it works as printed. */
 const keyHint = (ctx: Ctx, lead: string): string => (ctx.keyCommand ? ` (${lead} \`${ctx.keyCommand}\`)` : '');
@@ -114,11 +120,7 @@ export function authenticateKey(ctx: Ctx, presented: string | undefined | null):
  * a revoked key, or one of the other environment, ends every token issued with it.
  */
 export function authenticateKeyId(ctx: Ctx, keyId: string): KeyIdentity {
-  const row = ctx.db
-    .select(KEY_COLUMNS)
-    .from(apiKeys)
-    .where(eq(apiKeys.id, keyId))
-    .get();
+  const row = ctx.db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.id, keyId)).get();
   if (!row || row.revokedAt !== null || row.env !== keyEnvFor(ctx.env)) {
     throw new ApiError('unauthorized', 'The API key behind this sign-in was revoked. Connect again and paste a current key on the consent page.');
   }

@@ -325,7 +325,8 @@ function liveKey(ctx: Ctx, apiKeyId: string): KeyIdentity | OAuthFailure {
   try {
     return authenticateKeyId(ctx, apiKeyId);
   } catch (err) {
-    if (err instanceof ApiError) return new OAuthFailure('invalid_grant', 'The API key given on the consent page was revoked. Sign in again with a current key.');
+    if (err instanceof ApiError)
+      return new OAuthFailure('invalid_grant', 'The API key given on the consent page was revoked. Sign in again with a current key.');
     throw err;
   }
 }

@@ -22,8 +22,7 @@ export function serverSecret(ctx: Ctx, name: string): string {
 }
 
 /** HMAC-SHA256 of `data` under `secret`, base64url. `purpose` keeps signatures of different kinds apart. */
-export const sign = (secret: string, purpose: string, data: string): string =>
-  createHmac('sha256', secret).update(`${purpose}\n${data}`).digest('base64url');
+export const sign = (secret: string, purpose: string, data: string): string => createHmac('sha256', secret).update(`${purpose}\n${data}`).digest('base64url');
 
 export function signatureMatches(expected: string, presented: string): boolean {
   const a = Buffer.from(expected);

@@ -30,7 +30,10 @@ export function createLoginToken(ctx: Ctx): { token: string; expiresAt: number }
   const expiresAt = now + LOGIN_TOKEN_TTL_MS;
   transaction(ctx.db, () => {
     ctx.db.delete(loginTokens).where(lt(loginTokens.expiresAt, now)).run();
-    ctx.db.insert(loginTokens).values({ digest: digest(token), createdAt: now, expiresAt }).run();
+    ctx.db
+      .insert(loginTokens)
+      .values({ digest: digest(token), createdAt: now, expiresAt })
+      .run();
   });
   return { token, expiresAt };
 }
@@ -45,7 +48,11 @@ export function consumeLoginToken(ctx: Ctx, token: string | undefined): LoginOut
   if (token === undefined || !SECRET_SHAPE.test(token)) return { ok: false, reason: 'unknown' };
   const now = ctx.clock.now();
   return transaction(ctx.db, (): LoginOutcome => {
-    const row = ctx.db.select().from(loginTokens).where(eq(loginTokens.digest, digest(token))).get();
+    const row = ctx.db
+      .select()
+      .from(loginTokens)
+      .where(eq(loginTokens.digest, digest(token)))
+      .get();
     if (!row) return { ok: false, reason: 'unknown' };
     if (row.usedAt !== null) return { ok: false, reason: 'used' };
     if (row.expiresAt <= now) return { ok: false, reason: 'expired' };
@@ -54,7 +61,10 @@ export function consumeLoginToken(ctx: Ctx, token: string | undefined): LoginOut
     const sessionId = newId('ses');
     const expiresAt = now + SESSION_TTL_MS;
     ctx.db.delete(operatorSessions).where(lt(operatorSessions.expiresAt, now)).run();
-    ctx.db.insert(operatorSessions).values({ digest: digest(session), id: sessionId, createdAt: now, expiresAt, lastSeenAt: now }).run();
+    ctx.db
+      .insert(operatorSessions)
+      .values({ digest: digest(session), id: sessionId, createdAt: now, expiresAt, lastSeenAt: now })
+      .run();
     return { ok: true, session, sessionId, expiresAt };
   });
 }
@@ -68,7 +78,11 @@ export interface OperatorSession {
 export function findSession(ctx: Ctx, cookie: string | undefined): OperatorSession | null {
   if (cookie === undefined || !SECRET_SHAPE.test(cookie)) return null;
   const now = ctx.clock.now();
-  const row = ctx.db.select().from(operatorSessions).where(eq(operatorSessions.digest, digest(cookie))).get();
+  const row = ctx.db
+    .select()
+    .from(operatorSessions)
+    .where(eq(operatorSessions.digest, digest(cookie)))
+    .get();
   if (!row || row.revokedAt !== null || row.expiresAt <= now) return null;
   if (now - row.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) {
     ctx.db.update(operatorSessions).set({ lastSeenAt: now }).where(eq(operatorSessions.digest, row.digest)).run();

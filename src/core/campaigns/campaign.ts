@@ -47,8 +47,7 @@ export type Campaign = z.infer<typeof Campaign>;
 export type CampaignRow = typeof campaigns.$inferSelect;
 
 /** A percentage with one decimal, or null when the denominator is 0. */
-export const rate = (numerator: number, denominator: number): number | null =>
-  denominator === 0 ? null : Math.round((numerator / denominator) * 1000) / 10;
+export const rate = (numerator: number, denominator: number): number | null => (denominator === 0 ? null : Math.round((numerator / denominator) * 1000) / 10);
 
 export function toCampaign(row: CampaignRow): Campaign {
   return {
@@ -68,11 +67,16 @@ export function toCampaign(row: CampaignRow): Campaign {
   };
 }
 
-export const campaignNotFound = (id: string) =>
-  new ApiError('not_found', `Campaign ${id} not found. Call list_campaigns (GET /campaigns) for valid ids.`);
+export const campaignNotFound = (id: string) => new ApiError('not_found', `Campaign ${id} not found. Call list_campaigns (GET /campaigns) for valid ids.`);
 
 /** Every campaign-scoped route reads its campaign first, so the lookup is prepared once. */
-const campaignById = perDb((db) => db.select().from(campaigns).where(eq(campaigns.id, sql.placeholder('id'))).prepare());
+const campaignById = perDb((db) =>
+  db
+    .select()
+    .from(campaigns)
+    .where(eq(campaigns.id, sql.placeholder('id')))
+    .prepare(),
+);
 
 export function findCampaignRow(ctx: Ctx, id: string): CampaignRow | undefined {
   return campaignById(ctx.db).get({ id });

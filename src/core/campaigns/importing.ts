@@ -15,7 +15,10 @@ export function beginImport(ctx: Ctx, campaignId: string): void {
   transaction(ctx.db, () => {
     const row = requireCampaignRow(ctx, campaignId);
     if (row.status === 'COMPLETED' || row.status === 'DONE') {
-      throw new ApiError('conflict', `Campaign ${campaignId} is ${row.status} and is never restarted, so imported leads would never be contacted. Import into a new campaign.`);
+      throw new ApiError(
+        'conflict',
+        `Campaign ${campaignId} is ${row.status} and is never restarted, so imported leads would never be contacted. Import into a new campaign.`,
+      );
     }
     if (countRows(ctx.db, lookalikeJobs, and(eq(lookalikeJobs.campaignId, campaignId), eq(lookalikeJobs.state, 'pending')))) {
       throw new ApiError('conflict', `Lookalike is still adding leads to campaign ${campaignId}. Import once it has finished (poll get_campaign).`);

@@ -57,10 +57,9 @@ function startAction(ctx: Ctx, row: CampaignRow): 'started' | 'resumed' | 'noop'
 export async function startCampaign(ctx: Ctx, campaignId: string): Promise<StartCampaignResult> {
   const row = requireCampaignRow(ctx, campaignId);
   if (row.assignedTemplateId === null) {
-    throw validationError(
-      `Campaign ${campaignId} has no agent (assignedTemplateId is null). Assign an agent to it, then start it again.`,
-      ['assignedTemplateId'],
-    );
+    throw validationError(`Campaign ${campaignId} has no agent (assignedTemplateId is null). Assign an agent to it, then start it again.`, [
+      'assignedTemplateId',
+    ]);
   }
   const agent = ctx.db.select().from(agents).where(eq(agents.id, row.assignedTemplateId)).get();
   if (!agent) throw new ApiError('not_found', `Agent ${row.assignedTemplateId} assigned to campaign ${campaignId} no longer exists. Assign an existing agent.`);
@@ -79,7 +78,10 @@ export async function startCampaign(ctx: Ctx, campaignId: string): Promise<Start
   } catch (err) {
     const error = toApiError(err);
     if (error.code === 'account_disconnected') throw accountDisconnected({ id: account.id, status: 'disconnected' });
-    throw new ApiError('upstream_unavailable', `The network could not confirm account ${account.id} is ready, so campaign ${campaignId} was not ${action}. Nothing changed; retry shortly.`);
+    throw new ApiError(
+      'upstream_unavailable',
+      `The network could not confirm account ${account.id} is ready, so campaign ${campaignId} was not ${action}. Nothing changed; retry shortly.`,
+    );
   }
   if (health.status !== 'connected') throw accountDisconnected({ id: account.id, status: health.status });
 

@@ -6,7 +6,7 @@ import { requireAgentRow } from '../agents/agents.js';
 import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
-import { Campaign, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+import { type Campaign, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
 
 export const CampaignName = z.string().trim().min(1, 'must not be blank').max(120).describe('Campaign name, 1..120 characters.');
 export const AssignedTemplateId = z

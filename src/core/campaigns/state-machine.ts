@@ -115,12 +115,20 @@ export function applyCampaignEvent(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: s
  * it is set, pause and batch delete answer 409 and the engine does not complete the campaign.
  */
 export function beginImporting(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string): void {
-  ctx.db.update(campaigns).set({ importing: true, updatedAt: campaignNow(ctx) }).where(eq(campaigns.id, campaignId)).run();
+  ctx.db
+    .update(campaigns)
+    .set({ importing: true, updatedAt: campaignNow(ctx) })
+    .where(eq(campaigns.id, campaignId))
+    .run();
 }
 
 /** Ends what beginImporting started. */
 export function endImporting(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string): void {
-  ctx.db.update(campaigns).set({ importing: false, updatedAt: campaignNow(ctx) }).where(eq(campaigns.id, campaignId)).run();
+  ctx.db
+    .update(campaigns)
+    .set({ importing: false, updatedAt: campaignNow(ctx) })
+    .where(eq(campaigns.id, campaignId))
+    .run();
 }
 
 /** True when leads are still being added to the campaign. */

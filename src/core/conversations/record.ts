@@ -33,16 +33,16 @@ export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
   const id = newSortableId('msg');
   const direction: MessageDirection = input.sender === 'lead' ? 'inbound' : 'outbound';
   insertMessage(ctx.db, {
-      id,
-      leadId: input.lead.id,
-      campaignId: input.lead.campaignId,
-      accountId: input.accountId,
-      direction,
-      sender: input.sender,
-      text: input.text,
-      at: input.at,
-      externalId: input.externalId ?? null,
-    });
+    id,
+    leadId: input.lead.id,
+    campaignId: input.lead.campaignId,
+    accountId: input.accountId,
+    direction,
+    sender: input.sender,
+    text: input.text,
+    at: input.at,
+    externalId: input.externalId ?? null,
+  });
   const preview = messagePreview(input.text) ?? '';
   const inboundAt = direction === 'inbound' ? input.at : 0;
   upsertThread(ctx.db).run({ leadId: input.lead.id, campaignId: input.lead.campaignId, inboundAt, at: input.at, direction, sender: input.sender, preview });

@@ -6,7 +6,7 @@ import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 import { ApiError } from '../errors.js';
-import { sendMessage, SendMessageResult } from '../inbox/send.js';
+import { sendMessage, type SendMessageResult } from '../inbox/send.js';
 import { clean, composeFullName } from '../text.js';
 import { MESSAGE_SENDERS } from './record.js';
 
@@ -101,7 +101,12 @@ export function listConversations(ctx: Ctx, secret: string, input: ListConversat
       name: composeFullName(lead.fullName, lead.firstName, lead.lastName),
       companyName: clean(lead.companyName),
       campaign: { id: c.campaignId, name: campaignName ?? null },
-      lastMessage: { direction: c.lastDirection as 'inbound' | 'outbound', sender: c.lastSender as (typeof MESSAGE_SENDERS)[number], preview: c.lastPreview, at: iso(c.lastMessageAt) },
+      lastMessage: {
+        direction: c.lastDirection as 'inbound' | 'outbound',
+        sender: c.lastSender as (typeof MESSAGE_SENDERS)[number],
+        preview: c.lastPreview,
+        at: iso(c.lastMessageAt),
+      },
       lastInboundAt: c.lastInboundAt > 0 ? iso(c.lastInboundAt) : null,
       messageCount: c.messageCount,
       needsReply: lead.needsReply,
@@ -111,8 +116,7 @@ export function listConversations(ctx: Ctx, secret: string, input: ListConversat
   };
 }
 
-const leadNotFound = (leadId: string) =>
-  new ApiError('not_found', `No lead ${leadId}. Pick a thread from list_conversations.`, { fields: ['leadId'] });
+const leadNotFound = (leadId: string) => new ApiError('not_found', `No lead ${leadId}. Pick a thread from list_conversations.`, { fields: ['leadId'] });
 
 function requireLead(ctx: Ctx, leadId: string): typeof leads.$inferSelect {
   const lead = ctx.db.select().from(leads).where(eq(leads.id, leadId)).get();

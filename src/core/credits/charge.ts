@@ -12,11 +12,7 @@ const LEAD_CREDIT_ORDER = [
 
 /** Normal credits left: credits plus top-up credits. */
 export function leadCreditsAvailable(ctx: Ctx): number {
-  const row = ctx.db
-    .select({ credits: creditBalance.credits, topUp: creditBalance.topUpCredits })
-    .from(creditBalance)
-    .where(eq(creditBalance.id, 1))
-    .get();
+  const row = ctx.db.select({ credits: creditBalance.credits, topUp: creditBalance.topUpCredits }).from(creditBalance).where(eq(creditBalance.id, 1)).get();
   return (row?.credits ?? 0) + (row?.topUp ?? 0);
 }
 
@@ -55,8 +51,7 @@ export function chargeLeadCredit(ctx: Ctx, leadId: string): boolean {
 }
 
 export const insufficientCredits = (available: number) =>
-  new ApiError(
-    'insufficient_credits',
-    `Adding a lead costs 1 credit and ${available} ${available === 1 ? 'is' : 'are'} left. Top up credits, then retry.`,
-    { available, required: 1 },
-  );
+  new ApiError('insufficient_credits', `Adding a lead costs 1 credit and ${available} ${available === 1 ? 'is' : 'are'} left. Top up credits, then retry.`, {
+    available,
+    required: 1,
+  });

@@ -85,8 +85,7 @@ export function removeExclusions(ctx: Ctx, inputs: readonly string[]): RemoveExc
   });
 }
 
-const excludedCount = (ctx: Ctx): number =>
-  ctx.db.select({ n: sql<number>`count(*)` }).from(leads).where(eq(leads.excluded, true)).get()?.n ?? 0;
+const excludedCount = (ctx: Ctx): number => ctx.db.select({ n: sql<number>`count(*)` }).from(leads).where(eq(leads.excluded, true)).get()?.n ?? 0;
 
 /**
  * The URLs of an exclusion file: one per line, or a CSV whose header has a profile URL
@@ -95,7 +94,10 @@ const excludedCount = (ctx: Ctx): number =>
  */
 export function exclusionUrlsFromText(text: string): string[] {
   const body = text.replace(/^\uFEFF/, '');
-  const lines = body.split(/\r?\n|\r/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const lines = body
+    .split(/\r?\n|\r/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
   if (lines.length === 0) return [];
   if (normalizeProfileUrl(lines[0] as string) !== null) return lines;
   const records = parseCsv(body, { delimiter: detectDelimiter(lines[0] as string), bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];

@@ -6,7 +6,11 @@ import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js'
 import type { Exclusion } from './exclusions.js';
 
 /** The exclusion list a page at a time, newest first (the dashboard's table), with a signed cursor. */
-export function listExclusionPage(ctx: Ctx, secret: string, input: { limit: number; cursor?: string | undefined }): { exclusions: Exclusion[]; nextCursor: string | null } {
+export function listExclusionPage(
+  ctx: Ctx,
+  secret: string,
+  input: { limit: number; cursor?: string | undefined },
+): { exclusions: Exclusion[]; nextCursor: string | null } {
   const scope = 'exclusions';
   let after: SQL | undefined;
   if (input.cursor !== undefined) {
@@ -14,7 +18,13 @@ export function listExclusionPage(ctx: Ctx, secret: string, input: { limit: numb
     if (typeof at !== 'number' || typeof url !== 'string') throw invalidCursor();
     after = or(lt(exclusions.createdAt, at), and(eq(exclusions.createdAt, at), lt(exclusions.networkUrl, url)));
   }
-  const rows = ctx.db.select().from(exclusions).where(after).orderBy(desc(exclusions.createdAt), desc(exclusions.networkUrl)).limit(input.limit + 1).all();
+  const rows = ctx.db
+    .select()
+    .from(exclusions)
+    .where(after)
+    .orderBy(desc(exclusions.createdAt), desc(exclusions.networkUrl))
+    .limit(input.limit + 1)
+    .all();
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, scope, [last.createdAt, last.networkUrl]));
   return { exclusions: page.items.map((r) => ({ networkUrl: r.networkUrl, createdAt: iso(r.createdAt) })), nextCursor: page.nextCursor };
 }

@@ -103,7 +103,11 @@ export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
   if (!row || row.status !== 'running' || row.csv === null) return;
   const base = JSON.parse(row.summary) as ImportSummaryShape;
   const write = (fields: Partial<typeof leadImports.$inferInsert>) =>
-    ctx.db.update(leadImports).set({ ...fields, heartbeatAt: ctx.clock.now() }).where(eq(leadImports.id, importId)).run();
+    ctx.db
+      .update(leadImports)
+      .set({ ...fields, heartbeatAt: ctx.clock.now() })
+      .where(eq(leadImports.id, importId))
+      .run();
   try {
     const file = parseFile(row.csv);
     const rest = file.rows.slice(row.rowsDone);
@@ -125,7 +129,10 @@ export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
     write({ status: 'done', csv: null, finishedAt: ctx.clock.now() });
   } catch (err) {
     if (!(err instanceof ApiError)) ctx.log.error({ err, importId }, 'lead import failed');
-    const message = err instanceof ApiError ? err.message : 'The import stopped on an unexpected error. Rows imported so far stay; start the import again to add the rest (duplicates are free).';
+    const message =
+      err instanceof ApiError
+        ? err.message
+        : 'The import stopped on an unexpected error. Rows imported so far stay; start the import again to add the rest (duplicates are free).';
     try {
       write({ status: 'failed', csv: null, error: message, finishedAt: ctx.clock.now() });
     } catch (writeErr) {
@@ -142,7 +149,11 @@ export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
  */
 export function resumeLeadImports(ctx: Ctx): Promise<void>[] {
   const now = ctx.clock.now();
-  const stale = ctx.db.select({ id: leadImports.id }).from(leadImports).where(and(eq(leadImports.status, 'running'), lt(leadImports.heartbeatAt, now - STALE_MS))).all();
+  const stale = ctx.db
+    .select({ id: leadImports.id })
+    .from(leadImports)
+    .where(and(eq(leadImports.status, 'running'), lt(leadImports.heartbeatAt, now - STALE_MS)))
+    .all();
   return stale.flatMap(({ id }) => {
     const claimed = ctx.db
       .update(leadImports)

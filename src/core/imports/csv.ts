@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { creditBalance } from '../../db/schema.js';
 import { ADD_ITEM_STATUSES, addLeadsBatch, type AddItemStatus, type NewBatchLead } from '../leads/add.js';
@@ -38,10 +38,7 @@ const ALIASES: Record<string, ImportField> = {
   title: 'jobTitle',
   name: 'fullName',
 };
-const BY_SQUASHED: ReadonlyMap<string, ImportField> = new Map([
-  ...IMPORT_FIELDS.map((f) => [squash(f), f] as const),
-  ...Object.entries(ALIASES),
-]);
+const BY_SQUASHED: ReadonlyMap<string, ImportField> = new Map([...IMPORT_FIELDS.map((f) => [squash(f), f] as const), ...Object.entries(ALIASES)]);
 
 export interface ColumnMapping {
   header: string;
@@ -125,8 +122,7 @@ export interface ImportOptions {
   afterChunk?: (chunkIndex: number) => void;
 }
 
-const emptySummary = (): ImportSummaryShape =>
-  ({ total: 0, ...Object.fromEntries(ADD_ITEM_STATUSES.map((s) => [s, 0])) }) as ImportSummaryShape;
+const emptySummary = (): ImportSummaryShape => ({ total: 0, ...Object.fromEntries(ADD_ITEM_STATUSES.map((s) => [s, 0])) }) as ImportSummaryShape;
 
 async function* chunksOf(source: ImportSource): AsyncGenerator<Buffer> {
   if (typeof source === 'string') yield Buffer.from(source, 'utf8');
@@ -196,7 +192,11 @@ function addChunk(ctx: Ctx, campaignId: string, chunk: Prepared['rows'], summary
   let charged = 0;
   const statuses: AddItemStatus[] = chunk.map(() => 'validation_error');
   if (valid.length) {
-    const result = addLeadsBatch(ctx, campaignId, valid.map((r) => r.lead));
+    const result = addLeadsBatch(
+      ctx,
+      campaignId,
+      valid.map((r) => r.lead),
+    );
     const positions = chunk.flatMap((r, i) => (r.lead !== null ? [i] : []));
     result.results.forEach((r, i) => {
       statuses[positions[i] as number] = r.status;
@@ -283,15 +283,17 @@ export async function previewImport(ctx: Ctx, opts: Omit<ImportOptions, 'afterCh
   const summary = emptySummary();
   let creditsCharged = 0;
   try {
-    ctx.db.$client.transaction(() => {
-      // Unlimited credits for the preview; the rollback below takes them back with everything else.
-      ctx.db.update(creditBalance).set({ credits: 1_000_000_000 }).run();
-      for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
-        creditsCharged += addChunk(ctx, opts.campaignId, rows.slice(i, i + CHUNK_SIZE), summary);
-        opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged });
-      }
-      throw new DryRunRollback();
-    }).immediate();
+    ctx.db.$client
+      .transaction(() => {
+        // Unlimited credits for the preview; the rollback below takes them back with everything else.
+        ctx.db.update(creditBalance).set({ credits: 1_000_000_000 }).run();
+        for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
+          creditsCharged += addChunk(ctx, opts.campaignId, rows.slice(i, i + CHUNK_SIZE), summary);
+          opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged });
+        }
+        throw new DryRunRollback();
+      })
+      .immediate();
   } catch (err) {
     if (!(err instanceof DryRunRollback)) throw err;
   }

@@ -70,12 +70,7 @@ export function getInsightsOverview(ctx: Ctx): InsightsOverview {
     .from(workspace)
     .where(eq(workspace.id, WORKSPACE_ID))
     .get();
-  const sample = ctx.db
-    .select()
-    .from(campaigns)
-    .orderBy(desc(campaigns.updatedAt), desc(campaigns.seq))
-    .limit(CAMPAIGN_SAMPLE_SIZE)
-    .all();
+  const sample = ctx.db.select().from(campaigns).orderBy(desc(campaigns.updatedAt), desc(campaigns.seq)).limit(CAMPAIGN_SAMPLE_SIZE).all();
   return {
     highlights: {
       lastActivityAt: lastActivity ? iso(lastActivity.at) : null,
@@ -89,8 +84,16 @@ export function getInsightsOverview(ctx: Ctx): InsightsOverview {
       connectionRequestsAccepted: counters?.connectionRequestsAccepted ?? 0,
       messagesSent: counters?.messagesSent ?? 0,
     },
-    topCampaignsByReplyRate: topBy(sample, (c) => c.repliesReceived, (c) => c.messagesSent),
-    topCampaignsByAcceptanceRate: topBy(sample, (c) => c.connectionRequestsAccepted, (c) => c.connectionRequestsSent),
+    topCampaignsByReplyRate: topBy(
+      sample,
+      (c) => c.repliesReceived,
+      (c) => c.messagesSent,
+    ),
+    topCampaignsByAcceptanceRate: topBy(
+      sample,
+      (c) => c.connectionRequestsAccepted,
+      (c) => c.connectionRequestsSent,
+    ),
     campaignsSampled: sample.length,
     campaignsSampleCapped: sample.length === CAMPAIGN_SAMPLE_SIZE,
   };

@@ -41,7 +41,13 @@ export function includeAgain(ctx: Ctx, lead: LeadRef): void {
 
 /** Prepared once per connection: every lead a batch or a Lookalike page places looks it up. */
 const exclusionOf = perDb((db) =>
-  fast(db.select({ u: exclusions.networkUrl }).from(exclusions).where(eq(exclusions.networkUrl, sql.placeholder('networkUrl'))).prepare()),
+  fast(
+    db
+      .select({ u: exclusions.networkUrl })
+      .from(exclusions)
+      .where(eq(exclusions.networkUrl, sql.placeholder('networkUrl')))
+      .prepare(),
+  ),
 );
 
 /** Past this many entries the list is not kept in memory, and each URL is looked up. */
@@ -51,7 +57,11 @@ const KEPT_EXCLUSIONS_MAX = 50_000;
  * about every lead it plans), or null when it is too long to keep.
  */
 const keptList = counted('exclusions', (db): ReadonlySet<string> | null => {
-  const rows = db.select({ u: exclusions.networkUrl }).from(exclusions).limit(KEPT_EXCLUSIONS_MAX + 1).all();
+  const rows = db
+    .select({ u: exclusions.networkUrl })
+    .from(exclusions)
+    .limit(KEPT_EXCLUSIONS_MAX + 1)
+    .all();
   return rows.length > KEPT_EXCLUSIONS_MAX ? null : new Set(rows.map((r) => r.u));
 });
 

@@ -180,10 +180,7 @@ export function toLeadDetail(row: LeadDetailRow): LeadDetail {
 }
 
 export const leadNotFound = (campaignId: string, leadId: string) =>
-  new ApiError(
-    'not_found',
-    `Lead ${leadId} not found in campaign ${campaignId}. Call list_leads (GET /campaigns/${campaignId}/leads) for valid ids.`,
-  );
+  new ApiError('not_found', `Lead ${leadId} not found in campaign ${campaignId}. Call list_leads (GET /campaigns/${campaignId}/leads) for valid ids.`);
 
 const leadDetail = perDb((db) =>
   db

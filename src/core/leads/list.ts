@@ -62,7 +62,10 @@ const describeSorts = (sorts: readonly LeadSort[]) => sorts.join(' or ');
 export function leadListQuery(input: ListLeadsInput): LeadListQuery {
   const given = LEAD_FILTERS.filter((f) => input[f] !== undefined);
   if (given.length > 1) {
-    throw validationError(`Use at most one of tag, replied, needsReply and excluded per request; got ${given.join(' and ')}. Filter by one and check the others in the results.`, given);
+    throw validationError(
+      `Use at most one of tag, replied, needsReply and excluded per request; got ${given.join(' and ')}. Filter by one and check the others in the results.`,
+      given,
+    );
   }
   const filter = given[0];
   const allowed = SORTS_BY_FILTER[filter ?? 'none'];
@@ -95,7 +98,11 @@ function prepareLeadList(db: Db, filter: LeadFilter | undefined, sort: LeadSort)
     first: page(isNotNull(col)),
     ties: page(and(eq(col, sql.placeholder('sortValue')), lt(leads.seq, sql.placeholder('seq'))) as SQL),
     older: page(lt(col, sql.placeholder('sortValue'))),
-    holds: db.select({ n: sql<number>`count(*)` }).from(leads).where(and(eq(leads.seq, sql.placeholder('seq')), list, isNotNull(col))).prepare(),
+    holds: db
+      .select({ n: sql<number>`count(*)` })
+      .from(leads)
+      .where(and(eq(leads.seq, sql.placeholder('seq')), list, isNotNull(col)))
+      .prepare(),
   };
 }
 

@@ -29,7 +29,9 @@ const ISO_3166_ALPHA2: ReadonlySet<string> = new Set(
     'WF WS',
     'YE YT',
     'ZA ZM ZW',
-  ].join(' ').split(' '),
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 /** Common codes people reach for that ISO does not assign, with the one they mean. */

@@ -23,11 +23,9 @@ import type { Profile } from '../network/provider.js';
 export type JobRow = typeof lookalikeJobs.$inferSelect;
 export type JobOutcome = 'filled' | 'exhausted' | 'failed';
 
-export const findJob = (ctx: Ctx, id: string): JobRow | undefined =>
-  ctx.db.select().from(lookalikeJobs).where(eq(lookalikeJobs.id, id)).get();
+export const findJob = (ctx: Ctx, id: string): JobRow | undefined => ctx.db.select().from(lookalikeJobs).where(eq(lookalikeJobs.id, id)).get();
 
-const held = (id: string, holder: string) =>
-  and(eq(lookalikeJobs.id, id), eq(lookalikeJobs.state, 'pending'), eq(lookalikeJobs.leasedBy, holder));
+const held = (id: string, holder: string) => and(eq(lookalikeJobs.id, id), eq(lookalikeJobs.state, 'pending'), eq(lookalikeJobs.leasedBy, holder));
 
 /** The latest job of a campaign for one query: where an extend with that query continues. */
 export function latestJobFor(ctx: Ctx, campaignId: string, queryKey: string): JobRow | undefined {
@@ -61,7 +59,11 @@ export function claimJobs(ctx: Ctx, holder: string, leaseMs: number, limit: numb
       .slice(0, limit);
     for (const job of due) {
       if (job.leasedBy !== null) ctx.log.warn({ jobId: job.id, previous: job.leasedBy }, 'lookalike job lease lapsed; resuming it from its last page');
-      ctx.db.update(t).set({ leasedBy: holder, leasedUntil: now + leaseMs }).where(eq(t.id, job.id)).run();
+      ctx.db
+        .update(t)
+        .set({ leasedBy: holder, leasedUntil: now + leaseMs })
+        .where(eq(t.id, job.id))
+        .run();
     }
     return due.map((job) => ({ ...job, leasedBy: holder, leasedUntil: now + leaseMs }));
   });
@@ -70,7 +72,13 @@ export function claimJobs(ctx: Ctx, holder: string, leaseMs: number, limit: numb
 /** Extends the lease before a provider call; false when the job is no longer this worker's. */
 export function renewLease(ctx: Ctx, jobId: string, holder: string, leaseMs: number): boolean {
   const now = ctx.clock.now();
-  return ctx.db.update(lookalikeJobs).set({ leasedUntil: now + leaseMs }).where(held(jobId, holder)).run().changes === 1;
+  return (
+    ctx.db
+      .update(lookalikeJobs)
+      .set({ leasedUntil: now + leaseMs })
+      .where(held(jobId, holder))
+      .run().changes === 1
+  );
 }
 
 /** Lets another worker (or this one after a restart) take the job at once; used on a clean stop. */
@@ -88,7 +96,14 @@ export interface PageResult {
 }
 
 function inOtherCampaign(ctx: Ctx, campaignId: string, url: string): boolean {
-  return ctx.db.select({ id: leads.id }).from(leads).where(and(eq(leads.networkUrl, url), ne(leads.campaignId, campaignId))).limit(1).get() !== undefined;
+  return (
+    ctx.db
+      .select({ id: leads.id })
+      .from(leads)
+      .where(and(eq(leads.networkUrl, url), ne(leads.campaignId, campaignId)))
+      .limit(1)
+      .get() !== undefined
+  );
 }
 
 /**
@@ -144,18 +159,20 @@ export function recordPage(
 
 /** Puts the job back for a retry at `retryAt` after a transient provider failure. */
 export function deferJob(ctx: Ctx, jobId: string, holder: string, retryAt: number, errorCode: string): boolean {
-  return ctx.db
-    .update(lookalikeJobs)
-    .set({
-      attempts: sql`${lookalikeJobs.attempts} + 1`,
-      nextAttemptAt: retryAt,
-      errorCode,
-      leasedBy: null,
-      leasedUntil: null,
-      updatedAt: ctx.clock.now(),
-    })
-    .where(held(jobId, holder))
-    .run().changes === 1;
+  return (
+    ctx.db
+      .update(lookalikeJobs)
+      .set({
+        attempts: sql`${lookalikeJobs.attempts} + 1`,
+        nextAttemptAt: retryAt,
+        errorCode,
+        leasedBy: null,
+        leasedUntil: null,
+        updatedAt: ctx.clock.now(),
+      })
+      .where(held(jobId, holder))
+      .run().changes === 1
+  );
 }
 
 /** The status a Lookalike campaign leaves PENDING for: ready when it has leads, FAILED when the search found none. */

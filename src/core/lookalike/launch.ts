@@ -84,10 +84,14 @@ function planExtend(ctx: Ctx, campaignId: string, query: LookalikeQuery): Plan {
     );
   }
   if (campaign.status === 'COMPLETED' || campaign.status === 'DONE') {
-    throw conflict(`Campaign ${campaignId} is ${campaign.status} and is never restarted, so new leads would never be contacted. Omit campaignId to create a new Lookalike campaign.`);
+    throw conflict(
+      `Campaign ${campaignId} is ${campaign.status} and is never restarted, so new leads would never be contacted. Omit campaignId to create a new Lookalike campaign.`,
+    );
   }
   if (campaign.importing) {
-    throw conflict(`Leads are still being added to campaign ${campaignId}. Wait until that finishes (poll get_campaign until its leads stop growing), then extend again.`);
+    throw conflict(
+      `Leads are still being added to campaign ${campaignId}. Wait until that finishes (poll get_campaign until its leads stop growing), then extend again.`,
+    );
   }
   const last = latestJobFor(ctx, campaignId, query.key);
   if (last?.exhausted) {
@@ -104,8 +108,7 @@ export type LaunchOutcome =
   /** The launch was reported as failed, and whether it committed could not be read back. */
   | { confirmed: false; result: LookalikeResult };
 
-const queueFailure = () =>
-  new ApiError('upstream_unavailable', 'The Lookalike job could not be queued. Nothing was reserved or created; retry the request.');
+const queueFailure = () => new ApiError('upstream_unavailable', 'The Lookalike job could not be queued. Nothing was reserved or created; retry the request.');
 
 /**
  * POST /campaigns/lookalike: creates a PENDING campaign or extends one, reserves the allowance
@@ -142,10 +145,7 @@ export function launchLookalike(ctx: Ctx, ws: Workspace, req: LookalikeRequest):
     if (!landed) throw queueFailure();
   }
   if (planned === undefined) throw queueFailure();
-  ctx.log.info(
-    { campaignId, jobId, extended: planned.extended, lookalikeReserved: planned.lookalikeReserved, creditsCharged: 0 },
-    'lookalike job queued',
-  );
+  ctx.log.info({ campaignId, jobId, extended: planned.extended, lookalikeReserved: planned.lookalikeReserved, creditsCharged: 0 }, 'lookalike job queued');
   return { confirmed: true, result: planned };
 }
 

@@ -66,9 +66,11 @@ export async function lookupProfile(ctx: Ctx, input: LookupProfileInput, report?
   const networkUrl = normalizeProfileUrl(input.networkUrl);
   if (networkUrl === null) throw validationError('networkUrl must be a personal profile URL like https://www.linkedin.com/in/<slug>.', ['networkUrl']);
   const account = requireConnectedAccount(ctx, input.accountId);
-  const profile = await withPermit(admitProfileLookup(ctx, account, report), () =>
-    ctx.network.lookupProfile({ account: accountRef(account), networkUrl, depth: input.depth }),
-  () => 1);
+  const profile = await withPermit(
+    admitProfileLookup(ctx, account, report),
+    () => ctx.network.lookupProfile({ account: accountRef(account), networkUrl, depth: input.depth }),
+    () => 1,
+  );
   return input.depth === 'full' ? profile : stripFull(profile);
 }
 
@@ -114,7 +116,10 @@ export async function searchPeople(ctx: Ctx, input: SearchInput, report?: RateLi
   if (input.limit > max) throw validationError(`limit is at most ${max} for a ${input.type} search.`, ['limit']);
   const account = requireConnectedAccount(ctx, input.accountId);
   if (input.type === 'sales_nav' && !account.hasSalesNavigator) {
-    throw new ApiError('sales_nav_required', `Account ${account.id} has no Sales Navigator. Run a classic search, or use an account with Sales Navigator (see list_accounts).`);
+    throw new ApiError(
+      'sales_nav_required',
+      `Account ${account.id} has no Sales Navigator. Run a classic search, or use an account with Sales Navigator (see list_accounts).`,
+    );
   }
   // The daily results quota may shorten the last page of a day (granted ≤ limit).
   const permit = admitPeopleSearch(ctx, account, input.limit, report);

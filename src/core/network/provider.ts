@@ -60,10 +60,7 @@ export interface FullProfile extends Profile {
   experience: Experience[];
 }
 
-export type SearchResult = Pick<
-  Profile,
-  'fullName' | 'headline' | 'jobTitle' | 'companyName' | 'location' | 'networkUrl' | 'providerId' | 'profilePictureUrl'
->;
+export type SearchResult = Pick<Profile, 'fullName' | 'headline' | 'jobTitle' | 'companyName' | 'location' | 'networkUrl' | 'providerId' | 'profilePictureUrl'>;
 
 /** A person on the network, by profile URL or by provider id. */
 export type ProfileRef = { networkUrl: string; providerId?: string } | { providerId: string; networkUrl?: string };
@@ -132,9 +129,7 @@ interface InboundBase {
   at: number;
 }
 
-export type InboundEvent =
-  | (InboundBase & { type: 'invitation_accepted' })
-  | (InboundBase & { type: 'message_received'; chatId: string; text: string });
+export type InboundEvent = (InboundBase & { type: 'invitation_accepted' }) | (InboundBase & { type: 'message_received'; chatId: string; text: string });
 
 export type AccountStatus = 'connected' | 'connecting' | 'failed' | 'disconnected';
 

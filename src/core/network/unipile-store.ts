@@ -69,7 +69,16 @@ export class SqliteUnipileStore implements UnipileStore {
         .limit(limit)
         .all();
       if (rows.length > 0) {
-        this.db.update(unipileInbound).set({ deliveredAt: now }).where(inArray(unipileInbound.seq, rows.map((r) => r.seq))).run();
+        this.db
+          .update(unipileInbound)
+          .set({ deliveredAt: now })
+          .where(
+            inArray(
+              unipileInbound.seq,
+              rows.map((r) => r.seq),
+            ),
+          )
+          .run();
       }
       return rows.map(inboundEvent);
     });

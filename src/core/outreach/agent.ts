@@ -30,7 +30,8 @@ export const MAX_AGENT_TURNS = 2;
 
 const OUT_OF_OFFICE = /\b(out of (the )?office|on (annual |parental )?leave|away until|limited access to (e-?mail|messages)|auto(matic)?[- ]?reply)\b/i;
 const NEGATIVE = /\b(not interested|no thanks|no, thanks|remove me|unsubscribe|stop (messaging|contacting)|all set|not a fit|not for us|don'?t contact)\b/i;
-const INTEREST = /\b(interested|interesting|happy to (chat|talk)|learn more|tell me more|send (over )?(some )?(details|info)|book|calendar|call|meeting|demo|good timing|let'?s (talk|chat)|sounds good)\b/i;
+const INTEREST =
+  /\b(interested|interesting|happy to (chat|talk)|learn more|tell me more|send (over )?(some )?(details|info)|book|calendar|call|meeting|demo|good timing|let'?s (talk|chat)|sounds good)\b/i;
 
 interface Faq {
   topic: RegExp;

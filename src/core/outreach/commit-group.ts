@@ -40,7 +40,10 @@ export class CommitGroup {
     this.scheduled = false;
     const steps = this.steps;
     this.steps = [];
-    eachInOneTransaction(this.db, steps.map((step) => step.fn)).forEach((outcome, i) => {
+    eachInOneTransaction(
+      this.db,
+      steps.map((step) => step.fn),
+    ).forEach((outcome, i) => {
       const step = steps[i]!;
       if (outcome.ok) step.resolve(outcome.value);
       else step.reject(outcome.err);

@@ -22,8 +22,24 @@ interface Candidate {
 }
 
 // Prepared once per database: every inbound event looks its person up.
-const byUrl = perDb((db) => fast(db.select().from(leads).where(eq(leads.networkUrl, sql.placeholder('url'))).prepare()));
-const byProviderId = perDb((db) => fast(db.select().from(leads).where(eq(leads.providerId, sql.placeholder('providerId'))).prepare()));
+const byUrl = perDb((db) =>
+  fast(
+    db
+      .select()
+      .from(leads)
+      .where(eq(leads.networkUrl, sql.placeholder('url')))
+      .prepare(),
+  ),
+);
+const byProviderId = perDb((db) =>
+  fast(
+    db
+      .select()
+      .from(leads)
+      .where(eq(leads.providerId, sql.placeholder('providerId')))
+      .prepare(),
+  ),
+);
 
 /** Leads of this person contacted from this account, in any campaign. */
 function candidates(ctx: Ctx, event: InboundEvent): Candidate[] {
@@ -52,7 +68,12 @@ export function applyInbound(ctx: Ctx, event: InboundEvent, settings: EngineSett
  * that cannot be applied is reported to `failed` and the others still commit (see
  * eachInOneTransaction). Returns the campaign ids of the leads they changed.
  */
-export function applyInboundAll(ctx: Ctx, events: readonly InboundEvent[], settings: EngineSettings, failed: (event: InboundEvent, err: unknown) => void): Set<string> {
+export function applyInboundAll(
+  ctx: Ctx,
+  events: readonly InboundEvent[],
+  settings: EngineSettings,
+  failed: (event: InboundEvent, err: unknown) => void,
+): Set<string> {
   const campaignIds = new Set<string>();
   if (events.length === 0) return campaignIds;
   const outcomes = eachInOneTransaction(

@@ -17,11 +17,16 @@ export function acquireLease(db: Db, wall: Clock, holder: string, ttlMs: number)
     const now = wall.now();
     const row = db.select().from(engineState).where(eq(engineState.id, ROW)).get();
     if (!row) {
-      db.insert(engineState).values({ id: ROW, holder, leaseExpiresAt: now + ttlMs }).run();
+      db.insert(engineState)
+        .values({ id: ROW, holder, leaseExpiresAt: now + ttlMs })
+        .run();
       return true;
     }
     if (row.holder !== holder && row.holder !== null && row.leaseExpiresAt > now) return false;
-    db.update(engineState).set({ holder, leaseExpiresAt: now + ttlMs }).where(eq(engineState.id, ROW)).run();
+    db.update(engineState)
+      .set({ holder, leaseExpiresAt: now + ttlMs })
+      .where(eq(engineState.id, ROW))
+      .run();
     return true;
   });
 }

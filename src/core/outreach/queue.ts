@@ -94,14 +94,20 @@ export const freshLeadsOf = (ctx: Ctx, campaignIds: readonly string[], limit: nu
  */
 export function nextScheduledOf(ctx: Ctx, campaignIds: readonly string[], now: number): Map<string, number | null> {
   if (campaignIds.length === 0) return new Map();
-  return new Map(nextScheduledStmt(ctx.db).all({ ids: JSON.stringify(campaignIds), now }).map((r) => [r.id, r.at]));
+  return new Map(
+    nextScheduledStmt(ctx.db)
+      .all({ ids: JSON.stringify(campaignIds), now })
+      .map((r) => [r.id, r.at]),
+  );
 }
 const nextScheduledStmt = perDb((db) =>
   fast(
     db
       .select({
         id: sql<string>`j.value`,
-        at: sql<number | null>`(SELECT min(${leads.nextActionAt}) FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} > ${sql.placeholder('now')})`,
+        at: sql<
+          number | null
+        >`(SELECT min(${leads.nextActionAt}) FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} > ${sql.placeholder('now')})`,
       })
       .from(sql`json_each(${sql.placeholder('ids')}) j`)
       .prepare(),
@@ -111,7 +117,15 @@ const nextScheduledStmt = perDb((db) =>
 /** When the account's last provider call was made (its latest intent), or null. */
 export const lastCallAt = (ctx: Ctx, accountId: string): number | null => lastCallStmt(ctx.db).get({ accountId })?.at ?? null;
 const lastCallStmt = perDb((db) =>
-  fast(db.select({ at: engineIntents.createdAt }).from(engineIntents).where(eq(engineIntents.accountId, sql.placeholder('accountId'))).orderBy(desc(engineIntents.createdAt)).limit(1).prepare()),
+  fast(
+    db
+      .select({ at: engineIntents.createdAt })
+      .from(engineIntents)
+      .where(eq(engineIntents.accountId, sql.placeholder('accountId')))
+      .orderBy(desc(engineIntents.createdAt))
+      .limit(1)
+      .prepare(),
+  ),
 );
 
 /**
@@ -142,7 +156,14 @@ const completionProbes = perDb((db) => {
     anyLead: probe(eq(leads.campaignId, id)),
     workLeft: probe(and(eq(leads.campaignId, id), isNotNull(leads.nextActionAt))),
     closing: probe(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, id))),
-    pending: fast(db.select({ one: sql`1` }).from(engineIntents).where(and(isPending, eq(engineIntents.campaignId, id))).limit(1).prepare()),
+    pending: fast(
+      db
+        .select({ one: sql`1` })
+        .from(engineIntents)
+        .where(and(isPending, eq(engineIntents.campaignId, id)))
+        .limit(1)
+        .prepare(),
+    ),
   };
 });
 
@@ -155,8 +176,20 @@ const moveStmts = perDb((db) => {
   // `to` may be null (no work left): bound as-is, since next_action_at maps values unchanged.
   const set = { nextActionAt: sql`${sql.placeholder('to')}` };
   return {
-    fromNull: fast(db.update(leads).set(set).where(and(eq(leads.id, sql.placeholder('leadId')), isNull(leads.nextActionAt))).prepare()),
-    fromAt: fast(db.update(leads).set(set).where(and(eq(leads.id, sql.placeholder('leadId')), eq(leads.nextActionAt, sql.placeholder('from')))).prepare()),
+    fromNull: fast(
+      db
+        .update(leads)
+        .set(set)
+        .where(and(eq(leads.id, sql.placeholder('leadId')), isNull(leads.nextActionAt)))
+        .prepare(),
+    ),
+    fromAt: fast(
+      db
+        .update(leads)
+        .set(set)
+        .where(and(eq(leads.id, sql.placeholder('leadId')), eq(leads.nextActionAt, sql.placeholder('from'))))
+        .prepare(),
+    ),
   };
 });
 
@@ -181,7 +214,14 @@ export function excludeNow(ctx: Ctx, lead: LeadRow): void {
  * Stores the agent's decision on the reply `text`, unless a newer reply superseded it while
  * the agent thought. Returns the lead after the change.
  */
-export function recordAgentDecision(ctx: Ctx, leadId: string, text: string, decision: AgentDecision, info: CampaignInfo, settings: EngineSettings): LeadRow | undefined {
+export function recordAgentDecision(
+  ctx: Ctx,
+  leadId: string,
+  text: string,
+  decision: AgentDecision,
+  info: CampaignInfo,
+  settings: EngineSettings,
+): LeadRow | undefined {
   return transaction(ctx.db, () => {
     const current = getLead(ctx, leadId);
     if (!current || current.pendingReplyText !== text) return current;

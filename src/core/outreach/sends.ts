@@ -26,10 +26,10 @@ export const MANUAL_HOLDER = 'send_message';
 /** The holder of the operator's own replies from the dashboard inbox: manual intents whose message is the operator's. */
 export const OPERATOR_HOLDER = 'dashboard';
 
-
 /** Where a lead is reached: its profile URL (with its provider id when known), else its provider id. Engine and send_message both use it. */
 export function recipientOf(lead: LeadRow): ProfileRef | null {
-  if (lead.networkUrl !== null) return lead.providerId !== null ? { networkUrl: lead.networkUrl, providerId: lead.providerId } : { networkUrl: lead.networkUrl };
+  if (lead.networkUrl !== null)
+    return lead.providerId !== null ? { networkUrl: lead.networkUrl, providerId: lead.providerId } : { networkUrl: lead.networkUrl };
   if (lead.providerId !== null) return { providerId: lead.providerId };
   return null;
 }
@@ -75,7 +75,15 @@ export interface BegunSend {
  * lead to one send at a time is its pending intent: while one exists no other is begun, and the
  * lead is taken off the queue until recovery settles it.
  */
-export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, leadId: string, kind: SendKind, accountId: string, decidedAt?: number): BegunSend | null {
+export function beginSend(
+  ctx: Ctx,
+  settings: EngineSettings,
+  holder: string,
+  leadId: string,
+  kind: SendKind,
+  accountId: string,
+  decidedAt?: number,
+): BegunSend | null {
   return transaction(ctx.db, () => {
     // Fencing: an engine that lost its lease (e.g. stalled past the TTL) records no new intent.
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
@@ -121,7 +129,12 @@ export function beginSend(ctx: Ctx, settings: EngineSettings, holder: string, le
 }
 
 /** Marks a pending intent settled; false when it was settled already (e.g. by recovery). */
-function settle(ctx: Ctx, intent: IntentRow, state: 'sent' | 'failed' | 'assumed_sent', fields: Pick<Partial<IntentRow>, 'chatId' | 'messageId' | 'errorCode'>): boolean {
+function settle(
+  ctx: Ctx,
+  intent: IntentRow,
+  state: 'sent' | 'failed' | 'assumed_sent',
+  fields: Pick<Partial<IntentRow>, 'chatId' | 'messageId' | 'errorCode'>,
+): boolean {
   const result = settleStmt(ctx.db).run({
     id: intent.id,
     state,
@@ -224,7 +237,13 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
   }
   const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings, lead);
   if (!updated) return;
-  recordActivity(ctx, { type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'manual_message' | 'withdrawal'>], at, lead: updated, text: intent.text, accountId: intent.accountId });
+  recordActivity(ctx, {
+    type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'manual_message' | 'withdrawal'>],
+    at,
+    lead: updated,
+    text: intent.text,
+    accountId: intent.accountId,
+  });
   // A connection request is an invitation, not a message: only messages enter the thread.
   if (intent.kind !== 'connection_request' && intent.text !== null) {
     recordMessage(ctx, { lead: updated, sender: intent.kind === 'message' ? 'sequence' : 'agent', text: intent.text, at, accountId: intent.accountId });
@@ -245,7 +264,14 @@ function applyManualSent(ctx: Ctx, intent: IntentRow, lead: LeadRow, chatId: str
   if (!inConversation) updateLead(ctx.db, lead.id, changes);
   recordActivity(ctx, { type: 'message_sent', at, lead: updated, text: intent.text, accountId: intent.accountId, manual: true });
   if (intent.text !== null) {
-    recordMessage(ctx, { lead: updated, sender: intent.holder === OPERATOR_HOLDER ? 'operator' : 'api', text: intent.text, at, accountId: intent.accountId, externalId: intent.messageId });
+    recordMessage(ctx, {
+      lead: updated,
+      sender: intent.holder === OPERATOR_HOLDER ? 'operator' : 'api',
+      text: intent.text,
+      at,
+      accountId: intent.accountId,
+      externalId: intent.messageId,
+    });
   }
   countAccountDaily(ctx, intent.accountId, 'messagesSent');
   failpoint(ctx, 'inbox.send.record', intent.id);
@@ -259,7 +285,10 @@ export const MANUAL_HANDOFF_REASON = 'An operator messaged the lead directly, so
  * the provider is called. If recording the send afterwards fails, the intent stays pending and
  * is settled as sent by the engine's recovery, so the message is counted once and never sent twice.
  */
-export function beginManualSend(ctx: Ctx, input: { leadId: string; campaignId: string; accountId: string; text: string; sender?: 'api' | 'operator' }): IntentRow {
+export function beginManualSend(
+  ctx: Ctx,
+  input: { leadId: string; campaignId: string; accountId: string; text: string; sender?: 'api' | 'operator' },
+): IntentRow {
   return transaction(ctx.db, () => {
     const intent: IntentRow = {
       seq: 0,

@@ -65,7 +65,9 @@ const running = counted('campaigns', (db) => {
   const list = Object.freeze(
     runningWithAgents(db)
       .all()
-      .map((row) => Object.freeze({ id: row.id, status: row.status, agent: row.a ? Object.freeze(row.a) : null, sequence: row.a ? parseSequence(row.a.messages) : [] })),
+      .map((row) =>
+        Object.freeze({ id: row.id, status: row.status, agent: row.a ? Object.freeze(row.a) : null, sequence: row.a ? parseSequence(row.a.messages) : [] }),
+      ),
   );
   return { list, byId: new Map(list.map((info) => [info.id, info])) };
 });
@@ -86,7 +88,15 @@ const campaignWithAgent = perDb((db) =>
       .prepare(),
   ),
 );
-const leadById = perDb((db) => fast(db.select().from(leads).where(eq(leads.id, sql.placeholder('id'))).prepare()));
+const leadById = perDb((db) =>
+  fast(
+    db
+      .select()
+      .from(leads)
+      .where(eq(leads.id, sql.placeholder('id')))
+      .prepare(),
+  ),
+);
 
 /** A campaign with its agent; a running one from memory (see `running`). Shared: never change it. */
 export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {

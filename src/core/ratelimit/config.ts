@@ -13,7 +13,11 @@ export const RATE_CLASSES = {
   leads_batch_delete: { label: 'batch lead deletes', perMinute: 10, routes: ['POST /campaigns/:campaignId/leads/batch-delete'] },
   lead_update: { label: 'lead updates', perMinute: 60, routes: ['PATCH /campaigns/:campaignId/leads/:leadId'] },
   /** One bucket for both: the spec gives start and pause one 30/minute limit. */
-  campaign_start_pause: { label: 'campaign starts and pauses', perMinute: 30, routes: ['POST /campaigns/:campaignId/start', 'POST /campaigns/:campaignId/pause'] },
+  campaign_start_pause: {
+    label: 'campaign starts and pauses',
+    perMinute: 30,
+    routes: ['POST /campaigns/:campaignId/start', 'POST /campaigns/:campaignId/pause'],
+  },
   inbox_message: { label: 'inbox messages', perMinute: 10, routes: ['POST /inbox/messages'] },
   profile_lookup: { label: 'profile lookups', perMinute: 5, routes: ['POST /network/profiles/lookup'] },
   people_search: { label: 'people searches', perMinute: 6, routes: ['POST /network/search'] },

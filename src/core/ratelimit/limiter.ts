@@ -16,7 +16,7 @@ interface Check {
 
 export type Admission =
   | { ok: true; states: PolicyState[] }
-  | { ok: false; states: PolicyState[]; retryAfterSeconds: number; /** The policy that waits longest. */ refusedBy: string };
+  | { ok: false; states: PolicyState[]; retryAfterSeconds: number /** The policy that waits longest. */; refusedBy: string };
 
 const stateOf = (check: Check, b: BucketState): PolicyState => ({
   name: check.policy,
@@ -153,7 +153,10 @@ export function addressKey(address: string): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 function rateLimited(admission: Extract<Admission, { ok: false }>, limits: Limits): ApiError {

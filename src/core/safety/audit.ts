@@ -96,11 +96,24 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
     for (const [day, c] of counts) {
       const dayMs = Date.parse(`${day}T00:00:00Z`);
       const limit = limitsOn(dayMs);
-      if (c.connections > limit.connections) violations.push({ rule: 'daily_connection_cap', accountId: account.id, day, detail: `${c.connections} connection requests, limit ${limit.connections}` });
-      if (c.messages > limit.messages) violations.push({ rule: 'daily_message_cap', accountId: account.id, day, detail: `${c.messages} messages, limit ${limit.messages}` });
+      if (c.connections > limit.connections)
+        violations.push({
+          rule: 'daily_connection_cap',
+          accountId: account.id,
+          day,
+          detail: `${c.connections} connection requests, limit ${limit.connections}`,
+        });
+      if (c.messages > limit.messages)
+        violations.push({ rule: 'daily_message_cap', accountId: account.id, day, detail: `${c.messages} messages, limit ${limit.messages}` });
       let week = 0;
       for (let k = 0; k < 7; k++) week += counts.get(utcDay(dayMs - k * DAY))?.connections ?? 0;
-      if (week > weekly) violations.push({ rule: 'weekly_connection_cap', accountId: account.id, day, detail: `${week} connection requests in the 7 days to ${day}, limit ${weekly}` });
+      if (week > weekly)
+        violations.push({
+          rule: 'weekly_connection_cap',
+          accountId: account.id,
+          day,
+          detail: `${week} connection requests in the 7 days to ${day}, limit ${weekly}`,
+        });
     }
 
     // Every provider call the engine made (an operator's manual sends aside), in order: hours, spacing and the day's rhythm.
@@ -117,10 +130,20 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
     for (const intent of intents) {
       const day = utcDay(intent.at);
       if (!insideHours(intent.at, hours, timeZone)) {
-        violations.push({ rule: 'working_hours', accountId: account.id, day, detail: `${intent.kind} at ${new Date(intent.at).toISOString()} outside working hours (${timeZone})` });
+        violations.push({
+          rule: 'working_hours',
+          accountId: account.id,
+          day,
+          detail: `${intent.kind} at ${new Date(intent.at).toISOString()} outside working hours (${timeZone})`,
+        });
       }
       if (previous !== null && intent.at - previous < opts.spacingMinMs) {
-        violations.push({ rule: 'spacing', accountId: account.id, day, detail: `${intent.kind} ${Math.round((intent.at - previous) / 1000)} s after the previous call, minimum ${opts.spacingMinMs / 1000} s` });
+        violations.push({
+          rule: 'spacing',
+          accountId: account.id,
+          day,
+          detail: `${intent.kind} ${Math.round((intent.at - previous) / 1000)} s after the previous call, minimum ${opts.spacingMinMs / 1000} s`,
+        });
       }
       previous = intent.at;
       const list = minutesByDay.get(day) ?? [];
@@ -133,7 +156,8 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
       const signature = minutes.join(',');
       const seen = signatures.get(day) ?? new Map<string, string>();
       const twin = seen.get(signature);
-      if (twin !== undefined) violations.push({ rule: 'lock_step', accountId: account.id, day, detail: `sent at the very same minutes as ${twin} (${minutes.length} calls)` });
+      if (twin !== undefined)
+        violations.push({ rule: 'lock_step', accountId: account.id, day, detail: `sent at the very same minutes as ${twin} (${minutes.length} calls)` });
       else seen.set(signature, account.id);
       signatures.set(day, seen);
     }

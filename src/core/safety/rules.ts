@@ -52,7 +52,6 @@ export const SafetyConfig = {
   withdrawStaleInvitations: z.boolean().optional(),
 };
 
-
 export const SAFETY_DEFAULTS = {
   workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] } satisfies WorkingHoursInput,
   timeZone: 'UTC',
@@ -113,7 +112,8 @@ export function rhythmOf(account: Pick<AccountRow, 'id' | 'timeZone' | 'workingH
   return {
     hours: storedHours(account.workingHours, s.workingHours),
     timeZone: account.timeZone ?? s.timeZone,
-    jitter: (day) => (span === 0 ? { open: 0, close: 0 } : { open: hash(`${account.id}:${day}:open`) % (span + 1), close: hash(`${account.id}:${day}:close`) % (span + 1) }),
+    jitter: (day) =>
+      span === 0 ? { open: 0, close: 0 } : { open: hash(`${account.id}:${day}:open`) % (span + 1), close: hash(`${account.id}:${day}:close`) % (span + 1) },
   };
 }
 
@@ -136,7 +136,6 @@ export function warmUpDay(account: Pick<AccountRow, 'warmUpStartedAt'>, s: Safet
   const index = Math.floor((dayStart(now) - dayStart(account.warmUpStartedAt)) / DAY);
   return index < s.warmUp.days ? Math.max(0, index) : null;
 }
-
 
 export interface Allowance {
   /** Today's (UTC) limits in force: warm-up and the weekly cap applied; never above the configured ones. */
@@ -202,7 +201,8 @@ function allowanceFrom(account: AccountRow, rows: readonly { day: string; conn: 
   const weekSent = rows.reduce((n, r) => n + r.conn, 0);
   const weeklyLimit = account.weeklyConnectionRequestLimit ?? s.weeklyConnectionRequestLimit;
   const wd = warmUpDay(account, s, now);
-  const dailyConn = wd === null ? account.connectionRequestLimit : warmUpLimit(account.connectionRequestLimit, s.warmUp.connectionRequestsStart, s.warmUp.days, wd);
+  const dailyConn =
+    wd === null ? account.connectionRequestLimit : warmUpLimit(account.connectionRequestLimit, s.warmUp.connectionRequestsStart, s.warmUp.days, wd);
   const dailyMsg = wd === null ? account.messageLimit : warmUpLimit(account.messageLimit, s.warmUp.messagesStart, s.warmUp.days, wd);
   const weekRoom = Math.max(0, weeklyLimit - (weekSent - connToday));
   let weekFullUntil: number | null = null;

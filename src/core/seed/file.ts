@@ -36,9 +36,7 @@ export const CreditsSection = z.strictObject({
 });
 
 export const ApiKeyEntry = z.strictObject({
-  key: z
-    .string()
-    .regex(/^sk_(test|live)_[\x21-\x7e]{24,}$/, 'must be sk_test_ or sk_live_ followed by at least 24 visible characters'),
+  key: z.string().regex(/^sk_(test|live)_[\x21-\x7e]{24,}$/, 'must be sk_test_ or sk_live_ followed by at least 24 visible characters'),
   name: z.string().min(1).max(100).default('seeded'),
 });
 
@@ -73,9 +71,7 @@ export const AgentEntry = z.strictObject({
   name: z.string().min(1).optional(),
   accountId: Id.nullable().optional(),
   connectionNote: z.string().max(CONNECTION_NOTE_MAX).nullable().optional(),
-  messages: z
-    .array(z.strictObject({ text: z.string().min(1).max(MESSAGE_TEXT_MAX), delayHours: z.number().min(0).default(24) }))
-    .default([]),
+  messages: z.array(z.strictObject({ text: z.string().min(1).max(MESSAGE_TEXT_MAX), delayHours: z.number().min(0).default(24) })).default([]),
 });
 
 export const WorkExperienceEntry = z.strictObject({
@@ -83,12 +79,23 @@ export const WorkExperienceEntry = z.strictObject({
   position: NullableText,
   location: NullableText,
   description: NullableText,
-  start: z.string().regex(/^\d{4}-\d{2}$/, 'must be YYYY-MM').nullable().optional(),
-  end: z.string().regex(/^\d{4}-\d{2}$/, 'must be YYYY-MM').nullable().optional(),
+  start: z
+    .string()
+    .regex(/^\d{4}-\d{2}$/, 'must be YYYY-MM')
+    .nullable()
+    .optional(),
+  end: z
+    .string()
+    .regex(/^\d{4}-\d{2}$/, 'must be YYYY-MM')
+    .nullable()
+    .optional(),
 });
 
 export const LeadEntry = z.strictObject({
-  id: z.string().regex(/^lead_[A-Za-z0-9_-]{1,59}$/, 'must be lead_ followed by [A-Za-z0-9_-]').optional(),
+  id: z
+    .string()
+    .regex(/^lead_[A-Za-z0-9_-]{1,59}$/, 'must be lead_ followed by [A-Za-z0-9_-]')
+    .optional(),
   networkUrl: ProfileUrl.nullable().optional(),
   accountId: Id.nullable().optional(),
   firstName: NullableText,

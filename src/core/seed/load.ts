@@ -1,18 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { accountToday } from '../accounts/today.js';
 import { sql } from 'drizzle-orm';
-import {
-  accountDaily,
-  accounts,
-  activity,
-  agents,
-  campaigns,
-  creditBalance,
-  creditLedger,
-  exclusions,
-  leads,
-  workspace,
-} from '../../db/schema.js';
+import { accountDaily, accounts, activity, agents, campaigns, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
@@ -75,7 +64,9 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       .run();
 
     const credits = file.credits ?? { credits: 0, topUpCredits: 0, lookalikeCredits: 0, lookalikeTopUpCredits: 0 };
-    db.insert(creditBalance).values({ id: 1, ...credits }).run();
+    db.insert(creditBalance)
+      .values({ id: 1, ...credits })
+      .run();
     const buckets = [
       ['credits', credits.credits],
       ['top_up_credits', credits.topUpCredits],
@@ -115,7 +106,10 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
           workingHours: a.workingHours === undefined ? null : JSON.stringify(a.workingHours),
         })
         .run();
-      if (a.today) db.insert(accountDaily).values({ accountId: a.id, day: today, ...a.today }).run();
+      if (a.today)
+        db.insert(accountDaily)
+          .values({ accountId: a.id, day: today, ...a.today })
+          .run();
     });
 
     const agentIds = new Set<string>();

@@ -66,7 +66,12 @@ export function fanOut(ctx: Ctx, limit = FAN_OUT_BATCH): number {
     ctx.db
       .update(webhookEvents)
       .set({ fannedOutAt: now })
-      .where(inArray(webhookEvents.id, events.map((e) => e.id)))
+      .where(
+        inArray(
+          webhookEvents.id,
+          events.map((e) => e.id),
+        ),
+      )
       .run();
     return events.length;
   });
@@ -111,8 +116,7 @@ export function endpointsWithDueDeliveries(ctx: Ctx): string[] {
     .map((r) => r.id);
 }
 
-const leaseFree = (now: number): SQL =>
-  or(isNull(webhookDeliveries.leasedUntil), lte(webhookDeliveries.leasedUntil, now)) as SQL;
+const leaseFree = (now: number): SQL => or(isNull(webhookDeliveries.leasedUntil), lte(webhookDeliveries.leasedUntil, now)) as SQL;
 
 /**
  * Claims up to `limit` due deliveries of one active endpoint: each gets a lease until
@@ -196,18 +200,30 @@ export function completeAttempt(ctx: Ctx, claimed: ClaimedAttempt, result: Deliv
     const outcome = { leasedUntil: null, lastStatus: result.status, lastError: result.error, updatedAt: now };
     const self = eq(webhookDeliveries.id, claimed.deliveryId);
     if (result.ok) {
-      ctx.db.update(webhookDeliveries).set({ ...outcome, state: 'succeeded', nextAttemptAt: null }).where(self).run();
+      ctx.db
+        .update(webhookDeliveries)
+        .set({ ...outcome, state: 'succeeded', nextAttemptAt: null })
+        .where(self)
+        .run();
       return 'succeeded';
     }
     const stillPending = and(self, eq(webhookDeliveries.state, 'pending'));
     if (result.disableEndpoint) {
-      ctx.db.update(webhookDeliveries).set({ ...outcome, state: 'failed', nextAttemptAt: null }).where(stillPending).run();
+      ctx.db
+        .update(webhookDeliveries)
+        .set({ ...outcome, state: 'failed', nextAttemptAt: null })
+        .where(stillPending)
+        .run();
       disableEndpoint(ctx, claimed.endpointId, `HTTP 410 Gone at ${iso(now)}`);
       return 'failed';
     }
     const delay = nextAttemptDelay(claimed.attempt, rng, result.retryAfterSeconds);
     const next = delay === null ? { state: 'failed' as const, nextAttemptAt: null } : { state: 'pending' as const, nextAttemptAt: now + delay };
-    const changed = ctx.db.update(webhookDeliveries).set({ ...outcome, ...next }).where(stillPending).run().changes;
+    const changed = ctx.db
+      .update(webhookDeliveries)
+      .set({ ...outcome, ...next })
+      .where(stillPending)
+      .run().changes;
     return changed > 0 ? next.state : 'failed';
   });
 }
@@ -314,7 +330,12 @@ function queryDeliveries(ctx: Ctx, input: ListDeliveriesInput): { seq: number; v
     ? ctx.db
         .select()
         .from(webhookAttempts)
-        .where(inArray(webhookAttempts.deliveryId, rows.map((r) => r.d.id)))
+        .where(
+          inArray(
+            webhookAttempts.deliveryId,
+            rows.map((r) => r.d.id),
+          ),
+        )
         .orderBy(asc(webhookAttempts.seq))
         .all()
     : [];
@@ -335,19 +356,19 @@ function queryDeliveries(ctx: Ctx, input: ListDeliveriesInput): { seq: number; v
   return rows.map(({ d, type, url }) => ({
     seq: d.seq,
     view: {
-    id: d.id,
-    eventId: d.eventId,
-    eventType: type,
-    endpointId: d.endpointId,
-    url,
-    state: d.state as DeliveryState,
-    attempts: d.attempts,
-    nextAttemptAt: d.nextAttemptAt === null ? null : iso(d.nextAttemptAt),
-    lastStatus: d.lastStatus,
-    lastError: d.lastError,
-    createdAt: iso(d.createdAt),
-    updatedAt: iso(d.updatedAt),
-    log: logs.get(d.id) ?? [],
+      id: d.id,
+      eventId: d.eventId,
+      eventType: type,
+      endpointId: d.endpointId,
+      url,
+      state: d.state as DeliveryState,
+      attempts: d.attempts,
+      nextAttemptAt: d.nextAttemptAt === null ? null : iso(d.nextAttemptAt),
+      lastStatus: d.lastStatus,
+      lastError: d.lastError,
+      createdAt: iso(d.createdAt),
+      updatedAt: iso(d.updatedAt),
+      log: logs.get(d.id) ?? [],
     },
   }));
 }
@@ -400,7 +421,11 @@ export function redeliver(ctx: Ctx, eventId: string, endpointId?: string): Redel
 
 /** Sends one logged delivery's event again to the same endpoint (the dashboard's redeliver button). */
 export function redeliverDelivery(ctx: Ctx, deliveryId: string): RedeliveryView {
-  const row = ctx.db.select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+  const row = ctx.db
+    .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, deliveryId))
+    .get();
   if (!row) throw new ApiError('not_found', `no webhook delivery "${deliveryId}"; pick one from the delivery log`, { fields: ['deliveryId'] });
   const [result] = redeliver(ctx, row.eventId, row.endpointId);
   return result as RedeliveryView;
@@ -417,7 +442,10 @@ function targetEndpoints(ctx: Ctx, eventType: string, endpointId: string | undef
   const row = ctx.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).get();
   if (!row) throw new ApiError('not_found', `no webhook endpoint "${endpointId}"; list them with: npx outreach webhooks list`, { fields: ['endpointId'] });
   if (row.status !== 'active') {
-    throw validationError(`endpoint ${endpointId} is disabled (${row.disabledReason ?? 'no reason recorded'}); enable it first with: npx outreach webhooks enable ${endpointId}`, ['endpointId']);
+    throw validationError(
+      `endpoint ${endpointId} is disabled (${row.disabledReason ?? 'no reason recorded'}); enable it first with: npx outreach webhooks enable ${endpointId}`,
+      ['endpointId'],
+    );
   }
   return [{ id: row.id, url: row.url }];
 }

@@ -66,7 +66,10 @@ export function addEndpoint(ctx: Ctx, input: WebhookEndpointInput, policy?: Ssrf
     const same = ctx.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.url, url)).get();
     if (same) throw validationError(`url: endpoint ${same.id} already has this URL`, ['url']);
     const id = newId('whe');
-    ctx.db.insert(webhookEndpoints).values({ id, url, events: JSON.stringify(events), createdAt: ctx.clock.now() }).run();
+    ctx.db
+      .insert(webhookEndpoints)
+      .values({ id, url, events: JSON.stringify(events), createdAt: ctx.clock.now() })
+      .run();
     return endpointView(ctx, id) as WebhookEndpointView;
   });
 }
@@ -167,11 +170,7 @@ export function disableEndpoint(ctx: Ctx, id: string, reason: string): boolean {
 /** Re-activates a disabled endpoint for events from now on; `redeliver` resends older ones. */
 export function enableEndpoint(ctx: Ctx, id: string): WebhookEndpointView {
   return transaction(ctx.db, () => {
-    const changed = ctx.db
-      .update(webhookEndpoints)
-      .set({ status: 'active', disabledReason: null })
-      .where(eq(webhookEndpoints.id, id))
-      .run().changes;
+    const changed = ctx.db.update(webhookEndpoints).set({ status: 'active', disabledReason: null }).where(eq(webhookEndpoints.id, id)).run().changes;
     if (changed === 0) throw notFound(id);
     return endpointView(ctx, id) as WebhookEndpointView;
   });

@@ -47,7 +47,13 @@ const statements = perDb((db) => ({
       .where(eq(campaigns.id, sql.placeholder('campaignId')))
       .prepare(),
   ),
-  campaign: fast(db.select({ id: campaigns.id, name: campaigns.name }).from(campaigns).where(eq(campaigns.id, sql.placeholder('campaignId'))).prepare()),
+  campaign: fast(
+    db
+      .select({ id: campaigns.id, name: campaigns.name })
+      .from(campaigns)
+      .where(eq(campaigns.id, sql.placeholder('campaignId')))
+      .prepare(),
+  ),
   insert: fast(
     db
       .insert(webhookEvents)

@@ -55,10 +55,14 @@ function event<T extends WebhookEventType, D extends z.ZodRawShape>(type: T, des
     .meta({ title: type, description });
 }
 
-export const LeadTaggedEvent = event('lead.tagged', "A lead's tag was set or changed to a non-null value (single PATCH: 1 event; batch update: one per changed lead).", {
-  tag: LeadTag.describe('the new tag'),
-  previousTag: LeadTag.nullable().describe('the tag before the change; null when the lead had none'),
-});
+export const LeadTaggedEvent = event(
+  'lead.tagged',
+  "A lead's tag was set or changed to a non-null value (single PATCH: 1 event; batch update: one per changed lead).",
+  {
+    tag: LeadTag.describe('the new tag'),
+    previousTag: LeadTag.nullable().describe('the tag before the change; null when the lead had none'),
+  },
+);
 
 export const LeadRepliedEvent = event('lead.replied', 'An inbound message from the lead was received.', {
   message: z.strictObject({

@@ -28,9 +28,7 @@ export function signingSecretProblem(secret: string): string | null {
 export function hmacKey(secret: string): Buffer {
   const problem = signingSecretProblem(secret);
   if (problem !== null) throw new TypeError(problem);
-  return secret.startsWith(WHSEC_PREFIX)
-    ? Buffer.from(secret.slice(WHSEC_PREFIX.length), 'base64')
-    : Buffer.from(secret, 'utf8');
+  return secret.startsWith(WHSEC_PREFIX) ? Buffer.from(secret.slice(WHSEC_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
 }
 
 /** `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`. */
@@ -84,9 +82,7 @@ export interface VerifyStandardWebhookInput {
   toleranceSeconds?: number;
 }
 
-export type VerifyResult =
-  | { ok: true }
-  | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'timestamp_out_of_tolerance' | 'no_matching_signature' };
+export type VerifyResult = { ok: true } | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'timestamp_out_of_tolerance' | 'no_matching_signature' };
 
 /**
  * Receiver-side check of the Standard Webhooks signature. Accepts a space-separated list of

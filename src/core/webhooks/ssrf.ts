@@ -57,7 +57,7 @@ export function classifyAddress(ip: string): AddressClass | null {
 }
 
 function classifyV4(n: number): AddressClass {
-  for (const { base, mask, cls } of V4_TABLE) if (((n & mask) >>> 0) === base) return cls;
+  for (const { base, mask, cls } of V4_TABLE) if ((n & mask) >>> 0 === base) return cls;
   return 'public';
 }
 
@@ -117,7 +117,11 @@ export class SsrfRefusedError extends Error {
   }
 }
 
-const normaliseHost = (host: string): string => host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+const normaliseHost = (host: string): string =>
+  host
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 
 function isAllowedHost(hostname: string, policy: SsrfPolicy): boolean {
   const host = normaliseHost(hostname);

@@ -13,7 +13,14 @@ export function ensureWorkspace(ctx: Ctx): void {
     if (getWorkspace(ctx)) return;
     ctx.db
       .insert(workspace)
-      .values({ id: WORKSPACE_ID, name: 'Workspace', plan: 'paid', planId: 'growth', cursorSecret: randomBytes(32).toString('base64url'), createdAt: ctx.clock.now() })
+      .values({
+        id: WORKSPACE_ID,
+        name: 'Workspace',
+        plan: 'paid',
+        planId: 'growth',
+        cursorSecret: randomBytes(32).toString('base64url'),
+        createdAt: ctx.clock.now(),
+      })
       .run();
     ctx.db.insert(creditBalance).values({ id: 1 }).onConflictDoNothing().run();
   });

@@ -140,7 +140,9 @@ function consentPage(ctx: Ctx, res: Response, status: number, claims: FormClaims
   const env = keyEnvFor(ctx.env);
   const describedBy = error ? 'key-hint key-error' : 'key-hint';
   sendPage(res, status, {
-    title: error ? `Error: connect ${client?.metadata.client_name ?? 'client'} to outreach-mcp` : `Connect ${client?.metadata.client_name ?? 'client'} to outreach-mcp`,
+    title: error
+      ? `Error: connect ${client?.metadata.client_name ?? 'client'} to outreach-mcp`
+      : `Connect ${client?.metadata.client_name ?? 'client'} to outreach-mcp`,
     body: `<h1>Connect ${name} to outreach-mcp</h1>
 <p><strong>${name}</strong> asks to use the outreach tools of this server (${escapeHtml(ctx.env)} environment) for you. It will reach exactly what the API key you paste here reaches, with the same limits. It never sees the key: it gets a token that stops working when the key is revoked.</p>
 <p>After you answer, your browser returns to <code>${escapeHtml(destination(claims.redirectUri))}</code>.</p>
@@ -199,7 +201,11 @@ export function consentSubmitHandler(ctx: Ctx): RequestHandler[] {
       }
       const cookie = readCookie(req, COOKIE);
       if (!cookie || !signatureMatches(claims.bind, digest(cookie))) {
-        return problemPage(res, 403, 'This consent form was not opened in this browser, so it cannot be submitted from here. Go back to your client and connect again.');
+        return problemPage(
+          res,
+          403,
+          'This consent form was not opened in this browser, so it cannot be submitted from here. Go back to your client and connect again.',
+        );
       }
       if (!getClient(ctx, claims.clientId)) {
         return problemPage(res, 400, 'The client that asked for access is no longer registered. Go back to your client and connect again.');

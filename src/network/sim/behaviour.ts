@@ -60,7 +60,11 @@ export function acceptanceDecision(profile: string, sentAt: number): AcceptanceD
   const slug = slugOf(profile);
   const rng = new Rng(`accept:${slug}`);
   const accepts = rng.chance(simPerson(slug).traits.seniority >= 5 ? 0.45 : 0.6);
-  const normal = delay(rng, [[HOUR, 8 * HOUR, 40], [8 * HOUR, 2 * DAY, 40], [2 * DAY, 5 * DAY, 20]]);
+  const normal = delay(rng, [
+    [HOUR, 8 * HOUR, 40],
+    [8 * HOUR, 2 * DAY, 40],
+    [2 * DAY, 5 * DAY, 20],
+  ]);
   const fast = delay(rng, [[2 * MINUTE, 15 * MINUTE, 1]]);
   if (slug.includes(MARKERS.neverAccepts)) return { accepts: false, at: null };
   if (slug.includes(MARKERS.fastAccept)) return { accepts: true, at: sentAt + fast };
@@ -69,8 +73,7 @@ export function acceptanceDecision(profile: string, sentAt: number): AcceptanceD
   return { accepts: false, at: null };
 }
 
-const untilDate = (ms: number): string =>
-  new Date(ms).toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
+const untilDate = (ms: number): string => new Date(ms).toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
 
 /**
  * Whether, when and what the person answers to a message sent at `sentAt`: about 35% reply;
@@ -83,7 +86,11 @@ export function replyDecision(profile: string, sentAt: number): ReplyDecision {
   const replies = rng.chance(0.35);
   const drawnKind = at(REPLY_KINDS, rng.weighted([35, 25, 30, 10]));
   const variant = rng.int(3);
-  const normal = delay(rng, [[20 * MINUTE, 4 * HOUR, 50], [4 * HOUR, DAY, 35], [DAY, 3 * DAY, 15]]);
+  const normal = delay(rng, [
+    [20 * MINUTE, 4 * HOUR, 50],
+    [4 * HOUR, DAY, 35],
+    [DAY, 3 * DAY, 15],
+  ]);
   const autoReply = delay(rng, [[MINUTE, 10 * MINUTE, 1]]);
   const backAfterDays = rng.range(2, 14);
 

@@ -1,10 +1,7 @@
 import type { Experience, FullProfile, Profile, SearchResult } from '../../core/network/provider.js';
 import { ALL_MARKERS } from './markers.js';
 import { at, hashHex, Rng, sha256 } from './rng.js';
-import {
-  ABOUT_OPENERS, CITIES, COMPANIES, EXPERIENCE_VERBS, FIRST_NAMES, FUNCTIONS, INDUSTRIES, LAST_NAMES,
-  SENIORITY_WEIGHTS, jobTitle,
-} from './words.js';
+import { ABOUT_OPENERS, CITIES, COMPANIES, EXPERIENCE_VERBS, FIRST_NAMES, FUNCTIONS, INDUSTRIES, LAST_NAMES, SENIORITY_WEIGHTS, jobTitle } from './words.js';
 
 /** The attributes that search and lookalike reason about, as indexes into words.ts. */
 export interface Traits {
@@ -146,8 +143,7 @@ export function nameFromSlug(slug: string): { first: string; last: string | null
 
 const month = (index: number): string => `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
 const locationOf = (city: number): string => `${at(CITIES, city).name}, ${at(CITIES, city).countryName}`;
-const companyUrl = (name: string): string =>
-  `https://www.linkedin.com/company/${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+const companyUrl = (name: string): string => `https://www.linkedin.com/company/${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
 
 /** The one simulated person behind a slug. Pure: the same slug gives the same person everywhere. */
 export function simPerson(slug: string): SimPerson {
@@ -170,10 +166,7 @@ export function simPerson(slug: string): SimPerson {
   const company = at(COMPANIES, traits.company);
   const industry = at(INDUSTRIES, company.industry);
   const title = jobTitle(fn, traits.seniority);
-  const headline = at(
-    [`${title} at ${company.name}`, `${title} @ ${company.name} | ${industry}`, `${title} | ${fn.team} in ${industry}`],
-    rng.int(3),
-  );
+  const headline = at([`${title} at ${company.name}`, `${title} @ ${company.name} | ${industry}`, `${title} | ${fn.team} in ${industry}`], rng.int(3));
 
   const experience: Experience[] = [];
   let start = (2025 - rng.int(6)) * 12 + rng.int(12);
@@ -205,7 +198,11 @@ export function simPerson(slug: string): SimPerson {
   const about = rng.chance(0.1)
     ? null
     : `${rng.pick(ABOUT_OPENERS)} ${years} years in ${fn.team.toLowerCase()}, currently ${title} at ${company.name} (${industry}).`;
-  const nameForUrl = `${firstName}${lastName}`.normalize('NFD').replace(/[^a-z]/gi, '').toLowerCase() || 'profile';
+  const nameForUrl =
+    `${firstName}${lastName}`
+      .normalize('NFD')
+      .replace(/[^a-z]/gi, '')
+      .toLowerCase() || 'profile';
 
   return {
     slug,

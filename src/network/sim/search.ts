@@ -23,14 +23,12 @@ const ALL_PAIRS: readonly Pair[] = FUNCTIONS.flatMap((_, fn) => SENIORITIES.map(
 const indexes = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 const titleOf = (p: Pair): string => jobTitle(at(FUNCTIONS, p.fn), p.seniority);
 
-export const clampLimit = (limit: number, max: number): number =>
-  Math.min(max, Math.max(1, Number.isFinite(limit) ? Math.floor(limit) : max));
+export const clampLimit = (limit: number, max: number): number => Math.min(max, Math.max(1, Number.isFinite(limit) ? Math.floor(limit) : max));
 
 // ---- cursors -------------------------------------------------------------------------------
 
 /** Opaque to clients; bound to the query it came from so it cannot be replayed elsewhere. */
-export const encodeCursor = (fingerprint: string, offset: number): string =>
-  Buffer.from(`${fingerprint}:${offset}`).toString('base64url');
+export const encodeCursor = (fingerprint: string, offset: number): string => Buffer.from(`${fingerprint}:${offset}`).toString('base64url');
 
 export function decodeCursor(cursor: string | null | undefined, fingerprint: string, total: number): number {
   if (cursor === null || cursor === undefined || cursor === '') return 0;
@@ -46,7 +44,11 @@ export function decodeCursor(cursor: string | null | undefined, fingerprint: str
 
 const STOPWORDS = new Set(['a', 'an', 'and', 'at', 'for', 'from', 'in', 'of', 'on', 'or', 'the', 'to', 'with', 'who', 'based', 'people', 'working']);
 
-const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w !== '');
+const wordsOf = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== '');
 
 /** Prefix match with a crude plural strip: `engineers` finds Engineering, `ctos` finds CTO. */
 const tokenMatches = (token: string, text: string): boolean =>
@@ -123,8 +125,11 @@ export function searchPage(spec: SearchSpec): SearchPage {
   const allowed = allowedFor(keywords);
   const cap = SEARCH_CAPS[spec.type];
   const fraction =
-    (allowed.pairs.length / ALL_PAIRS.length) * (allowed.companies.length / COMPANIES.length) * (allowed.cities.length / CITIES.length) *
-    (allowed.firsts.length / FIRST_NAMES.length) * (allowed.lasts.length / LAST_NAMES.length);
+    (allowed.pairs.length / ALL_PAIRS.length) *
+    (allowed.companies.length / COMPANIES.length) *
+    (allowed.cities.length / CITIES.length) *
+    (allowed.firsts.length / FIRST_NAMES.length) *
+    (allowed.lasts.length / LAST_NAMES.length);
   const jitter = 0.7 + 0.6 * new Rng(`size:${fingerprint}`).next();
   const total = allowed.narrowed ? Math.min(cap, Math.floor(POPULATION * fraction * jitter)) : cap;
   const offset = decodeCursor(spec.cursor, fingerprint, total);
@@ -134,9 +139,10 @@ export function searchPage(spec: SearchSpec): SearchPage {
   for (let i = offset; i < end; i++) {
     const rng = new Rng(`search:${fingerprint}:${i}`);
     // Unnarrowed titles follow the population's seniority mix; narrowed ones are uniform.
-    const pair = allowed.pairs.length === ALL_PAIRS.length
-      ? { fn: rng.int(FUNCTIONS.length), seniority: rng.weighted(SENIORITY_WEIGHTS) }
-      : at(ALL_PAIRS, rng.pick(allowed.pairs));
+    const pair =
+      allowed.pairs.length === ALL_PAIRS.length
+        ? { fn: rng.int(FUNCTIONS.length), seniority: rng.weighted(SENIORITY_WEIGHTS) }
+        : at(ALL_PAIRS, rng.pick(allowed.pairs));
     const traits = { ...pair, company: rng.pick(allowed.companies), city: rng.pick(allowed.cities) };
     results.push(searchResult(simPerson(slugFor(rng, traits, i, allowed.firsts, allowed.lasts)).profile));
   }
@@ -174,9 +180,8 @@ export function similarity(seed: Traits, c: Traits): number {
 export function lookalikePool(spec: Omit<LookalikeSpec, 'cursor' | 'limit'>): { fingerprint: string; slugs: string[] } {
   const seed = simPerson(spec.seedSlug).traits;
   const fingerprint = hashHex(`lookalike|${spec.seedSlug}|${spec.jobTitleKeywords.join('\n')}|${spec.countries.join(',')}`, 12);
-  const pairs = spec.jobTitleKeywords.length === 0
-    ? ALL_PAIRS
-    : ALL_PAIRS.filter((p) => spec.jobTitleKeywords.some((k) => titleOf(p).toLowerCase().includes(k)));
+  const pairs =
+    spec.jobTitleKeywords.length === 0 ? ALL_PAIRS : ALL_PAIRS.filter((p) => spec.jobTitleKeywords.some((k) => titleOf(p).toLowerCase().includes(k)));
   const cities = indexes(CITIES.length).filter((c) => spec.countries.length === 0 || spec.countries.includes(at(CITIES, c).country));
   if (pairs.length === 0 || cities.length === 0) return { fingerprint, slugs: [] };
 

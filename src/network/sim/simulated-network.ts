@@ -3,9 +3,22 @@ import { msToNextUtcMidnight, type Clock } from '../../core/clock.js';
 import type { ApiError } from '../../core/errors.js';
 import {
   networkError,
-  type AccountHealth, type AccountRef, type AccountStatus, type FullProfile, type InboundEvent, type LookalikeInput,
-  type LookalikePage, type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage,
-  type SearchPeopleInput, type SendConnectionRequestInput, type SendMessageInput, type WithdrawInvitationInput,
+  type AccountHealth,
+  type AccountRef,
+  type AccountStatus,
+  type FullProfile,
+  type InboundEvent,
+  type LookalikeInput,
+  type LookalikePage,
+  type LookupProfileInput,
+  type NetworkProvider,
+  type Profile,
+  type ProfileRef,
+  type SearchPage,
+  type SearchPeopleInput,
+  type SendConnectionRequestInput,
+  type SendMessageInput,
+  type WithdrawInvitationInput,
 } from '../../core/network/provider.js';
 import { acceptanceDecision, replyDecision } from './behaviour.js';
 import { InMemorySimInboxStore, type SimInboxStore } from './inbox.js';

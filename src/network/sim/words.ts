@@ -5,19 +5,107 @@
  */
 
 export const FIRST_NAMES = [
-  'ada', 'alan', 'alice', 'amir', 'ana', 'anna', 'ben', 'carla', 'chen', 'chloe',
-  'daniel', 'david', 'elena', 'emma', 'eva', 'felix', 'fatima', 'grace', 'hana', 'hugo',
-  'ines', 'ivan', 'jack', 'james', 'jana', 'jonas', 'julia', 'kai', 'karim', 'laura',
-  'leo', 'lena', 'lucas', 'maria', 'marta', 'max', 'mei', 'nina', 'noah', 'olivia',
-  'omar', 'paul', 'priya', 'rahul', 'sara', 'sofia', 'tom', 'yuki', 'jane', 'john',
+  'ada',
+  'alan',
+  'alice',
+  'amir',
+  'ana',
+  'anna',
+  'ben',
+  'carla',
+  'chen',
+  'chloe',
+  'daniel',
+  'david',
+  'elena',
+  'emma',
+  'eva',
+  'felix',
+  'fatima',
+  'grace',
+  'hana',
+  'hugo',
+  'ines',
+  'ivan',
+  'jack',
+  'james',
+  'jana',
+  'jonas',
+  'julia',
+  'kai',
+  'karim',
+  'laura',
+  'leo',
+  'lena',
+  'lucas',
+  'maria',
+  'marta',
+  'max',
+  'mei',
+  'nina',
+  'noah',
+  'olivia',
+  'omar',
+  'paul',
+  'priya',
+  'rahul',
+  'sara',
+  'sofia',
+  'tom',
+  'yuki',
+  'jane',
+  'john',
 ] as const;
 
 export const LAST_NAMES = [
-  'andersen', 'baker', 'bauer', 'becker', 'bianchi', 'brown', 'clarke', 'costa', 'dubois', 'fischer',
-  'garcia', 'gupta', 'hansen', 'hoffmann', 'ito', 'jansen', 'kaur', 'khan', 'kowalski', 'larsen',
-  'lopez', 'martin', 'meyer', 'moreau', 'murphy', 'nakamura', 'nguyen', 'novak', 'oliveira', 'patel',
-  'peters', 'rossi', 'santos', 'schmidt', 'schulz', 'silva', 'singh', 'smith', 'suzuki', 'taylor',
-  'visser', 'wagner', 'walker', 'weber', 'wilson', 'wong', 'young', 'zhang',
+  'andersen',
+  'baker',
+  'bauer',
+  'becker',
+  'bianchi',
+  'brown',
+  'clarke',
+  'costa',
+  'dubois',
+  'fischer',
+  'garcia',
+  'gupta',
+  'hansen',
+  'hoffmann',
+  'ito',
+  'jansen',
+  'kaur',
+  'khan',
+  'kowalski',
+  'larsen',
+  'lopez',
+  'martin',
+  'meyer',
+  'moreau',
+  'murphy',
+  'nakamura',
+  'nguyen',
+  'novak',
+  'oliveira',
+  'patel',
+  'peters',
+  'rossi',
+  'santos',
+  'schmidt',
+  'schulz',
+  'silva',
+  'singh',
+  'smith',
+  'suzuki',
+  'taylor',
+  'visser',
+  'wagner',
+  'walker',
+  'weber',
+  'wilson',
+  'wong',
+  'young',
+  'zhang',
 ] as const;
 
 /** Seniority levels, lowest first. The index is the level used for lookalike similarity. */
@@ -49,14 +137,22 @@ export const FUNCTIONS: readonly JobFunction[] = [
 
 export function jobTitle(fn: JobFunction, seniority: number): string {
   switch (seniority) {
-    case 0: return `Junior ${fn.ic}`;
-    case 1: return fn.ic;
-    case 2: return `Senior ${fn.ic}`;
-    case 3: return fn.lead;
-    case 4: return `Head of ${fn.team}`;
-    case 5: return `Director of ${fn.team}`;
-    case 6: return `VP of ${fn.team}`;
-    default: return fn.chief;
+    case 0:
+      return `Junior ${fn.ic}`;
+    case 1:
+      return fn.ic;
+    case 2:
+      return `Senior ${fn.ic}`;
+    case 3:
+      return fn.lead;
+    case 4:
+      return `Head of ${fn.team}`;
+    case 5:
+      return `Director of ${fn.team}`;
+    case 6:
+      return `VP of ${fn.team}`;
+    default:
+      return fn.chief;
   }
 }
 
@@ -66,8 +162,16 @@ export interface Company {
 }
 
 export const INDUSTRIES = [
-  'Software', 'Fintech', 'Healthcare', 'E-commerce', 'Manufacturing',
-  'Consulting', 'Energy', 'Logistics', 'Media', 'Education',
+  'Software',
+  'Fintech',
+  'Healthcare',
+  'E-commerce',
+  'Manufacturing',
+  'Consulting',
+  'Energy',
+  'Logistics',
+  'Media',
+  'Education',
 ] as const;
 
 const COMPANY_NAMES = [
@@ -83,9 +187,7 @@ const COMPANY_NAMES = [
   ['Learnly', 'Campusnet', 'Brainwave Academy', 'Edutrail'],
 ] as const;
 
-export const COMPANIES: readonly Company[] = COMPANY_NAMES.flatMap((names, industry) =>
-  names.map((name) => ({ name, industry })),
-);
+export const COMPANIES: readonly Company[] = COMPANY_NAMES.flatMap((names, industry) => names.map((name) => ({ name, industry })));
 
 export interface City {
   readonly name: string;
@@ -96,19 +198,36 @@ export interface City {
 const city = (name: string, country: string, countryName: string): City => ({ name, country, countryName });
 
 export const CITIES: readonly City[] = [
-  city('London', 'GB', 'United Kingdom'), city('Manchester', 'GB', 'United Kingdom'),
-  city('Berlin', 'DE', 'Germany'), city('Munich', 'DE', 'Germany'), city('Hamburg', 'DE', 'Germany'),
-  city('Paris', 'FR', 'France'), city('Lyon', 'FR', 'France'),
-  city('Amsterdam', 'NL', 'Netherlands'), city('Rotterdam', 'NL', 'Netherlands'),
-  city('Madrid', 'ES', 'Spain'), city('Barcelona', 'ES', 'Spain'),
-  city('Milan', 'IT', 'Italy'), city('Rome', 'IT', 'Italy'),
-  city('Stockholm', 'SE', 'Sweden'), city('Copenhagen', 'DK', 'Denmark'), city('Dublin', 'IE', 'Ireland'),
-  city('Zurich', 'CH', 'Switzerland'), city('Vienna', 'AT', 'Austria'), city('Warsaw', 'PL', 'Poland'),
+  city('London', 'GB', 'United Kingdom'),
+  city('Manchester', 'GB', 'United Kingdom'),
+  city('Berlin', 'DE', 'Germany'),
+  city('Munich', 'DE', 'Germany'),
+  city('Hamburg', 'DE', 'Germany'),
+  city('Paris', 'FR', 'France'),
+  city('Lyon', 'FR', 'France'),
+  city('Amsterdam', 'NL', 'Netherlands'),
+  city('Rotterdam', 'NL', 'Netherlands'),
+  city('Madrid', 'ES', 'Spain'),
+  city('Barcelona', 'ES', 'Spain'),
+  city('Milan', 'IT', 'Italy'),
+  city('Rome', 'IT', 'Italy'),
+  city('Stockholm', 'SE', 'Sweden'),
+  city('Copenhagen', 'DK', 'Denmark'),
+  city('Dublin', 'IE', 'Ireland'),
+  city('Zurich', 'CH', 'Switzerland'),
+  city('Vienna', 'AT', 'Austria'),
+  city('Warsaw', 'PL', 'Poland'),
   city('Lisbon', 'PT', 'Portugal'),
-  city('New York', 'US', 'United States'), city('San Francisco', 'US', 'United States'),
-  city('Austin', 'US', 'United States'), city('Chicago', 'US', 'United States'), city('Boston', 'US', 'United States'),
-  city('Toronto', 'CA', 'Canada'), city('Sydney', 'AU', 'Australia'), city('Singapore', 'SG', 'Singapore'),
-  city('Bangalore', 'IN', 'India'), city('Sao Paulo', 'BR', 'Brazil'),
+  city('New York', 'US', 'United States'),
+  city('San Francisco', 'US', 'United States'),
+  city('Austin', 'US', 'United States'),
+  city('Chicago', 'US', 'United States'),
+  city('Boston', 'US', 'United States'),
+  city('Toronto', 'CA', 'Canada'),
+  city('Sydney', 'AU', 'Australia'),
+  city('Singapore', 'SG', 'Singapore'),
+  city('Bangalore', 'IN', 'India'),
+  city('Sao Paulo', 'BR', 'Brazil'),
 ];
 
 export const ABOUT_OPENERS = [
@@ -132,9 +251,5 @@ export const REPLIES = {
     'How is this different from the tool we use today?',
     'Do you have a case study from a company like ours?',
   ],
-  negative: [
-    'Not interested, thanks.',
-    'Please remove me from your list.',
-    'We are all set on this front, thanks.',
-  ],
+  negative: ['Not interested, thanks.', 'Please remove me from your list.', 'We are all set on this front, thanks.'],
 } as const;

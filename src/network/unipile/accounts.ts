@@ -16,7 +16,13 @@ export async function fetchUnipileAccounts(http: UnipileHttp, log: Logger): Prom
   let cursor: string | null = null;
   const seen = new Set<string>();
   do {
-    const body = await http.call({ method: 'GET', path: '/accounts', query: { limit: PAGE, cursor: cursor ?? undefined }, idempotent: true, ctx: { kind: 'account', salesNav: false } });
+    const body = await http.call({
+      method: 'GET',
+      path: '/accounts',
+      query: { limit: PAGE, cursor: cursor ?? undefined },
+      idempotent: true,
+      ctx: { kind: 'account', salesNav: false },
+    });
     const page = parseOrUpstream(UnipileAccountsResponse, body, log, 'GET /accounts');
     for (const item of page.items) {
       const parsed = UnipileAccount.safeParse(item);

@@ -29,7 +29,10 @@ const HEADER_SAFE = /^[\x21-\x7e]+$/;
  * Null when the DSN is not a host with an optional port.
  */
 export function baseUrlFromDsn(dsn: string): string | null {
-  const text = dsn.trim().replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  const text = dsn
+    .trim()
+    .replace(/\/+$/, '')
+    .replace(/\/api\/v1$/, '');
   if (text === '' || /\s/.test(text)) return null;
   let url: URL;
   try {
@@ -44,7 +47,10 @@ export function baseUrlFromDsn(dsn: string): string | null {
 
 /** The `unipile` section of the config file. Every key is optional here: the environment may supply it. */
 export const UnipileSection = z.strictObject({
-  dsn: z.string().refine((v) => baseUrlFromDsn(v) !== null, 'must be the Unipile DSN, e.g. api8.unipile.com:13851').optional(),
+  dsn: z
+    .string()
+    .refine((v) => baseUrlFromDsn(v) !== null, 'must be the Unipile DSN, e.g. api8.unipile.com:13851')
+    .optional(),
   apiKey: z.string().regex(HEADER_SAFE, 'must be the Unipile access token (visible ASCII, no spaces)').optional(),
   inboundSecret: z
     .string()

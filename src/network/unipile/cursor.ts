@@ -20,9 +20,14 @@ export function unwrapCursor<T extends z.ZodType>(scope: string, cursor: string,
   } catch {
     json = null;
   }
-  const parsed = z.looseObject({ s: z.literal(scope) }).and(schema).safeParse(json);
+  const parsed = z
+    .looseObject({ s: z.literal(scope) })
+    .and(schema)
+    .safeParse(json);
   if (!parsed.success) {
-    throw networkError('validation_error', 'This cursor does not belong to this query. Start again without a cursor, or pass the cursor this query returned.', { fields: ['cursor'] });
+    throw networkError('validation_error', 'This cursor does not belong to this query. Start again without a cursor, or pass the cursor this query returned.', {
+      fields: ['cursor'],
+    });
   }
   return parsed.data as z.infer<T>;
 }

@@ -188,7 +188,9 @@ export function toNetworkError(err: UnipileHttpError, ctx: CallContext, wallNow:
     details.retryAfterSeconds = Math.max(1, Math.ceil((err.retryAfterMs ?? msToNextUtcMidnight(wallNow)) / 1000));
   }
   if (code === 'validation_error') details.fields = ctx.contentField ? [ctx.contentField] : [];
-  if (code === 'sales_nav_required') message = 'Sales Navigator is not usable on this account (not subscribed, or its session ended). Use a classic search or an account with a working Sales Navigator seat.';
+  if (code === 'sales_nav_required')
+    message =
+      'Sales Navigator is not usable on this account (not subscribed, or its session ended). Use a classic search or an account with a working Sales Navigator seat.';
   if (code === 'upstream_unavailable' && err.retryAfterMs !== null) details.retryAfterSeconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
   return networkError(code, message, details);
 }

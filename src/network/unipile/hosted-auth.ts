@@ -49,12 +49,20 @@ const Notify = z.looseObject({ status: z.string(), account_id: z.string().min(1)
 export type HostedNotifyOutcome = 'linked' | 'ignored' | 'invalid';
 
 /** Handles one notify call: verify the account at Unipile, then link it to ours. */
-export async function handleHostedNotify(deps: { http: UnipileHttp; store: UnipileStore; clock: Clock; log: Logger }, payload: unknown): Promise<HostedNotifyOutcome> {
+export async function handleHostedNotify(
+  deps: { http: UnipileHttp; store: UnipileStore; clock: Clock; log: Logger },
+  payload: unknown,
+): Promise<HostedNotifyOutcome> {
   const parsed = Notify.safeParse(payload);
   if (!parsed.success) return 'invalid';
   const { status, account_id: providerAccountId, name: accountId } = parsed.data;
   if (status !== 'CREATION_SUCCESS' && status !== 'RECONNECTED') return 'ignored';
-  const body = await deps.http.call({ method: 'GET', path: `/accounts/${encodeURIComponent(providerAccountId)}`, idempotent: true, ctx: { kind: 'account', salesNav: false } });
+  const body = await deps.http.call({
+    method: 'GET',
+    path: `/accounts/${encodeURIComponent(providerAccountId)}`,
+    idempotent: true,
+    ctx: { kind: 'account', salesNav: false },
+  });
   const account = parseOrUpstream(UnipileAccount, body, deps.log, 'GET /accounts/{id}');
   if ((account.type ?? 'LINKEDIN').toUpperCase() !== 'LINKEDIN') return 'ignored';
   const linked = deps.store.completeHostedSignIn(accountId, {
@@ -78,7 +86,12 @@ export function hostedNotifyWebhook(deps: Parameters<typeof handleHostedNotify>[
     path,
     maxBytes: MAX_NOTIFY_BYTES,
     admit(call: { method: string }) {
-      if (call.method !== 'POST') return { status: 405, headers: { Allow: 'POST' }, body: { error: { code: 'validation_error', message: 'Hosted sign-in reports are POST requests.', details: {} } } };
+      if (call.method !== 'POST')
+        return {
+          status: 405,
+          headers: { Allow: 'POST' },
+          body: { error: { code: 'validation_error', message: 'Hosted sign-in reports are POST requests.', details: {} } },
+        };
       return null;
     },
     receive(_call: unknown, body: { ok: true; bytes: Buffer } | { ok: false; reason: 'too_large' | 'unreadable' }) {

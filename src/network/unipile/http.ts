@@ -63,13 +63,17 @@ export class UnipileHttp {
       const result = await this.attempt(spec);
       const last = attempt >= attempts;
       if (result.kind === 'response') {
-        this.opts.log.debug({ method: spec.method, path: spec.path, status: result.status, attempt, ms: Math.round(performance.now() - started) }, 'unipile call');
+        this.opts.log.debug(
+          { method: spec.method, path: spec.path, status: result.status, attempt, ms: Math.round(performance.now() - started) },
+          'unipile call',
+        );
         if (result.status >= 200 && result.status < 300) return result.body;
         const error = new UnipileHttpError(result.status, slugOf(result.body), result.retryAfterMs);
         const retryable = spec.idempotent && (result.status >= 500 || result.status === 429);
         const delay = this.delay(attempt, result.retryAfterMs);
         if (!retryable || last || delay > this.opts.maxRetryDelayMs) {
-          if (result.status >= 500 || result.status === 429) this.opts.log.warn({ method: spec.method, path: spec.path, status: result.status, type: error.slug }, 'unipile call failed');
+          if (result.status >= 500 || result.status === 429)
+            this.opts.log.warn({ method: spec.method, path: spec.path, status: result.status, type: error.slug }, 'unipile call failed');
           throw error;
         }
         await this.opts.sleep(delay);
@@ -117,7 +121,12 @@ export class UnipileHttp {
         }
       }
       const retryAfter = res.headers['retry-after'];
-      return { kind: 'response', status: res.statusCode, body: parsed, retryAfterMs: this.retryAfterMs(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) };
+      return {
+        kind: 'response',
+        status: res.statusCode,
+        body: parsed,
+        retryAfterMs: this.retryAfterMs(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+      };
     } catch (err) {
       const code = errorCode(err);
       return { kind: 'transport', notSent: NOT_SENT.has(code), timedOut: TIMEOUTS.has(code) };

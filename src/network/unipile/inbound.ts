@@ -64,17 +64,28 @@ export function handleUnipileWebhook(deps: Deps, payload: unknown): WebhookOutco
   const now = deps.clock.now();
   if (event === 'message_received') {
     const parsed = MessageReceived.safeParse(payload);
-    if (!parsed.success) return { status: 'invalid', message: 'A message_received event needs account_id, chat_id, message_id and sender.attendee_provider_id.' };
+    if (!parsed.success)
+      return { status: 'invalid', message: 'A message_received event needs account_id, chat_id, message_id and sender.attendee_provider_id.' };
     const m = parsed.data;
     const sender = m.sender.attendee_provider_id;
     if (m.account_info?.user_id && m.account_info.user_id === sender) return { status: 'ignored', reason: 'own_message' };
     const accountId = deps.store.accountIdFor(m.account_id);
     if (accountId === null) return unknownAccount(deps, m.account_id);
-    const networkUrl = deps.store.contactUrl(sender) ?? urlFromProfileUrl(m.sender.attendee_profile_url, sender) ?? `https://www.linkedin.com/in/${encodeURIComponent(sender)}`;
+    const networkUrl =
+      deps.store.contactUrl(sender) ?? urlFromProfileUrl(m.sender.attendee_profile_url, sender) ?? `https://www.linkedin.com/in/${encodeURIComponent(sender)}`;
     const sentAt = m.timestamp ? Date.parse(m.timestamp) : Number.NaN;
     const id = messageEventId(accountId, m.message_id);
     const queued = deps.store.enqueue(
-      { id, type: 'message_received', accountId, networkUrl, providerId: sender, chatId: m.chat_id, text: m.message ?? '', at: Number.isNaN(sentAt) ? now : Math.min(sentAt, now) },
+      {
+        id,
+        type: 'message_received',
+        accountId,
+        networkUrl,
+        providerId: sender,
+        chatId: m.chat_id,
+        text: m.message ?? '',
+        at: Number.isNaN(sentAt) ? now : Math.min(sentAt, now),
+      },
       now,
     );
     return { status: queued ? 'queued' : 'duplicate', eventId: id };
@@ -87,7 +98,10 @@ export function handleUnipileWebhook(deps: Deps, payload: unknown): WebhookOutco
     if (accountId === null) return unknownAccount(deps, r.account_id);
     const providerId = r.user_provider_id;
     const networkUrl =
-      networkUrlForIdentifier(r.user_public_identifier) ?? deps.store.contactUrl(providerId) ?? urlFromProfileUrl(r.user_profile_url, providerId) ?? `https://www.linkedin.com/in/${encodeURIComponent(providerId)}`;
+      networkUrlForIdentifier(r.user_public_identifier) ??
+      deps.store.contactUrl(providerId) ??
+      urlFromProfileUrl(r.user_profile_url, providerId) ??
+      `https://www.linkedin.com/in/${encodeURIComponent(providerId)}`;
     if (r.user_public_identifier) deps.store.rememberContact(providerId, networkUrl, now);
     const id = acceptEventId(accountId, providerId);
     const queued = deps.store.enqueue({ id, type: 'invitation_accepted', accountId, networkUrl, providerId, at: now }, now);
@@ -142,14 +156,21 @@ export function unipileWebhook(deps: Deps, inboundSecret: string, path: string) 
     path,
     maxBytes: MAX_WEBHOOK_BYTES,
     admit(call: InboundCall): InboundAnswer | null {
-      if (call.method !== 'POST') return { status: 405, headers: { Allow: 'POST' }, body: new ApiError('validation_error', 'Unipile webhooks are POST requests.').toBody() };
+      if (call.method !== 'POST')
+        return { status: 405, headers: { Allow: 'POST' }, body: new ApiError('validation_error', 'Unipile webhooks are POST requests.').toBody() };
       if (secretMatches(headerValue(call.headers[UNIPILE_SECRET_HEADER.toLowerCase()]), inboundSecret)) return null;
       deps.log.warn({ ip: call.ip }, 'unipile webhook refused: missing or wrong secret header');
-      return refuse(new ApiError('unauthorized', `Missing or wrong ${UNIPILE_SECRET_HEADER} header. Configure the Unipile webhook with the inbound secret as that custom header.`));
+      return refuse(
+        new ApiError(
+          'unauthorized',
+          `Missing or wrong ${UNIPILE_SECRET_HEADER} header. Configure the Unipile webhook with the inbound secret as that custom header.`,
+        ),
+      );
     },
     receive(_call: InboundCall, body: { ok: true; bytes: Buffer } | { ok: false; reason: 'too_large' | 'unreadable' }): InboundAnswer {
       if (!body.ok) {
-        if (body.reason === 'too_large') return refuse(new ApiError('validation_error', `The webhook body is larger than ${MAX_WEBHOOK_BYTES} bytes.`, { maxBytes: MAX_WEBHOOK_BYTES }));
+        if (body.reason === 'too_large')
+          return refuse(new ApiError('validation_error', `The webhook body is larger than ${MAX_WEBHOOK_BYTES} bytes.`, { maxBytes: MAX_WEBHOOK_BYTES }));
         return refuse(validationError('The webhook body could not be read.', []));
       }
       let payload: unknown;

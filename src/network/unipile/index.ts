@@ -8,4 +8,3 @@ export type { RelationsPollResult } from './relations.js';
 
 /** Where Unipile webhooks are received unless told otherwise. */
 export const UNIPILE_WEBHOOK_PATH = '/webhooks/unipile';
-

@@ -32,9 +32,11 @@ export interface LookalikeQuery {
  */
 export function normalizeLookalike(input: LookalikeInput): LookalikeQuery & { scope: string } {
   const seed = seedIdentifier(input.seed);
-  if (seed === null) throw networkError('validation_error', 'Give a personal profile URL or identifier as seed; websites and domains are not accepted.', { fields: ['seed'] });
+  if (seed === null)
+    throw networkError('validation_error', 'Give a personal profile URL or identifier as seed; websites and domains are not accepted.', { fields: ['seed'] });
   const countries = input.countries.map((c, i) => {
-    if (!/^[A-Za-z]{2}$/.test(c.trim())) throw networkError('validation_error', 'Countries are ISO 3166-1 alpha-2 codes like DE or US.', { fields: [`countries[${i}]`] });
+    if (!/^[A-Za-z]{2}$/.test(c.trim()))
+      throw networkError('validation_error', 'Countries are ISO 3166-1 alpha-2 codes like DE or US.', { fields: [`countries[${i}]`] });
     return c.trim().toUpperCase();
   });
   const keywords = [...new Set(input.jobTitleKeywords.map((k) => k.trim().toLowerCase()).filter((k) => k !== ''))].sort();

@@ -102,7 +102,11 @@ export function networkUrlForIdentifier(identifier: string | null | undefined): 
  * provider ids are case-sensitive).
  */
 export function networkUrlFor(p: { public_identifier?: string | null; public_profile_url?: string | null }, providerId: string): string {
-  return networkUrlForIdentifier(p.public_identifier) ?? (p.public_profile_url ? normalizeProfileUrl(p.public_profile_url) : null) ?? PROFILE_BASE + encodeURIComponent(providerId);
+  return (
+    networkUrlForIdentifier(p.public_identifier) ??
+    (p.public_profile_url ? normalizeProfileUrl(p.public_profile_url) : null) ??
+    PROFILE_BASE + encodeURIComponent(providerId)
+  );
 }
 
 /** `VP Sales at Acme | Speaker` → title `VP Sales`, company `Acme`. */

@@ -8,9 +8,23 @@ import { ApiError } from '../../core/errors.js';
 import { normalizeProfileUrl, profileSlug } from '../../core/leads/url.js';
 import {
   networkError,
-  type AccountHealth, type AccountRef, type FullProfile, type InboundEvent, type LookalikeInput, type LookalikePage,
-  type LookupProfileInput, type NetworkProvider, type Profile, type ProfileRef, type SearchPage, type SearchPeopleInput,
-  type SendConnectionRequestInput, type SendMessageInput, type HostedSignIn, type HostedSignInInput, type WithdrawInvitationInput,
+  type AccountHealth,
+  type AccountRef,
+  type FullProfile,
+  type InboundEvent,
+  type LookalikeInput,
+  type LookalikePage,
+  type LookupProfileInput,
+  type NetworkProvider,
+  type Profile,
+  type ProfileRef,
+  type SearchPage,
+  type SearchPeopleInput,
+  type SendConnectionRequestInput,
+  type SendMessageInput,
+  type HostedSignIn,
+  type HostedSignInInput,
+  type WithdrawInvitationInput,
 } from '../../core/network/provider.js';
 import { fetchUnipileAccounts, toProviderAccount, type AccountSyncResult } from './accounts.js';
 import { baseUrlFromDsn, type UnipileConfig } from './config.js';
@@ -21,8 +35,20 @@ import { handleUnipileWebhook, unipileWebhook, type WebhookOutcome } from './inb
 import { hostedNotifyWebhook, requestHostedLink } from './hosted-auth.js';
 import { countryName, LookalikeCursor, matchesKeywords, normalizeLookalike, titleFilter } from './lookalike.js';
 import {
-  accountStatus, ChatStarted, hasSalesNavigator, InvitationSent, mapProfile, mapSearchPerson, MessageSent, networkUrlFor,
-  searchPersonAsProfile, UnipileAccount, UnipileProfile, UnipileSearchParameters, UnipileSearchPerson, UnipileSearchResponse,
+  accountStatus,
+  ChatStarted,
+  hasSalesNavigator,
+  InvitationSent,
+  mapProfile,
+  mapSearchPerson,
+  MessageSent,
+  networkUrlFor,
+  searchPersonAsProfile,
+  UnipileAccount,
+  UnipileProfile,
+  UnipileSearchParameters,
+  UnipileSearchPerson,
+  UnipileSearchResponse,
 } from './mapping.js';
 import { parseOrUpstream } from './parse.js';
 import { pollRelations, RELATIONS_POLL_DEFAULTS, type RelationsPollOptions, type RelationsPollResult } from './relations.js';
@@ -140,7 +166,10 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     // Sales Navigator member ids (ACw…) are only readable through Sales Navigator.
     const salesNav = SALES_NAV_ID.test(identifier);
     if (salesNav && !input.account.hasSalesNavigator) {
-      throw networkError('sales_nav_required', 'This is a Sales Navigator profile id; look it up from an account with Sales Navigator, or use the /in/<slug> URL.');
+      throw networkError(
+        'sales_nav_required',
+        'This is a Sales Navigator profile id; look it up from an account with Sales Navigator, or use the /in/<slug> URL.',
+      );
     }
     const accountId = this.providerAccount(input.account);
     const full = input.depth === 'full';
@@ -167,7 +196,11 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     const scope = fingerprint('search', input.type, input.query ?? null, input.url ?? null);
     const upstreamCursor = input.cursor ? unwrapCursor(scope, input.cursor, SearchCursor).c : undefined;
     const body = input.url !== undefined ? { url: input.url } : { api: salesNav ? 'sales_navigator' : 'classic', category: 'people', keywords: input.query };
-    const page = await this.search(accountId, body, Math.min(Math.max(1, input.limit), SEARCH_PAGE_MAX[input.type]), upstreamCursor, { kind: 'search', salesNav, contentField: input.url !== undefined ? 'url' : 'query' });
+    const page = await this.search(accountId, body, Math.min(Math.max(1, input.limit), SEARCH_PAGE_MAX[input.type]), upstreamCursor, {
+      kind: 'search',
+      salesNav,
+      contentField: input.url !== undefined ? 'url' : 'query',
+    });
     const now = this.clock.now();
     const results = page.people.map((p) => {
       const r = mapSearchPerson(p);
@@ -194,13 +227,24 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
       });
       const sent = parseOrUpstream(InvitationSent, body, this.log, 'POST /users/invite');
       // `usage` is the share of LinkedIn's limit used, sent only when crossing 50/75/90/95 %.
-      if (typeof sent.usage === 'number') this.log[sent.usage >= 90 ? 'warn' : 'info']({ accountId: input.account.id, usage: sent.usage }, 'unipile invitation quota usage');
+      if (typeof sent.usage === 'number')
+        this.log[sent.usage >= 90 ? 'warn' : 'info']({ accountId: input.account.id, usage: sent.usage }, 'unipile invitation quota usage');
       this.store.recordInvitation(input.account.id, person.providerId, now, sent.invitation_id || null);
       return { invitationId: sent.invitation_id || this.localId('inv', person.providerId) };
     } catch (err) {
       if (err instanceof UnipileHttpError && err.slug === 'already_connected') {
         this.store.recordInvitation(input.account.id, person.providerId, now);
-        this.store.enqueue({ id: acceptEventId(input.account.id, person.providerId), type: 'invitation_accepted', accountId: input.account.id, networkUrl: person.networkUrl, providerId: person.providerId, at: now }, now);
+        this.store.enqueue(
+          {
+            id: acceptEventId(input.account.id, person.providerId),
+            type: 'invitation_accepted',
+            accountId: input.account.id,
+            networkUrl: person.networkUrl,
+            providerId: person.providerId,
+            at: now,
+          },
+          now,
+        );
         this.store.markAccepted(input.account.id, person.providerId, now);
         return { invitationId: alreadyConnectedId(person.providerId) };
       }
@@ -222,7 +266,10 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
           method: 'POST',
           path: `/chats/${encodeURIComponent(input.chatId)}/messages`,
           // account_id makes Unipile refuse a chat that belongs to another account.
-          form: [['account_id', accountId], ['text', input.text]],
+          form: [
+            ['account_id', accountId],
+            ['text', input.text],
+          ],
           idempotent: false,
           ctx,
         });
@@ -239,7 +286,11 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
       const body = await this.http.call({
         method: 'POST',
         path: '/chats',
-        form: [['account_id', accountId], ['text', input.text], ['attendees_ids', person.providerId]],
+        form: [
+          ['account_id', accountId],
+          ['text', input.text],
+          ['attendees_ids', person.providerId],
+        ],
         idempotent: false,
         ctx,
       });
@@ -263,7 +314,13 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     if (invitationId === null) throw networkError('not_found', 'No pending invitation to this person is known; nothing was withdrawn.');
     const ctx: CallContext = { kind: 'send', salesNav: false };
     try {
-      await this.http.call({ method: 'DELETE', path: `/users/invite/sent/${encodeURIComponent(invitationId)}`, query: { account_id: accountId }, idempotent: true, ctx });
+      await this.http.call({
+        method: 'DELETE',
+        path: `/users/invite/sent/${encodeURIComponent(invitationId)}`,
+        query: { account_id: accountId },
+        idempotent: true,
+        ctx,
+      });
     } catch (err) {
       throw this.mapped(err, ctx);
     }
@@ -309,7 +366,12 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     const id = this.store.providerAccountId(account.id);
     if (!id) return { status: 'disconnected', hasSalesNavigator: account.hasSalesNavigator };
     try {
-      const body = await this.http.call({ method: 'GET', path: `/accounts/${encodeURIComponent(id)}`, idempotent: true, ctx: { kind: 'account', salesNav: false } });
+      const body = await this.http.call({
+        method: 'GET',
+        path: `/accounts/${encodeURIComponent(id)}`,
+        idempotent: true,
+        ctx: { kind: 'account', salesNav: false },
+      });
       const a = parseOrUpstream(UnipileAccount, body, this.log, 'GET /accounts/{id}');
       return { status: accountStatus(a), hasSalesNavigator: hasSalesNavigator(a) };
     } catch (err) {
@@ -418,7 +480,9 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
   private providerAccount(account: AccountRef): string {
     const id = this.store.providerAccountId(account.id);
     if (!id) {
-      throw networkError('account_disconnected', 'This account is not linked to a Unipile account. Connect it in Unipile; the next account sync links it.', { accountId: account.id });
+      throw networkError('account_disconnected', 'This account is not linked to a Unipile account. Connect it in Unipile; the next account sync links it.', {
+        accountId: account.id,
+      });
     }
     return id;
   }
@@ -437,12 +501,14 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
    */
   private async resolvePerson(ref: ProfileRef, accountId: string, fieldPrefix: string): Promise<{ providerId: string; networkUrl: string }> {
     const url = ref.networkUrl !== undefined ? normalizeProfileUrl(ref.networkUrl) : null;
-    if (ref.networkUrl !== undefined && url === null) throw invalid(`${fieldPrefix}networkUrl`, 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
+    if (ref.networkUrl !== undefined && url === null)
+      throw invalid(`${fieldPrefix}networkUrl`, 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
     if (ref.providerId) {
       const networkUrl = url ?? this.store.contactUrl(ref.providerId) ?? `https://www.linkedin.com/in/${encodeURIComponent(ref.providerId)}`;
       return { providerId: ref.providerId, networkUrl };
     }
-    if (url === null || ref.networkUrl === undefined) throw invalid([`${fieldPrefix}networkUrl`, `${fieldPrefix}providerId`], 'Give the profile URL or the provider id.');
+    if (url === null || ref.networkUrl === undefined)
+      throw invalid([`${fieldPrefix}networkUrl`, `${fieldPrefix}providerId`], 'Give the profile URL or the provider id.');
     const known = this.store.providerIdFor(url);
     if (known) return { providerId: known, networkUrl: url };
     const body = await this.call({
@@ -460,7 +526,14 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
 
   /** One POST /linkedin/search page: the people on it and Unipile's next cursor. */
   private async search(accountId: string, body: Record<string, unknown>, limit: number, cursor: string | undefined, ctx: CallContext) {
-    const res = await this.call({ method: 'POST', path: '/linkedin/search', query: { account_id: accountId, limit, cursor }, json: body, idempotent: true, ctx });
+    const res = await this.call({
+      method: 'POST',
+      path: '/linkedin/search',
+      query: { account_id: accountId, limit, cursor },
+      json: body,
+      idempotent: true,
+      ctx,
+    });
     const page = parseOrUpstream(UnipileSearchResponse, res, this.log, 'POST /linkedin/search');
     const people = page.items.flatMap((item) => {
       const parsed = UnipileSearchPerson.safeParse(item);

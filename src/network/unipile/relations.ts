@@ -75,7 +75,14 @@ export async function pollRelations(deps: Deps, opts: RelationsPollOptions = REL
           const networkUrl = networkUrlFor(r, r.member_id);
           deps.store.rememberContact(r.member_id, networkUrl, now);
           const queued = deps.store.enqueue(
-            { id: acceptEventId(account.id, r.member_id), type: 'invitation_accepted', accountId: account.id, networkUrl, providerId: r.member_id, at: Math.min(createdAt ?? now, now) },
+            {
+              id: acceptEventId(account.id, r.member_id),
+              type: 'invitation_accepted',
+              accountId: account.id,
+              networkUrl,
+              providerId: r.member_id,
+              at: Math.min(createdAt ?? now, now),
+            },
             now,
           );
           deps.store.markAccepted(account.id, r.member_id, now);

@@ -21,7 +21,10 @@ export interface UnipileStore {
    * Links our `connecting` account to the Unipile account a hosted sign-in created, with the
    * status and Sales Navigator Unipile reports; false when nothing changed (see core verb completeHostedSignIn).
    */
-  completeHostedSignIn(accountId: string, provider: { providerAccountId: string; status: 'connected' | 'connecting' | 'failed' | 'disconnected'; hasSalesNavigator: boolean }): boolean;
+  completeHostedSignIn(
+    accountId: string,
+    provider: { providerAccountId: string; status: 'connected' | 'connecting' | 'failed' | 'disconnected'; hasSalesNavigator: boolean },
+  ): boolean;
   /** Makes the workspace's accounts match the provider's list (a core verb). */
   syncAccounts(list: readonly ProviderAccount[], now: number): AccountSyncResult;
   /** Unipile's id for one of our accounts: undefined when the account does not exist, null when it is not linked. */

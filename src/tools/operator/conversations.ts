@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { activitySeries, ActivitySeries, SERIES_DAYS_MAX } from '../../core/activity/series.js';
-import { Conversation, CONVERSATION_FILTERS, ConversationList, DoneResult, getConversation, listConversations, markConversationDone, replyToConversation } from '../../core/conversations/threads.js';
+import {
+  Conversation,
+  CONVERSATION_FILTERS,
+  ConversationList,
+  DoneResult,
+  getConversation,
+  listConversations,
+  markConversationDone,
+  replyToConversation,
+} from '../../core/conversations/threads.js';
 import { SendMessageResult } from '../../core/inbox/send.js';
 import { Cursor, Limit } from '../../core/pagination.js';
 import { defineOperatorTool } from '../define.js';
@@ -54,7 +63,7 @@ export const replyConversationTool = defineOperatorTool({
 export const markConversationDoneTool = defineOperatorTool({
   name: 'mark_conversation_done',
   title: 'Mark conversation done',
-  description: 'Clears the lead\'s needsReply: nothing more is owed to it.',
+  description: "Clears the lead's needsReply: nothing more is owed to it.",
   input: z.strictObject({ leadId: LeadId }),
   output: DoneResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -5,7 +5,7 @@ import { listExclusionPage } from '../../core/exclusions/page.js';
 import { Cursor, Limit } from '../../core/pagination.js';
 import { defineOperatorTool } from '../define.js';
 
-const Urls = z.array(z.string()).min(1).max(1000).describe('Profile URLs, normalised as leads\' are; 1..1000.');
+const Urls = z.array(z.string()).min(1).max(1000).describe("Profile URLs, normalised as leads' are; 1..1000.");
 
 export const listExclusionsTool = defineOperatorTool({
   name: 'list_exclusions',

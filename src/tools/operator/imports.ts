@@ -25,7 +25,13 @@ export const previewImportTool = defineOperatorTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
     const preview = await previewImport(ctx, { campaignId: input.campaignId, source: input.csv, map: input.map });
-    return { delimiter: preview.delimiter, columns: preview.mapping, unmappedColumns: preview.unmappedColumns, summary: preview.summary, creditsNeeded: preview.creditsNeeded };
+    return {
+      delimiter: preview.delimiter,
+      columns: preview.mapping,
+      unmappedColumns: preview.unmappedColumns,
+      summary: preview.summary,
+      creditsNeeded: preview.creditsNeeded,
+    };
   },
 });
 

@@ -4,7 +4,17 @@ import { ApiError } from '../../core/errors.js';
 import { WEBHOOK_EVENT_TYPES } from '../../core/events.js';
 import { Cursor } from '../../core/pagination.js';
 import { listDeliveryPage, redeliverDelivery } from '../../core/webhooks/deliveries.js';
-import { addEndpoint, disableEndpoint, enableEndpoint, endpointView, listEndpoints, removeEndpoint, rotateSigningSecret, signingSecret, type WebhookEndpointInput } from '../../core/webhooks/endpoints.js';
+import {
+  addEndpoint,
+  disableEndpoint,
+  enableEndpoint,
+  endpointView,
+  listEndpoints,
+  removeEndpoint,
+  rotateSigningSecret,
+  signingSecret,
+  type WebhookEndpointInput,
+} from '../../core/webhooks/endpoints.js';
 import { defineOperatorTool } from '../define.js';
 import { pathId } from '../params.js';
 
@@ -65,11 +75,16 @@ export const addWebhookEndpointTool = defineOperatorTool({
   description: 'Subscribes an http(s) URL to lead events (all of them unless `events` names some).',
   input: z.strictObject({
     url: z.string().describe('The http(s) URL that receives the signed POSTs.'),
-    events: z.array(z.string()).optional().describe(`Event types (${WEBHOOK_EVENT_TYPES.join(', ')}); default all.`),
+    events: z
+      .array(z.string())
+      .optional()
+      .describe(`Event types (${WEBHOOK_EVENT_TYPES.join(', ')}); default all.`),
   }),
   output: z.object({ endpoint: Endpoint }),
   annotations: { ...WRITE, idempotentHint: false },
-  handler: (ctx, input) => ({ endpoint: addEndpoint(ctx, { url: input.url, events: (input.events ?? [...WEBHOOK_EVENT_TYPES]) as WebhookEndpointInput['events'] }) }),
+  handler: (ctx, input) => ({
+    endpoint: addEndpoint(ctx, { url: input.url, events: (input.events ?? [...WEBHOOK_EVENT_TYPES]) as WebhookEndpointInput['events'] }),
+  }),
 });
 
 export const removeWebhookEndpointTool = defineOperatorTool({

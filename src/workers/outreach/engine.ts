@@ -316,14 +316,23 @@ export class Engine {
     // at once, up to the batch size, so such leads never hold a sender up.
     const perWake = this.settings.spacingMinMs > 0 ? Math.min(PER_WAKE, this.settings.batchSize) : this.settings.batchSize;
     const probed = awake.filter((info) => (this.quietUntil.get(info.id) ?? 0) <= now);
-    const scheduledBy = scheduledLeadsOf(this.ctx, probed.map((info) => info.id), now, perWake);
+    const scheduledBy = scheduledLeadsOf(
+      this.ctx,
+      probed.map((info) => info.id),
+      now,
+      perWake,
+    );
     // A probed campaign with nothing due sleeps until its next scheduled lead comes due.
     const quiet = probed.filter((info) => !scheduledBy.has(info.id)).map((info) => info.id);
     for (const [id, at] of nextScheduledOf(this.ctx, quiet, now)) this.quietUntil.set(id, at ?? Number.POSITIVE_INFINITY);
     const hungry = awake.filter((info) => !scheduledBy.has(info.id));
     const freshRoom = Math.min(FRESH_PER_PROBE, perWake);
     const quotas = this.freshQuotas(hungry, now, freshRoom);
-    const freshBy = freshLeadsOf(this.ctx, hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0).map((info) => info.id), freshRoom);
+    const freshBy = freshLeadsOf(
+      this.ctx,
+      hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0).map((info) => info.id),
+      freshRoom,
+    );
     const queued = () => [...lanes.values()].reduce((n, items) => n + items.length, 0);
     for (const info of awake) {
       let scheduled = scheduledBy.get(info.id) ?? [];
@@ -354,7 +363,13 @@ export class Engine {
     const laneAccounts = [...findAccounts(this.ctx, [...lanes.keys()]).values()].filter((a) => a.status === 'connected' && a.active);
     const counters = { at: readAt, byAccount: allowances(this.ctx, laneAccounts, this.settings.safety, readAt) };
     const counts = await Promise.all(
-      [...lanes].map(([accountId, items]) => this.runLane(accountId, items.sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind]), counters)),
+      [...lanes].map(([accountId, items]) =>
+        this.runLane(
+          accountId,
+          items.sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind]),
+          counters,
+        ),
+      ),
     );
     report.sends = counts.reduce<number>((n, c) => n + (c ?? 0), 0);
 
@@ -364,7 +379,10 @@ export class Engine {
     const checkAll = this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
     for (const l of closing) touched.add(l.campaignId);
     for (const id of touched) this.quietUntil.delete(id);
-    const candidates = withoutWorkLeft(this.ctx, running.filter((info) => checkAll || touched.has(info.id)).map((info) => info.id));
+    const candidates = withoutWorkLeft(
+      this.ctx,
+      running.filter((info) => checkAll || touched.has(info.id)).map((info) => info.id),
+    );
     for (const id of candidates) if (completeIfDone(this.ctx, id, this.holder)) report.completed.push(id);
     return report;
   }
@@ -378,7 +396,9 @@ export class Engine {
       this.ctx.log.warn({ err }, 'could not fetch inbound network events; will retry next tick');
       return { count: 0, campaigns: new Set() };
     }
-    const campaigns = applyInboundAll(this.ctx, events, this.settings, (event, err) => this.ctx.log.error({ err, eventId: event.id }, 'inbound event could not be applied'));
+    const campaigns = applyInboundAll(this.ctx, events, this.settings, (event, err) =>
+      this.ctx.log.error({ err, eventId: event.id }, 'inbound event could not be applied'),
+    );
     return { count: events.length, campaigns };
   }
 
@@ -480,7 +500,12 @@ export class Engine {
    * stored state, so a restart or a pause forgets nothing. `idle` marks a wait for the hours or
    * the spacing, `capped` one for a daily or weekly cap.
    */
-  private accountWait(accountId: string, kind: SendKind, now: number, known?: Allowance): { account: AccountRow } | { until: number; capped: boolean; idle: boolean } {
+  private accountWait(
+    accountId: string,
+    kind: SendKind,
+    now: number,
+    known?: Allowance,
+  ): { account: AccountRow } | { until: number; capped: boolean; idle: boolean } {
     const wait = (until: number, why: { capped?: boolean; idle?: boolean } = {}) => ({ until, capped: why.capped ?? false, idle: why.idle ?? false });
     const account = findAccount(this.ctx, accountId);
     // An operator's `active: false` stops all sending from the account until it is set back.
@@ -572,11 +597,15 @@ export class Engine {
   private freshQuotas(campaigns: readonly CampaignInfo[], now: number, room: number): Map<string, number> {
     const out = new Map<string, number>();
     const full = (id: string) => (this.inviteFullUntil.get(id) ?? 0) > now;
-    const senders = findAccounts(this.ctx, campaigns.flatMap((info) => (info.agent?.accountId && !full(info.agent.accountId) ? [info.agent.accountId] : [])));
+    const senders = findAccounts(
+      this.ctx,
+      campaigns.flatMap((info) => (info.agent?.accountId && !full(info.agent.accountId) ? [info.agent.accountId] : [])),
+    );
     const connected = [...senders.values()].filter((a) => a.status === 'connected');
     const room0 = allowances(this.ctx, connected, this.settings.safety, now);
     for (const [accountId, a] of room0) {
-      if (a.connectionRequestsSentToday >= a.connectionRequestLimit) this.inviteFullUntil.set(accountId, Math.min(invitationsFreeAt(a, now), now + INVITE_FULL_RECHECK_MS));
+      if (a.connectionRequestsSentToday >= a.connectionRequestLimit)
+        this.inviteFullUntil.set(accountId, Math.min(invitationsFreeAt(a, now), now + INVITE_FULL_RECHECK_MS));
     }
     for (const info of campaigns) {
       const accountId = info.agent?.accountId;

@@ -22,7 +22,6 @@ export interface DeliverOnceInput {
   timeoutMs?: number;
 }
 
-
 /**
  * One POST of one event to one endpoint. Redirects are not followed (the target was never
  * checked and would receive the signature headers). Never throws: every outcome is a result.

@@ -185,7 +185,14 @@ export class WebhookWorker {
     if (this.abandoning) return;
     try {
       const state = completeAttempt(this.ctx, claimed, result, this.rng);
-      const fields = { eventId: claimed.eventId, deliveryId: claimed.deliveryId, endpointId: claimed.endpointId, attempt: claimed.attempt, status: result.status, state };
+      const fields = {
+        eventId: claimed.eventId,
+        deliveryId: claimed.deliveryId,
+        endpointId: claimed.endpointId,
+        attempt: claimed.attempt,
+        status: result.status,
+        state,
+      };
       if (result.ok) this.ctx.log.debug(fields, 'webhook delivered');
       else this.ctx.log.warn({ ...fields, error: result.error }, 'webhook attempt failed');
     } catch (err) {

@@ -79,9 +79,14 @@ async function open(id: string, name: string, args: Record<string, unknown>): Pr
   // the view's auto-resize uses) in cross-origin frames outside the viewport.
   turn.scrollIntoView();
 
-  const bridge = new AppBridge(client, HOST_INFO, { serverTools: {}, serverResources: {}, openLinks: {} }, {
-    hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], toolInfo: { tool } },
-  });
+  const bridge = new AppBridge(
+    client,
+    HOST_INFO,
+    { serverTools: {}, serverResources: {}, openLinks: {} },
+    {
+      hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], toolInfo: { tool } },
+    },
+  );
   bridge.onopenlink = async ({ url }) => {
     links.push(url);
     return {};

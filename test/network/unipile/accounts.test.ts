@@ -41,8 +41,24 @@ describe('account sync', () => {
     expect(row('acc_off')).toMatchObject({ status: 'disconnected' });
     expect(row('acc_nav')).toMatchObject({ status: 'disconnected', providerAccountId: 'UNI_NAV' });
     // An account connected at Unipile, not through connect_account, may long be in use there: no warm-up.
-    expect(row('acc_NEWLI')).toMatchObject({ name: 'Grace Hopper', status: 'connected', hasSalesNavigator: true, active: true, connectionRequestLimit: 25, messageLimit: 50, providerAccountId: 'NEWLI', warmUpStartedAt: null });
-    expect(t.ctx.db.select({ p: accounts.providerAccountId }).from(accounts).orderBy(asc(accounts.seq)).all().map((r) => r.p)).not.toContain('MAIL1');
+    expect(row('acc_NEWLI')).toMatchObject({
+      name: 'Grace Hopper',
+      status: 'connected',
+      hasSalesNavigator: true,
+      active: true,
+      connectionRequestLimit: 25,
+      messageLimit: 50,
+      providerAccountId: 'NEWLI',
+      warmUpStartedAt: null,
+    });
+    expect(
+      t.ctx.db
+        .select({ p: accounts.providerAccountId })
+        .from(accounts)
+        .orderBy(asc(accounts.seq))
+        .all()
+        .map((r) => r.p),
+    ).not.toContain('MAIL1');
     // The API lists the new account like any other.
     const listed = listAccounts(t.ctx, 'secret', { limit: 50 }).accounts.map((a) => a.id);
     expect(listed).toContain('acc_NEWLI');

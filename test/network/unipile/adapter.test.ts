@@ -107,7 +107,14 @@ describe('lookupProfile', () => {
 describe('searchPeople', () => {
   const crowd = (n: number) => {
     for (let i = 0; i < n; i++) {
-      t.server.addPerson({ provider_id: `ACoEng${i}`, public_identifier: `eng-${i}`, first_name: 'Eng', last_name: `N${i}`, headline: `Software Engineer at Co${i}`, location: 'Paris' });
+      t.server.addPerson({
+        provider_id: `ACoEng${i}`,
+        public_identifier: `eng-${i}`,
+        first_name: 'Eng',
+        last_name: `N${i}`,
+        headline: `Software Engineer at Co${i}`,
+        location: 'Paris',
+      });
     }
   };
 
@@ -134,7 +141,16 @@ describe('searchPeople', () => {
     const page = await t.provider.searchPeople({ account: ada, type: 'classic', query: 'engineer', limit: 10 });
     expect(page).toEqual({
       results: [
-        { fullName: 'Eng N0', headline: 'Software Engineer at Co0', jobTitle: 'Software Engineer', companyName: 'Co0', location: 'Paris', networkUrl: profileUrl('eng-0'), providerId: 'ACoEng0', profilePictureUrl: '' },
+        {
+          fullName: 'Eng N0',
+          headline: 'Software Engineer at Co0',
+          jobTitle: 'Software Engineer',
+          companyName: 'Co0',
+          location: 'Paris',
+          networkUrl: profileUrl('eng-0'),
+          providerId: 'ACoEng0',
+          profilePictureUrl: '',
+        },
       ],
       cursor: null,
     });
@@ -215,7 +231,14 @@ describe('sendConnectionRequest', () => {
     await t.provider.sendConnectionRequest({ account: ada, providerId: 'ACoAAJane01', networkUrl: profileUrl('jane-doe'), note: null });
     const events = await t.provider.drainInbound(t.ctx.clock.now());
     expect(events).toEqual([
-      { id: expect.stringMatching(/^unipile_accept_/), type: 'invitation_accepted', accountId: 'acc_ada', networkUrl: profileUrl('jane-doe'), providerId: 'ACoAAJane01', at: t.ctx.clock.now() },
+      {
+        id: expect.stringMatching(/^unipile_accept_/),
+        type: 'invitation_accepted',
+        accountId: 'acc_ada',
+        networkUrl: profileUrl('jane-doe'),
+        providerId: 'ACoAAJane01',
+        at: t.ctx.clock.now(),
+      },
     ]);
   });
 
@@ -270,7 +293,11 @@ describe('sendMessage', () => {
     jane();
     const res = await t.provider.sendMessage({ account: ada, recipient: { networkUrl: profileUrl('jane-doe') }, chatId: 'gone-chat', text: 'Hi' });
     expect(res.chatId).toMatch(/^chat/);
-    expect(t.server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v1/chats/gone-chat/messages', 'GET /api/v1/users/jane-doe', 'POST /api/v1/chats']);
+    expect(t.server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /api/v1/chats/gone-chat/messages',
+      'GET /api/v1/users/jane-doe',
+      'POST /api/v1/chats',
+    ]);
   });
 
   it('refuses an empty text, and maps a refused recipient to send_failed', async () => {
@@ -289,7 +316,12 @@ describe('accountHealth', () => {
     expect(await t.provider.accountHealth({ id: 'acc_ada', hasSalesNavigator: true })).toEqual({ status: 'connected', hasSalesNavigator: false });
     expect(await t.provider.accountHealth(nav)).toEqual({ status: 'connected', hasSalesNavigator: true });
     expect(await t.provider.accountHealth({ id: 'acc_off', hasSalesNavigator: false })).toEqual({ status: 'disconnected', hasSalesNavigator: false });
-    expect(t.server.requests.map((r) => r.path)).toEqual(['/api/v1/accounts/UNI_ADA', '/api/v1/accounts/UNI_ADA', '/api/v1/accounts/UNI_NAV', '/api/v1/accounts/UNI_OFF']);
+    expect(t.server.requests.map((r) => r.path)).toEqual([
+      '/api/v1/accounts/UNI_ADA',
+      '/api/v1/accounts/UNI_ADA',
+      '/api/v1/accounts/UNI_NAV',
+      '/api/v1/accounts/UNI_OFF',
+    ]);
   });
 
   it('is disconnected for an account Unipile deleted or one never linked', async () => {

@@ -176,7 +176,9 @@ export class UnipileContractServer {
   }
 
   private person(identifier: string): FakePerson | undefined {
-    return this.people.find((p) => p.provider_id === identifier || (p.public_identifier !== null && p.public_identifier.toLowerCase() === identifier.toLowerCase()));
+    return this.people.find(
+      (p) => p.provider_id === identifier || (p.public_identifier !== null && p.public_identifier.toLowerCase() === identifier.toLowerCase()),
+    );
   }
 
   private profileJson(p: FakePerson): unknown {
@@ -223,19 +225,29 @@ export class UnipileContractServer {
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim();
     if (raw.length > 0 && type === 'application/json') record.json = JSON.parse(raw.toString('utf8'));
     if (raw.length > 0 && type === 'multipart/form-data') {
-      const form = await new Request('http://localhost/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: raw }).formData();
+      const form = await new Request('http://localhost/', {
+        method: 'POST',
+        headers: { 'content-type': String(req.headers['content-type']) },
+        body: raw,
+      }).formData();
       record.form = [...form.entries()].map(([k, v]) => [k, String(v)]);
     }
     this.requests.push(record);
 
-    if (req.headers['x-api-key'] !== this.apiKey) return this.violation(res, `${record.method} ${record.path}: missing or wrong X-API-KEY`, 'missing_credentials', 401);
+    if (req.headers['x-api-key'] !== this.apiKey)
+      return this.violation(res, `${record.method} ${record.path}: missing or wrong X-API-KEY`, 'missing_credentials', 401);
     const script = this.scripts.find((s) => s.left > 0 && (!s.method || s.method === record.method) && s.path.test(record.path));
     if (script) {
       script.left -= 1;
       if (script.hang) return;
       if (script.destroy) return void req.socket.destroy();
       const status = script.status ?? 500;
-      return this.reply(res, status, script.body ?? (script.type ? { object: 'Error', type: `errors/${script.type}`, status, title: script.type } : {}), script.headers);
+      return this.reply(
+        res,
+        status,
+        script.body ?? (script.type ? { object: 'Error', type: `errors/${script.type}`, status, title: script.type } : {}),
+        script.headers,
+      );
     }
     if (!record.path.startsWith('/api/v1/')) return this.violation(res, `${record.path}: not under /api/v1`);
     const path = record.path.slice('/api/v1'.length);
@@ -271,16 +283,19 @@ export class UnipileContractServer {
       const b = record.json as Record<string, unknown> | undefined;
       if (!b) return this.violation(res, 'POST /hosted/accounts/link: JSON body required');
       if (b.type !== 'create' && b.type !== 'reconnect') return this.violation(res, 'POST /hosted/accounts/link: type must be create or reconnect');
-      if (b.type === 'reconnect' && typeof b.reconnect_account !== 'string') return this.violation(res, 'POST /hosted/accounts/link: reconnect needs reconnect_account');
+      if (b.type === 'reconnect' && typeof b.reconnect_account !== 'string')
+        return this.violation(res, 'POST /hosted/accounts/link: reconnect needs reconnect_account');
       const providers = b.providers;
       if (!(providers === '*' || (Array.isArray(providers) && providers.length > 0 && providers.every((p) => typeof p === 'string')))) {
         return this.violation(res, 'POST /hosted/accounts/link: providers must be "*" or a list');
       }
-      if (typeof b.api_url !== 'string' || !/^https?:\/\//.test(b.api_url)) return this.violation(res, 'POST /hosted/accounts/link: api_url must be the API origin');
+      if (typeof b.api_url !== 'string' || !/^https?:\/\//.test(b.api_url))
+        return this.violation(res, 'POST /hosted/accounts/link: api_url must be the API origin');
       if (typeof b.expiresOn !== 'string' || !/^[1-2]\d{3}-[0-1]\d-[0-3]\dT\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(b.expiresOn)) {
         return this.violation(res, 'POST /hosted/accounts/link: expiresOn must be ISO 8601 UTC with milliseconds');
       }
-      if (b.name !== undefined && (typeof b.name !== 'string' || b.name.length < 1)) return this.violation(res, 'POST /hosted/accounts/link: name must be a non-empty string');
+      if (b.name !== undefined && (typeof b.name !== 'string' || b.name.length < 1))
+        return this.violation(res, 'POST /hosted/accounts/link: name must be a non-empty string');
       if (b.notify_url !== undefined && typeof b.notify_url !== 'string') return this.violation(res, 'POST /hosted/accounts/link: notify_url must be a URL');
       this.hostedLinks.push(b);
       return this.reply(res, 201, { object: 'HostedAuthURL', url: `https://account.unipile.com/hosted/${this.hostedLinks.length}` });
@@ -303,13 +318,29 @@ export class UnipileContractServer {
       if (!needAccount()) return;
       if (!q.get('type')) return this.violation(res, 'GET /linkedin/search/parameters: type missing', 'missing_parameters');
       const id = this.locations.get((q.get('keywords') ?? '').toLowerCase());
-      return this.reply(res, 200, { object: 'LinkedinSearchParametersList', items: id ? [{ object: 'LinkedinSearchParameter', id, title: q.get('keywords') }] : [], paging: { page_count: id ? 1 : 0 } });
+      return this.reply(res, 200, {
+        object: 'LinkedinSearchParametersList',
+        items: id ? [{ object: 'LinkedinSearchParameter', id, title: q.get('keywords') }] : [],
+        paging: { page_count: id ? 1 : 0 },
+      });
     }
     m = /^\/users\/([^/]+)$/.exec(path);
     if (record.method === 'GET' && m) {
       if (!needAccount()) return;
       const sections = q.get('linkedin_sections');
-      const known = ['*', 'experience', 'education', 'languages', 'skills', 'certifications', 'about', 'volunteering_experience', 'projects', 'recommendations_received', 'recommendations_given'];
+      const known = [
+        '*',
+        'experience',
+        'education',
+        'languages',
+        'skills',
+        'certifications',
+        'about',
+        'volunteering_experience',
+        'projects',
+        'recommendations_received',
+        'recommendations_given',
+      ];
       if (sections !== null && !known.includes(sections)) return this.violation(res, `GET /users: linkedin_sections "${sections}"`);
       const api = q.get('linkedin_api');
       if (api !== null && api !== 'sales_navigator' && api !== 'recruiter') return this.violation(res, `GET /users: linkedin_api "${api}"`);
@@ -319,7 +350,8 @@ export class UnipileContractServer {
     if (record.method === 'POST' && path === '/users/invite') {
       if (type !== 'application/json') return this.violation(res, 'POST /users/invite: body must be JSON');
       const b = record.json ?? {};
-      if (typeof b.account_id !== 'string' || typeof b.provider_id !== 'string') return this.violation(res, 'POST /users/invite: account_id and provider_id required', 'missing_parameters');
+      if (typeof b.account_id !== 'string' || typeof b.provider_id !== 'string')
+        return this.violation(res, 'POST /users/invite: account_id and provider_id required', 'missing_parameters');
       const extra = Object.keys(b).filter((k) => !['account_id', 'provider_id', 'message', 'user_email'].includes(k));
       if (extra.length) return this.violation(res, `POST /users/invite: unknown fields ${extra.join(',')}`);
       if (b.message !== undefined && (typeof b.message !== 'string' || [...b.message].length > 300)) return this.error(res, 400, 'too_many_characters');
@@ -387,12 +419,16 @@ export class UnipileContractServer {
         return this.violation(res, 'POST /linkedin/search: location must be an array of numeric id strings');
       }
       const limit = Number(q.get('limit') ?? 10);
-      if (!(limit >= 0 && limit <= (salesNav ? 100 : 50))) return this.violation(res, `POST /linkedin/search: limit ${limit} over the ${salesNav ? 100 : 50} cap`);
+      if (!(limit >= 0 && limit <= (salesNav ? 100 : 50)))
+        return this.violation(res, `POST /linkedin/search: limit ${limit} over the ${salesNav ? 100 : 50} cap`);
       if (salesNav && !account.connection_params.im.premiumFeatures.includes('sales_navigator')) return this.error(res, 403, 'feature_not_subscribed');
       const scope = sha(JSON.stringify(b));
       const offset = offsetOf(scope, q.get('cursor'));
       if (offset === 'bad') return this.violation(res, 'POST /linkedin/search: cursor from another search');
-      const words = String(b.keywords ?? (typeof b.url === 'string' ? (new URL(b.url).searchParams.get('keywords') ?? '') : '')).toLowerCase().split(/\s+/).filter(Boolean);
+      const words = String(b.keywords ?? (typeof b.url === 'string' ? (new URL(b.url).searchParams.get('keywords') ?? '') : ''))
+        .toLowerCase()
+        .split(/\s+/)
+        .filter(Boolean);
       const titles = String(b.advanced_keywords?.title ?? '')
         .split(/\s+OR\s+/)
         .map((t) => t.replace(/"/g, '').trim().toLowerCase())

@@ -37,7 +37,12 @@ describe('hosted sign-in (production connect_account)', () => {
       warmUp: { day: 1, days: 14 },
     });
     const link = s.server.hostedLinks[0]!;
-    expect(link).toMatchObject({ type: 'create', providers: ['LINKEDIN'], name: r.account.id, notify_url: `https://outreach.example.com${HOSTED_AUTH_NOTIFY_PATH}` });
+    expect(link).toMatchObject({
+      type: 'create',
+      providers: ['LINKEDIN'],
+      name: r.account.id,
+      notify_url: `https://outreach.example.com${HOSTED_AUTH_NOTIFY_PATH}`,
+    });
     expect(link.api_url).toBe(new URL(s.server.url).origin);
   });
 
@@ -60,7 +65,12 @@ describe('hosted sign-in (production connect_account)', () => {
   it('starts the warm-up when the sign-in completes, never again on a replay, a reconnect or a sync', async () => {
     const ctx = production('https://outreach.example.com');
     const { account } = await connectAccount(ctx, { name: 'Late signer' });
-    const deps = { http: (ctx.network as unknown as { http: never }).http, store: (ctx.network as unknown as { store: never }).store, clock: s.ctx.clock, log: silentLogger() };
+    const deps = {
+      http: (ctx.network as unknown as { http: never }).http,
+      store: (ctx.network as unknown as { store: never }).store,
+      clock: s.ctx.clock,
+      log: silentLogger(),
+    };
     const warmUpStartedAt = () => s.ctx.db.select().from(accounts).where(eq(accounts.id, account.id)).get()!.warmUpStartedAt;
     // The person signs in after UTC midnight: day 1 is the day the account became usable.
     s.ctx.clock.advance(DAY);
@@ -69,7 +79,11 @@ describe('hosted sign-in (production connect_account)', () => {
     expect(await handleHostedNotify(deps, { status: 'CREATION_SUCCESS', account_id: 'UNI_LATE', name: account.id })).toBe('linked');
     expect(warmUpStartedAt()).toBe(linkedAt);
     s.ctx.clock.advance(2 * DAY);
-    expect(findAccountView(s.ctx, account.id)).toMatchObject({ status: 'connected', today: { connectionRequestLimit: 8, messageLimit: 16 }, warmUp: { day: 3, days: 14 } });
+    expect(findAccountView(s.ctx, account.id)).toMatchObject({
+      status: 'connected',
+      today: { connectionRequestLimit: 8, messageLimit: 16 },
+      warmUp: { day: 3, days: 14 },
+    });
     // Unipile reporting a reconnection, a replayed report and an account sync that drops and restores it keep day 3.
     expect(await handleHostedNotify(deps, { status: 'RECONNECTED', account_id: 'UNI_LATE', name: account.id })).toBe('ignored');
     const late = s.server.accounts.find((a) => a.id === 'UNI_LATE');
@@ -89,10 +103,19 @@ describe('hosted sign-in (production connect_account)', () => {
     const forced = await connectAccount(off, { name: 'Call on', warmUp: true });
     for (const r of [byConfig, byCall]) expect(r.account).toMatchObject({ today: { connectionRequestLimit: 25, messageLimit: 50 }, warmUp: null });
     expect(forced.account.warmUp).toEqual({ day: 1, days: 14 });
-    const deps = { http: (off.network as unknown as { http: never }).http, store: (off.network as unknown as { store: never }).store, clock: s.ctx.clock, log: silentLogger() };
+    const deps = {
+      http: (off.network as unknown as { http: never }).http,
+      store: (off.network as unknown as { store: never }).store,
+      clock: s.ctx.clock,
+      log: silentLogger(),
+    };
     s.server.addAccount('UNI_OFF2', { name: 'Off' });
     expect(await handleHostedNotify(deps, { status: 'CREATION_SUCCESS', account_id: 'UNI_OFF2', name: byConfig.account.id })).toBe('linked');
-    expect(findAccountView(s.ctx, byConfig.account.id)).toMatchObject({ status: 'connected', today: { connectionRequestLimit: 25, messageLimit: 50 }, warmUp: null });
+    expect(findAccountView(s.ctx, byConfig.account.id)).toMatchObject({
+      status: 'connected',
+      today: { connectionRequestLimit: 25, messageLimit: 50 },
+      warmUp: null,
+    });
   });
 
   it('hasSalesNavigator in production is 400; a missing public URL is a clear 503 and leaves nothing behind', async () => {
@@ -101,7 +124,10 @@ describe('hosted sign-in (production connect_account)', () => {
       details: { fields: ['hasSalesNavigator'] },
     });
     const before = s.ctx.db.select().from(accounts).all().length;
-    await expect(connectAccount(production(undefined), { name: 'x' })).rejects.toMatchObject({ code: 'upstream_unavailable', message: expect.stringContaining('UNIPILE_PUBLIC_URL') });
+    await expect(connectAccount(production(undefined), { name: 'x' })).rejects.toMatchObject({
+      code: 'upstream_unavailable',
+      message: expect.stringContaining('UNIPILE_PUBLIC_URL'),
+    });
     expect(s.ctx.db.select().from(accounts).all()).toHaveLength(before);
   });
 });

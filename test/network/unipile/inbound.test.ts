@@ -64,7 +64,12 @@ const relation = (over: Record<string, unknown> = {}) => ({
 
 describe('the webhook endpoint', () => {
   it('refuses calls without the secret header, or with a wrong one, and queues nothing', async () => {
-    for (const headers of <Record<string, string>[]>[{}, { [UNIPILE_SECRET_HEADER]: 'wrong' }, { [UNIPILE_SECRET_HEADER]: `${SECRET}x` }, { 'x-api-key': SECRET }]) {
+    for (const headers of <Record<string, string>[]>[
+      {},
+      { [UNIPILE_SECRET_HEADER]: 'wrong' },
+      { [UNIPILE_SECRET_HEADER]: `${SECRET}x` },
+      { 'x-api-key': SECRET },
+    ]) {
       const res = await post(message(), headers);
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('unauthorized');
@@ -155,7 +160,10 @@ describe('the webhook endpoint', () => {
 describe('the inbound queue', () => {
   it('survives a restart: a new provider on the same database drains what the old one received', async () => {
     await post(message());
-    const restarted = createUnipileProvider({ dsn: t.server.url, apiKey: t.server.apiKey, inboundSecret: SECRET }, { store: new SqliteUnipileStore(t.ctx.db, t.ctx.simClock), clock: t.ctx.clock, log: silentLogger() });
+    const restarted = createUnipileProvider(
+      { dsn: t.server.url, apiKey: t.server.apiKey, inboundSecret: SECRET },
+      { store: new SqliteUnipileStore(t.ctx.db, t.ctx.simClock), clock: t.ctx.clock, log: silentLogger() },
+    );
     const events = await restarted.drainInbound(t.ctx.clock.now());
     await restarted.idle();
     expect(events.map((e) => e.type)).toEqual(['message_received']);

@@ -19,7 +19,15 @@ beforeEach(() => {
     work_experience: [{ position: 'VP Sales', company: 'Seedco', start: '2020-01', end: null, current: true, skills: [] }],
   });
   const add = (i: number, headline: string, locationId: string) =>
-    t.server.addPerson({ provider_id: `ACoC${i}`, public_identifier: `cand-${i}`, first_name: 'Cand', last_name: `N${i}`, headline, location: 'X', locationId });
+    t.server.addPerson({
+      provider_id: `ACoC${i}`,
+      public_identifier: `cand-${i}`,
+      first_name: 'Cand',
+      last_name: `N${i}`,
+      headline,
+      location: 'X',
+      locationId,
+    });
   for (let i = 0; i < 60; i++) add(i, `VP Sales at Co${i}`, '106967730');
   for (let i = 60; i < 70; i++) add(i, `VP Sales at Co${i}`, '105015875');
   for (let i = 70; i < 75; i++) add(i, `Head of Growth at Co${i}`, '101282230');
@@ -49,20 +57,46 @@ describe('lookalike candidates', () => {
   });
 
   it('uses the given keywords and countries instead, and keeps only matching titles', async () => {
-    const page = await t.provider.lookalikeCandidates({ account: ada, seed: 'seed-sam', jobTitleKeywords: ['Growth', ' head of growth '], countries: ['de', 'FR'], cursor: null, limit: 50 });
+    const page = await t.provider.lookalikeCandidates({
+      account: ada,
+      seed: 'seed-sam',
+      jobTitleKeywords: ['Growth', ' head of growth '],
+      countries: ['de', 'FR'],
+      cursor: null,
+      limit: 50,
+    });
     expect(page.candidates.map((c) => c.providerId).sort()).toEqual(['ACoC70', 'ACoC71', 'ACoC72', 'ACoC73', 'ACoC74']);
     expect(page.candidates[0]).toMatchObject({ jobTitle: 'Head of Growth', companyName: 'Co70', networkUrl: profileUrl('cand-70'), website: null });
     expect(t.server.requestsTo('GET', /\/linkedin\/search\/parameters$/).map((r) => r.query.get('keywords'))).toEqual(['Germany', 'France']);
-    expect(t.server.requestsTo('POST', /\/linkedin\/search$/)[0]?.json).toMatchObject({ advanced_keywords: { title: 'growth OR "head of growth"' }, location: ['101282230', '105015875'] });
+    expect(t.server.requestsTo('POST', /\/linkedin\/search$/)[0]?.json).toMatchObject({
+      advanced_keywords: { title: 'growth OR "head of growth"' },
+      location: ['101282230', '105015875'],
+    });
   });
 
   it('continues an extend whose filters differ only in order and case, and refuses a foreign cursor', async () => {
-    const first = await t.provider.lookalikeCandidates({ account: ada, seed: 'seed-sam', jobTitleKeywords: ['vp', 'sales'], countries: ['DE', 'FR'], cursor: null, limit: 6 });
+    const first = await t.provider.lookalikeCandidates({
+      account: ada,
+      seed: 'seed-sam',
+      jobTitleKeywords: ['vp', 'sales'],
+      countries: ['DE', 'FR'],
+      cursor: null,
+      limit: 6,
+    });
     expect(first.cursor).not.toBeNull();
-    const next = await t.provider.lookalikeCandidates({ account: ada, seed: 'SEED-SAM', jobTitleKeywords: ['Sales', 'VP'], countries: ['fr', 'de'], cursor: first.cursor, limit: 6 });
+    const next = await t.provider.lookalikeCandidates({
+      account: ada,
+      seed: 'SEED-SAM',
+      jobTitleKeywords: ['Sales', 'VP'],
+      countries: ['fr', 'de'],
+      cursor: first.cursor,
+      limit: 6,
+    });
     expect([...first.candidates, ...next.candidates].map((c) => c.providerId)).toEqual(Array.from({ length: 10 }, (_, i) => `ACoC${60 + i}`));
     expect(next.cursor).toBeNull();
-    const err = await rejection(t.provider.lookalikeCandidates({ account: ada, seed: 'seed-sam', jobTitleKeywords: ['cto'], countries: [], cursor: first.cursor, limit: 20 }));
+    const err = await rejection(
+      t.provider.lookalikeCandidates({ account: ada, seed: 'seed-sam', jobTitleKeywords: ['cto'], countries: [], cursor: first.cursor, limit: 20 }),
+    );
     expect(err.details.fields).toEqual(['cursor']);
   });
 
@@ -77,7 +111,9 @@ describe('lookalike candidates', () => {
       const err = await rejection(t.provider.lookalikeCandidates({ account: ada, seed, jobTitleKeywords: [], countries: [], cursor: null, limit: 5 }));
       expect(err.details.fields).toEqual(['seed']);
     }
-    const err = await rejection(t.provider.lookalikeCandidates({ account: ada, seed: 'seed-sam', jobTitleKeywords: [], countries: ['DE', 'Germany'], cursor: null, limit: 5 }));
+    const err = await rejection(
+      t.provider.lookalikeCandidates({ account: ada, seed: 'seed-sam', jobTitleKeywords: [], countries: ['DE', 'Germany'], cursor: null, limit: 5 }),
+    );
     expect(err.details.fields).toEqual(['countries[1]']);
     expect(t.server.requests).toHaveLength(0);
   });

@@ -40,11 +40,23 @@ describe('relations polling', () => {
     ]);
     const events = await t.provider.drainInbound(t.ctx.clock.now());
     expect(events).toEqual([
-      { id: expect.stringMatching(/^unipile_accept_/), type: 'invitation_accepted', accountId: 'acc_ada', networkUrl: profileUrl('late-larry'), providerId: 'ACoLate', at: t.ctx.clock.now() - 151.5 * HOUR },
+      {
+        id: expect.stringMatching(/^unipile_accept_/),
+        type: 'invitation_accepted',
+        accountId: 'acc_ada',
+        networkUrl: profileUrl('late-larry'),
+        providerId: 'ACoLate',
+        at: t.ctx.clock.now() - 151.5 * HOUR,
+      },
     ]);
 
     // The late webhook arrives after all: same event id, nothing new.
-    const outcome = t.provider.handleWebhook({ event: 'new_relation', account_id: 'UNI_ADA', user_provider_id: 'ACoLate', user_public_identifier: 'late-larry' });
+    const outcome = t.provider.handleWebhook({
+      event: 'new_relation',
+      account_id: 'UNI_ADA',
+      user_provider_id: 'ACoLate',
+      user_public_identifier: 'late-larry',
+    });
     expect(outcome).toEqual({ status: 'duplicate', eventId: events[0]!.id });
     // And the next poll has nothing left to look for.
     const calls = t.server.requests.length;

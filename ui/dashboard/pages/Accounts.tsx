@@ -58,10 +58,7 @@ function AccountCard({ account }: { account: Account }) {
   const save = (e: FormEvent) => {
     e.preventDefault();
     setSaved(false);
-    update.mutate(
-      { accountId: account.id, connectionRequestLimit: Number(requests), messageLimit: Number(messages) },
-      { onSuccess: () => setSaved(true) },
-    );
+    update.mutate({ accountId: account.id, connectionRequestLimit: Number(requests), messageLimit: Number(messages) }, { onSuccess: () => setSaved(true) });
   };
   const t = account.today;
   return (
@@ -144,8 +141,8 @@ function Connect() {
         <label htmlFor={`${id}-w`}>Skip the warm-up</label>
       </div>
       <p id={`${id}-wh`} className="o-hint">
-        A new account starts with low daily limits that rise each day to its own, as LinkedIn expects of a new sender. Skip it only for an account that already sends at full
-        volume.
+        A new account starts with low daily limits that rise each day to its own, as LinkedIn expects of a new sender. Skip it only for an account that already
+        sends at full volume.
       </p>
       {done ? <p role="status">{done}</p> : null}
       {connectUrl ? (

@@ -32,7 +32,12 @@ export function AgentsPage() {
 }
 
 type Draft = AgentFields;
-const EMPTY: Draft = { name: '', accountId: '', connectionNote: 'Hi {{firstName|there}}, ', messages: [{ text: 'Thanks for connecting, {{firstName|there}}!', delayHours: 24 }] };
+const EMPTY: Draft = {
+  name: '',
+  accountId: '',
+  connectionNote: 'Hi {{firstName|there}}, ',
+  messages: [{ text: 'Thanks for connecting, {{firstName|there}}!', delayHours: 24 }],
+};
 
 function fromAgent(a: Agent): Draft {
   return { name: a.name, accountId: a.accountId ?? '', connectionNote: a.connectionNote, messages: a.messages.map((m) => ({ ...m })) };

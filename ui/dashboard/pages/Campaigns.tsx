@@ -23,7 +23,19 @@ function AgentSelect({ id, value, onChange }: { id: string; value: string; onCha
 }
 
 /** A campaign's name and agent, as the new-campaign and settings forms both ask for them. */
-function NameAndAgent({ id, name, onName, agentId, onAgent }: { id: string; name: string; onName: (v: string) => void; agentId: string; onAgent: (v: string) => void }) {
+function NameAndAgent({
+  id,
+  name,
+  onName,
+  agentId,
+  onAgent,
+}: {
+  id: string;
+  name: string;
+  onName: (v: string) => void;
+  agentId: string;
+  onAgent: (v: string) => void;
+}) {
   return (
     <div className="o-row">
       <div className="o-field">
@@ -45,10 +57,7 @@ function CreateCampaign() {
   const create = useToolMutation('create_campaign', ['list_campaigns', 'get_insights_overview']);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate(
-      { name, assignedTemplateId: agentId || null, idempotencyKey: newIdempotencyKey() },
-      { onSuccess: (c) => navigate(`/campaigns/${c.id}`) },
-    );
+    create.mutate({ name, assignedTemplateId: agentId || null, idempotencyKey: newIdempotencyKey() }, { onSuccess: (c) => navigate(`/campaigns/${c.id}`) });
   };
   return (
     <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>

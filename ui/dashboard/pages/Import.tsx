@@ -53,7 +53,8 @@ function Progress({ importId }: { importId: string }) {
   return (
     <section className="o-card o-stack" aria-label="Import progress">
       <label htmlFor={`p-${importId}`} className="o-label">
-        {s.status === 'running' ? 'Importing…' : s.status === 'done' ? 'Import finished' : 'Import failed'} ({formatNumber(s.rowsDone)} of {formatNumber(s.rowsTotal)} rows)
+        {s.status === 'running' ? 'Importing…' : s.status === 'done' ? 'Import finished' : 'Import failed'} ({formatNumber(s.rowsDone)} of{' '}
+        {formatNumber(s.rowsTotal)} rows)
       </label>
       <progress id={`p-${importId}`} className="o-progress" max={Math.max(s.rowsTotal, 1)} value={s.rowsDone} />
       {s.status === 'failed' ? (

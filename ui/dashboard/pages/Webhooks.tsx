@@ -29,7 +29,9 @@ function Endpoints() {
             <span className="o-mono">{ep.url}</span>
             <span className={ep.status === 'active' ? 'o-badge o-badge-running' : 'o-badge'}>{ep.status === 'active' ? 'enabled' : 'disabled'}</span>
             {ep.disabledReason ? <span className="o-muted">{ep.disabledReason}</span> : null}
-            <span className="o-muted">{ep.events.join(', ')} · {ep.pendingDeliveries} pending</span>
+            <span className="o-muted">
+              {ep.events.join(', ')} · {ep.pendingDeliveries} pending
+            </span>
             <button type="button" className="o-button" onClick={() => toggle.mutate({ endpointId: ep.id, enabled: ep.status !== 'active' })}>
               {ep.status === 'active' ? 'Disable' : 'Enable'} {ep.url}
             </button>
@@ -42,7 +44,15 @@ function Endpoints() {
       <form onSubmit={submit} className="o-row">
         <div className="o-field">
           <label htmlFor={`${id}-url`}>Endpoint URL</label>
-          <input id={`${id}-url`} className="o-input" type="url" required placeholder="https://example.com/hooks" value={url} onChange={(e) => setUrl(e.target.value)} />
+          <input
+            id={`${id}-url`}
+            className="o-input"
+            type="url"
+            required
+            placeholder="https://example.com/hooks"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+          />
         </div>
         <button type="submit" className="o-button o-button-primary" disabled={add.isPending}>
           Add endpoint
@@ -63,8 +73,8 @@ function SigningSecret() {
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Signing secret</h2>
       <p>
-        Every delivery carries the secret in <code>X-Webhook-Signature</code>; your receiver compares it. Rotating replaces it at once, so update your
-        receiver right after.
+        Every delivery carries the secret in <code>X-Webhook-Signature</code>; your receiver compares it. Rotating replaces it at once, so update your receiver
+        right after.
       </p>
       {state.data ? <p>{state.data.secretSet ? 'A signing secret is set.' : 'No signing secret yet: deliveries go unsigned until you create one.'}</p> : null}
       {confirming ? (

@@ -95,12 +95,24 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, chi
       <CampaignFunnel campaign={shown} />
       <div className="o-row" aria-live="polite">
         {STARTABLE.has(shown.status) ? (
-          <button type="button" className="o-button o-button-primary" disabled={busy || !offers('start_campaign')} title={notOffered(offers, 'start_campaign')} onClick={() => run('start')}>
+          <button
+            type="button"
+            className="o-button o-button-primary"
+            disabled={busy || !offers('start_campaign')}
+            title={notOffered(offers, 'start_campaign')}
+            onClick={() => run('start')}
+          >
             {shown.status === 'CAMPAIGN_PAUSED' ? 'Resume' : 'Start'} {shown.name}
           </button>
         ) : null}
         {shown.status === 'CAMPAIGN_IN_PROGRESS' ? (
-          <button type="button" className="o-button" disabled={busy || !offers('pause_campaign')} title={notOffered(offers, 'pause_campaign')} onClick={() => run('pause')}>
+          <button
+            type="button"
+            className="o-button"
+            disabled={busy || !offers('pause_campaign')}
+            title={notOffered(offers, 'pause_campaign')}
+            onClick={() => run('pause')}
+          >
             Pause {shown.name}
           </button>
         ) : null}

@@ -275,7 +275,11 @@ export function LeadsTable({ campaignId, initial, initialArgs, pageSize: pageSiz
                 <th scope="col">Stage</th>
                 <th scope="col">Tag</th>
                 <th scope="col">Replied</th>
-                {rowAction ? <th scope="col"><span className="sr-only">Actions</span></th> : null}
+                {rowAction ? (
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                ) : null}
               </tr>
             </thead>
             <tbody>
