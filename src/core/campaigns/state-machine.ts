@@ -1,6 +1,8 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { fast, perDb } from '../../db/prepared.js';
+import { eq } from 'drizzle-orm';
 import { campaigns } from '../../db/schema.js';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../../db/connection.js';
+import { perDb } from '../../db/prepared.js';
 import type { Ctx } from '../context.js';
 import type { CampaignRow, CampaignStatus } from './campaign.js';
 
@@ -83,31 +85,23 @@ export const campaignNow = (ctx: Pick<Ctx, 'clock'>): number => ctx.clock.now();
  * One prepared update per event, built once per connection: adding leads applies `lead_added`
  * on every insert, so it must cost no more than the CASE it replaced.
  */
-const statements = perDb((db) => {
-  const out = new Map<CampaignEvent, { run: (p: { id: string; now: number }) => { changes: number } }>();
-  for (const t of TRANSITIONS) {
-    out.set(
-      t.event,
-      fast(
-        db
-          .update(campaigns)
-          .set({ status: t.to, updatedAt: sql`${sql.placeholder('now')}` })
-          .where(and(eq(campaigns.id, sql.placeholder('id')), inArray(campaigns.status, [...t.from])))
-          .prepare(),
-      ),
-    );
-  }
-  return out;
-});
+const statements = new Map(TRANSITIONS.map((t) => [t.event, transitionStatement(t.from, t.to)]));
+
+function transitionStatement(from: readonly string[], to: string): (db: Db) => Statement<[{ id: string; now: number }]> {
+  const literal = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+  return perDb((db) =>
+    db.$client.prepare(`UPDATE campaigns SET status = ${literal(to)}, updated_at = @now WHERE id = @id AND status IN (${from.map(literal).join(', ')})`),
+  );
+}
 
 /**
  * Applies `event` to a campaign, in the caller's transaction when there is one. Returns whether
  * the status changed: false when the campaign does not exist or is not in a `from` status.
  */
 export function applyCampaignEvent(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, event: CampaignEvent): boolean {
-  const stmt = statements(ctx.db).get(event);
+  const stmt = statements.get(event);
   if (!stmt) throw new Error(`no transition for campaign event ${event}`);
-  return stmt.run({ id: campaignId, now: campaignNow(ctx) }).changes === 1;
+  return stmt(ctx.db).run({ id: campaignId, now: campaignNow(ctx) }).changes === 1;
 }
 
 /**

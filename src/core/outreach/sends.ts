@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { fast, inserterOf, perDb } from '../../db/prepared.js';
+import { sql } from 'drizzle-orm';
 import { engineIntents } from '../../db/schema.js';
+import { insertIntent, intentStatements, type IntentRow } from '../../db/sql/intents.js';
 import { transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
 import type { Ctx } from '../context.js';
@@ -17,7 +17,7 @@ import type { SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
-export type IntentRow = typeof engineIntents.$inferSelect;
+export type { IntentRow };
 /** `manual_message` is an operator's direct message (send_message); the others are the engine's. */
 export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close' | 'withdrawal' | 'manual_message';
 
@@ -89,7 +89,7 @@ export function beginSend(
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
     const lead = getLead(ctx, leadId);
     if (!lead) return null;
-    if (inFlightOf(ctx.db).get({ leadId }) !== undefined) {
+    if (intentStatements(ctx.db).pendingOfLead.get(leadId) !== undefined) {
       updateLead(ctx.db, leadId, { nextActionAt: null });
       return null;
     }
@@ -135,7 +135,7 @@ function settle(
   state: 'sent' | 'failed' | 'assumed_sent',
   fields: Pick<Partial<IntentRow>, 'chatId' | 'messageId' | 'errorCode'>,
 ): boolean {
-  const result = settleStmt(ctx.db).run({
+  const result = intentStatements(ctx.db).settle.run({
     id: intent.id,
     state,
     settledAt: ctx.simClock.now(),
@@ -146,42 +146,11 @@ function settle(
   return result.changes === 1;
 }
 
-// Prepared once per database: every send records an intent and settles it.
-const insertIntent = inserterOf(engineIntents);
 /**
- * `state = 'pending'` written into the statement, not bound: the condition of the partial index
- * engine_intents_pending. With a bound value SQLite compiles the statement again on every call,
- * to see whether the index applies to the value (a pending check cost 7.5 µs, now 2.7).
+ * `state = 'pending'` written in, not bound: the condition of the partial index
+ * engine_intents_pending (see src/db/sql/intents.ts).
  */
 export const isPending = sql`${engineIntents.state} = 'pending'`;
-/** A lead's intent still pending, if any (the partial index engine_intents_pending). */
-const inFlightOf = perDb((db) =>
-  fast(
-    db
-      .select({ one: sql`1` })
-      .from(engineIntents)
-      .where(and(eq(engineIntents.leadId, sql.placeholder('leadId')), isPending))
-      .limit(1)
-      .prepare(),
-  ),
-);
-/** A field not given keeps its value (coalesce), as a partial update would. */
-const settleStmt = perDb((db) => {
-  const p = (name: string) => sql`${sql.placeholder(name)}`;
-  return fast(
-    db
-      .update(engineIntents)
-      .set({
-        state: p('state'),
-        settledAt: p('settledAt'),
-        chatId: sql`coalesce(${p('chatId')}, ${engineIntents.chatId})`,
-        messageId: sql`coalesce(${p('messageId')}, ${engineIntents.messageId})`,
-        errorCode: sql`coalesce(${p('errorCode')}, ${engineIntents.errorCode})`,
-      })
-      .where(and(eq(engineIntents.id, sql.placeholder('id')), isPending))
-      .prepare(),
-  );
-});
 
 const ACTIVITY_OF: Record<Exclude<IntentKind, 'manual_message' | 'withdrawal'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
   connection_request: 'connection_request_sent',
