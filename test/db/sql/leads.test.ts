@@ -1,7 +1,7 @@
-import { and, asc, eq, gt, isNotNull, lte, min } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, isNotNull, lte, min } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { leads } from '../../../src/db/schema.js';
-import { leadStatements } from '../../../src/db/sql/leads.js';
+import { LEAD_COLUMNS, leadStatements } from '../../../src/db/sql/leads.js';
 import { bySeq, variedCtx } from './helpers.js';
 
 /** src/db/sql/leads.ts returns what the query builder would. */
@@ -88,5 +88,26 @@ describe('lead statements', () => {
     expect(s.moveDueFromNull.run({ leadId: 'lead_1', to: 7 }).changes).toBe(0);
     expect(s.moveDueFromNull.run({ leadId: 'lead_6', to: 7 }).changes).toBe(1);
     expect(due('lead_6')).toBe(7);
+  });
+});
+
+describe('the lead row', () => {
+  it('names every column of the schema, in order, and reads each into its own field', () => {
+    expect(LEAD_COLUMNS.split(', ')).toEqual(Object.values(getTableColumns(leads)).map((c) => c.name));
+    // Every column a value of its own, so a field read from the wrong column shows.
+    const ctx = variedCtx();
+    const values: Record<string, unknown> = {};
+    Object.entries(getTableColumns(leads)).forEach(([key, c], i) => {
+      values[key] = c.dataType === 'boolean' ? i % 2 === 0 : c.dataType === 'number' ? 1000 + i : `v_${key}`;
+    });
+    const { seq: _seq, ...row } = values;
+    ctx.db
+      .insert(leads)
+      .values(row as typeof leads.$inferInsert)
+      .run();
+    const id = values.id as string;
+    const read = leadStatements(ctx.db).byId.get(id);
+    expect(read).toStrictEqual(ctx.db.select().from(leads).where(eq(leads.id, id)).get());
+    expect(read).toMatchObject({ ...row, id });
   });
 });
