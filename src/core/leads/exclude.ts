@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
-import { counted } from '../../db/counted.js';
+import { cached } from '../../db/cache.js';
 import { exclusions, leads } from '../../db/schema.js';
 import { exclusionStatements } from '../../db/sql/exclusions.js';
 import type { Ctx } from '../context.js';
@@ -45,7 +45,7 @@ const KEPT_EXCLUSIONS_MAX = 50_000;
  * The whole exclusion list, kept while the `exclusions` counter stands still (the engine asks
  * about every lead it plans), or null when it is too long to keep.
  */
-const keptList = counted('exclusions', (db): ReadonlySet<string> | null => {
+const keptList = cached('exclusions', (db): ReadonlySet<string> | null => {
   const rows = db
     .select({ u: exclusions.networkUrl })
     .from(exclusions)

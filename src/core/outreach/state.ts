@@ -1,4 +1,4 @@
-import { counted } from '../../db/counted.js';
+import { cached } from '../../db/cache.js';
 import type { agents } from '../../db/schema.js';
 import { campaignStatements } from '../../db/sql/campaigns.js';
 import { leadStatements, updateLeadById, type LeadRow } from '../../db/sql/leads.js';
@@ -49,7 +49,7 @@ function readSequence(json: string): SequenceMessage[] {
 }
 
 /** Running campaigns, in order and by id, kept while the `campaigns` counter stands still. */
-const running = counted('campaigns', (db) => {
+const running = cached('campaigns', (db) => {
   const list = Object.freeze(
     campaignStatements(db)
       .running()

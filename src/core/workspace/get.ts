@@ -1,16 +1,18 @@
-import { readCache } from '../../db/read-cache.js';
-import type { workspace } from '../../db/schema.js';
-import { workspaceStatements } from '../../db/sql/workspace.js';
+import { cached } from '../../db/cache.js';
+import { workspaceStatements, type WorkspaceSettings } from '../../db/sql/workspace.js';
 import type { Ctx } from '../context.js';
 
-export type Workspace = typeof workspace.$inferSelect;
+/** The hosted workspace as requests see it: its plan, flags and secrets (its lifetime stats are read by insights). */
+export type Workspace = WorkspaceSettings;
 
 export const WORKSPACE_ID = 1;
 
-/** The hosted workspace, or null before `seed` or the first start created it. Read on every request (plan gate, cursor secret): cached while unchanged. */
-export function getWorkspace(ctx: Ctx): Workspace | null {
-  return readCache(ctx.db).get('workspace', () => workspaceStatements(ctx.db).workspace.get()) ?? null;
-}
+/** Read on every request (plan gate, cursor secret): kept while the `workspace` counter stands still (db/cache.ts). */
+const kept = cached('workspace', (db) => workspaceStatements(db).settings.get() ?? null);
 
+/** The hosted workspace, or null before `seed` or the first start created it. */
+export function getWorkspace(ctx: Ctx): Workspace | null {
+  return kept(ctx.db);
+}
 /** Plans that may not use the API at all (spec, Authentication rule 4). */
 export const BLOCKED_PLANS = new Set(['free', 'trial']);

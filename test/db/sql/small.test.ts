@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, lte, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/connection.js';
 import { engineState, exclusions, simInbox, webhookEvents, workspace } from '../../../src/db/schema.js';
@@ -53,11 +53,18 @@ describe('sim inbox statements', () => {
 });
 
 describe('workspace, lease, exclusion and outbox statements', () => {
-  it('reads the workspace and the engine state rows', () => {
+  it("reads the workspace's settings and the engine state row", () => {
+    const {
+      repliesReceived: _r,
+      connectionRequestsSent: _c,
+      connectionRequestsAccepted: _a,
+      messagesSent: _m,
+      ...settingsColumns
+    } = getTableColumns(workspace);
     const { db } = variedCtx();
     const s = workspaceStatements(db);
-    expect(s.workspace.get()).toStrictEqual(db.select().from(workspace).where(eq(workspace.id, 1)).get());
-    expect(s.workspace.get()).toMatchObject({ planActive: true, blocked: false });
+    expect(s.settings.get()).toStrictEqual(db.select(settingsColumns).from(workspace).where(eq(workspace.id, 1)).get());
+    expect(s.settings.get()).toMatchObject({ planActive: true, blocked: false });
     expect(s.engineState.get()).toBeUndefined();
     db.insert(engineState).values({ id: 1, holder: 'h', leaseExpiresAt: 5, simNow: 3 }).run();
     expect(s.engineState.get()).toStrictEqual(db.select().from(engineState).where(eq(engineState.id, 1)).get());
