@@ -1,4 +1,3 @@
-import { engineIntents } from '../../db/schema.js';
 import { campaignStatements } from '../../db/sql/campaigns.js';
 import { intentStatements } from '../../db/sql/intents.js';
 import { leadStatements } from '../../db/sql/leads.js';
@@ -11,7 +10,6 @@ import type { AgentDecision } from './agent.js';
 import { MESSAGE_TEXT_MAX } from './limits.js';
 import { leaseHolder } from './lease.js';
 import { fitTo } from './personalize.js';
-import { isPending, type IntentRow } from './sends.js';
 import type { EngineSettings } from './settings.js';
 import { effectiveAccountId, getLead, loadRunningCampaigns, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
@@ -144,9 +142,6 @@ export function recordAgentDecision(
   });
 }
 
-/** Intents left pending, e.g. by an engine that died mid-send. */
-export const pendingIntents = (ctx: Ctx): IntentRow[] => ctx.db.select().from(engineIntents).where(isPending).all();
-
 /**
  * The completion rule: a running campaign that is not importing, has at least one lead, no
  * lead with work left (nothing due now or later, no polite close pending) and no send in flight
@@ -161,7 +156,7 @@ export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): bo
     if (l.workLeftInCampaign.get(campaignId) !== undefined) return false;
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return false;
     const row = campaignStatements(ctx.db).statusOf(campaignId);
-    if (!row || row.status !== 'CAMPAIGN_IN_PROGRESS' || row.importing) return false;
+    if (row?.status !== 'CAMPAIGN_IN_PROGRESS' || row.importing) return false;
     if (l.anyOfCampaign.get(campaignId) === undefined) return false;
     if (l.closingInCampaign.get(campaignId) !== undefined) return false;
     if (intentStatements(ctx.db).pendingOfCampaign.get(campaignId) !== undefined) return false;

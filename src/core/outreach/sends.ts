@@ -8,7 +8,8 @@ import { failpoint } from '../faults.js';
 import { newSortableId } from '../ids.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
-import type { ProfileRef } from '../network/provider.js';
+import { networkError, type AccountRef, type ProfileRef } from '../network/provider.js';
+import { classify } from './failures.js';
 import { leaseHolder } from './lease.js';
 import { placeholders } from './personalize.js';
 import { renderMessage, renderNote } from '../agents/render.js';
@@ -304,6 +305,19 @@ export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow
 }
 
 /**
+ * Settles the intents left pending by an engine that died mid-send, but those in `inFlight` (the
+ * calling engine's own): with the lease held no other engine can be sending them, so each counts
+ * as sent and is never sent again.
+ */
+export function settleAbandoned(ctx: Ctx, settings: EngineSettings, inFlight: ReadonlySet<string>): void {
+  for (const intent of ctx.db.select().from(engineIntents).where(isPending).all()) {
+    if (inFlight.has(intent.id)) continue;
+    ctx.log.warn({ intentId: intent.id, leadId: intent.leadId, kind: intent.kind }, 'send outcome unknown after restart; counted as sent, not repeated');
+    settleAssumedSent(ctx, settings, intent);
+  }
+}
+
+/**
  * Recovery after a crash between intent and result: the provider may or may not have sent it,
  * and a second send could duplicate a message, so it counts as sent (at most once).
  */
@@ -312,15 +326,6 @@ export function settleAssumedSent(ctx: Ctx, settings: EngineSettings, intent: In
     if (!settle(ctx, intent, 'assumed_sent', {})) return;
     applySent(ctx, settings, intent, null);
   });
-}
-
-export type FailureClass = 'retry' | 'account' | 'quota' | 'permanent';
-
-export function classify(code: string): FailureClass {
-  if (code === 'upstream_unavailable') return 'retry';
-  if (code === 'account_disconnected') return 'account';
-  if (code === 'network_daily_quota') return 'quota';
-  return 'permanent';
 }
 
 /**
@@ -360,4 +365,22 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
         updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings, lead);
     }
   });
+}
+
+/**
+ * The provider call of a begun send: an invitation, a withdrawal or a message, to the lead's
+ * profile (and chat, once there is one). Network I/O, outside any transaction.
+ */
+export async function callProvider(ctx: Ctx, { intent, lead }: BegunSend, account: AccountRef): Promise<{ chatId?: string; messageId?: string }> {
+  const recipient = recipientOf(lead);
+  if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });
+  if (intent.kind === 'connection_request') {
+    await ctx.network.sendConnectionRequest({ ...recipient, account, note: intent.text });
+    return {};
+  }
+  if (intent.kind === 'withdrawal') {
+    await ctx.network.withdrawInvitation({ ...recipient, account });
+    return {};
+  }
+  return ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
 }

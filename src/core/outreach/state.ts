@@ -1,4 +1,4 @@
-import { cached } from '../../db/cache.js';
+import { cached, versionOf } from '../../db/cache.js';
 import type { agents } from '../../db/schema.js';
 import { campaignStatements } from '../../db/sql/campaigns.js';
 import { leadStatements, updateLeadById, type LeadRow } from '../../db/sql/leads.js';
@@ -119,3 +119,9 @@ export function updateAndReplan(
   else if (replanned) updateLead(ctx.db, leadId, { nextActionAt });
   return replanned ? { ...lead, nextActionAt } : lead;
 }
+
+/**
+ * What the engine's memory depends on in the database: the versions of the campaigns (with their
+ * agents) and of the accounts. When it changes, the engine forgets what it learned.
+ */
+export const memoryStamp = (ctx: Ctx): string => `${versionOf(ctx.db, 'campaigns')}:${versionOf(ctx.db, 'accounts')}`;
