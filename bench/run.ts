@@ -14,7 +14,7 @@
  * import (CSV import). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -109,6 +109,9 @@ function node(root: string, args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
+/** `npm run fixture`'s program (dist/cli/fixture.js; dist/db/fixture-cli.js in builds before it moved, so this bench can measure them too). */
+const fixtureCli = (root: string): string => (existsSync(join(root, 'dist/cli/fixture.js')) ? 'dist/cli/fixture.js' : 'dist/db/fixture-cli.js');
+
 /** The two databases: the million-lead one, and a small one for the default-limits (429) server. */
 function buildDatabases(root: string, dir: string): { big: string; small: string; fixtureMs: number } {
   const file = join(dir, 'workspace.json');
@@ -119,7 +122,7 @@ function buildDatabases(root: string, dir: string): { big: string; small: string
   node(root, ['bin/outreach.js', 'seed', '--file', file, '--db', small]);
   say(`generating ${SETTINGS.leads.toLocaleString('en-US')} leads`);
   const started = performance.now();
-  node(root, ['dist/db/fixture-cli.js', '--db', big, '--campaign', LIST_CAMPAIGN, '--leads', String(SETTINGS.leads)]);
+  node(root, [fixtureCli(root), '--db', big, '--campaign', LIST_CAMPAIGN, '--leads', String(SETTINGS.leads)]);
   const fixtureMs = performance.now() - started;
   say(`fixture: ${(fixtureMs / 1000).toFixed(1)} s`);
   return { big, small, fixtureMs };

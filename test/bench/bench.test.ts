@@ -12,7 +12,7 @@ import { LimitsConfig, RATE_CLASS_NAMES } from '../../src/core/ratelimit/index.j
 import { WorkspaceFile } from '../../src/core/seed/file.js';
 import * as workspace from '../../src/core/workspace/get.js';
 import * as connection from '../../src/db/connection.js';
-import { generateLeads } from '../../src/db/fixture.js';
+import { generateLeads } from '../../src/core/seed/fixture.js';
 import * as schema from '../../src/db/schema.js';
 import * as log from '../../src/log.js';
 import * as server from '../../src/server.js';

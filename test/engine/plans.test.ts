@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { leads } from '../../src/db/schema.js';
-import { generateLeads } from '../../src/db/fixture.js';
+import { generateLeads } from '../../src/core/seed/fixture.js';
 import { captureQueriesAsync, queryPlan } from '../plans.js';
 import { engineWorkspace, harness, url } from './helpers.js';
 
