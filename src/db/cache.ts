@@ -12,7 +12,7 @@ import { perDb } from './prepared.js';
  * Who invalidates it: SQLite itself. Triggers (migrations 0009 and 0011) set a counter per group
  * of tables to a fresh random value on every write to them, from any connection or process (the
  * CLI revoking a key while the server runs). A kept value is served while its counter still holds
- * the value read when it was loaded; one primary-key read checks that.
+ * the value read when it was loaded (see `Versions` for how cheaply that is checked).
  *
  * Why it is safe inside a transaction: the counter and the value are read in the same snapshot,
  * so a kept pair is always a pair SQLite showed together. A transaction sees its own writes in
@@ -25,10 +25,65 @@ import { perDb } from './prepared.js';
  */
 export type Counter = 'campaigns' | 'accounts' | 'exclusions' | 'keys' | 'workspace' | 'credits';
 
-const counterStmt = perDb((db) => db.$client.prepare('SELECT value FROM change_counters WHERE name = ?').pluck() as Statement<[string], number>);
+/**
+ * The counters as one connection last read them. Reading them on every lookup cost 2.5 µs (a
+ * read transaction on the WAL), three times a request; so they are read again only when they may
+ * have moved: when this connection changed any row (`total_changes()`, 0.06 µs, read on every
+ * lookup; it also moves for writes later rolled back), or when another connection committed
+ * (`PRAGMA data_version`, 1.9 µs, read once per synchronous stretch of work, a microtask: as if
+ * every lookup of that stretch happened at its start; the next request sees the commit).
+ */
+class Versions {
+  private changes = -1;
+  private dataVersion = -1;
+  private checked = false;
+  private values: Map<string, number> | null = null;
+
+  constructor(
+    private readonly totalChanges: Statement<[], number>,
+    private readonly dataVersionStmt: Statement<[], number>,
+    private readonly all: Statement<[], { name: string; value: number }>,
+    private readonly one: Statement<[string], number>,
+  ) {}
+
+  get(counter: Counter, inTransaction: boolean): number | undefined {
+    // Inside a transaction the counters are read as they stand, and not kept: a rollback moves
+    // no `total_changes()` back, so a value read there could outlive the write it saw. (The
+    // transaction's writes did move `total_changes()`, so the next read outside starts afresh.)
+    if (inTransaction) return this.one.get(counter);
+    const changes = this.totalChanges.get() as number;
+    if (changes !== this.changes) {
+      this.changes = changes;
+      this.values = null;
+    }
+    if (!this.checked) {
+      this.checked = true;
+      queueMicrotask(() => {
+        this.checked = false;
+      });
+      const version = this.dataVersionStmt.get() as number;
+      if (version !== this.dataVersion) {
+        this.dataVersion = version;
+        this.values = null;
+      }
+    }
+    if (this.values === null) this.values = new Map(this.all.all().map((r) => [r.name, r.value]));
+    return this.values.get(counter);
+  }
+}
+
+const versions = perDb(
+  (db) =>
+    new Versions(
+      db.$client.prepare<[], number>('SELECT total_changes()').pluck(),
+      db.$client.prepare<[], number>('PRAGMA data_version').pluck(),
+      db.$client.prepare<[], { name: string; value: number }>('SELECT name, value FROM change_counters'),
+      db.$client.prepare<[string], number>('SELECT value FROM change_counters WHERE name = ?').pluck(),
+    ),
+);
 
 /** The current value of a counter; undefined on a database without the counter (nothing is then kept). */
-export const versionOf = (db: Db, counter: Counter): number | undefined => counterStmt(db).get(counter);
+export const versionOf = (db: Db, counter: Counter): number | undefined => versions(db).get(counter, db.$client.inTransaction);
 
 /** A value derived from the tables behind `counter`, kept while the counter stands still. Shared: never change it. */
 export function cached<T>(counter: Counter, load: (db: Db) => T): (db: Db) => T {

@@ -152,7 +152,7 @@ describe('the cache', () => {
     expect(kept(ctx.db)).toEqual({ n: 4, limit: 12 });
   });
 
-  it('sees a change committed by another connection on the next read', () => {
+  it('sees a change committed by another connection from the next stretch of work on', async () => {
     const { server, cli } = twoConnections();
     const [running] = loadRunningCampaigns(server);
     expect(running).toBeDefined();
@@ -175,6 +175,8 @@ describe('the cache', () => {
       .set({ credits: credits + 7 })
       .run();
     cli.db.$client.close();
+    // Another connection's commits are looked for once per synchronous stretch of work: the next request sees them.
+    await new Promise((resolve) => setImmediate(resolve));
 
     expect(loadRunningCampaigns(server).map((c) => c.id)).not.toContain(running!.id);
     expect(loadCampaignInfo(server, running!.id)?.status).toBe('CAMPAIGN_PAUSED');
