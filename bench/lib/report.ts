@@ -256,18 +256,17 @@ export function dashboardTargets(d: DashboardBench | undefined): Target[] {
   const p99 = (p: DashboardBench['data'][number]) => (p.serverPooled ?? p.pooled).p99;
   const worst = d.data.reduce((a, b) => (p99(b) > p99(a) ? b : a));
   const nav = d.navigation;
-  const slowest = nav && nav.length ? nav.reduce((a, b) => (b.maxMs > a.maxMs ? b : a)) : null;
+  const slowest = nav?.length ? nav.reduce((a, b) => (b.maxMs > a.maxMs ? b : a)) : null;
   return [
     {
       id: 'dashboard-calls',
       text: `Dashboard data calls (overview, campaign leads) p99 under ${DASHBOARD_CALL_P99_MS} ms at 1M leads`,
-      measured:
-        d.data
-          .map(
-            (p) =>
-              `${p.page} ${p.serverPooled ? `${ms(p.serverPooled.p50)} / ${ms(p.serverPooled.p99)} ms server-side, ` : ''}${ms(p.pooled.p50)} / ${ms(p.pooled.p99)} ms client-side`,
-          )
-          .join('; ') + ' (p50 / p99)',
+      measured: `${d.data
+        .map(
+          (p) =>
+            `${p.page} ${p.serverPooled ? `${ms(p.serverPooled.p50)} / ${ms(p.serverPooled.p99)} ms server-side, ` : ''}${ms(p.pooled.p50)} / ${ms(p.pooled.p99)} ms client-side`,
+        )
+        .join('; ')} (p50 / p99)`,
       met: p99(worst) < DASHBOARD_CALL_P99_MS,
     },
     {

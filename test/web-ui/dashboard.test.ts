@@ -9,7 +9,7 @@ import type { Settings } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createContext, startServer, type RunningServer } from '../../src/server.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
-import { hasChromium, launchChromium, screenshotDir, seriousViolations, webhookReceiver, type Received } from './browser.js';
+import { hasChromium, launchChromium, screenshotDir, seriousViolations, webhookReceiver } from './browser.js';
 
 /**
  * The dashboard end to end in Debian's Chromium against the real server (development, simulated
@@ -138,7 +138,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
       'https://www.linkedin.com/in/carl-gauss-sim-fast-accept-sim-replies-positive,Carl,Gauss,Normal AG,CEO,red',
       'not a url,Bad,Row,Nowhere,None,grey',
     ];
-    await page.getByLabel(/CSV file/).setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n') + '\n') });
+    await page.getByLabel(/CSV file/).setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(`${rows.join('\n')}\n`) });
     await page.getByRole('heading', { name: 'Preview of leads.csv' }).waitFor();
     expect(await page.getByLabel('Field for column LinkedIn URL').inputValue()).toBe('networkUrl');
     expect(await page.getByLabel('Field for column Favourite colour').inputValue()).toBe('');

@@ -69,6 +69,7 @@ function Shell({ session }: { session: Session }) {
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every navigation (path), reading the route it resolved
   useEffect(() => {
     document.title = `${found?.route.title ?? 'Not found'} · Outreach`;
     // After a client-side navigation, move focus to the new page's heading, as a page load would.
@@ -79,7 +80,7 @@ function Shell({ session }: { session: Session }) {
     main.current?.querySelector<HTMLElement>('h1')?.focus();
   }, [path, found?.route.title]);
 
-  const section = '/' + (path.split('/')[1] ?? '');
+  const section = `/${path.split('/')[1] ?? ''}`;
   return (
     <div className="o-root d-shell">
       <a className="d-skip" href="#main">

@@ -100,7 +100,7 @@ export function startLeadImport(ctx: Ctx, input: { campaignId: string; csv: stri
  */
 export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
   const row = ctx.db.select().from(leadImports).where(eq(leadImports.id, importId)).get();
-  if (!row || row.status !== 'running' || row.csv === null) return;
+  if (row?.status !== 'running' || row.csv === null) return;
   const base = JSON.parse(row.summary) as ImportSummaryShape;
   const write = (fields: Partial<typeof leadImports.$inferInsert>) =>
     ctx.db

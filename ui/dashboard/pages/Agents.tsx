@@ -99,6 +99,7 @@ function Preview({ agentId, version }: { agentId: string; version: number }) {
           <h3>Connection note</h3>
           <p className="o-msg o-msg-out">{preview.data.connectionNote ?? <em>Sent without a note.</em>}</p>
           {preview.data.messages.map((text, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the rendered messages are positional and never reordered
             <div key={i}>
               <h3>Message {i + 1}</h3>
               <p className="o-msg o-msg-out">{text}</p>
@@ -196,6 +197,7 @@ export function AgentEditorPage({ agentId }: { agentId: string | null }) {
         <fieldset className="o-stack">
           <legend className="o-label">Messages after the invitation is accepted</legend>
           {draft.messages.map((m, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: messages have no ids; an edit keeps the position, and removal re-renders the list
             <div key={i} className="o-card">
               <div className="o-field">
                 <label htmlFor={`${id}-m${i}`}>Message {i + 1}</label>

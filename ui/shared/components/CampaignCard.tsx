@@ -59,6 +59,7 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, chi
   // A view renders from the result its host handed it, so the card keeps the campaign that
   // start/pause returned until a fresher one comes in as a prop.
   const [latest, setLatest] = useState<Campaign | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a fresher campaign prop replaces the one start/pause returned
   useEffect(() => setLatest(null), [campaign]);
   const shown = latest && latest.id === campaign.id ? latest : campaign;
 
