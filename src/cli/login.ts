@@ -35,16 +35,15 @@ export const serverBase = (settings: Pick<Settings, 'publicUrl' | 'host'>, port:
 const PACKAGE_ROOT = dirname(dirname(CLI_SCRIPT));
 
 /**
- * `outreach login` as the operator at the server's console can paste it: `npx outreach` in the
- * package folder, else a command that works from any folder; `--db` unless the database is the
- * package folder's default one; `--base` unless the server is at the default address.
+ * `outreach login` as the operator at the server's console can paste it: `npx outreach login`
+ * for the package folder's default database (`npm start`), else a command with `--db` that
+ * works from any folder; `--base` unless the server is at the default address.
  */
-export function loginCommand(settings: Pick<Settings, 'dbPath' | 'publicUrl'>, base: string, cwd = process.cwd()): string {
-  const inPackage = cwd === PACKAGE_ROOT;
-  const cli = inPackage ? 'npx outreach' : cliCommand();
-  const db = inPackage && isDefaultDb(settings) ? '' : ` --db ${shellWord(settings.dbPath)}`;
+export function loginCommand(settings: Pick<Settings, 'dbPath'>, base: string, cwd = process.cwd()): string {
+  const simple = cwd === PACKAGE_ROOT && isDefaultDb(settings);
+  const command = simple ? 'npx outreach login' : `${cliCommand()} login --db ${shellWord(settings.dbPath)}`;
   const defaultBase = browsableBase(DEFAULTS.host, DEFAULTS.port);
-  return `${cli} login${db}${base === defaultBase ? '' : ` --base ${shellWord(base)}`}`;
+  return base === defaultBase ? command : `${command} --base ${shellWord(base)}`;
 }
 
 export function login(args: string[]): void {
