@@ -269,7 +269,7 @@ describe('cross-origin writes behind a proxy on loopback', () => {
     const READS = ['list_api_keys', 'list_webhook_endpoints', 'list_exclusions', 'list_campaigns', 'list_agents', 'get_credits'];
     const snapshot = async () => Promise.all(READS.map(async (name) => (await appCall(server.url, cookie, name)).body.structuredContent));
     const before = await snapshot();
-    const forged = [
+    const forged: Record<string, string>[] = [
       { origin: 'http://evil.example', 'x-forwarded-host': 'evil.example' },
       { origin: 'https://evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
       { origin: 'http://evil.example:8080', 'x-forwarded-host': 'evil.example:8080', forwarded: 'host=evil.example:8080' },
