@@ -17,6 +17,7 @@ import { parse, stdout, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './login.js';
 import { accounts, agents, campaigns, exclusions, importCommand, MANAGE_USAGE } from './manage.js';
+import { BACKUP_USAGE, backup, restore } from './backup.js';
 
 const ENV_NOTE = `Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
 OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable. Behind a reverse proxy,
@@ -46,6 +47,7 @@ Commands:
 ${WEBHOOKS_USAGE}
 ${MANAGE_USAGE}
 ${LOGIN_USAGE}
+${BACKUP_USAGE}
 
 ${ENV_NOTE}
 
@@ -326,6 +328,12 @@ export async function main(argv: string[]): Promise<number> {
       case 'exclusions':
         await exclusions(args);
         return 0;
+      case 'backup':
+        await backup(args);
+        return 0;
+      case 'restore':
+        await restore(args);
+        return 0;
       case undefined:
       case 'help':
       case '--help':
@@ -338,7 +346,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       default:
         throw new UsageError(
-          `unknown command "${command}" (start, mcp, seed, keys, webhooks, campaigns, agents, accounts, import, exclusions, login; see --help)`,
+          `unknown command "${command}" (start, mcp, seed, keys, webhooks, campaigns, agents, accounts, import, exclusions, login, backup, restore; see --help)`,
         );
     }
   } catch (err) {
