@@ -88,7 +88,7 @@ describe('outreach backup and restore', () => {
 
   beforeAll(async () => {
     const ws = fixture();
-    ws.credits.credits = CREDITS;
+    ws.credits = { ...ws.credits, credits: CREDITS };
     const file = join(dir, 'ws.json');
     writeFileSync(file, JSON.stringify(ws));
     expect(run(['seed', '--file', file, '--db', db]).status).toBe(0);
