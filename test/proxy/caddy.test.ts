@@ -160,7 +160,7 @@ describe.skipIf(!requireTool('Caddy (/usr/bin/caddy)', hasCaddy) || !requireTool
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${caddy.base}/mcp`), {
           requestInit: { headers: { 'X-API-Key': TEST_KEY } },
-          fetch: ((url, init) => undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch,
+          fetch: ((url: string | URL, init?: object) => undiciFetch(url, { ...init, dispatcher: agent })) as unknown as typeof fetch,
         }),
       );
       try {
