@@ -56,7 +56,7 @@ export function createContext(
   /** The engine's clock; by default `clock` at `simSpeed`, resumed no earlier than the stored high-water mark. */
   sim?: Clock,
 ): Ctx {
-  const db = openDatabase(settings.dbPath, { onBackup: (file) => log.info({ file }, 'copied the database before migrating it') });
+  const db = openDatabase(settings.dbPath, { onBackup: (file) => log.warn({ file }, 'copied the database before migrating it') });
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = sim ?? new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
   const network = createNetwork(settings, db, simClock, clock, log);

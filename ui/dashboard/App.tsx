@@ -1,7 +1,7 @@
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { CallToolProvider } from '../shared/seam.js';
-import { dashboardCallTool, fetchSession, LOGIN_HINT, logout, type Session } from './api.js';
+import { DEFAULT_LOGIN_COMMAND, dashboardCallTool, fetchSession, logout, type Session } from './api.js';
 import { Link, match, useLocation } from './router.js';
 import { AccountsPage } from './pages/Accounts.js';
 import { ActivityPage } from './pages/Activity.js';
@@ -50,15 +50,18 @@ function resolve(path: string): { route: Route; params: Record<string, string> }
   return null;
 }
 
-/** What the operator sees without a session: how to get a link, and no workspace data. */
-export function SignedOut() {
+/**
+ * What the operator sees without a session: how to get a link, and no workspace data. The
+ * command is the server's (with `--db` when it runs on another database than the default).
+ */
+export function SignedOut({ command = DEFAULT_LOGIN_COMMAND }: { command?: string }) {
   return (
     <main className="o-root d-login o-card">
       <h1>Signed out</h1>
       <p>
-        This dashboard opens with a one-time login link. On the machine that runs the server, run <code>npx outreach login</code> and open the link it prints.
+        This dashboard opens with a one-time login link. On the machine that runs the server, run <code>{command}</code> and open the link it prints. Each link
+        works once, for 15 minutes.
       </p>
-      <p className="o-muted">{LOGIN_HINT}</p>
     </main>
   );
 }
@@ -128,7 +131,7 @@ function Shell({ session }: { session: Session }) {
 }
 
 export function App() {
-  const [signedOut, setSignedOut] = useState(false);
+  const [signedOut, setSignedOut] = useState<string | null>(null);
   const client = useMemo(
     () =>
       new QueryClient({
@@ -138,10 +141,10 @@ export function App() {
       }),
     [],
   );
-  const callTool = useMemo(() => dashboardCallTool(() => setSignedOut(true)), []);
+  const callTool = useMemo(() => dashboardCallTool((command) => setSignedOut(command)), []);
   return (
     <QueryClientProvider client={client}>
-      <CallToolProvider callTool={callTool}>{signedOut ? <SignedOut /> : <SessionGate />}</CallToolProvider>
+      <CallToolProvider callTool={callTool}>{signedOut !== null ? <SignedOut command={signedOut} /> : <SessionGate />}</CallToolProvider>
     </QueryClientProvider>
   );
 }
@@ -161,6 +164,6 @@ function SessionGate() {
         <p role="alert">{session.error.message}</p>
       </main>
     );
-  if (!session.data) return <SignedOut />;
+  if ('signedOut' in session.data) return <SignedOut command={session.data.signedOut} />;
   return <Shell session={session.data} />;
 }
