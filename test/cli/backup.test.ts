@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, TEST_KEY } from '../helpers.js';
 
@@ -32,15 +33,17 @@ interface Server {
 }
 
 async function startServer(db: string, config: string): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--db', db, '--config', config], { env: env() });
+  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--db', db, '--config', config], { env: { ...env(), LOG_LEVEL: 'warn' } });
   let out = '';
+  let errors = '';
+  child.stderr.on('data', (c) => (errors += c));
   const base = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (c) => {
       out += c;
       const m = /REST base: (\S+)/.exec(out);
       if (m && out.includes('Try it:')) resolve(m[1]!);
     });
-    child.on('exit', (code) => reject(new Error(`start exited ${code}: ${out}`)));
+    child.on('exit', (code) => reject(new Error(`start exited ${code}: ${out}${errors}`)));
   });
   return {
     child,
@@ -54,8 +57,14 @@ async function startServer(db: string, config: string): Promise<Server> {
   };
 }
 
-const rest = async (base: string, path: string, init: RequestInit = {}) => {
-  const res = await fetch(`${base}${path}`, { ...init, headers: { 'X-API-Key': TEST_KEY, 'content-type': 'application/json', ...init.headers } });
+/**
+ * A connection per request: between tests the servers sit idle for seconds, and a kept-alive
+ * connection the server is closing just then fails the next request on a loaded machine.
+ */
+const fresh = new Agent({ pipelining: 0 });
+
+const rest = async (base: string, path: string, init: { method?: string; body?: string } = {}) => {
+  const res = await undiciFetch(`${base}${path}`, { ...init, dispatcher: fresh, headers: { 'X-API-Key': TEST_KEY, 'content-type': 'application/json' } });
   return { status: res.status, body: (await res.json()) as any };
 };
 
@@ -164,6 +173,7 @@ describe('outreach backup and restore', () => {
     const r = run(['restore', '--db', db, '--from', copy]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('open in another process');
+    expect(server.child.exitCode).toBeNull();
     expect((await rest(server.base, '/campaigns/cmp_q4')).status).toBe(200);
     expect(facts(db).leads).toBe(before);
     expect(readdirSync(dir).filter((f) => f.includes('before-restore') || f.includes('restoring'))).toEqual([]);
