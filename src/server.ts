@@ -19,7 +19,7 @@ import { mountRest } from './rest/mount.js';
 import { dashboardTools, tools } from './tools/index.js';
 import { mountWeb, type WebOptions } from './web/mount.js';
 import { resumeLeadImports } from './core/imports/background.js';
-import { keyCreateCommand, UsageError, type ConfigFile, type Settings } from './config.js';
+import { dashboardLoginHint, publicKeyCommand, UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
 import type { Tool } from './tools/define.js';
@@ -56,11 +56,11 @@ export function createContext(
   /** The engine's clock; by default `clock` at `simSpeed`, resumed no earlier than the stored high-water mark. */
   sim?: Clock,
 ): Ctx {
-  const db = openDatabase(settings.dbPath);
+  const db = openDatabase(settings.dbPath, { onBackup: (file) => log.warn({ file }, 'copied the database before migrating it') });
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = sim ?? new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
   const network = createNetwork(settings, db, simClock, clock, log);
-  const keyCommand = settings.dbPath === ':memory:' ? undefined : keyCreateCommand(settings);
+  const keyCommand = settings.dbPath === ':memory:' ? undefined : publicKeyCommand(settings.env);
   return {
     db,
     clock,
@@ -183,7 +183,12 @@ export async function startServer(
     tools,
     mcpTools: configuredTools(settings),
     mcpToolSets: configuredToolSets(settings),
-    web: { tools: dashboardTools, uiDir: options.uiDir },
+    web: {
+      tools: dashboardTools,
+      uiDir: options.uiDir,
+      loginHint: dashboardLoginHint(settings),
+      ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+    },
     webhooks: unipile ? [unipile.webhook(UNIPILE_WEBHOOK_PATH), unipile.hostedNotifyWebhook(HOSTED_AUTH_NOTIFY_PATH)] : [],
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {

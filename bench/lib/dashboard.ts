@@ -1,13 +1,15 @@
 /**
  * The dashboard against the million-lead database: the data calls each page makes (timed one
  * at a time through /app/api/call, so the figure is the server's time plus a loopback round
- * trip), a Chromium navigation to the rendered page, and the gzipped size of the built JS.
+ * trip), a Chromium navigation to the rendered page, the gzipped size of the built JS, and the
+ * bytes the first load sends (./first-load.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { firstLoad } from './first-load.js';
 import { serverTimes } from './load.js';
 import { summarize, type Summary } from './stats.js';
 
@@ -38,6 +40,16 @@ export interface DashboardBench {
   cssGzipBytes: number;
   /** Each MCP App view's HTML document as resources/read sends it (dist/ui/views/<name>.html), in bytes. */
   viewBytes: { view: string; bytes: number }[];
+  /**
+   * Body bytes on the wire for the first load (`/app/` and the assets it names) with each
+   * `Accept-Encoding`: `br` as a current browser gets it; absent in runs from before it existed.
+   */
+  firstLoad?: {
+    brBytes: number;
+    gzipBytes: number;
+    identityBytes: number;
+    files: { path: string; brBytes: number; gzipBytes: number; identityBytes: number }[];
+  };
 }
 
 /** The calls the overview and a campaign's page make before they can render (see ui/dashboard/pages). */
@@ -117,6 +129,16 @@ export async function benchDashboard(opts: {
   const cookie = await sessionCookie(root, db, url);
   const headers = { cookie, origin: url, 'content-type': 'application/json' };
 
+  say('dashboard first load, bytes on the wire');
+  // A browser's Accept-Encoding, then gzip only, then none.
+  const [br, gzip, identity] = [await firstLoad(url, 'gzip, deflate, br, zstd'), await firstLoad(url, 'gzip'), await firstLoad(url, null)];
+  const loaded = {
+    brBytes: br.totalBytes,
+    gzipBytes: gzip.totalBytes,
+    identityBytes: identity.totalBytes,
+    files: br.files.map((f, i) => ({ path: f.path, brBytes: f.bytes, gzipBytes: gzip.files[i]!.bytes, identityBytes: identity.files[i]!.bytes })),
+  };
+
   say('dashboard data calls');
   const data: PageData[] = [];
   const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
@@ -191,5 +213,5 @@ export async function benchDashboard(opts: {
   } else {
     say(`no ${CHROMIUM}: the navigation timing is left out`);
   }
-  return { data, navigation, jsGzipBytes: gzipOf(assets, '.js'), cssGzipBytes: gzipOf(assets, '.css'), viewBytes: viewSizes(root) };
+  return { data, navigation, jsGzipBytes: gzipOf(assets, '.js'), cssGzipBytes: gzipOf(assets, '.css'), viewBytes: viewSizes(root), firstLoad: loaded };
 }

@@ -29,8 +29,8 @@ export interface Ctx {
   /** The account-safety rules from the config (caps, warm-up, hours); absent means the defaults. */
   safety?: SafetySettings;
   /**
-   * The shell command that creates a key for this database and environment, quoted in the
-   * 401 answers so the hint works as printed; absent where there is no such command (tests).
+   * The command that creates a key for this environment, quoted in 401 answers. It names no
+   * path: whoever reads a 401 is not authenticated. Absent where there is no such command (tests).
    */
   keyCommand?: string;
 }

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Route, Router, Switch } from 'wouter';
 import { Untrusted } from '../shared/components/Untrusted.js';
 import { CallToolProvider } from '../shared/seam.js';
-import { dashboardCallTool, fetchSession, LOGIN_HINT, logout, type Session } from './api.js';
+import { DEFAULT_LOGIN_COMMAND, dashboardCallTool, fetchSession, logout, type Session } from './api.js';
 import { BASE, Link, useLocation } from './router.js';
 import { AccountsPage } from './pages/Accounts.js';
 import { ActivityPage } from './pages/Activity.js';
@@ -76,15 +76,18 @@ function Pages() {
   );
 }
 
-/** What the operator sees without a session: how to get a link, and no workspace data. */
-export function SignedOut() {
+/**
+ * What the operator sees without a session: how to get a link, and no workspace data. The
+ * command is the server's (with `--db` when it runs on another database than the default).
+ */
+export function SignedOut({ command = DEFAULT_LOGIN_COMMAND }: { command?: string }) {
   return (
     <main className="o-root d-login o-card">
       <h1>Signed out</h1>
       <p>
-        This dashboard opens with a one-time login link. On the machine that runs the server, run <code>npx outreach login</code> and open the link it prints.
+        This dashboard opens with a one-time login link. On the machine that runs the server, run <code>{command}</code> and open the link it prints. Each link
+        works once, for 15 minutes.
       </p>
-      <p className="o-muted">{LOGIN_HINT}</p>
     </main>
   );
 }
@@ -143,7 +146,7 @@ function Shell({ session }: { session: Session }) {
 }
 
 export function App() {
-  const [signedOut, setSignedOut] = useState(false);
+  const [signedOut, setSignedOut] = useState<string | null>(null);
   const client = useMemo(
     () =>
       new QueryClient({
@@ -153,10 +156,10 @@ export function App() {
       }),
     [],
   );
-  const callTool = useMemo(() => dashboardCallTool(() => setSignedOut(true)), []);
+  const callTool = useMemo(() => dashboardCallTool((command) => setSignedOut(command)), []);
   return (
     <QueryClientProvider client={client}>
-      <CallToolProvider callTool={callTool}>{signedOut ? <SignedOut /> : <SessionGate />}</CallToolProvider>
+      <CallToolProvider callTool={callTool}>{signedOut !== null ? <SignedOut command={signedOut} /> : <SessionGate />}</CallToolProvider>
     </QueryClientProvider>
   );
 }
@@ -176,7 +179,7 @@ function SessionGate() {
         <p role="alert">{session.error.message}</p>
       </main>
     );
-  if (!session.data) return <SignedOut />;
+  if ('signedOut' in session.data) return <SignedOut command={session.data.signedOut} />;
   return (
     <Router base={BASE}>
       <Shell session={session.data} />
