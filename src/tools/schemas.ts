@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PATH_ID } from '../core/ids.js';
 import { Cursor } from '../core/pagination.js';
+import { LISTED_AS } from './agent-steps.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -42,7 +43,16 @@ const dropCopiedValueSyntax: Override = ({ zodSchema, jsonSchema: node }) => {
     delete node.minLength;
     delete node.maxLength;
   }
+  listCompactly({ zodSchema, jsonSchema: node });
 };
+
+/** A schema with a compact listing of its own (a sequence step: see agent-steps.ts) is listed as that. */
+function listCompactly({ zodSchema, jsonSchema: node }: { zodSchema: unknown; jsonSchema: JsonObject }): void {
+  const compact = LISTED_AS.get(zodSchema);
+  if (!compact) return;
+  for (const key of Object.keys(node)) delete node[key];
+  Object.assign(node, structuredClone(compact));
+}
 
 /**
  * A field like `campaignId: CampaignId.nullish().describe(...)` carries its own description
@@ -228,5 +238,5 @@ function factorRepeats(root: JsonObject): JsonObject {
 
 /** The listed output: the shape the structuredContent has, with repeated sub-shapes defined once. */
 export function mcpOutputSchema(schema: z.ZodType): JsonObject {
-  return factorRepeats(splitNullableTypes(shapeOnly(jsonSchema(schema, 'output'))) as JsonObject);
+  return factorRepeats(splitNullableTypes(shapeOnly(jsonSchema(schema, 'output', (ctx) => listCompactly(ctx as never)))) as JsonObject);
 }
