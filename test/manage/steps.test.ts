@@ -39,7 +39,13 @@ describe('agents with steps', () => {
       steps: [
         { kind: 'visit' },
         { kind: 'invite', note: 'Hi {{firstName|there}}', variants: [{ note: 'Hello {{firstName|there}}' }] },
-        { kind: 'if', condition: 'accepted', withinHours: 168, then: [{ kind: 'wait', hours: 24 }, { kind: 'message' }], else: [{ kind: 'withdraw' }, { kind: 'inmail' }] },
+        {
+          kind: 'if',
+          condition: 'accepted',
+          withinHours: 168,
+          then: [{ kind: 'wait', hours: 24 }, { kind: 'message' }],
+          else: [{ kind: 'withdraw' }, { kind: 'inmail' }],
+        },
       ],
     });
     expect(r.body.steps[2].then[1].id).toMatch(/^stp_/);
@@ -54,15 +60,42 @@ describe('agents with steps', () => {
   });
 
   it('an agent written with connectionNote and messages returns steps too, with stable ids', async () => {
-    const r = await send('/agents', { name: 'Classic', accountId: 'acc_ada', connectionNote: 'Hi', messages: [{ text: 'One', delayHours: 0 }, { text: 'Two', delayHours: 72 }] });
+    const r = await send('/agents', {
+      name: 'Classic',
+      accountId: 'acc_ada',
+      connectionNote: 'Hi',
+      messages: [
+        { text: 'One', delayHours: 0 },
+        { text: 'Two', delayHours: 72 },
+      ],
+    });
     expect(r.body.steps).toMatchObject([
       { kind: 'invite', note: 'Hi' },
-      { kind: 'if', condition: 'accepted', withinHours: 21 * 24, then: [{ kind: 'message', text: 'One' }, { kind: 'wait', hours: 72 }, { kind: 'message', text: 'Two' }], else: [{ kind: 'withdraw' }] },
+      {
+        kind: 'if',
+        condition: 'accepted',
+        withinHours: 21 * 24,
+        then: [
+          { kind: 'message', text: 'One' },
+          { kind: 'wait', hours: 72 },
+          { kind: 'message', text: 'Two' },
+        ],
+        else: [{ kind: 'withdraw' }],
+      },
     ]);
     const again = await server.rest(`/agents/${r.body.id}`);
     expect(again.body.steps).toEqual(r.body.steps);
     // Replacing the messages keeps each position's id: a lead at the second message stays at the second message.
-    const u = await send(`/agents/${r.body.id}`, { messages: [{ text: 'Uno', delayHours: 0 }, { text: 'Dos', delayHours: 72 }] }, 'PATCH');
+    const u = await send(
+      `/agents/${r.body.id}`,
+      {
+        messages: [
+          { text: 'Uno', delayHours: 0 },
+          { text: 'Dos', delayHours: 72 },
+        ],
+      },
+      'PATCH',
+    );
     expect(u.body.steps[1].then[2].id).toBe(r.body.steps[1].then[2].id);
     expect(u.body.steps[1].then[2].text).toBe('Dos');
   });

@@ -138,7 +138,16 @@ describe('get_agent_stats over REST and MCP', () => {
   it('returns the shape of the spec, the same on both transports, and 404s name the field', async () => {
     const agent = stepsAgent(server.ctx);
     const invite = agent.steps[1]!;
-    recordStep(server.ctx, { leadId: 'lead_ada1', campaignId: 'cmp_q4', agentId: agent.id, stepId: invite.id, kind: 'invite', variant: 'B', event: 'sent', at: 1 });
+    recordStep(server.ctx, {
+      leadId: 'lead_ada1',
+      campaignId: 'cmp_q4',
+      agentId: agent.id,
+      stepId: invite.id,
+      kind: 'invite',
+      variant: 'B',
+      event: 'sent',
+      at: 1,
+    });
     const r = await server.rest(`/agents/${agent.id}/stats?campaignId=cmp_q4`);
     expect(r.status).toBe(200);
     expect(r.body.agentId).toBe(agent.id);

@@ -283,9 +283,7 @@ export function recordReplied(ctx: Pick<Ctx, 'db'>, input: { leadId: string; at:
     const last = ctx.db
       .select()
       .from(stepEvents)
-      .where(
-        and(eq(stepEvents.leadId, input.leadId), eq(stepEvents.event, 'sent'), inArray(stepEvents.kind, [...REPLY_STEPS]), lte(stepEvents.at, input.at)),
-      )
+      .where(and(eq(stepEvents.leadId, input.leadId), eq(stepEvents.event, 'sent'), inArray(stepEvents.kind, [...REPLY_STEPS]), lte(stepEvents.at, input.at)))
       .orderBy(desc(stepEvents.at), desc(stepEvents.seq))
       .get();
     if (!last) return null;
