@@ -27,7 +27,7 @@ export type AgentStats = z.infer<typeof AgentStats>;
  * alternatives), plus any letter drawn before its variants were cut down, so no count is lost.
  */
 export function getAgentStats(ctx: Ctx, input: { agentId: string; campaignId?: string | undefined }): AgentStats {
-  const row = requireAgentRow(ctx, input.agentId);
+  const row = requireAgentRow(ctx, input.agentId, 'agentId');
   if (input.campaignId !== undefined) {
     try {
       requireCampaignRow(ctx, input.campaignId);
