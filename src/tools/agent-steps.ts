@@ -4,6 +4,7 @@ import {
   NOTE_MAX,
   STEP_KINDS,
   StepInput,
+  StepsUpdate,
   SUBJECT_MAX,
   TEXT_MAX,
   VARIANTS_MAX,
@@ -25,9 +26,9 @@ const steps = { type: 'array', items: { $ref: '#/$defs/Step' } };
 export const STEP_LISTING: JsonObject = {
   type: 'object',
   description:
-    'kind decides the fields. visit: views the profile. like_post: likes the latest post (skipped if none). ' +
-    'invite: note?, variants?. message: text, variants? (skipped unless connected). inmail: subject, text (Sales Navigator; skipped without it). ' +
-    'withdraw: withdraws a pending invitation. wait: hours. if: condition, withinHours, then, else.',
+    'kind decides the fields. visit, like_post (latest post; skipped if none), withdraw (the pending invitation): none. ' +
+    'invite: note?, variants?. message: text, variants? (skipped unless connected). inmail: subject, text (Sales Navigator; skipped without). ' +
+    'wait: hours. if: condition, withinHours, then, else.',
   properties: {
     id: { type: 'string', description: 'Omit for a new step; send back to keep a step.' },
     kind: { enum: [...STEP_KINDS] },
@@ -70,8 +71,20 @@ export const AGENT_STEP_LISTING: JsonObject = {
   required: ['id', 'kind'],
 };
 
+/**
+ * update_agent's steps: the shape is create_agent's, which a client with the manage toolset
+ * lists beside it, so it is not repeated in full.
+ */
+const STEPS_UPDATE_LISTING: JsonObject = {
+  type: 'array',
+  minItems: 1,
+  items: { type: 'object', properties: { id: { type: 'string' }, kind: { enum: [...STEP_KINDS] } }, required: ['kind'] },
+  description: StepsUpdate.description ?? '',
+};
+
 /** The schemas tools/list shows in a compact form of their own. */
 export const LISTED_AS: ReadonlyMap<unknown, JsonObject> = new Map<unknown, JsonObject>([
   [StepInput, STEP_LISTING],
   [AgentStep, AGENT_STEP_LISTING],
+  [StepsUpdate, STEPS_UPDATE_LISTING],
 ]);

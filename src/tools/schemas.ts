@@ -139,10 +139,27 @@ function dropClosedObjects(node: unknown): unknown {
   return out;
 }
 
+/** Drops the `$defs` the schema no longer reaches (a compact listing replaced their only use). */
+function dropUnusedDefs(schema: JsonObject): JsonObject {
+  const { $defs, ...rest } = schema;
+  if (!isObject($defs)) return schema;
+  const refsIn = (node: unknown): string[] => [...JSON.stringify(node).matchAll(/"#\/\$defs\/([^"]+)"/g)].map((m) => m[1] ?? '');
+  const reached = new Set<string>();
+  const queue = refsIn(rest);
+  while (queue.length > 0) {
+    const name = queue.pop() as string;
+    if (reached.has(name) || !($defs as JsonObject)[name]) continue;
+    reached.add(name);
+    queue.push(...refsIn(($defs as JsonObject)[name]));
+  }
+  const kept = Object.fromEntries(Object.entries($defs).filter(([name]) => reached.has(name)));
+  return Object.keys(kept).length ? { ...rest, $defs: kept } : rest;
+}
+
 /** The listed arguments: every property, type, enum, default, bound and description a model writes by. */
 export function mcpInputSchema(schema: z.ZodObject): JsonObject {
   const listed = dropBranchDescriptions(jsonSchema(schema, 'input', dropCopiedValueSyntax));
-  return dropClosedObjects(omitNullOfOptionals(splitNullableTypes(listed))) as JsonObject;
+  return dropUnusedDefs(dropClosedObjects(omitNullOfOptionals(splitNullableTypes(listed))) as JsonObject);
 }
 
 const SCHEMA_MAPS = new Set(['properties', '$defs']);

@@ -196,6 +196,6 @@ describe('agents with steps', () => {
     // The listing describes every kind and the fields each takes.
     const step = (create.inputSchema as unknown as { $defs: { Step: { description: string; properties: { kind: { enum: string[] } } } } }).$defs.Step;
     expect(step.properties.kind.enum).toEqual(['visit', 'like_post', 'invite', 'message', 'inmail', 'withdraw', 'wait', 'if']);
-    for (const kind of step.properties.kind.enum) expect(step.description).toContain(`${kind}:`);
+    for (const kind of step.properties.kind.enum) expect(step.description).toMatch(new RegExp(`\\b${kind}\\b`));
   });
 });

@@ -103,7 +103,7 @@ export const StepsUpdate = z
   .array(StepInput)
   .min(1)
   .describe(
-    'The whole sequence as steps, as in create_agent. Send each step you keep with its id, so leads at it stay there; a step left out ends the sequence of leads at it.',
+    "The whole sequence as steps, each shaped as in create_agent's steps. Send each step you keep with its id, so leads at it stay there; a step left out ends the sequence of leads at it.",
   );
 
 /* Stored and returned shapes: every step has its id, an if both branches, an invite its note. */

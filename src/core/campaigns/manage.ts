@@ -20,9 +20,7 @@ export const SENDERS_MAX = 20;
 export const SenderAccountIds = z
   .array(z.string().regex(PATH_ID, 'must be an account id'))
   .max(SENDERS_MAX)
-  .describe(
-    `0..${SENDERS_MAX} account ids (list_accounts) that send for the campaign; each lead keeps one sender, the one with the most invitations left. Empty: the agent's account.`,
-  );
+  .describe(`0..${SENDERS_MAX} account ids that send; each lead keeps the one with the most invitations left when it starts. Empty: the agent's account.`);
 
 export const CreateCampaignInput = z.strictObject({
   name: CampaignName,
