@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import {
   buildSteps,
+  enterBranch,
   findStep,
   knownSteps,
   legacySteps,
   mainPath,
   type StepInput,
   StepsInput,
+  stepAfter,
   variantCount,
   variantText,
   walkSteps,
@@ -279,3 +281,29 @@ function stripIds(step: Step): unknown {
   if (rest.kind === 'if') return { ...rest, then: rest.then.map(stripIds), else: rest.else.map(stripIds) };
   return rest;
 }
+
+describe('steps: moving on', () => {
+  it('goes to the next step, out of a branch to the step after its if, and ends after the last', () => {
+    const steps = buildSteps(branching(), null);
+    const byPath = new Map(walkSteps(steps).map((p) => [p.path, p.step]));
+    const at = (path: string) => byPath.get(path)!;
+    const after = (path: string) => {
+      const next = stepAfter(steps, at(path).id);
+      return next === null ? null : walkSteps(steps).find((p) => p.step.id === next.id)!.path;
+    };
+    expect(after('steps[0]')).toBe('steps[1]');
+    expect(after('steps[2].then[0]')).toBe('steps[2].then[1]');
+    // The nested if is the last of its branch: after it, out two levels' worth to the step after the outer if.
+    expect(after('steps[2].then[2].else[0]')).toBe('steps[3]');
+    expect(after('steps[2].else[1]')).toBe('steps[3]');
+    expect(after('steps[2]')).toBe('steps[3]');
+    expect(after('steps[3]')).toBeNull();
+    expect(stepAfter(steps, 'stp_gone')).toBeNull();
+    const outer = at('steps[2]') as Extract<Step, { kind: 'if' }>;
+    expect(enterBranch(steps, outer, 'then')!.id).toBe(at('steps[2].then[0]').id);
+    const inner = at('steps[2].then[2]') as Extract<Step, { kind: 'if' }>;
+    // An empty then goes on after the if.
+    expect(enterBranch(steps, inner, 'then')!.id).toBe(at('steps[3]').id);
+    expect(enterBranch(steps, inner, 'else')!.id).toBe(at('steps[2].then[2].else[0]').id);
+  });
+});

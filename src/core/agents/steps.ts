@@ -169,6 +169,49 @@ export function findStep(steps: readonly Step[], id: string): PlacedStep | undef
   return walkSteps(steps).find((p) => p.step.id === id);
 }
 
+interface Slot {
+  list: readonly Step[];
+  index: number;
+  /** The `if` whose branch holds the list; null for the top level. */
+  parent: Step | null;
+}
+
+function slots(steps: readonly Step[]): Map<string, Slot> {
+  const out = new Map<string, Slot>();
+  const visit = (list: readonly Step[], parent: Step | null) =>
+    list.forEach((step, index) => {
+      out.set(step.id, { list, index, parent });
+      if (step.kind === 'if') {
+        visit(step.then, step);
+        visit(step.else, step);
+      }
+    });
+  visit(steps, null);
+  return out;
+}
+
+/**
+ * Where a lead goes when it is done with step `id` (for an `if`, done with the branch it took):
+ * the next step beside it, else the step after the enclosing `if`, and so on up; null at the end
+ * of the sequence, and for an id the steps do not have.
+ */
+export function stepAfter(steps: readonly Step[], id: string): Step | null {
+  const all = slots(steps);
+  let slot = all.get(id);
+  while (slot) {
+    const next = slot.list[slot.index + 1];
+    if (next) return next;
+    if (slot.parent === null) return null;
+    slot = all.get(slot.parent.id);
+  }
+  return null;
+}
+
+/** The first step of a branch the `if` took; an empty branch goes on after the `if` (see `stepAfter`). */
+export function enterBranch(steps: readonly Step[], ifStep: Extract<Step, { kind: 'if' }>, branch: 'then' | 'else'): Step | null {
+  return ifStep[branch][0] ?? stepAfter(steps, ifStep.id);
+}
+
 /** How many variants a step has (1 for a step without variants or one that takes none). */
 export function variantCount(step: Step): number {
   return step.kind === 'invite' || step.kind === 'message' ? 1 + (step.variants?.length ?? 0) : 1;
