@@ -11,7 +11,9 @@ import {
   WAIT_HOURS_MAX,
   WITHIN_HOURS_MAX,
 } from '../core/agents/steps.js';
-import type { JsonObject } from './schemas.js';
+
+/** A JSON Schema node (as schemas.ts has it; not imported from there, which imports this). */
+type JsonObject = { [key: string]: unknown };
 
 /*
  * How tools/list shows a step. The server validates each kind with its own strict shape (and
