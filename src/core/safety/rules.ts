@@ -59,7 +59,9 @@ export const SAFETY_DEFAULTS = {
   timeZone: 'UTC',
   rhythmJitterMinutes: 30,
   weeklyConnectionRequestLimit: 100,
-  warmUp: { days: 14, connectionRequestsStart: 5, messagesStart: 10, profileVisitsStart: 10, postReactionsStart: 5, onConnect: true },
+  warmUp: { days: 14, connectionRequestsStart: 5, messagesStart: 10, onConnect: true },
+  /** Where the warm-up starts the daily visit and like limits. */
+  actionsWarmUp: { profileVisitsStart: 10, postReactionsStart: 5 },
 } as const;
 
 const DAY_INDEX = Object.fromEntries(WEEKDAYS.map((d, i) => [d, i])) as Record<(typeof WEEKDAYS)[number], number>;
@@ -76,9 +78,19 @@ export function resolveSafety(config: SafetyConfigInput = {}): SafetySettings {
     timeZone: config.timeZone ?? SAFETY_DEFAULTS.timeZone,
     jitterMinutes: config.rhythmJitterMinutes ?? SAFETY_DEFAULTS.rhythmJitterMinutes,
     weeklyConnectionRequestLimit: config.weeklyConnectionRequestLimit ?? SAFETY_DEFAULTS.weeklyConnectionRequestLimit,
-    warmUp: { ...SAFETY_DEFAULTS.warmUp, ...config.warmUp },
+    warmUp: warmUpOf(config.warmUp),
+    actionsWarmUp: {
+      profileVisitsStart: config.warmUp?.profileVisitsStart ?? SAFETY_DEFAULTS.actionsWarmUp.profileVisitsStart,
+      postReactionsStart: config.warmUp?.postReactionsStart ?? SAFETY_DEFAULTS.actionsWarmUp.postReactionsStart,
+    },
     withdrawStaleInvitations: config.withdrawStaleInvitations ?? true,
   };
+}
+
+/** The invitation and message curve and `onConnect`; the visit and like starts are kept apart, in `actionsWarmUp`. */
+function warmUpOf(config: SafetyConfigInput['warmUp']): SafetySettings['warmUp'] {
+  const { profileVisitsStart: _v, postReactionsStart: _r, ...rest } = config ?? {};
+  return { ...SAFETY_DEFAULTS.warmUp, ...rest };
 }
 
 /** The settings a context runs with: the server's, else the defaults. */
@@ -226,8 +238,8 @@ export function dailyLimits(
   return {
     connections: ramp(account.connectionRequestLimit, s.warmUp.connectionRequestsStart),
     messages: ramp(account.messageLimit, s.warmUp.messagesStart),
-    visits: ramp(account.profileVisitLimit, s.warmUp.profileVisitsStart),
-    reactions: ramp(account.postReactionLimit, s.warmUp.postReactionsStart),
+    visits: ramp(account.profileVisitLimit, s.actionsWarmUp.profileVisitsStart),
+    reactions: ramp(account.postReactionLimit, s.actionsWarmUp.postReactionsStart),
   };
 }
 

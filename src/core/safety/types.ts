@@ -8,6 +8,8 @@ export interface SafetySettings {
   jitterMinutes: number;
   weeklyConnectionRequestLimit: number;
   /** The curve, and `onConnect`: whether connect_account starts a warm-up when its call does not say. */
-  warmUp: { days: number; connectionRequestsStart: number; messagesStart: number; profileVisitsStart: number; postReactionsStart: number; onConnect: boolean };
+  warmUp: { days: number; connectionRequestsStart: number; messagesStart: number; onConnect: boolean };
+  /** Where the warm-up (same days) starts the daily profile-visit and post-reaction limits. */
+  actionsWarmUp: { profileVisitsStart: number; postReactionsStart: number };
   withdrawStaleInvitations: boolean;
 }
