@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import {
@@ -287,17 +288,17 @@ describe('steps: moving on', () => {
     const steps = buildSteps(branching(), null);
     const byPath = new Map(walkSteps(steps).map((p) => [p.path, p.step]));
     const at = (path: string) => byPath.get(path)!;
-    const after = (path: string) => {
+    const nextOf = (path: string) => {
       const next = stepAfter(steps, at(path).id);
       return next === null ? null : walkSteps(steps).find((p) => p.step.id === next.id)!.path;
     };
-    expect(after('steps[0]')).toBe('steps[1]');
-    expect(after('steps[2].then[0]')).toBe('steps[2].then[1]');
+    expect(nextOf('steps[0]')).toBe('steps[1]');
+    expect(nextOf('steps[2].then[0]')).toBe('steps[2].then[1]');
     // The nested if is the last of its branch: after it, out two levels' worth to the step after the outer if.
-    expect(after('steps[2].then[2].else[0]')).toBe('steps[3]');
-    expect(after('steps[2].else[1]')).toBe('steps[3]');
-    expect(after('steps[2]')).toBe('steps[3]');
-    expect(after('steps[3]')).toBeNull();
+    expect(nextOf('steps[2].then[2].else[0]')).toBe('steps[3]');
+    expect(nextOf('steps[2].else[1]')).toBe('steps[3]');
+    expect(nextOf('steps[2]')).toBe('steps[3]');
+    expect(nextOf('steps[3]')).toBeNull();
     expect(stepAfter(steps, 'stp_gone')).toBeNull();
     const outer = at('steps[2]') as Extract<Step, { kind: 'if' }>;
     expect(enterBranch(steps, outer, 'then')!.id).toBe(at('steps[2].then[0]').id);

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
 import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { z } from 'zod';
 import { agents, leads } from '../../db/schema.js';
@@ -157,7 +158,7 @@ export const getAgent = (ctx: Ctx, id: string): Agent => toAgent(requireAgentRow
 function checkPlaceholders(input: { connectionNote?: string | null | undefined; messages?: readonly { text: string }[] | undefined }): void {
   const texts: [string, string][] = [];
   if (typeof input.connectionNote === 'string') texts.push(['connectionNote', input.connectionNote]);
-  input.messages?.forEach((m, i) => texts.push([`messages[${i}].text`, m.text]));
+  for (const [i, m] of (input.messages ?? []).entries()) texts.push([`messages[${i}].text`, m.text]);
   for (const [field, text] of texts) {
     const bad = unknownPlaceholders(text);
     if (bad.length) throw validationError(`${field}: unknown placeholder ${bad.map((b) => `"${b}"`).join(', ')}. ${PLACEHOLDER_HINT}`, [field]);

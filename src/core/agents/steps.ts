@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { validationError } from '../errors.js';
@@ -333,10 +334,14 @@ function checkPlaceholders(step: StepInput, path: string): void {
   const texts: [string, string | null | undefined][] = [];
   if (step.kind === 'invite') {
     texts.push([`${path}.note`, step.note]);
-    step.variants?.forEach((v, i) => texts.push([`${path}.variants[${i}].note`, v.note]));
+    step.variants?.forEach((v, i) => {
+      texts.push([`${path}.variants[${i}].note`, v.note]);
+    });
   } else if (step.kind === 'message') {
     texts.push([`${path}.text`, step.text]);
-    step.variants?.forEach((v, i) => texts.push([`${path}.variants[${i}].text`, v.text]));
+    step.variants?.forEach((v, i) => {
+      texts.push([`${path}.variants[${i}].text`, v.text]);
+    });
   } else if (step.kind === 'inmail') {
     texts.push([`${path}.subject`, step.subject], [`${path}.text`, step.text]);
   }
