@@ -72,6 +72,7 @@ export function createContext(
     ...(keyCommand ? { keyCommand } : {}),
     // The same rules the engine runs with, so list_accounts shows the limits the engine applies.
     safety: resolveEngineSettings(settings.config?.engine).safety,
+    invitationTimeoutMs: resolveEngineSettings(settings.config?.engine).invitationTimeoutMs,
   };
 }
 

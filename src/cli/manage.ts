@@ -19,25 +19,26 @@ import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         List campaigns, newest first.
-  campaigns create --name N [--agent ID] [--db PATH]
-                        Create a READY_TO_SEND campaign, optionally with its agent.
-  campaigns update ID [--name N] [--agent ID|none] [--db PATH]
-                        Rename a campaign or change its agent (pause a running one first).
+  campaigns create --name N [--agent ID] [--senders ID,ID...] [--db PATH]
+                        Create a READY_TO_SEND campaign, optionally with its agent and sending accounts.
+  campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--db PATH]
+                        Rename a campaign or change its agent or senders (pause a running one first).
   agents list [--json] [--db PATH]
                         List agents with their account and sequence length.
   agents create --file F [--db PATH]
-                        Create an agent from a JSON file: { name, accountId, connectionNote, messages }.
+                        Create an agent from a JSON file: { name, accountId, connectionNote, messages }
+                        or { name, accountId, steps } (docs/sequences.md).
   agents update ID --file F [--db PATH]
-                        Replace the fields the JSON file gives (name, accountId, connectionNote, messages).
+                        Replace the fields the JSON file gives (name, accountId, steps, or connectionNote and messages).
   agents preview ID --lead LEAD [--db PATH]
                         Print the note and messages exactly as that lead would receive them.
   accounts list [--json] [--db PATH] [--config FILE]
                         List accounts with today's counters, their limits and any running warm-up.
-  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--warm-up true|false] [--db PATH] [--env E] [--config FILE]
+  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--warm-up true|false] [--db PATH] [--env E] [--config FILE]
                         Add an account: simulated and connected in development; in production,
                         prints the sign-in link for the person to open. It warms up (low limits
                         rising daily) unless --warm-up false or the config's engine.warmUp.onConnect is false.
-  accounts update ID [--name N] [--connection-limit N] [--message-limit N] [--active true|false] [--warm-up true|false] [--db PATH] [--config FILE]
+  accounts update ID [--name N] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--active true|false] [--warm-up true|false] [--db PATH] [--config FILE]
                         Change an account's name or daily limits, stop (false) or resume its sending,
                         or end (false) or start (true) its warm-up.
   import --campaign ID --file F.csv [--map COL=field,...] [--dry-run] [--json] [--db PATH]
@@ -161,26 +162,35 @@ export async function campaigns(args: string[]): Promise<void> {
       });
     }
     case 'create': {
-      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' } });
+      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } });
       if (values.name === undefined) throw new UsageError('--name: required');
-      const input = checked(CreateCampaignInput, { name: values.name, assignedTemplateId: values.agent }, { name: '--name', assignedTemplateId: '--agent' });
+      const input = checked(
+        CreateCampaignInput,
+        { name: values.name, assignedTemplateId: values.agent, senderAccountIds: senderList(values.senders) },
+        CAMPAIGN_NAMES,
+      );
       return withCtx(values, (ctx) =>
-        run({ name: '--name', assignedTemplateId: '--agent' }, async () => {
+        run(CAMPAIGN_NAMES, async () => {
           const c = createCampaign(ctx, input);
           stdout(`Created campaign ${c.id} (${c.name}), ${c.status}.`);
         }),
       );
     }
     case 'update': {
-      const { values, positionals } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' } }, 1);
+      const { values, positionals } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } }, 1);
       const id = positionals[0];
       if (!id) throw new UsageError('campaigns update: the campaign ID is required (see npx outreach campaigns list)');
       const agent = values.agent === 'none' ? null : values.agent;
-      const input = checked(UpdateCampaignInput, { name: values.name, assignedTemplateId: agent }, { name: '--name', assignedTemplateId: '--agent' });
+      const input = checked(
+        UpdateCampaignInput,
+        { name: values.name, assignedTemplateId: agent, senderAccountIds: senderList(values.senders) },
+        CAMPAIGN_NAMES,
+      );
       return withCtx(values, (ctx) =>
-        run({ name: '--name', assignedTemplateId: '--agent', campaignId: 'ID' }, async () => {
+        run({ ...CAMPAIGN_NAMES, campaignId: 'ID' }, async () => {
           const c = updateCampaign(ctx, id, input);
-          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}, ${c.status}.`);
+          const senders = c.senderAccountIds.length ? `, senders ${c.senderAccountIds.join(', ')}` : '';
+          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}${senders}, ${c.status}.`);
         }),
       );
     }
@@ -189,7 +199,25 @@ export async function campaigns(args: string[]): Promise<void> {
   }
 }
 
-const AGENT_FIELDS = { name: '--file: name', accountId: '--file: accountId', connectionNote: '--file: connectionNote', messages: '--file: messages' };
+/** `--senders a,b` as a list; `none` clears it. A sender's error names the flag and its place (`--senders[1]`). */
+const senderList = (raw: string | undefined): string[] | undefined =>
+  raw === undefined
+    ? undefined
+    : raw === 'none'
+      ? []
+      : raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
+const CAMPAIGN_NAMES = { name: '--name', assignedTemplateId: '--agent', senderAccountIds: '--senders' };
+
+const AGENT_FIELDS = {
+  name: '--file: name',
+  accountId: '--file: accountId',
+  connectionNote: '--file: connectionNote',
+  messages: '--file: messages',
+  steps: '--file: steps',
+};
 
 /** An agent file's error names the field inside the file in full (`--file: messages[2].text: …`). */
 async function runAgentFile<T>(fn: () => Promise<T>): Promise<T> {
@@ -233,7 +261,9 @@ export async function agents(args: string[]): Promise<void> {
             sub === 'create'
               ? createAgent(ctx, checked(CreateAgentInput, json, AGENT_FIELDS))
               : updateAgent(ctx, id as string, checked(UpdateAgentInput, json, AGENT_FIELDS));
-          stdout(`${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${a.messages.length} message(s).`);
+          stdout(
+            `${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${a.messages.length} message(s) on the main path.`,
+          );
         }),
       );
     }
@@ -260,6 +290,8 @@ const ACCOUNT_FLAGS = {
   name: { type: 'string' },
   'connection-limit': { type: 'string' },
   'message-limit': { type: 'string' },
+  'visit-limit': { type: 'string' },
+  'like-limit': { type: 'string' },
   'warm-up': { type: 'string' },
   config: { type: 'string' },
 } satisfies Options;
@@ -267,6 +299,8 @@ const ACCOUNT_NAMES = {
   name: '--name',
   connectionRequestLimit: '--connection-limit',
   messageLimit: '--message-limit',
+  profileVisitLimit: '--visit-limit',
+  postReactionLimit: '--like-limit',
   active: '--active',
   hasSalesNavigator: '--sales-navigator',
   warmUp: '--warm-up',
@@ -323,6 +357,8 @@ export async function accounts(args: string[]): Promise<void> {
           hasSalesNavigator: values['sales-navigator'],
           connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
           messageLimit: int(values['message-limit'], '--message-limit'),
+          profileVisitLimit: int(values['visit-limit'], '--visit-limit'),
+          postReactionLimit: int(values['like-limit'], '--like-limit'),
           warmUp: bool(values['warm-up'], '--warm-up'),
         },
         ACCOUNT_NAMES,
@@ -348,6 +384,8 @@ export async function accounts(args: string[]): Promise<void> {
           name: values.name,
           connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
           messageLimit: int(values['message-limit'], '--message-limit'),
+          profileVisitLimit: int(values['visit-limit'], '--visit-limit'),
+          postReactionLimit: int(values['like-limit'], '--like-limit'),
           active: bool(values.active, '--active'),
           warmUp: bool(values['warm-up'], '--warm-up'),
         },

@@ -101,6 +101,10 @@ export const accounts = sqliteTable('accounts', {
   timeZone: text('time_zone'),
   /** JSON `{ start, end, days }` or `"always"`; null uses the config's default working hours. */
   workingHours: text('working_hours'),
+  /** Profile visits per UTC day (a sequence's `visit` steps). */
+  profileVisitLimit: integer('profile_visit_limit').notNull().default(40),
+  /** Post reactions per UTC day (a sequence's `like_post` steps). */
+  postReactionLimit: integer('post_reaction_limit').notNull().default(30),
 });
 
 /** Per-account counters for one UTC day; a missing row means all zeros. */
@@ -114,6 +118,8 @@ export const accountDaily = sqliteTable(
     messagesSent: integer('messages_sent').notNull().default(0),
     profileLookups: integer('profile_lookups').notNull().default(0),
     searchResults: integer('search_results').notNull().default(0),
+    profileVisits: integer('profile_visits').notNull().default(0),
+    postReactions: integer('post_reactions').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.day] })],
 );
@@ -124,9 +130,15 @@ export const agents = sqliteTable('agents', {
   name: text('name').notNull(),
   accountId: text('account_id'),
   connectionNote: text('connection_note'),
-  /** JSON array of { text, delayHours }. */
+  /** JSON array of { text, delayHours }. For an agent written with steps: the main path, derived from them. */
   messages: text('messages').notNull().default('[]'),
   createdAt: integer('created_at').notNull(),
+  /**
+   * JSON array of steps with their ids (src/core/agents/steps.ts), for an agent written with
+   * steps; null for one written with connectionNote and messages, which reads as steps derived
+   * from those.
+   */
+  steps: text('steps'),
 });
 
 export const campaigns = sqliteTable(
@@ -146,6 +158,8 @@ export const campaigns = sqliteTable(
     repliesReceived: integer('replies_received').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /** JSON array of account ids that send for the campaign; empty means the agent's account. */
+    senderAccountIds: text('sender_account_ids').notNull().default('[]'),
   },
   (t) => [index('campaigns_status').on(t.status, t.seq), index('campaigns_updated').on(t.updatedAt, t.seq)],
 );
@@ -369,6 +383,12 @@ export const simInbox = sqliteTable(
   },
   (t) => [index('sim_inbox_due').on(t.deliveredAt, t.at, t.id)],
 );
+
+/** The simulator's durable counters, e.g. the messages an account sent a person (`sim-replies-after-<N>`). */
+export const simTallies = sqliteTable('sim_tallies', {
+  key: text('key').primaryKey(),
+  count: integer('count').notNull().default(0),
+});
 
 /**
  * One event owed to one endpoint. A redelivery after a final state is a new row with the same
@@ -730,3 +750,78 @@ export const changeCounters = sqliteTable('change_counters', {
   name: text('name').primaryKey(),
   value: integer('value').notNull().default(0),
 });
+
+/**
+ * Where each lead is in its agent's steps (src/core/sequences): the step it is at, since when,
+ * or how its sequence ended. One row per lead that started a sequence.
+ */
+export const leadPositions = sqliteTable(
+  'lead_positions',
+  {
+    leadId: text('lead_id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    /** The step the lead is at (`stp_…`); null once the sequence ended. */
+    stepId: text('step_id'),
+    /** Sim-clock ms when the lead reached that step: a `wait` or an `if` counts its hours from here. */
+    enteredAt: integer('entered_at').notNull(),
+    /** completed | replied | step_removed | failed | rejected | excluded; null while it runs. */
+    endReason: text('end_reason'),
+    endedAt: integer('ended_at'),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('lead_positions_step').on(t.agentId, t.stepId)],
+);
+
+/** The variant drawn for a lead at a step: drawn once, when the step first runs, and kept. */
+export const leadStepVariants = sqliteTable(
+  'lead_step_variants',
+  {
+    leadId: text('lead_id').notNull(),
+    stepId: text('step_id').notNull(),
+    /** A, B, C… (A is the step's own text). */
+    variant: text('variant').notNull(),
+    drawnAt: integer('drawn_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.leadId, t.stepId] })],
+);
+
+/**
+ * What happened at each step for each lead: sent (carried out), skipped (with why), accepted
+ * (an invite's), replied (the last step sent before a reply). Kept for the dashboard's "why";
+ * `step_stats` holds the same counted, for get_agent_stats.
+ */
+export const stepEvents = sqliteTable(
+  'step_events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    leadId: text('lead_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    stepId: text('step_id').notNull(),
+    kind: text('kind').notNull(),
+    variant: text('variant').notNull(),
+    /** sent | skipped | accepted | replied */
+    event: text('event').notNull(),
+    /** Why a step was skipped (not_connected, no_posts, no_sales_navigator, …); null otherwise. */
+    reason: text('reason'),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('step_events_lead').on(t.leadId, t.seq), index('step_events_step').on(t.agentId, t.stepId, t.seq)],
+);
+
+/** Per campaign, step and variant: the counts get_agent_stats sums, kept with each event. */
+export const stepStats = sqliteTable(
+  'step_stats',
+  {
+    agentId: text('agent_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    stepId: text('step_id').notNull(),
+    variant: text('variant').notNull(),
+    sent: integer('sent').notNull().default(0),
+    skipped: integer('skipped').notNull().default(0),
+    accepted: integer('accepted').notNull().default(0),
+    replied: integer('replied').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.campaignId, t.stepId, t.variant] })],
+);

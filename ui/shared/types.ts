@@ -71,8 +71,8 @@ export type Credits = ToolOutput<'get_credits'>;
 export type ListLeadsResult = ToolOutput<'list_leads'>;
 
 export type Agent = ToolOutput<'get_agent'>;
-/** The fields an agent is made of, as create_agent takes them. */
-export type AgentFields = Required<Omit<ToolArgs<'create_agent'>, 'idempotencyKey'>>;
+/** The fields of an agent's simple shape (a note and messages), as create_agent takes them; the sequence editor for steps comes later. */
+export type AgentFields = Required<Omit<ToolArgs<'create_agent'>, 'idempotencyKey' | 'steps'>>;
 export type ApiKey = ToolOutput<'list_api_keys'>['keys'][number];
 export type WebhookEndpoint = ToolOutput<'list_webhook_endpoints'>['endpoints'][number];
 export type WebhookDelivery = ToolOutput<'list_webhook_deliveries'>['deliveries'][number];

@@ -48,6 +48,8 @@ export const AccountEntry = z.strictObject({
   hasSalesNavigator: z.boolean().default(false),
   connectionRequestLimit: Count.default(25),
   messageLimit: Count.default(50),
+  profileVisitLimit: Count.default(40),
+  postReactionLimit: Count.default(30),
   /** Rolling 7-day cap on connection requests; omitted uses the config's (default 100). */
   weeklyConnectionRequestLimit: z.number().int().min(1).max(1000).optional(),
   /** Warm the account up from today (off by default for loaded accounts: they are not new). */
@@ -62,6 +64,8 @@ export const AccountEntry = z.strictObject({
       messagesSent: Count.default(0),
       profileLookups: Count.default(0),
       searchResults: Count.default(0),
+      profileVisits: Count.default(0),
+      postReactions: Count.default(0),
     })
     .optional(),
 });

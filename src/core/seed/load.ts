@@ -97,6 +97,8 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
           hasSalesNavigator: a.hasSalesNavigator,
           connectionRequestLimit: a.connectionRequestLimit,
           messageLimit: a.messageLimit,
+          profileVisitLimit: a.profileVisitLimit,
+          postReactionLimit: a.postReactionLimit,
           createdAt: now,
           weeklyConnectionRequestLimit: a.weeklyConnectionRequestLimit ?? null,
           // The engine's days are simulated; a warm-up starts on the simulated today.
