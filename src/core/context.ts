@@ -33,4 +33,6 @@ export interface Ctx {
    * 401 answers so the hint works as printed; absent where there is no such command (tests).
    */
   keyCommand?: string;
+  /** How long a CSV import's importing mark lasts unless renewed (default 30 s; tests shorten it). */
+  importLeaseMs?: number;
 }

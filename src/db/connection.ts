@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { installCampaignStateGate } from './campaign-writer.js';
 import * as schema from './schema.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -27,6 +28,8 @@ export function openDatabase(path: string): Db {
   // back once. A WAL that grew past 64 MiB (a large import) is cut back after a checkpoint.
   sqlite.pragma('wal_autocheckpoint = 10000');
   sqlite.pragma('journal_size_limit = 67108864');
+  // Before migrating: the campaign triggers call it (see campaign-writer.ts).
+  installCampaignStateGate(sqlite);
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS });
   return db;

@@ -7,6 +7,7 @@ import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
 import { type Campaign, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+import { insertCampaign } from './state-machine.js';
 
 export const CampaignName = z.string().trim().min(1, 'must not be blank').max(120).describe('Campaign name, 1..120 characters.');
 export const AssignedTemplateId = z
@@ -21,14 +22,14 @@ export const UpdateCampaignFields = { name: CampaignName.optional(), assignedTem
 export const UpdateCampaignInput = z.strictObject(UpdateCampaignFields);
 export type UpdateCampaignInput = z.output<typeof UpdateCampaignInput>;
 
-/** A new campaign is READY_TO_SEND with no leads and zero stats. */
+/** A new campaign is in its created status (READY_TO_SEND) with no leads and zero stats. */
 export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
   return transaction(ctx.db, () => {
     const agentId = input.assignedTemplateId ?? null;
     if (agentId !== null) requireAgentRow(ctx, agentId, 'assignedTemplateId');
     const now = ctx.clock.now();
     const id = newId('cmp');
-    ctx.db.insert(campaigns).values({ id, name: input.name, status: 'READY_TO_SEND', assignedTemplateId: agentId, createdAt: now, updatedAt: now }).run();
+    insertCampaign(ctx, { id, name: input.name, assignedTemplateId: agentId, createdAt: now, updatedAt: now }, { kind: 'plain' });
     return toCampaign(requireCampaignRow(ctx, id));
   });
 }
