@@ -6,6 +6,7 @@ import { consumeLoginToken, endSession, findSession, type OperatorSession } from
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError, validationError } from '../core/errors.js';
 import { getWorkspace } from '../core/workspace/get.js';
+import { contentTypeProblem } from '../http/body.js';
 import type { Tool } from '../tools/define.js';
 import { invokeTool, operatorCaller, type Outcome } from '../tools/pipeline.js';
 import { loginFailedPage, NOT_BUILT_TEXT } from './pages.js';
@@ -206,6 +207,8 @@ type ParsedCall = { ok: true; name: string; args: Record<string, unknown> } | { 
 
 /** `{ name, arguments }` as JSON; anything else is a validation_error naming the field. */
 function parseCall(req: Request): ParsedCall {
+  const wrongType = contentTypeProblem(req.headers['content-type']);
+  if (wrongType) return { ok: false, error: wrongType };
   const raw = req.body as unknown;
   let body: unknown;
   try {
