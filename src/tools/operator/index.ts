@@ -1,6 +1,7 @@
 import type { Tool } from '../define.js';
 import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
 import { addExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
+import { grantCreditsTool } from './credits.js';
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
 import {
@@ -39,4 +40,5 @@ export const operatorTools: readonly Tool[] = [
   previewImportTool,
   startImportTool,
   getImportTool,
+  grantCreditsTool,
 ];
