@@ -407,7 +407,12 @@ export async function importLeads(ctx: Ctx, opts: ImportOptions): Promise<Import
         continue;
       }
       chunk.push(toRow(item.line, item.record, file.mapping));
-      if (chunk.length === CHUNK_SIZE) flush();
+      if (chunk.length === CHUNK_SIZE) {
+        flush();
+        // A file already in memory parses without waiting on I/O, so without this the whole
+        // import would run as one stretch of microtasks and starve the server it runs in.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
     if (chunk.length) flush();
   } finally {
