@@ -283,7 +283,9 @@ function addChunk(ctx: Ctx, campaignId: string, chunk: readonly Row[], summary: 
       campaignId,
       valid.map((r) => r.lead),
     );
-    result.results.forEach((r, i) => statuses.set(valid[i] as Row, r.status));
+    result.results.forEach((r, i) => {
+      statuses.set(valid[i] as Row, r.status);
+    });
     charged = result.creditsCharged;
   }
   const rows: RowReport[] = [];
