@@ -190,11 +190,29 @@ async function* fileItems(source: ImportSource): AsyncGenerator<FileItem> {
   const text = head.toString('utf8').replace(/^\uFEFF/, '');
   const delimiter = detectDelimiter(text.split(/\r?\n|\r/)[0] ?? '');
   yield { kind: 'delimiter', delimiter };
-  const parser = parse({ delimiter, bom: true, relax_column_count: true });
+  // A malformed record must end the import after every record before it, in order. An error
+  // from the parser stream would drop the records it has buffered, so it skips the bad record
+  // instead, and everything from there on is dropped here.
+  let emitted = 0;
+  let malformed: { after: number; code: string } | null = null;
+  const parser = parse({
+    delimiter,
+    bom: true,
+    relax_column_count: true,
+    skip_records_with_error: true,
+    on_record: (record: string[]) => {
+      if (malformed !== null) return null;
+      emitted++;
+      return record;
+    },
+  });
+  parser.on('skip', (err: { code?: string }) => {
+    malformed ??= { after: emitted, code: err.code ?? 'CSV_INVALID' };
+  });
   const feed = (async () => {
     try {
       parser.write(head);
-      while (!done) {
+      while (!done && malformed === null) {
         const next = await it.next();
         if (next.done) break;
         // Backpressure: wait for the parser to drain before reading more of the file.
@@ -206,21 +224,15 @@ async function* fileItems(source: ImportSource): AsyncGenerator<FileItem> {
     }
   })();
   let line = 1;
-  try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      const at = line;
-      line += 1 + breaksIn(record);
-      if (record.every((v) => v.trim() === '')) continue;
-      yield { kind: 'record', line: at, record };
-    }
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (typeof code !== 'string' || !code.startsWith('CSV_')) throw err;
-    await feed.catch(() => undefined);
-    yield { kind: 'malformed', stop: { line, message: malformedMessage(line, code) } };
-    return;
+  for await (const record of parser as AsyncIterable<string[]>) {
+    const at = line;
+    line += 1 + breaksIn(record);
+    if (record.every((v) => v.trim() === '')) continue;
+    yield { kind: 'record', line: at, record };
   }
   await feed;
+  const stop = malformed as { after: number; code: string } | null;
+  if (stop !== null) yield { kind: 'malformed', stop: { line, message: malformedMessage(line, stop.code) } };
 }
 
 function malformedMessage(line: number, code: string): string {
