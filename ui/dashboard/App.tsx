@@ -11,6 +11,7 @@ import { ImportPage } from './pages/Import.js';
 import { InboxPage } from './pages/Inbox.js';
 import { KeysPage } from './pages/Keys.js';
 import { OverviewPage } from './pages/Overview.js';
+import { SettingsPage } from './pages/Settings.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 
 const NAV: { to: string; label: string }[] = [
@@ -23,6 +24,7 @@ const NAV: { to: string; label: string }[] = [
   { to: '/activity', label: 'Activity' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/keys', label: 'API keys' },
+  { to: '/settings', label: 'Settings' },
 ];
 
 type Route = { title: string; render: (p: Record<string, string>) => ReactNode };
@@ -40,6 +42,7 @@ const ROUTES: [string, Route][] = [
   ['/activity', { title: 'Activity', render: () => <ActivityPage /> }],
   ['/webhooks', { title: 'Webhooks', render: () => <WebhooksPage /> }],
   ['/keys', { title: 'API keys', render: () => <KeysPage /> }],
+  ['/settings', { title: 'Settings', render: () => <SettingsPage /> }],
 ];
 
 function resolve(path: string): { route: Route; params: Record<string, string> } | null {
