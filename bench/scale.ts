@@ -140,7 +140,10 @@ const say = (msg: string) => process.stderr.write(`[bench:scale] ${msg}\n`);
 /** A deterministic uniform draw (Park-Miller), so two runs send at the same simulated times. */
 function seeded(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 16807) % 2147483647) - 1) / 2147483646;
+  return () => {
+    s = (s * 16807) % 2147483647;
+    return (s - 1) / 2147483646;
+  };
 }
 
 function workspace(accounts: number, campaignsRunning: boolean) {

@@ -36,6 +36,8 @@ export interface DashboardBench {
   navigation: { page: string; runsMs: number[]; medianMs: number; maxMs: number; domContentLoadedMs: number }[] | null;
   jsGzipBytes: number;
   cssGzipBytes: number;
+  /** Each MCP App view's HTML document as resources/read sends it (dist/ui/views/<name>.html), in bytes. */
+  viewBytes: { view: string; bytes: number }[];
 }
 
 /** The calls the overview and a campaign's page make before they can render (see ui/dashboard/pages). */
@@ -58,7 +60,26 @@ export function pageCalls(campaignId: string): { page: string; calls: { name: st
         { name: 'list_leads', args: { campaignId, sort: 'createdAt', limit: 50 } },
       ],
     },
+    {
+      // Finding a lead on the campaign page: a name, a company, a profile slug (search_leads).
+      page: 'campaign search',
+      calls: [
+        { name: 'search_leads', args: { campaignId, query: 'Grace Ho', limit: 50 } },
+        { name: 'search_leads', args: { campaignId, query: 'Kernel', limit: 50 } },
+        { name: 'search_leads', args: { campaignId, query: 'fixture-', limit: 50 } },
+      ],
+    },
   ];
+}
+
+/** The size of each built view, which a host reads whole through resources/read. */
+export function viewSizes(root: string): { view: string; bytes: number }[] {
+  const dir = join(root, 'dist', 'ui', 'views');
+  if (!existsSync(dir)) throw new Error('the MCP App views are not built (npm run build)');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.html'))
+    .sort()
+    .map((f) => ({ view: f.replace(/\.html$/, ''), bytes: statSync(join(dir, f)).size }));
 }
 
 function gzipOf(dir: string, ext: string): number {
@@ -170,5 +191,5 @@ export async function benchDashboard(opts: {
   } else {
     say(`no ${CHROMIUM}: the navigation timing is left out`);
   }
-  return { data, navigation, jsGzipBytes: gzipOf(assets, '.js'), cssGzipBytes: gzipOf(assets, '.css') };
+  return { data, navigation, jsGzipBytes: gzipOf(assets, '.js'), cssGzipBytes: gzipOf(assets, '.css'), viewBytes: viewSizes(root) };
 }

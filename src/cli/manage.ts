@@ -261,7 +261,7 @@ export async function agents(args: string[]): Promise<void> {
           const p = previewAgent(ctx, id, values.lead as string);
           if (values.json) return stdout(JSON.stringify(p, null, 2));
           stdout(`Connection note: ${p.connectionNote ?? '(none)'}`);
-          p.messages.forEach((m, i) => stdout(`\nMessage ${i + 1}:\n${m}`));
+          for (const [i, m] of p.messages.entries()) stdout(`\nMessage ${i + 1}:\n${m}`);
         }),
       );
     }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 /**
- * The database half of "one writer of a campaign's state". Migration 0011 puts two triggers on
+ * The database half of "one writer of a campaign's state". Migration 0012 puts two triggers on
  * `campaigns`: a row is inserted, and `status` or the importing lease columns change, only while
  * `campaign_state_writer()` answers 1 on that connection. It answers 1 only inside
  * `asCampaignStateWriter`, and the dependency rules (.dependency-cruiser.cjs,

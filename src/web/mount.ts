@@ -165,7 +165,7 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
   });
 
   // The built SPA. Checked per request, so a build made while the server runs is served at once.
-  router.use('/assets', (req, res, next) => {
+  router.use('/assets', (_req, res, next) => {
     if (!existsSync(join(uiDir, 'index.html'))) return notBuilt(res);
     next();
   });

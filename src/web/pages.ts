@@ -1,6 +1,6 @@
 /** Small self-contained answers of the /app mount: no script, no external resource, styles in a sheet-free form. */
 
-const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const REASONS = {
   unknown: 'This login link is not valid.',
@@ -19,7 +19,7 @@ export function loginFailedPage(reason: keyof typeof REASONS): string {
 <body>
 <main>
 <h1>Login link not valid</h1>
-<p>${escape(REASONS[reason])}</p>
+<p>${escapeHtml(REASONS[reason])}</p>
 <p>Get a fresh link on the machine that runs the server:</p>
 <pre><code>npx outreach login</code></pre>
 <p>Then open the link it prints.</p>

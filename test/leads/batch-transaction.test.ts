@@ -45,7 +45,7 @@ const healWrites = (ctx: Ctx) => ctx.db.$client.exec('DROP TRIGGER IF EXISTS tem
 /** Everything an add batch can write, to compare before and after. */
 function addState(ctx: Ctx) {
   return {
-    leads: ctx.db.select({ id: leads.id, url: leads.networkUrl }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).all(),
+    leads: ctx.db.select({ id: leads.id, url: leads.networkUrl }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).orderBy(leads.seq).all(),
     ledger: ctx.db.select().from(creditLedger).where(eq(creditLedger.reason, 'lead_created')).all(),
     balance: ctx.db.select().from(creditBalance).get(),
     campaign: ctx.db.select().from(campaigns).where(eq(campaigns.id, 'cmp_q4')).get(),
@@ -138,7 +138,8 @@ function workspace() {
 }
 
 const leadRows = (ctx: Ctx) =>
-  ctx.db.select({ id: leads.id, tag: leads.tag, excluded: leads.excluded }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).all();
+  // In insertion order: without an ORDER BY, the order is whichever index SQLite picks.
+  ctx.db.select({ id: leads.id, tag: leads.tag, excluded: leads.excluded }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).orderBy(leads.seq).all();
 const outbox = (ctx: Ctx) =>
   ctx.db
     .select({ payload: webhookEvents.payload })

@@ -292,7 +292,7 @@ describe('Lookalike worker: what it inserts', () => {
 
 describe('Lookalike worker: failures and restarts', () => {
   it('survives a crash between pages: the next worker resumes from the last page, without duplicates, refunding once', async () => {
-    const { ctx, net, worker } = setup();
+    const { ctx, net } = setup();
     const pool = poolOf(['sales'], ['FR']);
     const r = launch(ctx, { jobTitleKeywords: ['sales'], countries: ['FR'], numberOfLeads: 100 });
     const jobId = jobsOf(ctx, r.campaignId)[0]!.id;

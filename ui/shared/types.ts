@@ -19,7 +19,8 @@ import type { updateLeadTool } from '../../src/tools/update-lead.js';
 import type { updateLeadsBatchTool } from '../../src/tools/update-leads-batch.js';
 import type { deleteLeadsBatchTool } from '../../src/tools/delete-leads-batch.js';
 import type { addLeadTool } from '../../src/tools/add-lead.js';
-import type { addExclusionsTool, listExclusionsTool, removeExclusionsTool } from '../../src/tools/operator/exclusions.js';
+import type { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExclusionsTool } from '../../src/tools/operator/exclusions.js';
+import type { searchLeadsTool } from '../../src/tools/operator/leads.js';
 import type { getImportTool, previewImportTool, startImportTool } from '../../src/tools/operator/imports.js';
 import type { grantCreditsTool } from '../../src/tools/operator/credits.js';
 import type { createCampaignTool } from '../../src/tools/create-campaign.js';
@@ -135,6 +136,8 @@ interface ServerTools {
   list_exclusions: Io<typeof listExclusionsTool>;
   add_exclusions: Io<typeof addExclusionsTool>;
   remove_exclusions: Io<typeof removeExclusionsTool>;
+  import_exclusions: Io<typeof importExclusionsTool>;
+  search_leads: Io<typeof searchLeadsTool>;
   preview_import: Io<typeof previewImportTool>;
   start_import: Io<typeof startImportTool>;
   get_import: Io<typeof getImportTool>;

@@ -6,6 +6,7 @@ import { ImportPage } from '../dashboard/pages/Import.js';
 import { InboxPage } from '../dashboard/pages/Inbox.js';
 import { KeysPage } from '../dashboard/pages/Keys.js';
 import { AccountsPage } from '../dashboard/pages/Accounts.js';
+import { ExclusionsPage } from '../dashboard/pages/Exclusions.js';
 import { WebhooksPage } from '../dashboard/pages/Webhooks.js';
 import type { ApiKey, ImportPreview, ImportStatus } from '../shared/types.js';
 import { SettingsPage } from '../dashboard/pages/Settings.js';
@@ -497,5 +498,65 @@ describe('Settings page', () => {
       idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     await waitFor(() => expect(within(screen.getByLabelText('Credit balances')).getByText('Lookalike top-up credits').nextSibling?.textContent).toBe('250'));
+  });
+});
+
+describe('Exclusions page', () => {
+  it('adds typed URLs, imports a file, lists them newest first and removes one', async () => {
+    let list: { networkUrl: string; createdAt: string }[] = [];
+    const at = '2026-11-20T10:00:00.000Z';
+    const add = (urls: string[]) => {
+      const added = urls.filter((u) => !list.some((e) => e.networkUrl === u));
+      list = [...added.map((networkUrl) => ({ networkUrl, createdAt: at })), ...list];
+      return { added, alreadyExcluded: urls.filter((u) => !added.includes(u)), leadsExcluded: 1 };
+    };
+    const fake = fakeCallTool({
+      list_exclusions: () => ({ exclusions: list, nextCursor: null }),
+      add_exclusions: (args) => add(args.urls as string[]),
+      import_exclusions: (args) => add((args.file as string).split('\n').filter((l) => l.startsWith('https://'))),
+      remove_exclusions: (args) => {
+        list = list.filter((e) => !(args.urls as string[]).includes(e.networkUrl));
+        return { removed: args.urls, notExcluded: [] };
+      },
+    });
+    renderWith(<ExclusionsPage />, fake.callTool);
+    await screen.findByText('No profile is excluded yet.');
+
+    fireEvent.change(screen.getByLabelText('Profile URLs, one a line'), {
+      target: { value: 'https://www.linkedin.com/in/one\n\n https://www.linkedin.com/in/two \n' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Add to the list' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Added 2 profiles to the list; 1 lead newly excluded.');
+    expect(fake.callsOf('add_exclusions')[0]?.args).toEqual({ urls: ['https://www.linkedin.com/in/one', 'https://www.linkedin.com/in/two'] });
+    const table = await screen.findByRole('table', { name: 'Excluded profiles, newest first' });
+    await within(table).findByText('https://www.linkedin.com/in/two', { selector: 'bdi' });
+
+    const file = new File(['LinkedIn URL\nhttps://www.linkedin.com/in/three\nhttps://www.linkedin.com/in/one\n'], 'no-contact.csv', { type: 'text/csv' });
+    fireEvent.change(screen.getByLabelText('Exclusion file (.csv or .txt)'), { target: { files: [file] } });
+    fireEvent.click(screen.getByRole('button', { name: 'Import no-contact.csv' }));
+    await waitFor(() =>
+      expect(screen.getByRole('status').textContent).toBe('no-contact.csv: Added 1 profile to the list (1 already on the list); 1 lead newly excluded.'),
+    );
+    expect(fake.callsOf('import_exclusions')[0]?.args.file).toContain('https://www.linkedin.com/in/three');
+    await within(table).findByText('https://www.linkedin.com/in/three', { selector: 'bdi' });
+
+    fireEvent.click(within(table).getByRole('button', { name: 'Remove https://www.linkedin.com/in/one' }));
+    await waitFor(() => expect(within(table).queryByText('https://www.linkedin.com/in/one', { selector: 'bdi' })).toBeNull());
+    expect(fake.callsOf('remove_exclusions')[0]?.args).toEqual({ urls: ['https://www.linkedin.com/in/one'] });
+  });
+
+  it('adds nothing and says why when the server refuses a URL', async () => {
+    const fake = fakeCallTool({
+      list_exclusions: () => ({ exclusions: [], nextCursor: null }),
+      add_exclusions: () => ({
+        isError: true,
+        error: { code: 'validation_error', message: 'urls[0]: "nope" is not a LinkedIn profile URL.', details: { fields: ['urls[0]'] } },
+      }),
+    });
+    renderWith(<ExclusionsPage />, fake.callTool);
+    fireEvent.change(await screen.findByLabelText('Profile URLs, one a line'), { target: { value: 'nope' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add to the list' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('is not a LinkedIn profile URL');
+    expect((screen.getByLabelText('Profile URLs, one a line') as HTMLTextAreaElement).value).toBe('nope');
   });
 });

@@ -1,7 +1,6 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
 import { accountDaily, accounts } from '../../db/schema.js';
-import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import { allowance, safetyOf } from '../safety/rules.js';

@@ -152,7 +152,7 @@ export function completeHostedSignIn(
 ): boolean {
   return transaction(ctx.db, () => {
     const row = ctx.db.select().from(accounts).where(eq(accounts.id, accountId)).get();
-    if (!row || row.status !== 'connecting' || row.providerAccountId !== null) return false;
+    if (row?.status !== 'connecting' || row.providerAccountId !== null) return false;
     const taken = ctx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.providerAccountId, provider.providerAccountId)).get();
     if (taken) return false;
     ctx.db

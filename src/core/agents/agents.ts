@@ -114,7 +114,7 @@ export const getAgent = (ctx: Ctx, id: string): Agent => toAgent(requireAgentRow
 function checkPlaceholders(input: { connectionNote?: string | null | undefined; messages?: readonly { text: string }[] | undefined }): void {
   const texts: [string, string][] = [];
   if (typeof input.connectionNote === 'string') texts.push(['connectionNote', input.connectionNote]);
-  input.messages?.forEach((m, i) => texts.push([`messages[${i}].text`, m.text]));
+  for (const [i, m] of (input.messages ?? []).entries()) texts.push([`messages[${i}].text`, m.text]);
   for (const [field, text] of texts) {
     const bad = unknownPlaceholders(text);
     if (bad.length) throw validationError(`${field}: unknown placeholder ${bad.map((b) => `"${b}"`).join(', ')}. ${PLACEHOLDER_HINT}`, [field]);

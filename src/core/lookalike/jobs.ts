@@ -123,7 +123,7 @@ export function recordPage(
 ): PageResult | null {
   return transaction(ctx.db, () => {
     const job = findJob(ctx, jobId);
-    if (!job || job.state !== 'pending' || job.leasedBy !== holder || job.cursor !== page.fromCursor) return null;
+    if (job?.state !== 'pending' || job.leasedBy !== holder || job.cursor !== page.fromCursor) return null;
     const result: PageResult = { inserted: 0, duplicate: 0, elsewhere: 0, excluded: 0, invalid: 0 };
     for (const candidate of page.candidates) {
       if (job.inserted + result.inserted >= job.reserved) break;
@@ -187,7 +187,7 @@ export const settledEvent = (totalLeads: number): 'lookalike_filled' | 'lookalik
 export function finishJob(ctx: Ctx, jobId: string, holder: string, outcome: JobOutcome, errorCode: string | null = null): number | null {
   return transaction(ctx.db, () => {
     const job = findJob(ctx, jobId);
-    if (!job || job.state !== 'pending' || job.leasedBy !== holder) return null;
+    if (job?.state !== 'pending' || job.leasedBy !== holder) return null;
     const unused = job.reserved - job.inserted;
     refundLookalike(ctx, job.id, unused, { credits: job.reservedCredits, topUp: job.reservedTopUp });
     const now = ctx.clock.now();

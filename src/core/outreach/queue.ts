@@ -276,7 +276,7 @@ export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): bo
     if (p.workLeft.get(args) !== undefined) return false;
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return false;
     const row = p.campaign.get(args);
-    if (!row || row.status !== 'CAMPAIGN_IN_PROGRESS' || isImporting(row, ctx.clock.now())) return false;
+    if (row?.status !== 'CAMPAIGN_IN_PROGRESS' || isImporting(row, ctx.clock.now())) return false;
     if (p.anyLead.get(args) === undefined) return false;
     if (p.closing.get(args) !== undefined) return false;
     if (p.pending.get(args) !== undefined) return false;
