@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { accounts, agents, campaigns, lookalikeJobs } from '../../db/schema.js';
+import { accounts, agents, lookalikeJobs } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { CampaignStatus, findCampaignRow, type CampaignRow } from '../campaigns/campaign.js';
 import { beginImporting, insertCampaign, isFinished, isImporting, lookalikeHolder, neverRestarted } from '../campaigns/state-machine.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { accountToday } from '../accounts/today.js';
 import { sql } from 'drizzle-orm';
-import { accountDaily, accounts, activity, agents, campaigns, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
+import { accountDaily, accounts, activity, agents, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
