@@ -166,6 +166,9 @@ async function* chunksOf(source: ImportSource): AsyncGenerator<Buffer> {
   else for await (const chunk of source as AsyncIterable<Buffer | string>) yield typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
 }
 
+/** Records read between two turns of the event loop. */
+const YIELD_EVERY = 1000;
+
 /** Line breaks inside a record's values: a quoted value may span lines (CRLF counts once). */
 const breaksIn = (record: readonly string[]): number => record.reduce((n, v) => n + (v.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
 
@@ -224,9 +227,12 @@ async function* fileItems(source: ImportSource): AsyncGenerator<FileItem> {
     }
   })();
   let line = 1;
+  let read = 0;
   for await (const record of parser as AsyncIterable<string[]>) {
     const at = line;
     line += 1 + breaksIn(record);
+    // A file in memory is read without waiting on I/O: let the server answer in between.
+    if (++read % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     if (record.every((v) => v.trim() === '')) continue;
     yield { kind: 'record', line: at, record };
   }
