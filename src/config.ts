@@ -59,6 +59,8 @@ export interface Settings {
   simSpeed: number;
   /** The server's public address behind a reverse proxy (OUTREACH_PUBLIC_URL or `publicUrl`); absent when none is configured. */
   publicUrl?: string;
+  /** OUTREACH_IMPORT_LEASE_SECONDS: how long a CSV import's importing mark lasts unless renewed (2..60 s; default 30). */
+  importLeaseMs?: number;
   /** What is known of the Unipile config; production needs all of it (see productionGaps). Absent means none. */
   unipile?: Partial<UnipileConfig>;
   config: ConfigFile;
@@ -94,6 +96,13 @@ export const parseEnv = (raw: string, flag = '--env'): Environment => {
   return raw;
 };
 
+/** An import lease of 2 to 60 seconds: pause must work within a minute of an importer's death. */
+export const parseLeaseSeconds = (raw: string, name: string): number => {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 2 || n > 60) throw new UsageError(`${name}: "${raw}" must be a whole number of seconds, 2 to 60`);
+  return n * 1000;
+};
+
 export const parseSimSpeed = (raw: string, flag = '--sim-speed'): number => {
   const n = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw) || !(n > 0)) throw new UsageError(`${flag}: "${raw}" must be a positive number`);
@@ -125,7 +134,9 @@ export function resolveSettings(flags: SettingFlags, vars: NodeJS.ProcessEnv = p
   const speed = pick(flags['sim-speed'], '--sim-speed', 'OUTREACH_SIM_SPEED');
   if (host && host.raw.trim() === '') throw new UsageError(`${host.name}: must not be empty`);
   const publicUrl = pick(undefined, '', 'OUTREACH_PUBLIC_URL');
+  const lease = pick(undefined, '', 'OUTREACH_IMPORT_LEASE_SECONDS');
   return {
+    ...(lease ? { importLeaseMs: parseLeaseSeconds(lease.raw, lease.name) } : {}),
     host: host?.raw ?? config.host ?? DEFAULTS.host,
     port: port ? parsePort(port.raw, port.name) : (config.port ?? DEFAULTS.port),
     dbPath: absoluteDbPath(db?.raw ?? config.db ?? DEFAULTS.dbPath),

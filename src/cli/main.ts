@@ -18,6 +18,7 @@ import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './login.js';
 import { accounts, agents, campaigns, exclusions, importCommand, MANAGE_USAGE } from './manage.js';
 import { BACKUP_USAGE, backup, restore } from './backup.js';
+import { CREDITS_USAGE, creditsAddCommand, credits } from './credits.js';
 
 const ENV_NOTE = `Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
 OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable. Behind a reverse proxy,
@@ -40,10 +41,12 @@ Commands:
   seed --file FILE [--db PATH] [--reset]
                         Load a workspace file; --reset replaces an existing workspace.
   keys create --env test|live [--name NAME] [--db PATH]
-                        Create an API key and print it once.
+                        Create an API key and print it once (on an empty database, also an
+                        empty workspace: grant it credits with credits add).
   keys list [--db PATH] List keys (never the keys themselves).
   keys revoke ID [--db PATH]
                         Revoke a key at once.
+${CREDITS_USAGE}
 ${WEBHOOKS_USAGE}
 ${MANAGE_USAGE}
 ${LOGIN_USAGE}
@@ -236,9 +239,14 @@ function keys(args: string[]): void {
       const name = values.name ?? `${values.env} key`;
       if (name.trim() === '' || name.length > 100) throw new UsageError('--name: must be 1-100 characters');
       return withDb(values.db, (ctx) => {
-        ensureWorkspace(ctx);
+        const created = ensureWorkspace(ctx);
         const { id, key } = createApiKey(ctx, values.env as KeyEnv, name);
+        const dbPath = resolveSettings({ db: values.db }).dbPath;
+        if (created) stdout(`Created a new workspace in ${dbPath}. It has no credits yet.`);
         stdout(`Created ${values.env} key ${id} (${name}). It is shown only this once:\n\n  ${key}\n`);
+        if (created) {
+          stdout(`Adding a lead costs 1 credit. Add credits with \`outreach credits add N\`, for example:\n  ${creditsAddCommand(dbPath)}`);
+        }
       });
     }
     case 'list': {
@@ -310,6 +318,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'webhooks':
         webhooks(args);
         return 0;
+      case 'credits':
+        credits(args);
+        return 0;
       case 'login':
         login(args);
         return 0;
@@ -323,8 +334,7 @@ export async function main(argv: string[]): Promise<number> {
         await accounts(args);
         return 0;
       case 'import':
-        await importCommand(args);
-        return 0;
+        return await importCommand(args);
       case 'exclusions':
         await exclusions(args);
         return 0;
@@ -346,7 +356,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       default:
         throw new UsageError(
-          `unknown command "${command}" (start, mcp, seed, keys, webhooks, campaigns, agents, accounts, import, exclusions, login, backup, restore; see --help)`,
+          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, import, exclusions, login, backup, restore; see --help)`,
         );
     }
   } catch (err) {

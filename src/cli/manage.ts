@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, createReadStream, statSync } from 'node:fs';
+import { existsSync, readFileSync, createReadStream, statSync, writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { listAccounts, type Account } from '../core/accounts/list.js';
@@ -8,7 +8,17 @@ import { listCampaigns } from '../core/campaigns/campaign.js';
 import { createCampaign, CreateCampaignInput, updateCampaign, UpdateCampaignInput } from '../core/campaigns/manage.js';
 import type { Ctx } from '../core/context.js';
 import { addExclusions, exclusionUrlsFromText, listExclusions, removeExclusions } from '../core/exclusions/exclusions.js';
-import { importLeads, parseMapOption, previewImport, type ImportProgress, type ImportResult } from '../core/imports/csv.js';
+import {
+  importLeads,
+  parseMapOption,
+  previewImport,
+  rejectedRowsCsv,
+  type ImportPreview,
+  type ImportProgress,
+  type ImportResult,
+  type RowReport,
+} from '../core/imports/csv.js';
+import { creditsAddCommand } from './credits.js';
 import { describeIssue } from '../core/validation.js';
 import { ApiError } from '../core/errors.js';
 import { getWorkspace } from '../core/workspace/get.js';
@@ -41,8 +51,12 @@ export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
   accounts update ID [--name N] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--active true|false] [--warm-up true|false] [--db PATH] [--config FILE]
                         Change an account's name or daily limits, stop (false) or resume its sending,
                         or end (false) or start (true) its warm-up.
-  import --campaign ID --file F.csv [--map COL=field,...] [--dry-run] [--json] [--db PATH]
+  import --campaign ID --file F.csv [--map COL=field,...] [--dry-run] [--json] [--rejected OUT.csv] [--db PATH]
                         Import leads from a CSV (comma, semicolon or tab; header row required).
+                        --dry-run writes nothing and says the credits needed, available and short.
+                        Rows not created are named by line; --rejected writes them to a new CSV
+                        (their columns and a reason) to fix and import again. A malformed line
+                        stops the import there (exit 1); what went in before it stays.
   exclusions list [--json] [--db PATH]
                         List the workspace exclusion list.
   exclusions add URL... [--db PATH]
@@ -449,43 +463,73 @@ function estimateRows(path: string): number | null {
   }
 }
 
-export async function importCommand(args: string[]): Promise<void> {
+/** At most this many rows not created are listed on a terminal; --json and --rejected give all. */
+const ROWS_SHOWN = 20;
+
+function printRows(rows: readonly RowReport[]): void {
+  if (rows.length === 0) return;
+  stdout(`Rows not created${rows.length > ROWS_SHOWN ? ` (the first ${ROWS_SHOWN} of ${rows.length}; all with --json or --rejected FILE)` : ''}:`);
+  for (const r of rows.slice(0, ROWS_SHOWN)) stdout(`  line ${r.line}: ${r.status}${r.field ? ` (${r.field})` : ''}: ${r.message}`);
+}
+
+const jsonRows = (rows: readonly RowReport[]) => rows.map(({ cells: _cells, ...r }) => r);
+
+/** Runs `outreach import`; 1 when a malformed line stopped it (what went in before it stays), else 0. */
+export async function importCommand(args: string[]): Promise<number> {
   const { values } = parse(args, {
     ...DB,
     ...JSON_FLAG,
     campaign: { type: 'string' },
     file: { type: 'string' },
     map: { type: 'string' },
+    rejected: { type: 'string' },
     'dry-run': { type: 'boolean' },
   });
   if (!values.campaign) throw new UsageError('--campaign: required (a campaign id; see npx outreach campaigns list)');
   if (!values.file) throw new UsageError('--file: required (the CSV file to import)');
   if (!existsSync(values.file)) throw new UsageError(`--file: ${values.file} does not exist`);
+  if (values.rejected !== undefined && (values.rejected === '' || existsSync(values.rejected))) {
+    throw new UsageError(`--rejected: ${values.rejected === '' ? 'a file name is required' : `${values.rejected} exists already; name a new file`}`);
+  }
   const file = values.file;
   const names = { map: '--map', file: '--file', campaignId: '--campaign' };
   const map = values.map === undefined ? undefined : await run(names, async () => parseMapOption(values.map as string));
-  await withCtx(values, (ctx) =>
+  return withCtx(values, (ctx) =>
     run(names, async () => {
       const progress = values.json ? null : progressReporter(estimateRows(file));
       const common = { campaignId: values.campaign as string, source: createReadStream(file), map, onProgress: (p: ImportProgress) => progress?.update(p) };
       try {
-        if (values['dry-run']) {
-          const r = await previewImport(ctx, common);
-          progress?.stop();
-          if (values.json)
-            return stdout(
-              JSON.stringify({ summary: r.summary, creditsCharged: 0, creditsNeeded: r.creditsNeeded, unmappedColumns: r.unmappedColumns }, null, 2),
-            );
-          stdout(`Dry run, nothing written: ${summaryLine({ summary: r.summary, creditsCharged: 0 })}`);
-          stdout(`Credits needed: ${r.creditsNeeded}.`);
-          if (r.unmappedColumns.length) stdout(`Ignored columns: ${r.unmappedColumns.join(', ')}.`);
-          return;
-        }
-        const r = await importLeads(ctx, common);
+        const dry = values['dry-run'] === true;
+        const r: ImportResult & Partial<ImportPreview> = dry ? await previewImport(ctx, common) : await importLeads(ctx, common);
         progress?.stop();
-        if (values.json) return stdout(JSON.stringify({ summary: r.summary, creditsCharged: r.creditsCharged, unmappedColumns: r.unmappedColumns }, null, 2));
-        stdout(`Imported into ${values.campaign}: ${summaryLine(r)}`);
-        if (r.unmappedColumns.length) stdout(`Ignored columns: ${r.unmappedColumns.join(', ')}.`);
+        if (values.rejected !== undefined && r.rows.length > 0) writeFileSync(values.rejected, rejectedRowsCsv(r.header, r.delimiter, r.rows));
+        const stop = r.stoppedAt ? { stoppedAt: r.stoppedAt } : {};
+        if (values.json) {
+          const credits = dry ? { creditsNeeded: r.creditsNeeded, creditsAvailable: r.creditsAvailable, shortOfCredits: r.shortOfCredits } : {};
+          stdout(
+            JSON.stringify(
+              { summary: r.summary, creditsCharged: r.creditsCharged, ...credits, unmappedColumns: r.unmappedColumns, rows: jsonRows(r.rows), ...stop },
+              null,
+              2,
+            ),
+          );
+        } else {
+          stdout(`${dry ? 'Dry run, nothing written' : `Imported into ${values.campaign}`}: ${summaryLine(r)}`);
+          if (dry) {
+            stdout(`Credits needed: ${r.creditsNeeded}; available: ${r.creditsAvailable}; short: ${r.shortOfCredits} row(s) would be left without credits.`);
+            if ((r.shortOfCredits ?? 0) > 0) {
+              stdout(
+                `Grant credits first (${creditsAddCommand(resolveSettings(values).dbPath, Math.max(1, (r.creditsNeeded ?? 0) - (r.creditsAvailable ?? 0)))}), or import fewer rows.`,
+              );
+            }
+          }
+          if (r.unmappedColumns.length) stdout(`Ignored columns: ${r.unmappedColumns.join(', ')}.`);
+          printRows(r.rows);
+          if (values.rejected !== undefined && r.rows.length > 0)
+            stdout(`Wrote the ${r.rows.length} row(s) not created to ${values.rejected}, with the reason for each.`);
+          if (r.stoppedAt) stdout(`Stopped at line ${r.stoppedAt.line}: ${r.stoppedAt.message}`);
+        }
+        return r.stoppedAt ? 1 : 0;
       } finally {
         progress?.stop();
       }

@@ -35,4 +35,6 @@ export interface Ctx {
    * path: whoever reads a 401 is not authenticated. Absent where there is no such command (tests).
    */
   keyCommand?: string;
+  /** How long a CSV import's importing mark lasts unless renewed (default 30 s; tests shorten it). */
+  importLeaseMs?: number;
 }

@@ -55,7 +55,7 @@ export const creditLedger = sqliteTable(
     /** credits | top_up_credits | lookalike_credits | lookalike_top_up_credits */
     bucket: text('bucket').notNull(),
     delta: integer('delta').notNull(),
-    /** lead_created | lookalike_reserve | lookalike_refund | seed | adjustment */
+    /** lead_created | lookalike_reserve | lookalike_refund | seed | adjustment | grant */
     reason: text('reason').notNull(),
     ref: text('ref'),
   },
@@ -149,8 +149,18 @@ export const campaigns = sqliteTable(
     name: text('name').notNull(),
     status: text('status').notNull(),
     assignedTemplateId: text('assigned_template_id'),
-    /** True while leads are still being found or added (Lookalike worker, imports). */
+    /**
+     * The importing mark: leads are still being found or added (a Lookalike job, a CSV import).
+     * Written only by the campaign state machine, which reads it as a lease (isImporting).
+     */
     importing: bool('importing').notNull().default(false),
+    /** Who set the mark: an import's holder id, or `lookalike:<job id>`. */
+    importingHolder: text('importing_holder'),
+    /** The host and process of an import holding the mark, so a holder that died is seen at once. */
+    importingHost: text('importing_host'),
+    importingPid: integer('importing_pid'),
+    /** Wall ms when the mark lapses unless renewed; null holds it until its holder ends it (a Lookalike job). */
+    importingUntil: integer('importing_until'),
     totalLeads: integer('total_leads').notNull().default(0),
     connectionRequestsSent: integer('connection_requests_sent').notNull().default(0),
     connectionRequestsAccepted: integer('connection_requests_accepted').notNull().default(0),
@@ -361,6 +371,9 @@ export const engineIntents = sqliteTable(
 export const engineState = sqliteTable('engine_state', {
   id: integer('id').primaryKey(),
   holder: text('holder'),
+  /** Where the holder runs: a lease whose holder is provably gone (same host, no such process) is taken at once. */
+  holderHost: text('holder_host'),
+  holderPid: integer('holder_pid'),
   /** Wall-clock ms. */
   leaseExpiresAt: integer('lease_expires_at').notNull().default(0),
   /** The latest simulated time any engine reached, so the sim clock never runs backwards across restarts. */
@@ -734,12 +747,34 @@ export const leadImports = sqliteTable(
     summary: text('summary').notNull(),
     creditsCharged: integer('credits_charged').notNull().default(0),
     error: text('error'),
-    /** Wall ms of the runner's last progress; a running import silent for a minute is resumed. */
+    /** The file line of a malformed record that stopped the import, if one did. */
+    stoppedLine: integer('stopped_line'),
+    /** JSON array: the file's header row, for the CSV of rejected rows. */
+    header: text('header').notNull().default('[]'),
+    delimiter: text('delimiter').notNull().default(','),
+    /** Wall ms of the runner's last progress. */
     heartbeatAt: integer('heartbeat_at').notNull(),
     createdAt: integer('created_at').notNull(),
     finishedAt: integer('finished_at'),
   },
   (t) => [index('lead_imports_status').on(t.status)],
+);
+
+/** The rows of a dashboard import that were not created, with why, to fix and import again. */
+export const leadImportRows = sqliteTable(
+  'lead_import_rows',
+  {
+    importId: text('import_id').notNull(),
+    /** The file line the row starts on (the header is line 1). */
+    line: integer('line').notNull(),
+    /** An add status other than created. */
+    status: text('status').notNull(),
+    field: text('field'),
+    message: text('message').notNull(),
+    /** JSON array: the row's values as in the file. */
+    cells: text('cells').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.importId, t.line] })],
 );
 
 /**

@@ -4,6 +4,7 @@ import { ApiError, toApiError, validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
 import { invokeTool, operatorCaller, type Outcome } from '../tools/pipeline.js';
 import { sendApiError, sendJson } from './reply.js';
+import { contentTypeProblem } from '../http/body.js';
 
 /** CSV uploads travel through /app/api/call as text, so its bodies may be this large. */
 export const MAX_CALL_BODY_BYTES = 10 * 1024 * 1024;
@@ -65,6 +66,8 @@ type ParsedCall = { ok: true; name: string; args: Record<string, unknown> } | { 
 
 /** `{ name, arguments }` as JSON; anything else is a validation_error naming the field. */
 function parseCall(req: Request): ParsedCall {
+  const wrongType = contentTypeProblem(req.headers['content-type']);
+  if (wrongType) return { ok: false, error: wrongType };
   const raw = req.body as unknown;
   let body: unknown;
   try {

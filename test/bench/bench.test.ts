@@ -22,6 +22,7 @@ import * as tools from '../../src/tools/index.js';
 import { testCtx } from '../helpers.js';
 import { freshHandle } from '../plans.js';
 import { ALLOWED_QUERIES } from '../leads/data.js';
+import { restoreCampaign } from '../../src/core/campaigns/state-machine.js';
 
 /**
  * The bench's pieces on small inputs, so `npm run bench` does not rot between runs. The bench
@@ -70,7 +71,7 @@ describe('bench: building a deep page cursor', () => {
 
   beforeAll(() => {
     const now = ctx.clock.now();
-    ctx.db.insert(schema.campaigns).values({ id: 'cmp_bench', name: 'Bench', status: 'READY_TO_SEND', createdAt: now, updatedAt: now }).run();
+    restoreCampaign(ctx, { id: 'cmp_bench', name: 'Bench', status: 'READY_TO_SEND', createdAt: now, updatedAt: now });
     generateLeads(ctx.db, 'cmp_bench', 2000);
     secret = workspace.getWorkspace(ctx)!.cursorSecret;
   });

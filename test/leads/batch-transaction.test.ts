@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { Ctx } from '../../src/core/context.js';
 import { addLeadsBatch } from '../../src/core/leads/add.js';
+import { failedItem } from '../../src/core/leads/batch.js';
 import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
 import { updateLeadsBatch } from '../../src/core/leads/update.js';
 import { campaigns, creditBalance, creditLedger, leads, webhookEvents } from '../../src/db/schema.js';
@@ -68,7 +69,7 @@ describe('add_leads_batch when SQLite fails', () => {
     failWrite(ctx, 'statement', 'INSERT ON main.leads', `NEW.network_url = '${url('p2')}'`);
     const r = addLeadsBatch(ctx, 'cmp_q4', ADDS);
     expect(r.results.map((x) => x.status)).toEqual(['created', 'duplicate', 'validation_error', 'excluded', 'failed', 'failed', 'failed']);
-    expect(r.results[4]).toEqual({ index: 4, networkUrl: url('p2'), leadId: null, status: 'failed', creditsCharged: 0 });
+    expect(r.results[4]).toEqual({ index: 4, networkUrl: url('p2'), leadId: null, status: 'failed', creditsCharged: 0, error: failedItem() });
     expect(r.creditsCharged).toBe(1);
     const after = addState(ctx);
     expect(after.leads.map((l) => l.url).sort()).toEqual([url('ada-lovelace'), url('do-not-contact'), url('p1')]);
@@ -92,6 +93,7 @@ describe('add_leads_batch when SQLite fails', () => {
         leadId: null,
         status: 'failed',
         creditsCharged: 0,
+        error: failedItem(),
       })),
     );
     expect(r.summary).toEqual({ total: 7, created: 0, duplicate: 0, excluded: 0, validation_error: 0, insufficient_credits: 0, failed: 7 });

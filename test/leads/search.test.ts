@@ -3,7 +3,7 @@ import { addLead } from '../../src/core/leads/add.js';
 import { searchLeads } from '../../src/core/leads/search.js';
 import { ApiError } from '../../src/core/errors.js';
 import { generateLeads } from '../../src/db/fixture.js';
-import { campaigns } from '../../src/db/schema.js';
+import { restoreCampaign } from '../../src/core/campaigns/state-machine.js';
 import { testCtx } from '../helpers.js';
 import { captureQueries, queryPlan } from '../plans.js';
 
@@ -18,14 +18,13 @@ const search = (query: string, limit = 20, campaignId = 'cmp_find') => searchLea
 
 beforeAll(() => {
   const now = ctx.clock.now();
-  ctx.db
-    .insert(campaigns)
-    .values([
-      { id: 'cmp_find', name: 'Find', status: 'READY_TO_SEND', createdAt: now, updatedAt: now },
-      { id: 'cmp_other', name: 'Other', status: 'READY_TO_SEND', createdAt: now, updatedAt: now },
-      { id: 'cmp_big', name: 'Big', status: 'READY_TO_SEND', createdAt: now, updatedAt: now },
-    ])
-    .run();
+  for (const [id, name] of [
+    ['cmp_find', 'Find'],
+    ['cmp_other', 'Other'],
+    ['cmp_big', 'Big'],
+  ] as const) {
+    restoreCampaign(ctx, { id, name, status: 'READY_TO_SEND', createdAt: now, updatedAt: now });
+  }
   const people = [
     { networkUrl: 'https://www.linkedin.com/in/mary-somerville', firstName: 'Mary', lastName: 'Somerville', companyName: 'Orbits Ltd' },
     { networkUrl: 'https://www.linkedin.com/in/emmy-noether', fullName: 'Emmy Noether', companyName: 'Symmetry GmbH' },

@@ -14,6 +14,7 @@ import { ImportPage } from './pages/Import.js';
 import { InboxPage } from './pages/Inbox.js';
 import { KeysPage } from './pages/Keys.js';
 import { OverviewPage } from './pages/Overview.js';
+import { SettingsPage } from './pages/Settings.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 
 const NAV: { to: string; label: string }[] = [
@@ -27,6 +28,7 @@ const NAV: { to: string; label: string }[] = [
   { to: '/activity', label: 'Activity' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/keys', label: 'API keys' },
+  { to: '/settings', label: 'Settings' },
 ];
 
 type Page = { title: string; render: (p: Record<string, string>) => ReactNode };
@@ -46,6 +48,7 @@ const ROUTES: [string, Page][] = [
   ['/activity', { title: 'Activity', render: () => <ActivityPage /> }],
   ['/webhooks', { title: 'Webhooks', render: () => <WebhooksPage /> }],
   ['/keys', { title: 'API keys', render: () => <KeysPage /> }],
+  ['/settings', { title: 'Settings', render: () => <SettingsPage /> }],
 ];
 
 /** A page's title in the tab, as a page load would set it. */

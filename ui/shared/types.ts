@@ -22,6 +22,7 @@ import type { addLeadTool } from '../../src/tools/add-lead.js';
 import type { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExclusionsTool } from '../../src/tools/operator/exclusions.js';
 import type { searchLeadsTool } from '../../src/tools/operator/leads.js';
 import type { getImportTool, previewImportTool, startImportTool } from '../../src/tools/operator/imports.js';
+import type { grantCreditsTool } from '../../src/tools/operator/credits.js';
 import type { createCampaignTool } from '../../src/tools/create-campaign.js';
 import type { updateCampaignTool } from '../../src/tools/update-campaign.js';
 import type { listAgentsTool } from '../../src/tools/list-agents.js';
@@ -88,6 +89,9 @@ export type ImportPreview = ToolOutput<'preview_import'>;
 export type ImportSummary = ImportPreview['summary'];
 export type ImportStatus = ToolOutput<'get_import'>;
 export type ImportField = NonNullable<ImportPreview['columns'][number]['field']>;
+export type RejectedRow = ImportPreview['rows'][number];
+export type ImportStop = NonNullable<ImportPreview['stoppedAt']>;
+export type GrantResult = ToolOutput<'grant_credits'>;
 
 interface ServerTools {
   get_credits: Io<typeof getCreditsTool>;
@@ -137,6 +141,7 @@ interface ServerTools {
   preview_import: Io<typeof previewImportTool>;
   start_import: Io<typeof startImportTool>;
   get_import: Io<typeof getImportTool>;
+  grant_credits: IoKeyed<typeof grantCreditsTool>;
 }
 
 export type Tools = ServerTools;

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AgentEditorPage } from '../dashboard/pages/Agents.js';
 import { ImportPage } from '../dashboard/pages/Import.js';
 import { InboxPage } from '../dashboard/pages/Inbox.js';
@@ -8,7 +8,8 @@ import { KeysPage } from '../dashboard/pages/Keys.js';
 import { AccountsPage } from '../dashboard/pages/Accounts.js';
 import { ExclusionsPage } from '../dashboard/pages/Exclusions.js';
 import { WebhooksPage } from '../dashboard/pages/Webhooks.js';
-import type { ApiKey, ImportStatus } from '../shared/types.js';
+import type { ApiKey, ImportPreview, ImportStatus } from '../shared/types.js';
+import { SettingsPage } from '../dashboard/pages/Settings.js';
 import { campaign, lead } from './fixtures.js';
 import { fakeCallTool, renderWith } from './render.js';
 
@@ -21,17 +22,22 @@ describe('Import page', () => {
     let polls = 0;
     const fake = fakeCallTool({
       list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
-      preview_import: () => ({
-        delimiter: ',',
-        columns: [
-          { header: 'LinkedIn', field: 'networkUrl' },
-          { header: 'Name', field: 'fullName' },
-          { header: 'Shoe size', field: null },
-        ],
-        unmappedColumns: ['Shoe size'],
-        summary,
-        creditsNeeded: 2,
-      }),
+      preview_import: () =>
+        ({
+          delimiter: ',',
+          columns: [
+            { header: 'LinkedIn', field: 'networkUrl' },
+            { header: 'Name', field: 'fullName' },
+            { header: 'Shoe size', field: null },
+          ],
+          unmappedColumns: ['Shoe size'],
+          summary,
+          creditsNeeded: 2,
+          creditsAvailable: 50,
+          shortOfCredits: 0,
+          rows: [{ line: 3, status: 'duplicate', message: 'Already in this campaign.' }],
+          rejectedCsv: 'LinkedIn,Name,Shoe size,line,status,reason\r\n',
+        }) satisfies ImportPreview,
       start_import: () => ({ importId: 'imp_1' }),
       get_import: (): ImportStatus => {
         polls += 1;
@@ -68,6 +74,56 @@ describe('Import page', () => {
     expect(bar.value).toBe(3);
     expect(bar.max).toBe(3);
     expect(screen.getByText(/2 credits charged/)).toBeTruthy();
+  });
+
+  it('warns when credits fall short, says what to do, and lists the rows not created with their CSV', async () => {
+    const fake = fakeCallTool({
+      list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
+      preview_import: () =>
+        ({
+          delimiter: ',',
+          columns: [{ header: 'URL', field: 'networkUrl' }],
+          unmappedColumns: [],
+          summary: { total: 3000, created: 2999, duplicate: 0, excluded: 0, validation_error: 1, insufficient_credits: 0, failed: 0 },
+          creditsNeeded: 2999,
+          creditsAvailable: 97,
+          shortOfCredits: 2903,
+          rows: [{ line: 7, status: 'validation_error', field: 'networkUrl', message: 'networkUrl is missing.' }],
+          rejectedCsv: 'URL,line,status,reason\r\n,7,validation_error,networkUrl is missing.\r\n',
+          stoppedAt: { line: 3002, message: 'Line 3002 is malformed: a quote opened there is never closed.' },
+        }) satisfies ImportPreview,
+    });
+    renderWith(<ImportPage />, fake.callTool);
+    await screen.findByRole('option', { name: 'Founders in Berlin' });
+    fireEvent.change(screen.getByLabelText(/CSV file/), { target: { files: [new File(['URL\n'], 'big.csv')] } });
+    await screen.findByRole('heading', { name: 'Preview of big.csv' });
+    const credits = screen.getByLabelText('Credits');
+    expect(within(credits).getByText('Credits needed').nextSibling?.textContent).toBe((2999).toLocaleString());
+    expect(within(credits).getByText('Credits available').nextSibling?.textContent).toBe('97');
+    const warning = screen.getAllByRole('alert').find((a) => a.textContent?.includes('Not enough credits'))!;
+    expect(warning.textContent).toContain(`leave ${(2903).toLocaleString()} rows without a lead`);
+    expect(warning.textContent).toContain('outreach credits add 2902');
+    expect(within(warning).getByRole('link', { name: 'Settings' }).getAttribute('href')).toMatch(/\/settings$/);
+    expect(warning.textContent).toContain('import fewer rows');
+    expect(screen.getAllByRole('alert').some((a) => a.textContent?.includes('stop at line 3002'))).toBe(true);
+    const rejected = screen.getByRole('table', { name: 'Rows that would not be imported' });
+    expect(within(rejected).getByText('networkUrl is missing.')).toBeTruthy();
+    expect(within(rejected).getByText('7')).toBeTruthy();
+    expect(screen.getByRole('button', { name: /Import anyway/ }).textContent).toContain((2903).toLocaleString());
+    // The download is the server's CSV, under the file's own name.
+    const created: Blob[] = [];
+    const clicked: string[] = [];
+    URL.createObjectURL = (b: Blob) => {
+      created.push(b);
+      return 'blob:test';
+    };
+    URL.revokeObjectURL = () => undefined;
+    HTMLAnchorElement.prototype.click = function () {
+      clicked.push(this.download);
+    };
+    fireEvent.click(screen.getByRole('button', { name: 'Download these rows as CSV' }));
+    expect(clicked).toEqual(['big-not-imported.csv']);
+    expect(await created[0]!.text()).toContain(',7,validation_error,networkUrl is missing.');
   });
 
   it('shows why a file cannot be imported', async () => {
@@ -398,6 +454,50 @@ describe('Agent editor', () => {
       messages: [{ text: 'Great to meet you, {{firstName}}.', delayHours: 24 }],
     });
     await waitFor(() => expect(fake.callsOf('preview_agent').length).toBeGreaterThanOrEqual(2));
+  });
+});
+
+describe('Settings page', () => {
+  it('shows the plan and balances, and grants credits to the balance chosen with an idempotency key', async () => {
+    let credits = { credits: 0, topUpCredits: 0, lookalikeCredits: 5, lookalikeTopUpCredits: 0, planId: 'growth' };
+    const fake = fakeCallTool({
+      get_credits: () => credits,
+      grant_credits: (args) => {
+        credits = { ...credits, lookalikeTopUpCredits: credits.lookalikeTopUpCredits + Number(args.amount) };
+        return { granted: Number(args.amount), balance: 'lookalikeTopUpCredits', credits };
+      },
+    });
+    const realFetch = globalThis.fetch;
+    onTestFinished(() => {
+      globalThis.fetch = realFetch;
+    });
+    globalThis.fetch = (async () =>
+      new Response(JSON.stringify({ workspace: { name: 'Acme', plan: 'paid', env: 'development' }, tools: [] }), {
+        headers: { 'content-type': 'application/json' },
+      })) as typeof fetch;
+    renderWith(<SettingsPage />, fake.callTool);
+    const plan = await screen.findByLabelText('Plan');
+    expect(plan.textContent).toContain('growth (paid)');
+    expect(within(screen.getByLabelText('Credit balances')).getByText('Lookalike credits').nextSibling?.textContent).toBe('5');
+    expect(screen.getByText(/No credits left/)).toBeTruthy();
+
+    fireEvent.change(screen.getByLabelText('Credits to add'), { target: { value: '0' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Grant credits' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('from 1 to 10,000,000');
+    expect(fake.callsOf('grant_credits')).toHaveLength(0);
+
+    fireEvent.change(screen.getByLabelText('Credits to add'), { target: { value: '250' } });
+    fireEvent.click(screen.getByLabelText('Lookalike top-up credits'));
+    expect(screen.getByText(/outreach credits add 250 --lookalike --top-up/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Grant credits' }));
+    expect((await screen.findByRole('status')).textContent).toContain('Granted 250 lookalike top-up credits');
+    expect(fake.callsOf('grant_credits')[0]?.args).toEqual({
+      amount: 250,
+      lookalike: true,
+      topUp: true,
+      idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
+    await waitFor(() => expect(within(screen.getByLabelText('Credit balances')).getByText('Lookalike top-up credits').nextSibling?.textContent).toBe('250'));
   });
 });
 

@@ -8,6 +8,7 @@ import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
 import { findAccount } from '../accounts/resolve.js';
 import { type Campaign, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
+import { insertCampaign } from './state-machine.js';
 
 export const CampaignName = z.string().trim().min(1, 'must not be blank').max(120).describe('Campaign name, 1..120 characters.');
 export const AssignedTemplateId = z
@@ -49,7 +50,7 @@ function checkedSenders(ctx: Ctx, ids: readonly string[]): string[] {
   return [...new Set(ids)];
 }
 
-/** A new campaign is READY_TO_SEND with no leads and zero stats. */
+/** A new campaign is in its created status (READY_TO_SEND) with no leads and zero stats. */
 export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
   return transaction(ctx.db, () => {
     const agentId = input.assignedTemplateId ?? null;
@@ -57,18 +58,11 @@ export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
     const senders = checkedSenders(ctx, input.senderAccountIds ?? []);
     const now = ctx.clock.now();
     const id = newId('cmp');
-    ctx.db
-      .insert(campaigns)
-      .values({
-        id,
-        name: input.name,
-        status: 'READY_TO_SEND',
-        assignedTemplateId: agentId,
-        senderAccountIds: JSON.stringify(senders),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
+    insertCampaign(
+      ctx,
+      { id, name: input.name, assignedTemplateId: agentId, senderAccountIds: JSON.stringify(senders), createdAt: now, updatedAt: now },
+      { kind: 'plain' },
+    );
     return toCampaign(requireCampaignRow(ctx, id));
   });
 }

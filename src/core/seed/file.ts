@@ -1,3 +1,4 @@
+import { CREATED_STATUS } from '../campaigns/state-machine.js';
 import { z } from 'zod';
 import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
 import { ACCOUNT_STATUSES } from '../accounts/list.js';
@@ -131,7 +132,7 @@ export const LeadEntry = z.strictObject({
 export const CampaignEntry = z.strictObject({
   id: Id,
   name: z.string().min(1).optional(),
-  status: CampaignStatus.default('READY_TO_SEND'),
+  status: CampaignStatus.default(CREATED_STATUS.plain),
   assignedTemplateId: Id.nullable().default(null),
   importing: z.boolean().default(false),
   createdAt: Timestamp.optional(),

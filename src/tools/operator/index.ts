@@ -1,5 +1,6 @@
 import type { Tool } from '../define.js';
 import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
+import { grantCreditsTool } from './credits.js';
 import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
@@ -42,4 +43,5 @@ export const operatorTools: readonly Tool[] = [
   startImportTool,
   getImportTool,
   searchLeadsTool,
+  grantCreditsTool,
 ];
