@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import react from '@vitejs/plugin-react';
 import { build } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
@@ -183,6 +183,18 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     await p.locator(`section[data-turn="${id}"]`).screenshot({ path: join(SCREENSHOTS, `view-${id}.png`) });
   };
   const rest = async (path: string) => (await server.rest(path)).body;
+  /**
+   * Ticks a checkbox as a person would: looks, and clicks again if the tick did not hold. On a
+   * loaded machine a click can land while the view is still re-rendering from the handed result,
+   * and Playwright's check() then fails at once instead of trying again.
+   */
+  const tick = (box: Locator) =>
+    expect
+      .poll(async () => {
+        if (!(await box.isChecked())) await box.click({ timeout: 2_000 }).catch(() => undefined);
+        return box.isChecked();
+      }, WAIT)
+      .toBe(true);
 
   beforeAll(async () => {
     [server, hostHtml] = await Promise.all([startTestServer({ limits: RELAXED_LIMITS, workspace: richWorkspace() }), buildHost()]);
@@ -281,7 +293,7 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     expect((await rest('/campaigns/cmp_q4/leads/lead_alan')).tag).toBeNull();
     await open(page, 'leads', 'list_leads', { campaignId: 'cmp_q4', limit: 4 });
     const frame = view(page, 'leads');
-    await frame.getByRole('checkbox', { name: 'Select Alan Turing' }).check();
+    await tick(frame.getByRole('checkbox', { name: 'Select Alan Turing' }));
     await frame.getByLabel('Tag to apply').selectOption('Meeting request');
     await shoot(page, 'leads');
     await frame.getByRole('button', { name: 'Apply tag' }).click();
@@ -339,7 +351,7 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     expect(await resume.isDisabled()).toBe(true);
     await open(readonly, 'leads-ro', 'list_leads', { campaignId: 'cmp_q4' });
     const leads = view(readonly, 'leads-ro');
-    await leads.getByRole('checkbox', { name: 'Select Alan Turing' }).check();
+    await tick(leads.getByRole('checkbox', { name: 'Select Alan Turing' }));
     expect(await leads.getByRole('button', { name: 'Exclude' }).isDisabled()).toBe(true);
     await shoot(readonly, 'leads-ro');
     await readonly.close();
