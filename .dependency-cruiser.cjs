@@ -27,6 +27,7 @@ module.exports = {
       either(dir('core', 'mcp', 'web', 'workers'), file('server', 'config', 'log', 'version')),
       'the CLI starts the server, MCP over stdio and the Lookalike worker, prints dashboard links, and runs verbs',
     ),
+    arrow(dir('cli'), file('db/backup'), 'backup and restore copy the database file itself, with no verb and no connection open'),
     arrow(
       file('server'),
       either(dir('core', 'db', 'http', 'rest', 'mcp', 'web', 'tools', 'network', 'workers'), file('config', 'log', 'version')),
@@ -34,7 +35,7 @@ module.exports = {
     ),
     arrow(file('config'), dir('core', 'network'), 'the config file names the engine, limit and Unipile settings'),
     arrow(dir('rest', 'mcp'), either(dir('http', 'tools', 'core'), file('version')), 'a face: the host, the registry and pipeline, the verbs'),
-    arrow(dir('web'), dir('tools', 'core'), 'the dashboard face: the registry and pipeline, the verbs'),
+    arrow(dir('web'), dir('http', 'tools', 'core'), 'the dashboard face: the host (body rules), the registry and pipeline, the verbs'),
     arrow(dir('http'), either(dir('tools', 'docs', 'core'), file('log', 'version')), 'the host: discovery lists the registry'),
     arrow(dir('docs'), dir('tools'), 'generated docs read the registry'),
     arrow(dir('tools'), dir('core'), 'a tool is a contract and a call to a verb'),
@@ -125,6 +126,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/core/' },
       to: { path: '^src/network/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'campaign-state-writer',
+      comment:
+        'Only the campaign state machine opens the gate that lets SQLite write a campaign row, its status or its importing lease (src/db/campaign-writer.ts); the connection only registers it.',
+      severity: 'error',
+      from: { pathNot: '^src/(core/campaigns/state-machine|db/connection)\\.ts$' },
+      to: { path: '^src/db/campaign-writer\\.ts$' },
     },
     {
       name: 'no-cycles',

@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findAccount } from '../../src/core/accounts/resolve.js';
 import { authenticateKey, revokeApiKey } from '../../src/core/auth/keys.js';
+import { applyCampaignEvent } from '../../src/core/campaigns/state-machine.js';
 import { getCredits } from '../../src/core/credits/get.js';
 import { ApiError } from '../../src/core/errors.js';
 import { isOnExclusionList } from '../../src/core/leads/exclude.js';
@@ -16,7 +17,7 @@ import { cached, cachedBy, versionOf } from '../../src/db/cache.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { accounts, agents, apiKeys, campaigns, creditBalance, exclusions, workspace } from '../../src/db/schema.js';
 import { transaction } from '../../src/db/tx.js';
-import { fixture, TEST_KEY, testCtx } from '../helpers.js';
+import { fixture, setCampaignState, TEST_KEY, testCtx } from '../helpers.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -58,7 +59,7 @@ describe('trigger-kept change counters', () => {
       false,
     );
     expect(moved('workspace', () => db.update(workspace).set({ messagesSent: 9 }).run())).toBe(false);
-    expect(moved('campaigns', () => db.update(campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(eq(campaigns.id, campaign!.id)).run())).toBe(true);
+    expect(moved('campaigns', () => setCampaignState({ db }, campaign!.id, { status: 'CAMPAIGN_PAUSED' }))).toBe(true);
     expect(moved('campaigns', () => db.update(agents).set({ connectionNote: 'Hello' }).run())).toBe(true);
     expect(moved('accounts', () => db.update(accounts).set({ messageLimit: 7 }).run())).toBe(true);
     expect(moved('exclusions', () => db.insert(exclusions).values({ networkUrl: 'https://www.linkedin.com/in/x', createdAt: 1 }).run())).toBe(true);
@@ -96,7 +97,7 @@ describe('the cache', () => {
     const kept = cached('accounts', () => ++loads);
     expect(kept(ctx.db)).toBe(1);
     expect(kept(ctx.db)).toBe(1);
-    ctx.db.update(campaigns).set({ status: 'CAMPAIGN_PAUSED' }).run();
+    for (const c of ctx.db.select().from(campaigns).all()) setCampaignState(ctx, c.id, { status: 'CAMPAIGN_PAUSED' });
     expect(kept(ctx.db)).toBe(1);
     ctx.db.update(accounts).set({ messageLimit: 9 }).run();
     expect(kept(ctx.db)).toBe(2);
@@ -165,7 +166,7 @@ describe('the cache', () => {
     expect(plan).toBeDefined();
     const credits = getCredits(server, getWorkspace(server)!).credits;
 
-    cli.db.update(campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(eq(campaigns.id, running!.id)).run();
+    expect(applyCampaignEvent(cli, running!.id, 'pause')).toBe(true);
     cli.db.update(accounts).set({ active: false }).where(eq(accounts.id, accountId)).run();
     cli.db.insert(exclusions).values({ networkUrl: person, createdAt: 1 }).run();
     revokeApiKey(cli, keyId);

@@ -4,6 +4,7 @@ import { columnsOf, inserterOf, rowsOf, selectList, tableName, updaterById } fro
 import { accounts, agents, campaigns, leads, workspace } from '../../src/db/schema.js';
 import { engineWorkspace } from '../engine/helpers.js';
 import { testCtx } from '../helpers.js';
+import { restoreCampaign } from '../../src/core/campaigns/state-machine.js';
 
 describe('updaterById and inserterOf', () => {
   const updateLead = updaterById(leads);
@@ -39,7 +40,7 @@ describe('updaterById and inserterOf', () => {
 describe('rows read in SQL', () => {
   it('select every column under its name in code, booleans decoded, as the query builder reads them', () => {
     const ctx = testCtx({ workspace: engineWorkspace(['ann-sim-never-accepts', { slug: 'bob-sim-never-accepts', excluded: true }]) });
-    ctx.db.insert(campaigns).values({ id: 'cmp_none', name: 'No agent', status: 'READY_TO_SEND', importing: true, createdAt: 1, updatedAt: 1 }).run();
+    restoreCampaign(ctx, { id: 'cmp_none', name: 'No agent', status: 'READY_TO_SEND', importing: true, createdAt: 1, updatedAt: 1 });
     for (const table of [leads, campaigns, accounts, agents, workspace] as const) {
       const stmt = ctx.db.$client.prepare<[], Record<string, unknown>>(`SELECT ${selectList(table)} FROM ${tableName(table)} ORDER BY rowid`);
       expect(rowsOf(table, stmt).all(), tableName(table)).toStrictEqual(ctx.db.select().from(table).orderBy(sql`rowid`).all());

@@ -72,7 +72,8 @@ export function countOutreach(ctx: Ctx, campaignId: string, counter: OutreachCou
   activityStatements(ctx.db).countWorkspace[counter].run();
 }
 
-export type DailyCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent';
+/** An InMail counts as `messagesSent`: it is a message under the daily message cap (docs/account-safety.md). */
+export type DailyCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent' | 'profileVisits' | 'postReactions';
 
 /** Adds one to an account's counter for today, the engine's day (see core/accounts/today.ts). */
 export function countAccountDaily(ctx: Ctx, accountId: string, counter: DailyCounter): void {

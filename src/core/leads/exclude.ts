@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, or } from 'drizzle-orm';
 import { cached } from '../../db/cache.js';
 import { exclusions, leads } from '../../db/schema.js';
 import { exclusionStatements } from '../../db/sql/exclusions.js';

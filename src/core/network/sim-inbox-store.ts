@@ -30,4 +30,8 @@ export class SqliteSimInboxStore implements SimInboxStore {
     if (ids.length === 0) return;
     simInboxStatements(this.db).ack.run({ at: this.clock.now(), ids: JSON.stringify(ids) });
   }
+
+  tally(key: string): number {
+    return simInboxStatements(this.db).tally.get({ key }) ?? 1;
+  }
 }

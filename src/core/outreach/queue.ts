@@ -2,7 +2,7 @@ import { campaignStatements } from '../../db/sql/campaigns.js';
 import { intentStatements } from '../../db/sql/intents.js';
 import { leadStatements } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
-import { applyCampaignEvent } from '../campaigns/state-machine.js';
+import { applyCampaignEvent, isImporting } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
@@ -156,7 +156,7 @@ export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): bo
     if (l.workLeftInCampaign.get(campaignId) !== undefined) return false;
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return false;
     const row = campaignStatements(ctx.db).statusOf(campaignId);
-    if (row?.status !== 'CAMPAIGN_IN_PROGRESS' || row.importing) return false;
+    if (row?.status !== 'CAMPAIGN_IN_PROGRESS' || isImporting(row, ctx.clock.now())) return false;
     if (l.anyOfCampaign.get(campaignId) === undefined) return false;
     if (l.closingInCampaign.get(campaignId) !== undefined) return false;
     if (intentStatements(ctx.db).pendingOfCampaign.get(campaignId) !== undefined) return false;

@@ -53,7 +53,7 @@ export function accountReadiness(
 ): Readiness {
   const account = findAccount(ctx, accountId);
   // An operator's `active: false` stops all sending from the account until it is set back.
-  if (!account || account.status !== 'connected' || !account.active) return { until: now + ACCOUNT_RETRY_MS, why: 'unavailable' };
+  if (account?.status !== 'connected' || !account.active) return { until: now + ACCOUNT_RETRY_MS, why: 'unavailable' };
   if (pace.blocked && pace.notBefore > now) return { until: pace.notBefore, why: 'blocked' };
   const rhythm = rhythmOf(account, safety);
   const idle = Math.max(nextWorkingTime(now, rhythm), pace.blocked ? 0 : pace.notBefore);

@@ -12,6 +12,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { campaigns } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
+import { CREATED_STATUS, restoreCampaign } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { AUTO_EXCLUDE_TAGS, LEAD_TAGS, type LeadTag } from '../leads/enums.js';
 
@@ -212,11 +213,7 @@ export function generateLeads(db: Db, campaignId: string, count: number, opts: G
  */
 export function fillFixtureCampaign(ctx: Ctx, campaignId: string, count: number): { written: number; totalLeads: number | undefined } {
   const now = ctx.clock.now();
-  ctx.db
-    .insert(campaigns)
-    .values({ id: campaignId, name: `Fixture ${campaignId}`, status: 'READY_TO_SEND', createdAt: now, updatedAt: now })
-    .onConflictDoNothing()
-    .run();
+  restoreCampaign(ctx, { id: campaignId, name: `Fixture ${campaignId}`, status: CREATED_STATUS.plain, createdAt: now, updatedAt: now }, { ifMissing: true });
   const { from, to } = generateLeads(ctx.db, campaignId, count);
   const totalLeads = ctx.db.select({ n: campaigns.totalLeads }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.n;
   return { written: to - from, totalLeads };

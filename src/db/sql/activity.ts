@@ -12,7 +12,7 @@ import { activity } from '../schema.js';
 export const insertActivity = inserterOf(activity);
 
 export type WorkspaceCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent' | 'repliesReceived';
-export type DailyCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent';
+export type DailyCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent' | 'profileVisits' | 'postReactions';
 
 const WORKSPACE_COLUMN: Record<WorkspaceCounter, string> = {
   connectionRequestsSent: 'connection_requests_sent',
@@ -24,6 +24,8 @@ const DAILY_COLUMN: Record<DailyCounter, string> = {
   connectionRequestsSent: 'connection_requests_sent',
   connectionRequestsAccepted: 'connection_requests_accepted',
   messagesSent: 'messages_sent',
+  profileVisits: 'profile_visits',
+  postReactions: 'post_reactions',
 };
 
 export interface DailyRow {
@@ -31,6 +33,8 @@ export interface DailyRow {
   day: string;
   conn: number;
   msgs: number;
+  visits: number;
+  reactions: number;
 }
 
 export interface ActivityStatements {
@@ -38,7 +42,7 @@ export interface ActivityStatements {
   countWorkspace: Record<WorkspaceCounter, Statement<[]>>;
   /** Adds one to an account's counter of a day, creating the day's row. */
   countDaily: Record<DailyCounter, Statement<[{ accountId: string; day: string }]>>;
-  /** The invitations and messages of the accounts in the JSON array `ids`, on the days from..to (YYYY-MM-DD). */
+  /** The invitations, messages, visits and likes of the accounts in the JSON array `ids`, on the days from..to (YYYY-MM-DD). */
   dailyOfMany: Statement<[{ ids: string; from: string; to: string }], DailyRow>;
 }
 
@@ -55,7 +59,8 @@ export const activityStatements: (db: Db) => ActivityStatements = perDb((db) => 
       ),
     ),
     dailyOfMany: c.prepare(
-      `SELECT account_id AS accountId, day, connection_requests_sent AS conn, messages_sent AS msgs FROM account_daily
+      `SELECT account_id AS accountId, day, connection_requests_sent AS conn, messages_sent AS msgs,
+         profile_visits AS visits, post_reactions AS reactions FROM account_daily
        WHERE account_id IN (SELECT value FROM json_each(@ids)) AND day BETWEEN @from AND @to`,
     ),
   };

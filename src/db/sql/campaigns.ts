@@ -37,11 +37,17 @@ const column = (key: string): string => {
   return quoted(c.name);
 };
 
+export type CampaignStatusRow = Pick<
+  typeof campaigns.$inferSelect,
+  'status' | 'importing' | 'importingHolder' | 'importingHost' | 'importingPid' | 'importingUntil'
+>;
+
 export interface CampaignStatements {
   /** Every running campaign with its agent, in creation order. */
   running(): CampaignWithAgent[];
   withAgent(id: string): CampaignWithAgent | undefined;
-  statusOf(id: string): { status: string; importing: boolean } | undefined;
+  /** The status and the importing lease (whether it is held is the state machine's to say). */
+  statusOf(id: string): CampaignStatusRow | undefined;
   /** The account of the campaign's agent (no row without an agent). */
   agentAccount: Statement<[string], { accountId: string | null }>;
   idAndName: Statement<[string], { id: string; name: string }>;
@@ -55,7 +61,10 @@ export const campaignStatements: (db: Db) => CampaignStatements = perDb((db) => 
   // there would have SQLite plan the statement again on every call.
   const running = c.prepare<[], Record<string, unknown>>(`${CAMPAIGN_AGENT} WHERE c.status = 'CAMPAIGN_IN_PROGRESS' ORDER BY c.seq`);
   const byId = c.prepare<[string], Record<string, unknown>>(`${CAMPAIGN_AGENT} WHERE c.id = ?`);
-  const statusOf = c.prepare<[string], { status: string; importing: number }>('SELECT status, importing FROM campaigns WHERE id = ?');
+  const statusOf = c.prepare<[string], Omit<CampaignStatusRow, 'importing'> & { importing: number }>(
+    `SELECT status, importing, importing_holder AS importingHolder, importing_host AS importingHost, importing_pid AS importingPid,
+       importing_until AS importingUntil FROM campaigns WHERE id = ?`,
+  );
   return {
     running: () => running.all().map(withAgent),
     withAgent: (id) => {
@@ -64,7 +73,7 @@ export const campaignStatements: (db: Db) => CampaignStatements = perDb((db) => 
     },
     statusOf: (id) => {
       const row = statusOf.get(id);
-      return row === undefined ? undefined : { status: row.status, importing: row.importing === 1 };
+      return row === undefined ? undefined : { ...row, importing: row.importing === 1 };
     },
     agentAccount: c.prepare('SELECT a.account_id AS accountId FROM campaigns c JOIN agents a ON a.id = c.assigned_template_id WHERE c.id = ?'),
     idAndName: c.prepare('SELECT id, name FROM campaigns WHERE id = ?'),

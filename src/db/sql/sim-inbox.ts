@@ -15,6 +15,8 @@ export interface SimInboxStatements {
   ack: Statement<[{ ids: string; at: number }]>;
   /** Undelivered rows due at `now`, in time order, at most `limit`. */
   due: Statement<[{ now: number; limit: number }], SimInboxRow>;
+  /** Adds one to the simulator's tally `key` and answers the count after it. */
+  tally: Statement<[{ key: string }], number>;
 }
 
 export const simInboxStatements: (db: Db) => SimInboxStatements = perDb((db) => {
@@ -28,5 +30,10 @@ export const simInboxStatements: (db: Db) => SimInboxStatements = perDb((db) => 
     // undelivered event (2 ms at 20,000) instead of looking the ids up (7 µs).
     ack: c.prepare('UPDATE sim_inbox SET delivered_at = @at WHERE id IN (SELECT value FROM json_each(@ids)) AND +delivered_at IS NULL'),
     due: c.prepare(`SELECT ${selectList(simInbox)} FROM sim_inbox WHERE delivered_at IS NULL AND at <= @now ORDER BY at, id LIMIT (SELECT @limit)`),
+    tally: c
+      .prepare<[{ key: string }], number>(
+        'INSERT INTO sim_tallies (key, count) VALUES (@key, 1) ON CONFLICT (key) DO UPDATE SET count = count + 1 RETURNING count',
+      )
+      .pluck(),
   };
 });

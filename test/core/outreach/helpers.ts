@@ -14,6 +14,8 @@ export const account = (over: Partial<AccountRow> = {}): AccountRow => ({
   hasSalesNavigator: false,
   connectionRequestLimit: 25,
   messageLimit: 50,
+  profileVisitLimit: 40,
+  postReactionLimit: 30,
   providerAccountId: null,
   createdAt: 0,
   weeklyConnectionRequestLimit: null,

@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { restoreCampaign } from '../../../src/core/campaigns/state-machine.js';
 import { FakeClock, utcDay } from '../../../src/core/clock.js';
 import { freshLeadQuotas, probeSizes } from '../../../src/core/outreach/quotas.js';
 import { resolveEngineSettings } from '../../../src/core/outreach/settings.js';
 import { loadRunningCampaigns } from '../../../src/core/outreach/state.js';
-import { accountDaily, agents, campaigns } from '../../../src/db/schema.js';
+import { accountDaily, agents } from '../../../src/db/schema.js';
 import { engineWorkspace } from '../../engine/helpers.js';
 import { testCtx } from '../../helpers.js';
 
@@ -21,7 +22,7 @@ describe('fresh-lead quotas', () => {
     const ctx = testCtx({ workspace: engineWorkspace([], { limits: { connectionRequestLimit: 3 } }), clock: new FakeClock(NOW) });
     const safety = resolveEngineSettings({}).safety;
     // A second campaign without an agent takes the whole room at once (its leads fail or wait for an account).
-    ctx.db.insert(campaigns).values({ id: 'cmp_none', name: 'None', status: 'CAMPAIGN_IN_PROGRESS', createdAt: 1, updatedAt: 1 }).run();
+    restoreCampaign(ctx, { id: 'cmp_none', name: 'None', status: 'CAMPAIGN_IN_PROGRESS', createdAt: 1, updatedAt: 1 });
     const running = loadRunningCampaigns(ctx);
     const quotas = (room: number, full: (id: string) => boolean = () => false) => freshLeadQuotas(ctx, safety, running, NOW, room, full);
     expect(quotas(5)).toEqual({

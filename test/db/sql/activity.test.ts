@@ -32,12 +32,14 @@ describe('activity and counter statements', () => {
     s.countDaily.connectionRequestsSent.run({ accountId: 'acc_a', day: '2026-01-01' });
     s.countDaily.connectionRequestsSent.run({ accountId: 'acc_a', day: '2026-01-01' });
     s.countDaily.messagesSent.run({ accountId: 'acc_a', day: '2026-01-02' });
+    s.countDaily.profileVisits.run({ accountId: 'acc_a', day: '2026-01-02' });
+    s.countDaily.postReactions.run({ accountId: 'acc_a', day: '2026-01-03' });
     b.db
       .update(workspace)
       .set({ messagesSent: sql`${workspace.messagesSent} + 2` })
       .run();
     // The upsert the query builder wrote before (src/core/activity/record.ts).
-    const upsert = (day: string, counter: 'connectionRequestsSent' | 'messagesSent') =>
+    const upsert = (day: string, counter: 'connectionRequestsSent' | 'messagesSent' | 'profileVisits' | 'postReactions') =>
       b.db
         .insert(accountDaily)
         .values({ accountId: 'acc_a', day, [counter]: 1 })
@@ -46,13 +48,15 @@ describe('activity and counter statements', () => {
     upsert('2026-01-01', 'connectionRequestsSent');
     upsert('2026-01-01', 'connectionRequestsSent');
     upsert('2026-01-02', 'messagesSent');
+    upsert('2026-01-02', 'profileVisits');
+    upsert('2026-01-03', 'postReactions');
     expect(table(a.db)).toStrictEqual(table(b.db));
   });
 
-  it("reads the accounts' invitations and messages of a span of days", () => {
+  it("reads the accounts' invitations, messages, visits and likes of a span of days", () => {
     const { db } = variedCtx();
     const rows = [
-      { accountId: 'acc_a', day: '2026-01-01', connectionRequestsSent: 3, messagesSent: 1 },
+      { accountId: 'acc_a', day: '2026-01-01', connectionRequestsSent: 3, messagesSent: 1, profileVisits: 2, postReactions: 5 },
       { accountId: 'acc_a', day: '2026-01-08', connectionRequestsSent: 4, messagesSent: 0 },
       { accountId: 'acc_b', day: '2026-01-03', connectionRequestsSent: 0, messagesSent: 9 },
       { accountId: 'acc_c', day: '2026-01-03', connectionRequestsSent: 1, messagesSent: 1 },
@@ -62,7 +66,14 @@ describe('activity and counter statements', () => {
       r.sort((x, y) => x.accountId.localeCompare(y.accountId) || x.day.localeCompare(y.day));
     const got = activityStatements(db).dailyOfMany.all({ ids: JSON.stringify(['acc_a', 'acc_b']), from: '2026-01-01', to: '2026-01-07' });
     const want = db
-      .select({ accountId: accountDaily.accountId, day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })
+      .select({
+        accountId: accountDaily.accountId,
+        day: accountDaily.day,
+        conn: accountDaily.connectionRequestsSent,
+        msgs: accountDaily.messagesSent,
+        visits: accountDaily.profileVisits,
+        reactions: accountDaily.postReactions,
+      })
       .from(accountDaily)
       .where(and(sql`${accountDaily.accountId} IN ('acc_a', 'acc_b')`, between(accountDaily.day, '2026-01-01', '2026-01-07')))
       .all();

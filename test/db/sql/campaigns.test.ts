@@ -25,7 +25,18 @@ describe('campaign statements', () => {
     const { db } = variedCtx();
     const s = campaignStatements(db);
     for (const id of ['cmp', 'cmp_none', 'cmp_missing']) {
-      const row = db.select({ status: campaigns.status, importing: campaigns.importing }).from(campaigns).where(eq(campaigns.id, id)).get();
+      const row = db
+        .select({
+          status: campaigns.status,
+          importing: campaigns.importing,
+          importingHolder: campaigns.importingHolder,
+          importingHost: campaigns.importingHost,
+          importingPid: campaigns.importingPid,
+          importingUntil: campaigns.importingUntil,
+        })
+        .from(campaigns)
+        .where(eq(campaigns.id, id))
+        .get();
       expect(s.statusOf(id)).toStrictEqual(row);
       expect(s.agentAccount.get(id)).toStrictEqual(
         db

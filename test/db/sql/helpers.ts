@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { campaigns, leads } from '../../../src/db/schema.js';
+import { restoreCampaign } from '../../../src/core/campaigns/state-machine.js';
+import { leads } from '../../../src/db/schema.js';
 import { engineWorkspace } from '../../engine/helpers.js';
 import { testCtx } from '../../helpers.js';
 
@@ -12,8 +13,8 @@ export function variedCtx() {
     workspace: engineWorkspace(['ann', { slug: 'bob', excluded: true }, 'cy', 'dee', 'eve', 'fay', { slug: 'gus', stage: 'replied' }]),
   });
   const db = ctx.db;
-  db.insert(campaigns).values({ id: 'cmp_none', name: 'No agent', status: 'CAMPAIGN_IN_PROGRESS', createdAt: 1, updatedAt: 1 }).run();
-  db.insert(campaigns).values({ id: 'cmp_2', name: 'Second', status: 'CAMPAIGN_PAUSED', assignedTemplateId: 'tpl', createdAt: 2, updatedAt: 2 }).run();
+  restoreCampaign(ctx, { id: 'cmp_none', name: 'No agent', status: 'CAMPAIGN_IN_PROGRESS', createdAt: 1, updatedAt: 1 });
+  restoreCampaign(ctx, { id: 'cmp_2', name: 'Second', status: 'CAMPAIGN_PAUSED', assignedTemplateId: 'tpl', createdAt: 2, updatedAt: 2 });
   const set = (id: string, values: Partial<typeof leads.$inferInsert>) => db.update(leads).set(values).where(eq(leads.id, id)).run();
   set('lead_1', { nextActionAt: 500, providerId: 'p1', replied: true, needsReply: true, repliedAt: 40 });
   set('lead_2', { nextActionAt: null, politeClosePendingAt: 30 });
