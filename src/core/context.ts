@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { Faults } from './faults.js';
 import type { SafetySettings } from './safety/types.js';
+import type { Drafter } from './drafts/drafter.js';
 
 export type Environment = 'development' | 'production';
 
@@ -33,4 +34,6 @@ export interface Ctx {
    * 401 answers so the hint works as printed; absent where there is no such command (tests).
    */
   keyCommand?: string;
+  /** The optional model that rewrites new drafts (config `drafter`); absent, nothing calls a model. */
+  drafter?: Drafter;
 }

@@ -34,6 +34,11 @@ export const CampaignStats = z.object({
   replyRate: z.number().nullable(),
 });
 
+/** `required`: every note and message waits as a draft until a person approves it. */
+export const CAMPAIGN_APPROVALS = ['off', 'required'] as const;
+export const CampaignApproval = z.enum(CAMPAIGN_APPROVALS);
+export type CampaignApproval = z.infer<typeof CampaignApproval>;
+
 export const Campaign = z.object({
   id: z.string(),
   name: z.string(),
@@ -41,6 +46,7 @@ export const Campaign = z.object({
   totalLeads: z.number().int(),
   assignedTemplateId: z.string().nullable(),
   stats: CampaignStats,
+  approval: CampaignApproval,
 });
 export type Campaign = z.infer<typeof Campaign>;
 
@@ -64,6 +70,7 @@ export function toCampaign(row: CampaignRow): Campaign {
       repliesReceived: row.repliesReceived,
       replyRate: rate(row.repliesReceived, row.messagesSent),
     },
+    approval: row.approval as CampaignApproval,
   };
 }
 

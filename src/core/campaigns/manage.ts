@@ -6,7 +6,8 @@ import { requireAgentRow } from '../agents/agents.js';
 import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
-import { type Campaign, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+import { releasePendingDrafts } from '../drafts/store.js';
+import { type Campaign, CampaignApproval, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
 
 export const CampaignName = z.string().trim().min(1, 'must not be blank').max(120).describe('Campaign name, 1..120 characters.');
 export const AssignedTemplateId = z
@@ -15,9 +16,15 @@ export const AssignedTemplateId = z
   .nullable()
   .describe('The agent (tpl_…) that runs the campaign, from list_agents; null for none.');
 
-export const CreateCampaignInput = z.strictObject({ name: CampaignName, assignedTemplateId: AssignedTemplateId.optional() });
+export const Approval = CampaignApproval.describe('required: notes and messages wait as drafts to approve (list_drafts); default off.');
+
+export const CreateCampaignInput = z.strictObject({ name: CampaignName, assignedTemplateId: AssignedTemplateId.optional(), approval: Approval.optional() });
 export type CreateCampaignInput = z.output<typeof CreateCampaignInput>;
-export const UpdateCampaignFields = { name: CampaignName.optional(), assignedTemplateId: AssignedTemplateId.optional() };
+export const UpdateCampaignFields = {
+  name: CampaignName.optional(),
+  assignedTemplateId: AssignedTemplateId.optional(),
+  approval: Approval.optional().describe('required or off, any time; off sends pending drafts as they stand.'),
+};
 export const UpdateCampaignInput = z.strictObject(UpdateCampaignFields);
 export type UpdateCampaignInput = z.output<typeof UpdateCampaignInput>;
 
@@ -28,18 +35,23 @@ export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
     if (agentId !== null) requireAgentRow(ctx, agentId, 'assignedTemplateId');
     const now = ctx.clock.now();
     const id = newId('cmp');
-    ctx.db.insert(campaigns).values({ id, name: input.name, status: 'READY_TO_SEND', assignedTemplateId: agentId, createdAt: now, updatedAt: now }).run();
+    ctx.db
+      .insert(campaigns)
+      .values({ id, name: input.name, status: 'READY_TO_SEND', assignedTemplateId: agentId, approval: input.approval ?? 'off', createdAt: now, updatedAt: now })
+      .run();
     return toCampaign(requireCampaignRow(ctx, id));
   });
 }
 
 /**
- * Renames, and assigns or clears the agent. Swapping the agent of a running campaign would
- * change the sequence under leads in flight, so it is refused until the campaign is paused.
+ * Renames, assigns or clears the agent, and turns approval on or off. Swapping the agent of a
+ * running campaign would change the sequence under leads in flight, so it is refused until the
+ * campaign is paused. Approval may change at any time: turning it off approves the drafts still
+ * pending, in the same transaction, so the engine sends them as they stand.
  */
 export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput): Campaign {
-  if (input.name === undefined && input.assignedTemplateId === undefined) {
-    throw validationError('Give at least one of name and assignedTemplateId.', ['name', 'assignedTemplateId']);
+  if (input.name === undefined && input.assignedTemplateId === undefined && input.approval === undefined) {
+    throw validationError('Give at least one of name, assignedTemplateId and approval.', ['name', 'assignedTemplateId', 'approval']);
   }
   return transaction(ctx.db, () => {
     const row = requireCampaignRow(ctx, id);
@@ -51,6 +63,10 @@ export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput)
       }
       if (input.assignedTemplateId !== null) requireAgentRow(ctx, input.assignedTemplateId, 'assignedTemplateId');
       set.assignedTemplateId = input.assignedTemplateId;
+    }
+    if (input.approval !== undefined && input.approval !== row.approval) {
+      set.approval = input.approval;
+      if (input.approval === 'off') releasePendingDrafts(ctx, id);
     }
     ctx.db.update(campaigns).set(set).where(eq(campaigns.id, id)).run();
     return toCampaign(requireCampaignRow(ctx, id));

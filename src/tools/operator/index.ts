@@ -1,5 +1,6 @@
 import type { Tool } from '../define.js';
 import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
+import { listDraftQueuesTool } from './drafts.js';
 import { addExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
@@ -39,4 +40,5 @@ export const operatorTools: readonly Tool[] = [
   previewImportTool,
   startImportTool,
   getImportTool,
+  listDraftQueuesTool,
 ];
