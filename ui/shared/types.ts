@@ -30,6 +30,9 @@ import type { updateAgentTool } from '../../src/tools/update-agent.js';
 import type { previewAgentTool } from '../../src/tools/preview-agent.js';
 import type { connectAccountTool } from '../../src/tools/connect-account.js';
 import type { updateAccountTool } from '../../src/tools/update-account.js';
+import type { listDraftsTool } from '../../src/tools/list-drafts.js';
+import type { updateDraftsTool } from '../../src/tools/update-drafts.js';
+import type { listDraftQueuesTool } from '../../src/tools/operator/drafts.js';
 import type {
   getActivitySeriesTool,
   getConversationTool,
@@ -83,6 +86,12 @@ export type ConversationMessage = Conversation['messages'][number];
 export type SenderKind = ConversationMessage['sender'];
 export type ActivitySeries = ToolOutput<'get_activity_series'>;
 
+export type ListDraftsResult = ToolOutput<'list_drafts'>;
+export type Draft = ListDraftsResult['drafts'][number];
+export type DraftStatus = Draft['status'];
+export type DraftKind = Draft['kind'];
+export type DraftQueues = ToolOutput<'list_draft_queues'>;
+
 export type ImportPreview = ToolOutput<'preview_import'>;
 export type ImportSummary = ImportPreview['summary'];
 export type ImportStatus = ToolOutput<'get_import'>;
@@ -134,6 +143,9 @@ interface ServerTools {
   preview_import: Io<typeof previewImportTool>;
   start_import: Io<typeof startImportTool>;
   get_import: Io<typeof getImportTool>;
+  list_drafts: Io<typeof listDraftsTool>;
+  update_drafts: Io<typeof updateDraftsTool>;
+  list_draft_queues: Io<typeof listDraftQueuesTool>;
 }
 
 export type Tools = ServerTools;
