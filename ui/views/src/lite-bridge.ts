@@ -84,7 +84,7 @@ export class LiteBridge {
   private readonly receive = (event: MessageEvent): void => {
     if (event.source !== this.host) return;
     const message = event.data as JsonRpcMessage | null;
-    if (!message || message.jsonrpc !== '2.0') return;
+    if (message?.jsonrpc !== '2.0') return;
     if (message.method === undefined && message.id !== undefined) {
       const waiting = this.pending.get(message.id as Id);
       if (!waiting) return;
