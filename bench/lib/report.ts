@@ -1,4 +1,5 @@
 import type { DashboardBench } from './dashboard.js';
+import { DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBench } from './drafts.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -102,6 +103,8 @@ export interface Results {
   dashboard?: DashboardBench;
   /** The CSV import case (bench/lib/import.ts). */
   importCase?: ImportBench;
+  /** list_drafts at 100,000 pending drafts and update_drafts of 100 approvals (bench/lib/drafts.ts). */
+  draftsCase?: DraftsBench;
   targets: Target[];
 }
 
@@ -182,6 +185,7 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     : [];
   return [
     ...importTargets,
+    ...draftsTargets(r.draftsCase),
     {
       id: 'rest-vs-express',
       text: 'REST GET /credits reaches ≥ 60% of bare Express throughput',
@@ -246,6 +250,25 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
       met: r.toolsList.responseBytes < TOOLS_LIST_LIMIT_BYTES,
     },
     ...dashboardTargets(r.dashboard),
+  ];
+}
+
+/** The drafts case's two targets, judged on the server's own times. */
+export function draftsTargets(d: DraftsBench | undefined): Target[] {
+  if (!d) return [];
+  return [
+    {
+      id: 'drafts-list-p99',
+      text: `list_drafts at ${int(d.drafts)} pending drafts: p99 under ${DRAFTS_LIST_P99_MS} ms server-side`,
+      measured: `${ms(d.list.serverSide.p99)} ms p99, ${ms(d.list.serverSide.p50)} ms median over ${int(d.list.serverSide.n)} requests on one connection (first page, half-way page, every draft)`,
+      met: d.list.serverSide.n > 0 && d.list.serverSide.p99 < DRAFTS_LIST_P99_MS,
+    },
+    {
+      id: 'drafts-update',
+      text: `update_drafts of 100 approvals under ${DRAFTS_UPDATE_MS} ms`,
+      measured: `${ms(d.update.serverSide.p50)} ms median, ${ms(d.update.serverSide.p99)} ms p99 server-side over ${int(d.update.serverSide.n)} calls (client-side median ${ms(d.update.clientSide.p50)} ms)`,
+      met: d.update.serverSide.n > 0 && d.update.serverSide.p50 < DRAFTS_UPDATE_MS,
+    },
   ];
 }
 
