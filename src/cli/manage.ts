@@ -19,10 +19,12 @@ import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         List campaigns, newest first.
-  campaigns create --name N [--agent ID] [--db PATH]
-                        Create a READY_TO_SEND campaign, optionally with its agent.
-  campaigns update ID [--name N] [--agent ID|none] [--db PATH]
-                        Rename a campaign or change its agent (pause a running one first).
+  campaigns create --name N [--agent ID] [--approval off|required] [--db PATH]
+                        Create a READY_TO_SEND campaign, optionally with its agent; approval
+                        required holds every note and message as a draft to approve.
+  campaigns update ID [--name N] [--agent ID|none] [--approval off|required] [--db PATH]
+                        Rename a campaign, change its agent (pause a running one first), or
+                        turn approval on or off (off sends the waiting drafts as they stand).
   agents list [--json] [--db PATH]
                         List agents with their account and sequence length.
   agents create --file F [--db PATH]
@@ -161,26 +163,28 @@ export async function campaigns(args: string[]): Promise<void> {
       });
     }
     case 'create': {
-      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' } });
+      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, approval: { type: 'string' } });
       if (values.name === undefined) throw new UsageError('--name: required');
-      const input = checked(CreateCampaignInput, { name: values.name, assignedTemplateId: values.agent }, { name: '--name', assignedTemplateId: '--agent' });
+      const fields = { name: '--name', assignedTemplateId: '--agent', approval: '--approval' };
+      const input = checked(CreateCampaignInput, { name: values.name, assignedTemplateId: values.agent, approval: values.approval }, fields);
       return withCtx(values, (ctx) =>
-        run({ name: '--name', assignedTemplateId: '--agent' }, async () => {
+        run(fields, async () => {
           const c = createCampaign(ctx, input);
           stdout(`Created campaign ${c.id} (${c.name}), ${c.status}.`);
         }),
       );
     }
     case 'update': {
-      const { values, positionals } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' } }, 1);
+      const { values, positionals } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, approval: { type: 'string' } }, 1);
       const id = positionals[0];
       if (!id) throw new UsageError('campaigns update: the campaign ID is required (see npx outreach campaigns list)');
       const agent = values.agent === 'none' ? null : values.agent;
-      const input = checked(UpdateCampaignInput, { name: values.name, assignedTemplateId: agent }, { name: '--name', assignedTemplateId: '--agent' });
+      const fields = { name: '--name', assignedTemplateId: '--agent', approval: '--approval' };
+      const input = checked(UpdateCampaignInput, { name: values.name, assignedTemplateId: agent, approval: values.approval }, fields);
       return withCtx(values, (ctx) =>
-        run({ name: '--name', assignedTemplateId: '--agent', campaignId: 'ID' }, async () => {
+        run({ ...fields, campaignId: 'ID' }, async () => {
           const c = updateCampaign(ctx, id, input);
-          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}, ${c.status}.`);
+          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}, approval ${c.approval}, ${c.status}.`);
         }),
       );
     }

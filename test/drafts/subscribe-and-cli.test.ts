@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,5 +81,30 @@ describe('subscribing to draft.pending', () => {
     });
     expect(result).toMatchObject({ ok: true });
     expect(listEndpoints(ctx).flatMap((e) => e.events)).toEqual(['draft.pending', 'draft.pending']);
+  });
+});
+
+describe('approval from the CLI', () => {
+  it('campaigns create and update take --approval, and name it when the value is wrong', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drafts-cli-'));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OUTREACH_')));
+    const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, 'campaigns', ...args, '--db', join(dir, 'c.db')], { encoding: 'utf8', env });
+    try {
+      writeFileSync(join(dir, 'ws.json'), JSON.stringify(reviewWorkspace(1)));
+      const seeded = spawnSync(process.execPath, [BIN, 'seed', '--file', join(dir, 'ws.json'), '--db', join(dir, 'c.db')], { encoding: 'utf8', env });
+      expect(seeded.status, seeded.stderr).toBe(0);
+      const made = cli('create', '--name', 'Careful', '--approval', 'required');
+      expect(made.status, made.stderr).toBe(0);
+      const id = /Created campaign (cmp_\w+)/.exec(made.stdout)?.[1] ?? '';
+      const off = cli('update', id, '--approval', 'off');
+      expect(off.status, off.stderr).toBe(0);
+      expect(off.stdout).toContain('approval off');
+      const bad = cli('update', id, '--approval', 'maybe');
+      expect(bad.status).not.toBe(0);
+      expect(bad.stderr.trim()).toMatch(/^outreach: --approval: .*"off"\|"required"/);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
