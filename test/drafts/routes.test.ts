@@ -163,3 +163,40 @@ describe('drafts over REST and MCP', () => {
     expect(approved.body.drafts.map((d: any) => d.id)).toEqual([ids[0], ...ids.slice(2)]);
   });
 });
+
+describe('two operators at once', () => {
+  it('approving the same draft together approves it once; approving and rejecting together ends in one decision', async () => {
+    const server = await startTestServer({ limits: RELAXED_LIMITS, workspace: reviewWorkspace(2) });
+    try {
+      const make = (i: number) =>
+        draftFor(server.ctx, {
+          campaignId: 'cmp_review',
+          leadId: `lead_r${i}`,
+          stepId: 'stp_note',
+          variant: 'A',
+          kind: 'invite',
+          accountId: 'acc_ada',
+          text: `Hi ${i}`,
+        }).id;
+      const [a, b] = [make(0), make(1)];
+      const post = (body: unknown) => server.rest('/drafts/batch-update', { method: 'POST', body: JSON.stringify(body) });
+      server.ctx.clock.advance(1000);
+      const approvals = await Promise.all(Array.from({ length: 8 }, () => post({ drafts: [{ id: a, status: 'approved' }] })));
+      expect(approvals.map((r) => [r.status, r.body.results[0].status])).toEqual(Array.from({ length: 8 }, () => [200, 'updated']));
+      const afterFirst = (await server.rest('/drafts?status=approved')).body.drafts[0];
+      expect(afterFirst).toMatchObject({ id: a, status: 'approved' });
+      // Every later approval found it approved and wrote nothing.
+      server.ctx.clock.advance(1000);
+      await post({ drafts: [{ id: a, status: 'approved' }] });
+      expect((await server.rest('/drafts?status=approved')).body.drafts[0].updatedAt).toBe(afterFirst.updatedAt);
+
+      const [approve, reject] = await Promise.all([post({ drafts: [{ id: b, status: 'approved' }] }), post({ drafts: [{ id: b, status: 'rejected' }] })]);
+      const final = (await server.rest('/drafts?campaignId=cmp_review')).body.drafts.find((d: any) => d.id === b);
+      // Either order is one decision: approve then reject (rejected), or reject then a refused approval.
+      if (final.status === 'rejected' && approve.body.results[0].status === 'conflict') expect(reject.body.results[0].status).toBe('updated');
+      else expect([final.status, approve.body.results[0].status, reject.body.results[0].status]).toEqual(['rejected', 'updated', 'updated']);
+    } finally {
+      await server.close();
+    }
+  });
+});
