@@ -67,11 +67,12 @@ export function DraftQueue({ args, initial, shortcuts = false }: DraftQueueProps
   const drafts = list.data?.drafts ?? [];
   const open = (d: Draft) => d.status === 'pending' || d.status === 'approved';
 
-  // Drop what refers to drafts no longer on the page.
+  // Drop the selection of drafts no longer on the page (keyed by ids: a new array each render is no change).
+  const shownKey = drafts.map((d) => d.id).join(',');
   useEffect(() => {
-    const shown = new Set(drafts.map((d) => d.id));
-    setSelected((prev) => new Set([...prev].filter((x) => shown.has(x))));
-  }, [drafts]);
+    const shown = new Set(shownKey.split(','));
+    setSelected((prev) => ([...prev].every((x) => shown.has(x)) ? prev : new Set([...prev].filter((x) => shown.has(x)))));
+  }, [shownKey]);
 
   const apply = (changes: { draft: Draft; status?: 'approved' | 'rejected' }[], verb: string) => {
     if (changes.length === 0) return;
