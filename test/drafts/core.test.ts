@@ -11,7 +11,7 @@ import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim } from '..
 import { sendsToConfirm, updateDrafts } from '../../src/core/drafts/update.js';
 import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
 import { webhookEvents, workspace } from '../../src/db/schema.js';
-import { confirmationMessage } from '../../src/tools/update-drafts.js';
+import { approvalConfirmation, confirmationMessage, UpdateDraftsInput } from '../../src/tools/update-drafts.js';
 import { testCtx } from '../helpers.js';
 import { reviewWorkspace } from './helpers.js';
 
@@ -344,6 +344,10 @@ describe('the confirmation before approving', () => {
     expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, status: 'approved' }]))).toBeNull();
     expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, text: 'Other words', status: 'approved' }]))).toBe('Send 1 message from Ada?');
     expect(confirmationMessage({ count: 2, accounts: [{ accountId: null, name: null, count: 2 }] })).toBe("Send 2 messages from the campaign's account?");
+    // The seam a transport calls with the tool's parsed input, before the tool runs.
+    const input = UpdateDraftsInput.parse({ drafts: [{ id: b.id, status: 'approved' }, { id: c.id, status: 'approved' }] });
+    expect(approvalConfirmation(ctx, input)).toBe('Send 2 messages: 1 from Ada, 1 from Navigator?');
+    expect(approvalConfirmation(ctx, UpdateDraftsInput.parse({ drafts: [{ id: b.id, text: 'x' }] }))).toBeNull();
   });
 });
 
