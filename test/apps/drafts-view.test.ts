@@ -1,17 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import react from '@vitejs/plugin-react';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
-import { viteSingleFile } from 'vite-plugin-singlefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { draftFor } from '../../src/core/drafts/prepare.js';
-import { reviewWorkspace } from '../drafts/helpers.js';
+import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
+import { buildHost } from './host-page.js';
 
 /**
  * The drafts view in a real MCP Apps host: the test host (ext-apps' own AppBridge and the MCP
@@ -22,7 +19,6 @@ import { requireTool } from '../optional.js';
 const CHROMIUM = '/usr/bin/chromium';
 const WAIT = { timeout: 15_000 };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HOST_DIR = fileURLToPath(new URL('./host/', import.meta.url));
 const VIEW = join(ROOT, 'dist/ui/views/drafts.html');
 
 describe('the drafts view document', () => {
@@ -42,22 +38,6 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
   const toolCalls: string[] = [];
   const consoleLines: string[] = [];
 
-  async function buildHost(): Promise<string> {
-    const out = mkdtempSync(join(tmpdir(), 'outreach-host-'));
-    try {
-      await build({
-        configFile: false,
-        root: HOST_DIR,
-        logLevel: 'warn',
-        plugins: [react(), viteSingleFile()],
-        build: { outDir: out, emptyOutDir: true, rollupOptions: { input: join(HOST_DIR, 'index.html') } },
-      });
-      return readFileSync(join(out, 'index.html'), 'utf8');
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
-  }
-
   const rest = async (path: string) => (await server.rest(path)).body;
   const draft = async (n: number) => (await rest('/drafts?campaignId=cmp_review&limit=100')).drafts.find((d: any) => d.id === ids[n]);
   const frame = () => page.frameLocator('iframe[data-view="drafts"]');
@@ -65,15 +45,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
   beforeAll(async () => {
     [server, hostHtml] = await Promise.all([startTestServer({ limits: RELAXED_LIMITS, workspace: reviewWorkspace(3) }), buildHost()]);
     for (let i = 0; i < 3; i++) {
-      const d = draftFor(server.ctx, {
-        campaignId: 'cmp_review',
-        leadId: `lead_r${i}`,
-        stepId: 'stp_note',
-        variant: 'A',
-        kind: 'invite',
-        accountId: 'acc_ada',
-        text: `Hi, glad to connect (${i}).`,
-      });
+      const d = draftFor(server.ctx, noteFor(`lead_r${i}`, { text: `Hi, glad to connect (${i}).` }));
       ids.push(d.id);
     }
     browser = await chromium.launch({

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import type { Ctx } from '../../src/core/context.js';
 import { draftQueues, listDrafts } from '../../src/core/drafts/list.js';
-import { type DraftInput, draftFor, prepareDraft } from '../../src/core/drafts/prepare.js';
+import { draftFor, prepareDraft } from '../../src/core/drafts/prepare.js';
 import { DRAFT_TRANSITIONS, nextDraftStatus } from '../../src/core/drafts/store.js';
 import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim } from '../../src/core/drafts/send.js';
 import { sendsToConfirm, updateDrafts } from '../../src/core/drafts/update.js';
@@ -13,20 +13,11 @@ import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
 import { webhookEvents, workspace } from '../../src/db/schema.js';
 import { approvalConfirmation, confirmationMessage, UpdateDraftsInput } from '../../src/tools/update-drafts.js';
 import { testCtx } from '../helpers.js';
-import { reviewWorkspace } from './helpers.js';
+import { noteFor, reviewWorkspace } from './helpers.js';
 
 const secretOf = (ctx: Ctx) => ctx.db.select().from(workspace).get()!.cursorSecret;
 
-const step = (leadId: string, over: Partial<DraftInput> = {}): DraftInput => ({
-  campaignId: 'cmp_review',
-  leadId,
-  stepId: 'stp_note',
-  variant: 'A',
-  kind: 'invite',
-  accountId: 'acc_ada',
-  text: `Hi there, ${leadId}`,
-  ...over,
-});
+const step = noteFor;
 
 const pendingEvents = (ctx: Ctx) =>
   ctx.db
@@ -345,7 +336,12 @@ describe('the confirmation before approving', () => {
     expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, text: 'Other words', status: 'approved' }]))).toBe('Send 1 message from Ada?');
     expect(confirmationMessage({ count: 2, accounts: [{ accountId: null, name: null, count: 2 }] })).toBe("Send 2 messages from the campaign's account?");
     // The seam a transport calls with the tool's parsed input, before the tool runs.
-    const input = UpdateDraftsInput.parse({ drafts: [{ id: b.id, status: 'approved' }, { id: c.id, status: 'approved' }] });
+    const input = UpdateDraftsInput.parse({
+      drafts: [
+        { id: b.id, status: 'approved' },
+        { id: c.id, status: 'approved' },
+      ],
+    });
     expect(approvalConfirmation(ctx, input)).toBe('Send 2 messages: 1 from Ada, 1 from Navigator?');
     expect(approvalConfirmation(ctx, UpdateDraftsInput.parse({ drafts: [{ id: b.id, text: 'x' }] }))).toBeNull();
   });

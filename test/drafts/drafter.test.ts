@@ -9,22 +9,13 @@ import { createDrafter, type DrafterConfig } from '../../src/network/drafter/ind
 import { createContext } from '../../src/server.js';
 import { silentLogger } from '../../src/log.js';
 import { testCtx } from '../helpers.js';
-import { reviewWorkspace } from './helpers.js';
+import { noteFor, reviewWorkspace } from './helpers.js';
 import { StandInModel } from './stand-in-model.js';
 
 const KEY = 'sk-stand-in-secret-0123456789';
 
-const note = (leadId: string, over: Partial<DraftInput> = {}): DraftInput => ({
-  campaignId: 'cmp_review',
-  leadId,
-  stepId: 'stp_note',
-  variant: 'A',
-  kind: 'invite',
-  accountId: 'acc_ada',
-  text: 'Hi Grace, glad to connect.',
-  template: 'Hi {{firstName}}, glad to connect.',
-  ...over,
-});
+const note = (leadId: string, over: Partial<DraftInput> = {}): DraftInput =>
+  noteFor(leadId, { text: 'Hi Grace, glad to connect.', template: 'Hi {{firstName}}, glad to connect.', ...over });
 
 /** Every value of every table, as one string: the key must be nowhere in it. */
 const everything = (ctx: ReturnType<typeof testCtx>): string => {

@@ -1,3 +1,4 @@
+import type { DraftInput } from '../../src/core/drafts/prepare.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { fixture } from '../helpers.js';
 
@@ -40,3 +41,15 @@ export function reviewWorkspace(count = 5): WorkspaceFileInput {
   });
   return ws as WorkspaceFileInput;
 }
+
+/** The engine's request for a lead's invitation-note draft in `cmp_review` (from acc_ada); `over` changes any of it. */
+export const noteFor = (leadId: string, over: Partial<DraftInput> = {}): DraftInput => ({
+  campaignId: 'cmp_review',
+  leadId,
+  stepId: 'stp_note',
+  variant: 'A',
+  kind: 'invite',
+  accountId: 'acc_ada',
+  text: `Hi there, ${leadId}`,
+  ...over,
+});

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { callTool, RELAXED_LIMITS, startTestServer, type TestServer } from '../helpers.js';
-import { reviewWorkspace } from './helpers.js';
+import { noteFor, reviewWorkspace } from './helpers.js';
 
 /** The two draft routes and approval on campaigns, over REST and MCP (?toolsets=drafts and manage). */
 describe('drafts over REST and MCP', () => {
@@ -168,16 +168,7 @@ describe('two operators at once', () => {
   it('approving the same draft together approves it once; approving and rejecting together ends in one decision', async () => {
     const server = await startTestServer({ limits: RELAXED_LIMITS, workspace: reviewWorkspace(2) });
     try {
-      const make = (i: number) =>
-        draftFor(server.ctx, {
-          campaignId: 'cmp_review',
-          leadId: `lead_r${i}`,
-          stepId: 'stp_note',
-          variant: 'A',
-          kind: 'invite',
-          accountId: 'acc_ada',
-          text: `Hi ${i}`,
-        }).id;
+      const make = (i: number) => draftFor(server.ctx, noteFor(`lead_r${i}`)).id;
       const [a, b] = [make(0), make(1)];
       const post = (body: unknown) => server.rest('/drafts/batch-update', { method: 'POST', body: JSON.stringify(body) });
       server.ctx.clock.advance(1000);

@@ -3,6 +3,7 @@ import { formatWhen } from '../format.js';
 import { useTool, useToolMutation } from '../hooks.js';
 import { notOffered, useOffered } from '../offered.js';
 import type { Draft, DraftKind, DraftStatus, ListDraftsResult, ToolArgs } from '../types.js';
+import { CursorPager } from './CursorPager.js';
 import { ErrorNote, Loading } from './Feedback.js';
 import './drafts.css';
 
@@ -228,22 +229,13 @@ export function DraftQueue({ args, initial, shortcuts = false }: DraftQueueProps
         ))}
       </ol>
       {cursors.length > 0 || list.data?.nextCursor ? (
-        <nav className="o-row" aria-label="Draft pages">
-          <button type="button" className="o-button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-            Previous drafts
-          </button>
-          <button
-            type="button"
-            className="o-button"
-            disabled={!list.data?.nextCursor}
-            onClick={() => {
-              const next = list.data?.nextCursor;
-              if (next) setCursors((c) => [...c, next]);
-            }}
-          >
-            Next drafts
-          </button>
-        </nav>
+        <CursorPager
+          label="Draft pages"
+          cursors={cursors}
+          setCursors={setCursors}
+          nextCursor={list.data?.nextCursor}
+          labels={['Previous drafts', 'Next drafts']}
+        />
       ) : null}
     </section>
   );
