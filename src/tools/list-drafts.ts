@@ -18,6 +18,8 @@ export const listDraftsTool = defineTool({
   output: z.object({ drafts: z.array(ListedDraft), nextCursor: z.string().nullable() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   toolset: 'drafts',
+  // An unknown campaignId (a query parameter here) is a 404, as on the campaign's own routes.
+  errors: ['not_found'],
   http: { method: 'GET', path: '/drafts' },
   handler: (ctx, input, caller) => listDrafts(ctx, caller.workspace.cursorSecret, input),
 });
