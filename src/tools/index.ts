@@ -26,6 +26,7 @@ import { getAgentTool } from './get-agent.js';
 import { createAgentTool } from './create-agent.js';
 import { updateAgentTool } from './update-agent.js';
 import { previewAgentTool } from './preview-agent.js';
+import { getAgentStatsTool } from './get-agent-stats.js';
 import { connectAccountTool } from './connect-account.js';
 import { updateAccountTool } from './update-account.js';
 import { listDraftsTool } from './list-drafts.js';
@@ -54,7 +55,7 @@ export const defaultTools: readonly Tool[] = [
   searchLinkedinTool,
 ];
 
-/** The `manage` toolset: workspace management (campaigns, agents, accounts). */
+/** The `manage` toolset: workspace management (campaigns, agents and their stats, accounts). */
 export const manageTools: readonly Tool[] = [
   createCampaignTool,
   updateCampaignTool,
@@ -63,6 +64,7 @@ export const manageTools: readonly Tool[] = [
   createAgentTool,
   updateAgentTool,
   previewAgentTool,
+  getAgentStatsTool,
   connectAccountTool,
   updateAccountTool,
 ];

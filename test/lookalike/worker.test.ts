@@ -24,6 +24,7 @@ import {
   SEED,
   setLookalikeBalances,
 } from './helpers.js';
+import { setCampaignState } from '../helpers.js';
 
 const LEASE_MS = 150_000;
 
@@ -429,7 +430,7 @@ describe('Lookalike worker: failures and restarts', () => {
   it('only one job per campaign can be pending, whatever writes it', () => {
     const { ctx } = setup();
     const r = launch(ctx, { numberOfLeads: 1 });
-    ctx.db.update(campaigns).set({ importing: false }).where(eq(campaigns.id, r.campaignId)).run();
+    setCampaignState(ctx, r.campaignId, { importing: false, importingHolder: null });
     expect(() => launchOutcome(ctx, { campaignId: r.campaignId })).toThrow();
     expect(jobsOf(ctx, r.campaignId)).toHaveLength(1);
   });

@@ -6,8 +6,10 @@ import { requireAgentRow } from '../agents/agents.js';
 import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
+import { findAccount } from '../accounts/resolve.js';
 import { releasePendingDrafts } from '../drafts/store.js';
-import { type Campaign, CampaignApproval, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+import { type Campaign, CampaignApproval, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
+import { insertCampaign } from './state-machine.js';
 
 export const CampaignName = z.string().trim().min(1, 'must not be blank').max(120).describe('Campaign name, 1..120 characters.');
 export const AssignedTemplateId = z
@@ -18,40 +20,81 @@ export const AssignedTemplateId = z
 
 export const Approval = CampaignApproval.describe('required: notes and messages wait as drafts to approve (list_drafts); default off.');
 
-export const CreateCampaignInput = z.strictObject({ name: CampaignName, assignedTemplateId: AssignedTemplateId.optional(), approval: Approval.optional() });
+export const SENDERS_MAX = 20;
+export const SenderAccountIds = z
+  .array(z.string().regex(PATH_ID, 'must be an account id'))
+  .max(SENDERS_MAX)
+  .describe(`0..${SENDERS_MAX} account ids that send; each lead keeps the one with the most invitations left when it starts. Empty: the agent's account.`);
+
+export const CreateCampaignInput = z.strictObject({
+  name: CampaignName,
+  assignedTemplateId: AssignedTemplateId.optional(),
+  senderAccountIds: SenderAccountIds.optional(),
+  approval: Approval.optional(),
+});
 export type CreateCampaignInput = z.output<typeof CreateCampaignInput>;
 export const UpdateCampaignFields = {
   name: CampaignName.optional(),
   assignedTemplateId: AssignedTemplateId.optional(),
+  senderAccountIds: SenderAccountIds.optional(),
   approval: Approval.optional().describe('required or off, any time; off sends pending drafts as they stand.'),
 };
 export const UpdateCampaignInput = z.strictObject(UpdateCampaignFields);
 export type UpdateCampaignInput = z.output<typeof UpdateCampaignInput>;
 
-/** A new campaign is READY_TO_SEND with no leads and zero stats. */
+/**
+ * The senders as stored: each must be a known account (404 naming `senderAccountIds[i]`); a
+ * repeated id counts once, in its first place.
+ */
+function checkedSenders(ctx: Ctx, ids: readonly string[]): string[] {
+  ids.forEach((id, i) => {
+    if (!findAccount(ctx, id)) {
+      throw new ApiError('not_found', `Account ${id} not found. Call list_accounts (GET /accounts) for valid ids.`, { fields: [`senderAccountIds[${i}]`] });
+    }
+  });
+  return [...new Set(ids)];
+}
+
+/** A new campaign is in its created status (READY_TO_SEND) with no leads and zero stats. */
 export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
   return transaction(ctx.db, () => {
     const agentId = input.assignedTemplateId ?? null;
     if (agentId !== null) requireAgentRow(ctx, agentId, 'assignedTemplateId');
+    const senders = checkedSenders(ctx, input.senderAccountIds ?? []);
     const now = ctx.clock.now();
     const id = newId('cmp');
-    ctx.db
-      .insert(campaigns)
-      .values({ id, name: input.name, status: 'READY_TO_SEND', assignedTemplateId: agentId, approval: input.approval ?? 'off', createdAt: now, updatedAt: now })
-      .run();
+    insertCampaign(
+      ctx,
+      {
+        id,
+        name: input.name,
+        assignedTemplateId: agentId,
+        senderAccountIds: JSON.stringify(senders),
+        approval: input.approval ?? 'off',
+        createdAt: now,
+        updatedAt: now,
+      },
+      { kind: 'plain' },
+    );
     return toCampaign(requireCampaignRow(ctx, id));
   });
 }
 
 /**
- * Renames, assigns or clears the agent, and turns approval on or off. Swapping the agent of a
- * running campaign would change the sequence under leads in flight, so it is refused until the
- * campaign is paused. Approval may change at any time: turning it off approves the drafts still
- * pending, in the same transaction, so the engine sends them as they stand.
+ * Renames, assigns or clears the agent, sets the senders, and turns approval on or off. Swapping
+ * the agent or the senders of a running campaign would change the sequence or the accounts under
+ * leads in flight, so it is refused until the campaign is paused. Approval may change at any
+ * time: turning it off approves the drafts still pending, in the same transaction, so the engine
+ * sends them as they stand.
  */
 export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput): Campaign {
-  if (input.name === undefined && input.assignedTemplateId === undefined && input.approval === undefined) {
-    throw validationError('Give at least one of name, assignedTemplateId and approval.', ['name', 'assignedTemplateId', 'approval']);
+  if (input.name === undefined && input.assignedTemplateId === undefined && input.senderAccountIds === undefined && input.approval === undefined) {
+    throw validationError('Give at least one of name, assignedTemplateId, senderAccountIds and approval.', [
+      'name',
+      'assignedTemplateId',
+      'senderAccountIds',
+      'approval',
+    ]);
   }
   return transaction(ctx.db, () => {
     const row = requireCampaignRow(ctx, id);
@@ -63,6 +106,15 @@ export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput)
       }
       if (input.assignedTemplateId !== null) requireAgentRow(ctx, input.assignedTemplateId, 'assignedTemplateId');
       set.assignedTemplateId = input.assignedTemplateId;
+    }
+    if (input.senderAccountIds !== undefined) {
+      const senders = checkedSenders(ctx, input.senderAccountIds);
+      if (JSON.stringify(senders) !== JSON.stringify(senderAccountIdsOf(row))) {
+        if (row.status === 'CAMPAIGN_IN_PROGRESS') {
+          throw new ApiError('conflict', `Campaign ${id} is running; pause it (pause_campaign) before changing its senders, then start it again.`);
+        }
+        set.senderAccountIds = JSON.stringify(senders);
+      }
     }
     if (input.approval !== undefined && input.approval !== row.approval) {
       set.approval = input.approval;
