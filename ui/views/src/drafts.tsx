@@ -1,6 +1,6 @@
 import { DraftQueue } from '../../shared/components/DraftQueue.js';
 import type { ListDraftsResult, ToolArgs } from '../../shared/types.js';
-import { type LiteViewProps, mountLiteView } from './lite-shell.js';
+import { mountView, type ViewProps } from './shell.js';
 
 /**
  * The drafts view: the result of list_drafts in the chat, as the dashboard's queue (the same
@@ -16,7 +16,7 @@ function queueArgs(args: Record<string, unknown>): ToolArgs<'list_drafts'> {
   return out;
 }
 
-function Drafts({ data, args }: LiteViewProps<ListDraftsResult>) {
+function Drafts({ data, args }: ViewProps<ListDraftsResult>) {
   return (
     <>
       <h1 className="o-view-title">Drafts to review</h1>
@@ -25,4 +25,4 @@ function Drafts({ data, args }: LiteViewProps<ListDraftsResult>) {
   );
 }
 
-mountLiteView<ListDraftsResult>({ name: 'drafts', waiting: 'Waiting for the drafts…', render: (props) => <Drafts {...props} /> });
+mountView<ListDraftsResult>({ name: 'drafts', waiting: 'Waiting for the drafts…', render: (props) => <Drafts {...props} /> });
