@@ -24,6 +24,7 @@ export const updateDraftsTool = defineTool({
   rateLimit: 'manage',
   toolset: 'drafts',
   http: { method: 'POST', path: '/drafts/batch-update' },
+  confirm: (ctx, input) => approvalConfirmation(ctx, input),
   handler: (ctx, input) => updateDrafts(ctx, input.drafts),
 });
 
