@@ -556,6 +556,10 @@ async function main(): Promise<boolean> {
     let draftsCase: DraftsBench | undefined;
     if (draftsSeed) {
       draftsCase = await benchDrafts({
+        root,
+        ctx,
+        secret,
+        iterations: SETTINGS.inProcessIterations,
         url: server.url,
         logPath: server.logPath as string,
         headers: restHeaders,
