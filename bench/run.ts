@@ -555,9 +555,11 @@ async function main(): Promise<boolean> {
     }
     let draftsCase: DraftsBench | undefined;
     if (draftsSeed) {
+      // A connection of its own for the in-process ratios (the first one closed once the server took over).
+      const draftsCtx = app.server.createContext({ dbPath: big, env: 'development', config: { limits } }, app.log.silentLogger());
       draftsCase = await benchDrafts({
         root,
-        ctx,
+        ctx: draftsCtx,
         secret,
         iterations: SETTINGS.inProcessIterations,
         url: server.url,
@@ -566,7 +568,7 @@ async function main(): Promise<boolean> {
         campaignId: LIST_CAMPAIGN,
         seeded: draftsSeed,
         seconds: LATENCY_SECONDS,
-      });
+      }).finally(() => draftsCtx.db.$client.close());
       for (const t of draftsTargets(draftsCase)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
     }
     const loaded = round(

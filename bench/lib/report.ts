@@ -279,7 +279,7 @@ export function draftsTargets(d: DraftsBench | undefined): Target[] {
     {
       id: 'drafts-list-cost',
       text: `A list_drafts page at ${int(d.drafts)} drafts costs ≤ ${DRAFTS_LIST_COST}× the raw keyset query (in-process, in turns)`,
-      measured: `worst ${worst.ratio.toFixed(2)}× at the median (${worst.page}: ${ms(worst.verb.p50)} vs ${ms(worst.raw.p50)} ms), ${worstP99.toFixed(2)}× at p99; 100 approvals cost ${(d.inProcess.update.verb.p50 / d.inProcess.update.raw.p50).toFixed(2)}× their raw UPDATEs (${ms(d.inProcess.update.verb.p50)} vs ${ms(d.inProcess.update.raw.p50)} ms median)`,
+      measured: `worst ${worst.ratio.toFixed(2)}× at the median (${worst.page}: ${ms(worst.verb.p50)} vs ${ms(worst.raw.p50)} ms), ${worstP99.toFixed(2)}× at p99 (the verb's worst p99 ${ms(Math.max(...d.inProcess.list.map((p) => p.verb.p99)))} ms); 100 approvals cost ${(d.inProcess.update.verb.p50 / d.inProcess.update.raw.p50).toFixed(2)}× their raw UPDATEs (${ms(d.inProcess.update.verb.p50)} vs ${ms(d.inProcess.update.raw.p50)} ms median)`,
       met: d.inProcess.list.length > 0 && worst.ratio <= DRAFTS_LIST_COST,
     },
   ];
