@@ -6,6 +6,7 @@ import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExcl
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
 import { searchLeadsTool } from './leads.js';
+import { getAgentShapeTool, getSkipReasonsTool } from './sequences.js';
 import {
   addWebhookEndpointTool,
   listWebhookDeliveriesTool,
@@ -45,5 +46,7 @@ export const operatorTools: readonly Tool[] = [
   getImportTool,
   searchLeadsTool,
   grantCreditsTool,
+  getSkipReasonsTool,
+  getAgentShapeTool,
   listDraftQueuesTool,
 ];
