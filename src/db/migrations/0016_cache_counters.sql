@@ -35,4 +35,6 @@ CREATE TRIGGER `workspace_delete_counter` AFTER DELETE ON `workspace` BEGIN UPDA
 CREATE TRIGGER `workspace_update_counter` AFTER UPDATE OF `id`, `name`, `plan`, `plan_id`, `plan_active`, `white_label_isolated`, `blocked`, `cursor_secret`, `webhook_secret`, `created_at` ON `workspace` BEGIN UPDATE `change_counters` SET `value` = random() >> 11 WHERE `name` = 'workspace'; END;--> statement-breakpoint
 CREATE TRIGGER `credit_balance_insert_counter` AFTER INSERT ON `credit_balance` BEGIN UPDATE `change_counters` SET `value` = random() >> 11 WHERE `name` = 'credits'; END;--> statement-breakpoint
 CREATE TRIGGER `credit_balance_delete_counter` AFTER DELETE ON `credit_balance` BEGIN UPDATE `change_counters` SET `value` = random() >> 11 WHERE `name` = 'credits'; END;--> statement-breakpoint
-CREATE TRIGGER `credit_balance_update_counter` AFTER UPDATE ON `credit_balance` BEGIN UPDATE `change_counters` SET `value` = random() >> 11 WHERE `name` = 'credits'; END;
+CREATE TRIGGER `credit_balance_update_counter` AFTER UPDATE ON `credit_balance` BEGIN UPDATE `change_counters` SET `value` = random() >> 11 WHERE `name` = 'credits'; END;--> statement-breakpoint
+DROP TRIGGER IF EXISTS `campaigns_approval_counter`;--> statement-breakpoint
+CREATE TRIGGER `campaigns_approval_counter` AFTER UPDATE OF `approval` ON `campaigns` BEGIN UPDATE `change_counters` SET `value` = random() >> 11 WHERE `name` = 'campaigns'; END;
