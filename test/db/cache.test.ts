@@ -61,6 +61,7 @@ describe('trigger-kept change counters', () => {
     expect(moved('workspace', () => db.update(workspace).set({ messagesSent: 9 }).run())).toBe(false);
     expect(moved('campaigns', () => setCampaignState({ db }, campaign!.id, { status: 'CAMPAIGN_PAUSED' }))).toBe(true);
     expect(moved('campaigns', () => db.update(agents).set({ connectionNote: 'Hello' }).run())).toBe(true);
+    expect(moved('campaigns', () => db.update(campaigns).set({ approval: 'required' }).where(eq(campaigns.id, campaign!.id)).run())).toBe(true);
     expect(moved('accounts', () => db.update(accounts).set({ messageLimit: 7 }).run())).toBe(true);
     expect(moved('exclusions', () => db.insert(exclusions).values({ networkUrl: 'https://www.linkedin.com/in/x', createdAt: 1 }).run())).toBe(true);
     expect(moved('exclusions', () => db.delete(exclusions).run())).toBe(true);
@@ -69,6 +70,15 @@ describe('trigger-kept change counters', () => {
     expect(moved('credits', () => db.update(creditBalance).set({ credits: 3 }).run())).toBe(true);
     // An update that changes no row fires no trigger.
     expect(moved('accounts', () => db.update(accounts).set({ messageLimit: 1 }).where(eq(accounts.id, 'nobody')).run())).toBe(false);
+  });
+
+  it('are set by every trigger to a fresh random value, never counted up', () => {
+    const { db } = testCtx();
+    const triggers = db.$client
+      .prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%change_counters%'")
+      .all();
+    expect(triggers.length).toBeGreaterThanOrEqual(19);
+    for (const t of triggers) expect(t.sql, t.name).toMatch(/SET `value` = random\(\) >> 11 WHERE/);
   });
 
   it('never come back to an earlier value: each write draws a new one', () => {
