@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { columnsOf, perDb, quoted, selectList } from '../../db/prepared.js';
-import { drafts, leads } from '../../db/schema.js';
+import { perDb } from '../../db/prepared.js';
+import { drafts } from '../../db/schema.js';
 import { leadStatements } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
 import { iso } from '../clock.js';
@@ -79,31 +79,82 @@ export interface NewDraft {
 }
 
 /*
- * The hot statements in SQL on better-sqlite3's `prepare`, with the schema's column names
- * (`selectList`): the engine creates and reads drafts per send, the queue pages them. drafts has
- * no boolean column, so its rows need no decoding. Limits are `LIMIT (SELECT ?)` and statuses
- * written in, so SQLite does not plan the statement again on every call.
+ * The hot statements in SQL on better-sqlite3's `prepare`: the engine creates and reads drafts
+ * per send, the queue pages them, an approval reads and changes one. Rows are read as arrays and
+ * built by one object literal (`draftOf`): an object built key by key, as better-sqlite3 builds
+ * its rows, is a slow dictionary object. Limits are `LIMIT (SELECT ?)` and statuses written in,
+ * so SQLite does not plan a statement again on every call. test/drafts/statements.test.ts checks
+ * every read against the query builder.
  */
+const DRAFT_COLUMNS =
+  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at';
+const DRAFT_LEAD_COLUMNS = 'l.full_name, l.first_name, l.last_name, l.job_title, l.company_name, l.headline, l.location, l.personalization, l.network_url';
+
+function draftOf(r: unknown[]): DraftRow {
+  return {
+    seq: r[0] as number,
+    id: r[1] as string,
+    campaignId: r[2] as string,
+    leadId: r[3] as string,
+    stepId: r[4] as string | null,
+    slot: r[5] as string,
+    variant: r[6] as string | null,
+    kind: r[7] as string,
+    accountId: r[8] as string | null,
+    subject: r[9] as string | null,
+    text: r[10] as string,
+    renderedSubject: r[11] as string | null,
+    renderedText: r[12] as string,
+    status: r[13] as string,
+    drafterError: r[14] as string | null,
+    sendingIntentId: r[15] as string | null,
+    sentAt: r[16] as number | null,
+    createdAt: r[17] as number,
+    updatedAt: r[18] as number,
+  };
+}
+
+function draftWithLeadOf(r: unknown[]): DraftListRow {
+  const row = draftOf(r) as DraftListRow;
+  row.lead = {
+    fullName: r[19] as string | null,
+    firstName: r[20] as string | null,
+    lastName: r[21] as string | null,
+    jobTitle: r[22] as string | null,
+    companyName: r[23] as string | null,
+    headline: r[24] as string | null,
+    location: r[25] as string | null,
+    personalization: r[26] as string | null,
+    networkUrl: r[27] as string | null,
+  };
+  return row;
+}
+
 type NewDraftRow = NewDraft & { id: string; status: DraftStatus; now: number };
 
-const DRAFT = selectList(drafts);
 const statements = perDb((db) => {
   const c = db.$client;
+  const byId = c.prepare<[string], unknown[]>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.id = ?`).raw();
+  const bySlot = c.prepare<[string, string], unknown[]>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.lead_id = ? AND d.slot = ?`).raw();
   return {
-    byId: c.prepare<[{ id: string }], DraftRow>(`SELECT ${DRAFT} FROM drafts WHERE id = @id`),
-    bySlot: c.prepare<[{ leadId: string; slot: string }], DraftRow>(`SELECT ${DRAFT} FROM drafts WHERE lead_id = @leadId AND slot = @slot`),
-    bySeq: c.prepare<[{ seq: number }], { seq: number }>('SELECT seq FROM drafts WHERE seq = @seq'),
-    otherPending: c.prepare<[{ campaignId: string; id: string }], { seq: number }>(
-      "SELECT seq FROM drafts WHERE campaign_id = @campaignId AND status = 'pending' AND id <> @id LIMIT 1",
-    ),
-    approval: c.prepare<[{ campaignId: string }], { approval: string }>('SELECT approval FROM campaigns WHERE id = @campaignId'),
+    byId: (id: string): DraftRow | undefined => {
+      const r = byId.get(id);
+      return r === undefined ? undefined : draftOf(r);
+    },
+    bySlot: (leadId: string, slot: string): DraftRow | undefined => {
+      const r = bySlot.get(leadId, slot);
+      return r === undefined ? undefined : draftOf(r);
+    },
+    bySeq: c.prepare<[number], number>('SELECT seq FROM drafts WHERE seq = ?').pluck(),
+    otherPending: c.prepare<[string, string], number>("SELECT seq FROM drafts WHERE campaign_id = ? AND status = 'pending' AND id <> ? LIMIT 1").pluck(),
+    approval: c.prepare<[string], string>('SELECT approval FROM campaigns WHERE id = ?').pluck(),
     /**
      * Every change a person makes, guarded: the draft must still be in the status the change was
      * judged against, and not on the wire. A race lost is 0 rows changed, never a wrong change.
+     * (text, subject, status, updated_at, id, from)
      */
-    change: c.prepare<[DraftChange & { id: string; from: DraftStatus; now: number }]>(
-      `UPDATE drafts SET text = @text, subject = @subject, status = @status, updated_at = @now
-       WHERE id = @id AND status = @from AND sending_intent_id IS NULL`,
+    change: c.prepare<[string, string | null, string, number, string, string]>(
+      'UPDATE drafts SET text = ?, subject = ?, status = ?, updated_at = ? WHERE id = ? AND status = ? AND sending_intent_id IS NULL',
     ),
     insert: c.prepare<[NewDraftRow]>(
       `INSERT INTO drafts (id, campaign_id, lead_id, step_id, slot, variant, kind, account_id, subject, text, rendered_subject, rendered_text,
@@ -117,13 +168,13 @@ const statements = perDb((db) => {
   };
 });
 
-export const findDraftRow = (ctx: Ctx, id: string): DraftRow | undefined => statements(ctx.db).byId.get({ id });
+export const findDraftRow = (ctx: Ctx, id: string): DraftRow | undefined => statements(ctx.db).byId(id);
 
 /** The lead's draft for a slot, whatever its status. */
-export const draftRowAt = (ctx: Ctx, leadId: string, slot: string): DraftRow | undefined => statements(ctx.db).bySlot.get({ leadId, slot });
+export const draftRowAt = (ctx: Ctx, leadId: string, slot: string): DraftRow | undefined => statements(ctx.db).bySlot(leadId, slot);
 
 /** Whether a draft with this list position still exists (a cursor's row). */
-export const draftSeqExists = (ctx: Ctx, seq: number): boolean => statements(ctx.db).bySeq.get({ seq }) !== undefined;
+export const draftSeqExists = (ctx: Ctx, seq: number): boolean => statements(ctx.db).bySeq.get(seq) !== undefined;
 
 /**
  * Creates the lead's draft for a slot, or returns the one it has: one draft per lead and step,
@@ -135,13 +186,13 @@ export const draftSeqExists = (ctx: Ctx, seq: number): boolean => statements(ctx
 export function insertDraft(ctx: Ctx, draft: NewDraft): { row: DraftRow; created: boolean } {
   return transaction(ctx.db, () => {
     const st = statements(ctx.db);
-    const existing = st.bySlot.get({ leadId: draft.leadId, slot: draft.slot });
+    const existing = st.bySlot(draft.leadId, draft.slot);
     if (existing) return { row: existing, created: false };
-    const approval = st.approval.get({ campaignId: draft.campaignId })?.approval ?? 'off';
+    const approval = st.approval.get(draft.campaignId) ?? 'off';
     const status: DraftStatus = approval === 'required' ? 'pending' : 'approved';
     const id = newSortableId('drf', ctx.clock.now());
     st.insert.run({ ...draft, id, status, now: ctx.clock.now() });
-    const row = st.byId.get({ id }) as DraftRow;
+    const row = st.byId(id) as DraftRow;
     if (status === 'pending') announceIfFirstPending(ctx, row);
     return { row, created: true };
   });
@@ -150,7 +201,7 @@ export function insertDraft(ctx: Ctx, draft: NewDraft): { row: DraftRow; created
 /** A `draft.pending` event when this pending draft is the only one of its campaign: the queue was empty. */
 function announceIfFirstPending(ctx: Ctx, row: DraftRow): void {
   const st = statements(ctx.db);
-  if (st.otherPending.get({ campaignId: row.campaignId, id: row.id }) !== undefined) return;
+  if (st.otherPending.get(row.campaignId, row.id) !== undefined) return;
   const lead = leadStatements(ctx.db).byId.get(row.leadId);
   if (!lead) return;
   const draft = { id: row.id, stepId: row.stepId, kind: row.kind, variant: row.variant, createdAt: iso(row.createdAt) };
@@ -174,8 +225,8 @@ export function changeDraft(ctx: Ctx, id: string, from: DraftStatus, change: Dra
     if (nextDraftStatus(from, event) !== change.status) throw new Error(`draft ${id}: ${from} → ${change.status} is not a transition`);
   }
   const st = statements(ctx.db);
-  if (st.change.run({ id, from, ...change, now: ctx.clock.now() }).changes !== 1) return false;
-  if (change.status === 'pending' && from !== 'pending') announceIfFirstPending(ctx, st.byId.get({ id }) as DraftRow);
+  if (st.change.run(change.text, change.subject, change.status, ctx.clock.now(), id, from).changes !== 1) return false;
+  if (change.status === 'pending' && from !== 'pending') announceIfFirstPending(ctx, st.byId(id) as DraftRow);
   return true;
 }
 
@@ -236,33 +287,6 @@ export interface DraftPageFilter {
 
 export type DraftListRow = DraftRow & { lead: DraftLeadRow };
 
-/** The lead's fields a queue item shows, as `l_<key>` beside the draft's columns. */
-const LEAD_FIELDS = [
-  'fullName',
-  'firstName',
-  'lastName',
-  'jobTitle',
-  'companyName',
-  'headline',
-  'location',
-  'personalization',
-  'networkUrl',
-] as const satisfies readonly (keyof DraftLeadRow)[];
-const LEAD_COLUMNS = columnsOf(leads).filter((c) => (LEAD_FIELDS as readonly string[]).includes(c.key));
-const LEAD_SELECT = LEAD_COLUMNS.map((c) => `l.${quoted(c.name)} AS ${quoted(`l_${c.key}`)}`).join(', ');
-/** Last selected first: V8 keeps an object fast when the properties it loses are its newest. */
-const LEAD_KEYS_NEWEST_FIRST = LEAD_COLUMNS.map((c) => c.key).reverse();
-
-/** Splits a page row into the draft and its lead (the lead's fields come last, prefixed `l_`). */
-function pageRow(row: Record<string, unknown>): DraftListRow {
-  const lead: Record<string, unknown> = {};
-  for (const k of LEAD_KEYS_NEWEST_FIRST) {
-    lead[k] = row[`l_${k}`];
-    delete row[`l_${k}`];
-  }
-  return Object.assign(row as unknown as DraftRow, { lead: lead as unknown as DraftLeadRow });
-}
-
 type PageParams = { after: number; limit: number; campaignId?: string; status?: string };
 
 /** One statement per filter shape (campaign given or not, status given or not), each on its own index. */
@@ -270,10 +294,12 @@ function preparePage(db: Db, byCampaign: boolean, byStatus: boolean) {
   const conds = ['d.seq > @after'];
   if (byCampaign) conds.push('d.campaign_id = @campaignId');
   if (byStatus) conds.push('d.status = @status');
-  return db.$client.prepare<[PageParams], Record<string, unknown>>(
-    `SELECT ${selectList(drafts, 'd')}, ${LEAD_SELECT} FROM drafts d JOIN leads l ON l.id = d.lead_id
-     WHERE ${conds.join(' AND ')} ORDER BY d.seq LIMIT (SELECT @limit)`,
-  );
+  return db.$client
+    .prepare<[PageParams], unknown[]>(
+      `SELECT ${DRAFT_COLUMNS}, ${DRAFT_LEAD_COLUMNS} FROM drafts d JOIN leads l ON l.id = d.lead_id
+       WHERE ${conds.join(' AND ')} ORDER BY d.seq LIMIT (SELECT @limit)`,
+    )
+    .raw();
 }
 
 const pageStatements = perDb((db) => ({
@@ -295,7 +321,7 @@ export function draftPage(ctx: Ctx, filter: DraftPageFilter, after: number, limi
       : status !== undefined
         ? st.status.all({ after, limit, status })
         : st.none.all({ after, limit });
-  return rows.map(pageRow);
+  return rows.map(draftWithLeadOf);
 }
 
 /** Pending drafts per campaign (campaigns with none are left out). */
