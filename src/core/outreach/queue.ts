@@ -12,6 +12,7 @@ import { MESSAGE_TEXT_MAX } from './limits.js';
 import { leaseHolder } from './lease.js';
 import { fitTo } from './personalize.js';
 import { isPending, type IntentRow } from './sends.js';
+import { endSequence } from '../sequences/store.js';
 import type { EngineSettings } from './settings.js';
 import { effectiveAccountId, getLead, loadRunningCampaigns, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
@@ -215,7 +216,11 @@ export function moveDueMany(ctx: Ctx, moves: readonly { leadId: string; from: nu
 
 /** A lead the engine cannot contact at all (no profile to address) fails. */
 export function failLead(ctx: Ctx, leadId: string, info: CampaignInfo, settings: EngineSettings): void {
-  transaction(ctx.db, () => updateAndReplan(ctx, leadId, { stage: 'failed', updatedAt: ctx.simClock.now() }, info, settings));
+  transaction(ctx.db, () => {
+    const at = ctx.simClock.now();
+    updateAndReplan(ctx, leadId, { stage: 'failed', updatedAt: at }, info, settings);
+    endSequence(ctx, { leadId, reason: 'failed', at });
+  });
 }
 
 /** Excludes a lead workspace-wide at once, without sending a polite close. */

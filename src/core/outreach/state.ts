@@ -1,10 +1,15 @@
 import { eq, sql } from 'drizzle-orm';
 import { counted } from '../../db/counted.js';
+import { findAccount } from '../accounts/resolve.js';
 import { fast, perDb, updaterById } from '../../db/prepared.js';
 import { agents, campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
+import { stepsOf } from '../agents/agents.js';
+import { senderAccountIdsOf } from '../campaigns/campaign.js';
 import { isOnExclusionList } from '../leads/exclude.js';
+import { getPosition } from '../sequences/store.js';
 import { planLead, type Plan, type SequenceMessage } from './plan.js';
+import { indexSequence, type SequenceIndex, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
 
 export type LeadRow = typeof leads.$inferSelect;
@@ -16,7 +21,45 @@ export interface CampaignInfo {
   status: string;
   agent: AgentRow | null;
   sequence: readonly SequenceMessage[];
+  /** The agent's steps (the older shape read as steps), indexed for the step runner. */
+  steps: SequenceIndex;
+  /** The campaign's `senderAccountIds`; empty: the agent's account sends, as before senders. */
+  senderIds: readonly string[];
 }
+
+/** The accounts that send a campaign's leads: its senders, else its agent's account. */
+export const sendersOf = (info: CampaignInfo): readonly string[] =>
+  info.senderIds.length > 0 ? info.senderIds : info.agent?.accountId ? [info.agent.accountId] : [];
+
+/** Indexed steps by agent and text: the engine reads a campaign's steps for every lead it plans. */
+const indexed = new Map<string, SequenceIndex>();
+const NO_STEPS = indexSequence([], false);
+
+/**
+ * The agent's steps, indexed. An agent written with connectionNote and messages reads as steps;
+ * its `if accepted` window is the engine's invitation timeout, applied by the runner itself, so
+ * the hours given here do not matter.
+ */
+export function sequenceOf(agent: AgentRow | null): SequenceIndex {
+  if (agent === null) return NO_STEPS;
+  const key = `${agent.id}\u0000${agent.steps ?? ''}\u0000${agent.connectionNote ?? ''}\u0000${agent.messages}`;
+  let index = indexed.get(key);
+  if (index === undefined) {
+    index = indexSequence(stepsOf(agent, 21 * 24), agent.steps === null);
+    if (indexed.size >= PARSED_MAX) indexed.clear();
+    indexed.set(key, index);
+  }
+  return index;
+}
+
+const infoOf = (row: { id: string; status: string; a: AgentRow | null; senders: string }): CampaignInfo => ({
+  id: row.id,
+  status: row.status,
+  agent: row.a,
+  sequence: row.a ? parseSequence(row.a.messages) : [],
+  steps: sequenceOf(row.a),
+  senderIds: Object.freeze(senderAccountIdsOf({ senderAccountIds: row.senders })),
+});
 
 /** Parsed sequences by their JSON: the engine reads a campaign's agent for every lead it handles. */
 const parsed = new Map<string, readonly SequenceMessage[]>();
@@ -51,7 +94,7 @@ function readSequence(json: string): SequenceMessage[] {
 const runningWithAgents = perDb((db) =>
   fast(
     db
-      .select({ id: campaigns.id, status: campaigns.status, a: agents })
+      .select({ id: campaigns.id, status: campaigns.status, senders: campaigns.senderAccountIds, a: agents })
       .from(campaigns)
       .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
       .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
@@ -65,9 +108,7 @@ const running = counted('campaigns', (db) => {
   const list = Object.freeze(
     runningWithAgents(db)
       .all()
-      .map((row) =>
-        Object.freeze({ id: row.id, status: row.status, agent: row.a ? Object.freeze(row.a) : null, sequence: row.a ? parseSequence(row.a.messages) : [] }),
-      ),
+      .map((row) => Object.freeze(infoOf({ ...row, a: row.a ? Object.freeze(row.a) : null }))),
   );
   return { list, byId: new Map(list.map((info) => [info.id, info])) };
 });
@@ -81,7 +122,7 @@ export function loadRunningCampaigns(ctx: Ctx): readonly CampaignInfo[] {
 const campaignWithAgent = perDb((db) =>
   fast(
     db
-      .select({ id: campaigns.id, status: campaigns.status, a: agents })
+      .select({ id: campaigns.id, status: campaigns.status, senders: campaigns.senderAccountIds, a: agents })
       .from(campaigns)
       .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
       .where(eq(campaigns.id, sql.placeholder('id')))
@@ -104,20 +145,43 @@ export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | n
   if (kept) return kept;
   const row = campaignWithAgent(ctx.db).get({ id: campaignId });
   if (!row) return null;
-  return { id: row.id, status: row.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] };
+  return infoOf(row);
 }
 
 /** The account that contacts a lead: its own, else its campaign agent's (self-hosting.md, Accounts). */
 export const effectiveAccountId = (lead: LeadRow, info: CampaignInfo): string | null => lead.accountId ?? info.agent?.accountId ?? null;
 
 export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings): Plan | null {
-  return planLead(lead, {
-    sequence: info.sequence,
-    onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
-    invitationTimeoutMs: settings.invitationTimeoutMs,
-    replyWaitMs: settings.replyWaitMs,
-    withdrawStale: settings.safety.withdrawStaleInvitations,
-  });
+  const plan = (salesNavigator: boolean | null) =>
+    planLead(lead, {
+      sequence: info.sequence,
+      steps: info.steps,
+      position: storedStart(ctx, lead.id, info),
+      salesNavigator,
+      onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
+      invitationTimeoutMs: settings.invitationTimeoutMs,
+      replyWaitMs: settings.replyWaitMs,
+      withdrawStale: settings.safety.withdrawStaleInvitations,
+    });
+  const first = plan(null);
+  // Only an InMail asks about the sender's Sales Navigator; without it the step is skipped.
+  if (first?.action.kind !== 'inmail') return first;
+  const sender = effectiveAccountId(lead, info);
+  const account = sender === null ? undefined : findAccount(ctx, sender);
+  return account && !account.hasSalesNavigator ? plan(false) : first;
+}
+
+/**
+ * Where the step runner finds the lead: its stored position, `ended`, or null when it has none
+ * to go on from (none stored, one for another agent's steps, or, for the older shape, a step the
+ * agent no longer has: such a lead is placed from its counters, as it always was).
+ */
+export function storedStart(ctx: Pick<Ctx, 'db'>, leadId: string, info: CampaignInfo): WalkStart | 'ended' | null {
+  const pos = getPosition(ctx, leadId);
+  if (!pos || pos.agentId !== info.agent?.id) return null;
+  if (pos.endedAt !== null) return 'ended';
+  if (info.steps.legacy && (pos.stepId === null || !info.steps.byId.has(pos.stepId))) return null;
+  return { stepId: pos.stepId, enteredAt: pos.enteredAt, recorded: true, virtual: false };
 }
 
 export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadById(ctx.db).get({ id });

@@ -76,6 +76,32 @@ export function startSequence(ctx: Pick<Ctx, 'db'>, input: { leadId: string; cam
   });
 }
 
+/**
+ * Puts the lead at a step of its agent's steps, or ends its sequence there, whatever position it
+ * had: the step runner's write when it places a lead it had no position for, or one whose
+ * position was for another agent's steps (the campaign's agent was changed).
+ */
+export function placeLead(
+  ctx: Pick<Ctx, 'db'>,
+  input: { leadId: string; campaignId: string; agentId: string; stepId: string | null; at: number; endReason?: EndReason | null },
+): void {
+  const ended = input.endReason ?? null;
+  const values = {
+    campaignId: input.campaignId,
+    agentId: input.agentId,
+    stepId: ended === null ? input.stepId : null,
+    enteredAt: input.at,
+    endReason: ended,
+    endedAt: ended === null ? null : input.at,
+    updatedAt: input.at,
+  };
+  ctx.db
+    .insert(leadPositions)
+    .values({ leadId: input.leadId, ...values })
+    .onConflictDoUpdate({ target: leadPositions.leadId, set: values })
+    .run();
+}
+
 /** Moves the lead to another step (entered at `at`). A lead whose sequence ended stays ended: false then. */
 export function moveToStep(ctx: Pick<Ctx, 'db'>, input: { leadId: string; stepId: string; at: number }): boolean {
   return positionStatements(ctx.db).move.run({ leadId: input.leadId, stepId: input.stepId, at: input.at }).changes === 1;

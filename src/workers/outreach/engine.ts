@@ -3,13 +3,13 @@ import PQueue from 'p-queue';
 import { accountRef, findAccount, findAccounts, type AccountRow } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
-import { networkError, type AccountRef } from '../../core/network/provider.js';
 import { RuleBasedAgent, type AgentDecision, type ReplyAgent } from '../../core/outreach/agent.js';
 import { CommitGroup } from '../../core/outreach/commit-group.js';
 import { applyInboundAll } from '../../core/outreach/inbound.js';
 import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
 import { placeholders } from '../../core/outreach/personalize.js';
-import type { SendKind } from '../../core/outreach/plan.js';
+import { capReached, isStepSend, type SendKind } from '../../core/outreach/plan.js';
+import { recordSequence, senderFor } from '../../core/outreach/runner.js';
 import {
   closingLeads,
   completeIfDone,
@@ -26,11 +26,11 @@ import {
   runningCampaigns,
   withoutWorkLeft,
 } from '../../core/outreach/queue.js';
-import { beginSend, classify, recipientOf, settleAssumedSent, settleFailed, settleSent, type BegunSend } from '../../core/outreach/sends.js';
+import { beginSend, callProvider, classify, settleAssumedSent, settleFailed, settleSent } from '../../core/outreach/sends.js';
 import { nextWorkingTime } from '../../core/safety/hours.js';
 import { allowance, allowances, rhythmOf, type Allowance } from '../../core/safety/rules.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
-import { effectiveAccountId, loadCampaignInfo, loadRunningCampaigns, planFor, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
+import { effectiveAccountId, loadCampaignInfo, loadRunningCampaigns, planFor, sendersOf, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -43,7 +43,7 @@ const STOP_WAIT_MS = 10_000;
 
 /** Conversations first, then the sequence, then new invitations. */
 /** Withdrawals come before new invitations: they free the account's pending-invitation count. */
-const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, withdraw: 3, connect: 4 };
+const PRIORITY: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, inmail: 2, withdraw: 3, visit: 4, like: 4, connect: 5 };
 /**
  * Never-looked-at leads taken per campaign when it has nothing scheduled: an account sends one
  * at a time, so a few keep it busy and the rest of a backlog costs nothing until its turn.
@@ -290,6 +290,8 @@ export class Engine {
     const touched = new Set<string>(inbound.campaigns);
     for (const id of inbound.campaigns) this.quietUntil.delete(id);
     const now = this.ctx.simClock.now();
+    // Invitations promised this tick per account, to leads given a sender and not sent to yet.
+    const promised = new Map<string, number>();
     const closing = closingLeads(this.ctx, this.settings.batchSize);
     for (const lead of closing) {
       if ((this.closeDeferred.get(lead.id) ?? 0) > now) continue;
@@ -297,13 +299,13 @@ export class Engine {
       if (!info) continue;
       seen.add(lead.id);
       this.quietUntil.delete(lead.campaignId);
-      await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
+      await this.guarded(lead, () => this.handleLead(lead, info, now, lanes, promised));
     }
     // A campaign whose sending account is idle (out of hours, or within its spacing) waits
     // with it; its leads stay due. This keeps a tick's cost to the work that can be done.
     const awake = running.filter((info) => {
-      const sender = info.agent?.accountId;
-      return !sender || (this.idleUntil.get(sender) ?? 0) <= now;
+      const senders = sendersOf(info);
+      return senders.length === 0 || senders.some((id) => (this.idleUntil.get(id) ?? 0) <= now);
     });
     // Leads with scheduled work first; then leads never looked at (due 0, the default of a new
     // row), a few at a time and only while the sender may still invite today. A backlog of a
@@ -346,7 +348,7 @@ export class Engine {
           if (seen.has(lead.id)) continue;
           seen.add(lead.id);
           handled++;
-          await this.guarded(lead, () => this.handleLead(lead, info, now, lanes));
+          await this.guarded(lead, () => this.handleLead(lead, info, now, lanes, promised));
         }
         taken += due.length;
         if (handled === 0 || scheduled.length < perWake || queued() > before || taken >= this.settings.batchSize) break;
@@ -418,20 +420,35 @@ export class Engine {
   }
 
   /** Works one due lead: waits, final steps and agent decisions here; sends go to the account's lane. */
-  private async handleLead(lead: LeadRow, info: CampaignInfo, now: number, lanes: Map<string, SendItem[]>): Promise<void> {
+  private async handleLead(
+    lead: LeadRow,
+    info: CampaignInfo,
+    now: number,
+    lanes: Map<string, SendItem[]>,
+    promised: Map<string, number>,
+    again = true,
+  ): Promise<void> {
     const plan = planFor(this.ctx, lead, info, this.settings);
     if (plan === null || plan.at > now) return this.moveDue(lead.id, lead.nextActionAt, plan?.at ?? null);
-    const accountId = effectiveAccountId(lead, info);
+    const senders = sendersOf(info);
     const enqueue = (kind: SendKind, due: number | null) => {
+      // A lead of a campaign with senders gets its sender at its first step (the step runner's).
+      const accountId = isStepSend(kind) ? senderFor(this.ctx, lead, info, now, promised) : effectiveAccountId(lead, info);
       if (accountId === null) return this.moveDue(lead.id, due, now + ACCOUNT_RETRY_MS);
       const lane = lanes.get(accountId) ?? [];
-      lane.push({ leadId: lead.id, kind, accountId, due, followsSender: accountId === info.agent?.accountId });
+      lane.push({ leadId: lead.id, kind, accountId, due, followsSender: senders.length === 1 && accountId === senders[0] });
       lanes.set(accountId, lane);
     };
     const action = plan.action;
     switch (action.kind) {
       case 'finish':
-        return this.moveDue(lead.id, lead.nextActionAt, null);
+      case 'step': {
+        // The step runner records what it passed (a start, skipped steps, the end); a step due
+        // at once is then worked in this same turn.
+        const after = recordSequence(this.ctx, lead, info, this.settings, now);
+        if (again && after.nextActionAt !== null && after.nextActionAt <= now) return this.handleLead(after, info, now, lanes, promised, false);
+        return;
+      }
       case 'fail':
         return failLead(this.ctx, lead.id, info, this.settings);
       case 'decide': {
@@ -440,7 +457,7 @@ export class Engine {
         return;
       }
       case 'polite_close':
-        if (lead.excluded || info.status !== 'CAMPAIGN_IN_PROGRESS' || !hasConversation(lead) || accountId === null) {
+        if (lead.excluded || info.status !== 'CAMPAIGN_IN_PROGRESS' || !hasConversation(lead) || effectiveAccountId(lead, info) === null) {
           // Nothing to close politely (or no traffic allowed): exclude at once, silently.
           return excludeNow(this.ctx, lead);
         }
@@ -523,8 +540,7 @@ export class Engine {
     }
     if (kind !== 'withdraw') {
       const a = known ?? allowance(this.ctx, account, safety, now);
-      const capped = kind === 'connect' ? a.connectionRequestsSentToday >= a.connectionRequestLimit : a.messagesSentToday >= a.messageLimit;
-      if (capped) return wait(nextWorkingTime(kind === 'connect' ? invitationsFreeAt(a, now) : nextUtcDay(now), rhythm), { capped: true });
+      if (capReached(kind, a)) return wait(nextWorkingTime(kind === 'connect' ? invitationsFreeAt(a, now) : nextUtcDay(now), rhythm), { capped: true });
     }
     return { account };
   }
@@ -599,7 +615,7 @@ export class Engine {
     const full = (id: string) => (this.inviteFullUntil.get(id) ?? 0) > now;
     const senders = findAccounts(
       this.ctx,
-      campaigns.flatMap((info) => (info.agent?.accountId && !full(info.agent.accountId) ? [info.agent.accountId] : [])),
+      campaigns.flatMap((info) => sendersOf(info).filter((id) => !full(id))),
     );
     const connected = [...senders.values()].filter((a) => a.status === 'connected');
     const room0 = allowances(this.ctx, connected, this.settings.safety, now);
@@ -608,14 +624,19 @@ export class Engine {
         this.inviteFullUntil.set(accountId, Math.min(invitationsFreeAt(a, now), now + INVITE_FULL_RECHECK_MS));
     }
     for (const info of campaigns) {
-      const accountId = info.agent?.accountId;
+      const accounts = sendersOf(info);
       // Without a sender the leads are handled at once (they fail or wait for an account).
-      if (!accountId) {
+      if (accounts.length === 0) {
         out.set(info.id, room);
         continue;
       }
-      const a = room0.get(accountId);
-      out.set(info.id, a ? Math.min(room, Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday)) : 0);
+      // A campaign with several senders may take what all of them may still invite today.
+      let left = 0;
+      for (const accountId of accounts) {
+        const a = room0.get(accountId);
+        if (a) left += Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday);
+      }
+      out.set(info.id, Math.min(room, left));
     }
     return out;
   }
@@ -639,7 +660,7 @@ export class Engine {
       if (!begun) return null;
       this.inFlight.add(begun.intent.id);
       try {
-        return { begun, result: await this.call(begun, accountRef(account)) };
+        return { begun, result: await callProvider(this.ctx, begun, accountRef(account)) };
       } catch (err) {
         return { begun, err };
       }
@@ -678,19 +699,5 @@ export class Engine {
       this.inFlight.delete(intent.id);
       this.nextSlot.set(item.accountId, this.ctx.simClock.now() + this.spacing());
     }
-  }
-
-  private async call({ intent, lead }: BegunSend, account: AccountRef): Promise<{ chatId?: string; messageId?: string }> {
-    const recipient = recipientOf(lead);
-    if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });
-    if (intent.kind === 'connection_request') {
-      await this.ctx.network.sendConnectionRequest({ ...recipient, account, note: intent.text });
-      return {};
-    }
-    if (intent.kind === 'withdrawal') {
-      await this.ctx.network.withdrawInvitation({ ...recipient, account });
-      return {};
-    }
-    return this.ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
   }
 }

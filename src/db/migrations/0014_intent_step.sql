@@ -1,0 +1,1 @@
+ALTER TABLE `engine_intents` ADD `step_id` text;
