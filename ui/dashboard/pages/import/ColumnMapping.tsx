@@ -1,4 +1,5 @@
 import type { ImportField, ImportPreview } from '../../../shared/types.js';
+import { Untrusted } from '../../../shared/components/Untrusted.js';
 
 /** Every lead field a column can fill, checked against the tool's own list by the type-check. */
 const FIELD_SET: Record<ImportField, true> = {
@@ -45,10 +46,12 @@ export function ColumnMapping({
       <tbody>
         {columns.map((col) => (
           <tr key={col.header}>
-            <th scope="row">{col.header}</th>
+            <th scope="row">
+              <Untrusted>{col.header}</Untrusted>
+            </th>
             <td>
               <label htmlFor={`${idPrefix}-map-${col.header}`} className="sr-only">
-                Field for column {col.header}
+                Field for column <Untrusted>{col.header}</Untrusted>
               </label>
               <select
                 id={`${idPrefix}-map-${col.header}`}

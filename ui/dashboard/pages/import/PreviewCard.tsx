@@ -7,6 +7,7 @@ import { ColumnMapping } from './ColumnMapping.js';
 import { CreditCheck } from './CreditCheck.js';
 import { RejectedRows } from './RejectedRows.js';
 import { Summary } from './Summary.js';
+import { Untrusted } from '../../../shared/components/Untrusted.js';
 
 /**
  * The dry run of a file: its mapping (editable), the counts a real run would give, the credits
@@ -39,7 +40,9 @@ export function PreviewCard({
   const short = preview.shortOfCredits > 0;
   return (
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
-      <h2 id={`${id}-h`}>Preview of {fileName}</h2>
+      <h2 id={`${id}-h`}>
+        Preview of <Untrusted>{fileName}</Untrusted>
+      </h2>
       <p className="o-muted">
         Delimiter “{preview.delimiter === '\t' ? 'tab' : preview.delimiter}”. Nothing has been imported yet; these are the counts a real run would give.
       </p>
@@ -49,8 +52,8 @@ export function PreviewCard({
       <CreditCheck preview={preview} />
       {preview.stoppedAt ? (
         <p role="alert" className="o-alert o-alert-error">
-          The import will stop at line {preview.stoppedAt.line}: {preview.stoppedAt.message} Only the {formatNumber(rows)} row{rows === 1 ? '' : 's'} before it
-          would be read.
+          The import will stop at line {preview.stoppedAt.line}: <Untrusted>{preview.stoppedAt.message}</Untrusted> Only the {formatNumber(rows)} row
+          {rows === 1 ? '' : 's'} before it would be read.
         </p>
       ) : null}
       <RejectedRows rows={preview.rows} csv={preview.rejectedCsv || undefined} fileName={fileName} title="Rows that would not be imported" />

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { formatNumber } from '../../../shared/format.js';
 import type { RejectedRow } from '../../../shared/types.js';
+import { Untrusted } from '../../../shared/components/Untrusted.js';
 
 /** The table shows this many rows; the CSV has them all. */
 export const ROWS_SHOWN = 100;
@@ -64,7 +65,9 @@ export function RejectedRows({ rows, csv, fileName, title }: { rows: readonly Re
                 <td>{r.line}</td>
                 <td>{STATUS[r.status]}</td>
                 <td>{r.field ?? '—'}</td>
-                <td>{r.message}</td>
+                <td>
+                  <Untrusted>{r.message}</Untrusted>
+                </td>
               </tr>
             ))}
           </tbody>
