@@ -304,3 +304,27 @@ describe('skips and conditions', () => {
     expect(message.variants[0]).toMatchObject({ sent: 2, replied: 1 });
   });
 });
+
+describe('limits per kind', () => {
+  it('an account out of visits for the day still sends its invitations', async () => {
+    const h = await stepsHarness(
+      [{ kind: 'visit' }, { kind: 'invite', note: null }],
+      ['amy-sim-never-accepts', 'ada-sim-never-accepts', 'ann-sim-never-accepts'],
+      {
+        workspace: (ws) => Object.assign(ws.accounts![0]!, { profileVisitLimit: 1 }),
+      },
+    );
+    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+    const today = day(h.ctx.clock.now());
+    await h.runUntil(() => h.intents().filter((i) => i.kind === 'connection_request').length === 3, 10 * MINUTE, 2000);
+    const byDay = h.intents().map((i) => `${i.kind}:${i.leadId}:${day(i.createdAt) === today ? 0 : Math.round((i.createdAt - Date.parse(today)) / DAY)}`);
+    // One visit a day; each visited lead is invited the day of its visit.
+    expect(byDay.filter((x) => x.startsWith('visit'))).toEqual(['visit:lead_1:0', 'visit:lead_2:1', 'visit:lead_3:2']);
+    expect(byDay.filter((x) => x.startsWith('connection_request'))).toEqual([
+      'connection_request:lead_1:0',
+      'connection_request:lead_2:1',
+      'connection_request:lead_3:2',
+    ]);
+    expect(h.audit().violations).toEqual([]);
+  });
+});

@@ -43,17 +43,33 @@ export const isStepSend = (kind: string): kind is StepSendKind => STEP_SENDS.has
  * it frees an invitation.
  */
 export function capReached(kind: SendKind, a: Allowance): boolean {
+  switch (limitOf(kind)) {
+    case null:
+      return false;
+    case 'invitations':
+      return a.connectionRequestsSentToday >= a.connectionRequestLimit;
+    case 'visits':
+      return a.profileVisitsToday >= a.profileVisitLimit;
+    case 'likes':
+      return a.postReactionsToday >= a.postReactionLimit;
+    case 'messages':
+      return a.messagesSentToday >= a.messageLimit;
+  }
+}
+
+/** The daily limit a kind of send counts against; null for a withdrawal, which has none. */
+export function limitOf(kind: SendKind): 'invitations' | 'messages' | 'visits' | 'likes' | null {
   switch (kind) {
     case 'withdraw':
-      return false;
+      return null;
     case 'connect':
-      return a.connectionRequestsSentToday >= a.connectionRequestLimit;
+      return 'invitations';
     case 'visit':
-      return a.profileVisitsToday >= a.profileVisitLimit;
+      return 'visits';
     case 'like':
-      return a.postReactionsToday >= a.postReactionLimit;
+      return 'likes';
     default:
-      return a.messagesSentToday >= a.messageLimit;
+      return 'messages';
   }
 }
 

@@ -1,5 +1,3 @@
-import { eq } from 'drizzle-orm';
-import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { fitTo, renderMessage, renderNote, renderTemplate } from '../agents/render.js';
 import { variantCount, variantText, type Step, type VariantLetter } from '../agents/steps.js';
@@ -223,9 +221,7 @@ export function senderFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: numb
   if (info.senderIds.length === 0) return info.agent?.accountId ?? null;
   const chosen = bestSender(ctx, info.senderIds, now, promised);
   if (chosen === null) return null;
-  transaction(ctx.db, () => {
-    ctx.db.update(leads).set({ accountId: chosen }).where(eq(leads.id, lead.id)).run();
-  });
+  updateLead(ctx.db, lead.id, { accountId: chosen });
   promised?.set(chosen, (promised.get(chosen) ?? 0) + 1);
   return chosen;
 }

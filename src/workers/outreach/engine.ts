@@ -8,7 +8,7 @@ import { CommitGroup } from '../../core/outreach/commit-group.js';
 import { applyInboundAll } from '../../core/outreach/inbound.js';
 import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
 import { placeholders } from '../../core/outreach/personalize.js';
-import { capReached, isStepSend, type SendKind } from '../../core/outreach/plan.js';
+import { capReached, isStepSend, limitOf, type SendKind } from '../../core/outreach/plan.js';
 import { recordSequence, senderFor } from '../../core/outreach/runner.js';
 import {
   closingLeads,
@@ -488,14 +488,28 @@ export class Engine {
    * One account's sends, one after another, while the account may send. Returns provider calls
    * made. `counters` are the account's counters read for the lane's first send (see runTick).
    */
-  private async runLane(accountId: string, items: SendItem[], counters: { at: number; byAccount: Map<string, Allowance> }): Promise<number> {
+  private async runLane(accountId: string, queued: SendItem[], counters: { at: number; byAccount: Map<string, Allowance> }): Promise<number> {
     let calls = 0;
+    let items = queued;
     for (let i = 0; i < items.length; i++) {
       if (this.stopping || !this.ensureLease()) return calls;
       const item = items[i] as SendItem;
       const now = this.ctx.simClock.now();
       const known = i === 0 && dayOf(counters.at) === dayOf(now) ? counters.byAccount.get(accountId) : undefined;
       const ready = this.accountWait(accountId, item.kind, now, known);
+      if ('until' in ready && ready.capped) {
+        // Only the sends counted against the limit reached wait; the lane goes on with the others.
+        const limit = limitOf(item.kind);
+        const rest = items.slice(i);
+        this.defer(
+          rest.filter((x) => limitOf(x.kind) === limit),
+          ready.until,
+          true,
+        );
+        items = items.slice(0, i).concat(rest.filter((x) => limitOf(x.kind) !== limit));
+        i--;
+        continue;
+      }
       if ('until' in ready) {
         this.defer(items.slice(i), ready.until, ready.capped, ready.idle);
         return calls;
