@@ -250,6 +250,8 @@ async function tickCost(m: Mods, dbPath: string, due: number, runs: number): Pro
     // A fresh day and fresh leads each run: the same due work every time.
     clock.advance(DAY);
     db.$client.prepare("UPDATE leads SET stage = 'new', invited_at = NULL, next_action_at = 1 WHERE campaign_id = 'cmp_probe'").run();
+    // The step runner's positions too, so each run starts the leads' sequences afresh.
+    db.$client.prepare("DELETE FROM lead_positions WHERE campaign_id = 'cmp_probe'").run();
     db.$client.prepare("DELETE FROM account_daily WHERE account_id = 'acc_probe'").run();
     const engine = new m.outreach.Engine(ctx, { settings: m.outreach.resolveEngineSettings(config.engine), random: () => 0, holder: `probe-${r}` });
     const t0 = performance.now();
