@@ -154,6 +154,14 @@ export class Engine {
   private runningSeen: readonly CampaignInfo[] | null = null;
   /** Per account: where its deferred invitations are booked (see `book`). */
   private readonly booking = new Map<string, { day: number; count: number; next: number; perDay: number }>();
+  /**
+   * Per account: leads given it as their sender today whose invitation has not gone yet. They
+   * count as spent when the next lead's sender is picked and when new leads are taken, so a
+   * campaign with several senders spreads its leads by what each can still invite. Forgotten each
+   * UTC day (and on a restart): at worst a sender gets a few more leads than it invites that day.
+   */
+  private readonly pinned = new Map<string, Set<string>>();
+  private pinnedDay = -1;
   private renewedAt = 0;
   private stopping = false;
   private looping = false;
@@ -291,7 +299,11 @@ export class Engine {
     for (const id of inbound.campaigns) this.quietUntil.delete(id);
     const now = this.ctx.simClock.now();
     // Invitations promised this tick per account, to leads given a sender and not sent to yet.
-    const promised = new Map<string, number>();
+    if (dayOf(now) !== this.pinnedDay) {
+      this.pinned.clear();
+      this.pinnedDay = dayOf(now);
+    }
+    const promised = new Map([...this.pinned].map(([id, leads]) => [id, leads.size]));
     const closing = closingLeads(this.ctx, this.settings.batchSize);
     for (const lead of closing) {
       if ((this.closeDeferred.get(lead.id) ?? 0) > now) continue;
@@ -327,9 +339,11 @@ export class Engine {
     // A probed campaign with nothing due sleeps until its next scheduled lead comes due.
     const quiet = probed.filter((info) => !scheduledBy.has(info.id)).map((info) => info.id);
     for (const [id, at] of nextScheduledOf(this.ctx, quiet, now)) this.quietUntil.set(id, at ?? Number.POSITIVE_INFINITY);
-    const hungry = awake.filter((info) => !scheduledBy.has(info.id));
+    // A campaign with several senders also takes new leads while it has scheduled ones, as far as
+    // its senders can still invite: its scheduled leads may all wait for one busy sender.
+    const hungry = awake.filter((info) => !scheduledBy.has(info.id) || info.senderIds.length > 1);
     const freshRoom = Math.min(FRESH_PER_PROBE, perWake);
-    const quotas = this.freshQuotas(hungry, now, freshRoom);
+    const quotas = this.freshQuotas(hungry, now, freshRoom, promised);
     const freshBy = freshLeadsOf(
       this.ctx,
       hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0).map((info) => info.id),
@@ -434,6 +448,11 @@ export class Engine {
     const enqueue = (kind: SendKind, due: number | null) => {
       // A lead of a campaign with senders gets its sender at its first step (the step runner's).
       const accountId = isStepSend(kind) ? senderFor(this.ctx, lead, info, now, promised) : effectiveAccountId(lead, info);
+      if (accountId !== null && lead.accountId === null && info.senderIds.length > 0) {
+        const leads = this.pinned.get(accountId) ?? new Set<string>();
+        leads.add(lead.id);
+        this.pinned.set(accountId, leads);
+      }
       if (accountId === null) return this.moveDue(lead.id, due, now + ACCOUNT_RETRY_MS);
       const lane = lanes.get(accountId) ?? [];
       lane.push({ leadId: lead.id, kind, accountId, due, followsSender: senders.length === 1 && accountId === senders[0] });
@@ -624,7 +643,7 @@ export class Engine {
    * How many never-looked-at leads to take for each campaign: what its sender may still invite
    * today, at most `room`. The senders and their counters are read in one statement each.
    */
-  private freshQuotas(campaigns: readonly CampaignInfo[], now: number, room: number): Map<string, number> {
+  private freshQuotas(campaigns: readonly CampaignInfo[], now: number, room: number, promised: ReadonlyMap<string, number>): Map<string, number> {
     const out = new Map<string, number>();
     const full = (id: string) => (this.inviteFullUntil.get(id) ?? 0) > now;
     const senders = findAccounts(
@@ -648,7 +667,7 @@ export class Engine {
       let left = 0;
       for (const accountId of accounts) {
         const a = room0.get(accountId);
-        if (a) left += Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday);
+        if (a) left += Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday - (promised.get(accountId) ?? 0));
       }
       out.set(info.id, Math.min(room, left));
     }
@@ -693,6 +712,7 @@ export class Engine {
           this.recoverPending = true;
         }
         this.closeDeferred.delete(item.leadId);
+        if (item.kind === 'connect') this.pinned.get(item.accountId)?.delete(item.leadId);
         return 'sent';
       }
       const err = attempt.err;
