@@ -305,6 +305,29 @@ describe('skips and conditions', () => {
   });
 });
 
+describe('senders share the work', () => {
+  it('three senders each invite up to their own limit every day, none left idle', async () => {
+    const leads = Array.from({ length: 45 }, (_, i) => `t${i}-sim-never-accepts`);
+    const h = await stepsHarness([{ kind: 'visit' }, { kind: 'wait', hours: 2 }, { kind: 'invite', note: null }], leads, {
+      senders: ['acc_a', 'acc_b', 'acc_c'],
+      workspace: (ws) => {
+        Object.assign(ws.accounts![0]!, { connectionRequestLimit: 5 });
+        ws.accounts!.push({ id: 'acc_b', name: 'B', status: 'connected', connectionRequestLimit: 5 });
+        ws.accounts!.push({ id: 'acc_c', name: 'C', status: 'connected', connectionRequestLimit: 5 });
+      },
+    });
+    await h.runUntil(() => h.intents().filter((i) => i.kind === 'connection_request').length === 45, 10 * MINUTE, 3000);
+    const perDay = new Map<string, number>();
+    for (const i of h.intents().filter((x) => x.kind === 'connection_request')) {
+      const key = `${new Date(i.createdAt).toISOString().slice(0, 10)} ${i.accountId}`;
+      perDay.set(key, (perDay.get(key) ?? 0) + 1);
+    }
+    // 45 leads, 15 invitations a day: three days, each sender at its 5 every day.
+    expect([...perDay.values()]).toEqual(Array(9).fill(5));
+    expect(h.audit().violations).toEqual([]);
+  });
+});
+
 describe('limits per kind', () => {
   it('an account out of visits for the day still sends its invitations', async () => {
     const h = await stepsHarness(
