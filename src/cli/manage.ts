@@ -29,10 +29,14 @@ import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         List campaigns, newest first.
-  campaigns create --name N [--agent ID] [--senders ID,ID...] [--db PATH]
-                        Create a READY_TO_SEND campaign, optionally with its agent and sending accounts.
-  campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--db PATH]
-                        Rename a campaign or change its agent or senders (pause a running one first).
+  campaigns create --name N [--agent ID] [--senders ID,ID...] [--approval off|required] [--db PATH]
+                        Create a READY_TO_SEND campaign, optionally with its agent and sending
+                        accounts; approval required holds every note and message as a draft to
+                        approve.
+  campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--approval off|required] [--db PATH]
+                        Rename a campaign or change its agent or senders (pause a running one
+                        first), or turn approval on or off (off sends the waiting drafts as they
+                        stand).
   agents list [--json] [--db PATH]
                         List agents with their account and sequence length.
   agents create --file F [--db PATH]
@@ -176,11 +180,11 @@ export async function campaigns(args: string[]): Promise<void> {
       });
     }
     case 'create': {
-      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } });
+      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' }, approval: { type: 'string' } });
       if (values.name === undefined) throw new UsageError('--name: required');
       const input = checked(
         CreateCampaignInput,
-        { name: values.name, assignedTemplateId: values.agent, senderAccountIds: senderList(values.senders) },
+        { name: values.name, assignedTemplateId: values.agent, senderAccountIds: senderList(values.senders), approval: values.approval },
         CAMPAIGN_NAMES,
       );
       return withCtx(values, (ctx) =>
@@ -191,20 +195,24 @@ export async function campaigns(args: string[]): Promise<void> {
       );
     }
     case 'update': {
-      const { values, positionals } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } }, 1);
+      const { values, positionals } = parse(
+        rest,
+        { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' }, approval: { type: 'string' } },
+        1,
+      );
       const id = positionals[0];
       if (!id) throw new UsageError('campaigns update: the campaign ID is required (see npx outreach campaigns list)');
       const agent = values.agent === 'none' ? null : values.agent;
       const input = checked(
         UpdateCampaignInput,
-        { name: values.name, assignedTemplateId: agent, senderAccountIds: senderList(values.senders) },
+        { name: values.name, assignedTemplateId: agent, senderAccountIds: senderList(values.senders), approval: values.approval },
         CAMPAIGN_NAMES,
       );
       return withCtx(values, (ctx) =>
         run({ ...CAMPAIGN_NAMES, campaignId: 'ID' }, async () => {
           const c = updateCampaign(ctx, id, input);
           const senders = c.senderAccountIds.length ? `, senders ${c.senderAccountIds.join(', ')}` : '';
-          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}${senders}, ${c.status}.`);
+          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}${senders}, approval ${c.approval}, ${c.status}.`);
         }),
       );
     }
@@ -223,7 +231,7 @@ const senderList = (raw: string | undefined): string[] | undefined =>
           .split(',')
           .map((s) => s.trim())
           .filter((s) => s !== '');
-const CAMPAIGN_NAMES = { name: '--name', assignedTemplateId: '--agent', senderAccountIds: '--senders' };
+const CAMPAIGN_NAMES = { name: '--name', assignedTemplateId: '--agent', senderAccountIds: '--senders', approval: '--approval' };
 
 const AGENT_FIELDS = {
   name: '--file: name',

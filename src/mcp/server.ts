@@ -2,7 +2,14 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
+  type ClientCapabilities,
+  ErrorCode,
+  GetPromptRequestSchema,
+  type GetPromptResult,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  McpError,
+  type Prompt,
   isJSONRPCRequest,
   type JSONRPCRequest,
   ListToolsRequestSchema,
@@ -19,6 +26,9 @@ import { validationError } from '../core/errors.js';
 import { zodToApiError } from '../core/validation.js';
 import { IdempotencyKey, type Tool } from '../tools/define.js';
 import { authenticate, invokeTool, type Authenticated, type Credential, type Outcome } from '../tools/pipeline.js';
+import type { PromptSpec } from '../tools/prompts/define.js';
+import { PROMPTS } from '../tools/prompts/index.js';
+import { describeIssue } from '../core/validation.js';
 import { mcpInputSchema, mcpOutputSchema, type JsonObject } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { listViewResources, readViewResource, toolUiMeta } from './apps.js';
@@ -108,10 +118,18 @@ export interface McpScope {
  * `validator` is the SDK's JSON Schema validator; servers built per request share one,
  * since the SDK otherwise compiles a fresh Ajv instance for every server.
  */
-export function mcpServer(ctx: Ctx, scopeOf: (id: RequestId) => McpScope, validator?: jsonSchemaValidator): Server {
+export function mcpServer(ctx: Ctx, scopeOf: (id: RequestId) => McpScope, validator?: jsonSchemaValidator, opts: McpServerOptions = {}): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Outreach MCP' },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: validator,
+    },
+  );
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS.map(promptListing) }));
+  server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+    getPrompt(ctx, scopeOf(extra.requestId).offered.byName, request.params.name, request.params.arguments ?? {}),
   );
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: scopeOf(extra.requestId).offered.listing }));
   // The MCP App views of the offered tools (src/mcp/apps.ts); the only resources this server has.
@@ -129,14 +147,71 @@ export function mcpServer(ctx: Ctx, scopeOf: (id: RequestId) => McpScope, valida
     const auth = scope.authenticate();
     if (!auth.ok) return toToolResult(auth);
     const { idempotencyKey, ...input } = request.params.arguments ?? {};
-    const outcome = await invokeTool(ctx, tool, {
+    const call = {
       caller: auth.caller,
       input: tool.idempotent ? input : (request.params.arguments ?? {}),
       idempotencyKey: tool.idempotent ? idempotencyKey : undefined,
-    });
-    return toToolResult(outcome);
+    };
+    if (!(tool.confirm && opts.canAsk && clientCanAsk(server.getClientCapabilities()))) return toToolResult(await invokeTool(ctx, tool, call));
+    const asked = await invokeTool(ctx, tool, { ...call, confirmation: 'ask' });
+    if (asked.ok !== 'ask') return toToolResult(asked);
+    const answer = await server.elicitInput({ message: asked.question, requestedSchema: { type: 'object', properties: {} } });
+    // The answered call runs the stages again as a new call, so a key revoked meanwhile stops it.
+    const again = scope.authenticate();
+    if (!again.ok) return toToolResult(again);
+    return toToolResult(await invokeTool(ctx, tool, { ...call, caller: again.caller, confirmation: answer.action === 'accept' ? 'accepted' : 'declined' }));
   });
   return server;
+}
+
+export interface McpServerOptions {
+  /**
+   * The transport carries requests from server to client while a call waits (stdio), so a
+   * client that declares elicitation is asked a tool's confirmation. Stateless HTTP with JSON
+   * answers cannot: its clients are trusted, as REST's are.
+   */
+  canAsk?: boolean;
+}
+
+/** A form elicitation: `elicitation: {}` (the first form of the capability) or one naming `form`. */
+function clientCanAsk(caps: ClientCapabilities | undefined): boolean {
+  const elicitation = caps?.elicitation as Record<string, unknown> | undefined;
+  if (!elicitation) return false;
+  return Object.keys(elicitation).length === 0 || elicitation.form !== undefined;
+}
+
+/** A prompt as prompts/list shows it, its arguments read from its schema. */
+function promptListing(spec: PromptSpec): Prompt {
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    arguments: Object.entries(spec.args.shape).map(([name, schema]) => ({
+      name,
+      description: (schema as z.ZodType).description,
+      required: !(schema as z.ZodType).safeParse(undefined).success,
+    })),
+  };
+}
+
+/**
+ * prompts/get: the plan as one user message. A bad argument is InvalidParams naming it; on a
+ * connection without some of the tools the plan calls, the text first says how to add them.
+ */
+function getPrompt(ctx: Ctx, offered: ReadonlyMap<string, Tool>, name: string, raw: Record<string, string>): GetPromptResult {
+  const spec = PROMPTS.find((p) => p.name === name);
+  if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${name}". Call prompts/list for the available prompts.`);
+  const parsed = spec.args.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => describeIssue(issue)).join('; ');
+    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${spec.name}: ${issues}`);
+  }
+  const missing = spec.uses.filter((t) => !offered.has(t));
+  const preface = missing.length
+    ? `Note: this connection does not offer ${missing.join(', ')}. Before starting, tell the user to add the ${spec.toolset} toolset: ` +
+      `append ?toolsets=${spec.toolset} to the MCP URL (HTTP), or set OUTREACH_TOOLSETS=${spec.toolset} (stdio), then reconnect.\n\n`
+    : '';
+  return { description: spec.description, messages: [{ role: 'user', content: { type: 'text', text: preface + spec.text(ctx, parsed.data) } }] };
 }
 
 /**
@@ -180,5 +255,5 @@ export async function connectServer(server: Server, transport: Transport): Promi
 /** A server for one stdio client: the key is checked on every call. */
 export function stdioMcpServer(ctx: Ctx, tools: readonly Tool[], credential: Credential, requestId: () => string): Server {
   const offered = offeredTools(tools);
-  return mcpServer(ctx, () => ({ offered, authenticate: () => authenticate(ctx, credential, { requestId: requestId() }) }));
+  return mcpServer(ctx, () => ({ offered, authenticate: () => authenticate(ctx, credential, { requestId: requestId() }) }), undefined, { canAsk: true });
 }

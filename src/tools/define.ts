@@ -15,8 +15,11 @@ export interface ToolAnnotations {
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 /** Optional groups of MCP tools beyond the default listing. */
-export const TOOLSETS = ['manage'] as const;
+export const TOOLSETS = ['manage', 'drafts'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
+
+/** The toolsets each name lists: `manage` runs a workspace, reviewing its drafts included. */
+export const TOOLSET_INCLUDES: Readonly<Record<Toolset, readonly Toolset[]>> = { manage: ['manage', 'drafts'], drafts: ['drafts'] };
 
 /** Who is calling, as the pipeline resolved it. */
 export interface Caller {
@@ -104,6 +107,15 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
    * or MCP registry, and the pipeline refuses them to a key caller as unknown.
    */
   audience?: 'operator';
+  /**
+   * What to ask the person before the call acts, for a tool that sends to a real person or
+   * destroys data: one question naming what will happen ("Send this message from Sales to Ada
+   * Lovelace?"), or null when this call needs no question. Asked through an MCP client that
+   * declares it can ask (src/mcp); every other caller (REST, the dashboard, clients that cannot
+   * ask) is trusted as before. It runs after input validation and before the idempotency key
+   * is taken, so a refusal spends nothing.
+   */
+  confirm?(ctx: Ctx, input: z.output<I>, caller: Caller): string | null;
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 

@@ -1,5 +1,5 @@
 import { validationError } from '../core/errors.js';
-import { TOOLSETS, type Tool, type Toolset } from './define.js';
+import { TOOLSET_INCLUDES, TOOLSETS, type Tool, type Toolset } from './define.js';
 
 /**
  * Which tools an MCP client is offered: all, the read-only ones, a named subset, or both
@@ -31,9 +31,9 @@ export function checkToolsets(names: readonly string[], field = 'toolsets'): Too
   return names as Toolset[];
 }
 
-/** The tools a selection lists by default: those in no toolset, plus those of the named toolsets. */
+/** The tools a selection lists by default: those in no toolset, plus those of the named toolsets (and the toolsets they include). */
 export const inToolsets = (tool: Tool, toolsets: readonly string[] | undefined): boolean =>
-  tool.toolset === undefined || (toolsets ?? []).includes(tool.toolset);
+  tool.toolset === undefined || (toolsets ?? []).some((name) => TOOLSET_INCLUDES[name as Toolset]?.includes(tool.toolset as Toolset));
 
 /**
  * Applies a selection, keeping registry order. An unknown tool name, or a selection that

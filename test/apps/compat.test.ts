@@ -10,7 +10,8 @@ import { SAMPLE_CALLS } from '../tools/samples.js';
  * listing part was re-recorded, without `_meta`, when the listing was deliberately compacted and
  * the account view gained its safety fields, then its configured `limits`. Everything was
  * re-recorded when campaigns gained `senderAccountIds` and accounts their visit and like limits
- * (additions), with the default listing's calls only, as hosts saw them.
+ * (additions), and again when campaigns gained `approval` (an addition), with the default
+ * listing's calls only, as hosts saw them.
  * views may add `_meta` to tools/list entries and nothing else: every tool result must stay the
  * same bytes.
  */

@@ -39,7 +39,7 @@ function lazyZodJsonSchemaOnly(): Plugin {
 }
 
 /**
- * One MCP App view (VIEW=insights|campaigns|leads|activity) as one self-contained HTML file:
+ * One MCP App view (VIEW=insights|campaigns|leads|activity|drafts) as one self-contained HTML file:
  * script, styles and images inlined, so the host's sandbox loads nothing from the network.
  * A single-file bundle takes one entry, so build.mjs runs this config once per view.
  */
