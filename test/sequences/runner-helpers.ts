@@ -26,6 +26,7 @@ export interface StepsHarness extends Harness {
 export interface StepsOptions {
   config?: EngineConfig;
   senders?: string[];
+  approval?: 'off' | 'required';
   /** Changes to the workspace before it is loaded (accounts' limits, more accounts). */
   workspace?: (ws: WorkspaceFileInput) => void;
 }
@@ -36,6 +37,7 @@ export interface StepsOptions {
  */
 export async function stepsHarness(steps: StepInput[], leads: (string | LeadSpec)[], opts: StepsOptions = {}): Promise<StepsHarness> {
   const ws = engineWorkspace(leads, { status: 'READY_TO_SEND' });
+  if (opts.approval) Object.assign(ws.campaigns![0]!, { approval: opts.approval });
   opts.workspace?.(ws);
   let net!: RecordingNetwork;
   const h = harness(ws, {

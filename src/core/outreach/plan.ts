@@ -30,7 +30,9 @@ export type LeadAction =
   /** A wait ran out (invitation timeout, reply window) or the sequence ended: what is left is recorded. */
   | { kind: 'finish' }
   /** The step runner has steps to record before it can tell the next one (a sequence to start). */
-  | { kind: 'step' };
+  | { kind: 'step' }
+  /** A step's words need a person's approval: write the lead's draft (the engine may ask a model first). */
+  | { kind: 'draft' };
 
 export type SendKind = 'connect' | 'message' | 'agent_send' | 'polite_close' | 'withdraw' | 'visit' | 'like' | 'inmail';
 /** The sends that carry out a sequence step (the others belong to the conversation). */
@@ -94,6 +96,11 @@ export interface PlanContext {
   position?: WalkStart | 'ended' | null;
   /** Whether the lead's sender has Sales Navigator, when known (an `inmail` step is skipped without). */
   salesNavigator?: boolean | null;
+  /** The campaign requires approval, and where the lead's drafts stand (see LeadFacts). */
+  approval?: boolean;
+  draftOf?: LeadFacts['draftOf'];
+  /** The engine's time now: a lead waiting for a person is looked at again a while after it. */
+  now?: number;
   /** The lead's profile URL is on the workspace exclusion list. */
   onExclusionList: boolean;
   invitationTimeoutMs: number;
@@ -103,6 +110,8 @@ export interface PlanContext {
 }
 
 const HOUR = 3_600_000;
+/** How often a lead waiting for a person's decision on its draft is looked at anyway. */
+export const DRAFT_RECHECK_MS = 24 * HOUR;
 const DONE_STAGES = new Set(['failed', 'handed_off', 'tagged', 'excluded']);
 
 /** Sequence steps done: the counter, or 1 for a lead loaded as already messaged. */
@@ -181,7 +190,7 @@ export function actionOf(seq: SequenceIndex, step: PerformStep): LeadAction {
  */
 function sequencePlan(lead: LeadRow, ctx: PlanContext): Plan | null {
   const seq = ctx.steps ?? legacyIndex(ctx.sequence, ctx.invitationTimeoutMs);
-  const facts = leadFacts(lead, ctx.salesNavigator ?? null);
+  const facts = { ...leadFacts(lead, ctx.salesNavigator ?? null), approval: ctx.approval === true, ...(ctx.draftOf ? { draftOf: ctx.draftOf } : {}) };
   const rules = { invitationTimeoutMs: ctx.invitationTimeoutMs, replyWaitMs: ctx.replyWaitMs, withdrawStale: ctx.withdrawStale === true };
   const position = ctx.position ?? null;
   if (position === 'ended') return endPlan(facts, 0, false, ctx.replyWaitMs);
@@ -193,6 +202,11 @@ function sequencePlan(lead: LeadRow, ctx: PlanContext): Plan | null {
       return { at: d.at, action: { kind: 'fail', reason: 'no profile URL' } };
     case 'start':
       return { at: 0, action: { kind: 'step' } };
+    case 'draft':
+      return { at: d.at, action: { kind: 'draft' } };
+    case 'await':
+      // A person's decision makes the lead due at once (see the drafts' trigger); this is a net.
+      return { at: Math.max(d.at, (ctx.now ?? 0) + DRAFT_RECHECK_MS), action: { kind: 'step' } };
     case 'end':
       // The end is not recorded yet (nor, maybe, steps skipped on the way): the engine records it then.
       return endPlan(facts, d.at, true, ctx.replyWaitMs);

@@ -1,13 +1,15 @@
 import { transaction } from '../../db/tx.js';
-import { fitTo, renderMessage, renderNote, renderTemplate } from '../agents/render.js';
-import { variantCount, variantText, type Step, type VariantLetter } from '../agents/steps.js';
+import { variantCount, type Step, type VariantLetter } from '../agents/steps.js';
 import type { Ctx } from '../context.js';
+import type { DraftInput } from '../drafts/prepare.js';
+import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim, type ClaimedDraft } from '../drafts/send.js';
 import { bestSender } from '../sequences/senders.js';
 import { drawVariant, endSequence, getPosition, placeLead, recordStep, variantOf, type EndReason } from '../sequences/store.js';
+import { draftLookup, wordsFor } from './approval.js';
 import { leadFacts, type StepSendKind } from './plan.js';
-import { decide, derivedStart, STEP_OF_INTENT, type PerformStep, type SequenceDecision, type WalkStart } from './sequence.js';
+import { carriesWords, decide, derivedStart, STEP_OF_INTENT, type LeadFacts, type PerformStep, type SequenceDecision, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
-import { planFor, storedStart, updateLead, type CampaignInfo, type LeadRow } from './state.js';
+import { effectiveAccountId, planFor, storedStart, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
 /**
  * The step runner: the one place that moves a lead through its agent's steps. It decides from
@@ -42,6 +44,11 @@ export interface Advanced {
   due: boolean;
 }
 
+/** What the runner knows of the lead: its row, its sender's Sales Navigator when known, and its drafts. */
+function factsFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, salesNavigator: boolean | null): LeadFacts {
+  return { ...leadFacts(lead, salesNavigator), approval: info.approval === 'required', draftOf: draftLookup(ctx, lead) };
+}
+
 /** The variant of a step for the lead: drawn (and stored) the first time, the same ever after. */
 function variantFor(ctx: Ctx, leadId: string, step: Step, now: number): VariantLetter {
   const count = variantCount(step);
@@ -70,7 +77,7 @@ export function advanceSequence(
     const stored = storedStart(ctx, lead.id, info);
     if (stored === 'ended' && opts.from === undefined) return null;
     const seq = info.steps;
-    const facts = leadFacts(lead, opts.salesNavigator ?? null);
+    const facts = factsFor(ctx, lead, info, opts.salesNavigator ?? null);
     const rules = rulesOf(settings);
     let start = opts.from ?? (stored === 'ended' ? null : stored) ?? derivedStart(seq, facts);
     let decision = decide(seq, facts, start, rules);
@@ -104,7 +111,8 @@ export function advanceSequence(
     const decisionAt = when(decision.at);
     const due = decisionAt <= now && decision.passed.every((p) => when(p.at) <= now);
     if (due) {
-      if (decision.kind === 'perform') here = { stepId: decision.step.id, at: decisionAt };
+      // A lead about to carry out a step, or waiting at it for its draft, is at that step.
+      if (decision.kind === 'perform' || decision.kind === 'draft' || decision.kind === 'await') here = { stepId: decision.step.id, at: decisionAt };
       else if (decision.kind === 'fail') here = { stepId: null, at: decisionAt, end: 'failed' };
       else if (decision.kind === 'end') here = { stepId: null, at: decisionAt, end: decision.reason };
     }
@@ -129,12 +137,15 @@ export interface BegunStep {
   subject: string | null;
   /** For a message step: its place among the agent's message steps (the intent's `step`). */
   messageIndex: number | null;
+  /** The approved draft whose words these are, to be claimed with the send's intent (see claimStepDraft). */
+  draftId: string | null;
 }
 
 /**
  * The first half of a step's send, inside the transaction that records its intent: brings the
  * lead's position up to `now` and, when the step due there is one of `kind`, draws its variant
- * and renders its text for the lead. Null when no such step is due (the caller plans the lead
+ * and gives its words: the approved draft's, exactly, when the lead has one for the step, else
+ * the step's text rendered for the lead. Null when no such step is due (the caller plans the lead
  * again). `salesNavigator` is the sending account's: an InMail step is skipped without it.
  */
 export function beginStep(
@@ -152,16 +163,47 @@ export function beginStep(
   if (sendKindOfStep(step) !== kind) return null;
   const variant = variantFor(ctx, lead.id, step, now);
   const messageIndex = info.steps.byId.get(step.id)?.messageIndex ?? null;
-  switch (step.kind) {
-    case 'invite':
-      return { step, kind, variant, text: renderNote(variantText(step, variant), lead), subject: null, messageIndex };
-    case 'message':
-      return { step, kind, variant, text: renderMessage(variantText(step, variant) ?? '', lead), subject: null, messageIndex };
-    case 'inmail':
-      return { step, kind, variant, text: renderMessage(step.text, lead), subject: fitTo(renderTemplate(step.subject, lead), 200), messageIndex };
-    default:
-      return { step, kind, variant, text: null, subject: null, messageIndex };
-  }
+  const draft = carriesWords(step) ? draftAt(ctx, lead.id, { stepId: step.id }) : null;
+  if (draft?.status === 'approved') return { step, kind, variant, text: draft.text, subject: draft.subject, messageIndex, draftId: draft.id };
+  const { text, subject } = wordsFor(step, lead, variant);
+  return { step, kind, variant, text, subject, messageIndex, draftId: null };
+}
+
+/**
+ * Takes the approved draft of a step's send for its intent, in the transaction that records the
+ * intent: from then on nobody can change it, and the words sent are these. Null: the draft is no
+ * longer approved (a person rejected or edited it meanwhile), or another send holds it; nothing
+ * may be sent then.
+ */
+export const claimStepDraft = (ctx: Ctx, draftId: string, intentId: string): ClaimedDraft | null => claimDraftForSend(ctx, draftId, intentId);
+
+/**
+ * What the lead's draft for the step it reached says, in a transaction: the lead is brought up to
+ * `now`, the step's variant drawn and its words rendered. Null when no draft is to be written now
+ * (the step changed, or it has no words for this lead). The caller writes the draft outside any
+ * transaction (prepareDraft may ask a model first), then plans the lead again.
+ */
+export function draftInputFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): DraftInput | null {
+  return transaction(ctx.db, () => {
+    const advanced = advanceSequence(ctx, lead, info, settings, now);
+    if (!advanced?.due || advanced.decision.kind !== 'draft') return null;
+    const step = advanced.decision.step;
+    if (!carriesWords(step)) return null;
+    const variant = variantFor(ctx, lead.id, step, now);
+    const words = wordsFor(step, lead, variant);
+    if (words.text === null || words.text.trim() === '') return null;
+    return {
+      campaignId: lead.campaignId,
+      leadId: lead.id,
+      stepId: step.id,
+      variant,
+      kind: step.kind,
+      accountId: effectiveAccountId(lead, info),
+      text: words.text,
+      subject: words.subject,
+      template: words.template,
+    };
+  });
 }
 
 /** How a step's send ended: carried out, or skipped for what the network answered (no post to like, InMail refused). */
@@ -179,7 +221,7 @@ export function settleStep(
   lead: LeadRow,
   info: CampaignInfo,
   settings: EngineSettings,
-  intent: { stepId: string | null; kind: string; accountId: string },
+  intent: { id: string; stepId: string | null; kind: string; accountId: string },
   result: StepResult,
   now: number,
 ): void {
@@ -190,6 +232,12 @@ export function settleStep(
   transaction(ctx.db, () => {
     const ids = { leadId: lead.id, campaignId: lead.campaignId, agentId: agent.id, stepId, kind, variant: variantOf(ctx, lead.id, stepId) ?? 'A', at: now };
     recordStep(ctx, result.event === 'sent' ? { ...ids, event: 'sent' } : { ...ids, event: 'skipped', reason: result.reason });
+    // The draft it carried is sent now; one whose words went nowhere (an InMail refused) stays approved.
+    const draft = draftAt(ctx, lead.id, { stepId });
+    if (draft?.status === 'approved') {
+      if (result.event === 'sent') markDraftSent(ctx, draft.id, intent.id);
+      else releaseDraftClaim(ctx, draft.id, intent.id);
+    }
     const pos = getPosition(ctx, lead.id);
     if (!pos || pos.endedAt !== null || pos.stepId !== stepId || pos.agentId !== agent.id) return;
     const node = info.steps.byId.get(stepId);
@@ -204,9 +252,21 @@ export function settleStep(
   });
 }
 
-/** Ends the lead's sequence (it failed, replied, or its draft was rejected), if it has one running. */
-export function endLeadSequence(ctx: Ctx, leadId: string, reason: EndReason, now: number): void {
-  endSequence(ctx, { leadId, reason, at: now });
+/**
+ * A step's send failed for good: the lead's sequence ends (the lead failed), and a draft it
+ * carried is freed (still approved) for a person to see.
+ */
+export function failStepSend(ctx: Ctx, leadId: string, intent: { id: string; stepId: string | null }, now: number): void {
+  if (intent.stepId === null) return;
+  endSequence(ctx, { leadId, reason: 'failed', at: now });
+  releaseStepDraft(ctx, leadId, intent);
+}
+
+/** A step's send that did not go out (it will be tried again, or never): its draft, if any, is free again. */
+export function releaseStepDraft(ctx: Ctx, leadId: string, intent: { id: string; stepId: string | null }): void {
+  if (intent.stepId === null) return;
+  const draft = draftAt(ctx, leadId, { stepId: intent.stepId });
+  if (draft) releaseDraftClaim(ctx, draft.id, intent.id);
 }
 
 /**

@@ -10,7 +10,7 @@ import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
 import { networkError, type AccountRef, type ProfileRef } from '../network/provider.js';
 import { findAccount } from '../accounts/resolve.js';
-import { beginStep, endLeadSequence, settleStep } from './runner.js';
+import { beginStep, claimStepDraft, failStepSend, releaseStepDraft, settleStep } from './runner.js';
 import { leaseHolder } from './lease.js';
 import { placeholders } from './personalize.js';
 import { recordMessage } from '../conversations/record.js';
@@ -110,7 +110,7 @@ export function beginSend(
     // The intent is stamped with the instant the account's rules were checked, so a fast
     // simulated clock cannot carry a send decided inside working hours to just outside them.
     const now = decidedAt ?? ctx.simClock.now();
-    let what: { kind: IntentKind; text: string | null; step: number | null; stepId: string | null; subject: string | null };
+    let what: { kind: IntentKind; text: string | null; step: number | null; stepId: string | null; subject: string | null; draftId?: string | null };
     if (isStepSend(kind)) {
       // The step runner brings the lead up to now and says whether this step is the one due.
       const begun = beginStep(ctx, lead, info, settings, kind, findAccount(ctx, accountId)?.hasSalesNavigator ?? false, now);
@@ -118,7 +118,14 @@ export function beginSend(
         updateAndReplan(ctx, lead.id, {}, info, settings);
         return null;
       }
-      what = { kind: INTENT_OF_STEP_SEND[kind], text: begun.text, step: begun.messageIndex, stepId: begun.step.id, subject: begun.subject };
+      what = {
+        kind: INTENT_OF_STEP_SEND[kind],
+        text: begun.text,
+        step: begun.messageIndex,
+        stepId: begun.step.id,
+        subject: begun.subject,
+        draftId: begun.draftId,
+      };
     } else {
       const plan = planFor(ctx, lead, info, settings);
       if (plan === null || plan.action.kind !== kind || plan.at > now) {
@@ -127,9 +134,19 @@ export function beginSend(
       }
       what = { ...conversationIntent(kind, lead), step: null, stepId: null, subject: null };
     }
+    const intentId = newSortableId('int');
+    if (what.draftId) {
+      // The approved draft is taken for this send: its words, byte for byte, and nobody changes them now.
+      const claimed = claimStepDraft(ctx, what.draftId, intentId);
+      if (claimed === null) {
+        updateAndReplan(ctx, lead.id, {}, info, settings);
+        return null;
+      }
+      what = { ...what, text: claimed.text, subject: claimed.subject };
+    }
     const intent: IntentRow = {
       seq: 0,
-      id: newSortableId('int'),
+      id: intentId,
       leadId,
       campaignId: lead.campaignId,
       accountId,
@@ -423,7 +440,7 @@ export function classify(code: string): FailureClass {
 /** A step's send failed for good: the lead fails, and its sequence ends there. */
 function failStep(ctx: Ctx, settings: EngineSettings, intent: IntentRow, lead: LeadRow, info: CampaignInfo, attempts: number, at: number): void {
   updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings, lead);
-  if (intent.stepId !== null) endLeadSequence(ctx, lead.id, 'failed', at);
+  failStepSend(ctx, lead.id, intent, at);
 }
 
 export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentRow, code: string, retryAt: number): void {
@@ -439,6 +456,7 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
     if (attempts >= settings.maxSendAttempts) cls = 'permanent';
     if (cls !== 'permanent') {
       updateLead(ctx.db, lead.id, { sendAttempts: attempts, nextActionAt: retryAt, updatedAt: at });
+      releaseStepDraft(ctx, lead.id, intent);
       return;
     }
     switch (intent.kind) {

@@ -87,7 +87,21 @@ export interface LeadFacts {
   updatedAt: number;
   /** Whether the lead's sender has Sales Navigator; null when not known yet (no sender fixed). */
   salesNavigator: boolean | null;
+  /**
+   * Where the lead's draft for a step that carries words stands (drafts and approval): its
+   * status, null when it has none, `not_needed` when the step sends no words (an invitation whose
+   * drawn note is empty). Absent: no draft is ever looked at.
+   */
+  draftOf?: (step: PerformStep) => DraftState | 'not_needed' | null;
+  /** The campaign requires a person's approval: a step that carries words waits for its draft. */
+  approval?: boolean;
 }
+
+export type DraftState = 'pending' | 'approved' | 'rejected' | 'sent';
+
+/** Steps whose words a person may have to approve first: a note, a message, an InMail. */
+export const carriesWords = (step: PerformStep): step is Extract<PerformStep, { kind: 'invite' | 'message' | 'inmail' }> =>
+  (step.kind === 'invite' && (step.note !== null || (step.variants ?? []).some((v) => v.note !== null))) || step.kind === 'message' || step.kind === 'inmail';
 
 export interface SequenceRules {
   /** A legacy agent's `if accepted` waits this long, from the invitation. */
@@ -121,10 +135,14 @@ export interface Passed {
 export type SequenceDecision =
   /** A step that reaches the network, due at `at` (0: as soon as possible). */
   | { kind: 'perform'; step: PerformStep; at: number; passed: Passed[] }
+  /** A step whose words need a person's approval and have no draft yet: one is to be written. */
+  | { kind: 'draft'; step: PerformStep; at: number; passed: Passed[] }
+  /** A step whose draft waits for a person: the lead waits at the step. */
+  | { kind: 'await'; step: PerformStep; at: number; passed: Passed[] }
   /** The step needs a profile to reach and the lead has none: it fails. */
   | { kind: 'fail'; step: PerformStep; at: number; passed: Passed[] }
-  /** The sequence ends at `at`: its last step is done, or the step the lead was at is gone. */
-  | { kind: 'end'; reason: 'completed' | 'step_removed'; at: number; passed: Passed[] }
+  /** The sequence ends at `at`: its last step is done, the step the lead was at is gone, or a person rejected its draft. */
+  | { kind: 'end'; reason: 'completed' | 'step_removed' | 'rejected'; at: number; passed: Passed[] }
   /** A lead without a stored position whose first steps count time: its start must be stored first. */
   | { kind: 'start'; passed: Passed[] };
 
@@ -195,6 +213,15 @@ export function decide(seq: SequenceIndex, facts: LeadFacts, start: WalkStart, r
           break;
         }
         if (!facts.reachable) return { kind: 'fail', step, at, passed };
+        const draft = carriesWords(step) && facts.draftOf ? facts.draftOf(step) : 'not_needed';
+        if (draft === 'rejected') return { kind: 'end', reason: 'rejected', at, passed };
+        if (draft === 'pending') return { kind: 'await', step, at, passed };
+        if (draft === null && facts.approval === true) return { kind: 'draft', step, at, passed };
+        if (draft === 'sent') {
+          // Sent already (its result was recorded with the draft's): the lead goes on.
+          passed.push({ step, at, event: 'sent', reason: null, recorded: true });
+          break;
+        }
         return { kind: 'perform', step, at, passed };
       }
     }

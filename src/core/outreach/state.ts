@@ -9,6 +9,7 @@ import { senderAccountIdsOf } from '../campaigns/campaign.js';
 import { isOnExclusionList } from '../leads/exclude.js';
 import { getPosition } from '../sequences/store.js';
 import { planLead, type Plan, type SequenceMessage } from './plan.js';
+import { draftLookup } from './approval.js';
 import { indexSequence, type SequenceIndex, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
 
@@ -25,6 +26,8 @@ export interface CampaignInfo {
   steps: SequenceIndex;
   /** The campaign's `senderAccountIds`; empty: the agent's account sends, as before senders. */
   senderIds: readonly string[];
+  /** Whether each note, message and InMail waits as a draft for a person's approval. */
+  approval: 'off' | 'required';
 }
 
 /** The accounts that send a campaign's leads: its senders, else its agent's account. */
@@ -52,13 +55,14 @@ export function sequenceOf(agent: AgentRow | null): SequenceIndex {
   return index;
 }
 
-const infoOf = (row: { id: string; status: string; a: AgentRow | null; senders: string }): CampaignInfo => ({
+const infoOf = (row: { id: string; status: string; a: AgentRow | null; senders: string; approval: string }): CampaignInfo => ({
   id: row.id,
   status: row.status,
   agent: row.a,
   sequence: row.a ? parseSequence(row.a.messages) : [],
   steps: sequenceOf(row.a),
   senderIds: Object.freeze(senderAccountIdsOf({ senderAccountIds: row.senders })),
+  approval: row.approval === 'required' ? 'required' : 'off',
 });
 
 /** Parsed sequences by their JSON: the engine reads a campaign's agent for every lead it handles. */
@@ -94,7 +98,7 @@ function readSequence(json: string): SequenceMessage[] {
 const runningWithAgents = perDb((db) =>
   fast(
     db
-      .select({ id: campaigns.id, status: campaigns.status, senders: campaigns.senderAccountIds, a: agents })
+      .select({ id: campaigns.id, status: campaigns.status, senders: campaigns.senderAccountIds, approval: campaigns.approval, a: agents })
       .from(campaigns)
       .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
       .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
@@ -122,7 +126,7 @@ export function loadRunningCampaigns(ctx: Ctx): readonly CampaignInfo[] {
 const campaignWithAgent = perDb((db) =>
   fast(
     db
-      .select({ id: campaigns.id, status: campaigns.status, senders: campaigns.senderAccountIds, a: agents })
+      .select({ id: campaigns.id, status: campaigns.status, senders: campaigns.senderAccountIds, approval: campaigns.approval, a: agents })
       .from(campaigns)
       .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
       .where(eq(campaigns.id, sql.placeholder('id')))
@@ -158,6 +162,9 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
       steps: info.steps,
       position: storedStart(ctx, lead.id, info),
       salesNavigator,
+      approval: info.approval === 'required',
+      draftOf: draftLookup(ctx, lead),
+      now: ctx.simClock.now(),
       onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
       invitationTimeoutMs: settings.invitationTimeoutMs,
       replyWaitMs: settings.replyWaitMs,

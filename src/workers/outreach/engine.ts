@@ -9,7 +9,8 @@ import { applyInboundAll } from '../../core/outreach/inbound.js';
 import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
 import { placeholders } from '../../core/outreach/personalize.js';
 import { capReached, isStepSend, limitOf, type SendKind } from '../../core/outreach/plan.js';
-import { recordSequence, senderFor } from '../../core/outreach/runner.js';
+import { draftInputFor, recordSequence, senderFor } from '../../core/outreach/runner.js';
+import { prepareDraft } from '../../core/drafts/prepare.js';
 import {
   closingLeads,
   completeIfDone,
@@ -464,6 +465,15 @@ export class Engine {
       case 'step': {
         // The step runner records what it passed (a start, skipped steps, the end); a step due
         // at once is then worked in this same turn.
+        const after = recordSequence(this.ctx, lead, info, this.settings, now);
+        if (again && after.nextActionAt !== null && after.nextActionAt <= now) return this.handleLead(after, info, now, lanes, promised, false);
+        return;
+      }
+      case 'draft': {
+        // The step's words wait for a person: the lead's draft is written (a model may rewrite it
+        // first, outside any transaction), then the lead is planned again; it waits for approval.
+        const input = draftInputFor(this.ctx, lead, info, this.settings, now);
+        if (input !== null) await prepareDraft(this.ctx, input);
         const after = recordSequence(this.ctx, lead, info, this.settings, now);
         if (again && after.nextActionAt !== null && after.nextActionAt <= now) return this.handleLead(after, info, now, lanes, promised, false);
         return;
