@@ -141,3 +141,55 @@ describe('drafts and approval in the step runner', () => {
     }
   });
 });
+
+describe("the agent's replies under approval", () => {
+  const QUESTION = 'amy-sim-fast-accept-sim-replies-question';
+  const run2 = async (h: StepsHarness, pred: () => boolean) => h.runUntil(pred, 10 * MINUTE, 1000);
+
+  it('an answer waits as a draft of its reply turn; approved, exactly its words go, once', async () => {
+    const h = await stepsHarness(
+      [
+        { kind: 'invite', note: null },
+        { kind: 'if', condition: 'accepted', withinHours: 48, then: [{ kind: 'message', text: 'Thanks {{firstName}}' }] },
+      ],
+      [{ slug: QUESTION, firstName: 'Amy' }],
+      // A reply may take days: the campaign keeps running for it.
+      { approval: 'required', config: { replyWaitDays: 7 } },
+    );
+    await run2(h, () => drafts(h, 'pending').length === 1);
+    updateDrafts(h.ctx, [{ id: drafts(h, 'pending')[0]!.id, status: 'approved' }]);
+    await run2(h, () => drafts(h, 'pending').length === 1);
+    const [reply] = drafts(h, 'pending');
+    expect(reply).toMatchObject({ kind: 'message', stepId: null, variant: null });
+    expect(h.lead('lead_1')).toMatchObject({ stage: 'replied', agentSendKind: 'reply' });
+    const sentBefore = h.net.calls.length;
+    await run(h, HOUR);
+    expect(h.net.calls).toHaveLength(sentBefore);
+    updateDrafts(h.ctx, [{ id: reply!.id, text: 'It costs nothing to try, Amy: shall I send the details?', status: 'approved' }]);
+    await h.tick();
+    expect(h.net.calls.at(-1)).toMatchObject({ op: 'message', text: 'It costs nothing to try, Amy: shall I send the details?' });
+    expect(h.intents('lead_1').at(-1)).toMatchObject({ kind: 'agent_reply', text: 'It costs nothing to try, Amy: shall I send the details?' });
+    expect(drafts(h).find((d) => d.id === reply!.id)?.status).toBe('sent');
+    expect(h.lead('lead_1')).toMatchObject({ agentTurns: 1, agentSendKind: null });
+  });
+
+  it('a rejected answer is not sent: the conversation goes to a person', async () => {
+    const h = await stepsHarness(
+      [
+        { kind: 'invite', note: null },
+        { kind: 'if', condition: 'accepted', withinHours: 48, then: [{ kind: 'message', text: 'Thanks {{firstName}}' }] },
+      ],
+      [{ slug: QUESTION, firstName: 'Amy' }],
+      // A reply may take days: the campaign keeps running for it.
+      { approval: 'required', config: { replyWaitDays: 7 } },
+    );
+    await run2(h, () => drafts(h, 'pending').length === 1);
+    updateDrafts(h.ctx, [{ id: drafts(h, 'pending')[0]!.id, status: 'approved' }]);
+    await run2(h, () => drafts(h, 'pending').length === 1);
+    const sentBefore = h.net.calls.length;
+    updateDrafts(h.ctx, [{ id: drafts(h, 'pending')[0]!.id, status: 'rejected' }]);
+    await run2(h, () => h.lead('lead_1').stage === 'handed_off');
+    expect(h.net.calls).toHaveLength(sentBefore);
+    expect(h.events('agent_handed_off').map((e) => e.handOffReason)).toEqual(["A person rejected the agent's reply; a person should answer."]);
+  });
+});

@@ -50,3 +50,8 @@ export function draftLookup(ctx: Ctx, lead: RenderLead & { id: string }): (step:
     return text === null || text.trim() === '' ? 'not_needed' : null;
   };
 }
+
+/** Where the draft of the agent's reply waiting to be sent stands: one draft per reply turn. */
+export function replyDraftOf(ctx: Ctx, lead: { id: string; agentTurns: number }): DraftState | null {
+  return (draftAt(ctx, lead.id, { replyTurn: lead.agentTurns })?.status as DraftState | undefined) ?? null;
+}

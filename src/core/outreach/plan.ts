@@ -1,7 +1,7 @@
 import { legacySteps } from '../agents/steps.js';
 import type { leads } from '../../db/schema.js';
 import type { Allowance } from '../safety/rules.js';
-import { decide, derivedStart, indexSequence, type LeadFacts, type PerformStep, type SequenceIndex, type WalkStart } from './sequence.js';
+import { decide, derivedStart, indexSequence, type DraftState, type LeadFacts, type PerformStep, type SequenceIndex, type WalkStart } from './sequence.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -99,6 +99,8 @@ export interface PlanContext {
   /** The campaign requires approval, and where the lead's drafts stand (see LeadFacts). */
   approval?: boolean;
   draftOf?: LeadFacts['draftOf'];
+  /** Where the draft of the agent's reply waiting to be sent stands (null: none). */
+  replyDraft?: DraftState | null;
   /** The engine's time now: a lead waiting for a person is looked at again a while after it. */
   now?: number;
   /** The lead's profile URL is on the workspace exclusion list. */
@@ -127,7 +129,14 @@ export function planLead(lead: LeadRow, ctx: PlanContext): Plan | null {
   if (lead.politeClosePendingAt !== null) return { at: 0, action: { kind: 'polite_close' } };
   if (lead.excluded || ctx.onExclusionList) return null;
   if (DONE_STAGES.has(lead.stage)) return null;
-  if (lead.agentSendKind !== null) return { at: 0, action: { kind: 'agent_send' } };
+  if (lead.agentSendKind !== null) {
+    // The agent's reply is drafted like a step's words: it waits for a person where approval is
+    // required; a rejected one is the engine's to record (a person answers instead).
+    const draft = ctx.replyDraft ?? null;
+    if (draft === 'rejected' || (draft === null && ctx.approval === true)) return { at: 0, action: { kind: 'draft' } };
+    if (draft === 'pending') return { at: (ctx.now ?? 0) + DRAFT_RECHECK_MS, action: { kind: 'step' } };
+    return { at: 0, action: { kind: 'agent_send' } };
+  }
   if (lead.pendingReplyText !== null) return { at: 0, action: { kind: 'decide' } };
   // Any reply ends the sequence; the agent and people take it from there.
   if (lead.replied || lead.stage === 'replied') return null;

@@ -1,6 +1,7 @@
 import { transaction } from '../../db/tx.js';
 import { variantCount, type Step, type VariantLetter } from '../agents/steps.js';
 import type { Ctx } from '../context.js';
+import { handOffLead } from '../leads/handoff.js';
 import type { DraftInput } from '../drafts/prepare.js';
 import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim, type ClaimedDraft } from '../drafts/send.js';
 import { bestSender } from '../sequences/senders.js';
@@ -9,7 +10,7 @@ import { draftLookup, wordsFor } from './approval.js';
 import { leadFacts, type StepSendKind } from './plan.js';
 import { carriesWords, decide, derivedStart, STEP_OF_INTENT, type LeadFacts, type PerformStep, type SequenceDecision, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
-import { effectiveAccountId, planFor, storedStart, updateLead, type CampaignInfo, type LeadRow } from './state.js';
+import { effectiveAccountId, getLead, planFor, storedStart, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
 /**
  * The step runner: the one place that moves a lead through its agent's steps. It decides from
@@ -177,14 +178,60 @@ export function beginStep(
  */
 export const claimStepDraft = (ctx: Ctx, draftId: string, intentId: string): ClaimedDraft | null => claimDraftForSend(ctx, draftId, intentId);
 
+/** Why the engine stops answering when a person rejects the agent's reply. */
+export const REPLY_REJECTED_REASON = "A person rejected the agent's reply; a person should answer.";
+
+/**
+ * The agent's reply waiting to be sent, as a draft of its reply turn (one per automatic reply of
+ * the conversation). A reply whose draft a person rejected is not sent: the conversation is
+ * handed to a person, and there is no draft to write.
+ */
+function replyDraftInput(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: number): DraftInput | null {
+  const existing = draftAt(ctx, lead.id, { replyTurn: lead.agentTurns });
+  if (existing?.status === 'rejected') {
+    handOffLead(ctx, lead, REPLY_REJECTED_REASON, now, effectiveAccountId(lead, info));
+    return null;
+  }
+  if (existing || lead.agentSendText === null || lead.agentSendText.trim() === '') return null;
+  return {
+    campaignId: lead.campaignId,
+    leadId: lead.id,
+    stepId: null,
+    replyTurn: lead.agentTurns,
+    variant: null,
+    kind: 'message',
+    accountId: effectiveAccountId(lead, info),
+    text: lead.agentSendText,
+    subject: null,
+    template: null,
+  };
+}
+
+/** The approved draft of the agent's reply waiting to be sent, if it has one (its words are sent instead). */
+export function approvedReplyDraft(ctx: Ctx, lead: LeadRow): string | null {
+  const draft = draftAt(ctx, lead.id, { replyTurn: lead.agentTurns });
+  return draft?.status === 'approved' ? draft.id : null;
+}
+
+/** The agent's reply went out (or will not): its draft, if it had one, is sent, or free again. */
+export function settleReplyDraft(ctx: Ctx, lead: LeadRow, intentId: string, sent: boolean): void {
+  const draft = draftAt(ctx, lead.id, { replyTurn: lead.agentTurns });
+  if (draft?.status !== 'approved') return;
+  if (sent) markDraftSent(ctx, draft.id, intentId);
+  else releaseDraftClaim(ctx, draft.id, intentId);
+}
+
 /**
  * What the lead's draft for the step it reached says, in a transaction: the lead is brought up to
  * `now`, the step's variant drawn and its words rendered. Null when no draft is to be written now
  * (the step changed, or it has no words for this lead). The caller writes the draft outside any
  * transaction (prepareDraft may ask a model first), then plans the lead again.
  */
-export function draftInputFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): DraftInput | null {
+export function draftInputFor(ctx: Ctx, given: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): DraftInput | null {
   return transaction(ctx.db, () => {
+    const lead = getLead(ctx, given.id);
+    if (!lead) return null;
+    if (lead.agentSendKind !== null) return replyDraftInput(ctx, lead, info, now);
     const advanced = advanceSequence(ctx, lead, info, settings, now);
     if (!advanced?.due || advanced.decision.kind !== 'draft') return null;
     const step = advanced.decision.step;
@@ -291,8 +338,10 @@ export function senderFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: numb
  * `finish`: the end of its sequence, or of the reply window after it): records what the step
  * runner has to, then stores when the lead is next due (null: no work left). Returns the lead after.
  */
-export function recordSequence(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): LeadRow {
+export function recordSequence(ctx: Ctx, given: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): LeadRow {
   return transaction(ctx.db, () => {
+    // Read again: the caller may hold the row from before an await (a draft being written).
+    const lead = getLead(ctx, given.id) ?? given;
     advanceSequence(ctx, lead, info, settings, now);
     const plan = planFor(ctx, lead, info, settings);
     const done = plan === null || (plan.action.kind === 'finish' && plan.at <= now);

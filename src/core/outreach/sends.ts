@@ -10,7 +10,7 @@ import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
 import { networkError, type AccountRef, type ProfileRef } from '../network/provider.js';
 import { findAccount } from '../accounts/resolve.js';
-import { beginStep, claimStepDraft, failStepSend, releaseStepDraft, settleStep } from './runner.js';
+import { approvedReplyDraft, beginStep, claimStepDraft, failStepSend, releaseStepDraft, settleReplyDraft, settleStep } from './runner.js';
 import { leaseHolder } from './lease.js';
 import { placeholders } from './personalize.js';
 import { recordMessage } from '../conversations/record.js';
@@ -132,7 +132,14 @@ export function beginSend(
         updateAndReplan(ctx, lead.id, {}, info, settings, lead);
         return null;
       }
-      what = { ...conversationIntent(kind, lead), step: null, stepId: null, subject: null };
+      // The agent's reply, as a person approved it when its campaign requires approval.
+      what = {
+        ...conversationIntent(kind, lead),
+        step: null,
+        stepId: null,
+        subject: null,
+        draftId: kind === 'agent_send' ? approvedReplyDraft(ctx, lead) : null,
+      };
     }
     const intentId = newSortableId('int');
     if (what.draftId) {
@@ -297,6 +304,7 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result
       break;
     case 'agent_reply':
     case 'cta':
+      settleReplyDraft(ctx, lead, intent.id, true);
       changes = { needsReply: false, agentTurns: lead.agentTurns + 1, agentSendKind: null, agentSendText: null, chatId: chat };
       countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
@@ -454,6 +462,7 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
     // Every failed try counts, so a lead the network keeps refusing is given up on eventually.
     const attempts = lead.sendAttempts + 1;
     if (attempts >= settings.maxSendAttempts) cls = 'permanent';
+    if (intent.kind === 'agent_reply' || intent.kind === 'cta') settleReplyDraft(ctx, lead, intent.id, false);
     if (cls !== 'permanent') {
       updateLead(ctx.db, lead.id, { sendAttempts: attempts, nextActionAt: retryAt, updatedAt: at });
       releaseStepDraft(ctx, lead.id, intent);

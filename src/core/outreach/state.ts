@@ -9,7 +9,7 @@ import { senderAccountIdsOf } from '../campaigns/campaign.js';
 import { isOnExclusionList } from '../leads/exclude.js';
 import { getPosition } from '../sequences/store.js';
 import { planLead, type Plan, type SequenceMessage } from './plan.js';
-import { draftLookup } from './approval.js';
+import { draftLookup, replyDraftOf } from './approval.js';
 import { indexSequence, type SequenceIndex, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
 
@@ -164,6 +164,7 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
       salesNavigator,
       approval: info.approval === 'required',
       draftOf: draftLookup(ctx, lead),
+      replyDraft: lead.agentSendKind === null ? null : replyDraftOf(ctx, lead),
       now: ctx.simClock.now(),
       onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
       invitationTimeoutMs: settings.invitationTimeoutMs,

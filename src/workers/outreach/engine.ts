@@ -482,7 +482,8 @@ export class Engine {
         return failLead(this.ctx, lead.id, info, this.settings);
       case 'decide': {
         const after = await this.decide(lead, info);
-        if (after?.agentSendKind) enqueue('agent_send', after.nextActionAt);
+        // The agent's answer goes as planned: at once, or as a draft for a person first.
+        if (after?.agentSendKind) return this.handleLead(after, info, now, lanes, promised, false);
         return;
       }
       case 'polite_close':
