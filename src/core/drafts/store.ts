@@ -92,6 +92,14 @@ const statements = perDb((db) => ({
       .where(and(eq(drafts.leadId, sql.placeholder('leadId')), eq(drafts.slot, sql.placeholder('slot'))))
       .prepare(),
   ),
+  anyOfCampaign: fast(
+    db
+      .select({ seq: drafts.seq })
+      .from(drafts)
+      .where(eq(drafts.campaignId, sql.placeholder('campaignId')))
+      .limit(1)
+      .prepare(),
+  ),
   bySeq: fast(
     db
       .select({ seq: drafts.seq })
@@ -172,6 +180,9 @@ export const findDraftRow = (ctx: Ctx, id: string): DraftRow | undefined => stat
 
 /** The lead's draft for a slot, whatever its status. */
 export const draftRowAt = (ctx: Ctx, leadId: string, slot: string): DraftRow | undefined => statements(ctx.db).bySlot.get({ leadId, slot });
+
+/** Whether the campaign has any draft (the engine looks drafts up only in a campaign that may have one). */
+export const campaignHasDrafts = (ctx: Pick<Ctx, 'db'>, campaignId: string): boolean => statements(ctx.db).anyOfCampaign.get({ campaignId }) !== undefined;
 
 /** Whether a draft with this list position still exists (a cursor's row). */
 export const draftSeqExists = (ctx: Ctx, seq: number): boolean => statements(ctx.db).bySeq.get({ seq }) !== undefined;

@@ -38,11 +38,13 @@ export function wordsFor(
  * yet; `not_needed` when the step has no words for this lead (an invitation whose drawn note is
  * empty, a text that renders to nothing): such a step is sent as it is, with no draft.
  */
-export function draftLookup(ctx: Ctx, lead: RenderLead & { id: string }): (step: PerformStep) => DraftState | 'not_needed' | null {
+export function draftLookup(ctx: Ctx, lead: RenderLead & { id: string }, approval: boolean): (step: PerformStep) => DraftState | 'not_needed' | null {
   return (step) => {
     if (!carriesWords(step)) return 'not_needed';
     const draft = draftAt(ctx, lead.id, { stepId: step.id });
     if (draft) return draft.status as DraftState;
+    // Without approval a step with no draft goes as it is (a draft left from before is still used).
+    if (!approval) return 'not_needed';
     const drawn = variantOf(ctx, lead.id, step.id) ?? (variantCount(step) <= 1 ? 'A' : undefined);
     // Not drawn yet: the draft's writer draws it, and then knows.
     if (drawn === undefined) return null;

@@ -10,7 +10,7 @@ import { draftLookup, wordsFor } from './approval.js';
 import { leadFacts, type StepSendKind } from './plan.js';
 import { carriesWords, decide, derivedStart, STEP_OF_INTENT, type LeadFacts, type PerformStep, type SequenceDecision, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
-import { effectiveAccountId, getLead, planFor, storedStart, updateLead, type CampaignInfo, type LeadRow } from './state.js';
+import { effectiveAccountId, getLead, planFor, startFrom, storedStart, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
 /**
  * The step runner: the one place that moves a lead through its agent's steps. It decides from
@@ -43,17 +43,21 @@ export interface Advanced {
   decision: SequenceDecision;
   /** Whether the decision's step (or end) is due at `now`: the lead is there now. */
   due: boolean;
+  /** The lead's stored position after this (see storedStart). */
+  position: WalkStart | 'ended' | null;
 }
 
 /** What the runner knows of the lead: its row, its sender's Sales Navigator when known, and its drafts. */
 function factsFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, salesNavigator: boolean | null): LeadFacts {
-  return { ...leadFacts(lead, salesNavigator), approval: info.approval === 'required', draftOf: draftLookup(ctx, lead) };
+  const approval = info.approval === 'required';
+  return { ...leadFacts(lead, salesNavigator), approval, ...(info.draftsInUse ? { draftOf: draftLookup(ctx, lead, approval) } : {}) };
 }
 
 /** The variant of a step for the lead: drawn (and stored) the first time, the same ever after. */
 function variantFor(ctx: Ctx, leadId: string, step: Step, now: number): VariantLetter {
   const count = variantCount(step);
-  if (count <= 1) return variantOf(ctx, leadId, step.id) ?? 'A';
+  // One version: A (a letter drawn before the step lost its versions counts when the step is settled).
+  if (count <= 1) return 'A';
   return drawVariant(ctx, { leadId, stepId: step.id, count, at: now });
 }
 
@@ -70,12 +74,12 @@ export function advanceSequence(
   info: CampaignInfo,
   settings: EngineSettings,
   now: number,
-  opts: { from?: WalkStart; salesNavigator?: boolean | null } = {},
+  opts: { from?: WalkStart; salesNavigator?: boolean | null; stored?: WalkStart | 'ended' | null } = {},
 ): Advanced | null {
   const agent = info.agent;
   if (agent === null) return null;
   return transaction(ctx.db, () => {
-    const stored = storedStart(ctx, lead.id, info);
+    const stored = opts.stored !== undefined ? opts.stored : storedStart(ctx, lead.id, info);
     if (stored === 'ended' && opts.from === undefined) return null;
     const seq = info.steps;
     const facts = factsFor(ctx, lead, info, opts.salesNavigator ?? null);
@@ -121,11 +125,13 @@ export function advanceSequence(
       // Nothing reached yet: a lead with no stored position is placed where its walk starts.
       if (stored === null && start.stepId !== null) here = { stepId: start.stepId, at: when(start.enteredAt) };
     }
+    let position = stored;
     if (here !== null) {
       const same = stored !== null && stored !== 'ended' && stored.stepId === here.stepId && stored.enteredAt === here.at && here.end === undefined;
       if (!same) placeLead(ctx, { ...ids, stepId: here.stepId, at: here.at, endReason: here.end ?? null });
+      position = here.end !== undefined || here.stepId === null ? 'ended' : { stepId: here.stepId, enteredAt: here.at, recorded: true, virtual: false };
     }
-    return { decision, due };
+    return { decision, due, position };
   });
 }
 
@@ -164,7 +170,7 @@ export function beginStep(
   if (sendKindOfStep(step) !== kind) return null;
   const variant = variantFor(ctx, lead.id, step, now);
   const messageIndex = info.steps.byId.get(step.id)?.messageIndex ?? null;
-  const draft = carriesWords(step) ? draftAt(ctx, lead.id, { stepId: step.id }) : null;
+  const draft = info.draftsInUse && carriesWords(step) ? draftAt(ctx, lead.id, { stepId: step.id }) : null;
   if (draft?.status === 'approved') return { step, kind, variant, text: draft.text, subject: draft.subject, messageIndex, draftId: draft.id };
   const { text, subject } = wordsFor(step, lead, variant);
   return { step, kind, variant, text, subject, messageIndex, draftId: null };
@@ -208,13 +214,15 @@ function replyDraftInput(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: numbe
 }
 
 /** The approved draft of the agent's reply waiting to be sent, if it has one (its words are sent instead). */
-export function approvedReplyDraft(ctx: Ctx, lead: LeadRow): string | null {
+export function approvedReplyDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo): string | null {
+  if (!info.draftsInUse) return null;
   const draft = draftAt(ctx, lead.id, { replyTurn: lead.agentTurns });
   return draft?.status === 'approved' ? draft.id : null;
 }
 
 /** The agent's reply went out (or will not): its draft, if it had one, is sent, or free again. */
-export function settleReplyDraft(ctx: Ctx, lead: LeadRow, intentId: string, sent: boolean): void {
+export function settleReplyDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo, intentId: string, sent: boolean): void {
+  if (!info.draftsInUse) return;
   const draft = draftAt(ctx, lead.id, { replyTurn: lead.agentTurns });
   if (draft?.status !== 'approved') return;
   if (sent) markDraftSent(ctx, draft.id, intentId);
@@ -271,22 +279,22 @@ export function settleStep(
   intent: { id: string; stepId: string | null; kind: string; accountId: string },
   result: StepResult,
   now: number,
-): void {
+): WalkStart | 'ended' | null | undefined {
   const agent = info.agent;
   const stepId = intent.stepId;
   const kind = STEP_OF_INTENT[intent.kind];
-  if (agent === null || stepId === null || kind === undefined) return;
-  transaction(ctx.db, () => {
+  if (agent === null || stepId === null || kind === undefined) return undefined;
+  return transaction(ctx.db, () => {
     const ids = { leadId: lead.id, campaignId: lead.campaignId, agentId: agent.id, stepId, kind, variant: variantOf(ctx, lead.id, stepId) ?? 'A', at: now };
     recordStep(ctx, result.event === 'sent' ? { ...ids, event: 'sent' } : { ...ids, event: 'skipped', reason: result.reason });
     // The draft it carried is sent now; one whose words went nowhere (an InMail refused) stays approved.
-    const draft = draftAt(ctx, lead.id, { stepId });
+    const draft = info.draftsInUse ? draftAt(ctx, lead.id, { stepId }) : null;
     if (draft?.status === 'approved') {
       if (result.event === 'sent') markDraftSent(ctx, draft.id, intent.id);
       else releaseDraftClaim(ctx, draft.id, intent.id);
     }
     const pos = getPosition(ctx, lead.id);
-    if (!pos || pos.endedAt !== null || pos.stepId !== stepId || pos.agentId !== agent.id) return;
+    if (!pos || pos.endedAt !== null || pos.stepId !== stepId || pos.agentId !== agent.id) return startFrom(pos, info);
     const node = info.steps.byId.get(stepId);
     // A step removed while its send was on the wire: the older shape places the lead from its
     // counters, as always; steps end the sequence (the walk from a missing step ends it).
@@ -295,7 +303,7 @@ export function settleStep(
       : info.steps.legacy
         ? derivedStart(info.steps, leadFacts(lead))
         : { stepId, enteredAt: now, recorded: false, virtual: false };
-    advanceSequence(ctx, lead, info, settings, now, { from });
+    return advanceSequence(ctx, lead, info, settings, now, { from, stored: startFrom(pos, info) })?.position;
   });
 }
 
@@ -303,15 +311,15 @@ export function settleStep(
  * A step's send failed for good: the lead's sequence ends (the lead failed), and a draft it
  * carried is freed (still approved) for a person to see.
  */
-export function failStepSend(ctx: Ctx, leadId: string, intent: { id: string; stepId: string | null }, now: number): void {
+export function failStepSend(ctx: Ctx, leadId: string, info: CampaignInfo, intent: { id: string; stepId: string | null }, now: number): void {
   if (intent.stepId === null) return;
   endSequence(ctx, { leadId, reason: 'failed', at: now });
-  releaseStepDraft(ctx, leadId, intent);
+  releaseStepDraft(ctx, leadId, info, intent);
 }
 
 /** A step's send that did not go out (it will be tried again, or never): its draft, if any, is free again. */
-export function releaseStepDraft(ctx: Ctx, leadId: string, intent: { id: string; stepId: string | null }): void {
-  if (intent.stepId === null) return;
+export function releaseStepDraft(ctx: Ctx, leadId: string, info: CampaignInfo, intent: { id: string; stepId: string | null }): void {
+  if (intent.stepId === null || !info.draftsInUse) return;
   const draft = draftAt(ctx, leadId, { stepId: intent.stepId });
   if (draft) releaseDraftClaim(ctx, draft.id, intent.id);
 }
@@ -342,8 +350,8 @@ export function recordSequence(ctx: Ctx, given: LeadRow, info: CampaignInfo, set
   return transaction(ctx.db, () => {
     // Read again: the caller may hold the row from before an await (a draft being written).
     const lead = getLead(ctx, given.id) ?? given;
-    advanceSequence(ctx, lead, info, settings, now);
-    const plan = planFor(ctx, lead, info, settings);
+    const advanced = advanceSequence(ctx, lead, info, settings, now);
+    const plan = planFor(ctx, lead, info, settings, advanced?.position);
     const done = plan === null || (plan.action.kind === 'finish' && plan.at <= now);
     const nextActionAt = done ? null : plan.at === 0 ? Math.max(1, now) : plan.at;
     if (nextActionAt !== lead.nextActionAt) updateLead(ctx.db, lead.id, { nextActionAt });

@@ -138,7 +138,7 @@ export function beginSend(
         step: null,
         stepId: null,
         subject: null,
-        draftId: kind === 'agent_send' ? approvedReplyDraft(ctx, lead) : null,
+        draftId: kind === 'agent_send' ? approvedReplyDraft(ctx, lead, info) : null,
       };
     }
     const intentId = newSortableId('int');
@@ -304,7 +304,7 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result
       break;
     case 'agent_reply':
     case 'cta':
-      settleReplyDraft(ctx, lead, intent.id, true);
+      settleReplyDraft(ctx, lead, info, intent.id, true);
       changes = { needsReply: false, agentTurns: lead.agentTurns + 1, agentSendKind: null, agentSendText: null, chatId: chat };
       countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
@@ -321,8 +321,8 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result
       return;
   }
   changes = { ...changes, sendAttempts: 0, updatedAt: at };
-  settleStep(ctx, { ...lead, ...changes }, info, settings, intent, skipped ? { event: 'skipped', reason: skipped } : { event: 'sent' }, at);
-  const updated = updateAndReplan(ctx, lead.id, changes, info, settings, lead);
+  const position = settleStep(ctx, { ...lead, ...changes }, info, settings, intent, skipped ? { event: 'skipped', reason: skipped } : { event: 'sent' }, at);
+  const updated = updateAndReplan(ctx, lead.id, changes, info, settings, lead, position);
   if (!updated || skipped) return;
   const type = ACTIVITY_OF[intent.kind as keyof typeof ACTIVITY_OF];
   // Visits, likes and withdrawals have no type in the public activity log: their intents are the record.
@@ -448,7 +448,7 @@ export function classify(code: string): FailureClass {
 /** A step's send failed for good: the lead fails, and its sequence ends there. */
 function failStep(ctx: Ctx, settings: EngineSettings, intent: IntentRow, lead: LeadRow, info: CampaignInfo, attempts: number, at: number): void {
   updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings, lead);
-  failStepSend(ctx, lead.id, intent, at);
+  failStepSend(ctx, lead.id, info, intent, at);
 }
 
 export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentRow, code: string, retryAt: number): void {
@@ -462,10 +462,10 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
     // Every failed try counts, so a lead the network keeps refusing is given up on eventually.
     const attempts = lead.sendAttempts + 1;
     if (attempts >= settings.maxSendAttempts) cls = 'permanent';
-    if (intent.kind === 'agent_reply' || intent.kind === 'cta') settleReplyDraft(ctx, lead, intent.id, false);
+    if (intent.kind === 'agent_reply' || intent.kind === 'cta') settleReplyDraft(ctx, lead, info, intent.id, false);
     if (cls !== 'permanent') {
       updateLead(ctx.db, lead.id, { sendAttempts: attempts, nextActionAt: retryAt, updatedAt: at });
-      releaseStepDraft(ctx, lead.id, intent);
+      releaseStepDraft(ctx, lead.id, info, intent);
       return;
     }
     switch (intent.kind) {

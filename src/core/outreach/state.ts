@@ -7,7 +7,9 @@ import type { Ctx } from '../context.js';
 import { stepsOf } from '../agents/agents.js';
 import { senderAccountIdsOf } from '../campaigns/campaign.js';
 import { isOnExclusionList } from '../leads/exclude.js';
-import { getPosition } from '../sequences/store.js';
+import { campaignHasDrafts } from '../drafts/store.js';
+import { getPosition, type LeadPosition } from '../sequences/store.js';
+import type { Db } from '../../db/connection.js';
 import { planLead, type Plan, type SequenceMessage } from './plan.js';
 import { draftLookup, replyDraftOf } from './approval.js';
 import { indexSequence, type SequenceIndex, type WalkStart } from './sequence.js';
@@ -28,6 +30,13 @@ export interface CampaignInfo {
   senderIds: readonly string[];
   /** Whether each note, message and InMail waits as a draft for a person's approval. */
   approval: 'off' | 'required';
+  /**
+   * Whether the engine looks drafts up for this campaign's leads: while approval is required, or
+   * when drafts are left from a time it was (turning it off sends them as they stand). A campaign
+   * that never required approval costs no draft lookup. Kept with the campaign, which is read
+   * again when its approval changes.
+   */
+  draftsInUse: boolean;
 }
 
 /** The accounts that send a campaign's leads: its senders, else its agent's account. */
@@ -55,7 +64,7 @@ export function sequenceOf(agent: AgentRow | null): SequenceIndex {
   return index;
 }
 
-const infoOf = (row: { id: string; status: string; a: AgentRow | null; senders: string; approval: string }): CampaignInfo => ({
+const infoOf = (db: Db, row: { id: string; status: string; a: AgentRow | null; senders: string; approval: string }): CampaignInfo => ({
   id: row.id,
   status: row.status,
   agent: row.a,
@@ -63,6 +72,7 @@ const infoOf = (row: { id: string; status: string; a: AgentRow | null; senders: 
   steps: sequenceOf(row.a),
   senderIds: Object.freeze(senderAccountIdsOf({ senderAccountIds: row.senders })),
   approval: row.approval === 'required' ? 'required' : 'off',
+  draftsInUse: row.approval === 'required' || campaignHasDrafts({ db }, row.id),
 });
 
 /** Parsed sequences by their JSON: the engine reads a campaign's agent for every lead it handles. */
@@ -112,7 +122,7 @@ const running = counted('campaigns', (db) => {
   const list = Object.freeze(
     runningWithAgents(db)
       .all()
-      .map((row) => Object.freeze(infoOf({ ...row, a: row.a ? Object.freeze(row.a) : null }))),
+      .map((row) => Object.freeze(infoOf(db, { ...row, a: row.a ? Object.freeze(row.a) : null }))),
   );
   return { list, byId: new Map(list.map((info) => [info.id, info])) };
 });
@@ -149,22 +159,27 @@ export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | n
   if (kept) return kept;
   const row = campaignWithAgent(ctx.db).get({ id: campaignId });
   if (!row) return null;
-  return infoOf(row);
+  return infoOf(ctx.db, row);
 }
 
 /** The account that contacts a lead: its own, else its campaign agent's (self-hosting.md, Accounts). */
 export const effectiveAccountId = (lead: LeadRow, info: CampaignInfo): string | null => lead.accountId ?? info.agent?.accountId ?? null;
 
-export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings): Plan | null {
+/**
+ * The lead's plan. `position` is the lead's stored position when the caller just wrote it (the
+ * step runner after moving the lead), so it is not read again.
+ */
+export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, position?: WalkStart | 'ended' | null): Plan | null {
+  const start = position !== undefined ? position : storedStart(ctx, lead.id, info);
   const plan = (salesNavigator: boolean | null) =>
     planLead(lead, {
       sequence: info.sequence,
       steps: info.steps,
-      position: storedStart(ctx, lead.id, info),
+      position: start,
       salesNavigator,
       approval: info.approval === 'required',
-      draftOf: draftLookup(ctx, lead),
-      replyDraft: lead.agentSendKind === null ? null : replyDraftOf(ctx, lead),
+      ...(info.draftsInUse ? { draftOf: draftLookup(ctx, lead, info.approval === 'required') } : {}),
+      replyDraft: lead.agentSendKind === null || !info.draftsInUse ? null : replyDraftOf(ctx, lead),
       now: ctx.simClock.now(),
       onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
       invitationTimeoutMs: settings.invitationTimeoutMs,
@@ -184,8 +199,10 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
  * to go on from (none stored, one for another agent's steps, or, for the older shape, a step the
  * agent no longer has: such a lead is placed from its counters, as it always was).
  */
-export function storedStart(ctx: Pick<Ctx, 'db'>, leadId: string, info: CampaignInfo): WalkStart | 'ended' | null {
-  const pos = getPosition(ctx, leadId);
+export const storedStart = (ctx: Pick<Ctx, 'db'>, leadId: string, info: CampaignInfo): WalkStart | 'ended' | null => startFrom(getPosition(ctx, leadId), info);
+
+/** `storedStart` of a position already read. */
+export function startFrom(pos: LeadPosition | undefined, info: CampaignInfo): WalkStart | 'ended' | null {
   if (!pos || pos.agentId !== info.agent?.id) return null;
   if (pos.endedAt !== null) return 'ended';
   if (info.steps.legacy && (pos.stepId === null || !info.steps.byId.has(pos.stepId))) return null;
@@ -209,12 +226,13 @@ export function updateAndReplan(
   info: CampaignInfo,
   settings: EngineSettings,
   current?: LeadRow,
+  position?: WalkStart | 'ended' | null,
 ): LeadRow | undefined {
   const known = current !== undefined && current.id === leadId;
   if (!known) updateLead(ctx.db, leadId, changes);
   const lead = known ? { ...current, ...changes } : getLead(ctx, leadId);
   if (!lead) return undefined;
-  const plan = planFor(ctx, lead, info, settings);
+  const plan = planFor(ctx, lead, info, settings, position);
   // "As soon as possible" is stored as now, not 0: a 0 marks a lead the engine has never
   // looked at, which it takes only as fast as the account may invite (see the engine's tick).
   const nextActionAt = plan === null ? null : plan.at === 0 ? Math.max(1, ctx.simClock.now()) : plan.at;
