@@ -324,20 +324,28 @@ export function releaseStepDraft(ctx: Ctx, leadId: string, info: CampaignInfo, i
   if (draft) releaseDraftClaim(ctx, draft.id, intent.id);
 }
 
+/** What the engine remembers of the leads it gave a sender today and has not invited yet. */
+export interface SenderPins {
+  count(accountId: string): number;
+  add(accountId: string, leadId: string): void;
+}
+
 /**
  * The account that sends the lead's steps. A lead of a campaign with senders gets one at its
  * first step, kept ever after (the lead's `accountId` then shows it): the sender with the most
- * invitations left today, the lowest id on a tie. `promised` counts the leads given a sender in
- * this round that have not been sent to yet, so a round spreads them. Without senders, the
- * lead's own account or the agent's, as before senders. Null: no sender can send now; the lead waits.
+ * invitations left today, the lowest id on a tie. `pins` counts the leads given each sender today
+ * that it has not invited yet as spent, so the leads spread by what each sender can still invite.
+ * Without senders, the lead's own account or the agent's, as before senders. Null: no sender can
+ * send now; the lead waits.
  */
-export function senderFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: number, promised?: Map<string, number>): string | null {
+export function senderFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: number, pins?: SenderPins): string | null {
   if (lead.accountId !== null) return lead.accountId;
   if (info.senderIds.length === 0) return info.agent?.accountId ?? null;
+  const promised = new Map(info.senderIds.map((id) => [id, pins?.count(id) ?? 0]));
   const chosen = bestSender(ctx, info.senderIds, now, promised);
   if (chosen === null) return null;
   updateLead(ctx.db, lead.id, { accountId: chosen });
-  promised?.set(chosen, (promised.get(chosen) ?? 0) + 1);
+  pins?.add(chosen, lead.id);
   return chosen;
 }
 

@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { fast, inserterOf, perDb } from '../../db/prepared.js';
+import { sql } from 'drizzle-orm';
 import { engineIntents } from '../../db/schema.js';
+import { insertIntent, intentStatements, type IntentRow } from '../../db/sql/intents.js';
 import { transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
 import type { Ctx } from '../context.js';
@@ -10,6 +10,7 @@ import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
 import { networkError, type AccountRef, type ProfileRef } from '../network/provider.js';
 import { findAccount } from '../accounts/resolve.js';
+import { classify } from './failures.js';
 import { approvedReplyDraft, beginStep, claimStepDraft, failStepSend, releaseStepDraft, settleReplyDraft, settleStep } from './runner.js';
 import { leaseHolder } from './lease.js';
 import { placeholders } from './personalize.js';
@@ -18,7 +19,7 @@ import { isStepSend, type SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
-export type IntentRow = typeof engineIntents.$inferSelect;
+export type { IntentRow };
 /** `manual_message` is an operator's direct message (send_message); the others are the engine's. */
 export type IntentKind =
   | 'connection_request'
@@ -101,7 +102,7 @@ export function beginSend(
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
     const lead = getLead(ctx, leadId);
     if (!lead) return null;
-    if (inFlightOf(ctx.db).get({ leadId }) !== undefined) {
+    if (intentStatements(ctx.db).pendingOfLead.get(leadId) !== undefined) {
       updateLead(ctx.db, leadId, { nextActionAt: null });
       return null;
     }
@@ -182,7 +183,7 @@ function settle(
   state: 'sent' | 'failed' | 'assumed_sent',
   fields: Pick<Partial<IntentRow>, 'chatId' | 'messageId' | 'errorCode'>,
 ): boolean {
-  const result = settleStmt(ctx.db).run({
+  const result = intentStatements(ctx.db).settle.run({
     id: intent.id,
     state,
     settledAt: ctx.simClock.now(),
@@ -193,42 +194,11 @@ function settle(
   return result.changes === 1;
 }
 
-// Prepared once per database: every send records an intent and settles it.
-const insertIntent = inserterOf(engineIntents);
 /**
- * `state = 'pending'` written into the statement, not bound: the condition of the partial index
- * engine_intents_pending. With a bound value SQLite compiles the statement again on every call,
- * to see whether the index applies to the value (a pending check cost 7.5 µs, now 2.7).
+ * `state = 'pending'` written in, not bound: the condition of the partial index
+ * engine_intents_pending (see src/db/sql/intents.ts).
  */
 export const isPending = sql`${engineIntents.state} = 'pending'`;
-/** A lead's intent still pending, if any (the partial index engine_intents_pending). */
-const inFlightOf = perDb((db) =>
-  fast(
-    db
-      .select({ one: sql`1` })
-      .from(engineIntents)
-      .where(and(eq(engineIntents.leadId, sql.placeholder('leadId')), isPending))
-      .limit(1)
-      .prepare(),
-  ),
-);
-/** A field not given keeps its value (coalesce), as a partial update would. */
-const settleStmt = perDb((db) => {
-  const p = (name: string) => sql`${sql.placeholder(name)}`;
-  return fast(
-    db
-      .update(engineIntents)
-      .set({
-        state: p('state'),
-        settledAt: p('settledAt'),
-        chatId: sql`coalesce(${p('chatId')}, ${engineIntents.chatId})`,
-        messageId: sql`coalesce(${p('messageId')}, ${engineIntents.messageId})`,
-        errorCode: sql`coalesce(${p('errorCode')}, ${engineIntents.errorCode})`,
-      })
-      .where(and(eq(engineIntents.id, sql.placeholder('id')), isPending))
-      .prepare(),
-  );
-});
 
 const ACTIVITY_OF: Partial<Record<IntentKind, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'>> = {
   connection_request: 'connection_request_sent',
@@ -421,6 +391,19 @@ export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow
 }
 
 /**
+ * Settles the intents left pending by an engine that died mid-send, but those in `inFlight` (the
+ * calling engine's own): with the lease held no other engine can be sending them, so each counts
+ * as sent and is never sent again.
+ */
+export function settleAbandoned(ctx: Ctx, settings: EngineSettings, inFlight: ReadonlySet<string>): void {
+  for (const intent of ctx.db.select().from(engineIntents).where(isPending).all()) {
+    if (inFlight.has(intent.id)) continue;
+    ctx.log.warn({ intentId: intent.id, leadId: intent.leadId, kind: intent.kind }, 'send outcome unknown after restart; counted as sent, not repeated');
+    settleAssumedSent(ctx, settings, intent);
+  }
+}
+
+/**
  * Recovery after a crash between intent and result: the provider may or may not have sent it,
  * and a second send could duplicate a message, so it counts as sent (at most once).
  */
@@ -429,15 +412,6 @@ export function settleAssumedSent(ctx: Ctx, settings: EngineSettings, intent: In
     if (!settle(ctx, intent, 'assumed_sent', {})) return;
     applySent(ctx, settings, intent, null);
   });
-}
-
-export type FailureClass = 'retry' | 'account' | 'quota' | 'permanent';
-
-export function classify(code: string): FailureClass {
-  if (code === 'upstream_unavailable') return 'retry';
-  if (code === 'account_disconnected') return 'account';
-  if (code === 'network_daily_quota') return 'quota';
-  return 'permanent';
 }
 
 /**
@@ -499,7 +473,11 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
   });
 }
 
-/** The provider call of a begun send. */
+/**
+ * The provider call of a begun send, to the lead's profile (and chat, once there is one): an
+ * invitation, a withdrawal, a visit, a like, an InMail or a message. Network I/O, outside any
+ * transaction.
+ */
 export async function callProvider(ctx: Ctx, { intent, lead, subject }: BegunSend, account: AccountRef): Promise<CallResult> {
   const recipient = recipientOf(lead);
   if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });

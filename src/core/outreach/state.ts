@@ -1,21 +1,21 @@
-import { eq, sql } from 'drizzle-orm';
-import { counted } from '../../db/counted.js';
+import { cached, versionOf } from '../../db/cache.js';
+import type { Db } from '../../db/connection.js';
+import type { agents } from '../../db/schema.js';
+import { campaignStatements, type CampaignWithAgent } from '../../db/sql/campaigns.js';
+import { leadStatements, updateLeadById, type LeadRow } from '../../db/sql/leads.js';
 import { findAccount } from '../accounts/resolve.js';
-import { fast, perDb, updaterById } from '../../db/prepared.js';
-import { agents, campaigns, leads } from '../../db/schema.js';
-import type { Ctx } from '../context.js';
 import { stepsOf } from '../agents/agents.js';
 import { senderAccountIdsOf } from '../campaigns/campaign.js';
+import type { Ctx } from '../context.js';
 import { isOnExclusionList } from '../leads/exclude.js';
 import { campaignHasDrafts } from '../drafts/store.js';
 import { getPosition, type LeadPosition } from '../sequences/store.js';
-import type { Db } from '../../db/connection.js';
-import { planLead, type Plan, type SequenceMessage } from './plan.js';
 import { draftLookup, replyDraftOf } from './approval.js';
+import { planLead, type Plan, type SequenceMessage } from './plan.js';
 import { indexSequence, type SequenceIndex, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
 
-export type LeadRow = typeof leads.$inferSelect;
+export type { LeadRow };
 type AgentRow = typeof agents.$inferSelect;
 
 /** What the engine needs to know about a campaign to work its leads. */
@@ -64,16 +64,20 @@ export function sequenceOf(agent: AgentRow | null): SequenceIndex {
   return index;
 }
 
-const infoOf = (db: Db, row: { id: string; status: string; a: AgentRow | null; senders: string; approval: string }): CampaignInfo => ({
-  id: row.id,
-  status: row.status,
-  agent: row.a,
-  sequence: row.a ? parseSequence(row.a.messages) : [],
-  steps: sequenceOf(row.a),
-  senderIds: Object.freeze(senderAccountIdsOf({ senderAccountIds: row.senders })),
-  approval: row.approval === 'required' ? 'required' : 'off',
-  draftsInUse: row.approval === 'required' || campaignHasDrafts({ db }, row.id),
-});
+function infoOf(db: Db, row: CampaignWithAgent): CampaignInfo {
+  const sending = campaignStatements(db).sending.get(row.id);
+  const approval = sending?.approval === 'required' ? 'required' : 'off';
+  return {
+    id: row.id,
+    status: row.status,
+    agent: row.agent,
+    sequence: row.agent ? parseSequence(row.agent.messages) : [],
+    steps: sequenceOf(row.agent),
+    senderIds: Object.freeze(senderAccountIdsOf({ senderAccountIds: sending?.senders ?? '[]' })),
+    approval,
+    draftsInUse: approval === 'required' || campaignHasDrafts({ db }, row.id),
+  };
+}
 
 /** Parsed sequences by their JSON: the engine reads a campaign's agent for every lead it handles. */
 const parsed = new Map<string, readonly SequenceMessage[]>();
@@ -105,24 +109,12 @@ function readSequence(json: string): SequenceMessage[] {
   }
 }
 
-const runningWithAgents = perDb((db) =>
-  fast(
-    db
-      .select({ id: campaigns.id, status: campaigns.status, senders: campaigns.senderAccountIds, approval: campaigns.approval, a: agents })
-      .from(campaigns)
-      .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-      .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
-      .orderBy(campaigns.seq)
-      .prepare(),
-  ),
-);
-
 /** Running campaigns, in order and by id, kept while the `campaigns` counter stands still. */
-const running = counted('campaigns', (db) => {
+const running = cached('campaigns', (db) => {
   const list = Object.freeze(
-    runningWithAgents(db)
-      .all()
-      .map((row) => Object.freeze(infoOf(db, { ...row, a: row.a ? Object.freeze(row.a) : null }))),
+    campaignStatements(db)
+      .running()
+      .map((row) => Object.freeze(infoOf(db, { ...row, agent: row.agent ? Object.freeze(row.agent) : null }))),
   );
   return { list, byId: new Map(list.map((info) => [info.id, info])) };
 });
@@ -132,32 +124,11 @@ export function loadRunningCampaigns(ctx: Ctx): readonly CampaignInfo[] {
   return running(ctx.db).list;
 }
 
-// Prepared once per database: read for every lead the engine handles and every send it settles.
-const campaignWithAgent = perDb((db) =>
-  fast(
-    db
-      .select({ id: campaigns.id, status: campaigns.status, senders: campaigns.senderAccountIds, approval: campaigns.approval, a: agents })
-      .from(campaigns)
-      .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-      .where(eq(campaigns.id, sql.placeholder('id')))
-      .prepare(),
-  ),
-);
-const leadById = perDb((db) =>
-  fast(
-    db
-      .select()
-      .from(leads)
-      .where(eq(leads.id, sql.placeholder('id')))
-      .prepare(),
-  ),
-);
-
 /** A campaign with its agent; a running one from memory (see `running`). Shared: never change it. */
 export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {
   const kept = running(ctx.db).byId.get(campaignId);
   if (kept) return kept;
-  const row = campaignWithAgent(ctx.db).get({ id: campaignId });
+  const row = campaignStatements(ctx.db).withAgent(campaignId);
   if (!row) return null;
   return infoOf(ctx.db, row);
 }
@@ -209,10 +180,10 @@ export function startFrom(pos: LeadPosition | undefined, info: CampaignInfo): Wa
   return { stepId: pos.stepId, enteredAt: pos.enteredAt, recorded: true, virtual: false };
 }
 
-export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadById(ctx.db).get({ id });
+export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadStatements(ctx.db).byId.get(id);
 
 /** Writes changes to one lead (a statement prepared per set of changed columns: the engine writes leads on every send). */
-export const updateLead = updaterById(leads);
+export const updateLead = updateLeadById;
 
 /**
  * Updates a lead, then stores when its next action is due; returns the updated row. A caller
@@ -242,3 +213,9 @@ export function updateAndReplan(
   else if (replanned) updateLead(ctx.db, leadId, { nextActionAt });
   return replanned ? { ...lead, nextActionAt } : lead;
 }
+
+/**
+ * What the engine's memory depends on in the database: the versions of the campaigns (with their
+ * agents) and of the accounts. When it changes, the engine forgets what it learned.
+ */
+export const memoryStamp = (ctx: Ctx): string => `${versionOf(ctx.db, 'campaigns')}:${versionOf(ctx.db, 'accounts')}`;

@@ -1,0 +1,147 @@
+import type { Ctx } from '../context.js';
+import type { AgentDecision, AgentInput } from './agent.js';
+import type { PendingSend } from './deferral.js';
+import { ACCOUNT_RETRY_MS, retryAfterError } from './failures.js';
+import { placeholders } from './personalize.js';
+import { isStepSend, type SendKind } from './plan.js';
+import { excludeNow, failLead, moveDue, recordAgentDecision } from './queue.js';
+import type { EngineSettings } from './settings.js';
+import type { DraftInput } from '../drafts/prepare.js';
+import { draftInputFor, recordSequence, senderFor, type SenderPins } from './runner.js';
+import { effectiveAccountId, planFor, sendersOf, type CampaignInfo, type LeadRow } from './state.js';
+
+/**
+ * What the engine does with a lead that came due, decided from its stored state alone:
+ * - `recorded`: nothing to send now; what changed (a later due time, the end of its work, a
+ *   failure, an exclusion) is already written;
+ * - `send`: a provider call from an account, to queue in that account's lane;
+ * - `ask_agent`: a reply waits for the agent's decision (the engine asks, then calls `afterAgent`);
+ * - `draft`: a step's words (or the agent's answer) wait for a person: the engine writes the
+ *   draft, outside any transaction since a model may write it first (`prepareDraft`), then calls
+ *   `afterDraft`.
+ */
+export type LeadWork =
+  | { kind: 'recorded' }
+  | { kind: 'send'; send: PendingSend }
+  | { kind: 'ask_agent'; input: AgentInput }
+  | { kind: 'draft'; input: DraftInput };
+
+const RECORDED: LeadWork = { kind: 'recorded' };
+
+/** A lead with an open conversation: a polite close has someone to thank. */
+const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead.messageSent || lead.replied || lead.sequenceStep > 0;
+
+/**
+ * A send from the lead's account, or, without one, a wait for an account to be assigned. A lead
+ * of a campaign with senders gets its sender at its first step (the step runner's senderFor).
+ * The campaign follows the account (waits while it is idle) when it is its only sender.
+ */
+function sendOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: SendKind, due: number | null, now: number, pins?: SenderPins): LeadWork {
+  const accountId = isStepSend(kind) ? senderFor(ctx, lead, info, now, pins) : effectiveAccountId(lead, info);
+  if (accountId === null) {
+    moveDue(ctx, lead.id, due, now + ACCOUNT_RETRY_MS);
+    return RECORDED;
+  }
+  const senders = sendersOf(info);
+  return { kind: 'send', send: { leadId: lead.id, kind, accountId, due, followsSender: senders.length === 1 && accountId === senders[0] } };
+}
+
+/**
+ * The one verb that decides a lead's next action (src/core/outreach/plan.ts gives it, from the
+ * lead's stored state), and records whatever needs no provider call: the worker only queues
+ * what this returns. `now` is the tick's time.
+ */
+export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number, pins?: SenderPins, again = true): LeadWork {
+  const plan = planFor(ctx, lead, info, settings);
+  if (plan === null || plan.at > now) {
+    moveDue(ctx, lead.id, lead.nextActionAt, plan?.at ?? null);
+    return RECORDED;
+  }
+  const action = plan.action;
+  switch (action.kind) {
+    case 'finish':
+    case 'step': {
+      // The step runner records what it passed (a start, skipped steps, the end); a step due at
+      // once is then worked in this same turn.
+      const after = recordSequence(ctx, lead, info, settings, now);
+      if (again && after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false);
+      return RECORDED;
+    }
+    case 'draft': {
+      const input = draftInputFor(ctx, lead, info, settings, now);
+      if (input !== null) return { kind: 'draft', input };
+      // Nothing to write after all (a rejected answer handed to a person, a note empty for the lead).
+      const after = recordSequence(ctx, lead, info, settings, now);
+      if (again && after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false);
+      return RECORDED;
+    }
+    case 'fail':
+      failLead(ctx, lead.id, info, settings);
+      return RECORDED;
+    case 'decide':
+      return { kind: 'ask_agent', input: agentInput(lead) };
+    case 'polite_close':
+      if (lead.excluded || info.status !== 'CAMPAIGN_IN_PROGRESS' || !hasConversation(lead) || effectiveAccountId(lead, info) === null) {
+        // Nothing to close politely (or no traffic allowed): exclude at once, silently.
+        excludeNow(ctx, lead);
+        return RECORDED;
+      }
+      return sendOrWait(ctx, lead, info, 'polite_close', lead.nextActionAt, now);
+    default:
+      return sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now, pins);
+  }
+}
+
+/** What the agent is asked about a lead's pending reply. */
+export function agentInput(lead: LeadRow): AgentInput {
+  return {
+    text: lead.pendingReplyText ?? '',
+    lead: { firstName: placeholders(lead).firstname ?? 'there', fullName: lead.fullName, companyName: lead.companyName, jobTitle: lead.jobTitle },
+    turns: lead.agentTurns,
+  };
+}
+
+/** The decision when the agent itself failed: a person reads the reply. */
+export const AGENT_FAILED: AgentDecision = { kind: 'handoff', reason: 'The agent could not process the reply; a person should read it.' };
+
+/**
+ * Records the agent's decision on `input` (unless a newer reply superseded it meanwhile) and
+ * says what follows: the agent's message to send, or nothing.
+ */
+export function afterAgent(
+  ctx: Ctx,
+  leadId: string,
+  info: CampaignInfo,
+  settings: EngineSettings,
+  input: AgentInput,
+  decision: AgentDecision,
+  now: number,
+): LeadWork {
+  const after = recordAgentDecision(ctx, leadId, input.text, decision, info, settings);
+  if (!after?.agentSendKind) return RECORDED;
+  // The answer goes as the lead's plan says: at once, or as a draft for a person first.
+  return workLead(ctx, after, info, settings, now, undefined, false);
+}
+
+/** After the engine wrote a lead's draft (or found none to write): the lead is planned again; it waits for a person, or goes on. */
+export function afterDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number, pins?: SenderPins): LeadWork {
+  const after = recordSequence(ctx, lead, info, settings, now);
+  if (after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false);
+  return RECORDED;
+}
+
+/** The order of an account's sends in a tick: conversations first, then the sequence; withdrawals free pending invitations before new ones. */
+const ORDER: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, inmail: 2, withdraw: 3, visit: 4, like: 4, connect: 5 };
+export const bySendOrder = (a: PendingSend, b: PendingSend): number => ORDER[a.kind] - ORDER[b.kind];
+
+/**
+ * A lead the engine could not work (an unexpected error, not a provider's answer): it is looked
+ * at again later, its polite close too. Returns when, for a pending close (found by its pending
+ * close, not by a due time), or null.
+ */
+export function leadFailed(ctx: Ctx, lead: LeadRow, err: unknown): number | null {
+  ctx.log.error({ err, leadId: lead.id }, 'engine could not process lead; will retry');
+  const retryAt = retryAfterError(ctx.simClock.now());
+  moveDue(ctx, lead.id, lead.nextActionAt, retryAt);
+  return lead.politeClosePendingAt !== null ? retryAt : null;
+}

@@ -1,2 +1,0 @@
-ALTER TABLE `engine_intents` ADD `step_id` text;--> statement-breakpoint
-CREATE TRIGGER `drafts_decided_wake` AFTER UPDATE OF `status` ON `drafts` WHEN NEW.`status` IN ('approved', 'rejected') AND OLD.`status` <> NEW.`status` BEGIN UPDATE `leads` SET `next_action_at` = 1 WHERE `id` = NEW.`lead_id` AND `next_action_at` > 1; UPDATE `change_counters` SET `value` = `value` + 1 WHERE `name` = 'campaigns'; END;
