@@ -25,6 +25,7 @@ import type * as Server from '../src/server.js';
 import type * as Outreach from '../src/workers/outreach/index.js';
 import type * as StateMachine from '../src/core/campaigns/state-machine.js';
 import { repoRoot } from './lib/app.js';
+import { decisionCost, loadSequenceMods, makeBranching, sequenceCost, type DecisionCost, type SequenceCost } from './lib/sequences.js';
 import { openLikeTheServer, recordStatements, replayWrites, topStatements, type Recording } from './lib/statements.js';
 
 const MINUTE = 60_000;
@@ -38,6 +39,11 @@ export interface ScaleSettings {
   days: number;
   stepMs: number;
   idleStepMs: number;
+  /** Every this many campaigns, one runs the branching, two-variant, three-sender sequence (bench/lib/sequences.ts). */
+  branchingEvery: number;
+  /** Leads and simulated days of each sequence-cost probe. */
+  probeLeads: number;
+  probeDays: number;
 }
 
 export interface TickCost {
@@ -85,6 +91,14 @@ export interface ScaleResults {
   rss: { startMB: number; maxMB: number; endMB: number; samples: { simDay: number; mb: number }[] };
   audit: { violations: number; byRule: Record<string, number>; accountDays: number; calls: number; auditMs: number; examples: string[] };
   tickCost: { small: TickCost; big: TickCost; ratio: number };
+  /** The step runner: the branching campaigns, a provider call's cost on each kind of sequence, and one step decision's cost by leads stored. */
+  sequences: {
+    branchingCampaigns: number;
+    linear: SequenceCost;
+    branching: SequenceCost;
+    costRatio: number;
+    decision: { small: DecisionCost; big: DecisionCost; ratio: number };
+  };
   floor: WriteFloor;
   targets: { text: string; measured: string; met: boolean }[];
 }
@@ -275,6 +289,8 @@ async function tickCost(m: Mods, dbPath: string, due: number, runs: number): Pro
     // A fresh day and fresh leads each run: the same due work every time.
     clock.advance(DAY);
     db.$client.prepare("UPDATE leads SET stage = 'new', invited_at = NULL, next_action_at = 1 WHERE campaign_id = 'cmp_probe'").run();
+    // The step runner's positions too, so each run starts the leads' sequences afresh.
+    db.$client.prepare("DELETE FROM lead_positions WHERE campaign_id = 'cmp_probe'").run();
     db.$client.prepare("DELETE FROM account_daily WHERE account_id = 'acc_probe'").run();
     const engine = new m.outreach.Engine(ctx, { settings: m.outreach.resolveEngineSettings(config.engine), random: () => 0, holder: `probe-${r}` });
     const t0 = performance.now();
@@ -311,6 +327,9 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     days: env('BENCH_SCALE_DAYS', 30),
     stepMs: MINUTE,
     idleStepMs: 15 * MINUTE,
+    branchingEvery: 4,
+    probeLeads: env('BENCH_SCALE_PROBE_LEADS', 600),
+    probeDays: env('BENCH_SCALE_PROBE_DAYS', 8),
     ...overrides,
   };
   const m = await loadMods(root);
@@ -326,6 +345,8 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     // workspace would. Left open, the bulk insert's ~600 MB WAL and heap slowed the run by half.
     const seed = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), m.clock.systemClock, clock);
     m.seedLoad.loadWorkspace(seed, m.seedFile.WorkspaceFile.parse(workspace(settings.accounts, true)), { reset: false });
+    const seq = await loadSequenceMods(root);
+    const branching = makeBranching(seq, seed, settings.accounts, settings.branchingEvery);
     const campaignIds = Array.from({ length: settings.accounts }, (_, i) => `cmp_${i}`);
     say(`inserting ${settings.leads.toLocaleString('en-US')} leads`);
     insertLeads(seed.db, campaignIds, Math.floor(settings.leads / settings.accounts), clock.now());
@@ -433,6 +454,14 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     const small = await tickCost(m, smallPath, 100, 15);
     const ratio = big.medianMs / small.medianMs;
 
+    say(`sequence cost: ${settings.probeLeads} leads each, ${settings.probeDays} simulated days, linear then branching`);
+    const probeStart = START + 80 * DAY;
+    const linear = await sequenceCost(seq, dbPath, 'linear', settings.probeLeads, settings.probeDays, probeStart);
+    const branchingCost = await sequenceCost(seq, dbPath, 'branching', settings.probeLeads, settings.probeDays, probeStart + 20 * DAY);
+    say('step decision: 1,000,000 leads stored, then 1,000');
+    const decisionBig = await decisionCost(seq, dbPath, 100, 10, probeStart + 40 * DAY);
+    const decisionSmall = await decisionCost(seq, smallPath, 100, 10, probeStart + 40 * DAY);
+
     const sendsPerWallSecond = sends / (wallMs / 1000);
     const results: Omit<ScaleResults, 'targets'> = {
       settings,
@@ -453,6 +482,13 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
         examples: report.violations.slice(0, 5).map((v) => `${v.accountId} ${v.day} ${v.rule}: ${v.detail}`),
       },
       tickCost: { small, big, ratio },
+      sequences: {
+        branchingCampaigns: branching.length,
+        linear,
+        branching: branchingCost,
+        costRatio: branchingCost.usPerCall / linear.usPerCall,
+        decision: { small: decisionSmall, big: decisionBig, ratio: decisionBig.medianUs / decisionSmall.medianUs },
+      },
       floor,
     };
     return { ...results, targets: scaleTargets(results) };
@@ -461,6 +497,8 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
   }
 }
 
+/** The most a provider call may cost on the branching sequence, as a multiple of the linear one's. */
+export const BRANCHING_RATIO = 1.2;
 /** The most the simulation may cost per provider call, as a multiple of the bare writes of a call. */
 export const FLOOR_RATIO = 10;
 const us = (ms: number) => (ms * 1000).toFixed(0);
@@ -472,6 +510,7 @@ export const floorRatio = (r: Omit<ScaleResults, 'targets'>): number => costPerC
 
 export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['targets'] {
   const n = (x: number) => x.toLocaleString('en-US');
+  const q = r.sequences;
   return [
     {
       text: 'Tick cost with 1,000,000 leads stored within 1.5× of 1,000 stored, same due work',
@@ -482,6 +521,16 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
       text: `The ${r.settings.days}-day simulation's cost per provider call within ${FLOOR_RATIO}× of the bare SQLite writes a call needs (the same statements, one transaction a call, same process)`,
       measured: `${floorRatio(r).toFixed(1)}× (${us(costPerCall(r))} µs a call over the ${r.settings.days} days, ${(r.wallMs / 1000).toFixed(1)} s for ${n(r.sends)} calls; the writes of day ${r.floor.day} replayed: ${us(floorPerCall(r))} µs a call)`,
       met: floorRatio(r) <= FLOOR_RATIO,
+    },
+    {
+      text: `A branching, 2-variant, 3-sender sequence: cost per provider call within ${BRANCHING_RATIO}× of the linear sequence's, same people, same database`,
+      measured: `${q.costRatio.toFixed(2)}× (${q.branching.usPerCall.toFixed(0)} µs a call over ${n(q.branching.calls)} calls vs ${q.linear.usPerCall.toFixed(0)} µs over ${n(q.linear.calls)})`,
+      met: q.costRatio <= BRANCHING_RATIO,
+    },
+    {
+      text: 'A step decision with 1,000,000 leads stored within 1.5× of 1,000 stored',
+      measured: `${q.decision.ratio.toFixed(2)}× (${q.decision.big.medianUs.toFixed(0)} vs ${q.decision.small.medianUs.toFixed(0)} µs median; ${n(q.decision.big.leadsStored)} and ${n(q.decision.small.leadsStored)} leads stored)`,
+      met: q.decision.ratio <= 1.5,
     },
     { text: 'RSS under 400 MB throughout', measured: `max ${r.rss.maxMB.toFixed(0)} MB`, met: r.rss.maxMB < 400 },
     {
@@ -532,6 +581,19 @@ export function renderScale(r: ScaleResults): string {
       .join(', ')} MB |`,
     `| Tick for ${r.tickCost.small.dueLeads} due leads, ${n(r.tickCost.small.leadsStored)} stored | ${r.tickCost.small.medianMs.toFixed(1)} ms median, ${r.tickCost.small.p90Ms.toFixed(1)} ms p90 (${r.tickCost.small.runs} runs) |`,
     `| Tick for ${r.tickCost.big.dueLeads} due leads, ${n(r.tickCost.big.leadsStored)} stored | ${r.tickCost.big.medianMs.toFixed(1)} ms median, ${r.tickCost.big.p90Ms.toFixed(1)} ms p90 (${r.tickCost.big.runs} runs) |`,
+    `| Branching campaigns in the simulation | ${r.sequences.branchingCampaigns} of ${r.settings.accounts}, each with 3 senders (its account and the next two) |`,
+    ...[r.sequences.linear, r.sequences.branching].map(
+      (c) =>
+        `| Probe: ${c.sequence} sequence, ${n(c.leads)} leads, ${c.days} days | ${n(c.calls)} calls in ${(c.wallMs / 1000).toFixed(1)} s, ${c.usPerCall.toFixed(0)} µs a call: ${Object.entries(
+          c.byKind,
+        )
+          .map(([k, v]) => `${k} ${n(v)}`)
+          .join(', ')} |`,
+    ),
+    ...[r.sequences.decision.small, r.sequences.decision.big].map(
+      (d) =>
+        `| Step decision, ${n(d.leadsStored)} leads stored | ${d.medianUs.toFixed(0)} µs median, ${d.p90Us.toFixed(0)} µs p90 (${d.decisions} decisions × ${d.runs} runs) |`,
+    ),
     `| Safety audit | ${r.audit.violations} violations${
       r.audit.violations
         ? ` (${Object.entries(r.audit.byRule)

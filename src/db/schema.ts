@@ -349,10 +349,12 @@ export const engineIntents = sqliteTable(
     leadId: text('lead_id').notNull(),
     campaignId: text('campaign_id').notNull(),
     accountId: text('account_id').notNull(),
-    /** connection_request | message | agent_reply | cta | polite_close */
+    /** connection_request | message | agent_reply | cta | polite_close | withdrawal | visit | like | inmail | manual_message */
     kind: text('kind').notNull(),
-    /** The sequence step for `message`. */
+    /** The sequence step for `message`: its place among the agent's message steps. */
     step: integer('step'),
+    /** The agent's step (`stp_…`) a sequence send carries out; null for conversation sends. */
+    stepId: text('step_id'),
     text: text('text'),
     /** pending | sent | failed | assumed_sent */
     state: text('state').notNull(),

@@ -8,7 +8,7 @@ import { repoRoot } from '../../bench/lib/app.js';
  */
 describe('bench: the scale simulation', () => {
   it('sends within every rule over three simulated days, and reports what it measured', async () => {
-    const r = await runScale(repoRoot(), { accounts: 6, leads: 1200, days: 3 });
+    const r = await runScale(repoRoot(), { accounts: 6, leads: 1200, days: 3, probeLeads: 60, probeDays: 6 });
     const invitations = r.byKind.connection_request ?? 0;
     // Three weekdays at the default 25 a day each, within the weekly 100; the run ends at UTC
     // midnight, when Chicago's last working day (15:00-24:00 UTC) may not be over yet.
@@ -22,7 +22,14 @@ describe('bench: the scale simulation', () => {
     expect(r.tickCost.big.leadsStored).toBeGreaterThan(1200);
     expect(r.tickCost.ratio).toBeGreaterThan(0);
     expect(r.storage.commitMs).toBeGreaterThan(0);
-    expect(r.targets.map((t) => t.met)).toHaveLength(4);
+    // The step runner: branching campaigns ran beside linear ones; both probes sent; decisions were timed.
+    expect(r.sequences.branchingCampaigns).toBe(2);
+    expect(r.byKind.visit ?? 0).toBeGreaterThan(0);
+    expect(r.sequences.linear.calls).toBeGreaterThan(60);
+    expect(r.sequences.branching.byKind).toMatchObject({ visit: 60, connection_request: 60, withdrawal: expect.any(Number), like: expect.any(Number) });
+    expect(r.sequences.costRatio).toBeGreaterThan(0);
+    expect(r.sequences.decision.big.leadsStored).toBeGreaterThan(r.sequences.decision.small.leadsStored);
+    expect(r.targets.map((t) => t.met)).toHaveLength(6);
     // The floor: the writes of the last weekday, replayed one transaction per provider call.
     expect(r.floor.day).toBe(2);
     expect(r.floor.calls).toBeGreaterThan(0);

@@ -8,6 +8,10 @@ import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sd
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
+import { findAgentRow, invitationTimeoutHours, toAgent } from '../../src/core/agents/agents.js';
+import { resolveEngineSettings } from '../../src/core/outreach/settings.js';
+import { createContext } from '../../src/server.js';
+import { Engine } from '../../src/workers/outreach/index.js';
 import { openDatabase } from '../../src/db/connection.js';
 import type { Ctx } from '../../src/core/context.js';
 import { SqliteSimInboxStore } from '../../src/core/network/sim-inbox-store.js';
@@ -29,6 +33,7 @@ describe('reviewing 20 drafts through the MCP SDK client, with the confirmation'
   const dir = mkdtempSync(join(tmpdir(), 'outreach-drafts-mcp-'));
   const db = join(dir, 'o.db');
   const ids: string[] = [];
+  let inviteStep = '';
   /** What the client was asked, in order, and how the test answers the next question. */
   const asked: string[] = [];
   let answer: ElicitResult['action'] = 'accept';
@@ -43,7 +48,9 @@ describe('reviewing 20 drafts through the MCP SDK client, with the confirmation'
     const clock = new FakeClock();
     const network = new SimulatedNetwork({ clock, inbox: new SqliteSimInboxStore(conn, clock) });
     const ctx: Ctx = { db: conn, clock, log: silentLogger(), env: 'development', limits: createLimiter(clock, resolveLimits()), simClock: clock, network };
-    for (let i = 0; i < COUNT; i++) ids.push(draftFor(ctx, noteFor(`lead_r${i}`)).id);
+    // At the agent's invitation step, where the engine (running in the server too) finds them.
+    inviteStep = toAgent(findAgentRow(ctx, 'tpl_intro')!, invitationTimeoutHours(ctx)).steps[0]!.id;
+    for (let i = 0; i < COUNT; i++) ids.push(draftFor(ctx, noteFor(`lead_r${i}`, { stepId: inviteStep })).id);
     conn.$client.close();
 
     client = new Client({ name: 'drafts-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });
@@ -123,7 +130,9 @@ describe('reviewing 20 drafts through the MCP SDK client, with the confirmation'
     expect(asked.slice(before)).toEqual(['Send 15 messages from Ada?']);
     expect(r.body.summary).toEqual({ total: COUNT, updated: COUNT, not_found: 0, validation_error: 0, conflict: 0 });
     expect(await pending()).toEqual([]);
-    const approved = (await callTool(client, 'list_drafts', { campaignId: 'cmp_review', status: 'approved', limit: 100 })).body.drafts as any[];
+    // The server's engine may have sent some already (approved, then sent).
+    const listed = (await callTool(client, 'list_drafts', { campaignId: 'cmp_review', limit: 100 })).body.drafts as any[];
+    const approved = listed.filter((d) => d.status === 'approved' || d.status === 'sent');
     // The words that will be sent are exactly those saved, byte for byte.
     expect(approved.map((d) => [d.id, d.text])).toEqual(
       ids.slice(0, 15).map((id, i) => [id, i === 7 ? 'Changed at the last moment, sent as is.' : newText(i)]),
@@ -142,6 +151,42 @@ describe('reviewing 20 drafts through the MCP SDK client, with the confirmation'
     });
     expect(r.body.results.map((x: any) => x.status)).toEqual(['conflict', 'conflict']);
     expect(asked.length).toBe(before);
+  });
+
+  it('the engine sends exactly the approved words, and nothing to the leads whose draft was rejected', async () => {
+    await client.close();
+    // The server is gone (its engine released the lease); an engine on a fast simulated clock finishes the sends.
+    const clock = new FakeClock(Date.now());
+    const ctx = createContext({ dbPath: db, env: 'development', config: {} }, silentLogger(), clock, clock);
+    const engine = new Engine(ctx, { settings: resolveEngineSettings({}), random: () => 0, holder: 'drafts-e2e' });
+    const sent = () =>
+      ctx.db.$client
+        .prepare("SELECT lead_id AS leadId, text FROM engine_intents WHERE campaign_id = 'cmp_review' AND kind = 'connection_request' ORDER BY lead_id")
+        .all() as { leadId: string; text: string }[];
+    const ended = () =>
+      ctx.db.$client
+        .prepare("SELECT lead_id AS leadId FROM lead_positions WHERE campaign_id = 'cmp_review' AND end_reason = 'rejected' ORDER BY lead_id")
+        .all() as { leadId: string }[];
+    for (let i = 0; i < 2000 && (sent().length < 15 || ended().length < 5); i++) {
+      await engine.tick();
+      clock.advance(5 * 60_000);
+    }
+    await engine.stop();
+    const expected = ids.slice(0, 15).map((_, i) => ({ leadId: `lead_r${i}`, text: i === 7 ? 'Changed at the last moment, sent as is.' : newText(i) }));
+    expect(sent()).toEqual(expected.sort((a, b) => a.leadId.localeCompare(b.leadId)));
+    const statuses = ctx.db.$client.prepare("SELECT status, count(*) AS n FROM drafts WHERE campaign_id = 'cmp_review' GROUP BY status ORDER BY status").all();
+    expect(statuses).toEqual([
+      { status: 'rejected', n: 5 },
+      { status: 'sent', n: 15 },
+    ]);
+    // The leads whose draft was rejected: their sequence ended there, and nothing was sent to them.
+    expect(ended().map((e) => e.leadId)).toEqual(
+      ids
+        .slice(15)
+        .map((_, i) => `lead_r${15 + i}`)
+        .sort(),
+    );
+    ctx.db.$client.close();
   });
 });
 

@@ -146,6 +146,7 @@ const statements = perDb((db) => {
       return r === undefined ? undefined : draftOf(r);
     },
     bySeq: c.prepare<[number], number>('SELECT seq FROM drafts WHERE seq = ?').pluck(),
+    anyOfCampaign: c.prepare<[string], number>('SELECT seq FROM drafts WHERE campaign_id = ? LIMIT 1').pluck(),
     otherPending: c.prepare<[string, string], number>("SELECT seq FROM drafts WHERE campaign_id = ? AND status = 'pending' AND id <> ? LIMIT 1").pluck(),
     approval: c.prepare<[string], string>('SELECT approval FROM campaigns WHERE id = ?').pluck(),
     /**
@@ -172,6 +173,9 @@ export const findDraftRow = (ctx: Ctx, id: string): DraftRow | undefined => stat
 
 /** The lead's draft for a slot, whatever its status. */
 export const draftRowAt = (ctx: Ctx, leadId: string, slot: string): DraftRow | undefined => statements(ctx.db).bySlot(leadId, slot);
+
+/** Whether the campaign has any draft (the engine looks drafts up only in a campaign that may have one). */
+export const campaignHasDrafts = (ctx: Pick<Ctx, 'db'>, campaignId: string): boolean => statements(ctx.db).anyOfCampaign.get(campaignId) !== undefined;
 
 /** Whether a draft with this list position still exists (a cursor's row). */
 export const draftSeqExists = (ctx: Ctx, seq: number): boolean => statements(ctx.db).bySeq.get(seq) !== undefined;

@@ -1,4 +1,4 @@
-import type { SendKind } from './plan.js';
+import { limitOf, type SendKind } from './plan.js';
 import type { AccountWait } from './readiness.js';
 
 /** A send the engine queued for an account, waiting for its turn. */
@@ -36,4 +36,13 @@ export function deferSends(items: readonly PendingSend[], wait: AccountWait, ste
     else out.moves.push({ leadId: item.leadId, from: item.due, to: at });
   });
   return out;
+}
+
+/**
+ * The sends of a lane held by the daily limit `kind` counts against (the first of `items` met
+ * it), and the others, which the lane goes on with: an account out of visits still invites.
+ */
+export function splitByLimit(items: readonly PendingSend[], kind: SendKind): { held: PendingSend[]; others: PendingSend[] } {
+  const limit = limitOf(kind);
+  return { held: items.filter((x) => limitOf(x.kind) === limit), others: items.filter((x) => limitOf(x.kind) !== limit) };
 }

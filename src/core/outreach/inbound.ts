@@ -6,6 +6,7 @@ import { recordMessage } from '../conversations/record.js';
 import type { Ctx } from '../context.js';
 import { normalizeProfileUrl } from '../leads/url.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
+import { endSequence, recordAccepted, recordReplied } from '../sequences/store.js';
 import type { InboundEvent } from '../network/provider.js';
 import { MESSAGE_TEXT_MAX } from './limits.js';
 import type { EngineSettings } from './settings.js';
@@ -75,6 +76,8 @@ function applyAcceptance(ctx: Ctx, event: InboundEvent, settings: EngineSettings
     const now = ctx.simClock.now();
     const updated = updateAndReplan(ctx, lead.id, { connectionRequestAccepted: true, connectedAt: event.at, stage, updatedAt: now }, info, settings, lead);
     if (!updated) continue;
+    // The step runner's stats: the acceptance counts for the invite step (and variant) that asked.
+    recordAccepted(ctx, { leadId: lead.id, at: event.at });
     countOutreach(ctx, lead.campaignId, 'connectionRequestsAccepted');
     countAccountDaily(ctx, event.accountId, 'connectionRequestsAccepted');
     recordActivity(ctx, { type: 'connection_accepted', at: event.at, lead: updated, accountId: event.accountId });
@@ -121,6 +124,9 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
     lead,
   );
   if (!updated) return [];
+  // A reply ends the lead's sequence; it counts for the last step sent to the lead before it.
+  recordReplied(ctx, { leadId: lead.id, at: event.at });
+  endSequence(ctx, { leadId: lead.id, reason: 'replied', at: ctx.simClock.now() });
   if (firstReply) countOutreach(ctx, lead.campaignId, 'repliesReceived');
   recordActivity(ctx, { type: 'reply_received', at: event.at, lead: updated, text: event.text, accountId: event.accountId });
   recordMessage(ctx, { lead: updated, sender: 'lead', text: event.text, at: event.at, accountId: event.accountId, externalId: event.id });

@@ -1,4 +1,7 @@
+import { legacySteps } from '../agents/steps.js';
 import type { leads } from '../../db/schema.js';
+import type { Allowance } from '../safety/rules.js';
+import { decide, derivedStart, indexSequence, type DraftState, type LeadFacts, type PerformStep, type SequenceIndex, type WalkStart } from './sequence.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -10,7 +13,12 @@ export interface SequenceMessage {
 /** What the engine does next for a lead. Kinds that talk to the network need a send slot. */
 export type LeadAction =
   | { kind: 'connect' }
+  /** `step`: the message step's place among the agent's message steps (for the older shape, the message's index). */
   | { kind: 'message'; step: number }
+  /** A `visit`, `like_post` or `inmail` step. */
+  | { kind: 'visit' }
+  | { kind: 'like' }
+  | { kind: 'inmail' }
   | { kind: 'agent_send' }
   | { kind: 'polite_close' }
   /** Withdraw an invitation left pending past the invitation timeout. */
@@ -19,12 +27,56 @@ export type LeadAction =
   | { kind: 'decide' }
   /** The lead cannot be contacted at all (no profile to address). */
   | { kind: 'fail'; reason: string }
-  /** A wait ran out (invitation timeout, reply window): nothing more to do. */
-  | { kind: 'finish' };
+  /** A wait ran out (invitation timeout, reply window) or the sequence ended: what is left is recorded. */
+  | { kind: 'finish' }
+  /** The step runner has steps to record before it can tell the next one (a sequence to start). */
+  | { kind: 'step' }
+  /** A step's words need a person's approval: write the lead's draft (the engine may ask a model first). */
+  | { kind: 'draft' };
 
-export type SendKind = 'connect' | 'message' | 'agent_send' | 'polite_close' | 'withdraw';
+export type SendKind = 'connect' | 'message' | 'agent_send' | 'polite_close' | 'withdraw' | 'visit' | 'like' | 'inmail';
+/** The sends that carry out a sequence step (the others belong to the conversation). */
+export type StepSendKind = Exclude<SendKind, 'agent_send' | 'polite_close'>;
+const STEP_SENDS: ReadonlySet<string> = new Set<StepSendKind>(['connect', 'message', 'withdraw', 'visit', 'like', 'inmail']);
+export const isStepSend = (kind: string): kind is StepSendKind => STEP_SENDS.has(kind);
+/**
+ * Whether today's limit for this kind of send is reached (warm-up and the rolling week applied):
+ * invitations, messages (an InMail is one), profile visits, post likes. A withdrawal has none:
+ * it frees an invitation.
+ */
+export function capReached(kind: SendKind, a: Allowance): boolean {
+  switch (limitOf(kind)) {
+    case null:
+      return false;
+    case 'invitations':
+      return a.connectionRequestsSentToday >= a.connectionRequestLimit;
+    case 'visits':
+      return a.profileVisitsToday >= a.profileVisitLimit;
+    case 'likes':
+      return a.postReactionsToday >= a.postReactionLimit;
+    case 'messages':
+      return a.messagesSentToday >= a.messageLimit;
+  }
+}
+
+/** The daily limit a kind of send counts against; null for a withdrawal, which has none. */
+export function limitOf(kind: SendKind): 'invitations' | 'messages' | 'visits' | 'likes' | null {
+  switch (kind) {
+    case 'withdraw':
+      return null;
+    case 'connect':
+      return 'invitations';
+    case 'visit':
+      return 'visits';
+    case 'like':
+      return 'likes';
+    default:
+      return 'messages';
+  }
+}
+
 export const isSend = (a: LeadAction): a is Extract<LeadAction, { kind: SendKind }> =>
-  a.kind === 'connect' || a.kind === 'message' || a.kind === 'agent_send' || a.kind === 'polite_close' || a.kind === 'withdraw';
+  a.kind === 'agent_send' || a.kind === 'polite_close' || STEP_SENDS.has(a.kind);
 
 export interface Plan {
   /** Sim-clock ms when the action is due; 0 means as soon as possible. */
@@ -33,7 +85,24 @@ export interface Plan {
 }
 
 export interface PlanContext {
+  /** The older shape's messages, read as steps when `steps` is not given. */
   sequence: readonly SequenceMessage[];
+  /** The agent's steps, indexed (the engine keeps them with the campaign). */
+  steps?: SequenceIndex;
+  /**
+   * The lead's stored position: where it is, `ended` once its sequence ended, or null (or absent)
+   * for none yet, when it is derived from the lead (see derivedStart).
+   */
+  position?: WalkStart | 'ended' | null;
+  /** Whether the lead's sender has Sales Navigator, when known (an `inmail` step is skipped without). */
+  salesNavigator?: boolean | null;
+  /** The campaign requires approval, and where the lead's drafts stand (see LeadFacts). */
+  approval?: boolean;
+  draftOf?: LeadFacts['draftOf'];
+  /** Where the draft of the agent's reply waiting to be sent stands (null: none). */
+  replyDraft?: DraftState | null;
+  /** The engine's time now: a lead waiting for a person is looked at again a while after it. */
+  now?: number;
   /** The lead's profile URL is on the workspace exclusion list. */
   onExclusionList: boolean;
   invitationTimeoutMs: number;
@@ -43,6 +112,8 @@ export interface PlanContext {
 }
 
 const HOUR = 3_600_000;
+/** How often a lead waiting for a person's decision on its draft is looked at anyway. */
+export const DRAFT_RECHECK_MS = 24 * HOUR;
 const DONE_STAGES = new Set(['failed', 'handed_off', 'tagged', 'excluded']);
 
 /** Sequence steps done: the counter, or 1 for a lead loaded as already messaged. */
@@ -58,30 +129,100 @@ export function planLead(lead: LeadRow, ctx: PlanContext): Plan | null {
   if (lead.politeClosePendingAt !== null) return { at: 0, action: { kind: 'polite_close' } };
   if (lead.excluded || ctx.onExclusionList) return null;
   if (DONE_STAGES.has(lead.stage)) return null;
-  if (lead.agentSendKind !== null) return { at: 0, action: { kind: 'agent_send' } };
+  if (lead.agentSendKind !== null) {
+    // The agent's reply is drafted like a step's words: it waits for a person where approval is
+    // required; a rejected one is the engine's to record (a person answers instead).
+    const draft = ctx.replyDraft ?? null;
+    if (draft === 'rejected' || (draft === null && ctx.approval === true)) return { at: 0, action: { kind: 'draft' } };
+    if (draft === 'pending') return { at: (ctx.now ?? 0) + DRAFT_RECHECK_MS, action: { kind: 'step' } };
+    return { at: 0, action: { kind: 'agent_send' } };
+  }
   if (lead.pendingReplyText !== null) return { at: 0, action: { kind: 'decide' } };
   // Any reply ends the sequence; the agent and people take it from there.
   if (lead.replied || lead.stage === 'replied') return null;
 
-  const accepted = lead.connectionRequestAccepted || lead.stage === 'connected' || lead.stage === 'messaged';
-  if (!accepted) {
-    if (lead.stage === 'new' && lead.invitedAt === null) {
-      if (lead.networkUrl === null && lead.providerId === null) return { at: 0, action: { kind: 'fail', reason: 'no profile URL' } };
-      return { at: 0, action: { kind: 'connect' } };
-    }
-    // A withdrawn invitation cannot be accepted any more: nothing is left to do.
-    if (lead.invitationWithdrawnAt !== null) return null;
-    // Only an invitation we sent (invitedAt) is ours to withdraw; a lead loaded as connection_sent just times out.
-    const withdraw = ctx.withdrawStale === true && lead.invitedAt !== null;
-    return { at: (lead.invitedAt ?? lead.updatedAt) + ctx.invitationTimeoutMs, action: { kind: withdraw ? 'withdraw' : 'finish' } };
-  }
+  return sequencePlan(lead, ctx);
+}
 
-  const step = stepsDone(lead);
-  const next = ctx.sequence[step];
-  if (next !== undefined) {
-    const base = step === 0 ? (lead.connectedAt ?? lead.updatedAt) : (lead.lastSequenceSentAt ?? lead.updatedAt);
-    return { at: base + Math.round(next.delayHours * HOUR), action: { kind: 'message', step } };
+/** The facts the step runner reads from a lead row. */
+export function leadFacts(lead: LeadRow, salesNavigator: boolean | null = null): LeadFacts {
+  return {
+    accepted: isAccepted(lead),
+    connectedAt: lead.connectedAt,
+    invited: lead.invitedAt !== null || lead.stage === 'connection_sent',
+    invitedAt: lead.invitedAt,
+    withdrawn: lead.invitationWithdrawnAt !== null,
+    replied: lead.replied || lead.stage === 'replied',
+    repliedAt: lead.repliedAt,
+    reachable: lead.networkUrl !== null || lead.providerId !== null,
+    messagesDone: stepsDone(lead),
+    lastSentAt: lead.lastSequenceSentAt,
+    updatedAt: lead.updatedAt,
+    salesNavigator,
+  };
+}
+
+/** The invitation was accepted, or the lead was loaded as a connection. */
+export const isAccepted = (lead: LeadRow): boolean => lead.connectionRequestAccepted || lead.stage === 'connected' || lead.stage === 'messaged';
+
+/** The older shape read as steps, indexed once per messages array (callers keep their arrays). */
+const legacyIndexes = new WeakMap<readonly SequenceMessage[], SequenceIndex>();
+function legacyIndex(sequence: readonly SequenceMessage[], timeoutMs: number): SequenceIndex {
+  let index = legacyIndexes.get(sequence);
+  if (!index) {
+    index = indexSequence(legacySteps('plan', { connectionNote: null, messages: sequence }, timeoutMs / HOUR), true);
+    legacyIndexes.set(sequence, index);
   }
-  if (step === 0) return null;
-  return { at: (lead.lastSequenceSentAt ?? lead.updatedAt) + ctx.replyWaitMs, action: { kind: 'finish' } };
+  return index;
+}
+
+const ACTION_OF: Record<PerformStep['kind'], LeadAction['kind']> = {
+  invite: 'connect',
+  message: 'message',
+  withdraw: 'withdraw',
+  visit: 'visit',
+  like_post: 'like',
+  inmail: 'inmail',
+};
+
+/** The engine action that carries out a step. */
+export function actionOf(seq: SequenceIndex, step: PerformStep): LeadAction {
+  const kind = ACTION_OF[step.kind];
+  if (kind === 'message') return { kind, step: seq.byId.get(step.id)?.messageIndex ?? 0 };
+  return { kind } as LeadAction;
+}
+
+/**
+ * The sequence's part of a plan, from the step runner's decision (./sequence.ts): the next step
+ * that reaches the network and when; a lead that fails; the end of the sequence, after which a lead
+ * that was sent a message keeps work until the reply window closes; or a start to record.
+ */
+function sequencePlan(lead: LeadRow, ctx: PlanContext): Plan | null {
+  const seq = ctx.steps ?? legacyIndex(ctx.sequence, ctx.invitationTimeoutMs);
+  const facts = { ...leadFacts(lead, ctx.salesNavigator ?? null), approval: ctx.approval === true, ...(ctx.draftOf ? { draftOf: ctx.draftOf } : {}) };
+  const rules = { invitationTimeoutMs: ctx.invitationTimeoutMs, replyWaitMs: ctx.replyWaitMs, withdrawStale: ctx.withdrawStale === true };
+  const position = ctx.position ?? null;
+  if (position === 'ended') return endPlan(facts, 0, false, ctx.replyWaitMs);
+  const d = decide(seq, facts, position ?? derivedStart(seq, facts), rules);
+  switch (d.kind) {
+    case 'perform':
+      return { at: d.at, action: actionOf(seq, d.step) };
+    case 'fail':
+      return { at: d.at, action: { kind: 'fail', reason: 'no profile URL' } };
+    case 'start':
+      return { at: 0, action: { kind: 'step' } };
+    case 'draft':
+      return { at: d.at, action: { kind: 'draft' } };
+    case 'await':
+      // A person's decision makes the lead due at once (see the drafts' trigger); this is a net.
+      return { at: Math.max(d.at, (ctx.now ?? 0) + DRAFT_RECHECK_MS), action: { kind: 'step' } };
+    case 'end':
+      // The end is not recorded yet (nor, maybe, steps skipped on the way): the engine records it then.
+      return endPlan(facts, d.at, true, ctx.replyWaitMs);
+  }
+}
+
+function endPlan(facts: LeadFacts, endAt: number, unrecorded: boolean, replyWaitMs: number): Plan | null {
+  if (facts.messagesDone > 0) return { at: Math.max(endAt, (facts.lastSentAt ?? facts.updatedAt) + replyWaitMs), action: { kind: 'finish' } };
+  return unrecorded ? { at: endAt, action: { kind: 'finish' } } : null;
 }

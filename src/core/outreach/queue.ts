@@ -10,6 +10,7 @@ import type { AgentDecision } from './agent.js';
 import { MESSAGE_TEXT_MAX } from './limits.js';
 import { leaseHolder } from './lease.js';
 import { fitTo } from './personalize.js';
+import { endSequence } from '../sequences/store.js';
 import type { EngineSettings } from './settings.js';
 import { effectiveAccountId, getLead, loadRunningCampaigns, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
@@ -99,7 +100,11 @@ export function moveDueMany(ctx: Ctx, moves: readonly { leadId: string; from: nu
 
 /** A lead the engine cannot contact at all (no profile to address) fails. */
 export function failLead(ctx: Ctx, leadId: string, info: CampaignInfo, settings: EngineSettings): void {
-  transaction(ctx.db, () => updateAndReplan(ctx, leadId, { stage: 'failed', updatedAt: ctx.simClock.now() }, info, settings));
+  transaction(ctx.db, () => {
+    const at = ctx.simClock.now();
+    updateAndReplan(ctx, leadId, { stage: 'failed', updatedAt: at }, info, settings);
+    endSequence(ctx, { leadId, reason: 'failed', at });
+  });
 }
 
 /** Excludes a lead workspace-wide at once, without sending a polite close. */

@@ -3,7 +3,7 @@ import type { Ctx } from '../context.js';
 import { allowances, type SafetySettings } from '../safety/rules.js';
 import { invitationsFreeAt, invitationsLeft } from './readiness.js';
 import type { EngineSettings } from './settings.js';
-import type { CampaignInfo } from './state.js';
+import { sendersOf, type CampaignInfo } from './state.js';
 
 /**
  * Never-looked-at leads taken per campaign when it has nothing scheduled: an account sends one
@@ -30,10 +30,11 @@ export interface FreshQuotas {
 }
 
 /**
- * How many never-looked-at leads to take for each campaign: what its sender may still invite
+ * How many never-looked-at leads to take for each campaign: what its senders may still invite
  * today, at most `room`. A campaign without a sender takes `room` (its leads fail or wait for an
  * account at once). Senders `knownFull` (found with no invitation left before) are not read
- * again. The senders and their counters are read in one statement each.
+ * again; `promised` counts, per sender, the leads given it today that it has not invited yet.
+ * The senders and their counters are read in one statement each.
  */
 export function freshLeadQuotas(
   ctx: Ctx,
@@ -42,10 +43,11 @@ export function freshLeadQuotas(
   now: number,
   room: number,
   knownFull: (accountId: string) => boolean,
+  promised: (accountId: string) => number = () => 0,
 ): FreshQuotas {
   const senders = findAccounts(
     ctx,
-    campaigns.flatMap((info) => (info.agent?.accountId && !knownFull(info.agent.accountId) ? [info.agent.accountId] : [])),
+    campaigns.flatMap((info) => sendersOf(info).filter((id) => !knownFull(id))),
   );
   const counters = allowances(
     ctx,
@@ -57,13 +59,17 @@ export function freshLeadQuotas(
   for (const [accountId, a] of counters) if (invitationsLeft(a) === 0) full.set(accountId, invitationsFreeAt(a, now));
   const quotas = new Map<string, number>();
   for (const info of campaigns) {
-    const accountId = info.agent?.accountId;
-    if (!accountId) {
+    const accounts = sendersOf(info);
+    if (accounts.length === 0) {
       quotas.set(info.id, room);
       continue;
     }
-    const a = counters.get(accountId);
-    quotas.set(info.id, a ? Math.min(room, invitationsLeft(a)) : 0);
+    let left = 0;
+    for (const accountId of accounts) {
+      const a = counters.get(accountId);
+      if (a) left += Math.max(0, invitationsLeft(a) - promised(accountId));
+    }
+    quotas.set(info.id, Math.min(room, left));
   }
   return { quotas, full };
 }

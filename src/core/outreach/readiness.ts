@@ -4,7 +4,7 @@ import { nextWorkingTime } from '../safety/hours.js';
 import { allowance, allowances, rhythmOf, type Allowance, type SafetySettings } from '../safety/rules.js';
 import { dayOf, nextUtcDay } from './calendar.js';
 import { ACCOUNT_RETRY_MS } from './failures.js';
-import type { SendKind } from './plan.js';
+import { capReached, type SendKind } from './plan.js';
 import { lastCallAt } from './queue.js';
 import type { EngineSettings } from './settings.js';
 
@@ -60,8 +60,8 @@ export function accountReadiness(
   if (idle > now) return { until: idle, why: 'idle' };
   if (kind !== 'withdraw') {
     const a = counters !== undefined && dayOf(counters.at) === dayOf(now) ? counters.allowance : allowance(ctx, account, safety, now);
-    const capped = kind === 'connect' ? a.connectionRequestsSentToday >= a.connectionRequestLimit : a.messagesSentToday >= a.messageLimit;
-    if (capped) return { until: nextWorkingTime(kind === 'connect' ? invitationsFreeAt(a, now) : nextUtcDay(now), rhythm), why: 'capped' };
+    // Each kind under its own daily limit: invitations, messages (InMails too), visits, likes.
+    if (capReached(kind, a)) return { until: nextWorkingTime(kind === 'connect' ? invitationsFreeAt(a, now) : nextUtcDay(now), rhythm), why: 'capped' };
   }
   return { account };
 }

@@ -9,18 +9,39 @@ import { newSortableId } from '../ids.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
 import { networkError, type AccountRef, type ProfileRef } from '../network/provider.js';
+import { findAccount } from '../accounts/resolve.js';
 import { classify } from './failures.js';
+import { approvedReplyDraft, beginStep, claimStepDraft, failStepSend, releaseStepDraft, settleReplyDraft, settleStep } from './runner.js';
 import { leaseHolder } from './lease.js';
 import { placeholders } from './personalize.js';
-import { renderMessage, renderNote } from '../agents/render.js';
 import { recordMessage } from '../conversations/record.js';
-import type { SendKind } from './plan.js';
+import { isStepSend, type SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
 export type { IntentRow };
 /** `manual_message` is an operator's direct message (send_message); the others are the engine's. */
-export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close' | 'withdrawal' | 'manual_message';
+export type IntentKind =
+  | 'connection_request'
+  | 'message'
+  | 'agent_reply'
+  | 'cta'
+  | 'polite_close'
+  | 'withdrawal'
+  | 'visit'
+  | 'like'
+  | 'inmail'
+  | 'manual_message';
+
+/** The intent of each step send. */
+const INTENT_OF_STEP_SEND = {
+  connect: 'connection_request',
+  message: 'message',
+  withdraw: 'withdrawal',
+  visit: 'visit',
+  like: 'like',
+  inmail: 'inmail',
+} as const;
 
 /** The holder of manual intents: they are not the engine's, and need no lease. */
 export const MANUAL_HOLDER = 'send_message';
@@ -43,27 +64,18 @@ export function politeCloseText(lead: LeadRow): string {
     : `Thanks for letting me know, ${name}. I will not reach out again. All the best!`;
 }
 
-function intentFor(kind: SendKind, lead: LeadRow, info: CampaignInfo, step: number | null): { kind: IntentKind; text: string | null } {
-  switch (kind) {
-    case 'connect': {
-      const note = info.agent?.connectionNote;
-      return { kind: 'connection_request', text: renderNote(note, lead) };
-    }
-    case 'message':
-      return { kind: 'message', text: renderMessage(info.sequence[step ?? 0]?.text ?? '', lead) };
-    case 'agent_send':
-      return { kind: lead.agentSendKind === 'cta' ? 'cta' : 'agent_reply', text: lead.agentSendText };
-    case 'polite_close':
-      return { kind: 'polite_close', text: politeCloseText(lead) };
-    case 'withdraw':
-      return { kind: 'withdrawal', text: null };
-  }
+/** A conversation send's intent: the agent's message or a polite close. (A step's comes from the step runner.) */
+function conversationIntent(kind: 'agent_send' | 'polite_close', lead: LeadRow): { kind: IntentKind; text: string | null } {
+  if (kind === 'polite_close') return { kind: 'polite_close', text: politeCloseText(lead) };
+  return { kind: lead.agentSendKind === 'cta' ? 'cta' : 'agent_reply', text: lead.agentSendText };
 }
 
 export interface BegunSend {
   intent: IntentRow;
   lead: LeadRow;
   info: CampaignInfo;
+  /** An InMail's subject, rendered (the intent keeps its text). */
+  subject: string | null;
 }
 
 /**
@@ -96,25 +108,60 @@ export function beginSend(
     }
     const info = loadCampaignInfo(ctx, lead.campaignId);
     if (info?.status !== 'CAMPAIGN_IN_PROGRESS') return null;
-    const plan = planFor(ctx, lead, info, settings);
     // The intent is stamped with the instant the account's rules were checked, so a fast
     // simulated clock cannot carry a send decided inside working hours to just outside them.
     const now = decidedAt ?? ctx.simClock.now();
-    if (plan === null || plan.action.kind !== kind || plan.at > now) {
-      updateAndReplan(ctx, lead.id, {}, info, settings, lead);
-      return null;
+    let what: { kind: IntentKind; text: string | null; step: number | null; stepId: string | null; subject: string | null; draftId?: string | null };
+    if (isStepSend(kind)) {
+      // The step runner brings the lead up to now and says whether this step is the one due.
+      const begun = beginStep(ctx, lead, info, settings, kind, findAccount(ctx, accountId)?.hasSalesNavigator ?? false, now);
+      if (begun === null) {
+        updateAndReplan(ctx, lead.id, {}, info, settings);
+        return null;
+      }
+      what = {
+        kind: INTENT_OF_STEP_SEND[kind],
+        text: begun.text,
+        step: begun.messageIndex,
+        stepId: begun.step.id,
+        subject: begun.subject,
+        draftId: begun.draftId,
+      };
+    } else {
+      const plan = planFor(ctx, lead, info, settings);
+      if (plan === null || plan.action.kind !== kind || plan.at > now) {
+        updateAndReplan(ctx, lead.id, {}, info, settings, lead);
+        return null;
+      }
+      // The agent's reply, as a person approved it when its campaign requires approval.
+      what = {
+        ...conversationIntent(kind, lead),
+        step: null,
+        stepId: null,
+        subject: null,
+        draftId: kind === 'agent_send' ? approvedReplyDraft(ctx, lead, info) : null,
+      };
     }
-    const step = plan.action.kind === 'message' ? plan.action.step : null;
-    const { kind: intentKind, text } = intentFor(kind, lead, info, step);
+    const intentId = newSortableId('int');
+    if (what.draftId) {
+      // The approved draft is taken for this send: its words, byte for byte, and nobody changes them now.
+      const claimed = claimStepDraft(ctx, what.draftId, intentId);
+      if (claimed === null) {
+        updateAndReplan(ctx, lead.id, {}, info, settings);
+        return null;
+      }
+      what = { ...what, text: claimed.text, subject: claimed.subject };
+    }
     const intent: IntentRow = {
       seq: 0,
-      id: newSortableId('int'),
+      id: intentId,
       leadId,
       campaignId: lead.campaignId,
       accountId,
-      kind: intentKind,
-      step,
-      text,
+      kind: what.kind,
+      step: what.step,
+      stepId: what.stepId,
+      text: what.text,
       state: 'pending',
       holder,
       createdAt: now,
@@ -125,7 +172,7 @@ export function beginSend(
     };
     const { seq: _seq, ...values } = intent;
     insertIntent(ctx.db, values);
-    return { intent, lead, info };
+    return { intent, lead, info, subject: what.subject };
   });
 }
 
@@ -153,23 +200,41 @@ function settle(
  */
 export const isPending = sql`${engineIntents.state} = 'pending'`;
 
-const ACTIVITY_OF: Record<Exclude<IntentKind, 'manual_message' | 'withdrawal'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
+const ACTIVITY_OF: Partial<Record<IntentKind, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'>> = {
   connection_request: 'connection_request_sent',
   message: 'message_sent',
+  // An InMail is a message under the daily message cap, and logged as one.
+  inmail: 'message_sent',
   agent_reply: 'agent_replied',
   cta: 'cta_sent',
   // The close is the agent's last word in the conversation.
   polite_close: 'agent_replied',
 };
 
-/** The effects of a send that happened: stage, counters, activity, and the lead's next due time. */
-function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId: string | null): void {
+/** What the provider answered for a step that reached it but did nothing: nothing was sent. */
+export type SkippedOutcome = 'no_posts' | 'inmail_unreachable' | 'no_inmail_credits';
+
+/** A provider call's result, as the engine records it. */
+export interface CallResult {
+  chatId?: string;
+  messageId?: string;
+  /** The network answered that there was nothing to do (no post to like, InMail refused). */
+  skipped?: SkippedOutcome;
+}
+
+/**
+ * The effects of a send that happened: stage, counters, activity, the step it carried out (the
+ * step runner records it and moves the lead on) and the lead's next due time. `result` is null
+ * for a send whose outcome is unknown (see settleAssumedSent): it counts as carried out.
+ */
+function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: CallResult | null): void {
   const lead = getLead(ctx, intent.leadId);
   const info = lead ? loadCampaignInfo(ctx, lead.campaignId) : null;
   if (!lead || !info) return;
   const at = ctx.simClock.now();
-  const chat = chatId ?? lead.chatId;
+  const chat = result?.chatId ?? lead.chatId;
   if (intent.kind === 'manual_message') return applyManualSent(ctx, intent, lead, chat, at);
+  const skipped = result?.skipped;
   let changes: Partial<LeadRow>;
   switch (intent.kind) {
     case 'connection_request':
@@ -188,8 +253,28 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
       countOutreach(ctx, lead.campaignId, 'messagesSent');
       countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
+    case 'inmail':
+      // An InMail is a message to someone who is not a connection: it does not make one, so the
+      // stage stays; it opens the conversation a reply comes back on.
+      if (skipped) {
+        changes = {};
+        break;
+      }
+      changes = { messageSent: true, lastSequenceSentAt: at, chatId: chat };
+      countOutreach(ctx, lead.campaignId, 'messagesSent');
+      countAccountDaily(ctx, intent.accountId, 'messagesSent');
+      break;
+    case 'visit':
+      changes = {};
+      countAccountDaily(ctx, intent.accountId, 'profileVisits');
+      break;
+    case 'like':
+      changes = {};
+      if (!skipped) countAccountDaily(ctx, intent.accountId, 'postReactions');
+      break;
     case 'agent_reply':
     case 'cta':
+      settleReplyDraft(ctx, lead, info, intent.id, true);
       changes = { needsReply: false, agentTurns: lead.agentTurns + 1, agentSendKind: null, agentSendText: null, chatId: chat };
       countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
@@ -198,25 +283,25 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, chatId
       countAccountDaily(ctx, intent.accountId, 'messagesSent');
       break;
     case 'withdrawal':
-      // The lead moves on as a timed-out invitation does (stage stays connection_sent, no work
-      // left); the public activity log has no withdrawal type, so the intent is the record.
-      updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: 0, updatedAt: at }, info, settings, lead);
-      return;
+      // The lead moves on as a timed-out invitation does (stage stays connection_sent); the
+      // public activity log has no withdrawal type, so the intent is the record.
+      changes = { invitationWithdrawnAt: at };
+      break;
     default:
       return;
   }
-  const updated = updateAndReplan(ctx, lead.id, { ...changes, sendAttempts: 0, updatedAt: at }, info, settings, lead);
-  if (!updated) return;
-  recordActivity(ctx, {
-    type: ACTIVITY_OF[intent.kind as Exclude<IntentKind, 'manual_message' | 'withdrawal'>],
-    at,
-    lead: updated,
-    text: intent.text,
-    accountId: intent.accountId,
-  });
+  changes = { ...changes, sendAttempts: 0, updatedAt: at };
+  const position = settleStep(ctx, { ...lead, ...changes }, info, settings, intent, skipped ? { event: 'skipped', reason: skipped } : { event: 'sent' }, at);
+  const updated = updateAndReplan(ctx, lead.id, changes, info, settings, lead, position);
+  if (!updated || skipped) return;
+  const type = ACTIVITY_OF[intent.kind as keyof typeof ACTIVITY_OF];
+  // Visits, likes and withdrawals have no type in the public activity log: their intents are the record.
+  if (type === undefined) return;
+  recordActivity(ctx, { type, at, lead: updated, text: intent.text, accountId: intent.accountId });
   // A connection request is an invitation, not a message: only messages enter the thread.
   if (intent.kind !== 'connection_request' && intent.text !== null) {
-    recordMessage(ctx, { lead: updated, sender: intent.kind === 'message' ? 'sequence' : 'agent', text: intent.text, at, accountId: intent.accountId });
+    const sender = intent.kind === 'message' || intent.kind === 'inmail' ? 'sequence' : 'agent';
+    recordMessage(ctx, { lead: updated, sender, text: intent.text, at, accountId: intent.accountId });
   }
   if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
 }
@@ -268,6 +353,7 @@ export function beginManualSend(
       accountId: input.accountId,
       kind: 'manual_message',
       step: null,
+      stepId: null,
       text: input.text,
       state: 'pending',
       holder: input.sender === 'operator' ? OPERATOR_HOLDER : MANUAL_HOLDER,
@@ -297,10 +383,10 @@ export function settleManualFailed(ctx: Ctx, intent: IntentRow, code: string): v
   transaction(ctx.db, () => void settle(ctx, intent, 'failed', { errorCode: code }));
 }
 
-export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: { chatId?: string; messageId?: string }): void {
+export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: CallResult): void {
   transaction(ctx.db, () => {
     if (!settle(ctx, intent, 'sent', { chatId: result.chatId ?? null, messageId: result.messageId ?? null })) return;
-    applySent(ctx, settings, intent, result.chatId ?? null);
+    applySent(ctx, settings, intent, result);
   });
 }
 
@@ -333,6 +419,12 @@ export function settleAssumedSent(ctx: Ctx, settings: EngineSettings, intent: In
  * `retryAt` and retry, up to maxSendAttempts tries in all; anything else is final:
  * the lead fails, an agent message is handed to a person, a polite close excludes anyway.
  */
+/** A step's send failed for good: the lead fails, and its sequence ends there. */
+function failStep(ctx: Ctx, settings: EngineSettings, intent: IntentRow, lead: LeadRow, info: CampaignInfo, attempts: number, at: number): void {
+  updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings, lead);
+  failStepSend(ctx, lead.id, info, intent, at);
+}
+
 export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentRow, code: string, retryAt: number): void {
   transaction(ctx.db, () => {
     if (!settle(ctx, intent, 'failed', { errorCode: code })) return;
@@ -344,8 +436,10 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
     // Every failed try counts, so a lead the network keeps refusing is given up on eventually.
     const attempts = lead.sendAttempts + 1;
     if (attempts >= settings.maxSendAttempts) cls = 'permanent';
+    if (intent.kind === 'agent_reply' || intent.kind === 'cta') settleReplyDraft(ctx, lead, info, intent.id, false);
     if (cls !== 'permanent') {
       updateLead(ctx.db, lead.id, { sendAttempts: attempts, nextActionAt: retryAt, updatedAt: at });
+      releaseStepDraft(ctx, lead.id, info, intent);
       return;
     }
     switch (intent.kind) {
@@ -356,31 +450,57 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
       case 'polite_close':
         excludeEverywhere(ctx, lead);
         return;
-      case 'withdrawal':
+      case 'withdrawal': {
         // Nothing left to withdraw (accepted, declined or expired at the provider): stop
         // trying, as the timeout would; the intent keeps the error code.
-        updateAndReplan(ctx, lead.id, { invitationWithdrawnAt: at, sendAttempts: attempts, updatedAt: at }, info, settings, lead);
+        const changes = { invitationWithdrawnAt: at, sendAttempts: attempts, updatedAt: at };
+        settleStep(ctx, { ...lead, ...changes }, info, settings, intent, { event: 'skipped', reason: 'no_pending_invitation' }, at);
+        updateAndReplan(ctx, lead.id, changes, info, settings, lead);
+        return;
+      }
+      case 'inmail':
+        // The account has no Sales Navigator after all: the step is skipped, the lead goes on.
+        if (code === 'sales_nav_required') {
+          settleStep(ctx, lead, info, settings, intent, { event: 'skipped', reason: 'no_sales_navigator' }, at);
+          updateAndReplan(ctx, lead.id, { sendAttempts: 0, updatedAt: at }, info, settings, lead);
+          return;
+        }
+        failStep(ctx, settings, intent, lead, info, attempts, at);
         return;
       default:
-        updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings, lead);
+        failStep(ctx, settings, intent, lead, info, attempts, at);
     }
   });
 }
 
 /**
- * The provider call of a begun send: an invitation, a withdrawal or a message, to the lead's
- * profile (and chat, once there is one). Network I/O, outside any transaction.
+ * The provider call of a begun send, to the lead's profile (and chat, once there is one): an
+ * invitation, a withdrawal, a visit, a like, an InMail or a message. Network I/O, outside any
+ * transaction.
  */
-export async function callProvider(ctx: Ctx, { intent, lead }: BegunSend, account: AccountRef): Promise<{ chatId?: string; messageId?: string }> {
+export async function callProvider(ctx: Ctx, { intent, lead, subject }: BegunSend, account: AccountRef): Promise<CallResult> {
   const recipient = recipientOf(lead);
   if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });
-  if (intent.kind === 'connection_request') {
-    await ctx.network.sendConnectionRequest({ ...recipient, account, note: intent.text });
-    return {};
+  switch (intent.kind) {
+    case 'connection_request':
+      await ctx.network.sendConnectionRequest({ ...recipient, account, note: intent.text });
+      return {};
+    case 'withdrawal':
+      await ctx.network.withdrawInvitation({ ...recipient, account });
+      return {};
+    case 'visit':
+      await ctx.network.visitProfile({ ...recipient, account });
+      return {};
+    case 'like': {
+      const liked = await ctx.network.likeLatestPost({ ...recipient, account });
+      return liked.outcome === 'liked' ? {} : { skipped: 'no_posts' };
+    }
+    case 'inmail': {
+      const sent = await ctx.network.sendInMail({ account, recipient, subject: subject ?? '', text: intent.text ?? '' });
+      if (sent.outcome === 'sent') return { chatId: sent.chatId, messageId: sent.messageId };
+      return { skipped: sent.outcome === 'unreachable' ? 'inmail_unreachable' : 'no_inmail_credits' };
+    }
+    default:
+      return ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
   }
-  if (intent.kind === 'withdrawal') {
-    await ctx.network.withdrawInvitation({ ...recipient, account });
-    return {};
-  }
-  return ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
 }

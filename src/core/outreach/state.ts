@@ -1,10 +1,18 @@
 import { cached, versionOf } from '../../db/cache.js';
+import type { Db } from '../../db/connection.js';
 import type { agents } from '../../db/schema.js';
-import { campaignStatements } from '../../db/sql/campaigns.js';
+import { campaignStatements, type CampaignWithAgent } from '../../db/sql/campaigns.js';
 import { leadStatements, updateLeadById, type LeadRow } from '../../db/sql/leads.js';
+import { findAccount } from '../accounts/resolve.js';
+import { stepsOf } from '../agents/agents.js';
+import { senderAccountIdsOf } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { isOnExclusionList } from '../leads/exclude.js';
+import { campaignHasDrafts } from '../drafts/store.js';
+import { getPosition, type LeadPosition } from '../sequences/store.js';
+import { draftLookup, replyDraftOf } from './approval.js';
 import { planLead, type Plan, type SequenceMessage } from './plan.js';
+import { indexSequence, type SequenceIndex, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
 
 export type { LeadRow };
@@ -16,6 +24,59 @@ export interface CampaignInfo {
   status: string;
   agent: AgentRow | null;
   sequence: readonly SequenceMessage[];
+  /** The agent's steps (the older shape read as steps), indexed for the step runner. */
+  steps: SequenceIndex;
+  /** The campaign's `senderAccountIds`; empty: the agent's account sends, as before senders. */
+  senderIds: readonly string[];
+  /** Whether each note, message and InMail waits as a draft for a person's approval. */
+  approval: 'off' | 'required';
+  /**
+   * Whether the engine looks drafts up for this campaign's leads: while approval is required, or
+   * when drafts are left from a time it was (turning it off sends them as they stand). A campaign
+   * that never required approval costs no draft lookup. Kept with the campaign, which is read
+   * again when its approval changes.
+   */
+  draftsInUse: boolean;
+}
+
+/** The accounts that send a campaign's leads: its senders, else its agent's account. */
+export const sendersOf = (info: CampaignInfo): readonly string[] =>
+  info.senderIds.length > 0 ? info.senderIds : info.agent?.accountId ? [info.agent.accountId] : [];
+
+/** Indexed steps by agent and text: the engine reads a campaign's steps for every lead it plans. */
+const indexed = new Map<string, SequenceIndex>();
+const NO_STEPS = indexSequence([], false);
+
+/**
+ * The agent's steps, indexed. An agent written with connectionNote and messages reads as steps;
+ * its `if accepted` window is the engine's invitation timeout, applied by the runner itself, so
+ * the hours given here do not matter.
+ */
+export function sequenceOf(agent: AgentRow | null): SequenceIndex {
+  if (agent === null) return NO_STEPS;
+  const key = `${agent.id}\u0000${agent.steps ?? ''}\u0000${agent.connectionNote ?? ''}\u0000${agent.messages}`;
+  let index = indexed.get(key);
+  if (index === undefined) {
+    index = indexSequence(stepsOf(agent, 21 * 24), agent.steps === null);
+    if (indexed.size >= PARSED_MAX) indexed.clear();
+    indexed.set(key, index);
+  }
+  return index;
+}
+
+function infoOf(db: Db, row: CampaignWithAgent): CampaignInfo {
+  const sending = campaignStatements(db).sending.get(row.id);
+  const approval = sending?.approval === 'required' ? 'required' : 'off';
+  return {
+    id: row.id,
+    status: row.status,
+    agent: row.agent,
+    sequence: row.agent ? parseSequence(row.agent.messages) : [],
+    steps: sequenceOf(row.agent),
+    senderIds: Object.freeze(senderAccountIdsOf({ senderAccountIds: sending?.senders ?? '[]' })),
+    approval,
+    draftsInUse: approval === 'required' || campaignHasDrafts({ db }, row.id),
+  };
 }
 
 /** Parsed sequences by their JSON: the engine reads a campaign's agent for every lead it handles. */
@@ -53,9 +114,7 @@ const running = cached('campaigns', (db) => {
   const list = Object.freeze(
     campaignStatements(db)
       .running()
-      .map((row) =>
-        Object.freeze({ ...row, agent: row.agent ? Object.freeze(row.agent) : null, sequence: row.agent ? parseSequence(row.agent.messages) : [] }),
-      ),
+      .map((row) => Object.freeze(infoOf(db, { ...row, agent: row.agent ? Object.freeze(row.agent) : null }))),
   );
   return { list, byId: new Map(list.map((info) => [info.id, info])) };
 });
@@ -71,20 +130,54 @@ export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | n
   if (kept) return kept;
   const row = campaignStatements(ctx.db).withAgent(campaignId);
   if (!row) return null;
-  return { ...row, sequence: row.agent ? parseSequence(row.agent.messages) : [] };
+  return infoOf(ctx.db, row);
 }
 
 /** The account that contacts a lead: its own, else its campaign agent's (self-hosting.md, Accounts). */
 export const effectiveAccountId = (lead: LeadRow, info: CampaignInfo): string | null => lead.accountId ?? info.agent?.accountId ?? null;
 
-export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings): Plan | null {
-  return planLead(lead, {
-    sequence: info.sequence,
-    onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
-    invitationTimeoutMs: settings.invitationTimeoutMs,
-    replyWaitMs: settings.replyWaitMs,
-    withdrawStale: settings.safety.withdrawStaleInvitations,
-  });
+/**
+ * The lead's plan. `position` is the lead's stored position when the caller just wrote it (the
+ * step runner after moving the lead), so it is not read again.
+ */
+export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, position?: WalkStart | 'ended' | null): Plan | null {
+  const start = position !== undefined ? position : storedStart(ctx, lead.id, info);
+  const plan = (salesNavigator: boolean | null) =>
+    planLead(lead, {
+      sequence: info.sequence,
+      steps: info.steps,
+      position: start,
+      salesNavigator,
+      approval: info.approval === 'required',
+      ...(info.draftsInUse ? { draftOf: draftLookup(ctx, lead, info.approval === 'required') } : {}),
+      replyDraft: lead.agentSendKind === null || !info.draftsInUse ? null : replyDraftOf(ctx, lead),
+      now: ctx.simClock.now(),
+      onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
+      invitationTimeoutMs: settings.invitationTimeoutMs,
+      replyWaitMs: settings.replyWaitMs,
+      withdrawStale: settings.safety.withdrawStaleInvitations,
+    });
+  const first = plan(null);
+  // Only an InMail asks about the sender's Sales Navigator; without it the step is skipped.
+  if (first?.action.kind !== 'inmail') return first;
+  const sender = effectiveAccountId(lead, info);
+  const account = sender === null ? undefined : findAccount(ctx, sender);
+  return account && !account.hasSalesNavigator ? plan(false) : first;
+}
+
+/**
+ * Where the step runner finds the lead: its stored position, `ended`, or null when it has none
+ * to go on from (none stored, one for another agent's steps, or, for the older shape, a step the
+ * agent no longer has: such a lead is placed from its counters, as it always was).
+ */
+export const storedStart = (ctx: Pick<Ctx, 'db'>, leadId: string, info: CampaignInfo): WalkStart | 'ended' | null => startFrom(getPosition(ctx, leadId), info);
+
+/** `storedStart` of a position already read. */
+export function startFrom(pos: LeadPosition | undefined, info: CampaignInfo): WalkStart | 'ended' | null {
+  if (!pos || pos.agentId !== info.agent?.id) return null;
+  if (pos.endedAt !== null) return 'ended';
+  if (info.steps.legacy && (pos.stepId === null || !info.steps.byId.has(pos.stepId))) return null;
+  return { stepId: pos.stepId, enteredAt: pos.enteredAt, recorded: true, virtual: false };
 }
 
 export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadStatements(ctx.db).byId.get(id);
@@ -104,12 +197,13 @@ export function updateAndReplan(
   info: CampaignInfo,
   settings: EngineSettings,
   current?: LeadRow,
+  position?: WalkStart | 'ended' | null,
 ): LeadRow | undefined {
   const known = current !== undefined && current.id === leadId;
   if (!known) updateLead(ctx.db, leadId, changes);
   const lead = known ? { ...current, ...changes } : getLead(ctx, leadId);
   if (!lead) return undefined;
-  const plan = planFor(ctx, lead, info, settings);
+  const plan = planFor(ctx, lead, info, settings, position);
   // "As soon as possible" is stored as now, not 0: a 0 marks a lead the engine has never
   // looked at, which it takes only as fast as the account may invite (see the engine's tick).
   const nextActionAt = plan === null ? null : plan.at === 0 ? Math.max(1, ctx.simClock.now()) : plan.at;

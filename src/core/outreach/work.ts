@@ -3,33 +3,47 @@ import type { AgentDecision, AgentInput } from './agent.js';
 import type { PendingSend } from './deferral.js';
 import { ACCOUNT_RETRY_MS, retryAfterError } from './failures.js';
 import { placeholders } from './personalize.js';
-import type { SendKind } from './plan.js';
+import { isStepSend, type SendKind } from './plan.js';
 import { excludeNow, failLead, moveDue, recordAgentDecision } from './queue.js';
 import type { EngineSettings } from './settings.js';
-import { effectiveAccountId, planFor, type CampaignInfo, type LeadRow } from './state.js';
+import type { DraftInput } from '../drafts/prepare.js';
+import { draftInputFor, recordSequence, senderFor, type SenderPins } from './runner.js';
+import { effectiveAccountId, planFor, sendersOf, type CampaignInfo, type LeadRow } from './state.js';
 
 /**
  * What the engine does with a lead that came due, decided from its stored state alone:
  * - `recorded`: nothing to send now; what changed (a later due time, the end of its work, a
  *   failure, an exclusion) is already written;
  * - `send`: a provider call from an account, to queue in that account's lane;
- * - `ask_agent`: a reply waits for the agent's decision (the engine asks, then calls `afterAgent`).
+ * - `ask_agent`: a reply waits for the agent's decision (the engine asks, then calls `afterAgent`);
+ * - `draft`: a step's words (or the agent's answer) wait for a person: the engine writes the
+ *   draft, outside any transaction since a model may write it first (`prepareDraft`), then calls
+ *   `afterDraft`.
  */
-export type LeadWork = { kind: 'recorded' } | { kind: 'send'; send: PendingSend } | { kind: 'ask_agent'; input: AgentInput };
+export type LeadWork =
+  | { kind: 'recorded' }
+  | { kind: 'send'; send: PendingSend }
+  | { kind: 'ask_agent'; input: AgentInput }
+  | { kind: 'draft'; input: DraftInput };
 
 const RECORDED: LeadWork = { kind: 'recorded' };
 
 /** A lead with an open conversation: a polite close has someone to thank. */
 const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead.messageSent || lead.replied || lead.sequenceStep > 0;
 
-/** A send from the lead's account, or, without one, a wait for an account to be assigned. */
-function sendOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: SendKind, due: number | null, now: number): LeadWork {
-  const accountId = effectiveAccountId(lead, info);
+/**
+ * A send from the lead's account, or, without one, a wait for an account to be assigned. A lead
+ * of a campaign with senders gets its sender at its first step (the step runner's senderFor).
+ * The campaign follows the account (waits while it is idle) when it is its only sender.
+ */
+function sendOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: SendKind, due: number | null, now: number, pins?: SenderPins): LeadWork {
+  const accountId = isStepSend(kind) ? senderFor(ctx, lead, info, now, pins) : effectiveAccountId(lead, info);
   if (accountId === null) {
     moveDue(ctx, lead.id, due, now + ACCOUNT_RETRY_MS);
     return RECORDED;
   }
-  return { kind: 'send', send: { leadId: lead.id, kind, accountId, due, followsSender: accountId === info.agent?.accountId } };
+  const senders = sendersOf(info);
+  return { kind: 'send', send: { leadId: lead.id, kind, accountId, due, followsSender: senders.length === 1 && accountId === senders[0] } };
 }
 
 /**
@@ -37,7 +51,7 @@ function sendOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: SendKind,
  * lead's stored state), and records whatever needs no provider call: the worker only queues
  * what this returns. `now` is the tick's time.
  */
-export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): LeadWork {
+export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number, pins?: SenderPins, again = true): LeadWork {
   const plan = planFor(ctx, lead, info, settings);
   if (plan === null || plan.at > now) {
     moveDue(ctx, lead.id, lead.nextActionAt, plan?.at ?? null);
@@ -46,8 +60,21 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
   const action = plan.action;
   switch (action.kind) {
     case 'finish':
-      moveDue(ctx, lead.id, lead.nextActionAt, null);
+    case 'step': {
+      // The step runner records what it passed (a start, skipped steps, the end); a step due at
+      // once is then worked in this same turn.
+      const after = recordSequence(ctx, lead, info, settings, now);
+      if (again && after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false);
       return RECORDED;
+    }
+    case 'draft': {
+      const input = draftInputFor(ctx, lead, info, settings, now);
+      if (input !== null) return { kind: 'draft', input };
+      // Nothing to write after all (a rejected answer handed to a person, a note empty for the lead).
+      const after = recordSequence(ctx, lead, info, settings, now);
+      if (again && after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false);
+      return RECORDED;
+    }
     case 'fail':
       failLead(ctx, lead.id, info, settings);
       return RECORDED;
@@ -61,7 +88,7 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
       }
       return sendOrWait(ctx, lead, info, 'polite_close', lead.nextActionAt, now);
     default:
-      return sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now);
+      return sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now, pins);
   }
 }
 
@@ -92,11 +119,19 @@ export function afterAgent(
 ): LeadWork {
   const after = recordAgentDecision(ctx, leadId, input.text, decision, info, settings);
   if (!after?.agentSendKind) return RECORDED;
-  return sendOrWait(ctx, after, info, 'agent_send', after.nextActionAt, now);
+  // The answer goes as the lead's plan says: at once, or as a draft for a person first.
+  return workLead(ctx, after, info, settings, now, undefined, false);
+}
+
+/** After the engine wrote a lead's draft (or found none to write): the lead is planned again; it waits for a person, or goes on. */
+export function afterDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number, pins?: SenderPins): LeadWork {
+  const after = recordSequence(ctx, lead, info, settings, now);
+  if (after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false);
+  return RECORDED;
 }
 
 /** The order of an account's sends in a tick: conversations first, then the sequence; withdrawals free pending invitations before new ones. */
-const ORDER: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, withdraw: 3, connect: 4 };
+const ORDER: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, inmail: 2, withdraw: 3, visit: 4, like: 4, connect: 5 };
 export const bySendOrder = (a: PendingSend, b: PendingSend): number => ORDER[a.kind] - ORDER[b.kind];
 
 /**

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
-import { leadPositions, leadStepVariants, stepEvents, stepStats } from '../../db/schema.js';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { leadPositions, stepEvents, stepStats } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { StepKind, VariantLetter } from '../agents/steps.js';
 import { VARIANT_LETTERS } from '../agents/steps.js';
+import { sequenceStatements } from '../../db/sql/sequences.js';
 import type { Ctx } from '../context.js';
 
 /**
@@ -30,35 +30,9 @@ export interface LeadPosition {
   endedAt: number | null;
 }
 
-type PositionRow = typeof leadPositions.$inferSelect;
-const toPosition = (r: PositionRow): LeadPosition => ({
-  leadId: r.leadId,
-  campaignId: r.campaignId,
-  agentId: r.agentId,
-  stepId: r.stepId,
-  enteredAt: r.enteredAt,
-  endReason: r.endReason as EndReason | null,
-  endedAt: r.endedAt,
-});
-
-// Prepared once per database: the runner reads and moves a position for every step it takes.
-const positionStatements = perDb((db) => ({
-  get: db
-    .select()
-    .from(leadPositions)
-    .where(eq(leadPositions.leadId, sql.placeholder('leadId')))
-    .prepare(),
-  move: db
-    .update(leadPositions)
-    .set({ stepId: sql`${sql.placeholder('stepId')}`, enteredAt: sql`${sql.placeholder('at')}`, updatedAt: sql`${sql.placeholder('at')}` })
-    .where(and(eq(leadPositions.leadId, sql.placeholder('leadId')), sql`${leadPositions.endedAt} IS NULL`))
-    .prepare(),
-}));
-
 /** Where the lead is, or undefined when it has not started a sequence. */
 export function getPosition(ctx: Pick<Ctx, 'db'>, leadId: string): LeadPosition | undefined {
-  const row = positionStatements(ctx.db).get.get({ leadId });
-  return row ? toPosition(row) : undefined;
+  return sequenceStatements(ctx.db).position.get(leadId) as LeadPosition | undefined;
 }
 
 /**
@@ -67,29 +41,40 @@ export function getPosition(ctx: Pick<Ctx, 'db'>, leadId: string): LeadPosition 
  */
 export function startSequence(ctx: Pick<Ctx, 'db'>, input: { leadId: string; campaignId: string; agentId: string; stepId: string; at: number }): LeadPosition {
   return transaction(ctx.db, () => {
-    ctx.db
-      .insert(leadPositions)
-      .values({ ...input, enteredAt: input.at, updatedAt: input.at })
-      .onConflictDoNothing()
-      .run();
+    sequenceStatements(ctx.db).start.run({ ...input, endReason: null, endedAt: null });
     return getPosition(ctx, input.leadId) as LeadPosition;
+  });
+}
+
+/**
+ * Puts the lead at a step of its agent's steps, or ends its sequence there, whatever position it
+ * had: the step runner's write when it places a lead it had no position for, or one whose
+ * position was for another agent's steps (the campaign's agent was changed).
+ */
+export function placeLead(
+  ctx: Pick<Ctx, 'db'>,
+  input: { leadId: string; campaignId: string; agentId: string; stepId: string | null; at: number; endReason?: EndReason | null },
+): void {
+  const ended = input.endReason ?? null;
+  sequenceStatements(ctx.db).place.run({
+    leadId: input.leadId,
+    campaignId: input.campaignId,
+    agentId: input.agentId,
+    stepId: ended === null ? input.stepId : null,
+    at: input.at,
+    endReason: ended,
+    endedAt: ended === null ? null : input.at,
   });
 }
 
 /** Moves the lead to another step (entered at `at`). A lead whose sequence ended stays ended: false then. */
 export function moveToStep(ctx: Pick<Ctx, 'db'>, input: { leadId: string; stepId: string; at: number }): boolean {
-  return positionStatements(ctx.db).move.run({ leadId: input.leadId, stepId: input.stepId, at: input.at }).changes === 1;
+  return sequenceStatements(ctx.db).move.run({ leadId: input.leadId, stepId: input.stepId, at: input.at }).changes === 1;
 }
 
 /** Ends the lead's sequence with a reason; the first end wins. Returns whether this call ended it. */
 export function endSequence(ctx: Pick<Ctx, 'db'>, input: { leadId: string; reason: EndReason; at: number }): boolean {
-  return (
-    ctx.db
-      .update(leadPositions)
-      .set({ stepId: null, endReason: input.reason, endedAt: input.at, updatedAt: input.at })
-      .where(and(eq(leadPositions.leadId, input.leadId), sql`${leadPositions.endedAt} IS NULL`))
-      .run().changes === 1
-  );
+  return sequenceStatements(ctx.db).end.run({ leadId: input.leadId, reason: input.reason, at: input.at }).changes === 1;
 }
 
 /** Leads of an agent at one of these steps (for a dashboard's "who is where", and for tests). */
@@ -108,22 +93,9 @@ function evenDraw(leadId: string, stepId: string, count: number): VariantLetter 
   return VARIANT_LETTERS[n % Math.max(1, Math.min(count, VARIANT_LETTERS.length))] as VariantLetter;
 }
 
-const variantStatements = perDb((db) => ({
-  get: db
-    .select({ variant: leadStepVariants.variant })
-    .from(leadStepVariants)
-    .where(and(eq(leadStepVariants.leadId, sql.placeholder('leadId')), eq(leadStepVariants.stepId, sql.placeholder('stepId'))))
-    .prepare(),
-  insert: db
-    .insert(leadStepVariants)
-    .values({ leadId: sql.placeholder('leadId'), stepId: sql.placeholder('stepId'), variant: sql.placeholder('variant'), drawnAt: sql.placeholder('at') })
-    .onConflictDoNothing()
-    .prepare(),
-}));
-
 /** The variant drawn for the lead at the step, or undefined before the step first ran. */
 export function variantOf(ctx: Pick<Ctx, 'db'>, leadId: string, stepId: string): VariantLetter | undefined {
-  return variantStatements(ctx.db).get.get({ leadId, stepId })?.variant as VariantLetter | undefined;
+  return sequenceStatements(ctx.db).variant.get(leadId, stepId) as VariantLetter | undefined;
 }
 
 /**
@@ -133,11 +105,11 @@ export function variantOf(ctx: Pick<Ctx, 'db'>, leadId: string, stepId: string):
  */
 export function drawVariant(ctx: Pick<Ctx, 'db'>, input: { leadId: string; stepId: string; count: number; at: number }): VariantLetter {
   return transaction(ctx.db, () => {
-    const s = variantStatements(ctx.db);
-    const drawn = s.get.get({ leadId: input.leadId, stepId: input.stepId })?.variant as VariantLetter | undefined;
+    const s = sequenceStatements(ctx.db);
+    const drawn = s.variant.get(input.leadId, input.stepId) as VariantLetter | undefined;
     if (drawn) return drawn;
     const variant = evenDraw(input.leadId, input.stepId, input.count);
-    s.insert.run({ leadId: input.leadId, stepId: input.stepId, variant, at: input.at });
+    s.insertVariant.run(input.leadId, input.stepId, variant, input.at);
     return variant;
   });
 }
@@ -170,50 +142,10 @@ export interface StepEvent {
   at: number;
 }
 
-/** Steps whose sending reaches the lead: a reply counts for the last of these sent before it. */
-const REPLY_STEPS: readonly StepKind[] = ['invite', 'message', 'inmail'];
-
-const COUNTER = { sent: stepStats.sent, skipped: stepStats.skipped, accepted: stepStats.accepted, replied: stepStats.replied } as const;
-
-const eventStatements = perDb((db) => {
-  const bump = (event: StepEventType) =>
-    db
-      .insert(stepStats)
-      .values({
-        agentId: sql.placeholder('agentId'),
-        campaignId: sql.placeholder('campaignId'),
-        stepId: sql.placeholder('stepId'),
-        variant: sql.placeholder('variant'),
-        [event]: 1,
-      })
-      .onConflictDoUpdate({
-        target: [stepStats.agentId, stepStats.campaignId, stepStats.stepId, stepStats.variant],
-        set: { [event]: sql`${COUNTER[event]} + 1` },
-      })
-      .prepare();
-  return {
-    insert: db
-      .insert(stepEvents)
-      .values({
-        leadId: sql.placeholder('leadId'),
-        campaignId: sql.placeholder('campaignId'),
-        agentId: sql.placeholder('agentId'),
-        stepId: sql.placeholder('stepId'),
-        kind: sql.placeholder('kind'),
-        variant: sql.placeholder('variant'),
-        event: sql.placeholder('event'),
-        reason: sql`${sql.placeholder('reason')}`,
-        at: sql.placeholder('at'),
-      })
-      .prepare(),
-    bump: { sent: bump('sent'), skipped: bump('skipped'), accepted: bump('accepted'), replied: bump('replied') },
-  };
-});
-
 function record(ctx: Pick<Ctx, 'db'>, e: StepEvent): void {
-  const s = eventStatements(ctx.db);
-  s.insert.run({ ...e });
-  s.bump[e.event].run({ agentId: e.agentId, campaignId: e.campaignId, stepId: e.stepId, variant: e.variant });
+  const s = sequenceStatements(ctx.db);
+  s.insertEvent.run(e);
+  s.count[e.event].run(e.agentId, e.campaignId, e.stepId, e.variant);
 }
 
 /**
@@ -228,7 +160,7 @@ export function recordStep(
   transaction(ctx.db, () => record(ctx, { ...input, reason: input.event === 'skipped' ? input.reason : null }));
 }
 
-type EventRow = typeof stepEvents.$inferSelect;
+type EventRow = Pick<typeof stepEvents.$inferSelect, 'leadId' | 'campaignId' | 'agentId' | 'stepId' | 'kind' | 'variant' | 'event' | 'reason' | 'at'>;
 const toEvent = (r: EventRow): StepEvent => ({
   leadId: r.leadId,
   campaignId: r.campaignId,
@@ -248,18 +180,9 @@ const toEvent = (r: EventRow): StepEvent => ({
  */
 export function recordAccepted(ctx: Pick<Ctx, 'db'>, input: { leadId: string; at: number }): StepEvent | null {
   return transaction(ctx.db, () => {
-    const done = ctx.db
-      .select({ seq: stepEvents.seq })
-      .from(stepEvents)
-      .where(and(eq(stepEvents.leadId, input.leadId), eq(stepEvents.event, 'accepted')))
-      .get();
-    if (done) return null;
-    const invite = ctx.db
-      .select()
-      .from(stepEvents)
-      .where(and(eq(stepEvents.leadId, input.leadId), eq(stepEvents.kind, 'invite'), eq(stepEvents.event, 'sent')))
-      .orderBy(desc(stepEvents.seq))
-      .get();
+    const s = sequenceStatements(ctx.db);
+    if (s.has.accepted.get(input.leadId) !== undefined) return null;
+    const invite = s.lastInvite.get(input.leadId);
     if (!invite) return null;
     const event: StepEvent = { ...toEvent(invite), event: 'accepted', reason: null, at: input.at };
     record(ctx, event);
@@ -274,18 +197,9 @@ export function recordAccepted(ctx: Pick<Ctx, 'db'>, input: { leadId: string; at
  */
 export function recordReplied(ctx: Pick<Ctx, 'db'>, input: { leadId: string; at: number }): StepEvent | null {
   return transaction(ctx.db, () => {
-    const done = ctx.db
-      .select({ seq: stepEvents.seq })
-      .from(stepEvents)
-      .where(and(eq(stepEvents.leadId, input.leadId), eq(stepEvents.event, 'replied')))
-      .get();
-    if (done) return null;
-    const last = ctx.db
-      .select()
-      .from(stepEvents)
-      .where(and(eq(stepEvents.leadId, input.leadId), eq(stepEvents.event, 'sent'), inArray(stepEvents.kind, [...REPLY_STEPS]), lte(stepEvents.at, input.at)))
-      .orderBy(desc(stepEvents.at), desc(stepEvents.seq))
-      .get();
+    const s = sequenceStatements(ctx.db);
+    if (s.has.replied.get(input.leadId) !== undefined) return null;
+    const last = s.lastReaching.get(input.leadId, input.at);
     if (!last) return null;
     const event: StepEvent = { ...toEvent(last), event: 'replied', reason: null, at: input.at };
     record(ctx, event);

@@ -7,8 +7,11 @@ import { freshLeadQuotas, probeSizes } from '../../core/outreach/quotas.js';
 import { closingLeads, completeIfDone, freshLeadsOf, nextScheduledOf, runningCampaigns, scheduledLeadsOf, withoutWorkLeft } from '../../core/outreach/queue.js';
 import { settleAbandoned } from '../../core/outreach/sends.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
-import { loadCampaignInfo, memoryStamp, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
-import { AGENT_FAILED, afterAgent, leadFailed, workLead } from '../../core/outreach/work.js';
+import { nextUtcDay } from '../../core/outreach/calendar.js';
+import type { SenderPins } from '../../core/outreach/runner.js';
+import { loadCampaignInfo, memoryStamp, sendersOf, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
+import { AGENT_FAILED, afterAgent, afterDraft, leadFailed, workLead } from '../../core/outreach/work.js';
+import { prepareDraft } from '../../core/drafts/prepare.js';
 import { SendLanes } from './lanes.js';
 import { EngineMemory } from './memory.js';
 
@@ -53,6 +56,20 @@ export class Engine {
   private readonly agent: ReplyAgent;
   private readonly memory = new EngineMemory();
   private readonly lanes: SendLanes;
+  /** The leads given each sender today and not invited yet, in the memory (`pins`). */
+  private readonly pins: SenderPins = {
+    count: (accountId) => {
+      const entry = this.memory.get('pins', accountId);
+      return entry && entry.until > this.ctx.simClock.now() ? entry.value.size : 0;
+    },
+    add: (accountId, leadId) => {
+      const now = this.ctx.simClock.now();
+      const entry = this.memory.get('pins', accountId);
+      const leads = entry && entry.until > now ? entry.value : new Set<string>();
+      leads.add(leadId);
+      this.memory.set('pins', accountId, nextUtcDay(now), leads);
+    },
+  };
   private leased = false;
   /** Set when a send's result could not be recorded: the next tick settles it (see recover). */
   private recoverPending = false;
@@ -217,7 +234,11 @@ export class Engine {
    */
   private async workDue(running: readonly CampaignInfo[], now: number, seen: Set<string>, touched: Set<string>): Promise<void> {
     const { perWake, fresh: freshRoom } = probeSizes(this.settings);
-    const awake = running.filter((info) => !info.agent?.accountId || this.memory.until('idle', info.agent.accountId) <= now);
+    // A campaign waits while its senders are all idle (out of hours, or within their spacing).
+    const awake = running.filter((info) => {
+      const senders = sendersOf(info);
+      return senders.length === 0 || senders.some((id) => this.memory.until('idle', id) <= now);
+    });
     const probed = awake.filter((info) => this.memory.until('quiet', info.id) <= now);
     const scheduledBy = scheduledLeadsOf(
       this.ctx,
@@ -227,8 +248,18 @@ export class Engine {
     );
     const quiet = probed.filter((info) => !scheduledBy.has(info.id)).map((info) => info.id);
     for (const [id, at] of nextScheduledOf(this.ctx, quiet, now)) this.memory.set('quiet', id, at ?? Number.POSITIVE_INFINITY);
-    const hungry = awake.filter((info) => !scheduledBy.has(info.id));
-    const { quotas, full } = freshLeadQuotas(this.ctx, this.settings.safety, hungry, now, freshRoom, (id) => this.memory.until('invites', id) > now);
+    // A campaign with several senders also takes new leads while it has scheduled ones, as far as
+    // its senders can still invite: its scheduled leads may all wait for one busy sender.
+    const hungry = awake.filter((info) => !scheduledBy.has(info.id) || info.senderIds.length > 1);
+    const { quotas, full } = freshLeadQuotas(
+      this.ctx,
+      this.settings.safety,
+      hungry,
+      now,
+      freshRoom,
+      (id) => this.memory.until('invites', id) > now,
+      (id) => this.pins.count(id),
+    );
     for (const [accountId, until] of full) this.memory.set('invites', accountId, until);
     const freshBy = freshLeadsOf(
       this.ctx,
@@ -275,8 +306,13 @@ export class Engine {
   /** One due lead: the core decides and records; a send goes to its account's lane. */
   private async work(lead: LeadRow, info: CampaignInfo, now: number): Promise<void> {
     try {
-      let work = workLead(this.ctx, lead, info, this.settings, now);
+      let work = workLead(this.ctx, lead, info, this.settings, now, this.pins);
       if (work.kind === 'ask_agent') work = afterAgent(this.ctx, lead.id, info, this.settings, work.input, await this.ask(lead.id, work.input), now);
+      if (work.kind === 'draft') {
+        // The draft is written outside any transaction (a configured model may write it first).
+        await prepareDraft(this.ctx, work.input);
+        work = afterDraft(this.ctx, lead, info, this.settings, now, this.pins);
+      }
       if (work.kind === 'send') this.lanes.push(work.send);
     } catch (err) {
       const closeAt = leadFailed(this.ctx, lead, err);

@@ -3,7 +3,7 @@ import { accountRef, type AccountRow } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { bookInvitationFor } from '../../core/outreach/booking.js';
 import { CommitGroup } from '../../core/outreach/commit-group.js';
-import { deferSends, type PendingSend } from '../../core/outreach/deferral.js';
+import { deferSends, splitByLimit, type PendingSend } from '../../core/outreach/deferral.js';
 import { sendFailure } from '../../core/outreach/failures.js';
 import { moveDueMany } from '../../core/outreach/queue.js';
 import { accountReadiness, averageSpacing, firstSendAt, nextSendAt, sendingCounters, type AccountWait } from '../../core/outreach/readiness.js';
@@ -89,14 +89,23 @@ export class SendLanes {
   }
 
   /** One account's sends, one after another, while the account may send. */
-  private async runLane(accountId: string, items: PendingSend[], countersAt: number, counters: Allowance | undefined): Promise<number> {
+  private async runLane(accountId: string, queued: PendingSend[], countersAt: number, counters: Allowance | undefined): Promise<number> {
     let calls = 0;
+    let items = queued;
     for (let i = 0; i < items.length; i++) {
       if (!this.mayContinue()) return calls;
       const item = items[i] as PendingSend;
       const now = this.ctx.simClock.now();
       const known = i === 0 && counters ? { at: countersAt, allowance: counters } : undefined;
       const ready = accountReadiness(this.ctx, this.settings.safety, accountId, item.kind, now, this.pace(accountId), known);
+      if ('until' in ready && ready.why === 'capped') {
+        // Only the sends counted against the limit reached wait; the lane goes on with the others.
+        const { held, others } = splitByLimit(items.slice(i), item.kind);
+        this.defer(accountId, held, ready);
+        items = items.slice(0, i).concat(others);
+        i--;
+        continue;
+      }
       if ('until' in ready) {
         if (ready.why === 'idle') this.memory.set('idle', accountId, ready.until);
         this.defer(accountId, items.slice(i), ready);
@@ -168,6 +177,8 @@ export class SendLanes {
           this.unrecorded();
         }
         this.memory.forget('close', item.leadId);
+        // An invitation gone is no longer promised (see the engine's sender pins).
+        if (item.kind === 'connect') this.memory.get('pins', item.accountId)?.value.delete(item.leadId);
         return 'sent';
       }
       const send = { intentId: intent.id, leadId: item.leadId, kind: intent.kind, attempts: lead.sendAttempts };

@@ -3,6 +3,10 @@ import type { InvitationBooking } from '../../core/outreach/booking.js';
 /**
  * The engine's memory: its one cache (docs/architecture.md, "Caching"). Each entry is a sim time
  * (and what the engine learned with it) about one subject:
+ * - `pins` (account): the leads given it as their sender today (until the next UTC day) whose
+ *   invitation has not gone yet, so a campaign with several senders spreads its leads by what
+ *   each can still invite (core: senderFor, freshLeadQuotas). Forgetting them only spreads the
+ *   next leads less evenly;
  * - `pace` (account): no send before this: the spacing drawn after its last send, or a block the
  *   provider gave (its quota, a disconnection);
  * - `idle` (account): it can send nothing before this (out of hours, or within its spacing), so
@@ -25,6 +29,7 @@ import type { InvitationBooking } from '../../core/outreach/booking.js';
  */
 export interface Subjects {
   pace: { blocked: boolean };
+  pins: Set<string>;
   idle: undefined;
   invites: undefined;
   quiet: undefined;

@@ -12,6 +12,7 @@ const intent = (id: string, over: Partial<IntentRow> = {}): Omit<IntentRow, 'seq
   accountId: 'acc_a',
   kind: 'connection_request',
   step: null,
+  stepId: null,
   text: 'Hi',
   state: 'pending',
   holder: 'engine',

@@ -1,0 +1,264 @@
+import { walkSteps, type Step, type StepKind } from '../agents/steps.js';
+
+/**
+ * The step runner's decision, pure: from a lead's stored position in its agent's steps and what
+ * is known about the lead (invited, accepted, replied, reachable), what happens next and when.
+ * It walks forward through everything that needs no provider call (waits, `if`s, skipped steps)
+ * to the first step that does, or to the end of the sequence, and lists the steps it passed on
+ * the way with when each was reached. The writer (./runner.ts) stores what of that walk lies in
+ * the past; the engine schedules the rest. Nothing here reads a clock or a database.
+ */
+
+const HOUR = 3_600_000;
+/** A walk never visits more nodes than this (25 steps, each at most once per walk, and some slack). */
+const WALK_MAX = 64;
+
+/** Steps that reach the network; every other kind is decided here alone. */
+export type PerformKind = 'visit' | 'like_post' | 'invite' | 'message' | 'inmail' | 'withdraw';
+export type PerformStep = Extract<Step, { kind: PerformKind }>;
+export const isPerformStep = (s: Step): s is PerformStep => s.kind !== 'wait' && s.kind !== 'if';
+
+/** An agent's steps, indexed once for the runner (kept with the campaign in memory). */
+export interface SequenceIndex {
+  steps: readonly Step[];
+  /** Written with `connectionNote` and `messages`: the waits and the timeout keep their old rules. */
+  legacy: boolean;
+  first: string | null;
+  byId: ReadonlyMap<string, IndexedStep>;
+  /** The message steps on the path where every `if` holds, in order (see `derivedStart`). */
+  mainMessages: readonly string[];
+}
+
+export interface IndexedStep {
+  step: Step;
+  /** The step a lead goes to when done with this one (for an `if`: done with its branch). */
+  next: string | null;
+  /** For a message step: its place among the agent's message steps (the intent's `step`). */
+  messageIndex: number | null;
+  path: string;
+}
+
+export function indexSequence(steps: readonly Step[], legacy: boolean): SequenceIndex {
+  const byId = new Map<string, IndexedStep>();
+  const placed = walkSteps(steps);
+  const paths = new Map(placed.map((p) => [p.step.id, p.path]));
+  let messages = 0;
+  const visit = (list: readonly Step[], after: string | null) => {
+    list.forEach((step, i) => {
+      const next = list[i + 1]?.id ?? after;
+      byId.set(step.id, { step, next, messageIndex: step.kind === 'message' ? messages++ : null, path: paths.get(step.id) ?? '' });
+      if (step.kind === 'if') {
+        visit(step.then, next);
+        visit(step.else, next);
+      }
+    });
+  };
+  // Message indexes follow document order, as walkSteps lists them: an if, its then, its else.
+  visit(steps, null);
+  // The path where every if holds, as mainPath reads connectionNote and messages back.
+  const mainMessages: string[] = [];
+  const collect = (list: readonly Step[]) => {
+    for (const step of list) {
+      if (step.kind === 'message') mainMessages.push(step.id);
+      else if (step.kind === 'if') collect(step.then);
+    }
+  };
+  collect(steps);
+  return { steps, legacy, first: steps[0]?.id ?? null, byId, mainMessages };
+}
+
+/** What the runner knows of the lead, read from its row. */
+export interface LeadFacts {
+  /** The invitation was accepted, or the lead was loaded as a connection. */
+  accepted: boolean;
+  connectedAt: number | null;
+  /** An invitation went out (ours, or the lead was loaded as invited). */
+  invited: boolean;
+  /** When we sent it; null for one we did not send. */
+  invitedAt: number | null;
+  withdrawn: boolean;
+  replied: boolean;
+  repliedAt: number | null;
+  /** It has a profile URL or a provider id to reach. */
+  reachable: boolean;
+  /** Sequence messages sent: the counter, or 1 for a lead loaded as messaged. */
+  messagesDone: number;
+  lastSentAt: number | null;
+  updatedAt: number;
+  /** Whether the lead's sender has Sales Navigator; null when not known yet (no sender fixed). */
+  salesNavigator: boolean | null;
+  /**
+   * Where the lead's draft for a step that carries words stands (drafts and approval): its
+   * status, null when it has none, `not_needed` when the step sends no words (an invitation whose
+   * drawn note is empty). Absent: no draft is ever looked at.
+   */
+  draftOf?: (step: PerformStep) => DraftState | 'not_needed' | null;
+  /** The campaign requires a person's approval: a step that carries words waits for its draft. */
+  approval?: boolean;
+}
+
+export type DraftState = 'pending' | 'approved' | 'rejected' | 'sent';
+
+/** Steps whose words a person may have to approve first: a note, a message, an InMail. */
+export const carriesWords = (step: PerformStep): step is Extract<PerformStep, { kind: 'invite' | 'message' | 'inmail' }> =>
+  (step.kind === 'invite' && (step.note !== null || (step.variants ?? []).some((v) => v.note !== null))) || step.kind === 'message' || step.kind === 'inmail';
+
+export interface SequenceRules {
+  /** A legacy agent's `if accepted` waits this long, from the invitation. */
+  invitationTimeoutMs: number;
+  /** After the sequence, a lead that was sent a message keeps work this long: a reply may come. */
+  replyWaitMs: number;
+  /** A legacy agent's `else` withdraws the invitation only when stale invitations are withdrawn. */
+  withdrawStale: boolean;
+}
+
+/** Where a walk starts: the lead's stored position, or one derived for a lead without one. */
+export interface WalkStart {
+  stepId: string | null;
+  enteredAt: number;
+  /** Whether reaching `stepId` is recorded already (a stored position is). */
+  recorded: boolean;
+  /** A start not stored yet whose time is not known (0 until written): waits cannot count from it. */
+  virtual: boolean;
+}
+
+/** A step the walk passed: a wait or an `if` entered (`sent`), or a step skipped with why. */
+export interface Passed {
+  step: Step;
+  at: number;
+  event: 'sent' | 'skipped';
+  reason: string | null;
+  /** Whether this passage is recorded already (a stored position's own wait or if). */
+  recorded: boolean;
+}
+
+export type SequenceDecision =
+  /** A step that reaches the network, due at `at` (0: as soon as possible). */
+  | { kind: 'perform'; step: PerformStep; at: number; passed: Passed[] }
+  /** A step whose words need a person's approval and have no draft yet: one is to be written. */
+  | { kind: 'draft'; step: PerformStep; at: number; passed: Passed[] }
+  /** A step whose draft waits for a person: the lead waits at the step. */
+  | { kind: 'await'; step: PerformStep; at: number; passed: Passed[] }
+  /** The step needs a profile to reach and the lead has none: it fails. */
+  | { kind: 'fail'; step: PerformStep; at: number; passed: Passed[] }
+  /** The sequence ends at `at`: its last step is done, the step the lead was at is gone, or a person rejected its draft. */
+  | { kind: 'end'; reason: 'completed' | 'step_removed' | 'rejected'; at: number; passed: Passed[] }
+  /** A lead without a stored position whose first steps count time: its start must be stored first. */
+  | { kind: 'start'; passed: Passed[] };
+
+const skip = (step: Step, at: number, reason: string): Passed => ({ step, at, event: 'skipped', reason, recorded: false });
+
+/**
+ * The start of a lead with no stored position (or one for another agent's steps). A lead that
+ * sent sequence messages before positions were stored goes on after its last one on the main
+ * path, as the message counter always said; any other starts at the first step, at a time not
+ * known yet.
+ */
+export function derivedStart(seq: SequenceIndex, facts: LeadFacts): WalkStart {
+  const done = facts.messagesDone;
+  if (done > 0) {
+    const after = seq.mainMessages[done - 1];
+    const stepId = after === undefined ? null : (seq.byId.get(after)?.next ?? null);
+    return { stepId, enteredAt: facts.lastSentAt ?? facts.updatedAt, recorded: false, virtual: false };
+  }
+  return { stepId: seq.first, enteredAt: 0, recorded: false, virtual: true };
+}
+
+/**
+ * Walks from `start` to the next step that needs the network, or the end. Conditions are read as
+ * they stand: an `if` whose condition holds takes `then` at the moment it held (never before the
+ * `if` was reached), else it takes `else` when its time runs out. If that changes meanwhile (an
+ * acceptance comes in) the lead is planned again. A legacy agent keeps its old timing: the
+ * invitation timeout counts from the invitation, and its messages from the acceptance.
+ */
+export function decide(seq: SequenceIndex, facts: LeadFacts, start: WalkStart, rules: SequenceRules): SequenceDecision {
+  const passed: Passed[] = [];
+  let id = start.stepId;
+  let at = start.enteredAt;
+  let virtual = start.virtual;
+  let recorded = start.recorded;
+  for (let n = 0; n < WALK_MAX; n++) {
+    if (id === null) return { kind: 'end', reason: 'completed', at, passed };
+    const node = seq.byId.get(id);
+    if (!node) return { kind: 'end', reason: 'step_removed', at, passed };
+    const step = node.step;
+    let next: string | null = node.next;
+    switch (step.kind) {
+      case 'wait':
+        if (virtual) return { kind: 'start', passed };
+        passed.push({ step, at, event: 'sent', reason: null, recorded });
+        at += step.hours * HOUR;
+        break;
+      case 'if': {
+        if (virtual && !seq.legacy) return { kind: 'start', passed };
+        passed.push({ step, at, event: 'sent', reason: null, recorded });
+        const held = step.condition === 'accepted' ? facts.accepted : facts.replied;
+        if (held) {
+          const heldAt = step.condition === 'accepted' ? facts.connectedAt : facts.repliedAt;
+          // The old shape counted its first message from the acceptance, whenever it came.
+          at = seq.legacy ? (facts.connectedAt ?? facts.updatedAt) : Math.max(at, heldAt ?? at);
+          next = step.then[0]?.id ?? node.next;
+        } else {
+          at = seq.legacy ? (facts.invitedAt ?? facts.updatedAt) + rules.invitationTimeoutMs : at + step.withinHours * HOUR;
+          next = step.else[0]?.id ?? node.next;
+        }
+        // Past an if, its time is known whatever the start's was.
+        virtual = false;
+        break;
+      }
+      default: {
+        const why = skipReason(step, facts, seq.legacy, rules);
+        if (why !== null) {
+          passed.push(skip(step, at, why));
+          break;
+        }
+        if (!facts.reachable) return { kind: 'fail', step, at, passed };
+        const draft = carriesWords(step) && facts.draftOf ? facts.draftOf(step) : 'not_needed';
+        if (draft === 'rejected') return { kind: 'end', reason: 'rejected', at, passed };
+        if (draft === 'pending') return { kind: 'await', step, at, passed };
+        if (draft === null && facts.approval === true) return { kind: 'draft', step, at, passed };
+        if (draft === 'sent') {
+          // Sent already (its result was recorded with the draft's): the lead goes on.
+          passed.push({ step, at, event: 'sent', reason: null, recorded: true });
+          break;
+        }
+        return { kind: 'perform', step, at, passed };
+      }
+    }
+    id = next;
+    recorded = false;
+  }
+  // Steps form a tree and a walk only goes forward, so this is never reached; end rather than loop.
+  return { kind: 'end', reason: 'completed', at, passed };
+}
+
+/** Why a step that reaches the network is skipped for this lead, or null when it is carried out. */
+function skipReason(step: PerformStep, facts: LeadFacts, legacy: boolean, rules: SequenceRules): string | null {
+  switch (step.kind) {
+    case 'invite':
+      if (facts.accepted) return 'already_connected';
+      return facts.invited ? 'already_invited' : null;
+    case 'message':
+      return facts.accepted ? null : 'not_connected';
+    case 'inmail':
+      if (facts.accepted) return 'already_connected';
+      return facts.salesNavigator === false ? 'no_sales_navigator' : null;
+    case 'withdraw':
+      if (facts.accepted) return 'already_connected';
+      // Only an invitation we sent is ours to withdraw.
+      if (facts.invitedAt === null || facts.withdrawn) return 'no_pending_invitation';
+      return legacy && !rules.withdrawStale ? 'withdrawals_off' : null;
+    default:
+      return null;
+  }
+}
+
+/** The step kind an engine intent performs. */
+export const STEP_OF_INTENT: Readonly<Record<string, StepKind>> = {
+  connection_request: 'invite',
+  message: 'message',
+  withdrawal: 'withdraw',
+  visit: 'visit',
+  like: 'like_post',
+  inmail: 'inmail',
+};

@@ -1,0 +1,2 @@
+ALTER TABLE `engine_intents` ADD `step_id` text;--> statement-breakpoint
+CREATE TRIGGER `drafts_decided_wake` AFTER UPDATE OF `status` ON `drafts` WHEN NEW.`status` IN ('approved', 'rejected') AND OLD.`status` <> NEW.`status` BEGIN UPDATE `leads` SET `next_action_at` = 1 WHERE `id` = NEW.`lead_id` AND `next_action_at` > 1; UPDATE `change_counters` SET `value` = random() >> 11 WHERE `name` = 'campaigns'; END;
