@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   account_disconnected: 403,
   not_found: 404,
   conflict: 409,
+  // The person declined an MCP confirmation; REST never asks, so it never answers this.
+  declined: 409,
   rate_limited: 429,
   network_daily_quota: 429,
   send_failed: 502,

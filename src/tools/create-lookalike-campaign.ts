@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { countryHint, isCountryCode } from '../core/lookalike/countries.js';
-import { launchLookalike, LOOKALIKE_DEFAULT_LEADS, LOOKALIKE_MAX_LEADS, LookalikeResult, lookalikePlanRefusal } from '../core/lookalike/launch.js';
+import {
+  launchLookalike,
+  LOOKALIKE_DEFAULT_LEADS,
+  LOOKALIKE_MAX_LEADS,
+  LookalikeResult,
+  lookalikePlanRefusal,
+  lookalikeProgress,
+} from '../core/lookalike/launch.js';
 import { parseSeed, SEED_HINT } from '../core/lookalike/query.js';
 import { defineTool, Reply } from './define.js';
 import { CampaignId } from './params.js';
@@ -75,6 +82,13 @@ export const createLookalikeCampaignTool = defineTool({
   planGate: lookalikePlanRefusal,
   accepted:
     'The server could not confirm that the job was queued (same body; `message` says what to check). Check get_campaign before retrying, and retry with a new Idempotency-Key.',
+  // A task follows the build itself: it completes when the search ends, not when it is queued.
+  task: {
+    follow: (ctx, body) => {
+      const progress = lookalikeProgress(ctx, LookalikeResult.parse(body));
+      return progress.done ? { done: true, body: progress.result } : progress;
+    },
+  },
   handler: (ctx, input, caller) => {
     const keywords = input.jobTitleKeywords ?? [];
     const launched = launchLookalike(ctx, caller.workspace, {

@@ -104,7 +104,30 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
    * or MCP registry, and the pipeline refuses them to a key caller as unknown.
    */
   audience?: 'operator';
+  /**
+   * What to ask the person before the call acts, for a tool that sends to a real person or
+   * destroys data: one question naming what will happen ("Send this message from Sales to Ada
+   * Lovelace?"), or null when this call needs no question. Asked through an MCP client that
+   * declares it can ask (src/mcp); every other caller (REST, the dashboard, clients that cannot
+   * ask) is trusted as before. It runs after input validation and before the idempotency key
+   * is taken, so a refusal spends nothing.
+   */
+  confirm?(ctx: Ctx, input: z.output<I>, caller: Caller): string | null;
+  /**
+   * The call may outlast a client's timeout, so an MCP client with the Tasks extension gets a
+   * task to poll instead of waiting (src/mcp/tasks.ts). `follow` is for work that goes on after
+   * the handler has answered (a Lookalike build): it reads that work's state from the handler's
+   * body each time the client polls.
+   */
+  task?: TaskSupport;
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
+}
+
+/** Where a task's work stands, for work that continues after the handler (see ToolSpec.task). */
+export type FollowedWork = { done: false; message: string } | { done: true; body: unknown };
+
+export interface TaskSupport {
+  follow?(ctx: Ctx, body: unknown): FollowedWork;
 }
 
 export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> extends ToolSpec<I, O> {

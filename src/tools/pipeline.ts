@@ -6,6 +6,7 @@ import type { Admission } from '../core/ratelimit/limiter.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace, type Workspace } from '../core/workspace/get.js';
+import type { z } from 'zod';
 import { IdempotencyKey, OPERATOR_KEY_ID, settle, type Caller, type Tool } from './define.js';
 import { runIdempotent } from './idempotency.js';
 
@@ -25,7 +26,7 @@ export interface Credential {
  * - REST's edge (rest/edge.ts) runs the admission stages with `peek`, charging nothing, and
  *   answers only when the refusal comes from rate_limit.
  */
-export const PIPELINE = ['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'rate_limit', 'input', 'idempotency', 'handler'] as const;
+export const PIPELINE = ['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'rate_limit', 'input', 'confirm', 'idempotency', 'handler'] as const;
 export type StageName = (typeof PIPELINE)[number];
 
 /** `charge`: a real call (counts failed keys, takes a token). `peek`: the same answers, nothing counted. */
@@ -230,9 +231,30 @@ export interface Invocation {
   inputError?: ApiError | undefined;
   /** The `idempotencyKey`, however the transport carried it (REST: the Idempotency-Key header). */
   idempotencyKey?: unknown;
+  /**
+   * The confirm stage, for a tool with `confirm`: `ask` when the face can put the question to
+   * the person and has no answer yet; the answer once it has one. Absent, the caller is
+   * trusted (REST, the dashboard, an MCP client that cannot ask).
+   */
+  confirmation?: Confirmation | undefined;
 }
 
+export type Confirmation = 'ask' | 'accepted' | 'declined';
+
 export type Outcome = { ok: true; status: number; body: unknown; json: string; headers: Record<string, string> } | Refusal;
+
+/** The call stopped at the confirm stage: the face asks `question` and comes back with the answer. */
+export interface Asking {
+  ok: 'ask';
+  question: string;
+  /** What input validation made of the arguments, for the face to bind the answer to this call. */
+  input: unknown;
+}
+
+/** The `declined` refusal: nothing was written and no idempotency key was taken. */
+export function declined(question: string): ApiError {
+  return new ApiError('declined', `The user declined: "${question}" Nothing was done.`, { question });
+}
 
 /** The field name the pipeline gives the idempotency key in its errors; a transport may rename it. */
 export const IDEMPOTENCY_KEY_FIELD = 'idempotencyKey';
@@ -248,7 +270,9 @@ export function errorHeaders(error: ApiError, report: RateLimitReport): Record<s
  * The single call pipeline behind every transport, after `authenticate`: the admission stages,
  * input validation, idempotency, handler. A failure names the stage that gave it.
  */
-export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise<Outcome> {
+export function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation & { confirmation: 'ask' }): Promise<Outcome | Asking>;
+export function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation & { confirmation?: Exclude<Confirmation, 'ask'> | undefined }): Promise<Outcome>;
+export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise<Outcome | Asking> {
   const refused = runStages(ctx, ADMISSION, admitting(inv.caller, tool), 'charge');
   if (refused) return refused;
   const report = inv.caller.rateLimits;
@@ -257,6 +281,12 @@ export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise
     if (inv.inputError) throw inv.inputError;
     const parsed = tool.input.safeParse(inv.input);
     if (!parsed.success) throw zodToApiError(parsed.error);
+    stage = 'confirm';
+    const question = inv.confirmation && tool.confirm ? tool.confirm(ctx, parsed.data, inv.caller) : null;
+    if (question !== null) {
+      if (inv.confirmation === 'ask') return { ok: 'ask', question, input: parsed.data };
+      if (inv.confirmation === 'declined') throw declined(question);
+    }
     stage = 'idempotency';
     const key = idempotencyKeyOf(inv);
     const handle = async () => {
@@ -281,4 +311,20 @@ function idempotencyKeyOf(inv: Invocation): string | undefined {
   const key = IdempotencyKey.safeParse(inv.idempotencyKey);
   if (!key.success) throw zodToApiError(key.error, () => IDEMPOTENCY_KEY_FIELD);
   return key.data;
+}
+
+/**
+ * The arguments a tool takes where they arrive as one JSON object (MCP, the dashboard): its
+ * input, plus `idempotencyKey` where REST takes the Idempotency-Key header.
+ */
+export const mcpInput = (tool: Tool): z.ZodObject => (tool.idempotent ? tool.input.extend({ idempotencyKey: IdempotencyKey.optional() }) : tool.input);
+
+/**
+ * Splits such an argument object into the tool's input and its idempotency key. A tool that
+ * takes no key keeps `idempotencyKey` in its input, where its strict schema refuses it by name.
+ */
+export function toolArguments(tool: Tool, args: Record<string, unknown>): { input: unknown; idempotencyKey: unknown } {
+  if (!tool.idempotent) return { input: args, idempotencyKey: undefined };
+  const { idempotencyKey, ...input } = args;
+  return { input, idempotencyKey };
 }

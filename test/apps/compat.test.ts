@@ -7,8 +7,8 @@ import { SAMPLE_CALLS } from '../tools/samples.js';
  * The answers a host without the MCP Apps extension got before the views existed, captured from
  * main at a6e02bb (`UPDATE_GOLDEN=1 npx vitest run test/apps/compat.test.ts` rewrites them). The
  * listing part was re-recorded, without `_meta`, when the listing was deliberately compacted and
- * the account view gained its safety fields, then its configured `limits`; the recorded tool
- * results are still those of a6e02bb.
+ * the account view gained its safety fields, then its configured `limits`, then again when every
+ * tool came to list all four hints; the recorded tool results are still those of a6e02bb.
  * views may add `_meta` to tools/list entries and nothing else: every tool result must stay the
  * same bytes.
  */
