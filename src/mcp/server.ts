@@ -218,6 +218,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
         'prompts/list': CACHE_HINT,
         'resources/list': CACHE_HINT,
         'resources/read': CACHE_HINT,
+        'resources/templates/list': CACHE_HINT,
       },
       requestState: { verify: confirmCodec.verify },
     },
@@ -232,6 +233,8 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
   // The MCP App views of the offered tools (src/mcp/apps.ts) are the only resources.
   server.setRequestHandler('resources/list', () => ({ resources: listViewResources(scope.offered.byName) }));
   server.setRequestHandler('resources/read', (request) => readViewResource(request.params.uri, scope.offered.byName, opts.era));
+  // Declaring resources means answering for templates too: there are none.
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
 
   server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts(scope.offered.byName) }));
   server.setRequestHandler('prompts/get', (request) => getPrompt(ctx, scope.offered.byName, request.params.name, request.params.arguments ?? {}));
