@@ -1,9 +1,17 @@
-import { toNodeHandler, toWebRequest, type FetchLikeMcpHandler } from '@modelcontextprotocol/node';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import type { FetchLikeMcpHandler } from '@modelcontextprotocol/node';
 import {
+  classifyInboundRequest,
   createMcpHandler,
-  isLegacyRequest,
+  isJsonContentType,
+  isJSONRPCRequest,
+  PerRequestHTTPServerTransport,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
+  type InboundClassificationOutcome,
+  type JSONRPCRequest,
   type McpHandlerRequestOptions,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
@@ -102,23 +110,44 @@ function legacyEntry(factory: McpServerFactory): FetchLikeMcpHandler {
 }
 
 /**
+ * Whether a 2025-era request is one the SDK's full transport would hand to the server as it
+ * is: a single JSON-RPC request (no batch, notification or response), with the Accept and
+ * Content-Type the transport requires and no unsupported MCP-Protocol-Version. Such a request
+ * is one exchange, which the SDK's single-exchange transport serves at a third of the cost;
+ * anything else goes to the full transport, which gives every HTTP-level answer (406, 415, 400,
+ * 202, batches).
+ */
+function singleExchange(req: Request, route: InboundClassificationOutcome, body: unknown): JSONRPCRequest | null {
+  if (route.kind !== 'legacy' || (route.reason !== 'no-claim' && route.reason !== 'initialize') || !isJSONRPCRequest(body)) return null;
+  const accept = req.get('accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return null;
+  if (!isJsonContentType(req.get('content-type'))) return null;
+  const version = req.get('mcp-protocol-version');
+  return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version) ? body : null;
+}
+
+/**
  * Streamable HTTP for both eras on one endpoint. The key or token is checked before any
  * protocol work, so a bad one is a plain HTTP 401. The SDK decides the era of each request
- * (isLegacyRequest): a request carrying the 2026-07-28 `_meta` envelope goes to its stateless
- * entry (createMcpHandler), which answers server/discover, the envelope and header rules, and
- * the revision's error codes; anything else is a 2025-era request (legacyEntry).
+ * (classifyInboundRequest, the classification createMcpHandler itself runs): a request carrying
+ * the 2026-07-28 `_meta` envelope, or refused by its rules, goes to its stateless entry
+ * (createMcpHandler), which answers server/discover, the envelope and header rules and the
+ * revision's error codes; anything else is a 2025-era request, served statelessly in JSON.
  */
 export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOptions = {}): RequestHandler {
   const tasks = opts.tasks ?? new TaskRunner(ctx);
   const onerror = (err: Error) => ctx.log.debug({ err }, 'mcp request refused');
   const factory: McpServerFactory = ({ era, authInfo }) => mcpServer(ctx, scopeOf(authInfo), { era, tasks });
-  const modern = createMcpHandler(factory, { legacy: 'reject', onerror });
+  const modernEntry = createMcpHandler(factory, { legacy: 'reject', onerror });
   const legacy = legacyEntry(factory);
-  const entry: FetchLikeMcpHandler = {
-    fetch: async (request, options) =>
-      (await isLegacyRequest(request, options?.parsedBody)) ? legacy.fetch(request, options) : modern.fetch(request, options),
+  const serve = async (entry: FetchLikeMcpHandler, req: Request, res: Response, parsedBody: unknown, authInfo: AuthInfo) => {
+    try {
+      await answer(res, await entry.fetch(webRequest(req, parsedBody, res), { authInfo, parsedBody }));
+    } catch (err) {
+      ctx.log.error({ err }, 'mcp request failed');
+      if (!res.headersSent) sendError(res, toApiError(err));
+    }
   };
-  const node = toNodeHandler(entry, { onerror: (err) => ctx.log.error({ err }, 'mcp request failed') });
 
   return async (req: Request, res: Response) => {
     const credential = mcpCredential(req);
@@ -145,20 +174,84 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     };
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
 
-    const answered = await answerMalformedCalls(req, body.value);
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: req.get('mcp-protocol-version'),
+      mcpMethodHeader: req.get('mcp-method'),
+      mcpNameHeader: req.get('mcp-name'),
+      body: body.value,
+    });
+    if (route.kind !== 'legacy') return serve(modernEntry, req, res, body.value, authInfo);
+
+    const answered = answerMalformedCalls(body.value);
     if (answered) {
       if (answered.rest.length === 0) return writeJson(res, 200, {}, JSON.stringify(Array.isArray(body.value) ? answered.replies : answered.replies[0]));
       // A batch mixing malformed calls with other messages: the SDK answers the others.
-      const response = await entry.fetch(await toWebRequest(req, answered.rest), { authInfo, parsedBody: answered.rest });
+      const request = new globalThis.Request(`http://${req.get('host') ?? 'localhost'}${req.originalUrl}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: req.get('accept') ?? '' },
+        body: JSON.stringify(answered.rest),
+      });
+      const response = await legacy.fetch(request, { authInfo, parsedBody: answered.rest });
       const others = response.status === 200 ? ((await response.json()) as unknown[]) : [];
       const replies = [...answered.replies, ...(Array.isArray(others) ? others : [others])];
       const order = new Map((body.value as RpcRequest[]).map((m, i) => [m.id, i]));
       replies.sort((a, b) => (order.get((a as RpcRequest).id) ?? 0) - (order.get((b as RpcRequest).id) ?? 0));
       return writeJson(res, 200, {}, JSON.stringify(replies));
     }
-    (req as Request & { auth?: AuthInfo }).auth = authInfo;
-    await node(req, res, body.value);
+    const single = singleExchange(req, route, body.value);
+    if (!single) return serve(legacy, req, res, body.value, authInfo);
+
+    const server = await factory({ era: 'legacy', authInfo });
+    const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: 'json' });
+    try {
+      await server.connect(transport);
+      await answer(res, await transport.handleMessage(single, { authInfo }));
+    } finally {
+      void server.close();
+    }
   };
+}
+
+/**
+ * The request as the SDK's web-standard entries take it. The body is already parsed and goes
+ * alongside (parsedBody), so the Request carries only the method, URL and headers; a
+ * subscriptions/listen stream also gets a signal that ends it when the client goes away.
+ */
+function webRequest(req: Request, parsedBody: unknown, res: Response): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  let signal: AbortSignal | undefined;
+  if ((parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen') {
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    signal = abort.signal;
+  }
+  return new globalThis.Request(`http://${req.get('host') ?? 'localhost'}${req.originalUrl}`, { method: 'POST', headers, ...(signal ? { signal } : {}) });
+}
+
+/**
+ * Writes an SDK answer: a JSON body in one write with its length, or an event stream (a
+ * subscriptions/listen stream, or a call that sent notifications first) piped as it comes.
+ */
+async function answer(res: Response, response: globalThis.Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (response.body === null || !(headers['content-type'] ?? '').startsWith('text/event-stream')) {
+    const body = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...headers, 'content-length': String(body.length) }).end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  const stream = Readable.fromWeb(response.body as NodeReadableStream);
+  res.on('close', () => stream.destroy());
+  stream.pipe(res);
 }
 
 interface RpcRequest {
@@ -174,11 +267,11 @@ const isToolCall = (m: unknown): m is RpcRequest =>
 /**
  * A 2025-era tools/call that the SDK would refuse with a JSON-RPC error of its own wording
  * (no params, arguments not an object, no name) is answered here as every failed call was on
- * those revisions: an isError result with our validation_error body, alone or in a batch. On
- * 2026-07-28 a malformed request is a protocol error, and the SDK's answer stands. Null when
+ * those revisions: an isError result with our validation_error body, alone or in a batch. (On
+ * 2026-07-28 a malformed request is a protocol error, and the SDK's answer stands.) Null when
  * the body holds no such call; otherwise our replies, and the messages left for the SDK.
  */
-async function answerMalformedCalls(req: Request, body: unknown): Promise<{ replies: unknown[]; rest: unknown[] } | null> {
+function answerMalformedCalls(body: unknown): { replies: unknown[]; rest: unknown[] } | null {
   const messages = Array.isArray(body) ? body : [body];
   const replies: unknown[] = [];
   const rest: unknown[] = [];
@@ -187,9 +280,5 @@ async function answerMalformedCalls(req: Request, body: unknown): Promise<{ repl
     if (refusal) replies.push({ jsonrpc: '2.0', id: (message as RpcRequest).id, result: toToolResult({ ok: false, error: refusal }) });
     else rest.push(message);
   }
-  if (replies.length === 0) return null;
-  const version = req.get('mcp-protocol-version');
-  const probe = new globalThis.Request('http://mcp.local/', { method: 'POST', headers: version ? { 'mcp-protocol-version': version } : {} });
-  if (!(await isLegacyRequest(probe, body))) return null;
-  return { replies, rest };
+  return replies.length === 0 ? null : { replies, rest };
 }

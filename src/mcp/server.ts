@@ -251,7 +251,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
     const auth = scope.authenticate();
     if (!auth.ok) return toToolResult(auth);
     const { input, idempotencyKey } = toolArguments(tool, args);
-    const digest = callDigest(tool, args, auth.caller.keyId);
+    const digest = tool.confirm ? callDigest(tool, args, auth.caller.keyId) : '';
     const confirmation = await confirmationOf(server, rc, tool, digest);
     const invocation = { caller: auth.caller, input, idempotencyKey };
     if (confirmation === 'ask') {
