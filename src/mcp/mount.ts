@@ -1,9 +1,11 @@
 import type { Express, RequestHandler } from 'express';
 import type { Ctx } from '../core/context.js';
 import { readRawBody } from '../http/body.js';
+import { baseUrl } from '../http/request.js';
 import type { HostServices } from '../http/host.js';
 import type { Tool } from '../tools/define.js';
 import type { ToolSets } from '../tools/select.js';
+import { serverCard } from './card.js';
 import { mcpPostHandler } from './http.js';
 
 const methodNotAllowed =
@@ -24,6 +26,10 @@ const wantsEventStream = (accept: string | undefined): boolean => (accept ?? '')
  */
 export function mountMcp(app: Express, _host: HostServices, ctx: Ctx, tools: readonly Tool[], toolSets?: ToolSets): void {
   const post = mcpPostHandler(ctx, tools, { toolSets });
+  // The Server Card: at the well-known path, and at the one the card's own draft reserves.
+  app.get(['/.well-known/mcp/server-card.json', '/mcp/server-card'], readRawBody, (req, res) => {
+    res.json(serverCard(baseUrl(req), ctx.env, tools, toolSets?.universe));
+  });
   for (const path of ['/', '/mcp']) {
     app.get(path, (req, res, next) => {
       if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);
