@@ -2,18 +2,29 @@ import { existsSync, readFileSync, createReadStream, statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { listAccounts, type Account } from '../core/accounts/list.js';
-import { connectAccount, ConnectAccountInput, updateAccount, UpdateAccountInput } from '../core/accounts/manage.js';
-import { CreateAgentInput, createAgent, listAgents, previewAgent, updateAgent, UpdateAgentInput } from '../core/agents/agents.js';
-import { listCampaigns } from '../core/campaigns/campaign.js';
-import { createCampaign, CreateCampaignInput, updateCampaign, UpdateCampaignInput } from '../core/campaigns/manage.js';
+import { ConnectAccountInput, UpdateAccountInput, type ConnectAccountResult } from '../core/accounts/manage.js';
+import { CreateAgentInput, listAgents, UpdateAgentInput, type Agent, type AgentPreview } from '../core/agents/agents.js';
+import { listCampaigns, type Campaign } from '../core/campaigns/campaign.js';
+import { CreateCampaignInput, UpdateCampaignInput } from '../core/campaigns/manage.js';
 import type { Ctx } from '../core/context.js';
-import { addExclusions, exclusionUrlsFromText, listExclusions, removeExclusions } from '../core/exclusions/exclusions.js';
+import { exclusionUrlsFromText, listExclusions } from '../core/exclusions/exclusions.js';
 import { importLeads, parseMapOption, previewImport, type ImportProgress, type ImportResult } from '../core/imports/csv.js';
 import { describeIssue } from '../core/validation.js';
 import { ApiError } from '../core/errors.js';
 import { getWorkspace } from '../core/workspace/get.js';
 import { createLogger } from '../log.js';
+import { newRequestId } from '../http/request.js';
 import { createContext } from '../server.js';
+import { connectAccountTool } from '../tools/connect-account.js';
+import { createAgentTool } from '../tools/create-agent.js';
+import { createCampaignTool } from '../tools/create-campaign.js';
+import type { Tool } from '../tools/define.js';
+import { addExclusionsTool, removeExclusionsTool } from '../tools/operator/exclusions.js';
+import { callTool } from '../tools/pipeline.js';
+import { previewAgentTool } from '../tools/preview-agent.js';
+import { updateAccountTool } from '../tools/update-account.js';
+import { updateAgentTool } from '../tools/update-agent.js';
+import { updateCampaignTool } from '../tools/update-campaign.js';
 import { asUsageError, parse, stdout, type Options } from './shared.js';
 import type { z } from 'zod';
 
@@ -64,6 +75,17 @@ async function withCtx<T>(flags: SettingFlags, fn: (ctx: Ctx) => T | Promise<T>,
   } finally {
     ctx.db.$client.close();
   }
+}
+
+/**
+ * A management command as the operator's call through the pipeline, as the dashboard makes it:
+ * the tool's input validation, its plan gate and idempotency stages, and its handler. A refusal
+ * is thrown as the pipeline's error, for the command to word with its own flag names.
+ */
+async function operate<T>(ctx: Ctx, tool: Tool, input: Record<string, unknown>): Promise<T> {
+  const outcome = await callTool(ctx, tool, { operator: true, requestId: newRequestId() }, { input });
+  if (!outcome.ok) throw outcome.error;
+  return outcome.body as T;
 }
 
 /** Domain errors become one line naming the user's flag or argument. */
@@ -166,7 +188,7 @@ export async function campaigns(args: string[]): Promise<void> {
       const input = checked(CreateCampaignInput, { name: values.name, assignedTemplateId: values.agent }, { name: '--name', assignedTemplateId: '--agent' });
       return withCtx(values, (ctx) =>
         run({ name: '--name', assignedTemplateId: '--agent' }, async () => {
-          const c = createCampaign(ctx, input);
+          const c = await operate<Campaign>(ctx, createCampaignTool, input);
           stdout(`Created campaign ${c.id} (${c.name}), ${c.status}.`);
         }),
       );
@@ -179,7 +201,7 @@ export async function campaigns(args: string[]): Promise<void> {
       const input = checked(UpdateCampaignInput, { name: values.name, assignedTemplateId: agent }, { name: '--name', assignedTemplateId: '--agent' });
       return withCtx(values, (ctx) =>
         run({ name: '--name', assignedTemplateId: '--agent', campaignId: 'ID' }, async () => {
-          const c = updateCampaign(ctx, id, input);
+          const c = await operate<Campaign>(ctx, updateCampaignTool, { campaignId: id, ...input });
           stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}, ${c.status}.`);
         }),
       );
@@ -231,8 +253,8 @@ export async function agents(args: string[]): Promise<void> {
         runAgentFile(async () => {
           const a =
             sub === 'create'
-              ? createAgent(ctx, checked(CreateAgentInput, json, AGENT_FIELDS))
-              : updateAgent(ctx, id as string, checked(UpdateAgentInput, json, AGENT_FIELDS));
+              ? await operate<Agent>(ctx, createAgentTool, checked(CreateAgentInput, json, AGENT_FIELDS))
+              : await operate<Agent>(ctx, updateAgentTool, { agentId: id as string, ...checked(UpdateAgentInput, json, AGENT_FIELDS) });
           stdout(`${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${a.messages.length} message(s).`);
         }),
       );
@@ -244,7 +266,7 @@ export async function agents(args: string[]): Promise<void> {
       if (!values.lead) throw new UsageError('--lead: required (a lead id of any campaign)');
       return withCtx(values, (ctx) =>
         run({ leadId: '--lead', agentId: 'ID' }, async () => {
-          const p = previewAgent(ctx, id, values.lead as string);
+          const p = await operate<AgentPreview>(ctx, previewAgentTool, { agentId: id, leadId: values.lead as string });
           if (values.json) return stdout(JSON.stringify(p, null, 2));
           stdout(`Connection note: ${p.connectionNote ?? '(none)'}`);
           p.messages.forEach((m, i) => stdout(`\nMessage ${i + 1}:\n${m}`));
@@ -331,7 +353,7 @@ export async function accounts(args: string[]): Promise<void> {
         values,
         (ctx) =>
           run(ACCOUNT_NAMES, async () => {
-            const { account, connectUrl } = await connectAccount(ctx, input);
+            const { account, connectUrl } = await operate<ConnectAccountResult>(ctx, connectAccountTool, input);
             stdout(`Added account ${account.id} (${account.name}), ${account.status}: ${limitsText(account)}.`);
             if (connectUrl) stdout(`Open this link to sign in to LinkedIn; the account is connected when you finish:\n${connectUrl}`);
           }),
@@ -355,7 +377,7 @@ export async function accounts(args: string[]): Promise<void> {
       );
       return withCtx(values, (ctx) =>
         run({ ...ACCOUNT_NAMES, accountId: 'ID' }, async () => {
-          const a = updateAccount(ctx, id, input);
+          const a = await operate<Account>(ctx, updateAccountTool, { accountId: id, ...input });
           stdout(`Updated account ${a.id} (${a.name}): ${limitsText(a, a.active ? ', active' : ', inactive (sends nothing)')}.`);
         }),
       );
@@ -455,6 +477,21 @@ export async function importCommand(args: string[]): Promise<void> {
   );
 }
 
+/** The exclusion list takes at most this many URLs a call, as the dashboard's tool does. */
+const EXCLUSIONS_PER_CALL = 1000;
+
+/** Puts URLs on the exclusion list through the operator's tool, a thousand a call. */
+async function exclude(ctx: Ctx, urls: readonly string[]): Promise<{ added: string[]; alreadyExcluded: string[]; leadsExcluded: number }> {
+  const total = { added: [] as string[], alreadyExcluded: [] as string[], leadsExcluded: 0 };
+  for (let i = 0; i < urls.length; i += EXCLUSIONS_PER_CALL) {
+    const r = await operate<typeof total>(ctx, addExclusionsTool, { urls: urls.slice(i, i + EXCLUSIONS_PER_CALL) });
+    total.added.push(...r.added);
+    total.alreadyExcluded.push(...r.alreadyExcluded);
+    total.leadsExcluded += r.leadsExcluded;
+  }
+  return total;
+}
+
 export async function exclusions(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
@@ -474,10 +511,10 @@ export async function exclusions(args: string[]): Promise<void> {
       return withCtx(values, (ctx) =>
         run({ urls: 'URL' }, async () => {
           if (sub === 'add') {
-            const r = addExclusions(ctx, positionals);
+            const r = await exclude(ctx, positionals);
             stdout(`Excluded ${r.added.length} new profile(s) (${r.alreadyExcluded.length} already on the list); ${r.leadsExcluded} lead(s) newly excluded.`);
           } else {
-            const r = removeExclusions(ctx, positionals);
+            const r = await operate<{ removed: string[]; notExcluded: string[] }>(ctx, removeExclusionsTool, { urls: positionals });
             stdout(`Removed ${r.removed.length} profile(s) from the list${r.notExcluded.length ? `; not on it: ${r.notExcluded.join(', ')}` : ''}.`);
           }
         }),
@@ -492,7 +529,7 @@ export async function exclusions(args: string[]): Promise<void> {
         run({ urls: '--file', file: '--file' }, async () => {
           const urls = exclusionUrlsFromText(text);
           if (urls.length === 0) throw new UsageError(`--file: ${values.file} has no profile URLs`);
-          const r = addExclusions(ctx, urls);
+          const r = await exclude(ctx, urls);
           stdout(`Excluded ${r.added.length} new profile(s) (${r.alreadyExcluded.length} already on the list); ${r.leadsExcluded} lead(s) newly excluded.`);
         }),
       );

@@ -18,7 +18,6 @@ import {
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
-import { RateLimitReport } from '../core/ratelimit/report.js';
 import { parseJsonBody, sendError, writeJson } from '../http/body.js';
 import { protectedResourceMetadataUrl } from '../http/oauth/router.js';
 import { bearerToken, requestIdOf } from '../http/request.js';
@@ -167,11 +166,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     if (!body.ok) return sendError(res, body.error);
 
     const { caller } = auth;
-    const scope: McpScope = {
-      offered: offeredTools(offered),
-      // Each call collects its own rate-limit policies, as if it had authenticated itself.
-      authenticate: () => ({ ok: true, caller: { ...caller, rateLimits: new RateLimitReport() } }),
-    };
+    const scope: McpScope = { offered: offeredTools(offered), entrant: { caller } };
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
 
     const route = classifyInboundRequest({

@@ -18,7 +18,7 @@ import type { Ctx } from '../core/context.js';
 import { ApiError, validationError } from '../core/errors.js';
 import { requestFingerprint } from '../core/idempotency/store.js';
 import type { Tool } from '../tools/define.js';
-import { invokeTool, mcpInput, toolArguments, type Authenticated, type Confirmation } from '../tools/pipeline.js';
+import { admit, invokeTool, mcpInput, toolArguments, type Confirmation, type Entrant } from '../tools/pipeline.js';
 import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
@@ -119,11 +119,11 @@ function modernListing(offered: OfferedTools, flags: ListingFlags): McpTool[] {
 export interface McpScope {
   offered: OfferedTools;
   /**
-   * The pipeline's authentication for one tool call. Over HTTP the request was authenticated
-   * before any protocol work (for its plain-HTTP 401), so this hands out that caller; over
-   * stdio each call authenticates, so a revoked key stops working at once.
+   * Who the calls are for. Over HTTP the request was authenticated before any protocol work
+   * (for its plain-HTTP 401), so this is that caller; over stdio it is the key, which each
+   * call authenticates, so a revoked key stops working at once.
    */
-  authenticate(): Authenticated;
+  entrant: Entrant;
 }
 
 /**
@@ -248,7 +248,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
       if (modern) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { name });
       return toToolResult({ ok: false, error: new ApiError('not_found', message) });
     }
-    const auth = scope.authenticate();
+    const auth = admit(ctx, scope.entrant);
     if (!auth.ok) return toToolResult(auth);
     const { input, idempotencyKey } = toolArguments(tool, args);
     const digest = tool.confirm ? callDigest(tool, args, auth.caller.keyId) : '';
@@ -270,7 +270,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
 
   registerTaskMethods(
     server,
-    () => scope.authenticate(),
+    () => admit(ctx, scope.entrant),
     opts.tasks,
     (rc) => clientCapabilities(server, rc),
   );

@@ -3,7 +3,6 @@ import { serveStdio as serveOverStdio, StdioServerTransport } from '@modelcontex
 import type { Ctx } from '../core/context.js';
 import { newRequestId } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
-import { authenticate } from '../tools/pipeline.js';
 import { toToolResult } from './results.js';
 import { malformedToolCall, mcpServer, offeredTools, type McpScope } from './server.js';
 import { TaskRunner } from './tasks.js';
@@ -57,7 +56,12 @@ function legacyToolCall(message: JSONRPCMessage): message is JSONRPCMessage & { 
 export async function serveStdio(ctx: Ctx, tools: readonly Tool[], apiKey: string): Promise<void> {
   const offered = offeredTools(tools);
   const tasks = new TaskRunner(ctx);
-  const scope: McpScope = { offered, authenticate: () => authenticate(ctx, { apiKey }, { requestId: newRequestId() }) };
+  const scope: McpScope = {
+    offered,
+    get entrant() {
+      return { credential: { apiKey }, requestId: newRequestId() };
+    },
+  };
   const transport = new AnsweringStdio();
   const closed = new Promise<void>((resolve) => {
     process.stdin.on('end', resolve);

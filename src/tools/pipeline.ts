@@ -314,6 +314,42 @@ function idempotencyKeyOf(inv: Invocation): string | undefined {
 }
 
 /**
+ * Who a call is for, as a face knows it: a credential, authenticated on the way in (REST, MCP
+ * over stdio); a caller its request has already authenticated (MCP over HTTP checks the key
+ * before any protocol work, for its plain 401); or the operator (the dashboard, the CLI).
+ */
+export type Entrant =
+  | { credential: Credential; requestId: string; clientAddress?: string | undefined }
+  | { caller: Caller }
+  | { operator: true; requestId: string };
+
+/**
+ * The authentication stages for an entrant. An already authenticated caller gets a fresh
+ * rate-limit report, so each call shows its own policies, as if it had authenticated itself.
+ */
+export function admit(ctx: Ctx, entrant: Entrant): Authenticated {
+  if ('caller' in entrant) return { ok: true, caller: { ...entrant.caller, rateLimits: new RateLimitReport() } };
+  if ('operator' in entrant) return operatorCaller(ctx, entrant.requestId);
+  return authenticate(ctx, entrant.credential, { requestId: entrant.requestId, clientAddress: entrant.clientAddress });
+}
+
+/** A call as a face decodes it: everything invokeTool takes but the caller. */
+export type Call = Omit<Invocation, 'caller'>;
+
+/**
+ * The one way into the pipeline: the authentication stages (admit), then every stage of
+ * invokeTool. REST, the dashboard and the CLI enter here; MCP admits first and then invokes,
+ * because it may run the call as a task, which needs the caller before the call runs.
+ */
+export function callTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call & { confirmation?: Exclude<Confirmation, 'ask'> | undefined }): Promise<Outcome>;
+export function callTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call): Promise<Outcome | Asking>;
+export async function callTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call): Promise<Outcome | Asking> {
+  const who = admit(ctx, entrant);
+  if (!who.ok) return who;
+  return invokeTool(ctx, tool, { ...call, caller: who.caller } as Invocation & { confirmation: 'ask' });
+}
+
+/**
  * The arguments a tool takes where they arrive as one JSON object (MCP, the dashboard): its
  * input, plus `idempotencyKey` where REST takes the Idempotency-Key header.
  */

@@ -7,7 +7,7 @@ import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError, validationError } from '../core/errors.js';
 import { getWorkspace } from '../core/workspace/get.js';
 import type { Tool } from '../tools/define.js';
-import { invokeTool, operatorCaller, toolArguments, type Outcome } from '../tools/pipeline.js';
+import { callTool, toolArguments, type Outcome } from '../tools/pipeline.js';
 import { loginFailedPage, NOT_BUILT_TEXT } from './pages.js';
 import { refuseCrossOrigin, sameOrigin, securityHeaders } from './security.js';
 
@@ -144,8 +144,7 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
     }
     let outcome: CallOutcome;
     try {
-      const who = operatorCaller(ctx, requestId);
-      outcome = who.ok ? await invokeTool(ctx, tool, { caller: who.caller, ...toolArguments(tool, args) }) : who;
+      outcome = await callTool(ctx, tool, { operator: true, requestId }, toolArguments(tool, args));
     } catch (err) {
       outcome = { ok: false, error: toApiError(err) };
     }

@@ -165,6 +165,9 @@ describe('the operator CLI on a scratch database', () => {
       expectRefused(d, ['campaigns', 'create', '--name', '  '], '--name');
       expectRefused(d, ['campaigns', 'create', '--name', 'x', '--agent', 'tpl_nope'], '--agent');
       expectRefused(d, ['campaigns', 'update', 'cmp_running', '--agent', 'none'], 'pause');
+      // The commands go through the tools' pipeline: the input stage checks the id's form.
+      expectRefused(d, ['campaigns', 'update', 'bad id!', '--name', 'x'], 'ID: must be a campaign id');
+      expectRefused(d, ['agents', 'preview', 'tpl intro', '--lead', 'lead_ada1'], 'ID: must be an agent id');
       expectRefused(d, ['accounts', 'connect', '--name', 'x', '--connection-limit', '101'], '--connection-limit');
       expectRefused(d, ['accounts', 'update', 'acc_ada', '--active', 'maybe'], '--active');
       expectRefused(d, ['accounts', 'connect', '--name', 'x', '--warm-up', 'soon'], '--warm-up');
