@@ -64,7 +64,7 @@ export function sendError(res: ServerResponse, error: ApiError, headers: Record<
   writeJson(res, httpStatus(error), headers, JSON.stringify(error.toBody()));
 }
 
-const isJsonType = (type: string | undefined): boolean => {
+export const isJsonType = (type: string | undefined): boolean => {
   const mime = (type ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   return mime === 'application/json' || mime.endsWith('+json');
 };
@@ -73,9 +73,13 @@ export type ParsedBody = { ok: true; value: unknown } | { ok: false; error: ApiE
 
 /** The JSON body of a request; an empty body is `undefined`. */
 export function parseJsonBody(req: Request): ParsedBody {
-  const raw = req.body as unknown;
+  return parseJson(req.body as unknown, req.headers['content-type']);
+}
+
+/** A raw body (as readRawBody leaves it) as JSON, with the checks of parseJsonBody. */
+export function parseJson(raw: unknown, contentType: string | undefined): ParsedBody {
   if (!Buffer.isBuffer(raw) || raw.length === 0) return { ok: true, value: undefined };
-  if (!isJsonType(req.headers['content-type'])) {
+  if (!isJsonType(contentType)) {
     return { ok: false, error: validationError('The body must be JSON, sent with Content-Type: application/json.', []) };
   }
   // Decoding would replace bad bytes with U+FFFD silently, and a message would go out altered.

@@ -15,12 +15,12 @@ import {
   type McpHandlerRequestOptions,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
+import type { ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
-import { parseJsonBody, sendError, writeJson } from '../http/body.js';
-import { protectedResourceMetadataUrl } from '../http/oauth/router.js';
-import { bearerToken, requestIdOf } from '../http/request.js';
+import { parseJson, sendError, writeJson } from '../http/body.js';
+import { baseUrl, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { authenticate, type Credential } from '../tools/pipeline.js';
 import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
@@ -28,13 +28,36 @@ import { toToolResult } from './results.js';
 import { malformedToolCall, mcpServer, offeredTools, type McpScope } from './server.js';
 import { TaskRunner } from './tasks.js';
 
-export function mcpCredential(req: Request): Credential {
-  return { apiKey: req.get('x-api-key'), bearerToken: bearerToken(req) };
+/**
+ * What the handler reads of an HTTP request, from Express or from the edge (./edge.ts): the same
+ * values either way, so both answer alike.
+ */
+export interface McpHttpRequest {
+  header(name: string): string | undefined;
+  /** The client's address, for the failed-authentication guard. */
+  ip: string | undefined;
+  /** The parsed query string (Express's simple parser). */
+  query: Record<string, unknown>;
+  /** `scheme://host` as the client reached it. */
+  origin: string;
+  /** The path and query as sent. */
+  url: string;
+  /** The raw body, read under the body limit. */
+  raw: unknown;
+  requestId: string;
+  /** Aborted when the client goes away (ends a subscriptions/listen stream). */
+  closed: AbortSignal;
+}
+
+export function mcpCredential(req: McpHttpRequest): Credential {
+  const bearer = /^Bearer[ \t]+(\S+)\s*$/i.exec(req.header('authorization') ?? '')?.[1];
+  return { apiKey: req.header('x-api-key'), bearerToken: bearer };
 }
 
 /** RFC 6750 §3: the challenge names the metadata, and says why a presented token failed. */
-function challenge(req: Request, credential: Credential, error: ApiError): string {
-  const parts = [`resource_metadata="${protectedResourceMetadataUrl(req)}"`];
+function challenge(req: McpHttpRequest, credential: Credential, error: ApiError): string {
+  const metadata = `${req.origin}/.well-known/oauth-protected-resource${req.url.startsWith('/mcp') ? '/mcp' : ''}`;
+  const parts = [`resource_metadata="${metadata}"`];
   if (!credential.apiKey && credential.bearerToken) {
     parts.unshift('error="invalid_token"', `error_description="${error.message.replace(/["\\]/g, '')}"`);
   }
@@ -46,8 +69,8 @@ function challenge(req: Request, credential: Credential, error: ApiError): strin
  * `?readonly=` on the MCP URL, the server's permitted tools selected by them. Toolsets add
  * tools the config permits; `tools` and `readonly` narrow. Nothing reaches past the config.
  */
-export function requestedTools(req: Request, serverTools: readonly Tool[], sets?: ToolSets): readonly Tool[] {
-  const query = req.query as Record<string, unknown>;
+export function requestedTools(req: Pick<McpHttpRequest, 'query'>, serverTools: readonly Tool[], sets?: ToolSets): readonly Tool[] {
+  const query = req.query;
   const sel: ToolSelection = {};
   if (query.tools !== undefined) {
     if (typeof query.tools !== 'string') throw validationError('tools must be one comma-separated list of tool names.', ['tools']);
@@ -116,12 +139,12 @@ function legacyEntry(factory: McpServerFactory): FetchLikeMcpHandler {
  * anything else goes to the full transport, which gives every HTTP-level answer (406, 415, 400,
  * 202, batches).
  */
-function singleExchange(req: Request, route: InboundClassificationOutcome, body: unknown): JSONRPCRequest | null {
+function singleExchange(req: McpHttpRequest, route: InboundClassificationOutcome, body: unknown): JSONRPCRequest | null {
   if (route.kind !== 'legacy' || (route.reason !== 'no-claim' && route.reason !== 'initialize') || !isJSONRPCRequest(body)) return null;
-  const accept = req.get('accept') ?? '';
+  const accept = req.header('accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return null;
-  if (!isJsonContentType(req.get('content-type'))) return null;
-  const version = req.get('mcp-protocol-version');
+  if (!isJsonContentType(req.header('content-type'))) return null;
+  const version = req.header('mcp-protocol-version');
   return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version) ? body : null;
 }
 
@@ -133,24 +156,27 @@ function singleExchange(req: Request, route: InboundClassificationOutcome, body:
  * (createMcpHandler), which answers server/discover, the envelope and header rules and the
  * revision's error codes; anything else is a 2025-era request, served statelessly in JSON.
  */
-export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOptions = {}): RequestHandler {
+export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOptions = {}): (req: McpHttpRequest, res: ServerResponse) => Promise<void> {
   const tasks = opts.tasks ?? new TaskRunner(ctx);
   const onerror = (err: Error) => ctx.log.debug({ err }, 'mcp request refused');
-  const factory: McpServerFactory = ({ era, authInfo }) => mcpServer(ctx, scopeOf(authInfo), { era, tasks });
+  const factory: McpServerFactory = ({ era, authInfo }) => {
+    const scope = scopeOf(authInfo);
+    return mcpServer(ctx, scope, { era, tasks, only: scope.only });
+  };
   const modernEntry = createMcpHandler(factory, { legacy: 'reject', onerror });
   const legacy = legacyEntry(factory);
-  const serve = async (entry: FetchLikeMcpHandler, req: Request, res: Response, parsedBody: unknown, authInfo: AuthInfo) => {
+  const serve = async (entry: FetchLikeMcpHandler, req: McpHttpRequest, res: ServerResponse, parsedBody: unknown, authInfo: AuthInfo) => {
     try {
-      await answer(res, await entry.fetch(webRequest(req, parsedBody, res), { authInfo, parsedBody }));
+      await answer(res, await entry.fetch(webRequest(req, parsedBody), { authInfo, parsedBody }));
     } catch (err) {
       ctx.log.error({ err }, 'mcp request failed');
       if (!res.headersSent) sendError(res, toApiError(err));
     }
   };
 
-  return async (req: Request, res: Response) => {
+  return async (req: McpHttpRequest, res: ServerResponse) => {
     const credential = mcpCredential(req);
-    const auth = authenticate(ctx, credential, { requestId: requestIdOf(res), clientAddress: req.ip });
+    const auth = authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip });
     if (!auth.ok) {
       const headers = { ...auth.headers };
       if (httpStatus(auth.error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, auth.error);
@@ -162,7 +188,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     } catch (err) {
       return sendError(res, toApiError(err));
     }
-    const body = parseJsonBody(req);
+    const body = parseJson(req.raw, req.header('content-type'));
     if (!body.ok) return sendError(res, body.error);
 
     const { caller } = auth;
@@ -171,20 +197,23 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
 
     const route = classifyInboundRequest({
       httpMethod: 'POST',
-      protocolVersionHeader: req.get('mcp-protocol-version'),
-      mcpMethodHeader: req.get('mcp-method'),
-      mcpNameHeader: req.get('mcp-name'),
+      protocolVersionHeader: req.header('mcp-protocol-version'),
+      mcpMethodHeader: req.header('mcp-method'),
+      mcpNameHeader: req.header('mcp-name'),
       body: body.value,
     });
-    if (route.kind !== 'legacy') return serve(modernEntry, req, res, body.value, authInfo);
+    if (route.kind !== 'legacy') {
+      if (route.kind === 'modern' && route.messageKind === 'request') scope.only = route.message.method;
+      return serve(modernEntry, req, res, body.value, authInfo);
+    }
 
     const answered = answerMalformedCalls(body.value);
     if (answered) {
       if (answered.rest.length === 0) return writeJson(res, 200, {}, JSON.stringify(Array.isArray(body.value) ? answered.replies : answered.replies[0]));
       // A batch mixing malformed calls with other messages: the SDK answers the others.
-      const request = new globalThis.Request(`http://${req.get('host') ?? 'localhost'}${req.originalUrl}`, {
+      const request = new globalThis.Request(`${req.origin}${req.url}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: req.get('accept') ?? '' },
+        headers: { 'content-type': 'application/json', accept: req.header('accept') ?? '' },
         body: JSON.stringify(answered.rest),
       });
       const response = await legacy.fetch(request, { authInfo, parsedBody: answered.rest });
@@ -197,6 +226,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const single = singleExchange(req, route, body.value);
     if (!single) return serve(legacy, req, res, body.value, authInfo);
 
+    scope.only = single.method;
     const server = await factory({ era: 'legacy', authInfo });
     const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: 'json' });
     try {
@@ -209,31 +239,33 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
 }
 
 /**
+ * The headers the SDK's entries read: the media types, the protocol version and the
+ * revision's standard headers, the `Mcp-Param-*` mirrors of no tool of ours, and the Host
+ * and Origin its checks may name. Our own (the key, the token) stay out: the SDK gets the
+ * caller as `authInfo`.
+ */
+const FORWARDED_HEADERS = ['host', 'origin', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id'];
+
+/**
  * The request as the SDK's web-standard entries take it. The body is already parsed and goes
  * alongside (parsedBody), so the Request carries only the method, URL and headers; a
  * subscriptions/listen stream also gets a signal that ends it when the client goes away.
  */
-function webRequest(req: Request, parsedBody: unknown, res: Response): globalThis.Request {
+function webRequest(req: McpHttpRequest, parsedBody: unknown): globalThis.Request {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else headers.set(name, value);
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.header(name);
+    if (value !== undefined) headers.set(name, value);
   }
-  let signal: AbortSignal | undefined;
-  if ((parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen') {
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    signal = abort.signal;
-  }
-  return new globalThis.Request(`http://${req.get('host') ?? 'localhost'}${req.originalUrl}`, { method: 'POST', headers, ...(signal ? { signal } : {}) });
+  const listen = (parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen';
+  return new globalThis.Request(`${req.origin}${req.url}`, { method: 'POST', headers, ...(listen ? { signal: req.closed } : {}) });
 }
 
 /**
  * Writes an SDK answer: a JSON body in one write with its length, or an event stream (a
  * subscriptions/listen stream, or a call that sent notifications first) piped as it comes.
  */
-async function answer(res: Response, response: globalThis.Response): Promise<void> {
+async function answer(res: ServerResponse, response: globalThis.Response): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -276,4 +308,25 @@ function answerMalformedCalls(body: unknown): { replies: unknown[]; rest: unknow
     else rest.push(message);
   }
   return replies.length === 0 ? null : { replies, rest };
+}
+
+/** The Express route's view of a request (the route has read the body with readRawBody). */
+export function expressRoute(handle: (req: McpHttpRequest, res: ServerResponse) => Promise<void>): RequestHandler {
+  return (req: Request, res: Response) => {
+    const closed = new AbortController();
+    res.on('close', () => closed.abort());
+    return handle(
+      {
+        header: (name) => req.get(name),
+        ip: req.ip,
+        query: req.query as Record<string, unknown>,
+        origin: baseUrl(req),
+        url: req.originalUrl,
+        raw: req.body,
+        requestId: requestIdOf(res),
+        closed: closed.signal,
+      },
+      res,
+    );
+  };
 }

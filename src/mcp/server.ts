@@ -12,6 +12,7 @@ import {
   type ClientCapabilities,
   type InputRequiredResult,
   type ServerContext,
+  type ServerOptions,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
 import type { Ctx } from '../core/context.js';
@@ -124,6 +125,8 @@ export interface McpScope {
    * call authenticates, so a revoked key stops working at once.
    */
   entrant: Entrant;
+  /** The one method a single HTTP request calls, when known (see McpServerOptions.only). */
+  only?: string | undefined;
 }
 
 /**
@@ -191,9 +194,41 @@ export function malformedToolCall(params: unknown): ApiError | null {
 
 export interface McpServerOptions {
   era: Era;
+  /**
+   * The one method this instance will answer, when the request is known to be a single one
+   * (HTTP): only its handler is registered, which is a tenth of a short call's own work.
+   * Absent (stdio, batches), every handler is.
+   */
+  only?: string | undefined;
   /** Long calls for clients with the Tasks extension (2026-07-28 only). */
   tasks: TaskRunner;
 }
+
+const SERVER_INFO = { name: SERVER_NAME, version: SERVER_VERSION, title: 'Outreach MCP' };
+
+/** The instance options of each era, built once: a server is built for every request. */
+function serverOptions(era: Era): ServerOptions {
+  return {
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      prompts: { listChanged: false },
+      extensions: { [APPS_EXTENSION.id]: APPS_EXTENSION.settings, ...(era === 'modern' ? { [TASKS_EXTENSION]: {} } : {}) },
+    },
+    instructions: INSTRUCTIONS,
+    cacheHints: {
+      'server/discover': CACHE_HINT,
+      'tools/list': CACHE_HINT,
+      'prompts/list': CACHE_HINT,
+      'resources/list': CACHE_HINT,
+      'resources/read': CACHE_HINT,
+      'resources/templates/list': CACHE_HINT,
+    },
+    requestState: { verify: confirmCodec.verify },
+  };
+}
+const MODERN_OPTIONS = serverOptions('modern');
+const LEGACY_OPTIONS = serverOptions('legacy');
 
 /**
  * One MCP server instance over the registry: per HTTP request (both eras) or per stdio
@@ -202,71 +237,55 @@ export interface McpServerOptions {
  */
 export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Server {
   const modern = opts.era === 'modern';
-  const server = new Server(
-    { name: SERVER_NAME, version: SERVER_VERSION, title: 'Outreach MCP' },
-    {
-      capabilities: {
-        tools: { listChanged: false },
-        resources: { listChanged: false },
-        prompts: { listChanged: false },
-        extensions: { [APPS_EXTENSION.id]: APPS_EXTENSION.settings, ...(modern ? { [TASKS_EXTENSION]: {} } : {}) },
-      },
-      instructions: INSTRUCTIONS,
-      cacheHints: {
-        'server/discover': CACHE_HINT,
-        'tools/list': CACHE_HINT,
-        'prompts/list': CACHE_HINT,
-        'resources/list': CACHE_HINT,
-        'resources/read': CACHE_HINT,
-        'resources/templates/list': CACHE_HINT,
-      },
-      requestState: { verify: confirmCodec.verify },
-    },
-  );
+  const server = new Server(SERVER_INFO, modern ? MODERN_OPTIONS : LEGACY_OPTIONS);
+  const wants = (method: string) => opts.only === undefined || opts.only === method;
 
-  server.setRequestHandler('tools/list', (_request, rc) => {
-    if (!modern) return { tools: scope.offered.listing };
-    const caps = clientCapabilities(server, rc);
-    return { tools: modernListing(scope.offered, { views: clientRendersViews(caps), tasks: caps?.extensions?.[TASKS_EXTENSION] !== undefined }) };
-  });
+  if (wants('tools/list'))
+    server.setRequestHandler('tools/list', (_request, rc) => {
+      if (!modern) return { tools: scope.offered.listing };
+      const caps = clientCapabilities(server, rc);
+      return { tools: modernListing(scope.offered, { views: clientRendersViews(caps), tasks: caps?.extensions?.[TASKS_EXTENSION] !== undefined }) };
+    });
 
   // The MCP App views of the offered tools (src/mcp/apps.ts) are the only resources.
-  server.setRequestHandler('resources/list', () => ({ resources: listViewResources(scope.offered.byName) }));
-  server.setRequestHandler('resources/read', (request) => readViewResource(request.params.uri, scope.offered.byName, opts.era));
+  if (wants('resources/list')) server.setRequestHandler('resources/list', () => ({ resources: listViewResources(scope.offered.byName) }));
+  if (wants('resources/read')) server.setRequestHandler('resources/read', (request) => readViewResource(request.params.uri, scope.offered.byName, opts.era));
   // Declaring resources means answering for templates too: there are none.
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+  if (wants('resources/templates/list')) server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
 
-  server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts(scope.offered.byName) }));
-  server.setRequestHandler('prompts/get', (request) => getPrompt(ctx, scope.offered.byName, request.params.name, request.params.arguments ?? {}));
+  if (wants('prompts/list')) server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts(scope.offered.byName) }));
+  if (wants('prompts/get'))
+    server.setRequestHandler('prompts/get', (request) => getPrompt(ctx, scope.offered.byName, request.params.name, request.params.arguments ?? {}));
 
-  server.setRequestHandler('tools/call', async (request, rc): Promise<CallToolResult | InputRequiredResult> => {
-    const { name, arguments: args = {} } = request.params;
-    const tool = scope.offered.byName.get(name);
-    if (!tool) {
-      const message = `Unknown tool "${name}". Call tools/list for the available tools.`;
-      // 2026-07-28: an unknown tool is a protocol error; the 2025 revisions here answered isError.
-      if (modern) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { name });
-      return toToolResult({ ok: false, error: new ApiError('not_found', message) });
-    }
-    const auth = admit(ctx, scope.entrant);
-    if (!auth.ok) return toToolResult(auth);
-    const { input, idempotencyKey } = toolArguments(tool, args);
-    const digest = tool.confirm ? callDigest(tool, args, auth.caller.keyId) : '';
-    const confirmation = await confirmationOf(server, rc, tool, digest);
-    const invocation = { caller: auth.caller, input, idempotencyKey };
-    if (confirmation === 'ask') {
-      const outcome = await invokeTool(ctx, tool, { ...invocation, confirmation });
-      if (outcome.ok !== 'ask') return server.projectCallToolResult(toToolResult(outcome), undefined);
-      return inputRequired({
-        inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.question, requestedSchema: { type: 'object', properties: {} } }) },
-        requestState: await confirmCodec.mint({ digest }, rc),
-      });
-    }
-    if (tool.task && modern && opts.tasks.wanted(clientCapabilities(server, rc))) {
-      return opts.tasks.start(tool, { ...invocation, confirmation });
-    }
-    return toToolResult(await invokeTool(ctx, tool, { ...invocation, confirmation }));
-  });
+  if (wants('tools/call'))
+    server.setRequestHandler('tools/call', async (request, rc): Promise<CallToolResult | InputRequiredResult> => {
+      const { name, arguments: args = {} } = request.params;
+      const tool = scope.offered.byName.get(name);
+      if (!tool) {
+        const message = `Unknown tool "${name}". Call tools/list for the available tools.`;
+        // 2026-07-28: an unknown tool is a protocol error; the 2025 revisions here answered isError.
+        if (modern) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { name });
+        return toToolResult({ ok: false, error: new ApiError('not_found', message) });
+      }
+      const auth = admit(ctx, scope.entrant);
+      if (!auth.ok) return toToolResult(auth);
+      const { input, idempotencyKey } = toolArguments(tool, args);
+      const digest = tool.confirm ? callDigest(tool, args, auth.caller.keyId) : '';
+      const confirmation = await confirmationOf(server, rc, tool, digest);
+      const invocation = { caller: auth.caller, input, idempotencyKey };
+      if (confirmation === 'ask') {
+        const outcome = await invokeTool(ctx, tool, { ...invocation, confirmation });
+        if (outcome.ok !== 'ask') return server.projectCallToolResult(toToolResult(outcome), undefined);
+        return inputRequired({
+          inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.question, requestedSchema: { type: 'object', properties: {} } }) },
+          requestState: await confirmCodec.mint({ digest }, rc),
+        });
+      }
+      if (tool.task && modern && opts.tasks.wanted(clientCapabilities(server, rc))) {
+        return opts.tasks.start(tool, { ...invocation, confirmation });
+      }
+      return toToolResult(await invokeTool(ctx, tool, { ...invocation, confirmation }));
+    });
 
   registerTaskMethods(
     server,
