@@ -7,6 +7,7 @@ import {
   isJsonContentType,
   isJSONRPCRequest,
   PerRequestHTTPServerTransport,
+  PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
@@ -195,6 +196,13 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const scope: McpScope = { offered: offeredTools(offered), entrant: { caller } };
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
 
+    // A request carrying the envelope's protocol version claims 2026-07-28: never a 2025 one,
+    // whatever else it holds, so the SDK's entry classifies it (and answers any refusal) alone.
+    const claimed = envelopeClaim(body.value);
+    if (claimed) {
+      scope.only = claimed;
+      return serve(modernEntry, req, res, body.value, authInfo);
+    }
     const route = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: req.header('mcp-protocol-version'),
@@ -279,6 +287,14 @@ async function answer(res: ServerResponse, response: globalThis.Response): Promi
   const stream = Readable.fromWeb(response.body as NodeReadableStream);
   res.on('close', () => stream.destroy());
   stream.pipe(res);
+}
+
+/** The method of a single request that carries the 2026-07-28 envelope claim; undefined otherwise. */
+function envelopeClaim(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+  if (typeof method !== 'string' || typeof params !== 'object' || params === null) return undefined;
+  return params._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined ? method : undefined;
 }
 
 interface RpcRequest {
