@@ -126,7 +126,7 @@ function scenariosOf(s, version) {
   return listed
     .split('\n')
     .map((l) => /^\s*- ([\w-]+) \[([^\]]+)\]/.exec(l))
-    .filter((m) => m && m[2].split(',').includes(version))
+    .filter((m) => m?.[2].split(',').includes(version))
     .map((m) => m[1]);
 }
 

@@ -24,7 +24,11 @@ const META_KEY = `${MCP_NAME.split('/')[0]}/primitives`;
  */
 export function serverCard(base: string, env: Environment, tools: readonly Tool[], permitted: readonly Tool[] = tools) {
   const byToolset: Record<string, string[]> = {};
-  for (const t of permitted) if (t.toolset !== undefined && !tools.includes(t)) (byToolset[t.toolset] ??= []).push(t.name);
+  for (const t of permitted) {
+    if (t.toolset === undefined || tools.includes(t)) continue;
+    byToolset[t.toolset] ??= [];
+    byToolset[t.toolset]?.push(t.name);
+  }
   const offered = new Map(tools.map((t) => [t.name, t]));
   return {
     $schema: SERVER_CARD_SCHEMA,

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configuredTools } from '../../src/server.js';
 import { defaultTools, manageTools } from '../../src/tools/index.js';
 import { MCP_NAME, SERVER_VERSION } from '../../src/version.js';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
+import { startTestServer, type TestServer } from '../helpers.js';
+import { modernRpc } from '../transports.js';
 
 /**
  * server.json for the official MCP Registry and the Server Card, validated against the schemas
@@ -79,28 +80,17 @@ describe('the Server Card', () => {
     expect(remote.supportedProtocolVersions).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25']));
 
     // What server/discover says, the card says too.
-    const discover = await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'x-api-key': TEST_KEY,
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'server/discover',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'server/discover',
-        params: {
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
+    const found = (
+      await modernRpc(
+        `${server.url}/mcp`,
+        'server/discover',
+        {},
+        {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
         },
-      }),
-    });
-    const found = ((await discover.json()) as any).result;
+      )
+    ).result;
     for (const v of found.supportedVersions) expect(remote.supportedProtocolVersions).toContain(v);
     const primitives = card._meta['io.github.outreach-mcp/primitives'];
     expect(primitives.extensions.sort()).toEqual(Object.keys(found.capabilities.extensions).sort());

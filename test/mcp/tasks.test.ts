@@ -3,8 +3,9 @@ import { createTask, findTask } from '../../src/core/tasks/tasks.js';
 import { TaskRunner } from '../../src/mcp/tasks.js';
 import { tools } from '../../src/tools/index.js';
 import { LookalikeWorker } from '../../src/workers/lookalike/worker.js';
-import { RELAXED_LIMITS, startTestServer, TEST_KEY, testCtx, type TestServer } from '../helpers.js';
+import { RELAXED_LIMITS, startTestServer, testCtx, type TestServer } from '../helpers.js';
 import { SEED } from '../lookalike/helpers.js';
+import { modernRpc } from '../transports.js';
 
 /**
  * The Tasks extension on long calls: a Lookalike build followed until its search ends, a
@@ -24,22 +25,7 @@ describe('a Lookalike build as a task', () => {
   });
   afterAll(() => server.close());
 
-  const rpc = async (method: string, params: Record<string, unknown>) => {
-    const name = (params.name ?? params.taskId) as string;
-    const res = await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'x-api-key': TEST_KEY,
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': method,
-        'mcp-name': name,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } }),
-    });
-    return ((await res.json()) as { result: any }).result;
-  };
+  const rpc = async (method: string, params: Record<string, unknown>) => (await modernRpc(`${server.url}/mcp`, method, params, META)).result;
 
   it('stays working while the search runs, and completes with what the build did', async () => {
     const created = await rpc('tools/call', { name: 'create_lookalike_campaign', arguments: { seed: SEED, numberOfLeads: 5 } });

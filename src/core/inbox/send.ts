@@ -52,7 +52,7 @@ const QUOTED = 200;
  * the message quoted; null when the send would be refused anyway (sendMessage says why then).
  */
 export function sendQuestion(ctx: Ctx, input: SendMessageInput): string | null {
-  let plan;
+  let plan: ReturnType<typeof planSend>;
   try {
     plan = planSend(ctx, input);
   } catch {

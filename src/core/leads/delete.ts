@@ -53,7 +53,7 @@ const NAMED = 3;
  * exists or the delete would be refused anyway (deleteLeadsBatch answers those).
  */
 export function deleteQuestion(ctx: Ctx, campaignId: string, leadIds: readonly string[]): string | null {
-  let campaign;
+  let campaign: ReturnType<typeof requireCampaignRow>;
   try {
     campaign = requireCampaignRow(ctx, campaignId);
   } catch {
