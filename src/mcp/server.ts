@@ -19,7 +19,7 @@ import type { Ctx } from '../core/context.js';
 import { ApiError, validationError } from '../core/errors.js';
 import { requestFingerprint } from '../core/idempotency/store.js';
 import type { Tool } from '../tools/define.js';
-import { admit, invokeTool, mcpInput, toolArguments, type Confirmation, type Entrant } from '../tools/pipeline.js';
+import { admit, callTool, mcpInput, toolArguments, type Confirmation, type Entrant } from '../tools/pipeline.js';
 import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
@@ -160,8 +160,8 @@ function canAsk(caps: ClientCapabilities | undefined): boolean {
   return Object.keys(elicitation).length === 0 || elicitation.form !== undefined;
 }
 
-const callDigest = (tool: Tool, args: unknown, keyId: string): string =>
-  requestFingerprint({ method: 'tools/call', route: tool.name, params: { keyId }, body: args ?? {} });
+/** The call a confirmation answers: its tool and arguments (the sealed state is bound to the key already). */
+const callDigest = (tool: Tool, args: unknown): string => requestFingerprint({ method: 'tools/call', route: tool.name, params: {}, body: args ?? {} });
 
 /** Where the confirm stage stands for this call: asked before and answered, to ask, or trusted. */
 async function confirmationOf(server: Server, ctx: ServerContext, tool: Tool, digest: string): Promise<Confirmation | undefined> {
@@ -267,14 +267,11 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
         if (modern) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { name });
         return toToolResult({ ok: false, error: new ApiError('not_found', message) });
       }
-      const auth = admit(ctx, scope.entrant);
-      if (!auth.ok) return toToolResult(auth);
-      const { input, idempotencyKey } = toolArguments(tool, args);
-      const digest = tool.confirm ? callDigest(tool, args, auth.caller.keyId) : '';
+      const digest = tool.confirm ? callDigest(tool, args) : '';
       const confirmation = await confirmationOf(server, rc, tool, digest);
-      const invocation = { caller: auth.caller, input, idempotencyKey };
+      const call = toolArguments(tool, args);
       if (confirmation === 'ask') {
-        const outcome = await invokeTool(ctx, tool, { ...invocation, confirmation });
+        const outcome = await callTool(ctx, tool, scope.entrant, { ...call, confirmation });
         if (outcome.ok !== 'ask') return server.projectCallToolResult(toToolResult(outcome), undefined);
         return inputRequired({
           inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.question, requestedSchema: { type: 'object', properties: {} } }) },
@@ -282,9 +279,9 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
         });
       }
       if (tool.task && modern && opts.tasks.wanted(clientCapabilities(server, rc))) {
-        return opts.tasks.start(tool, { ...invocation, confirmation });
+        return opts.tasks.start(tool, scope.entrant, { ...call, confirmation });
       }
-      return toToolResult(await invokeTool(ctx, tool, { ...invocation, confirmation }));
+      return toToolResult(await callTool(ctx, tool, scope.entrant, { ...call, confirmation }));
     });
 
   registerTaskMethods(

@@ -24,7 +24,7 @@ import {
 } from '../core/tasks/tasks.js';
 import type { Tool } from '../tools/define.js';
 import { toolByName } from '../tools/index.js';
-import { invokeTool, type Authenticated, type Invocation } from '../tools/pipeline.js';
+import { startTool, type Authenticated, type Call, type Entrant } from '../tools/pipeline.js';
 import { toToolResult } from './results.js';
 
 /**
@@ -77,13 +77,16 @@ export class TaskRunner {
    * Starts a call as a task and answers at once with its handle (CreateTaskResult). The row is
    * written before the answer, so an immediate tasks/get finds it.
    */
-  start(tool: Tool, inv: Invocation & { confirmation?: 'accepted' | 'declined' | undefined }): CallToolResult {
+  start(tool: Tool, entrant: Entrant, call: Call & { confirmation?: 'accepted' | 'declined' | undefined }): CallToolResult {
     const { ctx } = this;
-    const row = createTask(ctx, inv.caller.keyId, tool.name, TASK_TTL_MS);
+    const started = startTool(ctx, tool, entrant, call);
+    // A caller refused at the door gets the refusal, not a task.
+    if (!started.ok) return toToolResult(started);
+    const row = createTask(ctx, started.caller.keyId, tool.name, TASK_TTL_MS);
     this.running.add(row.id);
     const beat = setInterval(() => heartbeat(ctx, row.id), TASK_HEARTBEAT_MS);
     beat.unref();
-    void invokeTool(ctx, tool, inv)
+    void started.outcome
       .then((outcome) => {
         if (outcome.ok && tool.task?.follow) followTask(ctx, row.id, outcome.json, 'The call was accepted; following the work it started.');
         else completeTask(ctx, row.id, JSON.stringify(toToolResult(outcome)), !outcome.ok);

@@ -338,8 +338,8 @@ export type Call = Omit<Invocation, 'caller'>;
 
 /**
  * The one way into the pipeline: the authentication stages (admit), then every stage of
- * invokeTool. REST, the dashboard and the CLI enter here; MCP admits first and then invokes,
- * because it may run the call as a task, which needs the caller before the call runs.
+ * invokeTool. Every face enters here (REST, MCP, the dashboard, the CLI); a call that outlives
+ * its request (an MCP task) enters through startTool, the same stages.
  */
 export function callTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call & { confirmation?: Exclude<Confirmation, 'ask'> | undefined }): Promise<Outcome>;
 export function callTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call): Promise<Outcome | Asking>;
@@ -363,4 +363,22 @@ export function toolArguments(tool: Tool, args: Record<string, unknown>): { inpu
   if (!tool.idempotent) return { input: args, idempotencyKey: undefined };
   const { idempotencyKey, ...input } = args;
   return { input, idempotencyKey };
+}
+
+/** A call admitted and under way: who it is for, and its outcome to come. */
+export interface Started {
+  ok: true;
+  caller: Caller;
+  outcome: Promise<Outcome>;
+}
+
+/**
+ * callTool for a call whose outcome is reported later (an MCP task): the authentication stages
+ * answer now, so a refused caller gets no task and the task belongs to the key that asked; the
+ * other stages run on as callTool's do.
+ */
+export function startTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call & { confirmation?: Exclude<Confirmation, 'ask'> | undefined }): Started | Refusal {
+  const who = admit(ctx, entrant);
+  if (!who.ok) return who;
+  return { ok: true, caller: who.caller, outcome: invokeTool(ctx, tool, { ...call, caller: who.caller }) };
 }

@@ -244,6 +244,21 @@ describe('2026-07-28 requests', () => {
     });
     expect(stray.json.result.resultType).toBe('input_required');
 
+    // The state is sealed to the key that was asked: another key of the workspace cannot use it.
+    const { key: otherKey } = createApiKey(server.ctx, 'test', 'borrower');
+    const borrowed = await rpc(
+      'tools/call',
+      {
+        name: 'start_campaign',
+        arguments: { campaignId: 'cmp_paused' },
+        inputResponses: { confirm: { action: 'accept', content: {} } },
+        requestState: round.requestState,
+        _meta: caps,
+      },
+      { 'x-api-key': otherKey },
+    );
+    expect(borrowed.json.error).toMatchObject({ code: -32602, data: { reason: 'invalid_request_state' } });
+
     const retried = await rpc('tools/call', {
       name: 'start_campaign',
       arguments: { campaignId: 'cmp_paused' },
