@@ -72,6 +72,14 @@ module.exports = {
       to: { path: '^src/db/' },
     },
     {
+      name: 'campaign-state-writer',
+      comment:
+        'Only the campaign state machine opens the gate that lets SQLite write a campaign row, its status or its importing lease (src/db/campaign-writer.ts); the connection only registers it.',
+      severity: 'error',
+      from: { pathNot: '^src/(core/campaigns/state-machine|db/connection)\\.ts$' },
+      to: { path: '^src/db/campaign-writer\\.ts$' },
+    },
+    {
       name: 'no-cycles',
       comment: 'No import cycle anywhere in src/.',
       severity: 'error',

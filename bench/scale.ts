@@ -23,6 +23,7 @@ import type * as Schema from '../src/db/schema.js';
 import type * as Log from '../src/log.js';
 import type * as Server from '../src/server.js';
 import type * as Outreach from '../src/workers/outreach/index.js';
+import type * as StateMachine from '../src/core/campaigns/state-machine.js';
 import { repoRoot } from './lib/app.js';
 
 const MINUTE = 60_000;
@@ -72,6 +73,7 @@ interface Mods {
   log: typeof Log;
   server: typeof Server;
   outreach: typeof Outreach;
+  campaigns: typeof StateMachine;
 }
 
 async function loadMods(root: string): Promise<Mods> {
@@ -85,6 +87,7 @@ async function loadMods(root: string): Promise<Mods> {
     log: await load('log.js'),
     server: await load('server.js'),
     outreach: await load('workers/outreach/index.js'),
+    campaigns: await load('core/campaigns/state-machine.js'),
   };
 }
 
@@ -137,7 +140,10 @@ const say = (msg: string) => process.stderr.write(`[bench:scale] ${msg}\n`);
 /** A deterministic uniform draw (Park-Miller), so two runs send at the same simulated times. */
 function seeded(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 16807) % 2147483647) - 1) / 2147483646;
+  return () => {
+    s = (s * 16807) % 2147483647;
+    return (s - 1) / 2147483646;
+  };
 }
 
 function workspace(accounts: number, campaignsRunning: boolean) {
@@ -211,8 +217,9 @@ async function tickCost(m: Mods, dbPath: string, due: number, runs: number): Pro
   const ctx = m.server.createContext({ dbPath, env: 'development', config }, m.log.silentLogger(), clock);
   const { schema } = m;
   const db = ctx.db;
-  const { eq, ne } = await import('drizzle-orm');
-  db.update(schema.campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(ne(schema.campaigns.id, 'cmp_probe')).run();
+  // Through the state machine: SQLite refuses a status written anywhere else.
+  const pause = (id: string) => m.campaigns.applyCampaignEvent(ctx, id, 'pause');
+  for (const { id } of db.select({ id: schema.campaigns.id }).from(schema.campaigns).all()) if (id !== 'cmp_probe') pause(id);
   db.insert(schema.accounts)
     .values({
       id: 'acc_probe',
@@ -230,10 +237,11 @@ async function tickCost(m: Mods, dbPath: string, due: number, runs: number): Pro
     .values({ id: 'tpl_probe', name: 'Probe', accountId: 'acc_probe', connectionNote: 'Hi {{firstName}}', messages: '[]', createdAt: clock.now() })
     .onConflictDoNothing()
     .run();
-  db.insert(schema.campaigns)
-    .values({ id: 'cmp_probe', name: 'Probe', status: 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: 'tpl_probe', createdAt: clock.now(), updatedAt: clock.now() })
-    .onConflictDoNothing()
-    .run();
+  m.campaigns.restoreCampaign(
+    ctx,
+    { id: 'cmp_probe', name: 'Probe', status: 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: 'tpl_probe', createdAt: clock.now(), updatedAt: clock.now() },
+    { ifMissing: true },
+  );
   db.$client.prepare("DELETE FROM leads WHERE campaign_id = 'cmp_probe'").run();
   insertLeads(db, ['cmp_probe'], due, clock.now(), 'probe');
   const stored = (db.$client.prepare('SELECT count(*) AS n FROM leads').get() as { n: number }).n;
@@ -251,7 +259,7 @@ async function tickCost(m: Mods, dbPath: string, due: number, runs: number): Pro
     if (report.sends !== due) throw new Error(`tick cost probe: ${report.sends} sends, expected ${due}`);
     if (r >= 2) times.push(ms);
   }
-  db.update(schema.campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(eq(schema.campaigns.id, 'cmp_probe')).run();
+  pause('cmp_probe');
   db.$client.close();
   times.sort((a, b) => a - b);
   return { leadsStored: stored, dueLeads: due, medianMs: percentile(times, 50), p90Ms: percentile(times, 90), runs };

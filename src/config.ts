@@ -18,6 +18,12 @@ export const ConfigFile = z.strictObject({
   db: z.string().min(1).optional(),
   env: z.enum(['development', 'production']).optional(),
   simSpeed: z.number().positive().optional(),
+  /**
+   * The address browsers use to reach the server behind a reverse proxy, e.g.
+   * https://outreach.example.com: dashboard writes must come from it (or from the Host the
+   * request names), and the login hints print it as `--base`.
+   */
+  publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://outreach.example.com' }).optional(),
   /** Rate limits and network quotas; each omitted value is the spec's. See docs/rate-limits.md. */
   limits: LimitsConfig.optional(),
   engine: EngineConfig.optional(),
@@ -51,6 +57,10 @@ export interface Settings {
   dbPath: string;
   env: Environment;
   simSpeed: number;
+  /** The server's public address behind a reverse proxy (OUTREACH_PUBLIC_URL or `publicUrl`); absent when none is configured. */
+  publicUrl?: string;
+  /** OUTREACH_IMPORT_LEASE_SECONDS: how long a CSV import's importing mark lasts unless renewed (2..60 s; default 30). */
+  importLeaseMs?: number;
   /** What is known of the Unipile config; production needs all of it (see productionGaps). Absent means none. */
   unipile?: Partial<UnipileConfig>;
   config: ConfigFile;
@@ -86,6 +96,13 @@ export const parseEnv = (raw: string, flag = '--env'): Environment => {
   return raw;
 };
 
+/** An import lease of 2 to 60 seconds: pause must work within a minute of an importer's death. */
+export const parseLeaseSeconds = (raw: string, name: string): number => {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 2 || n > 60) throw new UsageError(`${name}: "${raw}" must be a whole number of seconds, 2 to 60`);
+  return n * 1000;
+};
+
 export const parseSimSpeed = (raw: string, flag = '--sim-speed'): number => {
   const n = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw) || !(n > 0)) throw new UsageError(`${flag}: "${raw}" must be a positive number`);
@@ -116,16 +133,37 @@ export function resolveSettings(flags: SettingFlags, vars: NodeJS.ProcessEnv = p
   const env = pick(flags.env, '--env', 'OUTREACH_ENV');
   const speed = pick(flags['sim-speed'], '--sim-speed', 'OUTREACH_SIM_SPEED');
   if (host && host.raw.trim() === '') throw new UsageError(`${host.name}: must not be empty`);
+  const publicUrl = pick(undefined, '', 'OUTREACH_PUBLIC_URL');
+  const lease = pick(undefined, '', 'OUTREACH_IMPORT_LEASE_SECONDS');
   return {
+    ...(lease ? { importLeaseMs: parseLeaseSeconds(lease.raw, lease.name) } : {}),
     host: host?.raw ?? config.host ?? DEFAULTS.host,
     port: port ? parsePort(port.raw, port.name) : (config.port ?? DEFAULTS.port),
     dbPath: absoluteDbPath(db?.raw ?? config.db ?? DEFAULTS.dbPath),
     env: env ? parseEnv(env.raw, env.name) : (config.env ?? DEFAULTS.env),
     simSpeed: speed ? parseSimSpeed(speed.raw, speed.name) : (config.simSpeed ?? DEFAULTS.simSpeed),
+    ...publicUrlSetting(publicUrl ? parsePublicUrl(publicUrl.raw, publicUrl.name) : config.publicUrl),
     unipile: resolveUnipile(config.unipile ?? {}, vars),
     config,
   };
 }
+
+/** An http(s) origin with an optional path and no credentials, query or fragment; trailing slashes dropped. */
+export function parsePublicUrl(raw: string, flag: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${flag}: "${raw}" is not a URL (e.g. https://outreach.example.com)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: "${raw}" must be an http or https URL`);
+  if (url.username || url.password || url.search || url.hash) {
+    throw new UsageError(`${flag}: "${raw}" must be a plain origin with an optional path, no credentials, query or fragment`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+const publicUrlSetting = (url: string | undefined): { publicUrl?: string } => (url === undefined ? {} : { publicUrl: parsePublicUrl(url, 'publicUrl') });
 
 /** Where the database file is, from the current folder; `:memory:` stays as it is. */
 export const absoluteDbPath = (path: string): string => (path === ':memory:' ? path : resolve(path));
@@ -164,6 +202,26 @@ function realpathOrNull(path: string): string | null {
     return null;
   }
 }
+
+/** Whether the database is the one commands use when given no --db, from the current folder. */
+export const isDefaultDb = (settings: Pick<Settings, 'dbPath'>): boolean => settings.dbPath === absoluteDbPath(DEFAULTS.dbPath);
+
+/**
+ * The login command as a signed-out visitor of the dashboard sees it. It names `--db` when the
+ * server runs on another database, but not the path (the visitor is not signed in), and the
+ * public address, which the visitor already knows.
+ */
+export function dashboardLoginHint(settings: Pick<Settings, 'dbPath' | 'publicUrl'>): string {
+  const db = settings.dbPath === ':memory:' || isDefaultDb(settings) ? '' : " --db <the server's database file>";
+  const base = settings.publicUrl ? ` --base ${shellWord(settings.publicUrl)}` : '';
+  return `npx outreach login${db}${base}`;
+}
+
+/**
+ * The key-creation command as an API caller without a valid key sees it in a 401: the command,
+ * never the server's paths (the caller is not authenticated).
+ */
+export const publicKeyCommand = (env: Environment): string => `npx outreach keys create --env ${env === 'production' ? 'live' : 'test'}`;
 
 /** The command that creates an API key this server accepts, as a user can paste it anywhere. */
 export const keyCreateCommand = (settings: Pick<Settings, 'env' | 'dbPath'>, vars: NodeJS.ProcessEnv = process.env): string =>

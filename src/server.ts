@@ -18,8 +18,7 @@ import { mountMcp } from './mcp/mount.js';
 import { mountRest } from './rest/mount.js';
 import { dashboardTools, tools } from './tools/index.js';
 import { mountWeb, type WebOptions } from './web/mount.js';
-import { resumeLeadImports } from './core/imports/background.js';
-import { keyCreateCommand, UsageError, type ConfigFile, type Settings } from './config.js';
+import { dashboardLoginHint, publicKeyCommand, UsageError, type ConfigFile, type Settings } from './config.js';
 import { createLimiter, resolveLimits } from './core/ratelimit/index.js';
 import { ApiError } from './core/errors.js';
 import type { Tool } from './tools/define.js';
@@ -27,6 +26,7 @@ import { configToolSets, parseSwitch, parseToolNames, requestToolSet, type ToolS
 import { webhookPolicy } from './core/webhooks/ssrf.js';
 import { WebhookWorker } from './workers/webhooks/worker.js';
 import { LookalikeWorker } from './workers/lookalike/worker.js';
+import { ImportResumer } from './workers/imports/worker.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -39,6 +39,8 @@ export interface RunningServer {
   webhooks: WebhookWorker;
   /** Fills Lookalike campaigns, when this server runs the worker. */
   lookalike: LookalikeWorker | null;
+  /** Resumes dashboard imports that a stopped or killed server left running. */
+  imports: ImportResumer;
   close(): Promise<void>;
 }
 
@@ -50,17 +52,18 @@ export interface RunningServer {
  * in SQLite; production has no provider configured yet.
  */
 export function createContext(
-  settings: Pick<Settings, 'dbPath' | 'env'> & { simSpeed?: number; config?: ConfigFile; unipile?: Settings['unipile'] },
+  settings: Pick<Settings, 'dbPath' | 'env'> & { simSpeed?: number; config?: ConfigFile; unipile?: Settings['unipile']; importLeaseMs?: number },
   log: Logger,
   clock: Clock = systemClock,
   /** The engine's clock; by default `clock` at `simSpeed`, resumed no earlier than the stored high-water mark. */
   sim?: Clock,
 ): Ctx {
-  const db = openDatabase(settings.dbPath);
+  const db = openDatabase(settings.dbPath, { onBackup: (file) => log.warn({ file }, 'copied the database before migrating it') });
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = sim ?? new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
   const network = createNetwork(settings, db, simClock, clock, log);
-  const keyCommand = settings.dbPath === ':memory:' ? undefined : keyCreateCommand(settings);
+  const keyCommand = settings.dbPath === ':memory:' ? undefined : publicKeyCommand(settings.env);
+  const importLeaseMs = settings.importLeaseMs;
   return {
     db,
     clock,
@@ -70,8 +73,10 @@ export function createContext(
     simClock,
     network,
     ...(keyCommand ? { keyCommand } : {}),
+    ...(importLeaseMs !== undefined ? { importLeaseMs } : {}),
     // The same rules the engine runs with, so list_accounts shows the limits the engine applies.
     safety: resolveEngineSettings(settings.config?.engine).safety,
+    invitationTimeoutMs: resolveEngineSettings(settings.config?.engine).invitationTimeoutMs,
   };
 }
 
@@ -183,7 +188,12 @@ export async function startServer(
     tools,
     mcpTools: configuredTools(settings),
     mcpToolSets: configuredToolSets(settings),
-    web: { tools: dashboardTools, uiDir: options.uiDir },
+    web: {
+      tools: dashboardTools,
+      uiDir: options.uiDir,
+      loginHint: dashboardLoginHint(settings),
+      ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+    },
     webhooks: unipile ? [unipile.webhook(UNIPILE_WEBHOOK_PATH), unipile.hostedNotifyWebhook(HOSTED_AUTH_NOTIFY_PATH)] : [],
   });
   const http = await new Promise<HttpServer>((resolve, reject) => {
@@ -200,8 +210,9 @@ export async function startServer(
   if (unipile) void unipile.syncAccounts().catch((err: unknown) => log.warn({ err }, 'Unipile account sync failed; retrying later'));
   const engine = options.engine === false ? null : createEngine(ctx, settings);
   engine?.start();
-  // Dashboard imports a stopped server left running continue here.
-  resumeLeadImports(ctx);
+  // Dashboard imports a stopped or killed server left running continue here, now and whenever one is stranded.
+  const imports = new ImportResumer(ctx);
+  imports.start();
   const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
   webhooks.start();
   const lookalike = options.lookalike === false ? null : new LookalikeWorker(ctx);
@@ -213,7 +224,9 @@ export async function startServer(
     engine,
     webhooks,
     lookalike,
+    imports,
     close: async () => {
+      imports.stop();
       await engine?.stop();
       await lookalike?.stop();
       // The worker records attempt outcomes, so it stops before the database closes.

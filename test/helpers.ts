@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { eq } from 'drizzle-orm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -8,6 +9,8 @@ import type { Ctx, Environment } from '../src/core/context.js';
 import { WorkspaceFile, type WorkspaceFileInput } from '../src/core/seed/file.js';
 import { loadWorkspace } from '../src/core/seed/load.js';
 import { openDatabase } from '../src/db/connection.js';
+import { asCampaignStateWriter } from '../src/db/campaign-writer.js';
+import { campaigns } from '../src/db/schema.js';
 import { silentLogger } from '../src/log.js';
 import { SqliteSimInboxStore } from '../src/core/network/sim-inbox-store.js';
 import { SimulatedNetwork } from '../src/network/sim/index.js';
@@ -123,4 +126,17 @@ export function toolBody(result: CallToolResult): any {
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   return { isError: result.isError === true, body: toolBody(result) };
+}
+
+/**
+ * Test setup only: writes a campaign's state columns directly, for a state no verb reaches in
+ * one step (a FAILED campaign, a running one after a pause). Everything in src/ goes through
+ * the state machine; SQLite refuses these writes from anywhere else (see campaign-writer.ts).
+ */
+export function setCampaignState(
+  ctx: Pick<Ctx, 'db'>,
+  campaignId: string,
+  set: Partial<Pick<typeof campaigns.$inferInsert, 'status' | 'importing' | 'importingHolder' | 'importingHost' | 'importingPid' | 'importingUntil'>>,
+): void {
+  asCampaignStateWriter(ctx.db.$client, () => ctx.db.update(campaigns).set(set).where(eq(campaigns.id, campaignId)).run());
 }

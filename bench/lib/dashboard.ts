@@ -1,13 +1,15 @@
 /**
  * The dashboard against the million-lead database: the data calls each page makes (timed one
  * at a time through /app/api/call, so the figure is the server's time plus a loopback round
- * trip), a Chromium navigation to the rendered page, and the gzipped size of the built JS.
+ * trip), a Chromium navigation to the rendered page, the gzipped size of the built JS, and the
+ * bytes the first load sends (./first-load.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { firstLoad } from './first-load.js';
 import { serverTimes } from './load.js';
 import { summarize, type Summary } from './stats.js';
 
@@ -36,6 +38,18 @@ export interface DashboardBench {
   navigation: { page: string; runsMs: number[]; medianMs: number; maxMs: number; domContentLoadedMs: number }[] | null;
   jsGzipBytes: number;
   cssGzipBytes: number;
+  /** Each MCP App view's HTML document as resources/read sends it (dist/ui/views/<name>.html), in bytes. */
+  viewBytes: { view: string; bytes: number }[];
+  /**
+   * Body bytes on the wire for the first load (`/app/` and the assets it names) with each
+   * `Accept-Encoding`: `br` as a current browser gets it; absent in runs from before it existed.
+   */
+  firstLoad?: {
+    brBytes: number;
+    gzipBytes: number;
+    identityBytes: number;
+    files: { path: string; brBytes: number; gzipBytes: number; identityBytes: number }[];
+  };
 }
 
 /** The calls the overview and a campaign's page make before they can render (see ui/dashboard/pages). */
@@ -58,7 +72,26 @@ export function pageCalls(campaignId: string): { page: string; calls: { name: st
         { name: 'list_leads', args: { campaignId, sort: 'createdAt', limit: 50 } },
       ],
     },
+    {
+      // Finding a lead on the campaign page: a name, a company, a profile slug (search_leads).
+      page: 'campaign search',
+      calls: [
+        { name: 'search_leads', args: { campaignId, query: 'Grace Ho', limit: 50 } },
+        { name: 'search_leads', args: { campaignId, query: 'Kernel', limit: 50 } },
+        { name: 'search_leads', args: { campaignId, query: 'fixture-', limit: 50 } },
+      ],
+    },
   ];
+}
+
+/** The size of each built view, which a host reads whole through resources/read. */
+export function viewSizes(root: string): { view: string; bytes: number }[] {
+  const dir = join(root, 'dist', 'ui', 'views');
+  if (!existsSync(dir)) throw new Error('the MCP App views are not built (npm run build)');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.html'))
+    .sort()
+    .map((f) => ({ view: f.replace(/\.html$/, ''), bytes: statSync(join(dir, f)).size }));
 }
 
 function gzipOf(dir: string, ext: string): number {
@@ -95,6 +128,16 @@ export async function benchDashboard(opts: {
   if (!existsSync(assets)) throw new Error('the dashboard is not built (npm run build)');
   const cookie = await sessionCookie(root, db, url);
   const headers = { cookie, origin: url, 'content-type': 'application/json' };
+
+  say('dashboard first load, bytes on the wire');
+  // A browser's Accept-Encoding, then gzip only, then none.
+  const [br, gzip, identity] = [await firstLoad(url, 'gzip, deflate, br, zstd'), await firstLoad(url, 'gzip'), await firstLoad(url, null)];
+  const loaded = {
+    brBytes: br.totalBytes,
+    gzipBytes: gzip.totalBytes,
+    identityBytes: identity.totalBytes,
+    files: br.files.map((f, i) => ({ path: f.path, brBytes: f.bytes, gzipBytes: gzip.files[i]!.bytes, identityBytes: identity.files[i]!.bytes })),
+  };
 
   say('dashboard data calls');
   const data: PageData[] = [];
@@ -170,5 +213,5 @@ export async function benchDashboard(opts: {
   } else {
     say(`no ${CHROMIUM}: the navigation timing is left out`);
   }
-  return { data, navigation, jsGzipBytes: gzipOf(assets, '.js'), cssGzipBytes: gzipOf(assets, '.css') };
+  return { data, navigation, jsGzipBytes: gzipOf(assets, '.js'), cssGzipBytes: gzipOf(assets, '.css'), viewBytes: viewSizes(root), firstLoad: loaded };
 }

@@ -15,11 +15,15 @@ import { SERVER_VERSION } from '../version.js';
 import { commandHelp, wantsHelp } from './help.js';
 import { parse, stdout, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
-import { browsableBase, login, LOGIN_USAGE, newLoginLink } from './login.js';
+import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './login.js';
 import { accounts, agents, campaigns, exclusions, importCommand, MANAGE_USAGE } from './manage.js';
+import { BACKUP_USAGE, backup, restore } from './backup.js';
+import { CREDITS_USAGE, creditsAddCommand, credits } from './credits.js';
 
 const ENV_NOTE = `Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
-OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable.`;
+OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable. Behind a reverse proxy,
+OUTREACH_PUBLIC_URL (or publicUrl in the config) is the address browsers use, e.g.
+https://outreach.example.com: dashboard writes from it are accepted and login links name it.`;
 
 const USAGE = `outreach ${SERVER_VERSION}
 
@@ -30,18 +34,23 @@ Commands:
                         Run the HTTP server (REST under /public/v1, MCP at /mcp, the dashboard at /app).
   mcp [--db PATH] [--env E] [--create]
                         Run MCP over stdio; the API key comes from OUTREACH_API_KEY.
-                        OUTREACH_TOOLS=a,b and OUTREACH_READONLY=1 narrow the tool set.
+                        OUTREACH_TOOLSETS=manage adds the manage toolset (campaigns, agents,
+                        accounts, imports, exclusions); OUTREACH_TOOLS=a,b and
+                        OUTREACH_READONLY=1 narrow the tool set.
                         The database must exist (the server's --db) unless --create is given.
   seed --file FILE [--db PATH] [--reset]
                         Load a workspace file; --reset replaces an existing workspace.
   keys create --env test|live [--name NAME] [--db PATH]
-                        Create an API key and print it once.
+                        Create an API key and print it once (on an empty database, also an
+                        empty workspace: grant it credits with credits add).
   keys list [--db PATH] List keys (never the keys themselves).
   keys revoke ID [--db PATH]
                         Revoke a key at once.
+${CREDITS_USAGE}
 ${WEBHOOKS_USAGE}
 ${MANAGE_USAGE}
 ${LOGIN_USAGE}
+${BACKUP_USAGE}
 
 ${ENV_NOTE}
 
@@ -69,11 +78,9 @@ async function start(args: string[]): Promise<void> {
   const ctx = openContext(settings, log);
   const newKey = settings.env === 'development' ? ensureDemo(ctx) : null;
   const server = await startServer(settings, log, ctx);
-  stdout(banner(settings, server.url, newKey));
-  // Last, so it is the line a person sees: a fresh one-time link to the dashboard.
-  stdout(
-    `\nDashboard: open this one-time login link within 15 minutes (a new one: npx outreach login):\n  ${newLoginLink(ctx, browsableBase(settings.host, (server.http.address() as { port: number }).port))}`,
-  );
+  // Clients reach the server at its public address when one is configured.
+  stdout(banner(settings, settings.publicUrl ?? server.url, newKey));
+  stdout(`\n${dashboardLines(ctx, settings, serverBase(settings, (server.http.address() as { port: number }).port))}`);
   const stop = () => {
     void server.close().then(() => process.exit(0));
   };
@@ -103,6 +110,17 @@ function openContext(settings: Settings, log: ReturnType<typeof createLogger>): 
   }
 }
 
+/**
+ * Last, so it is what a person sees: a fresh one-time link to the dashboard when a person is
+ * watching (a terminal). Otherwise (systemd, docker, a log shipper) a link would sit in a log
+ * file, so no link is minted: the lines say how to get one.
+ */
+function dashboardLines(ctx: ReturnType<typeof createContext>, settings: Settings, base: string, tty = process.stdout.isTTY === true): string {
+  const command = loginCommand(settings, base);
+  if (!tty) return `Dashboard: ${base}/app/ — get a one-time login link (valid 15 minutes) with:\n  ${command}`;
+  return `Dashboard: open this one-time login link within 15 minutes (a new one: ${command}):\n  ${newLoginLink(ctx, base)}`;
+}
+
 /** Simulated hours a second: the first acceptances and replies within a minute or two. */
 const WATCH_SPEED = 360;
 
@@ -130,9 +148,11 @@ function banner(settings: Settings, url: string, newKey: string | null): string 
   lines.push(
     'MCP client config over HTTP (paste into your client):',
     JSON.stringify(config, null, 2),
+    `To manage campaigns, agents, accounts and imports from the client too, add the manage toolset: "url": "${url}/mcp?toolsets=manage"`,
     '',
     'MCP client config over stdio (works from any folder):',
     JSON.stringify(stdioConfig, null, 2),
+    'For the manage toolset over stdio, add "OUTREACH_TOOLSETS": "manage" to its "env".',
     '',
   );
   if (settings.env === 'development' && settings.simSpeed < WATCH_SPEED) {
@@ -219,9 +239,14 @@ function keys(args: string[]): void {
       const name = values.name ?? `${values.env} key`;
       if (name.trim() === '' || name.length > 100) throw new UsageError('--name: must be 1-100 characters');
       return withDb(values.db, (ctx) => {
-        ensureWorkspace(ctx);
+        const created = ensureWorkspace(ctx);
         const { id, key } = createApiKey(ctx, values.env as KeyEnv, name);
+        const dbPath = resolveSettings({ db: values.db }).dbPath;
+        if (created) stdout(`Created a new workspace in ${dbPath}. It has no credits yet.`);
         stdout(`Created ${values.env} key ${id} (${name}). It is shown only this once:\n\n  ${key}\n`);
+        if (created) {
+          stdout(`Adding a lead costs 1 credit. Add credits with \`outreach credits add N\`, for example:\n  ${creditsAddCommand(dbPath)}`);
+        }
       });
     }
     case 'list': {
@@ -293,6 +318,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'webhooks':
         webhooks(args);
         return 0;
+      case 'credits':
+        credits(args);
+        return 0;
       case 'login':
         login(args);
         return 0;
@@ -306,10 +334,15 @@ export async function main(argv: string[]): Promise<number> {
         await accounts(args);
         return 0;
       case 'import':
-        await importCommand(args);
-        return 0;
+        return await importCommand(args);
       case 'exclusions':
         await exclusions(args);
+        return 0;
+      case 'backup':
+        await backup(args);
+        return 0;
+      case 'restore':
+        await restore(args);
         return 0;
       case undefined:
       case 'help':
@@ -323,7 +356,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       default:
         throw new UsageError(
-          `unknown command "${command}" (start, mcp, seed, keys, webhooks, campaigns, agents, accounts, import, exclusions, login; see --help)`,
+          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, import, exclusions, login, backup, restore; see --help)`,
         );
     }
   } catch (err) {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, createReadStream, statSync } from 'node:fs';
+import { existsSync, readFileSync, createReadStream, statSync, writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { listAccounts, type Account } from '../core/accounts/list.js';
@@ -8,7 +8,17 @@ import { listCampaigns, type Campaign } from '../core/campaigns/campaign.js';
 import { CreateCampaignInput, UpdateCampaignInput } from '../core/campaigns/manage.js';
 import type { Ctx } from '../core/context.js';
 import { exclusionUrlsFromText, listExclusions } from '../core/exclusions/exclusions.js';
-import { importLeads, parseMapOption, previewImport, type ImportProgress, type ImportResult } from '../core/imports/csv.js';
+import {
+  importLeads,
+  parseMapOption,
+  previewImport,
+  rejectedRowsCsv,
+  type ImportPreview,
+  type ImportProgress,
+  type ImportResult,
+  type RowReport,
+} from '../core/imports/csv.js';
+import { creditsAddCommand } from './credits.js';
 import { describeIssue } from '../core/validation.js';
 import { ApiError } from '../core/errors.js';
 import { getWorkspace } from '../core/workspace/get.js';
@@ -30,29 +40,34 @@ import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         List campaigns, newest first.
-  campaigns create --name N [--agent ID] [--db PATH]
-                        Create a READY_TO_SEND campaign, optionally with its agent.
-  campaigns update ID [--name N] [--agent ID|none] [--db PATH]
-                        Rename a campaign or change its agent (pause a running one first).
+  campaigns create --name N [--agent ID] [--senders ID,ID...] [--db PATH]
+                        Create a READY_TO_SEND campaign, optionally with its agent and sending accounts.
+  campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--db PATH]
+                        Rename a campaign or change its agent or senders (pause a running one first).
   agents list [--json] [--db PATH]
                         List agents with their account and sequence length.
   agents create --file F [--db PATH]
-                        Create an agent from a JSON file: { name, accountId, connectionNote, messages }.
+                        Create an agent from a JSON file: { name, accountId, connectionNote, messages }
+                        or { name, accountId, steps } (docs/sequences.md).
   agents update ID --file F [--db PATH]
-                        Replace the fields the JSON file gives (name, accountId, connectionNote, messages).
+                        Replace the fields the JSON file gives (name, accountId, steps, or connectionNote and messages).
   agents preview ID --lead LEAD [--db PATH]
                         Print the note and messages exactly as that lead would receive them.
   accounts list [--json] [--db PATH] [--config FILE]
                         List accounts with today's counters, their limits and any running warm-up.
-  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--warm-up true|false] [--db PATH] [--env E] [--config FILE]
+  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--warm-up true|false] [--db PATH] [--env E] [--config FILE]
                         Add an account: simulated and connected in development; in production,
                         prints the sign-in link for the person to open. It warms up (low limits
                         rising daily) unless --warm-up false or the config's engine.warmUp.onConnect is false.
-  accounts update ID [--name N] [--connection-limit N] [--message-limit N] [--active true|false] [--warm-up true|false] [--db PATH] [--config FILE]
+  accounts update ID [--name N] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--active true|false] [--warm-up true|false] [--db PATH] [--config FILE]
                         Change an account's name or daily limits, stop (false) or resume its sending,
                         or end (false) or start (true) its warm-up.
-  import --campaign ID --file F.csv [--map COL=field,...] [--dry-run] [--json] [--db PATH]
+  import --campaign ID --file F.csv [--map COL=field,...] [--dry-run] [--json] [--rejected OUT.csv] [--db PATH]
                         Import leads from a CSV (comma, semicolon or tab; header row required).
+                        --dry-run writes nothing and says the credits needed, available and short.
+                        Rows not created are named by line; --rejected writes them to a new CSV
+                        (their columns and a reason) to fix and import again. A malformed line
+                        stops the import there (exit 1); what went in before it stays.
   exclusions list [--json] [--db PATH]
                         List the workspace exclusion list.
   exclusions add URL... [--db PATH]
@@ -183,26 +198,35 @@ export async function campaigns(args: string[]): Promise<void> {
       });
     }
     case 'create': {
-      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' } });
+      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } });
       if (values.name === undefined) throw new UsageError('--name: required');
-      const input = checked(CreateCampaignInput, { name: values.name, assignedTemplateId: values.agent }, { name: '--name', assignedTemplateId: '--agent' });
+      const input = checked(
+        CreateCampaignInput,
+        { name: values.name, assignedTemplateId: values.agent, senderAccountIds: senderList(values.senders) },
+        CAMPAIGN_NAMES,
+      );
       return withCtx(values, (ctx) =>
-        run({ name: '--name', assignedTemplateId: '--agent' }, async () => {
+        run(CAMPAIGN_NAMES, async () => {
           const c = await operate<Campaign>(ctx, createCampaignTool, input);
           stdout(`Created campaign ${c.id} (${c.name}), ${c.status}.`);
         }),
       );
     }
     case 'update': {
-      const { values, positionals } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' } }, 1);
+      const { values, positionals } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } }, 1);
       const id = positionals[0];
       if (!id) throw new UsageError('campaigns update: the campaign ID is required (see npx outreach campaigns list)');
       const agent = values.agent === 'none' ? null : values.agent;
-      const input = checked(UpdateCampaignInput, { name: values.name, assignedTemplateId: agent }, { name: '--name', assignedTemplateId: '--agent' });
+      const input = checked(
+        UpdateCampaignInput,
+        { name: values.name, assignedTemplateId: agent, senderAccountIds: senderList(values.senders) },
+        CAMPAIGN_NAMES,
+      );
       return withCtx(values, (ctx) =>
-        run({ name: '--name', assignedTemplateId: '--agent', campaignId: 'ID' }, async () => {
+        run({ ...CAMPAIGN_NAMES, campaignId: 'ID' }, async () => {
           const c = await operate<Campaign>(ctx, updateCampaignTool, { campaignId: id, ...input });
-          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}, ${c.status}.`);
+          const senders = c.senderAccountIds.length ? `, senders ${c.senderAccountIds.join(', ')}` : '';
+          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}${senders}, ${c.status}.`);
         }),
       );
     }
@@ -211,7 +235,25 @@ export async function campaigns(args: string[]): Promise<void> {
   }
 }
 
-const AGENT_FIELDS = { name: '--file: name', accountId: '--file: accountId', connectionNote: '--file: connectionNote', messages: '--file: messages' };
+/** `--senders a,b` as a list; `none` clears it. A sender's error names the flag and its place (`--senders[1]`). */
+const senderList = (raw: string | undefined): string[] | undefined =>
+  raw === undefined
+    ? undefined
+    : raw === 'none'
+      ? []
+      : raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
+const CAMPAIGN_NAMES = { name: '--name', assignedTemplateId: '--agent', senderAccountIds: '--senders' };
+
+const AGENT_FIELDS = {
+  name: '--file: name',
+  accountId: '--file: accountId',
+  connectionNote: '--file: connectionNote',
+  messages: '--file: messages',
+  steps: '--file: steps',
+};
 
 /** An agent file's error names the field inside the file in full (`--file: messages[2].text: …`). */
 async function runAgentFile<T>(fn: () => Promise<T>): Promise<T> {
@@ -255,7 +297,9 @@ export async function agents(args: string[]): Promise<void> {
             sub === 'create'
               ? await operate<Agent>(ctx, createAgentTool, checked(CreateAgentInput, json, AGENT_FIELDS))
               : await operate<Agent>(ctx, updateAgentTool, { agentId: id as string, ...checked(UpdateAgentInput, json, AGENT_FIELDS) });
-          stdout(`${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${a.messages.length} message(s).`);
+          stdout(
+            `${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${a.messages.length} message(s) on the main path.`,
+          );
         }),
       );
     }
@@ -269,7 +313,7 @@ export async function agents(args: string[]): Promise<void> {
           const p = await operate<AgentPreview>(ctx, previewAgentTool, { agentId: id, leadId: values.lead as string });
           if (values.json) return stdout(JSON.stringify(p, null, 2));
           stdout(`Connection note: ${p.connectionNote ?? '(none)'}`);
-          p.messages.forEach((m, i) => stdout(`\nMessage ${i + 1}:\n${m}`));
+          for (const [i, m] of p.messages.entries()) stdout(`\nMessage ${i + 1}:\n${m}`);
         }),
       );
     }
@@ -282,6 +326,8 @@ const ACCOUNT_FLAGS = {
   name: { type: 'string' },
   'connection-limit': { type: 'string' },
   'message-limit': { type: 'string' },
+  'visit-limit': { type: 'string' },
+  'like-limit': { type: 'string' },
   'warm-up': { type: 'string' },
   config: { type: 'string' },
 } satisfies Options;
@@ -289,6 +335,8 @@ const ACCOUNT_NAMES = {
   name: '--name',
   connectionRequestLimit: '--connection-limit',
   messageLimit: '--message-limit',
+  profileVisitLimit: '--visit-limit',
+  postReactionLimit: '--like-limit',
   active: '--active',
   hasSalesNavigator: '--sales-navigator',
   warmUp: '--warm-up',
@@ -345,6 +393,8 @@ export async function accounts(args: string[]): Promise<void> {
           hasSalesNavigator: values['sales-navigator'],
           connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
           messageLimit: int(values['message-limit'], '--message-limit'),
+          profileVisitLimit: int(values['visit-limit'], '--visit-limit'),
+          postReactionLimit: int(values['like-limit'], '--like-limit'),
           warmUp: bool(values['warm-up'], '--warm-up'),
         },
         ACCOUNT_NAMES,
@@ -370,6 +420,8 @@ export async function accounts(args: string[]): Promise<void> {
           name: values.name,
           connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
           messageLimit: int(values['message-limit'], '--message-limit'),
+          profileVisitLimit: int(values['visit-limit'], '--visit-limit'),
+          postReactionLimit: int(values['like-limit'], '--like-limit'),
           active: bool(values.active, '--active'),
           warmUp: bool(values['warm-up'], '--warm-up'),
         },
@@ -433,43 +485,73 @@ function estimateRows(path: string): number | null {
   }
 }
 
-export async function importCommand(args: string[]): Promise<void> {
+/** At most this many rows not created are listed on a terminal; --json and --rejected give all. */
+const ROWS_SHOWN = 20;
+
+function printRows(rows: readonly RowReport[]): void {
+  if (rows.length === 0) return;
+  stdout(`Rows not created${rows.length > ROWS_SHOWN ? ` (the first ${ROWS_SHOWN} of ${rows.length}; all with --json or --rejected FILE)` : ''}:`);
+  for (const r of rows.slice(0, ROWS_SHOWN)) stdout(`  line ${r.line}: ${r.status}${r.field ? ` (${r.field})` : ''}: ${r.message}`);
+}
+
+const jsonRows = (rows: readonly RowReport[]) => rows.map(({ cells: _cells, ...r }) => r);
+
+/** Runs `outreach import`; 1 when a malformed line stopped it (what went in before it stays), else 0. */
+export async function importCommand(args: string[]): Promise<number> {
   const { values } = parse(args, {
     ...DB,
     ...JSON_FLAG,
     campaign: { type: 'string' },
     file: { type: 'string' },
     map: { type: 'string' },
+    rejected: { type: 'string' },
     'dry-run': { type: 'boolean' },
   });
   if (!values.campaign) throw new UsageError('--campaign: required (a campaign id; see npx outreach campaigns list)');
   if (!values.file) throw new UsageError('--file: required (the CSV file to import)');
   if (!existsSync(values.file)) throw new UsageError(`--file: ${values.file} does not exist`);
+  if (values.rejected !== undefined && (values.rejected === '' || existsSync(values.rejected))) {
+    throw new UsageError(`--rejected: ${values.rejected === '' ? 'a file name is required' : `${values.rejected} exists already; name a new file`}`);
+  }
   const file = values.file;
   const names = { map: '--map', file: '--file', campaignId: '--campaign' };
   const map = values.map === undefined ? undefined : await run(names, async () => parseMapOption(values.map as string));
-  await withCtx(values, (ctx) =>
+  return withCtx(values, (ctx) =>
     run(names, async () => {
       const progress = values.json ? null : progressReporter(estimateRows(file));
       const common = { campaignId: values.campaign as string, source: createReadStream(file), map, onProgress: (p: ImportProgress) => progress?.update(p) };
       try {
-        if (values['dry-run']) {
-          const r = await previewImport(ctx, common);
-          progress?.stop();
-          if (values.json)
-            return stdout(
-              JSON.stringify({ summary: r.summary, creditsCharged: 0, creditsNeeded: r.creditsNeeded, unmappedColumns: r.unmappedColumns }, null, 2),
-            );
-          stdout(`Dry run, nothing written: ${summaryLine({ summary: r.summary, creditsCharged: 0 })}`);
-          stdout(`Credits needed: ${r.creditsNeeded}.`);
-          if (r.unmappedColumns.length) stdout(`Ignored columns: ${r.unmappedColumns.join(', ')}.`);
-          return;
-        }
-        const r = await importLeads(ctx, common);
+        const dry = values['dry-run'] === true;
+        const r: ImportResult & Partial<ImportPreview> = dry ? await previewImport(ctx, common) : await importLeads(ctx, common);
         progress?.stop();
-        if (values.json) return stdout(JSON.stringify({ summary: r.summary, creditsCharged: r.creditsCharged, unmappedColumns: r.unmappedColumns }, null, 2));
-        stdout(`Imported into ${values.campaign}: ${summaryLine(r)}`);
-        if (r.unmappedColumns.length) stdout(`Ignored columns: ${r.unmappedColumns.join(', ')}.`);
+        if (values.rejected !== undefined && r.rows.length > 0) writeFileSync(values.rejected, rejectedRowsCsv(r.header, r.delimiter, r.rows));
+        const stop = r.stoppedAt ? { stoppedAt: r.stoppedAt } : {};
+        if (values.json) {
+          const credits = dry ? { creditsNeeded: r.creditsNeeded, creditsAvailable: r.creditsAvailable, shortOfCredits: r.shortOfCredits } : {};
+          stdout(
+            JSON.stringify(
+              { summary: r.summary, creditsCharged: r.creditsCharged, ...credits, unmappedColumns: r.unmappedColumns, rows: jsonRows(r.rows), ...stop },
+              null,
+              2,
+            ),
+          );
+        } else {
+          stdout(`${dry ? 'Dry run, nothing written' : `Imported into ${values.campaign}`}: ${summaryLine(r)}`);
+          if (dry) {
+            stdout(`Credits needed: ${r.creditsNeeded}; available: ${r.creditsAvailable}; short: ${r.shortOfCredits} row(s) would be left without credits.`);
+            if ((r.shortOfCredits ?? 0) > 0) {
+              stdout(
+                `Grant credits first (${creditsAddCommand(resolveSettings(values).dbPath, Math.max(1, (r.creditsNeeded ?? 0) - (r.creditsAvailable ?? 0)))}), or import fewer rows.`,
+              );
+            }
+          }
+          if (r.unmappedColumns.length) stdout(`Ignored columns: ${r.unmappedColumns.join(', ')}.`);
+          printRows(r.rows);
+          if (values.rejected !== undefined && r.rows.length > 0)
+            stdout(`Wrote the ${r.rows.length} row(s) not created to ${values.rejected}, with the reason for each.`);
+          if (r.stoppedAt) stdout(`Stopped at line ${r.stoppedAt.line}: ${r.stoppedAt.message}`);
+        }
+        return r.stoppedAt ? 1 : 0;
       } finally {
         progress?.stop();
       }

@@ -28,9 +28,13 @@ export interface Ctx {
   network: NetworkProvider;
   /** The account-safety rules from the config (caps, warm-up, hours); absent means the defaults. */
   safety?: SafetySettings;
+  /** The engine's invitation timeout (engine.invitationTimeoutDays): how long an agent written with connectionNote and messages waits for an acceptance when read as steps. Absent means the default, 21 days. */
+  invitationTimeoutMs?: number;
   /**
-   * The shell command that creates a key for this database and environment, quoted in the
-   * 401 answers so the hint works as printed; absent where there is no such command (tests).
+   * The command that creates a key for this environment, quoted in 401 answers. It names no
+   * path: whoever reads a 401 is not authenticated. Absent where there is no such command (tests).
    */
   keyCommand?: string;
+  /** How long a CSV import's importing mark lasts unless renewed (default 30 s; tests shorten it). */
+  importLeaseMs?: number;
 }

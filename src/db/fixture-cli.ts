@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { eq } from 'drizzle-orm';
+import { CREATED_STATUS, restoreCampaign } from '../core/campaigns/state-machine.js';
 import { PATH_ID } from '../core/ids.js';
 import { ensureWorkspace } from '../core/workspace/create.js';
 import { DEFAULTS } from '../config.js';
@@ -40,11 +41,7 @@ function main(): void {
   const ctx = createContext({ dbPath, env: 'development', simSpeed: 1 }, silentLogger());
   ensureWorkspace(ctx);
   const now = ctx.clock.now();
-  ctx.db
-    .insert(campaigns)
-    .values({ id: campaignId, name: `Fixture ${campaignId}`, status: 'READY_TO_SEND', createdAt: now, updatedAt: now })
-    .onConflictDoNothing()
-    .run();
+  restoreCampaign(ctx, { id: campaignId, name: `Fixture ${campaignId}`, status: CREATED_STATUS.plain, createdAt: now, updatedAt: now }, { ifMissing: true });
   const startedAt = performance.now();
   const { from, to } = generateLeads(ctx.db, campaignId, count);
   const ms = Math.round(performance.now() - startedAt);

@@ -1,5 +1,4 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from './connection.js';
 import { perDb } from './prepared.js';
 
 /**

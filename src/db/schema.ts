@@ -55,7 +55,7 @@ export const creditLedger = sqliteTable(
     /** credits | top_up_credits | lookalike_credits | lookalike_top_up_credits */
     bucket: text('bucket').notNull(),
     delta: integer('delta').notNull(),
-    /** lead_created | lookalike_reserve | lookalike_refund | seed | adjustment */
+    /** lead_created | lookalike_reserve | lookalike_refund | seed | adjustment | grant */
     reason: text('reason').notNull(),
     ref: text('ref'),
   },
@@ -101,6 +101,10 @@ export const accounts = sqliteTable('accounts', {
   timeZone: text('time_zone'),
   /** JSON `{ start, end, days }` or `"always"`; null uses the config's default working hours. */
   workingHours: text('working_hours'),
+  /** Profile visits per UTC day (a sequence's `visit` steps). */
+  profileVisitLimit: integer('profile_visit_limit').notNull().default(40),
+  /** Post reactions per UTC day (a sequence's `like_post` steps). */
+  postReactionLimit: integer('post_reaction_limit').notNull().default(30),
 });
 
 /** Per-account counters for one UTC day; a missing row means all zeros. */
@@ -114,6 +118,8 @@ export const accountDaily = sqliteTable(
     messagesSent: integer('messages_sent').notNull().default(0),
     profileLookups: integer('profile_lookups').notNull().default(0),
     searchResults: integer('search_results').notNull().default(0),
+    profileVisits: integer('profile_visits').notNull().default(0),
+    postReactions: integer('post_reactions').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.day] })],
 );
@@ -124,9 +130,15 @@ export const agents = sqliteTable('agents', {
   name: text('name').notNull(),
   accountId: text('account_id'),
   connectionNote: text('connection_note'),
-  /** JSON array of { text, delayHours }. */
+  /** JSON array of { text, delayHours }. For an agent written with steps: the main path, derived from them. */
   messages: text('messages').notNull().default('[]'),
   createdAt: integer('created_at').notNull(),
+  /**
+   * JSON array of steps with their ids (src/core/agents/steps.ts), for an agent written with
+   * steps; null for one written with connectionNote and messages, which reads as steps derived
+   * from those.
+   */
+  steps: text('steps'),
 });
 
 export const campaigns = sqliteTable(
@@ -137,8 +149,18 @@ export const campaigns = sqliteTable(
     name: text('name').notNull(),
     status: text('status').notNull(),
     assignedTemplateId: text('assigned_template_id'),
-    /** True while leads are still being found or added (Lookalike worker, imports). */
+    /**
+     * The importing mark: leads are still being found or added (a Lookalike job, a CSV import).
+     * Written only by the campaign state machine, which reads it as a lease (isImporting).
+     */
     importing: bool('importing').notNull().default(false),
+    /** Who set the mark: an import's holder id, or `lookalike:<job id>`. */
+    importingHolder: text('importing_holder'),
+    /** The host and process of an import holding the mark, so a holder that died is seen at once. */
+    importingHost: text('importing_host'),
+    importingPid: integer('importing_pid'),
+    /** Wall ms when the mark lapses unless renewed; null holds it until its holder ends it (a Lookalike job). */
+    importingUntil: integer('importing_until'),
     totalLeads: integer('total_leads').notNull().default(0),
     connectionRequestsSent: integer('connection_requests_sent').notNull().default(0),
     connectionRequestsAccepted: integer('connection_requests_accepted').notNull().default(0),
@@ -146,6 +168,8 @@ export const campaigns = sqliteTable(
     repliesReceived: integer('replies_received').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /** JSON array of account ids that send for the campaign; empty means the agent's account. */
+    senderAccountIds: text('sender_account_ids').notNull().default('[]'),
   },
   (t) => [index('campaigns_status').on(t.status, t.seq), index('campaigns_updated').on(t.updatedAt, t.seq)],
 );
@@ -233,6 +257,8 @@ export const leads = sqliteTable(
     index('leads_inbound').on(t.campaignId, t.lastInboundMessageAt, t.seq),
     index('leads_needs_reply_created').on(t.campaignId, t.needsReply, t.createdAt, t.seq),
     index('leads_excluded_created').on(t.campaignId, t.excluded, t.createdAt, t.seq),
+    // Lead search (leads_search_name, leads_search_last_name, leads_search_company) indexes
+    // expressions, so migration 0011 creates them and src/core/leads/search.ts queries them.
   ],
 );
 
@@ -374,6 +400,9 @@ export const engineIntents = sqliteTable(
 export const engineState = sqliteTable('engine_state', {
   id: integer('id').primaryKey(),
   holder: text('holder'),
+  /** Where the holder runs: a lease whose holder is provably gone (same host, no such process) is taken at once. */
+  holderHost: text('holder_host'),
+  holderPid: integer('holder_pid'),
   /** Wall-clock ms. */
   leaseExpiresAt: integer('lease_expires_at').notNull().default(0),
   /** The latest simulated time any engine reached, so the sim clock never runs backwards across restarts. */
@@ -396,6 +425,12 @@ export const simInbox = sqliteTable(
   },
   (t) => [index('sim_inbox_due').on(t.deliveredAt, t.at, t.id)],
 );
+
+/** The simulator's durable counters, e.g. the messages an account sent a person (`sim-replies-after-<N>`). */
+export const simTallies = sqliteTable('sim_tallies', {
+  key: text('key').primaryKey(),
+  count: integer('count').notNull().default(0),
+});
 
 /**
  * One event owed to one endpoint. A redelivery after a final state is a new row with the same
@@ -741,12 +776,34 @@ export const leadImports = sqliteTable(
     summary: text('summary').notNull(),
     creditsCharged: integer('credits_charged').notNull().default(0),
     error: text('error'),
-    /** Wall ms of the runner's last progress; a running import silent for a minute is resumed. */
+    /** The file line of a malformed record that stopped the import, if one did. */
+    stoppedLine: integer('stopped_line'),
+    /** JSON array: the file's header row, for the CSV of rejected rows. */
+    header: text('header').notNull().default('[]'),
+    delimiter: text('delimiter').notNull().default(','),
+    /** Wall ms of the runner's last progress. */
     heartbeatAt: integer('heartbeat_at').notNull(),
     createdAt: integer('created_at').notNull(),
     finishedAt: integer('finished_at'),
   },
   (t) => [index('lead_imports_status').on(t.status)],
+);
+
+/** The rows of a dashboard import that were not created, with why, to fix and import again. */
+export const leadImportRows = sqliteTable(
+  'lead_import_rows',
+  {
+    importId: text('import_id').notNull(),
+    /** The file line the row starts on (the header is line 1). */
+    line: integer('line').notNull(),
+    /** An add status other than created. */
+    status: text('status').notNull(),
+    field: text('field'),
+    message: text('message').notNull(),
+    /** JSON array: the row's values as in the file. */
+    cells: text('cells').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.importId, t.line] })],
 );
 
 /**
@@ -757,3 +814,78 @@ export const changeCounters = sqliteTable('change_counters', {
   name: text('name').primaryKey(),
   value: integer('value').notNull().default(0),
 });
+
+/**
+ * Where each lead is in its agent's steps (src/core/sequences): the step it is at, since when,
+ * or how its sequence ended. One row per lead that started a sequence.
+ */
+export const leadPositions = sqliteTable(
+  'lead_positions',
+  {
+    leadId: text('lead_id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    /** The step the lead is at (`stp_…`); null once the sequence ended. */
+    stepId: text('step_id'),
+    /** Sim-clock ms when the lead reached that step: a `wait` or an `if` counts its hours from here. */
+    enteredAt: integer('entered_at').notNull(),
+    /** completed | replied | step_removed | failed | rejected | excluded; null while it runs. */
+    endReason: text('end_reason'),
+    endedAt: integer('ended_at'),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('lead_positions_step').on(t.agentId, t.stepId)],
+);
+
+/** The variant drawn for a lead at a step: drawn once, when the step first runs, and kept. */
+export const leadStepVariants = sqliteTable(
+  'lead_step_variants',
+  {
+    leadId: text('lead_id').notNull(),
+    stepId: text('step_id').notNull(),
+    /** A, B, C… (A is the step's own text). */
+    variant: text('variant').notNull(),
+    drawnAt: integer('drawn_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.leadId, t.stepId] })],
+);
+
+/**
+ * What happened at each step for each lead: sent (carried out), skipped (with why), accepted
+ * (an invite's), replied (the last step sent before a reply). Kept for the dashboard's "why";
+ * `step_stats` holds the same counted, for get_agent_stats.
+ */
+export const stepEvents = sqliteTable(
+  'step_events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    leadId: text('lead_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    stepId: text('step_id').notNull(),
+    kind: text('kind').notNull(),
+    variant: text('variant').notNull(),
+    /** sent | skipped | accepted | replied */
+    event: text('event').notNull(),
+    /** Why a step was skipped (not_connected, no_posts, no_sales_navigator, …); null otherwise. */
+    reason: text('reason'),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('step_events_lead').on(t.leadId, t.seq), index('step_events_step').on(t.agentId, t.stepId, t.seq)],
+);
+
+/** Per campaign, step and variant: the counts get_agent_stats sums, kept with each event. */
+export const stepStats = sqliteTable(
+  'step_stats',
+  {
+    agentId: text('agent_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    stepId: text('step_id').notNull(),
+    variant: text('variant').notNull(),
+    sent: integer('sent').notNull().default(0),
+    skipped: integer('skipped').notNull().default(0),
+    accepted: integer('accepted').notNull().default(0),
+    replied: integer('replied').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.campaignId, t.stepId, t.variant] })],
+);

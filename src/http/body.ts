@@ -27,7 +27,10 @@ const announcesBody = (req: IncomingMessage): boolean => req.headers['transfer-e
  */
 export function readingBody(handler: (req: Request, res: Response, next: NextFunction) => unknown): RequestHandler {
   return (req, res, next) => {
-    if (!announcesBody(req)) return handler(req, res, next) as void;
+    if (!announcesBody(req)) {
+      handler(req, res, next);
+      return;
+    }
     readRawBody(req, res, (err?: unknown) => {
       if (err) return next(err);
       // A throw or a rejection goes to the error handlers, as Express does for a layer.
@@ -64,10 +67,37 @@ export function sendError(res: ServerResponse, error: ApiError, headers: Record<
   writeJson(res, httpStatus(error), headers, JSON.stringify(error.toBody()));
 }
 
-export const isJsonType = (type: string | undefined): boolean => {
-  const mime = (type ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  return mime === 'application/json' || mime.endsWith('+json');
-};
+const JSON_ONLY = 'The body must be JSON, sent with Content-Type: application/json.';
+
+/**
+ * Why a request's Content-Type cannot carry its JSON body, or null when it can. Only
+ * `application/json` is JSON here, with no charset or charset=utf-8: a body declared in
+ * another charset would otherwise be read as UTF-8 and altered, and a `+json` type
+ * (`application/json-patch+json`, `application/vnd.api+json`) means a format with rules of its
+ * own that this API does not follow. Both are refused as any other wrong type is, naming the header.
+ */
+export function contentTypeProblem(header: string | undefined): ApiError | null {
+  const [type = '', ...params] = (header ?? '').split(';');
+  const mime = type.trim().toLowerCase();
+  if (mime !== 'application/json') {
+    const why = mime.endsWith('+json') ? ` ${mime} is a JSON-based format of its own, which this API does not take.` : '';
+    return validationError(`${JSON_ONLY}${why}`, ['Content-Type']);
+  }
+  for (const param of params) {
+    const eq = param.indexOf('=');
+    const name = (eq < 0 ? param : param.slice(0, eq)).trim().toLowerCase();
+    if (name !== 'charset') continue;
+    const charset = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') {
+      return validationError(`${JSON_ONLY} The body must be UTF-8: send charset=utf-8 or no charset, not charset=${charset}.`, ['Content-Type']);
+    }
+  }
+  return null;
+}
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false; error: ApiError };
 
@@ -79,9 +109,8 @@ export function parseJsonBody(req: Request): ParsedBody {
 /** A raw body (as readRawBody leaves it) as JSON, with the checks of parseJsonBody. */
 export function parseJson(raw: unknown, contentType: string | undefined): ParsedBody {
   if (!Buffer.isBuffer(raw) || raw.length === 0) return { ok: true, value: undefined };
-  if (!isJsonType(contentType)) {
-    return { ok: false, error: validationError('The body must be JSON, sent with Content-Type: application/json.', []) };
-  }
+  const wrongType = contentTypeProblem(contentType);
+  if (wrongType) return { ok: false, error: wrongType };
   // Decoding would replace bad bytes with U+FFFD silently, and a message would go out altered.
   if (!isUtf8(raw)) return { ok: false, error: validationError('The body is not valid UTF-8. Send JSON encoded as UTF-8.', []) };
   try {

@@ -38,7 +38,8 @@ function toolsetsOf(listed: readonly Tool[], permitted: readonly Tool[]): Record
   const out: Record<string, string[]> = {};
   for (const t of permitted) {
     if (t.toolset === undefined || listed.includes(t)) continue;
-    (out[t.toolset] ??= []).push(t.name);
+    out[t.toolset] ??= [];
+    out[t.toolset]?.push(t.name);
   }
   return out;
 }

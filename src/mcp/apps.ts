@@ -48,7 +48,8 @@ export const APP_VIEWS: readonly AppView[] = [
     'Campaigns view',
     'Campaign cards with the stats funnel and status, and Start / Pause buttons.',
     ['list_campaigns', 'get_campaign'],
-    ['start_campaign', 'pause_campaign', 'get_campaign', 'list_campaigns'],
+    // list_agents and get_agent name each card's agent, where the connection offers them (toolset manage).
+    ['start_campaign', 'pause_campaign', 'get_campaign', 'list_campaigns', 'list_agents', 'get_agent'],
   ),
   view(
     'leads',

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validationError } from '../core/errors.js';
-import { isJsonType, MAX_BODY_BYTES, sendError } from '../http/body.js';
+import { contentTypeProblem, MAX_BODY_BYTES, sendError } from '../http/body.js';
 import type { FrontDoor } from '../http/front-door.js';
 import type { EdgeHandler } from '../http/host.js';
 import type { McpHttpRequest } from './http.js';
@@ -28,7 +28,7 @@ export function mcpEdge(front: FrontDoor, handle: (req: McpHttpRequest, res: Ser
     if (req.method !== 'POST' || !MCP_PATHS.has(req.url ?? '')) return false;
     const h = req.headers;
     if (h['x-forwarded-for'] !== undefined || h['x-forwarded-proto'] !== undefined || h['x-forwarded-host'] !== undefined) return false;
-    if (h['transfer-encoding'] !== undefined || !isJsonType(h['content-type'])) return false;
+    if (h['transfer-encoding'] !== undefined || contentTypeProblem(h['content-type']) !== null) return false;
     const length = Number(h['content-length']);
     if (!Number.isInteger(length) || length <= 0 || length > MAX_BODY_BYTES) return false;
     const key = h['x-api-key'];

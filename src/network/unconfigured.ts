@@ -17,6 +17,9 @@ export class UnconfiguredNetwork implements NetworkProvider {
   sendConnectionRequest = async (): Promise<never> => this.fail();
   sendMessage = async (): Promise<never> => this.fail();
   withdrawInvitation = async (): Promise<never> => this.fail();
+  visitProfile = async (): Promise<never> => this.fail();
+  likeLatestPost = async (): Promise<never> => this.fail();
+  sendInMail = async (): Promise<never> => this.fail();
   lookalikeCandidates = async (): Promise<never> => this.fail();
   accountHealth = async (): Promise<never> => this.fail();
   /** Nothing can arrive from a network that is not there. */

@@ -70,8 +70,40 @@ function parameter(name: string, where: 'path' | 'query', schema: JsonObject, re
   return { name, in: where, required, ...(typeof description === 'string' ? { description } : {}), schema: rest };
 }
 
-function operation(tool: Tool): JsonObject {
-  const input = jsonSchema(tool.input, 'input');
+/** Named shapes shared across operations, kept under components/schemas. */
+type Shared = Map<string, JsonObject>;
+
+/**
+ * A JSON Schema's local `$defs` (a recursive shape, such as an agent's steps, cannot be inlined)
+ * moved to components/schemas, with their refs pointing there: in an OpenAPI document a `#/…`
+ * ref resolves against the document root, where `$defs` is not. Two different shapes never
+ * share a name: the second would get a numbered one.
+ */
+function hoistDefs(schema: JsonObject, shared: Shared): JsonObject {
+  const { $defs, ...rest } = schema;
+  if ($defs === undefined || $defs === null || typeof $defs !== 'object') return schema;
+  const renamed = new Map<string, string>();
+  for (const [name, def] of Object.entries($defs as Record<string, JsonObject>)) {
+    let target = name;
+    for (let i = 2; shared.has(target) && JSON.stringify(shared.get(target)) !== JSON.stringify(def); i++) target = `${name}${i}`;
+    renamed.set(name, target);
+  }
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node === null || typeof node !== 'object') return node;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(node)) {
+      const local = k === '$ref' && typeof v === 'string' ? /^#\/\$defs\/(.+)$/.exec(v) : null;
+      out[k] = local ? `#/components/schemas/${renamed.get(local[1] ?? '') ?? local[1]}` : rewrite(v);
+    }
+    return out;
+  };
+  for (const [name, def] of Object.entries($defs as Record<string, JsonObject>)) shared.set(renamed.get(name) ?? name, rewrite(def) as JsonObject);
+  return rewrite(rest) as JsonObject;
+}
+
+function operation(tool: Tool, shared: Shared): JsonObject {
+  const input = hoistDefs(jsonSchema(tool.input, 'input'), shared);
   const props = (input.properties as Record<string, JsonObject> | undefined) ?? {};
   const required = new Set((input.required as string[] | undefined) ?? []);
   const parameters: JsonObject[] = tool.pathParams.map((p) => parameter(p, 'path', props[p] ?? { type: 'string' }, true));
@@ -106,14 +138,14 @@ function operation(tool: Tool): JsonObject {
       '200': {
         description: 'Success.',
         headers: rateLimitHeaders(),
-        content: { 'application/json': { schema: jsonSchema(tool.output, 'output') } },
+        content: { 'application/json': { schema: hoistDefs(jsonSchema(tool.output, 'output'), shared) } },
       },
       ...(tool.accepted
         ? {
             '202': {
               description: tool.accepted,
               headers: rateLimitHeaders(),
-              content: { 'application/json': { schema: jsonSchema(tool.output, 'output') } },
+              content: { 'application/json': { schema: hoistDefs(jsonSchema(tool.output, 'output'), shared) } },
             },
           }
         : {}),
@@ -162,9 +194,10 @@ const ErrorBody: JsonObject = {
  */
 export function openApiDocument(tools: readonly Tool[], origin: string): JsonObject {
   const paths: Record<string, JsonObject> = {};
+  const shared: Shared = new Map();
   for (const tool of tools) {
     const path = openApiPath(tool.http.path);
-    paths[path] = { ...(paths[path] ?? {}), [tool.http.method.toLowerCase()]: operation(tool) };
+    paths[path] = { ...(paths[path] ?? {}), [tool.http.method.toLowerCase()]: operation(tool, shared) };
   }
   const tags = [...new Set(tools.map(tagOf))].map((name) => ({ name }));
   return {
@@ -192,7 +225,7 @@ export function openApiDocument(tools: readonly Tool[], origin: string): JsonObj
           description: 'sk_test_ keys on a development server, sk_live_ keys in production. Create one with `npx outreach keys create`.',
         },
       },
-      schemas: { Error: ErrorBody },
+      schemas: { Error: ErrorBody, ...Object.fromEntries(shared) },
       parameters: {
         'Idempotency-Key': {
           name: 'Idempotency-Key',

@@ -5,7 +5,8 @@ import { defineTool } from './define.js';
 export const createCampaignTool = defineTool({
   name: 'create_campaign',
   title: 'Create campaign',
-  description: 'Creates an empty campaign (READY_TO_SEND, no leads), optionally with the agent that runs it. Add leads, then start it. Free.',
+  description:
+    'Creates an empty campaign (READY_TO_SEND, no leads), optionally with the agent that runs it and the accounts that send. Add leads, then start it. Free.',
   input: CreateCampaignInput,
   output: Campaign,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -26,6 +26,7 @@ import { getAgentTool } from './get-agent.js';
 import { createAgentTool } from './create-agent.js';
 import { updateAgentTool } from './update-agent.js';
 import { previewAgentTool } from './preview-agent.js';
+import { getAgentStatsTool } from './get-agent-stats.js';
 import { connectAccountTool } from './connect-account.js';
 import { updateAccountTool } from './update-account.js';
 
@@ -52,7 +53,7 @@ export const defaultTools: readonly Tool[] = [
   searchLinkedinTool,
 ];
 
-/** The `manage` toolset: workspace management (campaigns, agents, accounts). */
+/** The `manage` toolset: workspace management (campaigns, agents and their stats, accounts). */
 export const manageTools: readonly Tool[] = [
   createCampaignTool,
   updateCampaignTool,
@@ -61,6 +62,7 @@ export const manageTools: readonly Tool[] = [
   createAgentTool,
   updateAgentTool,
   previewAgentTool,
+  getAgentStatsTool,
   connectAccountTool,
   updateAccountTool,
 ];

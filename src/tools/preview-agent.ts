@@ -6,7 +6,8 @@ import { AgentId, LeadId } from './params.js';
 export const previewAgentTool = defineTool({
   name: 'preview_agent',
   title: 'Preview agent',
-  description: "Renders an agent's connection note and messages for one lead of any campaign: the exact text that lead would receive. Free.",
+  description:
+    "Renders an agent's texts for one lead of any campaign, exactly as that lead would receive them: the main path's note and messages, and every step with its path and variants. Free.",
   input: z.strictObject({ agentId: AgentId, leadId: LeadId }),
   output: AgentPreview,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

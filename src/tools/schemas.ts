@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PATH_ID } from '../core/ids.js';
 import { Cursor } from '../core/pagination.js';
+import { LISTED_AS } from './agent-steps.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -42,7 +43,16 @@ const dropCopiedValueSyntax: Override = ({ zodSchema, jsonSchema: node }) => {
     delete node.minLength;
     delete node.maxLength;
   }
+  listCompactly({ zodSchema, jsonSchema: node });
 };
+
+/** A schema with a compact listing of its own (a sequence step: see agent-steps.ts) is listed as that. */
+function listCompactly({ zodSchema, jsonSchema: node }: { zodSchema: unknown; jsonSchema: JsonObject }): void {
+  const compact = LISTED_AS.get(zodSchema);
+  if (!compact) return;
+  for (const key of Object.keys(node)) delete node[key];
+  Object.assign(node, structuredClone(compact));
+}
 
 /**
  * A field like `campaignId: CampaignId.nullish().describe(...)` carries its own description
@@ -129,10 +139,27 @@ function dropClosedObjects(node: unknown): unknown {
   return out;
 }
 
+/** Drops the `$defs` the schema no longer reaches (a compact listing replaced their only use). */
+function dropUnusedDefs(schema: JsonObject): JsonObject {
+  const { $defs, ...rest } = schema;
+  if (!isObject($defs)) return schema;
+  const refsIn = (node: unknown): string[] => [...JSON.stringify(node).matchAll(/"#\/\$defs\/([^"]+)"/g)].map((m) => m[1] ?? '');
+  const reached = new Set<string>();
+  const queue = refsIn(rest);
+  while (queue.length > 0) {
+    const name = queue.pop() as string;
+    if (reached.has(name) || !($defs as JsonObject)[name]) continue;
+    reached.add(name);
+    queue.push(...refsIn(($defs as JsonObject)[name]));
+  }
+  const kept = Object.fromEntries(Object.entries($defs).filter(([name]) => reached.has(name)));
+  return Object.keys(kept).length ? { ...rest, $defs: kept } : rest;
+}
+
 /** The listed arguments: every property, type, enum, default, bound and description a model writes by. */
 export function mcpInputSchema(schema: z.ZodObject): JsonObject {
   const listed = dropBranchDescriptions(jsonSchema(schema, 'input', dropCopiedValueSyntax));
-  return dropClosedObjects(omitNullOfOptionals(splitNullableTypes(listed))) as JsonObject;
+  return dropUnusedDefs(dropClosedObjects(omitNullOfOptionals(splitNullableTypes(listed))) as JsonObject);
 }
 
 const SCHEMA_MAPS = new Set(['properties', '$defs']);
@@ -228,5 +255,5 @@ function factorRepeats(root: JsonObject): JsonObject {
 
 /** The listed output: the shape the structuredContent has, with repeated sub-shapes defined once. */
 export function mcpOutputSchema(schema: z.ZodType): JsonObject {
-  return factorRepeats(splitNullableTypes(shapeOnly(jsonSchema(schema, 'output'))) as JsonObject);
+  return factorRepeats(splitNullableTypes(shapeOnly(jsonSchema(schema, 'output', (ctx) => listCompactly(ctx as never)))) as JsonObject);
 }

@@ -7,7 +7,7 @@ export const updateAgentTool = defineTool({
   name: 'update_agent',
   title: 'Update agent',
   description:
-    "Replaces any of an agent's name, accountId, connectionNote and messages (each given field whole). Leads part-way through continue at their next step. Free.",
+    "Replaces any of an agent's name, accountId, steps, or connectionNote and messages (each given field whole). Leads part-way through continue at their step: send steps back with their ids. An agent written with steps changes through steps. Free.",
   input: z.strictObject({ agentId: AgentId, ...UpdateAgentFields }),
   output: Agent,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -8,7 +8,8 @@ import { CampaignId } from './params.js';
 export const updateCampaignTool = defineTool({
   name: 'update_campaign',
   title: 'Update campaign',
-  description: 'Renames a campaign and/or assigns its agent (null clears it). Changing the agent of a running campaign needs a pause first. Free.',
+  description:
+    'Renames a campaign, assigns its agent (null clears it) and/or sets its sending accounts. Changing the agent or senders of a running campaign needs a pause first. Free.',
   input: z.strictObject({ campaignId: CampaignId, ...UpdateCampaignFields }),
   output: Campaign,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

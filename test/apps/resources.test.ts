@@ -76,7 +76,8 @@ async function checkViews(client: Client): Promise<void> {
     const ui = McpUiResourceMetaSchema.parse((content._meta as { ui: unknown }).ui);
     expect(ui.csp).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
     const view = APP_VIEWS.find((v) => v.uri === uri)!;
-    expect(offeredIn(html)).toEqual(view.actions);
+    // Every action the connection lists: the campaigns view's agent lookups only with the manage toolset.
+    expect(offeredIn(html)).toEqual(view.actions.filter((a) => tools.some((t) => t.name === a)));
   }
   await expect(client.readResource({ uri: 'ui://outreach/nope.html' })).rejects.toThrow(/No resource ui:\/\/outreach\/nope\.html/);
 }
@@ -99,6 +100,23 @@ describe('MCP App views over streamable HTTP', () => {
     try {
       expect(client.getServerCapabilities()?.resources).toBeDefined();
       await checkViews(client);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('toolsets=manage also offers the campaigns view the agents, so its cards name them', async () => {
+    const client = await connect('?toolsets=manage');
+    try {
+      const content = (await client.readResource({ uri: 'ui://outreach/campaigns.html' })).contents[0]!;
+      expect(offeredIn('text' in content ? content.text : '')).toEqual([
+        'start_campaign',
+        'pause_campaign',
+        'get_campaign',
+        'list_campaigns',
+        'list_agents',
+        'get_agent',
+      ]);
     } finally {
       await client.close();
     }

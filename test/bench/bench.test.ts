@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../bench/lib/app.js';
 import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQueries } from '../../bench/lib/leads.js';
 import { combine, parseRequestLog, type Slice } from '../../bench/lib/load.js';
-import { evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results } from '../../bench/lib/report.js';
+import type { DashboardBench } from '../../bench/lib/dashboard.js';
+import { dashboardMarkdown, dashboardTargets, evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results } from '../../bench/lib/report.js';
 import { batchBody, benchWorkspace, raisedLimits, rpc } from '../../bench/lib/setup.js';
 import { percentile, summarize, timeInTurns } from '../../bench/lib/stats.js';
 import * as cursor from '../../src/core/cursor.js';
@@ -21,6 +22,7 @@ import * as tools from '../../src/tools/index.js';
 import { testCtx } from '../helpers.js';
 import { freshHandle } from '../plans.js';
 import { ALLOWED_QUERIES } from '../leads/data.js';
+import { restoreCampaign } from '../../src/core/campaigns/state-machine.js';
 
 /**
  * The bench's pieces on small inputs, so `npm run bench` does not rot between runs. The bench
@@ -69,7 +71,7 @@ describe('bench: building a deep page cursor', () => {
 
   beforeAll(() => {
     const now = ctx.clock.now();
-    ctx.db.insert(schema.campaigns).values({ id: 'cmp_bench', name: 'Bench', status: 'READY_TO_SEND', createdAt: now, updatedAt: now }).run();
+    restoreCampaign(ctx, { id: 'cmp_bench', name: 'Bench', status: 'READY_TO_SEND', createdAt: now, updatedAt: now });
     generateLeads(ctx.db, 'cmp_bench', 2000);
     secret = workspace.getWorkspace(ctx)!.cursorSecret;
   });
@@ -312,5 +314,28 @@ describe('bench: the report', () => {
     expect(renderMarkdown({ ...worse, targets: evaluateTargets(worse) })).toMatch(
       /\| list_leads p99 under 5 ms server-side \| 6\.00 ms .* \| \*\*not met\*\* \|/,
     );
+  });
+});
+
+describe('bench: the dashboard first-load target', () => {
+  const base: DashboardBench = { data: [], navigation: null, jsGzipBytes: 1, cssGzipBytes: 1, viewBytes: [{ view: 'insights', bytes: 1 }] };
+  const withData: DashboardBench = { ...base, data: [{ page: 'overview', calls: [], pooled: summarize([1, 2, 3]), serverPooled: null }] };
+  const load = (brBytes: number) => ({
+    brBytes,
+    gzipBytes: brBytes + 1,
+    identityBytes: brBytes * 4,
+    files: [{ path: '/app/', brBytes, gzipBytes: brBytes + 1, identityBytes: brBytes * 4 }],
+  });
+
+  it('is met at or under 300 KB of br on the wire, and named with all three figures', () => {
+    const met = dashboardTargets({ ...withData, firstLoad: load(300 * 1024) }).find((t) => t.id === 'dashboard-first-load')!;
+    expect(met.met).toBe(true);
+    expect(met.measured).toContain('br');
+    expect(dashboardTargets({ ...withData, firstLoad: load(300 * 1024 + 1) }).find((t) => t.id === 'dashboard-first-load')!.met).toBe(false);
+    expect(dashboardMarkdown({ ...withData, firstLoad: load(1000) }).join('\n')).toContain('| total | 1,000 |');
+  });
+
+  it('is left out for a run from before it existed', () => {
+    expect(dashboardTargets(withData).map((t) => t.id)).not.toContain('dashboard-first-load');
   });
 });

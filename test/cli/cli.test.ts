@@ -109,7 +109,7 @@ describe('outreach start', () => {
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (c) => {
           out += c;
-          if (out.includes('Try it:') && /app\/login\?token=\S+\n/.test(out)) resolve();
+          if (out.includes('Try it:') && /login link \(valid 15 minutes\) with:\n.+\n/.test(out)) resolve();
         });
         child.on('exit', (code) => reject(new Error(`exited ${code}`)));
       });
@@ -126,8 +126,14 @@ describe('outreach start', () => {
       const accounts = (await (await fetch(`${base}/accounts`, { headers: { 'X-API-Key': key } })).json()) as any;
       expect(accounts.accounts[0]).toMatchObject({ status: 'connected', hasSalesNavigator: true });
       expect(key).not.toBe(TEST_KEY);
-      // The last line is a one-time dashboard login link that works.
-      const link = out.trim().split('\n').at(-1)!.trim();
+      // Standard output is a pipe here, not a terminal: no link is minted into what may be a log
+      // file. The last line is the command that prints one, and it works as printed.
+      expect(out).not.toMatch(/token=/);
+      const command = out.trim().split('\n').at(-1)!.trim();
+      expect(command).toContain(` login --db ${db} --base http://127.0.0.1:`);
+      const printed = spawnSync('/bin/sh', ['-c', command], { cwd: tmp(), encoding: 'utf8', env: { ...process.env, OUTREACH_DB: '' } });
+      expect(printed.status, printed.stderr).toBe(0);
+      const link = printed.stdout.trim().split('\n').at(-1)!.trim();
       expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/app\/login\?token=[A-Za-z0-9_-]{43}$/);
       const login = await fetch(link, { redirect: 'manual' });
       expect(login.status).toBe(303);

@@ -1,9 +1,11 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../helpers.js';
 
@@ -90,19 +92,24 @@ describe('the start banner, from a server started in one folder, used from anoth
     expect(server.banner).toMatch(/restart with --sim-speed \d+/);
   });
 
-  it("the 401 message's hint is a command that works as printed, from another folder", async () => {
-    const res = await fetch(`${base}/credits`);
-    expect(res.status).toBe(401);
-    const message = ((await res.json()) as any).error.message as string;
-    const command = /`([^`]+keys create[^`]+)`/.exec(message)?.[1];
-    expect(command, message).toBeDefined();
-    expect(command).toContain('--env test');
-    expect(command).toContain(`--db ${join(serverDir, 'here/outreach.db')}`);
-    const created = paste(command!, clientDir);
-    expect(created.status, created.stderr).toBe(0);
-    const key = /sk_test_[0-9A-Za-z]{32}/.exec(created.stdout)![0];
-    expect((await fetch(`${base}/credits`, { headers: { 'X-API-Key': key } })).status).toBe(200);
-    expect(readdirSync(clientDir)).toEqual([]);
+  it("the 401 message names the command to create a key, but none of the server's paths", async () => {
+    for (const key of [undefined, 'sk_test_unknown_000000000000000000000000', 'sk_live_other_environment_000000000000']) {
+      const res = await fetch(`${base}/credits`, key ? { headers: { 'X-API-Key': key } } : {});
+      expect(res.status).toBe(401);
+      const text = await res.text();
+      expect(text).toContain('npx outreach keys create --env test');
+      // Neither the database nor where the server is installed: the caller is not authenticated.
+      expect(text).not.toContain(serverDir);
+      expect(text).not.toContain('outreach.db');
+      expect(text).not.toContain(BIN);
+    }
+    const mcp = await fetch(`${base.replace('/public/v1', '')}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(401);
+    expect(await mcp.text()).not.toContain(serverDir);
   });
 
   it("a second start's key hint is a command that works as printed", async () => {
@@ -182,5 +189,112 @@ describe('outreach start refuses bad input by flag name, writing nothing', () =>
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^outreach: --db: cannot open or create .*a-file\/outreach\.db/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+/** Kills a process started with `detached: true` and everything it started (script and the server under it). */
+const killGroup = (child: ChildProcess) => {
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {
+    // Already gone.
+  }
+};
+
+/** Resolves with everything the child printed once `done` matches it (a pty turns \n into \r\n). */
+function waitFor(child: ChildProcess, done: RegExp): Promise<string> {
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (c) => {
+      out += String(c).replace(/\r\n/g, '\n');
+      if (done.test(out)) resolve(out);
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+describe('the start banner, on a terminal and not', () => {
+  it('on a terminal: a live one-time link that works, and the command for the next one', async () => {
+    const dir = tmp();
+    const db = join(dir, 'o.db');
+    // `script` gives the server a pseudo-terminal as its standard output, as a person's shell does.
+    const child = spawn('script', ['-qfec', `${process.execPath} ${BIN} start --port 0 --db ${db}`, '/dev/null'], {
+      cwd: dir,
+      env: cleanEnv(),
+      detached: true,
+    });
+    try {
+      const out = await waitFor(child, /\/app\/login\?token=[A-Za-z0-9_-]{43}\n/);
+      const link = /(http:\/\/127\.0\.0\.1:\d+\/app\/login\?token=[A-Za-z0-9_-]{43})\n/.exec(out)![1]!;
+      expect(out).toMatch(new RegExp(`a new one: .* login --db ${db} --base http://127\\.0\\.0\\.1:\\d+\\)`));
+      const res = await fetch(link, { redirect: 'manual' });
+      expect(res.status).toBe(303);
+    } finally {
+      killGroup(child);
+    }
+  });
+
+  it('not on a terminal: no link is minted; it prints the command, which works from another folder', async () => {
+    const dir = tmp();
+    const db = join(dir, 'o.db');
+    const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--db', db], { cwd: dir, env: cleanEnv(), detached: true });
+    try {
+      const out = await waitFor(child, /valid 15 minutes\) with:\n.+\n/);
+      expect(out).not.toContain('token=');
+      const reader = new Database(db, { readonly: true });
+      try {
+        expect(reader.prepare('SELECT count(*) AS n FROM login_tokens').get()).toEqual({ n: 0 });
+      } finally {
+        reader.close();
+      }
+      const command = out.trim().split('\n').at(-1)!.trim();
+      const printed = paste(command, tmp());
+      expect(printed.status, printed.stderr).toBe(0);
+      const link = printed.stdout.trim().split('\n').at(-1)!;
+      expect((await fetch(link, { redirect: 'manual' })).status).toBe(303);
+    } finally {
+      killGroup(child);
+    }
+  });
+
+  it('shows how to add the manage toolset over HTTP and stdio, and both work as shown', async () => {
+    const dir = tmp();
+    const server = await startServer(['--db', 'o.db'], dir);
+    try {
+      const key = /sk_test_[0-9A-Za-z]{32}/.exec(server.banner)![0];
+      const url = /"url": "(http:\/\/[^"]+\?toolsets=manage)"/.exec(server.banner)?.[1];
+      expect(url, server.banner).toBeDefined();
+      expect(server.banner).toContain('"OUTREACH_TOOLSETS": "manage"');
+      const http = new Client({ name: 'newcomer', version: '1.0.0' });
+      await http.connect(new StreamableHTTPClientTransport(new URL(url!), { requestInit: { headers: { 'X-API-Key': key } } }));
+      try {
+        expect((await http.listTools()).tools.map((t) => t.name)).toContain('create_campaign');
+      } finally {
+        await http.close();
+      }
+      const config = jsonAfter(server.banner, 'MCP client config over stdio').mcpServers.outreach;
+      const stdio = new Client({ name: 'newcomer', version: '1.0.0' });
+      await stdio.connect(
+        new StdioClientTransport({
+          command: config.command,
+          args: config.args,
+          env: { ...cleanEnv(), ...config.env, OUTREACH_TOOLSETS: 'manage' },
+          stderr: 'pipe',
+        }),
+      );
+      try {
+        expect((await stdio.listTools()).tools.map((t) => t.name)).toContain('create_campaign');
+      } finally {
+        await stdio.close();
+      }
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+  });
+
+  it('`outreach mcp --help` names OUTREACH_TOOLSETS', () => {
+    const r = run(['mcp', '--help'], tmp());
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('OUTREACH_TOOLSETS=manage');
   });
 });

@@ -52,6 +52,9 @@ describe('npm pack, then npm install -g', () => {
       expect(files, needed).toContain(needed);
     }
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('bench/') || f.startsWith('dist/bench-build/') || /^src\/.*\.ts$/.test(f))).toEqual([]);
+    // No pictures (the README's screenshots stay in the repository), logs or local secrets.
+    expect(files.filter((f) => f.startsWith('docs/screenshots/') || /\.(png|jpe?g|log)$/.test(f) || /(^|\/)\.env/.test(f))).toEqual([]);
+    expect(files).toContain('docs/operations.md');
   });
 
   it('`outreach --help` and a command work from another folder', () => {

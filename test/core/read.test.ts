@@ -43,6 +43,10 @@ describe('read verbs', () => {
       connectionRequestLimit: 25,
       messagesSent: 2,
       messageLimit: 50,
+      profileVisits: 0,
+      profileVisitLimit: 40,
+      postReactions: 0,
+      postReactionLimit: 30,
     });
     expect(p1.nextCursor).not.toBeNull();
     const p2 = listAccounts(ctx, secret, { limit: 2, cursor: p1.nextCursor! });

@@ -12,6 +12,8 @@ import { openDatabase } from '../../src/db/connection.js';
 import { counted } from '../../src/db/counted.js';
 import { accounts, agents, campaigns, changeCounters, exclusions } from '../../src/db/schema.js';
 import { fixture, testCtx } from '../helpers.js';
+import { setCampaignState } from '../helpers.js';
+import { applyCampaignEvent } from '../../src/core/campaigns/state-machine.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -39,7 +41,7 @@ describe('trigger-kept change counters', () => {
     // A send bumps the campaign's counters: not a change to what the engine keeps.
     ctx.db.update(campaigns).set({ connectionRequestsSent: 5, updatedAt: 1 }).where(eq(campaigns.id, campaign!.id)).run();
     expect(counter(ctx, 'campaigns')).toBe(c0);
-    ctx.db.update(campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(eq(campaigns.id, campaign!.id)).run();
+    setCampaignState(ctx, campaign!.id, { status: 'CAMPAIGN_PAUSED' });
     expect(counter(ctx, 'campaigns')).toBe(c0 + 1);
     ctx.db.update(agents).set({ connectionNote: 'Hello' }).run();
     expect(counter(ctx, 'campaigns')!).toBeGreaterThan(c0 + 1);
@@ -94,7 +96,7 @@ describe('trigger-kept change counters', () => {
     const person = 'https://www.linkedin.com/in/someone-else';
     expect(isOnExclusionList(server, person)).toBe(false);
 
-    cli.db.update(campaigns).set({ status: 'CAMPAIGN_PAUSED' }).where(eq(campaigns.id, running!.id)).run();
+    expect(applyCampaignEvent(cli, running!.id, 'pause')).toBe(true);
     cli.db.update(accounts).set({ active: false }).where(eq(accounts.id, accountId)).run();
     cli.db.insert(exclusions).values({ networkUrl: person, createdAt: 1 }).run();
 

@@ -8,13 +8,14 @@ import { campaigns, leads } from '../../src/db/schema.js';
 import { countRows } from '../../src/db/tx.js';
 import { testCtx } from '../helpers.js';
 import { ALLOWED_QUERIES } from '../leads/data.js';
+import { restoreCampaign } from '../../src/core/campaigns/state-machine.js';
 
 const COUNT = 20_000;
 
 function freshCtx() {
   const ctx = testCtx();
   const now = ctx.clock.now();
-  ctx.db.insert(campaigns).values({ id: 'cmp_fx', name: 'Fixture', status: 'READY_TO_SEND', createdAt: now, updatedAt: now }).run();
+  restoreCampaign(ctx, { id: 'cmp_fx', name: 'Fixture', status: 'READY_TO_SEND', createdAt: now, updatedAt: now });
   return ctx;
 }
 

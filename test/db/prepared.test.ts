@@ -4,6 +4,7 @@ import { boundLimitsAsSubqueries, fast, inserterOf, updaterById } from '../../sr
 import { agents, campaigns, leads } from '../../src/db/schema.js';
 import { engineWorkspace } from '../engine/helpers.js';
 import { testCtx } from '../helpers.js';
+import { restoreCampaign } from '../../src/core/campaigns/state-machine.js';
 
 describe('updaterById and inserterOf', () => {
   const updateLead = updaterById(leads);
@@ -40,7 +41,7 @@ describe('fast', () => {
   const ctx = () => {
     const c = testCtx({ workspace: engineWorkspace(['ann-sim-never-accepts', { slug: 'bob-sim-never-accepts', excluded: true }, 'cy-sim-never-accepts']) });
     // A second campaign with no agent: its joined agent must come back null, as drizzle has it.
-    c.db.insert(campaigns).values({ id: 'cmp_none', name: 'No agent', status: 'READY_TO_SEND', createdAt: 1, updatedAt: 1 }).run();
+    restoreCampaign(c, { id: 'cmp_none', name: 'No agent', status: 'READY_TO_SEND', createdAt: 1, updatedAt: 1 });
     return c;
   };
   /** Runs the same prepared query through drizzle and through fast, and expects the same. */

@@ -157,4 +157,16 @@ export class RecordingNetwork implements NetworkProvider {
     await this.pass('withdraw', input.networkUrl, null);
     return this.inner.withdrawInvitation(input);
   };
+  visitProfile: NetworkProvider['visitProfile'] = async (input) => {
+    await this.pass('visit', input.networkUrl, null);
+    return this.inner.visitProfile(input);
+  };
+  likeLatestPost: NetworkProvider['likeLatestPost'] = async (input) => {
+    await this.pass('like_post', input.networkUrl, null);
+    return this.inner.likeLatestPost(input);
+  };
+  sendInMail: NetworkProvider['sendInMail'] = async (input) => {
+    await this.pass('inmail', input.recipient.networkUrl, input.text);
+    return this.inner.sendInMail(input);
+  };
 }

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { campaigns, creditBalance, creditLedger, leads } from '../../src/db/schema.js';
-import { fixture } from '../helpers.js';
+import { fixture, setCampaignState } from '../helpers.js';
+import { failedItem } from '../../src/core/leads/batch.js';
 import { openSession, TRANSPORTS, type Session } from './call.js';
 
 const url = (slug: string) => `https://www.linkedin.com/in/${slug}`;
@@ -166,7 +167,7 @@ describe.each(TRANSPORTS)('add_lead over %s', (transport) => {
     expect(first.body.status).toBe('created');
     expect(campaign('cmp_failed').status).toBe('READY_TO_SEND');
 
-    db().update(campaigns).set({ status: 'FAILED' }).where(eq(campaigns.id, 'cmp_failed')).run();
+    setCampaignState({ db: db() }, 'cmp_failed', { status: 'FAILED' });
     expect((await s.call('add_lead', { campaignId: 'cmp_failed', networkUrl: url('p1') })).body.status).toBe('duplicate');
     expect(campaign('cmp_failed').status).toBe('FAILED');
     expect((await s.call('add_lead', { campaignId: 'cmp_failed', networkUrl: url('do-not-contact') })).body.status).toBe('excluded');
@@ -257,9 +258,23 @@ describe.each(TRANSPORTS)('add_leads_batch over %s', (transport) => {
     const [p1, ada, company, excluded, noUrl, dup, p2] = r.body.results;
     expect(p1).toEqual({ index: 0, networkUrl: url('p1'), leadId: expect.stringMatching(/^lead_/), status: 'created', creditsCharged: 1 });
     expect(ada).toEqual({ index: 1, networkUrl: url('ada-lovelace'), leadId: 'lead_ada1', status: 'duplicate', creditsCharged: 0 });
-    expect(company).toEqual({ index: 2, networkUrl: 'https://www.linkedin.com/company/engines', leadId: null, status: 'validation_error', creditsCharged: 0 });
+    expect(company).toEqual({
+      index: 2,
+      networkUrl: 'https://www.linkedin.com/company/engines',
+      leadId: null,
+      status: 'validation_error',
+      creditsCharged: 0,
+      error: { code: 'validation_error', message: expect.stringMatching(/^leads\[2\]\.networkUrl is not a personal profile URL/) },
+    });
     expect(excluded).toEqual({ index: 3, networkUrl: url('do-not-contact'), leadId: expect.stringMatching(/^lead_/), status: 'excluded', creditsCharged: 0 });
-    expect(noUrl).toEqual({ index: 4, networkUrl: null, leadId: null, status: 'validation_error', creditsCharged: 0 });
+    expect(noUrl).toEqual({
+      index: 4,
+      networkUrl: null,
+      leadId: null,
+      status: 'validation_error',
+      creditsCharged: 0,
+      error: { code: 'validation_error', message: 'leads[4].networkUrl is missing. Give a personal profile URL like https://www.linkedin.com/in/<slug>.' },
+    });
     expect(dup).toEqual({ index: 5, networkUrl: url('p1'), leadId: p1.leadId, status: 'duplicate', creditsCharged: 0 });
     expect(p2).toMatchObject({ index: 6, status: 'created', creditsCharged: 1 });
     expect(r.body.summary).toEqual({ total: 7, created: 2, duplicate: 2, excluded: 1, validation_error: 2, insufficient_credits: 0, failed: 0 });
@@ -292,7 +307,14 @@ describe.each(TRANSPORTS)('add_leads_batch over %s', (transport) => {
       'insufficient_credits',
       'insufficient_credits',
     ]);
-    expect(r.body.results[3]).toEqual({ index: 3, networkUrl: url('p3'), leadId: null, status: 'insufficient_credits', creditsCharged: 0 });
+    expect(r.body.results[3]).toEqual({
+      index: 3,
+      networkUrl: url('p3'),
+      leadId: null,
+      status: 'insufficient_credits',
+      creditsCharged: 0,
+      error: { code: 'insufficient_credits', message: expect.stringContaining('`outreach credits add N`') },
+    });
     expect(r.body.summary).toEqual({ total: 7, created: 2, duplicate: 1, excluded: 0, validation_error: 0, insufficient_credits: 4, failed: 0 });
     expect(r.body.creditsCharged).toBe(2);
     expect(balance()).toMatchObject({ credits: 0, topUpCredits: 0 });
@@ -316,7 +338,7 @@ describe.each(TRANSPORTS)('add_leads_batch over %s', (transport) => {
   it('books nothing when nothing is inserted: a FAILED campaign and its totals stay as they were', async () => {
     s = await openSession(transport);
     await batch([{ networkUrl: url('p1') }], 'cmp_failed');
-    db().update(campaigns).set({ status: 'FAILED' }).where(eq(campaigns.id, 'cmp_failed')).run();
+    setCampaignState({ db: db() }, 'cmp_failed', { status: 'FAILED' });
     const before = campaign('cmp_failed');
     s.server.ctx.clock.advance(60_000);
     const r = await batch([{ networkUrl: url('p1') }, { networkUrl: 'garbage' }, { networkUrl: url('p1') }], 'cmp_failed');
@@ -388,7 +410,7 @@ describe.each(TRANSPORTS)('add_leads_batch over %s', (transport) => {
     ]);
     expect(r.status).toBe(200);
     expect(r.body.results.map((x: any) => x.status)).toEqual(['created', 'duplicate', 'created', 'failed', 'failed']);
-    expect(r.body.results[3]).toEqual({ index: 3, networkUrl: url('p3'), leadId: null, status: 'failed', creditsCharged: 0 });
+    expect(r.body.results[3]).toEqual({ index: 3, networkUrl: url('p3'), leadId: null, status: 'failed', creditsCharged: 0, error: failedItem() });
     expect(r.body.summary).toMatchObject({ created: 2, duplicate: 1, failed: 2 });
     expect(r.body.creditsCharged).toBe(2);
     // The failed item's charge rolled back with its insert.

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { Ctx } from '../../src/core/context.js';
 import { addLeadsBatch } from '../../src/core/leads/add.js';
+import { failedItem } from '../../src/core/leads/batch.js';
 import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
 import { updateLeadsBatch } from '../../src/core/leads/update.js';
 import { campaigns, creditBalance, creditLedger, leads, webhookEvents } from '../../src/db/schema.js';
@@ -44,7 +45,7 @@ const healWrites = (ctx: Ctx) => ctx.db.$client.exec('DROP TRIGGER IF EXISTS tem
 /** Everything an add batch can write, to compare before and after. */
 function addState(ctx: Ctx) {
   return {
-    leads: ctx.db.select({ id: leads.id, url: leads.networkUrl }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).all(),
+    leads: ctx.db.select({ id: leads.id, url: leads.networkUrl }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).orderBy(leads.seq).all(),
     ledger: ctx.db.select().from(creditLedger).where(eq(creditLedger.reason, 'lead_created')).all(),
     balance: ctx.db.select().from(creditBalance).get(),
     campaign: ctx.db.select().from(campaigns).where(eq(campaigns.id, 'cmp_q4')).get(),
@@ -68,7 +69,7 @@ describe('add_leads_batch when SQLite fails', () => {
     failWrite(ctx, 'statement', 'INSERT ON main.leads', `NEW.network_url = '${url('p2')}'`);
     const r = addLeadsBatch(ctx, 'cmp_q4', ADDS);
     expect(r.results.map((x) => x.status)).toEqual(['created', 'duplicate', 'validation_error', 'excluded', 'failed', 'failed', 'failed']);
-    expect(r.results[4]).toEqual({ index: 4, networkUrl: url('p2'), leadId: null, status: 'failed', creditsCharged: 0 });
+    expect(r.results[4]).toEqual({ index: 4, networkUrl: url('p2'), leadId: null, status: 'failed', creditsCharged: 0, error: failedItem() });
     expect(r.creditsCharged).toBe(1);
     const after = addState(ctx);
     expect(after.leads.map((l) => l.url).sort()).toEqual([url('ada-lovelace'), url('do-not-contact'), url('p1')]);
@@ -92,6 +93,7 @@ describe('add_leads_batch when SQLite fails', () => {
         leadId: null,
         status: 'failed',
         creditsCharged: 0,
+        error: failedItem(),
       })),
     );
     expect(r.summary).toEqual({ total: 7, created: 0, duplicate: 0, excluded: 0, validation_error: 0, insufficient_credits: 0, failed: 7 });
@@ -136,7 +138,8 @@ function workspace() {
 }
 
 const leadRows = (ctx: Ctx) =>
-  ctx.db.select({ id: leads.id, tag: leads.tag, excluded: leads.excluded }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).all();
+  // In insertion order: without an ORDER BY, the order is whichever index SQLite picks.
+  ctx.db.select({ id: leads.id, tag: leads.tag, excluded: leads.excluded }).from(leads).where(eq(leads.campaignId, 'cmp_q4')).orderBy(leads.seq).all();
 const outbox = (ctx: Ctx) =>
   ctx.db
     .select({ payload: webhookEvents.payload })

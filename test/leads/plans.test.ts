@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { campaigns } from '../../src/db/schema.js';
 import { generateLeads } from '../../src/db/fixture.js';
 import { listLeads, type ListLeadsInput } from '../../src/core/leads/list.js';
 import { getWorkspace } from '../../src/core/workspace/get.js';
 import { testCtx } from '../helpers.js';
 import { captureQueries, freshHandle, queryPlan } from '../plans.js';
 import { ALLOWED_QUERIES, type ModelQuery } from './data.js';
+import { restoreCampaign } from '../../src/core/campaigns/state-machine.js';
 
 /**
  * The query plans behind every (filter, sort) pair, on 20,000 generated leads beside another
@@ -31,13 +31,8 @@ let secret: string;
 
 beforeAll(() => {
   const now = ctx.clock.now();
-  ctx.db
-    .insert(campaigns)
-    .values([
-      { id: 'cmp_big', name: 'Big', status: 'READY_TO_SEND', createdAt: now, updatedAt: now },
-      { id: 'cmp_side', name: 'Side', status: 'READY_TO_SEND', createdAt: now, updatedAt: now },
-    ])
-    .run();
+  restoreCampaign(ctx, { id: 'cmp_big', name: 'Big', status: 'READY_TO_SEND', createdAt: now, updatedAt: now });
+  restoreCampaign(ctx, { id: 'cmp_side', name: 'Side', status: 'READY_TO_SEND', createdAt: now, updatedAt: now });
   generateLeads(ctx.db, 'cmp_side', 5_000);
   generateLeads(ctx.db, 'cmp_big', 20_000);
   secret = getWorkspace(ctx)!.cursorSecret;

@@ -29,6 +29,12 @@ describe('normalizeProfileUrl', () => {
     ['https://www.linkedin.com/in/jürgen', 'https://www.linkedin.com/in/jürgen'],
     ['https://www.linkedin.com/in/%E7%8E%8B%E5%B0%8F%E6%98%8E', 'https://www.linkedin.com/in/王小明'],
     ['https://www.linkedin.com/in/john_doe-1a2b3c4d', 'https://www.linkedin.com/in/john_doe-1a2b3c4d'],
+    // Without a scheme, as copied from an address bar: read as https.
+    ['linkedin.com/in/ada-lovelace', ADA],
+    ['www.linkedin.com/in/ada-lovelace/', ADA],
+    ['WWW.LinkedIn.com/in/Ada-Lovelace?trk=x', ADA],
+    ['uk.linkedin.com/in/ada-lovelace', ADA],
+    ['  linkedin.com/in/ada-lovelace  ', ADA],
   ])('accepts %s', (input, normal) => {
     expect(normalizeProfileUrl(input)).toBe(normal);
   });
@@ -57,7 +63,10 @@ describe('normalizeProfileUrl', () => {
     ['a short link', 'https://lnkd.in/abc123'],
     ['ftp', 'ftp://www.linkedin.com/in/ada-lovelace'],
     ['javascript', 'javascript:alert(1)'],
-    ['no scheme', 'www.linkedin.com/in/ada-lovelace'],
+    ['no scheme, another host', 'www.example.com/in/ada-lovelace'],
+    ['no scheme, a company page', 'linkedin.com/company/analytical-engines'],
+    ['no scheme, a look-alike host', 'linkedin.com.evil.example/in/ada-lovelace'],
+    ['a protocol-relative URL', '//www.linkedin.com/in/ada-lovelace'],
     ['a bare slug', 'ada-lovelace'],
     ['a scheme with one slash', 'https:/www.linkedin.com/in/ada-lovelace'],
     ['a scheme with no slash', 'https:www.linkedin.com/in/ada-lovelace'],

@@ -24,6 +24,7 @@ import {
   SEED,
   setLookalikeBalances,
 } from './helpers.js';
+import { setCampaignState } from '../helpers.js';
 
 const LEASE_MS = 150_000;
 
@@ -291,7 +292,7 @@ describe('Lookalike worker: what it inserts', () => {
 
 describe('Lookalike worker: failures and restarts', () => {
   it('survives a crash between pages: the next worker resumes from the last page, without duplicates, refunding once', async () => {
-    const { ctx, net, worker } = setup();
+    const { ctx, net } = setup();
     const pool = poolOf(['sales'], ['FR']);
     const r = launch(ctx, { jobTitleKeywords: ['sales'], countries: ['FR'], numberOfLeads: 100 });
     const jobId = jobsOf(ctx, r.campaignId)[0]!.id;
@@ -429,7 +430,7 @@ describe('Lookalike worker: failures and restarts', () => {
   it('only one job per campaign can be pending, whatever writes it', () => {
     const { ctx } = setup();
     const r = launch(ctx, { numberOfLeads: 1 });
-    ctx.db.update(campaigns).set({ importing: false }).where(eq(campaigns.id, r.campaignId)).run();
+    setCampaignState(ctx, r.campaignId, { importing: false, importingHolder: null });
     expect(() => launchOutcome(ctx, { campaignId: r.campaignId })).toThrow();
     expect(jobsOf(ctx, r.campaignId)).toHaveLength(1);
   });

@@ -95,7 +95,6 @@ describe('CSV import', () => {
   it('keeps the campaign importing while it runs: pause and batch-delete answer 409', async () => {
     const { ctx } = setup(1000);
     const running = 'cmp_running';
-    ctx.db.update(campaigns).set({ importing: false }).where(eq(campaigns.id, running)).run();
     const seen: string[] = [];
     const csv = `URL\n${Array.from({ length: 150 }, (_, i) => url(i)).join('\n')}\n`;
     await importLeads(ctx, {

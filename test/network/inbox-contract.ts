@@ -62,5 +62,10 @@ export function runSimInboxStoreContract(name: string, make: () => SimInboxStore
       expect(store.schedule(accept('a', 7))).toBe(false);
       expect(store.due(10, 10)).toEqual([]);
     });
+
+    it('counts per key, from 1', () => {
+      const store = make();
+      expect([store.tally('a'), store.tally('a'), store.tally('b'), store.tally('a')]).toEqual([1, 2, 1, 3]);
+    });
   });
 }

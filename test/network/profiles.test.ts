@@ -95,7 +95,7 @@ describe('simulated profiles', () => {
     expect(p.networkUrl).toBe('https://www.linkedin.com/in/ada-lovelace');
     expect(p.providerId).toMatch(/^ACoAA[A-Za-z0-9_-]+$/);
     expect(slugFromProviderId(p.providerId)).toBe('ada-lovelace');
-    expect(slugFromProviderId(p.providerId.slice(0, -1) + 'x')).toBeNull();
+    expect(slugFromProviderId(`${p.providerId.slice(0, -1)}x`)).toBeNull();
     expect(slugFromProviderId('ACoAAnothing')).toBeNull();
   });
 

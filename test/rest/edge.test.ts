@@ -1,6 +1,5 @@
 import { createServer, request, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { workspace } from '../../src/db/schema.js';
@@ -132,7 +131,7 @@ describe('refusals at the edge', () => {
     for (let i = 0; i < 2; i++) expect((await get(expressOnly, '/probe/classed')).status).toBe(200);
     const answer = await both('/probe/classed');
     expect(answer.status).toBe(429);
-    expect(answer.headers['ratelimit']).toContain('"leads_add";r=0');
+    expect(answer.headers.ratelimit).toContain('"leads_add";r=0');
     expect(atEdge).toEqual(['/public/v1/probe/classed']);
     // The global bucket still has tokens: another route passes to Express and is served.
     expect((await get(withEdge, '/credits')).status).toBe(200);

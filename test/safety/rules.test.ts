@@ -6,11 +6,12 @@ import { FakeClock, utcDay } from '../../src/core/clock.js';
 import { pauseCampaign } from '../../src/core/campaigns/lifecycle.js';
 import { auditSafety } from '../../src/core/safety/audit.js';
 import { resolveSafety, warmUpLimit } from '../../src/core/safety/rules.js';
-import { accountDaily, accounts, activity, agents, campaigns, engineIntents } from '../../src/db/schema.js';
+import { accountDaily, accounts, activity, agents, engineIntents } from '../../src/db/schema.js';
 import { Engine } from '../../src/workers/outreach/index.js';
 import { DAY, engineSettings, engineWorkspace, harness, HOUR, MINUTE, RecordingNetwork, type Harness } from '../engine/helpers.js';
 import { testCtx } from '../helpers.js';
 import { expectSafe } from './audit.js';
+import { applyCampaignEvent } from '../../src/core/campaigns/state-machine.js';
 
 const MONDAY = Date.parse('2026-11-23T00:00:00Z');
 const silent = (n: number, prefix = 'p') => Array.from({ length: n }, (_, i) => ({ slug: `${prefix}${i}-sim-never-accepts` }));
@@ -69,7 +70,7 @@ describe('weekly invitation cap', () => {
     pauseCampaign(h.ctx, 'cmp');
     await runFor(h, DAY);
     expect(invitesPerDay(h).get(dayOf(3))).toBeUndefined();
-    h.ctx.db.update(campaigns).set({ status: 'CAMPAIGN_IN_PROGRESS' }).where(eq(campaigns.id, 'cmp')).run();
+    applyCampaignEvent(h.ctx, 'cmp', 'resume');
     await runFor(h, 2 * DAY);
     // Friday takes the 25 left of the week; Saturday gets nothing.
     expect([4, 5].map((i) => invitesPerDay(h).get(dayOf(i)) ?? 0)).toEqual([25, 0]);

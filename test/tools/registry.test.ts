@@ -38,6 +38,6 @@ describe('tool registry', () => {
   it.each(tools.map((t) => [t.name, t] as const))('%s listed schema matches its snapshot', async (name, tool) => {
     const listed = describeTool(tool);
     expect(listed.inputSchema.type).toBe('object');
-    await expect(JSON.stringify(listed, null, 2) + '\n').toMatchFileSnapshot(`./__toolsnaps__/${name}.json`);
+    await expect(`${JSON.stringify(listed, null, 2)}\n`).toMatchFileSnapshot(`./__toolsnaps__/${name}.json`);
   });
 });

@@ -76,6 +76,7 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
     args: { name: 'Intro 2', accountId: 'acc_ada', connectionNote: 'Hi {{firstName|there}}', messages: [{ text: 'Thanks {{ firstname }}!', delayHours: 24 }] },
   },
   update_agent: { rest: { method: 'PATCH', path: '/agents/tpl_intro', body: { name: 'Intro' } }, args: { agentId: 'tpl_intro', name: 'Intro' } },
+  get_agent_stats: { rest: { method: 'GET', path: '/agents/tpl_intro/stats?campaignId=cmp_q4' }, args: { agentId: 'tpl_intro', campaignId: 'cmp_q4' } },
   preview_agent: { rest: { method: 'GET', path: '/agents/tpl_intro/preview?leadId=lead_ada1' }, args: { agentId: 'tpl_intro', leadId: 'lead_ada1' } },
   connect_account: { rest: { method: 'POST', path: '/accounts', body: { name: 'Sales team' } }, args: { name: 'Sales team' } },
   update_account: { rest: { method: 'PATCH', path: '/accounts/acc_ada', body: { messageLimit: 50 } }, args: { accountId: 'acc_ada', messageLimit: 50 } },

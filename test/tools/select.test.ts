@@ -202,7 +202,7 @@ describe('the manage toolset', () => {
 
   it('readonly keeps the read-only tools of the set; tools= may name manage tools without the toolset', async () => {
     const ro = listed(await list('/mcp?toolsets=manage&readonly=1'));
-    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent']);
+    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats']);
     expect(listed(await list('/mcp?tools=create_agent,get_credits'))).toEqual(['get_credits', 'create_agent']);
   });
 
@@ -218,6 +218,7 @@ describe('the manage toolset', () => {
       'list_agents',
       'get_agent',
       'preview_agent',
+      'get_agent_stats',
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoginToken } from '../../src/core/auth/sessions.js';
 import { ensureDemo } from '../../src/core/seed/demo.js';
@@ -9,7 +9,7 @@ import type { Settings } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createContext, startServer, type RunningServer } from '../../src/server.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
-import { hasChromium, launchChromium, screenshotDir, seriousViolations, webhookReceiver, type Received } from './browser.js';
+import { hasChromium, launchChromium, screenshotDir, seriousViolations, webhookReceiver } from './browser.js';
 
 /**
  * The dashboard end to end in Debian's Chromium against the real server (development, simulated
@@ -30,6 +30,11 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
   const agentName = 'Browser test agent';
   const campaignName = 'Browser test campaign';
   let demoKey = '';
+  let campaignId = '';
+  /** A name with a right-to-left override in it; a company that is one word as long as a company may be (200 characters); a 500-character word. */
+  const trickyName = '\u202eMallory Evil';
+  const longCompany = 'Supercalifragilistic'.repeat(10);
+  const longWord = 'Supercalifragilistic'.repeat(25);
 
   const app = (path = '/') => `${server.url}/app${path}`;
   const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`) });
@@ -71,16 +76,25 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     expect(consoleErrors.splice(0).every((e) => e.includes('401'))).toBe(true);
   });
 
-  it('logs in with a one-time link and lands on the overview with credits and charts', async () => {
+  it('logs in with a one-time link and lands on the overview with credits, saying what to do before anything is sent', async () => {
     const { token } = createLoginToken(server.ctx);
     await page.goto(`${server.url}/app/login?token=${token}`);
     expect(new URL(page.url()).pathname).toBe('/app/');
     await heading('Overview');
     await page.getByRole('heading', { name: 'Insights' }).waitFor();
-    await page.getByRole('table', { name: 'Sends, acceptances and replies per day' }).waitFor({ state: 'attached' });
-    await page.getByRole('article', { name: 'Campaign Demo: founders in London' }).waitFor();
+    const demo = page.getByRole('article', { name: 'Campaign Demo: founders in London' });
+    await demo.waitFor();
     expect(await page.getByText('Credits', { exact: true }).isVisible()).toBe(true);
+    // Nothing has been sent: the next step instead of flat lines at zero, on the chart and on the card.
+    await page.getByText('No sends, acceptances or replies in the last 30 days.').waitFor();
+    expect(await page.getByRole('table', { name: 'Sends, acceptances and replies per day' }).count()).toBe(0);
+    expect(await demo.getByRole('meter').count()).toBe(0);
+    await demo.getByText('Nothing sent yet.').waitFor();
+    // The card names its agent, never its id.
+    await demo.getByText('agent Friendly intro').waitFor();
+    expect(await demo.textContent()).not.toMatch(/tpl_/);
     await expectAccessible();
+    await shot('overview-empty');
     // The link worked once: opening it again is refused.
     const again = await fetch(`${server.url}/app/login?token=${token}`, { redirect: 'manual' });
     expect(again.status).toBe(401);
@@ -119,11 +133,19 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await heading(campaignName);
     expect(new URL(page.url()).pathname).toMatch(/^\/app\/campaigns\/cmp_/);
+    campaignId = new URL(page.url()).pathname.split('/').at(-1) ?? '';
     await page.getByText('Ready to send').waitFor();
+    // No leads yet: the table says how to get some.
+    await page.getByText('This campaign has no leads yet.').waitFor();
+    await page
+      .getByRole('article', { name: `Campaign ${campaignName}` })
+      .getByText(`agent ${agentName}`)
+      .waitFor();
     await expectAccessible();
     await page.getByRole('link', { name: 'Import leads from CSV' }).click();
     await heading('Import leads');
-    expect(await page.getByLabel('Campaign').locator('option:checked').textContent()).toBe(campaignName);
+    // The campaign list refreshes in the background after the create; the link's campaign is chosen once it is in.
+    await expect.poll(() => page.getByLabel('Campaign').locator('option:checked').textContent(), { timeout: 10_000, interval: 100 }).toBe(campaignName);
     await expectAccessible();
   });
 
@@ -138,7 +160,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
       'https://www.linkedin.com/in/carl-gauss-sim-fast-accept-sim-replies-positive,Carl,Gauss,Normal AG,CEO,red',
       'not a url,Bad,Row,Nowhere,None,grey',
     ];
-    await page.getByLabel(/CSV file/).setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n') + '\n') });
+    await page.getByLabel(/CSV file/).setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(`${rows.join('\n')}\n`) });
     await page.getByRole('heading', { name: 'Preview of leads.csv' }).waitFor();
     expect(await page.getByLabel('Field for column LinkedIn URL').inputValue()).toBe('networkUrl');
     expect(await page.getByLabel('Field for column Favourite colour').inputValue()).toBe('');
@@ -160,6 +182,52 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await heading(campaignName);
     await page.getByRole('checkbox', { name: 'Select Mary Somerville' }).waitFor();
   }, 60_000);
+
+  it('finds a lead of the campaign by name, company or profile URL', async () => {
+    // Leads of untrusted text join the campaign through the API, as an integration would add them.
+    const add = async (lead: Record<string, string>) => {
+      const res = await fetch(`${server.url}/public/v1/campaigns/${campaignId}/leads`, {
+        method: 'POST',
+        headers: { 'X-API-Key': demoKey, 'content-type': 'application/json' },
+        body: JSON.stringify(lead),
+      });
+      expect(res.status).toBe(200);
+    };
+    await add({ networkUrl: 'https://www.linkedin.com/in/mallory-evil-sim-fast-accept-sim-replies-positive', fullName: trickyName, companyName: 'Evil Corp' });
+    await add({ networkUrl: 'https://www.linkedin.com/in/wide-wanda', fullName: 'Wide Wanda', jobTitle: 'Chief', companyName: longCompany });
+    await page.reload();
+    await heading(campaignName);
+    const search = page.getByRole('search', { name: 'Find a lead' });
+    const box = search.getByLabel('Find a lead by name, company or profile URL');
+    const rows = page.locator('tbody tr');
+    /** The rows are exactly these leads, in this order. */
+    const find = async (query: string, names: string[]) => {
+      await box.fill(query);
+      await search.getByRole('button', { name: 'Find' }).click();
+      await expect
+        .poll(
+          async () => {
+            const texts = await rows.allTextContents();
+            return texts.length === names.length && names.every((n, i) => texts[i]?.includes(n));
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(true);
+    };
+    await find('emmy', ['Emmy Noether']);
+    await page.getByText('1 lead found for “emmy”.').waitFor();
+    await find('Orbits', ['Mary Somerville']);
+    await find('gauss', ['Carl Gauss']);
+    await find('linkedin.com/in/mary-somerville-sim-fast-accept-sim-replies-positive', ['Mary Somerville']);
+    await find('supercali', ['Wide Wanda']);
+    // "Evil" starts both the last name and the company of one lead: it is listed once.
+    await find('evil', ['Mallory Evil']);
+    await expectAccessible();
+    await shot('campaign-search');
+    await search.getByRole('button', { name: 'Show all leads' }).click();
+    await page.getByRole('combobox', { name: 'Show' }).waitFor();
+    await expect.poll(() => rows.count()).toBe(5);
+  });
 
   it('adds a webhook endpoint that will receive the campaign’s events', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
@@ -289,8 +357,117 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     const replies = page.locator('.o-stat', { hasText: 'Replies' }).locator('dd');
     await expect.poll(async () => Number((await replies.textContent())?.replace(/\D/g, '') || '0'), { timeout: 20_000, interval: 250 }).toBeGreaterThan(0);
     await page.getByRole('article', { name: `Campaign ${campaignName}` }).waitFor();
+    await page.getByRole('table', { name: 'Sends, acceptances and replies per day' }).waitFor({ state: 'attached' });
+    await page.getByRole('table', { name: /Top campaigns/ }).waitFor();
     await expectAccessible();
     await shot('overview');
+  });
+
+  it('keeps an exclusion list: add profiles, import a file, remove one', async () => {
+    await page.getByRole('link', { name: 'Exclusions' }).click();
+    await heading('Exclusions');
+    await page.getByText('No profile is excluded yet.').waitFor();
+    await expectAccessible();
+    // Carl Gauss is a lead of the campaign: excluding his profile excludes him there.
+    await page
+      .getByLabel('Profile URLs, one a line')
+      .fill('https://www.linkedin.com/in/carl-gauss-sim-fast-accept-sim-replies-positive\nhttps://www.linkedin.com/in/not-a-lead-yet/\n');
+    await page.getByRole('button', { name: 'Add to the list' }).click();
+    await page.getByText('Added 2 profiles to the list; 1 lead newly excluded.').waitFor();
+    const list = page.getByRole('table', { name: 'Excluded profiles, newest first' });
+    await list.getByRole('cell', { name: 'https://www.linkedin.com/in/not-a-lead-yet', exact: true }).waitFor();
+    const file = ['LinkedIn URL,Reason', 'https://www.linkedin.com/in/from-a-file,asked us', 'https://www.linkedin.com/in/not-a-lead-yet,again', ''].join('\n');
+    await page.getByLabel('Exclusion file (.csv or .txt)').setInputFiles({ name: 'do-not-contact.csv', mimeType: 'text/csv', buffer: Buffer.from(file) });
+    await page.getByRole('button', { name: 'Import do-not-contact.csv' }).click();
+    await page.getByText('do-not-contact.csv: Added 1 profile to the list (1 already on the list); 0 leads newly excluded.').waitFor();
+    await list.getByRole('cell', { name: 'https://www.linkedin.com/in/from-a-file', exact: true }).waitFor();
+    await expectAccessible();
+    await shot('exclusions');
+    await list.getByRole('button', { name: 'Remove https://www.linkedin.com/in/from-a-file' }).click();
+    await expect.poll(() => list.getByRole('cell', { name: 'https://www.linkedin.com/in/from-a-file', exact: true }).count()).toBe(0);
+    // The campaign's table shows Carl excluded.
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('link', { name: campaignName }).click();
+    await page
+      .getByRole('row', { name: /Carl Gauss/ })
+      .locator('.o-badge', { hasText: 'excluded' })
+      .waitFor();
+  });
+
+  it('keeps a right-to-left override in a name from reordering the fields around it, and a long word from widening the page', async () => {
+    const fitsWidth = async () => {
+      const [content, viewport] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number];
+      expect(content).toBeLessThanOrEqual(viewport);
+    };
+    type Box = { left: number; right: number; top: number };
+    const lastBox = (l: Locator) => l.evaluate((el: any) => [...el.getClientRects()].at(-1) as Box);
+    const firstBox = (l: Locator) => l.evaluate((el: any) => [...el.getClientRects()][0] as Box);
+    /**
+     * Where `second` starts, after where `first` ends, reading left to right: on the same line,
+     * to its right (an override leaking out of `first` would put it to the left); or on a later line.
+     */
+    const inOrder = async (first: Locator, second: Locator, sameLine = false) => {
+      const [a, b] = [await lastBox(first), await firstBox(second)];
+      const oneLine = Math.abs(a.top - b.top) < 4;
+      if (sameLine) expect(oneLine, `${JSON.stringify(a)} and ${JSON.stringify(b)} on one line`).toBe(true);
+      expect(oneLine ? b.left >= a.right - 1 : b.top > a.top, `${JSON.stringify(a)} before ${JSON.stringify(b)}`).toBe(true);
+    };
+    // Activity: the lead was contacted; its company stays after its name, on the same line.
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await heading('Activity');
+    const item = page.getByRole('listitem').filter({ hasText: 'Mallory Evil' }).first();
+    await item.waitFor({ timeout: 20_000 });
+    await inOrder(item.getByRole('link', { name: /Mallory Evil/ }), item.locator('span.o-muted').first(), true);
+    await fitsWidth();
+    // The inbox: a 500-character word in a reply wraps inside the thread.
+    await page.getByRole('link', { name: 'Inbox' }).click();
+    await heading('Inbox');
+    await page.getByRole('link', { name: 'All', exact: true }).click();
+    const thread = page.locator('section[aria-label="Threads"]').getByRole('link', { name: /Mallory Evil/ });
+    await thread.waitFor({ timeout: 20_000 });
+    await thread.click();
+    await page.getByLabel('Your reply').fill(`A word to test the layout: ${longWord}.`);
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await page.getByRole('list', { name: 'Messages, oldest first' }).getByText(longWord).waitFor();
+    await fitsWidth();
+    await shot('untrusted-inbox');
+    // The campaign's table: exclude the lead, and its badge stays after its name.
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('link', { name: campaignName }).click();
+    await heading(campaignName);
+    const row = page.getByRole('row', { name: /Mallory Evil/ });
+    await row.getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Exclude' }).click();
+    await row.locator('.o-badge', { hasText: 'excluded' }).waitFor();
+    await inOrder(row.getByRole('link', { name: /Mallory Evil/ }), row.locator('.o-badge', { hasText: 'excluded' }));
+    await fitsWidth();
+    await shot('untrusted-text');
+    for (const where of ['Overview', 'Campaigns']) {
+      await page.getByRole('link', { name: where, exact: true }).click();
+      await heading(where);
+      await fitsWidth();
+    }
+  });
+
+  it('fills the window at any scroll, with the navigation in view', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await heading('Overview');
+    await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+    const layout = (await page.evaluate(`(() => {
+      const shell = document.querySelector('.d-shell').getBoundingClientRect();
+      const nav = document.querySelector('.d-nav').getBoundingClientRect();
+      const bottomLeft = document.elementFromPoint(10, window.innerHeight - 2);
+      const bottomRight = document.elementFromPoint(window.innerWidth - 10, window.innerHeight - 2);
+      return {
+        scrolled: window.scrollY > 0,
+        shellReachesBottom: shell.bottom >= window.innerHeight - 1,
+        navInView: nav.top <= 0 && nav.top > -1,
+        leftIsNav: !!bottomLeft && bottomLeft.closest('.d-shell') !== null && bottomLeft.closest('.d-main') === null,
+        rightIsPage: !!bottomRight && bottomRight.closest('.d-main') !== null,
+      };
+    })()`)) as Record<string, boolean>;
+    expect(layout).toEqual({ scrolled: true, shellReachesBottom: true, navInView: true, leftIsNav: true, rightIsPage: true });
+    await page.evaluate('window.scrollTo(0, 0)');
   });
 
   it('raises no console error and no CSP violation on any page', () => {

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getLeadImport, resumeLeadImports, startLeadImport } from '../../src/core/imports/background.js';
+import { beginImporting } from '../../src/core/campaigns/state-machine.js';
 import { campaigns, creditBalance, leadImports, leads } from '../../src/db/schema.js';
 import { startTestServer, testCtx, type TestServer } from '../helpers.js';
 import { appCall, fakeUiDir, login } from './helpers.js';
@@ -91,11 +92,12 @@ describe('CSV import from the dashboard', () => {
 });
 
 describe('an import interrupted by a restart', () => {
-  it('resumes after the last recorded row, charging nothing twice', async () => {
+  it('resumes after the last recorded row once nobody holds the campaign, charging nothing twice', async () => {
     const ctx = testCtx();
     ctx.db.update(creditBalance).set({ credits: 10_000 }).run();
-    const { importId } = startLeadImport(ctx, { campaignId: 'cmp_noagent', csv: csv(150) });
-    // As if the server died after the first chunk of 100 was recorded: rows 0..99 exist.
+    const { importId } = await startLeadImport(ctx, { campaignId: 'cmp_noagent', csv: csv(150) });
+    // As if a server died after the first chunk of 100 was recorded: rows 0..99 exist, and its
+    // importing mark is still live (the process is on another host, so nothing proves it dead).
     const { importLeads } = await import('../../src/core/imports/csv.js');
     await importLeads(ctx, { campaignId: 'cmp_noagent', source: csv(100) });
     ctx.db
@@ -107,18 +109,21 @@ describe('an import interrupted by a restart', () => {
       })
       .where(eq(leadImports.id, importId))
       .run();
+    expect(beginImporting(ctx, 'cmp_noagent', { holder: `${importId}/dead-run`, lease: { ttlMs: 30_000, process: { host: 'elsewhere', pid: 1 } } })).toBe(true);
     expect(getLeadImport(ctx, importId).status).toBe('running');
-    // A fresh runner waits until the old one has been silent for a minute.
+    // A resumer waits while the dead run's mark has time left.
     expect(resumeLeadImports(ctx)).toHaveLength(0);
-    ctx.clock.advance(61_000);
+    ctx.clock.advance(30_001);
     await Promise.all(resumeLeadImports(ctx));
     expect(getLeadImport(ctx, importId)).toMatchObject({
       status: 'done',
       rowsDone: 150,
       creditsCharged: 150,
       summary: { total: 150, created: 150, duplicate: 0 },
+      rows: [],
     });
     expect(ctx.db.select().from(leads).where(eq(leads.campaignId, 'cmp_noagent')).all()).toHaveLength(150);
     expect(ctx.db.select().from(leadImports).where(eq(leadImports.id, importId)).get()!.csv).toBeNull();
+    expect(ctx.db.select().from(campaigns).where(eq(campaigns.id, 'cmp_noagent')).get()!.importing).toBe(false);
   });
 });

@@ -129,6 +129,33 @@ describe('operator tools', () => {
     expect(bad.body.structuredContent.error).toMatchObject({ code: 'validation_error', details: { fields: ['urls[0]'] } });
   });
 
+  it('import an exclusion file, all or nothing, naming a bad URL', async () => {
+    const file = ['LinkedIn URL,Name', 'https://www.linkedin.com/in/file-one,One', 'https://linkedin.com/in/file-two/,Two', ''].join('\n');
+    const bad = await call('import_exclusions', { file: `${file}not a url,Three\n` });
+    expect(bad.body.structuredContent.error).toMatchObject({ code: 'validation_error', details: { fields: ['file[2]'] } });
+    const listed = async () =>
+      (await call('list_exclusions', { limit: 100 })).body.structuredContent.exclusions.map((e: { networkUrl: string }) => e.networkUrl) as string[];
+    expect(await listed()).not.toContain('https://www.linkedin.com/in/file-one');
+    const imported = await call('import_exclusions', { file });
+    expect(imported.body.structuredContent).toEqual({
+      added: ['https://www.linkedin.com/in/file-one', 'https://www.linkedin.com/in/file-two'],
+      alreadyExcluded: [],
+      leadsExcluded: 0,
+    });
+    expect(await listed()).toEqual(expect.arrayContaining(['https://www.linkedin.com/in/file-one', 'https://www.linkedin.com/in/file-two']));
+    const empty = await call('import_exclusions', { file: '# nothing here\n' });
+    expect(empty.body.structuredContent.error).toMatchObject({ code: 'validation_error', details: { fields: ['file'] } });
+  });
+
+  it("search a campaign's leads by name, company or profile URL", async () => {
+    const found = await call('search_leads', { campaignId: 'cmp_q4', query: 'ada' });
+    expect(found.body.isError, JSON.stringify(found.body.structuredContent)).toBe(false);
+    expect(found.body.structuredContent.leads.map((l: { id: string }) => l.id)).toContain('lead_ada1');
+    expect(found.body.structuredContent.more).toBe(false);
+    const bad = await call('search_leads', { campaignId: 'cmp_q4', query: '' });
+    expect(bad.body.structuredContent.error).toMatchObject({ code: 'validation_error' });
+  });
+
   it('answer a conversation through send_message, idempotently, and list and mark it', async () => {
     const args = { leadId: 'lead_ada1', text: 'Thanks Ada, here is the overview you asked for.', idempotencyKey: 'reply-1' };
     const first = await call('reply_conversation', args);

@@ -1,5 +1,9 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARD_CSP } from '../../src/web/security.js';
+import { dashboardTools } from '../../src/tools/index.js';
+import { DASHBOARD_CSP, LOGIN_FAILURES_ALLOWED } from '../../src/web/security.js';
 import { createLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { Settings } from '../../src/config.js';
@@ -37,7 +41,9 @@ describe('the /app mount: sessions and security', () => {
         });
         expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(401);
         const body = (await res.json()) as { error: { code: string; message: string; details: object } };
-        expect(body).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('npx outreach login'), details: {} } });
+        expect(body).toEqual({
+          error: { code: 'unauthorized', message: expect.stringContaining('npx outreach login'), details: { loginCommand: 'npx outreach login' } },
+        });
       }
     }
   });
@@ -236,5 +242,149 @@ describe('login tokens in logs', () => {
     expect(log).toContain('/app/login');
     expect(log).not.toContain(token);
     expect(log).not.toContain(session);
+  });
+});
+
+/** Every dashboard tool that changes something: each must be refused cross-origin. */
+const WRITES = dashboardTools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name);
+
+describe('cross-origin writes behind a proxy on loopback', () => {
+  let server: TestServer;
+  let cookie: string;
+  beforeAll(async () => {
+    server = await startTestServer({ uiDir: fakeUiDir() });
+    cookie = await login(server.url, server.ctx);
+  });
+  afterAll(() => server.close());
+
+  const call = (name: string, headers: Record<string, string>) =>
+    fetch(`${server.url}/app/api/call`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ name, arguments: {} }),
+    });
+
+  it('refuses every state-changing call whose Origin matches only a forged X-Forwarded-Host', async () => {
+    expect(WRITES.length).toBeGreaterThanOrEqual(9);
+    const READS = ['list_api_keys', 'list_webhook_endpoints', 'list_exclusions', 'list_campaigns', 'list_agents', 'get_credits'];
+    const snapshot = async () => Promise.all(READS.map(async (name) => (await appCall(server.url, cookie, name)).body.structuredContent));
+    const before = await snapshot();
+    const forged: Record<string, string>[] = [
+      { origin: 'http://evil.example', 'x-forwarded-host': 'evil.example' },
+      { origin: 'https://evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+      { origin: 'http://evil.example:8080', 'x-forwarded-host': 'evil.example:8080', forwarded: 'host=evil.example:8080' },
+    ];
+    for (const name of WRITES) {
+      for (const headers of forged) {
+        const res = await call(name, headers);
+        expect(res.status, `${name} ${JSON.stringify(headers)}`).toBe(403);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+      }
+    }
+    const out = await fetch(`${server.url}/app/api/logout`, { method: 'POST', headers: { cookie, ...forged[0] } });
+    expect(out.status).toBe(403);
+    // Nothing changed, and the session still works.
+    expect(await snapshot()).toEqual(before);
+    expect((await fetch(`${server.url}/app/api/session`, { headers: { cookie } })).status).toBe(200);
+  });
+
+  it('still accepts the same calls from the origin the Host header names', async () => {
+    for (const name of WRITES) {
+      const res = await call(name, { origin: server.url, 'x-forwarded-host': 'evil.example' });
+      expect(res.status, name).toBe(200);
+    }
+  });
+});
+
+describe('cross-origin writes with a configured public address', () => {
+  let server: RunningServer;
+  let cookie: string;
+  const PUBLIC = 'https://outreach.example.com';
+  beforeAll(async () => {
+    const ctx = testCtx();
+    const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: 'development', simSpeed: 1, config: {}, publicUrl: PUBLIC };
+    server = await startServer(settings, ctx.log, ctx, { engine: false, lookalike: false, uiDir: fakeUiDir() });
+    cookie = await login(server.url, server.ctx);
+  });
+  afterAll(() => server.close());
+
+  const rotate = (headers: Record<string, string>) =>
+    fetch(`${server.url}/app/api/call`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ name: 'rotate_webhook_secret', arguments: {} }),
+    });
+
+  it('accepts its origin (whatever Host a proxy sends) and the Host origin, and nothing forged', async () => {
+    expect((await rotate({ origin: PUBLIC, 'x-forwarded-proto': 'https' })).status).toBe(200);
+    expect((await rotate({ origin: server.url })).status).toBe(200);
+    expect((await rotate({ origin: 'https://evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' })).status).toBe(403);
+    expect((await rotate({ origin: 'https://outreach.example.com.evil.example' })).status).toBe(403);
+    expect((await rotate({ origin: 'http://outreach.example.com' })).status).toBe(403);
+  });
+});
+
+describe('login links: throttling and https', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ uiDir: fakeUiDir() });
+  });
+  afterAll(() => server.close());
+
+  // The server trusts X-Forwarded-For from a proxy on loopback, so each test client gets its own address.
+  const from = (ip: string, path: string) => fetch(server.url + path, { redirect: 'manual', headers: { 'x-forwarded-for': ip } });
+
+  it('answers 429 with Retry-After after repeated bad links from one address, and only that address', async () => {
+    const bad = `/app/login?token=${'A'.repeat(43)}`;
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect((await from('203.0.113.7', bad)).status).toBe(401);
+    const throttled = await from('203.0.113.7', bad);
+    expect(throttled.status).toBe(429);
+    const retryAfter = Number(throttled.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+    expect(throttled.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+    expect(await throttled.text()).toContain('npx outreach login');
+
+    // A good link from the throttled address is refused too, and stays unspent.
+    const { path } = loginPath(server.ctx);
+    expect((await from('203.0.113.7', path)).status).toBe(429);
+    // Another address is not affected, and the link still works there.
+    expect((await from('198.51.100.4', path)).status).toBe(303);
+  });
+
+  it('does not count good links or HEAD probes', async () => {
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED + 2; i++) {
+      expect((await from('203.0.113.8', loginPath(server.ctx).path)).status).toBe(303);
+      expect((await fetch(`${server.url}/app/login?token=nope`, { method: 'HEAD', headers: { 'x-forwarded-for': '203.0.113.8' } })).status).toBe(200);
+    }
+  });
+
+  it('sends Strict-Transport-Security behind https only', async () => {
+    const https = await fetch(`${server.url}/app/`, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(https.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    const plain = await fetch(`${server.url}/app/`);
+    expect(plain.headers.get('strict-transport-security')).toBeNull();
+  });
+});
+
+describe('the signed-out hint on a database other than the default', () => {
+  let server: RunningServer;
+  const dir = mkdtempSync(join(tmpdir(), 'outreach-hint-'));
+  const dbPath = join(dir, 'elsewhere.db');
+  beforeAll(async () => {
+    const settings: Settings = { host: '127.0.0.1', port: 0, dbPath, env: 'development', simSpeed: 1, config: {} };
+    server = await startServer(settings, testCtx().log, undefined, { engine: false, lookalike: false, uiDir: fakeUiDir() });
+  });
+  afterAll(() => server.close());
+
+  it('names --db but never the path, in the 401 and on the refused-link page', async () => {
+    const res = await fetch(`${server.url}/app/api/session`);
+    expect(res.status).toBe(401);
+    const text = await res.text();
+    expect(text).toContain('npx outreach login --db');
+    expect(text).not.toContain(dir);
+    const page = await (await fetch(`${server.url}/app/login?token=nope`)).text();
+    expect(page).toContain('npx outreach login --db');
+    expect(page).not.toContain(dir);
   });
 });

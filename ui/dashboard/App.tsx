@@ -1,16 +1,20 @@
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { Route, Router, Switch } from 'wouter';
+import { Untrusted } from '../shared/components/Untrusted.js';
 import { CallToolProvider } from '../shared/seam.js';
-import { dashboardCallTool, fetchSession, LOGIN_HINT, logout, type Session } from './api.js';
-import { Link, match, useLocation } from './router.js';
+import { DEFAULT_LOGIN_COMMAND, dashboardCallTool, fetchSession, logout, type Session } from './api.js';
+import { BASE, Link, useLocation } from './router.js';
 import { AccountsPage } from './pages/Accounts.js';
 import { ActivityPage } from './pages/Activity.js';
 import { AgentEditorPage, AgentsPage } from './pages/Agents.js';
 import { CampaignPage, CampaignsPage } from './pages/Campaigns.js';
+import { ExclusionsPage } from './pages/Exclusions.js';
 import { ImportPage } from './pages/Import.js';
 import { InboxPage } from './pages/Inbox.js';
 import { KeysPage } from './pages/Keys.js';
 import { OverviewPage } from './pages/Overview.js';
+import { SettingsPage } from './pages/Settings.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 
 const NAV: { to: string; label: string }[] = [
@@ -20,13 +24,16 @@ const NAV: { to: string; label: string }[] = [
   { to: '/inbox', label: 'Inbox' },
   { to: '/accounts', label: 'Accounts' },
   { to: '/import', label: 'Import leads' },
+  { to: '/exclusions', label: 'Exclusions' },
   { to: '/activity', label: 'Activity' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/keys', label: 'API keys' },
+  { to: '/settings', label: 'Settings' },
 ];
 
-type Route = { title: string; render: (p: Record<string, string>) => ReactNode };
-const ROUTES: [string, Route][] = [
+type Page = { title: string; render: (p: Record<string, string>) => ReactNode };
+/** Every page, first match wins (so `/agents/new` before `/agents/:agentId`). */
+const ROUTES: [string, Page][] = [
   ['/', { title: 'Overview', render: () => <OverviewPage /> }],
   ['/campaigns', { title: 'Campaigns', render: () => <CampaignsPage /> }],
   ['/campaigns/:campaignId', { title: 'Campaign', render: (p) => <CampaignPage campaignId={p.campaignId as string} /> }],
@@ -37,49 +44,73 @@ const ROUTES: [string, Route][] = [
   ['/inbox/:leadId', { title: 'Inbox', render: (p) => <InboxPage leadId={p.leadId as string} /> }],
   ['/accounts', { title: 'Accounts', render: () => <AccountsPage /> }],
   ['/import', { title: 'Import leads', render: () => <ImportPage /> }],
+  ['/exclusions', { title: 'Exclusions', render: () => <ExclusionsPage /> }],
   ['/activity', { title: 'Activity', render: () => <ActivityPage /> }],
   ['/webhooks', { title: 'Webhooks', render: () => <WebhooksPage /> }],
   ['/keys', { title: 'API keys', render: () => <KeysPage /> }],
+  ['/settings', { title: 'Settings', render: () => <SettingsPage /> }],
 ];
 
-function resolve(path: string): { route: Route; params: Record<string, string> } | null {
-  for (const [pattern, route] of ROUTES) {
-    const params = match(pattern, path);
-    if (params) return { route, params };
-  }
-  return null;
+/** A page's title in the tab, as a page load would set it. */
+function Titled({ title, children }: { title: string; children: ReactNode }) {
+  useEffect(() => {
+    document.title = `${title} · Outreach`;
+  }, [title]);
+  return <>{children}</>;
 }
 
-/** What the operator sees without a session: how to get a link, and no workspace data. */
-export function SignedOut() {
+function Pages() {
+  return (
+    <Switch>
+      {ROUTES.map(([pattern, page]) => (
+        <Route key={pattern} path={pattern}>
+          {(params) => <Titled title={page.title}>{page.render(params as Record<string, string>)}</Titled>}
+        </Route>
+      ))}
+      <Route>
+        <Titled title="Not found">
+          <h1 tabIndex={-1}>Page not found</h1>
+          <p>
+            <Link to="/">Back to the overview</Link>
+          </p>
+        </Titled>
+      </Route>
+    </Switch>
+  );
+}
+
+/**
+ * What the operator sees without a session: how to get a link, and no workspace data. The
+ * command is the server's (with `--db` when it runs on another database than the default).
+ */
+export function SignedOut({ command = DEFAULT_LOGIN_COMMAND }: { command?: string }) {
   return (
     <main className="o-root d-login o-card">
       <h1>Signed out</h1>
       <p>
-        This dashboard opens with a one-time login link. On the machine that runs the server, run <code>npx outreach login</code> and open the link it prints.
+        This dashboard opens with a one-time login link. On the machine that runs the server, run <code>{command}</code> and open the link it prints. Each link
+        works once, for 15 minutes.
       </p>
-      <p className="o-muted">{LOGIN_HINT}</p>
     </main>
   );
 }
 
 function Shell({ session }: { session: Session }) {
   const { path } = useLocation();
-  const found = resolve(path);
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per navigation, which `path` marks.
   useEffect(() => {
-    document.title = `${found?.route.title ?? 'Not found'} · Outreach`;
     // After a client-side navigation, move focus to the new page's heading, as a page load would.
     if (first.current) {
       first.current = false;
       return;
     }
     main.current?.querySelector<HTMLElement>('h1')?.focus();
-  }, [path, found?.route.title]);
+  }, [path]);
 
-  const section = '/' + (path.split('/')[1] ?? '');
+  const section = `/${path.split('/')[1] ?? ''}`;
   return (
     <div className="o-root d-shell">
       <a className="d-skip" href="#main">
@@ -88,7 +119,7 @@ function Shell({ session }: { session: Session }) {
       <nav className="d-nav" aria-label="Dashboard">
         <div className="d-brand">Outreach</div>
         <div className="d-ws">
-          {session.workspace.name} · {session.workspace.plan} · {session.workspace.env}
+          <Untrusted>{session.workspace.name}</Untrusted> · {session.workspace.plan} · {session.workspace.env}
         </div>
         <ul>
           {NAV.map((item) => (
@@ -111,23 +142,14 @@ function Shell({ session }: { session: Session }) {
         </button>
       </nav>
       <main id="main" className="d-main" ref={main}>
-        {found ? (
-          found.route.render(found.params)
-        ) : (
-          <>
-            <h1 tabIndex={-1}>Page not found</h1>
-            <p>
-              <Link to="/">Back to the overview</Link>
-            </p>
-          </>
-        )}
+        <Pages />
       </main>
     </div>
   );
 }
 
 export function App() {
-  const [signedOut, setSignedOut] = useState(false);
+  const [signedOut, setSignedOut] = useState<string | null>(null);
   const client = useMemo(
     () =>
       new QueryClient({
@@ -137,10 +159,10 @@ export function App() {
       }),
     [],
   );
-  const callTool = useMemo(() => dashboardCallTool(() => setSignedOut(true)), []);
+  const callTool = useMemo(() => dashboardCallTool((command) => setSignedOut(command)), []);
   return (
     <QueryClientProvider client={client}>
-      <CallToolProvider callTool={callTool}>{signedOut ? <SignedOut /> : <SessionGate />}</CallToolProvider>
+      <CallToolProvider callTool={callTool}>{signedOut !== null ? <SignedOut command={signedOut} /> : <SessionGate />}</CallToolProvider>
     </QueryClientProvider>
   );
 }
@@ -160,6 +182,10 @@ function SessionGate() {
         <p role="alert">{session.error.message}</p>
       </main>
     );
-  if (!session.data) return <SignedOut />;
-  return <Shell session={session.data} />;
+  if ('signedOut' in session.data) return <SignedOut command={session.data.signedOut} />;
+  return (
+    <Router base={BASE}>
+      <Shell session={session.data} />
+    </Router>
+  );
 }

@@ -3,7 +3,22 @@ import { ToolError, type CallTool, type ToolResult } from '../shared/seam.js';
 /** Everything the dashboard asks the server lives under the mount, whatever path serves it. */
 const BASE = import.meta.env.BASE_URL.replace(/\/$/, '');
 
-export const LOGIN_HINT = 'Run `npx outreach login` for a new link.';
+/** The command that prints a login link, unless the server names another (its 401 says, e.g. with `--db`). */
+export const DEFAULT_LOGIN_COMMAND = 'npx outreach login';
+
+export const loginHint = (command: string): string => `Run \`${command}\` for a new link.`;
+
+/** The login command a 401 names in `details.loginCommand`, else the default one. */
+async function loginCommandOf(res: Response): Promise<string> {
+  try {
+    const body = (await res.json()) as { error?: { details?: { loginCommand?: unknown } } };
+    const command = body.error?.details?.loginCommand;
+    if (typeof command === 'string' && command !== '') return command;
+  } catch {
+    // Not JSON: the default command.
+  }
+  return DEFAULT_LOGIN_COMMAND;
+}
 
 export interface Session {
   workspace: { name: string; plan: string; env: string };
@@ -12,8 +27,8 @@ export interface Session {
 
 /** The session is over (or never began): the one place every 401 goes. */
 export class Unauthorized extends ToolError {
-  constructor() {
-    super('unauthorized', `Your dashboard session has ended. ${LOGIN_HINT}`);
+  constructor(readonly loginCommand: string = DEFAULT_LOGIN_COMMAND) {
+    super('unauthorized', `Your dashboard session has ended. ${loginHint(loginCommand)}`);
   }
 }
 
@@ -29,9 +44,10 @@ async function errorFrom(res: Response): Promise<ToolError> {
 
 /**
  * The dashboard's side of the seam: one same-origin POST per tool call. The session cookie
- * rides along (HttpOnly: script never sees it); a 401 calls `onUnauthorized` once per call.
+ * rides along (HttpOnly: script never sees it); a 401 calls `onUnauthorized` once per call,
+ * with the login command the server named.
  */
-export function dashboardCallTool(onUnauthorized: () => void): CallTool {
+export function dashboardCallTool(onUnauthorized: (loginCommand: string) => void): CallTool {
   return async (name, args) => {
     const res = await fetch(`${BASE}/api/call`, {
       method: 'POST',
@@ -40,17 +56,19 @@ export function dashboardCallTool(onUnauthorized: () => void): CallTool {
       body: JSON.stringify({ name, arguments: args }),
     });
     if (res.status === 401) {
-      onUnauthorized();
-      throw new Unauthorized();
+      const command = await loginCommandOf(res);
+      onUnauthorized(command);
+      throw new Unauthorized(command);
     }
     if (!res.ok) throw await errorFrom(res);
     return (await res.json()) as ToolResult;
   };
 }
 
-export async function fetchSession(): Promise<Session | null> {
+/** The session, or, signed out, the command the server says prints a login link. */
+export async function fetchSession(): Promise<Session | { signedOut: string }> {
   const res = await fetch(`${BASE}/api/session`, { credentials: 'include', headers: { accept: 'application/json' } });
-  if (res.status === 401) return null;
+  if (res.status === 401) return { signedOut: await loginCommandOf(res) };
   if (!res.ok) throw await errorFrom(res);
   return (await res.json()) as Session;
 }

@@ -19,8 +19,10 @@ import type { updateLeadTool } from '../../src/tools/update-lead.js';
 import type { updateLeadsBatchTool } from '../../src/tools/update-leads-batch.js';
 import type { deleteLeadsBatchTool } from '../../src/tools/delete-leads-batch.js';
 import type { addLeadTool } from '../../src/tools/add-lead.js';
-import type { addExclusionsTool, listExclusionsTool, removeExclusionsTool } from '../../src/tools/operator/exclusions.js';
+import type { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExclusionsTool } from '../../src/tools/operator/exclusions.js';
+import type { searchLeadsTool } from '../../src/tools/operator/leads.js';
 import type { getImportTool, previewImportTool, startImportTool } from '../../src/tools/operator/imports.js';
+import type { grantCreditsTool } from '../../src/tools/operator/credits.js';
 import type { createCampaignTool } from '../../src/tools/create-campaign.js';
 import type { updateCampaignTool } from '../../src/tools/update-campaign.js';
 import type { listAgentsTool } from '../../src/tools/list-agents.js';
@@ -70,8 +72,8 @@ export type Credits = ToolOutput<'get_credits'>;
 export type ListLeadsResult = ToolOutput<'list_leads'>;
 
 export type Agent = ToolOutput<'get_agent'>;
-/** The fields an agent is made of, as create_agent takes them. */
-export type AgentFields = Required<Omit<ToolArgs<'create_agent'>, 'idempotencyKey'>>;
+/** The fields of an agent's simple shape (a note and messages), as create_agent takes them; the sequence editor for steps comes later. */
+export type AgentFields = Required<Omit<ToolArgs<'create_agent'>, 'idempotencyKey' | 'steps'>>;
 export type ApiKey = ToolOutput<'list_api_keys'>['keys'][number];
 export type WebhookEndpoint = ToolOutput<'list_webhook_endpoints'>['endpoints'][number];
 export type WebhookDelivery = ToolOutput<'list_webhook_deliveries'>['deliveries'][number];
@@ -87,6 +89,9 @@ export type ImportPreview = ToolOutput<'preview_import'>;
 export type ImportSummary = ImportPreview['summary'];
 export type ImportStatus = ToolOutput<'get_import'>;
 export type ImportField = NonNullable<ImportPreview['columns'][number]['field']>;
+export type RejectedRow = ImportPreview['rows'][number];
+export type ImportStop = NonNullable<ImportPreview['stoppedAt']>;
+export type GrantResult = ToolOutput<'grant_credits'>;
 
 interface ServerTools {
   get_credits: Io<typeof getCreditsTool>;
@@ -131,9 +136,12 @@ interface ServerTools {
   list_exclusions: Io<typeof listExclusionsTool>;
   add_exclusions: Io<typeof addExclusionsTool>;
   remove_exclusions: Io<typeof removeExclusionsTool>;
+  import_exclusions: Io<typeof importExclusionsTool>;
+  search_leads: Io<typeof searchLeadsTool>;
   preview_import: Io<typeof previewImportTool>;
   start_import: Io<typeof startImportTool>;
   get_import: Io<typeof getImportTool>;
+  grant_credits: IoKeyed<typeof grantCreditsTool>;
 }
 
 export type Tools = ServerTools;

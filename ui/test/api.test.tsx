@@ -42,14 +42,23 @@ describe("the dashboard's callTool", () => {
     expect(error).toMatchObject({ code: 'forbidden', message: 'Cross-origin request refused.' });
   });
 
-  it('reads no session as signed out', async () => {
+  it('reads no session as signed out, with the login command the server names', async () => {
     vi.stubGlobal('fetch', answer(401, { error: { code: 'unauthorized', message: 'x', details: {} } }));
-    expect(await fetchSession()).toBeNull();
+    expect(await fetchSession()).toEqual({ signedOut: 'npx outreach login' });
+    const named = "npx outreach login --db <the server's database file>";
+    vi.stubGlobal('fetch', answer(401, { error: { code: 'unauthorized', message: 'x', details: { loginCommand: named } } }));
+    expect(await fetchSession()).toEqual({ signedOut: named });
+    const onUnauthorized = vi.fn();
+    await expect(dashboardCallTool(onUnauthorized)('get_credits', {})).rejects.toMatchObject({ message: expect.stringContaining(named) });
+    expect(onUnauthorized).toHaveBeenCalledWith(named);
   });
 
   it('shows the signed-out page with the login command and no workspace data', () => {
     render(<SignedOut />);
     expect(screen.getByRole('heading', { level: 1, name: 'Signed out' })).toBeTruthy();
     expect(screen.getByText('npx outreach login')).toBeTruthy();
+    cleanup();
+    render(<SignedOut command="npx outreach login --db <the server's database file>" />);
+    expect(screen.getByText("npx outreach login --db <the server's database file>")).toBeTruthy();
   });
 });

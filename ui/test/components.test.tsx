@@ -3,7 +3,8 @@ import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-libra
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActivityTimeline } from '../shared/components/ActivityTimeline.js';
 import { CampaignCard } from '../shared/components/CampaignCard.js';
-import { InsightsPanel } from '../shared/components/InsightsPanel.js';
+import { gridStep, InsightsPanel } from '../shared/components/InsightsPanel.js';
+import { Untrusted } from '../shared/components/Untrusted.js';
 import { LeadsTable } from '../shared/components/LeadsTable.js';
 import { unwrap, ToolError } from '../shared/seam.js';
 import { campaign, insights, lead } from './fixtures.js';
@@ -28,14 +29,44 @@ describe('the seam', () => {
 });
 
 describe('CampaignCard', () => {
-  it('renders status and funnel from the result it is given, with no call', () => {
-    const fake = fakeCallTool({});
+  const agents = () => ({ agents: [{ id: 'tpl_1', name: 'Warm intro', accountId: 'acc_1', connectionNote: null, messages: [] }], nextCursor: null });
+
+  it('renders status and funnel from the result it is given, and names its agent, not its id', async () => {
+    const fake = fakeCallTool({ list_agents: agents });
     renderWith(<CampaignCard campaign={campaign()} />, fake.callTool);
     const card = screen.getByRole('article', { name: 'Campaign Founders in Berlin' });
     expect(within(card).getByText('Ready to send')).toBeTruthy();
     expect(within(card).getByRole('meter', { name: 'Accepted: 32' })).toBeTruthy();
     expect(within(card).getByText(/40\.0%/)).toBeTruthy();
-    expect(fake.calls).toHaveLength(0);
+    await within(card).findByText('Warm intro');
+    expect(card.textContent).not.toContain('tpl_1');
+    // The only call: the agents' names. The campaign itself came as a prop.
+    expect(fake.calls.map((c) => c.name)).toEqual(['list_agents']);
+  });
+
+  it('asks get_agent for an agent beyond the first page of agents, and never shows an id', async () => {
+    const fake = fakeCallTool({
+      list_agents: agents,
+      get_agent: () => ({ id: 'tpl_9', name: 'Late agent', accountId: null, connectionNote: null, messages: [] }),
+    });
+    renderWith(<CampaignCard campaign={campaign({ assignedTemplateId: 'tpl_9' })} />, fake.callTool);
+    await screen.findByText('Late agent');
+    expect(fake.callsOf('get_agent')[0]?.args).toEqual({ agentId: 'tpl_9' });
+  });
+
+  it('shows the next step instead of an empty funnel when nothing was sent', () => {
+    const zero = { connectionRequestsSent: 0, connectionRequestsAccepted: 0, acceptanceRate: null, messagesSent: 0, repliesReceived: 0, replyRate: null };
+    const fake = fakeCallTool({ list_agents: agents });
+    const shows = (c: ReturnType<typeof campaign>, ...texts: RegExp[]) => {
+      const { unmount } = renderWith(<CampaignCard campaign={c} />, fake.callTool);
+      expect(screen.queryByRole('meter')).toBeNull();
+      expect(screen.getByText('Nothing sent yet.')).toBeTruthy();
+      for (const text of texts) expect(screen.getByText(text)).toBeTruthy();
+      unmount();
+    };
+    shows(campaign({ stats: zero, totalLeads: 0 }), /no leads yet/);
+    shows(campaign({ stats: zero, assignedTemplateId: null }), /Assign it an agent/, /no agent assigned/);
+    shows(campaign({ stats: zero }), /Start it to send/);
   });
 
   it('starts through start_campaign and shows the campaign it returns', async () => {
@@ -76,6 +107,38 @@ describe('InsightsPanel', () => {
     expect(screen.getByRole('table', { name: /Top campaigns/ })).toBeTruthy();
     expect(fake.calls).toHaveLength(0);
   });
+
+  it('says what to do instead of drawing flat lines at zero', () => {
+    const fake = fakeCallTool({});
+    const quiet = { days: [0, 1, 2].map((i) => ({ date: `2026-11-1${i}`, sends: 0, acceptances: 0, replies: 0 })) };
+    renderWith(
+      <InsightsPanel insights={insights({ topCampaignsByReplyRate: [], topCampaignsByAcceptanceRate: [] })} series={quiet} emptyNext="Start a campaign." />,
+      fake.callTool,
+    );
+    expect(screen.queryByRole('table', { name: 'Sends, acceptances and replies per day' })).toBeNull();
+    expect(screen.getByText('No sends, acceptances or replies in the last 3 days.')).toBeTruthy();
+    expect(screen.getAllByText('Start a campaign.')).toHaveLength(1);
+    expect(screen.getByText('Once one has, its acceptance and reply rates are compared here.')).toBeTruthy();
+  });
+
+  it('puts grid lines on whole numbers', () => {
+    expect([1, 3, 4, 5, 7, 9, 40, 130, 999].map(gridStep)).toEqual([1, 1, 1, 2, 2, 5, 10, 50, 500]);
+  });
+});
+
+describe('Untrusted', () => {
+  it("isolates someone else's text in a bdi, and shows a dash for none", () => {
+    const fake = fakeCallTool({});
+    const { container } = renderWith(
+      <p>
+        <Untrusted>{'\u202eEvil name'}</Untrusted> (<Untrusted>{null}</Untrusted>)
+      </p>,
+      fake.callTool,
+    );
+    const bdi = container.querySelector('bdi.o-u');
+    expect(bdi?.textContent).toBe('\u202eEvil name');
+    expect(container.textContent).toBe('\u202eEvil name (—)');
+  });
 });
 
 describe('ActivityTimeline', () => {
@@ -114,7 +177,8 @@ describe('ActivityTimeline', () => {
     expect(items.map((li) => li.textContent)).toEqual([expect.stringContaining('Reply received'), expect.stringContaining('Connection request sent')]);
     expect(items[0]?.textContent).toContain('Sounds good');
     rerender(<ActivityTimeline events={[]} />);
-    expect(screen.getByText(/No activity yet/)).toBeTruthy();
+    expect(screen.getByText('No activity yet.')).toBeTruthy();
+    expect(screen.getByText(/Start a campaign/)).toBeTruthy();
   });
 });
 
@@ -198,6 +262,41 @@ describe('LeadsTable', () => {
         { leadId: 'lead_2', excluded: true },
       ],
     });
+  });
+
+  it('finds leads through search_leads and goes back to the list', async () => {
+    const fake = fakeCallTool({
+      list_leads: () => page1,
+      search_leads: (args) => ({ leads: args.query === 'number3' ? [lead(3)] : [], more: false }),
+    });
+    renderWith(<LeadsTable campaignId="cmp_1" initial={page1} searchable />, fake.callTool);
+    const search = screen.getByRole('search', { name: 'Find a lead' });
+    fireEvent.change(within(search).getByLabelText('Find a lead by name, company or profile URL'), { target: { value: ' number3 ' } });
+    fireEvent.click(within(search).getByRole('button', { name: 'Find' }));
+    await screen.findByRole('checkbox', { name: 'Select Lead Number3' });
+    expect(fake.callsOf('search_leads')[0]?.args).toEqual({ campaignId: 'cmp_1', query: 'number3', limit: 50 });
+    expect(screen.getByText('1 lead found for “number3”.')).toBeTruthy();
+    expect(screen.queryByLabelText('Show')).toBeNull();
+    fireEvent.click(within(search).getByRole('button', { name: 'Show all leads' }));
+    await screen.findByRole('checkbox', { name: 'Select Lead Number1' });
+    expect(screen.getByLabelText('Show')).toBeTruthy();
+  });
+
+  it('has no search box unless asked (a view has no search_leads), and says what a campaign with no leads needs', async () => {
+    const fake = fakeCallTool({ list_leads: () => ({ leads: [], nextCursor: null }) });
+    renderWith(<LeadsTable campaignId="cmp_1" emptyNext="Import a CSV." />, fake.callTool);
+    await screen.findByText('This campaign has no leads yet.');
+    expect(screen.getByText('Import a CSV.')).toBeTruthy();
+    expect(screen.queryByRole('search')).toBeNull();
+  });
+
+  it('includes excluded leads again in one batch', async () => {
+    const fake = leadsFake();
+    renderWith(<LeadsTable campaignId="cmp_1" initial={page1} />, fake.callTool);
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select Lead Number1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Include' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Included 1 of 1 leads.');
+    expect(fake.callsOf('update_leads_batch')[0]?.args).toEqual({ campaignId: 'cmp_1', updates: [{ leadId: 'lead_1', excluded: false }] });
   });
 
   it('asks before deleting, deletes nothing on cancel, and deletes the selection on confirm', async () => {

@@ -1,13 +1,15 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AgentEditorPage } from '../dashboard/pages/Agents.js';
 import { ImportPage } from '../dashboard/pages/Import.js';
 import { InboxPage } from '../dashboard/pages/Inbox.js';
 import { KeysPage } from '../dashboard/pages/Keys.js';
 import { AccountsPage } from '../dashboard/pages/Accounts.js';
+import { ExclusionsPage } from '../dashboard/pages/Exclusions.js';
 import { WebhooksPage } from '../dashboard/pages/Webhooks.js';
-import type { ApiKey, ImportStatus } from '../shared/types.js';
+import type { ApiKey, ImportPreview, ImportStatus } from '../shared/types.js';
+import { SettingsPage } from '../dashboard/pages/Settings.js';
 import { campaign, lead } from './fixtures.js';
 import { fakeCallTool, renderWith } from './render.js';
 
@@ -20,17 +22,22 @@ describe('Import page', () => {
     let polls = 0;
     const fake = fakeCallTool({
       list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
-      preview_import: () => ({
-        delimiter: ',',
-        columns: [
-          { header: 'LinkedIn', field: 'networkUrl' },
-          { header: 'Name', field: 'fullName' },
-          { header: 'Shoe size', field: null },
-        ],
-        unmappedColumns: ['Shoe size'],
-        summary,
-        creditsNeeded: 2,
-      }),
+      preview_import: () =>
+        ({
+          delimiter: ',',
+          columns: [
+            { header: 'LinkedIn', field: 'networkUrl' },
+            { header: 'Name', field: 'fullName' },
+            { header: 'Shoe size', field: null },
+          ],
+          unmappedColumns: ['Shoe size'],
+          summary,
+          creditsNeeded: 2,
+          creditsAvailable: 50,
+          shortOfCredits: 0,
+          rows: [{ line: 3, status: 'duplicate', message: 'Already in this campaign.' }],
+          rejectedCsv: 'LinkedIn,Name,Shoe size,line,status,reason\r\n',
+        }) satisfies ImportPreview,
       start_import: () => ({ importId: 'imp_1' }),
       get_import: (): ImportStatus => {
         polls += 1;
@@ -67,6 +74,56 @@ describe('Import page', () => {
     expect(bar.value).toBe(3);
     expect(bar.max).toBe(3);
     expect(screen.getByText(/2 credits charged/)).toBeTruthy();
+  });
+
+  it('warns when credits fall short, says what to do, and lists the rows not created with their CSV', async () => {
+    const fake = fakeCallTool({
+      list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
+      preview_import: () =>
+        ({
+          delimiter: ',',
+          columns: [{ header: 'URL', field: 'networkUrl' }],
+          unmappedColumns: [],
+          summary: { total: 3000, created: 2999, duplicate: 0, excluded: 0, validation_error: 1, insufficient_credits: 0, failed: 0 },
+          creditsNeeded: 2999,
+          creditsAvailable: 97,
+          shortOfCredits: 2903,
+          rows: [{ line: 7, status: 'validation_error', field: 'networkUrl', message: 'networkUrl is missing.' }],
+          rejectedCsv: 'URL,line,status,reason\r\n,7,validation_error,networkUrl is missing.\r\n',
+          stoppedAt: { line: 3002, message: 'Line 3002 is malformed: a quote opened there is never closed.' },
+        }) satisfies ImportPreview,
+    });
+    renderWith(<ImportPage />, fake.callTool);
+    await screen.findByRole('option', { name: 'Founders in Berlin' });
+    fireEvent.change(screen.getByLabelText(/CSV file/), { target: { files: [new File(['URL\n'], 'big.csv')] } });
+    await screen.findByRole('heading', { name: 'Preview of big.csv' });
+    const credits = screen.getByLabelText('Credits');
+    expect(within(credits).getByText('Credits needed').nextSibling?.textContent).toBe((2999).toLocaleString());
+    expect(within(credits).getByText('Credits available').nextSibling?.textContent).toBe('97');
+    const warning = screen.getAllByRole('alert').find((a) => a.textContent?.includes('Not enough credits'))!;
+    expect(warning.textContent).toContain(`leave ${(2903).toLocaleString()} rows without a lead`);
+    expect(warning.textContent).toContain('outreach credits add 2902');
+    expect(within(warning).getByRole('link', { name: 'Settings' }).getAttribute('href')).toMatch(/\/settings$/);
+    expect(warning.textContent).toContain('import fewer rows');
+    expect(screen.getAllByRole('alert').some((a) => a.textContent?.includes('stop at line 3002'))).toBe(true);
+    const rejected = screen.getByRole('table', { name: 'Rows that would not be imported' });
+    expect(within(rejected).getByText('networkUrl is missing.')).toBeTruthy();
+    expect(within(rejected).getByText('7')).toBeTruthy();
+    expect(screen.getByRole('button', { name: /Import anyway/ }).textContent).toContain((2903).toLocaleString());
+    // The download is the server's CSV, under the file's own name.
+    const created: Blob[] = [];
+    const clicked: string[] = [];
+    URL.createObjectURL = (b: Blob) => {
+      created.push(b);
+      return 'blob:test';
+    };
+    URL.revokeObjectURL = () => undefined;
+    HTMLAnchorElement.prototype.click = function () {
+      clicked.push(this.download);
+    };
+    fireEvent.click(screen.getByRole('button', { name: 'Download these rows as CSV' }));
+    expect(clicked).toEqual(['big-not-imported.csv']);
+    expect(await created[0]!.text()).toContain(',7,validation_error,networkUrl is missing.');
   });
 
   it('shows why a file cannot be imported', async () => {
@@ -397,5 +454,109 @@ describe('Agent editor', () => {
       messages: [{ text: 'Great to meet you, {{firstName}}.', delayHours: 24 }],
     });
     await waitFor(() => expect(fake.callsOf('preview_agent').length).toBeGreaterThanOrEqual(2));
+  });
+});
+
+describe('Settings page', () => {
+  it('shows the plan and balances, and grants credits to the balance chosen with an idempotency key', async () => {
+    let credits = { credits: 0, topUpCredits: 0, lookalikeCredits: 5, lookalikeTopUpCredits: 0, planId: 'growth' };
+    const fake = fakeCallTool({
+      get_credits: () => credits,
+      grant_credits: (args) => {
+        credits = { ...credits, lookalikeTopUpCredits: credits.lookalikeTopUpCredits + Number(args.amount) };
+        return { granted: Number(args.amount), balance: 'lookalikeTopUpCredits', credits };
+      },
+    });
+    const realFetch = globalThis.fetch;
+    onTestFinished(() => {
+      globalThis.fetch = realFetch;
+    });
+    globalThis.fetch = (async () =>
+      new Response(JSON.stringify({ workspace: { name: 'Acme', plan: 'paid', env: 'development' }, tools: [] }), {
+        headers: { 'content-type': 'application/json' },
+      })) as typeof fetch;
+    renderWith(<SettingsPage />, fake.callTool);
+    const plan = await screen.findByLabelText('Plan');
+    expect(plan.textContent).toContain('growth (paid)');
+    expect(within(screen.getByLabelText('Credit balances')).getByText('Lookalike credits').nextSibling?.textContent).toBe('5');
+    expect(screen.getByText(/No credits left/)).toBeTruthy();
+
+    fireEvent.change(screen.getByLabelText('Credits to add'), { target: { value: '0' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Grant credits' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('from 1 to 10,000,000');
+    expect(fake.callsOf('grant_credits')).toHaveLength(0);
+
+    fireEvent.change(screen.getByLabelText('Credits to add'), { target: { value: '250' } });
+    fireEvent.click(screen.getByLabelText('Lookalike top-up credits'));
+    expect(screen.getByText(/outreach credits add 250 --lookalike --top-up/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Grant credits' }));
+    expect((await screen.findByRole('status')).textContent).toContain('Granted 250 lookalike top-up credits');
+    expect(fake.callsOf('grant_credits')[0]?.args).toEqual({
+      amount: 250,
+      lookalike: true,
+      topUp: true,
+      idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
+    await waitFor(() => expect(within(screen.getByLabelText('Credit balances')).getByText('Lookalike top-up credits').nextSibling?.textContent).toBe('250'));
+  });
+});
+
+describe('Exclusions page', () => {
+  it('adds typed URLs, imports a file, lists them newest first and removes one', async () => {
+    let list: { networkUrl: string; createdAt: string }[] = [];
+    const at = '2026-11-20T10:00:00.000Z';
+    const add = (urls: string[]) => {
+      const added = urls.filter((u) => !list.some((e) => e.networkUrl === u));
+      list = [...added.map((networkUrl) => ({ networkUrl, createdAt: at })), ...list];
+      return { added, alreadyExcluded: urls.filter((u) => !added.includes(u)), leadsExcluded: 1 };
+    };
+    const fake = fakeCallTool({
+      list_exclusions: () => ({ exclusions: list, nextCursor: null }),
+      add_exclusions: (args) => add(args.urls as string[]),
+      import_exclusions: (args) => add((args.file as string).split('\n').filter((l) => l.startsWith('https://'))),
+      remove_exclusions: (args) => {
+        list = list.filter((e) => !(args.urls as string[]).includes(e.networkUrl));
+        return { removed: args.urls, notExcluded: [] };
+      },
+    });
+    renderWith(<ExclusionsPage />, fake.callTool);
+    await screen.findByText('No profile is excluded yet.');
+
+    fireEvent.change(screen.getByLabelText('Profile URLs, one a line'), {
+      target: { value: 'https://www.linkedin.com/in/one\n\n https://www.linkedin.com/in/two \n' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Add to the list' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Added 2 profiles to the list; 1 lead newly excluded.');
+    expect(fake.callsOf('add_exclusions')[0]?.args).toEqual({ urls: ['https://www.linkedin.com/in/one', 'https://www.linkedin.com/in/two'] });
+    const table = await screen.findByRole('table', { name: 'Excluded profiles, newest first' });
+    await within(table).findByText('https://www.linkedin.com/in/two', { selector: 'bdi' });
+
+    const file = new File(['LinkedIn URL\nhttps://www.linkedin.com/in/three\nhttps://www.linkedin.com/in/one\n'], 'no-contact.csv', { type: 'text/csv' });
+    fireEvent.change(screen.getByLabelText('Exclusion file (.csv or .txt)'), { target: { files: [file] } });
+    fireEvent.click(screen.getByRole('button', { name: 'Import no-contact.csv' }));
+    await waitFor(() =>
+      expect(screen.getByRole('status').textContent).toBe('no-contact.csv: Added 1 profile to the list (1 already on the list); 1 lead newly excluded.'),
+    );
+    expect(fake.callsOf('import_exclusions')[0]?.args.file).toContain('https://www.linkedin.com/in/three');
+    await within(table).findByText('https://www.linkedin.com/in/three', { selector: 'bdi' });
+
+    fireEvent.click(within(table).getByRole('button', { name: 'Remove https://www.linkedin.com/in/one' }));
+    await waitFor(() => expect(within(table).queryByText('https://www.linkedin.com/in/one', { selector: 'bdi' })).toBeNull());
+    expect(fake.callsOf('remove_exclusions')[0]?.args).toEqual({ urls: ['https://www.linkedin.com/in/one'] });
+  });
+
+  it('adds nothing and says why when the server refuses a URL', async () => {
+    const fake = fakeCallTool({
+      list_exclusions: () => ({ exclusions: [], nextCursor: null }),
+      add_exclusions: () => ({
+        isError: true,
+        error: { code: 'validation_error', message: 'urls[0]: "nope" is not a LinkedIn profile URL.', details: { fields: ['urls[0]'] } },
+      }),
+    });
+    renderWith(<ExclusionsPage />, fake.callTool);
+    fireEvent.change(await screen.findByLabelText('Profile URLs, one a line'), { target: { value: 'nope' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add to the list' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('is not a LinkedIn profile URL');
+    expect((screen.getByLabelText('Profile URLs, one a line') as HTMLTextAreaElement).value).toBe('nope');
   });
 });

@@ -1,7 +1,6 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
 import { accountDaily, accounts } from '../../db/schema.js';
-import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import { allowance, safetyOf } from '../safety/rules.js';
@@ -24,9 +23,19 @@ export const Account = z.object({
     connectionRequestLimit: z.number().int(),
     messagesSent: z.number().int(),
     messageLimit: z.number().int(),
+    /** Profile visits and post likes (a sequence's visit and like_post steps) against their own daily limits. */
+    profileVisits: z.number().int(),
+    profileVisitLimit: z.number().int(),
+    postReactions: z.number().int(),
+    postReactionLimit: z.number().int(),
   }),
   /** The daily limits the operator set (connect_account, update_account); `today` can be lower. */
-  limits: z.object({ connectionRequestLimit: z.number().int(), messageLimit: z.number().int() }),
+  limits: z.object({
+    connectionRequestLimit: z.number().int(),
+    messageLimit: z.number().int(),
+    profileVisitLimit: z.number().int(),
+    postReactionLimit: z.number().int(),
+  }),
   /** Connection requests in the rolling week (today and the six days before) against the weekly cap. */
   week: z.object({
     connectionRequestsSent: z.number().int(),
@@ -93,8 +102,17 @@ export function toAccount(ctx: Ctx, a: AccountRow, d: DailyRow | null | undefine
       connectionRequestLimit: Math.max(allowed.connectionRequestLimit, 0),
       messagesSent: d?.messagesSent ?? 0,
       messageLimit: allowed.messageLimit,
+      profileVisits: d?.profileVisits ?? 0,
+      profileVisitLimit: allowed.profileVisitLimit,
+      postReactions: d?.postReactions ?? 0,
+      postReactionLimit: allowed.postReactionLimit,
     },
-    limits: { connectionRequestLimit: a.connectionRequestLimit, messageLimit: a.messageLimit },
+    limits: {
+      connectionRequestLimit: a.connectionRequestLimit,
+      messageLimit: a.messageLimit,
+      profileVisitLimit: a.profileVisitLimit,
+      postReactionLimit: a.postReactionLimit,
+    },
     week: { ...allowed.week, fullUntil: allowed.weekFullUntil === null ? null : iso(allowed.weekFullUntil) },
     warmUp: allowed.warmUpDay === null ? null : { day: allowed.warmUpDay + 1, days: safety.warmUp.days },
   };

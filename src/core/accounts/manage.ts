@@ -12,6 +12,11 @@ import { AccountHoursInput, safetyOf, TimeZone, warmUpDay } from '../safety/rule
 
 export const CONNECTION_REQUEST_LIMIT_MAX = 100;
 export const MESSAGE_LIMIT_MAX = 150;
+export const PROFILE_VISIT_LIMIT_MAX = 150;
+export const POST_REACTION_LIMIT_MAX = 100;
+/** Conservative defaults (docs/account-safety.md): well under what LinkedIn tolerates from a person. */
+export const PROFILE_VISIT_LIMIT_DEFAULT = 40;
+export const POST_REACTION_LIMIT_DEFAULT = 30;
 
 export const AccountName = z.string().trim().min(1, 'must not be blank').max(120).describe('A name for the account, 1..120 characters.');
 export const ConnectionRequestLimit = z
@@ -20,7 +25,24 @@ export const ConnectionRequestLimit = z
   .min(1)
   .max(CONNECTION_REQUEST_LIMIT_MAX)
   .describe(`Connection requests per UTC day, 1..${CONNECTION_REQUEST_LIMIT_MAX} (default 25).`);
-export const MessageLimit = z.number().int().min(1).max(MESSAGE_LIMIT_MAX).describe(`Messages per UTC day, 1..${MESSAGE_LIMIT_MAX} (default 50).`);
+export const MessageLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(MESSAGE_LIMIT_MAX)
+  .describe(`Messages per UTC day, InMails included, 1..${MESSAGE_LIMIT_MAX} (default 50).`);
+export const ProfileVisitLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(PROFILE_VISIT_LIMIT_MAX)
+  .describe(`Profile visits (visit steps) per UTC day, 1..${PROFILE_VISIT_LIMIT_MAX} (default ${PROFILE_VISIT_LIMIT_DEFAULT}).`);
+export const PostReactionLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(POST_REACTION_LIMIT_MAX)
+  .describe(`Post likes (like_post steps) per UTC day, 1..${POST_REACTION_LIMIT_MAX} (default ${POST_REACTION_LIMIT_DEFAULT}).`);
 const WarmUpFlag = z.boolean();
 
 export const ConnectAccountInput = z.strictObject({
@@ -31,6 +53,8 @@ export const ConnectAccountInput = z.strictObject({
     .describe('Development only: whether the simulated account has Sales Navigator. In production it comes from the network.'),
   connectionRequestLimit: ConnectionRequestLimit.optional(),
   messageLimit: MessageLimit.optional(),
+  profileVisitLimit: ProfileVisitLimit.optional(),
+  postReactionLimit: PostReactionLimit.optional(),
   warmUp: WarmUpFlag.optional().describe(
     'Start the daily limits low and raise them day by day to the configured ones (default true, unless the server config turns it off). false for an account already used at full volume.',
   ),
@@ -41,6 +65,8 @@ export const UpdateAccountFields = {
   name: AccountName.optional(),
   connectionRequestLimit: ConnectionRequestLimit.optional(),
   messageLimit: MessageLimit.optional(),
+  profileVisitLimit: ProfileVisitLimit.optional(),
+  postReactionLimit: PostReactionLimit.optional(),
   active: z.boolean().optional().describe('false stops all sending from the account; true resumes it.'),
   weeklyConnectionRequestLimit: z
     .number()
@@ -94,6 +120,8 @@ export async function connectAccount(ctx: Ctx, input: ConnectAccountInput): Prom
         hasSalesNavigator: production ? false : (input.hasSalesNavigator ?? false),
         connectionRequestLimit: input.connectionRequestLimit ?? 25,
         messageLimit: input.messageLimit ?? 50,
+        profileVisitLimit: input.profileVisitLimit ?? PROFILE_VISIT_LIMIT_DEFAULT,
+        postReactionLimit: input.postReactionLimit ?? POST_REACTION_LIMIT_DEFAULT,
         warmUpStartedAt: warmUp ? ctx.simClock.now() : null,
         createdAt: ctx.clock.now(),
       })
@@ -118,6 +146,8 @@ export function updateAccount(ctx: Ctx, id: string, input: UpdateAccountInput): 
   if (input.name !== undefined) set.name = input.name;
   if (input.connectionRequestLimit !== undefined) set.connectionRequestLimit = input.connectionRequestLimit;
   if (input.messageLimit !== undefined) set.messageLimit = input.messageLimit;
+  if (input.profileVisitLimit !== undefined) set.profileVisitLimit = input.profileVisitLimit;
+  if (input.postReactionLimit !== undefined) set.postReactionLimit = input.postReactionLimit;
   if (input.active !== undefined) set.active = input.active;
   if (input.weeklyConnectionRequestLimit !== undefined) set.weeklyConnectionRequestLimit = input.weeklyConnectionRequestLimit;
   if (input.timeZone !== undefined) set.timeZone = input.timeZone;
@@ -152,7 +182,7 @@ export function completeHostedSignIn(
 ): boolean {
   return transaction(ctx.db, () => {
     const row = ctx.db.select().from(accounts).where(eq(accounts.id, accountId)).get();
-    if (!row || row.status !== 'connecting' || row.providerAccountId !== null) return false;
+    if (row?.status !== 'connecting' || row.providerAccountId !== null) return false;
     const taken = ctx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.providerAccountId, provider.providerAccountId)).get();
     if (taken) return false;
     ctx.db

@@ -116,12 +116,15 @@ const outreachCounters = perDb((db) => {
   };
 });
 
-export type DailyCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent';
+/** An InMail counts as `messagesSent`: it is a message under the daily message cap (docs/account-safety.md). */
+export type DailyCounter = 'connectionRequestsSent' | 'connectionRequestsAccepted' | 'messagesSent' | 'profileVisits' | 'postReactions';
 
 const DAILY_COLUMNS = {
   connectionRequestsSent: accountDaily.connectionRequestsSent,
   connectionRequestsAccepted: accountDaily.connectionRequestsAccepted,
   messagesSent: accountDaily.messagesSent,
+  profileVisits: accountDaily.profileVisits,
+  postReactions: accountDaily.postReactions,
 } as const;
 
 /** Adds one to an account's counter for today, the engine's day (see core/accounts/today.ts). */
@@ -142,5 +145,7 @@ const dailyCounters = perDb((db) => {
     connectionRequestsSent: build('connectionRequestsSent'),
     connectionRequestsAccepted: build('connectionRequestsAccepted'),
     messagesSent: build('messagesSent'),
+    profileVisits: build('profileVisits'),
+    postReactions: build('postReactions'),
   };
 });

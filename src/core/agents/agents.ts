@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
 import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { z } from 'zod';
 import { agents, leads } from '../../db/schema.js';
@@ -7,7 +8,23 @@ import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js'
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
 import { findAccount } from '../accounts/resolve.js';
-import { PLACEHOLDERS, renderMessage, renderNote, unknownPlaceholders, type RenderLead } from './render.js';
+import { PLACEHOLDERS, renderMessage, renderNote, renderTemplate, unknownPlaceholders, fitTo, type RenderLead } from './render.js';
+import {
+  AgentStep,
+  buildSteps,
+  knownSteps,
+  legacySteps,
+  mainPath,
+  parseStoredSteps,
+  StepsInput,
+  StepsUpdate,
+  VARIANT_LETTERS,
+  variantCount,
+  variantText,
+  walkSteps,
+  type Step,
+  type StepKind,
+} from './steps.js';
 
 export const AGENT_NAME_MAX = 120;
 export const CONNECTION_NOTE_MAX = 300;
@@ -41,6 +58,7 @@ export const CreateAgentFields = {
   accountId: AgentAccountId,
   connectionNote: ConnectionNote.optional(),
   messages: SequenceMessages.optional(),
+  steps: StepsInput.optional(),
 };
 export const CreateAgentInput = z.strictObject(CreateAgentFields);
 export type CreateAgentInput = z.output<typeof CreateAgentInput>;
@@ -50,6 +68,7 @@ export const UpdateAgentFields = {
   accountId: AgentAccountId.optional(),
   connectionNote: ConnectionNote.optional(),
   messages: SequenceMessages.optional(),
+  steps: StepsUpdate.optional(),
 };
 export const UpdateAgentInput = z.strictObject(UpdateAgentFields);
 export type UpdateAgentInput = z.output<typeof UpdateAgentInput>;
@@ -59,16 +78,30 @@ export const Agent = z.object({
   name: z.string(),
   /** Null only for an agent loaded from a workspace file without an account. */
   accountId: z.string().nullable(),
+  /** For every agent: the first invite's note, and the messages on the path where every `if` holds. */
   connectionNote: z.string().nullable(),
   messages: z.array(z.object({ text: z.string(), delayHours: z.number().int() })),
+  /** For every agent: an agent written with connectionNote and messages reads as steps. */
+  steps: z.array(AgentStep),
 });
 export type Agent = z.infer<typeof Agent>;
+
+/** One step of a preview: its texts rendered for the lead (A first), for the steps that carry text. */
+export const PreviewStep = z.object({
+  stepId: z.string(),
+  kind: z.string(),
+  path: z.string(),
+  subject: z.string().optional(),
+  variants: z.array(z.object({ variant: z.string(), text: z.string().nullable() })).optional(),
+});
 
 export const AgentPreview = z.object({
   agentId: z.string(),
   leadId: z.string(),
   connectionNote: z.string().nullable(),
   messages: z.array(z.string()),
+  /** Every step in order, with its path; invites, messages and InMails with their texts for this lead. */
+  steps: z.array(PreviewStep),
 });
 export type AgentPreview = z.infer<typeof AgentPreview>;
 
@@ -87,13 +120,24 @@ function parseMessages(json: string): Agent['messages'] {
   }
 }
 
-export const toAgent = (row: AgentRow): Agent => ({
-  id: row.id,
-  name: row.name,
-  accountId: row.accountId,
-  connectionNote: row.connectionNote,
-  messages: parseMessages(row.messages),
-});
+/** The invitation timeout the engine runs with, in hours: the `if accepted` of a legacy agent waits this long. */
+export const invitationTimeoutHours = (ctx: Pick<Ctx, 'invitationTimeoutMs'>): number => (ctx.invitationTimeoutMs ?? DEFAULT_INVITATION_TIMEOUT_MS) / 3_600_000;
+const DEFAULT_INVITATION_TIMEOUT_MS = 21 * 86_400_000;
+
+/** An agent's steps: the stored ones, or for an agent written with connectionNote and messages, those read as steps. */
+export function stepsOf(row: AgentRow, timeoutHours: number): Step[] {
+  if (row.steps !== null) return parseStoredSteps(row.steps);
+  return legacySteps(row.id, { connectionNote: row.connectionNote, messages: parseMessages(row.messages) }, timeoutHours);
+}
+
+/** Whether the agent was written with steps (rather than connectionNote and messages). */
+export const writtenWithSteps = (row: Pick<AgentRow, 'steps'>): boolean => row.steps !== null;
+
+export function toAgent(row: AgentRow, timeoutHours: number): Agent {
+  const steps = stepsOf(row, timeoutHours);
+  const legacy = row.steps === null ? { connectionNote: row.connectionNote, messages: parseMessages(row.messages) } : mainPath(steps);
+  return { id: row.id, name: row.name, accountId: row.accountId, connectionNote: legacy.connectionNote, messages: [...legacy.messages], steps };
+}
 
 export const agentNotFound = (id: string, field?: string): ApiError =>
   new ApiError('not_found', `Agent ${id} not found. Call list_agents (GET /agents) for valid ids.`, field ? { fields: [field] } : {});
@@ -108,13 +152,13 @@ export function requireAgentRow(ctx: Ctx, id: string, field?: string): AgentRow 
   return row;
 }
 
-export const getAgent = (ctx: Ctx, id: string): Agent => toAgent(requireAgentRow(ctx, id));
+export const getAgent = (ctx: Ctx, id: string): Agent => toAgent(requireAgentRow(ctx, id), invitationTimeoutHours(ctx));
 
 /** Every unknown placeholder is a 400 naming the field it is in: `connectionNote` or `messages[2].text`. */
 function checkPlaceholders(input: { connectionNote?: string | null | undefined; messages?: readonly { text: string }[] | undefined }): void {
   const texts: [string, string][] = [];
   if (typeof input.connectionNote === 'string') texts.push(['connectionNote', input.connectionNote]);
-  input.messages?.forEach((m, i) => texts.push([`messages[${i}].text`, m.text]));
+  for (const [i, m] of (input.messages ?? []).entries()) texts.push([`messages[${i}].text`, m.text]);
   for (const [field, text] of texts) {
     const bad = unknownPlaceholders(text);
     if (bad.length) throw validationError(`${field}: unknown placeholder ${bad.map((b) => `"${b}"`).join(', ')}. ${PLACEHOLDER_HINT}`, [field]);
@@ -132,8 +176,29 @@ function requireAgentAccount(ctx: Ctx, accountId: string): void {
 /** A blank note means no note: the invitation goes without one rather than with whitespace. */
 const noteValue = (note: string | null | undefined): string | null => (note === undefined || note === null || note.trim() === '' ? null : note);
 
+/** Steps and the older fields describe the same sequence: one request gives one or the other. */
+function refuseBothShapes(input: { steps?: unknown; connectionNote?: unknown; messages?: unknown }): void {
+  if (input.steps !== undefined && (input.connectionNote !== undefined || input.messages !== undefined)) {
+    throw validationError(
+      'steps: give either steps or connectionNote and messages, not both. steps can say everything the other two say (an invite, then messages after waits).',
+      ['steps'],
+    );
+  }
+}
+
+/**
+ * The columns a sequence written as steps is stored in. connectionNote and messages keep the
+ * main path, so what reads them (the engine before the step runner) follows that path.
+ */
+function stepColumns(steps: Step[]): Pick<AgentRow, 'steps' | 'connectionNote' | 'messages'> {
+  const main = mainPath(steps);
+  return { steps: JSON.stringify(steps), connectionNote: main.connectionNote, messages: JSON.stringify(main.messages) };
+}
+
 export function createAgent(ctx: Ctx, input: CreateAgentInput): Agent {
+  refuseBothShapes(input);
   checkPlaceholders(input);
+  const steps = input.steps === undefined ? null : buildSteps(input.steps, null);
   return transaction(ctx.db, () => {
     requireAgentAccount(ctx, input.accountId);
     const row: AgentRow = {
@@ -143,31 +208,53 @@ export function createAgent(ctx: Ctx, input: CreateAgentInput): Agent {
       connectionNote: noteValue(input.connectionNote),
       messages: JSON.stringify(input.messages ?? []),
       createdAt: ctx.clock.now(),
+      steps: null,
+      ...(steps ? stepColumns(steps) : {}),
     };
     ctx.db.insert(agents).values(row).run();
-    return toAgent(row);
+    return toAgent(row, invitationTimeoutHours(ctx));
   });
 }
 
 /**
- * Each given field replaces the old value whole. Leads part-way through the sequence keep
- * their step counter, so they continue at their next step of the new sequence.
+ * Each given field replaces the old value whole. Leads part-way through the sequence continue
+ * at their step: a step sent back with its id keeps it (an agent written with connectionNote and
+ * messages keeps its derived ids, which follow each message's position). An agent written with
+ * steps changes through steps: its connectionNote and messages are only views of them.
  */
 export function updateAgent(ctx: Ctx, id: string, input: UpdateAgentInput): Agent {
-  if (input.name === undefined && input.accountId === undefined && input.connectionNote === undefined && input.messages === undefined) {
-    throw validationError('Give at least one of name, accountId, connectionNote and messages.', ['name', 'accountId', 'connectionNote', 'messages']);
+  const given = (['name', 'accountId', 'connectionNote', 'messages', 'steps'] as const).filter((k) => input[k] !== undefined);
+  if (given.length === 0) {
+    throw validationError('Give at least one of name, accountId, connectionNote, messages and steps.', [
+      'name',
+      'accountId',
+      'connectionNote',
+      'messages',
+      'steps',
+    ]);
   }
+  refuseBothShapes(input);
   checkPlaceholders(input);
+  const timeout = invitationTimeoutHours(ctx);
   return transaction(ctx.db, () => {
-    requireAgentRow(ctx, id);
+    const row = requireAgentRow(ctx, id);
     if (input.accountId !== undefined) requireAgentAccount(ctx, input.accountId);
     const set: Partial<AgentRow> = {};
     if (input.name !== undefined) set.name = input.name;
     if (input.accountId !== undefined) set.accountId = input.accountId;
-    if (input.connectionNote !== undefined) set.connectionNote = noteValue(input.connectionNote);
-    if (input.messages !== undefined) set.messages = JSON.stringify(input.messages);
+    if (input.steps !== undefined) Object.assign(set, stepColumns(buildSteps(input.steps, knownSteps(stepsOf(row, timeout)))));
+    else if (writtenWithSteps(row) && (input.connectionNote !== undefined || input.messages !== undefined)) {
+      const field = input.connectionNote !== undefined ? 'connectionNote' : 'messages';
+      throw validationError(
+        `${field}: agent ${id} is written with steps, and its connectionNote and messages are read from them. Send steps instead (get_agent returns them with their ids).`,
+        [field],
+      );
+    } else {
+      if (input.connectionNote !== undefined) set.connectionNote = noteValue(input.connectionNote);
+      if (input.messages !== undefined) set.messages = JSON.stringify(input.messages);
+    }
     ctx.db.update(agents).set(set).where(eq(agents.id, id)).run();
-    return toAgent(requireAgentRow(ctx, id));
+    return toAgent(requireAgentRow(ctx, id), timeout);
   });
 }
 
@@ -194,23 +281,44 @@ export function listAgents(ctx: Ctx, secret: string, input: ListAgentsInput): { 
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, SCOPE, [last.createdAt, last.id]));
-  return { agents: page.items.map(toAgent), nextCursor: page.nextCursor };
+  const timeout = invitationTimeoutHours(ctx);
+  return { agents: page.items.map((row) => toAgent(row, timeout)), nextCursor: page.nextCursor };
 }
 
 /** The exact texts one lead of any campaign would receive from this agent. */
 export function previewAgent(ctx: Ctx, agentId: string, leadId: string): AgentPreview {
-  const agent = toAgent(requireAgentRow(ctx, agentId));
+  const agent = toAgent(requireAgentRow(ctx, agentId), invitationTimeoutHours(ctx));
   const lead = ctx.db.select().from(leads).where(eq(leads.id, leadId)).get();
   if (!lead) throw new ApiError('not_found', `Lead ${leadId} not found. Use a lead id from list_leads.`, { fields: ['leadId'] });
   return previewFor(agent, lead, leadId);
 }
 
-/** Shared with the dashboard's live preview of an unsaved agent. */
-export function previewFor(agent: Pick<Agent, 'id' | 'connectionNote' | 'messages'>, lead: RenderLead, leadId: string): AgentPreview {
+/**
+ * Shared with the dashboard's live preview of an unsaved agent. `connectionNote` and `messages`
+ * render the main path, as before; `steps` renders every step, each variant of an invite or
+ * message, and an InMail's subject and text.
+ */
+export function previewFor(agent: Pick<Agent, 'id' | 'connectionNote' | 'messages'> & { steps?: Step[] }, lead: RenderLead, leadId: string): AgentPreview {
   return {
     agentId: agent.id,
     leadId,
     connectionNote: renderNote(agent.connectionNote, lead),
     messages: agent.messages.map((m) => renderMessage(m.text, lead)),
+    steps: walkSteps(agent.steps ?? []).map(({ step, path }) => previewStep(step, path, lead)),
   };
+}
+
+function previewStep(step: Step, path: string, lead: RenderLead): z.infer<typeof PreviewStep> {
+  const base = { stepId: step.id, kind: step.kind as StepKind, path };
+  if (step.kind === 'invite' || step.kind === 'message') {
+    const variants = VARIANT_LETTERS.slice(0, variantCount(step)).map((variant) => {
+      const text = variantText(step, variant);
+      return { variant, text: step.kind === 'invite' ? renderNote(text, lead) : renderMessage(text ?? '', lead) };
+    });
+    return { ...base, variants };
+  }
+  if (step.kind === 'inmail') {
+    return { ...base, subject: fitTo(renderTemplate(step.subject, lead), 200), variants: [{ variant: 'A', text: renderMessage(step.text, lead) }] };
+  }
+  return base;
 }

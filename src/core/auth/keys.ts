@@ -91,8 +91,9 @@ const keyByDigest = perDb((db) =>
     .prepare(),
 );
 
-/** ` (create one with `…`)`: the server's own command, so it works as printed. */
-const keyHint = (ctx: Ctx, lead: string): string => (ctx.keyCommand ? ` (${lead} \`${ctx.keyCommand}\`)` : '');
+/** ` (create one … with `…`)`: the command, run where the server runs; the banner prints it with the server's --db. */
+const keyHint = (ctx: Ctx, lead: string): string =>
+  ctx.keyCommand ? ` (${lead} \`${ctx.keyCommand}\` on the server machine, adding --db if the server was started with one)` : '';
 
 /**
  * Resolves a presented key to its identity. The row is cached only while the database is

@@ -252,7 +252,7 @@ export function exchangeRefreshToken(ctx: Ctx, req: { clientId: string; refreshT
   const now = ctx.clock.now();
   const outcome = transaction(ctx.db, (): IssuedTokens | OAuthFailure => {
     const row = findToken(ctx, req.refreshToken);
-    if (!row || row.token.kind !== 'refresh' || row.grant.clientId !== req.clientId) {
+    if (row?.token.kind !== 'refresh' || row.grant.clientId !== req.clientId) {
       return new OAuthFailure('invalid_grant', 'Unknown refresh token. Sign in again.');
     }
     if (row.token.usedAt !== null) {
@@ -284,7 +284,7 @@ export interface AccessTokenInfo extends KeyIdentity {
  */
 export function authenticateAccessToken(ctx: Ctx, token: string): AccessTokenInfo {
   const row = findToken(ctx, token);
-  if (!row || row.token.kind !== 'access') {
+  if (row?.token.kind !== 'access') {
     throw new ApiError('unauthorized', 'Invalid access token. Sign in again through your client (OAuth), or send an API key in X-API-Key.');
   }
   if (row.token.expiresAt <= ctx.clock.now()) {

@@ -41,6 +41,8 @@ export const Campaign = z.object({
   totalLeads: z.number().int(),
   assignedTemplateId: z.string().nullable(),
   stats: CampaignStats,
+  /** The accounts that send for the campaign, each lead from one of them; empty: the agent's account. */
+  senderAccountIds: z.array(z.string()),
 });
 export type Campaign = z.infer<typeof Campaign>;
 
@@ -48,6 +50,16 @@ export type CampaignRow = typeof campaigns.$inferSelect;
 
 /** A percentage with one decimal, or null when the denominator is 0. */
 export const rate = (numerator: number, denominator: number): number | null => (denominator === 0 ? null : Math.round((numerator / denominator) * 1000) / 10);
+
+/** A campaign's senders as stored (a JSON array of account ids); unreadable reads as none. */
+export function senderAccountIdsOf(row: Pick<CampaignRow, 'senderAccountIds'>): string[] {
+  try {
+    const value: unknown = JSON.parse(row.senderAccountIds);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 export function toCampaign(row: CampaignRow): Campaign {
   return {
@@ -64,6 +76,7 @@ export function toCampaign(row: CampaignRow): Campaign {
       repliesReceived: row.repliesReceived,
       replyRate: rate(row.repliesReceived, row.messagesSent),
     },
+    senderAccountIds: senderAccountIdsOf(row),
   };
 }
 

@@ -6,7 +6,7 @@ import { accountDisconnected, accountRef, findAccount } from '../accounts/resolv
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError, validationError } from '../errors.js';
 import { Campaign, CampaignStatus, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
-import { applyCampaignEvent, isImporting } from './state-machine.js';
+import { applyCampaignEvent, isImporting, neverRestarted } from './state-machine.js';
 
 export const StartCampaignResult = z.object({
   campaignId: z.string(),
@@ -42,7 +42,7 @@ function startAction(ctx: Ctx, row: CampaignRow): 'started' | 'resumed' | 'noop'
       return 'started';
     case 'COMPLETED':
     case 'DONE':
-      throw conflict(`Campaign ${row.id} is ${row.status}. Completed campaigns are never restarted; create a new campaign for more outreach.`);
+      throw conflict(`${neverRestarted(row.id, row.status)}; create a new campaign for more outreach.`);
     default:
       throw conflict(`Campaign ${row.id} is ${row.status} and cannot be started yet. Wait until it is READY_TO_SEND (poll get_campaign), then retry.`);
   }
@@ -129,7 +129,8 @@ export function pauseCampaign(ctx: Ctx, campaignId: string): PauseCampaignResult
     if (row.status !== 'CAMPAIGN_IN_PROGRESS') {
       throw conflict(`Campaign ${campaignId} is ${row.status}; only a CAMPAIGN_IN_PROGRESS campaign can be paused.`);
     }
-    if (isImporting(row)) {
+    // A lease: an importer that died stops holding it, so pause works within its time.
+    if (isImporting(row, ctx.clock.now())) {
       throw conflict(`Leads are still being added to campaign ${campaignId}. Retry the pause after the adding finishes (poll get_campaign).`);
     }
     applyCampaignEvent(ctx, campaignId, 'pause');

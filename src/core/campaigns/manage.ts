@@ -6,7 +6,9 @@ import { requireAgentRow } from '../agents/agents.js';
 import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
-import { type Campaign, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+import { findAccount } from '../accounts/resolve.js';
+import { type Campaign, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
+import { insertCampaign } from './state-machine.js';
 
 export const CampaignName = z.string().trim().min(1, 'must not be blank').max(120).describe('Campaign name, 1..120 characters.');
 export const AssignedTemplateId = z
@@ -15,31 +17,64 @@ export const AssignedTemplateId = z
   .nullable()
   .describe('The agent (tpl_…) that runs the campaign, from list_agents; null for none.');
 
-export const CreateCampaignInput = z.strictObject({ name: CampaignName, assignedTemplateId: AssignedTemplateId.optional() });
+export const SENDERS_MAX = 20;
+export const SenderAccountIds = z
+  .array(z.string().regex(PATH_ID, 'must be an account id'))
+  .max(SENDERS_MAX)
+  .describe(`0..${SENDERS_MAX} account ids that send; each lead keeps the one with the most invitations left when it starts. Empty: the agent's account.`);
+
+export const CreateCampaignInput = z.strictObject({
+  name: CampaignName,
+  assignedTemplateId: AssignedTemplateId.optional(),
+  senderAccountIds: SenderAccountIds.optional(),
+});
 export type CreateCampaignInput = z.output<typeof CreateCampaignInput>;
-export const UpdateCampaignFields = { name: CampaignName.optional(), assignedTemplateId: AssignedTemplateId.optional() };
+export const UpdateCampaignFields = {
+  name: CampaignName.optional(),
+  assignedTemplateId: AssignedTemplateId.optional(),
+  senderAccountIds: SenderAccountIds.optional(),
+};
 export const UpdateCampaignInput = z.strictObject(UpdateCampaignFields);
 export type UpdateCampaignInput = z.output<typeof UpdateCampaignInput>;
 
-/** A new campaign is READY_TO_SEND with no leads and zero stats. */
+/**
+ * The senders as stored: each must be a known account (404 naming `senderAccountIds[i]`); a
+ * repeated id counts once, in its first place.
+ */
+function checkedSenders(ctx: Ctx, ids: readonly string[]): string[] {
+  ids.forEach((id, i) => {
+    if (!findAccount(ctx, id)) {
+      throw new ApiError('not_found', `Account ${id} not found. Call list_accounts (GET /accounts) for valid ids.`, { fields: [`senderAccountIds[${i}]`] });
+    }
+  });
+  return [...new Set(ids)];
+}
+
+/** A new campaign is in its created status (READY_TO_SEND) with no leads and zero stats. */
 export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
   return transaction(ctx.db, () => {
     const agentId = input.assignedTemplateId ?? null;
     if (agentId !== null) requireAgentRow(ctx, agentId, 'assignedTemplateId');
+    const senders = checkedSenders(ctx, input.senderAccountIds ?? []);
     const now = ctx.clock.now();
     const id = newId('cmp');
-    ctx.db.insert(campaigns).values({ id, name: input.name, status: 'READY_TO_SEND', assignedTemplateId: agentId, createdAt: now, updatedAt: now }).run();
+    insertCampaign(
+      ctx,
+      { id, name: input.name, assignedTemplateId: agentId, senderAccountIds: JSON.stringify(senders), createdAt: now, updatedAt: now },
+      { kind: 'plain' },
+    );
     return toCampaign(requireCampaignRow(ctx, id));
   });
 }
 
 /**
- * Renames, and assigns or clears the agent. Swapping the agent of a running campaign would
- * change the sequence under leads in flight, so it is refused until the campaign is paused.
+ * Renames, assigns or clears the agent, and sets the senders. Swapping the agent or the senders
+ * of a running campaign would change the sequence or the accounts under leads in flight, so it
+ * is refused until the campaign is paused.
  */
 export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput): Campaign {
-  if (input.name === undefined && input.assignedTemplateId === undefined) {
-    throw validationError('Give at least one of name and assignedTemplateId.', ['name', 'assignedTemplateId']);
+  if (input.name === undefined && input.assignedTemplateId === undefined && input.senderAccountIds === undefined) {
+    throw validationError('Give at least one of name, assignedTemplateId and senderAccountIds.', ['name', 'assignedTemplateId', 'senderAccountIds']);
   }
   return transaction(ctx.db, () => {
     const row = requireCampaignRow(ctx, id);
@@ -51,6 +86,15 @@ export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput)
       }
       if (input.assignedTemplateId !== null) requireAgentRow(ctx, input.assignedTemplateId, 'assignedTemplateId');
       set.assignedTemplateId = input.assignedTemplateId;
+    }
+    if (input.senderAccountIds !== undefined) {
+      const senders = checkedSenders(ctx, input.senderAccountIds);
+      if (JSON.stringify(senders) !== JSON.stringify(senderAccountIdsOf(row))) {
+        if (row.status === 'CAMPAIGN_IN_PROGRESS') {
+          throw new ApiError('conflict', `Campaign ${id} is running; pause it (pause_campaign) before changing its senders, then start it again.`);
+        }
+        set.senderAccountIds = JSON.stringify(senders);
+      }
     }
     ctx.db.update(campaigns).set(set).where(eq(campaigns.id, id)).run();
     return toCampaign(requireCampaignRow(ctx, id));

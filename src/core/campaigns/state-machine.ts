@@ -1,12 +1,17 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { fast, perDb } from '../../db/prepared.js';
+import type { Statement } from 'better-sqlite3';
+import { and, eq } from 'drizzle-orm';
+import { asCampaignStateWriter } from '../../db/campaign-writer.js';
+import { perDb } from '../../db/prepared.js';
 import { campaigns } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
+import { holderGone, thisProcess, type HolderProcess } from '../holder.js';
 import type { CampaignRow, CampaignStatus } from './campaign.js';
 
 /**
- * The campaign state machine: every change of `campaigns.status` (and of the `importing` flag
- * that says leads are still being added) is written here and nowhere else.
+ * The campaign state machine: a campaign row is inserted, and its `status` and importing mark
+ * change, here and nowhere else. That holds by construction: SQLite refuses those writes unless
+ * this module opens the gate of src/db/campaign-writer.ts, which no other module may import.
  *
  * **The clock rule.** `campaigns.updated_at` is always wall time (`ctx.clock`), whoever writes
  * it: an API call, the Lookalike worker or the outreach engine. The engine times outreach on
@@ -79,23 +84,22 @@ export function nextStatus(status: string, event: CampaignEvent): CampaignStatus
 /** The campaign clock (see the clock rule above). */
 export const campaignNow = (ctx: Pick<Ctx, 'clock'>): number => ctx.clock.now();
 
+/** Statuses no event leaves: such a campaign never sends again. */
+export const isFinished = (status: string): boolean => status === 'COMPLETED' || status === 'DONE';
+
+/** The one wording of that rule, for every verb that refuses because of it. */
+export const neverRestarted = (campaignId: string, status: string): string => `Campaign ${campaignId} is ${status} and is never restarted`;
+
 /**
  * One prepared update per event, built once per connection: adding leads applies `lead_added`
  * on every insert, so it must cost no more than the CASE it replaced.
  */
 const statements = perDb((db) => {
-  const out = new Map<CampaignEvent, { run: (p: { id: string; now: number }) => { changes: number } }>();
+  const out = new Map<CampaignEvent, Statement<[string, number, string]>>();
   for (const t of TRANSITIONS) {
-    out.set(
-      t.event,
-      fast(
-        db
-          .update(campaigns)
-          .set({ status: t.to, updatedAt: sql`${sql.placeholder('now')}` })
-          .where(and(eq(campaigns.id, sql.placeholder('id')), inArray(campaigns.status, [...t.from])))
-          .prepare(),
-      ),
-    );
+    // The statuses are this table's constants, written inline: a fixed IN list plans once.
+    const from = t.from.map((s) => `'${s}'`).join(', ');
+    out.set(t.event, db.$client.prepare(`UPDATE campaigns SET status = ?, updated_at = ? WHERE id = ? AND status IN (${from})`));
   }
   return out;
 });
@@ -107,29 +111,136 @@ const statements = perDb((db) => {
 export function applyCampaignEvent(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, event: CampaignEvent): boolean {
   const stmt = statements(ctx.db).get(event);
   if (!stmt) throw new Error(`no transition for campaign event ${event}`);
-  return stmt.run({ id: campaignId, now: campaignNow(ctx) }).changes === 1;
+  const to = transitionOf(event).to;
+  return asCampaignStateWriter(ctx.db.$client, () => stmt.run(to, campaignNow(ctx), campaignId).changes === 1);
+}
+
+/** A new campaign's row, without what this module decides (its status and importing mark). */
+export type NewCampaignRow = Omit<
+  typeof campaigns.$inferInsert,
+  'status' | 'importing' | 'importingHolder' | 'importingHost' | 'importingPid' | 'importingUntil'
+>;
+
+/**
+ * Inserts a new campaign in its created status. A Lookalike campaign is created with its job's
+ * importing mark, since the worker fills it from the start.
+ */
+export function insertCampaign(ctx: Pick<Ctx, 'db'>, row: NewCampaignRow, created: { kind: 'plain' } | { kind: 'lookalike'; jobId: string }): void {
+  const mark = created.kind === 'lookalike' ? { importing: true, importingHolder: lookalikeHolder(created.jobId) } : {};
+  asCampaignStateWriter(ctx.db.$client, () =>
+    ctx.db
+      .insert(campaigns)
+      .values({ ...row, status: CREATED_STATUS[created.kind], ...mark })
+      .run(),
+  );
 }
 
 /**
- * Marks a campaign as having leads added (a Lookalike fill or extension, a CSV import): while
- * it is set, pause and batch delete answer 409 and the engine does not complete the campaign.
+ * The holder of an importing mark loaded from a workspace file: no process holds it. It counts
+ * as importing (pause answers 409) until an import takes it over and ends it.
  */
-export function beginImporting(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string): void {
-  ctx.db
-    .update(campaigns)
-    .set({ importing: true, updatedAt: campaignNow(ctx) })
-    .where(eq(campaigns.id, campaignId))
-    .run();
+export const RESTORED_HOLDER = 'restored';
+
+/** Inserts a campaign as a workspace file or a fixture describes it, in any status. */
+export function restoreCampaign(
+  ctx: Pick<Ctx, 'db'>,
+  row: NewCampaignRow & { status: CampaignStatus; importing?: boolean },
+  opts: { ifMissing?: boolean } = {},
+): void {
+  asCampaignStateWriter(ctx.db.$client, () => {
+    const insert = ctx.db.insert(campaigns).values({ ...row, importingHolder: row.importing ? RESTORED_HOLDER : null });
+    (opts.ifMissing ? insert.onConflictDoNothing() : insert).run();
+  });
 }
 
-/** Ends what beginImporting started. */
-export function endImporting(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string): void {
-  ctx.db
-    .update(campaigns)
-    .set({ importing: false, updatedAt: campaignNow(ctx) })
-    .where(eq(campaigns.id, campaignId))
-    .run();
+/**
+ * **The importing mark** says leads are still being added: pause and batch delete answer 409
+ * and the engine does not complete the campaign. It is a lease with one holder:
+ * - a Lookalike job holds it from launch to its end (`lookalike:<job id>`, no expiry: the job
+ *   is durable and any worker resumes it);
+ * - a CSV import holds it for `ttlMs` at a time and renews it as rows go in. An importer that
+ *   dies stops renewing, so the mark lapses within `ttlMs`; one that died on this host is seen
+ *   at once (holderGone).
+ */
+export interface ImportingBy {
+  holder: string;
+  /** For a CSV import: how long the mark lasts unless renewed, and the importing process. */
+  lease?: { ttlMs: number; process?: HolderProcess };
 }
 
-/** True when leads are still being added to the campaign. */
-export const isImporting = (row: Pick<CampaignRow, 'importing'>): boolean => row.importing;
+export const lookalikeHolder = (jobId: string): string => `lookalike:${jobId}`;
+
+type LeaseColumns = Pick<CampaignRow, 'importing' | 'importingHolder' | 'importingHost' | 'importingPid' | 'importingUntil'>;
+
+/** True while the importing mark is held by a live holder (wall ms `now`). */
+export function isImporting(row: LeaseColumns, now: number): boolean {
+  if (!row.importing) return false;
+  if (row.importingUntil === null) return true;
+  if (row.importingUntil <= now) return false;
+  return !holderGone({ host: row.importingHost, pid: row.importingPid });
+}
+
+/**
+ * Who holds the importing mark now so that another import must wait: null when nobody live
+ * does (a restored mark has no holder to wait for).
+ */
+export const importingHolder = (row: LeaseColumns, now: number): string | null =>
+  isImporting(row, now) && row.importingHolder !== RESTORED_HOLDER ? row.importingHolder : null;
+
+function writeLease(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, set: Partial<LeaseColumns>, holder?: string): number {
+  const where = holder === undefined ? eq(campaigns.id, campaignId) : and(eq(campaigns.id, campaignId), eq(campaigns.importingHolder, holder));
+  return asCampaignStateWriter(
+    ctx.db.$client,
+    () =>
+      ctx.db
+        .update(campaigns)
+        .set({ ...set, updatedAt: campaignNow(ctx) })
+        .where(where)
+        .run().changes,
+  );
+}
+
+/**
+ * Takes the importing mark for `by.holder`. Returns false, changing nothing, when another
+ * holder holds it live; a mark whose holder is gone or whose time ran out, or a restored one,
+ * is taken over.
+ * Taking it again as its own holder renews it.
+ */
+export function beginImporting(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, by: ImportingBy): boolean {
+  return transaction(ctx.db, () => {
+    const row = ctx.db
+      .select({
+        importing: campaigns.importing,
+        importingHolder: campaigns.importingHolder,
+        importingHost: campaigns.importingHost,
+        importingPid: campaigns.importingPid,
+        importingUntil: campaigns.importingUntil,
+      })
+      .from(campaigns)
+      .where(eq(campaigns.id, campaignId))
+      .get();
+    if (!row) return false;
+    const now = ctx.clock.now();
+    const holder = importingHolder(row, now);
+    if (holder !== null && holder !== by.holder) return false;
+    const proc = by.lease ? (by.lease.process ?? thisProcess()) : null;
+    writeLease(ctx, campaignId, {
+      importing: true,
+      importingHolder: by.holder,
+      importingHost: proc?.host ?? null,
+      importingPid: proc?.pid ?? null,
+      importingUntil: by.lease ? now + by.lease.ttlMs : null,
+    });
+    return true;
+  });
+}
+
+/** Extends a CSV import's mark by `ttlMs`; false when `holder` no longer holds it. */
+export function renewImporting(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, holder: string, ttlMs: number): boolean {
+  return writeLease(ctx, campaignId, { importingUntil: ctx.clock.now() + ttlMs }, holder) === 1;
+}
+
+/** Ends the mark if `holder` still holds it; a mark another holder took over is left alone. */
+export function endImporting(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, holder: string): void {
+  writeLease(ctx, campaignId, { importing: false, importingHolder: null, importingHost: null, importingPid: null, importingUntil: null }, holder);
+}

@@ -50,8 +50,11 @@ export function chargeLeadCredit(ctx: Ctx, leadId: string): boolean {
   return false;
 }
 
+/** How the operator of a self-hosted workspace adds credits: named by every "no credit" message. */
+export const GRANT_HINT = "The operator grants credits with `outreach credits add N` (or on the dashboard's Settings page)";
+
 export const insufficientCredits = (available: number) =>
-  new ApiError('insufficient_credits', `Adding a lead costs 1 credit and ${available} ${available === 1 ? 'is' : 'are'} left. Top up credits, then retry.`, {
+  new ApiError('insufficient_credits', `Adding a lead costs 1 credit and ${available} ${available === 1 ? 'is' : 'are'} left. ${GRANT_HINT}, then retry.`, {
     available,
     required: 1,
   });

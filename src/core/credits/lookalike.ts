@@ -80,6 +80,6 @@ export function refundLookalike(ctx: Ctx, ref: string, amount: number, drawn: Lo
 export const insufficientLookalikeCredits = (available: number, required: number) =>
   new ApiError(
     'insufficient_lookalike_credits',
-    `No Lookalike allowance is left (${available} available, ${required} asked for). Top up the Lookalike allowance, then retry; any amount lets the request run, clamped to what is available.`,
+    `No Lookalike allowance is left (${available} available, ${required} asked for). The operator grants it with \`outreach credits add N --lookalike\` (or on the dashboard's Settings page), then retry; any amount lets the request run, clamped to what is available.`,
     { available, required },
   );

@@ -48,8 +48,9 @@ export interface AddExclusionsResult {
   leadsExcluded: number;
 }
 
-export function addExclusions(ctx: Ctx, inputs: readonly string[]): AddExclusionsResult {
-  const urls = [...new Set(normalizeExclusionUrls(inputs))];
+/** `field` names the input in an error (`urls[3]`, or `file[3]` for the URLs read from a file). */
+export function addExclusions(ctx: Ctx, inputs: readonly string[], field = 'urls'): AddExclusionsResult {
+  const urls = [...new Set(normalizeExclusionUrls(inputs, field))];
   return transaction(ctx.db, () => {
     const result: AddExclusionsResult = { added: [], alreadyExcluded: [], leadsExcluded: 0 };
     const before = excludedCount(ctx);

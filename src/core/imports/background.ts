@@ -1,16 +1,27 @@
-import { parse as parseCsv } from 'csv-parse/sync';
-import { and, eq, lt } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { leadImports } from '../../db/schema.js';
-import { ADD_ITEM_STATUSES } from '../leads/add.js';
-import { requireCampaignRow } from '../campaigns/campaign.js';
+import { leadImportRows, leadImports } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import { findCampaignRow, requireCampaignRow } from '../campaigns/campaign.js';
+import { beginImporting, importingHolder } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
-import { ApiError, validationError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
-import { detectDelimiter, importLeads, mapColumns, type Delimiter, type ImportField, type ImportSummaryShape } from './csv.js';
-
-/** A running import whose runner has been silent this long is taken over (its process died). */
-const STALE_MS = 60_000;
+import { ADD_ITEM_STATUSES } from '../leads/add.js';
+import {
+  checkImportable,
+  IMPORT_FIELDS,
+  importLeads,
+  importLeaseMs,
+  newImportHolder,
+  openFile,
+  rejectedRowsCsv,
+  type Delimiter,
+  type ImportField,
+  type ImportStop,
+  type ImportSummaryShape,
+  type RowReport,
+} from './csv.js';
 
 const Count = z.number().int();
 /** The batch summary's counts, over the whole file. */
@@ -24,6 +35,19 @@ export const ImportSummary = z.object({
   failed: Count,
 });
 
+/** A row that was not created: its file line, its status and why. */
+export const RejectedRow = z.object({
+  line: z.number().int(),
+  status: z.enum(ADD_ITEM_STATUSES).exclude(['created']),
+  field: z.enum(IMPORT_FIELDS).optional(),
+  message: z.string(),
+});
+export type RejectedRow = z.infer<typeof RejectedRow>;
+
+export const StoppedAt = z
+  .object({ line: z.number().int(), message: z.string() })
+  .describe('The malformed line that stopped the import; rows before it went in.');
+
 export const ImportStatus = z.object({
   importId: z.string(),
   campaignId: z.string(),
@@ -33,74 +57,106 @@ export const ImportStatus = z.object({
   summary: ImportSummary,
   creditsCharged: z.number().int(),
   error: z.string().optional(),
+  stoppedAt: StoppedAt.optional(),
+  rows: z.array(RejectedRow).optional().describe('Once the import has ended: every row that was not created.'),
+  rejectedCsv: z.string().optional().describe('Once the import has ended with rows not created: those rows as a CSV (their columns, line, status, reason).'),
 });
 export type ImportStatus = z.infer<typeof ImportStatus>;
 
-interface Parsed {
-  delimiter: Delimiter;
-  header: string[];
-  rows: string[][];
-}
-
-/** The whole file as records, with the options of the streaming import (so both count rows alike). */
-function parseFile(csv: string): Parsed {
-  const text = csv.replace(/^\uFEFF/, '');
-  const delimiter = detectDelimiter(text.split(/\r?\n|\r/)[0] ?? '');
-  let records: string[][];
-  try {
-    records = parseCsv(text, { delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, skip_records_with_empty_values: true }) as string[][];
-  } catch {
-    throw validationError('csv: the file is not valid CSV (check its quoting).', ['csv']);
-  }
-  const [header, ...rows] = records;
-  if (!header || rows.length === 0) throw validationError('csv: the file is empty; it needs a header row and at least one row.', ['csv']);
-  return { delimiter, header: header.map((h) => h.trim()), rows };
-}
-
-const quote = (field: string): string => `"${field.replace(/"/g, '""')}"`;
-const toCsv = (delimiter: Delimiter, records: readonly string[][]): string => records.map((r) => r.map(quote).join(delimiter)).join('\r\n');
+/** A report as the tools show it: the cells stay for the CSV. */
+export const publicRow = (r: RowReport): RejectedRow => ({ line: r.line, status: r.status, ...(r.field ? { field: r.field } : {}), message: r.message });
 
 const emptySummary = (): ImportSummaryShape => ({ total: 0, ...Object.fromEntries(ADD_ITEM_STATUSES.map((s) => [s, 0])) }) as ImportSummaryShape;
+
+/** Another dashboard import of this campaign that has not ended (run or waiting to resume). */
+const runningImportOf = (ctx: Ctx, campaignId: string) =>
+  ctx.db
+    .select({ id: leadImports.id })
+    .from(leadImports)
+    .where(and(eq(leadImports.campaignId, campaignId), eq(leadImports.status, 'running')))
+    .get();
 
 /**
  * Records an import of `csv` into a campaign and returns its id; `runLeadImport` does the
  * work. Everything that can be judged up front is judged here, before anything is recorded:
- * the campaign, the CSV, and a column that maps to networkUrl.
+ * the campaign and whether it can take an import now, the header, and a column that maps to
+ * networkUrl. The rows counted are those before any malformed line, where the import will stop.
  */
-export function startLeadImport(ctx: Ctx, input: { campaignId: string; csv: string; map?: Record<string, ImportField> | undefined }): { importId: string } {
+export async function startLeadImport(
+  ctx: Ctx,
+  input: { campaignId: string; csv: string; map?: Record<string, ImportField> | undefined },
+): Promise<{ importId: string }> {
   requireCampaignRow(ctx, input.campaignId);
-  const file = parseFile(input.csv);
-  if (!mapColumns(file.header, input.map).some((m) => m.field === 'networkUrl')) {
-    throw validationError(`csv: no column maps to networkUrl (columns: ${file.header.join(', ')}). Map one with map: { "Column": "networkUrl" }.`, ['csv']);
+  let file: Awaited<ReturnType<typeof openFile>>;
+  try {
+    file = await openFile(input.csv, input.map);
+  } catch (err) {
+    // The dashboard sends the file as the `csv` argument: name that, not the CLI's --file.
+    if (err instanceof ApiError && err.details.fields?.[0] === 'file') {
+      throw new ApiError(err.code, err.message.replace(/^file: /, 'csv: ').replace('--map "Column=networkUrl"', 'map: { "Column": "networkUrl" }'), {
+        fields: ['csv'],
+      });
+    }
+    throw err;
   }
-  const importId = newId('imp');
-  const now = ctx.clock.now();
-  ctx.db
-    .insert(leadImports)
-    .values({
-      id: importId,
-      campaignId: input.campaignId,
-      status: 'running',
-      csv: input.csv,
-      map: JSON.stringify(input.map ?? {}),
-      rowsTotal: file.rows.length,
-      summary: JSON.stringify(emptySummary()),
-      heartbeatAt: now,
-      createdAt: now,
-    })
-    .run();
-  return { importId };
+  let rowsTotal = 0;
+  for (let next = await file.items.next(); !next.done && next.value.kind !== 'malformed'; next = await file.items.next()) {
+    if (next.value.kind === 'record') rowsTotal++;
+  }
+  return transaction(ctx.db, () => {
+    checkImportable(ctx, input.campaignId);
+    const running = runningImportOf(ctx, input.campaignId);
+    if (running) {
+      throw new ApiError(
+        'conflict',
+        `Import ${running.id} into campaign ${input.campaignId} has not finished. Wait for it (get_import), then import this file.`,
+      );
+    }
+    const importId = newId('imp');
+    const now = ctx.clock.now();
+    ctx.db
+      .insert(leadImports)
+      .values({
+        id: importId,
+        campaignId: input.campaignId,
+        status: 'running',
+        csv: input.csv,
+        map: JSON.stringify(input.map ?? {}),
+        rowsTotal,
+        summary: JSON.stringify(emptySummary()),
+        header: JSON.stringify(file.header),
+        delimiter: file.delimiter,
+        heartbeatAt: now,
+        createdAt: now,
+      })
+      .run();
+    return { importId };
+  });
 }
+
+const add = (a: ImportSummaryShape, b: ImportSummaryShape): ImportSummaryShape =>
+  Object.fromEntries(Object.keys(a).map((k) => [k, a[k as keyof ImportSummaryShape] + b[k as keyof ImportSummaryShape]])) as ImportSummaryShape;
 
 /**
  * Runs (or resumes) a recorded import: the rows after the last recorded one go through the
- * import verb, chunk by chunk, and the progress is written after each chunk. A crash between a
- * chunk and its progress line re-runs that chunk, whose rows then count as duplicates and are
- * not charged again. Never throws: a failure is recorded on the import.
+ * import verb, chunk by chunk, and the progress and the rows not created are written after each
+ * chunk. A crash between a chunk and its progress re-runs that chunk, whose rows then count as
+ * duplicates and are not charged again.
+ *
+ * The run first takes the campaign's importing mark under a holder of its own; when someone
+ * live holds it (another run of this import, or another import), it leaves the import to
+ * `resumeLeadImports`. Never throws: a failure is recorded on the import.
  */
 export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
   const row = ctx.db.select().from(leadImports).where(eq(leadImports.id, importId)).get();
-  if (!row || row.status !== 'running' || row.csv === null) return;
+  if (row?.status !== 'running' || row.csv === null) return;
+  const holder = newImportHolder(importId);
+  const ttlMs = importLeaseMs(ctx);
+  const claimed = transaction(ctx.db, () => {
+    const current = ctx.db.select({ status: leadImports.status }).from(leadImports).where(eq(leadImports.id, importId)).get();
+    return current?.status === 'running' && beginImporting(ctx, row.campaignId, { holder, lease: { ttlMs } });
+  });
+  if (!claimed) return;
   const base = JSON.parse(row.summary) as ImportSummaryShape;
   const write = (fields: Partial<typeof leadImports.$inferInsert>) =>
     ctx.db
@@ -109,24 +165,30 @@ export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
       .where(eq(leadImports.id, importId))
       .run();
   try {
-    const file = parseFile(row.csv);
-    const rest = file.rows.slice(row.rowsDone);
-    const map = JSON.parse(row.map) as Record<string, ImportField>;
-    let total = { summary: base, creditsCharged: row.creditsCharged, rowsDone: row.rowsDone };
-    if (rest.length > 0) {
-      const add = (a: ImportSummaryShape, b: ImportSummaryShape): ImportSummaryShape =>
-        Object.fromEntries(Object.keys(a).map((k) => [k, a[k as keyof ImportSummaryShape] + b[k as keyof ImportSummaryShape]])) as ImportSummaryShape;
-      await importLeads(ctx, {
-        campaignId: row.campaignId,
-        source: toCsv(file.delimiter, [file.header, ...rest]),
-        map,
-        onProgress: (p) => {
-          total = { summary: add(base, p.summary), creditsCharged: row.creditsCharged + p.creditsCharged, rowsDone: row.rowsDone + p.rowsDone };
-          write({ rowsDone: total.rowsDone, summary: JSON.stringify(total.summary), creditsCharged: total.creditsCharged });
-        },
-      });
-    }
-    write({ status: 'done', csv: null, finishedAt: ctx.clock.now() });
+    const result = await importLeads(ctx, {
+      campaignId: row.campaignId,
+      source: row.csv,
+      map: JSON.parse(row.map) as Record<string, ImportField>,
+      skipRows: row.rowsDone,
+      holder,
+      onProgress: (p) =>
+        transaction(ctx.db, () => {
+          write({ rowsDone: row.rowsDone + p.rowsDone, summary: JSON.stringify(add(base, p.summary)), creditsCharged: row.creditsCharged + p.creditsCharged });
+          for (const r of p.rows) {
+            ctx.db
+              .insert(leadImportRows)
+              .values({ importId, line: r.line, status: r.status, field: r.field ?? null, message: r.message, cells: JSON.stringify(r.cells) })
+              .onConflictDoUpdate({
+                target: [leadImportRows.importId, leadImportRows.line],
+                set: { status: r.status, field: r.field ?? null, message: r.message },
+              })
+              .run();
+          }
+        }),
+    });
+    if (result.stoppedAt)
+      write({ status: 'failed', csv: null, error: result.stoppedAt.message, stoppedLine: result.stoppedAt.line, finishedAt: ctx.clock.now() });
+    else write({ status: 'done', csv: null, finishedAt: ctx.clock.now() });
   } catch (err) {
     if (!(err instanceof ApiError)) ctx.log.error({ err, importId }, 'lead import failed');
     const message =
@@ -143,31 +205,33 @@ export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
 }
 
 /**
- * Imports a server stopped in the middle of: their runner has been silent for a minute.
- * Each is claimed (heartbeat refreshed) before it runs, so two servers on one database do not
- * both take it. Returns the runs, for tests and shutdown.
+ * Runs the recorded imports nobody is running: those whose campaign's importing mark is free
+ * (its holder died, or stopped renewing), as after a server was killed. An import waiting
+ * behind another import of its campaign starts when that one ends. Called at start-up and then
+ * periodically by the server, so an import stranded by a quick restart resumes without a second
+ * one. Returns the runs started, for tests and shutdown.
  */
 export function resumeLeadImports(ctx: Ctx): Promise<void>[] {
   const now = ctx.clock.now();
-  const stale = ctx.db
-    .select({ id: leadImports.id })
+  const running = ctx.db
+    .select({ id: leadImports.id, campaignId: leadImports.campaignId })
     .from(leadImports)
-    .where(and(eq(leadImports.status, 'running'), lt(leadImports.heartbeatAt, now - STALE_MS)))
+    .where(eq(leadImports.status, 'running'))
+    .orderBy(asc(leadImports.seq))
     .all();
-  return stale.flatMap(({ id }) => {
-    const claimed = ctx.db
-      .update(leadImports)
-      .set({ heartbeatAt: now })
-      .where(and(eq(leadImports.id, id), eq(leadImports.status, 'running'), lt(leadImports.heartbeatAt, now - STALE_MS)))
-      .run().changes;
-    return claimed === 1 ? [runLeadImport(ctx, id)] : [];
+  const started = new Set<string>();
+  return running.flatMap(({ id, campaignId }) => {
+    const campaign = findCampaignRow(ctx, campaignId);
+    if (!campaign || started.has(campaignId) || importingHolder(campaign, now) !== null) return [];
+    started.add(campaignId);
+    return [runLeadImport(ctx, id)];
   });
 }
 
 export function getLeadImport(ctx: Ctx, importId: string): ImportStatus {
   const row = ctx.db.select().from(leadImports).where(eq(leadImports.id, importId)).get();
   if (!row) throw new ApiError('not_found', `No import ${importId}. start_import returns the id.`, { fields: ['importId'] });
-  return {
+  const status: ImportStatus = {
     importId: row.id,
     campaignId: row.campaignId,
     status: row.status as ImportStatus['status'],
@@ -176,5 +240,25 @@ export function getLeadImport(ctx: Ctx, importId: string): ImportStatus {
     summary: JSON.parse(row.summary) as ImportSummaryShape,
     creditsCharged: row.creditsCharged,
     ...(row.error !== null ? { error: row.error } : {}),
+    ...(row.stoppedLine !== null ? { stoppedAt: { line: row.stoppedLine, message: row.error ?? '' } satisfies ImportStop } : {}),
+  };
+  if (row.status === 'running') return status;
+  const rejected: RowReport[] = ctx.db
+    .select()
+    .from(leadImportRows)
+    .where(eq(leadImportRows.importId, importId))
+    .orderBy(asc(leadImportRows.line))
+    .all()
+    .map((r) => ({
+      line: r.line,
+      status: r.status as RowReport['status'],
+      ...(r.field !== null ? { field: r.field as ImportField } : {}),
+      message: r.message,
+      cells: JSON.parse(r.cells) as string[],
+    }));
+  return {
+    ...status,
+    rows: rejected.map(publicRow),
+    ...(rejected.length ? { rejectedCsv: rejectedRowsCsv(JSON.parse(row.header) as string[], row.delimiter as Delimiter, rejected) } : {}),
   };
 }

@@ -1,12 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { and, eq } from 'drizzle-orm';
 import { parse } from 'csv-parse';
-import { creditBalance } from '../../db/schema.js';
-import { ADD_ITEM_STATUSES, addLeadsBatch, type AddItemStatus, type NewBatchLead } from '../leads/add.js';
-import { LEAD_FIELD_MAX } from '../leads/fields.js';
-import { beginImport, endImport } from '../campaigns/importing.js';
+import { creditBalance, lookalikeJobs } from '../../db/schema.js';
+import { countRows, transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
+import { beginImporting, endImporting, importingHolder, isFinished, neverRestarted, renewImporting } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
-import { validationError } from '../errors.js';
+import { GRANT_HINT, leadCreditsAvailable } from '../credits/charge.js';
+import { ApiError, validationError } from '../errors.js';
+import { ADD_ITEM_STATUSES, addLeadsBatch, profileUrlProblem, type AddItemStatus, type NewBatchLead } from '../leads/add.js';
+import { LEAD_FIELD_MAX } from '../leads/fields.js';
 
 /**
  * CSV lead import. Rows go in file order, in chunks of at most 100, through the batch-add
@@ -22,6 +26,10 @@ export type ImportField = (typeof IMPORT_FIELDS)[number];
 
 export const CHUNK_SIZE = 100;
 export type Delimiter = ',' | ';' | '\t';
+
+/** How long an import's importing mark lasts unless renewed; renewed every third of it. */
+export const DEFAULT_IMPORT_LEASE_MS = 30_000;
+export const importLeaseMs = (ctx: Pick<Ctx, 'importLeaseMs'>): number => ctx.importLeaseMs ?? DEFAULT_IMPORT_LEASE_MS;
 
 /** Header text reduced to letters and digits, so "LinkedIn URL", "linkedin_url" and "LinkedInURL" meet. */
 const squash = (header: string): string => header.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -98,11 +106,30 @@ export type ImportSource = string | Buffer | Readable | AsyncIterable<Buffer | s
 
 export type ImportSummaryShape = { total: number } & Record<AddItemStatus, number>;
 
+/** A row that was not created, named by its line in the file (the header is line 1). */
+export interface RowReport {
+  line: number;
+  status: Exclude<AddItemStatus, 'created'>;
+  /** The lead field at fault, for a `validation_error`. */
+  field?: ImportField;
+  message: string;
+  /** The row's values as in the file, for the CSV of rejected rows. */
+  cells: string[];
+}
+
+/** A malformed line (bad quoting) ends the import there: rows before it went in. */
+export interface ImportStop {
+  line: number;
+  message: string;
+}
+
 export interface ImportProgress {
   /** Rows added or judged so far. */
   rowsDone: number;
   summary: ImportSummaryShape;
   creditsCharged: number;
+  /** The rows of the chunk just added that were not created. */
+  rows: RowReport[];
 }
 
 export interface ImportResult {
@@ -111,6 +138,11 @@ export interface ImportResult {
   unmappedColumns: string[];
   delimiter: Delimiter;
   mapping: ColumnMapping[];
+  header: string[];
+  /** Every row that was not created, in file order. */
+  rows: RowReport[];
+  /** Set when a malformed line stopped the import. */
+  stoppedAt: ImportStop | null;
 }
 
 export interface ImportOptions {
@@ -118,6 +150,10 @@ export interface ImportOptions {
   source: ImportSource;
   map?: Readonly<Record<string, ImportField>>;
   onProgress?: (p: ImportProgress) => void;
+  /** Data rows an earlier run of the same file already added (a resumed import): read past, not added again. */
+  skipRows?: number;
+  /** Holds the campaign's importing mark; by default one of its own. */
+  holder?: string;
   /** Test hook: called after each committed chunk (a crash simulated here must leave committed chunks). */
   afterChunk?: (chunkIndex: number) => void;
 }
@@ -130,12 +166,22 @@ async function* chunksOf(source: ImportSource): AsyncGenerator<Buffer> {
   else for await (const chunk of source as AsyncIterable<Buffer | string>) yield typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
 }
 
+/** Records read between two turns of the event loop. */
+const YIELD_EVERY = 1000;
+
+/** Line breaks inside a record's values: a quoted value may span lines (CRLF counts once). */
+const breaksIn = (record: readonly string[]): number => record.reduce((n, v) => n + (v.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
+
+type FileItem = { kind: 'delimiter'; delimiter: Delimiter } | { kind: 'record'; line: number; record: string[] } | { kind: 'malformed'; stop: ImportStop };
+
 /**
- * The file's records, header first, streamed through csv-parse (RFC 4180 quoting, BOM
- * removed, CRLF or LF). The delimiter is read from the header line, which is buffered until
- * its first unquoted line end.
+ * The file's records, header first, each with the line it starts on, streamed through csv-parse
+ * (RFC 4180 quoting, BOM removed, CRLF or LF). The delimiter is read from the header line, which
+ * is buffered until its first unquoted line end. Blank lines and rows of empty values are read
+ * past. Line numbers are counted here: csv-parse's own count is off for CRLF inside quotes.
+ * A malformed record ends the stream with a `malformed` item naming its first line.
  */
-async function* records(source: ImportSource): AsyncGenerator<{ delimiter: Delimiter } | string[]> {
+async function* fileItems(source: ImportSource): AsyncGenerator<FileItem> {
   const it = chunksOf(source)[Symbol.asyncIterator]();
   let head = Buffer.alloc(0);
   let done = false;
@@ -146,12 +192,30 @@ async function* records(source: ImportSource): AsyncGenerator<{ delimiter: Delim
   }
   const text = head.toString('utf8').replace(/^\uFEFF/, '');
   const delimiter = detectDelimiter(text.split(/\r?\n|\r/)[0] ?? '');
-  yield { delimiter };
-  const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, skip_records_with_empty_values: true });
+  yield { kind: 'delimiter', delimiter };
+  // A malformed record must end the import after every record before it, in order. An error
+  // from the parser stream would drop the records it has buffered, so it skips the bad record
+  // instead, and everything from there on is dropped here.
+  let emitted = 0;
+  let malformed: { after: number; code: string } | null = null;
+  const parser = parse({
+    delimiter,
+    bom: true,
+    relax_column_count: true,
+    skip_records_with_error: true,
+    on_record: (record: string[]) => {
+      if (malformed !== null) return null;
+      emitted++;
+      return record;
+    },
+  });
+  parser.on('skip', (err: { code?: string }) => {
+    malformed ??= { after: emitted, code: err.code ?? 'CSV_INVALID' };
+  });
   const feed = (async () => {
     try {
       parser.write(head);
-      while (!done) {
+      while (!done && malformed === null) {
         const next = await it.next();
         if (next.done) break;
         // Backpressure: wait for the parser to drain before reading more of the file.
@@ -162,50 +226,100 @@ async function* records(source: ImportSource): AsyncGenerator<{ delimiter: Delim
       parser.destroy(err as Error);
     }
   })();
-  for await (const record of parser as AsyncIterable<string[]>) yield record;
+  let line = 1;
+  let read = 0;
+  for await (const record of parser as AsyncIterable<string[]>) {
+    const at = line;
+    line += 1 + breaksIn(record);
+    // A file in memory is read without waiting on I/O: let the server answer in between.
+    if (++read % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (record.every((v) => v.trim() === '')) continue;
+    yield { kind: 'record', line: at, record };
+  }
   await feed;
+  const stop = malformed as { after: number; code: string } | null;
+  if (stop !== null) yield { kind: 'malformed', stop: { line, message: malformedMessage(line, stop.code) } };
 }
 
-interface Prepared {
-  rows: { index: number; lead: NewBatchLead | null; rawUrl: string | null }[];
+function malformedMessage(line: number, code: string): string {
+  const what =
+    code === 'CSV_QUOTE_NOT_CLOSED'
+      ? 'a quote opened there is never closed'
+      : code === 'CSV_INVALID_CLOSING_QUOTE'
+        ? 'a quoted value is followed by more text before the next delimiter'
+        : code === 'CSV_INVALID_OPENING_QUOTE'
+          ? 'a quote appears inside a value that does not start with one'
+          : 'its quoting is not valid CSV';
+  return `Line ${line} is malformed: ${what}. Fix the quoting on that line (a value with a quote, delimiter or line break is wrapped in double quotes, and a quote inside is doubled), then import the file again; rows already imported are skipped free.`;
 }
 
-/**
- * A row as batch add takes it, or null when a field is over its length limit (that row's
- * validation_error). A bad URL is left to batch add, which judges it as it judges any item.
- */
-function rowToLead(record: readonly string[], mapping: readonly ColumnMapping[]): { lead: NewBatchLead | null; rawUrl: string | null } {
+/** A data row: where it is in the file, and what of it goes to batch add. */
+interface Row {
+  line: number;
+  cells: string[];
+  lead: NewBatchLead;
+  /** Set when the row is invalid before batch add sees it (a field over its length). */
+  invalid: { field: ImportField; message: string } | null;
+}
+
+/** A row as batch add takes it. A bad URL is left to batch add, which judges it as it judges any item. */
+function toRow(line: number, cells: string[], mapping: readonly ColumnMapping[]): Row {
   const lead: Record<string, string> = {};
-  let valid = true;
+  let invalid: Row['invalid'] = null;
   for (let i = 0; i < mapping.length; i++) {
     const field = (mapping[i] as ColumnMapping).field;
-    const v = record[i]?.trim();
+    const v = cells[i]?.trim();
     if (field === null || !v) continue;
     lead[field] = v;
-    if (field !== 'networkUrl' && v.length > LEAD_FIELD_MAX[field]) valid = false;
+    if (invalid === null && field !== 'networkUrl' && v.length > LEAD_FIELD_MAX[field]) {
+      invalid = { field, message: `${field} is ${v.length} characters; at most ${LEAD_FIELD_MAX[field]} are allowed.` };
+    }
   }
-  return { lead: valid ? (lead as NewBatchLead) : null, rawUrl: lead.networkUrl ?? null };
+  return { line, cells, lead: lead as NewBatchLead, invalid };
 }
 
-function addChunk(ctx: Ctx, campaignId: string, chunk: Prepared['rows'], summary: ImportSummaryShape): number {
-  const valid = chunk.filter((r): r is Prepared['rows'][number] & { lead: NewBatchLead } => r.lead !== null);
+const ROW_MESSAGES: Record<Exclude<AddItemStatus, 'created' | 'validation_error'>, string> = {
+  duplicate: 'Already in this campaign (or earlier in this file): not added again, and not charged.',
+  excluded: 'On the workspace exclusion list: stored as excluded and never contacted, not charged.',
+  insufficient_credits: `Not added: no credit was left for it. ${GRANT_HINT}, then import the file again; rows already in are skipped free.`,
+  failed: 'Not added: a temporary failure stopped the chunk this row was in. Import the file again; rows already in are skipped free.',
+};
+
+interface ChunkOutcome {
+  charged: number;
+  rows: RowReport[];
+}
+
+/** Adds one chunk through batch add and judges each row. */
+function addChunk(ctx: Ctx, campaignId: string, chunk: readonly Row[], summary: ImportSummaryShape): ChunkOutcome {
+  const valid = chunk.filter((r) => r.invalid === null);
+  const statuses = new Map<Row, AddItemStatus>();
   let charged = 0;
-  const statuses: AddItemStatus[] = chunk.map(() => 'validation_error');
   if (valid.length) {
     const result = addLeadsBatch(
       ctx,
       campaignId,
       valid.map((r) => r.lead),
     );
-    const positions = chunk.flatMap((r, i) => (r.lead !== null ? [i] : []));
     result.results.forEach((r, i) => {
-      statuses[positions[i] as number] = r.status;
+      statuses.set(valid[i] as Row, r.status);
     });
     charged = result.creditsCharged;
   }
-  for (const s of statuses) summary[s]++;
+  const rows: RowReport[] = [];
+  for (const row of chunk) {
+    const status = statuses.get(row) ?? 'validation_error';
+    summary[status]++;
+    if (status === 'created') continue;
+    if (status === 'validation_error') {
+      const why = row.invalid ?? { field: 'networkUrl' as const, message: profileUrlProblem('networkUrl', row.lead.networkUrl) };
+      rows.push({ line: row.line, status, field: why.field, message: why.message, cells: row.cells });
+    } else {
+      rows.push({ line: row.line, status, message: ROW_MESSAGES[status], cells: row.cells });
+    }
+  }
   summary.total += chunk.length;
-  return charged;
+  return { charged, rows };
 }
 
 /** Reads the header and maps it; no column for networkUrl is an error before anything is written. */
@@ -221,75 +335,144 @@ function mappingFor(header: readonly string[], map: ImportOptions['map']): Colum
   return mapping;
 }
 
+/** The open file: its delimiter and mapped header, and the items after the header. */
+export async function openFile(source: ImportSource, map: ImportOptions['map']) {
+  const items = fileItems(source)[Symbol.asyncIterator]();
+  const first = (await items.next()).value as FileItem & { kind: 'delimiter' };
+  const head = await items.next();
+  if (head.done) throw validationError('file: the file is empty; it needs a header row and at least one row.', ['file']);
+  const item = head.value;
+  if (item.kind === 'malformed') throw validationError(`file: the header row is not valid CSV. ${item.stop.message}`, ['file']);
+  if (item.kind !== 'record') throw new Error('CSV reader yielded a second delimiter');
+  const header = item.record.map((h) => h.trim());
+  return { delimiter: first.delimiter, header, mapping: mappingFor(header, map), items };
+}
+
 /**
- * Imports a CSV into a campaign. The campaign is `importing` from the first row to the end
- * (also when the import fails). Network I/O never happens here; each chunk is one
- * synchronous transaction between reads of the file.
+ * Refuses an import the campaign cannot take: a campaign that never sends again, one a
+ * Lookalike job is filling, or one another import is adding to now.
+ */
+export function checkImportable(ctx: Ctx, campaignId: string, holder?: string): void {
+  const row = requireCampaignRow(ctx, campaignId);
+  if (isFinished(row.status)) {
+    throw new ApiError('conflict', `${neverRestarted(campaignId, row.status)}, so imported leads would never be contacted. Import into a new campaign.`);
+  }
+  if (countRows(ctx.db, lookalikeJobs, and(eq(lookalikeJobs.campaignId, campaignId), eq(lookalikeJobs.state, 'pending')))) {
+    throw new ApiError('conflict', `Lookalike is still adding leads to campaign ${campaignId}. Import once it has finished (poll get_campaign).`);
+  }
+  const current = importingHolder(row, ctx.clock.now());
+  if (current !== null && current !== holder) throw importRunning(campaignId);
+}
+
+export const importRunning = (campaignId: string) =>
+  new ApiError(
+    'conflict',
+    `Another import is adding leads to campaign ${campaignId} now. Wait for it to finish (an importer that died releases the campaign within a minute), then import; rows already in are skipped free.`,
+  );
+
+/** A fresh holder id for one run of an import. */
+export const newImportHolder = (prefix = 'import'): string => `${prefix}/${randomUUID()}`;
+
+/**
+ * Imports a CSV into a campaign. The campaign is `importing` from the first row to the end,
+ * as a lease this run renews as chunks go in (so pause works again soon after an importer
+ * dies). Network I/O never happens here; each chunk is one synchronous transaction between
+ * reads of the file. A malformed line stops the import: what went in before it stays, and the
+ * result names the line.
  */
 export async function importLeads(ctx: Ctx, opts: ImportOptions): Promise<ImportResult> {
   requireCampaignRow(ctx, opts.campaignId);
-  const iter = records(opts.source)[Symbol.asyncIterator]();
-  const first = await iter.next();
-  const delimiter = (first.value as { delimiter: Delimiter }).delimiter;
-  const headerRec = await iter.next();
-  if (headerRec.done) throw validationError('file: the file is empty; it needs a header row and at least one row.', ['file']);
-  const mapping = mappingFor(headerRec.value as string[], opts.map);
+  const file = await openFile(opts.source, opts.map);
+  const holder = opts.holder ?? newImportHolder();
+  const ttlMs = importLeaseMs(ctx);
+  transaction(ctx.db, () => {
+    checkImportable(ctx, opts.campaignId, holder);
+    if (!beginImporting(ctx, opts.campaignId, { holder, lease: { ttlMs } })) throw importRunning(opts.campaignId);
+  });
+  let renewedAt = ctx.clock.now();
+  const renew = () => {
+    const now = ctx.clock.now();
+    if (now - renewedAt < ttlMs / 3) return;
+    renewedAt = now;
+    // Lost (this run stalled past its lease and another took over): take it back if it is free.
+    if (!renewImporting(ctx, opts.campaignId, holder, ttlMs)) beginImporting(ctx, opts.campaignId, { holder, lease: { ttlMs } });
+  };
+
   const summary = emptySummary();
+  const rows: RowReport[] = [];
   let creditsCharged = 0;
-  let chunk: Prepared['rows'] = [];
+  let stoppedAt: ImportStop | null = null;
+  let chunk: Row[] = [];
   let chunkIndex = 0;
+  let skip = opts.skipRows ?? 0;
   const flush = () => {
-    creditsCharged += addChunk(ctx, opts.campaignId, chunk, summary);
+    const outcome = addChunk(ctx, opts.campaignId, chunk, summary);
+    creditsCharged += outcome.charged;
+    rows.push(...outcome.rows);
     opts.afterChunk?.(chunkIndex++);
     chunk = [];
-    opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged });
+    renew();
+    opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged, rows: outcome.rows });
   };
-  beginImport(ctx, opts.campaignId);
   try {
-    for (let next = await iter.next(); !next.done; next = await iter.next()) {
-      const record = next.value as string[];
-      chunk.push({ index: summary.total + chunk.length, ...rowToLead(record, mapping) });
-      if (chunk.length === CHUNK_SIZE) flush();
+    for (let next = await file.items.next(); !next.done; next = await file.items.next()) {
+      const item = next.value;
+      if (item.kind === 'malformed') {
+        stoppedAt = item.stop;
+        break;
+      }
+      if (item.kind !== 'record') continue;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      chunk.push(toRow(item.line, item.record, file.mapping));
+      if (chunk.length === CHUNK_SIZE) {
+        flush();
+        // A file already in memory parses without waiting on I/O, so without this the whole
+        // import would run as one stretch of microtasks and starve the server it runs in.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
     if (chunk.length) flush();
   } finally {
-    endImport(ctx, opts.campaignId);
+    endImporting(ctx, opts.campaignId, holder);
   }
-  return { summary, creditsCharged, unmappedColumns: mapping.filter((m) => m.field === null).map((m) => m.header), delimiter, mapping };
+  return { ...described(file), summary, creditsCharged, rows, stoppedAt };
 }
 
+const described = (file: { delimiter: Delimiter; header: string[]; mapping: ColumnMapping[] }) => ({
+  delimiter: file.delimiter,
+  header: file.header,
+  mapping: file.mapping,
+  unmappedColumns: file.mapping.filter((m) => m.field === null).map((m) => m.header),
+});
+
 export interface ImportPreview extends ImportResult {
-  /** Credits a real run would charge now: created leads, at 1 each. */
+  /** Credits a real run would charge with unlimited credits: created leads, at 1 each. */
   creditsNeeded: number;
+  /** Normal credits (plan and top-up) left now. */
+  creditsAvailable: number;
+  /** Rows a real run now would leave `insufficient_credits`. */
+  shortOfCredits: number;
 }
 
 class DryRunRollback extends Error {}
 
-/**
- * `--dry-run` and the dashboard's preview: the summary a real run would give with unlimited
- * credits, plus creditsNeeded. It reads the whole file, then runs the real verb on every
- * chunk inside one transaction that is always rolled back, so nothing is written or charged
- * and duplicates within the file count exactly as they would.
- */
-export async function previewImport(ctx: Ctx, opts: Omit<ImportOptions, 'afterChunk'>): Promise<ImportPreview> {
-  requireCampaignRow(ctx, opts.campaignId);
-  const iter = records(opts.source)[Symbol.asyncIterator]();
-  const delimiter = ((await iter.next()).value as { delimiter: Delimiter }).delimiter;
-  const headerRec = await iter.next();
-  if (headerRec.done) throw validationError('file: the file is empty; it needs a header row and at least one row.', ['file']);
-  const mapping = mappingFor(headerRec.value as string[], opts.map);
-  const rows: Prepared['rows'] = [];
-  for (let next = await iter.next(); !next.done; next = await iter.next()) rows.push({ index: rows.length, ...rowToLead(next.value as string[], mapping) });
+/** Runs every chunk of `rows` through batch add in one transaction that is always rolled back. */
+function dryRun(ctx: Ctx, campaignId: string, rows: readonly Row[], credits: number | null, onProgress?: ImportOptions['onProgress']) {
   const summary = emptySummary();
-  let creditsCharged = 0;
+  const rejected: RowReport[] = [];
+  let charged = 0;
   try {
     ctx.db.$client
       .transaction(() => {
-        // Unlimited credits for the preview; the rollback below takes them back with everything else.
-        ctx.db.update(creditBalance).set({ credits: 1_000_000_000 }).run();
+        if (credits !== null) ctx.db.update(creditBalance).set({ credits, topUpCredits: 0 }).run();
         for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
-          creditsCharged += addChunk(ctx, opts.campaignId, rows.slice(i, i + CHUNK_SIZE), summary);
-          opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged });
+          const outcome = addChunk(ctx, campaignId, rows.slice(i, i + CHUNK_SIZE), summary);
+          charged += outcome.charged;
+          rejected.push(...outcome.rows);
+          onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged: charged, rows: outcome.rows });
         }
         throw new DryRunRollback();
       })
@@ -297,12 +480,61 @@ export async function previewImport(ctx: Ctx, opts: Omit<ImportOptions, 'afterCh
   } catch (err) {
     if (!(err instanceof DryRunRollback)) throw err;
   }
+  return { summary, rows: rejected, charged };
+}
+
+/** More credits than any file can use: the preview's "unlimited". */
+const UNLIMITED = 1_000_000_000;
+
+/**
+ * `--dry-run` and the dashboard's preview: the summary a real run would give with unlimited
+ * credits, the credits it needs and has, and how many rows a real run now would leave
+ * `insufficient_credits`. It reads the whole file, then runs the real verb on every chunk
+ * inside a transaction that is always rolled back, so nothing is written or charged and
+ * duplicates within the file count exactly as they would. When credits fall short, a second
+ * rolled-back run with the real balance counts the rows left without (batch add stops
+ * charging at the first row it cannot pay, so that count is not a subtraction).
+ */
+export async function previewImport(ctx: Ctx, opts: Omit<ImportOptions, 'afterChunk' | 'skipRows' | 'holder'>): Promise<ImportPreview> {
+  requireCampaignRow(ctx, opts.campaignId);
+  const file = await openFile(opts.source, opts.map);
+  const rows: Row[] = [];
+  let stoppedAt: ImportStop | null = null;
+  for (let next = await file.items.next(); !next.done; next = await file.items.next()) {
+    const item = next.value;
+    if (item.kind === 'malformed') {
+      stoppedAt = item.stop;
+      break;
+    }
+    if (item.kind === 'record') rows.push(toRow(item.line, item.record, file.mapping));
+  }
+  const full = dryRun(ctx, opts.campaignId, rows, UNLIMITED, opts.onProgress);
+  const creditsAvailable = leadCreditsAvailable(ctx);
+  const shortOfCredits = full.charged > creditsAvailable ? dryRun(ctx, opts.campaignId, rows, creditsAvailable).summary.insufficient_credits : 0;
   return {
-    summary,
+    ...described(file),
+    summary: full.summary,
+    rows: full.rows,
+    stoppedAt,
     creditsCharged: 0,
-    creditsNeeded: creditsCharged,
-    unmappedColumns: mapping.filter((m) => m.field === null).map((m) => m.header),
-    delimiter,
-    mapping,
+    creditsNeeded: full.charged,
+    creditsAvailable,
+    shortOfCredits,
   };
+}
+
+const quote = (field: string): string => (/[",;\t\r\n]/.test(field) || field !== field.trim() ? `"${field.replace(/"/g, '""')}"` : field);
+
+/**
+ * The rows that were not created, as a CSV to fix and import again: the file's own columns
+ * and delimiter, plus `line`, `status` and `reason` columns at the end.
+ */
+export function rejectedRowsCsv(header: readonly string[], delimiter: Delimiter, rows: readonly RowReport[]): string {
+  const width = header.length;
+  const lines = [[...header, 'line', 'status', 'reason']];
+  for (const r of rows) {
+    const cells = Array.from({ length: width }, (_, i) => r.cells[i] ?? '');
+    lines.push([...cells, String(r.line), r.status, r.message]);
+  }
+  return `${lines.map((l) => l.map(quote).join(delimiter)).join('\r\n')}\r\n`;
 }

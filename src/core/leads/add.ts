@@ -6,12 +6,12 @@ import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { bookLeadsInserted } from '../campaigns/totals.js';
 import type { Ctx } from '../context.js';
-import { chargeLeadCredit, insufficientCredits, leadCreditsAvailable } from '../credits/charge.js';
+import { chargeLeadCredit, GRANT_HINT, insufficientCredits, leadCreditsAvailable } from '../credits/charge.js';
 import { validationError } from '../errors.js';
 import { failpoint } from '../faults.js';
 import { newId } from '../ids.js';
 import { clean } from '../text.js';
-import { BatchSummary, summarize, writeBatch } from './batch.js';
+import { BatchSummary, failedItem, summarize, writeBatch } from './batch.js';
 import type { LeadSource } from './enums.js';
 import { isOnExclusionList } from './exclude.js';
 import type { LeadFieldValues } from './fields.js';
@@ -27,6 +27,13 @@ export type AddLeadResult = z.infer<typeof AddLeadResult>;
 export const ADD_ITEM_STATUSES = ['created', 'duplicate', 'excluded', 'validation_error', 'insufficient_credits', 'failed'] as const;
 export type AddItemStatus = (typeof ADD_ITEM_STATUSES)[number];
 
+/** Why a batch add item was not placed, on every `validation_error`, `insufficient_credits` and `failed` item. */
+export const AddItemError = z.object({
+  code: z.enum(['validation_error', 'insufficient_credits', 'upstream_unavailable']),
+  message: z.string(),
+});
+export type AddItemError = z.infer<typeof AddItemError>;
+
 export const AddLeadsBatchResult = z.object({
   results: z.array(
     z.object({
@@ -35,6 +42,7 @@ export const AddLeadsBatchResult = z.object({
       leadId: z.string().nullable(),
       status: z.enum(ADD_ITEM_STATUSES),
       creditsCharged: z.number().int(),
+      error: AddItemError.optional(),
     }),
   ),
   summary: BatchSummary(ADD_ITEM_STATUSES),
@@ -162,8 +170,19 @@ function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldV
 /** Whether a placement inserted a lead, which its campaign must count. */
 const inserted = (placed: { status: string }): boolean => placed.status === 'created' || placed.status === 'excluded';
 
-export const invalidProfileUrl = (field: string) =>
-  validationError(`${field} is not a personal profile URL. Give ${PROFILE_URL_HINT}; company pages and Sales Navigator links are refused.`, [field]);
+/** What is wrong with a profile URL that did not normalise: it is missing, or not a personal profile. */
+export const profileUrlProblem = (field: string, given: string | undefined): string =>
+  given === undefined || given.trim() === ''
+    ? `${field} is missing. Give ${PROFILE_URL_HINT}.`
+    : `${field} is not a personal profile URL. Give ${PROFILE_URL_HINT}; company pages and Sales Navigator links are refused.`;
+
+export const invalidProfileUrl = (field: string) => validationError(profileUrlProblem(field, 'given'), [field]);
+
+/** An item or row left without a lead for want of credits, and what to do about it. */
+export const noCreditItem = (): AddItemError => ({
+  code: 'insufficient_credits',
+  message: `Not added: adding a lead costs 1 credit and none is left. ${GRANT_HINT}, then add it again.`,
+});
 
 /** Adds one profile: 200 for created, duplicate and excluded; 403 when a needed credit is missing. */
 export function addLead(ctx: Ctx, campaignId: string, lead: NewLead): AddLeadResult {
@@ -193,7 +212,13 @@ export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewB
   const urls = items.map((item) => (item.networkUrl === undefined ? null : normalizeProfileUrl(item.networkUrl)));
   const unplaced = (index: number, status: Exclude<AddItemStatus, 'created' | 'duplicate' | 'excluded'>): AddLeadsBatchResult['results'][number] => {
     const networkUrl = urls[index] ?? items[index]?.networkUrl ?? null;
-    return { index, networkUrl, leadId: null, status, creditsCharged: 0 };
+    const error: AddItemError =
+      status === 'validation_error'
+        ? { code: 'validation_error', message: profileUrlProblem(`leads[${index}].networkUrl`, items[index]?.networkUrl) }
+        : status === 'insufficient_credits'
+          ? noCreditItem()
+          : failedItem();
+    return { index, networkUrl, leadId: null, status, creditsCharged: 0, error };
   };
   let outOfCredits = false;
   const results = writeBatch(

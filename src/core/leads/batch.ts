@@ -12,8 +12,8 @@ export type ItemError = z.infer<typeof ItemError>;
 
 export const LEAD_PREFIX = 'lead_';
 
-export const failedItem = (): ItemError => ({
-  code: 'upstream_unavailable',
+export const failedItem = () => ({
+  code: 'upstream_unavailable' as const,
   message: 'Not applied: the batch stopped at a temporary failure. Retry this item.',
 });
 

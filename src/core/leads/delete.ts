@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
+import { isImporting } from '../campaigns/state-machine.js';
 import { bookLeadDeleted, refreshCampaignTotals } from '../campaigns/totals.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -84,7 +85,7 @@ export function deleteQuestion(ctx: Ctx, campaignId: string, leadIds: readonly s
  */
 export function deleteLeadsBatch(ctx: Ctx, campaignId: string, leadIds: readonly string[]): DeleteLeadsBatchResult {
   const campaign = requireCampaignRow(ctx, campaignId);
-  if (campaign.importing) {
+  if (isImporting(campaign, ctx.clock.now())) {
     throw new ApiError('conflict', `Campaign ${campaignId} is still finding or importing leads. Retry the delete once the import has finished.`);
   }
   type Item = DeleteLeadsBatchResult['results'][number];

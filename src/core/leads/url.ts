@@ -1,5 +1,5 @@
 /**
- * Personal profile URLs (self-hosting.md, Adding leads): http(s), host linkedin.com,
+ * Personal profile URLs (self-hosting.md, Adding leads): http(s) or no scheme, host linkedin.com,
  * www.linkedin.com or a two-letter country subdomain, path /in/<slug> with an optional
  * trailing slash, query and fragment. The normal form, used for dedupe and the exclusion
  * list, is https://www.linkedin.com/in/<slug> with the slug percent-decoded and lower-cased.
@@ -21,9 +21,16 @@ const MAX_URL_LENGTH = 2048;
 
 export const PROFILE_URL_HINT = 'a personal profile URL like https://www.linkedin.com/in/<slug>';
 
-/** The normal form of a personal profile URL, or null when `input` is not one. */
+/** A LinkedIn address written without its scheme, as people copy it from the address bar: `linkedin.com/in/x`. */
+const BARE = /^(?:www\.|[a-z]{2}\.)?linkedin\.com\//i;
+
+/**
+ * The normal form of a personal profile URL, or null when `input` is not one. An address
+ * without a scheme (`linkedin.com/in/x`, `www.linkedin.com/in/x/`) is read as https.
+ */
 export function normalizeProfileUrl(input: string): string | null {
-  const text = input.trim();
+  const given = input.trim();
+  const text = !SCHEME.test(given) && BARE.test(given) ? `https://${given}` : given;
   if (text.length > MAX_URL_LENGTH || !SCHEME.test(text) || UNPARSED_JUNK.test(text)) return null;
   let url: URL;
   try {

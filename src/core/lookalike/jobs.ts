@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import { leads, lookalikeJobs } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { findCampaignRow } from '../campaigns/campaign.js';
-import { applyCampaignEvent, endImporting } from '../campaigns/state-machine.js';
+import { applyCampaignEvent, endImporting, lookalikeHolder } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { refundLookalike } from '../credits/lookalike.js';
 import { failpoint } from '../faults.js';
@@ -123,7 +123,7 @@ export function recordPage(
 ): PageResult | null {
   return transaction(ctx.db, () => {
     const job = findJob(ctx, jobId);
-    if (!job || job.state !== 'pending' || job.leasedBy !== holder || job.cursor !== page.fromCursor) return null;
+    if (job?.state !== 'pending' || job.leasedBy !== holder || job.cursor !== page.fromCursor) return null;
     const result: PageResult = { inserted: 0, duplicate: 0, elsewhere: 0, excluded: 0, invalid: 0 };
     for (const candidate of page.candidates) {
       if (job.inserted + result.inserted >= job.reserved) break;
@@ -175,8 +175,8 @@ export function deferJob(ctx: Ctx, jobId: string, holder: string, retryAt: numbe
   );
 }
 
-/** The status a Lookalike campaign leaves PENDING for: ready when it has leads, FAILED when the search found none. */
-export const settledStatus = (totalLeads: number): 'READY_TO_SEND' | 'FAILED' => (totalLeads > 0 ? 'READY_TO_SEND' : 'FAILED');
+/** How a Lookalike campaign leaves PENDING: ready when it has leads, FAILED when the search found none. */
+export const settledEvent = (totalLeads: number): 'lookalike_filled' | 'lookalike_found_none' => (totalLeads > 0 ? 'lookalike_filled' : 'lookalike_found_none');
 
 /**
  * Ends the job in one transaction: the unused reservation goes back (top-up first), the
@@ -187,7 +187,7 @@ export const settledStatus = (totalLeads: number): 'READY_TO_SEND' | 'FAILED' =>
 export function finishJob(ctx: Ctx, jobId: string, holder: string, outcome: JobOutcome, errorCode: string | null = null): number | null {
   return transaction(ctx.db, () => {
     const job = findJob(ctx, jobId);
-    if (!job || job.state !== 'pending' || job.leasedBy !== holder) return null;
+    if (job?.state !== 'pending' || job.leasedBy !== holder) return null;
     const unused = job.reserved - job.inserted;
     refundLookalike(ctx, job.id, unused, { credits: job.reservedCredits, topUp: job.reservedTopUp });
     const now = ctx.clock.now();
@@ -198,9 +198,9 @@ export function finishJob(ctx: Ctx, jobId: string, holder: string, outcome: JobO
       .run();
     const campaign = findCampaignRow(ctx, job.campaignId);
     if (campaign) {
-      endImporting(ctx, campaign.id);
+      endImporting(ctx, campaign.id, lookalikeHolder(job.id));
       // Only a campaign still PENDING moves; an extended one keeps its status.
-      applyCampaignEvent(ctx, campaign.id, settledStatus(campaign.totalLeads) === 'READY_TO_SEND' ? 'lookalike_filled' : 'lookalike_found_none');
+      applyCampaignEvent(ctx, campaign.id, settledEvent(campaign.totalLeads));
     }
     failpoint(ctx, 'lookalike.finish', jobId);
     return unused;

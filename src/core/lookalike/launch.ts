@@ -1,9 +1,9 @@
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { accounts, agents, campaigns, lookalikeJobs } from '../../db/schema.js';
+import { accounts, agents, lookalikeJobs } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { CampaignStatus, findCampaignRow, type CampaignRow } from '../campaigns/campaign.js';
-import { beginImporting, CREATED_STATUS } from '../campaigns/state-machine.js';
+import { beginImporting, insertCampaign, isFinished, isImporting, lookalikeHolder, neverRestarted } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { insufficientLookalikeCredits, lookalikeAvailable, reserveLookalike } from '../credits/lookalike.js';
 import { ApiError } from '../errors.js';
@@ -83,12 +83,12 @@ function planExtend(ctx: Ctx, campaignId: string, query: LookalikeQuery): Plan {
       `Campaign ${campaignId} not found. campaignId is only for extending an existing campaign: omit it to create a new Lookalike campaign (the server mints its id).`,
     );
   }
-  if (campaign.status === 'COMPLETED' || campaign.status === 'DONE') {
+  if (isFinished(campaign.status)) {
     throw conflict(
-      `Campaign ${campaignId} is ${campaign.status} and is never restarted, so new leads would never be contacted. Omit campaignId to create a new Lookalike campaign.`,
+      `${neverRestarted(campaignId, campaign.status)}, so new leads would never be contacted. Omit campaignId to create a new Lookalike campaign.`,
     );
   }
-  if (campaign.importing) {
+  if (isImporting(campaign, ctx.clock.now())) {
     throw conflict(
       `Leads are still being added to campaign ${campaignId}. Wait until that finishes (poll get_campaign until its leads stop growing), then extend again.`,
     );
@@ -157,20 +157,14 @@ function enqueue(ctx: Ctx, ws: Workspace, req: LookalikeRequest, query: Lookalik
   const reserved = drawn.credits + drawn.topUp;
   const now = ctx.clock.now();
   if (plan.campaign) {
-    beginImporting(ctx, campaignId);
+    // planExtend saw no live mark, in this same transaction: taking it cannot fail.
+    beginImporting(ctx, campaignId, { holder: lookalikeHolder(jobId) });
   } else {
-    ctx.db
-      .insert(campaigns)
-      .values({
-        id: campaignId,
-        name: `Lookalike: ${seedLabel(query.seed)}`,
-        status: CREATED_STATUS.lookalike,
-        assignedTemplateId: defaultAgent(ctx),
-        importing: true,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
+    insertCampaign(
+      ctx,
+      { id: campaignId, name: `Lookalike: ${seedLabel(query.seed)}`, assignedTemplateId: defaultAgent(ctx), createdAt: now, updatedAt: now },
+      { kind: 'lookalike', jobId },
+    );
   }
   ctx.db
     .insert(lookalikeJobs)

@@ -13,6 +13,16 @@ export interface NetworkProvider {
   sendMessage(input: SendMessageInput): Promise<{ chatId: string; messageId: string }>;
   /** Withdraws the account's pending invitation to the person; it can no longer be accepted. */
   withdrawInvitation(input: WithdrawInvitationInput): Promise<void>;
+  /** Views the person's profile as the account, so the person is told of the visit; returns the profile seen. */
+  visitProfile(input: VisitProfileInput): Promise<Profile>;
+  /** Likes the person's latest own post (not a repost). A person with none is an outcome, not an error. */
+  likeLatestPost(input: LikeLatestPostInput): Promise<LikeResult>;
+  /**
+   * Sends a Sales Navigator InMail to a person who need not be a connection. Needs Sales
+   * Navigator on the account (`sales_nav_required` otherwise). A person who does not take
+   * InMail, and an account out of InMail credits, are outcomes, not errors: nothing was sent.
+   */
+  sendInMail(input: SendInMailInput): Promise<InMailResult>;
   lookalikeCandidates(input: LookalikeInput): Promise<LookalikePage>;
   /** Inbound events due at `now`, oldest first. Each event is returned once. */
   drainInbound(now: number): Promise<InboundEvent[]>;
@@ -90,6 +100,30 @@ export interface SearchPage {
 export type SendConnectionRequestInput = ProfileRef & { account: AccountRef; note: string | null };
 
 export type WithdrawInvitationInput = ProfileRef & { account: AccountRef };
+
+export type VisitProfileInput = ProfileRef & { account: AccountRef };
+
+export type LikeLatestPostInput = ProfileRef & { account: AccountRef };
+
+export type LikeResult = { outcome: 'liked'; postId: string } | { outcome: 'no_posts' };
+
+/** The network's limits on an InMail. */
+export const INMAIL_SUBJECT_MAX = 200;
+export const INMAIL_TEXT_MAX = 8000;
+
+export interface SendInMailInput {
+  account: AccountRef;
+  recipient: ProfileRef;
+  subject: string;
+  text: string;
+}
+
+export type InMailResult =
+  | { outcome: 'sent'; chatId: string; messageId: string }
+  /** The person does not accept InMail from this account (settings, or LinkedIn refuses). */
+  | { outcome: 'unreachable' }
+  /** The account has no InMail credit left; LinkedIn renews them monthly. */
+  | { outcome: 'no_credits' };
 
 export interface SendMessageInput {
   account: AccountRef;

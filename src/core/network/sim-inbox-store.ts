@@ -1,7 +1,7 @@
 import { and, asc, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { fast, perDb } from '../../db/prepared.js';
-import { simInbox } from '../../db/schema.js';
+import { simInbox, simTallies } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import type { InboundEvent } from './provider.js';
 import { inboundEvent, inboundRow } from './inbound-rows.js';
@@ -35,6 +35,12 @@ const statements = perDb((db) => ({
       .where(sql`${simInbox.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')})) AND +${simInbox.deliveredAt} IS NULL`)
       .prepare(),
   ),
+  tally: db
+    .insert(simTallies)
+    .values({ key: sql.placeholder('key'), count: 1 })
+    .onConflictDoUpdate({ target: simTallies.key, set: { count: sql`${simTallies.count} + 1` } })
+    .returning({ count: simTallies.count })
+    .prepare(),
   due: fast(
     db
       .select()
@@ -70,5 +76,9 @@ export class SqliteSimInboxStore implements SimInboxStore {
   ack(ids: readonly string[]): void {
     if (ids.length === 0) return;
     statements(this.db).ack.run({ at: this.clock.now(), ids: JSON.stringify(ids) });
+  }
+
+  tally(key: string): number {
+    return statements(this.db).tally.get({ key })?.count ?? 1;
   }
 }

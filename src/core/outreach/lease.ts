@@ -4,29 +4,31 @@ import { fast, perDb } from '../../db/prepared.js';
 import { engineState } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
+import { holderGone, thisProcess, type HolderProcess } from '../holder.js';
 
 const ROW = 1;
 
 /**
  * Takes or renews the engine lease: only one engine drives a database, because `outreach
  * start` and `outreach mcp` may share one. A lease that is not renewed lapses after `ttlMs`
- * of wall time, so a crashed holder is replaced. Returns whether `holder` now holds it.
+ * of wall time, so a crashed holder is replaced. The holder's host and pid go with the lease:
+ * a holder that is provably gone (same host, no such process: killed, then restarted at once)
+ * is replaced at once instead of after its time. Returns whether `holder` now holds it.
  */
-export function acquireLease(db: Db, wall: Clock, holder: string, ttlMs: number): boolean {
+export function acquireLease(db: Db, wall: Clock, holder: string, ttlMs: number, proc: HolderProcess = thisProcess()): boolean {
   return transaction(db, () => {
     const now = wall.now();
     const row = db.select().from(engineState).where(eq(engineState.id, ROW)).get();
+    const lease = { holder, holderHost: proc.host, holderPid: proc.pid, leaseExpiresAt: now + ttlMs };
     if (!row) {
       db.insert(engineState)
-        .values({ id: ROW, holder, leaseExpiresAt: now + ttlMs })
+        .values({ id: ROW, ...lease })
         .run();
       return true;
     }
-    if (row.holder !== holder && row.holder !== null && row.leaseExpiresAt > now) return false;
-    db.update(engineState)
-      .set({ holder, leaseExpiresAt: now + ttlMs })
-      .where(eq(engineState.id, ROW))
-      .run();
+    const live = row.holder !== null && row.leaseExpiresAt > now && !holderGone({ host: row.holderHost, pid: row.holderPid });
+    if (row.holder !== holder && live) return false;
+    db.update(engineState).set(lease).where(eq(engineState.id, ROW)).run();
     return true;
   });
 }

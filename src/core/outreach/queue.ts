@@ -3,7 +3,7 @@ import { fast, perDb } from '../../db/prepared.js';
 import type { Db } from '../../db/connection.js';
 import { campaigns, engineIntents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
-import { applyCampaignEvent } from '../campaigns/state-machine.js';
+import { applyCampaignEvent, isImporting } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
@@ -152,7 +152,20 @@ const completionProbes = perDb((db) => {
   const id = sql.placeholder('campaignId');
   const probe = (where: SQL | undefined) => fast(db.select({ one: sql`1` }).from(leads).where(where).limit(1).prepare());
   return {
-    campaign: fast(db.select({ status: campaigns.status, importing: campaigns.importing }).from(campaigns).where(eq(campaigns.id, id)).prepare()),
+    campaign: fast(
+      db
+        .select({
+          status: campaigns.status,
+          importing: campaigns.importing,
+          importingHolder: campaigns.importingHolder,
+          importingHost: campaigns.importingHost,
+          importingPid: campaigns.importingPid,
+          importingUntil: campaigns.importingUntil,
+        })
+        .from(campaigns)
+        .where(eq(campaigns.id, id))
+        .prepare(),
+    ),
     anyLead: probe(eq(leads.campaignId, id)),
     workLeft: probe(and(eq(leads.campaignId, id), isNotNull(leads.nextActionAt))),
     closing: probe(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, id))),
@@ -263,7 +276,7 @@ export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): bo
     if (p.workLeft.get(args) !== undefined) return false;
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return false;
     const row = p.campaign.get(args);
-    if (!row || row.status !== 'CAMPAIGN_IN_PROGRESS' || row.importing) return false;
+    if (row?.status !== 'CAMPAIGN_IN_PROGRESS' || isImporting(row, ctx.clock.now())) return false;
     if (p.anyLead.get(args) === undefined) return false;
     if (p.closing.get(args) !== undefined) return false;
     if (p.pending.get(args) !== undefined) return false;

@@ -94,7 +94,7 @@ export function beginSend(
       return null;
     }
     const info = loadCampaignInfo(ctx, lead.campaignId);
-    if (!info || info.status !== 'CAMPAIGN_IN_PROGRESS') return null;
+    if (info?.status !== 'CAMPAIGN_IN_PROGRESS') return null;
     const plan = planFor(ctx, lead, info, settings);
     // The intent is stamped with the instant the account's rules were checked, so a fast
     // simulated clock cannot carry a send decided inside working hours to just outside them.

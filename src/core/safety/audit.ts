@@ -3,12 +3,20 @@ import { accountDaily, accounts, activity, engineIntents } from '../../db/schema
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { insideHours } from './hours.js';
-import { hoursOf, warmUpLimit, type SafetySettings } from './rules.js';
+import { dailyLimits, hoursOf, type SafetySettings } from './rules.js';
 
 const DAY = 86_400_000;
 const dayStart = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY);
 
-export type SafetyRule = 'daily_connection_cap' | 'weekly_connection_cap' | 'daily_message_cap' | 'working_hours' | 'spacing' | 'lock_step';
+export type SafetyRule =
+  | 'daily_connection_cap'
+  | 'weekly_connection_cap'
+  | 'daily_message_cap'
+  | 'daily_visit_cap'
+  | 'daily_reaction_cap'
+  | 'working_hours'
+  | 'spacing'
+  | 'lock_step';
 
 export interface Violation {
   rule: SafetyRule;
@@ -44,12 +52,19 @@ const MESSAGE_TYPES = ['message_sent', 'agent_replied', 'cta_sent'] as const;
 interface DayCount {
   connections: number;
   messages: number;
+  visits: number;
+  reactions: number;
 }
+
+/** Engine send records of a profile visit (a sequence's `visit` step) that reached the provider. */
+const VISIT_INTENT = 'visit';
+const PERFORMED = ['sent', 'assumed_sent'];
 
 /**
  * Replays the activity log and the engine's send records and checks, per account, per UTC day
  * and per rolling week, every rule that protects an account: the daily and weekly invitation
- * caps and the daily message cap (warm-up applied), working hours in the account's own zone,
+ * caps, the daily message cap (InMails are messages), the daily profile-visit and post-reaction
+ * caps (warm-up applied to each), working hours in the account's own zone,
  * the minimum spacing between two provider calls, and that no two accounts send in lock-step.
  * Limits are the accounts' current ones. Reads only; safe on a live database.
  */
@@ -66,7 +81,7 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
   for (const account of rows) {
     const counts = new Map<string, DayCount>();
     const bump = (day: string, key: keyof DayCount, n = 1) => {
-      const c = counts.get(day) ?? { connections: 0, messages: 0 };
+      const c = counts.get(day) ?? { connections: 0, messages: 0, visits: 0, reactions: 0 };
       c[key] += n;
       counts.set(day, c);
     };
@@ -77,21 +92,29 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
       .where(and(eq(activity.accountId, account.id), eq(activity.manual, false), inArray(activity.type, ['connection_request_sent', ...MESSAGE_TYPES])))
       .all();
     for (const e of sent) bump(utcDay(e.at), e.type === 'connection_request_sent' ? 'connections' : 'messages');
+    // Visits the engine's send records show made. A like may find no post, so likes are read from the counters alone.
+    const visits = ctx.db
+      .select({ at: engineIntents.createdAt })
+      .from(engineIntents)
+      .where(and(eq(engineIntents.accountId, account.id), eq(engineIntents.kind, VISIT_INTENT), inArray(engineIntents.state, PERFORMED)))
+      .all();
+    for (const v of visits) bump(utcDay(v.at), 'visits');
     // The stored counters also hold seeded and manual sends, which the engine's caps count too.
     for (const d of ctx.db.select().from(accountDaily).where(eq(accountDaily.accountId, account.id)).all()) {
-      const c = counts.get(d.day) ?? { connections: 0, messages: 0 };
-      counts.set(d.day, { connections: Math.max(c.connections, d.connectionRequestsSent), messages: Math.max(c.messages, d.messagesSent) });
+      const c = counts.get(d.day) ?? { connections: 0, messages: 0, visits: 0, reactions: 0 };
+      counts.set(d.day, {
+        connections: Math.max(c.connections, d.connectionRequestsSent),
+        messages: Math.max(c.messages, d.messagesSent),
+        visits: Math.max(c.visits, d.profileVisits),
+        reactions: Math.max(c.reactions, d.postReactions),
+      });
     }
 
     const weekly = account.weeklyConnectionRequestLimit ?? safety.weeklyConnectionRequestLimit;
     const limitsOn = (dayMs: number) => {
       const index = account.warmUpStartedAt === null ? safety.warmUp.days : Math.floor((dayMs - dayStart(account.warmUpStartedAt)) / DAY);
       // Days before the warm-up began (one started later by update_account) ran at full limits.
-      if (index < 0) return { connections: account.connectionRequestLimit, messages: account.messageLimit };
-      return {
-        connections: warmUpLimit(account.connectionRequestLimit, safety.warmUp.connectionRequestsStart, safety.warmUp.days, index),
-        messages: warmUpLimit(account.messageLimit, safety.warmUp.messagesStart, safety.warmUp.days, index),
-      };
+      return dailyLimits(account, safety, index < 0 ? null : index);
     };
     for (const [day, c] of counts) {
       const dayMs = Date.parse(`${day}T00:00:00Z`);
@@ -105,6 +128,10 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
         });
       if (c.messages > limit.messages)
         violations.push({ rule: 'daily_message_cap', accountId: account.id, day, detail: `${c.messages} messages, limit ${limit.messages}` });
+      if (c.visits > limit.visits)
+        violations.push({ rule: 'daily_visit_cap', accountId: account.id, day, detail: `${c.visits} profile visits, limit ${limit.visits}` });
+      if (c.reactions > limit.reactions)
+        violations.push({ rule: 'daily_reaction_cap', accountId: account.id, day, detail: `${c.reactions} post reactions, limit ${limit.reactions}` });
       let week = 0;
       for (let k = 0; k < 7; k++) week += counts.get(utcDay(dayMs - k * DAY))?.connections ?? 0;
       if (week > weekly)

@@ -44,6 +44,8 @@ export const SafetyConfig = {
       /** Limits of the first day; they rise in equal steps to the configured ones. */
       connectionRequestsStart: z.number().int().min(1).max(100).optional(),
       messagesStart: z.number().int().min(1).max(150).optional(),
+      profileVisitsStart: z.number().int().min(1).max(150).optional(),
+      postReactionsStart: z.number().int().min(1).max(100).optional(),
       /** Whether connect_account warms a new account up when its call does not say (default true). */
       onConnect: z.boolean().optional(),
     })
@@ -58,6 +60,8 @@ export const SAFETY_DEFAULTS = {
   rhythmJitterMinutes: 30,
   weeklyConnectionRequestLimit: 100,
   warmUp: { days: 14, connectionRequestsStart: 5, messagesStart: 10, onConnect: true },
+  /** Where the warm-up starts the daily visit and like limits. */
+  actionsWarmUp: { profileVisitsStart: 10, postReactionsStart: 5 },
 } as const;
 
 const DAY_INDEX = Object.fromEntries(WEEKDAYS.map((d, i) => [d, i])) as Record<(typeof WEEKDAYS)[number], number>;
@@ -74,9 +78,19 @@ export function resolveSafety(config: SafetyConfigInput = {}): SafetySettings {
     timeZone: config.timeZone ?? SAFETY_DEFAULTS.timeZone,
     jitterMinutes: config.rhythmJitterMinutes ?? SAFETY_DEFAULTS.rhythmJitterMinutes,
     weeklyConnectionRequestLimit: config.weeklyConnectionRequestLimit ?? SAFETY_DEFAULTS.weeklyConnectionRequestLimit,
-    warmUp: { ...SAFETY_DEFAULTS.warmUp, ...config.warmUp },
+    warmUp: warmUpOf(config.warmUp),
+    actionsWarmUp: {
+      profileVisitsStart: config.warmUp?.profileVisitsStart ?? SAFETY_DEFAULTS.actionsWarmUp.profileVisitsStart,
+      postReactionsStart: config.warmUp?.postReactionsStart ?? SAFETY_DEFAULTS.actionsWarmUp.postReactionsStart,
+    },
     withdrawStaleInvitations: config.withdrawStaleInvitations ?? true,
   };
+}
+
+/** The invitation and message curve and `onConnect`; the visit and like starts are kept apart, in `actionsWarmUp`. */
+function warmUpOf(config: SafetyConfigInput['warmUp']): SafetySettings['warmUp'] {
+  const { profileVisitsStart: _v, postReactionsStart: _r, ...rest } = config ?? {};
+  return { ...SAFETY_DEFAULTS.warmUp, ...rest };
 }
 
 /** The settings a context runs with: the server's, else the defaults. */
@@ -141,8 +155,14 @@ export interface Allowance {
   /** Today's (UTC) limits in force: warm-up and the weekly cap applied; never above the configured ones. */
   connectionRequestLimit: number;
   messageLimit: number;
+  /** Profile visits and post reactions (a sequence's `visit` and `like_post` steps), warm-up applied. */
+  profileVisitLimit: number;
+  postReactionLimit: number;
   connectionRequestsSentToday: number;
+  /** Messages of every kind today, InMails included. */
   messagesSentToday: number;
+  profileVisitsToday: number;
+  postReactionsToday: number;
   /** Connection requests in the rolling week: today and the six UTC days before. */
   week: { connectionRequestsSent: number; connectionRequestLimit: number };
   /** Day of the warm-up (0-based), or null when none is running. */
@@ -165,7 +185,14 @@ export function allowance(ctx: Ctx, account: AccountRow, s: SafetySettings, now:
 const weekRowsOfMany = perDb((db) =>
   fast(
     db
-      .select({ accountId: accountDaily.accountId, day: accountDaily.day, conn: accountDaily.connectionRequestsSent, msgs: accountDaily.messagesSent })
+      .select({
+        accountId: accountDaily.accountId,
+        day: accountDaily.day,
+        conn: accountDaily.connectionRequestsSent,
+        msgs: accountDaily.messagesSent,
+        visits: accountDaily.profileVisits,
+        reactions: accountDaily.postReactions,
+      })
       .from(accountDaily)
       .where(
         and(
@@ -183,7 +210,7 @@ export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: Safe
   if (accountRows.length === 0) return out;
   const today = dayStart(now);
   const rows = weekRowsOfMany(ctx.db).all({ ids: JSON.stringify(accountRows.map((a) => a.id)), from: utcDay(today - 6 * DAY), to: utcDay(today) });
-  const byAccount = new Map<string, { day: string; conn: number; msgs: number }[]>();
+  const byAccount = new Map<string, DayRow[]>();
   for (const r of rows) {
     const list = byAccount.get(r.accountId) ?? [];
     list.push(r);
@@ -193,7 +220,30 @@ export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: Safe
   return out;
 }
 
-function allowanceFrom(account: AccountRow, rows: readonly { day: string; conn: number; msgs: number }[], s: SafetySettings, now: number): Allowance {
+interface DayRow {
+  day: string;
+  conn: number;
+  msgs: number;
+  visits: number;
+  reactions: number;
+}
+
+/** The account's daily limits on a day `wd` of its warm-up (null: none runs): they rise from the start values to the configured ones. */
+export function dailyLimits(
+  account: Pick<AccountRow, 'connectionRequestLimit' | 'messageLimit' | 'profileVisitLimit' | 'postReactionLimit'>,
+  s: SafetySettings,
+  wd: number | null,
+): { connections: number; messages: number; visits: number; reactions: number } {
+  const ramp = (full: number, start: number) => (wd === null ? full : warmUpLimit(full, start, s.warmUp.days, wd));
+  return {
+    connections: ramp(account.connectionRequestLimit, s.warmUp.connectionRequestsStart),
+    messages: ramp(account.messageLimit, s.warmUp.messagesStart),
+    visits: ramp(account.profileVisitLimit, s.actionsWarmUp.profileVisitsStart),
+    reactions: ramp(account.postReactionLimit, s.actionsWarmUp.postReactionsStart),
+  };
+}
+
+function allowanceFrom(account: AccountRow, rows: readonly DayRow[], s: SafetySettings, now: number): Allowance {
   const today = dayStart(now);
   const byDay = new Map(rows.map((r) => [r.day, r]));
   const todayRow = byDay.get(utcDay(today));
@@ -201,9 +251,9 @@ function allowanceFrom(account: AccountRow, rows: readonly { day: string; conn: 
   const weekSent = rows.reduce((n, r) => n + r.conn, 0);
   const weeklyLimit = account.weeklyConnectionRequestLimit ?? s.weeklyConnectionRequestLimit;
   const wd = warmUpDay(account, s, now);
-  const dailyConn =
-    wd === null ? account.connectionRequestLimit : warmUpLimit(account.connectionRequestLimit, s.warmUp.connectionRequestsStart, s.warmUp.days, wd);
-  const dailyMsg = wd === null ? account.messageLimit : warmUpLimit(account.messageLimit, s.warmUp.messagesStart, s.warmUp.days, wd);
+  const limits = dailyLimits(account, s, wd);
+  const dailyConn = limits.connections;
+  const dailyMsg = limits.messages;
   const weekRoom = Math.max(0, weeklyLimit - (weekSent - connToday));
   let weekFullUntil: number | null = null;
   if (weekSent >= weeklyLimit) {
@@ -220,8 +270,12 @@ function allowanceFrom(account: AccountRow, rows: readonly { day: string; conn: 
   return {
     connectionRequestLimit: Math.min(dailyConn, weekRoom),
     messageLimit: dailyMsg,
+    profileVisitLimit: limits.visits,
+    postReactionLimit: limits.reactions,
     connectionRequestsSentToday: connToday,
     messagesSentToday: todayRow?.msgs ?? 0,
+    profileVisitsToday: todayRow?.visits ?? 0,
+    postReactionsToday: todayRow?.reactions ?? 0,
     week: { connectionRequestsSent: weekSent, connectionRequestLimit: weeklyLimit },
     warmUpDay: wd,
     weekFullUntil,

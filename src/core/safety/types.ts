@@ -9,5 +9,7 @@ export interface SafetySettings {
   weeklyConnectionRequestLimit: number;
   /** The curve, and `onConnect`: whether connect_account starts a warm-up when its call does not say. */
   warmUp: { days: number; connectionRequestsStart: number; messagesStart: number; onConnect: boolean };
+  /** Where the warm-up (same days) starts the daily profile-visit and post-reaction limits. */
+  actionsWarmUp: { profileVisitsStart: number; postReactionsStart: number };
   withdrawStaleInvitations: boolean;
 }

@@ -4,6 +4,7 @@ import { getWorkspace } from '../workspace/get.js';
 import { WorkspaceContent } from './file.js';
 import { loadWorkspace } from './load.js';
 import { transaction } from '../../db/tx.js';
+import { CREATED_STATUS } from '../campaigns/state-machine.js';
 
 /**
  * The demo workspace `npm start` creates on an empty database: a paid plan with credits, one
@@ -35,7 +36,7 @@ export const DEMO_WORKSPACE = {
     {
       id: 'cmp_demo',
       name: 'Demo: founders in London',
-      status: 'READY_TO_SEND',
+      status: CREATED_STATUS.plain,
       assignedTemplateId: 'tpl_demo',
       leads: [
         {

@@ -1,3 +1,4 @@
+import { CREATED_STATUS } from '../campaigns/state-machine.js';
 import { z } from 'zod';
 import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
 import { ACCOUNT_STATUSES } from '../accounts/list.js';
@@ -48,6 +49,8 @@ export const AccountEntry = z.strictObject({
   hasSalesNavigator: z.boolean().default(false),
   connectionRequestLimit: Count.default(25),
   messageLimit: Count.default(50),
+  profileVisitLimit: Count.default(40),
+  postReactionLimit: Count.default(30),
   /** Rolling 7-day cap on connection requests; omitted uses the config's (default 100). */
   weeklyConnectionRequestLimit: z.number().int().min(1).max(1000).optional(),
   /** Warm the account up from today (off by default for loaded accounts: they are not new). */
@@ -62,6 +65,8 @@ export const AccountEntry = z.strictObject({
       messagesSent: Count.default(0),
       profileLookups: Count.default(0),
       searchResults: Count.default(0),
+      profileVisits: Count.default(0),
+      postReactions: Count.default(0),
     })
     .optional(),
 });
@@ -127,7 +132,7 @@ export const LeadEntry = z.strictObject({
 export const CampaignEntry = z.strictObject({
   id: Id,
   name: z.string().min(1).optional(),
-  status: CampaignStatus.default('READY_TO_SEND'),
+  status: CampaignStatus.default(CREATED_STATUS.plain),
   assignedTemplateId: Id.nullable().default(null),
   importing: z.boolean().default(false),
   createdAt: Timestamp.optional(),

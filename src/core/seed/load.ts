@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { accountToday } from '../accounts/today.js';
 import { sql } from 'drizzle-orm';
-import { accountDaily, accounts, activity, agents, campaigns, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
-import { utcDay } from '../clock.js';
+import { accountDaily, accounts, activity, agents, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
 import { normalizeProfileUrl } from '../leads/url.js';
+import { restoreCampaign } from '../campaigns/state-machine.js';
 import { clean, composeFullName } from '../text.js';
 import { insertApiKey } from '../auth/keys.js';
 import { ApiError } from '../errors.js';
@@ -98,6 +98,8 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
           hasSalesNavigator: a.hasSalesNavigator,
           connectionRequestLimit: a.connectionRequestLimit,
           messageLimit: a.messageLimit,
+          profileVisitLimit: a.profileVisitLimit,
+          postReactionLimit: a.postReactionLimit,
           createdAt: now,
           weeklyConnectionRequestLimit: a.weeklyConnectionRequestLimit ?? null,
           // The engine's days are simulated; a warm-up starts on the simulated today.
@@ -140,22 +142,20 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
         throw new SeedError(`${at}.assignedTemplateId`, `no agent "${c.assignedTemplateId}" in agents`);
       }
       campaignIds.add(c.id);
-      db.insert(campaigns)
-        .values({
-          id: c.id,
-          name: c.name ?? c.id,
-          status: c.status,
-          assignedTemplateId: c.assignedTemplateId,
-          importing: c.importing,
-          totalLeads: c.leads.length,
-          connectionRequestsSent: c.stats?.connectionRequestsSent ?? 0,
-          connectionRequestsAccepted: c.stats?.connectionRequestsAccepted ?? 0,
-          messagesSent: c.stats?.messagesSent ?? 0,
-          repliesReceived: c.stats?.repliesReceived ?? 0,
-          createdAt: ms(c.createdAt) ?? now,
-          updatedAt: ms(c.updatedAt) ?? now,
-        })
-        .run();
+      restoreCampaign(ctx, {
+        id: c.id,
+        name: c.name ?? c.id,
+        status: c.status,
+        assignedTemplateId: c.assignedTemplateId,
+        importing: c.importing,
+        totalLeads: c.leads.length,
+        connectionRequestsSent: c.stats?.connectionRequestsSent ?? 0,
+        connectionRequestsAccepted: c.stats?.connectionRequestsAccepted ?? 0,
+        messagesSent: c.stats?.messagesSent ?? 0,
+        repliesReceived: c.stats?.repliesReceived ?? 0,
+        createdAt: ms(c.createdAt) ?? now,
+        updatedAt: ms(c.updatedAt) ?? now,
+      });
 
       const urls = new Set<string>();
       c.leads.forEach((l, li) => {

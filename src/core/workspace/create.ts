@@ -6,11 +6,12 @@ import { WORKSPACE_ID, getWorkspace } from './get.js';
 
 /**
  * Creates an empty paid workspace when none exists, so that a key created on a fresh
- * database has a workspace to reach. Seeding with --reset replaces it.
+ * database has a workspace to reach. It has no credits: the operator grants them
+ * (`outreach credits add`). Seeding with --reset replaces it. Returns whether it created one.
  */
-export function ensureWorkspace(ctx: Ctx): void {
-  transaction(ctx.db, () => {
-    if (getWorkspace(ctx)) return;
+export function ensureWorkspace(ctx: Ctx): boolean {
+  return transaction(ctx.db, () => {
+    if (getWorkspace(ctx)) return false;
     ctx.db
       .insert(workspace)
       .values({
@@ -23,5 +24,6 @@ export function ensureWorkspace(ctx: Ctx): void {
       })
       .run();
     ctx.db.insert(creditBalance).values({ id: 1 }).onConflictDoNothing().run();
+    return true;
   });
 }

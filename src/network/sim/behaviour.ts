@@ -1,5 +1,5 @@
 import { networkError } from '../../core/network/provider.js';
-import { MARKERS } from './markers.js';
+import { acceptsAfterHours, MARKERS, repliesAfterMessage } from './markers.js';
 import { resolveProfileIdentifier, simPerson } from './profiles.js';
 import { at, Rng } from './rng.js';
 import { REPLIES } from './words.js';
@@ -67,9 +67,11 @@ export function acceptanceDecision(profile: string, sentAt: number): AcceptanceD
   ]);
   const fast = delay(rng, [[2 * MINUTE, 15 * MINUTE, 1]]);
   if (slug.includes(MARKERS.neverAccepts)) return { accepts: false, at: null };
+  const after = acceptsAfterHours(slug);
+  if (after !== null) return { accepts: true, at: sentAt + after * HOUR };
   if (slug.includes(MARKERS.fastAccept)) return { accepts: true, at: sentAt + fast };
   // A forced reply needs a connection first, so reply markers imply acceptance.
-  if (accepts || forcedReplyKind(slug) !== null) return { accepts: true, at: sentAt + normal };
+  if (accepts || forcedReplyKind(slug) !== null || repliesAfterMessage(slug) !== null) return { accepts: true, at: sentAt + normal };
   return { accepts: false, at: null };
 }
 
@@ -78,10 +80,18 @@ const untilDate = (ms: number): string => new Date(ms).toLocaleDateString('en-GB
 /**
  * Whether, when and what the person answers to a message sent at `sentAt`: about 35% reply;
  * of those 35% positive, 25% a question, 30% negative, 10% an out-of-office note within
- * minutes. Others answer within 20 minutes to 3 days.
+ * minutes. Others answer within 20 minutes to 3 days. `nth` counts the messages and InMails
+ * the account has sent the person, this one included; only `sim-replies-after-<N>` reads it.
  */
-export function replyDecision(profile: string, sentAt: number): ReplyDecision {
+export function replyDecision(profile: string, sentAt: number, nth = 1): ReplyDecision {
   const slug = slugOf(profile);
+  const onlyAfter = repliesAfterMessage(slug);
+  if (onlyAfter !== null && !slug.includes(MARKERS.noReply)) {
+    if (nth !== onlyAfter) return { replies: false, kind: null, at: null, text: null };
+    const forced = forcedReplyKind(slug);
+    const kind = forced === null || forced === 'out_of_office' ? 'positive' : forced;
+    return { replies: true, kind, at: sentAt + HOUR, text: at(REPLIES[kind], new Rng(`reply:${slug}`).int(3)) };
+  }
   const rng = new Rng(`reply:${slug}`);
   const replies = rng.chance(0.35);
   const drawnKind = at(REPLY_KINDS, rng.weighted([35, 25, 30, 10]));
@@ -105,4 +115,18 @@ export function replyDecision(profile: string, sentAt: number): ReplyDecision {
     return { replies: true, kind, at: when, text };
   }
   return { replies: true, kind, at: sentAt + normal, text: at(REPLIES[kind], variant) };
+}
+
+export interface PostDecision {
+  /** The id of the person's latest own post; null when they have none. */
+  latestPostId: string | null;
+}
+
+/** Whether the person has a post of their own to like: about three in four do; `sim-no-posts` never. */
+export function postDecision(profile: string): PostDecision {
+  const slug = slugOf(profile);
+  const rng = new Rng(`posts:${slug}`);
+  const has = rng.chance(0.75);
+  if (slug.includes(MARKERS.noPosts) || !has) return { latestPostId: null };
+  return { latestPostId: `urn:li:activity:7${String(Math.floor(rng.next() * 1e17)).padStart(17, '0')}` };
 }

@@ -15,6 +15,11 @@ export interface SimInboxStore {
   due(now: number, limit: number): InboundEvent[];
   /** Marks events delivered. Unknown ids are ignored. */
   ack(ids: readonly string[]): void;
+  /**
+   * Adds one to the named counter and returns its new value (1 the first time). Durable like
+   * the events, so a count (the messages an account sent a person) survives a restart.
+   */
+  tally(key: string): number;
 }
 
 export class InMemorySimInboxStore implements SimInboxStore {
@@ -40,6 +45,14 @@ export class InMemorySimInboxStore implements SimInboxStore {
       const entry = this.events.get(id);
       if (entry) entry.delivered = true;
     }
+  }
+
+  private readonly tallies = new Map<string, number>();
+
+  tally(key: string): number {
+    const n = (this.tallies.get(key) ?? 0) + 1;
+    this.tallies.set(key, n);
+    return n;
   }
 
   /** Events not yet delivered, due or not. */

@@ -20,6 +20,14 @@ export const MARKERS = {
   repliesNegative: 'sim-replies-negative',
   outOfOffice: 'sim-out-of-office',
   noReply: 'sim-no-reply',
+  /** Has no post of their own: `likeLatestPost` answers `no_posts`. */
+  noPosts: 'sim-no-posts',
+  /** Takes no InMail: `sendInMail` answers `unreachable`. */
+  noInMail: 'sim-no-inmail',
+  /** `sim-accepts-after-<N>h`: accepts exactly N hours after the invitation (see `acceptsAfterHours`). */
+  acceptsAfter: 'sim-accepts-after-',
+  /** `sim-replies-after-<N>`: replies one hour after the Nth message or InMail of an account, and to no other (see `repliesAfterMessage`). */
+  repliesAfter: 'sim-replies-after-',
   /** Account ids only: the status `accountHealth` reports (`sim-disconnected` works there too). */
   connecting: 'sim-connecting',
   failed: 'sim-failed',
@@ -27,7 +35,29 @@ export const MARKERS = {
 
 export const ALL_MARKERS: readonly string[] = Object.values(MARKERS);
 
-export type SimOperation = 'lookup' | 'search' | 'connect' | 'message' | 'lookalike';
+const ACCEPTS_AFTER = /sim-accepts-after-(\d{1,4})h/;
+const REPLIES_AFTER = /sim-replies-after-(\d{1,2})(?!\d)/;
+
+/** The hours of a `sim-accepts-after-<N>h` marker in the slug, or null. */
+export function acceptsAfterHours(slug: string): number | null {
+  const m = ACCEPTS_AFTER.exec(slug);
+  return m ? Number(m[1]) : null;
+}
+
+/** N of a `sim-replies-after-<N>` marker (1 or more) in the slug, or null. */
+export function repliesAfterMessage(slug: string): number | null {
+  const m = REPLIES_AFTER.exec(slug);
+  return m && Number(m[1]) >= 1 ? Number(m[1]) : null;
+}
+
+/** The slug without its markers (the parameterised ones with their number), for reading a name. */
+export function stripMarkers(slug: string): string {
+  let text = slug.replace(new RegExp(ACCEPTS_AFTER.source, 'g'), '-').replace(new RegExp(REPLIES_AFTER.source, 'g'), '-');
+  for (const marker of ALL_MARKERS) text = text.split(marker).join('-');
+  return text;
+}
+
+export type SimOperation = 'lookup' | 'search' | 'connect' | 'message' | 'lookalike' | 'visit' | 'like' | 'inmail';
 
 interface FailureRule {
   marker: string;
@@ -35,7 +65,7 @@ interface FailureRule {
   on: readonly SimOperation[];
 }
 
-const EVERYWHERE: readonly SimOperation[] = ['lookup', 'search', 'connect', 'message', 'lookalike'];
+const EVERYWHERE: readonly SimOperation[] = ['lookup', 'search', 'connect', 'message', 'lookalike', 'visit', 'like', 'inmail'];
 
 /** First match wins, so a slug with two markers fails the same way every time. */
 export const FAILURE_RULES: readonly FailureRule[] = [
@@ -43,8 +73,8 @@ export const FAILURE_RULES: readonly FailureRule[] = [
   { marker: MARKERS.disconnected, code: 'account_disconnected', on: EVERYWHERE },
   { marker: MARKERS.quota, code: 'network_daily_quota', on: EVERYWHERE },
   { marker: MARKERS.salesNavFail, code: 'sales_nav_required', on: ['lookup', 'search'] },
-  { marker: MARKERS.notFound, code: 'not_found', on: ['lookup', 'connect', 'message', 'lookalike'] },
-  { marker: MARKERS.sendFail, code: 'send_failed', on: ['connect', 'message'] },
+  { marker: MARKERS.notFound, code: 'not_found', on: ['lookup', 'connect', 'message', 'lookalike', 'visit', 'like', 'inmail'] },
+  { marker: MARKERS.sendFail, code: 'send_failed', on: ['connect', 'message', 'like', 'inmail'] },
 ];
 
 /**

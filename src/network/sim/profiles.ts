@@ -1,5 +1,5 @@
 import type { Experience, FullProfile, Profile, SearchResult } from '../../core/network/provider.js';
-import { ALL_MARKERS } from './markers.js';
+import { stripMarkers } from './markers.js';
 import { at, hashHex, Rng, sha256 } from './rng.js';
 import { ABOUT_OPENERS, CITIES, COMPANIES, EXPERIENCE_VERBS, FIRST_NAMES, FUNCTIONS, INDUSTRIES, LAST_NAMES, SENIORITY_WEIGHTS, jobTitle } from './words.js';
 
@@ -122,8 +122,7 @@ const capitalise = (word: string): string => word.charAt(0).toUpperCase() + word
  * it; anything else gets a generated name. Markers and trait codes are not part of the name.
  */
 export function nameFromSlug(slug: string): { first: string; last: string | null } | null {
-  let text = slug;
-  for (const marker of ALL_MARKERS) text = text.split(marker).join('-');
+  const text = stripMarkers(slug);
   const parts = text.split(/[-_]+/).filter((p) => p !== '');
   if (parts.length > 0 && decodeTraits(at(parts, parts.length - 1)) !== null) parts.pop();
   const words: string[] = [];

@@ -8,6 +8,11 @@ import {
   type AccountStatus,
   type FullProfile,
   type InboundEvent,
+  type InMailResult,
+  INMAIL_SUBJECT_MAX,
+  INMAIL_TEXT_MAX,
+  type LikeLatestPostInput,
+  type LikeResult,
   type LookalikeInput,
   type LookalikePage,
   type LookupProfileInput,
@@ -17,10 +22,12 @@ import {
   type SearchPage,
   type SearchPeopleInput,
   type SendConnectionRequestInput,
+  type SendInMailInput,
   type SendMessageInput,
+  type VisitProfileInput,
   type WithdrawInvitationInput,
 } from '../../core/network/provider.js';
-import { acceptanceDecision, replyDecision } from './behaviour.js';
+import { acceptanceDecision, postDecision, replyDecision } from './behaviour.js';
 import { InMemorySimInboxStore, type SimInboxStore } from './inbox.js';
 import { MARKERS, markerFailure, type SimOperation } from './markers.js';
 import { basicProfile, networkUrlFor, providerIdFor, resolveProfileIdentifier, simPerson, slugFromNetworkUrl, slugFromProviderId } from './profiles.js';
@@ -109,13 +116,48 @@ export class SimulatedNetwork implements NetworkProvider {
     const slug = resolveRef(input.recipient, 'recipient.');
     if (input.text.trim() === '') throw invalid('text', 'The message text is empty.');
     this.failOnMarker(slug, 'message');
-    const sentAt = this.clock.now();
-    const chatId = input.chatId ?? `chat_${hashHex(`chat:${input.account.id}:${slug}`, 20)}`;
-    const reply = replyDecision(slug, sentAt);
-    if (reply.at !== null && reply.text !== null) {
-      this.inbox.schedule({ ...this.eventBase('reply', input.account.id, slug, reply.at), type: 'message_received', chatId, text: reply.text });
-    }
+    const chatId = input.chatId ?? this.chatIdFor(input.account.id, slug);
+    this.scheduleReply(input.account.id, slug, chatId);
     return { chatId, messageId: `msg_${this.uniqueId(`msg:${chatId}:${input.text}`)}` };
+  }
+
+  /** A visit is a profile read that the person is told of; it changes nothing else here. */
+  async visitProfile(input: VisitProfileInput): Promise<Profile> {
+    this.requireConnected(input.account);
+    const slug = resolveRef(input);
+    this.failOnMarker(slug, 'visit');
+    return basicProfile(simPerson(slug).profile);
+  }
+
+  /** About three people in four have a post of their own (see `postDecision`); liking it twice is liking it once. */
+  async likeLatestPost(input: LikeLatestPostInput): Promise<LikeResult> {
+    this.requireConnected(input.account);
+    const slug = resolveRef(input);
+    this.failOnMarker(slug, 'like');
+    const { latestPostId } = postDecision(slug);
+    return latestPostId === null ? { outcome: 'no_posts' } : { outcome: 'liked', postId: latestPostId };
+  }
+
+  /**
+   * An InMail reaches anyone but a `sim-no-inmail` person, connected or not. It shares the
+   * chat and the one reply per (account, person) with messages, and counts as a message for
+   * `sim-replies-after-<N>`.
+   */
+  async sendInMail(input: SendInMailInput): Promise<InMailResult> {
+    this.requireConnected(input.account);
+    if (!input.account.hasSalesNavigator) {
+      throw networkError('sales_nav_required', 'InMail needs Sales Navigator on the account. Use an account with Sales Navigator.');
+    }
+    const slug = resolveRef(input.recipient, 'recipient.');
+    if (input.subject.trim() === '' || [...input.subject].length > INMAIL_SUBJECT_MAX) {
+      throw invalid('subject', `An InMail subject holds 1 to ${INMAIL_SUBJECT_MAX} characters.`);
+    }
+    if (input.text.trim() === '' || [...input.text].length > INMAIL_TEXT_MAX) throw invalid('text', `An InMail holds 1 to ${INMAIL_TEXT_MAX} characters.`);
+    this.failOnMarker(slug, 'inmail');
+    if (slug.includes(MARKERS.noInMail)) return { outcome: 'unreachable' };
+    const chatId = this.chatIdFor(input.account.id, slug);
+    this.scheduleReply(input.account.id, slug, chatId);
+    return { outcome: 'sent', chatId, messageId: `msg_${this.uniqueId(`inmail:${chatId}:${input.text}`)}` };
   }
 
   /**
@@ -174,6 +216,19 @@ export class SimulatedNetwork implements NetworkProvider {
   private failOnMarker(text: string, op: SimOperation): void {
     const failure: ApiError | null = markerFailure(text, op, () => Math.ceil(msToNextUtcMidnight(this.wallClock.now()) / 1000));
     if (failure) throw failure;
+  }
+
+  private chatIdFor(accountId: string, slug: string): string {
+    return `chat_${hashHex(`chat:${accountId}:${slug}`, 20)}`;
+  }
+
+  /** Counts the message (durably, for `sim-replies-after-<N>`) and schedules the person's reply, if any. */
+  private scheduleReply(accountId: string, slug: string, chatId: string): void {
+    const nth = this.inbox.tally(`messages:${accountId}:${slug}`);
+    const reply = replyDecision(slug, this.clock.now(), nth);
+    if (reply.at !== null && reply.text !== null) {
+      this.inbox.schedule({ ...this.eventBase('reply', accountId, slug, reply.at), type: 'message_received', chatId, text: reply.text });
+    }
   }
 
   /** Deterministic under a fake clock, yet distinct per send. */

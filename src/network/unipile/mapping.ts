@@ -80,6 +80,17 @@ export const UnipileAccountsResponse = z.looseObject({ items: z.array(z.unknown(
 /** GET /linkedin/search/parameters */
 export const UnipileSearchParameters = z.looseObject({ items: z.array(z.looseObject({ id: z.string().min(1), title: text })) });
 
+/** One `items[]` entry of GET /users/{identifier}/posts (LinkedIn variant); `social_id` is what reactions take. */
+export const UnipilePost = z.looseObject({
+  social_id: z.string().min(1),
+  is_repost: z.boolean().nullish(),
+  parsed_datetime: text,
+  user_reacted: text,
+  permissions: z.looseObject({ can_react: z.boolean().nullish() }).nullish(),
+});
+export type UnipilePost = z.infer<typeof UnipilePost>;
+export const UnipilePostList = z.looseObject({ items: z.array(z.unknown()), cursor: z.unknown().nullish() });
+
 export const InvitationSent = z.looseObject({ invitation_id: z.string().nullish(), usage: z.number().nullish() });
 export const ChatStarted = z.looseObject({ chat_id: z.string().nullish(), message_id: z.string().nullish() });
 export const MessageSent = z.looseObject({ message_id: z.string().nullish() });

@@ -12,6 +12,11 @@ import {
   type AccountRef,
   type FullProfile,
   type InboundEvent,
+  type InMailResult,
+  INMAIL_SUBJECT_MAX,
+  INMAIL_TEXT_MAX,
+  type LikeLatestPostInput,
+  type LikeResult,
   type LookalikeInput,
   type LookalikePage,
   type LookupProfileInput,
@@ -21,7 +26,9 @@ import {
   type SearchPage,
   type SearchPeopleInput,
   type SendConnectionRequestInput,
+  type SendInMailInput,
   type SendMessageInput,
+  type VisitProfileInput,
   type HostedSignIn,
   type HostedSignInInput,
   type WithdrawInvitationInput,
@@ -45,6 +52,8 @@ import {
   networkUrlFor,
   searchPersonAsProfile,
   UnipileAccount,
+  UnipilePost,
+  UnipilePostList,
   UnipileProfile,
   UnipileSearchParameters,
   UnipileSearchPerson,
@@ -74,6 +83,20 @@ export interface UnipileDeps {
   /** How often `drainInbound` runs the relations poll. Default 3 hours (Unipile advises against frequent polls). */
   relationsPollIntervalMs?: number;
   relationsPoll?: Partial<RelationsPollOptions>;
+}
+
+/** Posts read to find the latest own one: reposts come first when the person shares a lot. */
+const POSTS_PAGE = 10;
+
+/** The newest post that is the person's own (not a repost) and that the account may react to; null when none. */
+function latestOwnPost(items: readonly unknown[]): UnipilePost | null {
+  const own = items.flatMap((item) => {
+    const parsed = UnipilePost.safeParse(item);
+    return parsed.success && !parsed.data.is_repost && parsed.data.permissions?.can_react !== false ? [parsed.data] : [];
+  });
+  const time = (p: UnipilePost): number => (p.parsed_datetime ? Date.parse(p.parsed_datetime) : Number.NaN);
+  // Unipile lists newest first; a readable date wins over the order when the two disagree.
+  return own.reduce<UnipilePost | null>((best, p) => (best === null || time(p) > time(best) ? p : best), null);
 }
 
 /** Unipile's documented page caps: classic search should not exceed 50, Sales Navigator 100. */
@@ -327,6 +350,101 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     this.store.forgetInvitation(input.account.id, person.providerId);
   }
 
+  /**
+   * A visit is a profile read with `notify=true` (GET /users/{identifier}), Unipile's documented
+   * switch for telling the person of the view; nothing else is asked for, so it costs LinkedIn
+   * one profile request.
+   */
+  async visitProfile(input: VisitProfileInput): Promise<Profile> {
+    const url = input.networkUrl !== undefined ? normalizeProfileUrl(input.networkUrl) : null;
+    if (input.networkUrl !== undefined && url === null) throw invalid('networkUrl', 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
+    const identifier = input.providerId ?? (input.networkUrl !== undefined && url !== null ? identifierOf(input.networkUrl, url) : null);
+    if (identifier === null) throw invalid(['networkUrl', 'providerId'], 'Give the profile URL or the provider id.');
+    const accountId = this.providerAccount(input.account);
+    const body = await this.call({
+      method: 'GET',
+      path: `/users/${encodeURIComponent(identifier)}`,
+      query: { account_id: accountId, notify: 'true' },
+      idempotent: true,
+      ctx: { kind: 'read', salesNav: false },
+    });
+    const profile = parseOrUpstream(UnipileProfile, body, this.log, 'GET /users/{identifier}');
+    const mapped = mapProfile(profile, false, url ?? '');
+    this.store.rememberContact(profile.provider_id, mapped.networkUrl, this.clock.now());
+    return mapped;
+  }
+
+  /**
+   * Likes the person's latest own post: GET /users/{provider_id}/posts (newest first, one page
+   * of 10), the first that is not a repost and may be reacted to, then POST /posts/reaction with
+   * its `social_id`. A post the account already reacted to counts as liked without a second call.
+   */
+  async likeLatestPost(input: LikeLatestPostInput): Promise<LikeResult> {
+    const accountId = this.providerAccount(input.account);
+    const person = await this.resolvePerson(input, accountId, '');
+    const body = await this.call({
+      method: 'GET',
+      path: `/users/${encodeURIComponent(person.providerId)}/posts`,
+      query: { account_id: accountId, limit: POSTS_PAGE },
+      idempotent: true,
+      ctx: { kind: 'read', salesNav: false },
+    });
+    const page = parseOrUpstream(UnipilePostList, body, this.log, 'GET /users/{identifier}/posts');
+    const post = latestOwnPost(page.items);
+    if (post === null) return { outcome: 'no_posts' };
+    if (post.user_reacted) return { outcome: 'liked', postId: post.social_id };
+    await this.call({
+      method: 'POST',
+      path: '/posts/reaction',
+      json: { account_id: accountId, post_id: post.social_id, reaction_type: 'like' },
+      // Liking a post twice leaves one like: safe to repeat.
+      idempotent: true,
+      ctx: { kind: 'send', salesNav: false },
+    });
+    return { outcome: 'liked', postId: post.social_id };
+  }
+
+  /**
+   * A Sales Navigator InMail: the person's Sales Navigator id (GET /users/{identifier} with
+   * `linkedin_api=sales_navigator`; a message through Sales Navigator must be addressed by it),
+   * then POST /chats with `subject` and `linkedin[api]=sales_navigator`. Unipile's
+   * `not_allowed_inmail` and `user_unreachable` are the person's `unreachable`, and
+   * `insufficient_credits` the account's `no_credits`.
+   */
+  async sendInMail(input: SendInMailInput): Promise<InMailResult> {
+    if (!input.account.hasSalesNavigator) {
+      throw networkError('sales_nav_required', 'InMail needs Sales Navigator on the account. Use an account with Sales Navigator.');
+    }
+    if (input.subject.trim() === '' || [...input.subject].length > INMAIL_SUBJECT_MAX) {
+      throw invalid('subject', `An InMail subject holds 1 to ${INMAIL_SUBJECT_MAX} characters.`);
+    }
+    if (input.text.trim() === '' || [...input.text].length > INMAIL_TEXT_MAX) throw invalid('text', `An InMail holds 1 to ${INMAIL_TEXT_MAX} characters.`);
+    const accountId = this.providerAccount(input.account);
+    const salesNavId = await this.salesNavigatorId(input.recipient, accountId);
+    const ctx: CallContext = { kind: 'send', salesNav: true, contentField: 'text' };
+    try {
+      const body = await this.http.call({
+        method: 'POST',
+        path: '/chats',
+        form: [
+          ['account_id', accountId],
+          ['text', input.text],
+          ['subject', input.subject],
+          ['attendees_ids', salesNavId],
+          ['linkedin[api]', 'sales_navigator'],
+        ],
+        idempotent: false,
+        ctx,
+      });
+      const started = parseOrUpstream(ChatStarted, body, this.log, 'POST /chats');
+      return { outcome: 'sent', chatId: started.chat_id ?? '', messageId: started.message_id || this.localId('inmail', salesNavId) };
+    } catch (err) {
+      if (err instanceof UnipileHttpError && (err.slug === 'not_allowed_inmail' || err.slug === 'user_unreachable')) return { outcome: 'unreachable' };
+      if (err instanceof UnipileHttpError && err.slug === 'insufficient_credits') return { outcome: 'no_credits' };
+      throw this.mapped(err, ctx);
+    }
+  }
+
   async lookalikeCandidates(input: LookalikeInput): Promise<LookalikePage> {
     const q = normalizeLookalike(input);
     const accountId = input.account ? this.providerAccount(input.account) : this.anyConnectedAccount();
@@ -522,6 +640,24 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     const networkUrl = networkUrlFor(profile, profile.provider_id);
     this.store.rememberContact(profile.provider_id, networkUrl, this.clock.now());
     return { providerId: profile.provider_id, networkUrl };
+  }
+
+  /** The person's Sales Navigator member id (`ACw…`), asked of Unipile unless the reference is one. */
+  private async salesNavigatorId(ref: ProfileRef, accountId: string): Promise<string> {
+    if (ref.providerId && SALES_NAV_ID.test(ref.providerId)) return ref.providerId;
+    const url = ref.networkUrl !== undefined ? normalizeProfileUrl(ref.networkUrl) : null;
+    if (ref.networkUrl !== undefined && url === null)
+      throw invalid('recipient.networkUrl', 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
+    const identifier = ref.providerId ?? (url !== null && ref.networkUrl !== undefined ? identifierOf(ref.networkUrl, url) : null);
+    if (identifier === null) throw invalid(['recipient.networkUrl', 'recipient.providerId'], 'Give the profile URL or the provider id.');
+    const body = await this.call({
+      method: 'GET',
+      path: `/users/${encodeURIComponent(identifier)}`,
+      query: { account_id: accountId, linkedin_api: 'sales_navigator' },
+      idempotent: true,
+      ctx: { kind: 'read', salesNav: true },
+    });
+    return parseOrUpstream(UnipileProfile, body, this.log, 'GET /users/{identifier}').provider_id;
   }
 
   /** One POST /linkedin/search page: the people on it and Unipile's next cursor. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoTimestamp } from '../../core/clock.js';
-import { addExclusions, removeExclusions } from '../../core/exclusions/exclusions.js';
+import { addExclusions, exclusionUrlsFromText, removeExclusions } from '../../core/exclusions/exclusions.js';
+import { validationError } from '../../core/errors.js';
 import { listExclusionPage } from '../../core/exclusions/page.js';
 import { Cursor, Limit } from '../../core/pagination.js';
 import { defineOperatorTool } from '../define.js';
@@ -35,4 +36,19 @@ export const removeExclusionsTool = defineOperatorTool({
   output: z.object({ removed: z.array(z.string()), notExcluded: z.array(z.string()) }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: (ctx, input) => removeExclusions(ctx, input.urls),
+});
+
+export const importExclusionsTool = defineOperatorTool({
+  name: 'import_exclusions',
+  title: 'Import exclusions',
+  description:
+    'Adds every profile URL of a file to the exclusion list: one URL a line, or a CSV with a profile URL column. All or nothing: one bad URL adds none.',
+  input: z.strictObject({ file: z.string().min(1).describe('The file as UTF-8 text.') }),
+  output: z.object({ added: z.array(z.string()), alreadyExcluded: z.array(z.string()), leadsExcluded: z.number().int() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (ctx, input) => {
+    const urls = exclusionUrlsFromText(input.file);
+    if (urls.length === 0) throw validationError('file: it holds no profile URLs.', ['file']);
+    return addExclusions(ctx, urls, 'file');
+  },
 });

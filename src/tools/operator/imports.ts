@@ -1,6 +1,15 @@
 import { z } from 'zod';
-import { getLeadImport, ImportStatus, ImportSummary, runLeadImport, startLeadImport } from '../../core/imports/background.js';
-import { IMPORT_FIELDS, previewImport } from '../../core/imports/csv.js';
+import {
+  getLeadImport,
+  ImportStatus,
+  ImportSummary,
+  publicRow,
+  RejectedRow,
+  runLeadImport,
+  StoppedAt,
+  startLeadImport,
+} from '../../core/imports/background.js';
+import { IMPORT_FIELDS, previewImport, rejectedRowsCsv } from '../../core/imports/csv.js';
 import { defineOperatorTool } from '../define.js';
 import { CampaignId, pathId } from '../params.js';
 
@@ -13,14 +22,20 @@ const ColumnMap = z
 export const previewImportTool = defineOperatorTool({
   name: 'preview_import',
   title: 'Preview CSV import',
-  description: 'Maps the columns and dry-runs the import: the summary a real run would give, and the credits it needs. Writes nothing.',
+  description:
+    'Maps the columns and dry-runs the import: the summary a real run would give, the credits it needs and has, and every row that would not be created. Writes nothing.',
   input: z.strictObject({ campaignId: CampaignId, csv: Csv, map: ColumnMap }),
   output: z.object({
     delimiter: z.enum([',', ';', '\t']),
     columns: z.array(z.object({ header: z.string(), field: z.enum(IMPORT_FIELDS).nullable() })),
     unmappedColumns: z.array(z.string()),
     summary: ImportSummary,
-    creditsNeeded: z.number().int(),
+    creditsNeeded: z.number().int().describe('Credits a real run would charge with unlimited credits.'),
+    creditsAvailable: z.number().int().describe('Normal credits (plan and top-up) left now.'),
+    shortOfCredits: z.number().int().describe('Rows a real run now would leave insufficient_credits.'),
+    rows: z.array(RejectedRow).describe('Every row that would not be created, by file line.'),
+    rejectedCsv: z.string().describe('Those rows as a CSV (their columns, line, status, reason); empty when there are none.'),
+    stoppedAt: StoppedAt.optional(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
@@ -31,6 +46,11 @@ export const previewImportTool = defineOperatorTool({
       unmappedColumns: preview.unmappedColumns,
       summary: preview.summary,
       creditsNeeded: preview.creditsNeeded,
+      creditsAvailable: preview.creditsAvailable,
+      shortOfCredits: preview.shortOfCredits,
+      rows: preview.rows.map(publicRow),
+      rejectedCsv: preview.rows.length ? rejectedRowsCsv(preview.header, preview.delimiter, preview.rows) : '',
+      ...(preview.stoppedAt ? { stoppedAt: preview.stoppedAt } : {}),
     };
   },
 });
@@ -42,8 +62,8 @@ export const startImportTool = defineOperatorTool({
   input: z.strictObject({ campaignId: CampaignId, csv: Csv, map: ColumnMap }),
   output: z.object({ importId: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: (ctx, input) => {
-    const started = startLeadImport(ctx, input);
+  handler: async (ctx, input) => {
+    const started = await startLeadImport(ctx, input);
     // Runs in this server process; progress is in SQLite, and a restart resumes it.
     void runLeadImport(ctx, started.importId);
     return started;
@@ -53,7 +73,7 @@ export const startImportTool = defineOperatorTool({
 export const getImportTool = defineOperatorTool({
   name: 'get_import',
   title: 'Get CSV import',
-  description: 'The progress of an import: rows done of the total, the summary so far, and credits charged.',
+  description: 'The progress of an import: rows done of the total, the summary so far, and credits charged; once ended, the rows not created.',
   input: z.strictObject({ importId: pathId('import').describe('The id start_import returned.') }),
   output: ImportStatus,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,8 +1,10 @@
 import type { Tool } from '../define.js';
 import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
-import { addExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
+import { grantCreditsTool } from './credits.js';
+import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
+import { searchLeadsTool } from './leads.js';
 import {
   addWebhookEndpointTool,
   listWebhookDeliveriesTool,
@@ -36,7 +38,10 @@ export const operatorTools: readonly Tool[] = [
   listExclusionsTool,
   addExclusionsTool,
   removeExclusionsTool,
+  importExclusionsTool,
   previewImportTool,
   startImportTool,
   getImportTool,
+  searchLeadsTool,
+  grantCreditsTool,
 ];

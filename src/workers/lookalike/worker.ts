@@ -137,7 +137,7 @@ export class LookalikeWorker {
   private async run(jobId: string): Promise<void> {
     for (;;) {
       const job = findJob(this.ctx, jobId);
-      if (!job || job.state !== 'pending' || job.leasedBy !== this.holder) return;
+      if (job?.state !== 'pending' || job.leasedBy !== this.holder) return;
       if (this.stopping) return releaseJob(this.ctx, jobId, this.holder);
       if (job.inserted >= job.reserved) return this.finish(job, 'filled');
       if (job.exhausted) return this.finish(job, 'exhausted');

@@ -509,7 +509,7 @@ export class Engine {
     const wait = (until: number, why: { capped?: boolean; idle?: boolean } = {}) => ({ until, capped: why.capped ?? false, idle: why.idle ?? false });
     const account = findAccount(this.ctx, accountId);
     // An operator's `active: false` stops all sending from the account until it is set back.
-    if (!account || account.status !== 'connected' || !account.active) return wait(now + ACCOUNT_RETRY_MS);
+    if (account?.status !== 'connected' || !account.active) return wait(now + ACCOUNT_RETRY_MS);
     const blocked = this.blockedUntil.get(accountId) ?? 0;
     if (blocked > now) return wait(blocked);
     const safety = this.settings.safety;

@@ -18,7 +18,7 @@ const links: string[] = [];
 
 /** The iframe's CSP, from the resource's declared domains (the extension's mapping; empty = none). */
 export function cspFor(csp: McpUiResourceCsp | undefined): string {
-  const list = (domains: string[] | undefined, fallback: string) => (domains && domains.length ? domains.join(' ') : fallback);
+  const list = (domains: string[] | undefined, fallback: string) => (domains?.length ? domains.join(' ') : fallback);
   const resources = list(csp?.resourceDomains, '');
   return [
     "default-src 'none'",

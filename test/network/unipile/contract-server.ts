@@ -32,6 +32,12 @@ export interface FakePerson {
   websites?: string[];
   profile_picture_url?: string;
   work_experience?: unknown[];
+  /** The person's Sales Navigator member id (`ACw…`), what GET /users/{id}?linkedin_api=sales_navigator answers. */
+  sales_nav_id?: string;
+  /** Posts as GET /users/{id}/posts lists them, newest first (build them with `post()`). */
+  posts?: any[];
+  /** Refuses InMail (answers `errors/not_allowed_inmail`). */
+  noInMail?: boolean;
 }
 
 export interface ScriptedReply {
@@ -80,7 +86,13 @@ export class UnipileContractServer {
   readonly invited = new Set<string>();
   /** Pending invitation id to its `${accountId}:${providerId}` (DELETE /users/invite/sent/{id}). */
   readonly invitations = new Map<string, string>();
-  readonly chats = new Map<string, { accountId: string; attendee: string; texts: string[] }>();
+  readonly chats = new Map<string, { accountId: string; attendee: string; texts: string[]; subject?: string; api?: string }>();
+  /** `${accountId}:${social_id}` of every reaction added. */
+  readonly reactions: string[] = [];
+  /** Profile views that notified the person: `${accountId}:${identifier}`. */
+  readonly visits: string[] = [];
+  /** InMail credits left per Unipile account id; absent means plenty. */
+  readonly inmailCredits = new Map<string, number>();
   /** Location keyword (lower-case) to LinkedIn location id. */
   readonly locations = new Map<string, string>();
   /** Page size of GET /accounts; small in tests to exercise the cursor. */
@@ -151,6 +163,28 @@ export class UnipileContractServer {
     });
     list.sort((a, b) => b.created_at - a.created_at);
     this.relations.set(accountId, list);
+  }
+
+  /** A LinkedIn post object as GET /users/{id}/posts lists it. */
+  post(socialId: string, opts: { repost?: boolean; at?: string; reacted?: string; canReact?: boolean } = {}): any {
+    return {
+      object: 'Post',
+      provider: 'LINKEDIN',
+      id: socialId.replace(/\D/g, ''),
+      social_id: socialId,
+      share_url: `https://www.linkedin.com/feed/update/${socialId}`,
+      text: 'A post',
+      date: '1d',
+      parsed_datetime: opts.at ?? '2026-03-01T10:00:00.000Z',
+      reaction_counter: 3,
+      comment_counter: 0,
+      repost_counter: 0,
+      impressions_counter: 10,
+      ...(opts.reacted ? { user_reacted: opts.reacted } : {}),
+      author: { public_identifier: 'x', id: 'ACoX', name: 'X', is_company: false },
+      permissions: { can_react: opts.canReact ?? true, can_share: true, can_post_comments: true },
+      is_repost: opts.repost ?? false,
+    };
   }
 
   requestsTo(method: string, path: RegExp): RecordedRequest[] {
@@ -344,8 +378,54 @@ export class UnipileContractServer {
       if (sections !== null && !known.includes(sections)) return this.violation(res, `GET /users: linkedin_sections "${sections}"`);
       const api = q.get('linkedin_api');
       if (api !== null && api !== 'sales_navigator' && api !== 'recruiter') return this.violation(res, `GET /users: linkedin_api "${api}"`);
-      const person = this.person(decodeURIComponent(m[1]!));
-      return person ? this.reply(res, 200, this.profileJson(person)) : this.error(res, 404, 'resource_not_found');
+      const notify = q.get('notify');
+      if (notify !== null && notify !== 'true' && notify !== 'false') return this.violation(res, `GET /users: notify "${notify}" is not a boolean`);
+      const account = this.account(q.get('account_id'));
+      if (api === 'sales_navigator' && !account.connection_params.im.premiumFeatures.includes('sales_navigator'))
+        return this.error(res, 403, 'feature_not_subscribed');
+      const identifier = decodeURIComponent(m[1]!);
+      const person = this.person(identifier) ?? this.people.find((p) => p.sales_nav_id === identifier);
+      if (!person) return this.error(res, 404, 'resource_not_found');
+      if (notify === 'true') this.visits.push(`${account.id}:${identifier}`);
+      const json = this.profileJson(person) as Record<string, unknown>;
+      if (api === 'sales_navigator') {
+        const snId = person.sales_nav_id ?? (person.provider_id.startsWith('ACw') ? person.provider_id : undefined);
+        if (!snId) return this.error(res, 404, 'resource_not_found');
+        json.provider_id = snId;
+      }
+      return this.reply(res, 200, json);
+    }
+    // List all posts: GET /api/v1/users/{identifier}/posts?account_id&limit (1..100)&cursor; LinkedIn wants the provider id.
+    m = /^\/users\/([^/]+)\/posts$/.exec(path);
+    if (record.method === 'GET' && m) {
+      if (!needAccount()) return;
+      const limit = Number(q.get('limit') ?? 100);
+      if (!(limit >= 1 && limit <= 100)) return this.violation(res, 'GET /users/{id}/posts: limit out of 1..100');
+      const identifier = decodeURIComponent(m[1]!);
+      if (!/^(ACo|ADo)/.test(identifier)) return this.error(res, 422, 'invalid_recipient');
+      const person = this.people.find((p) => p.provider_id === identifier);
+      if (!person) return this.error(res, 404, 'resource_not_found');
+      const posts = person.posts ?? [];
+      return this.reply(res, 200, {
+        object: 'PostList',
+        items: posts.slice(0, limit),
+        cursor: posts.length > limit ? cursorOf(`posts:${identifier}`, limit) : null,
+      });
+    }
+    // Add a reaction: POST /api/v1/posts/reaction, JSON { account_id, post_id, reaction_type?, comment_id?, as_organization? }, 201 ReactionAdded.
+    if (record.method === 'POST' && path === '/posts/reaction') {
+      if (type !== 'application/json') return this.violation(res, 'POST /posts/reaction: body must be JSON');
+      const b = record.json ?? {};
+      if (typeof b.account_id !== 'string' || typeof b.post_id !== 'string' || b.post_id === '')
+        return this.violation(res, 'POST /posts/reaction: account_id and post_id required', 'missing_parameters');
+      const extra = Object.keys(b).filter((k) => !['account_id', 'post_id', 'reaction_type', 'comment_id', 'as_organization'].includes(k));
+      if (extra.length) return this.violation(res, `POST /posts/reaction: unknown fields ${extra.join(',')}`);
+      if (b.reaction_type !== undefined && !['like', 'celebrate', 'support', 'love', 'insightful', 'funny'].includes(b.reaction_type))
+        return this.violation(res, `POST /posts/reaction: reaction_type "${b.reaction_type}"`);
+      if (!this.account(b.account_id)) return this.error(res, 404, 'resource_not_found');
+      if (!this.people.some((p) => (p.posts ?? []).some((post) => post.social_id === b.post_id))) return this.error(res, 422, 'invalid_post');
+      this.reactions.push(`${b.account_id}:${b.post_id}`);
+      return this.reply(res, 201, { object: 'ReactionAdded' });
     }
     if (record.method === 'POST' && path === '/users/invite') {
       if (type !== 'application/json') return this.violation(res, 'POST /users/invite: body must be JSON');
@@ -385,10 +465,27 @@ export class UnipileContractServer {
       const attendees = get('attendees_ids');
       if (!accountId || attendees.length === 0) return this.violation(res, 'POST /chats: account_id and attendees_ids required', 'missing_parameters');
       if (get('text').length !== 1) return this.violation(res, 'POST /chats: one text field expected');
-      if (!this.account(accountId)) return this.error(res, 404, 'resource_not_found');
-      if (!attendees.every((a) => this.people.some((p) => p.provider_id === a))) return this.error(res, 422, 'invalid_recipient');
-      const chatId = `chat${sha(`${accountId}:${attendees.join(',')}`)}`;
-      const chat = this.chats.get(chatId) ?? { accountId, attendee: attendees[0]!, texts: [] };
+      // LinkedIn options travel as bracketed fields (linkedin[api], linkedin[inmail]); a JSON blob in `linkedin` is refused.
+      const known = ['account_id', 'attendees_ids', 'text', 'subject', 'title', 'linkedin[api]', 'linkedin[inmail]'];
+      const unknown = form.map(([n]) => n).filter((n) => !known.includes(n));
+      if (unknown.length) return this.violation(res, `POST /chats: unknown fields ${unknown.join(',')}`);
+      const [api] = get('linkedin[api]');
+      if (api !== undefined && !['classic', 'recruiter', 'sales_navigator'].includes(api)) return this.violation(res, `POST /chats: linkedin[api] "${api}"`);
+      const account = this.account(accountId);
+      if (!account) return this.error(res, 404, 'resource_not_found');
+      const [subject] = get('subject');
+      if (api === 'sales_navigator') {
+        if (!account.connection_params.im.premiumFeatures.includes('sales_navigator')) return this.error(res, 403, 'feature_not_subscribed');
+        // Through Sales Navigator a member is addressed by their Sales Navigator id.
+        const people = attendees.map((a) => this.people.find((p) => p.sales_nav_id === a));
+        if (people.some((p) => p === undefined)) return this.error(res, 422, 'invalid_recipient');
+        if (people.some((p) => p!.noInMail)) return this.error(res, 422, 'not_allowed_inmail');
+        const credits = this.inmailCredits.get(accountId);
+        if (credits !== undefined && credits <= 0) return this.error(res, 422, 'insufficient_credits');
+        if (credits !== undefined) this.inmailCredits.set(accountId, credits - 1);
+      } else if (!attendees.every((a) => this.people.some((p) => p.provider_id === a))) return this.error(res, 422, 'invalid_recipient');
+      const chatId = `chat${sha(`${accountId}:${api === 'sales_navigator' ? 'sn:' : ''}${attendees.join(',')}`)}`;
+      const chat = this.chats.get(chatId) ?? { accountId, attendee: attendees[0]!, texts: [], ...(subject ? { subject } : {}), ...(api ? { api } : {}) };
       chat.texts.push(get('text')[0]!);
       this.chats.set(chatId, chat);
       return this.reply(res, 201, { object: 'ChatStarted', chat_id: chatId, message_id: `msg${++this.ids}` });

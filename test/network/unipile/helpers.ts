@@ -7,7 +7,7 @@ import { silentLogger } from '../../../src/log.js';
 import type { AccountRef } from '../../../src/core/network/provider.js';
 import { createUnipileProvider, type UnipileDeps } from '../../../src/network/unipile/index.js';
 import { testCtx } from '../../helpers.js';
-import { startContractServer, type UnipileContractServer } from './contract-server.js';
+import { startContractServer } from './contract-server.js';
 
 export const SECRET = 'inbound-secret-0123456789abcdef';
 export const ada: AccountRef = { id: 'acc_ada', hasSalesNavigator: false };

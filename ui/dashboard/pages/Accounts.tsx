@@ -3,6 +3,7 @@ import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import { formatWhen } from '../../shared/format.js';
 import type { Account } from '../../shared/types.js';
+import { Untrusted } from '../../shared/components/Untrusted.js';
 
 function Counter({ label, value, limit }: { label: string; value: number; limit: number }) {
   return (
@@ -64,7 +65,9 @@ function AccountCard({ account }: { account: Account }) {
   return (
     <article className="o-card" aria-labelledby={`${id}-h`}>
       <div className="o-row-between">
-        <h2 id={`${id}-h`}>{account.name}</h2>
+        <h2 id={`${id}-h`}>
+          <Untrusted>{account.name}</Untrusted>
+        </h2>
         <span className={account.status === 'connected' ? 'o-badge o-badge-running' : 'o-badge o-badge-paused'}>
           {account.status}
           {account.active ? '' : ' · inactive'}

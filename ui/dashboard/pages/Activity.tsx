@@ -1,6 +1,8 @@
 import { useId, useState } from 'react';
 import { ActivityTimeline } from '../../shared/components/ActivityTimeline.js';
+import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { Untrusted } from '../../shared/components/Untrusted.js';
 import { activityLabel } from '../../shared/format.js';
 import { useTool } from '../../shared/hooks.js';
 import type { ActivityType, ToolArgs } from '../../shared/types.js';
@@ -56,7 +58,28 @@ export function ActivityPage() {
       {activity.isPending ? <Loading label="Loading activity…" /> : null}
       {activity.data ? (
         <div className="o-card" aria-busy={activity.isFetching}>
-          <ActivityTimeline events={activity.data.events} leadLink={(e) => <Link to={`/campaigns/${e.campaignId}`}>{e.leadName}</Link>} />
+          <ActivityTimeline
+            events={activity.data.events}
+            leadLink={(e) => (
+              <Link to={`/campaigns/${e.campaignId}`}>
+                <Untrusted>{e.leadName}</Untrusted>
+              </Link>
+            )}
+            empty={
+              type || cursor ? (
+                <EmptyState title={type ? `No “${activityLabel(type)}” events yet.` : 'No older events.'}>
+                  {type ? 'Choose “All events” to see everything that happened.' : 'Go back to newer events.'}
+                </EmptyState>
+              ) : (
+                <EmptyState title="No activity yet.">
+                  <p>
+                    Start a <Link to="/campaigns">campaign</Link> that has leads and an agent: its connection requests, acceptances, messages and replies appear
+                    here as they happen.
+                  </p>
+                </EmptyState>
+              )
+            }
+          />
         </div>
       ) : null}
       <CursorPager label="Activity pages" cursors={cursors} setCursors={setCursors} nextCursor={activity.data?.nextCursor} />

@@ -1,7 +1,10 @@
 import { useId, useState, type FormEvent } from 'react';
+import { useAgentName } from '../../shared/agents.js';
 import { CampaignCard } from '../../shared/components/CampaignCard.js';
+import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { LeadsTable } from '../../shared/components/LeadsTable.js';
+import { Untrusted } from '../../shared/components/Untrusted.js';
 import { campaignStatusLabel, formatNumber, formatRate } from '../../shared/format.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { Campaign } from '../../shared/types.js';
@@ -71,6 +74,13 @@ function CreateCampaign() {
   );
 }
 
+/** A campaign's agent by name, in a table cell. */
+function AgentCell({ agentId }: { agentId: string | null }) {
+  const name = useAgentName(agentId);
+  if (agentId === null) return <span className="o-muted">None</span>;
+  return <Untrusted fallback="…">{name}</Untrusted>;
+}
+
 /** Every campaign, paged, with a form to create one. */
 export function CampaignsPage() {
   const [cursors, setCursors] = useState<string[]>([]);
@@ -90,6 +100,7 @@ export function CampaignsPage() {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Status</th>
+                <th scope="col">Agent</th>
                 <th scope="col">Leads</th>
                 <th scope="col">Requests sent</th>
                 <th scope="col">Acceptance</th>
@@ -100,15 +111,22 @@ export function CampaignsPage() {
             <tbody>
               {list.data.campaigns.length === 0 ? (
                 <tr>
-                  <td colSpan={7}>No campaigns yet.</td>
+                  <td colSpan={8}>
+                    <EmptyState title="No campaigns yet.">Create one above: give it a name and an agent, then import its leads and start it.</EmptyState>
+                  </td>
                 </tr>
               ) : null}
               {list.data.campaigns.map((c) => (
                 <tr key={c.id}>
                   <td>
-                    <Link to={`/campaigns/${c.id}`}>{c.name}</Link>
+                    <Link to={`/campaigns/${c.id}`}>
+                      <Untrusted>{c.name}</Untrusted>
+                    </Link>
                   </td>
                   <td>{campaignStatusLabel(c.status)}</td>
+                  <td>
+                    <AgentCell agentId={c.assignedTemplateId} />
+                  </td>
                   <td>{formatNumber(c.totalLeads)}</td>
                   <td>{formatNumber(c.stats.connectionRequestsSent)}</td>
                   <td>{formatRate(c.stats.acceptanceRate)}</td>
@@ -178,7 +196,9 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
       <p>
         <Link to="/campaigns">← Campaigns</Link>
       </p>
-      <h1 tabIndex={-1}>{campaign.data?.name ?? 'Campaign'}</h1>
+      <h1 tabIndex={-1}>
+        <Untrusted fallback="Campaign">{campaign.data?.name}</Untrusted>
+      </h1>
       <ErrorNote error={campaign.error} />
       {campaign.isPending ? <Loading label="Loading the campaign…" /> : null}
       {campaign.data ? (
@@ -188,7 +208,17 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
           </CampaignCard>
           <EditCampaign key={`${campaign.data.id}:${campaign.data.name}:${campaign.data.assignedTemplateId}`} campaign={campaign.data} />
           <div className="o-card">
-            <LeadsTable campaignId={campaign.data.id} rowAction={(lead) => (lead.replied ? <Link to={`/inbox/${lead.id}`}>Open thread</Link> : null)} />
+            <LeadsTable
+              campaignId={campaign.data.id}
+              searchable
+              emptyNext={
+                <p>
+                  <Link to={`/import?campaign=${encodeURIComponent(campaign.data.id)}`}>Import leads from a CSV file</Link>, or add them with the API&apos;s
+                  add_lead and add_leads_batch.
+                </p>
+              }
+              rowAction={(lead) => (lead.replied ? <Link to={`/inbox/${lead.id}`}>Open thread</Link> : null)}
+            />
           </div>
         </>
       ) : null}

@@ -1,5 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
+import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { Untrusted, UntrustedBlock } from '../../shared/components/Untrusted.js';
 import { formatWhen } from '../../shared/format.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { ConversationFilter } from '../../shared/types.js';
@@ -45,12 +47,23 @@ function Thread({ leadId }: { leadId: string }) {
   return (
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
       <div className="o-row-between">
-        <h2 id={`${id}-h`}>{lead.name ?? lead.id}</h2>
+        <h2 id={`${id}-h`}>
+          <Untrusted>{lead.name ?? lead.id}</Untrusted>
+        </h2>
         {lead.needsReply ? <span className="o-badge o-badge-paused">Needs reply</span> : <span className="o-badge">Answered</span>}
       </div>
-      {lead.jobTitle || lead.companyName ? <p className="o-muted">{[lead.jobTitle, lead.companyName].filter(Boolean).join(' · ')}</p> : null}
+      {lead.jobTitle || lead.companyName ? (
+        <p className="o-muted">
+          <Untrusted fallback={null}>{lead.jobTitle}</Untrusted>
+          {lead.jobTitle && lead.companyName ? ' · ' : null}
+          <Untrusted fallback={null}>{lead.companyName}</Untrusted>
+        </p>
+      ) : null}
       <p>
-        Campaign: <Link to={`/campaigns/${campaign.id}`}>{campaign.name ?? campaign.id}</Link>
+        Campaign:{' '}
+        <Link to={`/campaigns/${campaign.id}`}>
+          <Untrusted>{campaign.name ?? campaign.id}</Untrusted>
+        </Link>
         {lead.handedOff ? <span className="o-badge"> handed off to you</span> : null}
       </p>
       {messages.length === 0 ? <p className="o-muted">No messages stored for this lead yet.</p> : null}
@@ -60,7 +73,7 @@ function Thread({ leadId }: { leadId: string }) {
             <span className="o-msg-meta">
               {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
             </span>
-            {m.text}
+            <UntrustedBlock as="span">{m.text}</UntrustedBlock>
           </li>
         ))}
       </ol>
@@ -113,20 +126,43 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
         <section aria-label="Threads">
           <ErrorNote error={threads.error} />
           {threads.isPending ? <Loading label="Loading threads…" /> : null}
-          {threads.data && threads.data.conversations.length === 0 ? <p className="o-muted">Nothing here.</p> : null}
+          {threads.data && threads.data.conversations.length === 0 && !cursor ? (
+            <EmptyState
+              title={
+                filter === 'needs_reply'
+                  ? 'No conversation needs a reply.'
+                  : filter === 'handed_off'
+                    ? 'Nothing is handed off to you.'
+                    : 'No conversations yet.'
+              }
+            >
+              {filter === 'all'
+                ? 'A thread appears here when a lead replies to a running campaign, or when you message a lead.'
+                : 'Choose “All” to read every conversation.'}
+            </EmptyState>
+          ) : null}
           <ul className="d-thread-list">
             {threads.data?.conversations.map((t) => (
               <li key={t.leadId}>
                 <Link to={`/inbox/${t.leadId}${suffix}`} aria-current={t.leadId === leadId ? 'true' : undefined}>
-                  <strong>{t.name ?? t.leadId}</strong>
+                  <strong>
+                    <Untrusted>{t.name ?? t.leadId}</Untrusted>
+                  </strong>
                   {t.needsReply ? <span className="o-badge o-badge-paused"> needs reply</span> : null}
                   {t.handedOff ? <span className="o-badge"> handed off</span> : null}
                   <br />
-                  <span className="o-muted">{[t.companyName, t.campaign.name ?? t.campaign.id].filter(Boolean).join(' · ')}</span>
+                  <span className="o-muted">
+                    {t.companyName ? (
+                      <>
+                        <Untrusted>{t.companyName}</Untrusted> ·{' '}
+                      </>
+                    ) : null}
+                    <Untrusted>{t.campaign.name ?? t.campaign.id}</Untrusted>
+                  </span>
                   <br />
                   <span>
                     {t.lastMessage.direction === 'inbound' ? '' : 'You: '}
-                    {t.lastMessage.preview}
+                    <Untrusted>{t.lastMessage.preview}</Untrusted>
                   </span>
                   <br />
                   <time className="o-muted" dateTime={t.lastMessage.at}>

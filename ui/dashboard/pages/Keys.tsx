@@ -3,6 +3,7 @@ import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { formatWhen } from '../../shared/format.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
 import { ShownOnce } from './Secret.js';
+import { Untrusted } from '../../shared/components/Untrusted.js';
 
 /** API keys: create (the secret is shown once), list, revoke. */
 export function KeysPage() {
@@ -71,7 +72,9 @@ export function KeysPage() {
                 const label = k.name;
                 return (
                   <tr key={k.id}>
-                    <td>{k.name}</td>
+                    <td>
+                      <Untrusted>{k.name}</Untrusted>
+                    </td>
                     <td className="o-mono">{k.prefix}…</td>
                     <td>{k.environment}</td>
                     <td>{formatWhen(k.createdAt)}</td>

@@ -1,6 +1,8 @@
 import { CampaignCard } from '../../shared/components/CampaignCard.js';
+import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { InsightsPanel } from '../../shared/components/InsightsPanel.js';
+import { Untrusted } from '../../shared/components/Untrusted.js';
 import { useTool } from '../../shared/hooks.js';
 import { Link } from '../router.js';
 
@@ -15,7 +17,17 @@ export function OverviewPage() {
       <h1 tabIndex={-1}>Overview</h1>
       <ErrorNote error={credits.error ?? insights.error ?? series.error} />
       {insights.data ? (
-        <InsightsPanel insights={insights.data} {...(credits.data ? { credits: credits.data } : {})} {...(series.data ? { series: series.data } : {})} />
+        <InsightsPanel
+          insights={insights.data}
+          {...(credits.data ? { credits: credits.data } : {})}
+          {...(series.data ? { series: series.data } : {})}
+          emptyNext={
+            <p>
+              Open a <Link to="/campaigns">campaign</Link> with leads and an agent and start it; its sends, acceptances and replies are charted here from the
+              first day.
+            </p>
+          }
+        />
       ) : (
         <Loading label="Loading insights…" />
       )}
@@ -27,13 +39,24 @@ export function OverviewPage() {
         <ErrorNote error={campaigns.error} />
         {campaigns.isPending ? <Loading label="Loading campaigns…" /> : null}
         {campaigns.data && campaigns.data.campaigns.length === 0 ? (
-          <p>
-            No campaigns yet. <Link to="/campaigns">Create one</Link>.
-          </p>
+          <EmptyState title="No campaigns yet.">
+            <p>
+              <Link to="/campaigns">Create a campaign</Link>, give it an <Link to="/agents">agent</Link>, <Link to="/import">import its leads</Link>, then start
+              it.
+            </p>
+          </EmptyState>
         ) : null}
         <div className="o-grid">
           {campaigns.data?.campaigns.map((c) => (
-            <CampaignCard key={c.id} campaign={c} title={<Link to={`/campaigns/${c.id}`}>{c.name}</Link>} />
+            <CampaignCard
+              key={c.id}
+              campaign={c}
+              title={
+                <Link to={`/campaigns/${c.id}`}>
+                  <Untrusted>{c.name}</Untrusted>
+                </Link>
+              }
+            />
           ))}
         </div>
       </section>

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 export function ShownOnce({ label, secret, onDismiss }: { label: string; secret: string; onDismiss: () => void }) {
   const box = useRef<HTMLDivElement>(null);
   const [copied, setCopied] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new secret takes the focus again
   useEffect(() => box.current?.focus(), [secret]);
   return (
     <div ref={box} tabIndex={-1} role="region" aria-label={label} className="o-secret o-stack">

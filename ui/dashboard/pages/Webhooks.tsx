@@ -26,7 +26,9 @@ function Endpoints() {
       <ul>
         {endpoints.data?.endpoints.map((ep) => (
           <li key={ep.id} className="o-row">
-            <span className="o-mono">{ep.url}</span>
+            <span className="o-mono o-u" dir="auto">
+              {ep.url}
+            </span>
             <span className={ep.status === 'active' ? 'o-badge o-badge-running' : 'o-badge'}>{ep.status === 'active' ? 'enabled' : 'disabled'}</span>
             {ep.disabledReason ? <span className="o-muted">{ep.disabledReason}</span> : null}
             <span className="o-muted">
@@ -123,7 +125,9 @@ function DeliveryRow({ d }: { d: WebhookDelivery }) {
         <br />
         <span className="o-muted o-mono">{d.eventId}</span>
         <br />
-        <span className="o-muted o-mono">{d.url ?? d.endpointId}</span>
+        <span className="o-muted o-mono o-u" dir="auto">
+          {d.url ?? d.endpointId}
+        </span>
       </td>
       <td>
         {d.state}

@@ -1,9 +1,12 @@
 import { useEffect, useState, type ReactNode } from 'react';
+import { useAgentName } from '../agents.js';
 import { useToolMutation } from '../hooks.js';
 import { notOffered, useOffered } from '../offered.js';
 import { campaignStatusLabel, formatNumber, formatRate } from '../format.js';
 import type { Campaign } from '../types.js';
+import { EmptyState } from './EmptyState.js';
 import { ErrorNote } from './Feedback.js';
+import { Untrusted } from './Untrusted.js';
 
 const STARTABLE = new Set(['READY_TO_SEND', 'CAMPAIGN_PAUSED', 'FAILED']);
 
@@ -14,12 +17,26 @@ function badgeClass(status: string): string {
   return 'o-badge';
 }
 
+const sentNothing = (c: Campaign) => c.stats.connectionRequestsSent === 0 && c.stats.messagesSent === 0;
+
+/** What a campaign that has sent nothing needs next, in words that hold in the dashboard and in a view. */
+export function campaignNextStep(c: Campaign): string {
+  if (c.totalLeads === 0) return 'It has no leads yet: import a CSV or add leads, then start it.';
+  if (!c.assignedTemplateId) return 'Assign it an agent (the messages it sends), then start it.';
+  if (c.status === 'CAMPAIGN_IN_PROGRESS') return 'It is running: the first connection requests go out as the sending account’s daily limits allow.';
+  if (STARTABLE.has(c.status)) return 'Start it to send the first connection requests.';
+  if (c.status === 'PENDING' || c.status === 'PREPARING') return 'Its leads are being found; it can start once they are in.';
+  return 'It sent nothing before it ended.';
+}
+
 /**
  * A campaign's funnel: requests sent, accepted, messaged, replied. Each step is a meter
- * against the requests sent, with its count, so it reads without colour or a chart.
+ * against the requests sent, with its count, so it reads without colour or a chart. A campaign
+ * that has sent nothing shows its next step instead of four empty meters.
  */
 export function CampaignFunnel({ campaign }: { campaign: Campaign }) {
   const s = campaign.stats;
+  if (sentNothing(campaign)) return <EmptyState title="Nothing sent yet.">{campaignNextStep(campaign)}</EmptyState>;
   const top = Math.max(s.connectionRequestsSent, s.messagesSent, 1);
   const steps = [
     { label: 'Requests sent', value: s.connectionRequestsSent, note: '' },
@@ -43,6 +60,27 @@ export function CampaignFunnel({ campaign }: { campaign: Campaign }) {
   );
 }
 
+/** "120 leads · agent Warm intro", the agent by name (never its id). */
+function LeadsAndAgent({ campaign }: { campaign: Campaign }) {
+  const agentName = useAgentName(campaign.assignedTemplateId);
+  return (
+    <p className="o-muted">
+      {formatNumber(campaign.totalLeads)} leads ·{' '}
+      {campaign.assignedTemplateId ? (
+        agentName ? (
+          <>
+            agent <Untrusted>{agentName}</Untrusted>
+          </>
+        ) : (
+          'an agent assigned'
+        )
+      ) : (
+        'no agent assigned'
+      )}
+    </p>
+  );
+}
+
 export interface CampaignCardProps {
   /** The campaign as get_campaign / list_campaigns returned it. */
   campaign: Campaign;
@@ -54,11 +92,12 @@ export interface CampaignCardProps {
   children?: ReactNode;
 }
 
-/** Status, lead count, funnel, and Start / Pause through start_campaign / pause_campaign. */
+/** Status, lead count and agent, funnel, and Start / Pause through start_campaign / pause_campaign. */
 export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, children }: CampaignCardProps) {
   // A view renders from the result its host handed it, so the card keeps the campaign that
   // start/pause returned until a fresher one comes in as a prop.
   const [latest, setLatest] = useState<Campaign | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a fresher campaign prop replaces the one start/pause returned
   useEffect(() => setLatest(null), [campaign]);
   const shown = latest && latest.id === campaign.id ? latest : campaign;
 
@@ -86,12 +125,10 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, chi
   return (
     <article className="o-card" aria-label={`Campaign ${shown.name}`}>
       <div className="o-row-between">
-        <Heading>{title ?? shown.name}</Heading>
+        <Heading>{title ?? <Untrusted>{shown.name}</Untrusted>}</Heading>
         <span className={badgeClass(shown.status)}>{campaignStatusLabel(shown.status)}</span>
       </div>
-      <p className="o-muted">
-        {formatNumber(shown.totalLeads)} leads · {shown.assignedTemplateId ? `agent ${shown.assignedTemplateId}` : 'no agent assigned'}
-      </p>
+      <LeadsAndAgent campaign={shown} />
       <CampaignFunnel campaign={shown} />
       <div className="o-row" aria-live="polite">
         {STARTABLE.has(shown.status) ? (
@@ -102,7 +139,7 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, chi
             title={notOffered(offers, 'start_campaign')}
             onClick={() => run('start')}
           >
-            {shown.status === 'CAMPAIGN_PAUSED' ? 'Resume' : 'Start'} {shown.name}
+            {shown.status === 'CAMPAIGN_PAUSED' ? 'Resume' : 'Start'} <Untrusted>{shown.name}</Untrusted>
           </button>
         ) : null}
         {shown.status === 'CAMPAIGN_IN_PROGRESS' ? (
@@ -113,7 +150,7 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, chi
             title={notOffered(offers, 'pause_campaign')}
             onClick={() => run('pause')}
           >
-            Pause {shown.name}
+            Pause <Untrusted>{shown.name}</Untrusted>
           </button>
         ) : null}
         {children}

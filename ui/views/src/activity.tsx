@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { ActivityTimeline, ErrorNote } from '../../shared/components/index.js';
+import { ActivityTimeline, EmptyState, ErrorNote } from '../../shared/components/index.js';
+import { activityLabel } from '../../shared/format.js';
 import { useOffered } from '../../shared/offered.js';
 import { unwrap, useCallTool, type ToolError } from '../../shared/seam.js';
 import type { ActivityEvent, ToolOutput } from '../../shared/types.js';
@@ -30,7 +31,18 @@ function Activity({ data, args }: ViewProps<Page>) {
   return (
     <section className="o-stack" aria-labelledby="activity-h">
       <h2 id="activity-h">Recent activity</h2>
-      <ActivityTimeline events={[...data.events, ...older.events]} />
+      <ActivityTimeline
+        events={[...data.events, ...older.events]}
+        {...(typeof args.type === 'string'
+          ? {
+              empty: (
+                <EmptyState title={`No “${activityLabel(args.type)}” events yet.`}>
+                  Ask for recent activity without a type to see everything that happened.
+                </EmptyState>
+              ),
+            }
+          : {})}
+      />
       {older.nextCursor ? (
         <div className="o-row">
           <button type="button" className="o-button" disabled={busy || !offers('get_recent_activity')} onClick={() => void more()}>

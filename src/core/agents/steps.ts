@@ -1,0 +1,426 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { validationError } from '../errors.js';
+import { newId } from '../ids.js';
+import { PLACEHOLDERS, unknownPlaceholders } from './render.js';
+
+/**
+ * An agent's sequence as steps (docs/sequences.md): the kinds, their shape rules, their ids,
+ * and how the older shape (`connectionNote` and `messages`) reads as steps. Pure: no database.
+ */
+
+export const STEPS_MAX = 25;
+export const STEP_DEPTH_MAX = 3;
+export const VARIANTS_MAX = 4;
+export const NOTE_MAX = 300;
+export const TEXT_MAX = 8000;
+export const SUBJECT_MAX = 200;
+export const WAIT_HOURS_MAX = 720;
+export const WITHIN_HOURS_MAX = 2160;
+
+export const STEP_KINDS = ['visit', 'like_post', 'invite', 'message', 'inmail', 'withdraw', 'wait', 'if'] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+export const CONDITIONS = ['accepted', 'replied'] as const;
+export type Condition = (typeof CONDITIONS)[number];
+
+/** Variant letters: the step's own text is A, its `variants` are B, C, D and E. */
+export const VARIANT_LETTERS = ['A', 'B', 'C', 'D', 'E'] as const;
+export type VariantLetter = (typeof VARIANT_LETTERS)[number];
+
+const STEP_ID = /^stp_[A-Za-z0-9]{1,40}$/;
+
+const StepId = z.string().regex(STEP_ID, 'must be a step id (stp_…)').describe('Omit for a new step; send back to keep a step.');
+const Note = z.string().max(NOTE_MAX).nullable();
+const Text = z.string().min(1).max(TEXT_MAX);
+
+/*
+ * Input shapes. Descriptions stay short: the steps array's own description carries the rules
+ * and an example, and is what a model reads first.
+ */
+const VisitIn = z.strictObject({ id: StepId.optional(), kind: z.literal('visit').describe("Views the lead's profile.") });
+const LikeIn = z.strictObject({ id: StepId.optional(), kind: z.literal('like_post').describe("Likes the lead's latest post; skipped if none.") });
+const InviteIn = z.strictObject({
+  id: StepId.optional(),
+  kind: z.literal('invite'),
+  note: Note.optional().describe(`Invitation note, at most ${NOTE_MAX} characters; null or omitted for none.`),
+  variants: z
+    .array(z.strictObject({ note: Note.describe(`An alternative note (B, C…), at most ${NOTE_MAX} characters, or null.`) }))
+    .min(1)
+    .max(VARIANTS_MAX)
+    .optional()
+    .describe('A/B test: 1..4 alternative notes.'),
+});
+const MessageIn = z.strictObject({
+  id: StepId.optional(),
+  kind: z.literal('message').describe('Skipped if the lead is not a connection.'),
+  text: Text.describe(`Message, 1..${TEXT_MAX} characters.`),
+  variants: z
+    .array(z.strictObject({ text: Text.describe(`An alternative text (B, C…), 1..${TEXT_MAX} characters.`) }))
+    .min(1)
+    .max(VARIANTS_MAX)
+    .optional()
+    .describe('A/B test: 1..4 alternative texts.'),
+});
+const InMailIn = z.strictObject({
+  id: StepId.optional(),
+  kind: z.literal('inmail').describe('Sales Navigator message to a non-connection; skipped without Sales Navigator.'),
+  subject: z.string().min(1).max(SUBJECT_MAX).describe(`Subject, 1..${SUBJECT_MAX} characters.`),
+  text: Text.describe(`Message, 1..${TEXT_MAX} characters.`),
+});
+const WithdrawIn = z.strictObject({ id: StepId.optional(), kind: z.literal('withdraw').describe('Withdraws a pending invitation.') });
+const WaitIn = z.strictObject({
+  id: StepId.optional(),
+  kind: z.literal('wait'),
+  hours: z.number().int().min(1).max(WAIT_HOURS_MAX).describe(`Hours to wait, 1..${WAIT_HOURS_MAX}.`),
+});
+const IfIn = z.strictObject({
+  id: StepId.optional(),
+  kind: z.literal('if'),
+  condition: z.enum(CONDITIONS).describe('accepted: the invitation was accepted; replied: the lead replied.'),
+  withinHours: z.number().int().min(1).max(WITHIN_HOURS_MAX).describe(`Hours to wait for it, 1..${WITHIN_HOURS_MAX}.`),
+  get then() {
+    return z.array(StepInput).optional().describe('Steps taken as soon as the condition holds.');
+  },
+  get else() {
+    return z.array(StepInput).optional().describe('Steps taken when the time runs out.');
+  },
+});
+
+export const StepInput = z.discriminatedUnion('kind', [VisitIn, LikeIn, InviteIn, MessageIn, InMailIn, WithdrawIn, WaitIn, IfIn]).meta({ id: 'Step' });
+export type StepInput = z.input<typeof StepInput>;
+
+export const STEPS_DESCRIPTION =
+  `The sequence as steps, run in order; instead of connectionNote and messages. At most ${STEPS_MAX} steps in all, ` +
+  `if inside if at most ${STEP_DEPTH_MAX} levels, one invite on any path. After an if's branch the lead goes on with the step after the if. ` +
+  'Texts take the placeholders of connectionNote. ' +
+  'Example: [{"kind":"visit"},{"kind":"invite","note":"Hi {{firstName}}"},{"kind":"if","condition":"accepted","withinHours":168,' +
+  '"then":[{"kind":"wait","hours":24},{"kind":"message","text":"Thanks {{firstName|there}}!","variants":[{"text":"Hi again!"}]}],"else":[{"kind":"withdraw"}]}]';
+
+export const StepsInput = z.array(StepInput).min(1).describe(STEPS_DESCRIPTION);
+
+/** update_agent's: the same shape; the rules and an example are in create_agent's description. */
+export const StepsUpdate = z
+  .array(StepInput)
+  .min(1)
+  .describe(
+    "The whole sequence as steps, each shaped as in create_agent's steps. Send each step you keep with its id, so leads at it stay there; a step left out ends the sequence of leads at it.",
+  );
+
+/* Stored and returned shapes: every step has its id, an if both branches, an invite its note. */
+interface StepBase {
+  id: string;
+}
+export type Step =
+  | (StepBase & { kind: 'visit' })
+  | (StepBase & { kind: 'like_post' })
+  | (StepBase & { kind: 'invite'; note: string | null; variants?: { note: string | null }[] })
+  | (StepBase & { kind: 'message'; text: string; variants?: { text: string }[] })
+  | (StepBase & { kind: 'inmail'; subject: string; text: string })
+  | (StepBase & { kind: 'withdraw' })
+  | (StepBase & { kind: 'wait'; hours: number })
+  | (StepBase & { kind: 'if'; condition: Condition; withinHours: number; then: Step[]; else: Step[] });
+
+const Out = { id: z.string() };
+const AgentStepSchema: z.ZodType<Step> = z
+  .discriminatedUnion('kind', [
+    z.object({ ...Out, kind: z.literal('visit') }),
+    z.object({ ...Out, kind: z.literal('like_post') }),
+    z.object({ ...Out, kind: z.literal('invite'), note: z.string().nullable(), variants: z.array(z.object({ note: z.string().nullable() })).optional() }),
+    z.object({ ...Out, kind: z.literal('message'), text: z.string(), variants: z.array(z.object({ text: z.string() })).optional() }),
+    z.object({ ...Out, kind: z.literal('inmail'), subject: z.string(), text: z.string() }),
+    z.object({ ...Out, kind: z.literal('withdraw') }),
+    z.object({ ...Out, kind: z.literal('wait'), hours: z.number().int() }),
+    z.object({
+      ...Out,
+      kind: z.literal('if'),
+      condition: z.enum(CONDITIONS),
+      withinHours: z.number().int(),
+      get then(): z.ZodArray<z.ZodType<Step>> {
+        return z.array(AgentStepSchema);
+      },
+      get else(): z.ZodArray<z.ZodType<Step>> {
+        return z.array(AgentStepSchema);
+      },
+    }),
+  ])
+  .meta({ id: 'AgentStep' });
+export const AgentStep = AgentStepSchema;
+
+/** One step with where it sits: `steps[2].then[0]`, and how deep (the top level is 1). */
+export interface PlacedStep {
+  step: Step;
+  path: string;
+  depth: number;
+}
+
+/** Every step in document order (an if, then its `then`, then its `else`). */
+export function walkSteps(steps: readonly Step[], prefix = 'steps', depth = 1): PlacedStep[] {
+  const out: PlacedStep[] = [];
+  steps.forEach((step, i) => {
+    const path = `${prefix}[${i}]`;
+    out.push({ step, path, depth });
+    if (step.kind === 'if') out.push(...walkSteps(step.then, `${path}.then`, depth + 1), ...walkSteps(step.else, `${path}.else`, depth + 1));
+  });
+  return out;
+}
+
+/** The step with this id and where it is, or undefined. */
+export function findStep(steps: readonly Step[], id: string): PlacedStep | undefined {
+  return walkSteps(steps).find((p) => p.step.id === id);
+}
+
+interface Slot {
+  list: readonly Step[];
+  index: number;
+  /** The `if` whose branch holds the list; null for the top level. */
+  parent: Step | null;
+}
+
+function slots(steps: readonly Step[]): Map<string, Slot> {
+  const out = new Map<string, Slot>();
+  const visit = (list: readonly Step[], parent: Step | null) =>
+    list.forEach((step, index) => {
+      out.set(step.id, { list, index, parent });
+      if (step.kind === 'if') {
+        visit(step.then, step);
+        visit(step.else, step);
+      }
+    });
+  visit(steps, null);
+  return out;
+}
+
+/**
+ * Where a lead goes when it is done with step `id` (for an `if`, done with the branch it took):
+ * the next step beside it, else the step after the enclosing `if`, and so on up; null at the end
+ * of the sequence, and for an id the steps do not have.
+ */
+export function stepAfter(steps: readonly Step[], id: string): Step | null {
+  const all = slots(steps);
+  let slot = all.get(id);
+  while (slot) {
+    const next = slot.list[slot.index + 1];
+    if (next) return next;
+    if (slot.parent === null) return null;
+    slot = all.get(slot.parent.id);
+  }
+  return null;
+}
+
+/** The first step of a branch the `if` took; an empty branch goes on after the `if` (see `stepAfter`). */
+export function enterBranch(steps: readonly Step[], ifStep: Extract<Step, { kind: 'if' }>, branch: 'then' | 'else'): Step | null {
+  return ifStep[branch][0] ?? stepAfter(steps, ifStep.id);
+}
+
+/** How many variants a step has (1 for a step without variants or one that takes none). */
+export function variantCount(step: Step): number {
+  return step.kind === 'invite' || step.kind === 'message' ? 1 + (step.variants?.length ?? 0) : 1;
+}
+
+/** The text of a variant of an invite (its note) or a message; A is the step's own. */
+export function variantText(step: Step & { kind: 'invite' | 'message' }, variant: VariantLetter): string | null {
+  const index = VARIANT_LETTERS.indexOf(variant);
+  // A letter beyond the step's variants (they were edited after the draw) falls back to A.
+  if (step.kind === 'invite') {
+    const alt = index <= 0 ? undefined : step.variants?.[index - 1];
+    return alt === undefined ? step.note : alt.note;
+  }
+  const alt = index <= 0 ? undefined : step.variants?.[index - 1];
+  return alt === undefined ? step.text : alt.text;
+}
+
+/** A blank note means no note, as for `connectionNote`. */
+const noteValue = (note: string | null | undefined): string | null => (note === undefined || note === null || note.trim() === '' ? null : note);
+
+/** What a step of this kind was, for keeping ids: an update may keep a step's id, not change its kind. */
+export type KnownSteps = ReadonlyMap<string, StepKind>;
+
+/**
+ * Checks the rules a schema cannot (the count, the nesting, one invite per path, placeholders,
+ * ids) and gives the steps their ids: a new step gets a fresh one, a step sent back with the id
+ * of one of `known` keeps it. Every error names its path, e.g. `steps[2].then[0].text`.
+ */
+export function buildSteps(input: readonly StepInput[], known: KnownSteps | null): Step[] {
+  const placed: { step: StepInput; path: string; depth: number }[] = [];
+  const collect = (list: readonly StepInput[], prefix: string, depth: number) =>
+    list.forEach((step, i) => {
+      const path = `${prefix}[${i}]`;
+      placed.push({ step, path, depth });
+      if (step.kind === 'if') {
+        collect(step.then ?? [], `${path}.then`, depth + 1);
+        collect(step.else ?? [], `${path}.else`, depth + 1);
+      }
+    });
+  collect(input, 'steps', 1);
+
+  if (placed.length > STEPS_MAX) {
+    throw validationError(`steps: ${placed.length} steps in all, then and else included; at most ${STEPS_MAX}.`, ['steps']);
+  }
+  const tooDeep = placed.find((p) => p.depth > STEP_DEPTH_MAX);
+  if (tooDeep) {
+    throw validationError(
+      `${tooDeep.path}: nested ${tooDeep.depth} deep; steps nest at most ${STEP_DEPTH_MAX} deep (an if in an if's branch may hold no further if with steps).`,
+      [tooDeep.path],
+    );
+  }
+  checkOneInvitePerPath(input, 'steps', 0);
+  for (const { step, path } of placed) checkPlaceholders(step, path);
+
+  const seen = new Set<string>();
+  for (const { step, path } of placed) {
+    if (step.id === undefined || known === null) continue;
+    const was = known.get(step.id);
+    if (was === undefined) {
+      throw validationError(`${path}.id: ${step.id} is not a step of this agent. Omit id for a new step; get_agent lists the ids.`, [`${path}.id`]);
+    }
+    if (seen.has(step.id)) throw validationError(`${path}.id: ${step.id} is given twice; a step id names one step.`, [`${path}.id`]);
+    if (was !== step.kind) {
+      throw validationError(`${path}.id: ${step.id} is a ${was} step and keeps its kind. Omit id to add a new ${step.kind} step.`, [`${path}.id`]);
+    }
+    seen.add(step.id);
+  }
+  // On create (`known` null) every id is minted: steps copied from another agent get their own.
+  return input.map((s) => toStep(s, known));
+}
+
+function toStep(s: StepInput, known: KnownSteps | null): Step {
+  const id = known !== null && s.id !== undefined ? s.id : newId('stp');
+  switch (s.kind) {
+    case 'invite':
+      return { id, kind: 'invite', note: noteValue(s.note), ...(s.variants ? { variants: s.variants.map((v) => ({ note: noteValue(v.note) })) } : {}) };
+    case 'message':
+      return { id, kind: 'message', text: s.text, ...(s.variants ? { variants: s.variants.map((v) => ({ text: v.text })) } : {}) };
+    case 'inmail':
+      return { id, kind: 'inmail', subject: s.subject, text: s.text };
+    case 'wait':
+      return { id, kind: 'wait', hours: s.hours };
+    case 'if':
+      return {
+        id,
+        kind: 'if',
+        condition: s.condition,
+        withinHours: s.withinHours,
+        then: (s.then ?? []).map((c) => toStep(c, known)),
+        else: (s.else ?? []).map((c) => toStep(c, known)),
+      };
+    default:
+      return { id, kind: s.kind };
+  }
+}
+
+/**
+ * A lead goes through a branch and on with the steps after its `if`, so the invites on a path
+ * add up across branches and what follows them. Returns the most invites any path through
+ * `list` meets, starting with `before`; the first invite that makes two is the error.
+ */
+function checkOneInvitePerPath(list: readonly StepInput[], prefix: string, before: number): number {
+  let count = before;
+  list.forEach((step, i) => {
+    const path = `${prefix}[${i}]`;
+    if (step.kind === 'invite') {
+      if (count >= 1) throw validationError(`${path}: a second invite on one path; a lead is invited at most once, whatever branches it takes.`, [path]);
+      count += 1;
+    } else if (step.kind === 'if') {
+      count = Math.max(checkOneInvitePerPath(step.then ?? [], `${path}.then`, count), checkOneInvitePerPath(step.else ?? [], `${path}.else`, count));
+    }
+  });
+  return count;
+}
+
+const PLACEHOLDER_HINT = `Placeholders: ${PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}, optionally with a fallback ({{firstName|there}}).`;
+
+function checkPlaceholders(step: StepInput, path: string): void {
+  const texts: [string, string | null | undefined][] = [];
+  if (step.kind === 'invite') {
+    texts.push([`${path}.note`, step.note]);
+    step.variants?.forEach((v, i) => {
+      texts.push([`${path}.variants[${i}].note`, v.note]);
+    });
+  } else if (step.kind === 'message') {
+    texts.push([`${path}.text`, step.text]);
+    step.variants?.forEach((v, i) => {
+      texts.push([`${path}.variants[${i}].text`, v.text]);
+    });
+  } else if (step.kind === 'inmail') {
+    texts.push([`${path}.subject`, step.subject], [`${path}.text`, step.text]);
+  }
+  for (const [field, text] of texts) {
+    if (typeof text !== 'string') continue;
+    const bad = unknownPlaceholders(text);
+    if (bad.length) throw validationError(`${field}: unknown placeholder ${bad.map((b) => `"${b}"`).join(', ')}. ${PLACEHOLDER_HINT}`, [field]);
+  }
+}
+
+/** The ids and kinds of the steps, for `buildSteps` on an update. */
+export const knownSteps = (steps: readonly Step[]): KnownSteps => new Map(walkSteps(steps).map((p) => [p.step.id, p.step.kind]));
+
+/** A legacy agent's step ids are derived from the agent and the step's role, so they stay put across reads and restarts. */
+const legacyId = (agentId: string, role: string): string => `stp_${createHash('sha256').update(`${agentId}:${role}`).digest('hex').slice(0, 16)}`;
+
+export interface LegacySequence {
+  connectionNote: string | null;
+  messages: readonly { text: string; delayHours: number }[];
+}
+
+/**
+ * How an agent written with `connectionNote` and `messages` reads as steps: invite(note), then
+ * `if accepted within <invitation timeout>`, whose `then` holds each message after a wait of its
+ * `delayHours` (none for 0: the message follows at once, as before), and whose `else` withdraws
+ * the invitation. A message's ids follow its position, so a lead at the second message stays at
+ * the second message when the messages are replaced, as leads always did.
+ */
+export function legacySteps(agentId: string, legacy: LegacySequence, invitationTimeoutHours: number): Step[] {
+  const then: Step[] = [];
+  legacy.messages.forEach((m, i) => {
+    if (m.delayHours > 0) then.push({ id: legacyId(agentId, `wait:${i}`), kind: 'wait', hours: m.delayHours });
+    then.push({ id: legacyId(agentId, `message:${i}`), kind: 'message', text: m.text });
+  });
+  return [
+    { id: legacyId(agentId, 'invite'), kind: 'invite', note: legacy.connectionNote },
+    {
+      id: legacyId(agentId, 'if'),
+      kind: 'if',
+      condition: 'accepted',
+      withinHours: Math.max(1, Math.round(invitationTimeoutHours)),
+      then,
+      else: [{ id: legacyId(agentId, 'withdraw'), kind: 'withdraw' }],
+    },
+  ];
+}
+
+/**
+ * The older shape read back from steps: the first invite's note, and the message steps on the
+ * path where every `if` holds, each with the hours of the waits before it since the previous
+ * message (the first: since the start of the path).
+ */
+export function mainPath(steps: readonly Step[]): LegacySequence {
+  let connectionNote: string | null = null;
+  let invited = false;
+  const messages: { text: string; delayHours: number }[] = [];
+  let waited = 0;
+  const walk = (list: readonly Step[]) => {
+    for (const step of list) {
+      if (step.kind === 'invite' && !invited) {
+        invited = true;
+        connectionNote = step.note;
+      } else if (step.kind === 'wait') waited += step.hours;
+      else if (step.kind === 'message') {
+        messages.push({ text: step.text, delayHours: waited });
+        waited = 0;
+      } else if (step.kind === 'if') walk(step.then);
+    }
+  };
+  walk(steps);
+  return { connectionNote, messages };
+}
+
+/** Stored steps; an unreadable value reads as none (the writer validated it). */
+export function parseStoredSteps(json: string): Step[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? (value as Step[]) : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,79 @@
+import { eq } from 'drizzle-orm';
+import { agents, leads } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import { findAccounts, type AccountRow } from '../accounts/resolve.js';
+import { findCampaignRow, senderAccountIdsOf } from '../campaigns/campaign.js';
+import type { Ctx } from '../context.js';
+import { allowances, safetyOf } from '../safety/rules.js';
+
+/**
+ * Which account sends to a lead. Each lead has one sender, fixed at its first step: the lead's
+ * own `accountId` when set; otherwise, among the campaign's senders (the agent's account when
+ * the campaign names none), the one with the most invitations left today, the lowest id on a
+ * tie. Only senders that can send now are candidates (connected and active); a lead whose
+ * pinned sender stops being one waits for it and is never moved.
+ */
+
+export interface SenderChoice {
+  /** The lead's sender, or null when no candidate can send now (the lead waits). */
+  accountId: string | null;
+  /** Whether it was the lead's own (already pinned, or set by hand). */
+  pinned: boolean;
+}
+
+/** The candidates for a campaign: its senders, or the agent's account. */
+export function campaignSenders(ctx: Ctx, campaignId: string): string[] {
+  const campaign = findCampaignRow(ctx, campaignId);
+  if (!campaign) return [];
+  const senders = senderAccountIdsOf(campaign);
+  if (senders.length > 0) return senders;
+  if (campaign.assignedTemplateId === null) return [];
+  const agent = ctx.db.select({ accountId: agents.accountId }).from(agents).where(eq(agents.id, campaign.assignedTemplateId)).get();
+  return agent?.accountId ? [agent.accountId] : [];
+}
+
+const canSend = (a: AccountRow): boolean => a.status === 'connected' && a.active;
+
+/**
+ * The sender with the most invitations left today among `candidates` (the lowest id on a tie).
+ * `promised` counts invitations already promised this round per account (leads the caller pinned
+ * before sending), so one round spreads its leads instead of piling them on the first account.
+ */
+export function bestSender(ctx: Ctx, candidates: readonly string[], now: number, promised: ReadonlyMap<string, number> = new Map()): string | null {
+  const rows = [...findAccounts(ctx, candidates).values()].filter(canSend);
+  if (rows.length === 0) return null;
+  const left = allowances(ctx, rows, safetyOf(ctx), now);
+  let best: { id: string; left: number } | null = null;
+  for (const row of rows) {
+    const a = left.get(row.id);
+    const room = (a ? a.connectionRequestLimit - a.connectionRequestsSentToday : 0) - (promised.get(row.id) ?? 0);
+    if (best === null || room > best.left || (room === best.left && row.id < best.id)) best = { id: row.id, left: room };
+  }
+  return best?.id ?? null;
+}
+
+/** The lead's sender: its own account if set, else the best of its campaign's senders (see `bestSender`). Reads only. */
+export function pickSender(
+  ctx: Ctx,
+  lead: { accountId: string | null; campaignId: string },
+  now: number,
+  promised?: ReadonlyMap<string, number>,
+): SenderChoice {
+  if (lead.accountId !== null) return { accountId: lead.accountId, pinned: true };
+  return { accountId: bestSender(ctx, campaignSenders(ctx, lead.campaignId), now, promised), pinned: false };
+}
+
+/**
+ * Fixes the lead's sender, once: picks one (see `pickSender`) and stores it as the lead's
+ * `accountId`, which then shows it. A lead that has one keeps it. Returns the sender, or null
+ * when none can send now (nothing is stored; the lead waits).
+ */
+export function pinSender(ctx: Ctx, leadId: string, now: number, promised?: ReadonlyMap<string, number>): string | null {
+  return transaction(ctx.db, () => {
+    const lead = ctx.db.select({ accountId: leads.accountId, campaignId: leads.campaignId }).from(leads).where(eq(leads.id, leadId)).get();
+    if (!lead) return null;
+    const choice = pickSender(ctx, lead, now, promised);
+    if (!choice.pinned && choice.accountId !== null) ctx.db.update(leads).set({ accountId: choice.accountId }).where(eq(leads.id, leadId)).run();
+    return choice.accountId;
+  });
+}

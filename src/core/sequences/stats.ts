@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { invitationTimeoutHours, requireAgentRow, stepsOf } from '../agents/agents.js';
+import { VARIANT_LETTERS, variantCount, walkSteps, type VariantLetter } from '../agents/steps.js';
+import { requireCampaignRow } from '../campaigns/campaign.js';
+import type { Ctx } from '../context.js';
+import { ApiError } from '../errors.js';
+import { stepCounts } from './store.js';
+
+export const VariantStats = z.object({
+  variant: z.string(),
+  sent: z.number().int(),
+  accepted: z.number().int(),
+  replied: z.number().int(),
+  skipped: z.number().int(),
+});
+
+export const AgentStats = z.object({
+  agentId: z.string(),
+  steps: z.array(z.object({ stepId: z.string(), kind: z.string(), path: z.string(), variants: z.array(VariantStats) })),
+});
+export type AgentStats = z.infer<typeof AgentStats>;
+
+/**
+ * Per step of the agent (in document order, with its path) and per variant: how often it was
+ * carried out, accepted (invites only), replied to (the last invite, message or InMail before a
+ * reply) and skipped. Over every campaign, or one. A step's variants are its own (A and its
+ * alternatives), plus any letter drawn before its variants were cut down, so no count is lost.
+ */
+export function getAgentStats(ctx: Ctx, input: { agentId: string; campaignId?: string | undefined }): AgentStats {
+  const row = requireAgentRow(ctx, input.agentId, 'agentId');
+  if (input.campaignId !== undefined) {
+    try {
+      requireCampaignRow(ctx, input.campaignId);
+    } catch (err) {
+      if (err instanceof ApiError) throw new ApiError(err.code, err.message, { fields: ['campaignId'] });
+      throw err;
+    }
+  }
+  const counts = new Map<string, Map<string, { sent: number; accepted: number; replied: number; skipped: number }>>();
+  for (const c of stepCounts(ctx, input.agentId, input.campaignId)) {
+    const byVariant = counts.get(c.stepId) ?? new Map();
+    byVariant.set(c.variant, { sent: c.sent, accepted: c.accepted, replied: c.replied, skipped: c.skipped });
+    counts.set(c.stepId, byVariant);
+  }
+  const steps = walkSteps(stepsOf(row, invitationTimeoutHours(ctx))).map(({ step, path }) => {
+    const seen = counts.get(step.id) ?? new Map();
+    const letters = new Set<string>([...VARIANT_LETTERS.slice(0, variantCount(step)), ...seen.keys()]);
+    const variants = [...letters]
+      .sort((a, b) => VARIANT_LETTERS.indexOf(a as VariantLetter) - VARIANT_LETTERS.indexOf(b as VariantLetter))
+      .map((variant) => {
+        const c = seen.get(variant) ?? { sent: 0, accepted: 0, replied: 0, skipped: 0 };
+        return { variant, sent: c.sent, accepted: step.kind === 'invite' ? c.accepted : 0, replied: c.replied, skipped: c.skipped };
+      });
+    return { stepId: step.id, kind: step.kind, path, variants };
+  });
+  return { agentId: row.id, steps };
+}

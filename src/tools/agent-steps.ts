@@ -1,0 +1,93 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
+import {
+  AgentStep,
+  CONDITIONS,
+  NOTE_MAX,
+  STEP_KINDS,
+  StepInput,
+  StepsUpdate,
+  SUBJECT_MAX,
+  TEXT_MAX,
+  VARIANTS_MAX,
+  WAIT_HOURS_MAX,
+  WITHIN_HOURS_MAX,
+} from '../core/agents/steps.js';
+
+/** A JSON Schema node (as schemas.ts has it; not imported from there, which imports this). */
+type JsonObject = { [key: string]: unknown };
+
+/*
+ * How tools/list shows a step. The server validates each kind with its own strict shape (and
+ * names the offending path); the listing shows one object whose `kind` decides which fields
+ * apply, which says the same to a model in a quarter of the bytes. OpenAPI keeps the full,
+ * per-kind shapes.
+ */
+
+const steps = { type: 'array', items: { $ref: '#/$defs/Step' } };
+
+/** The listed input shape of one step. */
+export const STEP_LISTING: JsonObject = {
+  type: 'object',
+  description:
+    'kind decides the fields. visit, like_post (latest post; skipped if none), withdraw (the pending invitation): none. ' +
+    'invite: note?, variants?. message: text, variants? (skipped unless connected). inmail: subject, text (Sales Navigator; skipped without). ' +
+    'wait: hours. if: condition, withinHours, then, else.',
+  properties: {
+    id: { type: 'string', description: 'Omit for a new step; send back to keep a step.' },
+    kind: { enum: [...STEP_KINDS] },
+    note: { anyOf: [{ type: 'string', maxLength: NOTE_MAX }, { type: 'null' }], description: `invite: at most ${NOTE_MAX} characters; null for none.` },
+    text: { type: 'string', minLength: 1, maxLength: TEXT_MAX, description: `message, inmail: 1..${TEXT_MAX} characters.` },
+    subject: { type: 'string', minLength: 1, maxLength: SUBJECT_MAX, description: `inmail: 1..${SUBJECT_MAX} characters.` },
+    variants: {
+      type: 'array',
+      minItems: 1,
+      maxItems: VARIANTS_MAX,
+      items: { type: 'object', properties: { note: { type: ['string', 'null'] }, text: { type: 'string' } } },
+      description: `A/B test: 1..${VARIANTS_MAX} alternatives (B, C…), [{note}] on an invite, [{text}] on a message.`,
+    },
+    hours: { type: 'integer', minimum: 1, maximum: WAIT_HOURS_MAX, description: `wait: 1..${WAIT_HOURS_MAX}.` },
+    condition: { enum: [...CONDITIONS], description: 'if: accepted (the invitation) or replied.' },
+    withinHours: { type: 'integer', minimum: 1, maximum: WITHIN_HOURS_MAX, description: `if: hours to wait for it, 1..${WITHIN_HOURS_MAX}.` },
+    then: { ...steps, description: 'if: taken as soon as it holds.' },
+    else: { ...steps, description: 'if: taken when the time runs out.' },
+  },
+  required: ['kind'],
+};
+
+/** The listed output shape of a stored step: every step has its id; the rest as in STEP_LISTING. */
+const outSteps = { type: 'array', items: { $ref: '#/$defs/AgentStep' } };
+export const AGENT_STEP_LISTING: JsonObject = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    kind: { enum: [...STEP_KINDS] },
+    note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    text: { type: 'string' },
+    subject: { type: 'string' },
+    variants: { type: 'array', items: { type: 'object' } },
+    hours: { type: 'integer' },
+    condition: { enum: [...CONDITIONS] },
+    withinHours: { type: 'integer' },
+    then: outSteps,
+    else: outSteps,
+  },
+  required: ['id', 'kind'],
+};
+
+/**
+ * update_agent's steps: the shape is create_agent's, which a client with the manage toolset
+ * lists beside it, so it is not repeated in full.
+ */
+const STEPS_UPDATE_LISTING: JsonObject = {
+  type: 'array',
+  minItems: 1,
+  items: { type: 'object', properties: { id: { type: 'string' }, kind: { enum: [...STEP_KINDS] } }, required: ['kind'] },
+  description: StepsUpdate.description ?? '',
+};
+
+/** The schemas tools/list shows in a compact form of their own. */
+export const LISTED_AS: ReadonlyMap<unknown, JsonObject> = new Map<unknown, JsonObject>([
+  [StepInput, STEP_LISTING],
+  [AgentStep, AGENT_STEP_LISTING],
+  [StepsUpdate, STEPS_UPDATE_LISTING],
+]);

@@ -1,0 +1,64 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixture } from '../helpers.js';
+
+const BIN = new URL('../../bin/outreach.js', import.meta.url).pathname;
+
+function run(args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, OUTREACH_DB: '', OUTREACH_ENV: '' }, encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('the operator CLI: steps, senders and the new limits', () => {
+  it('creates a steps agent from a file, a campaign with senders, and an account with visit and like limits', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outreach-seq-cli-'));
+    const ws = join(dir, 'ws.json');
+    writeFileSync(ws, JSON.stringify(fixture()));
+    const db = join(dir, 'o.db');
+    expect(run(['seed', '--file', ws, '--db', db]).status).toBe(0);
+
+    const agentFile = join(dir, 'agent.json');
+    writeFileSync(
+      agentFile,
+      JSON.stringify({
+        name: 'Branching',
+        accountId: 'acc_ada',
+        steps: [
+          { kind: 'invite', note: 'Hi {{firstName}}' },
+          { kind: 'if', condition: 'accepted', withinHours: 72, then: [{ kind: 'message', text: 'Thanks' }], else: [{ kind: 'withdraw' }] },
+        ],
+      }),
+    );
+    const agent = run(['agents', 'create', '--file', agentFile, '--db', db]);
+    expect(agent.status, agent.stderr).toBe(0);
+    expect(agent.stdout).toMatch(/^Created agent tpl_\S+ \(Branching\): account acc_ada, 1 message\(s\) on the main path\.\n$/);
+    writeFileSync(agentFile, JSON.stringify({ name: 'Bad', accountId: 'acc_ada', steps: [{ kind: 'message', text: 'Hi {{nick}}' }] }));
+    const bad = run(['agents', 'create', '--file', agentFile, '--db', db]);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('steps[0].text');
+
+    const campaign = run(['campaigns', 'create', '--name', 'Rotating', '--agent', 'tpl_intro', '--senders', 'acc_ada,acc_nav', '--db', db]);
+    expect(campaign.status, campaign.stderr).toBe(0);
+    const campaignId = /campaign (\S+) /.exec(campaign.stdout)![1]!;
+    const listed = JSON.parse(run(['campaigns', 'list', '--json', '--db', db]).stdout).campaigns;
+    expect(listed.find((c: { id: string }) => c.id === campaignId).senderAccountIds).toEqual(['acc_ada', 'acc_nav']);
+    expect(run(['campaigns', 'update', campaignId, '--senders', 'none', '--db', db]).stdout).toContain(
+      `Updated campaign ${campaignId}: Rotating, agent tpl_intro, READY_TO_SEND.`,
+    );
+    const unknown = run(['campaigns', 'create', '--name', 'X', '--senders', 'acc_ada,acc_zzz', '--db', db]);
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.stderr).toContain('acc_zzz');
+
+    const account = run(['accounts', 'connect', '--name', 'Liker', '--visit-limit', '70', '--like-limit', '20', '--warm-up', 'false', '--db', db]);
+    expect(account.status, account.stderr).toBe(0);
+    const accounts = JSON.parse(run(['accounts', 'list', '--json', '--db', db]).stdout).accounts;
+    expect(accounts.find((a: { name: string }) => a.name === 'Liker').limits).toMatchObject({ profileVisitLimit: 70, postReactionLimit: 20 });
+    const over = run(['accounts', 'update', 'acc_ada', '--visit-limit', '151', '--db', db]);
+    expect(over.status).not.toBe(0);
+    expect(over.stderr).toContain('--visit-limit');
+  }, 240_000);
+});
