@@ -67,6 +67,46 @@ export function describeTool(tool: Tool): McpTool {
   return entry;
 }
 
+type JsonNode = Record<string, unknown>;
+const isNode = (v: unknown): v is JsonNode => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** What a shared argument keeps beside its sibling: its type and value set, not its bounds or words. */
+function typeOnly(node: JsonNode): JsonNode {
+  const out: JsonNode = {};
+  for (const key of ['type', 'enum', 'const']) if (node[key] !== undefined) out[key] = node[key];
+  if (Array.isArray(node.anyOf)) out.anyOf = node.anyOf.map((branch: unknown) => (isNode(branch) ? typeOnly(branch) : branch));
+  if (isNode(node.items)) out.items = typeOnly(node.items);
+  return out;
+}
+
+const besideSibling = new WeakMap<Tool, McpTool>();
+
+/**
+ * The entry of a tool whose sibling (ToolSpec.sameArgumentsAs) is in the same listing: the
+ * shared arguments by type, pointing at the sibling's entry for the rest.
+ */
+function describeBesideSibling(tool: Tool): McpTool {
+  let entry = besideSibling.get(tool);
+  if (!entry) {
+    const full = describeTool(tool);
+    const same = tool.sameArgumentsAs;
+    const properties = { ...(full.inputSchema.properties as Record<string, JsonNode>) };
+    for (const field of same?.fields ?? []) {
+      const prop = properties[field];
+      if (prop) properties[field] = { ...typeOnly(prop), description: `As in ${same?.tool}.` };
+    }
+    entry = { ...full, inputSchema: { ...full.inputSchema, properties } as McpTool['inputSchema'] };
+    besideSibling.set(tool, entry);
+  }
+  return entry;
+}
+
+/** A listing of these tools: each tool's entry, shorter where its sibling's stands beside it. */
+export function listingOf(tools: readonly Tool[]): McpTool[] {
+  const names = new Set(tools.map((t) => t.name));
+  return tools.map((t) => (t.sameArgumentsAs && names.has(t.sameArgumentsAs.tool) ? describeBesideSibling(t) : describeTool(t)));
+}
+
 /** What a modern request's client declared, which changes what its listing carries. */
 interface ListingFlags {
   /** The client renders MCP App views: keep `_meta.ui`. */
@@ -89,7 +129,7 @@ const offeredSets = new WeakMap<readonly Tool[], OfferedTools>();
 export function offeredTools(tools: readonly Tool[]): OfferedTools {
   let offered = offeredSets.get(tools);
   if (!offered) {
-    offered = { byName: new Map(tools.map((t) => [t.name, t])), listing: tools.map(describeTool), variants: new Map() };
+    offered = { byName: new Map(tools.map((t) => [t.name, t])), listing: listingOf(tools), variants: new Map() };
     offeredSets.set(tools, offered);
   }
   return offered;

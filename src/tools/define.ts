@@ -120,6 +120,12 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
    * body each time the client polls.
    */
   task?: TaskSupport;
+  /**
+   * Arguments this tool shares with a sibling (an update tool's with its create tool's): where
+   * a listing offers both, these are listed by type and "As in <tool>.", since the sibling's
+   * entry, in the same listing, describes them in full. Validation is unchanged.
+   */
+  sameArgumentsAs?: { tool: string; fields: readonly (keyof z.input<I> & string)[] };
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 
@@ -153,4 +159,4 @@ export function defineOperatorTool<I extends z.ZodObject, O extends z.ZodType>(
 }
 
 /** `idempotencyKey` as tools take it; REST takes the same value from the Idempotency-Key header. */
-export const IdempotencyKey = z.string().min(1).max(128).describe('Optional retry key: same key and arguments within 24 h replay the first result.');
+export const IdempotencyKey = z.string().min(1).max(128).describe('Retry key: a repeat within 24 h replays the first result.');

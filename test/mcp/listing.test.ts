@@ -56,6 +56,24 @@ describe('tools/list as served', () => {
     expect(countTokens(modelVisible(withManage as Array<Record<string, unknown>>))).toBeLessThanOrEqual(MODEL_VISIBLE_BUDGET_TOKENS.manage);
   });
 
+  it("lists an update tool's shared arguments by reference beside its create tool, and in full without it", async () => {
+    const both = await server.mcp(TEST_KEY, 'toolsets=manage');
+    const { tools: withCreate } = await both.listTools();
+    const beside = withCreate.find((t) => t.name === 'update_agent')!.inputSchema.properties as Record<string, any>;
+    expect(beside.connectionNote).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }], description: 'As in create_agent.' });
+    expect(beside.messages).toEqual({ type: 'array', items: { type: 'object' }, description: 'As in create_agent.' });
+    // What the reference points at is there, in full.
+    const create = withCreate.find((t) => t.name === 'create_agent')!.inputSchema.properties as Record<string, any>;
+    expect(create.connectionNote.description).toContain('{{firstName}}');
+
+    const alone = await server.mcp(TEST_KEY, 'tools=update_agent');
+    const { tools: only } = await alone.listTools();
+    expect(only.map((t) => t.name)).toEqual(['update_agent']);
+    const full = only[0]!.inputSchema.properties as Record<string, any>;
+    expect(full.connectionNote.description).toContain('{{firstName}}');
+    expect(full.messages.items.properties.delayHours.maximum).toBe(720);
+  });
+
   it('describes every argument of every tool, nested ones included', () => {
     const undescribed: string[] = [];
     const walk = (tool: string, node: any, path: string) => {
