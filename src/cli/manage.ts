@@ -23,30 +23,29 @@ import { describeIssue } from '../core/validation.js';
 import { ApiError } from '../core/errors.js';
 import { getWorkspace } from '../core/workspace/get.js';
 import { createLogger } from '../log.js';
-import { newRequestId } from '../http/request.js';
 import { createContext } from '../server.js';
 import { connectAccountTool } from '../tools/connect-account.js';
 import { createAgentTool } from '../tools/create-agent.js';
 import { createCampaignTool } from '../tools/create-campaign.js';
-import type { Tool } from '../tools/define.js';
 import { addExclusionsTool, removeExclusionsTool } from '../tools/operator/exclusions.js';
-import { callTool } from '../tools/pipeline.js';
 import { previewAgentTool } from '../tools/preview-agent.js';
 import { updateAccountTool } from '../tools/update-account.js';
 import { updateAgentTool } from '../tools/update-agent.js';
 import { updateCampaignTool } from '../tools/update-campaign.js';
-import { asUsageError, parse, stdout, type Options } from './shared.js';
+import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, stdout, type Options } from './shared.js';
 import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         List campaigns, newest first.
-  campaigns create --name N [--agent ID] [--senders ID,ID...] [--db PATH]
+  campaigns create --name N [--agent ID] [--senders ID,ID...] [--idempotency-key K] [--db PATH]
                         Create a READY_TO_SEND campaign, optionally with its agent and sending accounts.
+                        With --idempotency-key, running the same command again within 24 h
+                        creates nothing more and prints the first result (as on the API).
   campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--db PATH]
                         Rename a campaign or change its agent or senders (pause a running one first).
   agents list [--json] [--db PATH]
                         List agents with their account and sequence length.
-  agents create --file F [--db PATH]
+  agents create --file F [--idempotency-key K] [--db PATH]
                         Create an agent from a JSON file: { name, accountId, connectionNote, messages }
                         or { name, accountId, steps } (docs/sequences.md).
   agents update ID --file F [--db PATH]
@@ -55,7 +54,7 @@ export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         Print the note and messages exactly as that lead would receive them.
   accounts list [--json] [--db PATH] [--config FILE]
                         List accounts with today's counters, their limits and any running warm-up.
-  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--warm-up true|false] [--db PATH] [--env E] [--config FILE]
+  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--warm-up true|false] [--idempotency-key K] [--db PATH] [--env E] [--config FILE]
                         Add an account: simulated and connected in development; in production,
                         prints the sign-in link for the person to open. It warms up (low limits
                         rising daily) unless --warm-up false or the config's engine.warmUp.onConnect is false.
@@ -90,17 +89,6 @@ async function withCtx<T>(flags: SettingFlags, fn: (ctx: Ctx) => T | Promise<T>,
   } finally {
     ctx.db.$client.close();
   }
-}
-
-/**
- * A management command as the operator's call through the pipeline, as the dashboard makes it:
- * the tool's input validation, its plan gate and idempotency stages, and its handler. A refusal
- * is thrown as the pipeline's error, for the command to word with its own flag names.
- */
-async function operate<T>(ctx: Ctx, tool: Tool, input: Record<string, unknown>): Promise<T> {
-  const outcome = await callTool(ctx, tool, { operator: true, requestId: newRequestId() }, { input });
-  if (!outcome.ok) throw outcome.error;
-  return outcome.body as T;
 }
 
 /** Domain errors become one line naming the user's flag or argument. */
@@ -198,7 +186,7 @@ export async function campaigns(args: string[]): Promise<void> {
       });
     }
     case 'create': {
-      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } });
+      const { values } = parse(rest, { ...DB, ...IDEMPOTENCY_FLAG, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } });
       if (values.name === undefined) throw new UsageError('--name: required');
       const input = checked(
         CreateCampaignInput,
@@ -206,8 +194,8 @@ export async function campaigns(args: string[]): Promise<void> {
         CAMPAIGN_NAMES,
       );
       return withCtx(values, (ctx) =>
-        run(CAMPAIGN_NAMES, async () => {
-          const c = await operate<Campaign>(ctx, createCampaignTool, input);
+        run({ ...CAMPAIGN_NAMES, ...IDEMPOTENCY_NAME }, async () => {
+          const c = await operate<Campaign>(ctx, createCampaignTool, input, values['idempotency-key']);
           stdout(`Created campaign ${c.id} (${c.name}), ${c.status}.`);
         }),
       );
@@ -263,6 +251,7 @@ async function runAgentFile<T>(fn: () => Promise<T>): Promise<T> {
     if (!(err instanceof ApiError)) throw err;
     const field = err.details.fields?.[0];
     const text = err.message.replace(/^[\w.[\]]+: /, '').replace(/\.$/, '');
+    if (field === 'idempotencyKey') throw new UsageError(`${IDEMPOTENCY_NAME.idempotencyKey}: ${text}`);
     throw new UsageError(field ? `--file: ${field}: ${text}` : text);
   }
 }
@@ -287,7 +276,8 @@ export async function agents(args: string[]): Promise<void> {
     }
     case 'create':
     case 'update': {
-      const { values, positionals } = parse(rest, { ...DB, file: { type: 'string' } }, sub === 'update' ? 1 : 0);
+      const { values, positionals } = parse(rest, { ...DB, file: { type: 'string' }, ...(sub === 'create' ? IDEMPOTENCY_FLAG : {}) }, sub === 'update' ? 1 : 0);
+      const key = (values as { 'idempotency-key'?: string })['idempotency-key'];
       const id = positionals[0];
       if (sub === 'update' && !id) throw new UsageError('agents update: the agent ID is required (see npx outreach agents list)');
       const json = readJsonFile(values.file);
@@ -295,7 +285,7 @@ export async function agents(args: string[]): Promise<void> {
         runAgentFile(async () => {
           const a =
             sub === 'create'
-              ? await operate<Agent>(ctx, createAgentTool, checked(CreateAgentInput, json, AGENT_FIELDS))
+              ? await operate<Agent>(ctx, createAgentTool, checked(CreateAgentInput, json, AGENT_FIELDS), key)
               : await operate<Agent>(ctx, updateAgentTool, { agentId: id as string, ...checked(UpdateAgentInput, json, AGENT_FIELDS) });
           stdout(
             `${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${a.messages.length} message(s) on the main path.`,
@@ -384,7 +374,7 @@ export async function accounts(args: string[]): Promise<void> {
       });
     }
     case 'connect': {
-      const { values } = parse(rest, { ...DB, ...ACCOUNT_FLAGS, 'sales-navigator': { type: 'boolean' }, env: { type: 'string' } });
+      const { values } = parse(rest, { ...DB, ...ACCOUNT_FLAGS, ...IDEMPOTENCY_FLAG, 'sales-navigator': { type: 'boolean' }, env: { type: 'string' } });
       if (values.name === undefined) throw new UsageError('--name: required');
       const input = checked(
         ConnectAccountInput,
@@ -402,8 +392,8 @@ export async function accounts(args: string[]): Promise<void> {
       return withCtx(
         values,
         (ctx) =>
-          run(ACCOUNT_NAMES, async () => {
-            const { account, connectUrl } = await operate<ConnectAccountResult>(ctx, connectAccountTool, input);
+          run({ ...ACCOUNT_NAMES, ...IDEMPOTENCY_NAME }, async () => {
+            const { account, connectUrl } = await operate<ConnectAccountResult>(ctx, connectAccountTool, input, values['idempotency-key']);
             stdout(`Added account ${account.id} (${account.name}), ${account.status}: ${limitsText(account)}.`);
             if (connectUrl) stdout(`Open this link to sign in to LinkedIn; the account is connected when you finish:\n${connectUrl}`);
           }),

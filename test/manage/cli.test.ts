@@ -183,6 +183,24 @@ describe('the operator CLI on a scratch database', () => {
   );
 
   it(
+    'create commands take --idempotency-key: the same command again creates nothing more',
+    () => {
+      const args = ['campaigns', 'create', '--name', 'Once', '--idempotency-key', 'once-1', '--db', d.db];
+      const first = run(args);
+      expect(first.status, first.stderr).toBe(0);
+      const before = dump(d.db);
+      const again = run(args);
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout).toBe(first.stdout);
+      expect(again.stderr).toContain('--idempotency-key once-1 was used before');
+      expect(dump(d.db)).toBe(before);
+      expectRefused(d, ['campaigns', 'create', '--name', 'Other', '--idempotency-key', 'once-1'], '--idempotency-key: ');
+      expectRefused(d, ['accounts', 'connect', '--name', 'Third', '--idempotency-key', ''], '--idempotency-key: ');
+    },
+    SLOW,
+  );
+
+  it(
     '--help on every command and subcommand',
     () => {
       const usage = readFileSync(new URL('../../src/cli/manage.ts', import.meta.url), 'utf8');
