@@ -871,7 +871,13 @@ export const stepEvents = sqliteTable(
     reason: text('reason'),
     at: integer('at').notNull(),
   },
-  (t) => [index('step_events_lead').on(t.leadId, t.seq), index('step_events_step').on(t.agentId, t.stepId, t.seq)],
+  (t) => [
+    index('step_events_lead').on(t.leadId, t.seq),
+    index('step_events_step').on(t.agentId, t.stepId, t.seq),
+    // Why steps were skipped, counted for the dashboard from the skips alone: sends, far more
+    // numerous, stay out of this index.
+    index('step_events_skips').on(t.agentId, t.campaignId, t.stepId, t.variant, t.reason).where(sql`${t.event} = 'skipped'`),
+  ],
 );
 
 /** Per campaign, step and variant: the counts get_agent_stats sums, kept with each event. */

@@ -46,10 +46,11 @@ export const APP_VIEWS: readonly AppView[] = [
   view(
     'campaigns',
     'Campaigns view',
-    'Campaign cards with the stats funnel and status, and Start / Pause buttons.',
+    "Campaign cards with the stats funnel and status, Start / Pause buttons, and each step's funnel with its A/B variants.",
     ['list_campaigns', 'get_campaign'],
-    // list_agents and get_agent name each card's agent, where the connection offers them (toolset manage).
-    ['start_campaign', 'pause_campaign', 'get_campaign', 'list_campaigns', 'list_agents', 'get_agent'],
+    // list_agents and get_agent name each card's agent, and get_agent_stats counts its steps,
+    // where the connection offers them (toolset manage).
+    ['start_campaign', 'pause_campaign', 'get_campaign', 'list_campaigns', 'list_agents', 'get_agent', 'get_agent_stats'],
   ),
   view(
     'leads',

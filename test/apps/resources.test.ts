@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { VIEW_BYTES } from '../../bench/lib/report.js';
 import { APP_VIEWS, OFFERED_TOOLS_META } from '../../src/mcp/apps.js';
 import { fixture, RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 
@@ -73,6 +74,8 @@ async function checkViews(client: Client): Promise<void> {
     expect(html).not.toMatch(/<script[^>]+src=/i);
     expect(html).not.toMatch(/<link[^>]+href=/i);
     expect(html).toMatch(/<script type="module"[^>]*>[\s\S]{1000,}<\/script>/);
+    // The size budget bench reports (bench/METHOD.md), held here on every run too.
+    expect(Buffer.byteLength(html), uri).toBeLessThan(VIEW_BYTES);
     const ui = McpUiResourceMetaSchema.parse((content._meta as { ui: unknown }).ui);
     expect(ui.csp).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
     const view = APP_VIEWS.find((v) => v.uri === uri)!;
@@ -105,7 +108,7 @@ describe('MCP App views over streamable HTTP', () => {
     }
   });
 
-  it('toolsets=manage also offers the campaigns view the agents, so its cards name them', async () => {
+  it('toolsets=manage also offers the campaigns view the agents and their stats, so its cards name them and count each step', async () => {
     const client = await connect('?toolsets=manage');
     try {
       const content = (await client.readResource({ uri: 'ui://outreach/campaigns.html' })).contents[0]!;
@@ -116,6 +119,7 @@ describe('MCP App views over streamable HTTP', () => {
         'list_campaigns',
         'list_agents',
         'get_agent',
+        'get_agent_stats',
       ]);
     } finally {
       await client.close();

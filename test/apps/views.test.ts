@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -8,8 +9,13 @@ import react from '@vitejs/plugin-react';
 import { build } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../../src/core/agents/agents.js';
+import type { Step } from '../../src/core/agents/steps.js';
+import { createCampaign } from '../../src/core/campaigns/manage.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
+import { recordAccepted, recordReplied, recordStep } from '../../src/core/sequences/store.js';
 import { fixture, RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
+import { requireTool } from '../optional.js';
 
 /**
  * The views in a real MCP Apps host: Debian's Chromium (driven by playwright-core, no browser
@@ -133,7 +139,7 @@ interface Opened {
   result: { isError?: boolean; structuredContent?: unknown };
 }
 
-describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBridge, real server)', () => {
+describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', existsSync(CHROMIUM)))('MCP App views in a host (Chromium, AppBridge, real server)', () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
@@ -256,6 +262,59 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP App views in a host (Chromium, AppBr
     await named.getByText('agent Intro').waitFor();
     expect(await named.textContent()).not.toContain('tpl_');
     await manage.close();
+  });
+
+  it('shows a campaign’s step funnel with its A/B variants where the connection offers get_agent_stats', async () => {
+    // An agent written with steps, on a campaign of its own; the counts go in through the step runner's verbs.
+    const agent = createAgent(server.ctx, {
+      name: 'A/B intro',
+      accountId: 'acc_ada',
+      steps: [
+        { kind: 'invite', note: 'Hi {{firstName|there}}', variants: [{ note: 'Hello {{firstName|there}}' }] },
+        { kind: 'if', condition: 'accepted', withinHours: 168, then: [{ kind: 'message', text: 'Thanks!' }], else: [{ kind: 'withdraw' }] },
+      ],
+    });
+    const campaign = createCampaign(server.ctx, { name: 'A/B test', assignedTemplateId: agent.id });
+    const [invite, branch] = agent.steps as [Step, Extract<Step, { kind: 'if' }>];
+    const base = { campaignId: campaign.id, agentId: agent.id };
+    for (let i = 0; i < 6; i++) {
+      recordStep(server.ctx, { ...base, leadId: `lead_ab${i}`, stepId: invite.id, kind: 'invite', variant: i < 4 ? 'A' : 'B', event: 'sent', at: i });
+    }
+    recordAccepted(server.ctx, { leadId: 'lead_ab0', at: 10 });
+    recordAccepted(server.ctx, { leadId: 'lead_ab4', at: 10 });
+    recordStep(server.ctx, { ...base, leadId: 'lead_ab0', stepId: (branch.then[0] as Step).id, kind: 'message', variant: 'A', event: 'sent', at: 20 });
+    recordReplied(server.ctx, { leadId: 'lead_ab0', at: 30 });
+
+    const manage = await openHost('/mcp?toolsets=manage');
+    const before = toolCalls.length;
+    await open(manage, 'campaign-steps', 'get_campaign', { campaignId: campaign.id });
+    const frame = view(manage, 'campaign-steps');
+    const table = frame.getByRole('table', { name: /Each step of the agent and its variants/ });
+    await table.waitFor(WAIT);
+    const cells = async (stepName: string, n: number) =>
+      (await table.locator('tbody').filter({ hasText: stepName }).getByRole('row').nth(n).getByRole('cell').allTextContents()).map((t) => t.trim());
+    await expect.poll(() => cells('Step 1: Invitation', 0), WAIT).toEqual(['AHi {{firstName|there}}', '4', '125.0%', '00.0%', '0']);
+    expect(await cells('Step 1: Invitation', 1)).toEqual(['BHello {{firstName|there}}', '2', '150.0%', '00.0%', '0']);
+    expect(await cells('Step 3: Message', 0)).toEqual(['AThanks!', '1', '—', '1100.0%', '0']);
+    await table.getByText('In step 2, accepted within 7 days').first().waitFor();
+    // The view asked for the stats through the host, and never for the dashboard's skip reasons.
+    expect(toolCalls.slice(before)).toContain('get_agent_stats');
+    expect(toolCalls.slice(before)).not.toContain('get_skip_reasons');
+    await shoot(manage, 'campaign-steps');
+    const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    const inner = await (await manage.$('iframe[data-view="campaign-steps"]'))!.contentFrame();
+    await inner!.evaluate(axe);
+    const violations = (await inner!.evaluate(async () => {
+      const result = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+      return result.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+    })) as string[];
+    expect(violations).toEqual([]);
+    await manage.close();
+    // Without the manage tool set, the same view says what the funnel needs instead.
+    await open(page, 'campaign-steps-default', 'get_campaign', { campaignId: campaign.id });
+    await view(page, 'campaign-steps-default')
+      .getByText(/need a connection with the manage tool set/)
+      .waitFor(WAIT);
   });
 
   it('keeps an override in a lead name from reordering the row, and a long company from widening the view', async () => {

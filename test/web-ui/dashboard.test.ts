@@ -106,10 +106,12 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await expectAccessible();
     await page.getByRole('link', { name: 'New agent' }).click();
     await heading('New agent');
-    await page.getByLabel('Name').fill(agentName);
-    await page.getByLabel(/Connection note/).fill('Hello {{firstName|there}}, glad to meet a {{ jobTitle }}.');
-    await page.getByLabel('Message 1', { exact: true }).fill('Thanks for connecting, {{firstName}}! Shall we talk on Tuesday?');
-    await page.getByLabel('Delay before message 1 (hours)').fill('1');
+    await page.getByLabel('Name', { exact: true }).fill(agentName);
+    // A new agent starts as an invitation, then a message an hour after it is accepted (else a withdrawal).
+    const step = (name: string) => page.getByRole('group', { name, exact: true });
+    await step('Step 1: Invitation').getByLabel('Note').fill('Hello {{firstName|there}}, glad to meet a {{ jobTitle }}.');
+    await step('Step 3: Wait').getByLabel('Hours to wait').fill('1');
+    await step('Step 4: Message').getByLabel('Text').fill('Thanks for connecting, {{firstName}}! Shall we talk on Tuesday?');
     await expectAccessible();
     await page.getByRole('button', { name: 'Create agent' }).click();
     await heading(agentName);
@@ -199,7 +201,8 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await heading(campaignName);
     const search = page.getByRole('search', { name: 'Find a lead' });
     const box = search.getByLabel('Find a lead by name, company or profile URL');
-    const rows = page.locator('tbody tr');
+    // The leads table's rows (the page's step funnel is a table too).
+    const rows = page.getByRole('table', { name: /^Leads (of this campaign|matching)/ }).locator('tbody tr');
     /** The rows are exactly these leads, in this order. */
     const find = async (query: string, names: string[]) => {
       await box.fill(query);

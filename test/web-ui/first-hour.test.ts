@@ -108,8 +108,8 @@ describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', hasChromium))('the 
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByRole('link', { name: 'New agent' }).click();
     await heading('New agent');
-    await page.getByLabel('Name').fill('First agent');
-    await page.getByLabel(/Connection note/).fill('Hello {{firstName|there}}!');
+    await page.getByLabel('Name', { exact: true }).fill('First agent');
+    await page.getByRole('group', { name: 'Step 1: Invitation', exact: true }).getByLabel('Note').fill('Hello {{firstName|there}}!');
     await page.getByRole('button', { name: 'Create agent' }).click();
     await heading('First agent');
     await page.getByRole('link', { name: 'Campaigns' }).click();

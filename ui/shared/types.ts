@@ -30,6 +30,8 @@ import type { getAgentTool } from '../../src/tools/get-agent.js';
 import type { createAgentTool } from '../../src/tools/create-agent.js';
 import type { updateAgentTool } from '../../src/tools/update-agent.js';
 import type { previewAgentTool } from '../../src/tools/preview-agent.js';
+import type { getAgentStatsTool } from '../../src/tools/get-agent-stats.js';
+import type { getAgentShapeTool, getSkipReasonsTool } from '../../src/tools/operator/sequences.js';
 import type { connectAccountTool } from '../../src/tools/connect-account.js';
 import type { updateAccountTool } from '../../src/tools/update-account.js';
 import type {
@@ -72,8 +74,15 @@ export type Credits = ToolOutput<'get_credits'>;
 export type ListLeadsResult = ToolOutput<'list_leads'>;
 
 export type Agent = ToolOutput<'get_agent'>;
-/** The fields of an agent's simple shape (a note and messages), as create_agent takes them; the sequence editor for steps comes later. */
-export type AgentFields = Required<Omit<ToolArgs<'create_agent'>, 'idempotencyKey' | 'steps'>>;
+/** A saved step, with its id; an `if` holds its `then` and `else`. */
+export type AgentStep = Agent['steps'][number];
+export type StepKind = AgentStep['kind'];
+/** A step as create_agent and update_agent take it (an id only to keep a saved step). */
+export type StepInput = NonNullable<ToolArgs<'update_agent'>['steps']>[number];
+export type AgentPreviewResult = ToolOutput<'preview_agent'>;
+export type AgentStats = ToolOutput<'get_agent_stats'>;
+export type StepStats = AgentStats['steps'][number];
+export type SkipReasons = ToolOutput<'get_skip_reasons'>;
 export type ApiKey = ToolOutput<'list_api_keys'>['keys'][number];
 export type WebhookEndpoint = ToolOutput<'list_webhook_endpoints'>['endpoints'][number];
 export type WebhookDelivery = ToolOutput<'list_webhook_deliveries'>['deliveries'][number];
@@ -131,6 +140,9 @@ interface ServerTools {
   create_agent: IoKeyed<typeof createAgentTool>;
   update_agent: Io<typeof updateAgentTool>;
   preview_agent: Io<typeof previewAgentTool>;
+  get_agent_stats: Io<typeof getAgentStatsTool>;
+  get_skip_reasons: Io<typeof getSkipReasonsTool>;
+  get_agent_shape: Io<typeof getAgentShapeTool>;
   connect_account: IoKeyed<typeof connectAccountTool>;
   update_account: Io<typeof updateAccountTool>;
   list_exclusions: Io<typeof listExclusionsTool>;

@@ -1,7 +1,6 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { AgentEditorPage } from '../dashboard/pages/Agents.js';
 import { ImportPage } from '../dashboard/pages/Import.js';
 import { InboxPage } from '../dashboard/pages/Inbox.js';
 import { KeysPage } from '../dashboard/pages/Keys.js';
@@ -10,7 +9,7 @@ import { ExclusionsPage } from '../dashboard/pages/Exclusions.js';
 import { WebhooksPage } from '../dashboard/pages/Webhooks.js';
 import type { ApiKey, ImportPreview, ImportStatus } from '../shared/types.js';
 import { SettingsPage } from '../dashboard/pages/Settings.js';
-import { campaign, lead } from './fixtures.js';
+import { campaign } from './fixtures.js';
 import { fakeCallTool, renderWith } from './render.js';
 
 afterEach(cleanup);
@@ -404,56 +403,6 @@ describe('Accounts page', () => {
       { name: 'Veteran', warmUp: false },
     ]);
     expect(skip.checked).toBe(false);
-  });
-});
-
-describe('Agent editor', () => {
-  it('saves the sequence and previews it for a real lead through preview_agent', async () => {
-    const agent = {
-      id: 'tpl_1',
-      name: 'Warm intro',
-      accountId: 'acc_1',
-      connectionNote: 'Hi {{firstName|there}}',
-      messages: [{ text: 'Thanks {{ firstName }}!', delayHours: 24 }],
-    };
-    const fake = fakeCallTool({
-      get_agent: () => agent,
-      list_accounts: () => ({
-        accounts: [
-          {
-            id: 'acc_1',
-            name: 'Ada',
-            status: 'connected',
-            active: true,
-            hasSalesNavigator: false,
-            today: { connectionRequestsSent: 0, connectionRequestsAccepted: 0, connectionRequestLimit: 25, messagesSent: 0, messageLimit: 50 },
-          },
-        ],
-        nextCursor: null,
-      }),
-      list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
-      list_leads: () => ({ leads: [lead(1, { firstName: 'Grace' })], nextCursor: null }),
-      preview_agent: () => ({ agentId: 'tpl_1', leadId: 'lead_1', connectionNote: 'Hi Grace', messages: ['Thanks Grace!'] }),
-      update_agent: (args) => ({ ...agent, ...args, id: 'tpl_1' }),
-      list_agents: () => ({ agents: [agent], nextCursor: null }),
-    });
-    renderWith(<AgentEditorPage agentId="tpl_1" />, fake.callTool);
-    const preview = await screen.findByRole('region', { name: 'Rendered sequence' });
-    expect(within(preview).getByText('Hi Grace')).toBeTruthy();
-    expect(within(preview).getByText('Thanks Grace!')).toBeTruthy();
-    expect(fake.callsOf('preview_agent')[0]?.args).toEqual({ agentId: 'tpl_1', leadId: 'lead_1' });
-
-    fireEvent.change(screen.getByLabelText('Message 1'), { target: { value: 'Great to meet you, {{firstName}}.' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Save agent' }));
-    await screen.findByText(/^Saved\./);
-    expect(fake.callsOf('update_agent')[0]?.args).toEqual({
-      agentId: 'tpl_1',
-      name: 'Warm intro',
-      accountId: 'acc_1',
-      connectionNote: 'Hi {{firstName|there}}',
-      messages: [{ text: 'Great to meet you, {{firstName}}.', delayHours: 24 }],
-    });
-    await waitFor(() => expect(fake.callsOf('preview_agent').length).toBeGreaterThanOrEqual(2));
   });
 });
 

@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { CallToolProvider, type CallTool, type ToolResult } from '../shared/seam.js';
+import type { ToolArgs, ToolName, ToolOutput } from '../shared/types.js';
 
 export interface Call {
   name: string;
@@ -30,6 +31,18 @@ export function fakeCallTool(handlers: Record<string, (args: Record<string, unkn
   };
   return { callTool, calls, callsOf: (name: string) => calls.filter((c) => c.name === name) };
 }
+
+/** A refusal in the error body every face returns. */
+export interface Refusal {
+  isError: true;
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** Handlers typed by each tool's own input and output schemas: a fake that drifts from the server fails the type-check. */
+export type ToolHandlers = { [N in ToolName]?: (args: ToolArgs<N>) => ToolOutput<N> | Refusal };
+
+/** fakeCallTool, typed against the real tool outputs. */
+export const fakeTools = (handlers: ToolHandlers) => fakeCallTool(handlers as Record<string, (args: Record<string, unknown>) => Answer>);
 
 export function renderWith(ui: ReactElement, callTool: CallTool) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false, gcTime: Infinity }, mutations: { retry: false } } });

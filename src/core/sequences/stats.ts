@@ -1,4 +1,6 @@
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { stepEvents } from '../../db/schema.js';
 import { invitationTimeoutHours, requireAgentRow, stepsOf } from '../agents/agents.js';
 import { VARIANT_LETTERS, variantCount, walkSteps, type VariantLetter } from '../agents/steps.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
@@ -14,6 +16,17 @@ export const VariantStats = z.object({
   skipped: z.number().int(),
 });
 
+/** An unknown campaign is 404 naming `campaignId`, as the agent is named `agentId`. */
+function requireCampaignField(ctx: Ctx, campaignId: string | undefined): void {
+  if (campaignId === undefined) return;
+  try {
+    requireCampaignRow(ctx, campaignId);
+  } catch (err) {
+    if (err instanceof ApiError) throw new ApiError(err.code, err.message, { fields: ['campaignId'] });
+    throw err;
+  }
+}
+
 export const AgentStats = z.object({
   agentId: z.string(),
   steps: z.array(z.object({ stepId: z.string(), kind: z.string(), path: z.string(), variants: z.array(VariantStats) })),
@@ -28,14 +41,7 @@ export type AgentStats = z.infer<typeof AgentStats>;
  */
 export function getAgentStats(ctx: Ctx, input: { agentId: string; campaignId?: string | undefined }): AgentStats {
   const row = requireAgentRow(ctx, input.agentId, 'agentId');
-  if (input.campaignId !== undefined) {
-    try {
-      requireCampaignRow(ctx, input.campaignId);
-    } catch (err) {
-      if (err instanceof ApiError) throw new ApiError(err.code, err.message, { fields: ['campaignId'] });
-      throw err;
-    }
-  }
+  requireCampaignField(ctx, input.campaignId);
   const counts = new Map<string, Map<string, { sent: number; accepted: number; replied: number; skipped: number }>>();
   for (const c of stepCounts(ctx, input.agentId, input.campaignId)) {
     const byVariant = counts.get(c.stepId) ?? new Map();
@@ -54,4 +60,41 @@ export function getAgentStats(ctx: Ctx, input: { agentId: string; campaignId?: s
     return { stepId: step.id, kind: step.kind, path, variants };
   });
   return { agentId: row.id, steps };
+}
+
+export const SkipReasons = z.object({
+  agentId: z.string(),
+  /** Per step, variant and reason (not_connected, no_posts, …): how many leads that step skipped for it. */
+  skips: z.array(z.object({ stepId: z.string(), variant: z.string(), reason: z.string(), count: z.number().int() })),
+});
+export type SkipReasons = z.infer<typeof SkipReasons>;
+
+/**
+ * Why an agent's steps were skipped, over every campaign or one: the reasons behind
+ * get_agent_stats' `skipped`, which the dashboard shows beside each step. Read from the skips
+ * alone (a partial index), so a large campaign's sends cost nothing here.
+ */
+export function getSkipReasons(ctx: Ctx, input: { agentId: string; campaignId?: string | undefined }): SkipReasons {
+  const row = requireAgentRow(ctx, input.agentId, 'agentId');
+  requireCampaignField(ctx, input.campaignId);
+  const skips = ctx.db
+    .select({
+      stepId: stepEvents.stepId,
+      variant: stepEvents.variant,
+      reason: sql<string>`coalesce(${stepEvents.reason}, 'unknown')`,
+      count: sql<number>`count(*)`,
+    })
+    .from(stepEvents)
+    .where(
+      and(
+        eq(stepEvents.agentId, row.id),
+        input.campaignId === undefined ? undefined : eq(stepEvents.campaignId, input.campaignId),
+        // A literal, as the partial index's own condition reads, so SQLite picks that index.
+        sql`${stepEvents.event} = 'skipped'`,
+      ),
+    )
+    .groupBy(stepEvents.stepId, stepEvents.variant, stepEvents.reason)
+    .orderBy(stepEvents.stepId, stepEvents.variant, sql`count(*) desc`, stepEvents.reason)
+    .all();
+  return { agentId: row.id, skips };
 }

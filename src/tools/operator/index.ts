@@ -5,6 +5,7 @@ import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExcl
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
 import { searchLeadsTool } from './leads.js';
+import { getAgentShapeTool, getSkipReasonsTool } from './sequences.js';
 import {
   addWebhookEndpointTool,
   listWebhookDeliveriesTool,
@@ -44,4 +45,6 @@ export const operatorTools: readonly Tool[] = [
   getImportTool,
   searchLeadsTool,
   grantCreditsTool,
+  getSkipReasonsTool,
+  getAgentShapeTool,
 ];

@@ -2,18 +2,35 @@ import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { useTool } from '../../shared/hooks.js';
+import { placeSteps } from '../../shared/steps.js';
+import type { Agent } from '../../shared/types.js';
 import { Link } from '../router.js';
 
 export { AgentEditorPage } from './agents/AgentEditorPage.js';
 
-/** Every agent (message sequence) of the workspace. */
+/** "5 steps · 2 branches · A/B test": what an agent's sequence holds, at a glance. */
+function sequenceSummary(agent: Agent): string {
+  const placed = placeSteps(agent.steps);
+  const branches = placed.filter((p) => p.step.kind === 'if').length;
+  const tested = placed.some((p) => (p.step.kind === 'invite' || p.step.kind === 'message') && (p.step.variants?.length ?? 0) > 0);
+  return [
+    `${placed.length} ${placed.length === 1 ? 'step' : 'steps'}`,
+    branches > 0 ? `${branches} ${branches === 1 ? 'branch' : 'branches'}` : null,
+    tested ? 'A/B test' : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+/** Every agent (the sequence a campaign sends) of the workspace. */
 export function AgentsPage() {
   const agents = useTool('list_agents', { limit: 100 });
   return (
     <>
       <h1 tabIndex={-1}>Agents</h1>
       <p>
-        An agent is the sequence a campaign sends: a connection note, then messages after delays. <Link to="/agents/new">New agent</Link>
+        An agent is the sequence a campaign sends: steps such as a profile visit, an invitation, messages and waits, with branches on whether the lead accepted
+        or replied, and A/B variants of notes and messages. <Link to="/agents/new">New agent</Link>
       </p>
       <ErrorNote error={agents.error} />
       {agents.isPending ? <Loading label="Loading agents…" /> : null}
@@ -31,7 +48,7 @@ export function AgentsPage() {
               <Link to={`/agents/${a.id}`}>
                 <Untrusted>{a.name}</Untrusted>
               </Link>{' '}
-              <span className="o-muted">· {a.messages.length} messages</span>
+              <span className="o-muted">· {sequenceSummary(a)}</span>
             </li>
           ))}
         </ul>

@@ -8,7 +8,9 @@ import { Untrusted } from '../../shared/components/Untrusted.js';
 import { campaignStatusLabel, formatNumber, formatRate } from '../../shared/format.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { Campaign } from '../../shared/types.js';
+import { StepFunnel } from '../../shared/components/StepFunnel.js';
 import { Link, navigate } from '../router.js';
+import { CampaignSenders } from './campaigns/Senders.js';
 
 /** A select of the workspace's agents (first 100), with "none". */
 function AgentSelect({ id, value, onChange }: { id: string; value: string; onChange: (v: string) => void }) {
@@ -188,7 +190,32 @@ function EditCampaign({ campaign }: { campaign: Campaign }) {
   );
 }
 
-/** One campaign: its card with Start/Pause, its settings, and its leads. */
+/** The campaign's agent, step by step and variant by variant, counted over this campaign's leads. */
+function CampaignSteps({ campaign }: { campaign: Campaign }) {
+  const id = useId();
+  const agentName = useAgentName(campaign.assignedTemplateId);
+  return (
+    <section className="o-card" aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>Steps and variants</h2>
+      {campaign.assignedTemplateId ? (
+        <>
+          <p className="o-muted">
+            The sequence of the agent{' '}
+            <Link to={`/agents/${campaign.assignedTemplateId}`}>
+              <Untrusted fallback="assigned">{agentName}</Untrusted>
+            </Link>
+            , counted over this campaign&apos;s leads.
+          </p>
+          <StepFunnel agentId={campaign.assignedTemplateId} campaignId={campaign.id} />
+        </>
+      ) : (
+        <EmptyState title="No agent yet.">Assign an agent in the settings above: its steps and their A/B variants are counted here.</EmptyState>
+      )}
+    </section>
+  );
+}
+
+/** One campaign: its card with Start/Pause, its settings and senders, its step funnel, and its leads. */
 export function CampaignPage({ campaignId }: { campaignId: string }) {
   const campaign = useTool('get_campaign', { campaignId }, { refetchInterval: 5_000 });
   return (
@@ -207,6 +234,8 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
             <Link to={`/import?campaign=${encodeURIComponent(campaign.data.id)}`}>Import leads from CSV</Link>
           </CampaignCard>
           <EditCampaign key={`${campaign.data.id}:${campaign.data.name}:${campaign.data.assignedTemplateId}`} campaign={campaign.data} />
+          <CampaignSenders key={campaign.data.id} campaign={campaign.data} />
+          <CampaignSteps campaign={campaign.data} />
           <div className="o-card">
             <LeadsTable
               campaignId={campaign.data.id}

@@ -8,10 +8,10 @@ import { useAgentDraft } from './useAgentDraft.js';
 
 const PLACEHOLDERS = ['firstName', 'lastName', 'fullName', 'companyName', 'jobTitle', 'location', 'headline', 'personalization'];
 
-/** Creates or edits an agent: its name and sending account, then its sequence; the preview follows each save. */
+/** Creates or edits an agent: its name and sending account, then its sequence of steps; the preview follows each save. */
 export function AgentEditorPage({ agentId }: { agentId: string | null }) {
   const id = useId();
-  const { agent, accounts, draft, change, save, saved, version, pending, saveError } = useAgentDraft(agentId);
+  const { agent, accounts, draft, change, save, saved, dirty, version, errors, clearError, becomesSteps, ready, pending, saveError } = useAgentDraft(agentId);
 
   if (agentId !== null && agent.error) return <ErrorNote error={agent.error} />;
   if (!draft) return <Loading label="Loading the agent…" />;
@@ -20,6 +20,8 @@ export function AgentEditorPage({ agentId }: { agentId: string | null }) {
     e.preventDefault();
     save();
   };
+  const topError = (field: 'name' | 'accountId') => (errors.top[field] ? { 'aria-invalid': true as const, 'aria-describedby': `${id}-${field}-err` } : {});
+  const placed = Object.keys(errors.steps).length > 0 || errors.sequence.length > 0;
 
   return (
     <>
@@ -27,14 +29,40 @@ export function AgentEditorPage({ agentId }: { agentId: string | null }) {
         <Link to="/agents">← Agents</Link>
       </p>
       <h1 tabIndex={-1}>{agentId === null ? 'New agent' : <Untrusted fallback="Agent">{agent.data?.name}</Untrusted>}</h1>
-      <form className="o-card" onSubmit={submit} aria-label="Agent sequence">
+      <form className="o-card" onSubmit={submit} aria-label="Agent sequence" noValidate>
         <div className="o-field">
           <label htmlFor={`${id}-name`}>Name</label>
-          <input id={`${id}-name`} className="o-input" required maxLength={120} value={draft.name} onChange={(e) => change({ name: e.target.value })} />
+          <input
+            id={`${id}-name`}
+            className="o-input"
+            required
+            maxLength={120}
+            value={draft.name}
+            onChange={(e) => {
+              clearError(null, 'name');
+              change({ name: e.target.value });
+            }}
+            {...topError('name')}
+          />
+          {errors.top.name ? (
+            <p id={`${id}-name-err`} className="s-error">
+              {errors.top.name}
+            </p>
+          ) : null}
         </div>
         <div className="o-field">
-          <label htmlFor={`${id}-acct`}>Sending account</label>
-          <select id={`${id}-acct`} className="o-select" required value={draft.accountId} onChange={(e) => change({ accountId: e.target.value })}>
+          <label htmlFor={`${id}-accountId`}>Sending account</label>
+          <select
+            id={`${id}-accountId`}
+            className="o-select"
+            required
+            value={draft.accountId}
+            onChange={(e) => {
+              clearError(null, 'accountId');
+              change({ accountId: e.target.value });
+            }}
+            {...topError('accountId')}
+          >
             {accounts?.length === 0 ? <option value="">Connect an account first</option> : null}
             {accounts?.map((a) => (
               <option key={a.id} value={a.id}>
@@ -42,20 +70,43 @@ export function AgentEditorPage({ agentId }: { agentId: string | null }) {
               </option>
             ))}
           </select>
+          <span className="o-hint">A campaign with senders of its own sends from those instead.</span>
+          {errors.top.accountId ? (
+            <p id={`${id}-accountId-err`} className="s-error">
+              {errors.top.accountId}
+            </p>
+          ) : null}
         </div>
         <p className="o-hint" id={`${id}-ph`}>
           Placeholders: {PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}. A fallback follows a bar: {'{{firstName|there}}'}.
         </p>
-        <SequenceFields id={id} hintId={`${id}-ph`} draft={draft} onChange={change} />
+        <SequenceFields
+          hintId={`${id}-ph`}
+          steps={draft.steps}
+          onChange={(steps) => change({ steps })}
+          errors={errors.steps}
+          sequenceErrors={errors.sequence}
+          onEdited={(key, field) => clearError(key, field)}
+        />
+        {becomesSteps ? (
+          <p className="o-alert o-alert-warning s-notice" role="note">
+            This agent was written as a connection note and messages. With these changes it is saved as steps: its leads stay at the steps they are at, and API
+            clients then change it with steps instead of connectionNote and messages.
+          </p>
+        ) : null}
         <div className="o-row">
-          <button type="submit" className="o-button o-button-primary" disabled={pending}>
+          <button type="submit" className="o-button o-button-primary" disabled={pending || !ready}>
             {agentId === null ? 'Create agent' : 'Save agent'}
           </button>
           {saved ? <span role="status">Saved. The preview shows the saved sequence.</span> : null}
         </div>
-        <ErrorNote error={saveError} prefix="Could not save the agent" />
+        <ErrorNote error={saveError} prefix={placed ? 'Could not save the agent; the fields to fix are marked' : 'Could not save the agent'} />
       </form>
-      {agentId !== null ? <AgentPreview agentId={agentId} version={version} /> : <p className="o-muted">Create the agent to preview it with a lead.</p>}
+      {agentId !== null && agent.data ? (
+        <AgentPreview agentId={agentId} version={version} steps={agent.data.steps} dirty={dirty} />
+      ) : (
+        <p className="o-muted">Create the agent to preview it with a lead.</p>
+      )}
     </>
   );
 }

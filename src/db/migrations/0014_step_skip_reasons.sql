@@ -1,0 +1,1 @@
+CREATE INDEX `step_events_skips` ON `step_events` (`agent_id`,`campaign_id`,`step_id`,`variant`,`reason`) WHERE "step_events"."event" = 'skipped';

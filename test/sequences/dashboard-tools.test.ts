@@ -1,0 +1,107 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, updateAgent } from '../../src/core/agents/agents.js';
+import type { Step } from '../../src/core/agents/steps.js';
+import { getSkipReasons } from '../../src/core/sequences/stats.js';
+import { recordStep } from '../../src/core/sequences/store.js';
+import { startTestServer, testCtx, type TestServer } from '../helpers.js';
+import { appCall, fakeUiDir, login } from '../web/helpers.js';
+
+const agentWithSteps = (ctx: ReturnType<typeof testCtx>) =>
+  createAgent(ctx, {
+    name: 'Skips',
+    accountId: 'acc_ada',
+    steps: [
+      { kind: 'like_post' },
+      { kind: 'invite', note: 'A', variants: [{ note: 'B' }] },
+      { kind: 'if', condition: 'accepted', withinHours: 48, then: [{ kind: 'message', text: 'Hi' }], else: [{ kind: 'withdraw' }] },
+    ],
+  });
+
+describe('why steps were skipped', () => {
+  it('counts the skips per step, variant and reason, over every campaign or one, and only the skips', () => {
+    const ctx = testCtx();
+    const agent = agentWithSteps(ctx);
+    const [like, , branch] = agent.steps as [Step, Step, Extract<Step, { kind: 'if' }>];
+    const message = branch.then[0] as Step;
+    const skip = (leadId: string, campaignId: string, stepId: string, kind: 'like_post' | 'message', reason: string) =>
+      recordStep(ctx, { leadId, campaignId, agentId: agent.id, stepId, kind, variant: 'A', event: 'skipped', reason, at: 1 });
+    skip('lead_1', 'cmp_q4', like.id, 'like_post', 'no_posts');
+    skip('lead_2', 'cmp_q4', like.id, 'like_post', 'no_posts');
+    skip('lead_3', 'cmp_running', like.id, 'like_post', 'no_posts');
+    skip('lead_1', 'cmp_q4', message.id, 'message', 'not_connected');
+    skip('lead_2', 'cmp_q4', message.id, 'message', 'already_connected');
+    skip('lead_4', 'cmp_q4', message.id, 'message', 'not_connected');
+    recordStep(ctx, { leadId: 'lead_5', campaignId: 'cmp_q4', agentId: agent.id, stepId: like.id, kind: 'like_post', variant: 'A', event: 'sent', at: 1 });
+
+    const inQ4 = getSkipReasons(ctx, { agentId: agent.id, campaignId: 'cmp_q4' });
+    const sorted = (s: typeof inQ4.skips) => [...s].sort((a, b) => `${a.stepId}${a.reason}`.localeCompare(`${b.stepId}${b.reason}`));
+    expect(sorted(inQ4.skips)).toEqual(
+      sorted([
+        { stepId: like.id, variant: 'A', reason: 'no_posts', count: 2 },
+        { stepId: message.id, variant: 'A', reason: 'not_connected', count: 2 },
+        { stepId: message.id, variant: 'A', reason: 'already_connected', count: 1 },
+      ]),
+    );
+    // Within a step, the commonest reason first.
+    expect(inQ4.skips.filter((s) => s.stepId === message.id).map((s) => s.reason)).toEqual(['not_connected', 'already_connected']);
+    expect(getSkipReasons(ctx, { agentId: agent.id }).skips.find((s) => s.stepId === like.id)?.count).toBe(3);
+    expect(getSkipReasons(ctx, { agentId: agent.id, campaignId: 'cmp_running' }).skips).toEqual([
+      { stepId: like.id, variant: 'A', reason: 'no_posts', count: 1 },
+    ]);
+    expect(() => getSkipReasons(ctx, { agentId: 'tpl_nope' })).toThrow(expect.objectContaining({ code: 'not_found', details: { fields: ['agentId'] } }));
+    expect(() => getSkipReasons(ctx, { agentId: agent.id, campaignId: 'cmp_nope' })).toThrow(
+      expect.objectContaining({ code: 'not_found', details: { fields: ['campaignId'] } }),
+    );
+  });
+
+  it('read from an index of the skips alone, so a large campaign’s sends are not scanned', () => {
+    const ctx = testCtx();
+    const plan = ctx.db.$client
+      .prepare(
+        "EXPLAIN QUERY PLAN SELECT step_id, variant, reason, count(*) FROM step_events WHERE agent_id = ? AND campaign_id = ? AND event = 'skipped' GROUP BY step_id, variant, reason",
+      )
+      .all('tpl_a', 'cmp_a') as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(' ')).toContain('COVERING INDEX step_events_skips');
+  });
+});
+
+describe('the dashboard’s sequence tools', () => {
+  let server: TestServer;
+  let cookie: string;
+  beforeAll(async () => {
+    server = await startTestServer({ uiDir: fakeUiDir() });
+    cookie = await login(server.url, server.ctx);
+  });
+  afterAll(() => server.close());
+
+  it('get_agent_shape tells an agent written with steps from one written with connectionNote and messages', async () => {
+    const shape = async (agentId: string) => (await appCall(server.url, cookie, 'get_agent_shape', { agentId })).body.structuredContent;
+    expect(await shape('tpl_intro')).toEqual({ agentId: 'tpl_intro', writtenWith: 'note_and_messages' });
+    const agent = agentWithSteps(server.ctx);
+    expect(await shape(agent.id)).toEqual({ agentId: agent.id, writtenWith: 'steps' });
+    // A legacy agent updated with steps (its derived ids sent back) is written with steps from then on.
+    const legacy = await appCall(server.url, cookie, 'get_agent', { agentId: 'tpl_intro' });
+    updateAgent(server.ctx, 'tpl_intro', { steps: legacy.body.structuredContent.steps });
+    expect(await shape('tpl_intro')).toEqual({ agentId: 'tpl_intro', writtenWith: 'steps' });
+    expect((await shape('tpl_nope')).error).toMatchObject({ code: 'not_found', details: { fields: ['agentId'] } });
+  });
+
+  it('get_skip_reasons answers the dashboard with the skips of one campaign', async () => {
+    const agent = agentWithSteps(server.ctx);
+    const like = agent.steps[0] as Step;
+    recordStep(server.ctx, {
+      leadId: 'lead_ada1',
+      campaignId: 'cmp_q4',
+      agentId: agent.id,
+      stepId: like.id,
+      kind: 'like_post',
+      variant: 'A',
+      event: 'skipped',
+      reason: 'no_posts',
+      at: 1,
+    });
+    const r = await appCall(server.url, cookie, 'get_skip_reasons', { agentId: agent.id, campaignId: 'cmp_q4' });
+    expect(r.body.structuredContent).toEqual({ agentId: agent.id, skips: [{ stepId: like.id, variant: 'A', reason: 'no_posts', count: 1 }] });
+  });
+});

@@ -1,0 +1,94 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else, as the API names them; these objects are never awaited.
+/**
+ * How a sequence's steps read to a person, the same in the agent editor, its preview and the
+ * step funnel (dashboard and MCP App view): the kinds' names, hours as days, the branches of an
+ * `if`, and each step's number in document order (an `if`, then its `then`, then its `else`),
+ * which is also the order get_agent_stats lists them in.
+ */
+import type { SkipReason } from '../../src/core/sequences/store.js';
+import type { AgentStep, StepKind } from './types.js';
+
+const KINDS: Record<StepKind, string> = {
+  visit: 'Visit the profile',
+  like_post: 'Like the latest post',
+  invite: 'Invitation',
+  message: 'Message',
+  inmail: 'InMail',
+  withdraw: 'Withdraw the invitation',
+  wait: 'Wait',
+  if: 'If',
+};
+export const STEP_KINDS = Object.keys(KINDS) as StepKind[];
+export const stepKindLabel = (kind: string): string => KINDS[kind as StepKind] ?? kind;
+
+/** The variant letters: a step's own text is A, its alternatives B to E (the API takes 1..4 of them). */
+export const VARIANT_LETTERS = ['A', 'B', 'C', 'D', 'E'] as const;
+export const VARIANTS_MAX = VARIANT_LETTERS.length;
+
+/** "5 hours", "1 day", "7 days", "30 hours": whole days read as days. */
+export function formatHours(hours: number): string {
+  if (!Number.isFinite(hours)) return '—';
+  if (hours >= 24 && hours % 24 === 0) return hours === 24 ? '1 day' : `${hours / 24} days`;
+  return hours === 1 ? '1 hour' : `${hours} hours`;
+}
+
+export type Condition = 'accepted' | 'replied';
+export type Branch = 'then' | 'else';
+
+/** What a branch of `if <condition> within <hours>` means for the lead who takes it. */
+export function branchLabel(condition: Condition, withinHours: number, branch: Branch): string {
+  const within = formatHours(withinHours);
+  if (condition === 'accepted') return branch === 'then' ? `Accepted within ${within}` : `Not accepted after ${within}`;
+  return branch === 'then' ? `Replied within ${within}` : `No reply after ${within}`;
+}
+
+export const conditionLabel = (condition: Condition, withinHours: number): string =>
+  `If ${condition === 'accepted' ? 'accepted' : 'replied'} within ${formatHours(withinHours)}`;
+
+/** One saved step with where it sits: `steps[2].then[0]`, its number (1-based, document order) and depth (top level 1). */
+export interface PlacedStep {
+  step: AgentStep;
+  path: string;
+  number: number;
+  depth: number;
+  /** The `if` whose branch holds it, and which branch; undefined at the top level. */
+  parent?: { step: Extract<AgentStep, { kind: 'if' }>; number: number; branch: Branch };
+}
+
+/** Every step in document order, as the server walks them. */
+export function placeSteps(steps: readonly AgentStep[]): PlacedStep[] {
+  const out: PlacedStep[] = [];
+  const walk = (list: readonly AgentStep[], prefix: string, depth: number, parent: PlacedStep['parent']) => {
+    list.forEach((step, i) => {
+      const placed: PlacedStep = { step, path: `${prefix}[${i}]`, number: out.length + 1, depth, ...(parent ? { parent } : {}) };
+      out.push(placed);
+      if (step.kind === 'if') {
+        walk(step.then, `${placed.path}.then`, depth + 1, { step, number: placed.number, branch: 'then' });
+        walk(step.else, `${placed.path}.else`, depth + 1, { step, number: placed.number, branch: 'else' });
+      }
+    });
+  };
+  walk(steps, 'steps', 1, undefined);
+  return out;
+}
+
+/** How deep a path is (`steps[2].then[0]` is 2) and the branch it ends in, read from the path alone. */
+export function pathDepth(path: string): number {
+  return (path.match(/\[\d+\]/g) ?? []).length;
+}
+
+const SKIPS: Record<SkipReason, string> = {
+  not_connected: 'not a connection',
+  no_posts: 'no post to like',
+  no_sales_navigator: 'no Sales Navigator on the account',
+  inmail_unreachable: 'takes no InMail',
+  no_inmail_credits: 'no InMail credit left',
+  no_pending_invitation: 'no pending invitation',
+  already_connected: 'already a connection',
+  already_invited: 'already invited',
+};
+/** Why a step was skipped, in words; a reason this build does not know reads as its code. */
+export const skipReasonLabel = (reason: string): string => SKIPS[reason as SkipReason] ?? reason.replace(/_/g, ' ');
+
+/** A share as a percentage with one decimal, or null when there is nothing to divide by. */
+export const rateOf = (part: number, whole: number): number | null => (whole > 0 ? (part / whole) * 100 : null);
