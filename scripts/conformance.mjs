@@ -11,7 +11,7 @@
 //   node scripts/conformance.mjs --all                   # every server scenario, for the record
 //   node scripts/conformance.mjs tools-list              # named scenarios, both eras
 //
-// Exit status 0 when every applicable scenario passes in both eras. docs/conformance.md lists
+// Exit status 0 when every applicable scenario passes in both eras. docs/mcp.md (Conformance) lists
 // the scenarios that do not apply, and why.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ const TEST_KEY = 'sk_test_fixture_key_000000000000000001';
  * The scenarios that apply to this server, per era. The others call fixtures of the suite's
  * reference server by name (tools such as test_simple_text or slow_compute, resources such as
  * test://static-text, prompts such as test_simple_prompt) or test features this server does not
- * offer (logging, completion, subscriptions, sampling, sessions); docs/conformance.md says which.
+ * offer (logging, completion, subscriptions, sampling, sessions); docs/mcp.md says which.
  */
 export const APPLICABLE = {
   '2025-11-25': ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'dns-rebinding-protection'],
