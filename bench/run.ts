@@ -11,7 +11,8 @@
  * the scale simulation, `npm run bench:scale` on its own, is skipped): cold (cold starts),
  * inprocess (in-process list_leads, idle RSS), dashboard, credits (REST and MCP get_credits),
  * lead (get_lead), list (list_leads pages), batch (add_leads_batch), flood (the 429 path),
- * import (CSV import). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
+ * drafts (list_drafts at 100,000 pending drafts, update_drafts of 100 approvals), import (CSV
+ * import). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { benchDashboard } from './lib/dashboard.js';
 import {
   dashboardMarkdown,
   dashboardTargets,
+  draftsTargets,
   evaluateTargets,
   renderMarkdown,
   runById,
@@ -42,6 +44,7 @@ import { countTokens } from 'gpt-tokenizer';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, modernRpc, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 import { benchImport } from './lib/import.js';
+import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -62,7 +65,7 @@ const SETTINGS = {
   inProcessIterations: envInt('BENCH_ITERATIONS', 300),
 };
 
-const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'flood', 'import'] as const;
+const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'drafts', 'flood', 'import'] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
 const ONLY: ReadonlySet<Part> | null = (() => {
@@ -310,6 +313,8 @@ async function main(): Promise<boolean> {
     const pages = listPages(app, ctx, secret);
     const leadIds = sampleLeadIds(ctx, 1000);
     say(`${pages.length} list pages, cursors built`);
+    const draftsSeed = want('drafts') ? await seedDrafts(root, ctx, secret, LIST_CAMPAIGN) : null;
+    if (draftsSeed) say(`${draftsSeed.ids.length} pending drafts written in ${(draftsSeed.seedMs / 1000).toFixed(1)} s`);
 
     const noRoutes = join(dir, 'no-routes.json');
     writeFileSync(noRoutes, '[]');
@@ -575,6 +580,24 @@ async function main(): Promise<boolean> {
       expect200('GET campaign', adds);
       say(`batch campaign now holds ${(adds.body as { totalLeads: number }).totalLeads} leads`);
     }
+    let draftsCase: DraftsBench | undefined;
+    if (draftsSeed) {
+      // A connection of its own for the in-process ratios (the first one closed once the server took over).
+      const draftsCtx = app.server.createContext({ dbPath: big, env: 'development', config: { limits } }, app.log.silentLogger());
+      draftsCase = await benchDrafts({
+        root,
+        ctx: draftsCtx,
+        secret,
+        iterations: SETTINGS.inProcessIterations,
+        url: server.url,
+        logPath: server.logPath as string,
+        headers: restHeaders,
+        campaignId: LIST_CAMPAIGN,
+        seeded: draftsSeed,
+        seconds: LATENCY_SECONDS,
+      }).finally(() => draftsCtx.db.$client.close());
+      for (const t of draftsTargets(draftsCase)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+    }
     const loaded = round(
       rss.stop(),
       runs.filter((r) => r.kind === 'server'),
@@ -656,6 +679,7 @@ async function main(): Promise<boolean> {
       toolsList,
       dashboard,
       importCase,
+      ...(draftsCase ? { draftsCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

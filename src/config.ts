@@ -7,6 +7,7 @@ import { LimitsConfig } from './core/ratelimit/config.js';
 import { describeIssue } from './core/validation.js';
 import { EngineConfig } from './core/outreach/settings.js';
 import { UNIPILE_SETTINGS, UnipileSection, type UnipileConfig } from './network/unipile/config.js';
+import { DrafterConfig } from './network/drafter/index.js';
 
 /** Bad input to a command: printed as one line, exit code 2, nothing written. */
 export class UsageError extends Error {}
@@ -47,6 +48,8 @@ export const ConfigFile = z.strictObject({
     .optional(),
   /** The production network provider; each key can also come from its UNIPILE_* variable. */
   unipile: UnipileSection.optional(),
+  /** The optional model that rewrites new drafts (any OpenAI-compatible endpoint); absent, nothing calls a model. */
+  drafter: DrafterConfig.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

@@ -27,6 +27,7 @@ import { webhookPolicy } from './core/webhooks/ssrf.js';
 import { WebhookWorker } from './workers/webhooks/worker.js';
 import { LookalikeWorker } from './workers/lookalike/worker.js';
 import { ImportResumer } from './workers/imports/worker.js';
+import { createDrafter, missingDrafterKey } from './network/drafter/index.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -77,6 +78,7 @@ export function createContext(
     // The same rules the engine runs with, so list_accounts shows the limits the engine applies.
     safety: resolveEngineSettings(settings.config?.engine).safety,
     invitationTimeoutMs: resolveEngineSettings(settings.config?.engine).invitationTimeoutMs,
+    ...(settings.config?.drafter ? { drafter: createDrafter(settings.config.drafter) } : {}),
   };
 }
 
@@ -208,6 +210,9 @@ export async function startServer(
   const url = `http://${hostForUrl(settings.host)}:${port}`;
   // Production accounts come from Unipile; a failed first sync is retried by the provider.
   if (unipile) void unipile.syncAccounts().catch((err: unknown) => log.warn({ err }, 'Unipile account sync failed; retrying later'));
+  const keyVariable = missingDrafterKey(settings.config.drafter);
+  if (keyVariable)
+    log.warn({ variable: keyVariable }, 'drafter: the variable named for the model key is not set; new drafts keep their rendered text until it is');
   const engine = options.engine === false ? null : createEngine(ctx, settings);
   engine?.start();
   // Dashboard imports a stopped or killed server left running continue here, now and whenever one is stranded.

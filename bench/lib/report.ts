@@ -1,4 +1,5 @@
 import type { DashboardBench } from './dashboard.js';
+import { DRAFTS_LIST_COST, DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBench } from './drafts.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -105,6 +106,8 @@ export interface Results {
   dashboard?: DashboardBench;
   /** The CSV import case (bench/lib/import.ts). */
   importCase?: ImportBench;
+  /** list_drafts at 100,000 pending drafts and update_drafts of 100 approvals (bench/lib/drafts.ts). */
+  draftsCase?: DraftsBench;
   targets: Target[];
 }
 
@@ -191,6 +194,7 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     : [];
   return [
     ...importTargets,
+    ...draftsTargets(r.draftsCase),
     {
       id: 'rest-vs-express',
       text: 'REST GET /credits reaches ≥ 60% of bare Express throughput',
@@ -257,6 +261,34 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
       met: r.toolsList.modelTokens <= TOOLS_LIST_LIMIT_TOKENS,
     },
     ...dashboardTargets(r.dashboard),
+  ];
+}
+
+/** The drafts case's two targets, judged on the server's own times. */
+export function draftsTargets(d: DraftsBench | undefined): Target[] {
+  if (!d) return [];
+  const ratios = d.inProcess.list.map((p) => ({ ...p, ratio: p.verb.p50 / p.raw.p50 }));
+  const worst = ratios.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+  const worstP99 = Math.max(...d.inProcess.list.map((p) => p.verb.p99 / p.raw.p99));
+  return [
+    {
+      id: 'drafts-list-p99',
+      text: `list_drafts at ${int(d.drafts)} pending drafts: p99 under ${DRAFTS_LIST_P99_MS} ms server-side`,
+      measured: `${ms(d.list.serverSide.p99)} ms p99, ${ms(d.list.serverSide.p50)} ms median over ${int(d.list.serverSide.n)} requests on one connection (first page, half-way page, every draft)`,
+      met: d.list.serverSide.n > 0 && d.list.serverSide.p99 < DRAFTS_LIST_P99_MS,
+    },
+    {
+      id: 'drafts-update',
+      text: `update_drafts of 100 approvals under ${DRAFTS_UPDATE_MS} ms`,
+      measured: `${ms(d.update.serverSide.p50)} ms median, ${ms(d.update.serverSide.p99)} ms p99 server-side over ${int(d.update.serverSide.n)} calls (client-side median ${ms(d.update.clientSide.p50)} ms)`,
+      met: d.update.serverSide.n > 0 && d.update.serverSide.p50 < DRAFTS_UPDATE_MS,
+    },
+    {
+      id: 'drafts-list-cost',
+      text: `A list_drafts page at ${int(d.drafts)} drafts costs ≤ ${DRAFTS_LIST_COST}× the raw keyset query (in-process, in turns)`,
+      measured: `worst ${worst.ratio.toFixed(2)}× at the median (${worst.page}: ${ms(worst.verb.p50)} vs ${ms(worst.raw.p50)} ms), ${worstP99.toFixed(2)}× at p99 (the verb's worst p99 ${ms(Math.max(...d.inProcess.list.map((p) => p.verb.p99)))} ms); 100 approvals cost ${(d.inProcess.update.verb.p50 / d.inProcess.update.raw.p50).toFixed(2)}× their raw UPDATEs (${ms(d.inProcess.update.verb.p50)} vs ${ms(d.inProcess.update.raw.p50)} ms median)`,
+      met: d.inProcess.list.length > 0 && worst.ratio <= DRAFTS_LIST_COST,
+    },
   ];
 }
 

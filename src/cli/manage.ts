@@ -37,12 +37,15 @@ import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         List campaigns, newest first.
-  campaigns create --name N [--agent ID] [--senders ID,ID...] [--idempotency-key K] [--db PATH]
-                        Create a READY_TO_SEND campaign, optionally with its agent and sending accounts.
-                        With --idempotency-key, running the same command again within 24 h
-                        creates nothing more and prints the first result (as on the API).
-  campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--db PATH]
-                        Rename a campaign or change its agent or senders (pause a running one first).
+  campaigns create --name N [--agent ID] [--senders ID,ID...] [--approval off|required] [--idempotency-key K] [--db PATH]
+                        Create a READY_TO_SEND campaign, optionally with its agent and sending
+                        accounts; approval required holds every note and message as a draft to
+                        approve. With --idempotency-key, running the same command again within
+                        24 h creates nothing more and prints the first result (as on the API).
+  campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--approval off|required] [--db PATH]
+                        Rename a campaign or change its agent or senders (pause a running one
+                        first), or turn approval on or off (off sends the waiting drafts as they
+                        stand).
   agents list [--json] [--db PATH]
                         List agents with their account and sequence length.
   agents create --file F [--idempotency-key K] [--db PATH]
@@ -186,11 +189,18 @@ export async function campaigns(args: string[]): Promise<void> {
       });
     }
     case 'create': {
-      const { values } = parse(rest, { ...DB, ...IDEMPOTENCY_FLAG, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } });
+      const { values } = parse(rest, {
+        ...DB,
+        ...IDEMPOTENCY_FLAG,
+        name: { type: 'string' },
+        agent: { type: 'string' },
+        senders: { type: 'string' },
+        approval: { type: 'string' },
+      });
       if (values.name === undefined) throw new UsageError('--name: required');
       const input = checked(
         CreateCampaignInput,
-        { name: values.name, assignedTemplateId: values.agent, senderAccountIds: senderList(values.senders) },
+        { name: values.name, assignedTemplateId: values.agent, senderAccountIds: senderList(values.senders), approval: values.approval },
         CAMPAIGN_NAMES,
       );
       return withCtx(values, (ctx) =>
@@ -201,20 +211,24 @@ export async function campaigns(args: string[]): Promise<void> {
       );
     }
     case 'update': {
-      const { values, positionals } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' } }, 1);
+      const { values, positionals } = parse(
+        rest,
+        { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' }, approval: { type: 'string' } },
+        1,
+      );
       const id = positionals[0];
       if (!id) throw new UsageError('campaigns update: the campaign ID is required (see npx outreach campaigns list)');
       const agent = values.agent === 'none' ? null : values.agent;
       const input = checked(
         UpdateCampaignInput,
-        { name: values.name, assignedTemplateId: agent, senderAccountIds: senderList(values.senders) },
+        { name: values.name, assignedTemplateId: agent, senderAccountIds: senderList(values.senders), approval: values.approval },
         CAMPAIGN_NAMES,
       );
       return withCtx(values, (ctx) =>
         run({ ...CAMPAIGN_NAMES, campaignId: 'ID' }, async () => {
           const c = await operate<Campaign>(ctx, updateCampaignTool, { campaignId: id, ...input });
           const senders = c.senderAccountIds.length ? `, senders ${c.senderAccountIds.join(', ')}` : '';
-          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}${senders}, ${c.status}.`);
+          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}${senders}, approval ${c.approval}, ${c.status}.`);
         }),
       );
     }
@@ -233,7 +247,7 @@ const senderList = (raw: string | undefined): string[] | undefined =>
           .split(',')
           .map((s) => s.trim())
           .filter((s) => s !== '');
-const CAMPAIGN_NAMES = { name: '--name', assignedTemplateId: '--agent', senderAccountIds: '--senders' };
+const CAMPAIGN_NAMES = { name: '--name', assignedTemplateId: '--agent', senderAccountIds: '--senders', approval: '--approval' };
 
 const AGENT_FIELDS = {
   name: '--file: name',

@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { Faults } from './faults.js';
 import type { SafetySettings } from './safety/types.js';
+import type { Drafter } from './drafts/drafter.js';
 
 export type Environment = 'development' | 'production';
 
@@ -35,6 +36,8 @@ export interface Ctx {
    * path: whoever reads a 401 is not authenticated. Absent where there is no such command (tests).
    */
   keyCommand?: string;
+  /** The optional model that rewrites new drafts (config `drafter`); absent, nothing calls a model. */
+  drafter?: Drafter;
   /** How long a CSV import's importing mark lasts unless renewed (default 30 s; tests shorten it). */
   importLeaseMs?: number;
 }

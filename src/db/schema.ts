@@ -166,6 +166,8 @@ export const campaigns = sqliteTable(
     connectionRequestsAccepted: integer('connection_requests_accepted').notNull().default(0),
     messagesSent: integer('messages_sent').notNull().default(0),
     repliesReceived: integer('replies_received').notNull().default(0),
+    /** off | required: whether each note and message waits as a draft for a person's approval. */
+    approval: text('approval').notNull().default('off'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     /** JSON array of account ids that send for the campaign; empty means the agent's account. */
@@ -814,6 +816,52 @@ export const changeCounters = sqliteTable('change_counters', {
   name: text('name').primaryKey(),
   value: integer('value').notNull().default(0),
 });
+
+/**
+ * Drafts that a person approves before the engine sends them (campaigns with `approval:
+ * required`). Written by src/core/drafts/store.ts alone; its status is a state machine of its
+ * own: pending → approved | rejected, approved → rejected | sent.
+ */
+export const drafts = sqliteTable(
+  'drafts',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /** `drf_…` */
+    id: text('id').notNull().unique(),
+    campaignId: text('campaign_id').notNull(),
+    leadId: text('lead_id').notNull(),
+    /** The step (`stp_…`) the draft is for; null for an agent's reply to an inbound message. */
+    stepId: text('step_id'),
+    /** What makes a draft unique for its lead: `step:<stepId>` or `reply:<n>`. */
+    slot: text('slot').notNull(),
+    variant: text('variant'),
+    /** invite | message | inmail */
+    kind: text('kind').notNull(),
+    /** The sender the engine fixed for the lead, when known; the confirmation names it. */
+    accountId: text('account_id'),
+    subject: text('subject'),
+    text: text('text').notNull(),
+    /** The step's text rendered for the lead, kept beside an edited or rewritten one. */
+    renderedSubject: text('rendered_subject'),
+    renderedText: text('rendered_text').notNull(),
+    /** pending | approved | rejected | sent */
+    status: text('status').notNull(),
+    /** Why the optional model's rewrite was not used; null when it was, or when none ran. */
+    drafterError: text('drafter_error'),
+    /** The engine intent sending it right now; while set, the draft cannot change. Internal. */
+    sendingIntentId: text('sending_intent_id'),
+    sentAt: integer('sent_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('drafts_lead_slot').on(t.leadId, t.slot),
+    // list_drafts: oldest first, by campaign and/or status; and the pending count per campaign.
+    index('drafts_campaign_status').on(t.campaignId, t.status, t.seq),
+    index('drafts_status').on(t.status, t.seq),
+    index('drafts_campaign').on(t.campaignId, t.seq),
+  ],
+);
 
 /**
  * Where each lead is in its agent's steps (src/core/sequences): the step it is at, since when,

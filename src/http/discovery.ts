@@ -4,7 +4,8 @@ import { KEY_PREFIX, keyEnvFor } from '../core/auth/keys.js';
 import { effectOf, routeOf } from '../docs/tools.js';
 import { baseUrl } from './request.js';
 import { oauthUrls } from './oauth/router.js';
-import type { Tool } from '../tools/define.js';
+import { type Tool, TOOLSETS } from '../tools/define.js';
+import { toolsetAdditions } from '../tools/select.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 /** The key-less overview served at GET / and /.well-known/mcp.json; `tools` is what MCP serves. */
@@ -30,18 +31,8 @@ export function overview(req: Request, env: Environment, tools: readonly Tool[],
     },
     tools: tools.map((t) => t.name),
     /** Tools an MCP client adds with `?toolsets=NAME` on the MCP URL, per toolset. */
-    toolsets: toolsetsOf(tools, permitted),
+    toolsets: toolsetAdditions(tools, permitted),
   };
-}
-
-function toolsetsOf(listed: readonly Tool[], permitted: readonly Tool[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const t of permitted) {
-    if (t.toolset === undefined || listed.includes(t)) continue;
-    out[t.toolset] ??= [];
-    out[t.toolset]?.push(t.name);
-  }
-  return out;
 }
 
 /** The same overview as text, written for a model. */
@@ -61,20 +52,19 @@ export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[], 
     `- Auth, MCP: the ${o.auth.apiKey.header} header, or OAuth 2.1 (the user pastes the key on the consent page): ${o.auth.oauth.protectedResourceMetadata}`,
     `- OpenAPI 3.1: ${o.docs.openapi} (reference: ${o.docs.reference})`,
     `- Fewer tools: add ?readonly=1 and/or ?tools=name,name to the MCP URL.`,
-    `- More tools: add ?toolsets=manage to the MCP URL for the manage toolset (campaigns, agents, accounts).`,
+    `- More tools: add ?toolsets=manage to the MCP URL for the manage toolset (campaigns, agents, accounts, drafts), or ?toolsets=drafts for the draft review tools alone.`,
     '',
     '## Tools',
     '',
     ...tools.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}]: ${t.description}`),
     '',
   ];
-  if (extra.length) {
-    lines.push(
-      '## Manage toolset (?toolsets=manage)',
-      '',
-      ...extra.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}, manage toolset]: ${t.description}`),
-      '',
-    );
+  for (const name of TOOLSETS) {
+    const own = extra.filter((t) => t.toolset === name);
+    if (own.length === 0) continue;
+    const title = `${name[0]?.toUpperCase()}${name.slice(1)}`;
+    const also = name === 'drafts' ? ' (also in ?toolsets=manage)' : '';
+    lines.push(`## ${title} toolset (?toolsets=${name})${also}`, '', ...own.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}]: ${t.description}`), '');
   }
   return lines.join('\n');
 }

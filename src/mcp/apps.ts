@@ -60,6 +60,13 @@ export const APP_VIEWS: readonly AppView[] = [
     ['update_lead', 'update_leads_batch', 'delete_leads_batch', 'list_leads'],
   ),
   view('activity', 'Activity view', 'Recent outreach events as a timeline, with older events on demand.', ['get_recent_activity'], ['get_recent_activity']),
+  view(
+    'drafts',
+    'Drafts view',
+    'Drafts awaiting approval, each beside its lead, to edit, approve one or a selection, or reject.',
+    ['list_drafts'],
+    ['update_drafts', 'list_drafts'],
+  ),
 ];
 
 const viewByTool = new Map(APP_VIEWS.flatMap((v) => v.renders.map((t) => [t, v] as const)));

@@ -2,9 +2,10 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { KEY_PREFIX, keyEnvFor } from '../core/auth/keys.js';
 import type { Environment } from '../core/context.js';
 import type { Tool } from '../tools/define.js';
+import { toolsetAdditions } from '../tools/select.js';
 import { MCP_NAME, SERVER_DESCRIPTION, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, offeredViews } from './apps.js';
-import { PROMPTS } from './prompts.js';
+import { PROMPTS } from '../tools/prompts/index.js';
 import { TASKS_EXTENSION } from './tasks.js';
 
 /** The stateless revision this server speaks beside the 2025 ones (the SDK does not export its list). */
@@ -23,12 +24,6 @@ const META_KEY = `${MCP_NAME.split('/')[0]}/primitives`;
  * format leaves primitives to the runtime listings, which stay authoritative.
  */
 export function serverCard(base: string, env: Environment, tools: readonly Tool[], permitted: readonly Tool[] = tools) {
-  const byToolset: Record<string, string[]> = {};
-  for (const t of permitted) {
-    if (t.toolset === undefined || tools.includes(t)) continue;
-    byToolset[t.toolset] ??= [];
-    byToolset[t.toolset]?.push(t.name);
-  }
   const offered = new Map(tools.map((t) => [t.name, t]));
   return {
     $schema: SERVER_CARD_SCHEMA,
@@ -61,8 +56,10 @@ export function serverCard(base: string, env: Environment, tools: readonly Tool[
           ...(t.task ? { task: true } : {}),
           ...(t.confirm ? { confirms: true } : {}),
         })),
-        toolsets: Object.fromEntries(Object.entries(byToolset).map(([name, names]) => [name, { query: `?toolsets=${name}`, tools: names }])),
-        prompts: PROMPTS.map((p) => ({ name: p.listing.name, title: p.listing.title, description: p.listing.description })),
+        toolsets: Object.fromEntries(
+          Object.entries(toolsetAdditions(tools, permitted)).map(([name, names]) => [name, { query: `?toolsets=${name}`, tools: names }]),
+        ),
+        prompts: PROMPTS.map((p) => ({ name: p.name, title: p.title, description: p.description })),
         resources: offeredViews(offered).map((v) => ({ uri: v.uri, title: v.title })),
         extensions: [APPS_EXTENSION.id, TASKS_EXTENSION],
       },

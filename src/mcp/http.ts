@@ -83,7 +83,7 @@ export function requestedTools(req: Pick<McpHttpRequest, 'query'>, serverTools: 
     sel.readOnly = on;
   }
   if (query.toolsets !== undefined) {
-    if (typeof query.toolsets !== 'string') throw validationError('toolsets must be one comma-separated list of toolset names (manage).', ['toolsets']);
+    if (typeof query.toolsets !== 'string') throw validationError('toolsets must be one comma-separated list of toolset names (manage, drafts).', ['toolsets']);
     sel.toolsets = parseToolNames(query.toolsets);
   }
   if (sel.include === undefined && sel.readOnly === undefined && sel.toolsets === undefined) return serverTools;

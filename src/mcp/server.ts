@@ -19,6 +19,7 @@ import type { Ctx } from '../core/context.js';
 import { ApiError, validationError } from '../core/errors.js';
 import { requestFingerprint } from '../core/idempotency/store.js';
 import type { Tool } from '../tools/define.js';
+import { toolByName } from '../tools/index.js';
 import { admit, callTool, mcpInput, toolArguments, type Confirmation, type Entrant } from '../tools/pipeline.js';
 import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
@@ -90,10 +91,13 @@ function describeBesideSibling(tool: Tool): McpTool {
   if (!entry) {
     const full = describeTool(tool);
     const same = tool.sameArgumentsAs;
+    const siblingFields = new Set(Object.keys(toolByName.get(same?.tool ?? '')?.input.shape ?? {}));
     const properties = { ...(full.inputSchema.properties as Record<string, JsonNode>) };
     for (const field of same?.fields ?? []) {
       const prop = properties[field];
-      if (prop) properties[field] = { ...typeOnly(prop), description: `As in ${same?.tool}.` };
+      // A field the sibling has reads "As in <sibling>."; a batch's list of the sibling's
+      // arguments keeps its own description, which names the sibling.
+      if (prop) properties[field] = { ...typeOnly(prop), description: siblingFields.has(field) ? `As in ${same?.tool}.` : prop.description };
     }
     entry = { ...full, inputSchema: { ...full.inputSchema, properties } as McpTool['inputSchema'] };
     besideSibling.set(tool, entry);
@@ -293,7 +297,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
   // Declaring resources means answering for templates too: there are none.
   if (wants('resources/templates/list')) server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
 
-  if (wants('prompts/list')) server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts(scope.offered.byName) }));
+  if (wants('prompts/list')) server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
   if (wants('prompts/get'))
     server.setRequestHandler('prompts/get', (request) => getPrompt(ctx, scope.offered.byName, request.params.name, request.params.arguments ?? {}));
 

@@ -31,9 +31,10 @@ export const STEP_LISTING: JsonObject = {
   description:
     'kind decides the fields. visit, like_post (latest post; skipped if none), withdraw (the pending invitation): none. ' +
     'invite: note?, variants?. message: text, variants? (skipped unless connected). inmail: subject, text (Sales Navigator; skipped without). ' +
-    'wait: hours. if: condition, withinHours, then, else.',
+    'wait: hours. if: condition, withinHours, then (taken as soon as the condition holds), else (taken when the time runs out).',
   properties: {
-    id: { type: 'string', description: 'Omit for a new step; send back to keep a step.' },
+    // update_agent's steps say when to send an id back; a new step has none.
+    id: { type: 'string' },
     kind: { enum: [...STEP_KINDS] },
     note: { anyOf: [{ type: 'string', maxLength: NOTE_MAX }, { type: 'null' }], description: 'null for none.' },
     text: { type: 'string', minLength: 1, maxLength: TEXT_MAX },
@@ -48,8 +49,8 @@ export const STEP_LISTING: JsonObject = {
     hours: { type: 'integer', minimum: 1, maximum: WAIT_HOURS_MAX },
     condition: { enum: [...CONDITIONS], description: 'if: accepted (the invitation) or replied.' },
     withinHours: { type: 'integer', minimum: 1, maximum: WITHIN_HOURS_MAX, description: 'Hours to wait for the condition.' },
-    then: { ...steps, description: 'if: taken as soon as it holds.' },
-    else: { ...steps, description: 'if: taken when the time runs out.' },
+    then: steps,
+    else: steps,
   },
   required: ['kind'],
 };

@@ -15,8 +15,11 @@ export interface ToolAnnotations {
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 /** Optional groups of MCP tools beyond the default listing. */
-export const TOOLSETS = ['manage'] as const;
+export const TOOLSETS = ['manage', 'drafts'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
+
+/** The toolsets each name lists: `manage` runs a workspace, reviewing its drafts included. */
+export const TOOLSET_INCLUDES: Readonly<Record<Toolset, readonly Toolset[]>> = { manage: ['manage', 'drafts'], drafts: ['drafts'] };
 
 /** Who is calling, as the pipeline resolved it. */
 export interface Caller {
@@ -121,9 +124,11 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
    */
   task?: TaskSupport;
   /**
-   * Arguments this tool shares with a sibling (an update tool's with its create tool's): where
-   * a listing offers both, these are listed by type and "As in <tool>.", since the sibling's
-   * entry, in the same listing, describes them in full. Validation is unchanged.
+   * Arguments this tool shares with a sibling (an update tool's with its create tool's, a
+   * batch's items with the single tool's arguments): where a listing offers both, these are
+   * listed by type, with "As in <tool>." (or, for a batch's list, its own description naming
+   * the sibling), since the sibling's entry in the same listing describes them in full.
+   * Validation is unchanged.
    */
   sameArgumentsAs?: { tool: string; fields: readonly (keyof z.input<I> & string)[] };
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;

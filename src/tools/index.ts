@@ -29,6 +29,8 @@ import { previewAgentTool } from './preview-agent.js';
 import { getAgentStatsTool } from './get-agent-stats.js';
 import { connectAccountTool } from './connect-account.js';
 import { updateAccountTool } from './update-account.js';
+import { listDraftsTool } from './list-drafts.js';
+import { updateDraftsTool } from './update-drafts.js';
 
 /** The spec's 19 tools, in the order of its tool mapping: the default MCP listing. */
 export const defaultTools: readonly Tool[] = [
@@ -67,8 +69,11 @@ export const manageTools: readonly Tool[] = [
   updateAccountTool,
 ];
 
+/** The `drafts` toolset (which `manage` includes): reviewing what the engine will send. */
+export const draftTools: readonly Tool[] = [listDraftsTool, updateDraftsTool];
+
 /** The registry: every tool, each a REST route. MCP lists toolset tools only on request. */
-export const tools: readonly Tool[] = [...defaultTools, ...manageTools];
+export const tools: readonly Tool[] = [...defaultTools, ...manageTools, ...draftTools];
 
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PATH_ID } from '../core/ids.js';
 import { Cursor } from '../core/pagination.js';
 import { LISTED_AS } from './agent-steps.js';
+import { IdempotencyKey } from './define.js';
 import { WEEKDAYS } from '../core/safety/hours.js';
 import { AccountHoursInput } from '../core/safety/rules.js';
 
@@ -41,6 +42,8 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output', override?:
  */
 const dropCopiedValueSyntax: Override = ({ zodSchema, jsonSchema: node }) => {
   if (node.pattern === PATH_ID.source) delete node.pattern;
+  // An empty idempotency key is refused by name; no model writes one.
+  if (zodSchema === IdempotencyKey) delete node.minLength;
   if (zodSchema === Cursor) {
     delete node.minLength;
     delete node.maxLength;

@@ -1,5 +1,5 @@
 import { validationError } from '../core/errors.js';
-import { TOOLSETS, type Tool, type Toolset } from './define.js';
+import { TOOLSET_INCLUDES, TOOLSETS, type Tool, type Toolset } from './define.js';
 
 /**
  * Which tools an MCP client is offered: all, the read-only ones, a named subset, or both
@@ -31,9 +31,9 @@ export function checkToolsets(names: readonly string[], field = 'toolsets'): Too
   return names as Toolset[];
 }
 
-/** The tools a selection lists by default: those in no toolset, plus those of the named toolsets. */
+/** The tools a selection lists by default: those in no toolset, plus those of the named toolsets (and the toolsets they include). */
 export const inToolsets = (tool: Tool, toolsets: readonly string[] | undefined): boolean =>
-  tool.toolset === undefined || (toolsets ?? []).includes(tool.toolset);
+  tool.toolset === undefined || (toolsets ?? []).some((name) => TOOLSET_INCLUDES[name as Toolset]?.includes(tool.toolset as Toolset));
 
 /**
  * Applies a selection, keeping registry order. An unknown tool name, or a selection that
@@ -105,4 +105,17 @@ export function requestToolSet(sets: ToolSets, req: ToolSelection, fields: Selec
     { include: req.include ?? sets.base.include, readOnly: req.readOnly, toolsets: [...(sets.base.toolsets ?? []), ...toolsets] },
     fields,
   );
+}
+
+/**
+ * Per toolset name, the permitted tools it would add to a listing (a toolset adds those of the
+ * toolsets it includes too): what `?toolsets=NAME` brings, for discovery documents.
+ */
+export function toolsetAdditions(listed: readonly Tool[], permitted: readonly Tool[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const name of TOOLSETS) {
+    const added = permitted.filter((t) => t.toolset !== undefined && TOOLSET_INCLUDES[name].includes(t.toolset) && !listed.includes(t));
+    if (added.length) out[name] = added.map((t) => t.name);
+  }
+  return out;
 }

@@ -37,10 +37,10 @@ const offeredIn = (html: string): string[] | null => {
   return m ? (m[1] === '' ? [] : m[1]!.split(',')) : null;
 };
 
-/** The checks every transport must pass, on a client connected with the full tool set. */
 /** ext-apps 2 types its helper with the v2 SDK's Tool; these clients are the v1 SDK's (the same wire shape). */
 const getToolUiResourceUri = (tool: object) => uiResourceUri(tool as Parameters<typeof uiResourceUri>[0]);
 
+/** The checks every transport must pass, on a client connected with the full tool set (the drafts toolset included). */
 async function checkViews(client: Client): Promise<void> {
   const { tools } = await client.listTools();
   const { resources } = await client.listResources();
@@ -56,7 +56,14 @@ async function checkViews(client: Client): Promise<void> {
   }
 
   const linked = tools.filter((t) => getToolUiResourceUri(t) !== undefined);
-  expect(linked.map((t) => t.name).sort()).toEqual(['get_campaign', 'get_insights_overview', 'get_recent_activity', 'list_campaigns', 'list_leads']);
+  expect(linked.map((t) => t.name).sort()).toEqual([
+    'get_campaign',
+    'get_insights_overview',
+    'get_recent_activity',
+    'list_campaigns',
+    'list_drafts',
+    'list_leads',
+  ]);
   for (const tool of linked) {
     const uri = getToolUiResourceUri(tool)!;
     const meta = tool._meta as Record<string, unknown>;
@@ -99,10 +106,21 @@ describe('MCP App views over streamable HTTP', () => {
   };
 
   it('declares resources, lists and reads every linked view', async () => {
-    const client = await connect();
+    const client = await connect('?toolsets=drafts');
     try {
       expect(client.getServerCapabilities()?.resources).toBeDefined();
       await checkViews(client);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('lists the drafts view only where list_drafts is offered', async () => {
+    const client = await connect();
+    try {
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).not.toContain('ui://outreach/drafts.html');
+      await expect(client.readResource({ uri: 'ui://outreach/drafts.html' })).rejects.toThrow(/No resource/);
     } finally {
       await client.close();
     }
@@ -187,7 +205,7 @@ describe('MCP App views over stdio', () => {
   };
 
   it('lists and reads every linked view', async () => {
-    const client = await connect();
+    const client = await connect({ OUTREACH_TOOLSETS: 'drafts' });
     try {
       await checkViews(client);
     } finally {

@@ -1,13 +1,9 @@
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
-import react from '@vitejs/plugin-react';
-import { build } from 'vite';
-import { viteSingleFile } from 'vite-plugin-singlefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/core/agents/agents.js';
 import type { Step } from '../../src/core/agents/steps.js';
@@ -16,6 +12,7 @@ import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { recordAccepted, recordReplied, recordStep } from '../../src/core/sequences/store.js';
 import { fixture, RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
+import { buildHost } from './host-page.js';
 
 /**
  * The views in a real MCP Apps host: Debian's Chromium (driven by playwright-core, no browser
@@ -30,7 +27,6 @@ const CHROMIUM = '/usr/bin/chromium';
 const WAIT = { timeout: 15_000 };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCREENSHOTS = join(ROOT, 'docs/screenshots');
-const HOST_DIR = fileURLToPath(new URL('./host/', import.meta.url));
 
 if (!existsSync(CHROMIUM) && !process.env.OUTREACH_SKIP_BROWSER) {
   throw new Error(`The MCP App view tests need Chromium at ${CHROMIUM} (apt install chromium), or OUTREACH_SKIP_BROWSER=1 to skip them knowingly.`);
@@ -114,23 +110,6 @@ function richWorkspace(): WorkspaceFileInput {
     })),
   ];
   return ws as WorkspaceFileInput;
-}
-
-/** The test host, bundled into one HTML file like the views themselves. */
-async function buildHost(): Promise<string> {
-  const out = mkdtempSync(join(tmpdir(), 'outreach-host-'));
-  try {
-    await build({
-      configFile: false,
-      root: HOST_DIR,
-      logLevel: 'warn',
-      plugins: [react(), viteSingleFile()],
-      build: { outDir: out, emptyOutDir: true, rollupOptions: { input: join(HOST_DIR, 'index.html') } },
-    });
-    return readFileSync(join(out, 'index.html'), 'utf8');
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
 }
 
 interface Opened {

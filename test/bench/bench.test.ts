@@ -295,6 +295,37 @@ describe('bench: the report', () => {
     expect(met(results({ modernRps: 2900 }))['mcp-vs-rest']).toBe(false);
   });
 
+  it('judges the drafts case on the server-side times, when the run has it', () => {
+    const times = (p50: number) => ({ n: 300, p50, p99: p50 * 3, mean: p50 });
+    const drafts = (listP99: number, updateP50: number, verbP50 = 0.3) => ({
+      drafts: 100_000,
+      seedMs: 9000,
+      list: { pages: ['/public/v1/drafts?limit=50'], serverSide: { n: 1200, p50: 0.6, p99: listP99, mean: 0.7 } },
+      update: { serverSide: { n: 100, p50: updateP50, p99: updateP50 * 2, mean: updateP50 }, clientSide: { n: 100, p50: updateP50 + 2, p99: 30, mean: 12 } },
+      inProcess: {
+        list: [
+          { page: 'campaign, pending, first', raw: times(0.2), verb: times(0.3) },
+          { page: 'every draft, first', raw: times(0.2), verb: times(verbP50) },
+        ],
+        update: { raw: times(1), verb: times(3) },
+      },
+    });
+    expect(met({ ...results(), draftsCase: drafts(4.9, 19) })).toMatchObject({ 'drafts-list-p99': true, 'drafts-update': true, 'drafts-list-cost': true });
+    expect(met({ ...results(), draftsCase: drafts(5, 20, 0.41) })).toMatchObject({
+      'drafts-list-p99': false,
+      'drafts-update': false,
+      'drafts-list-cost': false,
+    });
+    expect(Object.keys(met(results()))).not.toContain('drafts-list-p99');
+    const r = { ...results(), draftsCase: drafts(1.2, 8) };
+    const md = renderMarkdown({ ...r, targets: evaluateTargets(r) });
+    expect(md).toContain('list_drafts at 100,000 pending drafts: p99 under 5 ms server-side');
+    expect(md).toContain('update_drafts of 100 approvals under 20 ms');
+    expect(md).toContain('A list_drafts page at 100,000 drafts costs ≤ 2× the raw keyset query (in-process, in turns)');
+    expect(md).toContain('worst 1.50× at the median (campaign, pending, first');
+    expect(md).toContain('100 approvals cost 3.00× their raw UPDATEs');
+  });
+
   it('writes every case with its ratio, and the machine, date and commit', () => {
     const r = results();
     const md = renderMarkdown({ ...r, targets: evaluateTargets(r) });

@@ -162,7 +162,7 @@ describe('MCP listing schemas', () => {
     const listed = mcpInputSchema(input) as { properties: Record<string, unknown> };
     expect(listed.properties).toEqual({
       campaignId: { type: 'string', description: 'Campaign id, from list_campaigns.' },
-      cursor: { type: 'string', description: 'Opaque cursor from a previous nextCursor.' },
+      cursor: { type: 'string', description: 'nextCursor of the previous page.' },
       // Optional and null only means "not given": listed as the type alone.
       note: { description: 'A note.', type: 'string', maxLength: 20 },
       other: { description: 'Another campaign.', type: 'string' },

@@ -47,7 +47,7 @@ describe('the operator CLI: steps, senders and the new limits', () => {
     const listed = JSON.parse(run(['campaigns', 'list', '--json', '--db', db]).stdout).campaigns;
     expect(listed.find((c: { id: string }) => c.id === campaignId).senderAccountIds).toEqual(['acc_ada', 'acc_nav']);
     expect(run(['campaigns', 'update', campaignId, '--senders', 'none', '--db', db]).stdout).toContain(
-      `Updated campaign ${campaignId}: Rotating, agent tpl_intro, READY_TO_SEND.`,
+      `Updated campaign ${campaignId}: Rotating, agent tpl_intro, approval off, READY_TO_SEND.`,
     );
     const unknown = run(['campaigns', 'create', '--name', 'X', '--senders', 'acc_ada,acc_zzz', '--db', db]);
     expect(unknown.status).not.toBe(0);

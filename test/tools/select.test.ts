@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/config.js';
 import { ApiError } from '../../src/core/errors.js';
 import { configuredTools } from '../../src/server.js';
-import { defaultTools as tools, manageTools } from '../../src/tools/index.js';
+import { defaultTools as tools, draftTools, manageTools } from '../../src/tools/index.js';
 import { parseSwitch, parseToolNames, selectTools } from '../../src/tools/select.js';
 import { callTool, fixture, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 
@@ -169,7 +169,8 @@ describe('MCP over stdio: OUTREACH_TOOLS', () => {
 });
 
 describe('the manage toolset', () => {
-  const manage = names(manageTools);
+  // `manage` includes the drafts toolset.
+  const manage = [...names(manageTools), ...names(draftTools)];
   const all = [...names(tools), ...manage];
   let server: TestServer;
   beforeAll(async () => {
@@ -202,7 +203,7 @@ describe('the manage toolset', () => {
 
   it('readonly keeps the read-only tools of the set; tools= may name manage tools without the toolset', async () => {
     const ro = listed(await list('/mcp?toolsets=manage&readonly=1'));
-    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats']);
+    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats', 'list_drafts']);
     expect(listed(await list('/mcp?tools=create_agent,get_credits'))).toEqual(['get_credits', 'create_agent']);
   });
 
@@ -219,6 +220,15 @@ describe('the manage toolset', () => {
       'get_agent',
       'preview_agent',
       'get_agent_stats',
+      'list_drafts',
     ]);
+  });
+
+  it('?toolsets=drafts (or OUTREACH_TOOLSETS=drafts) adds the two draft tools alone', async () => {
+    expect(names(draftTools)).toEqual(['list_drafts', 'update_drafts']);
+    expect(listed(await list('/mcp?toolsets=drafts'))).toEqual([...names(tools), 'list_drafts', 'update_drafts']);
+    expect(listed(await list('/mcp?toolsets=drafts,manage'))).toEqual(all);
+    expect(names(configuredTools({ config: {} }, { OUTREACH_TOOLSETS: 'drafts' }))).toEqual([...names(tools), 'list_drafts', 'update_drafts']);
+    expect(names(configuredTools({ config: { tools: { toolsets: ['drafts'] } } }))).toEqual([...names(tools), 'list_drafts', 'update_drafts']);
   });
 });

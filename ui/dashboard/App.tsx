@@ -9,6 +9,7 @@ import { AccountsPage } from './pages/Accounts.js';
 import { ActivityPage } from './pages/Activity.js';
 import { AgentEditorPage, AgentsPage } from './pages/Agents.js';
 import { CampaignPage, CampaignsPage } from './pages/Campaigns.js';
+import { DraftsNavCount, DraftsPage } from './pages/Drafts.js';
 import { ExclusionsPage } from './pages/Exclusions.js';
 import { ImportPage } from './pages/Import.js';
 import { InboxPage } from './pages/Inbox.js';
@@ -20,6 +21,7 @@ import { WebhooksPage } from './pages/Webhooks.js';
 const NAV: { to: string; label: string }[] = [
   { to: '/', label: 'Overview' },
   { to: '/campaigns', label: 'Campaigns' },
+  { to: '/drafts', label: 'Drafts' },
   { to: '/agents', label: 'Agents' },
   { to: '/inbox', label: 'Inbox' },
   { to: '/accounts', label: 'Accounts' },
@@ -37,6 +39,7 @@ const ROUTES: [string, Page][] = [
   ['/', { title: 'Overview', render: () => <OverviewPage /> }],
   ['/campaigns', { title: 'Campaigns', render: () => <CampaignsPage /> }],
   ['/campaigns/:campaignId', { title: 'Campaign', render: (p) => <CampaignPage campaignId={p.campaignId as string} /> }],
+  ['/drafts', { title: 'Drafts', render: () => <DraftsPage /> }],
   ['/agents', { title: 'Agents', render: () => <AgentsPage /> }],
   ['/agents/new', { title: 'New agent', render: () => <AgentEditorPage agentId={null} /> }],
   ['/agents/:agentId', { title: 'Agent', render: (p) => <AgentEditorPage agentId={p.agentId as string} /> }],
@@ -126,6 +129,7 @@ function Shell({ session }: { session: Session }) {
             <li key={item.to}>
               <Link to={item.to} aria-current={section === item.to || (item.to === '/' && path === '/') ? 'page' : undefined}>
                 {item.label}
+                {item.to === '/drafts' ? <DraftsNavCount /> : null}
               </Link>
             </li>
           ))}

@@ -34,6 +34,9 @@ import type { getAgentStatsTool } from '../../src/tools/get-agent-stats.js';
 import type { getAgentShapeTool, getSkipReasonsTool } from '../../src/tools/operator/sequences.js';
 import type { connectAccountTool } from '../../src/tools/connect-account.js';
 import type { updateAccountTool } from '../../src/tools/update-account.js';
+import type { listDraftsTool } from '../../src/tools/list-drafts.js';
+import type { updateDraftsTool } from '../../src/tools/update-drafts.js';
+import type { listDraftQueuesTool } from '../../src/tools/operator/drafts.js';
 import type {
   getActivitySeriesTool,
   getConversationTool,
@@ -93,6 +96,12 @@ export type Conversation = ToolOutput<'get_conversation'>;
 export type ConversationMessage = Conversation['messages'][number];
 export type SenderKind = ConversationMessage['sender'];
 export type ActivitySeries = ToolOutput<'get_activity_series'>;
+
+export type ListDraftsResult = ToolOutput<'list_drafts'>;
+export type Draft = ListDraftsResult['drafts'][number];
+export type DraftStatus = Draft['status'];
+export type DraftKind = Draft['kind'];
+export type DraftQueues = ToolOutput<'list_draft_queues'>;
 
 export type ImportPreview = ToolOutput<'preview_import'>;
 export type ImportSummary = ImportPreview['summary'];
@@ -154,6 +163,9 @@ interface ServerTools {
   start_import: Io<typeof startImportTool>;
   get_import: Io<typeof getImportTool>;
   grant_credits: IoKeyed<typeof grantCreditsTool>;
+  list_drafts: Io<typeof listDraftsTool>;
+  update_drafts: Io<typeof updateDraftsTool>;
+  list_draft_queues: Io<typeof listDraftQueuesTool>;
 }
 
 export type Tools = ServerTools;

@@ -10,6 +10,7 @@ export function campaign(over: Partial<Campaign> = {}): Campaign {
     assignedTemplateId: 'tpl_1',
     stats: { connectionRequestsSent: 80, connectionRequestsAccepted: 32, acceptanceRate: 40, messagesSent: 30, repliesReceived: 6, replyRate: 20 },
     senderAccountIds: [],
+    approval: 'off',
     ...over,
   };
 }

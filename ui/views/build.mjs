@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
-export const VIEWS = ['insights', 'campaigns', 'leads', 'activity'];
+export const VIEWS = ['insights', 'campaigns', 'leads', 'activity', 'drafts'];
 
 const configFile = fileURLToPath(new URL('./vite.config.ts', import.meta.url));
 rmSync(new URL('../../dist/ui/views', import.meta.url), { recursive: true, force: true });

@@ -20,7 +20,7 @@ const PREACT: { find: RegExp; replacement: string }[] = [
 ];
 
 /**
- * One MCP App view (VIEW=insights|campaigns|leads|activity) as one self-contained HTML file:
+ * One MCP App view (VIEW=insights|campaigns|leads|activity|drafts) as one self-contained HTML file:
  * script, styles and images inlined, so the host's sandbox loads nothing from the network.
  * A single-file bundle takes one entry, so build.mjs runs this config once per view.
  */

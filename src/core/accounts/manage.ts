@@ -37,7 +37,7 @@ const WarmUpFlag = z.boolean();
 
 export const ConnectAccountInput = z.strictObject({
   name: AccountName,
-  hasSalesNavigator: z.boolean().optional().describe('Development only: the simulated account has Sales Navigator (in production the network says).'),
+  hasSalesNavigator: z.boolean().optional().describe('Development only: simulate Sales Navigator (production reads it from the network).'),
   connectionRequestLimit: ConnectionRequestLimit.optional(),
   messageLimit: MessageLimit.optional(),
   profileVisitLimit: ProfileVisitLimit.optional(),

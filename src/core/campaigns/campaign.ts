@@ -34,6 +34,11 @@ export const CampaignStats = z.object({
   replyRate: z.number().nullable(),
 });
 
+/** `required`: every note and message waits as a draft until a person approves it. */
+export const CAMPAIGN_APPROVALS = ['off', 'required'] as const;
+export const CampaignApproval = z.enum(CAMPAIGN_APPROVALS);
+export type CampaignApproval = z.infer<typeof CampaignApproval>;
+
 export const Campaign = z.object({
   id: z.string(),
   name: z.string(),
@@ -43,6 +48,7 @@ export const Campaign = z.object({
   stats: CampaignStats,
   /** The accounts that send for the campaign, each lead from one of them; empty: the agent's account. */
   senderAccountIds: z.array(z.string()),
+  approval: CampaignApproval,
 });
 export type Campaign = z.infer<typeof Campaign>;
 
@@ -77,6 +83,7 @@ export function toCampaign(row: CampaignRow): Campaign {
       replyRate: rate(row.repliesReceived, row.messagesSent),
     },
     senderAccountIds: senderAccountIdsOf(row),
+    approval: row.approval as CampaignApproval,
   };
 }
 

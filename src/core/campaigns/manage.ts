@@ -7,7 +7,8 @@ import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
 import { findAccount } from '../accounts/resolve.js';
-import { type Campaign, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
+import { releasePendingDrafts } from '../drafts/store.js';
+import { type Campaign, CampaignApproval, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
 import { insertCampaign } from './state-machine.js';
 
 export const CampaignName = z.string().trim().min(1, 'must not be blank').max(120).describe('Campaign name, 1..120 characters.');
@@ -16,6 +17,8 @@ export const AssignedTemplateId = z
   .regex(PATH_ID, 'must be an agent id')
   .nullable()
   .describe('The agent (tpl_…) that runs the campaign, from list_agents; null for none.');
+
+export const Approval = CampaignApproval.describe('required: notes and messages wait as drafts to approve (list_drafts); default off.');
 
 export const SENDERS_MAX = 20;
 export const SenderAccountIds = z
@@ -27,12 +30,14 @@ export const CreateCampaignInput = z.strictObject({
   name: CampaignName,
   assignedTemplateId: AssignedTemplateId.optional(),
   senderAccountIds: SenderAccountIds.optional(),
+  approval: Approval.optional(),
 });
 export type CreateCampaignInput = z.output<typeof CreateCampaignInput>;
 export const UpdateCampaignFields = {
   name: CampaignName.optional(),
   assignedTemplateId: AssignedTemplateId.optional(),
   senderAccountIds: SenderAccountIds.optional(),
+  approval: Approval.optional().describe('required or off, any time; off sends pending drafts as they stand.'),
 };
 export const UpdateCampaignInput = z.strictObject(UpdateCampaignFields);
 export type UpdateCampaignInput = z.output<typeof UpdateCampaignInput>;
@@ -60,7 +65,15 @@ export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
     const id = newId('cmp');
     insertCampaign(
       ctx,
-      { id, name: input.name, assignedTemplateId: agentId, senderAccountIds: JSON.stringify(senders), createdAt: now, updatedAt: now },
+      {
+        id,
+        name: input.name,
+        assignedTemplateId: agentId,
+        senderAccountIds: JSON.stringify(senders),
+        approval: input.approval ?? 'off',
+        createdAt: now,
+        updatedAt: now,
+      },
       { kind: 'plain' },
     );
     return toCampaign(requireCampaignRow(ctx, id));
@@ -68,13 +81,20 @@ export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
 }
 
 /**
- * Renames, assigns or clears the agent, and sets the senders. Swapping the agent or the senders
- * of a running campaign would change the sequence or the accounts under leads in flight, so it
- * is refused until the campaign is paused.
+ * Renames, assigns or clears the agent, sets the senders, and turns approval on or off. Swapping
+ * the agent or the senders of a running campaign would change the sequence or the accounts under
+ * leads in flight, so it is refused until the campaign is paused. Approval may change at any
+ * time: turning it off approves the drafts still pending, in the same transaction, so the engine
+ * sends them as they stand.
  */
 export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput): Campaign {
-  if (input.name === undefined && input.assignedTemplateId === undefined && input.senderAccountIds === undefined) {
-    throw validationError('Give at least one of name, assignedTemplateId and senderAccountIds.', ['name', 'assignedTemplateId', 'senderAccountIds']);
+  if (input.name === undefined && input.assignedTemplateId === undefined && input.senderAccountIds === undefined && input.approval === undefined) {
+    throw validationError('Give at least one of name, assignedTemplateId, senderAccountIds and approval.', [
+      'name',
+      'assignedTemplateId',
+      'senderAccountIds',
+      'approval',
+    ]);
   }
   return transaction(ctx.db, () => {
     const row = requireCampaignRow(ctx, id);
@@ -95,6 +115,10 @@ export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput)
         }
         set.senderAccountIds = JSON.stringify(senders);
       }
+    }
+    if (input.approval !== undefined && input.approval !== row.approval) {
+      set.approval = input.approval;
+      if (input.approval === 'off') releasePendingDrafts(ctx, id);
     }
     ctx.db.update(campaigns).set(set).where(eq(campaigns.id, id)).run();
     return toCampaign(requireCampaignRow(ctx, id));

@@ -1,5 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { forgetConversation } from '../conversations/record.js';
+import { forgetDrafts } from '../drafts/store.js';
 import { z } from 'zod';
 import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
@@ -41,6 +42,7 @@ function deleteOne(ctx: Ctx, campaignId: string, leadId: string): boolean {
   if (gone.changes === 0) return false;
   bookLeadDeleted(ctx, campaignId);
   forgetConversation(ctx, leadId);
+  forgetDrafts(ctx, leadId);
   failpoint(ctx, 'leads.delete.item', leadId);
   return true;
 }

@@ -26,7 +26,15 @@ export const RATE_CLASSES = {
   manage: {
     label: 'management writes',
     perMinute: 30,
-    routes: ['POST /campaigns', 'PATCH /campaigns/:campaignId', 'POST /agents', 'PATCH /agents/:agentId', 'POST /accounts', 'PATCH /accounts/:accountId'],
+    routes: [
+      'POST /campaigns',
+      'PATCH /campaigns/:campaignId',
+      'POST /agents',
+      'PATCH /agents/:agentId',
+      'POST /accounts',
+      'PATCH /accounts/:accountId',
+      'POST /drafts/batch-update',
+    ],
   },
 } as const;
 

@@ -2,7 +2,7 @@ import { CREATED_STATUS } from '../campaigns/state-machine.js';
 import { z } from 'zod';
 import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
 import { ACCOUNT_STATUSES } from '../accounts/list.js';
-import { CampaignStatus } from '../campaigns/campaign.js';
+import { CampaignApproval, CampaignStatus } from '../campaigns/campaign.js';
 import { PATH_ID } from '../ids.js';
 import { ActivityType, LeadSource, LeadStage, LeadTag } from '../leads/enums.js';
 import { normalizeProfileUrl } from '../leads/url.js';
@@ -135,6 +135,7 @@ export const CampaignEntry = z.strictObject({
   status: CampaignStatus.default(CREATED_STATUS.plain),
   assignedTemplateId: Id.nullable().default(null),
   importing: z.boolean().default(false),
+  approval: CampaignApproval.default('off'),
   createdAt: Timestamp.optional(),
   updatedAt: Timestamp.optional(),
   stats: z

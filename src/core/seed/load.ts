@@ -148,6 +148,7 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
         status: c.status,
         assignedTemplateId: c.assignedTemplateId,
         importing: c.importing,
+        approval: c.approval,
         totalLeads: c.leads.length,
         connectionRequestsSent: c.stats?.connectionRequestsSent ?? 0,
         connectionRequestsAccepted: c.stats?.connectionRequestsAccepted ?? 0,

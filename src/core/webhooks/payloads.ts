@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { WebhookEventType } from '../events.js';
+import { DRAFT_KINDS } from '../drafts/rules.js';
 import { LeadStage, LeadTag } from '../leads/enums.js';
 
 /**
@@ -84,15 +85,38 @@ export const LeadHandedOffEvent = event('lead.handed_off', 'The agent stopped an
   handOffReason: Text.describe("the agent's reason, as in the activity feed's handOffReason"),
 });
 
+export const DraftPendingEvent = event(
+  'draft.pending',
+  "A campaign's queue of drafts awaiting approval went from empty to non-empty: someone should review it (list_drafts, or the dashboard's Drafts page).",
+  {
+    draft: z
+      .strictObject({
+        id: z.string().describe('draft id (`drf_` prefix)'),
+        stepId: Text.describe("the step it is for; null for an agent's reply"),
+        kind: z.enum(DRAFT_KINDS),
+        variant: Text,
+        createdAt: Timestamp.describe('when the draft was made'),
+      })
+      .describe('The draft that filled the empty queue; `data.lead` is its lead.'),
+  },
+);
+
 export const WEBHOOK_EVENT_SCHEMAS = {
   'lead.tagged': LeadTaggedEvent,
   'lead.replied': LeadRepliedEvent,
   'lead.connection_accepted': LeadConnectionAcceptedEvent,
   'lead.handed_off': LeadHandedOffEvent,
+  'draft.pending': DraftPendingEvent,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 /** Any webhook payload, told apart by `type`. */
-export const WebhookEvent = z.discriminatedUnion('type', [LeadTaggedEvent, LeadRepliedEvent, LeadConnectionAcceptedEvent, LeadHandedOffEvent]);
+export const WebhookEvent = z.discriminatedUnion('type', [
+  LeadTaggedEvent,
+  LeadRepliedEvent,
+  LeadConnectionAcceptedEvent,
+  LeadHandedOffEvent,
+  DraftPendingEvent,
+]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
 /**
@@ -105,6 +129,7 @@ export interface LeadEventExtras {
   'lead.replied': { message: { text: string | null; receivedAt: string } };
   'lead.connection_accepted': { acceptedAt: string };
   'lead.handed_off': { handOffReason: string | null };
+  'draft.pending': { draft: { id: string; stepId: string | null; kind: string; variant: string | null; createdAt: string } };
 }
 export type LeadEventExtra<T extends WebhookEventType> = LeadEventExtras[T];
 

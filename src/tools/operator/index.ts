@@ -1,6 +1,7 @@
 import type { Tool } from '../define.js';
 import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
 import { grantCreditsTool } from './credits.js';
+import { listDraftQueuesTool } from './drafts.js';
 import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
@@ -47,4 +48,5 @@ export const operatorTools: readonly Tool[] = [
   grantCreditsTool,
   getSkipReasonsTool,
   getAgentShapeTool,
+  listDraftQueuesTool,
 ];

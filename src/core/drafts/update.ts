@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { transaction } from '../../db/tx.js';
+import { findAccounts } from '../accounts/resolve.js';
+import { findCampaignRow } from '../campaigns/campaign.js';
+import type { Ctx } from '../context.js';
+import { PATH_ID } from '../ids.js';
+import { BatchSummary, summarize } from '../leads/batch.js';
+import { findLeadRow } from '../leads/lead.js';
+import { leadAccountId } from '../webhooks/outbox.js';
+import { draftFieldProblem, type DraftKind, type DraftStatus } from './rules.js';
+import { changeDraft, findDraftRow } from './store.js';
+import type { DraftRow } from './view.js';
+
+/** What a person may ask of a draft: new words, and/or a decision. */
+export interface DraftUpdate {
+  id: string;
+  text?: string | undefined;
+  subject?: string | undefined;
+  status?: 'approved' | 'rejected' | undefined;
+}
+
+export const DRAFT_ITEM_STATUSES = ['updated', 'not_found', 'validation_error', 'conflict'] as const;
+export type DraftItemStatus = (typeof DRAFT_ITEM_STATUSES)[number];
+
+export const DraftItemError = z.object({ code: z.enum(['validation_error', 'not_found', 'conflict']), message: z.string() });
+export type DraftItemError = z.infer<typeof DraftItemError>;
+
+export const UpdateDraftsResult = z.object({
+  results: z.array(z.object({ index: z.number().int(), draftId: z.string(), status: z.enum(DRAFT_ITEM_STATUSES), error: DraftItemError.optional() })),
+  summary: BatchSummary(DRAFT_ITEM_STATUSES),
+});
+export type UpdateDraftsResult = z.infer<typeof UpdateDraftsResult>;
+type Item = UpdateDraftsResult['results'][number];
+
+const field = (index: number, name: string) => `drafts[${index}].${name}`;
+
+/** Why a draft in this status cannot change, or null when it can. */
+function closedBecause(row: DraftRow): string | null {
+  if (row.status === 'sent') return `Draft ${row.id} was already sent; it cannot change.`;
+  if (row.status === 'rejected') return `Draft ${row.id} was rejected; it cannot change. The lead's sequence ended there.`;
+  if (row.sendingIntentId !== null) return `Draft ${row.id} is being sent right now; it cannot change.`;
+  return null;
+}
+
+/**
+ * The status a draft takes after an update: the one asked for, else its own, except that new
+ * words on an approved draft wait for approval again where the campaign requires it (what goes
+ * out must be what a person approved).
+ */
+function statusAfter(ctx: Ctx, row: DraftRow, update: DraftUpdate, wordsChange: boolean): DraftStatus {
+  if (update.status !== undefined) return update.status;
+  if (row.status === 'approved' && wordsChange && findCampaignRow(ctx, row.campaignId)?.approval === 'required') return 'pending';
+  return row.status as DraftStatus;
+}
+
+/**
+ * Applies one item inside the batch's transaction. Order of judgement: the id, a repeat, an
+ * empty item, the draft (not_found), its status (conflict: sent, rejected or on the wire), then
+ * the words against the kind's length rule and the placeholder rule.
+ */
+function applyOne(ctx: Ctx, update: DraftUpdate, index: number, seen: Map<string, number>): Item {
+  const draftId = update.id;
+  const bad = (message: string): Item => ({ index, draftId, status: 'validation_error', error: { code: 'validation_error', message } });
+  if (!PATH_ID.test(draftId)) return bad(`${field(index, 'id')} must be a draft id (drf_…): 1-64 characters of A-Z, a-z, 0-9, _ or -.`);
+  const first = seen.get(draftId);
+  if (first !== undefined) return bad(`${field(index, 'id')} repeats ${field(first, 'id')} (${draftId}); only the first is applied.`);
+  seen.set(draftId, index);
+  if (update.text === undefined && update.subject === undefined && update.status === undefined) {
+    return bad(`drafts[${index}] changes nothing: give text, subject or status.`);
+  }
+  const row = findDraftRow(ctx, draftId);
+  if (!row)
+    return { index, draftId, status: 'not_found', error: { code: 'not_found', message: `Draft ${draftId} not found. Call list_drafts for draft ids.` } };
+  const closed = closedBecause(row);
+  if (closed) return { index, draftId, status: 'conflict', error: { code: 'conflict', message: closed } };
+  const kind = row.kind as DraftKind;
+  for (const name of ['text', 'subject'] as const) {
+    const value = update[name];
+    const problem = value === undefined ? null : draftFieldProblem(kind, name, value);
+    if (problem) return bad(`${field(index, name)} ${problem}`);
+  }
+  const text = update.text ?? row.text;
+  const subject = update.subject ?? row.subject;
+  const wordsChange = text !== row.text || subject !== row.subject;
+  const status = statusAfter(ctx, row, update, wordsChange);
+  // Approving an approved draft, or the same words again: nothing to write, and nothing moves.
+  if (!wordsChange && status === row.status) return { index, draftId, status: 'updated' };
+  if (!changeDraft(ctx, row.id, row.status as DraftStatus, { text, subject, status })) {
+    const now = findDraftRow(ctx, draftId);
+    return {
+      index,
+      draftId,
+      status: 'conflict',
+      error: { code: 'conflict', message: (now && closedBecause(now)) ?? `Draft ${draftId} changed meanwhile; read it again.` },
+    };
+  }
+  return { index, draftId, status: 'updated' };
+}
+
+/**
+ * Edits, approves and rejects up to 100 drafts in one transaction, with a result per item; an
+ * item that cannot apply fails alone. Nothing here sends: the engine sends approved drafts.
+ * An unexpected failure rolls the whole batch back and is thrown (nothing was applied).
+ */
+export function updateDrafts(ctx: Ctx, updates: readonly DraftUpdate[]): UpdateDraftsResult {
+  const results = transaction(ctx.db, () => {
+    const seen = new Map<string, number>();
+    return updates.map((update, index) => applyOne(ctx, update, index, seen));
+  });
+  return { results, summary: summarize(DRAFT_ITEM_STATUSES, results) };
+}
+
+export interface SendsToConfirm {
+  /** How many drafts the update would approve (and so send). */
+  count: number;
+  /** Per sending account, most first; `name` is the account's name, else its id. */
+  accounts: { accountId: string | null; name: string | null; count: number }[];
+}
+
+/**
+ * What approving through `update_drafts` would send, for a confirmation before it runs: the
+ * items that approve a draft that is pending now (or approved with new words), grouped by the
+ * account that will send them. Items that would fail are left out; nothing is written.
+ */
+export function sendsToConfirm(ctx: Ctx, updates: readonly DraftUpdate[]): SendsToConfirm {
+  const byAccount = new Map<string | null, number>();
+  const seen = new Set<string>();
+  for (const update of updates) {
+    if (update.status !== 'approved' || seen.has(update.id)) continue;
+    seen.add(update.id);
+    const row = findDraftRow(ctx, update.id);
+    if (!row || closedBecause(row)) continue;
+    const wordsChange = (update.text !== undefined && update.text !== row.text) || (update.subject !== undefined && update.subject !== row.subject);
+    if (row.status !== 'pending' && !wordsChange) continue;
+    const lead = row.accountId === null ? findLeadRow(ctx, row.campaignId, row.leadId) : undefined;
+    const accountId = row.accountId ?? (lead ? leadAccountId(ctx, lead) : null);
+    byAccount.set(accountId, (byAccount.get(accountId) ?? 0) + 1);
+  }
+  const known = findAccounts(
+    ctx,
+    [...byAccount.keys()].filter((id): id is string => id !== null),
+  );
+  const accounts = [...byAccount.entries()]
+    .map(([accountId, count]) => ({ accountId, name: accountId === null ? null : (known.get(accountId)?.name ?? accountId), count }))
+    .sort((a, b) => b.count - a.count || String(a.name).localeCompare(String(b.name)));
+  return { count: accounts.reduce((n, a) => n + a.count, 0), accounts };
+}

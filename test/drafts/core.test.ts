@@ -1,0 +1,385 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { updateCampaign } from '../../src/core/campaigns/manage.js';
+import type { Ctx } from '../../src/core/context.js';
+import { draftQueues, listDrafts } from '../../src/core/drafts/list.js';
+import { draftFor, prepareDraft } from '../../src/core/drafts/prepare.js';
+import { DRAFT_TRANSITIONS, nextDraftStatus } from '../../src/core/drafts/store.js';
+import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim } from '../../src/core/drafts/send.js';
+import { sendsToConfirm, updateDrafts } from '../../src/core/drafts/update.js';
+import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
+import { webhookEvents, workspace } from '../../src/db/schema.js';
+import { approvalConfirmation, confirmationMessage, UpdateDraftsInput } from '../../src/tools/update-drafts.js';
+import { testCtx } from '../helpers.js';
+import { noteFor, reviewWorkspace } from './helpers.js';
+
+const secretOf = (ctx: Ctx) => ctx.db.select().from(workspace).get()!.cursorSecret;
+
+const step = noteFor;
+
+const pendingEvents = (ctx: Ctx) =>
+  ctx.db
+    .select()
+    .from(webhookEvents)
+    .where(eq(webhookEvents.type, 'draft.pending'))
+    .all()
+    .map((e) => JSON.parse(e.payload));
+
+describe('creating drafts (the engine side)', () => {
+  it('gives a lead one draft per step, pending, with the rendered text kept beside it', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const d = draftFor(ctx, step('lead_r0'));
+    expect(d).toMatchObject({ campaignId: 'cmp_review', leadId: 'lead_r0', stepId: 'stp_note', variant: 'A', kind: 'invite', status: 'pending' });
+    expect(d.id).toMatch(/^drf_[0-9A-Za-z]{16}$/);
+    expect(d.text).toBe('Hi there, lead_r0');
+    expect(d.renderedText).toBe(d.text);
+    expect(d.drafterError).toBeNull();
+    // Asked again (every pass of the engine), the same draft comes back, whatever the text now.
+    expect(draftFor(ctx, step('lead_r0', { text: 'other words' }))).toEqual(d);
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })).toEqual(d);
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_other' })).toBeNull();
+    // Another step, and an agent reply turn, are drafts of their own.
+    expect(draftFor(ctx, step('lead_r0', { stepId: 'stp_msg', kind: 'message' })).id).not.toBe(d.id);
+    const reply = draftFor(ctx, step('lead_r0', { stepId: null, replyTurn: 0, kind: 'message', text: 'Happy to help.' }));
+    expect(reply).toMatchObject({ stepId: null, kind: 'message' });
+    expect(draftAt(ctx, 'lead_r0', { replyTurn: 0 })?.id).toBe(reply.id);
+    expect(() => draftFor(ctx, step('lead_r0', { stepId: null }))).toThrow(/replyTurn/);
+  });
+
+  it('never holds {{ and never exceeds its kind, whatever the lead data rendered into it', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const note = draftFor(ctx, step('lead_r0', { text: `Hi {{Acme}} ${'word '.repeat(100)}` }));
+    expect(note.text).not.toContain('{{');
+    expect([...note.text].length).toBeLessThanOrEqual(300);
+    const inmail = draftFor(ctx, step('lead_r1', { kind: 'inmail', subject: `{{x}} ${'s'.repeat(300)}`, text: 'Body' }));
+    expect(inmail.subject).not.toContain('{{');
+    expect([...(inmail.subject ?? '')].length).toBeLessThanOrEqual(200);
+  });
+
+  it('is approved at once in a campaign whose approval is off (turned off while it was being written)', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    expect(draftFor(ctx, step('lead_ada1', { campaignId: 'cmp_q4' })).status).toBe('approved');
+  });
+
+  it('records draft.pending when a campaign queue goes from empty to non-empty, and only then', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const first = draftFor(ctx, step('lead_r0'));
+    draftFor(ctx, step('lead_r1'));
+    expect(pendingEvents(ctx)).toHaveLength(1);
+    const [event] = pendingEvents(ctx);
+    expect(event).toMatchObject({
+      type: 'draft.pending',
+      data: {
+        accountId: 'acc_ada',
+        campaign: { id: 'cmp_review', name: 'Review' },
+        lead: { id: 'lead_r0', fullName: 'Grace Hopper' },
+        draft: { id: first.id, stepId: 'stp_note', kind: 'invite', variant: 'A' },
+      },
+    });
+    // The queue drains; the next draft fills it again and is announced again.
+    const all = listDrafts(ctx, secretOf(ctx), { campaignId: 'cmp_review', status: 'pending', limit: 100 }).drafts;
+    updateDrafts(
+      ctx,
+      all.map((d) => ({ id: d.id, status: 'approved' as const })),
+    );
+    draftFor(ctx, step('lead_r2'));
+    expect(pendingEvents(ctx).map((e) => e.data.lead.id)).toEqual(['lead_r0', 'lead_r2']);
+  });
+});
+
+describe('update_drafts (the verb)', () => {
+  const setup = () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const note = draftFor(ctx, step('lead_r0'));
+    const message = draftFor(ctx, step('lead_r1', { stepId: 'stp_m', kind: 'message', text: 'A message' }));
+    const inmail = draftFor(ctx, step('lead_r2', { stepId: 'stp_i', kind: 'inmail', subject: 'Hello', text: 'An InMail' }));
+    return { ctx, note, message, inmail };
+  };
+
+  it('edits, approves and rejects, each item on its own, with a summary', () => {
+    const { ctx, note, message, inmail } = setup();
+    ctx.clock.advance(1000);
+    const r = updateDrafts(ctx, [
+      { id: note.id, text: 'Hi Grace, glad to connect.', status: 'approved' },
+      { id: message.id, status: 'rejected' },
+      { id: inmail.id, subject: 'A question', text: 'Dear Katherine' },
+    ]);
+    expect(r).toEqual({
+      results: [
+        { index: 0, draftId: note.id, status: 'updated' },
+        { index: 1, draftId: message.id, status: 'updated' },
+        { index: 2, draftId: inmail.id, status: 'updated' },
+      ],
+      summary: { total: 3, updated: 3, not_found: 0, validation_error: 0, conflict: 0 },
+    });
+    const byId = new Map(listDrafts(ctx, secretOf(ctx), { limit: 50 }).drafts.map((d) => [d.id, d]));
+    expect(byId.get(note.id)).toMatchObject({ status: 'approved', text: 'Hi Grace, glad to connect.', renderedText: 'Hi there, lead_r0' });
+    expect(byId.get(message.id)?.status).toBe('rejected');
+    expect(byId.get(inmail.id)).toMatchObject({ status: 'pending', subject: 'A question', renderedSubject: 'Hello', text: 'Dear Katherine' });
+    expect(byId.get(note.id)?.updatedAt).not.toBe(byId.get(note.id)?.createdAt);
+  });
+
+  it('holds every text to its kind: note 300, message 8000, InMail subject 200, no {{, not blank', () => {
+    const { ctx, note, message, inmail } = setup();
+    const r = updateDrafts(ctx, [
+      { id: note.id, text: 'x'.repeat(301) },
+      { id: message.id, text: 'x'.repeat(8001) },
+      { id: inmail.id, subject: 's'.repeat(201) },
+      { id: message.id, text: 'ok' },
+    ]);
+    expect(r.results.map((i) => i.status)).toEqual(['validation_error', 'validation_error', 'validation_error', 'validation_error']);
+    expect(r.results[0]?.error?.message).toMatch(/drafts\[0\]\.text is 301 characters; an invitation note takes at most 300/);
+    expect(r.results[1]?.error?.message).toMatch(/drafts\[1\]\.text .*at most 8000/);
+    expect(r.results[2]?.error?.message).toMatch(/drafts\[2\]\.subject .*at most 200/);
+    expect(r.results[3]?.error?.message).toMatch(/repeats drafts\[1\]\.id/);
+    // Emoji count as one character each, as the network counts them.
+    const emoji = '😀'.repeat(300);
+    const braces = updateDrafts(ctx, [
+      { id: note.id, text: emoji },
+      { id: message.id, text: 'Hi {{firstName}}' },
+      { id: inmail.id, text: '   ' },
+    ]);
+    expect(braces.results.map((i) => i.status)).toEqual(['updated', 'validation_error', 'validation_error']);
+    expect(braces.results[1]?.error?.message).toContain('{{');
+    expect(braces.results[2]?.error?.message).toMatch(/blank/);
+    const subject = updateDrafts(ctx, [{ id: note.id, subject: 'Hi' }]);
+    expect(subject.results[0]?.error?.message).toMatch(/only an InMail draft has a subject/);
+  });
+
+  it('answers not_found, a malformed id and an empty item per item', () => {
+    const { ctx, note } = setup();
+    const r = updateDrafts(ctx, [{ id: 'drf_nope', status: 'approved' }, { id: 'bad id!', status: 'approved' }, { id: note.id }]);
+    expect(r.results.map((i) => [i.status, i.error?.code])).toEqual([
+      ['not_found', 'not_found'],
+      ['validation_error', 'validation_error'],
+      ['validation_error', 'validation_error'],
+    ]);
+    expect(r.summary).toEqual({ total: 3, updated: 0, not_found: 1, validation_error: 2, conflict: 0 });
+  });
+
+  it('a sent or rejected draft is a conflict, and so is one on the wire', () => {
+    const { ctx, note, message, inmail } = setup();
+    updateDrafts(ctx, [
+      { id: note.id, status: 'approved' },
+      { id: message.id, status: 'rejected' },
+      { id: inmail.id, status: 'approved' },
+    ]);
+    expect(claimDraftForSend(ctx, note.id, 'int_1')).not.toBeNull();
+    expect(markDraftSent(ctx, note.id, 'int_1')).toBe(true);
+    expect(claimDraftForSend(ctx, inmail.id, 'int_2')).not.toBeNull();
+    const r = updateDrafts(ctx, [
+      { id: note.id, text: 'too late' },
+      { id: message.id, status: 'approved' },
+      { id: inmail.id, status: 'rejected' },
+    ]);
+    expect(r.results.map((i) => i.status)).toEqual(['conflict', 'conflict', 'conflict']);
+    expect(r.results.map((i) => i.error?.message)).toEqual([
+      expect.stringMatching(/already sent/),
+      expect.stringMatching(/was rejected/),
+      expect.stringMatching(/being sent right now/),
+    ]);
+    // The send did not go out: the draft is free again, still approved, and can be rejected.
+    expect(releaseDraftClaim(ctx, inmail.id, 'int_2')).toBe(true);
+    expect(updateDrafts(ctx, [{ id: inmail.id, status: 'rejected' }]).results[0]?.status).toBe('updated');
+  });
+
+  it('two approvals of one draft approve it once, and it is sent once', () => {
+    const { ctx, note } = setup();
+    ctx.clock.advance(1000);
+    updateDrafts(ctx, [{ id: note.id, status: 'approved' }]);
+    const once = draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })!;
+    ctx.clock.advance(1000);
+    expect(updateDrafts(ctx, [{ id: note.id, status: 'approved' }]).results[0]?.status).toBe('updated');
+    // Nothing moved the second time.
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })).toEqual(once);
+    const claimed = claimDraftForSend(ctx, note.id, 'int_a');
+    expect(claimed).toEqual({ draftId: note.id, text: 'Hi there, lead_r0', subject: null, accountId: 'acc_ada' });
+    expect(claimDraftForSend(ctx, note.id, 'int_b')).toBeNull();
+    expect(markDraftSent(ctx, note.id, 'int_b')).toBe(false);
+    expect(markDraftSent(ctx, note.id, 'int_a')).toBe(true);
+    expect(markDraftSent(ctx, note.id, 'int_a')).toBe(false);
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })?.status).toBe('sent');
+    expect(claimDraftForSend(ctx, note.id, 'int_c')).toBeNull();
+  });
+
+  it('new words on an approved draft wait for approval again, unless the campaign needs none', () => {
+    const { ctx, note } = setup();
+    updateDrafts(ctx, [{ id: note.id, status: 'approved' }]);
+    updateDrafts(ctx, [{ id: note.id, text: 'Changed after approval' }]);
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })).toMatchObject({ status: 'pending', text: 'Changed after approval' });
+    // Changed and approved in one item: approved with the new words.
+    updateDrafts(ctx, [{ id: note.id, text: 'Final words', status: 'approved' }]);
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })).toMatchObject({ status: 'approved', text: 'Final words' });
+    const q4 = draftFor(ctx, step('lead_ada1', { campaignId: 'cmp_q4' }));
+    updateDrafts(ctx, [{ id: q4.id, text: 'Edited without approval' }]);
+    expect(draftAt(ctx, 'lead_ada1', { stepId: 'stp_note' })).toMatchObject({ status: 'approved', text: 'Edited without approval' });
+  });
+
+  it('the transition table is the only way a status moves', () => {
+    expect(DRAFT_TRANSITIONS.map((t) => `${t.event}: ${t.from.join('|')} → ${t.to}`)).toEqual([
+      'approve: pending → approved',
+      'reject: pending|approved → rejected',
+      'edit: approved → pending',
+      'release: pending → approved',
+      'send: approved → sent',
+    ]);
+    for (const final of ['sent', 'rejected']) {
+      for (const event of ['approve', 'reject', 'edit', 'release', 'send'] as const) expect(nextDraftStatus(final, event)).toBeNull();
+    }
+  });
+});
+
+describe('approval on a campaign', () => {
+  it('turning it off approves what is pending, as it stands; turning it on again leaves drafts be', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const a = draftFor(ctx, step('lead_r0'));
+    const b = draftFor(ctx, step('lead_r1'));
+    updateDrafts(ctx, [
+      { id: a.id, text: 'Edited by a person' },
+      { id: b.id, status: 'rejected' },
+    ]);
+    expect(updateCampaign(ctx, 'cmp_review', { approval: 'off' }).approval).toBe('off');
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })).toMatchObject({ status: 'approved', text: 'Edited by a person' });
+    expect(draftAt(ctx, 'lead_r1', { stepId: 'stp_note' })?.status).toBe('rejected');
+    expect(updateCampaign(ctx, 'cmp_review', { approval: 'required' }).approval).toBe('required');
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })?.status).toBe('approved');
+    expect(draftFor(ctx, step('lead_r2')).status).toBe('pending');
+  });
+});
+
+describe('list_drafts (the verb)', () => {
+  it('lists oldest first with the lead, filters by campaign and status, and pages by cursor', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace(5) });
+    const made = [0, 1, 2, 3, 4].map((i) => draftFor(ctx, step(`lead_r${i}`)));
+    draftFor(ctx, step('lead_ada1', { campaignId: 'cmp_q4' }));
+    const secret = secretOf(ctx);
+    const first = listDrafts(ctx, secret, { campaignId: 'cmp_review', status: 'pending', limit: 2 });
+    expect(first.drafts.map((d) => d.id)).toEqual([made[0]!.id, made[1]!.id]);
+    expect(first.drafts[0]?.lead).toEqual({
+      fullName: 'Grace Hopper',
+      jobTitle: 'VP Engineering',
+      companyName: 'Navy Labs',
+      headline: null,
+      location: 'London',
+      personalization: null,
+      networkUrl: 'https://www.linkedin.com/in/grace-hopper-0',
+    });
+    // The reviewer approves the page just read; its cursor still leads on.
+    updateDrafts(
+      ctx,
+      first.drafts.map((d) => ({ id: d.id, status: 'approved' as const })),
+    );
+    const second = listDrafts(ctx, secret, { campaignId: 'cmp_review', status: 'pending', limit: 2, cursor: first.nextCursor! });
+    expect(second.drafts.map((d) => d.id)).toEqual([made[2]!.id, made[3]!.id]);
+    const last = listDrafts(ctx, secret, { campaignId: 'cmp_review', status: 'pending', limit: 2, cursor: second.nextCursor! });
+    expect(last).toEqual({ drafts: [expect.objectContaining({ id: made[4]!.id })], nextCursor: null });
+    expect(listDrafts(ctx, secret, { status: 'approved', limit: 50 }).drafts.map((d) => d.leadId)).toEqual(['lead_r0', 'lead_r1', 'lead_ada1']);
+    expect(listDrafts(ctx, secret, { limit: 50 }).drafts).toHaveLength(6);
+    // A cursor of another filter, or of a deleted draft's position, is refused.
+    expect(() => listDrafts(ctx, secret, { status: 'pending', limit: 2, cursor: first.nextCursor! })).toThrow(/Invalid cursor/);
+    deleteLeadsBatch(ctx, 'cmp_review', ['lead_r1']);
+    expect(() => listDrafts(ctx, secret, { campaignId: 'cmp_review', status: 'pending', limit: 2, cursor: first.nextCursor! })).toThrow(/Invalid cursor/);
+    expect(() => listDrafts(ctx, secret, { campaignId: 'cmp_nope', limit: 2 })).toThrow(/Campaign cmp_nope not found/);
+  });
+
+  it('counts the queues for the navigation; a deleted lead takes its drafts along', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace(3) });
+    for (const i of [0, 1, 2]) draftFor(ctx, step(`lead_r${i}`));
+    expect(draftQueues(ctx)).toEqual({ queues: [{ campaignId: 'cmp_review', name: 'Review', pending: 3 }], pending: 3 });
+    deleteLeadsBatch(ctx, 'cmp_review', ['lead_r0']);
+    expect(draftQueues(ctx).pending).toBe(2);
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })).toBeNull();
+  });
+});
+
+describe('the confirmation before approving', () => {
+  it('counts what an approval would send, per account, and says it in a sentence', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const a = draftFor(ctx, step('lead_r0'));
+    const b = draftFor(ctx, step('lead_r1'));
+    const c = draftFor(ctx, step('lead_r2', { accountId: 'acc_nav' }));
+    const d = draftFor(ctx, step('lead_r3', { accountId: null }));
+    updateDrafts(ctx, [{ id: d.id, status: 'rejected' }]);
+    const sends = sendsToConfirm(ctx, [
+      { id: a.id, status: 'approved' },
+      { id: b.id, status: 'approved' },
+      { id: c.id, status: 'approved' },
+      { id: d.id, status: 'approved' },
+      { id: a.id, status: 'approved' },
+      { id: 'drf_missing', status: 'approved' },
+    ]);
+    expect(sends).toEqual({
+      count: 3,
+      accounts: [
+        { accountId: 'acc_ada', name: 'Ada', count: 2 },
+        { accountId: 'acc_nav', name: 'Navigator', count: 1 },
+      ],
+    });
+    expect(confirmationMessage(sends)).toBe('Send 3 messages: 2 from Ada, 1 from Navigator?');
+    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, status: 'approved' }]))).toBe('Send 1 message from Ada?');
+    // A draft without a fixed sender goes from its campaign agent's account.
+    const e = draftFor(ctx, step('lead_r4', { accountId: null }));
+    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: e.id, status: 'approved' }]))).toBe('Send 1 message from Ada?');
+    // Edits and rejections send nothing, so there is nothing to ask.
+    expect(
+      confirmationMessage(
+        sendsToConfirm(ctx, [
+          { id: a.id, text: 'new words' },
+          { id: b.id, status: 'rejected' },
+        ]),
+      ),
+    ).toBeNull();
+    updateDrafts(ctx, [{ id: a.id, status: 'approved' }]);
+    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, status: 'approved' }]))).toBeNull();
+    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, text: 'Other words', status: 'approved' }]))).toBe('Send 1 message from Ada?');
+    expect(confirmationMessage({ count: 2, accounts: [{ accountId: null, name: null, count: 2 }] })).toBe("Send 2 messages from the campaign's account?");
+    // The seam a transport calls with the tool's parsed input, before the tool runs.
+    const input = UpdateDraftsInput.parse({
+      drafts: [
+        { id: b.id, status: 'approved' },
+        { id: c.id, status: 'approved' },
+      ],
+    });
+    expect(approvalConfirmation(ctx, input)).toBe('Send 2 messages: 1 from Ada, 1 from Navigator?');
+    expect(approvalConfirmation(ctx, UpdateDraftsInput.parse({ drafts: [{ id: b.id, text: 'x' }] }))).toBeNull();
+  });
+});
+
+describe('prepareDraft without a model', () => {
+  it('is draftFor, and refuses to run inside a transaction', async () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const d = await prepareDraft(ctx, step('lead_r0'));
+    expect(d).toMatchObject({ status: 'pending', text: 'Hi there, lead_r0', drafterError: null });
+    await expect(
+      (async () => {
+        ctx.db.$client.exec('BEGIN');
+        try {
+          await prepareDraft(ctx, step('lead_r1'));
+        } finally {
+          ctx.db.$client.exec('ROLLBACK');
+        }
+      })(),
+    ).rejects.toThrow(/outside any transaction/);
+  });
+});
+
+describe('one module reads and writes drafts', () => {
+  function files(dir: string): string[] {
+    return readdirSync(dir).flatMap((f) => {
+      const p = join(dir, f);
+      return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(f) ? [p] : [];
+    });
+  }
+  it('no module but core/drafts/store.ts touches the drafts table', () => {
+    const root = join(import.meta.dirname, '..', '..', 'src');
+    const touching = files(root).filter((p) => {
+      if (p.endsWith(join('drafts', 'store.ts')) || p.endsWith(join('db', 'schema.ts'))) return false;
+      const text = readFileSync(p, 'utf8');
+      const imported = /import\s*\{[^}]*\bdrafts\b[^}]*\}\s*from\s*'[./]*\/?(db\/)?schema\.js'/.test(text);
+      return imported || /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+[`"]?drafts\b/i.test(text);
+    });
+    expect(touching).toEqual([]);
+  });
+});
