@@ -15,7 +15,7 @@
  * import). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -44,6 +44,7 @@ import { countTokens } from 'gpt-tokenizer';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, modernRpc, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 import { benchImport } from './lib/import.js';
+import { recordStatements, replayWrites } from './lib/statements.js';
 import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 
 const envInt = (name: string, fallback: number): number => {
@@ -112,6 +113,9 @@ function node(root: string, args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
+/** `npm run fixture`'s program (dist/cli/fixture.js; dist/db/fixture-cli.js in builds before it moved, so this bench can measure them too). */
+const fixtureCli = (root: string): string => (existsSync(join(root, 'dist/cli/fixture.js')) ? 'dist/cli/fixture.js' : 'dist/db/fixture-cli.js');
+
 /** The two databases: the million-lead one, and a small one for the default-limits (429) server. */
 function buildDatabases(root: string, dir: string): { big: string; small: string; fixtureMs: number } {
   const file = join(dir, 'workspace.json');
@@ -122,7 +126,7 @@ function buildDatabases(root: string, dir: string): { big: string; small: string
   node(root, ['bin/outreach.js', 'seed', '--file', file, '--db', small]);
   say(`generating ${SETTINGS.leads.toLocaleString('en-US')} leads`);
   const started = performance.now();
-  node(root, ['dist/db/fixture-cli.js', '--db', big, '--campaign', LIST_CAMPAIGN, '--leads', String(SETTINGS.leads)]);
+  node(root, [fixtureCli(root), '--db', big, '--campaign', LIST_CAMPAIGN, '--leads', String(SETTINGS.leads)]);
   const fixtureMs = performance.now() - started;
   say(`fixture: ${(fixtureMs / 1000).toFixed(1)} s`);
   return { big, small, fixtureMs };
@@ -277,8 +281,63 @@ async function inProcessList(app: App, ctx: Ctx, secret: string, pages: readonly
   return out;
 }
 
+/** Floor runs of the batch case: each batch's writes captured, then replayed alone. */
+const FLOOR_BATCHES = 15;
+
+/**
+ * The floor of add_leads_batch: the writes one batch of 100 makes (the lead rows, the credit
+ * charge and its ledger entry, the campaign's counters), replayed with their parameters in one
+ * transaction on better-sqlite3 prepared statements. Each batch is first run through the whole
+ * pipeline in-process inside a transaction that is rolled back, to learn its writes; the replay
+ * then writes them for real (they are the rows that batch would have added). The server is idle
+ * meanwhile. Returns the replay times, ms, and the writes a batch makes.
+ */
+async function batchFloor(app: App, ctx: Ctx, from: number): Promise<{ runsMs: number[]; writes: number }> {
+  const tool = app.tools.toolByName.get('add_leads_batch');
+  if (!tool) throw new Error('no add_leads_batch tool');
+  const client = ctx.db.$client;
+  const recorder = recordStatements(client);
+  // A fresh drizzle handle: the verbs prepare their statements again, through the recorder.
+  const fresh = { ...ctx, db: drizzle(client, { schema: app.schema }) };
+  const runsMs: number[] = [];
+  let writes = 0;
+  try {
+    for (let i = 0; i < FLOOR_BATCHES + 2; i++) {
+      const input = { ...(JSON.parse(batchBody('floor', from + i)) as object), campaignId: ADD_CAMPAIGN };
+      // The write lock first (waiting for the server's engine, if it writes), so nothing below
+      // meets a busy database; authentication writes a key's last use, rolled back too.
+      client.exec('BEGIN IMMEDIATE');
+      let outcome: Awaited<ReturnType<App['pipeline']['invokeTool']>> | undefined;
+      let recording: ReturnType<typeof recorder.stop>;
+      try {
+        const auth = app.pipeline.authenticate(fresh, { apiKey: BENCH_KEY }, { requestId: 'bench-floor', clientAddress: '127.0.0.1' });
+        if (!auth.ok) throw new Error(`bench key refused: ${auth.error.message}`);
+        recorder.start();
+        outcome = await app.pipeline.invokeTool(fresh, tool, { caller: auth.caller, input });
+      } finally {
+        recording = recorder.stop();
+        client.exec('ROLLBACK');
+      }
+      if (!outcome.ok) throw new Error(`floor batch refused: ${outcome.error.message}`);
+      writes = recording.writes.length;
+      const ms = replayWrites(client, recording.writes, 1);
+      // The first two warm SQLite's page cache and the statements, as the HTTP case's warm-up does.
+      if (i >= 2) runsMs.push(ms);
+    }
+  } finally {
+    recorder.restore();
+  }
+  return { runsMs, writes };
+}
+
 /** A BENCH_ONLY run's figures: each server case against its baselines; nothing is written. */
-function printOnly(runs: readonly LoadRun[], importCase: Results['importCase']): void {
+function printOnly(runs: readonly LoadRun[], importCase: Results['importCase'], cold: { ours: number[]; express: number[] }): void {
+  if (cold.ours.length > 0) {
+    const [ours, express] = [median(cold.ours), median(cold.express)];
+    say(
+      `cold start: ${ours.toFixed(0)} ms median (runs ${cold.ours.map((x) => x.toFixed(0)).join(', ')}); bare Express ${express.toFixed(0)} ms: ${(ours / express).toFixed(2)}×`,
+    );
+  }
   for (const r of runs) {
     if (r.kind !== 'server') continue;
     const side = r.serverSide ? `; server-side p50 ${r.serverSide.p50.toFixed(2)} ms, p99 ${r.serverSide.p99.toFixed(2)} ms` : '';
@@ -559,8 +618,22 @@ async function main(): Promise<boolean> {
     const leadsPerSec = (r: LoadRun) => {
       r.extra = { leadsPerSec: ((r.statusCounts['200'] ?? 0) * 100) / r.durationSeconds };
     };
+    let floorOfBatch: Results['batchFloor'];
     if (want('batch')) {
-      leadsPerSec(await run(batchSpec('batch.rest.c1', 1)));
+      // The floor in turns with the one-connection run: before and after it, on a connection of
+      // this process to the same database.
+      const floorCtx = app.server.createContext({ dbPath: big, env: 'development', config: { limits } }, app.log.silentLogger());
+      const before = await batchFloor(app, floorCtx, 0);
+      const c1 = await run(batchSpec('batch.rest.c1', 1));
+      leadsPerSec(c1);
+      const after = await batchFloor(app, floorCtx, 1000);
+      floorCtx.db.$client.close();
+      const runsMs = [...before.runsMs, ...after.runsMs];
+      floorOfBatch = { runsMs, medianMs: median(runsMs), writes: after.writes };
+      if (c1.serverSide)
+        say(
+          `batch floor: ${floorOfBatch.writes} writes in one transaction, ${floorOfBatch.medianMs.toFixed(2)} ms median; server-side ${c1.serverSide.p50.toFixed(2)} ms: ${(c1.serverSide.p50 / floorOfBatch.medianMs).toFixed(2)}×`,
+        );
       const [batch] = await together(
         { ...batchSpec('batch.rest', SETTINGS.connections), baselines: ['batch.express'] },
         {
@@ -653,7 +726,7 @@ async function main(): Promise<boolean> {
     if (want('import')) say('CSV import of 10,000 rows');
     const importCase = want('import') ? await benchImport(app, root, dir) : undefined;
     if (ONLY !== null) {
-      printOnly(runs, importCase);
+      printOnly(runs, importCase, cold);
       return false;
     }
 
@@ -679,6 +752,7 @@ async function main(): Promise<boolean> {
       toolsList,
       dashboard,
       importCase,
+      batchFloor: floorOfBatch,
       ...(draftsCase ? { draftsCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };

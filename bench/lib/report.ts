@@ -106,6 +106,8 @@ export interface Results {
   dashboard?: DashboardBench;
   /** The CSV import case (bench/lib/import.ts). */
   importCase?: ImportBench;
+  /** The writes of one add_leads_batch of 100, replayed in one raw transaction: the batch's floor (ms per run). */
+  batchFloor?: { runsMs: number[]; medianMs: number; writes: number };
   /** list_drafts at 100,000 pending drafts and update_drafts of 100 approvals (bench/lib/drafts.ts). */
   draftsCase?: DraftsBench;
   targets: Target[];
@@ -121,6 +123,10 @@ export const DASHBOARD_FIRST_LOAD_BYTES = 300 * 1024;
 
 /** The listing budget in tokens of what a model reads (the default listing). */
 export const TOOLS_LIST_LIMIT_TOKENS = 4_500;
+/** The batch of 100 server-side, as a multiple of its own writes in one raw transaction. */
+export const BATCH_FLOOR_RATIO = 3;
+/** Cold start as a multiple of bare Express's, started in turns with it. */
+export const COLD_START_RATIO = 3;
 /**
  * A leak raises the floor RSS returns to after each collection, round after round; the heap's
  * own sawtooth (tens of MB under a flood) moves the median and the peak, not the floor.
@@ -171,6 +177,8 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
   const p99 = worstServerP99(r.runs, r.list);
   const pooled = r.listServerSide;
   const batch = run('batch.rest.c1');
+  const batchRatio = batch.serverSide && r.batchFloor ? batch.serverSide.p50 / r.batchFloor.medianMs : Number.POSITIVE_INFINITY;
+  const coldRatio = r.coldStart.medianMs / r.coldStart.baselineMedianMs;
   const flood = throughputRatio(run('flood.rest'), run('flood.express'));
   const rounds = r.memory.flood.rounds;
   const [prev, last] = rounds.slice(-2);
@@ -225,10 +233,13 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
       met: pooled.n > 0 && pooled.p99 < 5,
     },
     {
-      id: 'batch-median',
-      text: 'add_leads_batch of 100 takes < 15 ms median',
-      measured: `${ms(batch.p50Ms)} ms client-side${batch.serverSide ? `, ${ms(batch.serverSide.p50)} ms server-side` : ''} (1 connection)`,
-      met: batch.p50Ms < 15,
+      id: 'batch-floor',
+      text: `add_leads_batch of 100, server-side, within ${BATCH_FLOOR_RATIO}× of the same writes in one raw transaction`,
+      measured:
+        batch.serverSide && r.batchFloor
+          ? `${batchRatio.toFixed(2)}× (${ms(batch.serverSide.p50)} ms server-side, ${ms(batch.p50Ms)} ms client-side, 1 connection; its ${r.batchFloor.writes} writes replayed in one transaction: ${ms(r.batchFloor.medianMs)} ms median of ${r.batchFloor.runsMs.length})`
+          : 'not measured',
+      met: batchRatio <= BATCH_FLOOR_RATIO,
     },
     {
       id: 'flood-throughput',
@@ -244,9 +255,9 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     },
     {
       id: 'cold-start',
-      text: 'Cold start to a healthy /health under 1 s',
-      measured: `${int(r.coldStart.medianMs)} ms median of ${r.coldStart.runsMs.length} (bare Express in the same turns: ${int(r.coldStart.baselineMedianMs)} ms)`,
-      met: r.coldStart.medianMs < 1000,
+      text: `Cold start to a healthy /health within ${COLD_START_RATIO}× of bare Express's, in the same turns`,
+      measured: `${coldRatio.toFixed(1)}× (${int(r.coldStart.medianMs)} vs ${int(r.coldStart.baselineMedianMs)} ms, medians of ${r.coldStart.runsMs.length})`,
+      met: coldRatio <= COLD_START_RATIO,
     },
     {
       id: 'idle-rss',
@@ -482,6 +493,7 @@ export function renderMarkdown(r: Results): string {
     `- The page-${r.settings.deepPage} cursor of each list is built, not walked: a cursor is the signed (sort value, seq) of the last row served, so the bench reads the row at offset (${r.settings.deepPage}−1)·${r.settings.pageSize}−1 in the list's order and signs it with the core's \`encodeCursor\` over the scope \`leadListQuery\` gives. test/bench checks on a small fixture that this equals the nextCursor of a walk; the run checks every built page over REST.`,
     "- Server-side times come from the server's own request log (`ms`: from the request reaching the server's front door to the response finishing), for the requests of the measured window only.",
     "- Raw query: the exact SELECTs on `leads` that listLeads sent for that page (the keyset query, and on a cursor page its existence check), captured once, prepared once on the same connection and run with better-sqlite3's default `all()` (row objects, what a hand-written handler runs); the raw-mode figures (rows as arrays) show the floor of reading the rows. Core verb: `listLeads(ctx, secret, input)` in-process. Pipeline: `invokeTool` for list_leads in-process (auth, rate limit, validation, verb, JSON).",
+    '- Floors (targets as ratios, issue 26): the batch of 100 is compared with its own writes (the lead rows, the credit charge and its ledger entry, the campaign counters), learned by running the same batch through the pipeline in-process inside a transaction that is rolled back, then replayed with their parameters in one transaction on better-sqlite3 prepared statements, in the bench process, while the server is idle, before and after its one-connection run; cold start is compared with bare Express started in turns with it.',
     "- RSS is the server process's resident set (`/proc/<pid>/status` VmRSS, or `ps`), sampled every 200 ms while load runs. V8's heap makes RSS a sawtooth under load, so floods are compared by their floor (lowest sample), which a leak would raise; idle RSS is read after the server has sat idle long enough for V8 to give back its startup garbage.",
     '',
   );

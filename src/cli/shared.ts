@@ -1,10 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { createLogger } from '../log.js';
 import type { Ctx } from '../core/context.js';
-import { newRequestId } from '../http/request.js';
 import { createContext } from '../server.js';
 import type { Tool } from '../tools/define.js';
 import { callTool } from '../tools/pipeline.js';
@@ -97,7 +97,7 @@ export const IDEMPOTENCY_NAME = { idempotencyKey: '--idempotency-key' };
  * JSON). A refusal is thrown as the pipeline's error, for the command to word with its flags.
  */
 export async function operate<T>(ctx: Ctx, tool: Tool, input: Record<string, unknown>, idempotencyKey?: string): Promise<T> {
-  const outcome = await callTool(ctx, tool, { operator: true, requestId: newRequestId() }, { input, idempotencyKey });
+  const outcome = await callTool(ctx, tool, { operator: true, requestId: randomUUID() }, { input, idempotencyKey });
   if (!outcome.ok) throw outcome.error;
   if (outcome.headers['Idempotent-Replayed'] === 'true') {
     process.stderr.write(`--idempotency-key ${idempotencyKey} was used before with the same arguments: this is its first result; nothing was done again.\n`);

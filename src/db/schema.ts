@@ -809,8 +809,9 @@ export const leadImportRows = sqliteTable(
 );
 
 /**
- * Counters kept by triggers (migration 0009), one per group of tables the engine reads for every
- * lead it handles; it keeps what it read in memory while the counter stands still (src/db/counted.ts).
+ * Counters kept by triggers (migrations 0009 and 0016), one per group of tables that hot paths
+ * read again and again; what they read is kept in memory while the counter stands still
+ * (src/db/cache.ts). Every write sets a fresh random value, never `+ 1` (see there why).
  */
 export const changeCounters = sqliteTable('change_counters', {
   name: text('name').primaryKey(),

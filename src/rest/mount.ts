@@ -10,7 +10,7 @@ import { authenticateRest, REST_PREFIX, restRoutes, sendOutcome } from './adapte
 import { edgeRefusals } from './edge.js';
 import { openApiDocument } from './openapi.js';
 import { referenceHtml } from './reference.js';
-import { routeMatcher } from './routes.js';
+import { routeParser } from './routes.js';
 
 /**
  * The REST face under /public/v1: the API description (key-less, like the discovery URLs: a
@@ -31,7 +31,7 @@ export function mountRest(app: Express, host: HostServices, ctx: Ctx, tools: rea
   });
 
   const handlers = restRoutes(app, ctx, tools);
-  const routes = tools.map((t) => ({ method: t.http.method, matches: routeMatcher(t.http.path) }));
+  const routes = tools.map((t) => ({ method: t.http.method, matches: routeParser(t.http.path).matches }));
 
   // Unknown /public/v1 routes still require a key first, then answer not_found.
   app.use(REST_PREFIX, readRawBody, (req, res) => {

@@ -4,7 +4,8 @@ type Scalar = 'number' | 'boolean' | 'other';
 
 /** What scalar a (possibly optional/defaulted/described) zod field holds. */
 function scalarKind(schema: z.ZodType): Scalar {
-  const def = schema._zod.def as { type: string; innerType?: z.ZodType; values?: unknown[]; options?: z.ZodType[] };
+  // `def` is zod 4's public view of a schema's definition.
+  const def = schema.def as { type: string; innerType?: z.ZodType; values?: unknown[]; options?: z.ZodType[] };
   switch (def.type) {
     case 'number':
     case 'int':

@@ -1,34 +1,20 @@
-/**
- * A REST route template such as `/campaigns/:campaignId/leads`, matched the way Express
- * matches its routes: literal segments case-insensitively, a `:name` segment by any one
- * non-empty segment, and one trailing slash allowed. Paths are relative to `/public/v1`.
- */
-export function routeMatcher(template: string): (path: string) => boolean {
-  return routeParser(template).matches;
-}
+import { match } from 'path-to-regexp';
 
 /**
- * A route template's matcher, and the raw (still percent-encoded) path parameters of a path it
- * matches, for a path Express could not decode.
+ * A REST route template such as `/campaigns/:campaignId/leads`, matched by path-to-regexp, the
+ * library Express's router matches its routes with, given the options the router gives a route
+ * (literal segments in any case, one trailing slash allowed): the same answer as Express by
+ * construction. Paths are relative to `/public/v1`. Only what Express could not answer uses it:
+ * which methods a path has (for the 404), and the raw, still percent-encoded parameters of a path
+ * Express could not decode.
  */
 export function routeParser(template: string): { matches: (path: string) => boolean; params: (path: string) => Record<string, string> } {
-  const names = template.split('/').map((s) => (s.startsWith(':') ? s.slice(1) : null));
-  const matches = routeMatch(template);
-  const params = (path: string): Record<string, string> => {
-    const parts = path.replace(/\/$/, '').split('/');
-    const out: Record<string, string> = {};
-    names.forEach((name, i) => {
-      if (name !== null) out[name] = parts[i] ?? '';
-    });
-    return out;
-  };
-  return { matches, params };
-}
-
-function routeMatch(template: string): (path: string) => boolean {
-  const segments = template.split('/').map((s) => (s.startsWith(':') ? null : s.toLowerCase()));
-  return (path) => {
-    const parts = path.replace(/\/$/, '').split('/');
-    return parts.length === segments.length && segments.every((s, i) => (s === null ? parts[i] !== '' : s === parts[i]!.toLowerCase()));
+  const m = match<Record<string, string>>(template, { sensitive: false, end: true, trailing: true, decode: false });
+  return {
+    matches: (path) => m(path) !== false,
+    params: (path) => {
+      const found = m(path);
+      return found === false ? {} : { ...found.params };
+    },
   };
 }

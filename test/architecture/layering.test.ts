@@ -62,6 +62,17 @@ describe('layering rules (dependency-cruiser)', () => {
       'src/workers/outreach/x.ts': "import { y } from './y.js';\nexport const x = y;\n",
       'src/workers/lookalike/l.ts': "import { s } from '../../db/s.js';\nexport const l = s;\n",
       'src/workers/outreach/y.ts': "import { x } from './x.js';\nexport const y = () => x;\n",
+      // The bottom layer importing a verb; arrows the diagram does not draw.
+      'src/db/up.ts': "import { c } from '../core/c.js';\nexport const up = c;\n",
+      'src/tools/h2.ts': "import { h } from '../http/h.js';\nexport const h2 = h;\n",
+      'src/docs/d.ts': "import { c } from '../core/c.js';\nexport const d = c;\n",
+      // Core may name an adapter's store type, never run adapter code.
+      'src/network/store.ts': 'export interface Store { n: number }\nexport const adapterCode = 1;\n',
+      'src/core/store-ok.ts': "import type { Store } from '../network/store.js';\nexport const ok = (s: Store) => s.n;\n",
+      'src/core/store-bad.ts': "import { adapterCode } from '../network/store.js';\nexport const bad = adapterCode;\n",
+      // Arrows the diagram draws.
+      'src/core/uses-db.ts': "import { s } from '../db/s.js';\nexport const u = s;\n",
+      'src/rest/uses-tools.ts': "import { t } from '../tools/t.js';\nexport const u = t;\n",
       'src/db/campaign-writer.ts': 'export const gate = 1;\n',
       'src/core/campaigns/state-machine.ts': "import { gate } from '../../db/campaign-writer.js';\nexport const sm = gate;\n",
       'src/core/leads/sneaky.ts': "import { gate } from '../../db/campaign-writer.js';\nexport const sneaky = gate;\n",
@@ -84,9 +95,19 @@ describe('layering rules (dependency-cruiser)', () => {
         'face-to-db src/tools/t.ts src/db/s.ts',
         'face-to-db src/http/h.ts src/db/s.ts',
         'worker-to-db src/workers/lookalike/l.ts src/db/s.ts',
+        'db-imports-nothing-above src/db/up.ts src/core/c.ts',
+        'not-in-allowed src/db/up.ts src/core/c.ts',
+        'not-in-allowed src/tools/h2.ts src/http/h.ts',
+        'not-in-allowed src/docs/d.ts src/core/c.ts',
+        'core-to-adapter-code src/core/store-bad.ts src/network/store.ts',
+        'not-in-allowed src/core/store-bad.ts src/network/store.ts',
         'campaign-state-writer src/core/leads/sneaky.ts src/db/campaign-writer.ts',
       ])
         expect(found, expected).toContain(expected);
+      const about = (file: string) => [...found].filter((v) => v.includes(` ${file} `));
+      expect(about('src/core/store-ok.ts')).toEqual([]);
+      expect(about('src/core/uses-db.ts')).toEqual([]);
+      expect(about('src/rest/uses-tools.ts')).toEqual([]);
       // The state machine itself may open the gate.
       expect([...found].filter((v) => v.includes('state-machine'))).toEqual([]);
       expect([...found].some((v) => v.startsWith('no-cycles src/workers/outreach/'))).toBe(true);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateLeads } from '../../src/db/fixture.js';
+import { generateLeads } from '../../src/core/seed/fixture.js';
 import { listLeads, type ListLeadsInput } from '../../src/core/leads/list.js';
 import { getWorkspace } from '../../src/core/workspace/get.js';
 import { testCtx } from '../helpers.js';

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { addLead } from '../../src/core/leads/add.js';
 import { searchLeads } from '../../src/core/leads/search.js';
 import { ApiError } from '../../src/core/errors.js';
-import { generateLeads } from '../../src/db/fixture.js';
+import { generateLeads } from '../../src/core/seed/fixture.js';
 import { restoreCampaign } from '../../src/core/campaigns/state-machine.js';
 import { testCtx } from '../helpers.js';
 import { captureQueries, queryPlan } from '../plans.js';

@@ -1,4 +1,4 @@
-import { counted } from '../../db/counted.js';
+import { cached } from '../../db/cache.js';
 import { accounts } from '../../db/schema.js';
 import type { AccountRef } from '../network/provider.js';
 import type { Ctx } from '../context.js';
@@ -10,7 +10,7 @@ export type AccountRow = typeof accounts.$inferSelect;
  * Every account by id, kept while the `accounts` counter stands still: the engine looks its
  * accounts up for every send, and a workspace has a few hundred at most. Shared and frozen.
  */
-const allAccounts = counted(
+const allAccounts = cached(
   'accounts',
   (db) =>
     new Map(

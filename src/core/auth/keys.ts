@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import { iso } from '../clock.js';
 import { perDb } from '../../db/prepared.js';
-import { readCache } from '../../db/read-cache.js';
+import { cachedBy } from '../../db/cache.js';
 import { countRows } from '../../db/tx.js';
 
 export type KeyEnv = 'test' | 'live';
@@ -82,7 +82,7 @@ export interface KeyIdentity {
 
 const KEY_COLUMNS = { id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt };
 
-/** Every authenticated request looks its key up, so the lookup is prepared once. */
+/** Every authenticated request looks its key up: prepared once, and kept while the `keys` counter stands still (db/cache.ts). */
 const keyByDigest = perDb((db) =>
   db
     .select(KEY_COLUMNS)
@@ -90,15 +90,16 @@ const keyByDigest = perDb((db) =>
     .where(eq(apiKeys.digest, sql.placeholder('digest')))
     .prepare(),
 );
+const keptKey = cachedBy('keys', (db, digest) => keyByDigest(db).get({ digest }));
 
 /** ` (create one … with `…`)`: the command, run where the server runs; the banner prints it with the server's --db. */
 const keyHint = (ctx: Ctx, lead: string): string =>
   ctx.keyCommand ? ` (${lead} \`${ctx.keyCommand}\` on the server machine, adding --db if the server was started with one)` : '';
 
 /**
- * Resolves a presented key to its identity. The row is cached only while the database is
- * unchanged (db/read-cache.ts), so a revoked or newly created key takes effect at once, also
- * in a running server and when another process (the CLI) made the change.
+ * Resolves a presented key to its identity. The row is kept only while no key changed
+ * (db/cache.ts), so a revoked or newly created key takes effect at once, also in a running
+ * server and when another process (the CLI) made the change.
  */
 export function authenticateKey(ctx: Ctx, presented: string | undefined | null): KeyIdentity {
   if (!presented) {
@@ -109,7 +110,7 @@ export function authenticateKey(ctx: Ctx, presented: string | undefined | null):
     throw new ApiError('unauthorized', `This server runs the ${ctx.env} environment and accepts only ${expected} keys${keyHint(ctx, 'create one with')}.`);
   }
   const digest = digestKey(presented);
-  const row = readCache(ctx.db).get(`key:${digest}`, () => keyByDigest(ctx.db).get({ digest }));
+  const row = keptKey(ctx.db, digest);
   if (!row || row.revokedAt !== null) {
     throw new ApiError('unauthorized', `Invalid or revoked API key. Check the key${keyHint(ctx, 'or create a new one with')}.`);
   }

@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
-import { fast, inserterOf, perDb } from '../../db/prepared.js';
+import { eq } from 'drizzle-orm';
 import { conversations, messages, type leads } from '../../db/schema.js';
+import { insertMessage, messageStatements } from '../../db/sql/messages.js';
 import { messagePreview } from '../activity/record.js';
 import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
@@ -45,42 +45,17 @@ export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
   });
   const preview = messagePreview(input.text) ?? '';
   const inboundAt = direction === 'inbound' ? input.at : 0;
-  upsertThread(ctx.db).run({ leadId: input.lead.id, campaignId: input.lead.campaignId, inboundAt, at: input.at, direction, sender: input.sender, preview });
+  messageStatements(ctx.db).upsertThread.run({
+    leadId: input.lead.id,
+    campaignId: input.lead.campaignId,
+    inboundAt,
+    at: input.at,
+    direction,
+    sender: input.sender,
+    preview,
+  });
   return id;
 }
-
-// Prepared once per database: every message sent or received writes both.
-const insertMessage = inserterOf(messages);
-const upsertThread = perDb((db) => {
-  const p = (name: string) => sql`${sql.placeholder(name)}`;
-  return fast(
-    db
-      .insert(conversations)
-      .values({
-        leadId: sql.placeholder('leadId'),
-        campaignId: sql.placeholder('campaignId'),
-        lastInboundAt: sql.placeholder('inboundAt'),
-        lastMessageAt: sql.placeholder('at'),
-        lastDirection: sql.placeholder('direction'),
-        lastSender: sql.placeholder('sender'),
-        lastPreview: sql.placeholder('preview'),
-        messageCount: 1,
-      })
-      .onConflictDoUpdate({
-        target: conversations.leadId,
-        set: {
-          lastInboundAt: sql`max(${conversations.lastInboundAt}, ${p('inboundAt')})`,
-          // A message stamped earlier than the newest (a late inbound event) does not replace the preview.
-          lastDirection: sql`case when ${p('at')} >= ${conversations.lastMessageAt} then ${p('direction')} else ${conversations.lastDirection} end`,
-          lastSender: sql`case when ${p('at')} >= ${conversations.lastMessageAt} then ${p('sender')} else ${conversations.lastSender} end`,
-          lastPreview: sql`case when ${p('at')} >= ${conversations.lastMessageAt} then ${p('preview')} else ${conversations.lastPreview} end`,
-          lastMessageAt: sql`max(${conversations.lastMessageAt}, ${p('at')})`,
-          messageCount: sql`${conversations.messageCount} + 1`,
-        },
-      })
-      .prepare(),
-  );
-});
 
 /** Deletes a lead's thread with the lead: a deleted lead's messages are not kept. Call in the delete's transaction. */
 export function forgetConversation(ctx: Ctx, leadId: string): void {

@@ -1,7 +1,8 @@
-import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { fast, perDb } from '../../db/prepared.js';
-import { campaigns, drafts, leads } from '../../db/schema.js';
+import { columnsOf, perDb, quoted, selectList } from '../../db/prepared.js';
+import { drafts, leads } from '../../db/schema.js';
+import { leadStatements } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
@@ -77,96 +78,44 @@ export interface NewDraft {
   drafterError: string | null;
 }
 
-const statements = perDb((db) => ({
-  byId: fast(
-    db
-      .select()
-      .from(drafts)
-      .where(eq(drafts.id, sql.placeholder('id')))
-      .prepare(),
-  ),
-  bySlot: fast(
-    db
-      .select()
-      .from(drafts)
-      .where(and(eq(drafts.leadId, sql.placeholder('leadId')), eq(drafts.slot, sql.placeholder('slot'))))
-      .prepare(),
-  ),
-  bySeq: fast(
-    db
-      .select({ seq: drafts.seq })
-      .from(drafts)
-      .where(eq(drafts.seq, sql.placeholder('seq')))
-      .prepare(),
-  ),
-  otherPending: fast(
-    db
-      .select({ seq: drafts.seq })
-      .from(drafts)
-      .where(and(eq(drafts.campaignId, sql.placeholder('campaignId')), sql`${drafts.status} = 'pending'`, sql`${drafts.id} <> ${sql.placeholder('id')}`))
-      .limit(1)
-      .prepare(),
-  ),
-  approval: fast(
-    db
-      .select({ approval: campaigns.approval })
-      .from(campaigns)
-      .where(eq(campaigns.id, sql.placeholder('campaignId')))
-      .prepare(),
-  ),
-  lead: fast(
-    db
-      .select()
-      .from(leads)
-      .where(eq(leads.id, sql.placeholder('leadId')))
-      .prepare(),
-  ),
-  /**
-   * Every change a person makes, guarded: the draft must still be in the status the change was
-   * judged against, and not on the wire. A race lost is 0 rows changed, never a wrong change.
-   */
-  change: fast(
-    db
-      .update(drafts)
-      .set({
-        text: sql`${sql.placeholder('text')}`,
-        subject: sql`${sql.placeholder('subject')}`,
-        status: sql`${sql.placeholder('status')}`,
-        updatedAt: sql`${sql.placeholder('now')}`,
-      })
-      .where(and(eq(drafts.id, sql.placeholder('id')), eq(drafts.status, sql.placeholder('from')), sql`${drafts.sendingIntentId} IS NULL`))
-      .prepare(),
-  ),
-  insert: fast(
-    db
-      .insert(drafts)
-      .values({
-        id: sql.placeholder('id'),
-        campaignId: sql.placeholder('campaignId'),
-        leadId: sql.placeholder('leadId'),
-        stepId: sql.placeholder('stepId'),
-        slot: sql.placeholder('slot'),
-        variant: sql.placeholder('variant'),
-        kind: sql.placeholder('kind'),
-        accountId: sql.placeholder('accountId'),
-        subject: sql.placeholder('subject'),
-        text: sql.placeholder('text'),
-        renderedSubject: sql.placeholder('renderedSubject'),
-        renderedText: sql.placeholder('renderedText'),
-        status: sql.placeholder('status'),
-        drafterError: sql.placeholder('drafterError'),
-        createdAt: sql.placeholder('now'),
-        updatedAt: sql.placeholder('now'),
-      })
-      .prepare(),
-  ),
-  pendingCounts: db
-    .select({ campaignId: drafts.campaignId, pending: sql<number>`count(*)` })
-    .from(drafts)
-    .where(sql`${drafts.status} = 'pending'`)
-    .groupBy(drafts.campaignId)
-    .prepare(),
-}));
+/*
+ * The hot statements in SQL on better-sqlite3's `prepare`, with the schema's column names
+ * (`selectList`): the engine creates and reads drafts per send, the queue pages them. drafts has
+ * no boolean column, so its rows need no decoding. Limits are `LIMIT (SELECT ?)` and statuses
+ * written in, so SQLite does not plan the statement again on every call.
+ */
+type NewDraftRow = NewDraft & { id: string; status: DraftStatus; now: number };
+
+const DRAFT = selectList(drafts);
+const statements = perDb((db) => {
+  const c = db.$client;
+  return {
+    byId: c.prepare<[{ id: string }], DraftRow>(`SELECT ${DRAFT} FROM drafts WHERE id = @id`),
+    bySlot: c.prepare<[{ leadId: string; slot: string }], DraftRow>(`SELECT ${DRAFT} FROM drafts WHERE lead_id = @leadId AND slot = @slot`),
+    bySeq: c.prepare<[{ seq: number }], { seq: number }>('SELECT seq FROM drafts WHERE seq = @seq'),
+    otherPending: c.prepare<[{ campaignId: string; id: string }], { seq: number }>(
+      "SELECT seq FROM drafts WHERE campaign_id = @campaignId AND status = 'pending' AND id <> @id LIMIT 1",
+    ),
+    approval: c.prepare<[{ campaignId: string }], { approval: string }>('SELECT approval FROM campaigns WHERE id = @campaignId'),
+    /**
+     * Every change a person makes, guarded: the draft must still be in the status the change was
+     * judged against, and not on the wire. A race lost is 0 rows changed, never a wrong change.
+     */
+    change: c.prepare<[DraftChange & { id: string; from: DraftStatus; now: number }]>(
+      `UPDATE drafts SET text = @text, subject = @subject, status = @status, updated_at = @now
+       WHERE id = @id AND status = @from AND sending_intent_id IS NULL`,
+    ),
+    insert: c.prepare<[NewDraftRow]>(
+      `INSERT INTO drafts (id, campaign_id, lead_id, step_id, slot, variant, kind, account_id, subject, text, rendered_subject, rendered_text,
+         status, drafter_error, created_at, updated_at)
+       VALUES (@id, @campaignId, @leadId, @stepId, @slot, @variant, @kind, @accountId, @subject, @text, @renderedSubject, @renderedText,
+         @status, @drafterError, @now, @now)`,
+    ),
+    pendingCounts: c.prepare<[], { campaignId: string; pending: number }>(
+      "SELECT campaign_id AS campaignId, count(*) AS pending FROM drafts WHERE status = 'pending' GROUP BY campaign_id",
+    ),
+  };
+});
 
 export const findDraftRow = (ctx: Ctx, id: string): DraftRow | undefined => statements(ctx.db).byId.get({ id });
 
@@ -202,7 +151,7 @@ export function insertDraft(ctx: Ctx, draft: NewDraft): { row: DraftRow; created
 function announceIfFirstPending(ctx: Ctx, row: DraftRow): void {
   const st = statements(ctx.db);
   if (st.otherPending.get({ campaignId: row.campaignId, id: row.id }) !== undefined) return;
-  const lead = st.lead.get({ leadId: row.leadId });
+  const lead = leadStatements(ctx.db).byId.get(row.leadId);
   if (!lead) return;
   const draft = { id: row.id, stepId: row.stepId, kind: row.kind, variant: row.variant, createdAt: iso(row.createdAt) };
   recordLeadEvent(ctx, 'draft.pending', lead, { draft }, row.accountId);
@@ -287,32 +236,43 @@ export interface DraftPageFilter {
 
 export type DraftListRow = DraftRow & { lead: DraftLeadRow };
 
-const LEAD_FIELDS = {
-  fullName: leads.fullName,
-  firstName: leads.firstName,
-  lastName: leads.lastName,
-  jobTitle: leads.jobTitle,
-  companyName: leads.companyName,
-  headline: leads.headline,
-  location: leads.location,
-  personalization: leads.personalization,
-  networkUrl: leads.networkUrl,
-};
+/** The lead's fields a queue item shows, as `l_<key>` beside the draft's columns. */
+const LEAD_FIELDS = [
+  'fullName',
+  'firstName',
+  'lastName',
+  'jobTitle',
+  'companyName',
+  'headline',
+  'location',
+  'personalization',
+  'networkUrl',
+] as const satisfies readonly (keyof DraftLeadRow)[];
+const LEAD_COLUMNS = columnsOf(leads).filter((c) => (LEAD_FIELDS as readonly string[]).includes(c.key));
+const LEAD_SELECT = LEAD_COLUMNS.map((c) => `l.${quoted(c.name)} AS ${quoted(`l_${c.key}`)}`).join(', ');
+/** Last selected first: V8 keeps an object fast when the properties it loses are its newest. */
+const LEAD_KEYS_NEWEST_FIRST = LEAD_COLUMNS.map((c) => c.key).reverse();
+
+/** Splits a page row into the draft and its lead (the lead's fields come last, prefixed `l_`). */
+function pageRow(row: Record<string, unknown>): DraftListRow {
+  const lead: Record<string, unknown> = {};
+  for (const k of LEAD_KEYS_NEWEST_FIRST) {
+    lead[k] = row[`l_${k}`];
+    delete row[`l_${k}`];
+  }
+  return Object.assign(row as unknown as DraftRow, { lead: lead as unknown as DraftLeadRow });
+}
+
+type PageParams = { after: number; limit: number; campaignId?: string; status?: string };
 
 /** One statement per filter shape (campaign given or not, status given or not), each on its own index. */
 function preparePage(db: Db, byCampaign: boolean, byStatus: boolean) {
-  const conds: SQL[] = [gt(drafts.seq, sql.placeholder('after'))];
-  if (byCampaign) conds.push(eq(drafts.campaignId, sql.placeholder('campaignId')));
-  if (byStatus) conds.push(eq(drafts.status, sql.placeholder('status')));
-  return fast(
-    db
-      .select({ draft: drafts, lead: LEAD_FIELDS })
-      .from(drafts)
-      .innerJoin(leads, eq(leads.id, drafts.leadId))
-      .where(and(...conds))
-      .orderBy(asc(drafts.seq))
-      .limit(sql.placeholder('limit'))
-      .prepare(),
+  const conds = ['d.seq > @after'];
+  if (byCampaign) conds.push('d.campaign_id = @campaignId');
+  if (byStatus) conds.push('d.status = @status');
+  return db.$client.prepare<[PageParams], Record<string, unknown>>(
+    `SELECT ${selectList(drafts, 'd')}, ${LEAD_SELECT} FROM drafts d JOIN leads l ON l.id = d.lead_id
+     WHERE ${conds.join(' AND ')} ORDER BY d.seq LIMIT (SELECT @limit)`,
   );
 }
 
@@ -326,8 +286,16 @@ const pageStatements = perDb((db) => ({
 /** Drafts after list position `after` (0 for the first page), oldest first, each with its lead. */
 export function draftPage(ctx: Ctx, filter: DraftPageFilter, after: number, limit: number): DraftListRow[] {
   const st = pageStatements(ctx.db);
-  const q = filter.campaignId !== undefined ? (filter.status !== undefined ? st.both : st.campaign) : filter.status !== undefined ? st.status : st.none;
-  return q.all({ after, limit, campaignId: filter.campaignId, status: filter.status }).map(({ draft, lead }) => ({ ...draft, lead }));
+  const { campaignId, status } = filter;
+  const rows =
+    campaignId !== undefined
+      ? status !== undefined
+        ? st.both.all({ after, limit, campaignId, status })
+        : st.campaign.all({ after, limit, campaignId })
+      : status !== undefined
+        ? st.status.all({ after, limit, status })
+        : st.none.all({ after, limit });
+  return rows.map(pageRow);
 }
 
 /** Pending drafts per campaign (campaigns with none are left out). */

@@ -201,7 +201,7 @@ export function addLead(ctx: Ctx, campaignId: string, lead: NewLead): AddLeadRes
 export type NewBatchLead = { networkUrl?: string | undefined } & LeadFieldValues;
 
 /**
- * Adds up to 100 profiles in one transaction, each in its own savepoint (`writeBatch`), so
+ * Adds up to 100 profiles in one transaction (`writeBatch`), so
  * every answered item is durable once the answer is given. A bad URL fails only its item. At
  * the first credit exhaustion that item and every later one is `insufficient_credits`; after
  * an unexpected failure that item and every later one is `failed`. Duplicates within the
@@ -220,18 +220,17 @@ export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewB
           : failedItem();
     return { index, networkUrl, leadId: null, status, creditsCharged: 0, error };
   };
-  let outOfCredits = false;
   const results = writeBatch(
     ctx,
     { verb: 'add', campaignId },
     items,
-    (item, index): AddLeadsBatchResult['results'][number] => {
+    (item, index, earlier): AddLeadsBatchResult['results'][number] => {
       const url = urls[index] ?? null;
-      if (outOfCredits) return unplaced(index, 'insufficient_credits');
+      // Once an item ran out of credits every later one is answered so, whatever it holds.
+      if (earlier.at(-1)?.status === 'insufficient_credits') return unplaced(index, 'insufficient_credits');
       if (url === null) return unplaced(index, 'validation_error');
       const placed = placeLead(ctx, campaignId, url, item);
       if (placed.status !== 'insufficient_credits') return { index, networkUrl: url, ...placed };
-      outOfCredits = true;
       return unplaced(index, 'insufficient_credits');
     },
     (_item, index) => unplaced(index, 'failed'),

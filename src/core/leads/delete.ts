@@ -81,7 +81,7 @@ export function deleteQuestion(ctx: Ctx, campaignId: string, leadIds: readonly s
 
 /**
  * Deletes up to 100 leads permanently; their credits are not refunded. The deletes commit in
- * one transaction, each in its own savepoint (`writeBatch`), so a retry of the same ids
+ * one transaction (`writeBatch`), so a retry of the same ids
  * answers `not_found` for those already gone. The campaign totals are recounted afterwards;
  * if that fails the deletes still stand and the answer says `reconciliationFailed: true`.
  */

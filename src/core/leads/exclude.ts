@@ -1,7 +1,7 @@
-import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
-import { counted } from '../../db/counted.js';
-import { fast, perDb } from '../../db/prepared.js';
+import { and, eq, isNotNull, or } from 'drizzle-orm';
+import { cached } from '../../db/cache.js';
 import { exclusions, leads } from '../../db/schema.js';
+import { exclusionStatements } from '../../db/sql/exclusions.js';
 import type { Ctx } from '../context.js';
 
 type LeadRef = { id: string; networkUrl: string | null };
@@ -39,24 +39,13 @@ export function includeAgain(ctx: Ctx, lead: LeadRef): void {
   ctx.db.update(leads).set({ excluded: false, politeClosePendingAt: null, nextActionAt: 0, updatedAt: ctx.clock.now() }).where(eq(leads.id, lead.id)).run();
 }
 
-/** Prepared once per connection: every lead a batch or a Lookalike page places looks it up. */
-const exclusionOf = perDb((db) =>
-  fast(
-    db
-      .select({ u: exclusions.networkUrl })
-      .from(exclusions)
-      .where(eq(exclusions.networkUrl, sql.placeholder('networkUrl')))
-      .prepare(),
-  ),
-);
-
 /** Past this many entries the list is not kept in memory, and each URL is looked up. */
 const KEPT_EXCLUSIONS_MAX = 50_000;
 /**
  * The whole exclusion list, kept while the `exclusions` counter stands still (the engine asks
  * about every lead it plans), or null when it is too long to keep.
  */
-const keptList = counted('exclusions', (db): ReadonlySet<string> | null => {
+const keptList = cached('exclusions', (db): ReadonlySet<string> | null => {
   const rows = db
     .select({ u: exclusions.networkUrl })
     .from(exclusions)
@@ -68,5 +57,5 @@ const keptList = counted('exclusions', (db): ReadonlySet<string> | null => {
 export function isOnExclusionList(ctx: Ctx, networkUrl: string | null): boolean {
   if (networkUrl === null) return false;
   const list = keptList(ctx.db);
-  return list !== null ? list.has(networkUrl) : exclusionOf(ctx.db).get({ networkUrl }) !== undefined;
+  return list !== null ? list.has(networkUrl) : exclusionStatements(ctx.db).has.get(networkUrl) !== undefined;
 }

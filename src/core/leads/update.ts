@@ -110,7 +110,7 @@ export function updateLead(ctx: Ctx, campaignId: string, leadId: string, change:
 export type BatchLeadChange = LeadChange & { leadId: string };
 
 /**
- * Updates up to 100 leads in one transaction, each in its own savepoint (`writeBatch`), so
+ * Updates up to 100 leads in one transaction (`writeBatch`), so
  * every applied item is durable once the answer is given. Bad ids, repeats and contradictions
  * fail only their item. An unexpected failure stops the batch: items already applied stay
  * `updated` and that item and every later one is `failed`.

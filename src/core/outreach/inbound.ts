@@ -1,6 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
-import { fast, perDb } from '../../db/prepared.js';
-import { leads } from '../../db/schema.js';
+import { leadStatements } from '../../db/sql/leads.js';
 import { eachInOneTransaction, transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
 import { iso } from '../clock.js';
@@ -21,30 +19,11 @@ interface Candidate {
   info: CampaignInfo;
 }
 
-// Prepared once per database: every inbound event looks its person up.
-const byUrl = perDb((db) =>
-  fast(
-    db
-      .select()
-      .from(leads)
-      .where(eq(leads.networkUrl, sql.placeholder('url')))
-      .prepare(),
-  ),
-);
-const byProviderId = perDb((db) =>
-  fast(
-    db
-      .select()
-      .from(leads)
-      .where(eq(leads.providerId, sql.placeholder('providerId')))
-      .prepare(),
-  ),
-);
-
 /** Leads of this person contacted from this account, in any campaign. */
 function candidates(ctx: Ctx, event: InboundEvent): Candidate[] {
   const url = normalizeProfileUrl(event.networkUrl);
-  const rows = url ? byUrl(ctx.db).all({ url }) : byProviderId(ctx.db).all({ providerId: event.providerId });
+  const l = leadStatements(ctx.db);
+  const rows = url ? l.byUrl.all(url) : l.byProviderId.all(event.providerId);
   const infos = new Map<string, CampaignInfo | null>();
   const out: Candidate[] = [];
   for (const lead of rows) {

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { fast, perDb } from '../../db/prepared.js';
 import { engineState } from '../../db/schema.js';
+import { workspaceStatements } from '../../db/sql/workspace.js';
 import { transaction } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
 import { holderGone, thisProcess, type HolderProcess } from '../holder.js';
@@ -38,14 +38,11 @@ export function releaseLease(db: Db, holder: string): void {
   db.update(engineState).set({ holder: null, leaseExpiresAt: 0 }).where(sql`${engineState.id} = ${ROW} AND ${engineState.holder} = ${holder}`).run();
 }
 
-/** Who holds the lease now, if anyone. */
+/** Who holds the lease now, if anyone. Every send and completion check reads it (fencing): a prepared statement. */
 export function leaseHolder(db: Db, wall: Clock): string | null {
-  const row = leaseRow(db).get();
+  const row = workspaceStatements(db).engineState.get();
   return row && row.holder !== null && row.leaseExpiresAt > wall.now() ? row.holder : null;
 }
-
-// Prepared once: every send and completion check reads the lease (fencing).
-const leaseRow = perDb((db) => fast(db.select().from(engineState).where(eq(engineState.id, ROW)).prepare()));
 
 /** Remembers how far simulated time got, so the next run's sim clock starts no earlier. */
 export function recordSimTime(db: Db, simNow: number): void {

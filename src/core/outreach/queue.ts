@@ -1,7 +1,6 @@
-import { and, asc, desc, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
-import { fast, perDb } from '../../db/prepared.js';
-import type { Db } from '../../db/connection.js';
-import { campaigns, engineIntents, leads } from '../../db/schema.js';
+import { campaignStatements } from '../../db/sql/campaigns.js';
+import { intentStatements } from '../../db/sql/intents.js';
+import { leadStatements } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
 import { applyCampaignEvent, isImporting } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
@@ -11,7 +10,6 @@ import type { AgentDecision } from './agent.js';
 import { MESSAGE_TEXT_MAX } from './limits.js';
 import { leaseHolder } from './lease.js';
 import { fitTo } from './personalize.js';
-import { isPending, type IntentRow } from './sends.js';
 import type { EngineSettings } from './settings.js';
 import { effectiveAccountId, getLead, loadRunningCampaigns, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
 
@@ -42,31 +40,7 @@ export function runningCampaigns(ctx: Ctx, listed: readonly CampaignInfo[] = loa
  * Leads with a polite close pending, oldest first, in the order of the polite-close index:
  * ordered so, SQLite seeks that index past its nulls; unordered, it scanned the whole table.
  */
-export const closingLeads = (ctx: Ctx, limit: number): LeadRow[] => closingStmt(ctx.db).all({ limit });
-
-// Prepared once per database: the engine runs it on every tick.
-const closingStmt = perDb((db) =>
-  fast(db.select().from(leads).where(isNotNull(leads.politeClosePendingAt)).orderBy(asc(leads.politeClosePendingAt)).limit(sql.placeholder('limit')).prepare()),
-);
-
-/**
- * Up to `limit` leads of each campaign in the JSON array `ids` that match `due` (a condition on
- * the leads_due index, alias `d`), earliest due first, in one statement: one index seek per
- * campaign inside SQLite, so a tick over 200 running campaigns costs one statement, not 200.
- */
-const leadsOfMany = (db: Db, due: SQL) =>
-  fast(
-    db
-      .select()
-      .from(leads)
-      .where(
-        sql`${leads.seq} IN (SELECT s.seq FROM json_each(${sql.placeholder('ids')}) j, leads s WHERE s.seq IN (
-          SELECT d.seq FROM leads d WHERE d.campaign_id = j.value AND ${due} ORDER BY d.next_action_at LIMIT ${sql.placeholder('limit')}))`,
-      )
-      .prepare(),
-  );
-const scheduledOfMany = perDb((db) => leadsOfMany(db, sql`d.next_action_at > 0 AND d.next_action_at <= ${sql.placeholder('now')}`));
-const freshOfMany = perDb((db) => leadsOfMany(db, sql`d.next_action_at = 0`));
+export const closingLeads = (ctx: Ctx, limit: number): LeadRow[] => leadStatements(ctx.db).closing.all({ limit });
 
 /** Rows by campaign, each list in due order (ties, and never-looked-at leads, by insertion). */
 function byCampaign(rows: LeadRow[]): Map<string, LeadRow[]> {
@@ -82,11 +56,11 @@ function byCampaign(rows: LeadRow[]): Map<string, LeadRow[]> {
 
 /** Leads of these campaigns with scheduled work due at `now` (next_action_at > 0), at most `limit` each, by campaign. */
 export const scheduledLeadsOf = (ctx: Ctx, campaignIds: readonly string[], now: number, limit: number): Map<string, LeadRow[]> =>
-  campaignIds.length === 0 ? new Map() : byCampaign(scheduledOfMany(ctx.db).all({ ids: JSON.stringify(campaignIds), now, limit }));
+  campaignIds.length === 0 ? new Map() : byCampaign(leadStatements(ctx.db).scheduledOfMany.all({ ids: JSON.stringify(campaignIds), now, limit }));
 
 /** Leads of these campaigns the engine has never looked at (next_action_at 0, a new row's default), at most `limit` each, oldest first. */
 export const freshLeadsOf = (ctx: Ctx, campaignIds: readonly string[], limit: number): Map<string, LeadRow[]> =>
-  campaignIds.length === 0 ? new Map() : byCampaign(freshOfMany(ctx.db).all({ ids: JSON.stringify(campaignIds), limit }));
+  campaignIds.length === 0 ? new Map() : byCampaign(leadStatements(ctx.db).freshOfMany.all({ ids: JSON.stringify(campaignIds), limit }));
 
 /**
  * For each of these campaigns, when its earliest scheduled lead comes due after `now` (null when
@@ -95,117 +69,27 @@ export const freshLeadsOf = (ctx: Ctx, campaignIds: readonly string[], limit: nu
 export function nextScheduledOf(ctx: Ctx, campaignIds: readonly string[], now: number): Map<string, number | null> {
   if (campaignIds.length === 0) return new Map();
   return new Map(
-    nextScheduledStmt(ctx.db)
-      .all({ ids: JSON.stringify(campaignIds), now })
+    leadStatements(ctx.db)
+      .nextScheduled.all({ ids: JSON.stringify(campaignIds), now })
       .map((r) => [r.id, r.at]),
   );
 }
-const nextScheduledStmt = perDb((db) =>
-  fast(
-    db
-      .select({
-        id: sql<string>`j.value`,
-        at: sql<
-          number | null
-        >`(SELECT min(${leads.nextActionAt}) FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} > ${sql.placeholder('now')})`,
-      })
-      .from(sql`json_each(${sql.placeholder('ids')}) j`)
-      .prepare(),
-  ),
-);
-
 /** When the account's last provider call was made (its latest intent), or null. */
-export const lastCallAt = (ctx: Ctx, accountId: string): number | null => lastCallStmt(ctx.db).get({ accountId })?.at ?? null;
-const lastCallStmt = perDb((db) =>
-  fast(
-    db
-      .select({ at: engineIntents.createdAt })
-      .from(engineIntents)
-      .where(eq(engineIntents.accountId, sql.placeholder('accountId')))
-      .orderBy(desc(engineIntents.createdAt))
-      .limit(1)
-      .prepare(),
-  ),
-);
-
+export const lastCallAt = (ctx: Ctx, accountId: string): number | null => intentStatements(ctx.db).lastOfAccount.get(accountId) ?? null;
 /**
  * Of these campaigns, the ones with no lead left that has work (nothing due now or later): the
  * only ones the completion rule can apply to. One statement, one index seek per campaign.
  */
 export function withoutWorkLeft(ctx: Ctx, campaignIds: readonly string[]): string[] {
   if (campaignIds.length === 0) return [];
-  return idleCampaigns(ctx.db)
-    .all({ ids: JSON.stringify(campaignIds) })
-    .map((r) => r.id);
+  return leadStatements(ctx.db).withoutWorkLeft.all({ ids: JSON.stringify(campaignIds) });
 }
-const idleCampaigns = perDb((db) =>
-  fast(
-    db
-      .select({ id: sql<string>`j.value` })
-      .from(sql`json_each(${sql.placeholder('ids')}) j`)
-      .where(sql`NOT EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.campaignId} = j.value AND ${leads.nextActionAt} IS NOT NULL)`)
-      .prepare(),
-  ),
-);
-
-const completionProbes = perDb((db) => {
-  const id = sql.placeholder('campaignId');
-  const probe = (where: SQL | undefined) => fast(db.select({ one: sql`1` }).from(leads).where(where).limit(1).prepare());
-  return {
-    campaign: fast(
-      db
-        .select({
-          status: campaigns.status,
-          importing: campaigns.importing,
-          importingHolder: campaigns.importingHolder,
-          importingHost: campaigns.importingHost,
-          importingPid: campaigns.importingPid,
-          importingUntil: campaigns.importingUntil,
-        })
-        .from(campaigns)
-        .where(eq(campaigns.id, id))
-        .prepare(),
-    ),
-    anyLead: probe(eq(leads.campaignId, id)),
-    workLeft: probe(and(eq(leads.campaignId, id), isNotNull(leads.nextActionAt))),
-    closing: probe(and(isNotNull(leads.politeClosePendingAt), eq(leads.campaignId, id))),
-    pending: fast(
-      db
-        .select({ one: sql`1` })
-        .from(engineIntents)
-        .where(and(isPending, eq(engineIntents.campaignId, id)))
-        .limit(1)
-        .prepare(),
-    ),
-  };
-});
-
 /** Sets a lead's due time, unless something else changed it since it was read (`from`). */
 export function moveDue(ctx: Ctx, leadId: string, from: number | null, to: number | null): void {
-  const s = moveStmts(ctx.db);
-  (from === null ? s.fromNull : s.fromAt).run({ leadId, from, to });
+  const s = leadStatements(ctx.db);
+  if (from === null) s.moveDueFromNull.run({ leadId, to });
+  else s.moveDueFromAt.run({ leadId, from, to });
 }
-const moveStmts = perDb((db) => {
-  // `to` may be null (no work left): bound as-is, since next_action_at maps values unchanged.
-  const set = { nextActionAt: sql`${sql.placeholder('to')}` };
-  return {
-    fromNull: fast(
-      db
-        .update(leads)
-        .set(set)
-        .where(and(eq(leads.id, sql.placeholder('leadId')), isNull(leads.nextActionAt)))
-        .prepare(),
-    ),
-    fromAt: fast(
-      db
-        .update(leads)
-        .set(set)
-        .where(and(eq(leads.id, sql.placeholder('leadId')), eq(leads.nextActionAt, sql.placeholder('from'))))
-        .prepare(),
-    ),
-  };
-});
-
 /** Moves several leads' due times in one transaction. */
 export function moveDueMany(ctx: Ctx, moves: readonly { leadId: string; from: number | null; to: number }[]): void {
   transaction(ctx.db, () => {
@@ -258,9 +142,6 @@ export function recordAgentDecision(
   });
 }
 
-/** Intents left pending, e.g. by an engine that died mid-send. */
-export const pendingIntents = (ctx: Ctx): IntentRow[] => ctx.db.select().from(engineIntents).where(isPending).all();
-
 /**
  * The completion rule: a running campaign that is not importing, has at least one lead, no
  * lead with work left (nothing due now or later, no polite close pending) and no send in flight
@@ -268,18 +149,17 @@ export const pendingIntents = (ctx: Ctx): IntentRow[] => ctx.db.select().from(en
  * waiting for leads. Only the lease holder completes campaigns.
  */
 export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): boolean {
-  const p = completionProbes(ctx.db);
-  const args = { campaignId };
+  const l = leadStatements(ctx.db);
   // The engine asks only about campaigns `withoutWorkLeft` found idle; each probe is an index
   // seek, so the check stays cheap however many leads there are.
   return transaction(ctx.db, () => {
-    if (p.workLeft.get(args) !== undefined) return false;
+    if (l.workLeftInCampaign.get(campaignId) !== undefined) return false;
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return false;
-    const row = p.campaign.get(args);
+    const row = campaignStatements(ctx.db).statusOf(campaignId);
     if (row?.status !== 'CAMPAIGN_IN_PROGRESS' || isImporting(row, ctx.clock.now())) return false;
-    if (p.anyLead.get(args) === undefined) return false;
-    if (p.closing.get(args) !== undefined) return false;
-    if (p.pending.get(args) !== undefined) return false;
+    if (l.anyOfCampaign.get(campaignId) === undefined) return false;
+    if (l.closingInCampaign.get(campaignId) !== undefined) return false;
+    if (intentStatements(ctx.db).pendingOfCampaign.get(campaignId) !== undefined) return false;
     if (!applyCampaignEvent(ctx, campaignId, 'engine_completed')) return false;
     ctx.log.info({ campaignId }, 'campaign completed');
     return true;

@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { fast, inserterOf, perDb } from '../../db/prepared.js';
+import { sql } from 'drizzle-orm';
 import { engineIntents } from '../../db/schema.js';
+import { insertIntent, intentStatements, type IntentRow } from '../../db/sql/intents.js';
 import { transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
 import type { Ctx } from '../context.js';
@@ -8,7 +8,8 @@ import { failpoint } from '../faults.js';
 import { newSortableId } from '../ids.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { handOffLead } from '../leads/handoff.js';
-import type { ProfileRef } from '../network/provider.js';
+import { networkError, type AccountRef, type ProfileRef } from '../network/provider.js';
+import { classify } from './failures.js';
 import { leaseHolder } from './lease.js';
 import { placeholders } from './personalize.js';
 import { renderMessage, renderNote } from '../agents/render.js';
@@ -17,7 +18,7 @@ import type { SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
-export type IntentRow = typeof engineIntents.$inferSelect;
+export type { IntentRow };
 /** `manual_message` is an operator's direct message (send_message); the others are the engine's. */
 export type IntentKind = 'connection_request' | 'message' | 'agent_reply' | 'cta' | 'polite_close' | 'withdrawal' | 'manual_message';
 
@@ -89,7 +90,7 @@ export function beginSend(
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
     const lead = getLead(ctx, leadId);
     if (!lead) return null;
-    if (inFlightOf(ctx.db).get({ leadId }) !== undefined) {
+    if (intentStatements(ctx.db).pendingOfLead.get(leadId) !== undefined) {
       updateLead(ctx.db, leadId, { nextActionAt: null });
       return null;
     }
@@ -135,7 +136,7 @@ function settle(
   state: 'sent' | 'failed' | 'assumed_sent',
   fields: Pick<Partial<IntentRow>, 'chatId' | 'messageId' | 'errorCode'>,
 ): boolean {
-  const result = settleStmt(ctx.db).run({
+  const result = intentStatements(ctx.db).settle.run({
     id: intent.id,
     state,
     settledAt: ctx.simClock.now(),
@@ -146,42 +147,11 @@ function settle(
   return result.changes === 1;
 }
 
-// Prepared once per database: every send records an intent and settles it.
-const insertIntent = inserterOf(engineIntents);
 /**
- * `state = 'pending'` written into the statement, not bound: the condition of the partial index
- * engine_intents_pending. With a bound value SQLite compiles the statement again on every call,
- * to see whether the index applies to the value (a pending check cost 7.5 µs, now 2.7).
+ * `state = 'pending'` written in, not bound: the condition of the partial index
+ * engine_intents_pending (see src/db/sql/intents.ts).
  */
 export const isPending = sql`${engineIntents.state} = 'pending'`;
-/** A lead's intent still pending, if any (the partial index engine_intents_pending). */
-const inFlightOf = perDb((db) =>
-  fast(
-    db
-      .select({ one: sql`1` })
-      .from(engineIntents)
-      .where(and(eq(engineIntents.leadId, sql.placeholder('leadId')), isPending))
-      .limit(1)
-      .prepare(),
-  ),
-);
-/** A field not given keeps its value (coalesce), as a partial update would. */
-const settleStmt = perDb((db) => {
-  const p = (name: string) => sql`${sql.placeholder(name)}`;
-  return fast(
-    db
-      .update(engineIntents)
-      .set({
-        state: p('state'),
-        settledAt: p('settledAt'),
-        chatId: sql`coalesce(${p('chatId')}, ${engineIntents.chatId})`,
-        messageId: sql`coalesce(${p('messageId')}, ${engineIntents.messageId})`,
-        errorCode: sql`coalesce(${p('errorCode')}, ${engineIntents.errorCode})`,
-      })
-      .where(and(eq(engineIntents.id, sql.placeholder('id')), isPending))
-      .prepare(),
-  );
-});
 
 const ACTIVITY_OF: Record<Exclude<IntentKind, 'manual_message' | 'withdrawal'>, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'> = {
   connection_request: 'connection_request_sent',
@@ -335,6 +305,19 @@ export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow
 }
 
 /**
+ * Settles the intents left pending by an engine that died mid-send, but those in `inFlight` (the
+ * calling engine's own): with the lease held no other engine can be sending them, so each counts
+ * as sent and is never sent again.
+ */
+export function settleAbandoned(ctx: Ctx, settings: EngineSettings, inFlight: ReadonlySet<string>): void {
+  for (const intent of ctx.db.select().from(engineIntents).where(isPending).all()) {
+    if (inFlight.has(intent.id)) continue;
+    ctx.log.warn({ intentId: intent.id, leadId: intent.leadId, kind: intent.kind }, 'send outcome unknown after restart; counted as sent, not repeated');
+    settleAssumedSent(ctx, settings, intent);
+  }
+}
+
+/**
  * Recovery after a crash between intent and result: the provider may or may not have sent it,
  * and a second send could duplicate a message, so it counts as sent (at most once).
  */
@@ -343,15 +326,6 @@ export function settleAssumedSent(ctx: Ctx, settings: EngineSettings, intent: In
     if (!settle(ctx, intent, 'assumed_sent', {})) return;
     applySent(ctx, settings, intent, null);
   });
-}
-
-export type FailureClass = 'retry' | 'account' | 'quota' | 'permanent';
-
-export function classify(code: string): FailureClass {
-  if (code === 'upstream_unavailable') return 'retry';
-  if (code === 'account_disconnected') return 'account';
-  if (code === 'network_daily_quota') return 'quota';
-  return 'permanent';
 }
 
 /**
@@ -391,4 +365,22 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
         updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings, lead);
     }
   });
+}
+
+/**
+ * The provider call of a begun send: an invitation, a withdrawal or a message, to the lead's
+ * profile (and chat, once there is one). Network I/O, outside any transaction.
+ */
+export async function callProvider(ctx: Ctx, { intent, lead }: BegunSend, account: AccountRef): Promise<{ chatId?: string; messageId?: string }> {
+  const recipient = recipientOf(lead);
+  if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });
+  if (intent.kind === 'connection_request') {
+    await ctx.network.sendConnectionRequest({ ...recipient, account, note: intent.text });
+    return {};
+  }
+  if (intent.kind === 'withdrawal') {
+    await ctx.network.withdrawInvitation({ ...recipient, account });
+    return {};
+  }
+  return ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
 }

@@ -1,13 +1,13 @@
-import { eq, sql } from 'drizzle-orm';
-import { counted } from '../../db/counted.js';
-import { fast, perDb, updaterById } from '../../db/prepared.js';
-import { agents, campaigns, leads } from '../../db/schema.js';
+import { cached, versionOf } from '../../db/cache.js';
+import type { agents } from '../../db/schema.js';
+import { campaignStatements } from '../../db/sql/campaigns.js';
+import { leadStatements, updateLeadById, type LeadRow } from '../../db/sql/leads.js';
 import type { Ctx } from '../context.js';
 import { isOnExclusionList } from '../leads/exclude.js';
 import { planLead, type Plan, type SequenceMessage } from './plan.js';
 import type { EngineSettings } from './settings.js';
 
-export type LeadRow = typeof leads.$inferSelect;
+export type { LeadRow };
 type AgentRow = typeof agents.$inferSelect;
 
 /** What the engine needs to know about a campaign to work its leads. */
@@ -48,25 +48,13 @@ function readSequence(json: string): SequenceMessage[] {
   }
 }
 
-const runningWithAgents = perDb((db) =>
-  fast(
-    db
-      .select({ id: campaigns.id, status: campaigns.status, a: agents })
-      .from(campaigns)
-      .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-      .where(eq(campaigns.status, 'CAMPAIGN_IN_PROGRESS'))
-      .orderBy(campaigns.seq)
-      .prepare(),
-  ),
-);
-
 /** Running campaigns, in order and by id, kept while the `campaigns` counter stands still. */
-const running = counted('campaigns', (db) => {
+const running = cached('campaigns', (db) => {
   const list = Object.freeze(
-    runningWithAgents(db)
-      .all()
+    campaignStatements(db)
+      .running()
       .map((row) =>
-        Object.freeze({ id: row.id, status: row.status, agent: row.a ? Object.freeze(row.a) : null, sequence: row.a ? parseSequence(row.a.messages) : [] }),
+        Object.freeze({ ...row, agent: row.agent ? Object.freeze(row.agent) : null, sequence: row.agent ? parseSequence(row.agent.messages) : [] }),
       ),
   );
   return { list, byId: new Map(list.map((info) => [info.id, info])) };
@@ -77,34 +65,13 @@ export function loadRunningCampaigns(ctx: Ctx): readonly CampaignInfo[] {
   return running(ctx.db).list;
 }
 
-// Prepared once per database: read for every lead the engine handles and every send it settles.
-const campaignWithAgent = perDb((db) =>
-  fast(
-    db
-      .select({ id: campaigns.id, status: campaigns.status, a: agents })
-      .from(campaigns)
-      .leftJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-      .where(eq(campaigns.id, sql.placeholder('id')))
-      .prepare(),
-  ),
-);
-const leadById = perDb((db) =>
-  fast(
-    db
-      .select()
-      .from(leads)
-      .where(eq(leads.id, sql.placeholder('id')))
-      .prepare(),
-  ),
-);
-
 /** A campaign with its agent; a running one from memory (see `running`). Shared: never change it. */
 export function loadCampaignInfo(ctx: Ctx, campaignId: string): CampaignInfo | null {
   const kept = running(ctx.db).byId.get(campaignId);
   if (kept) return kept;
-  const row = campaignWithAgent(ctx.db).get({ id: campaignId });
+  const row = campaignStatements(ctx.db).withAgent(campaignId);
   if (!row) return null;
-  return { id: row.id, status: row.status, agent: row.a, sequence: row.a ? parseSequence(row.a.messages) : [] };
+  return { ...row, sequence: row.agent ? parseSequence(row.agent.messages) : [] };
 }
 
 /** The account that contacts a lead: its own, else its campaign agent's (self-hosting.md, Accounts). */
@@ -120,10 +87,10 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
   });
 }
 
-export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadById(ctx.db).get({ id });
+export const getLead = (ctx: Ctx, id: string): LeadRow | undefined => leadStatements(ctx.db).byId.get(id);
 
 /** Writes changes to one lead (a statement prepared per set of changed columns: the engine writes leads on every send). */
-export const updateLead = updaterById(leads);
+export const updateLead = updateLeadById;
 
 /**
  * Updates a lead, then stores when its next action is due; returns the updated row. A caller
@@ -152,3 +119,9 @@ export function updateAndReplan(
   else if (replanned) updateLead(ctx.db, leadId, { nextActionAt });
   return replanned ? { ...lead, nextActionAt } : lead;
 }
+
+/**
+ * What the engine's memory depends on in the database: the versions of the campaigns (with their
+ * agents) and of the accounts. When it changes, the engine forgets what it learned.
+ */
+export const memoryStamp = (ctx: Ctx): string => `${versionOf(ctx.db, 'campaigns')}:${versionOf(ctx.db, 'accounts')}`;

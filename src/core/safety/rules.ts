@@ -1,7 +1,6 @@
-import { and, between, sql } from 'drizzle-orm';
-import { fast, perDb } from '../../db/prepared.js';
 import { z } from 'zod';
-import { accountDaily, type accounts } from '../../db/schema.js';
+import type { accounts } from '../../db/schema.js';
+import { activityStatements } from '../../db/sql/activity.js';
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { isTimeZone, WEEKDAYS, type Rhythm, type WorkingHours } from './hours.js';
@@ -180,36 +179,16 @@ export function allowance(ctx: Ctx, account: AccountRow, s: SafetySettings, now:
   return allowances(ctx, [account], s, now).get(account.id) as Allowance;
 }
 
-// Prepared once per database, for one account (before every send) or many (a tick asks for every
-// account with new leads waiting) alike.
-const weekRowsOfMany = perDb((db) =>
-  fast(
-    db
-      .select({
-        accountId: accountDaily.accountId,
-        day: accountDaily.day,
-        conn: accountDaily.connectionRequestsSent,
-        msgs: accountDaily.messagesSent,
-        visits: accountDaily.profileVisits,
-        reactions: accountDaily.postReactions,
-      })
-      .from(accountDaily)
-      .where(
-        and(
-          sql`${accountDaily.accountId} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`,
-          between(accountDaily.day, sql.placeholder('from'), sql.placeholder('to')),
-        ),
-      )
-      .prepare(),
-  ),
-);
-
 /** `allowance` for several accounts at once, read in one statement. */
 export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: SafetySettings, now: number): Map<string, Allowance> {
   const out = new Map<string, Allowance>();
   if (accountRows.length === 0) return out;
   const today = dayStart(now);
-  const rows = weekRowsOfMany(ctx.db).all({ ids: JSON.stringify(accountRows.map((a) => a.id)), from: utcDay(today - 6 * DAY), to: utcDay(today) });
+  const rows = activityStatements(ctx.db).dailyOfMany.all({
+    ids: JSON.stringify(accountRows.map((a) => a.id)),
+    from: utcDay(today - 6 * DAY),
+    to: utcDay(today),
+  });
   const byAccount = new Map<string, DayRow[]>();
   for (const r of rows) {
     const list = byAccount.get(r.accountId) ?? [];

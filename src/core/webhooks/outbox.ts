@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
-import { fast, perDb } from '../../db/prepared.js';
-import { agents, campaigns, webhookEvents, type leads } from '../../db/schema.js';
+import type { leads } from '../../db/schema.js';
+import { campaignStatements } from '../../db/sql/campaigns.js';
+import { webhookStatements } from '../../db/sql/webhooks.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
 import type { WebhookEventType } from '../events.js';
@@ -33,34 +33,9 @@ export function leadSnapshot(lead: LeadRow) {
  */
 export function leadAccountId(ctx: Ctx, lead: LeadRow, chatAccountId: string | null = null): string | null {
   if (lead.accountId) return lead.accountId;
-  const row = statements(ctx.db).agentAccount.get({ campaignId: lead.campaignId });
+  const row = campaignStatements(ctx.db).agentAccount.get(lead.campaignId);
   return row?.accountId ?? chatAccountId;
 }
-
-// Prepared once per database: the engine records an event for every acceptance and reply.
-const statements = perDb((db) => ({
-  agentAccount: fast(
-    db
-      .select({ accountId: agents.accountId })
-      .from(campaigns)
-      .innerJoin(agents, eq(agents.id, campaigns.assignedTemplateId))
-      .where(eq(campaigns.id, sql.placeholder('campaignId')))
-      .prepare(),
-  ),
-  campaign: fast(
-    db
-      .select({ id: campaigns.id, name: campaigns.name })
-      .from(campaigns)
-      .where(eq(campaigns.id, sql.placeholder('campaignId')))
-      .prepare(),
-  ),
-  insert: fast(
-    db
-      .insert(webhookEvents)
-      .values({ id: sql.placeholder('id'), type: sql.placeholder('type'), createdAt: sql.placeholder('createdAt'), payload: sql.placeholder('payload') })
-      .prepare(),
-  ),
-}));
 
 /**
  * Records a lead event in the durable outbox. Call it inside the transaction that makes the
@@ -78,7 +53,7 @@ export function recordLeadEvent<T extends WebhookEventType>(
 ): string {
   const id = newSortableId('evt');
   const now = ctx.clock.now();
-  const campaign = statements(ctx.db).campaign.get({ campaignId: lead.campaignId });
+  const campaign = campaignStatements(ctx.db).idAndName.get(lead.campaignId);
   const parsed = WEBHOOK_EVENT_SCHEMAS[type].safeParse({
     id,
     type,
@@ -94,6 +69,6 @@ export function recordLeadEvent<T extends WebhookEventType>(
     const where = parsed.error.issues.map((i) => describeIssue(i)).join('; ');
     throw new TypeError(`${type} payload breaks its schema (src/core/webhooks/payloads.ts): ${where}`);
   }
-  statements(ctx.db).insert.run({ id, type, createdAt: now, payload: JSON.stringify(parsed.data) });
+  webhookStatements(ctx.db).insertEvent.run({ id, type, createdAt: now, payload: JSON.stringify(parsed.data) });
   return id;
 }

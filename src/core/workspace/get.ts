@@ -1,20 +1,18 @@
-import { eq } from 'drizzle-orm';
-import { fast, perDb } from '../../db/prepared.js';
-import { readCache } from '../../db/read-cache.js';
-import { workspace } from '../../db/schema.js';
+import { cached } from '../../db/cache.js';
+import { workspaceStatements, type WorkspaceSettings } from '../../db/sql/workspace.js';
 import type { Ctx } from '../context.js';
 
-export type Workspace = typeof workspace.$inferSelect;
+/** The hosted workspace as requests see it: its plan, flags and secrets (its lifetime stats are read by insights). */
+export type Workspace = WorkspaceSettings;
 
 export const WORKSPACE_ID = 1;
 
-/** Read on every request (plan gate, cursor secret): prepared once, and cached while unchanged. */
-const workspaceRow = perDb((db) => fast(db.select().from(workspace).where(eq(workspace.id, WORKSPACE_ID)).prepare()));
+/** Read on every request (plan gate, cursor secret): kept while the `workspace` counter stands still (db/cache.ts). */
+const kept = cached('workspace', (db) => workspaceStatements(db).settings.get() ?? null);
 
 /** The hosted workspace, or null before `seed` or the first start created it. */
 export function getWorkspace(ctx: Ctx): Workspace | null {
-  return readCache(ctx.db).get('workspace', () => workspaceRow(ctx.db).get()) ?? null;
+  return kept(ctx.db);
 }
-
 /** Plans that may not use the API at all (spec, Authentication rule 4). */
 export const BLOCKED_PLANS = new Set(['free', 'trial']);

@@ -1,21 +1,18 @@
 /**
- * Writes fixture leads into a database for benchmarks:
+ * Writes fixture leads into a database for benchmarks (`npm run fixture`):
  *
- *   node dist/db/fixture-cli.js [--db PATH] [--campaign ID] [--leads N]
+ *   node dist/cli/fixture.js [--db PATH] [--campaign ID] [--leads N]
  *
  * Creates an empty paid workspace and the campaign when they are missing, then appends N
  * leads (default 1,000,000) to the campaign. Create a key afterwards with `outreach keys create`.
  */
 import { parseArgs } from 'node:util';
-import { eq } from 'drizzle-orm';
-import { CREATED_STATUS, restoreCampaign } from '../core/campaigns/state-machine.js';
-import { PATH_ID } from '../core/ids.js';
-import { ensureWorkspace } from '../core/workspace/create.js';
 import { DEFAULTS } from '../config.js';
+import { PATH_ID } from '../core/ids.js';
+import { fillFixtureCampaign } from '../core/seed/fixture.js';
+import { ensureWorkspace } from '../core/workspace/create.js';
 import { silentLogger } from '../log.js';
 import { createContext } from '../server.js';
-import { generateLeads } from './fixture.js';
-import { campaigns } from './schema.js';
 
 function fail(message: string): never {
   process.stderr.write(`fixture: ${message}\n`);
@@ -40,14 +37,11 @@ function main(): void {
 
   const ctx = createContext({ dbPath, env: 'development', simSpeed: 1 }, silentLogger());
   ensureWorkspace(ctx);
-  const now = ctx.clock.now();
-  restoreCampaign(ctx, { id: campaignId, name: `Fixture ${campaignId}`, status: CREATED_STATUS.plain, createdAt: now, updatedAt: now }, { ifMissing: true });
   const startedAt = performance.now();
-  const { from, to } = generateLeads(ctx.db, campaignId, count);
+  const { written, totalLeads } = fillFixtureCampaign(ctx, campaignId, count);
   const ms = Math.round(performance.now() - startedAt);
-  const total = ctx.db.select({ n: campaigns.totalLeads }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.n;
   ctx.db.$client.close();
-  process.stdout.write(`${JSON.stringify({ db: dbPath, campaignId, written: to - from, totalLeads: total, ms })}\n`);
+  process.stdout.write(`${JSON.stringify({ db: dbPath, campaignId, written, totalLeads, ms })}\n`);
 }
 
 main();

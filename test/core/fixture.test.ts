@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { listLeads, type ListLeadsInput } from '../../src/core/leads/list.js';
 import { getWorkspace } from '../../src/core/workspace/get.js';
-import { generateLeads } from '../../src/db/fixture.js';
+import { generateLeads } from '../../src/core/seed/fixture.js';
 import { campaigns, leads } from '../../src/db/schema.js';
 import { countRows } from '../../src/db/tx.js';
 import { testCtx } from '../helpers.js';

@@ -8,9 +8,13 @@
  * as batch inserts do, so keyset ties are exercised too.
  */
 import { createHash } from 'node:crypto';
-import { AUTO_EXCLUDE_TAGS, LEAD_TAGS, type LeadTag } from '../core/leads/enums.js';
-import type { Db } from './connection.js';
-import { transaction } from './tx.js';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/connection.js';
+import { campaigns } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import { CREATED_STATUS, restoreCampaign } from '../campaigns/state-machine.js';
+import type { Ctx } from '../context.js';
+import { AUTO_EXCLUDE_TAGS, LEAD_TAGS, type LeadTag } from '../leads/enums.js';
 
 export interface GenerateLeadsOptions {
   /** createdAt of the first lead (epoch ms); later ones are one second apart per group of 10. */
@@ -201,4 +205,16 @@ export function generateLeads(db: Db, campaignId: string, count: number, opts: G
     client.pragma(`cache_size = ${previousCache}`);
   }
   return { from, to: from + count };
+}
+
+/**
+ * `npm run fixture`: creates the campaign when it is missing, then appends `count` fixture leads
+ * to it. Returns how many were written and the campaign's total afterwards.
+ */
+export function fillFixtureCampaign(ctx: Ctx, campaignId: string, count: number): { written: number; totalLeads: number | undefined } {
+  const now = ctx.clock.now();
+  restoreCampaign(ctx, { id: campaignId, name: `Fixture ${campaignId}`, status: CREATED_STATUS.plain, createdAt: now, updatedAt: now }, { ifMissing: true });
+  const { from, to } = generateLeads(ctx.db, campaignId, count);
+  const totalLeads = ctx.db.select({ n: campaigns.totalLeads }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.n;
+  return { written: to - from, totalLeads };
 }

@@ -1,0 +1,91 @@
+import { findAccount, findAccounts, type AccountRow } from '../accounts/resolve.js';
+import type { Ctx } from '../context.js';
+import { nextWorkingTime } from '../safety/hours.js';
+import { allowance, allowances, rhythmOf, type Allowance, type SafetySettings } from '../safety/rules.js';
+import { dayOf, nextUtcDay } from './calendar.js';
+import { ACCOUNT_RETRY_MS } from './failures.js';
+import type { SendKind } from './plan.js';
+import { lastCallAt } from './queue.js';
+import type { EngineSettings } from './settings.js';
+
+/**
+ * When an account with no invitation left may invite again: tomorrow, or a later day when the
+ * rolling week's cap, not today's, is what holds.
+ */
+export const invitationsFreeAt = (a: Allowance, now: number): number =>
+  a.weekFullUntil !== null ? Math.max(a.weekFullUntil, nextUtcDay(now)) : nextUtcDay(now);
+
+/** Whether the account has no invitation left today (warm-up and the rolling week applied). */
+export const invitationsLeft = (a: Allowance): number => Math.max(0, a.connectionRequestLimit - a.connectionRequestsSentToday);
+
+/**
+ * Why an account cannot send now, and until when:
+ * - `unavailable`: not connected, or set inactive by the operator; looked at again later;
+ * - `blocked`: the provider refused the account (its quota, a disconnection) until then;
+ * - `idle`: out of its working hours, or within the spacing after its last send;
+ * - `capped`: today's (or the rolling week's) limit for this kind is reached.
+ */
+export type AccountWait = { until: number; why: 'unavailable' | 'blocked' | 'idle' | 'capped' };
+export type Readiness = { account: AccountRow } | AccountWait;
+
+/** What the engine remembers of an account between sends (its memory; see src/workers/outreach/memory.ts). */
+export interface AccountPace {
+  /** No send before this: the spacing after the last send, or a provider block. */
+  notBefore: number;
+  blocked: boolean;
+}
+
+/**
+ * Whether the account may send this kind now, or until when it must wait: it must be connected
+ * and active, not blocked by the provider, inside its own working hours, past its spacing, and
+ * under today's limits (warm-up and the rolling week applied). `counters` are the account's
+ * counters when they were just read for this same instant. Every rule but the spacing's random
+ * part reads stored state, so a restart or a pause forgets nothing.
+ */
+export function accountReadiness(
+  ctx: Ctx,
+  safety: SafetySettings,
+  accountId: string,
+  kind: SendKind,
+  now: number,
+  pace: AccountPace,
+  counters?: { at: number; allowance: Allowance },
+): Readiness {
+  const account = findAccount(ctx, accountId);
+  // An operator's `active: false` stops all sending from the account until it is set back.
+  if (account?.status !== 'connected' || !account.active) return { until: now + ACCOUNT_RETRY_MS, why: 'unavailable' };
+  if (pace.blocked && pace.notBefore > now) return { until: pace.notBefore, why: 'blocked' };
+  const rhythm = rhythmOf(account, safety);
+  const idle = Math.max(nextWorkingTime(now, rhythm), pace.blocked ? 0 : pace.notBefore);
+  if (idle > now) return { until: idle, why: 'idle' };
+  if (kind !== 'withdraw') {
+    const a = counters !== undefined && dayOf(counters.at) === dayOf(now) ? counters.allowance : allowance(ctx, account, safety, now);
+    const capped = kind === 'connect' ? a.connectionRequestsSentToday >= a.connectionRequestLimit : a.messagesSentToday >= a.messageLimit;
+    if (capped) return { until: nextWorkingTime(kind === 'connect' ? invitationsFreeAt(a, now) : nextUtcDay(now), rhythm), why: 'capped' };
+  }
+  return { account };
+}
+
+/** The earliest next send of an account the engine knows nothing about (after a restart): its last recorded call plus the shortest spacing. */
+export function firstSendAt(ctx: Ctx, settings: EngineSettings, accountId: string): number {
+  const last = lastCallAt(ctx, accountId);
+  return last === null ? 0 : last + settings.spacingMinMs;
+}
+
+/** The account's next send after one made `now`: a random spacing between the configured bounds. */
+export function nextSendAt(settings: EngineSettings, now: number, random: () => number): number {
+  const { spacingMinMs: min, spacingMaxMs: max } = settings;
+  return now + min + Math.floor(random() * (max - min));
+}
+
+/** The average spacing between two sends of an account (at least 1 ms): how far apart deferred sends are put. */
+export const averageSpacing = (settings: EngineSettings): number => Math.max(1, Math.round((settings.spacingMinMs + settings.spacingMaxMs) / 2));
+
+/**
+ * The counters of the accounts that may send (connected and active), read in one statement at
+ * `now`: what accountReadiness would read for each account's first send at that instant.
+ */
+export function sendingCounters(ctx: Ctx, safety: SafetySettings, accountIds: readonly string[], now: number): Map<string, Allowance> {
+  const accounts = [...findAccounts(ctx, accountIds).values()].filter((a) => a.status === 'connected' && a.active);
+  return allowances(ctx, accounts, safety, now);
+}

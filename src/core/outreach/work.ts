@@ -1,0 +1,112 @@
+import type { Ctx } from '../context.js';
+import type { AgentDecision, AgentInput } from './agent.js';
+import type { PendingSend } from './deferral.js';
+import { ACCOUNT_RETRY_MS, retryAfterError } from './failures.js';
+import { placeholders } from './personalize.js';
+import type { SendKind } from './plan.js';
+import { excludeNow, failLead, moveDue, recordAgentDecision } from './queue.js';
+import type { EngineSettings } from './settings.js';
+import { effectiveAccountId, planFor, type CampaignInfo, type LeadRow } from './state.js';
+
+/**
+ * What the engine does with a lead that came due, decided from its stored state alone:
+ * - `recorded`: nothing to send now; what changed (a later due time, the end of its work, a
+ *   failure, an exclusion) is already written;
+ * - `send`: a provider call from an account, to queue in that account's lane;
+ * - `ask_agent`: a reply waits for the agent's decision (the engine asks, then calls `afterAgent`).
+ */
+export type LeadWork = { kind: 'recorded' } | { kind: 'send'; send: PendingSend } | { kind: 'ask_agent'; input: AgentInput };
+
+const RECORDED: LeadWork = { kind: 'recorded' };
+
+/** A lead with an open conversation: a polite close has someone to thank. */
+const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead.messageSent || lead.replied || lead.sequenceStep > 0;
+
+/** A send from the lead's account, or, without one, a wait for an account to be assigned. */
+function sendOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: SendKind, due: number | null, now: number): LeadWork {
+  const accountId = effectiveAccountId(lead, info);
+  if (accountId === null) {
+    moveDue(ctx, lead.id, due, now + ACCOUNT_RETRY_MS);
+    return RECORDED;
+  }
+  return { kind: 'send', send: { leadId: lead.id, kind, accountId, due, followsSender: accountId === info.agent?.accountId } };
+}
+
+/**
+ * The one verb that decides a lead's next action (src/core/outreach/plan.ts gives it, from the
+ * lead's stored state), and records whatever needs no provider call: the worker only queues
+ * what this returns. `now` is the tick's time.
+ */
+export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): LeadWork {
+  const plan = planFor(ctx, lead, info, settings);
+  if (plan === null || plan.at > now) {
+    moveDue(ctx, lead.id, lead.nextActionAt, plan?.at ?? null);
+    return RECORDED;
+  }
+  const action = plan.action;
+  switch (action.kind) {
+    case 'finish':
+      moveDue(ctx, lead.id, lead.nextActionAt, null);
+      return RECORDED;
+    case 'fail':
+      failLead(ctx, lead.id, info, settings);
+      return RECORDED;
+    case 'decide':
+      return { kind: 'ask_agent', input: agentInput(lead) };
+    case 'polite_close':
+      if (lead.excluded || info.status !== 'CAMPAIGN_IN_PROGRESS' || !hasConversation(lead) || effectiveAccountId(lead, info) === null) {
+        // Nothing to close politely (or no traffic allowed): exclude at once, silently.
+        excludeNow(ctx, lead);
+        return RECORDED;
+      }
+      return sendOrWait(ctx, lead, info, 'polite_close', lead.nextActionAt, now);
+    default:
+      return sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now);
+  }
+}
+
+/** What the agent is asked about a lead's pending reply. */
+export function agentInput(lead: LeadRow): AgentInput {
+  return {
+    text: lead.pendingReplyText ?? '',
+    lead: { firstName: placeholders(lead).firstname ?? 'there', fullName: lead.fullName, companyName: lead.companyName, jobTitle: lead.jobTitle },
+    turns: lead.agentTurns,
+  };
+}
+
+/** The decision when the agent itself failed: a person reads the reply. */
+export const AGENT_FAILED: AgentDecision = { kind: 'handoff', reason: 'The agent could not process the reply; a person should read it.' };
+
+/**
+ * Records the agent's decision on `input` (unless a newer reply superseded it meanwhile) and
+ * says what follows: the agent's message to send, or nothing.
+ */
+export function afterAgent(
+  ctx: Ctx,
+  leadId: string,
+  info: CampaignInfo,
+  settings: EngineSettings,
+  input: AgentInput,
+  decision: AgentDecision,
+  now: number,
+): LeadWork {
+  const after = recordAgentDecision(ctx, leadId, input.text, decision, info, settings);
+  if (!after?.agentSendKind) return RECORDED;
+  return sendOrWait(ctx, after, info, 'agent_send', after.nextActionAt, now);
+}
+
+/** The order of an account's sends in a tick: conversations first, then the sequence; withdrawals free pending invitations before new ones. */
+const ORDER: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, withdraw: 3, connect: 4 };
+export const bySendOrder = (a: PendingSend, b: PendingSend): number => ORDER[a.kind] - ORDER[b.kind];
+
+/**
+ * A lead the engine could not work (an unexpected error, not a provider's answer): it is looked
+ * at again later, its polite close too. Returns when, for a pending close (found by its pending
+ * close, not by a due time), or null.
+ */
+export function leadFailed(ctx: Ctx, lead: LeadRow, err: unknown): number | null {
+  ctx.log.error({ err, leadId: lead.id }, 'engine could not process lead; will retry');
+  const retryAt = retryAfterError(ctx.simClock.now());
+  moveDue(ctx, lead.id, lead.nextActionAt, retryAt);
+  return lead.politeClosePendingAt !== null ? retryAt : null;
+}

@@ -1,0 +1,159 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../connection.js';
+import { perDb, updaterById } from '../prepared.js';
+import { leads } from '../schema.js';
+
+/*
+ * The engine's statements on `leads`, in SQL: the due-work queue (which leads are due, moving a
+ * lead's due time), reading a lead, and finding the leads an inbound event is about.
+ *
+ * Two things keep SQLite from compiling these again on every call (it runs with STAT4, which
+ * re-plans a statement when a value bound where the planner may use it changes): a limit is
+ * written `LIMIT (SELECT ?)`, which the planner does not look into, and no value is bound
+ * where a partial index's condition is tested.
+ */
+
+export type LeadRow = typeof leads.$inferSelect;
+
+/**
+ * Every column of a lead, in the order `leadOf` reads them. A lead is read as an array (raw
+ * mode) and built by one object literal: a row object with 44 properties built key by key, as
+ * better-sqlite3 and a generic mapper build it, becomes a slow dictionary object, and the engine
+ * reads several leads a send. test/db/sql/leads.test.ts fails when a column of the schema is
+ * missing here.
+ */
+export const LEAD_COLUMNS =
+  'seq, id, campaign_id, account_id, network_url, full_name, first_name, last_name, job_title, company_name, company_network, website, email, location, headline, personalization, work_experience, tag, tagged_at, polite_close_pending_at, stage, excluded, replied, needs_reply, replied_at, last_inbound_message_at, connection_request_accepted, message_sent, source, provider_id, chat_id, next_action_at, sequence_step, invited_at, connected_at, last_sequence_sent_at, send_attempts, pending_reply_text, agent_send_kind, agent_send_text, agent_turns, invitation_withdrawn_at, created_at, updated_at';
+
+export function leadOf(r: unknown[]): LeadRow {
+  return {
+    seq: r[0] as number,
+    id: r[1] as string,
+    campaignId: r[2] as string,
+    accountId: r[3] as string | null,
+    networkUrl: r[4] as string | null,
+    fullName: r[5] as string | null,
+    firstName: r[6] as string | null,
+    lastName: r[7] as string | null,
+    jobTitle: r[8] as string | null,
+    companyName: r[9] as string | null,
+    companyNetwork: r[10] as string | null,
+    website: r[11] as string | null,
+    email: r[12] as string | null,
+    location: r[13] as string | null,
+    headline: r[14] as string | null,
+    personalization: r[15] as string | null,
+    workExperience: r[16] as string,
+    tag: r[17] as string | null,
+    taggedAt: r[18] as number | null,
+    politeClosePendingAt: r[19] as number | null,
+    stage: r[20] as string,
+    excluded: r[21] === 1,
+    replied: r[22] === 1,
+    needsReply: r[23] === 1,
+    repliedAt: r[24] as number | null,
+    lastInboundMessageAt: r[25] as number | null,
+    connectionRequestAccepted: r[26] === 1,
+    messageSent: r[27] === 1,
+    source: r[28] as string,
+    providerId: r[29] as string | null,
+    chatId: r[30] as string | null,
+    nextActionAt: r[31] as number | null,
+    sequenceStep: r[32] as number,
+    invitedAt: r[33] as number | null,
+    connectedAt: r[34] as number | null,
+    lastSequenceSentAt: r[35] as number | null,
+    sendAttempts: r[36] as number,
+    pendingReplyText: r[37] as string | null,
+    agentSendKind: r[38] as string | null,
+    agentSendText: r[39] as string | null,
+    agentTurns: r[40] as number,
+    invitationWithdrawnAt: r[41] as number | null,
+    createdAt: r[42] as number,
+    updatedAt: r[43] as number,
+  };
+}
+
+const LEAD = LEAD_COLUMNS;
+const LEAD_D = LEAD_COLUMNS.split(', ')
+  .map((c) => `l.${c}`)
+  .join(', ');
+
+/** A statement whose rows are leads. */
+export interface LeadRows<P extends unknown[]> {
+  get(...params: P): LeadRow | undefined;
+  all(...params: P): LeadRow[];
+}
+
+function leadRows<P extends unknown[]>(stmt: Statement<P, unknown[]>): LeadRows<P> {
+  const raw = stmt.raw(true);
+  return {
+    get: (...params) => {
+      const row = raw.get(...params);
+      return row === undefined ? undefined : leadOf(row);
+    },
+    all: (...params) => raw.all(...params).map(leadOf),
+  };
+}
+
+/**
+ * Up to `limit` leads of each campaign in the JSON array `ids` that match `due` (a condition on
+ * the leads_due index, alias `d`), in one statement: one index seek per campaign inside SQLite,
+ * so a tick over 200 running campaigns costs one statement, not 200.
+ */
+const ofMany = (due: string) =>
+  `SELECT ${LEAD_D} FROM leads l WHERE l.seq IN (SELECT s.seq FROM json_each(@ids) j, leads s WHERE s.seq IN (
+     SELECT d.seq FROM leads d WHERE d.campaign_id = j.value AND ${due} ORDER BY d.next_action_at LIMIT (SELECT @limit)))`;
+
+export interface LeadStatements {
+  byId: LeadRows<[string]>;
+  /** Leads with a polite close pending, oldest first: ordered so, SQLite seeks the polite-close index past its nulls. */
+  closing: LeadRows<[{ limit: number }]>;
+  scheduledOfMany: LeadRows<[{ ids: string; now: number; limit: number }]>;
+  freshOfMany: LeadRows<[{ ids: string; limit: number }]>;
+  /** Per campaign of the JSON array `ids`: when its earliest lead with work after `now` comes due (null if none). */
+  nextScheduled: Statement<[{ ids: string; now: number }], { id: string; at: number | null }>;
+  /** Of the campaigns in the JSON array `ids`, those with no lead that has work left. */
+  withoutWorkLeft: Statement<[{ ids: string }], string>;
+  anyOfCampaign: Statement<[string], number>;
+  workLeftInCampaign: Statement<[string], number>;
+  closingInCampaign: Statement<[string], number>;
+  /** Sets a lead's due time unless it changed since it was read (`from`, or null). */
+  moveDueFromNull: Statement<[{ leadId: string; to: number | null }]>;
+  moveDueFromAt: Statement<[{ leadId: string; from: number; to: number | null }]>;
+  byUrl: LeadRows<[string]>;
+  byProviderId: LeadRows<[string]>;
+}
+
+export const leadStatements: (db: Db) => LeadStatements = perDb((db) => {
+  const c = db.$client;
+  const rows = <P extends unknown[]>(sql: string) => leadRows<P>(c.prepare<P, unknown[]>(sql));
+  const one = (sql: string) => c.prepare<[string], number>(sql).pluck();
+  return {
+    byId: rows<[string]>(`SELECT ${LEAD} FROM leads WHERE id = ?`),
+    closing: rows<[{ limit: number }]>(
+      `SELECT ${LEAD} FROM leads WHERE polite_close_pending_at IS NOT NULL ORDER BY polite_close_pending_at LIMIT (SELECT @limit)`,
+    ),
+    scheduledOfMany: rows<[{ ids: string; now: number; limit: number }]>(ofMany('d.next_action_at > 0 AND d.next_action_at <= @now')),
+    freshOfMany: rows<[{ ids: string; limit: number }]>(ofMany('d.next_action_at = 0')),
+    nextScheduled: c.prepare<[{ ids: string; now: number }], { id: string; at: number | null }>(
+      `SELECT j.value AS id, (SELECT min(l.next_action_at) FROM leads l WHERE l.campaign_id = j.value AND l.next_action_at > @now) AS at
+       FROM json_each(@ids) j`,
+    ),
+    withoutWorkLeft: c
+      .prepare<[{ ids: string }], string>(
+        'SELECT j.value FROM json_each(@ids) j WHERE NOT EXISTS (SELECT 1 FROM leads l WHERE l.campaign_id = j.value AND l.next_action_at IS NOT NULL)',
+      )
+      .pluck(),
+    anyOfCampaign: one('SELECT 1 FROM leads WHERE campaign_id = ? LIMIT 1'),
+    workLeftInCampaign: one('SELECT 1 FROM leads WHERE campaign_id = ? AND next_action_at IS NOT NULL LIMIT 1'),
+    closingInCampaign: one('SELECT 1 FROM leads WHERE polite_close_pending_at IS NOT NULL AND campaign_id = ? LIMIT 1'),
+    moveDueFromNull: c.prepare('UPDATE leads SET next_action_at = @to WHERE id = @leadId AND next_action_at IS NULL'),
+    moveDueFromAt: c.prepare('UPDATE leads SET next_action_at = @to WHERE id = @leadId AND next_action_at = @from'),
+    byUrl: rows<[string]>(`SELECT ${LEAD} FROM leads WHERE network_url = ?`),
+    byProviderId: rows<[string]>(`SELECT ${LEAD} FROM leads WHERE provider_id = ?`),
+  };
+});
+
+/** Writes changes to one lead (a statement prepared per set of changed columns: the engine writes leads on every send). */
+export const updateLeadById = updaterById(leads);

@@ -1,0 +1,185 @@
+import PQueue from 'p-queue';
+import { accountRef, type AccountRow } from '../../core/accounts/resolve.js';
+import type { Ctx } from '../../core/context.js';
+import { bookInvitationFor } from '../../core/outreach/booking.js';
+import { CommitGroup } from '../../core/outreach/commit-group.js';
+import { deferSends, type PendingSend } from '../../core/outreach/deferral.js';
+import { sendFailure } from '../../core/outreach/failures.js';
+import { moveDueMany } from '../../core/outreach/queue.js';
+import { accountReadiness, averageSpacing, firstSendAt, nextSendAt, sendingCounters, type AccountWait } from '../../core/outreach/readiness.js';
+import { beginSend, callProvider, settleFailed, settleSent } from '../../core/outreach/sends.js';
+import type { EngineSettings } from '../../core/outreach/settings.js';
+import { bySendOrder } from '../../core/outreach/work.js';
+import type { Allowance } from '../../core/safety/rules.js';
+import type { EngineMemory } from './memory.js';
+
+type SendOutcome = 'skipped' | 'sent' | 'failed' | 'blocked';
+
+export interface LaneOptions {
+  ctx: Ctx;
+  settings: EngineSettings;
+  memory: EngineMemory;
+  holder: string;
+  /** Draws the randomised spacing between sends. */
+  random: () => number;
+  /** Whether a lane may go on with its next send (the engine runs and holds the lease). */
+  mayContinue: () => boolean;
+  /** Whether the engine stops: a send still waiting for a provider slot is then not begun. */
+  stopped: () => boolean;
+  /** A call went out but its result could not be recorded: the engine's next tick settles it. */
+  unrecorded: () => void;
+}
+
+/**
+ * The engine's lanes and its provider-slot queue. Each account's sends of a tick go one after
+ * another in its lane, in the core's order (bySendOrder), while the core says the account may
+ * send (accountReadiness); what cannot go is held back where the core puts it (deferSends). All
+ * lanes run at once; the p-queue bounds the provider calls in flight across accounts to
+ * `concurrency`, and the sends' write steps are committed together (CommitGroup).
+ */
+export class SendLanes {
+  /** Intents whose provider call is on the wire: recovery leaves them alone. */
+  readonly inFlight = new Set<string>();
+  private readonly queue: PQueue;
+  private readonly group: CommitGroup;
+  private lanes = new Map<string, PendingSend[]>();
+  private readonly ctx: Ctx;
+  private readonly settings: EngineSettings;
+  private readonly memory: EngineMemory;
+  private readonly mayContinue: () => boolean;
+  private readonly stopped: () => boolean;
+  private readonly unrecorded: () => void;
+
+  constructor(private readonly o: LaneOptions) {
+    this.ctx = o.ctx;
+    this.settings = o.settings;
+    this.memory = o.memory;
+    this.mayContinue = o.mayContinue;
+    this.stopped = o.stopped;
+    this.unrecorded = o.unrecorded;
+    this.queue = new PQueue({ concurrency: o.settings.concurrency });
+    this.group = new CommitGroup(o.ctx.db);
+  }
+
+  push(send: PendingSend): void {
+    const lane = this.lanes.get(send.accountId) ?? [];
+    lane.push(send);
+    this.lanes.set(send.accountId, lane);
+  }
+
+  /** Sends queued so far in this tick. */
+  get queued(): number {
+    let n = 0;
+    for (const lane of this.lanes.values()) n += lane.length;
+    return n;
+  }
+
+  /**
+   * Every lane at once; what is bounded is the provider calls in flight (see send). The lanes'
+   * counters are read here in one statement: each lane checks its first send against them in this
+   * same turn, before any send of the tick, so they are what it would read. Returns the calls made.
+   */
+  async run(): Promise<number> {
+    const lanes = this.lanes;
+    const at = this.ctx.simClock.now();
+    const counters = sendingCounters(this.ctx, this.settings.safety, [...lanes.keys()], at);
+    this.lanes = new Map();
+    const calls = await Promise.all([...lanes].map(([accountId, items]) => this.runLane(accountId, items.sort(bySendOrder), at, counters.get(accountId))));
+    return calls.reduce((n, c) => n + c, 0);
+  }
+
+  /** One account's sends, one after another, while the account may send. */
+  private async runLane(accountId: string, items: PendingSend[], countersAt: number, counters: Allowance | undefined): Promise<number> {
+    let calls = 0;
+    for (let i = 0; i < items.length; i++) {
+      if (!this.mayContinue()) return calls;
+      const item = items[i] as PendingSend;
+      const now = this.ctx.simClock.now();
+      const known = i === 0 && counters ? { at: countersAt, allowance: counters } : undefined;
+      const ready = accountReadiness(this.ctx, this.settings.safety, accountId, item.kind, now, this.pace(accountId), known);
+      if ('until' in ready) {
+        if (ready.why === 'idle') this.memory.set('idle', accountId, ready.until);
+        this.defer(accountId, items.slice(i), ready);
+        return calls;
+      }
+      const outcome = await this.send(item, ready.account, now);
+      if (outcome !== 'skipped') calls++;
+      if (outcome === 'blocked') {
+        this.defer(accountId, items.slice(i + 1), { until: this.memory.until('pace', accountId), why: 'blocked' });
+        return calls;
+      }
+    }
+    return calls;
+  }
+
+  /** What the engine knows of the account's pace; after a restart, from its last recorded call. */
+  private pace(accountId: string): { notBefore: number; blocked: boolean } {
+    const known = this.memory.get('pace', accountId);
+    if (known) return { notBefore: known.until, blocked: known.value.blocked };
+    const notBefore = firstSendAt(this.ctx, this.settings, accountId);
+    this.memory.set('pace', accountId, notBefore, { blocked: false });
+    return { notBefore, blocked: false };
+  }
+
+  /** Holds back the sends that cannot go now (core: deferSends), booking capped invitations in memory. */
+  private defer(accountId: string, items: readonly PendingSend[], wait: AccountWait): void {
+    const now = this.ctx.simClock.now();
+    const step = averageSpacing(this.settings);
+    const book = (until: number) => {
+      const { at, booking } = bookInvitationFor(this.ctx, this.settings.safety, accountId, this.memory.get('booking', accountId)?.value, { until, now, step });
+      this.memory.set('booking', accountId, booking.next, booking);
+      return at;
+    };
+    const { moves, closes } = deferSends(items, wait, step, book);
+    for (const c of closes) this.memory.set('close', c.leadId, c.at);
+    if (moves.length > 0) moveDueMany(this.ctx, moves);
+  }
+
+  /**
+   * One send: the intent, the provider call, the result. A provider slot (the p-queue,
+   * `concurrency` of them) is held from the intent to the call's end, so an intent is pending
+   * only while its call is on the wire, and released before the result is recorded: the slot's
+   * next send then begins in the same commit as the results before it (see CommitGroup).
+   */
+  private async send(item: PendingSend, account: AccountRow, decidedAt: number): Promise<SendOutcome> {
+    const attempt = await this.queue.add(async () => {
+      // A send still waiting for its slot when the engine stops is not begun.
+      if (this.stopped()) return null;
+      const begun = await this.group.run(() => beginSend(this.ctx, this.settings, this.o.holder, item.leadId, item.kind, item.accountId, decidedAt));
+      if (!begun) return null;
+      this.inFlight.add(begun.intent.id);
+      try {
+        return { begun, result: await callProvider(this.ctx, begun, accountRef(account)) };
+      } catch (err) {
+        return { begun, err };
+      }
+    });
+    if (!attempt) return 'skipped';
+    const { intent, lead } = attempt.begun;
+    let blockedUntil: number | null = null;
+    try {
+      if (!('err' in attempt)) {
+        try {
+          await this.group.run(() => settleSent(this.ctx, this.settings, intent, attempt.result));
+        } catch (err) {
+          // The call went out; only its record failed. The intent stays pending and the next
+          // tick's recovery counts it as sent, so it is never sent again.
+          this.ctx.log.error({ err, intentId: intent.id }, 'send made but not recorded; it will be counted as sent');
+          this.unrecorded();
+        }
+        this.memory.forget('close', item.leadId);
+        return 'sent';
+      }
+      const send = { intentId: intent.id, leadId: item.leadId, kind: intent.kind, attempts: lead.sendAttempts };
+      const { code, plan, closeAt } = sendFailure(this.ctx, this.settings.safety, send, account, attempt.err);
+      blockedUntil = plan.accountBlockedUntil;
+      await this.group.run(() => settleFailed(this.ctx, this.settings, intent, code, plan.retryAt));
+      if (closeAt !== null) this.memory.set('close', item.leadId, closeAt);
+      return blockedUntil !== null ? 'blocked' : 'failed';
+    } finally {
+      this.inFlight.delete(intent.id);
+      const next = nextSendAt(this.settings, this.ctx.simClock.now(), this.o.random);
+      this.memory.set('pace', item.accountId, blockedUntil ?? next, { blocked: blockedUntil !== null });
+    }
+  }
+}

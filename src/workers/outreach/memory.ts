@@ -1,0 +1,69 @@
+import type { InvitationBooking } from '../../core/outreach/booking.js';
+
+/**
+ * The engine's memory: its one cache (docs/architecture.md, "Caching"). Each entry is a sim time
+ * (and what the engine learned with it) about one subject:
+ * - `pace` (account): no send before this: the spacing drawn after its last send, or a block the
+ *   provider gave (its quota, a disconnection);
+ * - `idle` (account): it can send nothing before this (out of hours, or within its spacing), so
+ *   its campaigns are not read for due leads until then;
+ * - `invites` (account): it has no invitation left before this, so its campaigns' new leads wait;
+ * - `quiet` (campaign): none of its leads with scheduled work comes due before this;
+ * - `close` (lead): its polite close waits for its account until this;
+ * - `booking` (account): where its invitations held by a cap are being booked.
+ *
+ * The one rule: an entry holds until its subject may have changed other than by time passing.
+ * The engine drops or replaces an entry whenever it writes that subject itself (it sends from the
+ * account, handles the campaign's leads, sends the close), and drops them all when it cannot know
+ * what changed: when it takes the lease (another engine may have sent meanwhile) and when the
+ * counters of the campaigns or the accounts move in the database cache (src/db/cache.ts: an
+ * operator paused a campaign, edited an agent, raised a limit, reconnected an account).
+ *
+ * Nothing here is a fact a send relies on: before every send the account and the lead are read
+ * again (accountReadiness, beginSend). Forgetting it all costs reads, never a broken rule: the
+ * spacing's floor is rebuilt from the last recorded call (firstSendAt).
+ */
+export interface Subjects {
+  pace: { blocked: boolean };
+  idle: undefined;
+  invites: undefined;
+  quiet: undefined;
+  close: undefined;
+  booking: InvitationBooking;
+}
+type Subject = keyof Subjects;
+
+export class EngineMemory {
+  private readonly entries = new Map<string, { until: number; value: unknown }>();
+  private stamp: string | null = null;
+
+  /** Drops everything when `stamp` (the counters of campaigns and accounts) differs from the last one seen. */
+  sync(stamp: string): void {
+    if (stamp === this.stamp) return;
+    this.entries.clear();
+    this.stamp = stamp;
+  }
+
+  /** Drops everything (the lease was taken anew). */
+  clear(): void {
+    this.entries.clear();
+    this.stamp = null;
+  }
+
+  get<S extends Subject>(subject: S, id: string): { until: number; value: Subjects[S] } | undefined {
+    return this.entries.get(`${subject}:${id}`) as { until: number; value: Subjects[S] } | undefined;
+  }
+
+  /** The entry's time, or 0 when there is none. */
+  until(subject: Subject, id: string): number {
+    return this.entries.get(`${subject}:${id}`)?.until ?? 0;
+  }
+
+  set<S extends Subject>(subject: S, id: string, until: number, ...value: Subjects[S] extends undefined ? [] : [Subjects[S]]): void {
+    this.entries.set(`${subject}:${id}`, { until, value: value[0] });
+  }
+
+  forget(subject: Subject, id: string): void {
+    this.entries.delete(`${subject}:${id}`);
+  }
+}

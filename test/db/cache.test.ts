@@ -1,0 +1,213 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findAccount } from '../../src/core/accounts/resolve.js';
+import { authenticateKey, revokeApiKey } from '../../src/core/auth/keys.js';
+import { applyCampaignEvent } from '../../src/core/campaigns/state-machine.js';
+import { getCredits } from '../../src/core/credits/get.js';
+import { ApiError } from '../../src/core/errors.js';
+import { isOnExclusionList } from '../../src/core/leads/exclude.js';
+import { loadCampaignInfo, loadRunningCampaigns } from '../../src/core/outreach/state.js';
+import { WorkspaceFile } from '../../src/core/seed/file.js';
+import { loadWorkspace } from '../../src/core/seed/load.js';
+import { getWorkspace } from '../../src/core/workspace/get.js';
+import { cached, cachedBy, versionOf } from '../../src/db/cache.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { accounts, agents, apiKeys, campaigns, creditBalance, exclusions, workspace } from '../../src/db/schema.js';
+import { transaction } from '../../src/db/tx.js';
+import { fixture, setCampaignState, TEST_KEY, testCtx } from '../helpers.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Two connections on one file: a server's and, say, the operator's CLI. */
+function twoConnections() {
+  const dir = mkdtempSync(join(tmpdir(), 'cache-'));
+  dirs.push(dir);
+  const file = join(dir, 'a.db');
+  const server = { ...testCtx({ workspace: null }), db: openDatabase(file) };
+  loadWorkspace(server, WorkspaceFile.parse(fixture()), { reset: false });
+  const cli = { ...server, db: openDatabase(file) };
+  return { server, cli };
+}
+
+const refused = (fn: () => unknown): string | undefined => {
+  try {
+    fn();
+    return undefined;
+  } catch (err) {
+    return err instanceof ApiError ? err.code : String(err);
+  }
+};
+
+describe('trigger-kept change counters', () => {
+  it('move on the writes a kept value depends on, and stand still on the others', () => {
+    const ctx = testCtx();
+    const db = ctx.db;
+    const moved = (counter: Parameters<typeof versionOf>[1], write: () => unknown): boolean => {
+      const before = versionOf(db, counter);
+      write();
+      return versionOf(db, counter) !== before;
+    };
+    const [campaign] = db.select().from(campaigns).all();
+    // A send bumps a campaign's stats and the workspace's lifetime stats: nothing kept depends on them.
+    expect(moved('campaigns', () => db.update(campaigns).set({ connectionRequestsSent: 5, updatedAt: 1 }).where(eq(campaigns.id, campaign!.id)).run())).toBe(
+      false,
+    );
+    expect(moved('workspace', () => db.update(workspace).set({ messagesSent: 9 }).run())).toBe(false);
+    expect(moved('campaigns', () => setCampaignState({ db }, campaign!.id, { status: 'CAMPAIGN_PAUSED' }))).toBe(true);
+    expect(moved('campaigns', () => db.update(agents).set({ connectionNote: 'Hello' }).run())).toBe(true);
+    expect(moved('campaigns', () => db.update(campaigns).set({ approval: 'required' }).where(eq(campaigns.id, campaign!.id)).run())).toBe(true);
+    expect(moved('accounts', () => db.update(accounts).set({ messageLimit: 7 }).run())).toBe(true);
+    expect(moved('exclusions', () => db.insert(exclusions).values({ networkUrl: 'https://www.linkedin.com/in/x', createdAt: 1 }).run())).toBe(true);
+    expect(moved('exclusions', () => db.delete(exclusions).run())).toBe(true);
+    expect(moved('keys', () => db.update(apiKeys).set({ lastUsedAt: 5 }).run())).toBe(true);
+    expect(moved('workspace', () => db.update(workspace).set({ plan: 'free' }).run())).toBe(true);
+    expect(moved('credits', () => db.update(creditBalance).set({ credits: 3 }).run())).toBe(true);
+    // An update that changes no row fires no trigger.
+    expect(moved('accounts', () => db.update(accounts).set({ messageLimit: 1 }).where(eq(accounts.id, 'nobody')).run())).toBe(false);
+  });
+
+  it('are set by every trigger to a fresh random value, never counted up', () => {
+    const { db } = testCtx();
+    const triggers = db.$client
+      .prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%change_counters%'")
+      .all();
+    expect(triggers.length).toBeGreaterThanOrEqual(19);
+    for (const t of triggers) expect(t.sql, t.name).toMatch(/SET `value` = random\(\) >> 11 WHERE/);
+  });
+
+  it('never come back to an earlier value: each write draws a new one', () => {
+    const { db } = testCtx();
+    const seen = new Set<number | undefined>([versionOf(db, 'accounts')]);
+    for (let i = 0; i < 50; i++) {
+      db.update(accounts)
+        .set({ messageLimit: i % 2 })
+        .run();
+      seen.add(versionOf(db, 'accounts'));
+    }
+    expect(seen.size).toBe(51);
+  });
+
+  it('survive a workspace reset, which empties every other table', () => {
+    const ctx = testCtx();
+    loadWorkspace(ctx, WorkspaceFile.parse(fixture()), { reset: true });
+    for (const c of ['campaigns', 'accounts', 'exclusions', 'keys', 'workspace', 'credits'] as const) expect(versionOf(ctx.db, c), c).toBeDefined();
+  });
+});
+
+describe('the cache', () => {
+  it('keeps a value while its counter stands still, and loads it again after a change', () => {
+    const ctx = testCtx();
+    let loads = 0;
+    const kept = cached('accounts', () => ++loads);
+    expect(kept(ctx.db)).toBe(1);
+    expect(kept(ctx.db)).toBe(1);
+    for (const c of ctx.db.select().from(campaigns).all()) setCampaignState(ctx, c.id, { status: 'CAMPAIGN_PAUSED' });
+    expect(kept(ctx.db)).toBe(1);
+    ctx.db.update(accounts).set({ messageLimit: 9 }).run();
+    expect(kept(ctx.db)).toBe(2);
+    expect(kept(ctx.db)).toBe(2);
+  });
+
+  it('keeps values by key, but no missing one', () => {
+    const ctx = testCtx();
+    let loads = 0;
+    const kept = cachedBy('keys', (_db, key) => (key === 'missing' ? (loads++, undefined) : `${key}:${++loads}`));
+    expect(kept(ctx.db, 'a')).toBe('a:1');
+    expect(kept(ctx.db, 'b')).toBe('b:2');
+    expect(kept(ctx.db, 'a')).toBe('a:1');
+    expect(kept(ctx.db, 'missing')).toBeUndefined();
+    expect(kept(ctx.db, 'missing')).toBeUndefined();
+    expect(loads).toBe(4);
+    ctx.db.update(apiKeys).set({ lastUsedAt: 1 }).run();
+    expect(kept(ctx.db, 'a')).toBe('a:5');
+  });
+
+  it('keeps a value loaded inside a transaction that commits, whether or not it wrote first', () => {
+    const ctx = testCtx();
+    let loads = 0;
+    const kept = cached('accounts', () => ++loads);
+    transaction(ctx.db, () => {
+      expect(kept(ctx.db)).toBe(1);
+      expect(kept(ctx.db)).toBe(1);
+      ctx.db.update(accounts).set({ messageLimit: 9 }).run();
+      expect(kept(ctx.db)).toBe(2);
+      expect(kept(ctx.db)).toBe(2);
+    });
+    // Read only inside transactions, a value is still loaded once per change (the trap of f197dcf).
+    expect(kept(ctx.db)).toBe(2);
+    transaction(ctx.db, () => expect(kept(ctx.db)).toBe(2));
+  });
+
+  it('never serves a value a rolled-back transaction loaded, even after another write', () => {
+    const ctx = testCtx();
+    let loads = 0;
+    const kept = cached('accounts', (db) => ({ n: ++loads, limit: db.select().from(accounts).get()!.messageLimit }));
+    expect(kept(ctx.db)).toEqual({ n: 1, limit: 50 });
+    expect(() =>
+      transaction(ctx.db, () => {
+        ctx.db.update(accounts).set({ messageLimit: 9 }).run();
+        expect(kept(ctx.db)).toEqual({ n: 2, limit: 9 });
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    // The rolled-back change never happened: the counter is back where it was, and no kept value carries it.
+    expect(kept(ctx.db)).toEqual({ n: 3, limit: 50 });
+    // A different change committed now must not meet the rolled-back value (with `+ 1` counters it would).
+    ctx.db.update(accounts).set({ messageLimit: 12 }).run();
+    expect(kept(ctx.db)).toEqual({ n: 4, limit: 12 });
+  });
+
+  it('sees a change committed by another connection from the next stretch of work on', async () => {
+    const { server, cli } = twoConnections();
+    const [running] = loadRunningCampaigns(server);
+    expect(running).toBeDefined();
+    const accountId = server.db.select().from(accounts).get()!.id;
+    expect(findAccount(server, accountId)?.active).toBe(true);
+    const person = 'https://www.linkedin.com/in/someone-else';
+    expect(isOnExclusionList(server, person)).toBe(false);
+    const { keyId } = authenticateKey(server, TEST_KEY);
+    const plan = getWorkspace(server)?.plan;
+    expect(plan).toBeDefined();
+    const credits = getCredits(server, getWorkspace(server)!).credits;
+
+    expect(applyCampaignEvent(cli, running!.id, 'pause')).toBe(true);
+    cli.db.update(accounts).set({ active: false }).where(eq(accounts.id, accountId)).run();
+    cli.db.insert(exclusions).values({ networkUrl: person, createdAt: 1 }).run();
+    revokeApiKey(cli, keyId);
+    cli.db.update(workspace).set({ plan: 'free' }).run();
+    cli.db
+      .update(creditBalance)
+      .set({ credits: credits + 7 })
+      .run();
+    cli.db.$client.close();
+    // Another connection's commits are looked for once per synchronous stretch of work: the next request sees them.
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(loadRunningCampaigns(server).map((c) => c.id)).not.toContain(running!.id);
+    expect(loadCampaignInfo(server, running!.id)?.status).toBe('CAMPAIGN_PAUSED');
+    expect(findAccount(server, accountId)?.active).toBe(false);
+    expect(isOnExclusionList(server, person)).toBe(true);
+    expect(refused(() => authenticateKey(server, TEST_KEY))).toBe('unauthorized');
+    expect(getWorkspace(server)?.plan).toBe('free');
+    expect(getCredits(server, getWorkspace(server)!).credits).toBe(credits + 7);
+    server.db.$client.close();
+  });
+
+  it('hands out frozen rows, so no caller can change what others are served', () => {
+    const ctx = testCtx();
+    const account = ctx.db.select().from(accounts).get()!;
+    const kept = findAccount(ctx, account.id)!;
+    expect(Object.isFrozen(kept)).toBe(true);
+    expect(() => {
+      (kept as { messageLimit: number }).messageLimit = 1;
+    }).toThrow(TypeError);
+    const [info] = loadRunningCampaigns(ctx);
+    expect(Object.isFrozen(info)).toBe(true);
+  });
+});

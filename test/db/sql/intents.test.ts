@@ -1,0 +1,81 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../../src/db/connection.js';
+import { engineIntents } from '../../../src/db/schema.js';
+import { insertIntent, intentStatements, type IntentRow } from '../../../src/db/sql/intents.js';
+import { variedCtx } from './helpers.js';
+
+const intent = (id: string, over: Partial<IntentRow> = {}): Omit<IntentRow, 'seq'> => ({
+  id,
+  leadId: 'lead_1',
+  campaignId: 'cmp',
+  accountId: 'acc_a',
+  kind: 'connection_request',
+  step: null,
+  text: 'Hi',
+  state: 'pending',
+  holder: 'engine',
+  createdAt: 100,
+  settledAt: null,
+  chatId: null,
+  messageId: null,
+  errorCode: null,
+  ...over,
+});
+
+/** src/db/sql/intents.ts returns and writes what the query builder would. */
+describe('intent statements', () => {
+  const rows = (db: Db) => db.select().from(engineIntents).orderBy(engineIntents.seq).all();
+
+  it('inserts intents as the query builder does', () => {
+    const [a, b] = [variedCtx(), variedCtx()];
+    const values = [intent('int_1'), intent('int_2', { leadId: 'lead_3', step: 1, kind: 'message', state: 'sent', chatId: 'c', createdAt: 90 })];
+    for (const v of values) {
+      insertIntent(a.db, v);
+      b.db.insert(engineIntents).values(v).run();
+    }
+    expect(rows(a.db)).toStrictEqual(rows(b.db));
+  });
+
+  it('finds pending intents of a lead and of a campaign, and the latest intent of an account', () => {
+    const { db } = variedCtx();
+    const s = intentStatements(db);
+    insertIntent(db, intent('int_1', { state: 'sent', createdAt: 50 }));
+    insertIntent(db, intent('int_2', { leadId: 'lead_3', createdAt: 70 }));
+    insertIntent(db, intent('int_3', { accountId: 'acc_b', campaignId: 'cmp_2', leadId: 'lead_4', createdAt: 60 }));
+    const pending = (where: ReturnType<typeof and>) =>
+      db
+        .select({ one: sql<number>`1` })
+        .from(engineIntents)
+        .where(and(where, eq(engineIntents.state, 'pending')))
+        .limit(1)
+        .get()?.one;
+    for (const lead of ['lead_1', 'lead_3', 'lead_4', 'lead_9']) expect(s.pendingOfLead.get(lead)).toBe(pending(eq(engineIntents.leadId, lead)));
+    for (const c of ['cmp', 'cmp_2', 'cmp_none']) expect(s.pendingOfCampaign.get(c)).toBe(pending(eq(engineIntents.campaignId, c)));
+    for (const acc of ['acc_a', 'acc_b', 'acc_none']) {
+      const latest = db
+        .select({ at: engineIntents.createdAt })
+        .from(engineIntents)
+        .where(eq(engineIntents.accountId, acc))
+        .orderBy(desc(engineIntents.createdAt))
+        .limit(1)
+        .get()?.at;
+      expect(s.lastOfAccount.get(acc)).toBe(latest);
+    }
+  });
+
+  it('settles a pending intent once, keeping fields given as null', () => {
+    const [a, b] = [variedCtx(), variedCtx()];
+    for (const ctx of [a, b]) insertIntent(ctx.db, intent('int_1', { chatId: 'chat_old' }));
+    const settle = { id: 'int_1', state: 'sent', settledAt: 200, chatId: null, messageId: 'm1', errorCode: null };
+    expect(intentStatements(a.db).settle.run(settle).changes).toBe(1);
+    b.db
+      .update(engineIntents)
+      .set({ state: 'sent', settledAt: 200, messageId: 'm1' })
+      .where(and(eq(engineIntents.id, 'int_1'), eq(engineIntents.state, 'pending')))
+      .run();
+    expect(rows(a.db)).toStrictEqual(rows(b.db));
+    expect(rows(a.db)[0]).toMatchObject({ state: 'sent', chatId: 'chat_old', messageId: 'm1' });
+    expect(intentStatements(a.db).settle.run({ ...settle, state: 'failed' }).changes).toBe(0);
+  });
+});
