@@ -28,6 +28,7 @@ module.exports = {
       'the CLI starts the server, MCP over stdio and the Lookalike worker, prints dashboard links, and runs verbs',
     ),
     arrow(dir('cli'), file('db/backup'), 'backup and restore copy the database file itself, with no verb and no connection open'),
+    arrow(dir('cli'), dir('tools'), "management commands are the operator's tool calls through the one pipeline (validation, idempotency)"),
     arrow(
       file('server'),
       either(dir('core', 'db', 'http', 'rest', 'mcp', 'web', 'tools', 'network', 'workers'), file('config', 'log', 'version')),

@@ -40,7 +40,8 @@ import {
   type RssRound,
   type ToolsListSize,
 } from './lib/report.js';
-import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, raisedLimits, rpc } from './lib/setup.js';
+import { countTokens } from 'gpt-tokenizer';
+import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, modernRpc, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 import { benchImport } from './lib/import.js';
 import { recordStatements, replayWrites } from './lib/statements.js';
@@ -239,11 +240,12 @@ function toolsListSize(list: Json): ToolsListSize {
     for (const [field, value] of Object.entries(tool)) byField[field] = (byField[field] ?? 0) + Buffer.byteLength(JSON.stringify(value));
   }
   const responseBytes = Buffer.byteLength(list.text);
+  const visible = listed.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
   return {
     tools: listed.length,
     responseBytes,
     toolsBytes: Buffer.byteLength(JSON.stringify(listed)),
-    estimatedTokens: Math.round(responseBytes / 4),
+    modelTokens: countTokens(JSON.stringify(visible)),
     byField,
   };
 }
@@ -471,6 +473,7 @@ async function main(): Promise<boolean> {
 
     const rss = sampleRss(server.pid);
     const mcpCall = rpc('tools/call', { name: 'get_credits', arguments: {} });
+    const modernCall = modernRpc('tools/call', { name: 'get_credits', arguments: {} });
     if (want('credits'))
       await together(
         {
@@ -490,7 +493,7 @@ async function main(): Promise<boolean> {
           ...base,
           ...mcpLog,
           id: 'credits.mcp',
-          title: 'MCP tools/call get_credits (stateless HTTP)',
+          title: 'MCP tools/call get_credits (stateless HTTP, 2025-11-25)',
           kind: 'server',
           url: server.url,
           path: '/mcp',
@@ -502,13 +505,37 @@ async function main(): Promise<boolean> {
         {
           ...base,
           id: 'credits.mcp-sdk',
-          title: 'MCP SDK minimal stateless server',
+          title: 'MCP SDK minimal stateless server (2025-11-25)',
           kind: 'baseline',
           url: mcpSdk.url,
           path: '/mcp',
           method: 'POST',
           headers: mcpHeaders,
           body: mcpCall,
+        },
+        {
+          ...base,
+          ...mcpLog,
+          id: 'credits.mcp-modern',
+          title: 'MCP tools/call get_credits (stateless HTTP, 2026-07-28)',
+          kind: 'server',
+          url: server.url,
+          path: '/mcp',
+          method: 'POST',
+          headers: { ...modernCall.headers, 'x-api-key': BENCH_KEY },
+          body: modernCall.body,
+          baselines: ['credits.mcp-sdk-modern', 'credits.rest'],
+        },
+        {
+          ...base,
+          id: 'credits.mcp-sdk-modern',
+          title: 'MCP SDK minimal stateless server (2026-07-28)',
+          kind: 'baseline',
+          url: mcpSdk.url,
+          path: '/mcp',
+          method: 'POST',
+          headers: modernCall.headers,
+          body: modernCall.body,
         },
       );
 

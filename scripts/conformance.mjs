@@ -1,35 +1,67 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against this
-// server's streamable HTTP endpoint. The suite's client sends no credentials, so it talks to a
-// small proxy that adds the fixture's test key to every request, as an MCP host configured
-// with the key would. The suite needs Node 22 (it imports fs.globSync); npx fetches node@22
-// from the registry when the running Node is older.
+// server's streamable HTTP endpoint, once for each protocol era: 2025-11-25 (the initialize
+// handshake) and 2026-07-28 (stateless, `_meta` on every request). The suite's client sends no
+// credentials, so it talks to a small proxy that adds the fixture's test key to every request,
+// as an MCP host configured with the key would. The suite needs Node 22: the script installs
+// it (the registry's `node` package) and the suite, at the versions pinned below, into a cache
+// directory once, with the ordinary npm client.
 //
-//   npm run build && node scripts/conformance.mjs            # the scenarios that apply
-//   node scripts/conformance.mjs --all                       # every server scenario, for the record
-//   node scripts/conformance.mjs ping tools-list             # named scenarios
+//   npm run build && node scripts/conformance.mjs        # every scenario that applies, both eras
+//   node scripts/conformance.mjs --all                   # every server scenario, for the record
+//   node scripts/conformance.mjs tools-list              # named scenarios, both eras
 //
-// Exit status 0 when every applicable scenario passes.
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
+// Exit status 0 when every applicable scenario passes in both eras. docs/mcp.md (Conformance) lists
+// the scenarios that do not apply, and why.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SUITE = '@modelcontextprotocol/conformance@0.1.16';
+export const SUITE_VERSION = '0.2.0-alpha.12';
+const NODE_VERSION = '22';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/outreach.js');
 const FIXTURE = join(ROOT, 'test/fixtures/workspace.json');
 const TEST_KEY = 'sk_test_fixture_key_000000000000000001';
 
 /**
- * The server scenarios that apply to this server, and why the others do not. Most of the
- * suite's tool, prompt and resource scenarios call fixtures of its reference server by name
- * (test_simple_text, test://static-text, …); this server has its own 19 tools and only the
- * MCP App views as resources, and no prompts, logging, completion or subscriptions.
+ * The scenarios that apply to this server, per era. The others call fixtures of the suite's
+ * reference server by name (tools such as test_simple_text or slow_compute, resources such as
+ * test://static-text, prompts such as test_simple_prompt) or test features this server does not
+ * offer (logging, completion, subscriptions, sampling, sessions); docs/mcp.md says which.
  */
-export const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection'];
+export const APPLICABLE = {
+  '2025-11-25': ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'dns-rebinding-protection'],
+  '2026-07-28': [
+    'server-stateless',
+    'tools-list',
+    'resources-list',
+    'sep-2164-resource-not-found',
+    'prompts-list',
+    'caching',
+    'dns-rebinding-protection',
+    'server-sse-multiple-streams',
+    'http-header-validation',
+    'input-required-result-unsupported-methods',
+  ],
+};
+
+/**
+ * Checks of an applicable scenario that the suite cannot run here: each needs one of the
+ * reference server's diagnostic tools, and the suite reports it "not testable". Everything
+ * else in the scenario must pass.
+ */
+export const NOT_TESTABLE = {
+  'server-stateless': [
+    'sep-2575-server-rejects-undeclared-capability',
+    'sep-2575-missing-capability-http-400',
+    'sep-2575-http-server-no-independent-requests-on-stream',
+    'sep-2575-server-no-log-without-loglevel',
+  ],
+};
 
 const free = () =>
   new Promise((resolve) => {
@@ -39,9 +71,24 @@ const free = () =>
     });
   });
 
-async function main() {
-  const all = process.argv.includes('--all');
-  const dir = mkdtempSync(join(tmpdir(), 'outreach-conformance-'));
+/** Node 22 and the suite, installed once per version into a cache directory. */
+function suite() {
+  const dir = process.env.CONFORMANCE_HOME ?? join(tmpdir(), `outreach-conformance-${SUITE_VERSION}`);
+  const bin = join(dir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+  const node = join(dir, 'node_modules/.bin/node');
+  if (!existsSync(bin) || !existsSync(node)) {
+    mkdirSync(dir, { recursive: true });
+    // The `node` package fetches its platform binary from the registry in an install script.
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'outreach-conformance', private: true, allowScripts: { node: true } }));
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `node@${NODE_VERSION}`, `@modelcontextprotocol/conformance@${SUITE_VERSION}`], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
+  return { node, bin };
+}
+
+async function startServer(dir) {
   const db = join(dir, 'o.db');
   execFileSync(process.execPath, [BIN, 'seed', '--file', FIXTURE, '--db', db]);
   const port = await free();
@@ -54,7 +101,6 @@ async function main() {
     server.stdout.resume();
     server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
   });
-
   // The authenticating proxy: every request gains the key, nothing else changes.
   const proxy = createServer((req, res) => {
     const upstream = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: { ...req.headers, 'x-api-key': TEST_KEY } }, (up) => {
@@ -65,48 +111,23 @@ async function main() {
     req.pipe(upstream);
   });
   const proxyPort = await new Promise((resolve) => proxy.listen(0, '127.0.0.1', () => resolve(proxy.address().port)));
-  const url = `http://localhost:${proxyPort}/mcp`;
+  return {
+    url: `http://localhost:${proxyPort}/mcp`,
+    stop: () => {
+      proxy.close();
+      server.kill('SIGTERM');
+    },
+  };
+}
 
-  const named = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-  const scenarios = named.length
-    ? named
-    : all
-      ? execFileSync('npx', ['-y', '-p', 'node@22', '-p', SUITE, '-c', 'conformance list'], { encoding: 'utf8' })
-          .split('Client scenarios')[0]
-          .split('\n')
-          .map((l) => /^\s*- ([\w-]+)/.exec(l)?.[1])
-          .filter(Boolean)
-      : APPLICABLE;
-
-  const results = [];
-  try {
-    for (const scenario of scenarios) {
-      const out = join(dir, scenario);
-      const run = spawn('npx', ['-y', '-p', 'node@22', '-p', SUITE, '-c', `conformance server --url ${url} --scenario ${scenario} -o ${out}`], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let text = '';
-      run.stdout.on('data', (c) => (text += c));
-      run.stderr.on('data', (c) => (text += c));
-      const code = await new Promise((resolve) => run.on('exit', resolve));
-      const checks = readChecks(out);
-      const failed = checks.filter((c) => c.status === 'FAILURE');
-      const passed = code === 0 && checks.length > 0 && failed.length === 0;
-      results.push({ scenario, passed, checks: checks.length, failed: failed.map((c) => `${c.id}: ${c.errorMessage ?? ''}`) });
-      console.log(
-        `${passed ? 'PASS' : 'FAIL'}  ${scenario}  (${checks.length} checks${failed.length ? `; failed: ${failed.map((c) => c.id).join(', ')}` : ''})`,
-      );
-      if (process.env.VERBOSE) console.log(text, JSON.stringify(checks, null, 1));
-    }
-  } finally {
-    proxy.close();
-    server.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-  }
-  if (process.env.CONFORMANCE_JSON) writeFileSync(process.env.CONFORMANCE_JSON, JSON.stringify(results, null, 2));
-  const failures = results.filter((r) => !r.passed);
-  console.log(`${results.length - failures.length} of ${results.length} scenarios passed`);
-  process.exitCode = failures.length && !all ? 1 : 0;
+/** Every server scenario of one era, from the suite's own list. */
+function scenariosOf(s, version) {
+  const listed = execFileSync(s.node, [s.bin, 'list', '--server'], { encoding: 'utf8' });
+  return listed
+    .split('\n')
+    .map((l) => /^\s*- ([\w-]+) \[([^\]]+)\]/.exec(l))
+    .filter((m) => m?.[2].split(',').includes(version))
+    .map((m) => m[1]);
 }
 
 /** The checks the suite saved for a scenario (checks.json somewhere under its output dir). */
@@ -121,6 +142,59 @@ function readChecks(out) {
   };
   walk(out);
   return found;
+}
+
+async function runScenario(s, url, version, scenario, dir) {
+  const out = join(dir, `${version}-${scenario}`);
+  const run = spawn(s.node, [s.bin, 'server', '--url', url, '--scenario', scenario, '--spec-version', version, '--force', '-o', out], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  run.stdout.on('data', (c) => (text += c));
+  run.stderr.on('data', (c) => (text += c));
+  await new Promise((resolve) => run.on('exit', resolve));
+  const checks = readChecks(out);
+  const excused = new Set(NOT_TESTABLE[scenario] ?? []);
+  const failed = checks.filter((c) => c.status === 'FAILURE' && !excused.has(c.id));
+  if (process.env.VERBOSE) console.log(text, JSON.stringify(checks, null, 1));
+  return {
+    version,
+    scenario,
+    passed: checks.length > 0 && failed.length === 0,
+    checks: checks.length,
+    failed: failed.map((c) => `${c.id}: ${c.errorMessage ?? ''}`),
+  };
+}
+
+async function main() {
+  const all = process.argv.includes('--all');
+  const named = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const s = suite();
+  const dir = mkdtempSync(join(tmpdir(), 'outreach-conformance-'));
+  const server = await startServer(dir);
+  const results = [];
+  try {
+    for (const version of Object.keys(APPLICABLE)) {
+      const scenarios = named.length ? named : all ? scenariosOf(s, version) : APPLICABLE[version];
+      for (const scenario of scenarios) {
+        const r = await runScenario(s, server.url, version, scenario, dir);
+        r.applicable = APPLICABLE[version].includes(scenario);
+        results.push(r);
+        const mark = r.passed ? 'PASS' : r.applicable ? 'FAIL' : 'n/a ';
+        console.log(`${mark}  ${version}  ${scenario}  (${r.checks} checks${r.failed.length ? `; failed: ${r.failed.join(' | ').slice(0, 300)}` : ''})`);
+      }
+    }
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (process.env.CONFORMANCE_JSON) writeFileSync(process.env.CONFORMANCE_JSON, JSON.stringify(results, null, 2));
+  const judged = results.filter((r) => r.applicable);
+  const failures = judged.filter((r) => !r.passed);
+  console.log(
+    `${judged.length - failures.length} of ${judged.length} applicable scenario runs passed (suite ${SUITE_VERSION}, eras ${Object.keys(APPLICABLE).join(' and ')})`,
+  );
+  process.exitCode = failures.length ? 1 : 0;
 }
 
 await main();

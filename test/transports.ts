@@ -2,7 +2,28 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'vitest';
 import { ERROR_STATUS } from '../src/core/errors.js';
 import { toolByName } from '../src/tools/index.js';
-import { callTool, type TestServer } from './helpers.js';
+import { callTool, TEST_KEY, type TestServer } from './helpers.js';
+
+/**
+ * A 2026-07-28 request over HTTP as the revision's clients send it: the envelope in `_meta` and
+ * the standard headers (SEP-2243). Answers the JSON-RPC reply.
+ */
+export async function modernRpc(url: string, method: string, params: Record<string, unknown>, meta: Record<string, unknown>): Promise<any> {
+  const name = (params.name ?? params.uri ?? params.taskId) as string | undefined;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'x-api-key': TEST_KEY,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
+  });
+  return res.json();
+}
 
 /** The REST path of a GET tool call: path parameters substituted, the rest as the query string. */
 export function restPath(name: string, args: Record<string, unknown>): string {

@@ -1,12 +1,14 @@
 /**
- * The MCP SDK's own minimal stateless streamable-HTTP server, as its example
- * (simpleStatelessStreamableHttp) builds it, with one trivial tool returning the same
- * credits JSON: `node mcp-sdk.js PORT CREDITS.json`. JSON responses, as the real server.
+ * The official MCP SDK's own minimal stateless server (v2), as its serving guide builds it:
+ * createMcpHandler with a per-request McpServer factory, mounted on plain node:http with
+ * toNodeHandler, with one trivial tool returning the same credits JSON:
+ * `node mcp-sdk.js PORT CREDITS.json`. It serves both eras with the SDK's defaults (2026-07-28
+ * per request; 2025 requests through its stateless fallback).
  */
 import { readFileSync } from 'node:fs';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import { createServer } from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 
 const [portArg, creditsPath] = process.argv.slice(2);
 if (!portArg || !creditsPath) {
@@ -15,27 +17,20 @@ if (!portArg || !creditsPath) {
 }
 const credits = JSON.parse(readFileSync(creditsPath, 'utf8')) as Record<string, unknown>;
 
-function getServer(): McpServer {
+const handler = createMcpHandler(() => {
   const server = new McpServer({ name: 'bench-baseline', version: '1.0.0' });
   server.registerTool('get_credits', { description: 'Shows the credit balances.' }, () => ({
     content: [{ type: 'text', text: JSON.stringify(credits) }],
     structuredContent: credits,
   }));
   return server;
-}
+});
+const mcp = toNodeHandler(handler);
 
-const app = createMcpExpressApp();
-app.get('/health', (_req, res) => {
-  res.json({ status: 'ok' });
-});
-app.post('/mcp', async (req, res) => {
-  const server = getServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, req.body);
-});
-app.listen(Number(portArg), '127.0.0.1');
+createServer((req, res) => {
+  if (req.url === '/health') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    return;
+  }
+  void mcp(req, res);
+}).listen(Number(portArg), '127.0.0.1');

@@ -1,15 +1,17 @@
 import { cliCommand, resolveSettings, shellWord, UsageError } from '../config.js';
 import { getCredits, type Credits } from '../core/credits/get.js';
-import { grantCredits, MAX_GRANT, type Balance } from '../core/credits/grant.js';
+import { MAX_GRANT, type Balance, type GrantCreditsResult } from '../core/credits/grant.js';
+import { grantCreditsTool } from '../tools/operator/credits.js';
 import { getWorkspace } from '../core/workspace/get.js';
-import { asUsageError, parse, stdout, withDb, type Options } from './shared.js';
+import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, stdout, withDb, withDbAsync, type Options } from './shared.js';
 
 export const CREDITS_USAGE = `  credits [--json] [--db PATH]
                         Print the plan and the four credit balances.
-  credits add N [--lookalike] [--top-up] [--json] [--db PATH]
+  credits add N [--lookalike] [--top-up] [--idempotency-key K] [--json] [--db PATH]
                         Grant N credits (1 to 10,000,000) and print the new balances: to the normal
                         credits, or with --top-up the top-up credits, --lookalike the Lookalike
-                        allowance, both the Lookalike top-up. Each grant is a ledger entry.`;
+                        allowance, both the Lookalike top-up. Each grant is a ledger entry; with
+                        --idempotency-key, the same command again within 24 h grants nothing more.`;
 
 const FLAGS = { db: { type: 'string' }, json: { type: 'boolean' } } satisfies Options;
 
@@ -44,31 +46,33 @@ function amount(raw: string | undefined): number {
 /** How to grant credits to this database, as a user can paste it. */
 export const creditsAddCommand = (dbPath: string, example = 1000): string => `${cliCommand()} credits add ${example} --db ${shellWord(dbPath)}`;
 
-export function credits(args: string[]): void {
+export async function credits(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   if (sub !== undefined && !sub.startsWith('-') && sub !== 'add') {
     throw new UsageError(`credits: unknown subcommand "${sub}" (add, or none to print the balances)`);
   }
   if (sub === 'add') {
-    const { values, positionals } = parse(rest, { ...FLAGS, lookalike: { type: 'boolean' }, 'top-up': { type: 'boolean' } }, 1);
+    const { values, positionals } = parse(rest, { ...FLAGS, ...IDEMPOTENCY_FLAG, lookalike: { type: 'boolean' }, 'top-up': { type: 'boolean' } }, 1);
     const granted = amount(positionals[0]);
-    withDb(
+    return withDbAsync(
       values.db,
-      (ctx) => {
+      async (ctx) => {
         const ws = getWorkspace(ctx);
         if (!ws) throw noWorkspace(values.db);
-        let r: ReturnType<typeof grantCredits>;
+        // The dashboard's grant_credits tool, through the pipeline: its validation, and with
+        // --idempotency-key a repeated command grants once.
+        let r: GrantCreditsResult;
         try {
-          r = grantCredits(ctx, { amount: granted, lookalike: values.lookalike ?? false, topUp: values['top-up'] ?? false });
+          const input = { amount: granted, lookalike: values.lookalike ?? false, topUp: values['top-up'] ?? false };
+          r = await operate<GrantCreditsResult>(ctx, grantCreditsTool, input, values['idempotency-key']);
         } catch (err) {
-          throw asUsageError(err, { amount: 'N' });
+          throw asUsageError(err, { amount: 'N', ...IDEMPOTENCY_NAME });
         }
         if (values.json) return stdout(JSON.stringify(r, null, 2));
         stdout(`Granted ${n(r.granted)} ${BALANCE_NAMES[r.balance]}. Balances now:\n${balances(r.credits, planText(ws))}`);
       },
       { mustExist: true },
     );
-    return;
   }
   const { values } = parse(args, FLAGS);
   withDb(

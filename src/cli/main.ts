@@ -319,7 +319,7 @@ export async function main(argv: string[]): Promise<number> {
         webhooks(args);
         return 0;
       case 'credits':
-        credits(args);
+        await credits(args);
         return 0;
       case 'login':
         login(args);

@@ -2,12 +2,12 @@ import { existsSync, readFileSync, createReadStream, statSync, writeFileSync } f
 import cliProgress from 'cli-progress';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { listAccounts, type Account } from '../core/accounts/list.js';
-import { connectAccount, ConnectAccountInput, updateAccount, UpdateAccountInput } from '../core/accounts/manage.js';
-import { CreateAgentInput, createAgent, listAgents, previewAgent, updateAgent, UpdateAgentInput } from '../core/agents/agents.js';
-import { listCampaigns } from '../core/campaigns/campaign.js';
-import { createCampaign, CreateCampaignInput, updateCampaign, UpdateCampaignInput } from '../core/campaigns/manage.js';
+import { ConnectAccountInput, UpdateAccountInput, type ConnectAccountResult } from '../core/accounts/manage.js';
+import { CreateAgentInput, listAgents, UpdateAgentInput, type Agent, type AgentPreview } from '../core/agents/agents.js';
+import { listCampaigns, type Campaign } from '../core/campaigns/campaign.js';
+import { CreateCampaignInput, UpdateCampaignInput } from '../core/campaigns/manage.js';
 import type { Ctx } from '../core/context.js';
-import { addExclusions, exclusionUrlsFromText, listExclusions, removeExclusions } from '../core/exclusions/exclusions.js';
+import { exclusionUrlsFromText, listExclusions } from '../core/exclusions/exclusions.js';
 import {
   importLeads,
   parseMapOption,
@@ -24,22 +24,31 @@ import { ApiError } from '../core/errors.js';
 import { getWorkspace } from '../core/workspace/get.js';
 import { createLogger } from '../log.js';
 import { createContext } from '../server.js';
-import { asUsageError, parse, stdout, type Options } from './shared.js';
+import { connectAccountTool } from '../tools/connect-account.js';
+import { createAgentTool } from '../tools/create-agent.js';
+import { createCampaignTool } from '../tools/create-campaign.js';
+import { addExclusionsTool, removeExclusionsTool } from '../tools/operator/exclusions.js';
+import { previewAgentTool } from '../tools/preview-agent.js';
+import { updateAccountTool } from '../tools/update-account.js';
+import { updateAgentTool } from '../tools/update-agent.js';
+import { updateCampaignTool } from '../tools/update-campaign.js';
+import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, stdout, type Options } from './shared.js';
 import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         List campaigns, newest first.
-  campaigns create --name N [--agent ID] [--senders ID,ID...] [--approval off|required] [--db PATH]
+  campaigns create --name N [--agent ID] [--senders ID,ID...] [--approval off|required] [--idempotency-key K] [--db PATH]
                         Create a READY_TO_SEND campaign, optionally with its agent and sending
                         accounts; approval required holds every note and message as a draft to
-                        approve.
+                        approve. With --idempotency-key, running the same command again within
+                        24 h creates nothing more and prints the first result (as on the API).
   campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--approval off|required] [--db PATH]
                         Rename a campaign or change its agent or senders (pause a running one
                         first), or turn approval on or off (off sends the waiting drafts as they
                         stand).
   agents list [--json] [--db PATH]
                         List agents with their account and sequence length.
-  agents create --file F [--db PATH]
+  agents create --file F [--idempotency-key K] [--db PATH]
                         Create an agent from a JSON file: { name, accountId, connectionNote, messages }
                         or { name, accountId, steps } (docs/sequences.md).
   agents update ID --file F [--db PATH]
@@ -48,7 +57,7 @@ export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         Print the note and messages exactly as that lead would receive them.
   accounts list [--json] [--db PATH] [--config FILE]
                         List accounts with today's counters, their limits and any running warm-up.
-  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--warm-up true|false] [--db PATH] [--env E] [--config FILE]
+  accounts connect --name N [--sales-navigator] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--warm-up true|false] [--idempotency-key K] [--db PATH] [--env E] [--config FILE]
                         Add an account: simulated and connected in development; in production,
                         prints the sign-in link for the person to open. It warms up (low limits
                         rising daily) unless --warm-up false or the config's engine.warmUp.onConnect is false.
@@ -180,7 +189,14 @@ export async function campaigns(args: string[]): Promise<void> {
       });
     }
     case 'create': {
-      const { values } = parse(rest, { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' }, approval: { type: 'string' } });
+      const { values } = parse(rest, {
+        ...DB,
+        ...IDEMPOTENCY_FLAG,
+        name: { type: 'string' },
+        agent: { type: 'string' },
+        senders: { type: 'string' },
+        approval: { type: 'string' },
+      });
       if (values.name === undefined) throw new UsageError('--name: required');
       const input = checked(
         CreateCampaignInput,
@@ -188,8 +204,8 @@ export async function campaigns(args: string[]): Promise<void> {
         CAMPAIGN_NAMES,
       );
       return withCtx(values, (ctx) =>
-        run(CAMPAIGN_NAMES, async () => {
-          const c = createCampaign(ctx, input);
+        run({ ...CAMPAIGN_NAMES, ...IDEMPOTENCY_NAME }, async () => {
+          const c = await operate<Campaign>(ctx, createCampaignTool, input, values['idempotency-key']);
           stdout(`Created campaign ${c.id} (${c.name}), ${c.status}.`);
         }),
       );
@@ -210,7 +226,7 @@ export async function campaigns(args: string[]): Promise<void> {
       );
       return withCtx(values, (ctx) =>
         run({ ...CAMPAIGN_NAMES, campaignId: 'ID' }, async () => {
-          const c = updateCampaign(ctx, id, input);
+          const c = await operate<Campaign>(ctx, updateCampaignTool, { campaignId: id, ...input });
           const senders = c.senderAccountIds.length ? `, senders ${c.senderAccountIds.join(', ')}` : '';
           stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}${senders}, approval ${c.approval}, ${c.status}.`);
         }),
@@ -249,6 +265,7 @@ async function runAgentFile<T>(fn: () => Promise<T>): Promise<T> {
     if (!(err instanceof ApiError)) throw err;
     const field = err.details.fields?.[0];
     const text = err.message.replace(/^[\w.[\]]+: /, '').replace(/\.$/, '');
+    if (field === 'idempotencyKey') throw new UsageError(`${IDEMPOTENCY_NAME.idempotencyKey}: ${text}`);
     throw new UsageError(field ? `--file: ${field}: ${text}` : text);
   }
 }
@@ -273,7 +290,8 @@ export async function agents(args: string[]): Promise<void> {
     }
     case 'create':
     case 'update': {
-      const { values, positionals } = parse(rest, { ...DB, file: { type: 'string' } }, sub === 'update' ? 1 : 0);
+      const { values, positionals } = parse(rest, { ...DB, file: { type: 'string' }, ...(sub === 'create' ? IDEMPOTENCY_FLAG : {}) }, sub === 'update' ? 1 : 0);
+      const key = (values as { 'idempotency-key'?: string })['idempotency-key'];
       const id = positionals[0];
       if (sub === 'update' && !id) throw new UsageError('agents update: the agent ID is required (see npx outreach agents list)');
       const json = readJsonFile(values.file);
@@ -281,8 +299,8 @@ export async function agents(args: string[]): Promise<void> {
         runAgentFile(async () => {
           const a =
             sub === 'create'
-              ? createAgent(ctx, checked(CreateAgentInput, json, AGENT_FIELDS))
-              : updateAgent(ctx, id as string, checked(UpdateAgentInput, json, AGENT_FIELDS));
+              ? await operate<Agent>(ctx, createAgentTool, checked(CreateAgentInput, json, AGENT_FIELDS), key)
+              : await operate<Agent>(ctx, updateAgentTool, { agentId: id as string, ...checked(UpdateAgentInput, json, AGENT_FIELDS) });
           stdout(
             `${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${a.messages.length} message(s) on the main path.`,
           );
@@ -296,7 +314,7 @@ export async function agents(args: string[]): Promise<void> {
       if (!values.lead) throw new UsageError('--lead: required (a lead id of any campaign)');
       return withCtx(values, (ctx) =>
         run({ leadId: '--lead', agentId: 'ID' }, async () => {
-          const p = previewAgent(ctx, id, values.lead as string);
+          const p = await operate<AgentPreview>(ctx, previewAgentTool, { agentId: id, leadId: values.lead as string });
           if (values.json) return stdout(JSON.stringify(p, null, 2));
           stdout(`Connection note: ${p.connectionNote ?? '(none)'}`);
           for (const [i, m] of p.messages.entries()) stdout(`\nMessage ${i + 1}:\n${m}`);
@@ -370,7 +388,7 @@ export async function accounts(args: string[]): Promise<void> {
       });
     }
     case 'connect': {
-      const { values } = parse(rest, { ...DB, ...ACCOUNT_FLAGS, 'sales-navigator': { type: 'boolean' }, env: { type: 'string' } });
+      const { values } = parse(rest, { ...DB, ...ACCOUNT_FLAGS, ...IDEMPOTENCY_FLAG, 'sales-navigator': { type: 'boolean' }, env: { type: 'string' } });
       if (values.name === undefined) throw new UsageError('--name: required');
       const input = checked(
         ConnectAccountInput,
@@ -388,8 +406,8 @@ export async function accounts(args: string[]): Promise<void> {
       return withCtx(
         values,
         (ctx) =>
-          run(ACCOUNT_NAMES, async () => {
-            const { account, connectUrl } = await connectAccount(ctx, input);
+          run({ ...ACCOUNT_NAMES, ...IDEMPOTENCY_NAME }, async () => {
+            const { account, connectUrl } = await operate<ConnectAccountResult>(ctx, connectAccountTool, input, values['idempotency-key']);
             stdout(`Added account ${account.id} (${account.name}), ${account.status}: ${limitsText(account)}.`);
             if (connectUrl) stdout(`Open this link to sign in to LinkedIn; the account is connected when you finish:\n${connectUrl}`);
           }),
@@ -415,7 +433,7 @@ export async function accounts(args: string[]): Promise<void> {
       );
       return withCtx(values, (ctx) =>
         run({ ...ACCOUNT_NAMES, accountId: 'ID' }, async () => {
-          const a = updateAccount(ctx, id, input);
+          const a = await operate<Account>(ctx, updateAccountTool, { accountId: id, ...input });
           stdout(`Updated account ${a.id} (${a.name}): ${limitsText(a, a.active ? ', active' : ', inactive (sends nothing)')}.`);
         }),
       );
@@ -545,6 +563,21 @@ export async function importCommand(args: string[]): Promise<number> {
   );
 }
 
+/** The exclusion list takes at most this many URLs a call, as the dashboard's tool does. */
+const EXCLUSIONS_PER_CALL = 1000;
+
+/** Puts URLs on the exclusion list through the operator's tool, a thousand a call. */
+async function exclude(ctx: Ctx, urls: readonly string[]): Promise<{ added: string[]; alreadyExcluded: string[]; leadsExcluded: number }> {
+  const total = { added: [] as string[], alreadyExcluded: [] as string[], leadsExcluded: 0 };
+  for (let i = 0; i < urls.length; i += EXCLUSIONS_PER_CALL) {
+    const r = await operate<typeof total>(ctx, addExclusionsTool, { urls: urls.slice(i, i + EXCLUSIONS_PER_CALL) });
+    total.added.push(...r.added);
+    total.alreadyExcluded.push(...r.alreadyExcluded);
+    total.leadsExcluded += r.leadsExcluded;
+  }
+  return total;
+}
+
 export async function exclusions(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
@@ -564,10 +597,10 @@ export async function exclusions(args: string[]): Promise<void> {
       return withCtx(values, (ctx) =>
         run({ urls: 'URL' }, async () => {
           if (sub === 'add') {
-            const r = addExclusions(ctx, positionals);
+            const r = await exclude(ctx, positionals);
             stdout(`Excluded ${r.added.length} new profile(s) (${r.alreadyExcluded.length} already on the list); ${r.leadsExcluded} lead(s) newly excluded.`);
           } else {
-            const r = removeExclusions(ctx, positionals);
+            const r = await operate<{ removed: string[]; notExcluded: string[] }>(ctx, removeExclusionsTool, { urls: positionals });
             stdout(`Removed ${r.removed.length} profile(s) from the list${r.notExcluded.length ? `; not on it: ${r.notExcluded.join(', ')}` : ''}.`);
           }
         }),
@@ -582,7 +615,7 @@ export async function exclusions(args: string[]): Promise<void> {
         run({ urls: '--file', file: '--file' }, async () => {
           const urls = exclusionUrlsFromText(text);
           if (urls.length === 0) throw new UsageError(`--file: ${values.file} has no profile URLs`);
-          const r = addExclusions(ctx, urls);
+          const r = await exclude(ctx, urls);
           stdout(`Excluded ${r.added.length} new profile(s) (${r.alreadyExcluded.length} already on the list); ${r.leadsExcluded} lead(s) newly excluded.`);
         }),
       );

@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { createLogger } from '../log.js';
+import type { Ctx } from '../core/context.js';
 import { createContext } from '../server.js';
+import type { Tool } from '../tools/define.js';
+import { callTool } from '../tools/pipeline.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -44,26 +48,61 @@ function joinNegativeValues(args: string[], options: Options): string[] {
 
 export const stdout = (text: string): void => void process.stdout.write(`${text}\n`);
 
+/** The database named by the flags, opened; with `mustExist`, a missing file is a usage error. */
+function openDb(flags: string | undefined | SettingFlags, opts: { mustExist?: boolean }): Ctx {
+  const settings = resolveSettings(typeof flags === 'object' ? flags : { db: flags });
+  if (opts.mustExist && !existsSync(settings.dbPath)) {
+    throw new UsageError(`--db: ${settings.dbPath} does not exist; run npx outreach seed or npx outreach start first`);
+  }
+  return createContext({ ...settings, env: 'development' }, createLogger('warn'));
+}
+
 /**
  * Runs `fn` on the database named by the flags. With `mustExist`, a missing database file is a
  * usage error instead of a new empty database, so a read or an edit with a mistyped --db
  * writes nothing.
  */
-export function withDb(
-  flags: string | undefined | SettingFlags,
-  fn: (ctx: ReturnType<typeof createContext>) => void,
-  opts: { mustExist?: boolean } = {},
-): void {
-  const settings = resolveSettings(typeof flags === 'object' ? flags : { db: flags });
-  if (opts.mustExist && !existsSync(settings.dbPath)) {
-    throw new UsageError(`--db: ${settings.dbPath} does not exist; run npx outreach seed or npx outreach start first`);
-  }
-  const ctx = createContext({ ...settings, env: 'development' }, createLogger('warn'));
+export function withDb(flags: string | undefined | SettingFlags, fn: (ctx: Ctx) => void, opts: { mustExist?: boolean } = {}): void {
+  const ctx = openDb(flags, opts);
   try {
     fn(ctx);
   } finally {
     ctx.db.$client.close();
   }
+}
+
+/** withDb for a command that awaits (one that calls a tool through `operate`). */
+export async function withDbAsync(
+  flags: string | undefined | SettingFlags,
+  fn: (ctx: Ctx) => Promise<void>,
+  opts: { mustExist?: boolean } = {},
+): Promise<void> {
+  const ctx = openDb(flags, opts);
+  try {
+    await fn(ctx);
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
+/** The `--idempotency-key` flag of a command whose tool takes a key. */
+export const IDEMPOTENCY_FLAG = { 'idempotency-key': { type: 'string' } } satisfies Options;
+/** How the pipeline's errors name that flag. */
+export const IDEMPOTENCY_NAME = { idempotencyKey: '--idempotency-key' };
+
+/**
+ * A command as the operator's call through the one pipeline, as the dashboard makes it: the
+ * tool's input validation, plan gate, idempotency and handler. With a key, a repeat of the same
+ * command replays the first result and does nothing again (said on stderr, so --json stays
+ * JSON). A refusal is thrown as the pipeline's error, for the command to word with its flags.
+ */
+export async function operate<T>(ctx: Ctx, tool: Tool, input: Record<string, unknown>, idempotencyKey?: string): Promise<T> {
+  const outcome = await callTool(ctx, tool, { operator: true, requestId: randomUUID() }, { input, idempotencyKey });
+  if (!outcome.ok) throw outcome.error;
+  if (outcome.headers['Idempotent-Replayed'] === 'true') {
+    process.stderr.write(`--idempotency-key ${idempotencyKey} was used before with the same arguments: this is its first result; nothing was done again.\n`);
+  }
+  return outcome.body as T;
 }
 
 /**

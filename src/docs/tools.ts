@@ -8,6 +8,8 @@ export function effectOf(tool: Tool): string {
   const a = tool.annotations;
   const parts = [a.readOnlyHint ? 'read-only' : a.destructiveHint ? 'destructive write' : 'write'];
   if (tool.idempotent) parts.push('takes idempotencyKey');
+  if (tool.confirm) parts.push('asks the user to confirm (MCP)');
+  if (tool.task) parts.push('may answer with a task (MCP Tasks)');
   if (tool.toolset) parts.push(`${tool.toolset} toolset`);
   return parts.join(', ');
 }

@@ -103,9 +103,13 @@ export type ParsedBody = { ok: true; value: unknown } | { ok: false; error: ApiE
 
 /** The JSON body of a request; an empty body is `undefined`. */
 export function parseJsonBody(req: Request): ParsedBody {
-  const raw = req.body as unknown;
+  return parseJson(req.body as unknown, req.headers['content-type']);
+}
+
+/** A raw body (as readRawBody leaves it) as JSON, with the checks of parseJsonBody. */
+export function parseJson(raw: unknown, contentType: string | undefined): ParsedBody {
   if (!Buffer.isBuffer(raw) || raw.length === 0) return { ok: true, value: undefined };
-  const wrongType = contentTypeProblem(req.headers['content-type']);
+  const wrongType = contentTypeProblem(contentType);
   if (wrongType) return { ok: false, error: wrongType };
   // Decoding would replace bad bytes with U+FFFD silently, and a message would go out altered.
   if (!isUtf8(raw)) return { ok: false, error: validationError('The body is not valid UTF-8. Send JSON encoded as UTF-8.', []) };

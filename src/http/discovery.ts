@@ -4,7 +4,8 @@ import { KEY_PREFIX, keyEnvFor } from '../core/auth/keys.js';
 import { effectOf, routeOf } from '../docs/tools.js';
 import { baseUrl } from './request.js';
 import { oauthUrls } from './oauth/router.js';
-import { type Tool, TOOLSET_INCLUDES, TOOLSETS } from '../tools/define.js';
+import { type Tool, TOOLSETS } from '../tools/define.js';
+import { toolsetAdditions } from '../tools/select.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 /** The key-less overview served at GET / and /.well-known/mcp.json; `tools` is what MCP serves. */
@@ -22,21 +23,16 @@ export function overview(req: Request, env: Environment, tools: readonly Tool[],
       apiKey: { header: 'X-API-Key', prefix: KEY_PREFIX[keyEnvFor(env)] },
       oauth: { ...oauthUrls(base), appliesTo: 'mcp' },
     },
-    docs: { openapi: `${base}/public/v1/openapi.json`, reference: `${base}/public/v1/docs`, llms: `${base}/llms.txt` },
+    docs: {
+      openapi: `${base}/public/v1/openapi.json`,
+      reference: `${base}/public/v1/docs`,
+      llms: `${base}/llms.txt`,
+      serverCard: `${base}/.well-known/mcp/server-card.json`,
+    },
     tools: tools.map((t) => t.name),
     /** Tools an MCP client adds with `?toolsets=NAME` on the MCP URL, per toolset. */
-    toolsets: toolsetsOf(tools, permitted),
+    toolsets: toolsetAdditions(tools, permitted),
   };
-}
-
-/** Per toolset name, the tools it adds (a toolset lists those of the toolsets it includes too). */
-function toolsetsOf(listed: readonly Tool[], permitted: readonly Tool[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const name of TOOLSETS) {
-    const added = permitted.filter((t) => t.toolset !== undefined && TOOLSET_INCLUDES[name].includes(t.toolset) && !listed.includes(t));
-    if (added.length) out[name] = added.map((t) => t.name);
-  }
-  return out;
 }
 
 /** The same overview as text, written for a model. */
@@ -48,7 +44,8 @@ export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[], 
     '',
     `> ${o.description}`,
     '',
-    `- MCP (streamable HTTP, stateless): ${o.mcpUrl}`,
+    `- MCP (streamable HTTP; protocol 2026-07-28, stateless, and the 2025 revisions): ${o.mcpUrl}`,
+    `- MCP Server Card: ${o.docs.serverCard}`,
     `- REST base: ${o.restBase}`,
     `- Environment: ${o.environment}; API keys start with ${o.auth.apiKey.prefix}`,
     `- Auth, REST: the API key in the ${o.auth.apiKey.header} header.`,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors, { type CorsOptions } from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { localhostAllowedHostnames, validateHostHeader } from '@modelcontextprotocol/server';
 import type { Ctx } from '../core/context.js';
 import { accessLogger, accessPath } from '../log.js';
 import { newRequestId } from './request.js';
@@ -46,7 +46,7 @@ const MAX_ACCEPTED_HOSTS = 32;
  */
 export class FrontDoor {
   private readonly access;
-  private readonly hostCheck = hostHeaderValidation(['localhost', '127.0.0.1', '[::1]']);
+  private readonly allowedHosts = localhostAllowedHostnames();
   private readonly acceptedHosts = new Set<string>();
   private readonly preflight = cors(corsOptions);
 
@@ -103,10 +103,11 @@ export class FrontDoor {
       res.locals.requestId = this.begin(req, res, () => res.locals.tool);
       if (this.hostKnownGood(req)) return admitted(req, res, next);
       const host = req.headers.host;
-      this.hostCheck(req, res, () => {
-        if (host !== undefined && this.acceptedHosts.size < MAX_ACCEPTED_HOSTS) this.acceptedHosts.add(host);
-        admitted(req, res, next);
-      });
+      const checked = validateHostHeader(host, this.allowedHosts);
+      // The SDK's own refusal (its hostHeaderValidationResponse): 403 with a JSON-RPC error.
+      if (!checked.ok) return void res.status(403).json({ jsonrpc: '2.0', error: { code: -32000, message: checked.message }, id: null });
+      if (host !== undefined && this.acceptedHosts.size < MAX_ACCEPTED_HOSTS) this.acceptedHosts.add(host);
+      admitted(req, res, next);
     };
   }
 }

@@ -1,7 +1,19 @@
 import { readFileSync } from 'node:fs';
-import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
-import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
+import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
 import type { Tool } from '../tools/define.js';
+
+/**
+ * MCP Apps as the 2026-07-28 revision negotiates it: the server names the extension in its
+ * capabilities (server/discover, and initialize for 2025 hosts), and a client that renders views
+ * names it in its own, with the view MIME type it takes.
+ */
+export const APPS_EXTENSION = { id: EXTENSION_ID, settings: { mimeTypes: [RESOURCE_MIME_TYPE] as string[] } };
+
+/** Whether a client declared that it renders this server's views. */
+export function clientRendersViews(caps: ClientCapabilities | undefined): boolean {
+  return getUiCapability(caps)?.mimeTypes?.includes(RESOURCE_MIME_TYPE) ?? false;
+}
 
 /**
  * The MCP App views (the ext-apps extension, SEP-1865): each is one self-contained HTML document
@@ -62,7 +74,9 @@ const viewByUri = new Map(APP_VIEWS.map((v) => [v.uri, v]));
 
 /**
  * The `_meta` a linked tool's tools/list entry carries: `ui.resourceUri`, plus the flat
- * `ui/resourceUri` key that ext-apps 1.x still writes for hosts built on its first drafts.
+ * `ui/resourceUri` key of the extension's first drafts, which 2025 hosts may still read. Every
+ * 2025 listing carries it (those hosts learned of views from `_meta` alone); a 2026-07-28
+ * listing carries it only for a client that declared the extension.
  */
 export function toolUiMeta(toolName: string): Record<string, unknown> | undefined {
   const linked = viewByTool.get(toolName);
@@ -97,6 +111,7 @@ export function listViewResources(offered: ReadonlyMap<string, Tool>): Resource[
   }));
 }
 
+/** The 2025 revisions' code for an unknown resource; 2026-07-28 (SEP-2164) uses invalid params. */
 const RESOURCE_NOT_FOUND = -32002;
 
 /** Built by `npm run build` (Vite, single file); two levels up from both src/mcp and dist/mcp. */
@@ -109,7 +124,7 @@ function builtHtml(v: AppView): string {
     try {
       html = readFileSync(new URL(`${v.name}.html`, VIEWS_DIR), 'utf8');
     } catch {
-      throw new McpError(ErrorCode.InternalError, `The ${v.title} is not built on this server. The operator should run npm run build.`);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `The ${v.title} is not built on this server. The operator should run npm run build.`);
     }
     built.set(v.name, html);
   }
@@ -125,11 +140,11 @@ export const OFFERED_TOOLS_META = 'outreach-offered-tools';
  * greys out the others before anyone clicks. It is a plain attribute, not script, so the
  * document stays valid under the strictest CSP a host applies.
  */
-export function readViewResource(uri: string, offered: ReadonlyMap<string, Tool>): ReadResourceResult {
+export function readViewResource(uri: string, offered: ReadonlyMap<string, Tool>, era: 'legacy' | 'modern' = 'legacy'): ReadResourceResult {
   const v = viewByUri.get(uri);
   if (!v || !offeredViews(offered).includes(v)) {
-    // -32002 is the code MCP gives an unknown resource.
-    throw new McpError(RESOURCE_NOT_FOUND, `No resource ${uri}. Call resources/list for the available views.`, { uri });
+    const code = era === 'modern' ? ProtocolErrorCode.InvalidParams : RESOURCE_NOT_FOUND;
+    throw new ProtocolError(code, `No resource ${uri}. Call resources/list for the available views.`, { uri });
   }
   const tools = v.actions.filter((t) => offered.has(t)).join(',');
   const html = builtHtml(v).replace(/<head>/i, `<head><meta name="${OFFERED_TOOLS_META}" content="${tools}">`);

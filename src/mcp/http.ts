@@ -1,25 +1,64 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import type { FetchLikeMcpHandler } from '@modelcontextprotocol/node';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isJsonContentType,
+  isJSONRPCRequest,
+  PerRequestHTTPServerTransport,
+  PROTOCOL_VERSION_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type InboundClassificationOutcome,
+  type JSONRPCRequest,
+  type McpHandlerRequestOptions,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
+import type { ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
-import { RateLimitReport } from '../core/ratelimit/report.js';
-import { parseJsonBody, sendError } from '../http/body.js';
-import { protectedResourceMetadataUrl } from '../http/oauth/router.js';
-import { bearerToken, requestIdOf } from '../http/request.js';
+import { parseJson, sendError, writeJson } from '../http/body.js';
+import { baseUrl, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { authenticate, type Credential } from '../tools/pipeline.js';
 import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
-import { fastPathRequest, RequestMux, writeReply } from './fast.js';
-import { connectServer, mcpServer, offeredTools, type McpScope } from './server.js';
+import { toToolResult } from './results.js';
+import { malformedToolCall, mcpServer, offeredTools, type McpScope } from './server.js';
+import { TaskRunner } from './tasks.js';
 
-export function mcpCredential(req: Request): Credential {
-  return { apiKey: req.get('x-api-key'), bearerToken: bearerToken(req) };
+/**
+ * What the handler reads of an HTTP request, from Express or from the edge (./edge.ts): the same
+ * values either way, so both answer alike.
+ */
+export interface McpHttpRequest {
+  header(name: string): string | undefined;
+  /** The client's address, for the failed-authentication guard. */
+  ip: string | undefined;
+  /** The parsed query string (Express's simple parser). */
+  query: Record<string, unknown>;
+  /** `scheme://host` as the client reached it. */
+  origin: string;
+  /** The path and query as sent. */
+  url: string;
+  /** The raw body, read under the body limit. */
+  raw: unknown;
+  requestId: string;
+  /** Aborted when the client goes away (ends a subscriptions/listen stream). */
+  closed: AbortSignal;
+}
+
+export function mcpCredential(req: McpHttpRequest): Credential {
+  const bearer = /^Bearer[ \t]+(\S+)\s*$/i.exec(req.header('authorization') ?? '')?.[1];
+  return { apiKey: req.header('x-api-key'), bearerToken: bearer };
 }
 
 /** RFC 6750 §3: the challenge names the metadata, and says why a presented token failed. */
-function challenge(req: Request, credential: Credential, error: ApiError): string {
-  const parts = [`resource_metadata="${protectedResourceMetadataUrl(req)}"`];
+function challenge(req: McpHttpRequest, credential: Credential, error: ApiError): string {
+  const metadata = `${req.origin}/.well-known/oauth-protected-resource${req.url.startsWith('/mcp') ? '/mcp' : ''}`;
+  const parts = [`resource_metadata="${metadata}"`];
   if (!credential.apiKey && credential.bearerToken) {
     parts.unshift('error="invalid_token"', `error_description="${error.message.replace(/["\\]/g, '')}"`);
   }
@@ -31,8 +70,8 @@ function challenge(req: Request, credential: Credential, error: ApiError): strin
  * `?readonly=` on the MCP URL, the server's permitted tools selected by them. Toolsets add
  * tools the config permits; `tools` and `readonly` narrow. Nothing reaches past the config.
  */
-export function requestedTools(req: Request, serverTools: readonly Tool[], sets?: ToolSets): readonly Tool[] {
-  const query = req.query as Record<string, unknown>;
+export function requestedTools(req: Pick<McpHttpRequest, 'query'>, serverTools: readonly Tool[], sets?: ToolSets): readonly Tool[] {
+  const query = req.query;
   const sel: ToolSelection = {};
   if (query.tools !== undefined) {
     if (typeof query.tools !== 'string') throw validationError('tools must be one comma-separated list of tool names.', ['tools']);
@@ -54,30 +93,91 @@ export function requestedTools(req: Request, serverTools: readonly Tool[], sets?
 }
 
 export interface McpHttpOptions {
-  /**
-   * Answer the common well-formed request on the shared server (default). Off, every POST
-   * goes through the SDK transport: the tests compare the two.
-   */
-  fastPath?: boolean;
   /** The server's permitted tool sets, for `?toolsets=` and `?tools=` (see requestedTools). */
   toolSets?: ToolSets;
+  /** The process's task runner, shared with any other MCP entry of the process. */
+  tasks?: TaskRunner;
+}
+
+/** The request's scope rides on the SDK's pass-through auth info, the one value it hands the factory. */
+const SCOPE = 'outreachScope';
+const scopeOf = (authInfo: AuthInfo | undefined): McpScope => {
+  const scope = authInfo?.extra?.[SCOPE] as McpScope | undefined;
+  if (!scope) throw new Error('An MCP request reached the server without the scope its authentication gave it.');
+  return scope;
+};
+
+/**
+ * A 2025-era request (no per-request `_meta` envelope), served statelessly as before: a fresh
+ * instance per request on the SDK's streamable HTTP transport, answering in JSON. (The SDK's
+ * own stateless fallback answers in SSE, which 2025 clients here were never sent.)
+ */
+function legacyEntry(factory: McpServerFactory): FetchLikeMcpHandler {
+  return {
+    fetch: async (request: globalThis.Request, options?: McpHandlerRequestOptions) => {
+      const authInfo = options?.authInfo;
+      const server = await factory({ era: 'legacy', ...(authInfo ? { authInfo } : {}), requestInfo: request });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request, {
+          ...(authInfo ? { authInfo } : {}),
+          ...(options?.parsedBody !== undefined ? { parsedBody: options.parsedBody } : {}),
+        });
+      } finally {
+        void transport.close();
+        void server.close();
+      }
+    },
+  };
 }
 
 /**
- * Stateless streamable HTTP with JSON responses. The key or token is checked before any
- * protocol work, so a bad one is a plain HTTP 401. A single well-formed JSON-RPC request is
- * answered by one long-lived server through a RequestMux; anything else gets the SDK's own
- * transport and a fresh server, which answer every HTTP-level case (406, 415, batches, 202).
+ * Whether a 2025-era request is one the SDK's full transport would hand to the server as it
+ * is: a single JSON-RPC request (no batch, notification or response), with the Accept and
+ * Content-Type the transport requires and no unsupported MCP-Protocol-Version. Such a request
+ * is one exchange, which the SDK's single-exchange transport serves at a third of the cost;
+ * anything else goes to the full transport, which gives every HTTP-level answer (406, 415, 400,
+ * 202, batches).
  */
-export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOptions = {}): RequestHandler {
-  const validator = new AjvJsonSchemaValidator();
-  const mux = new RequestMux();
-  const shared = mcpServer(ctx, (id) => mux.scopeOf(id), validator);
-  const connected = connectServer(shared, mux);
-  const fastPath = opts.fastPath ?? true;
-  return async (req: Request, res: Response) => {
+function singleExchange(req: McpHttpRequest, route: InboundClassificationOutcome, body: unknown): JSONRPCRequest | null {
+  if (route.kind !== 'legacy' || (route.reason !== 'no-claim' && route.reason !== 'initialize') || !isJSONRPCRequest(body)) return null;
+  const accept = req.header('accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return null;
+  if (!isJsonContentType(req.header('content-type'))) return null;
+  const version = req.header('mcp-protocol-version');
+  return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version) ? body : null;
+}
+
+/**
+ * Streamable HTTP for both eras on one endpoint. The key or token is checked before any
+ * protocol work, so a bad one is a plain HTTP 401. The SDK decides the era of each request
+ * (classifyInboundRequest, the classification createMcpHandler itself runs): a request carrying
+ * the 2026-07-28 `_meta` envelope, or refused by its rules, goes to its stateless entry
+ * (createMcpHandler), which answers server/discover, the envelope and header rules and the
+ * revision's error codes; anything else is a 2025-era request, served statelessly in JSON.
+ */
+export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOptions = {}): (req: McpHttpRequest, res: ServerResponse) => Promise<void> {
+  const tasks = opts.tasks ?? new TaskRunner(ctx);
+  const onerror = (err: Error) => ctx.log.debug({ err }, 'mcp request refused');
+  const factory: McpServerFactory = ({ era, authInfo }) => {
+    const scope = scopeOf(authInfo);
+    return mcpServer(ctx, scope, { era, tasks, only: scope.only });
+  };
+  const modernEntry = createMcpHandler(factory, { legacy: 'reject', onerror });
+  const legacy = legacyEntry(factory);
+  const serve = async (entry: FetchLikeMcpHandler, req: McpHttpRequest, res: ServerResponse, parsedBody: unknown, authInfo: AuthInfo) => {
+    try {
+      await answer(res, await entry.fetch(webRequest(req, parsedBody), { authInfo, parsedBody }));
+    } catch (err) {
+      ctx.log.error({ err }, 'mcp request failed');
+      if (!res.headersSent) sendError(res, toApiError(err));
+    }
+  };
+
+  return async (req: McpHttpRequest, res: ServerResponse) => {
     const credential = mcpCredential(req);
-    const auth = authenticate(ctx, credential, { requestId: requestIdOf(res), clientAddress: req.ip });
+    const auth = authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip });
     if (!auth.ok) {
       const headers = { ...auth.headers };
       if (httpStatus(auth.error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, auth.error);
@@ -89,27 +189,160 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     } catch (err) {
       return sendError(res, toApiError(err));
     }
-    const body = parseJsonBody(req);
+    const body = parseJson(req.raw, req.header('content-type'));
     if (!body.ok) return sendError(res, body.error);
 
     const { caller } = auth;
-    const scope: McpScope = {
-      offered: offeredTools(offered),
-      // Each call collects its own rate-limit policies, as if it had authenticated itself.
-      authenticate: () => ({ ok: true, caller: { ...caller, rateLimits: new RateLimitReport() } }),
-    };
-    const request = fastPath ? fastPathRequest(req, body.value) : undefined;
-    if (request) {
-      await connected;
-      return writeReply(res, await mux.dispatch(request, scope));
+    const scope: McpScope = { offered: offeredTools(offered), entrant: { caller } };
+    const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
+
+    // A request carrying the envelope's protocol version claims 2026-07-28: never a 2025 one,
+    // whatever else it holds, so the SDK's entry classifies it (and answers any refusal) alone.
+    const claimed = envelopeClaim(body.value);
+    if (claimed) {
+      scope.only = claimed;
+      return serve(modernEntry, req, res, body.value, authInfo);
     }
-    const server = mcpServer(ctx, () => scope, validator);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: req.header('mcp-protocol-version'),
+      mcpMethodHeader: req.header('mcp-method'),
+      mcpNameHeader: req.header('mcp-name'),
+      body: body.value,
     });
-    await connectServer(server, transport);
-    await transport.handleRequest(req, res, body.value);
+    if (route.kind !== 'legacy') {
+      if (route.kind === 'modern' && route.messageKind === 'request') scope.only = route.message.method;
+      return serve(modernEntry, req, res, body.value, authInfo);
+    }
+
+    const answered = answerMalformedCalls(body.value);
+    if (answered) {
+      if (answered.rest.length === 0) return writeJson(res, 200, {}, JSON.stringify(Array.isArray(body.value) ? answered.replies : answered.replies[0]));
+      // A batch mixing malformed calls with other messages: the SDK answers the others.
+      const request = new globalThis.Request(`${req.origin}${req.url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: req.header('accept') ?? '' },
+        body: JSON.stringify(answered.rest),
+      });
+      const response = await legacy.fetch(request, { authInfo, parsedBody: answered.rest });
+      const others = response.status === 200 ? ((await response.json()) as unknown[]) : [];
+      const replies = [...answered.replies, ...(Array.isArray(others) ? others : [others])];
+      const order = new Map((body.value as RpcRequest[]).map((m, i) => [m.id, i]));
+      replies.sort((a, b) => (order.get((a as RpcRequest).id) ?? 0) - (order.get((b as RpcRequest).id) ?? 0));
+      return writeJson(res, 200, {}, JSON.stringify(replies));
+    }
+    const single = singleExchange(req, route, body.value);
+    if (!single) return serve(legacy, req, res, body.value, authInfo);
+
+    scope.only = single.method;
+    const server = await factory({ era: 'legacy', authInfo });
+    const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: 'json' });
+    try {
+      await server.connect(transport);
+      await answer(res, await transport.handleMessage(single, { authInfo }));
+    } finally {
+      void server.close();
+    }
+  };
+}
+
+/**
+ * The headers the SDK's entries read: the media types, the protocol version and the
+ * revision's standard headers, the `Mcp-Param-*` mirrors of no tool of ours, and the Host
+ * and Origin its checks may name. Our own (the key, the token) stay out: the SDK gets the
+ * caller as `authInfo`.
+ */
+const FORWARDED_HEADERS = ['host', 'origin', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id'];
+
+/**
+ * The request as the SDK's web-standard entries take it. The body is already parsed and goes
+ * alongside (parsedBody), so the Request carries only the method, URL and headers; a
+ * subscriptions/listen stream also gets a signal that ends it when the client goes away.
+ */
+function webRequest(req: McpHttpRequest, parsedBody: unknown): globalThis.Request {
+  const headers = new Headers();
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.header(name);
+    if (value !== undefined) headers.set(name, value);
+  }
+  const listen = (parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen';
+  return new globalThis.Request(`${req.origin}${req.url}`, { method: 'POST', headers, ...(listen ? { signal: req.closed } : {}) });
+}
+
+/**
+ * Writes an SDK answer: a JSON body in one write with its length, or an event stream (a
+ * subscriptions/listen stream, or a call that sent notifications first) piped as it comes.
+ */
+async function answer(res: ServerResponse, response: globalThis.Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (response.body === null || !(headers['content-type'] ?? '').startsWith('text/event-stream')) {
+    const body = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...headers, 'content-length': String(body.length) }).end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  const stream = Readable.fromWeb(response.body as NodeReadableStream);
+  res.on('close', () => stream.destroy());
+  stream.pipe(res);
+}
+
+/** The method of a single request that carries the 2026-07-28 envelope claim; undefined otherwise. */
+function envelopeClaim(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+  if (typeof method !== 'string' || typeof params !== 'object' || params === null) return undefined;
+  return params._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined ? method : undefined;
+}
+
+interface RpcRequest {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: string;
+  params?: unknown;
+}
+
+const isToolCall = (m: unknown): m is RpcRequest =>
+  m !== null && typeof m === 'object' && (m as RpcRequest).method === 'tools/call' && (m as RpcRequest).id !== undefined;
+
+/**
+ * A 2025-era tools/call that the SDK would refuse with a JSON-RPC error of its own wording
+ * (no params, arguments not an object, no name) is answered here as every failed call was on
+ * those revisions: an isError result with our validation_error body, alone or in a batch. (On
+ * 2026-07-28 a malformed request is a protocol error, and the SDK's answer stands.) Null when
+ * the body holds no such call; otherwise our replies, and the messages left for the SDK.
+ */
+function answerMalformedCalls(body: unknown): { replies: unknown[]; rest: unknown[] } | null {
+  const messages = Array.isArray(body) ? body : [body];
+  const replies: unknown[] = [];
+  const rest: unknown[] = [];
+  for (const message of messages) {
+    const refusal = isToolCall(message) ? malformedToolCall(message.params) : null;
+    if (refusal) replies.push({ jsonrpc: '2.0', id: (message as RpcRequest).id, result: toToolResult({ ok: false, error: refusal }) });
+    else rest.push(message);
+  }
+  return replies.length === 0 ? null : { replies, rest };
+}
+
+/** The Express route's view of a request (the route has read the body with readRawBody). */
+export function expressRoute(handle: (req: McpHttpRequest, res: ServerResponse) => Promise<void>): RequestHandler {
+  return (req: Request, res: Response) => {
+    const closed = new AbortController();
+    res.on('close', () => closed.abort());
+    return handle(
+      {
+        header: (name) => req.get(name),
+        ip: req.ip,
+        query: req.query as Record<string, unknown>,
+        origin: baseUrl(req),
+        url: req.originalUrl,
+        raw: req.body,
+        requestId: requestIdOf(res),
+        closed: closed.signal,
+      },
+      res,
+    );
   };
 }

@@ -1,10 +1,13 @@
 import type { Express, RequestHandler } from 'express';
 import type { Ctx } from '../core/context.js';
 import { readRawBody } from '../http/body.js';
+import { baseUrl } from '../http/request.js';
 import type { HostServices } from '../http/host.js';
 import type { Tool } from '../tools/define.js';
 import type { ToolSets } from '../tools/select.js';
-import { mcpPostHandler } from './http.js';
+import { serverCard } from './card.js';
+import { mcpEdge } from './edge.js';
+import { expressRoute, mcpPostHandler } from './http.js';
 
 const methodNotAllowed =
   (allow: string): RequestHandler =>
@@ -22,8 +25,14 @@ const wantsEventStream = (accept: string | undefined): boolean => (accept ?? '')
  * an event stream is refused (there is none to resume); any other GET falls through to the
  * host's overview. `tools` is the MCP tool set after the config's selection.
  */
-export function mountMcp(app: Express, _host: HostServices, ctx: Ctx, tools: readonly Tool[], toolSets?: ToolSets): void {
-  const post = mcpPostHandler(ctx, tools, { toolSets });
+export function mountMcp(app: Express, host: HostServices, ctx: Ctx, tools: readonly Tool[], toolSets?: ToolSets): void {
+  const handle = mcpPostHandler(ctx, tools, { toolSets });
+  const post = expressRoute(handle);
+  host.edge(mcpEdge(host.front, handle));
+  // The Server Card: at the well-known path, and at the one the card's own draft reserves.
+  app.get(['/.well-known/mcp/server-card.json', '/mcp/server-card'], readRawBody, (req, res) => {
+    res.json(serverCard(baseUrl(req), ctx.env, tools, toolSets?.universe));
+  });
   for (const path of ['/', '/mcp']) {
     app.get(path, (req, res, next) => {
       if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);

@@ -1,59 +1,54 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { randomBytes } from 'node:crypto';
 import {
-  CallToolRequestSchema,
-  type ClientCapabilities,
-  ErrorCode,
-  GetPromptRequestSchema,
-  type GetPromptResult,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  McpError,
-  type Prompt,
-  isJSONRPCRequest,
-  type JSONRPCRequest,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CacheHint,
   type CallToolResult,
-  type RequestId,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  type ServerContext,
+  type ServerOptions,
   type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import type { z } from 'zod';
+} from '@modelcontextprotocol/server';
 import type { Ctx } from '../core/context.js';
-import { ApiError } from '../core/errors.js';
-import { validationError } from '../core/errors.js';
-import { zodToApiError } from '../core/validation.js';
-import { IdempotencyKey, type Tool } from '../tools/define.js';
-import { authenticate, invokeTool, type Authenticated, type Credential, type Outcome } from '../tools/pipeline.js';
-import type { PromptSpec } from '../tools/prompts/define.js';
-import { PROMPTS } from '../tools/prompts/index.js';
-import { describeIssue } from '../core/validation.js';
-import { mcpInputSchema, mcpOutputSchema, type JsonObject } from '../tools/schemas.js';
+import { ApiError, validationError } from '../core/errors.js';
+import { requestFingerprint } from '../core/idempotency/store.js';
+import type { Tool } from '../tools/define.js';
+import { toolByName } from '../tools/index.js';
+import { admit, callTool, mcpInput, toolArguments, type Confirmation, type Entrant } from '../tools/pipeline.js';
+import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
-import { listViewResources, readViewResource, toolUiMeta } from './apps.js';
+import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { toToolResult } from './results.js';
+import { registerTaskMethods, TASKS_EXTENSION, type TaskRunner } from './tasks.js';
 
 const INSTRUCTIONS =
-  'Outreach automation for one LinkedIn workspace. Start with get_credits or list_campaigns. Adding a lead costs 1 credit; everything else is free. Write tools accept idempotencyKey: reuse it when retrying.';
+  'Outreach automation for one LinkedIn workspace. Start with get_credits or list_campaigns. Adding a lead costs 1 credit; everything else is free. Write tools accept idempotencyKey: reuse it when retrying. The start_outreach prompt walks from an empty workspace to a running campaign.';
 
-/** The arguments a tool takes over MCP: its input, plus idempotencyKey where REST takes the header. */
-export const mcpInput = (tool: Tool): z.ZodObject => (tool.idempotent ? tool.input.extend({ idempotencyKey: IdempotencyKey.optional() }) : tool.input);
+/** Which protocol a request speaks: `legacy` is every revision through 2025-11-25, `modern` is 2026-07-28. */
+export type Era = 'legacy' | 'modern';
+
+/**
+ * How long a client may reuse a listing or a view (2026-07-28 caching). They change only when
+ * the server restarts with another configuration, and hold nothing of the caller's own.
+ */
+const CACHE_HINT: CacheHint = { ttlMs: 300_000, cacheScope: 'public' };
+
+/** The four hints, always all of them (the house rule): a client never has to guess a default. */
+const listedAnnotations = (annotations: Tool['annotations']): McpTool['annotations'] => ({ ...annotations });
 
 const described = new WeakMap<Tool, McpTool>();
 
 /**
- * MCP gives destructiveHint and idempotentHint meaning only when readOnlyHint is false, so a
- * read-only tool lists just readOnlyHint and openWorldHint: the other two would be noise.
- */
-function listedAnnotations(annotations: Tool['annotations']): McpTool['annotations'] {
-  if (!annotations.readOnlyHint) return { ...annotations };
-  const { destructiveHint: _d, idempotentHint: _i, ...meaningful } = annotations;
-  return meaningful;
-}
-
-/**
- * The tools/list entry of a tool. Tools never change, and converting their zod schemas to JSON
- * Schema costs more than a whole tool call, so each entry is built once and shared.
+ * The tools/list entry of a tool, as 2025 hosts get it (with the view link in `_meta.ui`).
+ * Tools never change, and converting their zod schemas to JSON Schema costs more than a whole
+ * tool call, so each entry is built once and shared.
  */
 export function describeTool(tool: Tool): McpTool {
   let entry = described.get(tool);
@@ -64,10 +59,8 @@ export function describeTool(tool: Tool): McpTool {
       description: tool.description,
       inputSchema: mcpInputSchema(mcpInput(tool)) as McpTool['inputSchema'],
       outputSchema: mcpOutputSchema(tool.output) as McpTool['outputSchema'],
-      // The title is listed once, at the top level, where MCP (2025-06-18) puts it.
       annotations: listedAnnotations(tool.annotations),
     };
-    // A linked MCP App view: hosts without the extension ignore _meta.
     const ui = toolUiMeta(tool.name);
     if (ui) entry._meta = ui;
     described.set(tool, entry);
@@ -75,16 +68,63 @@ export function describeTool(tool: Tool): McpTool {
   return entry;
 }
 
-/** A pipeline outcome as an MCP tool result: the REST body as structuredContent and text. */
-export function toToolResult(outcome: Outcome | { ok: false; error: ApiError }): CallToolResult {
-  if (!outcome.ok) return { isError: true, content: [{ type: 'text', text: JSON.stringify(outcome.error.toBody()) }] };
-  return { content: [{ type: 'text', text: outcome.json }], structuredContent: outcome.body as JsonObject };
+type JsonNode = Record<string, unknown>;
+const isNode = (v: unknown): v is JsonNode => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** What a shared argument keeps beside its sibling: its type and value set, not its bounds or words. */
+function typeOnly(node: JsonNode): JsonNode {
+  const out: JsonNode = {};
+  for (const key of ['type', 'enum', 'const']) if (node[key] !== undefined) out[key] = node[key];
+  if (Array.isArray(node.anyOf)) out.anyOf = node.anyOf.map((branch: unknown) => (isNode(branch) ? typeOnly(branch) : branch));
+  if (isNode(node.items)) out.items = typeOnly(node.items);
+  return out;
+}
+
+const besideSibling = new WeakMap<Tool, McpTool>();
+
+/**
+ * The entry of a tool whose sibling (ToolSpec.sameArgumentsAs) is in the same listing: the
+ * shared arguments by type, pointing at the sibling's entry for the rest.
+ */
+function describeBesideSibling(tool: Tool): McpTool {
+  let entry = besideSibling.get(tool);
+  if (!entry) {
+    const full = describeTool(tool);
+    const same = tool.sameArgumentsAs;
+    const siblingFields = new Set(Object.keys(toolByName.get(same?.tool ?? '')?.input.shape ?? {}));
+    const properties = { ...(full.inputSchema.properties as Record<string, JsonNode>) };
+    for (const field of same?.fields ?? []) {
+      const prop = properties[field];
+      // A field the sibling has reads "As in <sibling>."; a batch's list of the sibling's
+      // arguments keeps its own description, which names the sibling.
+      if (prop) properties[field] = { ...typeOnly(prop), description: siblingFields.has(field) ? `As in ${same?.tool}.` : prop.description };
+    }
+    entry = { ...full, inputSchema: { ...full.inputSchema, properties } as McpTool['inputSchema'] };
+    besideSibling.set(tool, entry);
+  }
+  return entry;
+}
+
+/** A listing of these tools: each tool's entry, shorter where its sibling's stands beside it. */
+export function listingOf(tools: readonly Tool[]): McpTool[] {
+  const names = new Set(tools.map((t) => t.name));
+  return tools.map((t) => (t.sameArgumentsAs && names.has(t.sameArgumentsAs.tool) ? describeBesideSibling(t) : describeTool(t)));
+}
+
+/** What a modern request's client declared, which changes what its listing carries. */
+interface ListingFlags {
+  /** The client renders MCP App views: keep `_meta.ui`. */
+  views: boolean;
+  /** The client takes tasks: say which tools may answer with one. */
+  tasks: boolean;
 }
 
 /** The tools one request is offered, indexed for tools/call and listed for tools/list. */
 export interface OfferedTools {
   byName: ReadonlyMap<string, Tool>;
   listing: McpTool[];
+  /** Modern listings by what the client declared (see ListingFlags), built on first use. */
+  variants: Map<string, McpTool[]>;
 }
 
 const offeredSets = new WeakMap<readonly Tool[], OfferedTools>();
@@ -93,137 +133,96 @@ const offeredSets = new WeakMap<readonly Tool[], OfferedTools>();
 export function offeredTools(tools: readonly Tool[]): OfferedTools {
   let offered = offeredSets.get(tools);
   if (!offered) {
-    offered = { byName: new Map(tools.map((t) => [t.name, t])), listing: tools.map(describeTool) };
+    offered = { byName: new Map(tools.map((t) => [t.name, t])), listing: listingOf(tools), variants: new Map() };
     offeredSets.set(tools, offered);
   }
   return offered;
+}
+
+/**
+ * The listing a modern request gets. MCP Apps is negotiated there (the extension's capability):
+ * a client that does not render views is spared the `_meta.ui` links, and one that takes tasks
+ * learns which tools may answer with one.
+ */
+function modernListing(offered: OfferedTools, flags: ListingFlags): McpTool[] {
+  const key = `${flags.views ? 'v' : ''}${flags.tasks ? 't' : ''}`;
+  let listing = offered.variants.get(key);
+  if (!listing) {
+    listing = offered.listing.map((entry) => {
+      const tool = offered.byName.get(entry.name) as Tool;
+      const { _meta, ...rest } = entry;
+      const out: McpTool = flags.views && _meta ? { ...rest, _meta } : rest;
+      if (flags.tasks && tool.task) out.execution = { taskSupport: 'optional' };
+      return out;
+    });
+    offered.variants.set(key, listing);
+  }
+  return listing;
 }
 
 /** Whom one MCP request acts for, and what it may call. */
 export interface McpScope {
   offered: OfferedTools;
   /**
-   * The pipeline's authentication for one tool call. Over HTTP the request was authenticated
-   * before any protocol work (for its plain-HTTP 401), so this hands out that caller; over
-   * stdio each call authenticates, so a revoked key stops working at once.
+   * Who the calls are for. Over HTTP the request was authenticated before any protocol work
+   * (for its plain-HTTP 401), so this is that caller; over stdio it is the key, which each
+   * call authenticates, so a revoked key stops working at once.
    */
-  authenticate(): Authenticated;
+  entrant: Entrant;
+  /** The one method a single HTTP request calls, when known (see McpServerOptions.only). */
+  only?: string | undefined;
 }
 
 /**
- * An MCP server over the registry. Validation is ours (the low-level Server does not parse
- * arguments), so a bad argument is an isError result with the spec's validation_error body.
- * `scopeOf` gives each request's scope from its JSON-RPC id, so one long-lived server can
- * answer many HTTP requests, each with its own key and tool set.
- * `validator` is the SDK's JSON Schema validator; servers built per request share one,
- * since the SDK otherwise compiles a fresh Ajv instance for every server.
+ * The confirmation round (2026-07-28 multi-round-trip requests; on a 2025 stdio connection the
+ * SDK turns the same round into an elicitation request). The state the client echoes is sealed
+ * with a key of this process and bound to the call: a confirmation answers one call, made with
+ * the same key, tool and arguments, within ten minutes.
  */
-export function mcpServer(ctx: Ctx, scopeOf: (id: RequestId) => McpScope, validator?: jsonSchemaValidator, opts: McpServerOptions = {}): Server {
-  const server = new Server(
-    { name: SERVER_NAME, version: SERVER_VERSION, title: 'Outreach MCP' },
-    {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
-      instructions: INSTRUCTIONS,
-      jsonSchemaValidator: validator,
-    },
-  );
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS.map(promptListing) }));
-  server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
-    getPrompt(ctx, scopeOf(extra.requestId).offered.byName, request.params.name, request.params.arguments ?? {}),
-  );
-  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: scopeOf(extra.requestId).offered.listing }));
-  // The MCP App views of the offered tools (src/mcp/apps.ts); the only resources this server has.
-  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => ({
-    resources: listViewResources(scopeOf(extra.requestId).offered.byName),
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readViewResource(request.params.uri, scopeOf(extra.requestId).offered.byName));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const scope = scopeOf(extra.requestId);
-    const tool = scope.offered.byName.get(request.params.name);
-    if (!tool) {
-      const error = new ApiError('not_found', `Unknown tool "${request.params.name}". Call tools/list for the available tools.`);
-      return toToolResult({ ok: false, error });
-    }
-    const auth = scope.authenticate();
-    if (!auth.ok) return toToolResult(auth);
-    const { idempotencyKey, ...input } = request.params.arguments ?? {};
-    const call = {
-      caller: auth.caller,
-      input: tool.idempotent ? input : (request.params.arguments ?? {}),
-      idempotencyKey: tool.idempotent ? idempotencyKey : undefined,
-    };
-    if (!(tool.confirm && opts.canAsk && clientCanAsk(server.getClientCapabilities()))) return toToolResult(await invokeTool(ctx, tool, call));
-    const asked = await invokeTool(ctx, tool, { ...call, confirmation: 'ask' });
-    if (asked.ok !== 'ask') return toToolResult(asked);
-    const answer = await server.elicitInput({ message: asked.question, requestedSchema: { type: 'object', properties: {} } });
-    // The answered call runs the stages again as a new call, so a key revoked meanwhile stops it.
-    const again = scope.authenticate();
-    if (!again.ok) return toToolResult(again);
-    return toToolResult(await invokeTool(ctx, tool, { ...call, caller: again.caller, confirmation: answer.action === 'accept' ? 'accepted' : 'declined' }));
-  });
-  return server;
+interface ConfirmState {
+  digest: string;
 }
+const confirmCodec = createRequestStateCodec<ConfirmState>({
+  key: randomBytes(32),
+  ttlSeconds: 600,
+  bind: (c) => `${c.mcpReq.method}\0${(c.http?.authInfo?.clientId as string | undefined) ?? 'stdio'}`,
+});
 
-export interface McpServerOptions {
-  /**
-   * The transport carries requests from server to client while a call waits (stdio), so a
-   * client that declares elicitation is asked a tool's confirmation. Stateless HTTP with JSON
-   * answers cannot: its clients are trusted, as REST's are.
-   */
-  canAsk?: boolean;
+const CONFIRM_KEY = 'confirm';
+
+/** What the client declared it can do, for this request: per request on 2026-07-28, per connection before. */
+function clientCapabilities(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  return declared ?? server.getClientCapabilities();
 }
 
 /** A form elicitation: `elicitation: {}` (the first form of the capability) or one naming `form`. */
-function clientCanAsk(caps: ClientCapabilities | undefined): boolean {
+function canAsk(caps: ClientCapabilities | undefined): boolean {
   const elicitation = caps?.elicitation as Record<string, unknown> | undefined;
   if (!elicitation) return false;
   return Object.keys(elicitation).length === 0 || elicitation.form !== undefined;
 }
 
-/** A prompt as prompts/list shows it, its arguments read from its schema. */
-function promptListing(spec: PromptSpec): Prompt {
-  return {
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
-    arguments: Object.entries(spec.args.shape).map(([name, schema]) => ({
-      name,
-      description: (schema as z.ZodType).description,
-      required: !(schema as z.ZodType).safeParse(undefined).success,
-    })),
-  };
-}
+/** The call a confirmation answers: its tool and arguments (the sealed state is bound to the key already). */
+const callDigest = (tool: Tool, args: unknown): string => requestFingerprint({ method: 'tools/call', route: tool.name, params: {}, body: args ?? {} });
 
-/**
- * prompts/get: the plan as one user message. A bad argument is InvalidParams naming it; on a
- * connection without some of the tools the plan calls, the text first says how to add them.
- */
-function getPrompt(ctx: Ctx, offered: ReadonlyMap<string, Tool>, name: string, raw: Record<string, string>): GetPromptResult {
-  const spec = PROMPTS.find((p) => p.name === name);
-  if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${name}". Call prompts/list for the available prompts.`);
-  const parsed = spec.args.safeParse(raw);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => describeIssue(issue)).join('; ');
-    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${spec.name}: ${issues}`);
-  }
-  const missing = spec.uses.filter((t) => !offered.has(t));
-  const preface = missing.length
-    ? `Note: this connection does not offer ${missing.join(', ')}. Before starting, tell the user to add the ${spec.toolset} toolset: ` +
-      `append ?toolsets=${spec.toolset} to the MCP URL (HTTP), or set OUTREACH_TOOLSETS=${spec.toolset} (stdio), then reconnect.\n\n`
-    : '';
-  return { description: spec.description, messages: [{ role: 'user', content: { type: 'text', text: preface + spec.text(ctx, parsed.data) } }] };
+/** Where the confirm stage stands for this call: asked before and answered, to ask, or trusted. */
+async function confirmationOf(server: Server, ctx: ServerContext, tool: Tool, digest: string): Promise<Confirmation | undefined> {
+  if (!tool.confirm) return undefined;
+  const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
+  const state = ctx.mcpReq.requestState<ConfirmState>();
+  if (answer.kind === 'elicit' && state?.digest === digest) return answer.action === 'accept' ? 'accepted' : 'declined';
+  return canAsk(clientCapabilities(server, ctx)) ? 'ask' : undefined;
 }
 
 /**
  * Why a tools/call request is malformed (no params, arguments that are not an object, no
- * name), as our validation_error; null for a well-formed one. The SDK's server would answer
- * these with a JSON-RPC error of its own wording, where every failed call must be an isError
- * result carrying our error body.
+ * name), as our validation_error; null for a well-formed one. On the 2025 revisions every
+ * failed call is an isError result carrying our error body; 2026-07-28 makes a malformed
+ * request a protocol error, which the SDK answers itself.
  */
-export function malformedToolCall(request: JSONRPCRequest): ApiError | null {
-  const parsed = CallToolRequestSchema.safeParse(request);
-  if (parsed.success) return null;
-  const params = request.params as unknown;
+export function malformedToolCall(params: unknown): ApiError | null {
   if (params === undefined || params === null || typeof params !== 'object' || Array.isArray(params)) {
     return validationError("tools/call needs params: the tool's name and its arguments as a JSON object.", []);
   }
@@ -232,28 +231,108 @@ export function malformedToolCall(request: JSONRPCRequest): ApiError | null {
     const got = Array.isArray(args) ? 'an array' : args === null ? 'null' : `a ${typeof args}`;
     return validationError(`arguments must be a JSON object of named arguments, not ${got}.`, ['arguments']);
   }
-  return zodToApiError(parsed.error, (field) => field.replace(/^params\./, ''));
+  const name = (params as { name?: unknown }).name;
+  if (typeof name !== 'string') return validationError('name: the name of the tool to call is required, as a string.', ['name']);
+  return null;
 }
 
-/**
- * Connects a server to its transport, answering malformed tools/call requests (see
- * malformedToolCall) before they reach the server. Every transport (stdio, the SDK's HTTP
- * transport, the RequestMux) delivers through `onmessage`, so all answer alike.
- */
-export async function connectServer(server: Server, transport: Transport): Promise<void> {
-  await server.connect(transport);
-  const deliver = transport.onmessage;
-  if (!deliver) throw new Error('The MCP server did not attach to its transport.');
-  transport.onmessage = (message, extra) => {
-    const refusal = isJSONRPCRequest(message) && message.method === 'tools/call' ? malformedToolCall(message) : null;
-    if (!refusal || !isJSONRPCRequest(message)) return deliver(message, extra);
-    const result = toToolResult({ ok: false, error: refusal });
-    transport.send({ jsonrpc: '2.0', id: message.id, result }, { relatedRequestId: message.id }).catch((err: unknown) => transport.onerror?.(err as Error));
+export interface McpServerOptions {
+  era: Era;
+  /**
+   * The one method this instance will answer, when the request is known to be a single one
+   * (HTTP): only its handler is registered, which is a tenth of a short call's own work.
+   * Absent (stdio, batches), every handler is.
+   */
+  only?: string | undefined;
+  /** Long calls for clients with the Tasks extension (2026-07-28 only). */
+  tasks: TaskRunner;
+}
+
+const SERVER_INFO = { name: SERVER_NAME, version: SERVER_VERSION, title: 'Outreach MCP' };
+
+/** The instance options of each era, built once: a server is built for every request. */
+function serverOptions(era: Era): ServerOptions {
+  return {
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      prompts: { listChanged: false },
+      extensions: { [APPS_EXTENSION.id]: APPS_EXTENSION.settings, ...(era === 'modern' ? { [TASKS_EXTENSION]: {} } : {}) },
+    },
+    instructions: INSTRUCTIONS,
+    cacheHints: {
+      'server/discover': CACHE_HINT,
+      'tools/list': CACHE_HINT,
+      'prompts/list': CACHE_HINT,
+      'resources/list': CACHE_HINT,
+      'resources/read': CACHE_HINT,
+      'resources/templates/list': CACHE_HINT,
+    },
+    requestState: { verify: confirmCodec.verify },
   };
 }
+const MODERN_OPTIONS = serverOptions('modern');
+const LEGACY_OPTIONS = serverOptions('legacy');
 
-/** A server for one stdio client: the key is checked on every call. */
-export function stdioMcpServer(ctx: Ctx, tools: readonly Tool[], credential: Credential, requestId: () => string): Server {
-  const offered = offeredTools(tools);
-  return mcpServer(ctx, () => ({ offered, authenticate: () => authenticate(ctx, credential, { requestId: requestId() }) }), undefined, { canAsk: true });
+/**
+ * One MCP server instance over the registry: per HTTP request (both eras) or per stdio
+ * connection. Validation is ours, so a bad argument is an isError result with the spec's
+ * validation_error body, on every revision.
+ */
+export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Server {
+  const modern = opts.era === 'modern';
+  const server = new Server(SERVER_INFO, modern ? MODERN_OPTIONS : LEGACY_OPTIONS);
+  const wants = (method: string) => opts.only === undefined || opts.only === method;
+
+  if (wants('tools/list'))
+    server.setRequestHandler('tools/list', (_request, rc) => {
+      if (!modern) return { tools: scope.offered.listing };
+      const caps = clientCapabilities(server, rc);
+      return { tools: modernListing(scope.offered, { views: clientRendersViews(caps), tasks: caps?.extensions?.[TASKS_EXTENSION] !== undefined }) };
+    });
+
+  // The MCP App views of the offered tools (src/mcp/apps.ts) are the only resources.
+  if (wants('resources/list')) server.setRequestHandler('resources/list', () => ({ resources: listViewResources(scope.offered.byName) }));
+  if (wants('resources/read')) server.setRequestHandler('resources/read', (request) => readViewResource(request.params.uri, scope.offered.byName, opts.era));
+  // Declaring resources means answering for templates too: there are none.
+  if (wants('resources/templates/list')) server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+
+  if (wants('prompts/list')) server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
+  if (wants('prompts/get'))
+    server.setRequestHandler('prompts/get', (request) => getPrompt(ctx, scope.offered.byName, request.params.name, request.params.arguments ?? {}));
+
+  if (wants('tools/call'))
+    server.setRequestHandler('tools/call', async (request, rc): Promise<CallToolResult | InputRequiredResult> => {
+      const { name, arguments: args = {} } = request.params;
+      const tool = scope.offered.byName.get(name);
+      if (!tool) {
+        const message = `Unknown tool "${name}". Call tools/list for the available tools.`;
+        // 2026-07-28: an unknown tool is a protocol error; the 2025 revisions here answered isError.
+        if (modern) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { name });
+        return toToolResult({ ok: false, error: new ApiError('not_found', message) });
+      }
+      const digest = tool.confirm ? callDigest(tool, args) : '';
+      const confirmation = await confirmationOf(server, rc, tool, digest);
+      const call = toolArguments(tool, args);
+      if (confirmation === 'ask') {
+        const outcome = await callTool(ctx, tool, scope.entrant, { ...call, confirmation });
+        if (outcome.ok !== 'ask') return server.projectCallToolResult(toToolResult(outcome), undefined);
+        return inputRequired({
+          inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.question, requestedSchema: { type: 'object', properties: {} } }) },
+          requestState: await confirmCodec.mint({ digest }, rc),
+        });
+      }
+      if (tool.task && modern && opts.tasks.wanted(clientCapabilities(server, rc))) {
+        return opts.tasks.start(tool, scope.entrant, { ...call, confirmation });
+      }
+      return toToolResult(await callTool(ctx, tool, scope.entrant, { ...call, confirmation }));
+    });
+
+  registerTaskMethods(
+    server,
+    () => admit(ctx, scope.entrant),
+    opts.tasks,
+    (rc) => clientCapabilities(server, rc),
+  );
+  return server;
 }

@@ -5,7 +5,7 @@ import { ApiError, validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
 import { parseJsonBody, readingBody, sendError, writeJson } from '../http/body.js';
 import { bearerToken, requestIdOf } from '../http/request.js';
-import { authenticate, IDEMPOTENCY_KEY_FIELD, invokeTool, type Authenticated, type Credential, type Outcome, type Refusal } from '../tools/pipeline.js';
+import { admit, callTool, IDEMPOTENCY_KEY_FIELD, type Authenticated, type Credential, type Entrant, type Outcome, type Refusal } from '../tools/pipeline.js';
 import { coerceQuery } from './query.js';
 import { routeParser } from './routes.js';
 
@@ -18,15 +18,22 @@ const KEY_HEADER = 'Idempotency-Key';
 /** REST authenticates with X-API-Key only. */
 export const restCredential = (req: Request): Credential => ({ apiKey: req.get('x-api-key') });
 
+/** Who a REST request is for: its key, checked on the way into the pipeline. */
+const restEntrant = (req: Request, res: Response): Entrant => ({ credential: restCredential(req), requestId: requestIdOf(res), clientAddress: req.ip });
+
 /**
- * Authenticates a REST request. A bearer token alone is refused with a 401 that says REST
- * takes X-API-Key (bearer tokens are MCP's), where the pipeline would only say a key is missing.
+ * A bearer token alone is refused with a 401 that says REST takes X-API-Key (bearer tokens are
+ * MCP's), where the pipeline would only say a key is missing.
  */
-export function authenticateRest(ctx: Ctx, req: Request, res: Response): Authenticated {
-  const outcome = authenticate(ctx, restCredential(req), { requestId: requestIdOf(res), clientAddress: req.ip });
+function restKeyWording<T extends Outcome | Authenticated>(req: Request, outcome: T): T {
   if (outcome.ok || outcome.stage !== 'key' || req.get('x-api-key') || bearerToken(req) === undefined) return outcome;
   const error = new ApiError('unauthorized', 'REST takes the API key in the X-API-Key header; OAuth bearer tokens work on the MCP endpoint only.');
   return { ...outcome, error };
+}
+
+/** Authenticates a REST request that reaches no tool (an unknown route), in REST's wording. */
+export function authenticateRest(ctx: Ctx, req: Request, res: Response): Authenticated {
+  return restKeyWording(req, admit(ctx, restEntrant(req, res)));
 }
 
 /** The pipeline names the idempotency key `idempotencyKey`; on REST its errors name the header. */
@@ -87,16 +94,13 @@ export function restRoutes(app: Express, ctx: Ctx, tools: readonly Tool[]): Rest
     const method = tool.http.method.toLowerCase() as 'get' | 'post' | 'patch';
     const handler = async (req: Request, res: Response) => {
       res.locals.tool = tool.name;
-      const auth = authenticateRest(ctx, req, res);
-      if (!auth.ok) return sendOutcome(res, auth);
       const { input, error } = decodeInput(tool, req);
-      const outcome = await invokeTool(ctx, tool, {
-        caller: auth.caller,
+      const outcome = await callTool(ctx, tool, restEntrant(req, res), {
         input,
         inputError: error,
         idempotencyKey: tool.idempotent ? req.get('idempotency-key') : undefined,
       });
-      sendOutcome(res, outcome.ok ? outcome : restWording(outcome));
+      sendOutcome(res, outcome.ok ? outcome : restWording(restKeyWording(req, outcome)));
     };
     app[method](REST_PREFIX + tool.http.path, readingBody(handler));
     return { method: tool.http.method, ...routeParser(tool.http.path), handler };

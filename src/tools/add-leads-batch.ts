@@ -25,5 +25,6 @@ export const addLeadsBatchTool = defineTool({
   http: { method: 'POST', path: '/campaigns/:campaignId/leads/batch' },
   idempotent: true,
   keepKey: (result) => !(result instanceof Reply) && result.results.some((r) => KEEPS_ADD_KEY.has(r.status)),
+  sameArgumentsAs: { tool: 'add_lead', fields: ['leads'] },
   handler: (ctx, { campaignId, leads }) => addLeadsBatch(ctx, campaignId, leads),
 });

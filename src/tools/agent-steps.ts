@@ -31,25 +31,26 @@ export const STEP_LISTING: JsonObject = {
   description:
     'kind decides the fields. visit, like_post (latest post; skipped if none), withdraw (the pending invitation): none. ' +
     'invite: note?, variants?. message: text, variants? (skipped unless connected). inmail: subject, text (Sales Navigator; skipped without). ' +
-    'wait: hours. if: condition, withinHours, then, else.',
+    'wait: hours. if: condition, withinHours, then (taken as soon as the condition holds), else (taken when the time runs out).',
   properties: {
-    id: { type: 'string', description: 'Omit for a new step; send back to keep a step.' },
+    // update_agent's steps say when to send an id back; a new step has none.
+    id: { type: 'string' },
     kind: { enum: [...STEP_KINDS] },
-    note: { anyOf: [{ type: 'string', maxLength: NOTE_MAX }, { type: 'null' }], description: `invite: at most ${NOTE_MAX} characters; null for none.` },
-    text: { type: 'string', minLength: 1, maxLength: TEXT_MAX, description: `message, inmail: 1..${TEXT_MAX} characters.` },
-    subject: { type: 'string', minLength: 1, maxLength: SUBJECT_MAX, description: `inmail: 1..${SUBJECT_MAX} characters.` },
+    note: { anyOf: [{ type: 'string', maxLength: NOTE_MAX }, { type: 'null' }], description: 'null for none.' },
+    text: { type: 'string', minLength: 1, maxLength: TEXT_MAX },
+    subject: { type: 'string', minLength: 1, maxLength: SUBJECT_MAX },
     variants: {
       type: 'array',
       minItems: 1,
       maxItems: VARIANTS_MAX,
-      items: { type: 'object', properties: { note: { type: ['string', 'null'] }, text: { type: 'string' } } },
-      description: `A/B test: 1..${VARIANTS_MAX} alternatives (B, C…), [{note}] on an invite, [{text}] on a message.`,
+      items: { type: 'object' },
+      description: 'A/B test: alternatives B, C…: [{note}] on an invite, [{text}] on a message.',
     },
-    hours: { type: 'integer', minimum: 1, maximum: WAIT_HOURS_MAX, description: `wait: 1..${WAIT_HOURS_MAX}.` },
+    hours: { type: 'integer', minimum: 1, maximum: WAIT_HOURS_MAX },
     condition: { enum: [...CONDITIONS], description: 'if: accepted (the invitation) or replied.' },
-    withinHours: { type: 'integer', minimum: 1, maximum: WITHIN_HOURS_MAX, description: `if: hours to wait for it, 1..${WITHIN_HOURS_MAX}.` },
-    then: { ...steps, description: 'if: taken as soon as it holds.' },
-    else: { ...steps, description: 'if: taken when the time runs out.' },
+    withinHours: { type: 'integer', minimum: 1, maximum: WITHIN_HOURS_MAX, description: 'Hours to wait for the condition.' },
+    then: steps,
+    else: steps,
   },
   required: ['kind'],
 };

@@ -5,7 +5,7 @@ export const createAgentTool = defineTool({
   name: 'create_agent',
   title: 'Create agent',
   description:
-    'Creates an agent: the account that sends and its sequence, either as steps (visits, likes, invite, messages, InMail, waits, if accepted/replied branches, A/B variants) or as a connection note and up to 10 messages with delays. Texts may use placeholders such as {{firstName|there}}. Free.',
+    'Creates an agent: the sending account and its sequence, as steps (visit, like, invite, message, InMail, wait, if accepted or replied, A/B variants) or as a connection note and up to 10 messages with delays. Free.',
   input: CreateAgentInput,
   output: Agent,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { countryHint, isCountryCode } from '../core/lookalike/countries.js';
-import { launchLookalike, LOOKALIKE_DEFAULT_LEADS, LOOKALIKE_MAX_LEADS, LookalikeResult, lookalikePlanRefusal } from '../core/lookalike/launch.js';
+import {
+  launchLookalike,
+  LOOKALIKE_DEFAULT_LEADS,
+  LOOKALIKE_MAX_LEADS,
+  LookalikeResult,
+  lookalikePlanRefusal,
+  lookalikeProgress,
+} from '../core/lookalike/launch.js';
 import { parseSeed, SEED_HINT } from '../core/lookalike/query.js';
 import { defineTool, Reply } from './define.js';
 import { CampaignId } from './params.js';
@@ -44,25 +51,19 @@ export const createLookalikeCampaignTool = defineTool({
     jobTitleKeywords: z
       .union([Keyword, z.array(Keyword).max(MAX_TITLE_KEYWORDS), z.null()])
       .optional()
-      .describe(
-        `Optional. Keep people whose job title contains any of these (partial, any case); at most ${MAX_TITLE_KEYWORDS} of at most ${MAX_TITLE_KEYWORD_LENGTH} characters.`,
-      ),
-    countries: z
-      .array(Country)
-      .max(MAX_COUNTRIES)
-      .nullish()
-      .describe(`Optional. ISO 3166-1 alpha-2 codes (e.g. ["US", "GB"]), at most ${MAX_COUNTRIES}; omit for worldwide.`),
+      .describe('Keep people whose job title contains any of these (partial, any case).'),
+    countries: z.array(Country).max(MAX_COUNTRIES).nullish().describe('ISO 3166-1 alpha-2 codes (e.g. ["US", "GB"]); omit for worldwide.'),
     numberOfLeads: z
       .number()
       .int()
       .min(1)
       .max(LOOKALIKE_MAX_LEADS)
       .nullish()
-      .describe(`Optional. How many leads to add, 1 to ${LOOKALIKE_MAX_LEADS} (default ${LOOKALIKE_DEFAULT_LEADS}); lowered to the Lookalike allowance left.`),
+      .describe(`How many leads to add (default ${LOOKALIKE_DEFAULT_LEADS}); lowered to the Lookalike allowance left.`),
     campaignId: CampaignId.nullish().describe(
       'Only to extend an existing campaign (from list_campaigns). Omit it to create a new campaign; its id is made by the server.',
     ),
-    leadDuplicateProtectionAcrossCampaigns: z.boolean().nullish().describe('Optional, default true: skip people who are already leads in any other campaign.'),
+    leadDuplicateProtectionAcrossCampaigns: z.boolean().nullish().describe('Default true: skip people who are already leads in any other campaign.'),
   }),
   output: LookalikeResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -75,6 +76,13 @@ export const createLookalikeCampaignTool = defineTool({
   planGate: lookalikePlanRefusal,
   accepted:
     'The server could not confirm that the job was queued (same body; `message` says what to check). Check get_campaign before retrying, and retry with a new Idempotency-Key.',
+  // A task follows the build itself: it completes when the search ends, not when it is queued.
+  task: {
+    follow: (ctx, body) => {
+      const progress = lookalikeProgress(ctx, LookalikeResult.parse(body));
+      return progress.done ? { done: true, body: progress.result } : progress;
+    },
+  },
   handler: (ctx, input, caller) => {
     const keywords = input.jobTitleKeywords ?? [];
     const launched = launchLookalike(ctx, caller.workspace, {

@@ -116,7 +116,29 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
    * is taken, so a refusal spends nothing.
    */
   confirm?(ctx: Ctx, input: z.output<I>, caller: Caller): string | null;
+  /**
+   * The call may outlast a client's timeout, so an MCP client with the Tasks extension gets a
+   * task to poll instead of waiting (src/mcp/tasks.ts). `follow` is for work that goes on after
+   * the handler has answered (a Lookalike build): it reads that work's state from the handler's
+   * body each time the client polls.
+   */
+  task?: TaskSupport;
+  /**
+   * Arguments this tool shares with a sibling (an update tool's with its create tool's, a
+   * batch's items with the single tool's arguments): where a listing offers both, these are
+   * listed by type, with "As in <tool>." (or, for a batch's list, its own description naming
+   * the sibling), since the sibling's entry in the same listing describes them in full.
+   * Validation is unchanged.
+   */
+  sameArgumentsAs?: { tool: string; fields: readonly (keyof z.input<I> & string)[] };
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
+}
+
+/** Where a task's work stands, for work that continues after the handler (see ToolSpec.task). */
+export type FollowedWork = { done: false; message: string } | { done: true; body: unknown };
+
+export interface TaskSupport {
+  follow?(ctx: Ctx, body: unknown): FollowedWork;
 }
 
 export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> extends ToolSpec<I, O> {
@@ -142,4 +164,4 @@ export function defineOperatorTool<I extends z.ZodObject, O extends z.ZodType>(
 }
 
 /** `idempotencyKey` as tools take it; REST takes the same value from the Idempotency-Key header. */
-export const IdempotencyKey = z.string().min(1).max(128).describe('Optional retry key: same key and arguments within 24 h replay the first result.');
+export const IdempotencyKey = z.string().min(1).max(128).describe('Retry key: a repeat within 24 h replays the first result.');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteLeadsBatch, DeleteLeadsBatchResult } from '../core/leads/delete.js';
+import { deleteLeadsBatch, DeleteLeadsBatchResult, deleteQuestion } from '../core/leads/delete.js';
 import { defineTool, Reply } from './define.js';
 import { CampaignId } from './params.js';
 
@@ -18,5 +18,6 @@ export const deleteLeadsBatchTool = defineTool({
   http: { method: 'POST', path: '/campaigns/:campaignId/leads/batch-delete' },
   idempotent: true,
   keepKey: (result) => !(result instanceof Reply) && result.summary.deleted > 0,
+  confirm: (ctx, { campaignId, leadIds }) => deleteQuestion(ctx, campaignId, leadIds),
   handler: (ctx, { campaignId, leadIds }) => deleteLeadsBatch(ctx, campaignId, leadIds),
 });

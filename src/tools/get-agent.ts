@@ -6,7 +6,7 @@ import { AgentId } from './params.js';
 export const getAgentTool = defineTool({
   name: 'get_agent',
   title: 'Get agent',
-  description: 'Gets one agent: its sending account and its sequence as steps with their ids, plus the connection note and messages of its main path. Free.',
+  description: "Gets one agent: its sending account, its steps with their ids, and its main path's connection note and messages. Free.",
   input: z.strictObject({ agentId: AgentId }),
   output: Agent,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

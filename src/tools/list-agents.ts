@@ -6,7 +6,7 @@ import { defineTool } from './define.js';
 export const listAgentsTool = defineTool({
   name: 'list_agents',
   title: 'List agents',
-  description: 'Lists agents (sequences: sending account, steps, and the connection note and messages of the main path) in the order they were created. Free.',
+  description: "Lists agents (sending account, steps, and the main path's connection note and messages), oldest first. Free.",
   input: z.strictObject({ limit: Limit, cursor: Cursor.optional() }),
   output: z.object({ agents: z.array(Agent), nextCursor: z.string().nullable() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

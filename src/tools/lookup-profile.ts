@@ -21,5 +21,7 @@ export const lookupProfileTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   rateLimit: 'profile_lookup',
   http: { method: 'POST', path: '/network/profiles/lookup' },
+  // A real provider can take long (retries, rate waits): a client may follow it as a task.
+  task: {},
   handler: (ctx, input, caller) => lookupProfile(ctx, input, caller.rateLimits),
 });

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { PATH_ID } from '../core/ids.js';
 
 /** A path id: [A-Za-z0-9_-]{1,64}; anything else is a 400 naming the segment. */
-export const pathId = (what: string) => z.string().regex(PATH_ID, `must be a ${what} id: 1-64 characters of A-Z, a-z, 0-9, _ or -`);
+const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
+export const pathId = (what: string) => z.string().regex(PATH_ID, `must be ${article(what)} ${what} id: 1-64 characters of A-Z, a-z, 0-9, _ or -`);
 
 export const CampaignId = pathId('campaign').describe('Campaign id, from list_campaigns.');
 

@@ -6,6 +6,7 @@ import type { Admission } from '../core/ratelimit/limiter.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace, type Workspace } from '../core/workspace/get.js';
+import type { z } from 'zod';
 import { IdempotencyKey, OPERATOR_KEY_ID, settle, type Caller, type Tool } from './define.js';
 import { runIdempotent } from './idempotency.js';
 
@@ -310,4 +311,74 @@ function idempotencyKeyOf(inv: Invocation): string | undefined {
   const key = IdempotencyKey.safeParse(inv.idempotencyKey);
   if (!key.success) throw zodToApiError(key.error, () => IDEMPOTENCY_KEY_FIELD);
   return key.data;
+}
+
+/**
+ * Who a call is for, as a face knows it: a credential, authenticated on the way in (REST, MCP
+ * over stdio); a caller its request has already authenticated (MCP over HTTP checks the key
+ * before any protocol work, for its plain 401); or the operator (the dashboard, the CLI).
+ */
+export type Entrant =
+  | { credential: Credential; requestId: string; clientAddress?: string | undefined }
+  | { caller: Caller }
+  | { operator: true; requestId: string };
+
+/**
+ * The authentication stages for an entrant. An already authenticated caller gets a fresh
+ * rate-limit report, so each call shows its own policies, as if it had authenticated itself.
+ */
+export function admit(ctx: Ctx, entrant: Entrant): Authenticated {
+  if ('caller' in entrant) return { ok: true, caller: { ...entrant.caller, rateLimits: new RateLimitReport() } };
+  if ('operator' in entrant) return operatorCaller(ctx, entrant.requestId);
+  return authenticate(ctx, entrant.credential, { requestId: entrant.requestId, clientAddress: entrant.clientAddress });
+}
+
+/** A call as a face decodes it: everything invokeTool takes but the caller. */
+export type Call = Omit<Invocation, 'caller'>;
+
+/**
+ * The one way into the pipeline: the authentication stages (admit), then every stage of
+ * invokeTool. Every face enters here (REST, MCP, the dashboard, the CLI); a call that outlives
+ * its request (an MCP task) enters through startTool, the same stages.
+ */
+export function callTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call & { confirmation?: Exclude<Confirmation, 'ask'> | undefined }): Promise<Outcome>;
+export function callTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call): Promise<Outcome | Asking>;
+export async function callTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call): Promise<Outcome | Asking> {
+  const who = admit(ctx, entrant);
+  if (!who.ok) return who;
+  return invokeTool(ctx, tool, { ...call, caller: who.caller } as Invocation & { confirmation: 'ask' });
+}
+
+/**
+ * The arguments a tool takes where they arrive as one JSON object (MCP, the dashboard): its
+ * input, plus `idempotencyKey` where REST takes the Idempotency-Key header.
+ */
+export const mcpInput = (tool: Tool): z.ZodObject => (tool.idempotent ? tool.input.extend({ idempotencyKey: IdempotencyKey.optional() }) : tool.input);
+
+/**
+ * Splits such an argument object into the tool's input and its idempotency key. A tool that
+ * takes no key keeps `idempotencyKey` in its input, where its strict schema refuses it by name.
+ */
+export function toolArguments(tool: Tool, args: Record<string, unknown>): { input: unknown; idempotencyKey: unknown } {
+  if (!tool.idempotent) return { input: args, idempotencyKey: undefined };
+  const { idempotencyKey, ...input } = args;
+  return { input, idempotencyKey };
+}
+
+/** A call admitted and under way: who it is for, and its outcome to come. */
+export interface Started {
+  ok: true;
+  caller: Caller;
+  outcome: Promise<Outcome>;
+}
+
+/**
+ * callTool for a call whose outcome is reported later (an MCP task): the authentication stages
+ * answer now, so a refused caller gets no task and the task belongs to the key that asked; the
+ * other stages run on as callTool's do.
+ */
+export function startTool(ctx: Ctx, tool: Tool, entrant: Entrant, call: Call & { confirmation?: Exclude<Confirmation, 'ask'> | undefined }): Started | Refusal {
+  const who = admit(ctx, entrant);
+  if (!who.ok) return who;
+  return { ok: true, caller: who.caller, outcome: invokeTool(ctx, tool, { ...call, caller: who.caller }) };
 }

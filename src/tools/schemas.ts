@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { PATH_ID } from '../core/ids.js';
 import { Cursor } from '../core/pagination.js';
 import { LISTED_AS } from './agent-steps.js';
+import { IdempotencyKey } from './define.js';
+import { WEEKDAYS } from '../core/safety/hours.js';
+import { AccountHoursInput } from '../core/safety/rules.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -39,6 +42,8 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output', override?:
  */
 const dropCopiedValueSyntax: Override = ({ zodSchema, jsonSchema: node }) => {
   if (node.pattern === PATH_ID.source) delete node.pattern;
+  // An empty idempotency key is refused by name; no model writes one.
+  if (zodSchema === IdempotencyKey) delete node.minLength;
   if (zodSchema === Cursor) {
     delete node.minLength;
     delete node.maxLength;
@@ -46,9 +51,24 @@ const dropCopiedValueSyntax: Override = ({ zodSchema, jsonSchema: node }) => {
   listCompactly({ zodSchema, jsonSchema: node });
 };
 
+/**
+ * An account's working hours, listed by shape: the argument's description spells the form
+ * ("HH:MM" times, weekday names), which the server checks, naming the field it refuses.
+ */
+const HOURS_LISTING: JsonObject = {
+  anyOf: [
+    { const: 'always' },
+    {
+      type: 'object',
+      properties: { start: { type: 'string' }, end: { type: 'string' }, days: { type: 'array', items: { enum: [...WEEKDAYS] } } },
+      required: ['start', 'end'],
+    },
+  ],
+};
+
 /** A schema with a compact listing of its own (a sequence step: see agent-steps.ts) is listed as that. */
 function listCompactly({ zodSchema, jsonSchema: node }: { zodSchema: unknown; jsonSchema: JsonObject }): void {
-  const compact = LISTED_AS.get(zodSchema);
+  const compact = zodSchema === AccountHoursInput ? HOURS_LISTING : LISTED_AS.get(zodSchema);
   if (!compact) return;
   for (const key of Object.keys(node)) delete node[key];
   Object.assign(node, structuredClone(compact));

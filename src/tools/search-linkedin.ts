@@ -37,5 +37,7 @@ export const searchLinkedinTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   rateLimit: 'people_search',
   http: { method: 'POST', path: '/network/search' },
+  // A real provider can take long (retries, rate waits): a client may follow it as a task.
+  task: {},
   handler: (ctx, input, caller) => searchPeople(ctx, input, caller.rateLimits),
 });

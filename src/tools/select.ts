@@ -106,3 +106,16 @@ export function requestToolSet(sets: ToolSets, req: ToolSelection, fields: Selec
     fields,
   );
 }
+
+/**
+ * Per toolset name, the permitted tools it would add to a listing (a toolset adds those of the
+ * toolsets it includes too): what `?toolsets=NAME` brings, for discovery documents.
+ */
+export function toolsetAdditions(listed: readonly Tool[], permitted: readonly Tool[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const name of TOOLSETS) {
+    const added = permitted.filter((t) => t.toolset !== undefined && TOOLSET_INCLUDES[name].includes(t.toolset) && !listed.includes(t));
+    if (added.length) out[name] = added.map((t) => t.name);
+  }
+  return out;
+}

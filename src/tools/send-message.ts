@@ -1,6 +1,6 @@
 import { MESSAGE_TEXT_MAX } from '../core/outreach/limits.js';
 import { z } from 'zod';
-import { SendMessageResult, sendMessage } from '../core/inbox/send.js';
+import { SendMessageResult, sendMessage, sendQuestion } from '../core/inbox/send.js';
 import { defineTool } from './define.js';
 import { pathId } from './params.js';
 
@@ -31,5 +31,6 @@ export const sendMessageTool = defineTool({
   rateLimit: 'inbox_message',
   http: { method: 'POST', path: '/inbox/messages' },
   idempotent: true,
+  confirm: (ctx, input) => sendQuestion(ctx, input),
   handler: (ctx, input) => sendMessage(ctx, input),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StartCampaignResult, startCampaign } from '../core/campaigns/lifecycle.js';
+import { StartCampaignResult, startCampaign, startQuestion } from '../core/campaigns/lifecycle.js';
 import { defineTool } from './define.js';
 import { CampaignId } from './params.js';
 
@@ -17,5 +17,6 @@ export const startCampaignTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   rateLimit: 'campaign_start_pause',
   http: { method: 'POST', path: '/campaigns/:campaignId/start' },
+  confirm: (ctx, input) => startQuestion(ctx, input.campaignId),
   handler: (ctx, input) => startCampaign(ctx, input.campaignId),
 });

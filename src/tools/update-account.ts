@@ -15,5 +15,6 @@ export const updateAccountTool = defineTool({
   rateLimit: 'manage',
   toolset: 'manage',
   http: { method: 'PATCH', path: '/accounts/:accountId' },
+  sameArgumentsAs: { tool: 'connect_account', fields: ['name', 'connectionRequestLimit', 'messageLimit', 'profileVisitLimit', 'postReactionLimit'] },
   handler: (ctx, { accountId, ...input }) => updateAccount(ctx, accountId, input),
 });

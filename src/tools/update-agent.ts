@@ -14,5 +14,6 @@ export const updateAgentTool = defineTool({
   rateLimit: 'manage',
   toolset: 'manage',
   http: { method: 'PATCH', path: '/agents/:agentId' },
+  sameArgumentsAs: { tool: 'create_agent', fields: ['name', 'connectionNote', 'messages'] },
   handler: (ctx, { agentId, ...input }) => updateAgent(ctx, agentId, input),
 });

@@ -20,7 +20,11 @@ export const updateLeadsBatchTool = defineTool({
     'Tags and/or excludes up to 100 leads of a campaign, with a status per item. Not interested and Wrong person exclude at once, in every campaign. Free.',
   input: z.strictObject({
     campaignId: CampaignId,
-    updates: z.array(BatchUpdate).min(1).max(100).describe('1 to 100 updates; each needs leadId and at least one of tag or excluded.'),
+    updates: z
+      .array(BatchUpdate)
+      .min(1)
+      .max(100)
+      .describe('1 to 100 updates, each a leadId (the lead_ prefix may be left out) with tag and/or excluded as in update_lead.'),
   }),
   output: UpdateLeadsBatchResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -28,5 +32,6 @@ export const updateLeadsBatchTool = defineTool({
   http: { method: 'POST', path: '/campaigns/:campaignId/leads/batch-update' },
   idempotent: true,
   keepKey: (result) => !(result instanceof Reply) && result.summary.updated > 0,
+  sameArgumentsAs: { tool: 'update_lead', fields: ['updates'] },
   handler: (ctx, { campaignId, updates }) => updateLeadsBatch(ctx, campaignId, updates),
 });

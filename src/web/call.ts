@@ -2,7 +2,7 @@ import express, { type Request, type Router } from 'express';
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError, validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
-import { invokeTool, operatorCaller, type Outcome } from '../tools/pipeline.js';
+import { callTool, toolArguments, type Outcome } from '../tools/pipeline.js';
 import { sendApiError, sendJson } from './reply.js';
 import { contentTypeProblem } from '../http/body.js';
 
@@ -46,15 +46,7 @@ export function mountCall(router: Router, ctx: Ctx, tools: readonly Tool[]): voi
     }
     let outcome: CallOutcome;
     try {
-      const { idempotencyKey, ...rest } = args;
-      const who = operatorCaller(ctx, requestId);
-      outcome = who.ok
-        ? await invokeTool(ctx, tool, {
-            caller: who.caller,
-            input: tool.idempotent ? rest : args,
-            idempotencyKey: tool.idempotent ? idempotencyKey : undefined,
-          })
-        : who;
+      outcome = await callTool(ctx, tool, { operator: true, requestId }, toolArguments(tool, args));
     } catch (err) {
       outcome = { ok: false, error: toApiError(err) };
     }

@@ -8,10 +8,11 @@ import { SAMPLE_CALLS } from '../tools/samples.js';
  * The answers a host without the MCP Apps extension got before the views existed, captured from
  * main at a6e02bb (`UPDATE_GOLDEN=1 npx vitest run test/apps/compat.test.ts` rewrites them). The
  * listing part was re-recorded, without `_meta`, when the listing was deliberately compacted and
- * the account view gained its safety fields, then its configured `limits`. Everything was
- * re-recorded when campaigns gained `senderAccountIds` and accounts their visit and like limits
- * (additions), and again when campaigns gained `approval` (an addition), with the default
- * listing's calls only, as hosts saw them.
+ * the account view gained its safety fields, then its configured `limits`, then again when every
+ * tool came to list all four hints. Everything was re-recorded when campaigns gained
+ * `senderAccountIds` and accounts their visit and like limits (additions), and again when
+ * campaigns gained `approval` (an addition), with the default listing's calls only, as hosts saw
+ * them; the listing again when descriptions were trimmed to the token budget.
  * views may add `_meta` to tools/list entries and nothing else: every tool result must stay the
  * same bytes.
  */

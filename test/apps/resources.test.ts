@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { getToolUiResourceUri as uiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import * as extApps from '@modelcontextprotocol/ext-apps';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -36,6 +36,9 @@ const offeredIn = (html: string): string[] | null => {
   const m = new RegExp(`<meta name="${OFFERED_TOOLS_META}" content="([^"]*)">`).exec(html);
   return m ? (m[1] === '' ? [] : m[1]!.split(',')) : null;
 };
+
+/** ext-apps 2 types its helper with the v2 SDK's Tool; these clients are the v1 SDK's (the same wire shape). */
+const getToolUiResourceUri = (tool: object) => uiResourceUri(tool as Parameters<typeof uiResourceUri>[0]);
 
 /** The checks every transport must pass, on a client connected with the full tool set (the drafts toolset included). */
 async function checkViews(client: Client): Promise<void> {

@@ -225,7 +225,16 @@ describe('bench: the report', () => {
     },
   ];
   const results = (
-    over: { restRps?: number; verb?: number; floodFloors?: number[]; listP99?: number; toolsBytes?: number; batchFloorMs?: number; coldMs?: number } = {},
+    over: {
+      restRps?: number;
+      verb?: number;
+      floodFloors?: number[];
+      listP99?: number;
+      modelTokens?: number;
+      modernRps?: number;
+      batchFloorMs?: number;
+      coldMs?: number;
+    } = {},
   ): Omit<Results, 'targets'> => ({
     machine: { cpu: 'Test CPU', cores: 2, memoryGiB: 8, node: 'v20.0.0', platform: 'linux', loadAverage: { start: [1, 1, 1], end: [2, 2, 2] } },
     date: '2026-01-01T00:00:00.000Z',
@@ -239,6 +248,8 @@ describe('bench: the report', () => {
       run('credits.http', 30_000),
       run('credits.mcp', 3000, { baselines: ['credits.mcp-sdk', 'credits.rest'] }),
       run('credits.mcp-sdk', 2000),
+      run('credits.mcp-modern', over.modernRps ?? 3200, { baselines: ['credits.mcp-sdk-modern', 'credits.rest'] }),
+      run('credits.mcp-sdk-modern', 2100),
       run('list.0', 3000, { baselines: ['list.express'] }),
       run('list.0.c1', 900, { connections: 1, serverSide: summary(0.5, 1.2) }),
       run('list.1', 2500, { baselines: ['list.express'] }),
@@ -265,9 +276,9 @@ describe('bench: the report', () => {
     },
     toolsList: {
       tools: 18,
-      responseBytes: over.toolsBytes ?? 20_000,
-      toolsBytes: (over.toolsBytes ?? 20_000) - 40,
-      estimatedTokens: 5000,
+      responseBytes: 20_000,
+      toolsBytes: 19_960,
+      modelTokens: over.modelTokens ?? 4_000,
       byField: { inputSchema: 9000, outputSchema: 9000 },
     },
   });
@@ -286,7 +297,7 @@ describe('bench: the report', () => {
       'idle-rss': true,
       'tools-list': true,
     });
-    const worse = met(results({ restRps: 5900, verb: 0.41, floodFloors: [110, 120, 131], toolsBytes: 24_000, listP99: 5, batchFloorMs: 3.9, coldMs: 760 }));
+    const worse = met(results({ restRps: 5900, verb: 0.41, floodFloors: [110, 120, 131], modelTokens: 4_501, listP99: 5, batchFloorMs: 3.9, coldMs: 760 }));
     expect(worse).toMatchObject({
       'rest-vs-express': false,
       'list-cost': false,
@@ -298,6 +309,8 @@ describe('bench: the report', () => {
     });
     // MCP at 3000 req/s against REST at 5900 is still over half.
     expect(worse['mcp-vs-rest']).toBe(true);
+    // Both eras must reach half: the 2026-07-28 one falling short fails the target.
+    expect(met(results({ modernRps: 2900 }))['mcp-vs-rest']).toBe(false);
   });
 
   it('judges the drafts case on the server-side times, when the run has it', () => {

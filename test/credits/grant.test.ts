@@ -136,6 +136,26 @@ describe('outreach credits (CLI)', () => {
     ]);
   });
 
+  it('credits add with --idempotency-key grants once: a repeat prints the first result and says so, another amount is refused', () => {
+    const first = run(['credits', 'add', '300', '--idempotency-key', 'grant-nov', '--json', '--db', db]);
+    expect(first.status, first.stderr).toBe(0);
+    const granted = JSON.parse(first.stdout);
+    const again = run(['credits', 'add', '300', '--idempotency-key', 'grant-nov', '--json', '--db', db]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual(granted);
+    expect(again.stderr).toContain('--idempotency-key grant-nov was used before');
+    const before = dump(db);
+    const other = run(['credits', 'add', '5', '--idempotency-key', 'grant-nov', '--db', db]);
+    expect(other.status).not.toBe(0);
+    expect(other.stderr).toMatch(/^outreach: --idempotency-key: /);
+    expect(other.stderr.trim().split('\n')).toHaveLength(1);
+    expect(dump(db)).toBe(before);
+    const conn = new Database(db, { readonly: true });
+    const grants = conn.prepare("SELECT delta FROM credit_ledger WHERE reason = 'grant' AND delta = 300").all();
+    conn.close();
+    expect(grants).toHaveLength(1);
+  });
+
   it.each([
     [['credits', 'add'], 'N is required'],
     [['credits', 'add', '0'], 'N: "0" must be a whole number from 1 to 10,000,000'],

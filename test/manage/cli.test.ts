@@ -165,6 +165,9 @@ describe('the operator CLI on a scratch database', () => {
       expectRefused(d, ['campaigns', 'create', '--name', '  '], '--name');
       expectRefused(d, ['campaigns', 'create', '--name', 'x', '--agent', 'tpl_nope'], '--agent');
       expectRefused(d, ['campaigns', 'update', 'cmp_running', '--agent', 'none'], 'pause');
+      // The commands go through the tools' pipeline: the input stage checks the id's form.
+      expectRefused(d, ['campaigns', 'update', 'bad id!', '--name', 'x'], 'ID: must be a campaign id');
+      expectRefused(d, ['agents', 'preview', 'tpl intro', '--lead', 'lead_ada1'], 'ID: must be an agent id');
       expectRefused(d, ['accounts', 'connect', '--name', 'x', '--connection-limit', '101'], '--connection-limit');
       expectRefused(d, ['accounts', 'update', 'acc_ada', '--active', 'maybe'], '--active');
       expectRefused(d, ['accounts', 'connect', '--name', 'x', '--warm-up', 'soon'], '--warm-up');
@@ -175,6 +178,24 @@ describe('the operator CLI on a scratch database', () => {
       expectRefused(d, ['import', '--campaign', 'cmp_nope', '--file', csv], 'cmp_nope');
       expectRefused(d, ['exclusions', 'add', 'https://www.linkedin.com/company/acme'], 'URL');
       expectRefused(d, ['campaigns', 'frobnicate'], 'frobnicate');
+    },
+    SLOW,
+  );
+
+  it(
+    'create commands take --idempotency-key: the same command again creates nothing more',
+    () => {
+      const args = ['campaigns', 'create', '--name', 'Once', '--idempotency-key', 'once-1', '--db', d.db];
+      const first = run(args);
+      expect(first.status, first.stderr).toBe(0);
+      const before = dump(d.db);
+      const again = run(args);
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout).toBe(first.stdout);
+      expect(again.stderr).toContain('--idempotency-key once-1 was used before');
+      expect(dump(d.db)).toBe(before);
+      expectRefused(d, ['campaigns', 'create', '--name', 'Other', '--idempotency-key', 'once-1'], '--idempotency-key: ');
+      expectRefused(d, ['accounts', 'connect', '--name', 'Third', '--idempotency-key', ''], '--idempotency-key: ');
     },
     SLOW,
   );

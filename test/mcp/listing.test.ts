@@ -1,5 +1,6 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { countTokens } from 'gpt-tokenizer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jsonSchema, mcpInputSchema, mcpOutputSchema } from '../../src/tools/schemas.js';
@@ -10,12 +11,19 @@ import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../h
 import { SAMPLE_CALLS } from '../tools/samples.js';
 
 /**
- * What a model reads of the default listing (each tool's name, title, description, input
- * schema and annotations) stays under 17,000 bytes; output schemas are for clients to validate
- * results, and the whole response keeps its own, looser guard against growth.
+ * What a model reads of a listing (each tool's name, title, description, input schema and
+ * annotations) stays within a token budget: 4,500 tokens for the default listing, 7,000 with
+ * the manage toolset. Counted with a real BPE tokenizer (gpt-tokenizer's o200k_base, the
+ * encoding of current OpenAI models; Anthropic publishes none), not bytes ÷ 4. Output schemas
+ * are for clients to validate results, not for the model, so they do not count; the whole
+ * response keeps its own, looser guard against growth.
  */
-const MODEL_VISIBLE_BUDGET_BYTES = 17_000;
+const MODEL_VISIBLE_BUDGET_TOKENS = { default: 4_500, manage: 7_000 };
 const TOOLS_LIST_BUDGET_BYTES = 38_000;
+
+/** What a model reads of a tools/list answer, as the JSON text a client puts in its context. */
+const modelVisible = (tools: Array<Record<string, unknown>>) =>
+  JSON.stringify(tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })));
 
 describe('tools/list as served', () => {
   let server: TestServer;
@@ -34,11 +42,36 @@ describe('tools/list as served', () => {
   });
   afterAll(() => server.close());
 
-  it(`keeps what a model reads under ${MODEL_VISIBLE_BUDGET_BYTES} bytes`, () => {
+  it(`keeps what a model reads within ${MODEL_VISIBLE_BUDGET_TOKENS.default} tokens, and ${MODEL_VISIBLE_BUDGET_TOKENS.manage} with the manage toolset`, async () => {
     expect(listed).toHaveLength(tools.length);
-    const visible = listed.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
-    expect(Buffer.byteLength(JSON.stringify(visible))).toBeLessThan(MODEL_VISIBLE_BUDGET_BYTES);
+    const tokens = countTokens(modelVisible(listed));
+    expect(tokens).toBeLessThanOrEqual(MODEL_VISIBLE_BUDGET_TOKENS.default);
+    // The counter counts: the listing is thousands of tokens, more than its bytes / 8.
+    expect(tokens).toBeGreaterThan(Buffer.byteLength(modelVisible(listed)) / 8);
     expect(Buffer.byteLength(text)).toBeLessThan(TOOLS_LIST_BUDGET_BYTES);
+
+    const client = await server.mcp(TEST_KEY, 'toolsets=manage');
+    const { tools: withManage } = await client.listTools();
+    expect(withManage.length).toBeGreaterThan(tools.length);
+    expect(countTokens(modelVisible(withManage as Array<Record<string, unknown>>))).toBeLessThanOrEqual(MODEL_VISIBLE_BUDGET_TOKENS.manage);
+  });
+
+  it("lists an update tool's shared arguments by reference beside its create tool, and in full without it", async () => {
+    const both = await server.mcp(TEST_KEY, 'toolsets=manage');
+    const { tools: withCreate } = await both.listTools();
+    const beside = withCreate.find((t) => t.name === 'update_agent')!.inputSchema.properties as Record<string, any>;
+    expect(beside.connectionNote).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }], description: 'As in create_agent.' });
+    expect(beside.messages).toEqual({ type: 'array', items: { type: 'object' }, description: 'As in create_agent.' });
+    // What the reference points at is there, in full.
+    const create = withCreate.find((t) => t.name === 'create_agent')!.inputSchema.properties as Record<string, any>;
+    expect(create.connectionNote.description).toContain('{{firstName}}');
+
+    const alone = await server.mcp(TEST_KEY, 'tools=update_agent');
+    const { tools: only } = await alone.listTools();
+    expect(only.map((t) => t.name)).toEqual(['update_agent']);
+    const full = only[0]!.inputSchema.properties as Record<string, any>;
+    expect(full.connectionNote.description).toContain('{{firstName}}');
+    expect(full.messages.items.properties.delayHours.maximum).toBe(720);
   });
 
   it('describes every argument of every tool, nested ones included', () => {
@@ -129,7 +162,7 @@ describe('MCP listing schemas', () => {
     const listed = mcpInputSchema(input) as { properties: Record<string, unknown> };
     expect(listed.properties).toEqual({
       campaignId: { type: 'string', description: 'Campaign id, from list_campaigns.' },
-      cursor: { type: 'string', description: 'Opaque cursor from a previous nextCursor.' },
+      cursor: { type: 'string', description: 'nextCursor of the previous page.' },
       // Optional and null only means "not given": listed as the type alone.
       note: { description: 'A note.', type: 'string', maxLength: 20 },
       other: { description: 'Another campaign.', type: 'string' },

@@ -17,16 +17,15 @@ describe('MCP over streamable HTTP', () => {
   });
   afterAll(() => server.close());
 
-  it('lists every registered tool with input and output schemas and every meaningful hint', async () => {
+  it('lists every registered tool with input and output schemas and all four hints', async () => {
     const client = await server.mcp();
     const { tools: listed } = await client.listTools();
     expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name));
     for (const t of listed) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
-      // destructiveHint and idempotentHint mean something only for a tool that writes.
-      const hints = t.annotations?.readOnlyHint ? ['readOnlyHint', 'openWorldHint'] : ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
-      expect(Object.keys(t.annotations ?? {}).sort()).toEqual(hints.sort());
+      // The house rule: every hint explicit, read-only tools included, so no client guesses a default.
+      expect(Object.keys(t.annotations ?? {}).sort()).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint']);
     }
     expect(client.getServerVersion()?.name).toBe('outreach-mcp');
   });

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin, type UserConfig } from 'vite';
+import { defineConfig, type UserConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -20,25 +20,6 @@ const PREACT: { find: RegExp; replacement: string }[] = [
 ];
 
 /**
- * A lazy `import('zod/v4')` resolves to a module holding only zod's JSON Schema converter.
- * ext-apps 1.x loads zod that way to describe an app's own tools, which no view registers;
- * the bundler cannot tell which members such an import reads, so it would inline all of zod,
- * every locale included (about 260 KB of each view). Static imports of zod are untouched.
- */
-function lazyZodJsonSchemaOnly(): Plugin {
-  const target = fileURLToPath(new URL('./zod-lazy.ts', import.meta.url));
-  return {
-    name: 'outreach:lazy-zod-json-schema-only',
-    enforce: 'pre',
-    resolveId(source, _importer, options) {
-      const kind = (options as { kind?: string }).kind;
-      if (kind === 'dynamic-import' && (source === 'zod' || source === 'zod/v4')) return target;
-      return null;
-    },
-  };
-}
-
-/**
  * One MCP App view (VIEW=insights|campaigns|leads|activity|drafts) as one self-contained HTML file:
  * script, styles and images inlined, so the host's sandbox loads nothing from the network.
  * A single-file bundle takes one entry, so build.mjs runs this config once per view.
@@ -48,14 +29,20 @@ export default defineConfig((): UserConfig => {
   if (!view) throw new Error('Set VIEW to the view to build (build.mjs does).');
   return {
     root: here,
-    plugins: [lazyZodJsonSchemaOnly(), react(), viteSingleFile({ removeViteModuleLoader: true })],
+    plugins: [react(), viteSingleFile({ removeViteModuleLoader: true })],
     resolve: { alias: PREACT },
     logLevel: 'warn',
     build: {
       outDir: fileURLToPath(new URL('../../dist/ui/views', import.meta.url)),
       emptyOutDir: false,
       sourcemap: false,
-      rollupOptions: { input: fileURLToPath(new URL(`./${view}.html`, import.meta.url)) },
+      rollupOptions: {
+        input: fileURLToPath(new URL(`./${view}.html`, import.meta.url)),
+        // The MCP SDK packages (ext-apps 2 reaches the v2 client and core for its Protocol class)
+        // declare no `sideEffects`, so the bundler keeps their modules whole even when a view
+        // uses none of their exports. Their modules only define and export, so unused ones go.
+        treeshake: { moduleSideEffects: [{ test: /[\\/]node_modules[\\/]@modelcontextprotocol[\\/]/, sideEffects: false }] },
+      },
     },
   };
 });

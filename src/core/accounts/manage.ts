@@ -19,44 +19,31 @@ export const PROFILE_VISIT_LIMIT_DEFAULT = 40;
 export const POST_REACTION_LIMIT_DEFAULT = 30;
 
 export const AccountName = z.string().trim().min(1, 'must not be blank').max(120).describe('A name for the account, 1..120 characters.');
-export const ConnectionRequestLimit = z
-  .number()
-  .int()
-  .min(1)
-  .max(CONNECTION_REQUEST_LIMIT_MAX)
-  .describe(`Connection requests per UTC day, 1..${CONNECTION_REQUEST_LIMIT_MAX} (default 25).`);
-export const MessageLimit = z
-  .number()
-  .int()
-  .min(1)
-  .max(MESSAGE_LIMIT_MAX)
-  .describe(`Messages per UTC day, InMails included, 1..${MESSAGE_LIMIT_MAX} (default 50).`);
+export const ConnectionRequestLimit = z.number().int().min(1).max(CONNECTION_REQUEST_LIMIT_MAX).describe('Connection requests per UTC day (default 25).');
+export const MessageLimit = z.number().int().min(1).max(MESSAGE_LIMIT_MAX).describe('Messages per UTC day, InMails included (default 50).');
 export const ProfileVisitLimit = z
   .number()
   .int()
   .min(1)
   .max(PROFILE_VISIT_LIMIT_MAX)
-  .describe(`Profile visits (visit steps) per UTC day, 1..${PROFILE_VISIT_LIMIT_MAX} (default ${PROFILE_VISIT_LIMIT_DEFAULT}).`);
+  .describe(`Profile visits (visit steps) per UTC day (default ${PROFILE_VISIT_LIMIT_DEFAULT}).`);
 export const PostReactionLimit = z
   .number()
   .int()
   .min(1)
   .max(POST_REACTION_LIMIT_MAX)
-  .describe(`Post likes (like_post steps) per UTC day, 1..${POST_REACTION_LIMIT_MAX} (default ${POST_REACTION_LIMIT_DEFAULT}).`);
+  .describe(`Post likes (like_post steps) per UTC day (default ${POST_REACTION_LIMIT_DEFAULT}).`);
 const WarmUpFlag = z.boolean();
 
 export const ConnectAccountInput = z.strictObject({
   name: AccountName,
-  hasSalesNavigator: z
-    .boolean()
-    .optional()
-    .describe('Development only: whether the simulated account has Sales Navigator. In production it comes from the network.'),
+  hasSalesNavigator: z.boolean().optional().describe('Development only: simulate Sales Navigator (production reads it from the network).'),
   connectionRequestLimit: ConnectionRequestLimit.optional(),
   messageLimit: MessageLimit.optional(),
   profileVisitLimit: ProfileVisitLimit.optional(),
   postReactionLimit: PostReactionLimit.optional(),
   warmUp: WarmUpFlag.optional().describe(
-    'Start the daily limits low and raise them day by day to the configured ones (default true, unless the server config turns it off). false for an account already used at full volume.',
+    'Start with low daily limits raised day by day to the configured ones (default true unless the config turns it off); false for an account already used at full volume.',
   ),
 });
 export type ConnectAccountInput = z.output<typeof ConnectAccountInput>;
@@ -74,9 +61,11 @@ export const UpdateAccountFields = {
     .min(1)
     .max(1000)
     .optional()
-    .describe('Connection requests in any rolling 7 days, 1..1000 (default 100), on top of the daily limit.'),
+    .describe('Connection requests in any rolling 7 days (default 100), on top of the daily limit.'),
   timeZone: TimeZone.optional().describe('IANA time zone of the working hours, e.g. Europe/Berlin.'),
-  workingHours: AccountHoursInput.optional().describe('"always", or { start: "HH:MM", end: "HH:MM", days: ["mon",...] } in the account\'s time zone.'),
+  workingHours: AccountHoursInput.optional().describe(
+    '"always", or start and end as "HH:MM" on the given days (default mon to fri), in the account\'s time zone.',
+  ),
   warmUp: WarmUpFlag.optional().describe('false ends a running warm-up (full limits at once); true starts one from today when none runs.'),
 };
 export const UpdateAccountInput = z.strictObject(UpdateAccountFields);

@@ -49,6 +49,27 @@ function startAction(ctx: Ctx, row: CampaignRow): 'started' | 'resumed' | 'noop'
 }
 
 /**
+ * What starting the campaign would do, as one question for the person to confirm: null when
+ * the start would do nothing (already running) or would be refused anyway (startCampaign
+ * gives the reason then).
+ */
+export function startQuestion(ctx: Ctx, campaignId: string): string | null {
+  try {
+    const row = requireCampaignRow(ctx, campaignId);
+    if (row.assignedTemplateId === null) return null;
+    const agent = ctx.db.select().from(agents).where(eq(agents.id, row.assignedTemplateId)).get();
+    const account = agent?.accountId ? findAccount(ctx, agent.accountId) : undefined;
+    const action = startAction(ctx, row);
+    if (action === 'noop' || !account) return null;
+    const count = countRows(ctx.db, leads, eq(leads.campaignId, row.id));
+    const verb = action === 'resumed' ? 'Resume' : 'Start';
+    return `${verb} campaign "${row.name}"? It will send connection requests and messages from ${account.name} to its ${count} ${count === 1 ? 'lead' : 'leads'}.`;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * POST /campaigns/{id}/start. Checks, in order: the campaign exists, it has an agent, the
  * agent exists, the status allows a start, the agent's account is connected in our records
  * and at the provider. Only then does the status change, in one transaction that re-checks

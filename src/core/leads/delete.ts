@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { forgetConversation } from '../conversations/record.js';
 import { forgetDrafts } from '../drafts/store.js';
 import { z } from 'zod';
@@ -10,6 +10,7 @@ import { bookLeadDeleted, refreshCampaignTotals } from '../campaigns/totals.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { failpoint } from '../faults.js';
+import { composeFullName } from '../text.js';
 import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, summarize, writeBatch } from './batch.js';
 
 export const DELETE_ITEM_STATUSES = ['deleted', 'not_found', 'validation_error', 'failed'] as const;
@@ -44,6 +45,38 @@ function deleteOne(ctx: Ctx, campaignId: string, leadId: string): boolean {
   forgetDrafts(ctx, leadId);
   failpoint(ctx, 'leads.delete.item', leadId);
   return true;
+}
+
+/** How many lead names a deletion question lists before it says how many more. */
+const NAMED = 3;
+
+/**
+ * The deletion as one question for the person to confirm: how many of the given leads exist in
+ * the campaign, the first few by name, and that it cannot be undone. Null when none of them
+ * exists or the delete would be refused anyway (deleteLeadsBatch answers those).
+ */
+export function deleteQuestion(ctx: Ctx, campaignId: string, leadIds: readonly string[]): string | null {
+  let campaign: ReturnType<typeof requireCampaignRow>;
+  try {
+    campaign = requireCampaignRow(ctx, campaignId);
+  } catch {
+    return null;
+  }
+  if (campaign.importing) return null;
+  const ids = readBatchLeadIds(leadIds, String)
+    .filter((item) => item.error === null)
+    .map((item) => item.leadId);
+  if (ids.length === 0) return null;
+  const found = ctx.db
+    .select({ id: leads.id, fullName: leads.fullName, firstName: leads.firstName, lastName: leads.lastName, networkUrl: leads.networkUrl })
+    .from(leads)
+    .where(and(eq(leads.campaignId, campaignId), inArray(leads.id, ids)))
+    .all();
+  if (found.length === 0) return null;
+  const names = found.slice(0, NAMED).map((l) => composeFullName(l.fullName, l.firstName, l.lastName) ?? l.networkUrl ?? l.id);
+  const more = found.length > NAMED ? ` and ${found.length - NAMED} more` : '';
+  const count = found.length === 1 ? '1 lead' : `${found.length} leads`;
+  return `Delete ${count} from campaign "${campaign.name}" (${names.join(', ')}${more})? This cannot be undone, and their credits are not refunded.`;
 }
 
 /**

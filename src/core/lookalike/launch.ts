@@ -227,3 +227,29 @@ function unconfirmedMessage(r: LookalikeResult): string {
     'Only then retry, with a new Idempotency-Key: the same key returns this answer again.'
   );
 }
+
+/**
+ * Where a launched Lookalike build stands, for a caller following it (an MCP task): still
+ * searching, with the leads added so far, or finished, with the launch's result brought up to
+ * date (the campaign's status now, and what the build did). A launch that was never confirmed
+ * has no job to follow and counts as finished as it was.
+ */
+export function lookalikeProgress(ctx: Ctx, launched: LookalikeResult): { done: false; message: string } | { done: true; result: LookalikeResult } {
+  const job = launched.extensionBatchId
+    ? findJob(ctx, launched.extensionBatchId)
+    : ctx.db.select().from(lookalikeJobs).where(eq(lookalikeJobs.campaignId, launched.campaignId)).orderBy(asc(lookalikeJobs.seq)).limit(1).get();
+  const campaign = findCampaignRow(ctx, launched.campaignId);
+  if (!job || !campaign) return { done: true, result: launched };
+  if (job.state !== 'done') return { done: false, message: `Searching: ${job.inserted} of ${job.reserved} leads added so far.` };
+  const ending =
+    job.outcome === 'filled'
+      ? `The build finished: ${job.inserted} leads added.`
+      : job.outcome === 'exhausted'
+        ? `The build finished: the search ran out of matching people after ${job.inserted} leads.`
+        : `The build stopped after ${job.inserted} leads: the network provider failed (${job.errorCode ?? 'unknown error'}).`;
+  const refund = job.refunded ? ` ${job.refunded} Lookalike allowance refunded.` : '';
+  return {
+    done: true,
+    result: { ...launched, status: CampaignStatus.parse(campaign.status), message: `${ending}${refund} See list_leads for campaign ${launched.campaignId}.` },
+  };
+}

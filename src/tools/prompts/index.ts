@@ -1,5 +1,6 @@
 import type { PromptSpec } from './define.js';
 import { personalizeDraftsPrompt } from './personalize-drafts.js';
+import { startOutreachPrompt } from './start-outreach.js';
 
 /** Every MCP prompt, in listing order. */
-export const PROMPTS: readonly PromptSpec[] = [personalizeDraftsPrompt as PromptSpec];
+export const PROMPTS: readonly PromptSpec[] = [startOutreachPrompt as PromptSpec, personalizeDraftsPrompt as PromptSpec];

@@ -1,14 +1,13 @@
 /**
  * A minimal MCP Apps host, for the browser tests: what Claude or ChatGPT does when a tool with a
- * linked view is called. It connects to the real server with the MCP SDK client, calls the
+ * linked view is called. It connects to the real server with the MCP SDK client (v2, speaking
+ * 2026-07-28 and declaring the Apps extension, as the server negotiates it), calls the
  * tool, reads the view's ui:// resource, renders it in a sandboxed iframe under the CSP the
  * resource declares, and bridges the view to the server with the extension's own AppBridge.
  */
 import type { McpUiResourceCsp } from '@modelcontextprotocol/ext-apps';
 import { AppBridge, getToolUiResourceUri, PostMessageTransport, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/app-bridge';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 
 const HOST_INFO = { name: 'outreach-test-host', version: '1.0.0' };
 
@@ -35,7 +34,10 @@ export function cspFor(csp: McpUiResourceCsp | undefined): string {
 }
 
 async function connect(url: string, apiKey: string): Promise<string[]> {
-  client = new Client(HOST_INFO, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } } as never });
+  client = new Client(HOST_INFO, {
+    capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } },
+    versionNegotiation: { mode: { pin: '2026-07-28' } },
+  });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { 'X-API-Key': apiKey } } }));
   tools = new Map((await client.listTools()).tools.map((t) => [t.name, t]));
   return [...tools.keys()];
