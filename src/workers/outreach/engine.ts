@@ -234,6 +234,8 @@ export class Engine {
    */
   private async workDue(running: readonly CampaignInfo[], now: number, seen: Set<string>, touched: Set<string>): Promise<void> {
     const { perWake, fresh: freshRoom } = probeSizes(this.settings);
+    // Senders' counters are this tick's, once read below; never an earlier tick's.
+    this.pins.counters = undefined;
     // A campaign waits while its senders are all idle (out of hours, or within their spacing).
     const awake = running.filter((info) => {
       const senders = sendersOf(info);
@@ -259,6 +261,9 @@ export class Engine {
       freshRoom,
       (id) => this.memory.until('invites', id) > now,
       (id) => this.pins.count(id),
+      (counters) => {
+        this.pins.counters = counters;
+      },
     );
     for (const [accountId, until] of full) this.memory.set('invites', accountId, until);
     const freshBy = freshLeadsOf(
