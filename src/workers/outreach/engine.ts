@@ -250,9 +250,11 @@ export class Engine {
     );
     const quiet = probed.filter((info) => !scheduledBy.has(info.id)).map((info) => info.id);
     for (const [id, at] of nextScheduledOf(this.ctx, quiet, now)) this.memory.set('quiet', id, at ?? Number.POSITIVE_INFINITY);
-    // A campaign with several senders also takes new leads while it has scheduled ones, as far as
-    // its senders can still invite: its scheduled leads may all wait for one busy sender.
-    const hungry = awake.filter((info) => !scheduledBy.has(info.id) || info.senderIds.length > 1);
+    // A campaign with several senders also takes new leads while it has scheduled ones, when one
+    // of its senders has no new lead promised and may still invite: its scheduled leads may all
+    // wait for another, busy sender.
+    const dry = (id: string) => this.pins.count(id) === 0 && this.memory.until('invites', id) <= now;
+    const hungry = awake.filter((info) => !scheduledBy.has(info.id) || (info.senderIds.length > 1 && info.senderIds.some(dry)));
     const { quotas, full } = freshLeadQuotas(
       this.ctx,
       this.settings.safety,
