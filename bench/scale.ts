@@ -25,7 +25,7 @@ import type * as Server from '../src/server.js';
 import type * as Outreach from '../src/workers/outreach/index.js';
 import type * as StateMachine from '../src/core/campaigns/state-machine.js';
 import { repoRoot } from './lib/app.js';
-import { decisionCost, loadSequenceMods, makeBranching, sequenceCost, type DecisionCost, type SequenceCost } from './lib/sequences.js';
+import { decisionCost, loadSequenceMods, makeBranching, sequenceCosts, type DecisionCost, type SequenceCost } from './lib/sequences.js';
 import { openLikeTheServer, recordStatements, replayWrites, topStatements, type Recording } from './lib/statements.js';
 
 const MINUTE = 60_000;
@@ -41,9 +41,10 @@ export interface ScaleSettings {
   idleStepMs: number;
   /** Every this many campaigns, one runs the branching, two-variant, three-sender sequence (bench/lib/sequences.ts). */
   branchingEvery: number;
-  /** Leads and simulated days of each sequence-cost probe. */
+  /** Leads and simulated days of each sequence-cost probe, and how many rounds of each are timed. */
   probeLeads: number;
   probeDays: number;
+  probeRounds: number;
 }
 
 export interface TickCost {
@@ -330,6 +331,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     branchingEvery: 4,
     probeLeads: env('BENCH_SCALE_PROBE_LEADS', 600),
     probeDays: env('BENCH_SCALE_PROBE_DAYS', 8),
+    probeRounds: 3,
     ...overrides,
   };
   const m = await loadMods(root);
@@ -456,11 +458,10 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
 
     say(`sequence cost: ${settings.probeLeads} leads each, ${settings.probeDays} simulated days, linear then branching`);
     const probeStart = START + 80 * DAY;
-    const linear = await sequenceCost(seq, dbPath, 'linear', settings.probeLeads, settings.probeDays, probeStart);
-    const branchingCost = await sequenceCost(seq, dbPath, 'branching', settings.probeLeads, settings.probeDays, probeStart + 20 * DAY);
+    const { linear, branching: branchingCost } = await sequenceCosts(seq, dbPath, settings.probeLeads, settings.probeDays, settings.probeRounds, probeStart);
     say('step decision: 1,000,000 leads stored, then 1,000');
-    const decisionBig = await decisionCost(seq, dbPath, 100, 10, probeStart + 40 * DAY);
-    const decisionSmall = await decisionCost(seq, smallPath, 100, 10, probeStart + 40 * DAY);
+    const decisionBig = await decisionCost(seq, dbPath, 100, 10, probeStart + 200 * DAY);
+    const decisionSmall = await decisionCost(seq, smallPath, 100, 10, probeStart + 200 * DAY);
 
     const sendsPerWallSecond = sends / (wallMs / 1000);
     const results: Omit<ScaleResults, 'targets'> = {

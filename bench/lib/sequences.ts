@@ -178,11 +178,12 @@ export async function sequenceCost(
   leads: number,
   days: number,
   start: number,
+  round = 0,
 ): Promise<SequenceCost> {
   const clock = new s.clock.FakeClock(start);
   const ctx = s.server.createContext({ dbPath, env: 'development', config: {} }, s.log.silentLogger(), clock, clock);
   pauseAll(s, ctx);
-  const tag = sequence === 'linear' ? 'lin' : 'br';
+  const tag = `${sequence === 'linear' ? 'lin' : 'br'}${round}`;
   const accounts = [0, 1, 2].map((k) => `acc_${tag}_${k}`);
   for (const id of accounts) probeAccount(ctx, id, clock.now());
   const slugs = Array.from({ length: leads }, (_, n) => `probe-person-${n.toString(36)}`);
@@ -231,6 +232,31 @@ export async function sequenceCost(
   for (const id of campaigns) s.campaigns.applyCampaignEvent(ctx, id, 'pause');
   ctx.db.$client.close();
   return { sequence, leads, days, calls, wallMs, allTicksMs, usPerCall: (wallMs * 1000) / Math.max(1, calls), byKind };
+}
+
+/**
+ * Both probes, in turns: a warm-up pair (not counted: the first ticks of a process pay for its
+ * compilation), then `rounds` pairs, linear then branching, each with probe accounts and campaigns
+ * of its own, so load from other work on the machine falls on both alike. Each kind's figure is
+ * its round with the median cost per call.
+ */
+export async function sequenceCosts(
+  s: SequenceMods,
+  dbPath: string,
+  leads: number,
+  days: number,
+  rounds: number,
+  start: number,
+): Promise<{ linear: SequenceCost; branching: SequenceCost }> {
+  const runs: Record<'linear' | 'branching', SequenceCost[]> = { linear: [], branching: [] };
+  for (let r = 0; r <= rounds; r++) {
+    for (const sequence of ['linear', 'branching'] as const) {
+      const cost = await sequenceCost(s, dbPath, sequence, leads, days, start + (2 * r + (sequence === 'linear' ? 0 : 1)) * (days + 2) * DAY, r);
+      if (r > 0) runs[sequence].push(cost);
+    }
+  }
+  const median = (list: SequenceCost[]) => [...list].sort((a, b) => a.usPerCall - b.usPerCall)[Math.floor(list.length / 2)] as SequenceCost;
+  return { linear: median(runs.linear), branching: median(runs.branching) };
 }
 
 /** A deterministic uniform draw (Park-Miller). */

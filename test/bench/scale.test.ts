@@ -8,7 +8,7 @@ import { repoRoot } from '../../bench/lib/app.js';
  */
 describe('bench: the scale simulation', () => {
   it('sends within every rule over three simulated days, and reports what it measured', async () => {
-    const r = await runScale(repoRoot(), { accounts: 6, leads: 1200, days: 3, probeLeads: 60, probeDays: 6 });
+    const r = await runScale(repoRoot(), { accounts: 6, leads: 1200, days: 3, probeLeads: 60, probeDays: 6, probeRounds: 1 });
     const invitations = r.byKind.connection_request ?? 0;
     // Three weekdays at the default 25 a day each, within the weekly 100; the run ends at UTC
     // midnight, when Chicago's last working day (15:00-24:00 UTC) may not be over yet.

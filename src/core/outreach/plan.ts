@@ -145,8 +145,8 @@ export function planLead(lead: LeadRow, ctx: PlanContext): Plan | null {
 }
 
 /** The facts the step runner reads from a lead row. */
-export function leadFacts(lead: LeadRow, salesNavigator: boolean | null = null): LeadFacts {
-  return {
+export function leadFacts(lead: LeadRow, salesNavigator: boolean | null = null, approval = false, draftOf?: LeadFacts['draftOf']): LeadFacts {
+  const facts: LeadFacts = {
     accepted: isAccepted(lead),
     connectedAt: lead.connectedAt,
     invited: lead.invitedAt !== null || lead.stage === 'connection_sent',
@@ -159,7 +159,10 @@ export function leadFacts(lead: LeadRow, salesNavigator: boolean | null = null):
     lastSentAt: lead.lastSequenceSentAt,
     updatedAt: lead.updatedAt,
     salesNavigator,
+    approval,
   };
+  if (draftOf) facts.draftOf = draftOf;
+  return facts;
 }
 
 /** The invitation was accepted, or the lead was loaded as a connection. */
@@ -199,7 +202,7 @@ export function actionOf(seq: SequenceIndex, step: PerformStep): LeadAction {
  */
 function sequencePlan(lead: LeadRow, ctx: PlanContext): Plan | null {
   const seq = ctx.steps ?? legacyIndex(ctx.sequence, ctx.invitationTimeoutMs);
-  const facts = { ...leadFacts(lead, ctx.salesNavigator ?? null), approval: ctx.approval === true, ...(ctx.draftOf ? { draftOf: ctx.draftOf } : {}) };
+  const facts = leadFacts(lead, ctx.salesNavigator ?? null, ctx.approval === true, ctx.draftOf);
   const rules = { invitationTimeoutMs: ctx.invitationTimeoutMs, replyWaitMs: ctx.replyWaitMs, withdrawStale: ctx.withdrawStale === true };
   const position = ctx.position ?? null;
   if (position === 'ended') return endPlan(facts, 0, false, ctx.replyWaitMs);

@@ -1,6 +1,6 @@
 import { findAccounts } from '../accounts/resolve.js';
 import type { Ctx } from '../context.js';
-import { allowances, type SafetySettings } from '../safety/rules.js';
+import { allowances, type Allowance, type SafetySettings } from '../safety/rules.js';
 import { invitationsFreeAt, invitationsLeft } from './readiness.js';
 import type { EngineSettings } from './settings.js';
 import { sendersOf, type CampaignInfo } from './state.js';
@@ -34,7 +34,8 @@ export interface FreshQuotas {
  * today, at most `room`. A campaign without a sender takes `room` (its leads fail or wait for an
  * account at once). Senders `knownFull` (found with no invitation left before) are not read
  * again; `promised` counts, per sender, the leads given it today that it has not invited yet.
- * The senders and their counters are read in one statement each.
+ * The senders and their counters are read in one statement each; `read` is handed the counters,
+ * so the senders of this tick's new leads are picked on them (senderFor).
  */
 export function freshLeadQuotas(
   ctx: Ctx,
@@ -44,6 +45,7 @@ export function freshLeadQuotas(
   room: number,
   knownFull: (accountId: string) => boolean,
   promised: (accountId: string) => number = () => 0,
+  read?: (counters: ReadonlyMap<string, Allowance>) => void,
 ): FreshQuotas {
   const senders = findAccounts(
     ctx,
@@ -55,6 +57,7 @@ export function freshLeadQuotas(
     safety,
     now,
   );
+  read?.(counters);
   const full = new Map<string, number>();
   for (const [accountId, a] of counters) if (invitationsLeft(a) === 0) full.set(accountId, invitationsFreeAt(a, now));
   const quotas = new Map<string, number>();

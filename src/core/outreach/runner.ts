@@ -1,6 +1,7 @@
 import { transaction } from '../../db/tx.js';
 import { variantCount, type Step, type VariantLetter } from '../agents/steps.js';
 import type { Ctx } from '../context.js';
+import type { Allowance } from '../safety/rules.js';
 import { handOffLead } from '../leads/handoff.js';
 import type { DraftInput } from '../drafts/prepare.js';
 import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim, type ClaimedDraft } from '../drafts/send.js';
@@ -50,7 +51,7 @@ export interface Advanced {
 /** What the runner knows of the lead: its row, its sender's Sales Navigator when known, and its drafts. */
 function factsFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, salesNavigator: boolean | null): LeadFacts {
   const approval = info.approval === 'required';
-  return { ...leadFacts(lead, salesNavigator), approval, ...(info.draftsInUse ? { draftOf: draftLookup(ctx, lead, approval) } : {}) };
+  return leadFacts(lead, salesNavigator, approval, info.draftsInUse ? draftLookup(ctx, lead, approval) : undefined);
 }
 
 /** The variant of a step for the lead: drawn (and stored) the first time, the same ever after. */
@@ -324,10 +325,11 @@ export function releaseStepDraft(ctx: Ctx, leadId: string, info: CampaignInfo, i
   if (draft) releaseDraftClaim(ctx, draft.id, intent.id);
 }
 
-/** What the engine remembers of the leads it gave a sender today and has not invited yet. */
+/** What the engine remembers of the leads it gave a sender today and has not invited yet, and the senders' counters it read this tick. */
 export interface SenderPins {
   count(accountId: string): number;
   add(accountId: string, leadId: string): void;
+  counters?: ReadonlyMap<string, Allowance>;
 }
 
 /**
@@ -342,7 +344,7 @@ export function senderFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: numb
   if (lead.accountId !== null) return lead.accountId;
   if (info.senderIds.length === 0) return info.agent?.accountId ?? null;
   const promised = new Map(info.senderIds.map((id) => [id, pins?.count(id) ?? 0]));
-  const chosen = bestSender(ctx, info.senderIds, now, promised);
+  const chosen = bestSender(ctx, info.senderIds, now, promised, pins?.counters);
   if (chosen === null) return null;
   updateLead(ctx.db, lead.id, { accountId: chosen });
   pins?.add(chosen, lead.id);

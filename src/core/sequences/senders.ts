@@ -4,7 +4,7 @@ import { transaction } from '../../db/tx.js';
 import { findAccounts, type AccountRow } from '../accounts/resolve.js';
 import { findCampaignRow, senderAccountIdsOf } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
-import { allowances, safetyOf } from '../safety/rules.js';
+import { allowances, safetyOf, type Allowance } from '../safety/rules.js';
 
 /**
  * Which account sends to a lead. Each lead has one sender, fixed at its first step: the lead's
@@ -39,10 +39,19 @@ const canSend = (a: AccountRow): boolean => a.status === 'connected' && a.active
  * `promised` counts invitations already promised this round per account (leads the caller pinned
  * before sending), so one round spreads its leads instead of piling them on the first account.
  */
-export function bestSender(ctx: Ctx, candidates: readonly string[], now: number, promised: ReadonlyMap<string, number> = new Map()): string | null {
+export function bestSender(
+  ctx: Ctx,
+  candidates: readonly string[],
+  now: number,
+  promised: ReadonlyMap<string, number> = new Map(),
+  known?: ReadonlyMap<string, Allowance>,
+): string | null {
   const rows = [...findAccounts(ctx, candidates).values()].filter(canSend);
   if (rows.length === 0) return null;
-  const left = allowances(ctx, rows, safetyOf(ctx), now);
+  // Counters the caller read at this instant (the engine's tick) are used as they are; the rest are read.
+  const missing = known ? rows.filter((row) => !known.has(row.id)) : rows;
+  const left = missing.length > 0 ? allowances(ctx, missing, safetyOf(ctx), now) : new Map<string, Allowance>();
+  if (known) for (const row of rows) if (!left.has(row.id) && known.has(row.id)) left.set(row.id, known.get(row.id) as Allowance);
   let best: { id: string; left: number } | null = null;
   for (const row of rows) {
     const a = left.get(row.id);

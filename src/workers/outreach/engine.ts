@@ -234,6 +234,8 @@ export class Engine {
    */
   private async workDue(running: readonly CampaignInfo[], now: number, seen: Set<string>, touched: Set<string>): Promise<void> {
     const { perWake, fresh: freshRoom } = probeSizes(this.settings);
+    // Senders' counters are this tick's, once read below; never an earlier tick's.
+    this.pins.counters = undefined;
     // A campaign waits while its senders are all idle (out of hours, or within their spacing).
     const awake = running.filter((info) => {
       const senders = sendersOf(info);
@@ -248,9 +250,11 @@ export class Engine {
     );
     const quiet = probed.filter((info) => !scheduledBy.has(info.id)).map((info) => info.id);
     for (const [id, at] of nextScheduledOf(this.ctx, quiet, now)) this.memory.set('quiet', id, at ?? Number.POSITIVE_INFINITY);
-    // A campaign with several senders also takes new leads while it has scheduled ones, as far as
-    // its senders can still invite: its scheduled leads may all wait for one busy sender.
-    const hungry = awake.filter((info) => !scheduledBy.has(info.id) || info.senderIds.length > 1);
+    // A campaign with several senders also takes new leads while it has scheduled ones, when one
+    // of its senders has no new lead promised and may still invite: its scheduled leads may all
+    // wait for another, busy sender.
+    const dry = (id: string) => this.pins.count(id) === 0 && this.memory.until('invites', id) <= now;
+    const hungry = awake.filter((info) => !scheduledBy.has(info.id) || (info.senderIds.length > 1 && info.senderIds.some(dry)));
     const { quotas, full } = freshLeadQuotas(
       this.ctx,
       this.settings.safety,
@@ -259,6 +263,9 @@ export class Engine {
       freshRoom,
       (id) => this.memory.until('invites', id) > now,
       (id) => this.pins.count(id),
+      (counters) => {
+        this.pins.counters = counters;
+      },
     );
     for (const [accountId, until] of full) this.memory.set('invites', accountId, until);
     const freshBy = freshLeadsOf(
