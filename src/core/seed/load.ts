@@ -7,6 +7,7 @@ import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
 import { normalizeProfileUrl } from '../leads/url.js';
 import { restoreCampaign } from '../campaigns/state-machine.js';
+import { forgetAllDrafts } from '../drafts/store.js';
 import { clean, composeFullName } from '../text.js';
 import { insertApiKey } from '../auth/keys.js';
 import { ApiError } from '../errors.js';
@@ -38,7 +39,9 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       if (!opts.reset) throw new SeedError('--reset', 'the database already holds a workspace; pass --reset to replace it');
     }
     if (opts.reset) {
-      for (const table of stateTables(ctx)) db.run(sql.raw(`DELETE FROM "${table}"`));
+      // Drafts have one writer, which SQLite holds every other module to (src/db/drafts-writer.ts).
+      forgetAllDrafts(ctx);
+      for (const table of stateTables(ctx)) if (table !== 'drafts') db.run(sql.raw(`DELETE FROM "${table}"`));
     }
 
     const ws = file.workspace ?? WorkspaceSection.parse({});
