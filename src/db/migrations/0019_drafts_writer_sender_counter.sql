@@ -13,3 +13,8 @@ CREATE TRIGGER `drafts_status_transition_guard` BEFORE UPDATE OF `status` ON `dr
   OR (OLD.`status` = 'approved' AND NEW.`status` IN ('rejected', 'pending') AND OLD.`sending_intent_id` IS NULL)
   OR (OLD.`status` = 'approved' AND NEW.`status` = 'sent' AND OLD.`sending_intent_id` IS NOT NULL)
 ) BEGIN SELECT RAISE(ABORT, 'this change of a draft''s status is not a transition of the draft state machine (DRAFT_TRANSITIONS in src/core/drafts/store.ts)'); END;
+--> statement-breakpoint
+-- A campaign's senders are kept with it in the engine's cache (src/db/cache.ts): changing them
+-- moves the campaigns counter, as a change of its status or agent does.
+DROP TRIGGER IF EXISTS `campaigns_update_counter`;--> statement-breakpoint
+CREATE TRIGGER `campaigns_update_counter` AFTER UPDATE OF `status`, `assigned_template_id`, `sender_account_ids` ON `campaigns` BEGIN UPDATE `change_counters` SET `value` = random() >> 11 WHERE `name` = 'campaigns'; END;
