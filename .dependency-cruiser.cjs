@@ -137,6 +137,21 @@ module.exports = {
       to: { path: '^src/db/campaign-writer\\.ts$' },
     },
     {
+      name: 'drafts-writer',
+      comment:
+        'Only the drafts store opens the gate that lets SQLite insert, change or delete a draft (src/db/drafts-writer.ts); the connection only registers it.',
+      severity: 'error',
+      from: { pathNot: '^src/(core/drafts/store|db/connection)\\.ts$' },
+      to: { path: '^src/db/drafts-writer\\.ts$' },
+    },
+    {
+      name: 'sql-gate',
+      comment: 'Only the gate modules (campaign-writer.ts, drafts-writer.ts) make an SQL gate: another could register a gate function of the same name.',
+      severity: 'error',
+      from: { pathNot: '^src/db/(campaign|drafts)-writer\\.ts$' },
+      to: { path: '^src/db/sql-gate\\.ts$' },
+    },
+    {
       name: 'no-cycles',
       comment: 'No import cycle anywhere in src/.',
       severity: 'error',

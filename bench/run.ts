@@ -40,11 +40,11 @@ import {
   type RssRound,
   type ToolsListSize,
 } from './lib/report.js';
-import { countTokens } from 'gpt-tokenizer';
 import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, modernRpc, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 import { benchImport } from './lib/import.js';
 import { recordStatements, replayWrites } from './lib/statements.js';
+import { listingTokens } from './lib/listing.js';
 import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 
 const envInt = (name: string, fallback: number): number => {
@@ -232,21 +232,24 @@ const round = (samples: number[], runs: readonly LoadRun[]): RssRound =>
     runs.reduce((n, r) => n + r.requests, 0),
   );
 
-/** tools/list sizes, and what each part of the entries adds up to. */
-function toolsListSize(list: Json): ToolsListSize {
-  const listed = (list.body as { result: { tools: Record<string, unknown>[] } }).result.tools;
+const listedTools = (list: Json): Record<string, unknown>[] => (list.body as { result: { tools: Record<string, unknown>[] } }).result.tools;
+
+/** tools/list sizes (the default listing, and with the manage toolset), and what each part of the entries adds up to. */
+function toolsListSize(list: Json, manage: Json): ToolsListSize {
+  const listed = listedTools(list);
   const byField: Record<string, number> = {};
   for (const tool of listed) {
     for (const [field, value] of Object.entries(tool)) byField[field] = (byField[field] ?? 0) + Buffer.byteLength(JSON.stringify(value));
   }
   const responseBytes = Buffer.byteLength(list.text);
-  const visible = listed.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
+  const withManage = listedTools(manage);
   return {
     tools: listed.length,
     responseBytes,
     toolsBytes: Buffer.byteLength(JSON.stringify(listed)),
-    modelTokens: countTokens(JSON.stringify(visible)),
+    modelTokens: listingTokens(listed),
     byField,
+    manage: { tools: withManage.length, responseBytes: Buffer.byteLength(manage.text), modelTokens: listingTokens(withManage) },
   };
 }
 
@@ -679,7 +682,9 @@ async function main(): Promise<boolean> {
 
     const list = await call(`${server.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: rpc('tools/list') });
     expect200('tools/list', list);
-    const toolsList = toolsListSize(list);
+    const manageList = await call(`${server.url}/mcp?toolsets=manage`, { method: 'POST', headers: mcpHeaders, body: rpc('tools/list') });
+    expect200('tools/list?toolsets=manage', manageList);
+    const toolsList = toolsListSize(list, manageList);
 
     // The 429 path: one key flooding a server with the spec's limits, its bucket long empty;
     // floods of equal length, each followed by a slice of the baseline.

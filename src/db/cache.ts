@@ -9,7 +9,7 @@ import { perDb } from './prepared.js';
  * running campaigns with their agents, the accounts, the exclusion list, API keys, the workspace's
  * settings, the credit balance).
  *
- * Who invalidates it: SQLite itself. Triggers (migrations 0009 and 0016) set a counter per group
+ * Who invalidates it: SQLite itself. Triggers (migrations 0009, 0016 and 0019) set a counter per group
  * of tables to a fresh random value on every write to them, from any connection or process (the
  * CLI revoking a key while the server runs). A kept value is served while its counter still holds
  * the value read when it was loaded (see `Versions` for how cheaply that is checked).

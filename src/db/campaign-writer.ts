@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { sqlGate } from './sql-gate.js';
 
 /**
  * The database half of "one writer of a campaign's state". Migration 0012 puts two triggers on
@@ -12,22 +13,10 @@ import type Database from 'better-sqlite3';
  * A connection that never registered the function (the sqlite3 shell) cannot write those
  * columns at all: "no such function".
  */
-const SQL_FUNCTION = 'campaign_state_writer';
-
-/** Per connection: how many state-machine writes are open (they may nest). */
-const open = new WeakMap<Database.Database, number>();
+const gate = sqlGate('campaign_state_writer');
 
 /** Registers the gate's SQL function; the connection does it before migrating. */
-export function installCampaignStateGate(client: Database.Database): void {
-  client.function(SQL_FUNCTION, { deterministic: false }, () => ((open.get(client) ?? 0) > 0 ? 1 : 0));
-}
+export const installCampaignStateGate = (client: Database.Database): void => gate.install(client);
 
 /** Runs `write` with the gate open on this connection. Synchronous, so nothing else runs meanwhile. */
-export function asCampaignStateWriter<T>(client: Database.Database, write: () => T): T {
-  open.set(client, (open.get(client) ?? 0) + 1);
-  try {
-    return write();
-  } finally {
-    open.set(client, (open.get(client) ?? 1) - 1);
-  }
-}
+export const asCampaignStateWriter = <T>(client: Database.Database, write: () => T): T => gate.open(client, write);

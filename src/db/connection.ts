@@ -6,6 +6,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { installCampaignStateGate } from './campaign-writer.js';
+import { installDraftsGate } from './drafts-writer.js';
 import * as schema from './schema.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -36,8 +37,9 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   sqlite.pragma('wal_autocheckpoint = 10000');
   sqlite.pragma('journal_size_limit = 67108864');
   if (path !== ':memory:') backUpBeforeMigrating(sqlite, path, opts.onBackup);
-  // Before migrating: the campaign triggers call it (see campaign-writer.ts).
+  // Before migrating: the campaign and draft triggers call them (see campaign-writer.ts, drafts-writer.ts).
   installCampaignStateGate(sqlite);
+  installDraftsGate(sqlite);
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return db;

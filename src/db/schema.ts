@@ -822,8 +822,9 @@ export const changeCounters = sqliteTable('change_counters', {
 
 /**
  * Drafts that a person approves before the engine sends them (campaigns with `approval:
- * required`). Written by src/core/drafts/store.ts alone; its status is a state machine of its
- * own: pending → approved | rejected, approved → rejected | sent.
+ * required`). Written by src/core/drafts/store.ts alone, which SQLite enforces (src/db/drafts-writer.ts,
+ * migration 0019); its status is a state machine of its own: pending → approved | rejected,
+ * approved → rejected | pending | sent.
  */
 export const drafts = sqliteTable(
   'drafts',

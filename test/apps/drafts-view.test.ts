@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { draftFor } from '../../src/core/drafts/prepare.js';
 import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
+import { scratchScreenshots } from '../screenshots.js';
 import { buildHost } from './host-page.js';
 
 /**
@@ -20,6 +21,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const WAIT = { timeout: 15_000 };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VIEW = join(ROOT, 'dist/ui/views/drafts.html');
+/** docs/screenshots with OUTREACH_SCREENSHOTS=1, else a scratch folder (test/screenshots.ts). */
+const SHOTS = scratchScreenshots('drafts-view-shots-');
 
 describe('the drafts view document', () => {
   it('is built, and stays under 300 KB', () => {
@@ -71,6 +74,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    SHOTS.remove();
   });
 
   it('renders the handed list_drafts result with no call of its own, each lead beside its words', async () => {
@@ -94,12 +98,9 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
     await grace.getByRole('figure').getByText('Hi, glad to connect (0).').waitFor();
     await frame().getByRole('checkbox', { name: 'Select Grace Hopper' }).check();
     await frame().getByRole('checkbox', { name: 'Select Alan Turing' }).check();
-    if (process.env.OUTREACH_SCREENSHOTS === '1') {
-      // Once the view has told the host its new height.
-      await expect.poll(() => page.locator('iframe[data-view="drafts"]').getAttribute('data-height'), WAIT).not.toBeNull();
-      mkdirSync(join(ROOT, 'docs/screenshots'), { recursive: true });
-      await page.locator('section[data-turn="drafts"]').screenshot({ path: join(ROOT, 'docs/screenshots/view-drafts.png') });
-    }
+    // Once the view has told the host its new height.
+    await expect.poll(() => page.locator('iframe[data-view="drafts"]').getAttribute('data-height'), WAIT).not.toBeNull();
+    await page.locator('section[data-turn="drafts"]').screenshot({ path: join(SHOTS.dir, 'view-drafts.png') });
     const before = toolCalls.length;
     await frame().getByRole('button', { name: 'Approve selected (2)' }).click();
     await expect.poll(async () => (await draft(0))?.status, WAIT).toBe('approved');

@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { recordAccepted, recordReplied, recordStep } from '../../src/core/sequences/store.js';
 import { fixture, RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
+import { scratchScreenshots } from '../screenshots.js';
 import { buildHost } from './host-page.js';
 
 /**
@@ -19,14 +20,15 @@ import { buildHost } from './host-page.js';
  * download) opens a test host page that uses the extension's own AppBridge and the MCP SDK
  * client against the real server over HTTP. Each view runs in a sandboxed iframe under the CSP
  * its resource declares, renders the tool result the host hands it, and its buttons call the
- * server through the host. Screenshots go to docs/screenshots/.
+ * server through the host. Screenshots go to docs/screenshots/ with OUTREACH_SCREENSHOTS=1, else
+ * to a scratch folder (test/screenshots.ts).
  */
 
 const CHROMIUM = '/usr/bin/chromium';
 /** How long a condition may take to come true on a busy two-core machine. */
 const WAIT = { timeout: 15_000 };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SCREENSHOTS = join(ROOT, 'docs/screenshots');
+const SCREENSHOTS = scratchScreenshots('views-shots-');
 
 if (!existsSync(CHROMIUM) && !process.env.OUTREACH_SKIP_BROWSER) {
   throw new Error(`The MCP App view tests need Chromium at ${CHROMIUM} (apt install chromium), or OUTREACH_SKIP_BROWSER=1 to skip them knowingly.`);
@@ -164,8 +166,7 @@ describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', existsSync(CHROMIUM
         { interval: 200, timeout: 15_000 },
       )
       .toBe(true);
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await p.locator(`section[data-turn="${id}"]`).screenshot({ path: join(SCREENSHOTS, `view-${id}.png`) });
+    await p.locator(`section[data-turn="${id}"]`).screenshot({ path: join(SCREENSHOTS.dir, `view-${id}.png`) });
   };
   const rest = async (path: string) => (await server.rest(path)).body;
   /**
@@ -192,6 +193,7 @@ describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', existsSync(CHROMIUM
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    SCREENSHOTS.remove();
   });
 
   it('shows the insights as counters and charts from the handed result', async () => {

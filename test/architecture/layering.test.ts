@@ -76,6 +76,11 @@ describe('layering rules (dependency-cruiser)', () => {
       'src/db/campaign-writer.ts': 'export const gate = 1;\n',
       'src/core/campaigns/state-machine.ts': "import { gate } from '../../db/campaign-writer.js';\nexport const sm = gate;\n",
       'src/core/leads/sneaky.ts': "import { gate } from '../../db/campaign-writer.js';\nexport const sneaky = gate;\n",
+      'src/db/drafts-writer.ts': 'export const draftsGate = 1;\n',
+      'src/core/drafts/store.ts': "import { draftsGate } from '../../db/drafts-writer.js';\nexport const store = draftsGate;\n",
+      'src/core/drafts/update.ts': "import { draftsGate } from '../../db/drafts-writer.js';\nexport const sneaky = draftsGate;\n",
+      'src/db/sql-gate.ts': 'export const sqlGate = 1;\n',
+      'src/db/other-gate.ts': "import { sqlGate } from './sql-gate.js';\nexport const other = sqlGate;\n",
     };
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(scratch, path)), { recursive: true });
@@ -102,6 +107,8 @@ describe('layering rules (dependency-cruiser)', () => {
         'core-to-adapter-code src/core/store-bad.ts src/network/store.ts',
         'not-in-allowed src/core/store-bad.ts src/network/store.ts',
         'campaign-state-writer src/core/leads/sneaky.ts src/db/campaign-writer.ts',
+        'drafts-writer src/core/drafts/update.ts src/db/drafts-writer.ts',
+        'sql-gate src/db/other-gate.ts src/db/sql-gate.ts',
       ])
         expect(found, expected).toContain(expected);
       const about = (file: string) => [...found].filter((v) => v.includes(` ${file} `));
@@ -110,6 +117,8 @@ describe('layering rules (dependency-cruiser)', () => {
       expect(about('src/rest/uses-tools.ts')).toEqual([]);
       // The state machine itself may open the gate.
       expect([...found].filter((v) => v.includes('state-machine'))).toEqual([]);
+      // And the drafts store its own.
+      expect(about('src/core/drafts/store.ts')).toEqual([]);
       expect([...found].some((v) => v.startsWith('no-cycles src/workers/outreach/'))).toBe(true);
     }, 120_000);
   });

@@ -1,5 +1,9 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { leads, accounts, activity, exclusions } from '../../src/db/schema.js';
+import { getAgent } from '../../src/core/agents/agents.js';
+import { getCampaign } from '../../src/core/campaigns/campaign.js';
 import { WorkspaceFile } from '../../src/core/seed/file.js';
 import { loadWorkspace, SeedError } from '../../src/core/seed/load.js';
 import { describeIssue, issueFields } from '../../src/core/validation.js';
@@ -79,5 +83,85 @@ describe('workspace file', () => {
     const g: any = fixture();
     g.campaigns[0].leads.push({ networkUrl: 'http://uk.linkedin.com/in/Ada-Lovelace/' });
     expect(() => loadWorkspace(ctx, WorkspaceFile.parse(g), { reset: false })).toThrow(/campaigns\[0\]\.leads\[1\]\.networkUrl/);
+  });
+
+  it('loads agents written as steps (ids kept), and campaigns with their senders and approval', () => {
+    const ctx = testCtx({ workspace: null });
+    const f: any = fixture();
+    f.agents.push({
+      id: 'tpl_steps',
+      name: 'Steps',
+      accountId: 'acc_ada',
+      steps: [
+        { kind: 'visit' },
+        { id: 'stp_note', kind: 'invite', note: 'Hi {{firstName}}', variants: [{ note: 'Hello {{firstName}}' }] },
+        { kind: 'if', condition: 'accepted', withinHours: 72, then: [{ id: 'stp_thanks', kind: 'message', text: 'Thanks!' }], else: [{ kind: 'withdraw' }] },
+      ],
+    });
+    f.campaigns.push({ id: 'cmp_senders', assignedTemplateId: 'tpl_steps', senderAccountIds: ['acc_nav', 'acc_ada', 'acc_nav'], approval: 'required' });
+    loadWorkspace(ctx, WorkspaceFile.parse(f), { reset: false });
+
+    const agent = getAgent(ctx, 'tpl_steps');
+    expect(agent.steps.map((s) => s.kind)).toEqual(['visit', 'invite', 'if']);
+    expect(agent.steps[0]!.id).toMatch(/^stp_/);
+    expect(agent.steps[1]).toEqual({ id: 'stp_note', kind: 'invite', note: 'Hi {{firstName}}', variants: [{ note: 'Hello {{firstName}}' }] });
+    expect(agent.steps[2]).toMatchObject({ then: [{ id: 'stp_thanks', kind: 'message', text: 'Thanks!' }], else: [{ kind: 'withdraw' }] });
+    // connectionNote and messages read from the steps, as for an agent written with create_agent.
+    expect(agent).toMatchObject({ connectionNote: 'Hi {{firstName}}', messages: [{ text: 'Thanks!' }] });
+    // The older shape still loads, and reads as steps.
+    expect(getAgent(ctx, 'tpl_intro').steps[0]).toMatchObject({ kind: 'invite', note: 'Hi {{firstName}}' });
+
+    // A repeated sender counts once, in its first place.
+    expect(getCampaign(ctx, 'cmp_senders')).toMatchObject({ senderAccountIds: ['acc_nav', 'acc_ada'], approval: 'required' });
+    expect(getCampaign(ctx, 'cmp_q4')).toMatchObject({ senderAccountIds: [], approval: 'off' });
+  });
+
+  it('refuses steps that do not hold together, naming the path under the agent, and senders that are not accounts', () => {
+    const refused = (change: (f: any) => void): string => {
+      const ctx = testCtx({ workspace: null });
+      const f: any = fixture();
+      change(f);
+      const parsed = WorkspaceFile.safeParse(f);
+      if (!parsed.success) return `parse: ${parsed.error.issues.flatMap(issueFields).join(', ')}`;
+      try {
+        loadWorkspace(ctx, parsed.data, { reset: false });
+      } catch (err) {
+        expect(err).toBeInstanceOf(SeedError);
+        expect(ctx.db.select().from(accounts).all()).toHaveLength(0);
+        return (err as SeedError).path;
+      }
+      return 'loaded';
+    };
+    const withSteps = (steps: unknown[]) => (f: any) => f.agents.push({ id: 'tpl_s', accountId: 'acc_ada', steps });
+    expect(refused(withSteps([{ kind: 'invite', note: 'Hi' }]))).toBe('loaded');
+    expect(refused((f) => Object.assign(f.agents[0], { steps: [{ kind: 'visit' }] }))).toBe('agents[0].steps');
+    expect(refused(withSteps([{ kind: 'visit' }, { kind: 'message', text: 'Hi {{nickname}}' }]))).toBe('agents[2].steps[1].text');
+    expect(refused(withSteps([{ kind: 'invite' }, { kind: 'if', condition: 'accepted', withinHours: 5, then: [{ kind: 'invite' }] }]))).toMatch(
+      /^agents\[2\]\.steps/,
+    );
+    expect(
+      refused(
+        withSteps([
+          { id: 'stp_a', kind: 'visit' },
+          { id: 'stp_a', kind: 'visit' },
+        ]),
+      ),
+    ).toBe('agents[2].steps[1].id');
+    expect(refused(withSteps([{ kind: 'wait', hours: 0 }]))).toBe('parse: agents[2].steps[0].hours');
+    expect(refused((f) => Object.assign(f.campaigns[0], { senderAccountIds: ['acc_ada', 'acc_missing'] }))).toBe('campaigns[0].senderAccountIds[1]');
+    expect(refused((f) => Object.assign(f.campaigns[0], { senderAccountIds: Array.from({ length: 21 }, () => 'acc_ada') }))).toBe(
+      'parse: campaigns[0].senderAccountIds',
+    );
+  });
+
+  it('loads every example of docs/workspace-file.md', () => {
+    const doc = readFileSync(new URL('../../docs/workspace-file.md', import.meta.url), 'utf8');
+    const examples = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
+    expect(examples.length).toBeGreaterThanOrEqual(2);
+    for (const example of examples) loadWorkspace(testCtx({ workspace: null }), WorkspaceFile.parse(example), { reset: false });
+    const ctx = testCtx({ workspace: null });
+    loadWorkspace(ctx, WorkspaceFile.parse(examples.at(-1)), { reset: false });
+    expect(getCampaign(ctx, 'cmp_two')).toMatchObject({ senderAccountIds: ['acc_ann', 'acc_bob'], approval: 'required' });
+    expect(getAgent(ctx, 'tpl_visit_invite').steps.map((s) => s.kind)).toEqual(['visit', 'invite', 'if']);
   });
 });

@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findAccount } from '../../src/core/accounts/resolve.js';
 import { authenticateKey, revokeApiKey } from '../../src/core/auth/keys.js';
+import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import { applyCampaignEvent } from '../../src/core/campaigns/state-machine.js';
 import { getCredits } from '../../src/core/credits/get.js';
 import { ApiError } from '../../src/core/errors.js';
@@ -62,6 +63,9 @@ describe('trigger-kept change counters', () => {
     expect(moved('campaigns', () => setCampaignState({ db }, campaign!.id, { status: 'CAMPAIGN_PAUSED' }))).toBe(true);
     expect(moved('campaigns', () => db.update(agents).set({ connectionNote: 'Hello' }).run())).toBe(true);
     expect(moved('campaigns', () => db.update(campaigns).set({ approval: 'required' }).where(eq(campaigns.id, campaign!.id)).run())).toBe(true);
+    // Its senders are kept with a campaign; its name is not.
+    expect(moved('campaigns', () => updateCampaign(ctx, campaign!.id, { senderAccountIds: ['acc_nav'] }))).toBe(true);
+    expect(moved('campaigns', () => updateCampaign(ctx, campaign!.id, { name: 'Renamed' }))).toBe(false);
     expect(moved('accounts', () => db.update(accounts).set({ messageLimit: 7 }).run())).toBe(true);
     expect(moved('exclusions', () => db.insert(exclusions).values({ networkUrl: 'https://www.linkedin.com/in/x', createdAt: 1 }).run())).toBe(true);
     expect(moved('exclusions', () => db.delete(exclusions).run())).toBe(true);
@@ -196,6 +200,23 @@ describe('the cache', () => {
     expect(refused(() => authenticateKey(server, TEST_KEY))).toBe('unauthorized');
     expect(getWorkspace(server)?.plan).toBe('free');
     expect(getCredits(server, getWorkspace(server)!).credits).toBe(credits + 7);
+    server.db.$client.close();
+  });
+
+  it("serves a running campaign's new senders at once, whoever wrote them", async () => {
+    const { server, cli } = twoConnections();
+    const [running] = loadRunningCampaigns(server);
+    expect(loadCampaignInfo(server, running!.id)?.senderIds).toEqual([]);
+    // update_campaign refuses it while the campaign runs; the cache does not rely on that.
+    server.db.update(campaigns).set({ senderAccountIds: '["acc_nav"]' }).where(eq(campaigns.id, running!.id)).run();
+    expect(loadCampaignInfo(server, running!.id)?.senderIds).toEqual(['acc_nav']);
+    expect(loadRunningCampaigns(server).find((c) => c.id === running!.id)?.senderIds).toEqual(['acc_nav']);
+    // And from another connection (the CLI), from the next stretch of work on.
+    expect(applyCampaignEvent(cli, running!.id, 'pause')).toBe(true);
+    updateCampaign(cli, running!.id, { senderAccountIds: ['acc_ada', 'acc_nav'] });
+    expect(applyCampaignEvent(cli, running!.id, 'resume')).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loadCampaignInfo(server, running!.id)?.senderIds).toEqual(['acc_ada', 'acc_nav']);
     server.db.$client.close();
   });
 

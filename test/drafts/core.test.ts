@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/core/campaigns/manage.js';
@@ -10,7 +12,11 @@ import { DRAFT_TRANSITIONS, nextDraftStatus } from '../../src/core/drafts/store.
 import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim } from '../../src/core/drafts/send.js';
 import { sendsToConfirm, updateDrafts } from '../../src/core/drafts/update.js';
 import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
-import { webhookEvents, workspace } from '../../src/db/schema.js';
+import { WorkspaceFile } from '../../src/core/seed/file.js';
+import { loadWorkspace } from '../../src/core/seed/load.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { asDraftsWriter } from '../../src/db/drafts-writer.js';
+import { drafts, webhookEvents, workspace } from '../../src/db/schema.js';
 import { approvalConfirmation, confirmationMessage, UpdateDraftsInput } from '../../src/tools/update-drafts.js';
 import { testCtx } from '../helpers.js';
 import { noteFor, reviewWorkspace } from './helpers.js';
@@ -365,21 +371,164 @@ describe('prepareDraft without a model', () => {
   });
 });
 
-describe('one module reads and writes drafts', () => {
-  function files(dir: string): string[] {
-    return readdirSync(dir).flatMap((f) => {
-      const p = join(dir, f);
-      return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(f) ? [p] : [];
-    });
+describe('one writer of drafts, held by SQLite', () => {
+  const STATUSES = ['pending', 'approved', 'rejected', 'sent'] as const;
+  type Status = (typeof STATUSES)[number];
+
+  /** A draft of lead_r0 for its own step, brought to `status` through the store's verbs. */
+  function draftIn(ctx: Ctx, status: Status, n: number): string {
+    const id = draftFor(ctx, step('lead_r0', { stepId: `stp_w${n}` })).id;
+    if (status === 'rejected') updateDrafts(ctx, [{ id, status: 'rejected' }]);
+    if (status === 'approved' || status === 'sent') updateDrafts(ctx, [{ id, status: 'approved' }]);
+    if (status === 'sent') {
+      expect(claimDraftForSend(ctx, id, `int_w${n}`)).not.toBeNull();
+      expect(markDraftSent(ctx, id, `int_w${n}`)).toBe(true);
+    }
+    return id;
   }
-  it('no module but core/drafts/store.ts touches the drafts table', () => {
-    const root = join(import.meta.dirname, '..', '..', 'src');
-    const touching = files(root).filter((p) => {
-      if (p.endsWith(join('drafts', 'store.ts')) || p.endsWith(join('db', 'schema.ts'))) return false;
-      const text = readFileSync(p, 'utf8');
-      const imported = /import\s*\{[^}]*\bdrafts\b[^}]*\}\s*from\s*'[./]*\/?(db\/)?schema\.js'/.test(text);
-      return imported || /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+[`"]?drafts\b/i.test(text);
-    });
-    expect(touching).toEqual([]);
+  const rowOf = (ctx: Ctx, id: string) => ctx.db.select().from(drafts).where(eq(drafts.id, id)).get();
+  const newRow = (id: string) => ({
+    id,
+    campaignId: 'cmp_review',
+    leadId: 'lead_r1',
+    slot: `step:${id}`,
+    kind: 'invite',
+    text: 'Sneaked in',
+    renderedText: 'Sneaked in',
+    status: 'approved',
+    createdAt: 1,
+    updatedAt: 1,
+  });
+
+  it('refuses a raw SQL insert, change or delete of a draft outside the drafts store', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const id = draftIn(ctx, 'pending', 0);
+    const before = rowOf(ctx, id);
+    const sqlite = ctx.db.$client;
+    expect(() =>
+      sqlite
+        .prepare(
+          "INSERT INTO drafts (id, campaign_id, lead_id, slot, kind, text, rendered_text, status, created_at, updated_at) VALUES ('drf_x', 'cmp_review', 'lead_r1', 'step:x', 'invite', 'x', 'x', 'approved', 1, 1)",
+        )
+        .run(),
+    ).toThrow(/written only by the drafts store/);
+    expect(() => sqlite.prepare("UPDATE drafts SET status = 'approved' WHERE id = ?").run(id)).toThrow(/written only by the drafts store/);
+    expect(() => sqlite.prepare("UPDATE drafts SET text = 'Not what a person approved' WHERE id = ?").run(id)).toThrow(/written only by the drafts store/);
+    expect(() => sqlite.prepare('DELETE FROM drafts WHERE id = ?').run(id)).toThrow(/deleted only by the drafts store/);
+    expect(() => sqlite.exec('DELETE FROM drafts')).toThrow(/deleted only by the drafts store/);
+    expect(rowOf(ctx, id)).toEqual(before);
+    expect(ctx.db.select().from(drafts).all()).toHaveLength(1);
+  });
+
+  it('refuses a drizzle insert, change or delete of a draft just the same', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const id = draftIn(ctx, 'approved', 0);
+    const before = rowOf(ctx, id);
+    expect(() => ctx.db.insert(drafts).values(newRow('drf_y')).run()).toThrow(/written only by the drafts store/);
+    expect(() => ctx.db.update(drafts).set({ sendingIntentId: 'int_sneaky' }).where(eq(drafts.id, id)).run()).toThrow(/written only by the drafts store/);
+    expect(() => ctx.db.update(drafts).set({ status: 'rejected' }).run()).toThrow(/written only by the drafts store/);
+    expect(() => ctx.db.delete(drafts).where(eq(drafts.id, id)).run()).toThrow(/deleted only by the drafts store/);
+    expect(rowOf(ctx, id)).toEqual(before);
+  });
+
+  it('refuses, even with the gate open, every status change the transition table does not hold', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const sqlite = ctx.db.$client;
+    const setStatus = (id: string, to: Status) => asDraftsWriter(sqlite, () => sqlite.prepare('UPDATE drafts SET status = ? WHERE id = ?').run(to, id));
+    // Sent is the engine's, and only for a draft it claimed (below): not a transition by itself.
+    const allowed = new Set(DRAFT_TRANSITIONS.filter((t) => t.to !== 'sent').flatMap((t) => t.from.map((from) => `${from} → ${t.to}`)));
+    let n = 0;
+    const outcomes: string[] = [];
+    for (const from of STATUSES) {
+      for (const to of STATUSES) {
+        if (to === from) continue;
+        const id = draftIn(ctx, from, n++);
+        let moved: boolean;
+        try {
+          setStatus(id, to);
+          moved = true;
+        } catch (err) {
+          expect((err as Error).message).toMatch(/not a transition of the draft state machine/);
+          moved = false;
+        }
+        expect(rowOf(ctx, id)?.status).toBe(moved ? to : from);
+        if (moved !== allowed.has(`${from} → ${to}`)) outcomes.push(`${from} → ${to}: ${moved ? 'moved' : 'refused'}`);
+      }
+    }
+    expect(outcomes).toEqual([]);
+    expect(allowed).toEqual(new Set(['pending → approved', 'pending → rejected', 'approved → rejected', 'approved → pending']));
+    // A claimed draft is on the wire: it becomes sent, and nothing else.
+    const claimed = draftIn(ctx, 'approved', n++);
+    expect(claimDraftForSend(ctx, claimed, 'int_claim')).not.toBeNull();
+    expect(() => setStatus(claimed, 'rejected')).toThrow(/not a transition/);
+    expect(() => setStatus(claimed, 'pending')).toThrow(/not a transition/);
+    setStatus(claimed, 'sent');
+    expect(rowOf(ctx, claimed)?.status).toBe('sent');
+    // A draft starts pending or approved.
+    expect(() =>
+      asDraftsWriter(sqlite, () =>
+        ctx.db
+          .insert(drafts)
+          .values({ ...newRow('drf_z'), status: 'sent' })
+          .run(),
+      ),
+    ).toThrow(/starts pending or approved/);
+    expect(asDraftsWriter(sqlite, () => ctx.db.insert(drafts).values(newRow('drf_z')).run()).changes).toBe(1);
+  });
+
+  it('lets the store do all it does: create, edit, approve, reject, release, claim, send, forget', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace(3) });
+    const a = draftFor(ctx, step('lead_r0'));
+    const b = draftFor(ctx, step('lead_r1'));
+    const c = draftFor(ctx, step('lead_r2'));
+    expect(
+      updateDrafts(ctx, [
+        { id: a.id, text: 'Edited', status: 'approved' },
+        { id: b.id, status: 'rejected' },
+      ]).summary.updated,
+    ).toBe(2);
+    updateDrafts(ctx, [{ id: a.id, text: 'Edited again' }]);
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })).toMatchObject({ status: 'pending', text: 'Edited again' });
+    updateCampaign(ctx, 'cmp_review', { approval: 'off' });
+    expect(draftAt(ctx, 'lead_r0', { stepId: 'stp_note' })?.status).toBe('approved');
+    expect(draftAt(ctx, 'lead_r2', { stepId: 'stp_note' })?.status).toBe('approved');
+    expect(claimDraftForSend(ctx, c.id, 'int_1')).not.toBeNull();
+    expect(releaseDraftClaim(ctx, c.id, 'int_1')).toBe(true);
+    expect(claimDraftForSend(ctx, c.id, 'int_2')).not.toBeNull();
+    expect(markDraftSent(ctx, c.id, 'int_2')).toBe(true);
+    expect(draftAt(ctx, 'lead_r2', { stepId: 'stp_note' })?.status).toBe('sent');
+  });
+
+  it('still deletes a lead with its drafts, and a workspace replaced whole with all of them', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace(3) });
+    for (const i of [0, 1, 2]) draftFor(ctx, step(`lead_r${i}`));
+    draftIn(ctx, 'sent', 9);
+    expect(deleteLeadsBatch(ctx, 'cmp_review', ['lead_r0', 'lead_r1']).summary.deleted).toBe(2);
+    expect(ctx.db.select({ leadId: drafts.leadId }).from(drafts).all()).toEqual([{ leadId: 'lead_r2' }]);
+    loadWorkspace(ctx, WorkspaceFile.parse(reviewWorkspace(1)), { reset: true });
+    expect(ctx.db.select().from(drafts).all()).toEqual([]);
+    expect(draftFor(ctx, step('lead_r0')).status).toBe('pending');
+  });
+
+  it('refuses every draft write on a connection that never registered the gate (the sqlite3 shell)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drafts-gate-'));
+    try {
+      const file = join(dir, 'outreach.db');
+      const ctx = testCtx({ workspace: null });
+      ctx.db.$client.close();
+      const db = openDatabase(file);
+      loadWorkspace({ ...ctx, db }, WorkspaceFile.parse(reviewWorkspace(1)), { reset: false });
+      const id = draftFor({ ...ctx, db }, step('lead_r0')).id;
+      db.$client.close();
+      const bare = new Database(file);
+      try {
+        expect(() => bare.prepare("UPDATE drafts SET status = 'approved' WHERE id = ?").run(id)).toThrow(/no such function: drafts_writer/);
+        expect(() => bare.prepare('DELETE FROM drafts').run()).toThrow(/no such function: drafts_writer/);
+      } finally {
+        bare.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

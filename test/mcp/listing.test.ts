@@ -1,6 +1,5 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { countTokens } from 'gpt-tokenizer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jsonSchema, mcpInputSchema, mcpOutputSchema } from '../../src/tools/schemas.js';
@@ -9,21 +8,14 @@ import { Cursor } from '../../src/core/pagination.js';
 import { defaultTools as tools } from '../../src/tools/index.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { SAMPLE_CALLS } from '../tools/samples.js';
+import { LISTING_BUDGET_TOKENS as MODEL_VISIBLE_BUDGET_TOKENS, listingTokens, modelVisible } from '../../bench/lib/listing.js';
 
 /**
- * What a model reads of a listing (each tool's name, title, description, input schema and
- * annotations) stays within a token budget: 4,500 tokens for the default listing, 7,000 with
- * the manage toolset. Counted with a real BPE tokenizer (gpt-tokenizer's o200k_base, the
- * encoding of current OpenAI models; Anthropic publishes none), not bytes ÷ 4. Output schemas
- * are for clients to validate results, not for the model, so they do not count; the whole
- * response keeps its own, looser guard against growth.
+ * What a model reads of a listing stays within the token budget of bench/lib/listing.ts (the
+ * bench judges the same figure): 4,500 tokens for the default listing, 7,000 with the manage
+ * toolset. The whole response keeps its own, looser guard against growth.
  */
-const MODEL_VISIBLE_BUDGET_TOKENS = { default: 4_500, manage: 7_000 };
 const TOOLS_LIST_BUDGET_BYTES = 38_000;
-
-/** What a model reads of a tools/list answer, as the JSON text a client puts in its context. */
-const modelVisible = (tools: Array<Record<string, unknown>>) =>
-  JSON.stringify(tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })));
 
 describe('tools/list as served', () => {
   let server: TestServer;
@@ -44,7 +36,7 @@ describe('tools/list as served', () => {
 
   it(`keeps what a model reads within ${MODEL_VISIBLE_BUDGET_TOKENS.default} tokens, and ${MODEL_VISIBLE_BUDGET_TOKENS.manage} with the manage toolset`, async () => {
     expect(listed).toHaveLength(tools.length);
-    const tokens = countTokens(modelVisible(listed));
+    const tokens = listingTokens(listed);
     expect(tokens).toBeLessThanOrEqual(MODEL_VISIBLE_BUDGET_TOKENS.default);
     // The counter counts: the listing is thousands of tokens, more than its bytes / 8.
     expect(tokens).toBeGreaterThan(Buffer.byteLength(modelVisible(listed)) / 8);
@@ -53,7 +45,7 @@ describe('tools/list as served', () => {
     const client = await server.mcp(TEST_KEY, 'toolsets=manage');
     const { tools: withManage } = await client.listTools();
     expect(withManage.length).toBeGreaterThan(tools.length);
-    expect(countTokens(modelVisible(withManage as Array<Record<string, unknown>>))).toBeLessThanOrEqual(MODEL_VISIBLE_BUDGET_TOKENS.manage);
+    expect(listingTokens(withManage as Array<Record<string, unknown>>)).toBeLessThanOrEqual(MODEL_VISIBLE_BUDGET_TOKENS.manage);
   });
 
   it("lists an update tool's shared arguments by reference beside its create tool, and in full without it", async () => {

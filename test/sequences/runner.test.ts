@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { updateAgent } from '../../src/core/agents/agents.js';
 import type { StepInput } from '../../src/core/agents/steps.js';
 import { pauseCampaign, startCampaign } from '../../src/core/campaigns/lifecycle.js';
+import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import { getAgentStats } from '../../src/core/sequences/stats.js';
 import { Engine } from '../../src/workers/outreach/index.js';
 import { DAY, engineSettings, HOUR, MINUTE } from '../engine/helpers.js';
@@ -136,6 +137,39 @@ describe('senders', () => {
       const lead = h.lead(`lead_${n}`);
       expect(['acc_a', 'acc_b']).toContain(lead.accountId);
       expect(new Set(h.intents(lead.id).map((i) => i.accountId))).toEqual(new Set([lead.accountId]));
+    }
+    expect(h.audit().violations).toEqual([]);
+  });
+
+  it('a new sender given to a paused campaign sends its next leads at once, with no engine restart', async () => {
+    const leads = Array.from({ length: 4 }, (_, i) => `n${i}-sim-never-accepts`);
+    const h = await stepsHarness([{ kind: 'invite', note: null }], leads, {
+      senders: ['acc_a'],
+      workspace: (ws) => {
+        Object.assign(ws.accounts![0]!, { connectionRequestLimit: 2 });
+        ws.accounts!.push({ id: 'acc_b', name: 'B', status: 'connected', connectionRequestLimit: 20 });
+      },
+    });
+    const invites = () => h.intents().filter((i) => i.kind === 'connection_request');
+    await h.runUntil(() => invites().length === 2, 10 * MINUTE, 200);
+    // acc_a's cap is spent for the day; the leads it did not reach wait, some with no sender yet.
+    await h.runUntil(() => true, 10 * MINUTE, 6);
+    expect(invites().map((i) => i.accountId)).toEqual(['acc_a', 'acc_a']);
+    const waiting = [1, 2, 3, 4].map((n) => h.lead(`lead_${n}`)).filter((l) => l.accountId === null);
+    expect(waiting.length).toBeGreaterThan(0);
+
+    await pauseCampaign(h.ctx, 'cmp');
+    updateCampaign(h.ctx, 'cmp', { senderAccountIds: ['acc_b'] });
+    await startCampaign(h.ctx, 'cmp');
+    // The same engine, never restarted: they go from acc_b the same day.
+    const invitedFrom = (leadId: string) =>
+      invites()
+        .filter((i) => i.leadId === leadId)
+        .map((i) => i.accountId);
+    await h.runUntil(() => waiting.every((l) => invitedFrom(l.id).length > 0), 10 * MINUTE, 12);
+    for (const l of waiting) {
+      expect(invitedFrom(l.id)).toEqual(['acc_b']);
+      expect(h.lead(l.id).accountId).toBe('acc_b');
     }
     expect(h.audit().violations).toEqual([]);
   });

@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -38,15 +37,7 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
-/**
- * Screenshots go to docs/screenshots when OUTREACH_SCREENSHOTS=1 (to refresh the README's
- * pictures), and to a scratch folder otherwise, so a test run leaves the worktree clean.
- */
-export function screenshotDir(scratch: string): string {
-  const dir = process.env.OUTREACH_SCREENSHOTS === '1' ? join(process.cwd(), 'docs', 'screenshots') : scratch;
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
+export { screenshotDir } from '../screenshots.js';
 
 export interface Received {
   body: string;

@@ -190,7 +190,7 @@ function refuseBothShapes(input: { steps?: unknown; connectionNote?: unknown; me
  * The columns a sequence written as steps is stored in. connectionNote and messages keep the
  * main path, so what reads them (the engine before the step runner) follows that path.
  */
-function stepColumns(steps: Step[]): Pick<AgentRow, 'steps' | 'connectionNote' | 'messages'> {
+export function stepColumns(steps: Step[]): Pick<AgentRow, 'steps' | 'connectionNote' | 'messages'> {
   const main = mainPath(steps);
   return { steps: JSON.stringify(steps), connectionNote: main.connectionNote, messages: JSON.stringify(main.messages) };
 }

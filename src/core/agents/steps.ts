@@ -353,6 +353,25 @@ function checkPlaceholders(step: StepInput, path: string): void {
 }
 
 /** The ids and kinds of the steps, for `buildSteps` on an update. */
+/**
+ * The ids a sequence written whole (a workspace file) gives its own steps, so `buildSteps` keeps
+ * them; a repeated id keeps its first place, and `buildSteps` refuses the repeat.
+ */
+export function givenStepIds(input: readonly StepInput[]): KnownSteps {
+  const ids = new Map<string, StepKind>();
+  const collect = (list: readonly StepInput[]): void => {
+    for (const step of list) {
+      if (step.id !== undefined && !ids.has(step.id)) ids.set(step.id, step.kind);
+      if (step.kind === 'if') {
+        collect(step.then ?? []);
+        collect(step.else ?? []);
+      }
+    }
+  };
+  collect(input);
+  return ids;
+}
+
 export const knownSteps = (steps: readonly Step[]): KnownSteps => new Map(walkSteps(steps).map((p) => [p.step.id, p.step.kind]));
 
 /** A legacy agent's step ids are derived from the agent and the step's role, so they stay put across reads and restarts. */

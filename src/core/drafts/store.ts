@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import { asDraftsWriter } from '../../db/drafts-writer.js';
 import { perDb } from '../../db/prepared.js';
 import { drafts } from '../../db/schema.js';
 import { leadStatements } from '../../db/sql/leads.js';
@@ -12,10 +13,13 @@ import type { DraftKind, DraftStatus } from './rules.js';
 import type { DraftLeadRow, DraftRow } from './view.js';
 
 /**
- * The drafts table and its state machine. This module is the only one that reads or writes
- * `drafts` (a test holds every other module to that), so every change of a draft's status goes
- * through the transition table below, and every guard is repeated in the write itself: two
- * operators approving at once, or an edit racing the engine's send, change a draft once.
+ * The drafts table and its state machine. This module is the only one that can write `drafts`,
+ * by construction: SQLite refuses an insert, change or delete of a draft unless the gate of
+ * src/db/drafts-writer.ts is open, and only this module may import it (dependency rule
+ * `drafts-writer`). Every change of a draft's status goes through the transition table below,
+ * which the triggers of migration 0019 repeat for every writer, and every guard is repeated in
+ * the write itself: two operators approving at once, or an edit racing the engine's send, change
+ * a draft once.
  *
  * Timestamps are wall time (`ctx.clock`), whoever writes: a draft is a work item for people,
  * and the engine's simulated clock may run far ahead of theirs.
@@ -195,7 +199,7 @@ export function insertDraft(ctx: Ctx, draft: NewDraft): { row: DraftRow; created
     const approval = st.approval.get(draft.campaignId) ?? 'off';
     const status: DraftStatus = approval === 'required' ? 'pending' : 'approved';
     const id = newSortableId('drf', ctx.clock.now());
-    st.insert.run({ ...draft, id, status, now: ctx.clock.now() });
+    asDraftsWriter(ctx.db.$client, () => st.insert.run({ ...draft, id, status, now: ctx.clock.now() }));
     const row = st.byId(id) as DraftRow;
     if (status === 'pending') announceIfFirstPending(ctx, row);
     return { row, created: true };
@@ -229,18 +233,23 @@ export function changeDraft(ctx: Ctx, id: string, from: DraftStatus, change: Dra
     if (nextDraftStatus(from, event) !== change.status) throw new Error(`draft ${id}: ${from} → ${change.status} is not a transition`);
   }
   const st = statements(ctx.db);
-  if (st.change.run(change.text, change.subject, change.status, ctx.clock.now(), id, from).changes !== 1) return false;
+  const changed = asDraftsWriter(ctx.db.$client, () => st.change.run(change.text, change.subject, change.status, ctx.clock.now(), id, from).changes);
+  if (changed !== 1) return false;
   if (change.status === 'pending' && from !== 'pending') announceIfFirstPending(ctx, st.byId(id) as DraftRow);
   return true;
 }
 
 /** Approval turned off: every pending draft of the campaign is approved as it stands. Returns how many. */
 export function releasePendingDrafts(ctx: Ctx, campaignId: string): number {
-  return ctx.db
-    .update(drafts)
-    .set({ status: 'approved', updatedAt: ctx.clock.now() })
-    .where(and(eq(drafts.campaignId, campaignId), eq(drafts.status, 'pending')))
-    .run().changes;
+  return asDraftsWriter(
+    ctx.db.$client,
+    () =>
+      ctx.db
+        .update(drafts)
+        .set({ status: 'approved', updatedAt: ctx.clock.now() })
+        .where(and(eq(drafts.campaignId, campaignId), eq(drafts.status, 'pending')))
+        .run().changes,
+  );
 }
 
 /**
@@ -249,39 +258,52 @@ export function releasePendingDrafts(ctx: Ctx, campaignId: string): number {
  * when the draft is not (or no longer) approved, or another send holds it.
  */
 export function claimDraftRow(ctx: Ctx, id: string, intentId: string): DraftRow | null {
-  const changed = ctx.db
-    .update(drafts)
-    .set({ sendingIntentId: intentId })
-    .where(and(eq(drafts.id, id), eq(drafts.status, 'approved'), sql`${drafts.sendingIntentId} IS NULL`))
-    .run().changes;
+  const changed = asDraftsWriter(
+    ctx.db.$client,
+    () =>
+      ctx.db
+        .update(drafts)
+        .set({ sendingIntentId: intentId })
+        .where(and(eq(drafts.id, id), eq(drafts.status, 'approved'), sql`${drafts.sendingIntentId} IS NULL`))
+        .run().changes,
+  );
   return changed === 1 ? (findDraftRow(ctx, id) ?? null) : null;
 }
 
 /** The send of a claimed draft went out: it is `sent`, once. False when this intent does not hold it. */
 export function markDraftRowSent(ctx: Ctx, id: string, intentId: string, at: number): boolean {
-  return (
-    ctx.db
-      .update(drafts)
-      .set({ status: 'sent', sentAt: at, sendingIntentId: null, updatedAt: ctx.clock.now() })
-      .where(and(eq(drafts.id, id), eq(drafts.status, 'approved'), eq(drafts.sendingIntentId, intentId)))
-      .run().changes === 1
+  return asDraftsWriter(
+    ctx.db.$client,
+    () =>
+      ctx.db
+        .update(drafts)
+        .set({ status: 'sent', sentAt: at, sendingIntentId: null, updatedAt: ctx.clock.now() })
+        .where(and(eq(drafts.id, id), eq(drafts.status, 'approved'), eq(drafts.sendingIntentId, intentId)))
+        .run().changes === 1,
   );
 }
 
 /** The send of a claimed draft did not go out: the draft is free again (still approved). */
 export function releaseDraftRowClaim(ctx: Ctx, id: string, intentId: string): boolean {
-  return (
-    ctx.db
-      .update(drafts)
-      .set({ sendingIntentId: null })
-      .where(and(eq(drafts.id, id), eq(drafts.sendingIntentId, intentId)))
-      .run().changes === 1
+  return asDraftsWriter(
+    ctx.db.$client,
+    () =>
+      ctx.db
+        .update(drafts)
+        .set({ sendingIntentId: null })
+        .where(and(eq(drafts.id, id), eq(drafts.sendingIntentId, intentId)))
+        .run().changes === 1,
   );
 }
 
 /** A deleted lead takes its drafts with it. */
 export function forgetDrafts(ctx: Ctx, leadId: string): void {
-  ctx.db.delete(drafts).where(eq(drafts.leadId, leadId)).run();
+  asDraftsWriter(ctx.db.$client, () => ctx.db.delete(drafts).where(eq(drafts.leadId, leadId)).run());
+}
+
+/** A workspace replaced whole (`seed --reset`) takes every draft with it. */
+export function forgetAllDrafts(ctx: Pick<Ctx, 'db'>): void {
+  asDraftsWriter(ctx.db.$client, () => ctx.db.delete(drafts).run());
 }
 
 export interface DraftPageFilter {

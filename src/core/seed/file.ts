@@ -1,5 +1,7 @@
 import { CREATED_STATUS } from '../campaigns/state-machine.js';
 import { z } from 'zod';
+import { StepsInput } from '../agents/steps.js';
+import { SENDERS_MAX } from '../campaigns/manage.js';
 import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
 import { ACCOUNT_STATUSES } from '../accounts/list.js';
 import { CampaignApproval, CampaignStatus } from '../campaigns/campaign.js';
@@ -76,7 +78,9 @@ export const AgentEntry = z.strictObject({
   name: z.string().min(1).optional(),
   accountId: Id.nullable().optional(),
   connectionNote: z.string().max(CONNECTION_NOTE_MAX).nullable().optional(),
-  messages: z.array(z.strictObject({ text: z.string().min(1).max(MESSAGE_TEXT_MAX), delayHours: z.number().min(0).default(24) })).default([]),
+  messages: z.array(z.strictObject({ text: z.string().min(1).max(MESSAGE_TEXT_MAX), delayHours: z.number().min(0).default(24) })).optional(),
+  /** The sequence as steps (docs/sequences.md), instead of connectionNote and messages; ids given are kept. */
+  steps: StepsInput.optional(),
 });
 
 export const WorkExperienceEntry = z.strictObject({
@@ -136,6 +140,7 @@ export const CampaignEntry = z.strictObject({
   assignedTemplateId: Id.nullable().default(null),
   importing: z.boolean().default(false),
   approval: CampaignApproval.default('off'),
+  senderAccountIds: z.array(Id).max(SENDERS_MAX).default([]),
   createdAt: Timestamp.optional(),
   updatedAt: Timestamp.optional(),
   stats: z

@@ -7,10 +7,13 @@ import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
 import { normalizeProfileUrl } from '../leads/url.js';
 import { restoreCampaign } from '../campaigns/state-machine.js';
+import { forgetAllDrafts } from '../drafts/store.js';
 import { clean, composeFullName } from '../text.js';
 import { insertApiKey } from '../auth/keys.js';
 import { ApiError } from '../errors.js';
 import { addEndpoint } from '../webhooks/endpoints.js';
+import { stepColumns } from '../agents/agents.js';
+import { buildSteps, givenStepIds, type StepInput } from '../agents/steps.js';
 import { WORKSPACE_ID, getWorkspace } from '../workspace/get.js';
 import { WorkspaceSection, type WorkspaceContent } from './file.js';
 
@@ -38,7 +41,9 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       if (!opts.reset) throw new SeedError('--reset', 'the database already holds a workspace; pass --reset to replace it');
     }
     if (opts.reset) {
-      for (const table of stateTables(ctx)) db.run(sql.raw(`DELETE FROM "${table}"`));
+      // Drafts have one writer, which SQLite holds every other module to (src/db/drafts-writer.ts).
+      forgetAllDrafts(ctx);
+      for (const table of stateTables(ctx)) if (table !== 'drafts') db.run(sql.raw(`DELETE FROM "${table}"`));
     }
 
     const ws = file.workspace ?? WorkspaceSection.parse({});
@@ -121,15 +126,15 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
         throw new SeedError(`agents[${i}].accountId`, `no account "${g.accountId}" in accounts`);
       }
       agentIds.add(g.id);
+      if (g.steps !== undefined && (g.connectionNote !== undefined || g.messages !== undefined)) {
+        throw new SeedError(`agents[${i}].steps`, 'give either steps or connectionNote and messages, not both');
+      }
+      const sequence =
+        g.steps === undefined
+          ? { connectionNote: g.connectionNote ?? null, messages: JSON.stringify(g.messages ?? []), steps: null }
+          : seededSteps(g.steps, `agents[${i}]`);
       db.insert(agents)
-        .values({
-          id: g.id,
-          name: g.name ?? g.id,
-          accountId: g.accountId ?? null,
-          connectionNote: g.connectionNote ?? null,
-          messages: JSON.stringify(g.messages),
-          createdAt: now,
-        })
+        .values({ id: g.id, name: g.name ?? g.id, accountId: g.accountId ?? null, ...sequence, createdAt: now })
         .run();
     });
 
@@ -141,6 +146,9 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       if (c.assignedTemplateId && !agentIds.has(c.assignedTemplateId)) {
         throw new SeedError(`${at}.assignedTemplateId`, `no agent "${c.assignedTemplateId}" in agents`);
       }
+      c.senderAccountIds.forEach((id, si) => {
+        if (!accountIds.has(id)) throw new SeedError(`${at}.senderAccountIds[${si}]`, `no account "${id}" in accounts`);
+      });
       campaignIds.add(c.id);
       restoreCampaign(ctx, {
         id: c.id,
@@ -149,6 +157,8 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
         assignedTemplateId: c.assignedTemplateId,
         importing: c.importing,
         approval: c.approval,
+        // A repeated sender counts once, in its first place, as update_campaign stores it.
+        senderAccountIds: JSON.stringify([...new Set(c.senderAccountIds)]),
         totalLeads: c.leads.length,
         connectionRequestsSent: c.stats?.connectionRequestsSent ?? 0,
         connectionRequestsAccepted: c.stats?.connectionRequestsAccepted ?? 0,
@@ -245,6 +255,20 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       }
     });
   });
+}
+
+/**
+ * An agent's steps as update_agent checks and stores them, keeping the ids the file gives (a
+ * lead's position names its step by id); an error names its path under `at`.
+ */
+function seededSteps(steps: StepInput[], at: string): ReturnType<typeof stepColumns> {
+  try {
+    return stepColumns(buildSteps(steps, givenStepIds(steps)));
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const field = err.details.fields?.[0] ?? 'steps';
+    throw new SeedError(`${at}.${field}`, err.message.startsWith(`${field}: `) ? err.message.slice(field.length + 2) : err.message);
+  }
 }
 
 /**
