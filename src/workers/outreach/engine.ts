@@ -242,11 +242,14 @@ export class Engine {
       return senders.length === 0 || senders.some((id) => this.memory.until('idle', id) <= now);
     });
     const probed = awake.filter((info) => this.memory.until('quiet', info.id) <= now);
+    // A few leads per sender: a campaign's senders send side by side, so a campaign of fifty
+    // senders held to one sender's few leads a tick sent no more than a campaign of one.
+    const wakeOf = (info: CampaignInfo) => Math.min(this.settings.batchSize, perWake * Math.max(1, info.senderIds.length));
     const scheduledBy = scheduledLeadsOf(
       this.ctx,
       probed.map((info) => info.id),
       now,
-      perWake,
+      probed.reduce((n, info) => Math.max(n, wakeOf(info)), perWake),
     );
     const quiet = probed.filter((info) => !scheduledBy.has(info.id)).map((info) => info.id);
     for (const [id, at] of nextScheduledOf(this.ctx, quiet, now)) this.memory.set('quiet', id, at ?? Number.POSITIVE_INFINITY);
@@ -274,7 +277,8 @@ export class Engine {
       freshRoom,
     );
     for (const info of awake) {
-      let scheduled = scheduledBy.get(info.id) ?? [];
+      const wake = wakeOf(info);
+      let scheduled = (scheduledBy.get(info.id) ?? []).slice(0, wake);
       const fresh = (freshBy.get(info.id) ?? []).slice(0, quotas.get(info.id) ?? 0);
       let due = fresh.length > 0 ? scheduled.concat(fresh) : scheduled;
       if (due.length > 0) touched.add(info.id);
@@ -288,8 +292,8 @@ export class Engine {
           await this.work(lead, info, now);
         }
         taken += due.length;
-        if (handled === 0 || scheduled.length < perWake || this.lanes.queued > before || taken >= this.settings.batchSize) break;
-        scheduled = scheduledLeadsOf(this.ctx, [info.id], now, perWake).get(info.id) ?? [];
+        if (handled === 0 || scheduled.length < wake || this.lanes.queued > before || taken >= this.settings.batchSize) break;
+        scheduled = scheduledLeadsOf(this.ctx, [info.id], now, wake).get(info.id) ?? [];
         due = scheduled;
       }
     }
