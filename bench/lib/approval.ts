@@ -349,12 +349,13 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
          WHERE i.campaign_id = ? AND i.state IN ('sent', 'assumed_sent') AND i.text IS NOT NULL AND i.text <> '' ORDER BY i.seq`,
       )
       .all(CAMPAIGN) as { id: string; leadId: string; stepId: string | null; kind: string; text: string; at: number }[];
-    const draftsOfLead = db.prepare("SELECT id, slot, text, status FROM drafts WHERE lead_id = ? AND status = 'sent'");
+    // By lead alone (its unique index): with the status beside it, SQLite picked the status index and read every sent draft.
+    const draftsOfLead = db.prepare('SELECT id, slot, text, status FROM drafts WHERE lead_id = ?');
     const used = new Set<string>();
     /** Simulated hours from a draft's approval to its send. */
     const latency: number[] = [];
     for (const s of sent) {
-      const candidates = draftsOfLead.all(s.leadId) as { id: string; slot: string; text: string; status: string }[];
+      const candidates = (draftsOfLead.all(s.leadId) as { id: string; slot: string; text: string; status: string }[]).filter((d) => d.status === 'sent');
       const draft =
         s.stepId !== null
           ? candidates.find((d) => d.slot === `step:${s.stepId}`)
