@@ -12,7 +12,9 @@
  * inprocess (in-process list_leads, idle RSS), dashboard, credits (REST and MCP get_credits),
  * lead (get_lead), list (list_leads pages), batch (add_leads_batch), flood (the 429 path),
  * drafts (list_drafts at 100,000 pending drafts, update_drafts of 100 approvals), import (CSV
- * import). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
+ * import), approval (a 10,000-lead campaign with approval required, approved over MCP in batches
+ * of 100, through the simulator; BENCH_APPROVAL_LEADS and BENCH_APPROVAL_ACCOUNTS shrink it; on
+ * its own it skips the million-lead fixture). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,7 @@ import { benchDashboard } from './lib/dashboard.js';
 import {
   dashboardMarkdown,
   dashboardTargets,
+  approvalTargets,
   draftsTargets,
   evaluateTargets,
   renderMarkdown,
@@ -46,6 +49,7 @@ import { benchImport } from './lib/import.js';
 import { recordStatements, replayWrites } from './lib/statements.js';
 import { listingTokens } from './lib/listing.js';
 import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
+import { type ApprovalBench, runApproval } from './lib/approval.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -66,7 +70,7 @@ const SETTINGS = {
   inProcessIterations: envInt('BENCH_ITERATIONS', 300),
 };
 
-const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'drafts', 'flood', 'import'] as const;
+const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'drafts', 'flood', 'import', 'approval'] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
 const ONLY: ReadonlySet<Part> | null = (() => {
@@ -351,10 +355,25 @@ function printOnly(runs: readonly LoadRun[], importCase: Results['importCase'], 
   say('BENCH_ONLY: nothing written');
 }
 
+/** The approval case (bench/lib/approval.ts), in this process, with the machine to itself. */
+async function approvalPart(root: string): Promise<ApprovalBench> {
+  const leads = envInt('BENCH_APPROVAL_LEADS', 10_000);
+  const accounts = envInt('BENCH_APPROVAL_ACCOUNTS', 50);
+  say(`approval: ${leads.toLocaleString('en-US')} leads from ${accounts} accounts, approved over MCP in batches of 100`);
+  const r = await runApproval(root, { leads, accounts }, (msg) => say(`approval: ${msg}`));
+  for (const t of approvalTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+  return r;
+}
+
 /** Returns whether the whole run happened (and so the scale simulation should follow). */
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
+  if (ONLY?.size === 1 && ONLY.has('approval')) {
+    await approvalPart(root);
+    say('BENCH_ONLY: nothing written');
+    return false;
+  }
   const app = await loadApp(root);
   const loadStart = os.loadavg();
   const commit = git(root, 'rev-parse', 'HEAD');
@@ -730,6 +749,7 @@ async function main(): Promise<boolean> {
 
     if (want('import')) say('CSV import of 10,000 rows');
     const importCase = want('import') ? await benchImport(app, root, dir) : undefined;
+    const approvalCase = want('approval') ? await approvalPart(root) : undefined;
     if (ONLY !== null) {
       printOnly(runs, importCase, cold);
       return false;
@@ -759,6 +779,7 @@ async function main(): Promise<boolean> {
       importCase,
       batchFloor: floorOfBatch,
       ...(draftsCase ? { draftsCase } : {}),
+      ...(approvalCase ? { approvalCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -1,6 +1,7 @@
 import { LISTING_BUDGET_TOKENS } from './listing.js';
 import type { DashboardBench } from './dashboard.js';
 import { DRAFTS_LIST_COST, DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBench } from './drafts.js';
+import type { ApprovalBench } from './approval.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -113,6 +114,8 @@ export interface Results {
   batchFloor?: { runsMs: number[]; medianMs: number; writes: number };
   /** list_drafts at 100,000 pending drafts and update_drafts of 100 approvals (bench/lib/drafts.ts). */
   draftsCase?: DraftsBench;
+  /** A campaign with approval required, approved over MCP in batches of 100, through the simulator (bench/lib/approval.ts). */
+  approvalCase?: ApprovalBench;
   targets: Target[];
 }
 
@@ -204,6 +207,7 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
   return [
     ...importTargets,
     ...draftsTargets(r.draftsCase),
+    ...approvalTargets(r.approvalCase),
     {
       id: 'rest-vs-express',
       text: 'REST GET /credits reaches ≥ 60% of bare Express throughput',
@@ -306,6 +310,35 @@ export function draftsTargets(d: DraftsBench | undefined): Target[] {
       text: `A list_drafts page at ${int(d.drafts)} drafts costs ≤ ${DRAFTS_LIST_COST}× the raw keyset query (in-process, in turns)`,
       measured: `worst ${worst.ratio.toFixed(2)}× at the median (${worst.page}: ${ms(worst.verb.p50)} vs ${ms(worst.raw.p50)} ms), ${worstP99.toFixed(2)}× at p99 (the verb's worst p99 ${ms(Math.max(...d.inProcess.list.map((p) => p.verb.p99)))} ms); 100 approvals cost ${(d.inProcess.update.verb.p50 / d.inProcess.update.raw.p50).toFixed(2)}× their raw UPDATEs (${ms(d.inProcess.update.verb.p50)} vs ${ms(d.inProcess.update.raw.p50)} ms median)`,
       met: d.inProcess.list.length > 0 && worst.ratio <= DRAFTS_LIST_COST,
+    },
+  ];
+}
+
+const counts = (byKey: Record<string, number>) =>
+  Object.entries(byKey)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k} ${int(n)}`)
+    .join(', ');
+
+/**
+ * The approval case's target: the campaign ran through with 0 auditor violations, and every send
+ * carried exactly the words the reviewer approved (none without a draft, none approved and lost).
+ */
+export function approvalTargets(a: ApprovalBench | undefined): Target[] {
+  if (!a) return [];
+  const m = a.mismatches;
+  const wrong = m.textDiffers + m.sentWithoutDraft + m.approvedNotSent;
+  const s = a.settings;
+  return [
+    {
+      id: 'approval-campaign',
+      text: `A campaign of ${int(s.leads)} leads with approval required, approved in batches of 100 through MCP, runs through the simulator with 0 auditor violations`,
+      measured:
+        `${a.audit.violations} violations${a.audit.violations ? ` (${counts(a.audit.byRule)})` : ''} over ${int(a.audit.calls)} provider calls; campaign ${a.campaignStatus} after ${a.simDays.toFixed(1)} simulated days from ${s.accounts} accounts, ${(a.wallMs / 1000).toFixed(1)} s wall (${int(a.ticks)} ticks); ` +
+        `${int(a.drafts.total)} drafts (${counts(a.drafts.byKind)}), ${int(a.review.approved)} approved by ${int(a.review.updateCalls)} update_drafts calls (${int(a.review.fullBatches)} of 100; ${int(a.review.rewritten)} rewritten in the same call) after ${int(a.review.listCalls)} list_drafts calls, ${(a.review.mcpMs / 1000).toFixed(1)} s in MCP; ` +
+        `${int(a.sends.total)} sends (${counts(a.sends.byKind)}), ${int(a.sends.withWords)} with words: ${wrong === 0 ? 'every one the approved draft, byte for byte' : `${m.textDiffers} differ, ${m.sentWithoutDraft} without a draft, ${m.approvedNotSent} approved and never sent`}` +
+        `${a.stoppedByReply ? ` (${int(a.stoppedByReply)} approved follow-ups rightly unsent: the lead replied first)` : ''}; approval to send ${a.approvalToSendHours.median.toFixed(1)} h median, ${a.approvalToSendHours.p90.toFixed(1)} h p90 (simulated)`,
+      met: a.audit.violations === 0 && wrong === 0 && a.campaignStatus === 'COMPLETED' && a.review.approved === a.drafts.total,
     },
   ];
 }

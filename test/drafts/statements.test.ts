@@ -2,7 +2,7 @@ import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { Ctx } from '../../src/core/context.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
-import { draftPage, draftRowAt, draftSeqExists, findDraftRow, pendingDraftCounts } from '../../src/core/drafts/store.js';
+import { draftPage, draftPageSql, draftRowAt, draftSeqExists, findDraftRow, pendingDraftCounts } from '../../src/core/drafts/store.js';
 import { updateDrafts } from '../../src/core/drafts/update.js';
 import { drafts, leads } from '../../src/db/schema.js';
 import { testCtx } from '../helpers.js';
@@ -86,5 +86,55 @@ describe('drafts statements', () => {
         .all(),
     );
     expect(pendingDraftCounts(ctx)).toEqual([{ campaignId: 'cmp_review', pending: 6 }]);
+  });
+
+  it('pages each filter on its own index, with the cursor in the index, even after ANALYZE', () => {
+    const ctx = seeded();
+    // Statistics where the queue is mostly history (sent drafts of another campaign) and drafts
+    // far outnumber leads (a lead has one per step and per agent reply): what tempts a planner to
+    // scan the leads and sort, or the primary key and filter.
+    const c = ctx.db.$client;
+    const lead = c.prepare(
+      "INSERT INTO leads (id, campaign_id, network_url, first_name, stage, source, created_at, updated_at) VALUES (?, 'cmp_q4', ?, 'Stat', 'new', 'manual', 0, 0)",
+    );
+    const draft = c.prepare(
+      "INSERT INTO drafts (id, campaign_id, lead_id, step_id, slot, variant, kind, text, rendered_text, status, created_at, updated_at) VALUES (?, 'cmp_q4', ?, ?, ?, 'A', 'message', 'Hi', 'Hi', 'sent', 0, 0)",
+    );
+    c.transaction(() => {
+      for (let i = 0; i < 40; i++) {
+        lead.run(`lead_stat${i}`, `https://www.linkedin.com/in/stat-${i}`);
+        for (let step = 0; step < 50; step++) draft.run(`drf_stat${i}x${step}`, `lead_stat${i}`, `stp_${step}`, `step:stp_${step}`);
+      }
+    })();
+    const plans = () => ({
+      none: c.prepare(`EXPLAIN QUERY PLAN ${draftPageSql(false, false)}`).all({ after: 0, limit: 51 }),
+      campaign: c.prepare(`EXPLAIN QUERY PLAN ${draftPageSql(true, false)}`).all({ after: 0, limit: 51, campaignId: 'cmp_review' }),
+      status: c.prepare(`EXPLAIN QUERY PLAN ${draftPageSql(false, true)}`).all({ after: 0, limit: 51, status: 'pending' }),
+      both: c.prepare(`EXPLAIN QUERY PLAN ${draftPageSql(true, true)}`).all({ after: 0, limit: 51, campaignId: 'cmp_review', status: 'pending' }),
+    });
+    const expected = {
+      none: 'SEARCH d USING INTEGER PRIMARY KEY (rowid>?)',
+      campaign: 'SEARCH d USING INDEX drafts_campaign (campaign_id=? AND seq>?)',
+      status: 'SEARCH d USING INDEX drafts_status (status=? AND seq>?)',
+      both: 'SEARCH d USING INDEX drafts_campaign_status (campaign_id=? AND status=? AND seq>?)',
+    };
+    const details = (p: ReturnType<typeof plans>) =>
+      Object.fromEntries(Object.entries(p).map(([k, rows]) => [k, (rows as { detail: string }[]).map((r) => r.detail)]));
+    for (const stats of ['none', 'ANALYZE'] as const) {
+      if (stats === 'ANALYZE') c.exec('ANALYZE');
+      const got = details(plans());
+      for (const [shape, step] of Object.entries(expected)) {
+        expect(got[shape], `${shape} (${stats}): ${JSON.stringify(got[shape])}`).toContain(step);
+        // Each lead by its key, never a scan.
+        expect(got[shape], `${shape} (${stats})`).toContain('SEARCH l USING INDEX leads_id_unique (id=?)');
+        expect(got[shape]!.join(' '), `${shape} (${stats})`).not.toMatch(/SCAN (d|l|drafts|leads)\b|TEMP B-TREE/);
+      }
+    }
+    // And the pages still read what the query builder reads.
+    expect(draftPage(ctx, { campaignId: 'cmp_review', status: 'pending' }, 0, 50).map((d) => d.id)).toEqual(
+      draftPage(ctx, {}, 0, 50)
+        .filter((d) => d.campaignId === 'cmp_review' && d.status === 'pending')
+        .map((d) => d.id),
+    );
   });
 });

@@ -167,8 +167,15 @@ const statements = perDb((db) => {
        VALUES (@id, @campaignId, @leadId, @stepId, @slot, @variant, @kind, @accountId, @subject, @text, @renderedSubject, @renderedText,
          @status, @drafterError, @now, @now)`,
     ),
+    /**
+     * Campaign by campaign, each a count inside the covering index (campaign_id, status, seq):
+     * grouping the pending rows of drafts_status read every row of the table for its campaign
+     * and sorted them (38 ms against 10 ms at 70,000 pending).
+     */
     pendingCounts: c.prepare<[], { campaignId: string; pending: number }>(
-      "SELECT campaign_id AS campaignId, count(*) AS pending FROM drafts WHERE status = 'pending' GROUP BY campaign_id",
+      `SELECT c.id AS campaignId, count(*) AS pending FROM campaigns c
+       CROSS JOIN drafts d INDEXED BY drafts_campaign_status ON d.campaign_id = c.id AND d.status = 'pending'
+       GROUP BY c.id ORDER BY c.id`,
     ),
   };
 });
@@ -315,17 +322,26 @@ export type DraftListRow = DraftRow & { lead: DraftLeadRow };
 
 type PageParams = { after: number; limit: number; campaignId?: string; status?: string };
 
-/** One statement per filter shape (campaign given or not, status given or not), each on its own index. */
-function preparePage(db: Db, byCampaign: boolean, byStatus: boolean) {
+/**
+ * One statement per filter shape (campaign given or not, status given or not), each held to its
+ * own index with INDEXED BY: the keyset page then reads exactly the rows it returns, however deep
+ * the cursor and however many drafts of other campaigns or statuses lie between. Without it,
+ * SQLite's choice depends on statistics: once ANALYZE (or `PRAGMA optimize`) has run, it scans
+ * the primary key from the cursor and filters, which reads the whole table for a filter with few
+ * rows past the cursor. CROSS JOIN keeps drafts the outer loop: with drafts outnumbering leads in
+ * the statistics, SQLite would otherwise scan every lead and sort.
+ */
+export function draftPageSql(byCampaign: boolean, byStatus: boolean): string {
   const conds = ['d.seq > @after'];
   if (byCampaign) conds.push('d.campaign_id = @campaignId');
   if (byStatus) conds.push('d.status = @status');
-  return db.$client
-    .prepare<[PageParams], unknown[]>(
-      `SELECT ${DRAFT_COLUMNS}, ${DRAFT_LEAD_COLUMNS} FROM drafts d JOIN leads l ON l.id = d.lead_id
-       WHERE ${conds.join(' AND ')} ORDER BY d.seq LIMIT (SELECT @limit)`,
-    )
-    .raw();
+  const index = byCampaign ? (byStatus ? ' INDEXED BY drafts_campaign_status' : ' INDEXED BY drafts_campaign') : byStatus ? ' INDEXED BY drafts_status' : '';
+  return `SELECT ${DRAFT_COLUMNS}, ${DRAFT_LEAD_COLUMNS} FROM drafts d${index} CROSS JOIN leads l ON l.id = d.lead_id
+       WHERE ${conds.join(' AND ')} ORDER BY d.seq LIMIT (SELECT @limit)`;
+}
+
+function preparePage(db: Db, byCampaign: boolean, byStatus: boolean) {
+  return db.$client.prepare<[PageParams], unknown[]>(draftPageSql(byCampaign, byStatus)).raw();
 }
 
 const pageStatements = perDb((db) => ({

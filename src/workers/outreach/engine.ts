@@ -242,12 +242,14 @@ export class Engine {
       return senders.length === 0 || senders.some((id) => this.memory.until('idle', id) <= now);
     });
     const probed = awake.filter((info) => this.memory.until('quiet', info.id) <= now);
-    const scheduledBy = scheduledLeadsOf(
-      this.ctx,
-      probed.map((info) => info.id),
-      now,
-      perWake,
-    );
+    // A few leads per sender: a campaign's senders send side by side, so a campaign of fifty
+    // senders held to one sender's few leads a tick sent no more than a campaign of one.
+    const wakeOf = (info: CampaignInfo) => Math.min(this.settings.batchSize, perWake * Math.max(1, info.senderIds.length));
+    // One statement per distinct size (most workspaces have one or two), each campaign read to its own.
+    const bySize = new Map<number, string[]>();
+    for (const info of probed) bySize.set(wakeOf(info), [...(bySize.get(wakeOf(info)) ?? []), info.id]);
+    const scheduledBy = new Map<string, LeadRow[]>();
+    for (const [size, ids] of bySize) for (const [id, rows] of scheduledLeadsOf(this.ctx, ids, now, size)) scheduledBy.set(id, rows);
     const quiet = probed.filter((info) => !scheduledBy.has(info.id)).map((info) => info.id);
     for (const [id, at] of nextScheduledOf(this.ctx, quiet, now)) this.memory.set('quiet', id, at ?? Number.POSITIVE_INFINITY);
     // A campaign with several senders also takes new leads while it has scheduled ones, when one
@@ -274,6 +276,7 @@ export class Engine {
       freshRoom,
     );
     for (const info of awake) {
+      const wake = wakeOf(info);
       let scheduled = scheduledBy.get(info.id) ?? [];
       const fresh = (freshBy.get(info.id) ?? []).slice(0, quotas.get(info.id) ?? 0);
       let due = fresh.length > 0 ? scheduled.concat(fresh) : scheduled;
@@ -288,8 +291,8 @@ export class Engine {
           await this.work(lead, info, now);
         }
         taken += due.length;
-        if (handled === 0 || scheduled.length < perWake || this.lanes.queued > before || taken >= this.settings.batchSize) break;
-        scheduled = scheduledLeadsOf(this.ctx, [info.id], now, perWake).get(info.id) ?? [];
+        if (handled === 0 || scheduled.length < wake || this.lanes.queued > before || taken >= this.settings.batchSize) break;
+        scheduled = scheduledLeadsOf(this.ctx, [info.id], now, wake).get(info.id) ?? [];
         due = scheduled;
       }
     }
