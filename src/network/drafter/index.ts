@@ -61,7 +61,7 @@ let sdk: Promise<Sdk> | undefined;
  * (OpenTelemetry, the gateway) they are a good part of a cold start, and a server with no drafter
  * configured never needs them.
  */
-export const loadModelSdk = (): Promise<Sdk> => {
+const loadModelSdk = (): Promise<Sdk> => {
   sdk ??= Promise.all([import('ai'), import('@ai-sdk/openai-compatible')]);
   return sdk;
 };
