@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds the server (`npm run build:server`: tsc) and the UI (`npm run build:ui`: Vite), in the
+// Builds the server (`npm run build:server`: tsc, then the bundle bin/outreach.js runs) and the UI (`npm run build:ui`: Vite), in the
 // current folder. With --if-stale (what `npm start` runs) a part is built only when its inputs
 // changed since its last build or its output is missing: a SHA-256 of the inputs' paths and
 // contents is kept in dist/.build-stamps.json. Contents, not times: a checkout that rewrites
@@ -12,7 +12,12 @@ import { pathToFileURL } from 'node:url';
 
 /** Each part: the npm script that builds it, what it reads, and what it must leave behind. */
 export const PARTS = [
-  { name: 'server', script: 'build:server', inputs: ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'], outputs: ['dist/cli/index.js'] },
+  {
+    name: 'server',
+    script: 'build:server',
+    inputs: ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'scripts/bundle.mjs'],
+    outputs: ['dist/cli/index.js', 'dist/bundle/outreach.mjs'],
+  },
   { name: 'ui', script: 'build:ui', inputs: ['ui', 'package-lock.json'], outputs: ['dist/ui/dashboard/index.html', 'dist/ui/views'] },
 ];
 

@@ -8,7 +8,6 @@ import { describeIssue } from '../core/validation.js';
 import { ensureWorkspace } from '../core/workspace/create.js';
 import { CLI_SCRIPT, keyCreateCommand, productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
-import { serveStdio } from '../mcp/stdio.js';
 import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
@@ -185,6 +184,8 @@ async function mcp(args: string[]): Promise<void> {
   const lookalike = new LookalikeWorker(ctx);
   lookalike.start();
   try {
+    // Only this command speaks stdio; `start` never loads its transport.
+    const { serveStdio } = await import('../mcp/stdio.js');
     await serveStdio(ctx, offered, key);
   } finally {
     await engine.stop();

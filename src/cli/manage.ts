@@ -1,5 +1,4 @@
 import { existsSync, readFileSync, createReadStream, statSync, writeFileSync } from 'node:fs';
-import cliProgress from 'cli-progress';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { listAccounts, type Account } from '../core/accounts/list.js';
 import { ConnectAccountInput, UpdateAccountInput, type ConnectAccountResult } from '../core/accounts/manage.js';
@@ -449,8 +448,10 @@ const summaryLine = (r: Pick<ImportResult, 'summary' | 'creditsCharged'>): strin
 };
 
 /** A bar on a terminal; otherwise a line every 1,000 rows, on stderr so `--json` stays clean. */
-function progressReporter(totalBytes: number | null): { update(p: ImportProgress): void; stop(): void } {
+async function progressReporter(totalBytes: number | null): Promise<{ update(p: ImportProgress): void; stop(): void }> {
   if (process.stderr.isTTY) {
+    // Only a terminal draws a bar; the server's start never loads it.
+    const { default: cliProgress } = await import('cli-progress');
     const bar = new cliProgress.SingleBar(
       { format: 'Importing [{bar}] {value} rows | {created} created, {duplicate} duplicate', stream: process.stderr },
       cliProgress.Presets.shades_classic,
@@ -522,7 +523,7 @@ export async function importCommand(args: string[]): Promise<number> {
   const map = values.map === undefined ? undefined : await run(names, async () => parseMapOption(values.map as string));
   return withCtx(values, (ctx) =>
     run(names, async () => {
-      const progress = values.json ? null : progressReporter(estimateRows(file));
+      const progress = values.json ? null : await progressReporter(estimateRows(file));
       const common = { campaignId: values.campaign as string, source: createReadStream(file), map, onProgress: (p: ImportProgress) => progress?.update(p) };
       try {
         const dry = values['dry-run'] === true;

@@ -10,6 +10,13 @@ export function bearerToken(req: Request): string | undefined {
   return m?.[1];
 }
 
+/**
+ * `req.ip`, without proxy-addr's parsing on a request that names no forwarder: with no
+ * X-Forwarded-For header, Express's `req.ip` is the socket's address whatever `trust proxy`
+ * says (the REST edge reads it the same way). It was 2-3% of a short GET's server CPU.
+ */
+export const clientAddress = (req: Request): string | undefined => (req.headers['x-forwarded-for'] === undefined ? req.socket.remoteAddress : req.ip);
+
 /** A request id for a request that brought none of its own (X-Request-Id). */
 export const newRequestId = (): string => randomUUID();
 

@@ -21,7 +21,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
 import { parseJson, sendError, writeJson } from '../http/body.js';
-import { baseUrl, requestIdOf } from '../http/request.js';
+import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { authenticate, type Credential } from '../tools/pipeline.js';
 import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
@@ -334,7 +334,7 @@ export function expressRoute(handle: (req: McpHttpRequest, res: ServerResponse) 
     return handle(
       {
         header: (name) => req.get(name),
-        ip: req.ip,
+        ip: clientAddress(req),
         query: req.query as Record<string, unknown>,
         origin: baseUrl(req),
         url: req.originalUrl,

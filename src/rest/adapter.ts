@@ -4,7 +4,7 @@ import type { Ctx } from '../core/context.js';
 import { ApiError, validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
 import { parseJsonBody, readingBody, sendError, writeJson } from '../http/body.js';
-import { bearerToken, requestIdOf } from '../http/request.js';
+import { bearerToken, clientAddress, requestIdOf } from '../http/request.js';
 import { admit, callTool, IDEMPOTENCY_KEY_FIELD, type Authenticated, type Credential, type Entrant, type Outcome, type Refusal } from '../tools/pipeline.js';
 import { coerceQuery } from './query.js';
 import { routeParser } from './routes.js';
@@ -19,7 +19,11 @@ const KEY_HEADER = 'Idempotency-Key';
 export const restCredential = (req: Request): Credential => ({ apiKey: req.get('x-api-key') });
 
 /** Who a REST request is for: its key, checked on the way into the pipeline. */
-const restEntrant = (req: Request, res: Response): Entrant => ({ credential: restCredential(req), requestId: requestIdOf(res), clientAddress: req.ip });
+const restEntrant = (req: Request, res: Response): Entrant => ({
+  credential: restCredential(req),
+  requestId: requestIdOf(res),
+  clientAddress: clientAddress(req),
+});
 
 /**
  * A bearer token alone is refused with a 401 that says REST takes X-API-Key (bearer tokens are

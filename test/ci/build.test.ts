@@ -27,7 +27,7 @@ function project(): string {
       name: 'fixture',
       private: true,
       scripts: {
-        'build:server': record('server', ['dist/cli/index.js']),
+        'build:server': record('server', ['dist/cli/index.js', 'dist/bundle/outreach.mjs']),
         'build:ui': record('ui', ['dist/ui/dashboard/index.html', 'dist/ui/views/insights.html']),
       },
     }),

@@ -48,7 +48,15 @@ describe('npm pack, then npm install -g', () => {
   };
 
   it('holds what the installed command needs, and not the tests or the TypeScript sources', () => {
-    for (const needed of ['package.json', 'bin/outreach.js', 'dist/cli/index.js', 'dist/server.js', 'src/db/migrations/0000_init.sql', 'README.md']) {
+    for (const needed of [
+      'package.json',
+      'bin/outreach.js',
+      'dist/bundle/outreach.mjs',
+      'dist/cli/index.js',
+      'dist/server.js',
+      'src/db/migrations/0000_init.sql',
+      'README.md',
+    ]) {
       expect(files, needed).toContain(needed);
     }
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('bench/') || f.startsWith('dist/bench-build/') || /^src\/.*\.ts$/.test(f))).toEqual([]);

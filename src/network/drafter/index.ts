@@ -1,5 +1,3 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, generateText, RetryError } from 'ai';
 import { z } from 'zod';
 import { type Drafter, DrafterFailure, type DraftRequest } from '../../core/drafts/drafter.js';
 
@@ -56,13 +54,25 @@ function userPrompt(req: DraftRequest): string {
   ].join('\n');
 }
 
+type Sdk = [typeof import('ai'), typeof import('@ai-sdk/openai-compatible')];
+let sdk: Promise<Sdk> | undefined;
+/**
+ * The AI SDK and its provider, loaded on the first rewrite: together with what they pull in
+ * (OpenTelemetry, the gateway) they are a good part of a cold start, and a server with no drafter
+ * configured never needs them.
+ */
+const loadModelSdk = (): Promise<Sdk> => {
+  sdk ??= Promise.all([import('ai'), import('@ai-sdk/openai-compatible')]);
+  return sdk;
+};
+
 /** What went wrong, in words safe to store as `drafterError`: a status or a kind of failure, never a response body or header. */
-function failure(err: unknown, timeoutSeconds: number): DrafterFailure {
-  if (RetryError.isInstance(err)) return failure(err.lastError, timeoutSeconds);
+function failure(ai: Sdk[0], err: unknown, timeoutSeconds: number): DrafterFailure {
+  if (ai.RetryError.isInstance(err)) return failure(ai, err.lastError, timeoutSeconds);
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
     return new DrafterFailure(`The model did not answer within ${timeoutSeconds} s.`);
   }
-  if (APICallError.isInstance(err)) {
+  if (ai.APICallError.isInstance(err)) {
     return new DrafterFailure(err.statusCode === undefined ? 'The model could not be reached.' : `The model answered HTTP ${err.statusCode}.`);
   }
   return new DrafterFailure('The model call failed.');
@@ -79,9 +89,12 @@ export function createDrafter(config: DrafterConfig, vars: NodeJS.ProcessEnv = p
     async rewrite(req) {
       const apiKey = config.apiKeyEnv ? vars[config.apiKeyEnv] : undefined;
       if (config.apiKeyEnv && !apiKey) throw new DrafterFailure(`The model's key is missing: the variable ${config.apiKeyEnv} is not set.`);
+      const [ai, { createOpenAICompatible }] = await loadModelSdk().catch(() => {
+        throw new DrafterFailure('The model client could not be loaded.');
+      });
       const provider = createOpenAICompatible({ name: 'drafter', baseURL: config.baseUrl, ...(apiKey ? { apiKey } : {}) });
       try {
-        const { text } = await generateText({
+        const { text } = await ai.generateText({
           model: provider.chatModel(config.model),
           system,
           prompt: userPrompt(req),
@@ -90,7 +103,7 @@ export function createDrafter(config: DrafterConfig, vars: NodeJS.ProcessEnv = p
         });
         return text;
       } catch (err) {
-        throw failure(err, timeoutSeconds);
+        throw failure(ai, err, timeoutSeconds);
       }
     },
   };

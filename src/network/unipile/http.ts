@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { FormData, request, type Dispatcher } from 'undici';
+import type { Dispatcher, FormData } from 'undici';
 import type { Clock } from '../../core/clock.js';
 import { networkError } from '../../core/network/provider.js';
 import { slugOf, UnipileHttpError, type CallContext } from './errors.js';
@@ -87,6 +87,8 @@ export class UnipileHttp {
   }
 
   private async attempt(spec: CallSpec): Promise<Attempt> {
+    // Loaded on the first call, not at start: undici is over a hundred modules, and a development server never calls Unipile.
+    const { FormData, request } = await import('undici');
     const url = new URL(this.opts.baseUrl + spec.path);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { 'x-api-key': this.opts.apiKey, accept: 'application/json' };

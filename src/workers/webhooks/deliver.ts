@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Clock } from '../../core/clock.js';
 import { parseRetryAfter } from '../../core/webhooks/schedule.js';
 import { validateWebhookUrl } from '../../core/webhooks/ssrf.js';
@@ -46,6 +46,8 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryResu
     controller.abort();
   }, input.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   try {
+    // Loaded here, not at start: see WebhookWorker's agent().
+    const { request } = await import('undici');
     const res = await request(checked.url, {
       method: 'POST',
       headers: input.headers,

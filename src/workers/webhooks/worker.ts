@@ -7,7 +7,6 @@ import { DEFAULT_TIMEOUT_MS, deliverOnce, type DeliveryResult } from './deliver.
 import type { Rng } from '../../core/webhooks/schedule.js';
 import { deliveryHeaders } from '../../core/webhooks/sign.js';
 import type { SsrfPolicy } from '../../core/webhooks/ssrf.js';
-import { createGuardedAgent } from './guarded-agent.js';
 
 export interface WebhookWorkerOptions {
   policy: SsrfPolicy;
@@ -41,8 +40,10 @@ export class WebhookWorker {
   /** Delivery ids in flight here; a lease that ran out on a fake clock must not hand them out twice. */
   private readonly inFlight = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
-  private readonly dispatcher: Dispatcher;
+  /** The given dispatcher, or the owned guarded agent once the first attempt made it. */
+  private dispatcher: Promise<Dispatcher> | null;
   private readonly ownsDispatcher: boolean;
+  private readonly policy: SsrfPolicy;
   private readonly rng: Rng;
   private readonly concurrency: number;
   private readonly pollIntervalMs: number;
@@ -61,7 +62,8 @@ export class WebhookWorker {
     options: WebhookWorkerOptions,
   ) {
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher = options.dispatcher ?? createGuardedAgent(options.policy);
+    this.dispatcher = options.dispatcher ? Promise.resolve(options.dispatcher) : null;
+    this.policy = options.policy;
     this.rng = options.rng ?? Math.random;
     this.concurrency = options.concurrencyPerEndpoint ?? DEFAULT_CONCURRENCY_PER_ENDPOINT;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -99,14 +101,15 @@ export class WebhookWorker {
     });
     const outcome = await Promise.race([this.idle().then(() => 'idle' as const), grace]);
     clearTimeout(graceTimer);
+    const owned = this.ownsDispatcher ? this.dispatcher : null;
     if (outcome === 'idle') {
-      if (this.ownsDispatcher) await this.dispatcher.close();
+      if (owned) await (await owned).close();
       return;
     }
     // The database may close right after this returns, so late outcomes are not recorded.
     this.abandoning = true;
-    if (this.ownsDispatcher) {
-      await this.dispatcher.destroy();
+    if (owned) {
+      await (await owned).destroy();
       await this.idle();
     }
   }
@@ -201,7 +204,22 @@ export class WebhookWorker {
     }
   }
 
-  private send(claimed: ClaimedAttempt): Promise<DeliveryResult> {
+  /**
+   * The guarded agent is made on the first attempt: undici is over a hundred modules, and a
+   * server whose workspace has no endpoint never sends anything.
+   */
+  private agent(): Promise<Dispatcher> {
+    this.dispatcher ??= import('./guarded-agent.js').then(
+      ({ createGuardedAgent }) => createGuardedAgent(this.policy),
+      (err: unknown) => {
+        this.dispatcher = null;
+        throw err;
+      },
+    );
+    return this.dispatcher;
+  }
+
+  private async send(claimed: ClaimedAttempt): Promise<DeliveryResult> {
     let headers: Record<string, string>;
     try {
       // Read per attempt, so a rotated secret applies at once, to retries as well.
@@ -212,16 +230,24 @@ export class WebhookWorker {
         secret: signingSecret(this.ctx),
       });
     } catch {
-      return Promise.resolve({
-        ok: false,
-        status: null,
-        durationMs: 0,
-        error: 'unusable signing secret; set a new one with: npx outreach webhooks rotate-secret',
-        responseBody: null,
-        retryAfterSeconds: null,
-        disableEndpoint: false,
-      });
+      return unsent('unusable signing secret; set a new one with: npx outreach webhooks rotate-secret');
     }
-    return deliverOnce({ url: claimed.url, body: claimed.body, headers, dispatcher: this.dispatcher, clock: this.ctx.clock, timeoutMs: this.timeoutMs });
+    let dispatcher: Dispatcher;
+    try {
+      dispatcher = await this.agent();
+    } catch {
+      return unsent('the HTTP client could not be loaded');
+    }
+    return deliverOnce({ url: claimed.url, body: claimed.body, headers, dispatcher, clock: this.ctx.clock, timeoutMs: this.timeoutMs });
   }
 }
+
+const unsent = (error: string): DeliveryResult => ({
+  ok: false,
+  status: null,
+  durationMs: 0,
+  error,
+  responseBody: null,
+  retryAfterSeconds: null,
+  disableEndpoint: false,
+});

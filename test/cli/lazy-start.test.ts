@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const BIN = new URL('../../bin/outreach.js', import.meta.url).pathname;
+
+/**
+ * Records every module the child loads through the ESM loader (bare packages and CommonJS ones
+ * imported from ESM included), one URL a line, in the file OUTREACH_TEST_LOADED names.
+ */
+const RECORDER = `data:text/javascript,${encodeURIComponent(`
+import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(process.env.OUTREACH_TEST_LOADED, url + '\\\\n');
+  return next(url, context);
+}\`));
+`)}`;
+
+/** Starts the server, waits for the banner, runs `check` against it, and returns what it loaded. */
+async function startAndLoad(check: (base: string, key: string) => Promise<void>, config?: object): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'outreach-lazy-'));
+  const loaded = join(dir, 'loaded.txt');
+  writeFileSync(loaded, '');
+  const args = ['--import', RECORDER, BIN, 'start', '--port', '0', '--db', join(dir, 'o.db')];
+  if (config) {
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+    args.push('--config', join(dir, 'config.json'));
+  }
+  const child = spawn(process.execPath, args, { env: { ...process.env, OUTREACH_ENV: '', OUTREACH_TEST_LOADED: loaded } });
+  try {
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c) => {
+        out += c;
+        if (out.includes('Try it:')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+    });
+    const key = /sk_test_[0-9A-Za-z]{32}/.exec(out)![0];
+    const base = /REST base: (\S+)\/public\/v1/.exec(out)![1]!;
+    await check(base, key);
+    return readFileSync(loaded, 'utf8').split('\n').filter(Boolean);
+  } finally {
+    child.kill();
+  }
+}
+
+const fromPackage = (urls: readonly string[], name: string): string[] => urls.filter((u) => u.includes(`/node_modules/${name}/`));
+
+describe('start loads what serving needs, and the rest on first use', () => {
+  it('a server without a drafter or webhook endpoints never loads the AI SDK, undici, the stdio transport or the progress bar, and answers all three faces', async () => {
+    const loaded = await startAndLoad(async (base, key) => {
+      expect((await fetch(`${base}/health`)).status).toBe(200);
+      expect((await fetch(`${base}/public/v1/credits`, { headers: { 'X-API-Key': key } })).status).toBe(200);
+      const mcp = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(mcp.status).toBe(200);
+      expect(JSON.stringify(await mcp.json())).toContain('get_credits');
+      expect((await fetch(`${base}/app/`)).status).toBe(200);
+    });
+    // The recorder works: a package serving needs (and the bundle leaves to Node) is in the list.
+    expect(fromPackage(loaded, 'express').length).toBeGreaterThan(0);
+    for (const name of ['ai', '@ai-sdk/openai-compatible', 'undici', 'cli-progress']) expect(fromPackage(loaded, name), name).toEqual([]);
+    // The server runs from the bundle (scripts/bundle.mjs), not from hundreds of files under dist/.
+    expect(loaded.filter((u) => u.includes('/dist/') && !u.includes('/dist/bundle/') && !u.includes('/node_modules/'))).toEqual([]);
+    // Neither the SDK's stdio transport nor ours, bundled (a chunk of its own) or not.
+    expect(loaded.filter((u) => /stdio/.test(u.slice(u.lastIndexOf('/'))))).toEqual([]);
+  });
+
+  it('a server with a drafter configured still loads none of the AI SDK until a draft is written', async () => {
+    const loaded = await startAndLoad(
+      async (base) => {
+        expect((await fetch(`${base}/health`)).status).toBe(200);
+      },
+      { drafter: { baseUrl: 'http://127.0.0.1:9/v1', model: 'stand-in' } },
+    );
+    expect(fromPackage(loaded, 'ai')).toEqual([]);
+  });
+});
