@@ -25,6 +25,7 @@ import { baseUrl, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { authenticate, type Credential } from '../tools/pipeline.js';
 import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
+import { LegacyCallChannel } from './channel.js';
 import { toToolResult } from './results.js';
 import { malformedToolCall, mcpServer, offeredTools, type McpScope } from './server.js';
 import { TaskRunner } from './tasks.js';
@@ -166,6 +167,18 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
   };
   const modernEntry = createMcpHandler(factory, { legacy: 'reject', onerror });
   const legacy = legacyEntry(factory);
+  // The 2025-era calls of every request share one instance over an in-process connection,
+  // made on the first such call (see LegacyCallChannel and CHANNEL_METHODS).
+  let calls: Promise<LegacyCallChannel> | undefined;
+  const callChannel = (): Promise<LegacyCallChannel> => {
+    calls ??= (async () => {
+      const channel = new LegacyCallChannel();
+      channel.onerror = onerror;
+      await mcpServer(ctx, (rc) => scopeOf(rc.http?.authInfo), { era: 'legacy', tasks }).connect(channel);
+      return channel;
+    })();
+    return calls;
+  };
   const serve = async (entry: FetchLikeMcpHandler, req: McpHttpRequest, res: ServerResponse, parsedBody: unknown, authInfo: AuthInfo) => {
     try {
       await answer(res, await entry.fetch(webRequest(req, parsedBody), { authInfo, parsedBody }));
@@ -234,6 +247,14 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const single = singleExchange(req, route, body.value);
     if (!single) return serve(legacy, req, res, body.value, authInfo);
 
+    if (CHANNEL_METHODS.has(single.method)) {
+      const reply = JSON.stringify(await (await callChannel()).exchange(single, authInfo));
+      // As the SDK's per-request transport answers: every outcome of these methods is the
+      // handler's own, so a 200 whose body is the JSON-RPC reply.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(reply)) }).end(reply);
+      return;
+    }
+
     scope.only = single.method;
     const server = await factory({ era: 'legacy', authInfo });
     const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: 'json' });
@@ -245,6 +266,14 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     }
   };
 }
+
+/**
+ * The 2025-era methods served over the shared connection (LegacyCallChannel): their answer
+ * depends on the request and its caller alone, never on the connection. Anything else that
+ * could touch a connection's state (`initialize`, `logging/setLevel`) still gets an instance
+ * of its own.
+ */
+const CHANNEL_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/list']);
 
 /**
  * The headers the SDK's entries read: the media types, the protocol version and the
