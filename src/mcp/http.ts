@@ -283,19 +283,33 @@ const CHANNEL_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/list'
  */
 const FORWARDED_HEADERS = ['host', 'origin', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id'];
 
+/** Request heads built before, by URL and forwarded headers: a client repeats the same few. */
+const heads = new Map<string, globalThis.Request>();
+const MAX_HEADS = 256;
+
 /**
  * The request as the SDK's web-standard entries take it. The body is already parsed and goes
- * alongside (parsedBody), so the Request carries only the method, URL and headers; a
- * subscriptions/listen stream also gets a signal that ends it when the client goes away.
+ * alongside (parsedBody), so the Request carries only the method, URL and headers, and one
+ * built for the same head before serves again (a Request costs more to build than the SDK's
+ * classification of the call); a subscriptions/listen stream gets its own, with a signal that
+ * ends it when the client goes away.
  */
 function webRequest(req: McpHttpRequest, parsedBody: unknown): globalThis.Request {
-  const headers = new Headers();
-  for (const name of FORWARDED_HEADERS) {
-    const value = req.header(name);
-    if (value !== undefined) headers.set(name, value);
+  const url = `${req.origin}${req.url}`;
+  const values = FORWARDED_HEADERS.map((name) => req.header(name));
+  const headers = (): [string, string][] => FORWARDED_HEADERS.flatMap((name, i) => (values[i] === undefined ? [] : [[name, values[i] as string]]));
+  if ((parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen') {
+    return new globalThis.Request(url, { method: 'POST', headers: headers(), signal: req.closed });
   }
-  const listen = (parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen';
-  return new globalThis.Request(`${req.origin}${req.url}`, { method: 'POST', headers, ...(listen ? { signal: req.closed } : {}) });
+  // Header values never hold a line break (Node refuses them), so the key is unambiguous.
+  const key = `${url}\n${values.map((v) => v ?? '\u0000').join('\n')}`;
+  let request = heads.get(key);
+  if (!request) {
+    if (heads.size >= MAX_HEADS) heads.clear();
+    request = new globalThis.Request(url, { method: 'POST', headers: headers() });
+    heads.set(key, request);
+  }
+  return request;
 }
 
 /**
