@@ -196,8 +196,13 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     return modernCalls;
   };
   const overChannel = async (res: ServerResponse, reply: Promise<JSONRPCResponse>) => {
-    const json = JSON.stringify(await reply);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) }).end(json);
+    try {
+      const json = JSON.stringify(await reply);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) }).end(json);
+    } catch (err) {
+      ctx.log.error({ err }, 'mcp request failed');
+      if (!res.headersSent) sendError(res, toApiError(err));
+    }
   };
   const serve = async (entry: FetchLikeMcpHandler, req: McpHttpRequest, res: ServerResponse, parsedBody: unknown, authInfo: AuthInfo) => {
     try {
@@ -233,7 +238,11 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     // whatever else it holds, so the SDK's entry classifies it (and answers any refusal) alone.
     const claimed = envelopeClaim(body.value);
     if (claimed) {
-      if (plainModernCall(req, body.value, scope.offered)) return overChannel(res, (await modernChannel()).exchange(body.value, scope));
+      if (plainModernCall(req, body.value, scope.offered))
+        return overChannel(
+          res,
+          modernChannel().then((channel) => channel.exchange(body.value as JSONRPCRequest, scope)),
+        );
       scope.only = claimed;
       return serve(modernEntry, req, res, body.value, authInfo);
     }
@@ -270,7 +279,11 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
 
     // As the SDK's per-request transport answers these methods: every outcome is the handler's
     // own, so a 200 whose body is the JSON-RPC reply.
-    if (CHANNEL_METHODS.has(single.method)) return overChannel(res, (await legacyChannel()).exchange(single, scope, authInfo));
+    if (CHANNEL_METHODS.has(single.method))
+      return overChannel(
+        res,
+        legacyChannel().then((channel) => channel.exchange(single, scope, authInfo)),
+      );
 
     scope.only = single.method;
     const server = await factory({ era: 'legacy', authInfo });
