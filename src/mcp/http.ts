@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { FetchLikeMcpHandler } from '@modelcontextprotocol/node';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   classifyInboundRequest,
   createMcpHandler,
   isJsonContentType,
@@ -13,6 +14,7 @@ import {
   type AuthInfo,
   type InboundClassificationOutcome,
   type JSONRPCRequest,
+  type JSONRPCResponse,
   type McpHandlerRequestOptions,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
@@ -25,8 +27,10 @@ import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { authenticate, type Credential } from '../tools/pipeline.js';
 import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
+import { MODERN_PROTOCOL_VERSION } from './card.js';
+import { CallChannel } from './channel.js';
 import { toToolResult } from './results.js';
-import { malformedToolCall, mcpServer, offeredTools, type McpScope } from './server.js';
+import { malformedToolCall, mcpServer, offeredTools, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
 
 /**
@@ -166,6 +170,40 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
   };
   const modernEntry = createMcpHandler(factory, { legacy: 'reject', onerror });
   const legacy = legacyEntry(factory);
+  // Plain calls of every request share one instance per era, each over an in-process
+  // connection made on the first such call (see CallChannel, CHANNEL_METHODS, plainModernCall).
+  let legacyCalls: Promise<CallChannel> | undefined;
+  const legacyChannel = (): Promise<CallChannel> => {
+    legacyCalls ??= (async () => {
+      const channel = new CallChannel();
+      channel.onerror = onerror;
+      await mcpServer(ctx, channel.scopeFor, { era: 'legacy', tasks }).connect(channel);
+      return channel;
+    })();
+    return legacyCalls;
+  };
+  // The 2026-07-28 instance is bound to its era by the SDK's connection entry (serveStdio over
+  // our own transport, as its `transport` option offers); 2025 openings are refused there.
+  // (Imported on the first such call: the stdio entry is not part of starting the server.)
+  let modernCalls: Promise<CallChannel> | undefined;
+  const modernChannel = (): Promise<CallChannel> => {
+    modernCalls ??= (async () => {
+      const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+      const channel = new CallChannel();
+      serveStdio(() => mcpServer(ctx, channel.scopeFor, { era: 'modern', tasks }), { transport: channel, legacy: 'reject', onerror });
+      return channel;
+    })();
+    return modernCalls;
+  };
+  const overChannel = async (res: ServerResponse, reply: Promise<JSONRPCResponse>) => {
+    try {
+      const json = JSON.stringify(await reply);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) }).end(json);
+    } catch (err) {
+      ctx.log.error({ err }, 'mcp request failed');
+      if (!res.headersSent) sendError(res, toApiError(err));
+    }
+  };
   const serve = async (entry: FetchLikeMcpHandler, req: McpHttpRequest, res: ServerResponse, parsedBody: unknown, authInfo: AuthInfo) => {
     try {
       await answer(res, await entry.fetch(webRequest(req, parsedBody), { authInfo, parsedBody }));
@@ -200,6 +238,11 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     // whatever else it holds, so the SDK's entry classifies it (and answers any refusal) alone.
     const claimed = envelopeClaim(body.value);
     if (claimed) {
+      if (plainModernCall(req, body.value, scope.offered))
+        return overChannel(
+          res,
+          modernChannel().then((channel) => channel.exchange(body.value as JSONRPCRequest, scope)),
+        );
       scope.only = claimed;
       return serve(modernEntry, req, res, body.value, authInfo);
     }
@@ -234,6 +277,14 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const single = singleExchange(req, route, body.value);
     if (!single) return serve(legacy, req, res, body.value, authInfo);
 
+    // As the SDK's per-request transport answers these methods: every outcome is the handler's
+    // own, so a 200 whose body is the JSON-RPC reply.
+    if (CHANNEL_METHODS.has(single.method))
+      return overChannel(
+        res,
+        legacyChannel().then((channel) => channel.exchange(single, scope, authInfo)),
+      );
+
     scope.only = single.method;
     const server = await factory({ era: 'legacy', authInfo });
     const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: 'json' });
@@ -247,6 +298,39 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
 }
 
 /**
+ * The methods served over a shared connection (CallChannel): their answer depends on the
+ * request and its caller alone, never on the connection. Anything that could touch a
+ * connection's state (`initialize`, `logging/setLevel`) gets an instance of its own.
+ */
+const CHANNEL_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/list']);
+
+/**
+ * Whether a 2026-07-28 request may go to the shared instance: a single request the SDK
+ * classifies as modern, whose standard headers repeat exactly what its body says (so the HTTP
+ * entry's header checks have nothing to refuse), whose envelope declares the client's
+ * capabilities (read per request, never the connection's), and that is a listing or a call of
+ * an offered tool that neither asks to confirm nor may become a task (those keep the SDK's
+ * per-request entry, which binds a confirmation to the caller's key). Anything else, a refusal
+ * above all, is the HTTP entry's to answer.
+ */
+function plainModernCall(req: McpHttpRequest, body: unknown, offered: OfferedTools): body is JSONRPCRequest {
+  if (!isJSONRPCRequest(body) || !CHANNEL_METHODS.has(body.method) || !isJsonContentType(req.header('content-type'))) return false;
+  const version = req.header('mcp-protocol-version');
+  const name = req.header('mcp-name');
+  // The revision this server serves (card.ts), which the SDK's HTTP entry accepts.
+  if (version !== MODERN_PROTOCOL_VERSION || req.header('mcp-method') !== body.method) return false;
+  const params = body.params as { name?: unknown; _meta?: Record<string, unknown> } | undefined;
+  const caps = params?._meta?.[CLIENT_CAPABILITIES_META_KEY];
+  if (caps === null || typeof caps !== 'object' || Array.isArray(caps)) return false;
+  if (body.method === 'tools/call') {
+    const tool = typeof params?.name === 'string' ? offered.byName.get(params.name) : undefined;
+    if (!tool || tool.confirm || tool.task || name !== tool.name) return false;
+  } else if (name !== undefined) return false;
+  const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: body.method, mcpNameHeader: name, body });
+  return route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === version;
+}
+
+/**
  * The headers the SDK's entries read: the media types, the protocol version and the
  * revision's standard headers, the `Mcp-Param-*` mirrors of no tool of ours, and the Host
  * and Origin its checks may name. Our own (the key, the token) stay out: the SDK gets the
@@ -254,19 +338,33 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
  */
 const FORWARDED_HEADERS = ['host', 'origin', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id'];
 
+/** Request heads built before, by URL and forwarded headers: a client repeats the same few. */
+const heads = new Map<string, globalThis.Request>();
+const MAX_HEADS = 256;
+
 /**
  * The request as the SDK's web-standard entries take it. The body is already parsed and goes
- * alongside (parsedBody), so the Request carries only the method, URL and headers; a
- * subscriptions/listen stream also gets a signal that ends it when the client goes away.
+ * alongside (parsedBody), so the Request carries only the method, URL and headers, and one
+ * built for the same head before serves again (a Request costs more to build than the SDK's
+ * classification of the call); a subscriptions/listen stream gets its own, with a signal that
+ * ends it when the client goes away.
  */
 function webRequest(req: McpHttpRequest, parsedBody: unknown): globalThis.Request {
-  const headers = new Headers();
-  for (const name of FORWARDED_HEADERS) {
-    const value = req.header(name);
-    if (value !== undefined) headers.set(name, value);
+  const url = `${req.origin}${req.url}`;
+  const values = FORWARDED_HEADERS.map((name) => req.header(name));
+  const headers = (): [string, string][] => FORWARDED_HEADERS.flatMap((name, i) => (values[i] === undefined ? [] : [[name, values[i] as string]]));
+  if ((parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen') {
+    return new globalThis.Request(url, { method: 'POST', headers: headers(), signal: req.closed });
   }
-  const listen = (parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen';
-  return new globalThis.Request(`${req.origin}${req.url}`, { method: 'POST', headers, ...(listen ? { signal: req.closed } : {}) });
+  // Header values never hold a line break (Node refuses them), so the key is unambiguous.
+  const key = `${url}\n${values.map((v) => v ?? '\u0000').join('\n')}`;
+  let request = heads.get(key);
+  if (!request) {
+    if (heads.size >= MAX_HEADS) heads.clear();
+    request = new globalThis.Request(url, { method: 'POST', headers: headers() });
+    heads.set(key, request);
+  }
+  return request;
 }
 
 /**

@@ -160,6 +160,9 @@ function modernListing(offered: OfferedTools, flags: ListingFlags): McpTool[] {
   return listing;
 }
 
+/** The scope of the request a handler serves (see mcpServer). */
+export type ScopeOf = (rc: ServerContext) => McpScope;
+
 /** Whom one MCP request acts for, and what it may call. */
 export interface McpScope {
   offered: OfferedTools;
@@ -275,36 +278,42 @@ const MODERN_OPTIONS = serverOptions('modern');
 const LEGACY_OPTIONS = serverOptions('legacy');
 
 /**
- * One MCP server instance over the registry: per HTTP request (both eras) or per stdio
- * connection. Validation is ours, so a bad argument is an isError result with the spec's
- * validation_error body, on every revision.
+ * One MCP server instance over the registry: per HTTP request (both eras), per stdio
+ * connection, or one for the 2025-era HTTP calls of the process (./channel.ts), whose scope
+ * then comes with each request (`scope` is a function of the request's context). Validation is
+ * ours, so a bad argument is an isError result with the spec's validation_error body, on every
+ * revision.
  */
-export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Server {
+export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOptions): Server {
   const modern = opts.era === 'modern';
+  const scopeOf: ScopeOf = typeof scope === 'function' ? scope : () => scope;
   const server = new Server(SERVER_INFO, modern ? MODERN_OPTIONS : LEGACY_OPTIONS);
   const wants = (method: string) => opts.only === undefined || opts.only === method;
 
   if (wants('tools/list'))
     server.setRequestHandler('tools/list', (_request, rc) => {
-      if (!modern) return { tools: scope.offered.listing };
+      const { offered } = scopeOf(rc);
+      if (!modern) return { tools: offered.listing };
       const caps = clientCapabilities(server, rc);
-      return { tools: modernListing(scope.offered, { views: clientRendersViews(caps), tasks: caps?.extensions?.[TASKS_EXTENSION] !== undefined }) };
+      return { tools: modernListing(offered, { views: clientRendersViews(caps), tasks: caps?.extensions?.[TASKS_EXTENSION] !== undefined }) };
     });
 
   // The MCP App views of the offered tools (src/mcp/apps.ts) are the only resources.
-  if (wants('resources/list')) server.setRequestHandler('resources/list', () => ({ resources: listViewResources(scope.offered.byName) }));
-  if (wants('resources/read')) server.setRequestHandler('resources/read', (request) => readViewResource(request.params.uri, scope.offered.byName, opts.era));
+  if (wants('resources/list')) server.setRequestHandler('resources/list', (_request, rc) => ({ resources: listViewResources(scopeOf(rc).offered.byName) }));
+  if (wants('resources/read'))
+    server.setRequestHandler('resources/read', (request, rc) => readViewResource(request.params.uri, scopeOf(rc).offered.byName, opts.era));
   // Declaring resources means answering for templates too: there are none.
   if (wants('resources/templates/list')) server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
 
   if (wants('prompts/list')) server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
   if (wants('prompts/get'))
-    server.setRequestHandler('prompts/get', (request) => getPrompt(ctx, scope.offered.byName, request.params.name, request.params.arguments ?? {}));
+    server.setRequestHandler('prompts/get', (request, rc) => getPrompt(ctx, scopeOf(rc).offered.byName, request.params.name, request.params.arguments ?? {}));
 
   if (wants('tools/call'))
     server.setRequestHandler('tools/call', async (request, rc): Promise<CallToolResult | InputRequiredResult> => {
       const { name, arguments: args = {} } = request.params;
-      const tool = scope.offered.byName.get(name);
+      const { offered, entrant } = scopeOf(rc);
+      const tool = offered.byName.get(name);
       if (!tool) {
         const message = `Unknown tool "${name}". Call tools/list for the available tools.`;
         // 2026-07-28: an unknown tool is a protocol error; the 2025 revisions here answered isError.
@@ -315,7 +324,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
       const confirmation = await confirmationOf(server, rc, tool, digest);
       const call = toolArguments(tool, args);
       if (confirmation === 'ask') {
-        const outcome = await callTool(ctx, tool, scope.entrant, { ...call, confirmation });
+        const outcome = await callTool(ctx, tool, entrant, { ...call, confirmation });
         if (outcome.ok !== 'ask') return server.projectCallToolResult(toToolResult(outcome), undefined);
         return inputRequired({
           inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.question, requestedSchema: { type: 'object', properties: {} } }) },
@@ -323,14 +332,14 @@ export function mcpServer(ctx: Ctx, scope: McpScope, opts: McpServerOptions): Se
         });
       }
       if (tool.task && modern && opts.tasks.wanted(clientCapabilities(server, rc))) {
-        return opts.tasks.start(tool, scope.entrant, { ...call, confirmation });
+        return opts.tasks.start(tool, entrant, { ...call, confirmation });
       }
-      return toToolResult(await callTool(ctx, tool, scope.entrant, { ...call, confirmation }));
+      return toToolResult(await callTool(ctx, tool, entrant, { ...call, confirmation }));
     });
 
   registerTaskMethods(
     server,
-    () => admit(ctx, scope.entrant),
+    (rc) => admit(ctx, scopeOf(rc).entrant),
     opts.tasks,
     (rc) => clientCapabilities(server, rc),
   );

@@ -168,7 +168,7 @@ const UpdateParams = z.object({ taskId: z.string(), inputResponses: z.record(z.s
  */
 export function registerTaskMethods(
   server: Server,
-  authenticate: () => Authenticated,
+  authenticate: (rc: ServerContext) => Authenticated,
   runner: TaskRunner,
   capabilitiesOf: (rc: ServerContext) => ClientCapabilities | undefined,
 ): void {
@@ -176,7 +176,7 @@ export function registerTaskMethods(
     if (!runner.wanted(capabilitiesOf(rc))) {
       throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
     }
-    const auth = authenticate();
+    const auth = authenticate(rc);
     if (!auth.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, auth.error.message, auth.error.toBody());
     return auth.caller.keyId;
   };

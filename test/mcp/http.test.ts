@@ -158,6 +158,49 @@ describe('2026-07-28 requests', () => {
     expect(linked(host.json.result.tools).sort()).toEqual(['get_campaign', 'get_insights_overview', 'get_recent_activity', 'list_campaigns', 'list_leads']);
   });
 
+  it('keeps concurrent requests apart by their own capabilities, tool selection and id', async () => {
+    const views = meta({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } });
+    const modern = { ...LEGACY, 'mcp-protocol-version': '2026-07-28' };
+    const asks = Array.from({ length: 40 }, (_, i) => {
+      switch (i % 4) {
+        case 0:
+          return { path: '/mcp', method: 'tools/list', params: { _meta: views }, expect: 'views' };
+        case 1:
+          return { path: '/mcp', method: 'tools/list', params: { _meta: meta() }, expect: 'plain' };
+        case 2:
+          return {
+            path: '/mcp?tools=get_credits',
+            method: 'tools/call',
+            params: { name: 'get_campaign', arguments: { campaignId: 'cmp_q4' }, _meta: meta() },
+            expect: 'unknown',
+          };
+        default:
+          return { path: '/mcp', method: 'tools/call', params: { name: 'get_campaign', arguments: { campaignId: 'cmp_q4' }, _meta: meta() }, expect: 'cmp_q4' };
+      }
+    });
+    const replies = await Promise.all(
+      asks.map((a) =>
+        post(
+          `${a.path}`,
+          { jsonrpc: '2.0', id: 7, method: a.method, params: a.params },
+          { ...modern, 'mcp-method': a.method, ...(a.params.name ? { 'mcp-name': a.params.name } : {}) },
+        ),
+      ),
+    );
+    replies.forEach((r, i) => {
+      const m = r.json;
+      expect(m.id).toBe(7);
+      const want = asks[i]!.expect;
+      if (want === 'unknown') return expect([r.status, m.error.code]).toEqual([200, -32602]);
+      expect(r.status).toBe(200);
+      expect(m.result.resultType).toBe('complete');
+      if (want === 'cmp_q4') return expect(m.result.structuredContent.id).toBe('cmp_q4');
+      const linked = m.result.tools.filter((t: any) => t._meta?.ui?.resourceUri).length;
+      if (want === 'views') expect(linked).toBeGreaterThan(0);
+      else expect(linked).toBe(0);
+    });
+  });
+
   it('follows the revision for an unknown tool, a malformed call, and invalid arguments', async () => {
     const unknown = await rpc('tools/call', { name: 'no_such_tool', arguments: {}, _meta: meta() });
     expect(unknown.json.error.code).toBe(-32602);
