@@ -100,8 +100,11 @@ export async function startLeadImport(
     throw err;
   }
   let rowsTotal = 0;
-  for (let next = await file.items.next(); !next.done && next.value.kind !== 'malformed'; next = await file.items.next()) {
-    if (next.value.kind === 'record') rowsTotal++;
+  counting: for await (const batch of file.batches) {
+    for (const item of batch) {
+      if (item.kind === 'malformed') break counting;
+      rowsTotal++;
+    }
   }
   return transaction(ctx.db, () => {
     checkImportable(ctx, input.campaignId);

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { and, eq } from 'drizzle-orm';
 import { parse } from 'csv-parse';
 import { creditBalance, lookalikeJobs } from '../../db/schema.js';
@@ -160,28 +162,33 @@ export interface ImportOptions {
 
 const emptySummary = (): ImportSummaryShape => ({ total: 0, ...Object.fromEntries(ADD_ITEM_STATUSES.map((s) => [s, 0])) }) as ImportSummaryShape;
 
+/** Bytes of a file in memory handed to the parser at a time: a large file is read over several turns of the event loop. */
+const PIECE_BYTES = 64 * 1024;
+
 async function* chunksOf(source: ImportSource): AsyncGenerator<Buffer> {
-  if (typeof source === 'string') yield Buffer.from(source, 'utf8');
-  else if (Buffer.isBuffer(source)) yield source;
-  else for await (const chunk of source as AsyncIterable<Buffer | string>) yield typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+  if (typeof source === 'string' || Buffer.isBuffer(source)) {
+    const all = typeof source === 'string' ? Buffer.from(source, 'utf8') : source;
+    // csv-parse works on bytes, so a piece may end inside a value or a multi-byte character.
+    for (let at = 0; at < all.length; at += PIECE_BYTES) yield all.subarray(at, at + PIECE_BYTES);
+  } else for await (const chunk of source as AsyncIterable<Buffer | string>) yield typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
 }
 
-/** Records read between two turns of the event loop. */
-const YIELD_EVERY = 1000;
-
 /** Line breaks inside a record's values: a quoted value may span lines (CRLF counts once). */
-const breaksIn = (record: readonly string[]): number => record.reduce((n, v) => n + (v.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
+function breaksIn(record: readonly string[]): number {
+  let n = 0;
+  for (const v of record) if (v.includes('\n') || v.includes('\r')) n += v.match(/\r\n|\r|\n/g)?.length ?? 0;
+  return n;
+}
 
-type FileItem = { kind: 'delimiter'; delimiter: Delimiter } | { kind: 'record'; line: number; record: string[] } | { kind: 'malformed'; stop: ImportStop };
+const isBlank = (record: readonly string[]): boolean => record.every((v) => v.trim() === '');
+
+export type FileItem = { kind: 'record'; line: number; record: string[] } | { kind: 'malformed'; stop: ImportStop };
 
 /**
- * The file's records, header first, each with the line it starts on, streamed through csv-parse
- * (RFC 4180 quoting, BOM removed, CRLF or LF). The delimiter is read from the header line, which
- * is buffered until its first unquoted line end. Blank lines and rows of empty values are read
- * past. Line numbers are counted here: csv-parse's own count is off for CRLF inside quotes.
- * A malformed record ends the stream with a `malformed` item naming its first line.
+ * Opens a CSV source: reads up to the header line's first unquoted line end and detects the
+ * delimiter from it, then hands the file's records over in batches (`recordBatches`).
  */
-async function* fileItems(source: ImportSource): AsyncGenerator<FileItem> {
+async function readRecords(source: ImportSource): Promise<{ delimiter: Delimiter; batches: AsyncGenerator<FileItem[]> }> {
   const it = chunksOf(source)[Symbol.asyncIterator]();
   let head = Buffer.alloc(0);
   let done = false;
@@ -192,53 +199,77 @@ async function* fileItems(source: ImportSource): AsyncGenerator<FileItem> {
   }
   const text = head.toString('utf8').replace(/^\uFEFF/, '');
   const delimiter = detectDelimiter(text.split(/\r?\n|\r/)[0] ?? '');
-  yield { kind: 'delimiter', delimiter };
+  return { delimiter, batches: recordBatches(it, head, done, delimiter) };
+}
+
+/**
+ * The file's records, header first, each with the line it starts on, streamed through csv-parse
+ * (RFC 4180 quoting, BOM removed, CRLF or LF), in batches: the records each piece of the file
+ * completes, read from the parser with `read()` as soon as the piece is written. Reading them one
+ * by one through the stream's async iterator cost a promise per row, and its `on_record` hook
+ * builds an info object per row. Blank lines and rows of empty values are read past. Line
+ * numbers are counted here: csv-parse's own count is off for CRLF inside quotes. A malformed
+ * record ends the stream with a `malformed` item naming its first line.
+ */
+async function* recordBatches(it: AsyncIterator<Buffer>, head: Buffer, headIsAll: boolean, delimiter: Delimiter): AsyncGenerator<FileItem[]> {
   // A malformed record must end the import after every record before it, in order. An error
   // from the parser stream would drop the records it has buffered, so it skips the bad record
-  // instead, and everything from there on is dropped here.
-  let emitted = 0;
-  let malformed: { after: number; code: string } | null = null;
-  const parser = parse({
-    delimiter,
-    bom: true,
-    relax_column_count: true,
-    skip_records_with_error: true,
-    on_record: (record: string[]) => {
-      if (malformed !== null) return null;
-      emitted++;
-      return record;
-    },
-  });
-  parser.on('skip', (err: { code?: string }) => {
-    malformed ??= { after: emitted, code: err.code ?? 'CSV_INVALID' };
-  });
-  const feed = (async () => {
-    try {
-      parser.write(head);
-      while (!done && malformed === null) {
-        const next = await it.next();
-        if (next.done) break;
-        // Backpressure: wait for the parser to drain before reading more of the file.
-        if (!parser.write(next.value)) await new Promise((resolve) => parser.once('drain', resolve));
-      }
-      parser.end();
-    } catch (err) {
-      parser.destroy(err as Error);
-    }
-  })();
-  let line = 1;
+  // instead, and the records from there on are dropped here.
+  const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_records_with_error: true });
   let read = 0;
-  for await (const record of parser as AsyncIterable<string[]>) {
-    const at = line;
-    line += 1 + breaksIn(record);
-    // A file in memory is read without waiting on I/O: let the server answer in between.
-    if (++read % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    if (record.every((v) => v.trim() === '')) continue;
-    yield { kind: 'record', line: at, record };
+  let malformed: { before: number; code: string } | null = null;
+  parser.on('skip', (err: { code?: string }) => {
+    // Every record before the bad one has been read or is waiting in the parser's buffer.
+    malformed ??= { before: read + parser.readableLength, code: err.code ?? 'CSV_INVALID' };
+  });
+  // Settles once the parser has taken the whole file; listening also catches a stream error early.
+  const written = finished(parser, { readable: false });
+  written.catch(() => {});
+  let line = 1;
+  const take = (): FileItem[] => {
+    const items: FileItem[] = [];
+    for (let record: string[] | null = parser.read(); record !== null; record = parser.read()) {
+      const stop = malformed as { before: number } | null;
+      if (stop !== null && read >= stop.before) continue;
+      read++;
+      const at = line;
+      line += 1 + breaksIn(record);
+      if (!isBlank(record)) items.push({ kind: 'record', line: at, record });
+    }
+    if (parser.errored) throw parser.errored;
+    return items;
+  };
+  const write = async (piece: Buffer): Promise<FileItem[]> => {
+    parser.write(piece);
+    // The parser holds its drain back until its records are read, so they are read first; the
+    // drain may then come at once, within that reading.
+    const items = take();
+    // Backpressure: wait for the parser to drain before reading more of the file.
+    if (parser.writableNeedDrain) await once(parser, 'drain');
+    return items;
+  };
+  try {
+    let items = await write(head);
+    let done = headIsAll;
+    for (;;) {
+      if (items.length) yield items;
+      if (done || malformed !== null) break;
+      // A file in memory is read without waiting on I/O: let the server answer in between.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const next = await it.next();
+      done = next.done === true;
+      items = next.done ? [] : await write(next.value);
+    }
+    parser.end();
+    await written;
+    items = take();
+    if (items.length) yield items;
+    const stop = malformed as { code: string } | null;
+    if (stop !== null) yield [{ kind: 'malformed', stop: { line, message: malformedMessage(line, stop.code) } }];
+  } finally {
+    parser.destroy();
+    await it.return?.();
   }
-  await feed;
-  const stop = malformed as { after: number; code: string } | null;
-  if (stop !== null) yield { kind: 'malformed', stop: { line, message: malformedMessage(line, stop.code) } };
 }
 
 function malformedMessage(line: number, code: string): string {
@@ -335,17 +366,24 @@ function mappingFor(header: readonly string[], map: ImportOptions['map']): Colum
   return mapping;
 }
 
-/** The open file: its delimiter and mapped header, and the items after the header. */
+/** The open file: its delimiter and mapped header, and the batches of items after the header. */
 export async function openFile(source: ImportSource, map: ImportOptions['map']) {
-  const items = fileItems(source)[Symbol.asyncIterator]();
-  const first = (await items.next()).value as FileItem & { kind: 'delimiter' };
-  const head = await items.next();
-  if (head.done) throw validationError('file: the file is empty; it needs a header row and at least one row.', ['file']);
-  const item = head.value;
+  const { delimiter, batches } = await readRecords(source);
+  let first: FileItem[] = [];
+  while (first.length === 0) {
+    const next = await batches.next();
+    if (next.done) throw validationError('file: the file is empty; it needs a header row and at least one row.', ['file']);
+    first = next.value;
+  }
+  const item = first[0] as FileItem;
   if (item.kind === 'malformed') throw validationError(`file: the header row is not valid CSV. ${item.stop.message}`, ['file']);
-  if (item.kind !== 'record') throw new Error('CSV reader yielded a second delimiter');
   const header = item.record.map((h) => h.trim());
-  return { delimiter: first.delimiter, header, mapping: mappingFor(header, map), items };
+  return { delimiter, header, mapping: mappingFor(header, map), batches: afterHeader(first.slice(1), batches) };
+}
+
+async function* afterHeader(rest: FileItem[], batches: AsyncGenerator<FileItem[]>): AsyncGenerator<FileItem[]> {
+  if (rest.length) yield rest;
+  yield* batches;
 }
 
 /**
@@ -415,23 +453,22 @@ export async function importLeads(ctx: Ctx, opts: ImportOptions): Promise<Import
     opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged, rows: outcome.rows });
   };
   try {
-    for (let next = await file.items.next(); !next.done; next = await file.items.next()) {
-      const item = next.value;
-      if (item.kind === 'malformed') {
-        stoppedAt = item.stop;
-        break;
-      }
-      if (item.kind !== 'record') continue;
-      if (skip > 0) {
-        skip--;
-        continue;
-      }
-      chunk.push(toRow(item.line, item.record, file.mapping));
-      if (chunk.length === CHUNK_SIZE) {
-        flush();
-        // A file already in memory parses without waiting on I/O, so without this the whole
-        // import would run as one stretch of microtasks and starve the server it runs in.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+    reading: for await (const batch of file.batches) {
+      for (const item of batch) {
+        if (item.kind === 'malformed') {
+          stoppedAt = item.stop;
+          break reading;
+        }
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        chunk.push(toRow(item.line, item.record, file.mapping));
+        if (chunk.length === CHUNK_SIZE) {
+          flush();
+          // A batch of a file already in memory holds hundreds of rows: let the server it runs in answer between chunks.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
     }
     if (chunk.length) flush();
@@ -500,13 +537,14 @@ export async function previewImport(ctx: Ctx, opts: Omit<ImportOptions, 'afterCh
   const file = await openFile(opts.source, opts.map);
   const rows: Row[] = [];
   let stoppedAt: ImportStop | null = null;
-  for (let next = await file.items.next(); !next.done; next = await file.items.next()) {
-    const item = next.value;
-    if (item.kind === 'malformed') {
-      stoppedAt = item.stop;
-      break;
+  reading: for await (const batch of file.batches) {
+    for (const item of batch) {
+      if (item.kind === 'malformed') {
+        stoppedAt = item.stop;
+        break reading;
+      }
+      rows.push(toRow(item.line, item.record, file.mapping));
     }
-    if (item.kind === 'record') rows.push(toRow(item.line, item.record, file.mapping));
   }
   const full = dryRun(ctx, opts.campaignId, rows, UNLIMITED, opts.onProgress);
   const creditsAvailable = leadCreditsAvailable(ctx);

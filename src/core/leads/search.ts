@@ -1,5 +1,6 @@
-import { and, asc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { perDb, quoted, rowsOf } from '../../db/prepared.js';
 import { leads } from '../../db/schema.js';
+import { prepareLeadSearch, type SearchRange } from '../../db/sql/leads.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { validationError } from '../errors.js';
@@ -11,19 +12,26 @@ export const SEARCH_LIMIT_MAX = 50;
 
 const PROFILE_PREFIX = 'https://www.linkedin.com/in/';
 
-/**
- * What each search index holds (migration 0011 creates them on exactly these expressions; a
- * query uses an expression index only when it compares the identical expression). The name is
- * what lists show (composeFullName); the last name falls back to what follows the first space
- * of the full name, for leads imported with one name column.
- */
-export const SEARCH_EXPRESSIONS = {
-  leads_search_name: "coalesce(nullif(trim(full_name), ''), trim(coalesce(trim(first_name), '') || ' ' || coalesce(trim(last_name), '')))",
-  leads_search_last_name: "coalesce(nullif(trim(last_name), ''), nullif(substr(trim(full_name), instr(trim(full_name), ' ') + 1), trim(full_name)))",
-  leads_search_company: 'trim(company_name)',
-} as const;
+export { SEARCH_EXPRESSIONS } from '../../db/sql/leads.js';
+
 /** Above every character a stored value can hold: `prefix + TOP` bounds the values that start with `prefix`. */
 const TOP = '\u{10FFFF}';
+
+/** The columns a lead list shows (LEAD_COLUMNS), named as in code. */
+const LIST_SELECT = Object.entries(LEAD_COLUMNS)
+  .map(([key, column]) => `${quoted(column.name)} AS ${quoted(key)}`)
+  .join(', ');
+
+/** Built once per connection: building and preparing the five statements took most of a search's time. */
+const searchStatements = perDb((db) => {
+  const s = prepareLeadSearch(db, LIST_SELECT);
+  const ranges = (stmt: (typeof s)['byUrlRange']) => rowsOf<SearchRange, LeadListRow>(leads, stmt);
+  return {
+    byExpression: s.byExpression.map(ranges),
+    byUrlRange: ranges(s.byUrlRange),
+    byUrl: rowsOf<[campaignId: string, url: string], LeadListRow>(leads, s.byUrl),
+  };
+});
 
 export interface SearchLeadsInput {
   campaignId: string;
@@ -57,25 +65,17 @@ export function searchLeads(ctx: Ctx, input: SearchLeadsInput): SearchLeadsResul
   if (query.length > SEARCH_QUERY_MAX) throw validationError(`query: at most ${SEARCH_QUERY_MAX} characters.`, ['query']);
   requireCampaignRow(ctx, input.campaignId);
   const take = input.limit + 1;
-  const inCampaign = eq(leads.campaignId, input.campaignId);
-  const rows = (where: SQL, orderBy: SQL) =>
-    ctx.db.select(LEAD_COLUMNS).from(leads).where(and(inCampaign, where)).orderBy(orderBy, asc(leads.seq)).limit(take).all();
+  const statements = searchStatements(ctx.db);
+  const inRange = (range: (typeof statements)['byUrlRange'], from: string): LeadListRow[] => range.all(input.campaignId, from, from + TOP, take);
 
   const url = profileUrlOf(query);
   let found: LeadListRow[][];
   if (url !== null) {
-    found = [rows(eq(leads.networkUrl, url), sql`${leads.seq}`)];
+    found = [statements.byUrl.all(input.campaignId, url)];
   } else {
-    const prefix = (expr: SQL) => {
-      const folded = sql`${expr} COLLATE NOCASE`;
-      return rows(and(gte(folded, query), lt(folded, query + TOP)) as SQL, folded);
-    };
-    found = Object.values(SEARCH_EXPRESSIONS).map((expr) => prefix(sql.raw(expr)));
+    found = statements.byExpression.map((stmt) => inRange(stmt, query));
     // A single word may be a profile slug; slugs are stored lower-case.
-    if (!query.includes(' ')) {
-      const slug = PROFILE_PREFIX + query.toLowerCase();
-      found.push(rows(and(gte(leads.networkUrl, slug), lt(leads.networkUrl, slug + TOP)) as SQL, sql`${leads.networkUrl}`));
-    }
+    if (!query.includes(' ')) found.push(inRange(statements.byUrlRange, PROFILE_PREFIX + query.toLowerCase()));
   }
 
   const bySeq = new Map<number, LeadListRow>();

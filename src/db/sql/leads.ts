@@ -157,3 +157,47 @@ export const leadStatements: (db: Db) => LeadStatements = perDb((db) => {
 
 /** Writes changes to one lead (a statement prepared per set of changed columns: the engine writes leads on every send). */
 export const updateLeadById = updaterById(leads);
+
+/**
+ * What each search index holds (migration 0011 creates them on exactly these expressions; a
+ * query uses an expression index only when it compares the identical expression). The name is
+ * what lists show (composeFullName); the last name falls back to what follows the first space
+ * of the full name, for leads imported with one name column.
+ */
+export const SEARCH_EXPRESSIONS = {
+  leads_search_name: "coalesce(nullif(trim(full_name), ''), trim(coalesce(trim(first_name), '') || ' ' || coalesce(trim(last_name), '')))",
+  leads_search_last_name: "coalesce(nullif(trim(last_name), ''), nullif(substr(trim(full_name), instr(trim(full_name), ' ') + 1), trim(full_name)))",
+  leads_search_company: 'trim(company_name)',
+} as const;
+
+/** A search range: the campaign, `from` (inclusive) to `to` (exclusive), and how many rows to read. */
+export type SearchRange = [campaignId: string, from: string, to: string, limit: number];
+
+export interface LeadSearchStatements {
+  /** Per search index: the campaign's leads whose expression (ASCII case folded) is in the range, in its order then seq. */
+  byExpression: Statement<SearchRange, Record<string, unknown>>[];
+  /** The campaign's leads whose profile URL is in the range, in URL order. */
+  byUrlRange: Statement<SearchRange, Record<string, unknown>>;
+  /** The campaign's lead with this profile URL (at most one). */
+  byUrl: Statement<[campaignId: string, url: string], Record<string, unknown>>;
+}
+
+/**
+ * The lead search's statements, prepared once per connection (`select` is the SELECT list,
+ * columns named as in code). Each reads a range of an index that starts with the campaign, up
+ * to the limit. Every value is bound as `(SELECT ?)`: under STAT4 a value bound where the
+ * planner may look makes SQLite compile the statement again on every call, and the plan
+ * (each index's range, no sort) does not depend on the values.
+ */
+export function prepareLeadSearch(db: Db, select: string): LeadSearchStatements {
+  const c = db.$client;
+  const range = (expr: string) =>
+    c.prepare<SearchRange, Record<string, unknown>>(
+      `SELECT ${select} FROM leads WHERE campaign_id = (SELECT ?) AND ${expr} >= (SELECT ?) AND ${expr} < (SELECT ?) ORDER BY ${expr}, seq LIMIT (SELECT ?)`,
+    );
+  return {
+    byExpression: Object.values(SEARCH_EXPRESSIONS).map((expr) => range(`${expr} COLLATE NOCASE`)),
+    byUrlRange: range('network_url'),
+    byUrl: c.prepare(`SELECT ${select} FROM leads WHERE campaign_id = (SELECT ?) AND network_url = (SELECT ?)`),
+  };
+}
