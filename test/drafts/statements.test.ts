@@ -4,6 +4,7 @@ import type { Ctx } from '../../src/core/context.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { draftPage, draftPageSql, draftRowAt, draftSeqExists, findDraftRow, pendingDraftCounts } from '../../src/core/drafts/store.js';
 import { updateDrafts } from '../../src/core/drafts/update.js';
+import { asDraftsWriter } from '../../src/db/drafts-writer.js';
 import { drafts, leads } from '../../src/db/schema.js';
 import { testCtx } from '../helpers.js';
 import { noteFor, reviewWorkspace } from './helpers.js';
@@ -90,7 +91,7 @@ describe('drafts statements', () => {
 
   it('pages each filter on its own index, with the cursor in the index, even after ANALYZE', () => {
     const ctx = seeded();
-    // Statistics where the queue is mostly history (sent drafts of another campaign) and drafts
+    // Statistics where the queue is mostly history (decided drafts of another campaign) and drafts
     // far outnumber leads (a lead has one per step and per agent reply): what tempts a planner to
     // scan the leads and sort, or the primary key and filter.
     const c = ctx.db.$client;
@@ -98,14 +99,19 @@ describe('drafts statements', () => {
       "INSERT INTO leads (id, campaign_id, network_url, first_name, stage, source, created_at, updated_at) VALUES (?, 'cmp_q4', ?, 'Stat', 'new', 'manual', 0, 0)",
     );
     const draft = c.prepare(
-      "INSERT INTO drafts (id, campaign_id, lead_id, step_id, slot, variant, kind, text, rendered_text, status, created_at, updated_at) VALUES (?, 'cmp_q4', ?, ?, ?, 'A', 'message', 'Hi', 'Hi', 'sent', 0, 0)",
+      "INSERT INTO drafts (id, campaign_id, lead_id, step_id, slot, variant, kind, text, rendered_text, status, created_at, updated_at) VALUES (?, 'cmp_q4', ?, ?, ?, 'A', 'message', 'Hi', 'Hi', 'pending', 0, 0)",
     );
-    c.transaction(() => {
-      for (let i = 0; i < 40; i++) {
-        lead.run(`lead_stat${i}`, `https://www.linkedin.com/in/stat-${i}`);
-        for (let step = 0; step < 50; step++) draft.run(`drf_stat${i}x${step}`, `lead_stat${i}`, `stp_${step}`, `step:stp_${step}`);
-      }
-    })();
+    // Only the drafts store may write drafts (the gate), and a draft starts pending: the history
+    // is written as the store would, then rejected.
+    asDraftsWriter(c, () =>
+      c.transaction(() => {
+        for (let i = 0; i < 40; i++) {
+          lead.run(`lead_stat${i}`, `https://www.linkedin.com/in/stat-${i}`);
+          for (let step = 0; step < 50; step++) draft.run(`drf_stat${i}x${step}`, `lead_stat${i}`, `stp_${step}`, `step:stp_${step}`);
+        }
+        c.prepare("UPDATE drafts SET status = 'rejected' WHERE campaign_id = 'cmp_q4'").run();
+      })(),
+    );
     const plans = () => ({
       none: c.prepare(`EXPLAIN QUERY PLAN ${draftPageSql(false, false)}`).all({ after: 0, limit: 51 }),
       campaign: c.prepare(`EXPLAIN QUERY PLAN ${draftPageSql(true, false)}`).all({ after: 0, limit: 51, campaignId: 'cmp_review' }),
