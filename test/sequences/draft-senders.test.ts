@@ -5,8 +5,11 @@ import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import { listDrafts } from '../../src/core/drafts/list.js';
 import { sendsToConfirm, updateDrafts } from '../../src/core/drafts/update.js';
 import { accounts } from '../../src/db/schema.js';
+import { silentLogger } from '../../src/log.js';
+import { startServer } from '../../src/server.js';
 import { confirmationMessage } from '../../src/tools/update-drafts.js';
 import { MINUTE } from '../engine/helpers.js';
+import { TEST_KEY } from '../helpers.js';
 import { stepsHarness, type StepsHarness } from './runner-helpers.js';
 
 const NAMES: Record<string, string> = { acc_b: 'Sales', acc_c: 'Ops', acc_d: 'Support' };
@@ -114,5 +117,63 @@ describe('drafts in a campaign with several senders', () => {
     );
     await h.runUntil(() => drafts(h, 'sent').length === 3, 10 * MINUTE, 100);
     expect(connectFrom(h).get(h.lead(kept!.leadId).networkUrl)).toBe(removed);
+  });
+
+  it('over MCP, approving one batch across senders asks "Send N messages: n from SENDER, …?" and the drafts go from those senders', async () => {
+    const h = await threeSenders(6);
+    await h.runUntil(() => drafts(h, 'pending').length === 6, 10 * MINUTE, 100);
+    const server = await startServer({ host: '127.0.0.1', port: 0, dbPath: ':memory:', env: h.ctx.env, simSpeed: 1, config: {} }, silentLogger(), h.ctx, {
+      engine: false,
+      lookalike: false,
+    });
+    // A 2026-07-28 client that can ask its user: the server asks through an input_required round.
+    const caps = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'draft-senders', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+    };
+    const call = async (name: string, params: Record<string, unknown>) => {
+      const res = await fetch(`${server.url}/mcp?toolsets=drafts`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-api-key': TEST_KEY,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': name,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, _meta: caps, ...params } }),
+      });
+      return (await res.json()).result;
+    };
+    try {
+      const listed = (await call('list_drafts', { arguments: { campaignId: 'cmp', status: 'pending', limit: 100 } })).structuredContent.drafts as {
+        id: string;
+        leadId: string;
+        accountId: string;
+      }[];
+      expect(listed).toHaveLength(6);
+      for (const d of listed) expect(d.accountId, d.leadId).toBe(h.lead(d.leadId).accountId);
+      // Two senders' drafts in one call: two of Sales's and one of Support's.
+      const batch = [...listed.filter((d) => d.accountId === 'acc_b').slice(0, 2), ...listed.filter((d) => d.accountId === 'acc_d').slice(0, 1)];
+      const args = { drafts: batch.map((d) => ({ id: d.id, status: 'approved' })) };
+      const round = await call('update_drafts', { arguments: args });
+      expect(round.resultType).toBe('input_required');
+      expect(round.inputRequests.confirm.params.message).toBe('Send 3 messages: 2 from Sales, 1 from Support?');
+      const done = await call('update_drafts', {
+        arguments: args,
+        inputResponses: { confirm: { action: 'accept', content: {} } },
+        requestState: round.requestState,
+      });
+      expect(done.structuredContent.summary.updated).toBe(3);
+      // The server closes the database when it stops: the sends are checked before.
+      await h.runUntil(() => drafts(h, 'sent').length === 3, 10 * MINUTE, 100);
+      const from = connectFrom(h);
+      for (const d of drafts(h, 'sent')) expect(from.get(h.lead(d.leadId).networkUrl), d.leadId).toBe(d.accountId);
+      expect(new Set(drafts(h, 'sent').map((d) => d.accountId))).toEqual(new Set(['acc_b', 'acc_d']));
+    } finally {
+      await server.close();
+    }
   });
 });
