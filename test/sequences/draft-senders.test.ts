@@ -145,7 +145,8 @@ describe('drafts in a campaign with several senders', () => {
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, _meta: caps, ...params } }),
       });
-      return (await res.json()).result;
+      // A JSON-RPC answer, read field by field below.
+      return ((await res.json()) as any).result;
     };
     try {
       const listed = (await call('list_drafts', { arguments: { campaignId: 'cmp', status: 'pending', limit: 100 } })).structuredContent.drafts as {
