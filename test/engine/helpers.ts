@@ -115,7 +115,8 @@ export function harness(
 
 /** A provider that records every call and can hold sends until released. */
 export class RecordingNetwork implements NetworkProvider {
-  readonly calls: { op: string; networkUrl: string | undefined; text: string | null }[] = [];
+  /** Each call, with the account it was made from. */
+  readonly calls: { op: string; networkUrl: string | undefined; text: string | null; accountId: string }[] = [];
   private gate: Promise<void> | null = null;
   private open: (() => void) | null = null;
   /** Resolves when a held call arrives. */
@@ -134,8 +135,8 @@ export class RecordingNetwork implements NetworkProvider {
     this.gate = null;
   }
 
-  private async pass(op: string, networkUrl: string | undefined, text: string | null): Promise<void> {
-    this.calls.push({ op, networkUrl, text });
+  private async pass(op: string, networkUrl: string | undefined, text: string | null, accountId: string): Promise<void> {
+    this.calls.push({ op, networkUrl, text, accountId });
     this.signal?.();
     if (this.gate) await this.gate;
   }
@@ -146,27 +147,27 @@ export class RecordingNetwork implements NetworkProvider {
   drainInbound: NetworkProvider['drainInbound'] = (now) => this.inner.drainInbound(now);
   accountHealth: NetworkProvider['accountHealth'] = (a) => this.inner.accountHealth(a);
   sendConnectionRequest: NetworkProvider['sendConnectionRequest'] = async (input) => {
-    await this.pass('connect', input.networkUrl, input.note);
+    await this.pass('connect', input.networkUrl, input.note, input.account.id);
     return this.inner.sendConnectionRequest(input);
   };
   sendMessage: NetworkProvider['sendMessage'] = async (input) => {
-    await this.pass('message', input.recipient.networkUrl, input.text);
+    await this.pass('message', input.recipient.networkUrl, input.text, input.account.id);
     return this.inner.sendMessage(input);
   };
   withdrawInvitation: NetworkProvider['withdrawInvitation'] = async (input) => {
-    await this.pass('withdraw', input.networkUrl, null);
+    await this.pass('withdraw', input.networkUrl, null, input.account.id);
     return this.inner.withdrawInvitation(input);
   };
   visitProfile: NetworkProvider['visitProfile'] = async (input) => {
-    await this.pass('visit', input.networkUrl, null);
+    await this.pass('visit', input.networkUrl, null, input.account.id);
     return this.inner.visitProfile(input);
   };
   likeLatestPost: NetworkProvider['likeLatestPost'] = async (input) => {
-    await this.pass('like_post', input.networkUrl, null);
+    await this.pass('like_post', input.networkUrl, null, input.account.id);
     return this.inner.likeLatestPost(input);
   };
   sendInMail: NetworkProvider['sendInMail'] = async (input) => {
-    await this.pass('inmail', input.recipient.networkUrl, input.text);
+    await this.pass('inmail', input.recipient.networkUrl, input.text, input.account.id);
     return this.inner.sendInMail(input);
   };
 }

@@ -122,7 +122,7 @@ describe('drafts and approval in the step runner', () => {
       h.ctx.clock.advance(10 * MINUTE);
       await second.tick();
     }
-    expect(h.net.calls).toEqual([{ op: 'inmail', networkUrl: expect.stringContaining(BEN), text: 'Ben, exactly this.' }]);
+    expect(h.net.calls).toEqual([{ op: 'inmail', networkUrl: expect.stringContaining(BEN), text: 'Ben, exactly this.', accountId: expect.any(String) }]);
     expect(drafts(h).map((d) => d.status)).toEqual(['sent']);
     expect(h.intents('lead_1').map((i) => [i.kind, i.state, i.text])).toEqual([['inmail', 'assumed_sent', 'Ben, exactly this.']]);
   });

@@ -235,8 +235,19 @@ export function settleReplyDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo, in
  * `now`, the step's variant drawn and its words rendered. Null when no draft is to be written now
  * (the step changed, or it has no words for this lead). The caller writes the draft outside any
  * transaction (prepareDraft may ask a model first), then plans the lead again.
+ *
+ * A step's draft names the account that will send it: a lead of a campaign with senders that has
+ * none yet gets its sender now (`senderFor`, as its send would), so the draft, the confirmation
+ * and the send agree. `no_sender`: none of the senders can send now; the lead waits, undrafted.
  */
-export function draftInputFor(ctx: Ctx, given: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): DraftInput | null {
+export function draftInputFor(
+  ctx: Ctx,
+  given: LeadRow,
+  info: CampaignInfo,
+  settings: EngineSettings,
+  now: number,
+  pins?: SenderPins,
+): DraftInput | 'no_sender' | null {
   return transaction(ctx.db, () => {
     const lead = getLead(ctx, given.id);
     if (!lead) return null;
@@ -248,13 +259,15 @@ export function draftInputFor(ctx: Ctx, given: LeadRow, info: CampaignInfo, sett
     const variant = variantFor(ctx, lead.id, step, now);
     const words = wordsFor(step, lead, variant);
     if (words.text === null || words.text.trim() === '') return null;
+    const accountId = senderFor(ctx, lead, info, now, pins);
+    if (accountId === null) return 'no_sender';
     return {
       campaignId: lead.campaignId,
       leadId: lead.id,
       stepId: step.id,
       variant,
       kind: step.kind,
-      accountId: effectiveAccountId(lead, info),
+      accountId,
       text: words.text,
       subject: words.subject,
       template: words.template,

@@ -68,7 +68,11 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
       return RECORDED;
     }
     case 'draft': {
-      const input = draftInputFor(ctx, lead, info, settings, now);
+      const input = draftInputFor(ctx, lead, info, settings, now, pins);
+      if (input === 'no_sender') {
+        moveDue(ctx, lead.id, lead.nextActionAt, now + ACCOUNT_RETRY_MS);
+        return RECORDED;
+      }
       if (input !== null) return { kind: 'draft', input };
       // Nothing to write after all (a rejected answer handed to a person, a note empty for the lead).
       const after = recordSequence(ctx, lead, info, settings, now);
