@@ -24,7 +24,7 @@ import type * as Log from '../src/log.js';
 import type * as Server from '../src/server.js';
 import type * as Outreach from '../src/workers/outreach/index.js';
 import type * as StateMachine from '../src/core/campaigns/state-machine.js';
-import { repoRoot } from './lib/app.js';
+import { repoRoot, loadDist } from './lib/app.js';
 import { decisionCost, loadSequenceMods, makeBranching, sequenceCosts, type DecisionCost, type SequenceCost } from './lib/sequences.js';
 import { openLikeTheServer, recordStatements, replayWrites, topStatements, type Recording } from './lib/statements.js';
 
@@ -117,7 +117,7 @@ interface Mods {
 }
 
 async function loadMods(root: string): Promise<Mods> {
-  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, 'dist', path)).href)) as T;
+  const load = <T>(path: string): Promise<T> => loadDist<T>(root, path);
   return {
     audit: await load('core/safety/audit.js'),
     clock: await load('core/clock.js'),

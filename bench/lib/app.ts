@@ -40,8 +40,11 @@ export function repoRoot(from: string = dirname(fileURLToPath(import.meta.url)))
   }
 }
 
+/** Imports a compiled project module (`path` relative to dist/), as the bench runs the built code. */
+export const loadDist = async <T>(root: string, path: string): Promise<T> => (await import(pathToFileURL(join(root, 'dist', path)).href)) as T;
+
 export async function loadApp(root: string = repoRoot()): Promise<App> {
-  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, 'dist', path)).href)) as T;
+  const load = <T>(path: string): Promise<T> => loadDist<T>(root, path);
   return {
     cursor: await load<typeof Cursor>('core/cursor.js'),
     leadList: await load<typeof LeadList>('core/leads/list.js'),

@@ -1,7 +1,7 @@
+import { loadDist } from './app.js';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type * as Clock from '../../src/core/clock.js';
 import type * as Audit from '../../src/core/safety/audit.js';
@@ -79,7 +79,7 @@ interface Mods {
 }
 
 async function loadMods(root: string): Promise<Mods> {
-  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, 'dist', path)).href)) as T;
+  const load = <T>(path: string): Promise<T> => loadDist<T>(root, path);
   return {
     audit: await load('core/safety/audit.js'),
     clock: await load('core/clock.js'),

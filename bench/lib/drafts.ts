@@ -1,3 +1,4 @@
+import { loadDist } from './app.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -57,7 +58,7 @@ export interface SeededDrafts {
  * engine would (draftFor, in transactions of 5,000).
  */
 export async function seedDrafts(root: string, ctx: Ctx, secret: string, campaignId: string, n: number = DRAFTS_SEEDED): Promise<SeededDrafts> {
-  const load = <T>(rel: string): Promise<T> => import(pathToFileURL(join(root, 'dist', rel)).href) as Promise<T>;
+  const load = <T>(path: string): Promise<T> => loadDist<T>(root, path);
   const manage = await load<typeof CampaignManage>('core/campaigns/manage.js');
   const prepare = await load<typeof DraftPrepare>('core/drafts/prepare.js');
   const tx = await load<typeof Tx>('db/tx.js');

@@ -1,7 +1,7 @@
+import { loadDist } from './app.js';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type * as Csv from '../../src/core/imports/csv.js';
 import type * as Add from '../../src/core/leads/add.js';
 import type * as CampaignManage from '../../src/core/campaigns/manage.js';
@@ -37,7 +37,7 @@ function csvOf(rows: number, salt: string): string {
  * import verb in-process, and 100 batch adds in-process.
  */
 export async function benchImport(app: App, root: string, dir: string): Promise<ImportBench> {
-  const load = <T>(rel: string): Promise<T> => import(pathToFileURL(join(root, 'dist', rel)).href) as Promise<T>;
+  const load = <T>(path: string): Promise<T> => loadDist<T>(root, path);
   const csv = await load<typeof Csv>('core/imports/csv.js');
   const add = await load<typeof Add>('core/leads/add.js');
   const manage = await load<typeof CampaignManage>('core/campaigns/manage.js');

@@ -1,6 +1,5 @@
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else; these objects are never awaited.
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { loadDist } from './app.js';
 import type * as Agents from '../../src/core/agents/agents.js';
 import type * as Steps from '../../src/core/agents/steps.js';
 import type * as Manage from '../../src/core/campaigns/manage.js';
@@ -37,7 +36,7 @@ export interface SequenceMods {
 }
 
 export async function loadSequenceMods(root: string): Promise<SequenceMods> {
-  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, 'dist', path)).href)) as T;
+  const load = <T>(path: string): Promise<T> => loadDist<T>(root, path);
   return {
     agents: await load('core/agents/agents.js'),
     manage: await load('core/campaigns/manage.js'),
