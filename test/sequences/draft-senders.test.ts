@@ -9,8 +9,8 @@ import { silentLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import { confirmationMessage } from '../../src/tools/update-drafts.js';
 import { MINUTE } from '../engine/helpers.js';
-import { TEST_KEY } from '../helpers.js';
 import { stepsHarness, type StepsHarness } from './runner-helpers.js';
+import { modernRpc } from '../transports.js';
 
 const NAMES: Record<string, string> = { acc_b: 'Sales', acc_c: 'Ops', acc_d: 'Support' };
 
@@ -132,22 +132,8 @@ describe('drafts in a campaign with several senders', () => {
       'io.modelcontextprotocol/clientInfo': { name: 'draft-senders', version: '1' },
       'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
     };
-    const call = async (name: string, params: Record<string, unknown>) => {
-      const res = await fetch(`${server.url}/mcp?toolsets=drafts`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'x-api-key': TEST_KEY,
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': name,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, _meta: caps, ...params } }),
-      });
-      // A JSON-RPC answer, read field by field below.
-      return ((await res.json()) as any).result;
-    };
+    const call = async (name: string, params: Record<string, unknown>) =>
+      (await modernRpc(`${server.url}/mcp?toolsets=drafts`, 'tools/call', { name, ...params }, caps)).result;
     try {
       const listed = (await call('list_drafts', { arguments: { campaignId: 'cmp', status: 'pending', limit: 100 } })).structuredContent.drafts as {
         id: string;
