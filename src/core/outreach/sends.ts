@@ -13,6 +13,7 @@ import { findAccount } from '../accounts/resolve.js';
 import { classify } from './failures.js';
 import { approvedReplyDraft, beginStep, claimStepDraft, failStepSend, releaseStepDraft, settleReplyDraft, settleStep } from './runner.js';
 import { leaseHolder } from './lease.js';
+import { lockStepTwin } from './lockstep.js';
 import { placeholders } from './personalize.js';
 import { recordMessage } from '../conversations/record.js';
 import { isStepSend, type SendKind } from './plan.js';
@@ -81,7 +82,7 @@ export interface BegunSend {
 /**
  * Step one of a send, in one transaction: re-reads the campaign (a pause stops the send here)
  * and the lead (its plan must still call for this action), and records the intent. Returns null
- * when the send no longer applies.
+ * when the send no longer applies, or must wait for a later minute (lock-step, see lockstep.ts).
  *
  * The lead stays on the due queue meanwhile (the engine handles a lead once a tick, and a tick
  * waits for its sends); writing it off and back on cost three more pages a send. What keeps a
@@ -100,6 +101,9 @@ export function beginSend(
   return transaction(ctx.db, () => {
     // Fencing: an engine that lost its lease (e.g. stalled past the TTL) records no new intent.
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
+    // A call that would put the account in lock-step with another is not made now: the lead stays
+    // due and the next tick in a later minute tries again (lockstep.ts says why it is checked here).
+    if (lockStepTwin(ctx, accountId, decidedAt ?? ctx.simClock.now()) !== null) return null;
     const lead = getLead(ctx, leadId);
     if (!lead) return null;
     if (intentStatements(ctx.db).pendingOfLead.get(leadId) !== undefined) {

@@ -1,0 +1,36 @@
+import { intentStatements } from '../../db/sql/intents.js';
+import type { Ctx } from '../context.js';
+import { LOCK_STEP_MIN_CALLS } from '../safety/rules.js';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+/**
+ * The other account a provider call by `accountId` at `now` would put in lock-step with it, or
+ * null: the call would give the account, this UTC day, the very same minutes of calls as that
+ * account has (at least LOCK_STEP_MIN_CALLS of them). The send then waits for a later minute.
+ *
+ * Random spacing alone cannot rule this out: calls are compared by the minute, so with a spacing
+ * of 1 to 3 minutes an account's next call falls in one of only 2 or 3 minutes, and accounts
+ * woken in the same minute (a batch of approved drafts) share short days' patterns by chance.
+ * Checking each call against the others makes it impossible: a day's minutes only grow, so two
+ * accounts that differ once differ for the rest of the day, and the only way two become equal is
+ * a call that this check refuses. Read inside the transaction that records the call, so calls
+ * decided in the same instant by other lanes are seen.
+ *
+ * Only accounts with a call in this same minute can be the twin: the minute's calls are read by
+ * time (index engine_intents_at), then each candidate's day by account.
+ */
+export function lockStepTwin(ctx: Ctx, accountId: string, now: number): string | null {
+  const s = intentStatements(ctx.db);
+  const dayStart = Math.floor(now / DAY) * DAY;
+  const mine = s.callsOfAccount.all(accountId, dayStart, now);
+  if (mine.length + 1 < LOCK_STEP_MIN_CALLS) return null;
+  const minute = Math.floor(now / MINUTE);
+  const signature = [...mine.map((at) => Math.floor(at / MINUTE)), minute].join(',');
+  for (const other of s.othersCalling.all({ me: accountId, from: minute * MINUTE, to: (minute + 1) * MINUTE })) {
+    const theirs = s.callsOfAccount.all(other, dayStart, (minute + 1) * MINUTE - 1);
+    if (theirs.length === mine.length + 1 && theirs.map((at) => Math.floor(at / MINUTE)).join(',') === signature) return other;
+  }
+  return null;
+}
