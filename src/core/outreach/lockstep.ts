@@ -18,8 +18,9 @@ const DAY = 86_400_000;
  * a call that this check refuses. Read inside the transaction that records the call, so calls
  * decided in the same instant by other lanes are seen.
  *
- * Only accounts with a call in this same minute can be the twin: the minute's calls are read by
- * time (index engine_intents_at), then each candidate's day by account.
+ * Only accounts with a call in this same minute and one in the minute of the account's first call
+ * today can be the twin: those two minutes' calls are read by time (index engine_intents_at), then
+ * each candidate's day by account.
  */
 export function lockStepTwin(ctx: Ctx, accountId: string, now: number): string | null {
   const s = intentStatements(ctx.db);
@@ -27,8 +28,17 @@ export function lockStepTwin(ctx: Ctx, accountId: string, now: number): string |
   const mine = s.callsOfAccount.all(accountId, dayStart, now);
   if (mine.length + 1 < LOCK_STEP_MIN_CALLS) return null;
   const minute = Math.floor(now / MINUTE);
-  const signature = [...mine.map((at) => Math.floor(at / MINUTE)), minute].join(',');
-  for (const other of s.othersCalling.all({ me: accountId, from: minute * MINUTE, to: (minute + 1) * MINUTE })) {
+  const minutes = [...mine.map((at) => Math.floor(at / MINUTE)), minute];
+  const signature = minutes.join(',');
+  const first = minutes[0] as number;
+  const others = s.othersCalling.all({
+    me: accountId,
+    from: minute * MINUTE,
+    to: (minute + 1) * MINUTE,
+    firstFrom: first * MINUTE,
+    firstTo: (first + 1) * MINUTE,
+  });
+  for (const other of others) {
     const theirs = s.callsOfAccount.all(other, dayStart, (minute + 1) * MINUTE - 1);
     if (theirs.length === mine.length + 1 && theirs.map((at) => Math.floor(at / MINUTE)).join(',') === signature) return other;
   }

@@ -33,8 +33,11 @@ export interface IntentStatements {
   lastOfAccount: Statement<[string], number>;
   /** When the account's provider calls in [from, to] were made (an operator's manual sends aside), in order. */
   callsOfAccount: Statement<[string, number, number], number>;
-  /** The other accounts with a provider call in [from, to) (manual sends aside), read by time: a minute's calls. */
-  othersCalling: Statement<[{ me: string; from: number; to: number }], string>;
+  /**
+   * The other accounts with a provider call in [from, to) and one in [firstFrom, firstTo) (manual
+   * sends aside), read by time: two minutes' calls.
+   */
+  othersCalling: Statement<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>;
 }
 
 export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
@@ -54,9 +57,10 @@ export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
       )
       .pluck(),
     othersCalling: c
-      .prepare<[{ me: string; from: number; to: number }], string>(
-        `SELECT DISTINCT account_id FROM engine_intents
-         WHERE created_at >= @from AND created_at < @to AND account_id != @me AND kind != 'manual_message'`,
+      .prepare<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>(
+        `SELECT account_id FROM engine_intents WHERE created_at >= @from AND created_at < @to AND account_id != @me AND kind != 'manual_message'
+         INTERSECT
+         SELECT account_id FROM engine_intents WHERE created_at >= @firstFrom AND created_at < @firstTo AND kind != 'manual_message'`,
       )
       .pluck(),
   };
