@@ -31,7 +31,10 @@ describe('the engine and lock-step between accounts', () => {
 
     expect((await h.tick()).sends).toBe(0);
     expect(h.lead('lead_1').stage).toBe('new');
-    h.ctx.clock.advance(MINUTE);
+    // The account waits as when idle: later in the same minute the engine does not try again.
+    h.ctx.clock.advance(30_000);
+    expect(await h.tick()).toMatchObject({ sends: 0, due: 0 });
+    h.ctx.clock.advance(30_000);
     expect((await h.tick()).sends).toBe(1);
     expect(h.lead('lead_1').stage).toBe('connection_sent');
     const made = h.ctx.db

@@ -8,7 +8,7 @@ const DAY = 86_400_000;
 /**
  * The other account a provider call by `accountId` at `now` would put in lock-step with it, or
  * null: the call would give the account, this UTC day, the very same minutes of calls as that
- * account has (at least LOCK_STEP_MIN_CALLS of them). The send then waits for a later minute.
+ * account has (at least LOCK_STEP_MIN_CALLS of them). The send then waits for the next minute.
  *
  * Random spacing alone cannot rule this out: calls are compared by the minute, so with a spacing
  * of 1 to 3 minutes an account's next call falls in one of only 2 or 3 minutes, and accounts
@@ -43,4 +43,9 @@ export function lockStepTwin(ctx: Ctx, accountId: string, now: number): string |
     if (theirs.length === mine.length + 1 && theirs.map((at) => Math.floor(at / MINUTE)).join(',') === signature) return other;
   }
   return null;
+}
+
+/** Until when a call by the account at `now` must wait so as not to be in lock-step (the next minute), or null when it may go. */
+export function lockStepWait(ctx: Ctx, accountId: string, now: number): number | null {
+  return lockStepTwin(ctx, accountId, now) === null ? null : (Math.floor(now / MINUTE) + 1) * MINUTE;
 }
