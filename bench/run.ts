@@ -13,7 +13,8 @@
  * lead (get_lead), list (list_leads pages), batch (add_leads_batch), flood (the 429 path),
  * drafts (list_drafts at 100,000 pending drafts, update_drafts of 100 approvals), import (CSV
  * import), approval (a 10,000-lead campaign with approval required, approved over MCP in batches
- * of 100, through the simulator; BENCH_APPROVAL_LEADS and BENCH_APPROVAL_ACCOUNTS shrink it; on
+ * of 100, through the simulator; BENCH_APPROVAL_LEADS and BENCH_APPROVAL_ACCOUNTS shrink it,
+ * BENCH_APPROVAL_SEED varies the engine's random draws (default 7); on
  * its own it skips the million-lead fixture). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
@@ -359,8 +360,9 @@ function printOnly(runs: readonly LoadRun[], importCase: Results['importCase'], 
 async function approvalPart(root: string): Promise<ApprovalBench> {
   const leads = envInt('BENCH_APPROVAL_LEADS', 10_000);
   const accounts = envInt('BENCH_APPROVAL_ACCOUNTS', 50);
-  say(`approval: ${leads.toLocaleString('en-US')} leads from ${accounts} accounts, approved over MCP in batches of 100`);
-  const r = await runApproval(root, { leads, accounts }, (msg) => say(`approval: ${msg}`));
+  const seed = envInt('BENCH_APPROVAL_SEED', 7);
+  say(`approval: ${leads.toLocaleString('en-US')} leads from ${accounts} accounts, approved over MCP in batches of 100 (seed ${seed})`);
+  const r = await runApproval(root, { leads, accounts, seed }, (msg) => say(`approval: ${msg}`));
   for (const t of approvalTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
   return r;
 }

@@ -42,6 +42,8 @@ export interface ApprovalSettings {
   batchWaitMinutes: number;
   /** The run gives up (and fails) past this many simulated days. */
   maxDays: number;
+  /** Seeds the engine's random draws (spacing), so a run can be repeated or varied. */
+  seed: number;
 }
 
 export interface ApprovalBench {
@@ -210,6 +212,7 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
     reviewEveryMinutes: 60,
     batchWaitMinutes: 180,
     maxDays: 60,
+    seed: 7,
     ...overrides,
   };
   const m = await loadMods(root);
@@ -252,7 +255,7 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
     say(`setup ${(setupMs / 1000).toFixed(1)} s: ${settings.leads.toLocaleString('en-US')} leads, ${settings.accounts} accounts`);
 
     const engineSettings = m.outreach.resolveEngineSettings(engineConfig);
-    const engine = new m.outreach.Engine(ctx, { settings: engineSettings, random: seeded(7), holder: 'approval-bench' });
+    const engine = new m.outreach.Engine(ctx, { settings: engineSettings, random: seeded(settings.seed), holder: 'approval-bench' });
     const db = ctx.db.$client;
     const status = db.prepare('SELECT status FROM campaigns WHERE id = ?').pluck();
     /** What the reviewer approved: draft id → the words, as saved by its call. */

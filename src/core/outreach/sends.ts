@@ -13,6 +13,7 @@ import { findAccount } from '../accounts/resolve.js';
 import { classify } from './failures.js';
 import { approvedReplyDraft, beginStep, claimStepDraft, failStepSend, releaseStepDraft, settleReplyDraft, settleStep } from './runner.js';
 import { leaseHolder } from './lease.js';
+import { lockStepWait } from './lockstep.js';
 import { placeholders } from './personalize.js';
 import { recordMessage } from '../conversations/record.js';
 import { isStepSend, type SendKind } from './plan.js';
@@ -78,10 +79,15 @@ export interface BegunSend {
   subject: string | null;
 }
 
+/** The account may not call before this instant (lock-step with another account; see lockstep.ts). */
+export interface SendHeld {
+  heldUntil: number;
+}
+
 /**
  * Step one of a send, in one transaction: re-reads the campaign (a pause stops the send here)
  * and the lead (its plan must still call for this action), and records the intent. Returns null
- * when the send no longer applies.
+ * when the send no longer applies, and SendHeld when the account must wait for the next minute.
  *
  * The lead stays on the due queue meanwhile (the engine handles a lead once a tick, and a tick
  * waits for its sends); writing it off and back on cost three more pages a send. What keeps a
@@ -96,10 +102,14 @@ export function beginSend(
   kind: SendKind,
   accountId: string,
   decidedAt?: number,
-): BegunSend | null {
+): BegunSend | SendHeld | null {
   return transaction(ctx.db, () => {
     // Fencing: an engine that lost its lease (e.g. stalled past the TTL) records no new intent.
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
+    // A call that would put the account in lock-step with another is not made now: the account
+    // waits for the next minute (lockstep.ts says why it is checked here, in this transaction).
+    const heldUntil = lockStepWait(ctx, accountId, decidedAt ?? ctx.simClock.now());
+    if (heldUntil !== null) return { heldUntil };
     const lead = getLead(ctx, leadId);
     if (!lead) return null;
     if (intentStatements(ctx.db).pendingOfLead.get(leadId) !== undefined) {

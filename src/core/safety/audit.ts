@@ -3,7 +3,7 @@ import { accountDaily, accounts, activity, engineIntents } from '../../db/schema
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { insideHours } from './hours.js';
-import { dailyLimits, hoursOf, type SafetySettings } from './rules.js';
+import { dailyLimits, hoursOf, LOCK_STEP_MIN_CALLS, type SafetySettings } from './rules.js';
 
 const DAY = 86_400_000;
 const dayStart = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY);
@@ -70,7 +70,7 @@ const PERFORMED = ['sent', 'assumed_sent'];
  */
 export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
   const { safety } = opts;
-  const minLockStep = opts.lockStepMinSends ?? 3;
+  const minLockStep = opts.lockStepMinSends ?? LOCK_STEP_MIN_CALLS;
   const violations: Violation[] = [];
   const rows = ctx.db.select().from(accounts).orderBy(asc(accounts.seq)).all();
   let accountDays = 0;

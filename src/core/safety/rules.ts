@@ -53,6 +53,13 @@ export const SafetyConfig = {
   withdrawStaleInvitations: z.boolean().optional(),
 };
 
+/**
+ * Two accounts whose provider calls of a UTC day fall in the very same minutes, at least this
+ * many of them, send in lock-step: a pattern that links the accounts. The engine never makes
+ * one (core/outreach/lockstep.ts) and the safety audit reports any.
+ */
+export const LOCK_STEP_MIN_CALLS = 3;
+
 export const SAFETY_DEFAULTS = {
   workingHours: { start: '09:00', end: '18:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] } satisfies WorkingHoursInput,
   timeZone: 'UTC',

@@ -31,6 +31,13 @@ export interface IntentStatements {
   settle: Statement<[SettleValues]>;
   /** When the account's latest intent was made. */
   lastOfAccount: Statement<[string], number>;
+  /** When the account's provider calls in [from, to] were made (an operator's manual sends aside), in order. */
+  callsOfAccount: Statement<[string, number, number], number>;
+  /**
+   * The other accounts with a provider call in [from, to) and one in [firstFrom, firstTo) (manual
+   * sends aside), read by time: two minutes' calls.
+   */
+  othersCalling: Statement<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>;
 }
 
 export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
@@ -44,6 +51,18 @@ export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
        WHERE id = @id AND state = 'pending'`,
     ),
     lastOfAccount: c.prepare<[string], number>('SELECT created_at FROM engine_intents WHERE account_id = ? ORDER BY created_at DESC LIMIT 1').pluck(),
+    callsOfAccount: c
+      .prepare<[string, number, number], number>(
+        "SELECT created_at FROM engine_intents WHERE account_id = ? AND created_at >= ? AND created_at <= ? AND kind != 'manual_message' ORDER BY created_at",
+      )
+      .pluck(),
+    othersCalling: c
+      .prepare<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>(
+        `SELECT account_id FROM engine_intents WHERE created_at >= @from AND created_at < @to AND account_id != @me AND kind != 'manual_message'
+         INTERSECT
+         SELECT account_id FROM engine_intents WHERE created_at >= @firstFrom AND created_at < @firstTo AND kind != 'manual_message'`,
+      )
+      .pluck(),
   };
 });
 

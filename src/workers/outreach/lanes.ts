@@ -13,7 +13,7 @@ import { bySendOrder } from '../../core/outreach/work.js';
 import type { Allowance } from '../../core/safety/rules.js';
 import type { EngineMemory } from './memory.js';
 
-type SendOutcome = 'skipped' | 'sent' | 'failed' | 'blocked';
+type SendOutcome = 'skipped' | 'sent' | 'failed' | 'blocked' | { heldUntil: number };
 
 export interface LaneOptions {
   ctx: Ctx;
@@ -112,6 +112,12 @@ export class SendLanes {
         return calls;
       }
       const outcome = await this.send(item, ready.account, now);
+      if (typeof outcome === 'object') {
+        // The core held the call (lock-step with another account): the account waits as when idle.
+        this.memory.set('idle', accountId, outcome.heldUntil);
+        this.defer(accountId, items.slice(i), { until: outcome.heldUntil, why: 'idle' });
+        return calls;
+      }
       if (outcome !== 'skipped') calls++;
       if (outcome === 'blocked') {
         this.defer(accountId, items.slice(i + 1), { until: this.memory.until('pace', accountId), why: 'blocked' });
@@ -156,6 +162,7 @@ export class SendLanes {
       if (this.stopped()) return null;
       const begun = await this.group.run(() => beginSend(this.ctx, this.settings, this.o.holder, item.leadId, item.kind, item.accountId, decidedAt));
       if (!begun) return null;
+      if ('heldUntil' in begun) return begun;
       this.inFlight.add(begun.intent.id);
       try {
         return { begun, result: await callProvider(this.ctx, begun, accountRef(account)) };
@@ -164,6 +171,7 @@ export class SendLanes {
       }
     });
     if (!attempt) return 'skipped';
+    if ('heldUntil' in attempt) return attempt;
     const { intent, lead } = attempt.begun;
     let blockedUntil: number | null = null;
     try {

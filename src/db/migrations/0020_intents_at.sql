@@ -1,0 +1,1 @@
+CREATE INDEX `engine_intents_at` ON `engine_intents` (`created_at`);
