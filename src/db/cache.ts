@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './connection.js';
+import { type CounterWrites, watchCounterWrites } from './counter-writes.js';
 import { perDb } from './prepared.js';
 
 /**
@@ -12,7 +13,8 @@ import { perDb } from './prepared.js';
  * Who invalidates it: SQLite itself. Triggers (migrations 0009, 0016 and 0019) set a counter per group
  * of tables to a fresh random value on every write to them, from any connection or process (the
  * CLI revoking a key while the server runs). A kept value is served while its counter still holds
- * the value read when it was loaded (see `Versions` for how cheaply that is checked).
+ * the value read when it was loaded (see `Versions` for how cheaply that is checked: one
+ * statement per synchronous stretch of work).
  *
  * Why it is safe inside a transaction: the counter and the value are read in the same snapshot,
  * so a kept pair is always a pair SQLite showed together. A transaction sees its own writes in
@@ -28,32 +30,32 @@ export type Counter = 'campaigns' | 'accounts' | 'exclusions' | 'keys' | 'worksp
 /**
  * The counters as one connection last read them. Reading them on every lookup cost 2.5 µs (a
  * read transaction on the WAL), three times a request; so they are read again only when they may
- * have moved: when this connection changed any row (`total_changes()`, 0.06 µs, read on every
- * lookup; it also moves for writes later rolled back), or when another connection committed
- * (`PRAGMA data_version`, 1.9 µs, read once per synchronous stretch of work, a microtask: as if
- * every lookup of that stretch happened at its start; the next request sees the commit).
+ * have moved: when this connection wrote them (its TEMP triggers count its writes of
+ * `change_counters` in memory, ./counter-writes.ts: no statement per lookup; this also counts
+ * writes later rolled back), or when another connection committed (`PRAGMA data_version`, read
+ * once per synchronous stretch of work, a microtask: as if every lookup of that stretch happened
+ * at its start; the next request sees the commit). A request's lookups so cost one statement.
  */
 class Versions {
-  private changes = -1;
+  private written = -1;
   private dataVersion = -1;
   private checked = false;
   private values: Map<string, number> | null = null;
 
   constructor(
-    private readonly totalChanges: Statement<[], number>,
+    private readonly writes: CounterWrites,
     private readonly dataVersionStmt: Statement<[], number>,
     private readonly all: Statement<[], { name: string; value: number }>,
     private readonly one: Statement<[string], number>,
   ) {}
 
   get(counter: Counter, inTransaction: boolean): number | undefined {
-    // Inside a transaction the counters are read as they stand, and not kept: a rollback moves
-    // no `total_changes()` back, so a value read there could outlive the write it saw. (The
-    // transaction's writes did move `total_changes()`, so the next read outside starts afresh.)
+    // Inside a transaction the counters are read as they stand, and not kept: a rollback takes
+    // back the write but not its count, so a value read there could outlive the write it saw.
+    // (The transaction's writes were counted, so the next read outside starts afresh.)
     if (inTransaction) return this.one.get(counter);
-    const changes = this.totalChanges.get() as number;
-    if (changes !== this.changes) {
-      this.changes = changes;
+    if (this.writes.n !== this.written) {
+      this.written = this.writes.n;
       this.values = null;
     }
     if (!this.checked) {
@@ -75,7 +77,8 @@ class Versions {
 const versions = perDb(
   (db) =>
     new Versions(
-      db.$client.prepare<[], number>('SELECT total_changes()').pluck(),
+      // openDatabase has installed it; a connection opened another way (a test's, the bench's) gets it here.
+      watchCounterWrites(db.$client),
       db.$client.prepare<[], number>('PRAGMA data_version').pluck(),
       db.$client.prepare<[], { name: string; value: number }>('SELECT name, value FROM change_counters'),
       db.$client.prepare<[string], number>('SELECT value FROM change_counters WHERE name = ?').pluck(),

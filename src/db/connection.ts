@@ -6,6 +6,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { installCampaignStateGate } from './campaign-writer.js';
+import { watchCounterWrites } from './counter-writes.js';
 import { installDraftsGate } from './drafts-writer.js';
 import * as schema from './schema.js';
 
@@ -42,6 +43,8 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   installDraftsGate(sqlite);
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  // After migrating (its TEMP triggers need the table), before any iterator is open.
+  watchCounterWrites(sqlite);
   return db;
 }
 

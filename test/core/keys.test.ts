@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { apiKeys } from '../../src/db/schema.js';
 import { authenticateKey, createApiKey, digestKey, listApiKeys, revokeApiKey } from '../../src/core/auth/keys.js';
@@ -24,6 +25,12 @@ describe('API keys', () => {
     expect(JSON.stringify(rows)).not.toContain(key);
     expect(row.prefix).toBe(key.slice(0, 12));
     expect(createApiKey(ctx, 'live', 'prod').key).toMatch(/^sk_live_/);
+  });
+
+  it('digests a key as hex SHA-256, so keys stored by earlier versions still match', () => {
+    // The FIPS 180-2 test vector, and a key's digest computed the way earlier versions did.
+    expect(digestKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(digestKey(TEST_KEY)).toBe(createHash('sha256').update(TEST_KEY).digest('hex'));
   });
 
   it('authenticates a key of this environment and refuses everything else', () => {

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findAccount } from '../../src/core/accounts/resolve.js';
 import { authenticateKey, revokeApiKey } from '../../src/core/auth/keys.js';
@@ -16,9 +18,11 @@ import { loadWorkspace } from '../../src/core/seed/load.js';
 import { getWorkspace } from '../../src/core/workspace/get.js';
 import { cached, cachedBy, versionOf } from '../../src/db/cache.js';
 import { openDatabase } from '../../src/db/connection.js';
+import * as schema from '../../src/db/schema.js';
 import { accounts, agents, apiKeys, campaigns, creditBalance, exclusions, workspace } from '../../src/db/schema.js';
 import { transaction } from '../../src/db/tx.js';
 import { fixture, setCampaignState, TEST_KEY, testCtx } from '../helpers.js';
+import { freshHandle } from '../plans.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -230,5 +234,95 @@ describe('the cache', () => {
     }).toThrow(TypeError);
     const [info] = loadRunningCampaigns(ctx);
     expect(Object.isFrozen(info)).toBe(true);
+  });
+});
+
+describe('what a lookup costs', () => {
+  /** A connection on a migrated file that logs every statement it runs, as a server's would run them. */
+  function loggedConnection() {
+    const dir = mkdtempSync(join(tmpdir(), 'cache-'));
+    dirs.push(dir);
+    const file = join(dir, 'a.db');
+    const seeded = { ...testCtx({ workspace: null }), db: openDatabase(file) };
+    loadWorkspace(seeded, WorkspaceFile.parse(fixture()), { reset: false });
+    const statements: string[] = [];
+    const sqlite = new Database(file, { verbose: (sql) => statements.push(String(sql)) });
+    const db = drizzle(sqlite, { schema }) as unknown as typeof seeded.db;
+    return { ctx: { ...seeded, db }, statements, other: seeded };
+  }
+  const turn = () => new Promise<void>((resolve) => queueMicrotask(resolve));
+
+  it("runs one statement per stretch of work for a request's lookups, and none for a write no counter follows", async () => {
+    const { ctx, statements, other } = loggedConnection();
+    const lookups = () => {
+      authenticateKey(ctx, TEST_KEY);
+      getCredits(ctx, getWorkspace(ctx)!);
+    };
+    // The first use writes the key's lastUsedAt, which moves the keys counter: the next load is the last.
+    lookups();
+    lookups();
+    await turn();
+    statements.length = 0;
+    lookups();
+    expect(statements).toEqual(['PRAGMA data_version']);
+    await turn();
+    statements.length = 0;
+    lookups();
+    lookups();
+    expect(statements).toEqual(['PRAGMA data_version']);
+    // A write that moves no counter (a campaign's stats) sends no one back to the counters.
+    const [campaign] = ctx.db.select().from(campaigns).all();
+    ctx.db.update(campaigns).set({ connectionRequestsSent: 3 }).where(eq(campaigns.id, campaign!.id)).run();
+    statements.length = 0;
+    lookups();
+    expect(statements).toEqual([]);
+    // Another connection's commit is found by the one statement, in the next stretch.
+    other.db.update(creditBalance).set({ credits: 77 }).run();
+    await turn();
+    statements.length = 0;
+    expect(getCredits(ctx, getWorkspace(ctx)!).credits).toBe(77);
+    expect(statements[0]).toBe('PRAGMA data_version');
+    expect(statements).toContain('SELECT name, value FROM change_counters');
+    other.db.$client.close();
+    ctx.db.$client.close();
+  });
+
+  it("sees this connection's own writes at once, through any handle and raw SQL alike", () => {
+    const ctx = testCtx();
+    let loads = 0;
+    const kept = cached('credits', () => ++loads);
+    expect(kept(ctx.db)).toBe(1);
+    // Another drizzle handle on the same connection, in the same stretch of work.
+    freshHandle(ctx.db).update(creditBalance).set({ credits: 5 }).run();
+    expect(kept(ctx.db)).toBe(2);
+    ctx.db.$client.prepare('UPDATE credit_balance SET credits = credits + 1').run();
+    expect(kept(ctx.db)).toBe(3);
+    // Kept per handle: a second handle loads its own, and the first keeps serving its value.
+    expect(kept(freshHandle(ctx.db))).toBe(4);
+    expect(kept(ctx.db)).toBe(3);
+    // A write rolled back outside the cache's sight still sends it back to the counters: a fresh load, never a stale value.
+    expect(() =>
+      ctx.db.$client.transaction(() => {
+        ctx.db.$client.prepare('UPDATE credit_balance SET credits = 0').run();
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    expect(kept(ctx.db)).toBe(3);
+    ctx.db.update(creditBalance).set({ credits: 8 }).run();
+    expect(kept(ctx.db)).toBe(5);
+  });
+
+  it('a key revoked on this connection or another stops working on the next lookup', async () => {
+    const { server, cli } = twoConnections();
+    const { keyId } = authenticateKey(server, TEST_KEY);
+    revokeApiKey(server, keyId);
+    expect(refused(() => authenticateKey(server, TEST_KEY))).toBe('unauthorized');
+    server.db.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, keyId)).run();
+    expect(authenticateKey(server, TEST_KEY).keyId).toBe(keyId);
+    revokeApiKey(cli, keyId);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(refused(() => authenticateKey(server, TEST_KEY))).toBe('unauthorized');
+    cli.db.$client.close();
+    server.db.$client.close();
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { desc, eq, sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema.js';
 import type { Ctx, Environment } from '../context.js';
@@ -14,7 +14,11 @@ export type KeyEnv = 'test' | 'live';
 export const KEY_PREFIX: Record<KeyEnv, string> = { test: 'sk_test_', live: 'sk_live_' };
 export const keyEnvFor = (env: Environment): KeyEnv => (env === 'production' ? 'live' : 'test');
 
-export const digestKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+/**
+ * A key's SHA-256, hex: what is stored and looked up, never the key. Every request computes it;
+ * the one-shot `crypto.hash` (Node 20.12+) costs a quarter of a `createHash` object.
+ */
+export const digestKey = (key: string): string => hash('sha256', key, 'hex');
 
 /** The part of a key that is safe to show again: its prefix and four characters. */
 export const displayPrefix = (key: string): string => key.slice(0, key.indexOf('_', 3) + 5);
