@@ -1,5 +1,5 @@
 import { eq, inArray } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { updateCampaign } from '../../../src/core/campaigns/manage.js';
 import { applyCampaignEvent } from '../../../src/core/campaigns/state-machine.js';
 import { FakeClock, utcDay } from '../../../src/core/clock.js';
@@ -19,6 +19,7 @@ import {
 import { resolveEngineSettings } from '../../../src/core/outreach/settings.js';
 import { loadCampaignInfo, type CampaignInfo, type LeadRow } from '../../../src/core/outreach/state.js';
 import { accountDaily, leads } from '../../../src/db/schema.js';
+import { leadStatements } from '../../../src/db/sql/leads.js';
 import { engineWorkspace } from '../../engine/helpers.js';
 import { testCtx } from '../../helpers.js';
 import { DAY, MINUTE } from './helpers.js';
@@ -158,6 +159,11 @@ describe('reading the due leads', () => {
     expect(reads.scheduled.size).toBe(0);
     expect(ids(reads.fresh.get('cmp'))).toEqual(['lead_3', 'lead_4']);
 
+    // A sender known to have no invitation left is not read again, and its campaign takes nothing.
+    const full = memory({ quietUntil: () => NOW + MINUTE, fullUntil: () => NOW + MINUTE });
+    reads = readDue(ctx, spaced, [info], NOW, full);
+    expect([reads.fresh.size, reads.full.size, full.pins.counters?.size]).toEqual([0, 0, 0]);
+
     // One invitation left today: one new lead; none left: none, and the sender is found full until tomorrow.
     ctx.db
       .insert(accountDaily)
@@ -213,14 +219,30 @@ describe('working a campaign due leads', () => {
     expect(await run(ctx, info, spaced)).toEqual({ worked: [], any: false });
   });
 
-  it('works each lead once a tick: a page of leads already worked ends the reading', async () => {
+  it('a short page ends the reading: nothing more was due when it was read', async () => {
+    const { ctx, info } = workspace(4);
+    schedule(ctx, leadIds(1, 3), NOW - MINUTE);
+    const worked: string[] = [];
+    const reads = readDue(ctx, spaced, [info], NOW, memory());
+    const work = async (lead: LeadRow) => {
+      worked.push(lead.id);
+      schedule(ctx, [lead.id], NOW + DAY);
+      // A lead that comes due while the page is worked waits for the next tick.
+      if (lead.id === 'lead_3') schedule(ctx, ['lead_4'], NOW - MINUTE);
+    };
+    await workCampaignDue(ctx, spaced, info, NOW, reads, new Set(), work, () => 0);
+    expect(worked).toEqual(leadIds(1, 3));
+  });
+
+  it('works each lead once a tick, and reads no further once a page holds only leads already worked', async () => {
     const { ctx, info } = workspace(4);
     schedule(ctx, leadIds(1, 4), NOW - MINUTE);
     const settings = resolveEngineSettings({ workingHours: null, batchSize: 50 });
     const seen = new Set(['lead_1']);
+    const reads = readDue(ctx, settings, [info], NOW, memory());
+    const pages = vi.spyOn(leadStatements(ctx.db).scheduledOfMany, 'all');
     // Leads not re-planned are read again: the second page holds only leads already seen.
     const worked: string[] = [];
-    const reads = readDue(ctx, settings, [info], NOW, memory());
     await workCampaignDue(
       ctx,
       settings,
@@ -233,5 +255,6 @@ describe('working a campaign due leads', () => {
     );
     expect(worked).toEqual(['lead_2']);
     expect([...seen]).toEqual(['lead_1', 'lead_2']);
+    expect(pages).toHaveBeenCalledTimes(1);
   });
 });
