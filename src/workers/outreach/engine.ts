@@ -4,7 +4,7 @@ import { RuleBasedAgent, type AgentDecision, type AgentInput, type ReplyAgent } 
 import { applyInboundAll } from '../../core/outreach/inbound.js';
 import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
 import { dayPins, readDue, workCampaignDue, type DayPins, type DueMemory } from '../../core/outreach/due.js';
-import { closingLeads, completeIfDone, runningCampaigns, withoutWorkLeft } from '../../core/outreach/queue.js';
+import { closingLeads, completeFinished, runningCampaigns } from '../../core/outreach/queue.js';
 import { settleAbandoned } from '../../core/outreach/sends.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
 import { loadCampaignInfo, memoryStamp, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
@@ -15,8 +15,6 @@ import { EngineMemory } from './memory.js';
 
 /** How long `stop()` waits for a tick in progress. */
 const STOP_WAIT_MS = 10_000;
-/** Every this many ticks the completion rule looks at every running campaign, not only those with work. */
-const FULL_COMPLETION_CHECK_EVERY = 20;
 
 export interface EngineOptions {
   settings?: EngineSettings;
@@ -44,9 +42,10 @@ export interface TickReport {
  * lanes (each account's sends, one after another), the provider-slot queue (p-queue, at most
  * `concurrency` calls in flight across accounts) and the timers (its loop, and its memory of when
  * to look at what again: ./memory.ts). Every tick drains inbound events, reads the leads that
- * are due in running campaigns, lets the core decide what each needs (src/core/outreach/work.ts)
- * and queues the sends. What a send may do and when, what a failure means, where a held send
- * goes: all core verbs in src/core/outreach/. Time is `ctx.simClock`; the lease is on wall time.
+ * are due in running campaigns (which, and how many: src/core/outreach/due.ts), lets the core
+ * decide what each needs (work.ts) and queues the sends. What a send may do and when, what a
+ * failure means, where a held send goes, when a campaign is done: all core verbs in
+ * src/core/outreach/. Time is `ctx.simClock`; the lease is on wall time.
  */
 export class Engine {
   readonly holder: string;
@@ -210,15 +209,8 @@ export class Engine {
     report.due = seen.size;
     report.sends = await this.lanes.run();
 
-    // Only a campaign that had work or inbound events this tick can have just finished it; every
-    // so often all are checked, for changes made elsewhere (leads deleted through the API).
-    const checkAll = this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
     for (const id of touched) this.memory.forget('quiet', id);
-    const candidates = withoutWorkLeft(
-      this.ctx,
-      running.filter((info) => checkAll || touched.has(info.id)).map((info) => info.id),
-    );
-    for (const id of candidates) if (completeIfDone(this.ctx, id, this.holder)) report.completed.push(id);
+    report.completed = completeFinished(this.ctx, running, touched, this.ticks++, this.holder);
     return report;
   }
 
