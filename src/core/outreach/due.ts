@@ -94,8 +94,8 @@ export function scheduledBySize(ctx: Ctx, campaigns: readonly CampaignInfo[], no
 }
 
 export interface DueReads {
-  /** The running campaigns with a sender awake, in the order given. */
-  awake: CampaignInfo[];
+  /** The running campaigns with a sender awake and leads due now (scheduled or new), in the order given. */
+  due: CampaignInfo[];
   /** Per campaign, its scheduled leads due now (at most its wake size). */
   scheduled: Map<string, LeadRow[]>;
   /** Per campaign, the never-looked-at leads it takes now (at most what its senders may still invite). */
@@ -144,14 +144,15 @@ export function readDue(ctx: Ctx, settings: EngineSettings, running: readonly Ca
     freshRoom,
   ))
     fresh.set(id, rows.slice(0, quotas.get(id) ?? 0));
-  return { awake, scheduled, fresh, quiet, full };
+  const due = awake.filter((info) => scheduled.has(info.id) || fresh.has(info.id));
+  return { due, scheduled, fresh, quiet, full };
 }
 
 /**
  * Works a campaign's due leads of this tick (`work`, each lead once a tick: `seen`). When none of
  * its few leads needed a send (waits re-planned, sequences finished), its next few are read at
  * once, up to the batch size; it stops when a send was queued (`queued` grew), the page came back
- * short, or nothing new was read. Returns whether the campaign had any due lead.
+ * short, or nothing new was read.
  */
 export async function workCampaignDue(
   ctx: Ctx,
@@ -162,12 +163,11 @@ export async function workCampaignDue(
   seen: Set<string>,
   work: (lead: LeadRow) => Promise<void>,
   queued: () => number,
-): Promise<boolean> {
+): Promise<void> {
   const wake = wakeSize(settings, info);
   let scheduled = reads.scheduled.get(info.id) ?? [];
   const fresh = reads.fresh.get(info.id) ?? [];
   let due = fresh.length > 0 ? scheduled.concat(fresh) : scheduled;
-  const any = due.length > 0;
   const before = queued();
   for (let taken = 0; ; ) {
     let handled = 0;
@@ -178,7 +178,7 @@ export async function workCampaignDue(
       await work(lead);
     }
     taken += due.length;
-    if (handled === 0 || scheduled.length < wake || queued() > before || taken >= settings.batchSize) return any;
+    if (handled === 0 || scheduled.length < wake || queued() > before || taken >= settings.batchSize) return;
     scheduled = scheduledLeadsOf(ctx, [info.id], now, wake).get(info.id) ?? [];
     due = scheduled;
   }

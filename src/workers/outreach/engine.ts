@@ -219,9 +219,18 @@ export class Engine {
     const reads = readDue(this.ctx, this.settings, running, now, this.recall);
     for (const [id, at] of reads.quiet) this.memory.set('quiet', id, at);
     for (const [accountId, until] of reads.full) this.memory.set('invites', accountId, until);
-    for (const info of reads.awake) {
-      const work = (lead: LeadRow) => this.work(lead, info, now);
-      if (await workCampaignDue(this.ctx, this.settings, info, now, reads, seen, work, () => this.lanes.queued)) touched.add(info.id);
+    for (const info of reads.due) {
+      touched.add(info.id);
+      await workCampaignDue(
+        this.ctx,
+        this.settings,
+        info,
+        now,
+        reads,
+        seen,
+        (lead) => this.work(lead, info, now),
+        () => this.lanes.queued,
+      );
     }
   }
 

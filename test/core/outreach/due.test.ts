@@ -134,7 +134,7 @@ describe('reading the due leads', () => {
     const { ctx, info } = workspace(4, [], 3);
     const mem = memory();
     let reads = readDue(ctx, spaced, [info], NOW, mem);
-    expect(reads.awake.map((c) => c.id)).toEqual(['cmp']);
+    expect(reads.due.map((c) => c.id)).toEqual(['cmp']);
     expect(reads.scheduled.size).toBe(0);
     expect(ids(reads.fresh.get('cmp'))).toEqual(['lead_1', 'lead_2']);
     expect(reads.quiet).toEqual(new Map([['cmp', Number.POSITIVE_INFINITY]]));
@@ -162,7 +162,7 @@ describe('reading the due leads', () => {
     // A sender known to have no invitation left is not read again, and its campaign takes nothing.
     const full = memory({ quietUntil: () => NOW + MINUTE, fullUntil: () => NOW + MINUTE });
     reads = readDue(ctx, spaced, [info], NOW, full);
-    expect([reads.fresh.size, reads.full.size, full.pins.counters?.size]).toEqual([0, 0, 0]);
+    expect([reads.due.length, reads.fresh.size, reads.full.size, full.pins.counters?.size]).toEqual([0, 0, 0, 0]);
 
     // One invitation left today: one new lead; none left: none, and the sender is found full until tomorrow.
     ctx.db
@@ -178,7 +178,7 @@ describe('reading the due leads', () => {
 
     // Its sender idle: nothing is read at all.
     reads = readDue(ctx, spaced, [info], NOW, memory({ idleUntil: () => NOW + MINUTE }));
-    expect([reads.awake.length, reads.scheduled.size, reads.fresh.size, reads.quiet.size]).toEqual([0, 0, 0, 0]);
+    expect([reads.due.length, reads.scheduled.size, reads.fresh.size, reads.quiet.size]).toEqual([0, 0, 0, 0]);
   });
 
   it('a campaign of several senders takes new leads beside its scheduled ones while a sender is dry', () => {
@@ -200,14 +200,14 @@ describe('working a campaign due leads', () => {
       if (sends.includes(lead.id)) queued++;
     };
     const reads = readDue(ctx, settings, [info], NOW, memory());
-    const any = await workCampaignDue(ctx, settings, info, NOW, reads, seen, work, () => queued);
-    return { worked, any };
+    await workCampaignDue(ctx, settings, info, NOW, reads, seen, work, () => queued);
+    return { worked, due: reads.due.map((c) => c.id) };
   }
 
   it('when none of its few leads needed a send, reads the next few, up to the batch size', async () => {
     const { ctx, info } = workspace(9);
     schedule(ctx, leadIds(1, 9), NOW - MINUTE);
-    expect(await run(ctx, info, resolveEngineSettings({ workingHours: null, batchSize: 5 }))).toEqual({ worked: leadIds(1, 6), any: true });
+    expect(await run(ctx, info, resolveEngineSettings({ workingHours: null, batchSize: 5 }))).toEqual({ worked: leadIds(1, 6), due: ['cmp'] });
   });
 
   it('stops once a send was queued, or when a page comes back short', async () => {
@@ -216,7 +216,7 @@ describe('working a campaign due leads', () => {
     expect((await run(ctx, info, spaced, ['lead_3'])).worked).toEqual(leadIds(1, 4));
     // Five left due: pages of two, two, then one.
     expect((await run(ctx, info, spaced)).worked).toEqual(leadIds(5, 9));
-    expect(await run(ctx, info, spaced)).toEqual({ worked: [], any: false });
+    expect(await run(ctx, info, spaced)).toEqual({ worked: [], due: [] });
   });
 
   it('a short page ends the reading: nothing more was due when it was read', async () => {
