@@ -170,3 +170,21 @@ export function completeIfDone(ctx: Ctx, campaignId: string, holder: string): bo
     return true;
   });
 }
+
+/** Every this many ticks the completion pass looks at every running campaign, not only those with work. */
+export const FULL_COMPLETION_CHECK_EVERY = 20;
+
+/**
+ * A tick's completion pass (tick numbers from 0): only a campaign whose leads had work or inbound
+ * events in the tick (`touched`) can have just run out of work; every FULL_COMPLETION_CHECK_EVERY
+ * ticks, the first included, all running ones are checked, for changes made elsewhere (leads
+ * deleted through the API). Returns the campaigns completed (completeIfDone).
+ */
+export function completeFinished(ctx: Ctx, running: readonly CampaignInfo[], touched: ReadonlySet<string>, tick: number, holder: string): string[] {
+  const checkAll = tick % FULL_COMPLETION_CHECK_EVERY === 0;
+  const candidates = withoutWorkLeft(
+    ctx,
+    running.filter((info) => checkAll || touched.has(info.id)).map((info) => info.id),
+  );
+  return candidates.filter((id) => completeIfDone(ctx, id, holder));
+}

@@ -3,13 +3,11 @@ import type { Ctx } from '../../core/context.js';
 import { RuleBasedAgent, type AgentDecision, type AgentInput, type ReplyAgent } from '../../core/outreach/agent.js';
 import { applyInboundAll } from '../../core/outreach/inbound.js';
 import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
-import { freshLeadQuotas, probeSizes } from '../../core/outreach/quotas.js';
-import { closingLeads, completeIfDone, freshLeadsOf, nextScheduledOf, runningCampaigns, scheduledLeadsOf, withoutWorkLeft } from '../../core/outreach/queue.js';
+import { dayPins, readDue, workCampaignDue, type DayPins, type DueMemory } from '../../core/outreach/due.js';
+import { closingLeads, completeFinished, runningCampaigns } from '../../core/outreach/queue.js';
 import { settleAbandoned } from '../../core/outreach/sends.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
-import { nextUtcDay } from '../../core/outreach/calendar.js';
-import type { SenderPins } from '../../core/outreach/runner.js';
-import { loadCampaignInfo, memoryStamp, sendersOf, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
+import { loadCampaignInfo, memoryStamp, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 import { AGENT_FAILED, afterAgent, afterDraft, leadFailed, workLead } from '../../core/outreach/work.js';
 import { prepareDraft } from '../../core/drafts/prepare.js';
 import { SendLanes } from './lanes.js';
@@ -17,8 +15,6 @@ import { EngineMemory } from './memory.js';
 
 /** How long `stop()` waits for a tick in progress. */
 const STOP_WAIT_MS = 10_000;
-/** Every this many ticks the completion rule looks at every running campaign, not only those with work. */
-const FULL_COMPLETION_CHECK_EVERY = 20;
 
 export interface EngineOptions {
   settings?: EngineSettings;
@@ -46,9 +42,10 @@ export interface TickReport {
  * lanes (each account's sends, one after another), the provider-slot queue (p-queue, at most
  * `concurrency` calls in flight across accounts) and the timers (its loop, and its memory of when
  * to look at what again: ./memory.ts). Every tick drains inbound events, reads the leads that
- * are due in running campaigns, lets the core decide what each needs (src/core/outreach/work.ts)
- * and queues the sends. What a send may do and when, what a failure means, where a held send
- * goes: all core verbs in src/core/outreach/. Time is `ctx.simClock`; the lease is on wall time.
+ * are due in running campaigns (which, and how many: src/core/outreach/due.ts), lets the core
+ * decide what each needs (work.ts) and queues the sends. What a send may do and when, what a
+ * failure means, where a held send goes, when a campaign is done: all core verbs in
+ * src/core/outreach/. Time is `ctx.simClock`; the lease is on wall time.
  */
 export class Engine {
   readonly holder: string;
@@ -56,20 +53,10 @@ export class Engine {
   private readonly agent: ReplyAgent;
   private readonly memory = new EngineMemory();
   private readonly lanes: SendLanes;
-  /** The leads given each sender today and not invited yet, in the memory (`pins`). */
-  private readonly pins: SenderPins = {
-    count: (accountId) => {
-      const entry = this.memory.get('pins', accountId);
-      return entry && entry.until > this.ctx.simClock.now() ? entry.value.size : 0;
-    },
-    add: (accountId, leadId) => {
-      const now = this.ctx.simClock.now();
-      const entry = this.memory.get('pins', accountId);
-      const leads = entry && entry.until > now ? entry.value : new Set<string>();
-      leads.add(leadId);
-      this.memory.set('pins', accountId, nextUtcDay(now), leads);
-    },
-  };
+  /** The leads given each sender today and not invited yet, kept in the memory (`pins`). */
+  private readonly pins: DayPins;
+  /** The memory as the due-work rules read it. */
+  private readonly recall: DueMemory;
   private leased = false;
   /** Set when a send's result could not be recorded: the next tick settles it (see recover). */
   private recoverPending = false;
@@ -87,10 +74,19 @@ export class Engine {
     this.settings = options.settings ?? resolveEngineSettings();
     this.agent = options.agent ?? new RuleBasedAgent();
     this.holder = options.holder ?? `engine-${process.pid}-${randomUUID().slice(0, 8)}`;
+    const memory = this.memory;
+    this.pins = dayPins({ get: (id) => memory.get('pins', id), set: (id, until, leads) => memory.set('pins', id, until, leads) }, () => ctx.simClock.now());
+    this.recall = {
+      idleUntil: (id) => memory.until('idle', id),
+      quietUntil: (id) => memory.until('quiet', id),
+      fullUntil: (id) => memory.until('invites', id),
+      pins: this.pins,
+    };
     this.lanes = new SendLanes({
       ctx,
       settings: this.settings,
       memory: this.memory,
+      pins: this.pins,
       holder: this.holder,
       random: options.random ?? Math.random,
       mayContinue: () => !this.stopping && this.ensureLease(),
@@ -213,88 +209,28 @@ export class Engine {
     report.due = seen.size;
     report.sends = await this.lanes.run();
 
-    // Only a campaign that had work or inbound events this tick can have just finished it; every
-    // so often all are checked, for changes made elsewhere (leads deleted through the API).
-    const checkAll = this.ticks++ % FULL_COMPLETION_CHECK_EVERY === 0;
     for (const id of touched) this.memory.forget('quiet', id);
-    const candidates = withoutWorkLeft(
-      this.ctx,
-      running.filter((info) => checkAll || touched.has(info.id)).map((info) => info.id),
-    );
-    for (const id of candidates) if (completeIfDone(this.ctx, id, this.holder)) report.completed.push(id);
+    report.completed = completeFinished(this.ctx, running, touched, this.ticks++, this.holder);
     return report;
   }
 
-  /**
-   * Reads and works the due leads of the running campaigns whose sender is awake: those with
-   * scheduled work first, then leads never looked at, only as many as the sender may still invite
-   * (a backlog of a million new leads costs nothing until its turn). Each read is one statement
-   * for all campaigns. When none of a campaign's few leads needed a send (waits re-planned,
-   * sequences finished), its next few are read at once, up to the batch size.
-   */
+  /** Reads the due leads of the running campaigns (core: readDue) and works each campaign's (workCampaignDue). */
   private async workDue(running: readonly CampaignInfo[], now: number, seen: Set<string>, touched: Set<string>): Promise<void> {
-    const { perWake, fresh: freshRoom } = probeSizes(this.settings);
-    // Senders' counters are this tick's, once read below; never an earlier tick's.
-    this.pins.counters = undefined;
-    // A campaign waits while its senders are all idle (out of hours, or within their spacing).
-    const awake = running.filter((info) => {
-      const senders = sendersOf(info);
-      return senders.length === 0 || senders.some((id) => this.memory.until('idle', id) <= now);
-    });
-    const probed = awake.filter((info) => this.memory.until('quiet', info.id) <= now);
-    // A few leads per sender: a campaign's senders send side by side, so a campaign of fifty
-    // senders held to one sender's few leads a tick sent no more than a campaign of one.
-    const wakeOf = (info: CampaignInfo) => Math.min(this.settings.batchSize, perWake * Math.max(1, info.senderIds.length));
-    // One statement per distinct size (most workspaces have one or two), each campaign read to its own.
-    const bySize = new Map<number, string[]>();
-    for (const info of probed) bySize.set(wakeOf(info), [...(bySize.get(wakeOf(info)) ?? []), info.id]);
-    const scheduledBy = new Map<string, LeadRow[]>();
-    for (const [size, ids] of bySize) for (const [id, rows] of scheduledLeadsOf(this.ctx, ids, now, size)) scheduledBy.set(id, rows);
-    const quiet = probed.filter((info) => !scheduledBy.has(info.id)).map((info) => info.id);
-    for (const [id, at] of nextScheduledOf(this.ctx, quiet, now)) this.memory.set('quiet', id, at ?? Number.POSITIVE_INFINITY);
-    // A campaign with several senders also takes new leads while it has scheduled ones, when one
-    // of its senders has no new lead promised and may still invite: its scheduled leads may all
-    // wait for another, busy sender.
-    const dry = (id: string) => this.pins.count(id) === 0 && this.memory.until('invites', id) <= now;
-    const hungry = awake.filter((info) => !scheduledBy.has(info.id) || (info.senderIds.length > 1 && info.senderIds.some(dry)));
-    const { quotas, full } = freshLeadQuotas(
-      this.ctx,
-      this.settings.safety,
-      hungry,
-      now,
-      freshRoom,
-      (id) => this.memory.until('invites', id) > now,
-      (id) => this.pins.count(id),
-      (counters) => {
-        this.pins.counters = counters;
-      },
-    );
-    for (const [accountId, until] of full) this.memory.set('invites', accountId, until);
-    const freshBy = freshLeadsOf(
-      this.ctx,
-      hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0).map((info) => info.id),
-      freshRoom,
-    );
-    for (const info of awake) {
-      const wake = wakeOf(info);
-      let scheduled = scheduledBy.get(info.id) ?? [];
-      const fresh = (freshBy.get(info.id) ?? []).slice(0, quotas.get(info.id) ?? 0);
-      let due = fresh.length > 0 ? scheduled.concat(fresh) : scheduled;
-      if (due.length > 0) touched.add(info.id);
-      const before = this.lanes.queued;
-      for (let taken = 0; ; ) {
-        let handled = 0;
-        for (const lead of due) {
-          if (seen.has(lead.id)) continue;
-          seen.add(lead.id);
-          handled++;
-          await this.work(lead, info, now);
-        }
-        taken += due.length;
-        if (handled === 0 || scheduled.length < wake || this.lanes.queued > before || taken >= this.settings.batchSize) break;
-        scheduled = scheduledLeadsOf(this.ctx, [info.id], now, wake).get(info.id) ?? [];
-        due = scheduled;
-      }
+    const reads = readDue(this.ctx, this.settings, running, now, this.recall);
+    for (const [id, at] of reads.quiet) this.memory.set('quiet', id, at);
+    for (const [accountId, until] of reads.full) this.memory.set('invites', accountId, until);
+    for (const info of reads.due) {
+      touched.add(info.id);
+      await workCampaignDue(
+        this.ctx,
+        this.settings,
+        info,
+        now,
+        reads,
+        seen,
+        (lead) => this.work(lead, info, now),
+        () => this.lanes.queued,
+      );
     }
   }
 

@@ -3,6 +3,7 @@ import { accountRef, type AccountRow } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { bookInvitationFor } from '../../core/outreach/booking.js';
 import { CommitGroup } from '../../core/outreach/commit-group.js';
+import type { DayPins } from '../../core/outreach/due.js';
 import { deferSends, splitByLimit, type PendingSend } from '../../core/outreach/deferral.js';
 import { sendFailure } from '../../core/outreach/failures.js';
 import { moveDueMany } from '../../core/outreach/queue.js';
@@ -19,6 +20,8 @@ export interface LaneOptions {
   ctx: Ctx;
   settings: EngineSettings;
   memory: EngineMemory;
+  /** The engine's sender pins: an invitation gone unpins its lead. */
+  pins: DayPins;
   holder: string;
   /** Draws the randomised spacing between sends. */
   random: () => number;
@@ -186,7 +189,7 @@ export class SendLanes {
         }
         this.memory.forget('close', item.leadId);
         // An invitation gone is no longer promised (see the engine's sender pins).
-        if (item.kind === 'connect') this.memory.get('pins', item.accountId)?.value.delete(item.leadId);
+        if (item.kind === 'connect') this.o.pins.release(item.accountId, item.leadId);
         return 'sent';
       }
       const send = { intentId: intent.id, leadId: item.leadId, kind: intent.kind, attempts: lead.sendAttempts };

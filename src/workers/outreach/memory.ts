@@ -5,7 +5,7 @@ import type { InvitationBooking } from '../../core/outreach/booking.js';
  * (and what the engine learned with it) about one subject:
  * - `pins` (account): the leads given it as their sender today (until the next UTC day) whose
  *   invitation has not gone yet, so a campaign with several senders spreads its leads by what
- *   each can still invite (core: senderFor, freshLeadQuotas). Forgetting them only spreads the
+ *   each can still invite (core: dayPins, senderFor, freshLeadQuotas). Forgetting them only spreads the
  *   next leads less evenly;
  * - `pace` (account): no send before this: the spacing drawn after its last send, or a block the
  *   provider gave (its quota, a disconnection);
