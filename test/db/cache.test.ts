@@ -29,13 +29,19 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** Two connections on one file: a server's and, say, the operator's CLI. */
-function twoConnections() {
+/** A migrated database file holding the fixture workspace, and a context on it. */
+function seededFile() {
   const dir = mkdtempSync(join(tmpdir(), 'cache-'));
   dirs.push(dir);
   const file = join(dir, 'a.db');
-  const server = { ...testCtx({ workspace: null }), db: openDatabase(file) };
-  loadWorkspace(server, WorkspaceFile.parse(fixture()), { reset: false });
+  const ctx = { ...testCtx({ workspace: null }), db: openDatabase(file) };
+  loadWorkspace(ctx, WorkspaceFile.parse(fixture()), { reset: false });
+  return { file, ctx };
+}
+
+/** Two connections on one file: a server's and, say, the operator's CLI. */
+function twoConnections() {
+  const { file, ctx: server } = seededFile();
   const cli = { ...server, db: openDatabase(file) };
   return { server, cli };
 }
@@ -240,11 +246,7 @@ describe('the cache', () => {
 describe('what a lookup costs', () => {
   /** A connection on a migrated file that logs every statement it runs, as a server's would run them. */
   function loggedConnection() {
-    const dir = mkdtempSync(join(tmpdir(), 'cache-'));
-    dirs.push(dir);
-    const file = join(dir, 'a.db');
-    const seeded = { ...testCtx({ workspace: null }), db: openDatabase(file) };
-    loadWorkspace(seeded, WorkspaceFile.parse(fixture()), { reset: false });
+    const { file, ctx: seeded } = seededFile();
     const statements: string[] = [];
     const sqlite = new Database(file, { verbose: (sql) => statements.push(String(sql)) });
     const db = drizzle(sqlite, { schema }) as unknown as typeof seeded.db;

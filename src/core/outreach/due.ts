@@ -86,7 +86,9 @@ export function scheduledBySize(ctx: Ctx, campaigns: readonly CampaignInfo[], no
   const bySize = new Map<number, string[]>();
   for (const info of campaigns) {
     const size = sizeOf(info);
-    bySize.set(size, [...(bySize.get(size) ?? []), info.id]);
+    const ids = bySize.get(size);
+    if (ids) ids.push(info.id);
+    else bySize.set(size, [info.id]);
   }
   const out = new Map<string, LeadRow[]>();
   for (const [size, ids] of bySize) for (const [id, rows] of scheduledLeadsOf(ctx, ids, now, size)) out.set(id, rows);
