@@ -828,8 +828,8 @@ export const changeCounters = sqliteTable('change_counters', {
 /**
  * Drafts that a person approves before the engine sends them (campaigns with `approval:
  * required`). Written by src/core/drafts/store.ts alone, which SQLite enforces (src/db/drafts-writer.ts,
- * migration 0019); its status is a state machine of its own: pending → approved | rejected,
- * approved → rejected | pending | sent.
+ * migration 0019); its status is a state machine of its own: pending → approved | rejected | skipped,
+ * approved → rejected | pending | sent | skipped (migration 0021).
  */
 export const drafts = sqliteTable(
   'drafts',
@@ -853,8 +853,12 @@ export const drafts = sqliteTable(
     /** The step's text rendered for the lead, kept beside an edited or rewritten one. */
     renderedSubject: text('rendered_subject'),
     renderedText: text('rendered_text').notNull(),
-    /** pending | approved | rejected | sent */
+    /** pending | approved | rejected | sent | skipped */
     status: text('status').notNull(),
+    /** Starts at 1 and grows by one with each change of `text` or `subject` (migration 0021 holds it). */
+    revision: integer('revision').notNull().default(1),
+    /** Why a `skipped` draft's step could no longer be sent; null otherwise. */
+    skipReason: text('skip_reason'),
     /** Why the optional model's rewrite was not used; null when it was, or when none ran. */
     drafterError: text('drafter_error'),
     /** The engine intent sending it right now; while set, the draft cannot change. Internal. */

@@ -9,6 +9,14 @@ const DraftUpdate = z.strictObject({
   text: z.string().optional().describe('New text: note ≤300, message or InMail ≤8000 characters; no {{.'),
   subject: z.string().optional().describe('New InMail subject, ≤200 characters.'),
   status: z.enum(['approved', 'rejected']).optional().describe("approved: the engine sends it; rejected: ends the lead's sequence."),
+  revision: z
+    .number()
+    .int()
+    .min(1)
+    .describe(
+      "The draft's revision as you read it (list_drafts). If the draft changed since, the item is a conflict naming the current revision and text, and nothing of it is written.",
+    )
+    .optional(),
 });
 
 export const UpdateDraftsInput = z.strictObject({ drafts: z.array(DraftUpdate).min(1).max(100).describe('1 to 100 drafts.') });
@@ -17,7 +25,8 @@ export type UpdateDraftsInput = z.output<typeof UpdateDraftsInput>;
 export const updateDraftsTool = defineTool({
   name: 'update_drafts',
   title: 'Edit, approve or reject drafts',
-  description: 'Edits, approves or rejects 1-100 drafts, with a status per item. The engine sends approved drafts; a sent or rejected one is a conflict. Free.',
+  description:
+    "Edits, approves or rejects 1-100 drafts, with a status per item. Pass each draft's revision from list_drafts: a draft changed since is a conflict that names its current revision and text. The engine sends approved drafts; a sent, rejected or skipped one is a conflict. Free.",
   input: UpdateDraftsInput,
   output: UpdateDraftsResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -37,13 +46,23 @@ export function approvalConfirmation(ctx: Ctx, input: UpdateDraftsInput): string
   return confirmationMessage(sendsToConfirm(ctx, input.drafts));
 }
 
-const messages = (n: number) => `${n} message${n === 1 ? '' : 's'}`;
+const KIND_WORDS = [
+  ['message', 'message', 'messages'],
+  ['inmail', 'InMail', 'InMails'],
+  ['invite', 'invitation', 'invitations'],
+] as const;
+
+/** "2 messages and 1 invitation": each kind approved, named as what it is. */
+export function whatIsSent(kinds: SendsToConfirm['kinds']): string {
+  const parts = KIND_WORDS.filter(([kind]) => kinds[kind] > 0).map(([kind, one, many]) => `${kinds[kind]} ${kinds[kind] === 1 ? one : many}`);
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
 
 /** The confirmation's words for what an approval would send; null when it sends nothing. */
 export function confirmationMessage(sends: SendsToConfirm): string | null {
   if (sends.count === 0) return null;
   const from = (a: SendsToConfirm['accounts'][number]) => a.name ?? "the campaign's account";
   const [only] = sends.accounts;
-  if (sends.accounts.length === 1 && only) return `Send ${messages(sends.count)} from ${from(only)}?`;
-  return `Send ${messages(sends.count)}: ${sends.accounts.map((a) => `${a.count} from ${from(a)}`).join(', ')}?`;
+  if (sends.accounts.length === 1 && only) return `Send ${whatIsSent(sends.kinds)} from ${from(only)}?`;
+  return `Send ${whatIsSent(sends.kinds)}: ${sends.accounts.map((a) => `${a.count} from ${from(a)}`).join(', ')}?`;
 }

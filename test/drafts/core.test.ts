@@ -8,7 +8,7 @@ import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import type { Ctx } from '../../src/core/context.js';
 import { draftQueues, listDrafts } from '../../src/core/drafts/list.js';
 import { draftFor, prepareDraft } from '../../src/core/drafts/prepare.js';
-import { DRAFT_TRANSITIONS, nextDraftStatus } from '../../src/core/drafts/store.js';
+import { DRAFT_TRANSITIONS, nextDraftStatus, skipDraftRow } from '../../src/core/drafts/store.js';
 import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim } from '../../src/core/drafts/send.js';
 import { sendsToConfirm, updateDrafts } from '../../src/core/drafts/update.js';
 import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
@@ -230,9 +230,10 @@ describe('update_drafts (the verb)', () => {
       'edit: approved → pending',
       'release: pending → approved',
       'send: approved → sent',
+      'skip: pending|approved → skipped',
     ]);
-    for (const final of ['sent', 'rejected']) {
-      for (const event of ['approve', 'reject', 'edit', 'release', 'send'] as const) expect(nextDraftStatus(final, event)).toBeNull();
+    for (const final of ['sent', 'rejected', 'skipped']) {
+      for (const event of ['approve', 'reject', 'edit', 'release', 'send', 'skip'] as const) expect(nextDraftStatus(final, event)).toBeNull();
     }
   });
 });
@@ -322,12 +323,14 @@ describe('the confirmation before approving', () => {
         { accountId: 'acc_ada', name: 'Ada', count: 2 },
         { accountId: 'acc_nav', name: 'Navigator', count: 1 },
       ],
+      kinds: { invite: 3, message: 0, inmail: 0 },
     });
-    expect(confirmationMessage(sends)).toBe('Send 3 messages: 2 from Ada, 1 from Navigator?');
-    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, status: 'approved' }]))).toBe('Send 1 message from Ada?');
+    // Invitations are named as invitations (approving one once asked "Send 1 message").
+    expect(confirmationMessage(sends)).toBe('Send 3 invitations: 2 from Ada, 1 from Navigator?');
+    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, status: 'approved' }]))).toBe('Send 1 invitation from Ada?');
     // A draft without a fixed sender goes from its campaign agent's account.
     const e = draftFor(ctx, step('lead_r4', { accountId: null }));
-    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: e.id, status: 'approved' }]))).toBe('Send 1 message from Ada?');
+    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: e.id, status: 'approved' }]))).toBe('Send 1 invitation from Ada?');
     // Edits and rejections send nothing, so there is nothing to ask.
     expect(
       confirmationMessage(
@@ -339,8 +342,23 @@ describe('the confirmation before approving', () => {
     ).toBeNull();
     updateDrafts(ctx, [{ id: a.id, status: 'approved' }]);
     expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, status: 'approved' }]))).toBeNull();
-    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, text: 'Other words', status: 'approved' }]))).toBe('Send 1 message from Ada?');
-    expect(confirmationMessage({ count: 2, accounts: [{ accountId: null, name: null, count: 2 }] })).toBe("Send 2 messages from the campaign's account?");
+    expect(confirmationMessage(sendsToConfirm(ctx, [{ id: a.id, text: 'Other words', status: 'approved' }]))).toBe('Send 1 invitation from Ada?');
+    expect(confirmationMessage({ count: 2, accounts: [{ accountId: null, name: null, count: 2 }], kinds: { invite: 0, message: 2, inmail: 0 } })).toBe(
+      "Send 2 messages from the campaign's account?",
+    );
+    // Kinds together: messages, InMails, then invitations, each named.
+    const m = draftFor(ctx, step('lead_r0', { stepId: 'stp_m1', kind: 'message', text: 'One' }));
+    const m2 = draftFor(ctx, step('lead_r1', { stepId: 'stp_m1', kind: 'message', text: 'Two' }));
+    const i = draftFor(ctx, step('lead_r0', { stepId: 'stp_in', kind: 'inmail', text: 'Three', subject: 'Hi' }));
+    const mixed = (ids: string[]) =>
+      confirmationMessage(
+        sendsToConfirm(
+          ctx,
+          ids.map((id) => ({ id, status: 'approved' as const })),
+        ),
+      );
+    expect(mixed([m.id, m2.id, b.id])).toBe('Send 2 messages and 1 invitation from Ada?');
+    expect(mixed([m.id, i.id, b.id, c.id])).toBe('Send 1 message, 1 InMail and 2 invitations: 3 from Ada, 1 from Navigator?');
     // The seam a transport calls with the tool's parsed input, before the tool runs.
     const input = UpdateDraftsInput.parse({
       drafts: [
@@ -348,7 +366,7 @@ describe('the confirmation before approving', () => {
         { id: c.id, status: 'approved' },
       ],
     });
-    expect(approvalConfirmation(ctx, input)).toBe('Send 2 messages: 1 from Ada, 1 from Navigator?');
+    expect(approvalConfirmation(ctx, input)).toBe('Send 2 invitations: 1 from Ada, 1 from Navigator?');
     expect(approvalConfirmation(ctx, UpdateDraftsInput.parse({ drafts: [{ id: b.id, text: 'x' }] }))).toBeNull();
   });
 });
@@ -372,13 +390,14 @@ describe('prepareDraft without a model', () => {
 });
 
 describe('one writer of drafts, held by SQLite', () => {
-  const STATUSES = ['pending', 'approved', 'rejected', 'sent'] as const;
+  const STATUSES = ['pending', 'approved', 'rejected', 'sent', 'skipped'] as const;
   type Status = (typeof STATUSES)[number];
 
   /** A draft of lead_r0 for its own step, brought to `status` through the store's verbs. */
   function draftIn(ctx: Ctx, status: Status, n: number): string {
     const id = draftFor(ctx, step('lead_r0', { stepId: `stp_w${n}` })).id;
     if (status === 'rejected') updateDrafts(ctx, [{ id, status: 'rejected' }]);
+    if (status === 'skipped') expect(skipDraftRow(ctx, id, 'replied')).toBe(true);
     if (status === 'approved' || status === 'sent') updateDrafts(ctx, [{ id, status: 'approved' }]);
     if (status === 'sent') {
       expect(claimDraftForSend(ctx, id, `int_w${n}`)).not.toBeNull();
@@ -434,7 +453,10 @@ describe('one writer of drafts, held by SQLite', () => {
   it('refuses, even with the gate open, every status change the transition table does not hold', () => {
     const ctx = testCtx({ workspace: reviewWorkspace() });
     const sqlite = ctx.db.$client;
-    const setStatus = (id: string, to: Status) => asDraftsWriter(sqlite, () => sqlite.prepare('UPDATE drafts SET status = ? WHERE id = ?').run(to, id));
+    const setStatus = (id: string, to: Status) =>
+      asDraftsWriter(sqlite, () =>
+        sqlite.prepare("UPDATE drafts SET status = @to, skip_reason = CASE WHEN @to = 'skipped' THEN 'test' END WHERE id = @id").run({ to, id }),
+      );
     // Sent is the engine's, and only for a draft it claimed (below): not a transition by itself.
     const allowed = new Set(DRAFT_TRANSITIONS.filter((t) => t.to !== 'sent').flatMap((t) => t.from.map((from) => `${from} → ${t.to}`)));
     let n = 0;
@@ -456,8 +478,19 @@ describe('one writer of drafts, held by SQLite', () => {
       }
     }
     expect(outcomes).toEqual([]);
-    expect(allowed).toEqual(new Set(['pending → approved', 'pending → rejected', 'approved → rejected', 'approved → pending']));
-    // A claimed draft is on the wire: it becomes sent, and nothing else.
+    expect(allowed).toEqual(
+      new Set(['pending → approved', 'pending → rejected', 'approved → rejected', 'approved → pending', 'pending → skipped', 'approved → skipped']),
+    );
+    // A skipped draft says why, and only a skipped one does.
+    const reasonless = draftIn(ctx, 'pending', n++);
+    expect(() => asDraftsWriter(sqlite, () => sqlite.prepare("UPDATE drafts SET status = 'skipped' WHERE id = ?").run(reasonless))).toThrow(/skip_reason/);
+    expect(() => asDraftsWriter(sqlite, () => sqlite.prepare("UPDATE drafts SET skip_reason = 'x' WHERE id = ?").run(reasonless))).toThrow(/skip_reason/);
+    // New words move the revision by exactly one, and nothing else moves it.
+    expect(() => asDraftsWriter(sqlite, () => sqlite.prepare("UPDATE drafts SET text = 'sneaky' WHERE id = ?").run(reasonless))).toThrow(/revision/);
+    expect(() => asDraftsWriter(sqlite, () => sqlite.prepare('UPDATE drafts SET revision = 5 WHERE id = ?').run(reasonless))).toThrow(/revision/);
+    asDraftsWriter(sqlite, () => sqlite.prepare("UPDATE drafts SET text = 'seen', revision = revision + 1 WHERE id = ?").run(reasonless));
+    expect(rowOf(ctx, reasonless)).toMatchObject({ text: 'seen', revision: 2, status: 'pending', skipReason: null });
+    // A claimed draft is on the wire: it becomes sent (or skipped, when the provider refused it), and nothing else.
     const claimed = draftIn(ctx, 'approved', n++);
     expect(claimDraftForSend(ctx, claimed, 'int_claim')).not.toBeNull();
     expect(() => setStatus(claimed, 'rejected')).toThrow(/not a transition/);
@@ -473,6 +506,14 @@ describe('one writer of drafts, held by SQLite', () => {
           .run(),
       ),
     ).toThrow(/starts pending or approved/);
+    expect(() =>
+      asDraftsWriter(sqlite, () =>
+        ctx.db
+          .insert(drafts)
+          .values({ ...newRow('drf_r'), revision: 2 })
+          .run(),
+      ),
+    ).toThrow(/revision 1/);
     expect(asDraftsWriter(sqlite, () => ctx.db.insert(drafts).values(newRow('drf_z')).run()).changes).toBe(1);
   });
 

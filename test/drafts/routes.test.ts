@@ -46,6 +46,8 @@ describe('drafts over REST and MCP', () => {
         'leadId',
         'renderedSubject',
         'renderedText',
+        'revision',
+        'skipReason',
         'status',
         'stepId',
         'subject',

@@ -7,7 +7,7 @@ import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
  * exceeds what its step may send.
  */
 
-export const DRAFT_STATUSES = ['pending', 'approved', 'rejected', 'sent'] as const;
+export const DRAFT_STATUSES = ['pending', 'approved', 'rejected', 'sent', 'skipped'] as const;
 export type DraftStatus = (typeof DRAFT_STATUSES)[number];
 
 /** The steps that send words a person can read: an invitation's note, a message, an InMail. */

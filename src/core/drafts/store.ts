@@ -39,7 +39,13 @@ export type DraftEvent =
   /** The campaign's approval was turned off: it is sent as it stands. */
   | 'release'
   /** The engine sent it. */
-  | 'send';
+  | 'send'
+  /**
+   * Its step can no longer be sent (the lead replied, the step was removed, the sender lost
+   * Sales Navigator, the campaign's agent changed, the provider refused it): it ends `skipped`,
+   * with why, and the lead goes on as after any skipped step.
+   */
+  | 'skip';
 
 export interface DraftTransition {
   event: DraftEvent;
@@ -48,13 +54,14 @@ export interface DraftTransition {
   by: 'a person' | 'update_campaign' | 'outreach engine';
 }
 
-/** The one transition table. `sent` and `rejected` are final. */
+/** The one transition table. `sent`, `rejected` and `skipped` are final. */
 export const DRAFT_TRANSITIONS: readonly DraftTransition[] = [
   { event: 'approve', from: ['pending'], to: 'approved', by: 'a person' },
   { event: 'reject', from: ['pending', 'approved'], to: 'rejected', by: 'a person' },
   { event: 'edit', from: ['approved'], to: 'pending', by: 'a person' },
   { event: 'release', from: ['pending'], to: 'approved', by: 'update_campaign' },
   { event: 'send', from: ['approved'], to: 'sent', by: 'outreach engine' },
+  { event: 'skip', from: ['pending', 'approved'], to: 'skipped', by: 'outreach engine' },
 ];
 
 const BY_EVENT = new Map(DRAFT_TRANSITIONS.map((t) => [t.event, t]));
@@ -91,7 +98,7 @@ export interface NewDraft {
  * every read against the query builder.
  */
 const DRAFT_COLUMNS =
-  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at';
+  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason';
 const DRAFT_LEAD_COLUMNS = 'l.full_name, l.first_name, l.last_name, l.job_title, l.company_name, l.headline, l.location, l.personalization, l.network_url';
 
 function draftOf(r: unknown[]): DraftRow {
@@ -115,21 +122,23 @@ function draftOf(r: unknown[]): DraftRow {
     sentAt: r[16] as number | null,
     createdAt: r[17] as number,
     updatedAt: r[18] as number,
+    revision: r[19] as number,
+    skipReason: r[20] as string | null,
   };
 }
 
 function draftWithLeadOf(r: unknown[]): DraftListRow {
   const row = draftOf(r) as DraftListRow;
   row.lead = {
-    fullName: r[19] as string | null,
-    firstName: r[20] as string | null,
-    lastName: r[21] as string | null,
-    jobTitle: r[22] as string | null,
-    companyName: r[23] as string | null,
-    headline: r[24] as string | null,
-    location: r[25] as string | null,
-    personalization: r[26] as string | null,
-    networkUrl: r[27] as string | null,
+    fullName: r[21] as string | null,
+    firstName: r[22] as string | null,
+    lastName: r[23] as string | null,
+    jobTitle: r[24] as string | null,
+    companyName: r[25] as string | null,
+    headline: r[26] as string | null,
+    location: r[27] as string | null,
+    personalization: r[28] as string | null,
+    networkUrl: r[29] as string | null,
   };
   return row;
 }
@@ -154,12 +163,29 @@ const statements = perDb((db) => {
     otherPending: c.prepare<[string, string], number>("SELECT seq FROM drafts WHERE campaign_id = ? AND status = 'pending' AND id <> ? LIMIT 1").pluck(),
     approval: c.prepare<[string], string>('SELECT approval FROM campaigns WHERE id = ?').pluck(),
     /**
-     * Every change a person makes, guarded: the draft must still be in the status the change was
-     * judged against, and not on the wire. A race lost is 0 rows changed, never a wrong change.
-     * (text, subject, status, updated_at, id, from)
+     * Every change a person makes, guarded (compare-and-set): the draft must still be in the
+     * status and at the revision the change was judged against, and not on the wire. New words
+     * move the revision by one. A race lost is 0 rows changed, never a wrong change.
      */
-    change: c.prepare<[string, string | null, string, number, string, string]>(
-      'UPDATE drafts SET text = ?, subject = ?, status = ?, updated_at = ? WHERE id = ? AND status = ? AND sending_intent_id IS NULL',
+    change: c.prepare<[{ text: string; subject: string | null; status: string; now: number; id: string; from: string; revision: number }]>(
+      `UPDATE drafts SET text = @text, subject = @subject, status = @status, updated_at = @now,
+         revision = revision + (CASE WHEN text IS NOT @text OR subject IS NOT @subject THEN 1 ELSE 0 END)
+       WHERE id = @id AND status = @from AND revision = @revision AND sending_intent_id IS NULL`,
+    ),
+    /** A draft whose step can no longer be sent ends skipped (not one on the wire). */
+    skip: c.prepare<[{ id: string; reason: string; now: number }]>(
+      `UPDATE drafts SET status = 'skipped', skip_reason = @reason, updated_at = @now
+       WHERE id = @id AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
+    ),
+    /** A claimed draft whose send the provider refused (no words went out) ends skipped. */
+    skipClaimed: c.prepare<[{ id: string; reason: string; now: number; intentId: string }]>(
+      `UPDATE drafts SET status = 'skipped', skip_reason = @reason, sending_intent_id = NULL, updated_at = @now
+       WHERE id = @id AND status = 'approved' AND sending_intent_id = @intentId`,
+    ),
+    /** The lead's open step drafts (pending or approved, not on the wire): the engine's check that each still has a step to wait at. */
+    openStepDrafts: c.prepare<[string], { id: string; stepId: string }>(
+      `SELECT id, step_id AS stepId FROM drafts WHERE lead_id = ? AND slot >= 'step:' AND slot < 'step;'
+         AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
     ),
     insert: c.prepare<[NewDraftRow]>(
       `INSERT INTO drafts (id, campaign_id, lead_id, step_id, slot, variant, kind, account_id, subject, text, rendered_subject, rendered_text,
@@ -230,21 +256,40 @@ export interface DraftChange {
 }
 
 /**
- * Writes a person's change to a draft judged in status `from`: new text, subject and status
- * (the same status when only the words change). False when the draft moved on meanwhile
- * (another operator, the engine), so the caller can answer with what it is now.
+ * Writes a person's change to a draft judged in status `from` at `revision`: new text, subject
+ * and status (the same status when only the words change); new words take the next revision.
+ * False when the draft moved on meanwhile (another writer, the engine), so the caller can answer
+ * with what it is now.
  */
-export function changeDraft(ctx: Ctx, id: string, from: DraftStatus, change: DraftChange): boolean {
+export function changeDraft(ctx: Ctx, id: string, from: DraftStatus, revision: number, change: DraftChange): boolean {
   if (change.status !== from) {
     const event: DraftEvent = change.status === 'approved' ? 'approve' : change.status === 'rejected' ? 'reject' : 'edit';
     if (nextDraftStatus(from, event) !== change.status) throw new Error(`draft ${id}: ${from} → ${change.status} is not a transition`);
   }
   const st = statements(ctx.db);
-  const changed = asDraftsWriter(ctx.db.$client, () => st.change.run(change.text, change.subject, change.status, ctx.clock.now(), id, from).changes);
+  const changed = asDraftsWriter(
+    ctx.db.$client,
+    () => st.change.run({ text: change.text, subject: change.subject, status: change.status, now: ctx.clock.now(), id, from, revision }).changes,
+  );
   if (changed !== 1) return false;
   if (change.status === 'pending' && from !== 'pending') announceIfFirstPending(ctx, st.byId(id) as DraftRow);
   return true;
 }
+
+/** The draft's step can no longer be sent: it ends `skipped` with why. False when it is not open (any more) or is on the wire. */
+export function skipDraftRow(ctx: Ctx, id: string, reason: string): boolean {
+  const st = statements(ctx.db);
+  return asDraftsWriter(ctx.db.$client, () => st.skip.run({ id, reason, now: ctx.clock.now() }).changes === 1);
+}
+
+/** A claimed draft whose send went nowhere (the provider refused it): `skipped` with why, once. */
+export function skipClaimedDraftRow(ctx: Ctx, id: string, intentId: string, reason: string): boolean {
+  const st = statements(ctx.db);
+  return asDraftsWriter(ctx.db.$client, () => st.skipClaimed.run({ id, reason, now: ctx.clock.now(), intentId }).changes === 1);
+}
+
+/** The lead's pending or approved step drafts not on the wire, each with its step. */
+export const openStepDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): { id: string; stepId: string }[] => statements(ctx.db).openStepDrafts.all(leadId);
 
 /** Approval turned off: every pending draft of the campaign is approved as it stands. Returns how many. */
 export function releasePendingDrafts(ctx: Ctx, campaignId: string): number {

@@ -17,12 +17,22 @@ export interface DraftUpdate {
   text?: string | undefined;
   subject?: string | undefined;
   status?: 'approved' | 'rejected' | undefined;
+  /** The revision the caller saw: when it is not the draft's current one, the item is a conflict and nothing of it is written. */
+  revision?: number | undefined;
 }
 
 export const DRAFT_ITEM_STATUSES = ['updated', 'not_found', 'validation_error', 'conflict'] as const;
 export type DraftItemStatus = (typeof DRAFT_ITEM_STATUSES)[number];
 
-export const DraftItemError = z.object({ code: z.enum(['validation_error', 'not_found', 'conflict']), message: z.string() });
+/** What a draft is now, given with every conflict on a draft that exists: the caller can show it and decide again. */
+export const DraftCurrent = z.object({ revision: z.number().int(), status: z.string(), text: z.string(), subject: z.string().nullable() });
+export type DraftCurrent = z.infer<typeof DraftCurrent>;
+
+export const DraftItemError = z.object({
+  code: z.enum(['validation_error', 'not_found', 'conflict']),
+  message: z.string(),
+  current: DraftCurrent.optional().describe("A conflict's draft as it is now: its revision, status, text and subject."),
+});
 export type DraftItemError = z.infer<typeof DraftItemError>;
 
 export const UpdateDraftsResult = z.object({
@@ -34,10 +44,27 @@ type Item = UpdateDraftsResult['results'][number];
 
 const field = (index: number, name: string) => `drafts[${index}].${name}`;
 
+const currentOf = (row: DraftRow): DraftCurrent => ({ revision: row.revision, status: row.status, text: row.text, subject: row.subject });
+
+/** A conflict item, naming what the draft is now. */
+const conflict = (index: number, draftId: string, message: string, row: DraftRow | undefined): Item => ({
+  index,
+  draftId,
+  status: 'conflict',
+  error: row ? { code: 'conflict', message, current: currentOf(row) } : { code: 'conflict', message },
+});
+
+/** Why an item's revision is not the draft's, or null when it carries none or the current one. */
+function staleRevision(row: DraftRow, update: DraftUpdate): string | null {
+  if (update.revision === undefined || update.revision === row.revision) return null;
+  return `Draft ${row.id} is at revision ${row.revision}, not ${update.revision}: it changed since it was read. Its text now: ${JSON.stringify(row.text)}. Nothing of this item was written; read it again and decide on what it says now.`;
+}
+
 /** Why a draft in this status cannot change, or null when it can. */
 function closedBecause(row: DraftRow): string | null {
   if (row.status === 'sent') return `Draft ${row.id} was already sent; it cannot change.`;
   if (row.status === 'rejected') return `Draft ${row.id} was rejected; it cannot change. The lead's sequence ended there.`;
+  if (row.status === 'skipped') return `Draft ${row.id} was skipped (${row.skipReason ?? 'its step can no longer be sent'}); it cannot change.`;
   if (row.sendingIntentId !== null) return `Draft ${row.id} is being sent right now; it cannot change.`;
   return null;
 }
@@ -55,8 +82,10 @@ function statusAfter(ctx: Ctx, row: DraftRow, update: DraftUpdate, wordsChange: 
 
 /**
  * Applies one item inside the batch's transaction. Order of judgement: the id, a repeat, an
- * empty item, the draft (not_found), its status (conflict: sent, rejected or on the wire), then
- * the words against the kind's length rule and the placeholder rule.
+ * empty item, the revision's type, the draft (not_found), its status (conflict: sent, rejected,
+ * skipped or on the wire), its revision (conflict: not the one given), then the words against
+ * the kind's length rule and the placeholder rule. The write is guarded by the revision read
+ * (compare-and-set), so of two writers racing on one draft exactly one changes it.
  */
 function applyOne(ctx: Ctx, update: DraftUpdate, index: number, seen: Map<string, number>): Item {
   const draftId = update.id;
@@ -68,11 +97,16 @@ function applyOne(ctx: Ctx, update: DraftUpdate, index: number, seen: Map<string
   if (update.text === undefined && update.subject === undefined && update.status === undefined) {
     return bad(`drafts[${index}] changes nothing: give text, subject or status.`);
   }
+  if (update.revision !== undefined && !(Number.isSafeInteger(update.revision) && update.revision >= 1)) {
+    return bad(`${field(index, 'revision')} must be an integer ≥ 1: the revision the draft had when it was read.`);
+  }
   const row = findDraftRow(ctx, draftId);
   if (!row)
     return { index, draftId, status: 'not_found', error: { code: 'not_found', message: `Draft ${draftId} not found. Call list_drafts for draft ids.` } };
   const closed = closedBecause(row);
-  if (closed) return { index, draftId, status: 'conflict', error: { code: 'conflict', message: closed } };
+  if (closed) return conflict(index, draftId, closed, row);
+  const stale = staleRevision(row, update);
+  if (stale) return conflict(index, draftId, stale, row);
   const kind = row.kind as DraftKind;
   for (const name of ['text', 'subject'] as const) {
     const value = update[name];
@@ -85,14 +119,11 @@ function applyOne(ctx: Ctx, update: DraftUpdate, index: number, seen: Map<string
   const status = statusAfter(ctx, row, update, wordsChange);
   // Approving an approved draft, or the same words again: nothing to write, and nothing moves.
   if (!wordsChange && status === row.status) return { index, draftId, status: 'updated' };
-  if (!changeDraft(ctx, row.id, row.status as DraftStatus, { text, subject, status })) {
+  if (!changeDraft(ctx, row.id, row.status as DraftStatus, row.revision, { text, subject, status })) {
     const now = findDraftRow(ctx, draftId);
-    return {
-      index,
-      draftId,
-      status: 'conflict',
-      error: { code: 'conflict', message: (now && closedBecause(now)) ?? `Draft ${draftId} changed meanwhile; read it again.` },
-    };
+    const message =
+      (now && (closedBecause(now) ?? staleRevision(now, { ...update, revision: row.revision }))) ?? `Draft ${draftId} changed meanwhile; read it again.`;
+    return conflict(index, draftId, message, now);
   }
   return { index, draftId, status: 'updated' };
 }
@@ -110,11 +141,17 @@ export function updateDrafts(ctx: Ctx, updates: readonly DraftUpdate[]): UpdateD
   return { results, summary: summarize(DRAFT_ITEM_STATUSES, results) };
 }
 
+/** How many drafts of each kind. */
+export type DraftKindCounts = Record<DraftKind, number>;
+export const noKinds = (): DraftKindCounts => ({ invite: 0, message: 0, inmail: 0 });
+
 export interface SendsToConfirm {
   /** How many drafts the update would approve (and so send). */
   count: number;
   /** Per sending account, most first; `name` is the account's name, else its id. */
   accounts: { accountId: string | null; name: string | null; count: number }[];
+  /** The same drafts by kind: invitations, messages, InMails. */
+  kinds: DraftKindCounts;
 }
 
 /**
@@ -124,17 +161,19 @@ export interface SendsToConfirm {
  */
 export function sendsToConfirm(ctx: Ctx, updates: readonly DraftUpdate[]): SendsToConfirm {
   const byAccount = new Map<string | null, number>();
+  const kinds = noKinds();
   const seen = new Set<string>();
   for (const update of updates) {
     if (update.status !== 'approved' || seen.has(update.id)) continue;
     seen.add(update.id);
     const row = findDraftRow(ctx, update.id);
-    if (!row || closedBecause(row)) continue;
+    if (!row || closedBecause(row) || staleRevision(row, update)) continue;
     const wordsChange = (update.text !== undefined && update.text !== row.text) || (update.subject !== undefined && update.subject !== row.subject);
     if (row.status !== 'pending' && !wordsChange) continue;
     const lead = row.accountId === null ? findLeadRow(ctx, row.campaignId, row.leadId) : undefined;
     const accountId = row.accountId ?? (lead ? leadAccountId(ctx, lead) : null);
     byAccount.set(accountId, (byAccount.get(accountId) ?? 0) + 1);
+    kinds[row.kind as DraftKind]++;
   }
   const known = findAccounts(
     ctx,
@@ -143,5 +182,5 @@ export function sendsToConfirm(ctx: Ctx, updates: readonly DraftUpdate[]): Sends
   const accounts = [...byAccount.entries()]
     .map(([accountId, count]) => ({ accountId, name: accountId === null ? null : (known.get(accountId)?.name ?? accountId), count }))
     .sort((a, b) => b.count - a.count || String(a.name).localeCompare(String(b.name)));
-  return { count: accounts.reduce((n, a) => n + a.count, 0), accounts };
+  return { count: accounts.reduce((n, a) => n + a.count, 0), accounts, kinds };
 }

@@ -24,6 +24,10 @@ export const Draft = z.object({
   subject: Text,
   text: z.string(),
   status: DraftStatus,
+  /** Starts at 1 and grows by one with each change of the text or subject, whoever makes it. */
+  revision: z.number().int().min(1),
+  /** Why a `skipped` draft's step could no longer be sent (e.g. `no_sales_navigator`, `replied`); null otherwise. */
+  skipReason: Text,
   /** The account that will send it, when the engine has fixed it. */
   accountId: Text,
   /** The step's text rendered for the lead, before any model or person changed it. */
@@ -61,6 +65,8 @@ export function toDraft(row: DraftRow): Draft {
     subject: row.subject,
     text: row.text,
     status: row.status as DraftStatus,
+    revision: row.revision,
+    skipReason: row.skipReason,
     accountId: row.accountId,
     renderedSubject: row.renderedSubject,
     renderedText: row.renderedText,
