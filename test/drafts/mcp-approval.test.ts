@@ -105,17 +105,17 @@ describe('reviewing 20 drafts through the MCP SDK client, with the confirmation'
   it('approving asks first; declined, it writes nothing and says the user declined', async () => {
     answer = 'decline';
     const r = await callTool(client, 'update_drafts', { drafts: ids.slice(0, 3).map((id) => ({ id, status: 'approved' })) });
-    expect(asked).toEqual(['Send 3 messages from Ada?']);
+    expect(asked).toEqual(['Send 3 invitations from Ada?']);
     expect(r.isError).toBe(true);
     expect(r.body.error.code).toBe('declined');
-    expect(r.body.error.message).toContain('Send 3 messages from Ada?');
+    expect(r.body.error.message).toContain('Send 3 invitations from Ada?');
     expect((await pending()).map((d) => d.id)).toEqual(ids);
   });
 
   it('a cancelled question is a decline too', async () => {
     answer = 'cancel';
     const r = await callTool(client, 'update_drafts', { drafts: [{ id: ids[0], status: 'approved' }] });
-    expect(asked.at(-1)).toBe('Send 1 message from Ada?');
+    expect(asked.at(-1)).toBe('Send 1 invitation from Ada?');
     expect(r.body.error.code).toBe('declined');
     expect(await pending()).toHaveLength(COUNT);
   });
@@ -127,7 +127,7 @@ describe('reviewing 20 drafts through the MCP SDK client, with the confirmation'
       i < 15 ? { id, status: 'approved', ...(i === 7 ? { text: 'Changed at the last moment, sent as is.' } : {}) } : { id, status: 'rejected' },
     );
     const r = await callTool(client, 'update_drafts', { drafts: items });
-    expect(asked.slice(before)).toEqual(['Send 15 messages from Ada?']);
+    expect(asked.slice(before)).toEqual(['Send 15 invitations from Ada?']);
     expect(r.body.summary).toEqual({ total: COUNT, updated: COUNT, not_found: 0, validation_error: 0, conflict: 0 });
     expect(await pending()).toEqual([]);
     // The server's engine may have sent some already (approved, then sent).

@@ -55,8 +55,8 @@ describe('drafts in a campaign with several senders', () => {
     const ofSales = pending.filter((d) => d.accountId === 'acc_b');
     const ofOps = pending.filter((d) => d.accountId === 'acc_c');
     const batch = [...ofSales, ...ofOps.slice(0, 2)].map((d) => ({ id: d.id, status: 'approved' as const }));
-    expect(confirmationMessage(sendsToConfirm(h.ctx, batch))).toBe('Send 5 messages: 3 from Sales, 2 from Ops?');
-    expect(confirmationMessage(sendsToConfirm(h.ctx, [{ id: ofOps[2]!.id, status: 'approved' }]))).toBe('Send 1 message from Ops?');
+    expect(confirmationMessage(sendsToConfirm(h.ctx, batch))).toBe('Send 5 invitations: 3 from Sales, 2 from Ops?');
+    expect(confirmationMessage(sendsToConfirm(h.ctx, [{ id: ofOps[2]!.id, status: 'approved' }]))).toBe('Send 1 invitation from Ops?');
 
     expect(
       updateDrafts(
@@ -110,7 +110,7 @@ describe('drafts in a campaign with several senders', () => {
     await startCampaign(h.ctx, 'cmp');
     // The draft still names the account the person approves it for.
     expect(drafts(h).find((d) => d.id === kept!.id)?.accountId).toBe(removed);
-    expect(confirmationMessage(sendsToConfirm(h.ctx, [{ id: kept!.id, status: 'approved' }]))).toBe(`Send 1 message from ${NAMES[removed]}?`);
+    expect(confirmationMessage(sendsToConfirm(h.ctx, [{ id: kept!.id, status: 'approved' }]))).toBe(`Send 1 invitation from ${NAMES[removed]}?`);
     updateDrafts(
       h.ctx,
       drafts(h, 'pending').map((d) => ({ id: d.id, status: 'approved' as const })),
@@ -147,7 +147,7 @@ describe('drafts in a campaign with several senders', () => {
       const args = { drafts: batch.map((d) => ({ id: d.id, status: 'approved' })) };
       const round = await call('update_drafts', { arguments: args });
       expect(round.resultType).toBe('input_required');
-      expect(round.inputRequests.confirm.params.message).toBe('Send 3 messages: 2 from Sales, 1 from Support?');
+      expect(round.inputRequests.confirm.params.message).toBe('Send 3 invitations: 2 from Sales, 1 from Support?');
       const done = await call('update_drafts', {
         arguments: args,
         inputResponses: { confirm: { action: 'accept', content: {} } },

@@ -1,6 +1,6 @@
 import type { Ctx } from '../context.js';
 import { draftSlot } from './prepare.js';
-import { claimDraftRow, draftRowAt, markDraftRowSent, releaseDraftRowClaim } from './store.js';
+import { claimDraftRow, draftRowAt, markDraftRowSent, openStepDraftsOf, releaseDraftRowClaim, skipClaimedDraftRow, skipDraftRow } from './store.js';
 import { type Draft, toDraft } from './view.js';
 
 /**
@@ -44,3 +44,16 @@ export const markDraftSent = (ctx: Ctx, draftId: string, intentId: string, at: n
 
 /** The claimed draft did not go out: free again, still approved. */
 export const releaseDraftClaim = (ctx: Ctx, draftId: string, intentId: string): boolean => releaseDraftRowClaim(ctx, draftId, intentId);
+
+/**
+ * The draft's step can no longer be sent (the lead replied, the step was removed or skipped,
+ * the sender lost Sales Navigator, the campaign's agent changed): it ends `skipped` with why.
+ * False when it is not pending or approved, or is on the wire (its send settles it).
+ */
+export const skipDraft = (ctx: Ctx, draftId: string, reason: string): boolean => skipDraftRow(ctx, draftId, reason);
+
+/** A claimed draft whose send went nowhere (the provider refused the step): `skipped` with why, once. */
+export const skipClaimedDraft = (ctx: Ctx, draftId: string, intentId: string, reason: string): boolean => skipClaimedDraftRow(ctx, draftId, intentId, reason);
+
+/** The lead's pending or approved step drafts not on the wire, each with its step. */
+export const openStepDrafts = (ctx: Ctx, leadId: string): { id: string; stepId: string }[] => openStepDraftsOf(ctx, leadId);

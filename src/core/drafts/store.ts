@@ -291,6 +291,78 @@ export function skipClaimedDraftRow(ctx: Ctx, id: string, intentId: string, reas
 /** The lead's pending or approved step drafts not on the wire, each with its step. */
 export const openStepDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): { id: string; stepId: string }[] => statements(ctx.db).openStepDrafts.all(leadId);
 
+/*
+ * "Approve all N matching": a preview counts the pending drafts (of a campaign, or of all) per
+ * sender and kind and names the snapshot by the highest draft seq and its wall time; the
+ * approval then takes exactly the pending drafts at or below that seq not changed after that
+ * time. Both read the covering indexes (campaign_id, status, seq) and (status, seq).
+ */
+const approveAllStatements = perDb((db) => {
+  const c = db.$client;
+  // The sender: the draft's own, else the lead's, else the campaign agent's (as the send would go).
+  const summary = (byCampaign: boolean) =>
+    c.prepare<[{ campaignId?: string }], { accountId: string | null; kind: string; count: number; maxSeq: number }>(
+      `SELECT coalesce(d.account_id, l.account_id, a.account_id) AS accountId, d.kind AS kind, count(*) AS count, max(d.seq) AS maxSeq
+       FROM drafts d${byCampaign ? ' INDEXED BY drafts_campaign_status' : ' INDEXED BY drafts_status'}
+       LEFT JOIN leads l ON l.id = d.lead_id AND d.account_id IS NULL
+       LEFT JOIN campaigns c ON c.id = d.campaign_id AND d.account_id IS NULL
+       LEFT JOIN agents a ON a.id = c.assigned_template_id AND d.account_id IS NULL
+       WHERE d.status = 'pending'${byCampaign ? ' AND d.campaign_id = @campaignId' : ''}
+       GROUP BY 1, 2`,
+    );
+  const approve = (byCampaign: boolean) =>
+    c.prepare<[{ campaignId?: string; maxSeq: number; at: number; now: number }]>(
+      `UPDATE drafts SET status = 'approved', updated_at = @now
+       WHERE status = 'pending'${byCampaign ? ' AND campaign_id = @campaignId' : ''} AND seq <= @maxSeq AND updated_at <= @at AND sending_intent_id IS NULL`,
+    );
+  const pending = (byCampaign: boolean) =>
+    c
+      .prepare<[{ campaignId?: string }], number>(
+        `SELECT count(*) FROM drafts${byCampaign ? ' INDEXED BY drafts_campaign_status' : ' INDEXED BY drafts_status'} WHERE status = 'pending'${byCampaign ? ' AND campaign_id = @campaignId' : ''}`,
+      )
+      .pluck();
+  const maxSeq = c.prepare<[], number | null>('SELECT max(seq) FROM drafts').pluck();
+  return {
+    summary: { all: summary(false), campaign: summary(true) },
+    approve: { all: approve(false), campaign: approve(true) },
+    pending: { all: pending(false), campaign: pending(true) },
+    maxSeq,
+  };
+});
+
+export interface PendingGroup {
+  accountId: string | null;
+  kind: string;
+  count: number;
+}
+
+/** The pending drafts (of a campaign, or all) per sender and kind, and the highest draft seq now (0 for none). */
+export function pendingDraftGroups(ctx: Pick<Ctx, 'db'>, campaignId: string | undefined): { groups: PendingGroup[]; maxSeq: number } {
+  const st = approveAllStatements(ctx.db);
+  return transaction(ctx.db, () => {
+    const rows = campaignId === undefined ? st.summary.all.all({}) : st.summary.campaign.all({ campaignId });
+    return { groups: rows.map(({ accountId, kind, count }) => ({ accountId, kind, count })), maxSeq: st.maxSeq.get() ?? 0 };
+  });
+}
+
+/**
+ * Approves, in one statement, the pending drafts (of a campaign, or all) at or below `maxSeq`
+ * not changed after `at`: the ones a preview counted. Returns how many were approved and how
+ * many stay pending (made or edited since the preview).
+ */
+export function approvePendingSnapshot(ctx: Ctx, campaignId: string | undefined, maxSeq: number, at: number): { approved: number; leftPending: number } {
+  const st = approveAllStatements(ctx.db);
+  return transaction(ctx.db, () => {
+    const args = { maxSeq, at, now: ctx.clock.now() };
+    const approved = asDraftsWriter(
+      ctx.db.$client,
+      () => (campaignId === undefined ? st.approve.all.run(args) : st.approve.campaign.run({ ...args, campaignId })).changes,
+    );
+    const leftPending = campaignId === undefined ? st.pending.all.get({}) : st.pending.campaign.get({ campaignId });
+    return { approved, leftPending: leftPending ?? 0 };
+  });
+}
+
 /** Approval turned off: every pending draft of the campaign is approved as it stands. Returns how many. */
 export function releasePendingDrafts(ctx: Ctx, campaignId: string): number {
   return asDraftsWriter(

@@ -6,6 +6,7 @@ import { recordMessage } from '../conversations/record.js';
 import type { Ctx } from '../context.js';
 import { normalizeProfileUrl } from '../leads/url.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
+import { closeDraftsOfEndedSequence } from './runner.js';
 import { endSequence, recordAccepted, recordReplied } from '../sequences/store.js';
 import type { InboundEvent } from '../network/provider.js';
 import { MESSAGE_TEXT_MAX } from './limits.js';
@@ -127,6 +128,8 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
   // A reply ends the lead's sequence; it counts for the last step sent to the lead before it.
   recordReplied(ctx, { leadId: lead.id, at: event.at });
   endSequence(ctx, { leadId: lead.id, reason: 'replied', at: ctx.simClock.now() });
+  // A draft of a later step waits for nothing now: it is skipped, and counted.
+  closeDraftsOfEndedSequence(ctx, lead.id, info, 'replied', ctx.simClock.now());
   if (firstReply) countOutreach(ctx, lead.campaignId, 'repliesReceived');
   recordActivity(ctx, { type: 'reply_received', at: event.at, lead: updated, text: event.text, accountId: event.accountId });
   recordMessage(ctx, { lead: updated, sender: 'lead', text: event.text, at: event.at, accountId: event.accountId, externalId: event.id });

@@ -10,6 +10,7 @@ import type { AgentDecision } from './agent.js';
 import { MESSAGE_TEXT_MAX } from './limits.js';
 import { leaseHolder } from './lease.js';
 import { fitTo } from './personalize.js';
+import { closeDraftsOfEndedSequence } from './runner.js';
 import { endSequence } from '../sequences/store.js';
 import type { EngineSettings } from './settings.js';
 import { effectiveAccountId, getLead, loadRunningCampaigns, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
@@ -104,6 +105,7 @@ export function failLead(ctx: Ctx, leadId: string, info: CampaignInfo, settings:
     const at = ctx.simClock.now();
     updateAndReplan(ctx, leadId, { stage: 'failed', updatedAt: at }, info, settings);
     endSequence(ctx, { leadId, reason: 'failed', at });
+    closeDraftsOfEndedSequence(ctx, leadId, info, 'failed', at);
   });
 }
 

@@ -4,14 +4,24 @@ import type { Ctx } from '../context.js';
 import type { Allowance } from '../safety/rules.js';
 import { handOffLead } from '../leads/handoff.js';
 import type { DraftInput } from '../drafts/prepare.js';
-import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim, type ClaimedDraft } from '../drafts/send.js';
+import {
+  claimDraftForSend,
+  draftAt,
+  markDraftSent,
+  releaseDraftClaim,
+  skipClaimedDraft,
+  skipDraft,
+  openStepDrafts,
+  type ClaimedDraft,
+} from '../drafts/send.js';
+import { findAccount } from '../accounts/resolve.js';
 import { bestSender } from '../sequences/senders.js';
 import { drawVariant, endSequence, getPosition, placeLead, recordStep, variantOf, type EndReason } from '../sequences/store.js';
 import { draftLookup, wordsFor } from './approval.js';
 import { leadFacts, type StepSendKind } from './plan.js';
 import { carriesWords, decide, derivedStart, STEP_OF_INTENT, type LeadFacts, type PerformStep, type SequenceDecision, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
-import { effectiveAccountId, getLead, planFor, startFrom, storedStart, updateLead, type CampaignInfo, type LeadRow } from './state.js';
+import { effectiveAccountId, getLead, planFor, startFrom, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
 /**
  * The step runner: the one place that moves a lead through its agent's steps. It decides from
@@ -48,10 +58,74 @@ export interface Advanced {
   position: WalkStart | 'ended' | null;
 }
 
-/** What the runner knows of the lead: its row, its sender's Sales Navigator when known, and its drafts. */
+/**
+ * What the runner knows of the lead: its row, its sender's Sales Navigator (given, else read from
+ * the sender fixed for the lead, when there is one), and its drafts. Knowing Sales Navigator on
+ * every walk is what keeps an InMail the sender cannot send from waiting as a draft.
+ */
 function factsFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, salesNavigator: boolean | null): LeadFacts {
   const approval = info.approval === 'required';
-  return leadFacts(lead, salesNavigator, approval, info.draftsInUse ? draftLookup(ctx, lead, approval) : undefined);
+  return leadFacts(lead, salesNavigator ?? knownSalesNavigator(ctx, lead, info), approval, info.draftsInUse ? draftLookup(ctx, lead, approval) : undefined);
+}
+
+/** Whether the lead's fixed sender has Sales Navigator; null while no sender is fixed (a campaign with senders picks one at the first step). */
+function knownSalesNavigator(ctx: Ctx, lead: LeadRow, info: CampaignInfo): boolean | null {
+  const sender = lead.accountId ?? (info.senderIds.length === 0 ? (info.agent?.accountId ?? null) : null);
+  if (sender === null) return null;
+  return findAccount(ctx, sender)?.hasSalesNavigator ?? null;
+}
+
+/**
+ * No draft waits at a step the lead is no longer at. After the walk stored where the lead is,
+ * every open draft (pending or approved, not on the wire) of another step ends `skipped`: with
+ * the reason its step was skipped for on this walk (the sender lost Sales Navigator, the lead is
+ * no longer a connection), the reason the sequence ended (the lead replied, the step was
+ * removed, it failed), or because the campaign's agent changed.
+ */
+function closeStaleDrafts(
+  ctx: Ctx,
+  leadId: string,
+  info: CampaignInfo,
+  at: WalkStart | 'ended' | null,
+  skippedNow: ReadonlyMap<string, string>,
+  end: EndReason | undefined,
+  agentChanged: boolean,
+  now: number,
+): void {
+  const open = openStepDrafts(ctx, leadId);
+  if (open.length === 0) return;
+  const current = at !== null && at !== 'ended' ? at.stepId : null;
+  for (const draft of open) {
+    if (draft.stepId === current) continue;
+    // A lead not placed yet (no position stored) keeps a draft of a step its agent still has.
+    const node = info.steps.byId.get(draft.stepId);
+    if (at === null && node) continue;
+    const walked = skippedNow.get(draft.stepId);
+    const reason = walked ?? (!node ? (agentChanged ? 'agent_changed' : 'step_removed') : (end ?? 'step_passed'));
+    if (!skipDraft(ctx, draft.id, reason) || walked !== undefined || !node || info.agent === null) continue;
+    // The walk did not record this step (the sequence ended around it): it is recorded skipped
+    // here, so get_agent_stats counts the draft that was never sent.
+    recordStep(ctx, {
+      leadId,
+      campaignId: info.id,
+      agentId: info.agent.id,
+      stepId: draft.stepId,
+      kind: node.step.kind,
+      variant: variantOf(ctx, leadId, draft.stepId) ?? 'A',
+      event: 'skipped',
+      reason,
+      at: now,
+    });
+  }
+}
+
+/**
+ * A lead's sequence ended outside a walk (a reply came, the lead failed): its open step drafts
+ * end `skipped` with that reason, each counted as a skipped step.
+ */
+export function closeDraftsOfEndedSequence(ctx: Ctx, leadId: string, info: CampaignInfo, reason: EndReason, now: number): void {
+  if (!info.draftsInUse) return;
+  transaction(ctx.db, () => closeStaleDrafts(ctx, leadId, info, 'ended', new Map(), reason, false, now));
 }
 
 /** The variant of a step for the lead: drawn (and stored) the first time, the same ever after. */
@@ -80,8 +154,13 @@ export function advanceSequence(
   const agent = info.agent;
   if (agent === null) return null;
   return transaction(ctx.db, () => {
-    const stored = opts.stored !== undefined ? opts.stored : storedStart(ctx, lead.id, info);
-    if (stored === 'ended' && opts.from === undefined) return null;
+    const prior = opts.stored === undefined ? getPosition(ctx, lead.id) : undefined;
+    const stored = opts.stored !== undefined ? opts.stored : startFrom(prior, info);
+    if (stored === 'ended' && opts.from === undefined) {
+      // A lead whose sequence ended keeps no draft open (one left from before this rule).
+      if (info.draftsInUse) closeStaleDrafts(ctx, lead.id, info, 'ended', new Map(), (prior?.endReason ?? undefined) as EndReason | undefined, false, now);
+      return null;
+    }
     const seq = info.steps;
     const facts = factsFor(ctx, lead, info, opts.salesNavigator ?? null);
     const rules = rulesOf(settings);
@@ -97,9 +176,11 @@ export function advanceSequence(
     const when = (at: number) => (at === 0 ? now : at);
     const ids = { leadId: lead.id, campaignId: lead.campaignId, agentId: agent.id };
     let here: { stepId: string | null; at: number; end?: EndReason } | null = null;
+    const skippedNow = new Map<string, string>();
     for (const p of decision.passed) {
       const at = when(p.at);
       if (at > now) break;
+      if (p.event === 'skipped') skippedNow.set(p.step.id, p.reason ?? 'skipped');
       if (!p.recorded) {
         const variant = p.event === 'skipped' ? variantFor(ctx, lead.id, p.step, at) : 'A';
         recordStep(ctx, {
@@ -131,6 +212,10 @@ export function advanceSequence(
       const same = stored !== null && stored !== 'ended' && stored.stepId === here.stepId && stored.enteredAt === here.at && here.end === undefined;
       if (!same) placeLead(ctx, { ...ids, stepId: here.stepId, at: here.at, endReason: here.end ?? null });
       position = here.end !== undefined || here.stepId === null ? 'ended' : { stepId: here.stepId, enteredAt: here.at, recorded: true, virtual: false };
+    }
+    if (info.draftsInUse) {
+      const agentChanged = prior !== undefined && prior.agentId !== agent.id;
+      closeStaleDrafts(ctx, lead.id, info, position, skippedNow, here?.end, agentChanged, now);
     }
     return { decision, due, position };
   });
@@ -261,6 +346,11 @@ export function draftInputFor(
     if (words.text === null || words.text.trim() === '') return null;
     const accountId = senderFor(ctx, lead, info, now, pins);
     if (accountId === null) return 'no_sender';
+    if (step.kind === 'inmail' && findAccount(ctx, accountId)?.hasSalesNavigator !== true) {
+      // An InMail the sender cannot send gets no draft: the step is skipped, as without approval.
+      advanceSequence(ctx, { ...lead, accountId }, info, settings, now, { salesNavigator: false });
+      return null;
+    }
     return {
       campaignId: lead.campaignId,
       leadId: lead.id,
@@ -301,11 +391,12 @@ export function settleStep(
   return transaction(ctx.db, () => {
     const ids = { leadId: lead.id, campaignId: lead.campaignId, agentId: agent.id, stepId, kind, variant: variantOf(ctx, lead.id, stepId) ?? 'A', at: now };
     recordStep(ctx, result.event === 'sent' ? { ...ids, event: 'sent' } : { ...ids, event: 'skipped', reason: result.reason });
-    // The draft it carried is sent now; one whose words went nowhere (an InMail refused) stays approved.
+    // The draft it carried is sent now; one whose words went nowhere (an InMail refused) is
+    // skipped with the step, for the same reason: the lead goes on without it.
     const draft = info.draftsInUse ? draftAt(ctx, lead.id, { stepId }) : null;
     if (draft?.status === 'approved') {
       if (result.event === 'sent') markDraftSent(ctx, draft.id, intent.id);
-      else releaseDraftClaim(ctx, draft.id, intent.id);
+      else if (!skipClaimedDraft(ctx, draft.id, intent.id, result.reason)) skipDraft(ctx, draft.id, result.reason);
     }
     const pos = getPosition(ctx, lead.id);
     if (!pos || pos.endedAt !== null || pos.stepId !== stepId || pos.agentId !== agent.id) return startFrom(pos, info);

@@ -97,7 +97,7 @@ export interface LeadFacts {
   approval?: boolean;
 }
 
-export type DraftState = 'pending' | 'approved' | 'rejected' | 'sent';
+export type DraftState = 'pending' | 'approved' | 'rejected' | 'sent' | 'skipped';
 
 /** Steps whose words a person may have to approve first: a note, a message, an InMail. */
 export const carriesWords = (step: PerformStep): step is Extract<PerformStep, { kind: 'invite' | 'message' | 'inmail' }> =>
@@ -215,6 +215,11 @@ export function decide(seq: SequenceIndex, facts: LeadFacts, start: WalkStart, r
         if (!facts.reachable) return { kind: 'fail', step, at, passed };
         const draft = carriesWords(step) && facts.draftOf ? facts.draftOf(step) : 'not_needed';
         if (draft === 'rejected') return { kind: 'end', reason: 'rejected', at, passed };
+        if (draft === 'skipped') {
+          // Its draft was skipped (its step could not be sent): the lead goes on as after any skipped step.
+          passed.push(skip(step, at, 'draft_skipped'));
+          break;
+        }
         if (draft === 'pending') return { kind: 'await', step, at, passed };
         if (draft === null && facts.approval === true) return { kind: 'draft', step, at, passed };
         if (draft === 'sent') {

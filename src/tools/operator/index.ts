@@ -1,7 +1,7 @@
 import type { Tool } from '../define.js';
 import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
 import { grantCreditsTool } from './credits.js';
-import { listDraftQueuesTool } from './drafts.js';
+import { approveMatchingDraftsTool, listDraftQueuesTool, previewApproveDraftsTool } from './drafts.js';
 import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
@@ -49,4 +49,6 @@ export const operatorTools: readonly Tool[] = [
   getSkipReasonsTool,
   getAgentShapeTool,
   listDraftQueuesTool,
+  previewApproveDraftsTool,
+  approveMatchingDraftsTool,
 ];

@@ -1,0 +1,67 @@
+import { findAccounts } from '../accounts/resolve.js';
+import { requireCampaignRow } from '../campaigns/campaign.js';
+import type { Ctx } from '../context.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { validationError } from '../errors.js';
+import { DRAFT_KINDS, type DraftKind } from './rules.js';
+import { approvePendingSnapshot, pendingDraftGroups } from './store.js';
+import { type DraftKindCounts, noKinds } from './update.js';
+
+/**
+ * "Approve all N matching" for a long queue, in two steps. The preview counts the pending drafts
+ * (of a campaign, or of every campaign) per sender and kind, for a confirmation that names
+ * them, and hands back a token binding that snapshot: the highest draft seq and the wall time
+ * of the preview. The approval then approves exactly the drafts the preview counted that have
+ * not changed since: a draft made or edited after the preview stays pending, for a person to
+ * see. The token is signed with the workspace's cursor secret and bound to the filter, so it
+ * cannot be forged, nor used for another campaign.
+ */
+
+export interface ApprovePreview {
+  count: number;
+  /** Per sender account, most first; `name` is the account's name, else its id; null: no account known. */
+  accounts: { accountId: string | null; name: string | null; count: number }[];
+  kinds: DraftKindCounts;
+  token: string;
+}
+
+const scopeOf = (campaignId: string | undefined) => `approve-all|${campaignId ?? ''}`;
+
+export function previewApproveDrafts(ctx: Ctx, secret: string, input: { campaignId?: string | undefined }): ApprovePreview {
+  if (input.campaignId !== undefined) requireCampaignRow(ctx, input.campaignId);
+  const at = ctx.clock.now();
+  const { groups, maxSeq } = pendingDraftGroups(ctx, input.campaignId);
+  const byAccount = new Map<string | null, number>();
+  const kinds = noKinds();
+  for (const g of groups) {
+    byAccount.set(g.accountId, (byAccount.get(g.accountId) ?? 0) + g.count);
+    if ((DRAFT_KINDS as readonly string[]).includes(g.kind)) kinds[g.kind as DraftKind] += g.count;
+  }
+  const known = findAccounts(
+    ctx,
+    [...byAccount.keys()].filter((id): id is string => id !== null),
+  );
+  const accounts = [...byAccount.entries()]
+    .map(([accountId, count]) => ({ accountId, name: accountId === null ? null : (known.get(accountId)?.name ?? accountId), count }))
+    .sort((a, b) => b.count - a.count || String(a.name).localeCompare(String(b.name)));
+  const count = accounts.reduce((n, a) => n + a.count, 0);
+  return { count, accounts, kinds, token: encodeCursor(secret, scopeOf(input.campaignId), [maxSeq, at]) };
+}
+
+export function approveMatchingDrafts(
+  ctx: Ctx,
+  secret: string,
+  input: { campaignId?: string | undefined; token: string },
+): { approved: number; leftPending: number } {
+  if (input.campaignId !== undefined) requireCampaignRow(ctx, input.campaignId);
+  const refused = () => validationError('token: not a token of preview_approve_drafts for this filter; preview again and confirm what it counts.', ['token']);
+  let key: unknown[];
+  try {
+    key = decodeCursor(secret, scopeOf(input.campaignId), input.token, 'token');
+  } catch {
+    throw refused();
+  }
+  const [maxSeq, at] = key;
+  if (typeof maxSeq !== 'number' || typeof at !== 'number') throw refused();
+  return approvePendingSnapshot(ctx, input.campaignId, maxSeq, at);
+}
