@@ -859,6 +859,8 @@ export const drafts = sqliteTable(
     revision: integer('revision').notNull().default(1),
     /** Why a `skipped` draft's step could no longer be sent; null otherwise. */
     skipReason: text('skip_reason'),
+    /** Sim-clock ms when it was last approved (the auditor holds the engine to send it within the sender's next working window); null unless approved or sent. */
+    approvedAt: integer('approved_at'),
     /** Why the optional model's rewrite was not used; null when it was, or when none ran. */
     drafterError: text('drafter_error'),
     /** The engine intent sending it right now; while set, the draft cannot change. Internal. */

@@ -98,7 +98,7 @@ export interface NewDraft {
  * every read against the query builder.
  */
 const DRAFT_COLUMNS =
-  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason';
+  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason, d.approved_at';
 const DRAFT_LEAD_COLUMNS = 'l.full_name, l.first_name, l.last_name, l.job_title, l.company_name, l.headline, l.location, l.personalization, l.network_url';
 
 function draftOf(r: unknown[]): DraftRow {
@@ -124,26 +124,27 @@ function draftOf(r: unknown[]): DraftRow {
     updatedAt: r[18] as number,
     revision: r[19] as number,
     skipReason: r[20] as string | null,
+    approvedAt: r[21] as number | null,
   };
 }
 
 function draftWithLeadOf(r: unknown[]): DraftListRow {
   const row = draftOf(r) as DraftListRow;
   row.lead = {
-    fullName: r[21] as string | null,
-    firstName: r[22] as string | null,
-    lastName: r[23] as string | null,
-    jobTitle: r[24] as string | null,
-    companyName: r[25] as string | null,
-    headline: r[26] as string | null,
-    location: r[27] as string | null,
-    personalization: r[28] as string | null,
-    networkUrl: r[29] as string | null,
+    fullName: r[22] as string | null,
+    firstName: r[23] as string | null,
+    lastName: r[24] as string | null,
+    jobTitle: r[25] as string | null,
+    companyName: r[26] as string | null,
+    headline: r[27] as string | null,
+    location: r[28] as string | null,
+    personalization: r[29] as string | null,
+    networkUrl: r[30] as string | null,
   };
   return row;
 }
 
-type NewDraftRow = NewDraft & { id: string; status: DraftStatus; now: number };
+type NewDraftRow = NewDraft & { id: string; status: DraftStatus; now: number; approvedAt: number | null };
 
 const statements = perDb((db) => {
   const c = db.$client;
@@ -167,9 +168,10 @@ const statements = perDb((db) => {
      * status and at the revision the change was judged against, and not on the wire. New words
      * move the revision by one. A race lost is 0 rows changed, never a wrong change.
      */
-    change: c.prepare<[{ text: string; subject: string | null; status: string; now: number; id: string; from: string; revision: number }]>(
+    change: c.prepare<[{ text: string; subject: string | null; status: string; now: number; sim: number; id: string; from: string; revision: number }]>(
       `UPDATE drafts SET text = @text, subject = @subject, status = @status, updated_at = @now,
-         revision = revision + (CASE WHEN text IS NOT @text OR subject IS NOT @subject THEN 1 ELSE 0 END)
+         revision = revision + (CASE WHEN text IS NOT @text OR subject IS NOT @subject THEN 1 ELSE 0 END),
+         approved_at = CASE WHEN @status <> 'approved' THEN NULL WHEN status <> 'approved' THEN @sim ELSE approved_at END
        WHERE id = @id AND status = @from AND revision = @revision AND sending_intent_id IS NULL`,
     ),
     /** A draft whose step can no longer be sent ends skipped (not one on the wire). */
@@ -189,9 +191,9 @@ const statements = perDb((db) => {
     ),
     insert: c.prepare<[NewDraftRow]>(
       `INSERT INTO drafts (id, campaign_id, lead_id, step_id, slot, variant, kind, account_id, subject, text, rendered_subject, rendered_text,
-         status, drafter_error, created_at, updated_at)
+         status, drafter_error, created_at, updated_at, approved_at)
        VALUES (@id, @campaignId, @leadId, @stepId, @slot, @variant, @kind, @accountId, @subject, @text, @renderedSubject, @renderedText,
-         @status, @drafterError, @now, @now)`,
+         @status, @drafterError, @now, @now, @approvedAt)`,
     ),
     /**
      * Campaign by campaign, each a count inside the covering index (campaign_id, status, seq):
@@ -232,7 +234,8 @@ export function insertDraft(ctx: Ctx, draft: NewDraft): { row: DraftRow; created
     const approval = st.approval.get(draft.campaignId) ?? 'off';
     const status: DraftStatus = approval === 'required' ? 'pending' : 'approved';
     const id = newSortableId('drf', ctx.clock.now());
-    asDraftsWriter(ctx.db.$client, () => st.insert.run({ ...draft, id, status, now: ctx.clock.now() }));
+    const approvedAt = status === 'approved' ? ctx.simClock.now() : null;
+    asDraftsWriter(ctx.db.$client, () => st.insert.run({ ...draft, id, status, now: ctx.clock.now(), approvedAt }));
     const row = st.byId(id) as DraftRow;
     if (status === 'pending') announceIfFirstPending(ctx, row);
     return { row, created: true };
@@ -269,7 +272,8 @@ export function changeDraft(ctx: Ctx, id: string, from: DraftStatus, revision: n
   const st = statements(ctx.db);
   const changed = asDraftsWriter(
     ctx.db.$client,
-    () => st.change.run({ text: change.text, subject: change.subject, status: change.status, now: ctx.clock.now(), id, from, revision }).changes,
+    () => st.change.run({ text: change.text, subject: change.subject, status: change.status, now: ctx.clock.now(), sim: ctx.simClock.now(), id, from, revision })
+        .changes,
   );
   if (changed !== 1) return false;
   if (change.status === 'pending' && from !== 'pending') announceIfFirstPending(ctx, st.byId(id) as DraftRow);
@@ -311,8 +315,8 @@ const approveAllStatements = perDb((db) => {
        GROUP BY 1, 2`,
     );
   const approve = (byCampaign: boolean) =>
-    c.prepare<[{ campaignId?: string; maxSeq: number; at: number; now: number }]>(
-      `UPDATE drafts SET status = 'approved', updated_at = @now
+    c.prepare<[{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number }]>(
+      `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim
        WHERE status = 'pending'${byCampaign ? ' AND campaign_id = @campaignId' : ''} AND seq <= @maxSeq AND updated_at <= @at AND sending_intent_id IS NULL`,
     );
   const pending = (byCampaign: boolean) =>
@@ -353,7 +357,7 @@ export function pendingDraftGroups(ctx: Pick<Ctx, 'db'>, campaignId: string | un
 export function approvePendingSnapshot(ctx: Ctx, campaignId: string | undefined, maxSeq: number, at: number): { approved: number; leftPending: number } {
   const st = approveAllStatements(ctx.db);
   return transaction(ctx.db, () => {
-    const args = { maxSeq, at, now: ctx.clock.now() };
+    const args = { maxSeq, at, now: ctx.clock.now(), sim: ctx.simClock.now() };
     const approved = asDraftsWriter(
       ctx.db.$client,
       () => (campaignId === undefined ? st.approve.all.run(args) : st.approve.campaign.run({ ...args, campaignId })).changes,
@@ -370,7 +374,7 @@ export function releasePendingDrafts(ctx: Ctx, campaignId: string): number {
     () =>
       ctx.db
         .update(drafts)
-        .set({ status: 'approved', updatedAt: ctx.clock.now() })
+        .set({ status: 'approved', updatedAt: ctx.clock.now(), approvedAt: ctx.simClock.now() })
         .where(and(eq(drafts.campaignId, campaignId), eq(drafts.status, 'pending')))
         .run().changes,
   );

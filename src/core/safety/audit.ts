@@ -2,8 +2,8 @@ import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import { accountDaily, accounts, activity, engineIntents } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
-import { insideHours } from './hours.js';
-import { dailyLimits, hoursOf, LOCK_STEP_MIN_CALLS, type SafetySettings } from './rules.js';
+import { insideHours, localDayNumber, windowOn } from './hours.js';
+import { dailyLimits, hoursOf, LOCK_STEP_MIN_CALLS, rhythmOf, type SafetySettings } from './rules.js';
 
 const DAY = 86_400_000;
 const dayStart = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY);
@@ -16,7 +16,8 @@ export type SafetyRule =
   | 'daily_reaction_cap'
   | 'working_hours'
   | 'spacing'
-  | 'lock_step';
+  | 'lock_step'
+  | 'approved_draft_overdue';
 
 export interface Violation {
   rule: SafetyRule;
@@ -189,5 +190,57 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
       signatures.set(day, seen);
     }
   }
+  violations.push(...overdueApprovedDrafts(ctx, rows, safety));
   return { violations, accounts: rows.length, accountDays, calls };
+}
+
+type AccountRow = typeof accounts.$inferSelect;
+
+/**
+ * The close of the sender's next working window after `at`: the first window (jitter included,
+ * as the engine keeps it) that opens after `at`. An approved draft must be sent or skipped by then.
+ */
+export function nextWindowClose(account: AccountRow, safety: SafetySettings, at: number): number {
+  const rhythm = rhythmOf(account, safety);
+  const first = localDayNumber(at, rhythm.timeZone);
+  for (let day = first; day <= first + 9; day++) {
+    const w = windowOn(day, rhythm);
+    if (w && w.open > at) return w.close;
+  }
+  return at + 9 * DAY;
+}
+
+/**
+ * No approved draft outlives its sender's next working window: every draft approved (not on
+ * the wire) whose sender's next window after its approval has closed, while the sender was
+ * connected and active and its campaign ran, is a violation. A draft waiting on a sender that
+ * is disconnected or paused, or in a paused campaign, waits as its lead does.
+ */
+function overdueApprovedDrafts(ctx: Ctx, rows: readonly AccountRow[], safety: SafetySettings): Violation[] {
+  const now = ctx.simClock.now();
+  const byId = new Map(rows.map((a) => [a.id, a]));
+  const approved = ctx.db.$client
+    .prepare<[], { id: string; approvedAt: number | null; accountId: string | null }>(
+      `SELECT d.id, d.approved_at AS approvedAt, coalesce(d.account_id, l.account_id, a.account_id) AS accountId
+       FROM drafts d INDEXED BY drafts_status
+       JOIN campaigns c ON c.id = d.campaign_id AND c.status = 'CAMPAIGN_IN_PROGRESS'
+       LEFT JOIN leads l ON l.id = d.lead_id
+       LEFT JOIN agents a ON a.id = c.assigned_template_id
+       WHERE d.status = 'approved' AND d.sending_intent_id IS NULL`,
+    )
+    .all();
+  const out: Violation[] = [];
+  for (const d of approved) {
+    const account = d.accountId === null ? undefined : byId.get(d.accountId);
+    if (!account || d.approvedAt === null || account.status !== 'connected' || !account.active) continue;
+    const deadline = nextWindowClose(account, safety, d.approvedAt);
+    if (now > deadline)
+      out.push({
+        rule: 'approved_draft_overdue',
+        accountId: account.id,
+        day: utcDay(deadline),
+        detail: `draft ${d.id} approved at ${new Date(d.approvedAt).toISOString()} is still approved after its sender's next working window closed (${new Date(deadline).toISOString()})`,
+      });
+  }
+  return out;
 }

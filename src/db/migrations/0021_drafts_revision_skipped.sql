@@ -1,5 +1,6 @@
 ALTER TABLE `drafts` ADD `revision` integer DEFAULT 1 NOT NULL;--> statement-breakpoint
 ALTER TABLE `drafts` ADD `skip_reason` text;--> statement-breakpoint
+ALTER TABLE `drafts` ADD `approved_at` integer;--> statement-breakpoint
 -- The draft state machine gains `skipped` (DRAFT_TRANSITIONS in src/core/drafts/store.ts): a
 -- pending or approved draft whose step can no longer be sent ends skipped, with its reason. A
 -- claimed draft (on the wire) may end skipped too, when the provider refused the words.
