@@ -151,6 +151,7 @@ export interface ImportOptions {
   campaignId: string;
   source: ImportSource;
   map?: Readonly<Record<string, ImportField>>;
+  /** Records a chunk's progress, inside the chunk's own transaction (so it must not do I/O). */
   onProgress?: (p: ImportProgress) => void;
   /** Data rows an earlier run of the same file already added (a resumed import): read past, not added again. */
   skipRows?: number;
@@ -444,13 +445,26 @@ export async function importLeads(ctx: Ctx, opts: ImportOptions): Promise<Import
   let chunkIndex = 0;
   let skip = opts.skipRows ?? 0;
   const flush = () => {
-    const outcome = addChunk(ctx, opts.campaignId, chunk, summary);
+    // The chunk and its progress commit together: a run killed at any point leaves a record
+    // that counts exactly the rows it created, so a resumed import neither adds them again nor
+    // calls them duplicates. The counts are taken as the transaction commits.
+    const before = { summary: { ...summary }, creditsCharged };
+    let outcome: ChunkOutcome;
+    try {
+      outcome = transaction(ctx.db, () => {
+        const added = addChunk(ctx, opts.campaignId, chunk, summary);
+        opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged: creditsCharged + added.charged, rows: added.rows });
+        return added;
+      });
+    } catch (err) {
+      Object.assign(summary, before.summary);
+      throw err;
+    }
     creditsCharged += outcome.charged;
     rows.push(...outcome.rows);
     opts.afterChunk?.(chunkIndex++);
     chunk = [];
     renew();
-    opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged, rows: outcome.rows });
   };
   try {
     reading: for await (const batch of file.batches) {
