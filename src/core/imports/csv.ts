@@ -13,6 +13,7 @@ import { GRANT_HINT, leadCreditsAvailable } from '../credits/charge.js';
 import { ApiError, validationError } from '../errors.js';
 import { ADD_ITEM_STATUSES, addLeadsBatch, profileUrlProblem, type AddItemStatus, type NewBatchLead } from '../leads/add.js';
 import { LEAD_FIELD_MAX } from '../leads/fields.js';
+import { wordsProblem } from '../validation.js';
 
 /**
  * CSV lead import. Rows go in file order, in chunks of at most 100, through the batch-add
@@ -290,7 +291,7 @@ interface Row {
   line: number;
   cells: string[];
   lead: NewBatchLead;
-  /** Set when the row is invalid before batch add sees it (a field over its length). */
+  /** Set when the row is invalid before batch add sees it (a field over its length, words that cannot be stored). */
   invalid: { field: ImportField; message: string } | null;
 }
 
@@ -303,6 +304,8 @@ function toRow(line: number, cells: string[], mapping: readonly ColumnMapping[])
     const v = cells[i]?.trim();
     if (field === null || !v) continue;
     lead[field] = v;
+    const words: string | null = invalid === null ? wordsProblem(v) : null;
+    if (words) invalid = { field, message: `${field} ${words}` };
     if (invalid === null && field !== 'networkUrl' && v.length > LEAD_FIELD_MAX[field]) {
       invalid = { field, message: `${field} is ${v.length} characters; at most ${LEAD_FIELD_MAX[field]} are allowed.` };
     }
