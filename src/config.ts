@@ -25,6 +25,12 @@ export const ConfigFile = z.strictObject({
    * request names), and the login hints print it as `--base`.
    */
   publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://outreach.example.com' }).optional(),
+  /**
+   * A reverse proxy on this machine forwards the requests: the client's address is the one its
+   * X-Forwarded-For names. Off, the address is the connection's, whatever a request claims.
+   * Omitted, it is on exactly when publicUrl is set (the proxy setup of docs/operations.md).
+   */
+  trustProxy: z.boolean().optional(),
   /** Rate limits and network quotas; each omitted value is the spec's. See docs/rate-limits.md. */
   limits: LimitsConfig.optional(),
   engine: EngineConfig.optional(),
@@ -62,6 +68,11 @@ export interface Settings {
   simSpeed: number;
   /** The server's public address behind a reverse proxy (OUTREACH_PUBLIC_URL or `publicUrl`); absent when none is configured. */
   publicUrl?: string;
+  /**
+   * Whether X-Forwarded-For from loopback names the client (OUTREACH_TRUST_PROXY or `trustProxy`;
+   * by default, whether a public address is configured). Failed-login throttles key on it.
+   */
+  trustProxy?: boolean;
   /** OUTREACH_IMPORT_LEASE_SECONDS: how long a CSV import's importing mark lasts unless renewed (2..60 s; default 30). */
   importLeaseMs?: number;
   /** What is known of the Unipile config; production needs all of it (see productionGaps). Absent means none. */
@@ -138,6 +149,8 @@ export function resolveSettings(flags: SettingFlags, vars: NodeJS.ProcessEnv = p
   if (host && host.raw.trim() === '') throw new UsageError(`${host.name}: must not be empty`);
   const publicUrl = pick(undefined, '', 'OUTREACH_PUBLIC_URL');
   const lease = pick(undefined, '', 'OUTREACH_IMPORT_LEASE_SECONDS');
+  const trust = pick(undefined, '', 'OUTREACH_TRUST_PROXY');
+  const resolvedUrl = publicUrl ? parsePublicUrl(publicUrl.raw, publicUrl.name) : config.publicUrl;
   return {
     ...(lease ? { importLeaseMs: parseLeaseSeconds(lease.raw, lease.name) } : {}),
     host: host?.raw ?? config.host ?? DEFAULTS.host,
@@ -145,10 +158,18 @@ export function resolveSettings(flags: SettingFlags, vars: NodeJS.ProcessEnv = p
     dbPath: absoluteDbPath(db?.raw ?? config.db ?? DEFAULTS.dbPath),
     env: env ? parseEnv(env.raw, env.name) : (config.env ?? DEFAULTS.env),
     simSpeed: speed ? parseSimSpeed(speed.raw, speed.name) : (config.simSpeed ?? DEFAULTS.simSpeed),
-    ...publicUrlSetting(publicUrl ? parsePublicUrl(publicUrl.raw, publicUrl.name) : config.publicUrl),
+    ...publicUrlSetting(resolvedUrl),
+    trustProxy: trust ? parseTrustProxy(trust.raw, trust.name) : (config.trustProxy ?? resolvedUrl !== undefined),
     unipile: resolveUnipile(config.unipile ?? {}, vars),
     config,
   };
+}
+
+function parseTrustProxy(raw: string, name: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (v === '1' || v === 'true') return true;
+  if (v === '0' || v === 'false') return false;
+  throw new UsageError(`${name}: "${raw}" must be 1 or 0 (true or false)`);
 }
 
 /** An http(s) origin with an optional path and no credentials, query or fragment; trailing slashes dropped. */

@@ -145,7 +145,7 @@ function explain<T>(fn: () => T, source: string | null): T {
   }
 }
 
-export interface ServerHostOptions extends Pick<HostOptions, 'host' | 'webhooks' | 'front'> {
+export interface ServerHostOptions extends Pick<HostOptions, 'host' | 'webhooks' | 'front' | 'trustProxy'> {
   /** Every tool: REST serves them all. */
   tools: readonly Tool[];
   /** The tools MCP serves (after the config's tool selection); the default listing of `tools` otherwise. */
@@ -172,6 +172,7 @@ export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
     ],
     webhooks: opts.webhooks,
     front: opts.front,
+    trustProxy: opts.trustProxy,
   });
 }
 
@@ -187,6 +188,7 @@ export async function startServer(
   const unipile = ctx.network instanceof UnipileProvider ? ctx.network : null;
   const { handler } = serverHost(ctx, {
     host: settings.host,
+    trustProxy: settings.trustProxy === true,
     tools,
     mcpTools: configuredTools(settings),
     mcpToolSets: configuredToolSets(settings),

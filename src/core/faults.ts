@@ -25,7 +25,9 @@ export type FaultPoint =
   /** The end of a Lookalike job, after the refund, inside its transaction. */
   | 'lookalike.finish'
   /** Recording a send_message that the provider accepted, inside its transaction. */
-  | 'inbox.send.record';
+  | 'inbox.send.record'
+  /** A dashboard import's progress, written with its chunk, inside the chunk's transaction. */
+  | 'imports.progress';
 
 export interface Faults {
   /** Throws to fail the operation at `point`; `subject` names what is being written (a lead id, a key). */

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
@@ -69,12 +69,26 @@ export function inspectDatabase(file: string, what = 'the file'): DatabaseInfo {
 /** A file name beside `path` for work in progress, unique to this process. */
 const partial = (path: string, what: string): string => `${path}.${what}-${process.pid}`;
 
+/** Owner read and write only: a copy of the database holds every key hash, lead and message. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * Creates `path`, empty, readable and writable by its owner alone, whatever the umask, before
+ * SQLite writes into it: SQLite keeps the mode of a file it opens, and gives its journal beside
+ * it the same mode, so no byte of the copy is ever readable by anyone else.
+ */
+function createPrivately(path: string): void {
+  closeSync(openSync(path, 'wx', PRIVATE_FILE_MODE));
+  chmodSync(path, PRIVATE_FILE_MODE);
+}
+
 /**
  * Copies the database at `dbPath` to `to` with SQLite's online backup, consistent while a server
  * writes to it: the whole copy runs in one step, inside one read transaction, so no write lands
  * halfway (a writer only has to wait for the WAL checkpoint). The copy is written beside `to`
  * first, checked, switched out of WAL mode (one self-contained file), then renamed into place,
- * so a backup that is cut short never leaves a plausible file at `to`.
+ * so a backup that is cut short never leaves a plausible file at `to`. The copy is the owner's
+ * alone (mode 0600) from its first byte, as is the file a restore writes.
  */
 export async function backupDatabase(dbPath: string, to: string): Promise<DatabaseInfo> {
   inspectDatabase(dbPath, 'the database');
@@ -84,6 +98,7 @@ export async function backupDatabase(dbPath: string, to: string): Promise<Databa
   // No migrations here: the backup must be of the database as the running server has it.
   const source = new Database(dbPath, { fileMustExist: true, timeout: 5000 });
   try {
+    createPrivately(work);
     await source.backup(work, { progress: ({ remainingPages }) => remainingPages });
   } catch (err) {
     rmSync(work, { force: true });
@@ -149,6 +164,7 @@ export async function restoreDatabase(from: string, dbPath: string, now = new Da
   const guard = existsSync(dbPath) ? takeExclusively(dbPath) : null;
   const work = partial(dbPath, 'restoring');
   try {
+    createPrivately(work);
     const source = new Database(from, { readonly: true, fileMustExist: true });
     try {
       await source.backup(work, { progress: ({ remainingPages }) => remainingPages });

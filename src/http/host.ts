@@ -7,6 +7,7 @@ import { bodyErrors, readRawBody, sendError } from './body.js';
 import { llmsTxt, overview } from './discovery.js';
 import { FrontDoor, LOOPBACK_HOSTS } from './front-door.js';
 import { oauthRouter } from './oauth/router.js';
+import { TRUST_PROXY_SETTING } from './request.js';
 import { mountProviderWebhook, type ProviderWebhook } from './webhooks.js';
 
 /**
@@ -36,6 +37,11 @@ export interface HostOptions {
   mcpPermitted?: readonly Tool[];
   /** Endpoints of the network provider that receive its events (e.g. Unipile webhooks); key-less. */
   webhooks?: readonly ProviderWebhook[];
+  /**
+   * A reverse proxy on this machine is configured (Settings.trustProxy): X-Forwarded-For from
+   * loopback names the client. Off (the default), the client is the connection's peer.
+   */
+  trustProxy?: boolean;
   /** The front door to use; a fresh one otherwise (tests share one between two hosts). */
   front?: FrontDoor;
 }
@@ -56,6 +62,7 @@ export function createHost(ctx: Ctx, opts: HostOptions): Host {
   app.disable('x-powered-by');
   // A TLS proxy on the same machine makes the origin https (OAuth issuer, metadata URLs).
   app.set('trust proxy', 'loopback');
+  app.set(TRUST_PROXY_SETTING, opts.trustProxy === true);
   app.set('etag', false);
   app.set('query parser', 'simple');
 

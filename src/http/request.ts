@@ -11,11 +11,21 @@ export function bearerToken(req: Request): string | undefined {
 }
 
 /**
- * `req.ip`, without proxy-addr's parsing on a request that names no forwarder: with no
- * X-Forwarded-For header, Express's `req.ip` is the socket's address whatever `trust proxy`
- * says (the REST edge reads it the same way). It was 2-3% of a short GET's server CPU.
+ * The app setting that says a reverse proxy on this machine is configured (HostOptions.trustProxy):
+ * only then does X-Forwarded-For name the client. Express's `trust proxy` stays `loopback` for
+ * the scheme (a lie about https only changes the liar's own answer), but an address is what
+ * throttles key on, and any program on the machine could otherwise claim a fresh one per request.
  */
-export const clientAddress = (req: Request): string | undefined => (req.headers['x-forwarded-for'] === undefined ? req.socket.remoteAddress : req.ip);
+export const TRUST_PROXY_SETTING = 'outreach trusts its proxy';
+
+/**
+ * The client's address, which failed-authentication and login throttles key on: the
+ * connection's peer, or, when a trusted proxy is configured and the request came from it over
+ * loopback, the address its X-Forwarded-For names (Express's `req.ip`). With no such header
+ * proxy-addr's parsing is skipped: it was 2-3% of a short GET's server CPU.
+ */
+export const clientAddress = (req: Request): string | undefined =>
+  req.headers['x-forwarded-for'] === undefined || req.app.get(TRUST_PROXY_SETTING) !== true ? req.socket.remoteAddress : req.ip;
 
 /** A request id for a request that brought none of its own (X-Request-Id). */
 export const newRequestId = (): string => randomUUID();

@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
 import { writeJson } from './body.js';
+import { clientAddress } from './request.js';
 
 /** An answer to a provider's webhook call. */
 export interface WebhookAnswer {
@@ -34,7 +35,7 @@ export interface ProviderWebhook {
 
 const send = (res: Response, answer: WebhookAnswer): void => writeJson(res, answer.status, answer.headers ?? {}, JSON.stringify(answer.body));
 
-const callOf = (req: Request): WebhookCall => ({ method: req.method, headers: req.headers, ip: req.ip });
+const callOf = (req: Request): WebhookCall => ({ method: req.method, headers: req.headers, ip: clientAddress(req) });
 
 /** Mounts a provider webhook at its path (and its path with a trailing slash). */
 export function mountProviderWebhook(app: Express, webhook: ProviderWebhook): void {

@@ -30,7 +30,7 @@ import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSele
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel } from './channel.js';
 import { toToolResult } from './results.js';
-import { malformedToolCall, mcpServer, offeredTools, type McpScope, type OfferedTools } from './server.js';
+import { keepProtoKey, malformedToolCall, mcpServer, offeredTools, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
 
 /**
@@ -229,6 +229,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     }
     const body = parseJson(req.raw, req.header('content-type'));
     if (!body.ok) return sendError(res, body.error);
+    keepProtoKey(body.value);
 
     const { caller } = auth;
     const scope: McpScope = { offered: offeredTools(offered), entrant: { caller } };

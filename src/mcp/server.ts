@@ -20,7 +20,7 @@ import { ApiError, validationError } from '../core/errors.js';
 import { requestFingerprint } from '../core/idempotency/store.js';
 import type { Tool } from '../tools/define.js';
 import { toolByName } from '../tools/index.js';
-import { admit, callTool, mcpInput, toolArguments, type Confirmation, type Entrant } from '../tools/pipeline.js';
+import { admit, callTool, mcpInput, toolArguments, toolInputProblem, type Confirmation, type Entrant } from '../tools/pipeline.js';
 import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
@@ -239,6 +239,40 @@ export function malformedToolCall(params: unknown): ApiError | null {
   return null;
 }
 
+/**
+ * A `__proto__` key among a call's arguments. JSON gives it as an ordinary key, and REST's
+ * strict schemas refuse it by name as an unknown argument; but the SDK rebuilds the arguments
+ * object while validating the request, and an assignment of `__proto__` to a fresh object sets
+ * its prototype instead of a key, so the key would vanish unseen (and an object value would
+ * become the arguments' prototype). The transports therefore move it, before the SDK sees the
+ * message, to this stand-in key, and the call handler puts it back as an own key, so the
+ * pipeline refuses it exactly as REST does. The stand-in holds a NUL, which no argument name has.
+ */
+const PROTO_STANDIN = '\u0000__proto__';
+
+/** Moves a top-level `__proto__` argument of each tools/call in a message (or a batch) to its stand-in. */
+export function keepProtoKey(message: unknown): void {
+  for (const m of Array.isArray(message) ? message : [message]) {
+    if (m === null || typeof m !== 'object' || (m as { method?: unknown }).method !== 'tools/call') continue;
+    const args = (m as { params?: { arguments?: unknown } }).params?.arguments;
+    if (args === null || typeof args !== 'object' || Array.isArray(args) || !Object.hasOwn(args, '__proto__')) continue;
+    const record = args as Record<string, unknown>;
+    const value = Object.getOwnPropertyDescriptor(record, '__proto__')?.value;
+    Reflect.deleteProperty(record, '__proto__');
+    record[PROTO_STANDIN] = value;
+  }
+}
+
+/** The arguments as the client sent them: a stand-in key back to `__proto__`, an own key. */
+function withProtoKey(args: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(args, PROTO_STANDIN)) return args;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    Object.defineProperty(out, key === PROTO_STANDIN ? '__proto__' : key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 export interface McpServerOptions {
   era: Era;
   /**
@@ -320,9 +354,14 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
         if (modern) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { name });
         return toToolResult({ ok: false, error: new ApiError('not_found', message) });
       }
-      const digest = tool.confirm ? callDigest(tool, args) : '';
-      const confirmation = await confirmationOf(server, rc, tool, digest);
-      const call = toolArguments(tool, args);
+      const given = withProtoKey(args);
+      // The digest reads every argument, so it waits for the input guard: arguments the guard
+      // refuses (too deep, too many) are not digested, and the pipeline answers them as it
+      // answers any call, after admission, at its input stage.
+      const guarded = tool.confirm !== undefined && toolInputProblem(tool, given) === null;
+      const digest = guarded ? callDigest(tool, given) : '';
+      const confirmation = guarded ? await confirmationOf(server, rc, tool, digest) : undefined;
+      const call = toolArguments(tool, given);
       if (confirmation === 'ask') {
         const outcome = await callTool(ctx, tool, entrant, { ...call, confirmation });
         if (outcome.ok !== 'ask') return server.projectCallToolResult(toToolResult(outcome), undefined);

@@ -4,7 +4,7 @@ import type { Ctx } from '../core/context.js';
 import { newRequestId } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { toToolResult } from './results.js';
-import { malformedToolCall, mcpServer, offeredTools, type McpScope } from './server.js';
+import { keepProtoKey, malformedToolCall, mcpServer, offeredTools, type McpScope } from './server.js';
 import { TaskRunner } from './tasks.js';
 
 /**
@@ -22,6 +22,7 @@ class AnsweringStdio implements Transport {
     this.inner.onclose = () => this.onclose?.();
     this.inner.onerror = (error) => this.onerror?.(error);
     this.inner.onmessage = (message) => {
+      keepProtoKey(message);
       const refusal = legacyToolCall(message) ? malformedToolCall(message.params) : null;
       if (!refusal || !('id' in message) || message.id === undefined) return this.onmessage?.(message);
       this.inner

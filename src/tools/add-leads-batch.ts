@@ -21,6 +21,7 @@ export const addLeadsBatchTool = defineTool({
   }),
   output: AddLeadsBatchResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  batchItems: 'leads',
   rateLimit: 'leads_batch_add',
   http: { method: 'POST', path: '/campaigns/:campaignId/leads/batch' },
   idempotent: true,

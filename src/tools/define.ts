@@ -124,6 +124,12 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
    */
   task?: TaskSupport;
   /**
+   * The argument holding a batch's items, each answered with a status of its own: words the
+   * input guard would refuse (a NUL, a lone surrogate) in an item are that item's
+   * validation_error, found by the tool's per-item rules, not the whole request's.
+   */
+  batchItems?: keyof z.input<I> & string;
+  /**
    * Arguments this tool shares with a sibling (an update tool's with its create tool's, a
    * batch's items with the single tool's arguments): where a listing offers both, these are
    * listed by type, with "As in <tool>." (or, for a batch's list, its own description naming

@@ -14,6 +14,7 @@ export const deleteLeadsBatchTool = defineTool({
   }),
   output: DeleteLeadsBatchResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  batchItems: 'leadIds',
   rateLimit: 'leads_batch_delete',
   http: { method: 'POST', path: '/campaigns/:campaignId/leads/batch-delete' },
   idempotent: true,

@@ -4,7 +4,8 @@ import { authenticateKey, type KeyIdentity } from '../core/auth/keys.js';
 import { authenticateAccessToken } from '../core/auth/oauth.js';
 import type { Admission } from '../core/ratelimit/limiter.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
-import { zodToApiError } from '../core/validation.js';
+import { STEPS_NESTING } from '../core/agents/steps.js';
+import { inputShapeProblem, zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace, type Workspace } from '../core/workspace/get.js';
 import type { z } from 'zod';
 import { IdempotencyKey, OPERATOR_KEY_ID, settle, type Caller, type Tool } from './define.js';
@@ -279,6 +280,8 @@ export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise
   let stage: StageName = 'input';
   try {
     if (inv.inputError) throw inv.inputError;
+    const shape = toolInputProblem(tool, inv.input);
+    if (shape) throw shape;
     const parsed = tool.input.safeParse(inv.input);
     if (!parsed.success) throw zodToApiError(parsed.error);
     stage = 'confirm';
@@ -304,6 +307,17 @@ export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise
     return { ok: false, error, headers: errorHeaders(error, report), stage };
   }
 }
+
+/**
+ * The input guard of a call's arguments (core/validation.ts): their size, their depth, the depth
+ * of an agent's steps, and the words of every string (but a batch's items, which the tool
+ * answers one by one). The input stage runs it before zod; a face that must read the arguments
+ * before the pipeline does (MCP's confirmation digest) runs it first too. Null when they pass.
+ */
+export function toolInputProblem(tool: Tool, input: unknown): ApiError | null {
+  return inputShapeProblem(input, { nesting: INPUT_NESTING, itemsAnsweredApart: tool.batchItems });
+}
+const INPUT_NESTING = [STEPS_NESTING];
 
 /** The idempotency key, validated; undefined when the caller sent none. */
 function idempotencyKeyOf(inv: Invocation): string | undefined {

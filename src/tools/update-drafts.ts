@@ -30,6 +30,7 @@ export const updateDraftsTool = defineTool({
   input: UpdateDraftsInput,
   output: UpdateDraftsResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  batchItems: 'drafts',
   rateLimit: 'manage',
   toolset: 'drafts',
   http: { method: 'POST', path: '/drafts/batch-update' },

@@ -28,6 +28,7 @@ export const updateLeadsBatchTool = defineTool({
   }),
   output: UpdateLeadsBatchResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  batchItems: 'updates',
   rateLimit: 'leads_batch_update',
   http: { method: 'POST', path: '/campaigns/:campaignId/leads/batch-update' },
   idempotent: true,

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { clientAddress } from '../http/request.js';
 import helmet from 'helmet';
 
 /**
@@ -109,13 +110,16 @@ export const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
  * Counts refused login links (any 4xx) per client address; after LOGIN_FAILURES_ALLOWED in the
  * window, every login request from that address is 429 with `Retry-After` until the window
  * ends, a valid link included (it stays unspent). Behind a proxy on loopback the address is
- * the forwarded client's (`trust proxy`). One limiter per server: the counts live in memory.
+ * the forwarded client's when that proxy is configured (`trustProxy`), and the connection's
+ * otherwise, whatever X-Forwarded-For a request claims. One limiter per server: the counts live in memory.
  */
 export function loginLimiter(page: (retryAfterSeconds: number) => string): RequestHandler {
   return rateLimit({
     windowMs: LOGIN_FAILURE_WINDOW_MS,
     limit: LOGIN_FAILURES_ALLOWED,
     skipSuccessfulRequests: true,
+    // The connection's peer, or the client a configured proxy names (never a header anyone can send).
+    keyGenerator: (req) => ipKeyGenerator(clientAddress(req) ?? 'unknown'),
     // A link previewer's HEAD spends nothing and proves nothing.
     skip: (req) => req.method === 'HEAD',
     standardHeaders: false,

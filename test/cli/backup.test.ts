@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -149,6 +149,8 @@ describe('outreach backup and restore', () => {
 
     // One self-contained file, with every lead it holds charged, and the balance matching the ledger.
     expect(readdirSync(dir).filter((f) => f.startsWith('backup.db'))).toEqual(['backup.db']);
+    // The copy holds every key hash, lead and message: its owner alone may read it.
+    expect(statSync(copy).mode & 0o777).toBe(0o600);
     const held = facts(copy);
     expect(held.check).toBe('ok');
     expect(held.leads).toBeGreaterThan(seedLeads);

@@ -130,6 +130,20 @@ describe('consent page', () => {
     expect(form.cookie).toMatch(/^outreach_consent=/);
   });
 
+  it('shows a client name with direction controls as given: isolated, each control as its code point', async () => {
+    // U+202E turns what follows around: "Safe Client\u202Etxt.exe" would read "Safe Clientexe.txt".
+    const client = await registerClient(server, { client_name: 'Safe Client\u202Etxt.exe \u2067x\u2069' });
+    const form = await openConsent(authorizeUrl(server, client.client_id, pkce().challenge));
+    expect(form.status).toBe(200);
+    expect(form.html).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+    expect(form.html).toContain('<h1>Connect <bdi>Safe Client[U+202E]txt.exe [U+2067]x[U+2069]</bdi> to outreach-mcp</h1>');
+    expect(form.html).toContain('<strong><bdi>Safe Client[U+202E]txt.exe [U+2067]x[U+2069]</bdi></strong>');
+    expect(form.html).toContain('<title>Connect Safe Client[U+202E]txt.exe [U+2067]x[U+2069] to outreach-mcp</title>');
+    // Right-to-left letters are kept, isolated from the sentence around them.
+    const hebrew = await registerClient(server, { client_name: 'עוזר' });
+    expect((await openConsent(authorizeUrl(server, hebrew.client_id, pkce().challenge))).html).toContain('<strong><bdi>עוזר</bdi></strong>');
+  });
+
   it.each([
     ['an unknown key', 'sk_test_unknown_key_00000000000000000000', /Invalid or revoked API key/],
     ['a key of the other environment', LIVE_KEY, /accepts only sk_test_ keys/],

@@ -325,13 +325,15 @@ describe('cross-origin writes with a configured public address', () => {
 });
 
 describe('login links: throttling and https', () => {
-  let server: TestServer;
+  let server: RunningServer;
   beforeAll(async () => {
-    server = await startTestServer({ uiDir: fakeUiDir() });
+    const ctx = testCtx();
+    const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: 'development', simSpeed: 1, config: {}, trustProxy: true };
+    server = await startServer(settings, ctx.log, ctx, { engine: false, lookalike: false, uiDir: fakeUiDir() });
   });
   afterAll(() => server.close());
 
-  // The server trusts X-Forwarded-For from a proxy on loopback, so each test client gets its own address.
+  // This server is configured behind a proxy on loopback, so X-Forwarded-For gives each test client its own address.
   const from = (ip: string, path: string) => fetch(server.url + path, { redirect: 'manual', headers: { 'x-forwarded-for': ip } });
 
   it('answers 429 with Retry-After after repeated bad links from one address, and only that address', async () => {
@@ -364,6 +366,34 @@ describe('login links: throttling and https', () => {
     expect(https.headers.get('strict-transport-security')).toBe('max-age=31536000');
     const plain = await fetch(`${server.url}/app/`);
     expect(plain.headers.get('strict-transport-security')).toBeNull();
+  });
+});
+
+describe('login links and API keys with no proxy configured: the connection is the client', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ uiDir: fakeUiDir() });
+  });
+  afterAll(() => server.close());
+
+  it('a client on loopback cannot dodge the login throttle by rotating X-Forwarded-For', async () => {
+    const bad = `/app/login?token=${'A'.repeat(43)}`;
+    const from = (i: number, path: string) => fetch(server.url + path, { redirect: 'manual', headers: { 'x-forwarded-for': `203.0.113.${i}` } });
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect((await from(i, bad)).status).toBe(401);
+    expect((await from(200, bad)).status).toBe(429);
+    expect((await from(201, loginPath(server.ctx).path)).status).toBe(429);
+    expect((await fetch(server.url + bad, { redirect: 'manual' })).status).toBe(429);
+  });
+
+  it('nor the failed-key guard of the API', async () => {
+    const guess = (i: number) =>
+      server.rest('/credits', { key: `sk_test_guess_${String(i).padStart(30, '0')}`, headers: { 'x-forwarded-for': `198.51.100.${i}` } });
+    let refused = 0;
+    for (let i = 0; i < 40 && refused === 0; i++) if ((await guess(i)).status === 429) refused = i;
+    // The default allows 20 failures a minute from one address; rotating the header changes nothing.
+    expect(refused).toBe(20);
+    const right = await server.rest('/credits', { headers: { 'x-forwarded-for': '192.0.2.1' } });
+    expect(right.status).toBe(429);
   });
 });
 

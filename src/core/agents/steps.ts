@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { validationError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { NestingRule } from '../validation.js';
 import { PLACEHOLDERS, unknownPlaceholders } from './render.js';
 
 /**
@@ -96,6 +97,18 @@ export const STEPS_DESCRIPTION =
   'Texts take the placeholders of connectionNote. ' +
   'Example: [{"kind":"visit"},{"kind":"invite","note":"Hi {{firstName}}"},{"kind":"if","condition":"accepted","withinHours":168,' +
   '"then":[{"kind":"wait","hours":24},{"kind":"message","text":"Thanks {{firstName|there}}!","variants":[{"text":"Hi again!"}]}],"else":[{"kind":"withdraw"}]}]';
+
+/**
+ * How deep steps nest, for the input guard (core/validation.ts), which refuses a deeper tree
+ * before anything recursive (the schema above, this module) reads it; buildSteps says the same.
+ */
+export const STEPS_NESTING: NestingRule = {
+  field: 'steps',
+  branches: ['then', 'else'],
+  max: STEP_DEPTH_MAX,
+  tooDeep: (path, depth) =>
+    `${path}: nested ${depth} deep; steps nest at most ${STEP_DEPTH_MAX} deep (an if in an if's branch may hold no further if with steps).`,
+};
 
 export const StepsInput = z.array(StepInput).min(1).describe(STEPS_DESCRIPTION);
 
@@ -258,12 +271,7 @@ export function buildSteps(input: readonly StepInput[], known: KnownSteps | null
     throw validationError(`steps: ${placed.length} steps in all, then and else included; at most ${STEPS_MAX}.`, ['steps']);
   }
   const tooDeep = placed.find((p) => p.depth > STEP_DEPTH_MAX);
-  if (tooDeep) {
-    throw validationError(
-      `${tooDeep.path}: nested ${tooDeep.depth} deep; steps nest at most ${STEP_DEPTH_MAX} deep (an if in an if's branch may hold no further if with steps).`,
-      [tooDeep.path],
-    );
-  }
+  if (tooDeep) throw validationError(STEPS_NESTING.tooDeep(tooDeep.path, tooDeep.depth), [tooDeep.path]);
   checkOneInvitePerPath(input, 'steps', 0);
   for (const { step, path } of placed) checkPlaceholders(step, path);
 

@@ -1,5 +1,6 @@
 import { fitTo } from '../agents/render.js';
 import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
+import { wordsProblem } from '../validation.js';
 
 /**
  * What a draft may hold, defined once: a person's edit, the optional model's rewrite and the
@@ -40,6 +41,8 @@ export function draftFieldProblem(kind: DraftKind, field: 'text' | 'subject', va
   const max = DRAFT_LIMITS[kind][field];
   if (max === null) return `only an InMail draft has a subject; this is ${KIND_NAME[kind]}.`;
   if (value.trim() === '') return `must not be blank.`;
+  const words = wordsProblem(value);
+  if (words) return words;
   const length = codePoints(value);
   if (length > max) return `is ${length} characters; ${KIND_NAME[kind]} takes at most ${max}.`;
   if (value.includes('{{')) return 'still holds "{{": write the words the lead should read, with no placeholder left.';

@@ -6,6 +6,7 @@ import { findCampaignRow, requireCampaignRow } from '../campaigns/campaign.js';
 import { beginImporting, importingHolder } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
+import { failpoint } from '../faults.js';
 import { newId } from '../ids.js';
 import { ADD_ITEM_STATUSES } from '../leads/add.js';
 import {
@@ -142,9 +143,9 @@ const add = (a: ImportSummaryShape, b: ImportSummaryShape): ImportSummaryShape =
 
 /**
  * Runs (or resumes) a recorded import: the rows after the last recorded one go through the
- * import verb, chunk by chunk, and the progress and the rows not created are written after each
- * chunk. A crash between a chunk and its progress re-runs that chunk, whose rows then count as
- * duplicates and are not charged again.
+ * import verb, chunk by chunk, and the progress and the rows not created are written with each
+ * chunk, in its transaction. A run killed anywhere leaves the rows it created counted as
+ * created (and charged once); a resumed run starts after them, so none is called a duplicate.
  *
  * The run first takes the campaign's importing mark under a holder of its own; when someone
  * live holds it (another run of this import, or another import), it leaves the import to
@@ -176,6 +177,7 @@ export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
       holder,
       onProgress: (p) =>
         transaction(ctx.db, () => {
+          failpoint(ctx, 'imports.progress', importId);
           write({ rowsDone: row.rowsDone + p.rowsDone, summary: JSON.stringify(add(base, p.summary)), creditsCharged: row.creditsCharged + p.creditsCharged });
           for (const r of p.rows) {
             ctx.db

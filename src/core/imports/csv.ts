@@ -13,6 +13,7 @@ import { GRANT_HINT, leadCreditsAvailable } from '../credits/charge.js';
 import { ApiError, validationError } from '../errors.js';
 import { ADD_ITEM_STATUSES, addLeadsBatch, profileUrlProblem, type AddItemStatus, type NewBatchLead } from '../leads/add.js';
 import { LEAD_FIELD_MAX } from '../leads/fields.js';
+import { wordsProblem } from '../validation.js';
 
 /**
  * CSV lead import. Rows go in file order, in chunks of at most 100, through the batch-add
@@ -151,6 +152,7 @@ export interface ImportOptions {
   campaignId: string;
   source: ImportSource;
   map?: Readonly<Record<string, ImportField>>;
+  /** Records a chunk's progress, inside the chunk's own transaction (so it must not do I/O). */
   onProgress?: (p: ImportProgress) => void;
   /** Data rows an earlier run of the same file already added (a resumed import): read past, not added again. */
   skipRows?: number;
@@ -289,7 +291,7 @@ interface Row {
   line: number;
   cells: string[];
   lead: NewBatchLead;
-  /** Set when the row is invalid before batch add sees it (a field over its length). */
+  /** Set when the row is invalid before batch add sees it (a field over its length, words that cannot be stored). */
   invalid: { field: ImportField; message: string } | null;
 }
 
@@ -302,6 +304,8 @@ function toRow(line: number, cells: string[], mapping: readonly ColumnMapping[])
     const v = cells[i]?.trim();
     if (field === null || !v) continue;
     lead[field] = v;
+    const words: string | null = invalid === null ? wordsProblem(v) : null;
+    if (words) invalid = { field, message: `${field} ${words}` };
     if (invalid === null && field !== 'networkUrl' && v.length > LEAD_FIELD_MAX[field]) {
       invalid = { field, message: `${field} is ${v.length} characters; at most ${LEAD_FIELD_MAX[field]} are allowed.` };
     }
@@ -444,13 +448,26 @@ export async function importLeads(ctx: Ctx, opts: ImportOptions): Promise<Import
   let chunkIndex = 0;
   let skip = opts.skipRows ?? 0;
   const flush = () => {
-    const outcome = addChunk(ctx, opts.campaignId, chunk, summary);
+    // The chunk and its progress commit together: a run killed at any point leaves a record
+    // that counts exactly the rows it created, so a resumed import neither adds them again nor
+    // calls them duplicates. The counts are taken as the transaction commits.
+    const before = { summary: { ...summary }, creditsCharged };
+    let outcome: ChunkOutcome;
+    try {
+      outcome = transaction(ctx.db, () => {
+        const added = addChunk(ctx, opts.campaignId, chunk, summary);
+        opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged: creditsCharged + added.charged, rows: added.rows });
+        return added;
+      });
+    } catch (err) {
+      Object.assign(summary, before.summary);
+      throw err;
+    }
     creditsCharged += outcome.charged;
     rows.push(...outcome.rows);
     opts.afterChunk?.(chunkIndex++);
     chunk = [];
     renew();
-    opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged, rows: outcome.rows });
   };
   try {
     reading: for await (const batch of file.batches) {

@@ -11,6 +11,7 @@ import { validationError } from '../errors.js';
 import { failpoint } from '../faults.js';
 import { newId } from '../ids.js';
 import { clean } from '../text.js';
+import { wordsProblem } from '../validation.js';
 import { BatchSummary, failedItem, summarize, writeBatch } from './batch.js';
 import type { LeadSource } from './enums.js';
 import { isOnExclusionList } from './exclude.js';
@@ -200,6 +201,15 @@ export function addLead(ctx: Ctx, campaignId: string, lead: NewLead): AddLeadRes
 
 export type NewBatchLead = { networkUrl?: string | undefined } & LeadFieldValues;
 
+/** The first field of a batch item whose words cannot be stored as given (see wordsProblem), as the item's error; null when none. */
+function itemWordsProblem(item: NewBatchLead, index: number): string | null {
+  for (const [name, value] of Object.entries(item)) {
+    const problem = typeof value === 'string' ? wordsProblem(value) : null;
+    if (problem) return `leads[${index}].${name} ${problem}`;
+  }
+  return null;
+}
+
 /**
  * Adds up to 100 profiles in one transaction (`writeBatch`), so
  * every answered item is durable once the answer is given. A bad URL fails only its item. At
@@ -209,12 +219,13 @@ export type NewBatchLead = { networkUrl?: string | undefined } & LeadFieldValues
  */
 export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewBatchLead[]): AddLeadsBatchResult {
   requireCampaignRow(ctx, campaignId);
-  const urls = items.map((item) => (item.networkUrl === undefined ? null : normalizeProfileUrl(item.networkUrl)));
+  const badWords = items.map(itemWordsProblem);
+  const urls = items.map((item, index) => (item.networkUrl === undefined || badWords[index] ? null : normalizeProfileUrl(item.networkUrl)));
   const unplaced = (index: number, status: Exclude<AddItemStatus, 'created' | 'duplicate' | 'excluded'>): AddLeadsBatchResult['results'][number] => {
     const networkUrl = urls[index] ?? items[index]?.networkUrl ?? null;
     const error: AddItemError =
       status === 'validation_error'
-        ? { code: 'validation_error', message: profileUrlProblem(`leads[${index}].networkUrl`, items[index]?.networkUrl) }
+        ? { code: 'validation_error', message: badWords[index] ?? profileUrlProblem(`leads[${index}].networkUrl`, items[index]?.networkUrl) }
         : status === 'insufficient_credits'
           ? noCreditItem()
           : failedItem();

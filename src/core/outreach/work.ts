@@ -6,6 +6,7 @@ import { placeholders } from './personalize.js';
 import { isStepSend, type SendKind } from './plan.js';
 import { excludeNow, failLead, moveDue, recordAgentDecision } from './queue.js';
 import type { EngineSettings } from './settings.js';
+import { wordsProblem } from '../validation.js';
 import type { DraftInput } from '../drafts/prepare.js';
 import { draftInputFor, recordSequence, senderFor, type SenderPins } from './runner.js';
 import { effectiveAccountId, planFor, sendersOf, type CampaignInfo, type LeadRow } from './state.js';
@@ -121,7 +122,9 @@ export function afterAgent(
   decision: AgentDecision,
   now: number,
 ): LeadWork {
-  const after = recordAgentDecision(ctx, leadId, input.text, decision, info, settings);
+  // Words the agent (a model, perhaps) gave that cannot be stored as given are not sent: a person reads the reply.
+  const sendable = (decision.kind === 'reply' || decision.kind === 'cta') && wordsProblem(decision.text) ? AGENT_FAILED : decision;
+  const after = recordAgentDecision(ctx, leadId, input.text, sendable, info, settings);
   if (!after?.agentSendKind) return RECORDED;
   // The answer goes as the lead's plan says: at once, or as a draft for a person first.
   return workLead(ctx, after, info, settings, now, undefined, false);

@@ -6,8 +6,8 @@ import { sign, signatureMatches } from '../../core/auth/secrets.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { randomBase62 } from '../../core/ids.js';
-import { escapeHtml } from '../html.js';
-import { requestIdOf } from '../request.js';
+import { escapeHtml, showBidiControls, strangerText } from '../html.js';
+import { clientAddress, requestIdOf } from '../request.js';
 import { authenticate } from '../../tools/pipeline.js';
 
 /** Where the consent form posts. */
@@ -135,14 +135,15 @@ ${page.body}
 
 function consentPage(ctx: Ctx, res: Response, status: number, claims: FormClaims, formToken: string, error: string | null): void {
   const client = getClient(ctx, claims.clientId);
-  const name = escapeHtml(String(client?.metadata.client_name ?? 'An MCP client'));
+  // The client chose its name: it is shown isolated, its direction controls as code points.
+  const given = client?.metadata.client_name;
+  const name = strangerText(String(given ?? 'An MCP client'));
+  const titleName = showBidiControls(String(given ?? 'client'));
   const prefix = KEY_PREFIX[keyEnvFor(ctx.env)];
   const env = keyEnvFor(ctx.env);
   const describedBy = error ? 'key-hint key-error' : 'key-hint';
   sendPage(res, status, {
-    title: error
-      ? `Error: connect ${client?.metadata.client_name ?? 'client'} to outreach-mcp`
-      : `Connect ${client?.metadata.client_name ?? 'client'} to outreach-mcp`,
+    title: error ? `Error: connect ${titleName} to outreach-mcp` : `Connect ${titleName} to outreach-mcp`,
     body: `<h1>Connect ${name} to outreach-mcp</h1>
 <p><strong>${name}</strong> asks to use the outreach tools of this server (${escapeHtml(ctx.env)} environment) for you. It will reach exactly what the API key you paste here reaches, with the same limits. It never sees the key: it gets a token that stops working when the key is revoked.</p>
 <p>After you answer, your browser returns to <code>${escapeHtml(destination(claims.redirectUri))}</code>.</p>
@@ -216,7 +217,7 @@ export function consentSubmitHandler(ctx: Ctx): RequestHandler[] {
       const apiKey = typeof form.api_key === 'string' ? form.api_key.trim() : '';
       // The client address lets the failed-authentication guard count keys guessed here too.
       const auth = apiKey
-        ? authenticate(ctx, { apiKey }, { requestId: requestIdOf(res), clientAddress: req.ip })
+        ? authenticate(ctx, { apiKey }, { requestId: requestIdOf(res), clientAddress: clientAddress(req) })
         : { ok: false as const, error: new ApiError('unauthorized', 'Paste your API key to allow access.') };
       if (!auth.ok) return consentPage(ctx, res, 400, claims, token as string, `${auth.error.message} No access was granted.`);
       const keyId = auth.caller.keyId;

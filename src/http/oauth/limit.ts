@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Ctx } from '../../core/context.js';
+import { clientAddress } from '../request.js';
 
 export interface AddressLimit {
   windowMs: number;
@@ -20,7 +21,7 @@ export function perAddressLimit(ctx: Ctx, limit: AddressLimit): RequestHandler {
   const windows = new Map<string, { start: number; count: number }>();
   return (req, res, next) => {
     const now = ctx.clock.now();
-    const address = req.ip ?? 'unknown';
+    const address = clientAddress(req) ?? 'unknown';
     let w = windows.get(address);
     if (!w || now - w.start >= limit.windowMs) {
       if (!w && windows.size >= MAX_ADDRESSES) evict(windows, now, limit.windowMs);
