@@ -81,6 +81,9 @@ const created = run('keys create', 'npx', ['-y', tarball, 'keys', 'create', '--e
 const key = /sk_test_[0-9A-Za-z]{32}/.exec(created)?.[0];
 if (!key) fail('keys create', `no key in its output:\n${created}`);
 if (!existsSync(db)) fail('keys create', `no database at ${db}`);
+// Its next step is printed as npx runs it, not as a path into npx's cache.
+const next = `npx -y ${pkg.name}@${pkg.version} credits add 1000 --db ${db}`;
+if (!created.includes(next)) fail('keys create', `the next step is not printed as \`${next}\`:\n${created}`);
 
 // 4. The stdio server as an MCP client starts it, speaking newline-delimited JSON-RPC.
 const child = spawn('npx', ['-y', tarball, 'mcp', '--db', db], { cwd: elsewhere, env: { ...env, OUTREACH_API_KEY: key }, stdio: ['pipe', 'pipe', 'pipe'] });
