@@ -204,6 +204,33 @@ describe('server.json, as the MCP Registry publishes it', () => {
   });
 });
 
+describe("the README's npx configs", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf('## Run it with npx');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const configs = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as any);
+
+  it('come first, before the clone-and-run Quickstart', () => {
+    expect(start).toBeGreaterThan(0);
+    expect(start).toBeLessThan(readme.indexOf('## Quickstart'));
+    for (const client of ['Claude Desktop', 'Cursor', 'VS Code']) expect(section).toContain(`**${client}**`);
+  });
+
+  it('run what server.json publishes: npx, the package, its arguments, and every required variable', () => {
+    const [npmPackage] = serverJson.packages;
+    const required = npmPackage.environmentVariables.filter((v: { isRequired?: boolean }) => v.isRequired).map((v: { name: string }) => v.name);
+    const servers = configs.map((c) => (c.mcpServers ?? c.servers).outreach);
+    expect(servers).toHaveLength(2);
+    for (const server of servers) {
+      expect(server.command).toBe('npx');
+      expect(server.args).toEqual(['-y', npmPackage.identifier, ...npmPackage.packageArguments.map((a: { value: string }) => a.value)]);
+      expect(Object.keys(server.env).sort()).toEqual([...required].sort());
+    }
+    // The first-run commands use the same package and make the database the configs name.
+    expect(section).toContain(`npx -y ${pkg.name} keys create --env test --db `);
+  });
+});
+
 describe('package.json, as npm publishes it and npx runs it', () => {
   it('can be published, under the name and mcpName server.json gives', () => {
     expect(pkg.private).toBeUndefined();
