@@ -1,5 +1,5 @@
 import { accessSync, constants, readFileSync, realpathSync } from 'node:fs';
-import { delimiter, join, resolve, sep } from 'node:path';
+import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Environment } from './core/context.js';
@@ -8,7 +8,6 @@ import { describeIssue } from './core/validation.js';
 import { EngineConfig } from './core/outreach/settings.js';
 import { UNIPILE_SETTINGS, UnipileSection, type UnipileConfig } from './network/unipile/config.js';
 import { DrafterConfig } from './network/drafter/index.js';
-import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
 /** Bad input to a command: printed as one line, exit code 2, nothing written. */
 export class UsageError extends Error {}
@@ -185,7 +184,10 @@ export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word
  */
 export function npxCommand(script: string = CLI_SCRIPT): string | null {
   const real = realpathOrNull(script) ?? script;
-  return real.split(sep).includes('_npx') ? `npx -y ${SERVER_NAME}@${SERVER_VERSION}` : null;
+  if (!real.split(sep).includes('_npx')) return null;
+  // The package npx installed, as its package.json beside bin/ names it.
+  const pkg = JSON.parse(readFileSync(join(dirname(dirname(real)), 'package.json'), 'utf8')) as { name: string; version: string };
+  return `npx -y ${pkg.name}@${pkg.version}`;
 }
 
 /**
