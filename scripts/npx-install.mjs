@@ -58,8 +58,10 @@ function fail(step, message) {
   process.exit(1);
 }
 
+// A step that hangs (a registry that stops answering) fails CI after 15 minutes instead of holding it.
 function run(step, command, args, cwd, extra = {}) {
-  const r = spawnSync(command, args, { cwd, env: { ...env, ...extra }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(command, args, { cwd, env: { ...env, ...extra }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 15 * 60_000 });
+  if (r.error) fail(step, `\`${command} ${args.join(' ')}\`: ${r.error.message}`);
   if (r.status !== 0) fail(step, `\`${command} ${args.join(' ')}\` exited ${r.status ?? r.signal}\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
