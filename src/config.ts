@@ -1,5 +1,5 @@
 import { accessSync, constants, readFileSync, realpathSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Environment } from './core/context.js';
@@ -199,11 +199,27 @@ export const CLI_SCRIPT = fileURLToPath(new URL('../bin/outreach.js', import.met
 export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /**
- * How to run this CLI from any folder: `outreach` when that name on PATH is this installation
- * (npm install -g), else node and the script's absolute path. `npx outreach` works only inside
- * the repository, so it is never printed as something to run.
+ * The npx command of this very version (`npx -y outreach-mcp@0.1.0`) when the CLI runs from
+ * npx's cache (`npx -y outreach-mcp`), else null. A path into that cache is no command to print:
+ * it changes with each version and goes when the cache is cleared.
+ */
+export function npxCommand(script: string = CLI_SCRIPT): string | null {
+  const real = realpathOrNull(script) ?? script;
+  if (!real.split(sep).includes('_npx')) return null;
+  // The package npx installed, as its package.json beside bin/ names it.
+  const pkg = JSON.parse(readFileSync(join(dirname(dirname(real)), 'package.json'), 'utf8')) as { name: string; version: string };
+  return `npx -y ${pkg.name}@${pkg.version}`;
+}
+
+/**
+ * How to run this CLI from any folder: `npx -y outreach-mcp@<version>` when npx runs it,
+ * `outreach` when that name on PATH is this installation (npm install -g), else node and the
+ * script's absolute path. `npx outreach` works only inside the repository, so it is never
+ * printed as something to run.
  */
 export function cliCommand(vars: NodeJS.ProcessEnv = process.env): string {
+  const viaNpx = npxCommand();
+  if (viaNpx) return viaNpx;
   const self = realpathOrNull(CLI_SCRIPT);
   for (const dir of (vars.PATH ?? '').split(delimiter)) {
     if (dir === '') continue;

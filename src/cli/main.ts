@@ -6,7 +6,7 @@ import { SeedError, loadWorkspace } from '../core/seed/load.js';
 import { ensureDemo } from '../core/seed/demo.js';
 import { describeIssue } from '../core/validation.js';
 import { ensureWorkspace } from '../core/workspace/create.js';
-import { CLI_SCRIPT, keyCreateCommand, productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
+import { CLI_SCRIPT, keyCreateCommand, npxCommand, productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
@@ -126,12 +126,12 @@ const WATCH_SPEED = 360;
 function banner(settings: Settings, url: string, newKey: string | null): string {
   const key = newKey ?? `<your ${settings.env === 'production' ? 'sk_live_' : 'sk_test_'} key>`;
   const config = { mcpServers: { outreach: { type: 'http', url: `${url}/mcp`, headers: { 'X-API-Key': key } } } };
-  // Absolute paths and the database in use, so the config works from any client and folder.
-  const stdioConfig = {
-    mcpServers: {
-      outreach: { command: process.execPath, args: [CLI_SCRIPT, 'mcp', '--db', settings.dbPath, '--env', settings.env], env: { OUTREACH_API_KEY: key } },
-    },
-  };
+  // Absolute paths and the database in use, so the config works from any client and folder;
+  // npx and this version's package when npx runs the server (its cache path is no place to point at).
+  const mcpArgs = ['mcp', '--db', settings.dbPath, '--env', settings.env];
+  const viaNpx = npxCommand();
+  const [command, ...prefix] = viaNpx ? viaNpx.split(' ') : [process.execPath, CLI_SCRIPT];
+  const stdioConfig = { mcpServers: { outreach: { command, args: [...prefix, ...mcpArgs], env: { OUTREACH_API_KEY: key } } } };
   const lines = [
     `outreach-mcp ${SERVER_VERSION} (${settings.env}${settings.env === 'development' ? `, simulated network at ${settings.simSpeed}x` : ''})`,
     `  REST base: ${url}/public/v1`,

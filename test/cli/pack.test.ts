@@ -74,6 +74,10 @@ describe('npm pack, then npm install -g', () => {
     expect(created.status, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/sk_test_[0-9A-Za-z]{32}/);
     expect(readdirSync(elsewhere)).toContain('mine.db');
+    // The package's own name is a command too (what npx runs): the same CLI.
+    const alias = spawnSync(join(prefix, 'bin', 'outreach-mcp'), ['--version'], { cwd: elsewhere, encoding: 'utf8' });
+    expect(alias.status, alias.stderr).toBe(0);
+    expect(alias.stdout.trim()).toBe((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version);
   });
 
   it('`outreach start` serves from the installed package', async () => {

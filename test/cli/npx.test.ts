@@ -1,0 +1,33 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI_SCRIPT, npxCommand } from '../../src/config.js';
+
+/**
+ * Run by `npx -y outreach-mcp`, the CLI lives in npx's cache (<npm cache>/_npx/<hash>/…), a path
+ * that changes with each version: commands it prints name npx and the installed version instead.
+ * scripts/npx-install.mjs (CI) sees the same through a real npx install.
+ */
+describe('printed commands under npx', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'outreach-npx-path-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  const installed = (under: string, version: string) => {
+    const pkgDir = join(scratch, under, 'node_modules', 'outreach-mcp');
+    mkdirSync(join(pkgDir, 'bin'), { recursive: true });
+    writeFileSync(join(pkgDir, 'package.json'), JSON.stringify({ name: 'outreach-mcp', version }));
+    writeFileSync(join(pkgDir, 'bin', 'outreach.js'), '');
+    return join(pkgDir, 'bin', 'outreach.js');
+  };
+
+  it("name npx and the installed package's version when the script is in npx's cache", () => {
+    expect(npxCommand(installed(join('.npm', '_npx', '4f1c2a9b'), '9.8.7'))).toBe('npx -y outreach-mcp@9.8.7');
+  });
+
+  it('stay as they were for a checkout or a global install', () => {
+    expect(npxCommand(CLI_SCRIPT)).toBeNull();
+    expect(npxCommand(installed(join('prefix', 'lib'), '9.8.7'))).toBeNull();
+    // Only a folder named exactly _npx counts.
+    expect(npxCommand(installed('my_npx', '9.8.7'))).toBeNull();
+  });
+});
