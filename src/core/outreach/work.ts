@@ -1,14 +1,15 @@
 import type { Ctx } from '../context.js';
 import type { AgentDecision, AgentInput } from './agent.js';
 import type { PendingSend } from './deferral.js';
+import { needsEnrichment, type EnrichInput, type EnrichOutcome } from './enrich.js';
 import { ACCOUNT_RETRY_MS, retryAfterError } from './failures.js';
 import { placeholders } from './personalize.js';
-import { isStepSend, type SendKind } from './plan.js';
+import { isStepSend, type LeadAction, type SendKind } from './plan.js';
 import { excludeNow, failLead, moveDue, recordAgentDecision } from './queue.js';
 import type { EngineSettings } from './settings.js';
 import type { DraftInput } from '../drafts/prepare.js';
 import { draftInputFor, recordSequence, senderFor, type SenderPins } from './runner.js';
-import { effectiveAccountId, planFor, sendersOf, type CampaignInfo, type LeadRow } from './state.js';
+import { effectiveAccountId, getLead, planFor, sendersOf, type CampaignInfo, type LeadRow } from './state.js';
 
 /**
  * What the engine does with a lead that came due, decided from its stored state alone:
@@ -18,13 +19,16 @@ import { effectiveAccountId, planFor, sendersOf, type CampaignInfo, type LeadRow
  * - `ask_agent`: a reply waits for the agent's decision (the engine asks, then calls `afterAgent`);
  * - `draft`: a step's words (or the agent's answer) wait for a person: the engine writes the
  *   draft, outside any transaction since a model may write it first (`prepareDraft`), then calls
- *   `afterDraft`.
+ *   `afterDraft`;
+ * - `enrich`: a lead known only by its URL is looked up through its sender before its words
+ *   render (`enrichLead`, which records what came of it), then the engine calls `afterEnrich`.
  */
 export type LeadWork =
   | { kind: 'recorded' }
   | { kind: 'send'; send: PendingSend }
   | { kind: 'ask_agent'; input: AgentInput }
-  | { kind: 'draft'; input: DraftInput };
+  | { kind: 'draft'; input: DraftInput }
+  | { kind: 'enrich'; input: EnrichInput };
 
 const RECORDED: LeadWork = { kind: 'recorded' };
 
@@ -44,6 +48,21 @@ function sendOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: SendKind,
   }
   const senders = sendersOf(info);
   return { kind: 'send', send: { leadId: lead.id, kind, accountId, due, followsSender: senders.length === 1 && accountId === senders[0] } };
+}
+
+/**
+ * A nameless lead about to have words rendered for it is looked up first, through the account
+ * that will send them (its sender is fixed now, as its send would fix it). Null: no lookup is
+ * needed. A lead whose sender cannot be chosen now waits, as for a send.
+ */
+function enrichFirst(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: LeadAction['kind'], now: number, pins?: SenderPins): LeadWork | null {
+  if (lead.networkUrl === null || !needsEnrichment(ctx, lead, info, kind)) return null;
+  const accountId = lead.agentSendKind !== null ? effectiveAccountId(lead, info) : senderFor(ctx, lead, info, now, pins);
+  if (accountId === null) {
+    moveDue(ctx, lead.id, lead.nextActionAt, now + ACCOUNT_RETRY_MS);
+    return RECORDED;
+  }
+  return { kind: 'enrich', input: { leadId: lead.id, accountId, networkUrl: lead.networkUrl, due: lead.nextActionAt } };
 }
 
 /**
@@ -68,6 +87,8 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
       return RECORDED;
     }
     case 'draft': {
+      const enrich = enrichFirst(ctx, lead, info, 'draft', now, pins);
+      if (enrich) return enrich;
       const input = draftInputFor(ctx, lead, info, settings, now, pins);
       if (input === 'no_sender') {
         moveDue(ctx, lead.id, lead.nextActionAt, now + ACCOUNT_RETRY_MS);
@@ -92,8 +113,26 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
       }
       return sendOrWait(ctx, lead, info, 'polite_close', lead.nextActionAt, now);
     default:
-      return sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now, pins);
+      return enrichFirst(ctx, lead, info, action.kind, now, pins) ?? sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now, pins);
   }
+}
+
+/**
+ * After a lookup (`enrichLead` recorded what came of it): a lead filled in is planned again at
+ * once, and its words now name the person; one that waits or failed is due later, or ended.
+ */
+export function afterEnrich(
+  ctx: Ctx,
+  leadId: string,
+  info: CampaignInfo,
+  settings: EngineSettings,
+  outcome: EnrichOutcome,
+  now: number,
+  pins?: SenderPins,
+): LeadWork {
+  if (outcome.kind !== 'enriched') return RECORDED;
+  const lead = getLead(ctx, leadId);
+  return lead ? workLead(ctx, lead, info, settings, now, pins) : RECORDED;
 }
 
 /** What the agent is asked about a lead's pending reply. */
