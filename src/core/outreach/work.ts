@@ -4,7 +4,8 @@ import type { PendingSend } from './deferral.js';
 import { needsEnrichment, type EnrichInput, type EnrichOutcome } from './enrich.js';
 import { ACCOUNT_RETRY_MS, retryAfterError } from './failures.js';
 import { placeholders } from './personalize.js';
-import { isStepSend, type LeadAction, type SendKind } from './plan.js';
+import { isAccepted, isStepSend, type LeadAction, type SendKind } from './plan.js';
+import { touchWait } from './readiness.js';
 import { excludeNow, failLead, moveDue, recordAgentDecision } from './queue.js';
 import type { EngineSettings } from './settings.js';
 import type { DraftInput } from '../drafts/prepare.js';
@@ -112,9 +113,43 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
         return RECORDED;
       }
       return sendOrWait(ctx, lead, info, 'polite_close', lead.nextActionAt, now);
+    case 'visit':
+    case 'like':
+      return enrichFirst(ctx, lead, info, action.kind, now, pins) ?? touchOrWait(ctx, lead, info, settings, action.kind, now, pins);
     default:
       return enrichFirst(ctx, lead, info, action.kind, now, pins) ?? sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now, pins);
   }
+}
+
+/**
+ * A visit or a like before the lead's invitation (its agent invites; it is not invited yet) waits
+ * while its sender has touched as many leads ahead of their invitations as it may still invite
+ * this week (readiness: touchWait), so visits keep pace with invitations.
+ */
+function touchOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, kind: 'visit' | 'like', now: number, pins?: SenderPins): LeadWork {
+  if (lead.invitedAt !== null || isAccepted(lead) || !invites(info)) return sendOrWait(ctx, lead, info, kind, lead.nextActionAt, now, pins);
+  const accountId = senderFor(ctx, lead, info, now, pins);
+  if (accountId === null) {
+    moveDue(ctx, lead.id, lead.nextActionAt, now + ACCOUNT_RETRY_MS);
+    return RECORDED;
+  }
+  const until = touchWait(ctx, settings.safety, accountId, lead.id, now);
+  if (until !== null) {
+    moveDue(ctx, lead.id, lead.nextActionAt, until);
+    return RECORDED;
+  }
+  return sendOrWait(ctx, { ...lead, accountId }, info, kind, lead.nextActionAt, now, pins);
+}
+
+/** Whether the agent's steps hold an invitation. */
+const invitesOf = new WeakMap<CampaignInfo['steps'], boolean>();
+function invites(info: CampaignInfo): boolean {
+  let known = invitesOf.get(info.steps);
+  if (known === undefined) {
+    known = [...info.steps.byId.values()].some((s) => s.step.kind === 'invite');
+    invitesOf.set(info.steps, known);
+  }
+  return known;
 }
 
 /**
