@@ -15,7 +15,9 @@
  * import), approval (a 10,000-lead campaign with approval required, approved over MCP in batches
  * of 100, through the simulator; BENCH_APPROVAL_LEADS and BENCH_APPROVAL_ACCOUNTS shrink it,
  * BENCH_APPROVAL_SEED varies the engine's random draws (default 7); on
- * its own it skips the million-lead fixture). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
+ * its own it skips the million-lead fixture), enrich (enriching leads known only by their URL
+ * against the profile lookup alone, on the simulator; BENCH_ENRICH_LEADS per round; on its own
+ * it skips the fixture too). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,6 +53,7 @@ import { recordStatements, replayWrites } from './lib/statements.js';
 import { listingTokens } from './lib/listing.js';
 import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 import { type ApprovalBench, runApproval } from './lib/approval.js';
+import { type EnrichBench, enrichTargets, runEnrich } from './lib/enrich.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -71,7 +74,7 @@ const SETTINGS = {
   inProcessIterations: envInt('BENCH_ITERATIONS', 300),
 };
 
-const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'drafts', 'flood', 'import', 'approval'] as const;
+const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'drafts', 'flood', 'import', 'approval', 'enrich'] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
 const ONLY: ReadonlySet<Part> | null = (() => {
@@ -367,12 +370,22 @@ async function approvalPart(root: string): Promise<ApprovalBench> {
   return r;
 }
 
+/** The enrichment case (bench/lib/enrich.ts), in this process. */
+async function enrichPart(root: string): Promise<EnrichBench> {
+  const leadsPerRound = envInt('BENCH_ENRICH_LEADS', 2_000);
+  say(`enrich: ${leadsPerRound.toLocaleString('en-US')} leads known only by their URL per round, against the profile lookup alone`);
+  const r = await runEnrich(root, { leadsPerRound });
+  for (const t of enrichTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+  return r;
+}
+
 /** Returns whether the whole run happened (and so the scale simulation should follow). */
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
-  if (ONLY?.size === 1 && ONLY.has('approval')) {
-    await approvalPart(root);
+  if (ONLY !== null && [...ONLY].every((part) => part === 'approval' || part === 'enrich')) {
+    if (ONLY.has('approval')) await approvalPart(root);
+    if (ONLY.has('enrich')) await enrichPart(root);
     say('BENCH_ONLY: nothing written');
     return false;
   }
@@ -752,6 +765,7 @@ async function main(): Promise<boolean> {
     if (want('import')) say('CSV import of 10,000 rows');
     const importCase = want('import') ? await benchImport(app, root, dir) : undefined;
     const approvalCase = want('approval') ? await approvalPart(root) : undefined;
+    const enrichCase = want('enrich') ? await enrichPart(root) : undefined;
     if (ONLY !== null) {
       printOnly(runs, importCase, cold);
       return false;
@@ -782,6 +796,7 @@ async function main(): Promise<boolean> {
       batchFloor: floorOfBatch,
       ...(draftsCase ? { draftsCase } : {}),
       ...(approvalCase ? { approvalCase } : {}),
+      ...(enrichCase ? { enrichCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -2,6 +2,7 @@ import { LISTING_BUDGET_TOKENS } from './listing.js';
 import type { DashboardBench } from './dashboard.js';
 import { DRAFTS_LIST_COST, DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBench } from './drafts.js';
 import type { ApprovalBench } from './approval.js';
+import { enrichTargets, type EnrichBench } from './enrich.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -116,6 +117,8 @@ export interface Results {
   draftsCase?: DraftsBench;
   /** A campaign with approval required, approved over MCP in batches of 100, through the simulator (bench/lib/approval.ts). */
   approvalCase?: ApprovalBench;
+  /** Enrichment against the profile lookup alone (bench/lib/enrich.ts). */
+  enrichCase?: EnrichBench;
   targets: Target[];
 }
 
@@ -208,6 +211,7 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     ...importTargets,
     ...draftsTargets(r.draftsCase),
     ...approvalTargets(r.approvalCase),
+    ...enrichTargets(r.enrichCase),
     {
       id: 'rest-vs-express',
       text: 'REST GET /credits reaches ≥ 60% of bare Express throughput',

@@ -892,7 +892,7 @@ export const leadPositions = sqliteTable(
     stepId: text('step_id'),
     /** Sim-clock ms when the lead reached that step: a `wait` or an `if` counts its hours from here. */
     enteredAt: integer('entered_at').notNull(),
-    /** completed | replied | step_removed | failed | rejected | excluded; null while it runs. */
+    /** completed | replied | step_removed | failed | rejected | excluded | enrichment_failed; null while it runs. */
     endReason: text('end_reason'),
     endedAt: integer('ended_at'),
     updatedAt: integer('updated_at').notNull(),
@@ -901,6 +901,21 @@ export const leadPositions = sqliteTable(
 );
 
 /** The variant drawn for a lead at a step: drawn once, when the step first runs, and kept. */
+/**
+ * What the engine learned looking up a lead known only by its profile URL (migration 0022): when
+ * the lookup filled it in, or how many lookups failed in a row and why. One row per lead looked up.
+ */
+export const leadEnrichment = sqliteTable('lead_enrichment', {
+  leadId: text('lead_id').primaryKey(),
+  /** Failed lookups in a row; the third ends the lead's sequence (`enrichment_failed`). */
+  failures: integer('failures').notNull().default(0),
+  /** The provider's error code of the last failed lookup. */
+  lastError: text('last_error'),
+  /** Sim-clock ms when a lookup filled the lead in; null until one did. */
+  enrichedAt: integer('enriched_at'),
+  updatedAt: integer('updated_at').notNull(),
+});
+
 export const leadStepVariants = sqliteTable(
   'lead_step_variants',
   {

@@ -80,6 +80,17 @@ function typeOnly(node: JsonNode): JsonNode {
   return out;
 }
 
+/** A batch's list beside its single tool: each field of its items by name and type, pointing at the single tool for the rest. */
+function itemsByName(node: JsonNode, asIn: string): JsonNode {
+  const out = typeOnly(node);
+  const items = node.items;
+  if (!isNode(items) || !isNode(items.properties)) return out;
+  const fields: Record<string, JsonNode> = {};
+  for (const [name, prop] of Object.entries(items.properties)) if (isNode(prop)) fields[name] = { ...typeOnly(prop), description: asIn };
+  out.items = { ...typeOnly(items), properties: fields, ...(Array.isArray(items.required) ? { required: items.required } : {}) };
+  return out;
+}
+
 const besideSibling = new WeakMap<Tool, McpTool>();
 
 /**
@@ -93,11 +104,14 @@ function describeBesideSibling(tool: Tool): McpTool {
     const same = tool.sameArgumentsAs;
     const siblingFields = new Set(Object.keys(toolByName.get(same?.tool ?? '')?.input.shape ?? {}));
     const properties = { ...(full.inputSchema.properties as Record<string, JsonNode>) };
+    const asIn = `As in ${same?.tool}.`;
     for (const field of same?.fields ?? []) {
       const prop = properties[field];
+      if (!prop) continue;
       // A field the sibling has reads "As in <sibling>."; a batch's list of the sibling's
-      // arguments keeps its own description, which names the sibling.
-      if (prop) properties[field] = { ...typeOnly(prop), description: siblingFields.has(field) ? `As in ${same?.tool}.` : prop.description };
+      // arguments keeps its own description, which names the sibling, and names each field of
+      // its items (by type: `{ "type": "object" }` would leave a model guessing what it may pass).
+      properties[field] = siblingFields.has(field) ? { ...typeOnly(prop), description: asIn } : { ...itemsByName(prop, asIn), description: prop.description };
     }
     entry = { ...full, inputSchema: { ...full.inputSchema, properties } as McpTool['inputSchema'] };
     besideSibling.set(tool, entry);

@@ -12,7 +12,7 @@ import { LISTING_BUDGET_TOKENS as MODEL_VISIBLE_BUDGET_TOKENS, listingTokens, mo
 
 /**
  * What a model reads of a listing stays within the token budget of bench/lib/listing.ts (the
- * bench judges the same figure): 4,500 tokens for the default listing, 7,000 with the manage
+ * bench judges the same figure): 4,500 tokens for the default listing, 7,300 with the manage
  * toolset. The whole response keeps its own, looser guard against growth.
  */
 const TOOLS_LIST_BUDGET_BYTES = 38_000;
@@ -64,6 +64,22 @@ describe('tools/list as served', () => {
     const full = only[0]!.inputSchema.properties as Record<string, any>;
     expect(full.connectionNote.description).toContain('{{firstName}}');
     expect(full.messages.items.properties.delayHours.maximum).toBe(720);
+  });
+
+  it("lists add_leads_batch's items field by field, the same fields add_lead takes", () => {
+    const batch = listed.find((t) => t.name === 'add_leads_batch')!.inputSchema.properties.leads;
+    const single = listed.find((t) => t.name === 'add_lead')!.inputSchema.properties as Record<string, any>;
+    expect(batch.type).toBe('array');
+    const fields = Object.keys(batch.items.properties).sort();
+    expect(fields).toEqual(
+      Object.keys(single)
+        .filter((f) => f !== 'campaignId' && f !== 'idempotencyKey')
+        .sort(),
+    );
+    expect(fields).toEqual(expect.arrayContaining(['networkUrl', 'firstName', 'lastName', 'fullName', 'companyName', 'jobTitle', 'headline']));
+    // Beside add_lead, each field points at it (where its bounds and words are); alone, it is in full.
+    expect(batch.items.properties.firstName).toEqual({ type: 'string', description: 'As in add_lead.' });
+    expect(single.firstName).toMatchObject({ type: 'string', maxLength: 120 });
   });
 
   it('describes every argument of every tool, nested ones included', () => {

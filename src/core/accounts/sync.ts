@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { accounts } from '../../db/schema.js';
 import { countRows, transaction } from '../../db/tx.js';
@@ -53,4 +53,18 @@ export function syncProviderAccounts(db: Db, now: number, list: readonly Provide
     }
     return result;
   });
+}
+
+/**
+ * The provider said whether the account has Sales Navigator (its health check, when a campaign
+ * starts): the account takes its word, as the sync does. Returns whether the flag changed.
+ */
+export function recordSalesNavigator(db: Db, accountId: string, hasSalesNavigator: boolean): boolean {
+  return (
+    db
+      .update(accounts)
+      .set({ hasSalesNavigator })
+      .where(and(eq(accounts.id, accountId), ne(accounts.hasSalesNavigator, hasSalesNavigator)))
+      .run().changes === 1
+  );
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { agents, leads } from '../../db/schema.js';
 import { countRows, transaction } from '../../db/tx.js';
 import { accountDisconnected, accountRef, findAccount } from '../accounts/resolve.js';
+import { recordSalesNavigator } from '../accounts/sync.js';
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError, validationError } from '../errors.js';
 import { Campaign, CampaignStatus, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
@@ -111,6 +112,9 @@ export async function startCampaign(ctx: Ctx, campaignId: string): Promise<Start
     if (current.status !== row.status) {
       throw conflict(`Campaign ${campaignId} changed status to ${current.status} while starting. Call get_campaign and retry if still needed.`);
     }
+    // Whether the account has Sales Navigator is the provider's word (Unipile lists it among the
+    // account's premium features): an InMail step is planned on it from now on.
+    recordSalesNavigator(ctx.db, account.id, health.hasSalesNavigator);
     applyCampaignEvent(ctx, campaignId, action === 'resumed' ? 'resume' : 'start');
     return requireCampaignRow(ctx, campaignId);
   });

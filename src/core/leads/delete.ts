@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { forgetConversation } from '../conversations/record.js';
 import { forgetDrafts } from '../drafts/store.js';
 import { z } from 'zod';
-import { leads } from '../../db/schema.js';
+import { leadEnrichment, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { isImporting } from '../campaigns/state-machine.js';
@@ -43,6 +43,7 @@ function deleteOne(ctx: Ctx, campaignId: string, leadId: string): boolean {
   bookLeadDeleted(ctx, campaignId);
   forgetConversation(ctx, leadId);
   forgetDrafts(ctx, leadId);
+  ctx.db.delete(leadEnrichment).where(eq(leadEnrichment.leadId, leadId)).run();
   failpoint(ctx, 'leads.delete.item', leadId);
   return true;
 }

@@ -5,6 +5,7 @@ import { allowance, allowances, rhythmOf, type Allowance, type SafetySettings } 
 import { dayOf, nextUtcDay } from './calendar.js';
 import { ACCOUNT_RETRY_MS } from './failures.js';
 import { capReached, type SendKind } from './plan.js';
+import { intentStatements } from '../../db/sql/intents.js';
 import { lastCallAt } from './queue.js';
 import type { EngineSettings } from './settings.js';
 
@@ -88,4 +89,25 @@ export const averageSpacing = (settings: EngineSettings): number => Math.max(1, 
 export function sendingCounters(ctx: Ctx, safety: SafetySettings, accountIds: readonly string[], now: number): Map<string, Allowance> {
   const accounts = [...findAccounts(ctx, accountIds).values()].filter((a) => a.status === 'connected' && a.active);
   return allowances(ctx, accounts, safety, now);
+}
+
+const WEEK_DAYS = 7;
+
+/**
+ * Pacing of the touches before an invitation (a `visit` or `like_post` step of a lead not invited
+ * yet, whose agent invites): they go only while the leads the account touched this rolling week
+ * and has not invited yet are fewer than the invitations it may still send this week (its weekly
+ * cap, less what it sent). Without it, visits ran days ahead of invitations the account could no
+ * longer send. Returns null when the touch may go, else when to look again: the next day's
+ * working time, when the week has moved on and the day's invitations have gone.
+ */
+export function touchWait(ctx: Ctx, safety: SafetySettings, accountId: string, leadId: string, now: number): number | null {
+  const account = findAccount(ctx, accountId);
+  if (!account) return null;
+  const a = allowance(ctx, account, safety, now);
+  const weekLeft = Math.max(0, a.week.connectionRequestLimit - a.week.connectionRequestsSent);
+  const from = nextUtcDay(now) - WEEK_DAYS * 86_400_000;
+  const ahead = intentStatements(ctx.db).touchedNotInvited.get({ account: accountId, from, lead: leadId }) ?? 0;
+  if (ahead < weekLeft) return null;
+  return nextWorkingTime(nextUtcDay(now), rhythmOf(account, safety));
 }

@@ -1,15 +1,17 @@
 import type { Ctx } from '../context.js';
 import type { AgentDecision, AgentInput } from './agent.js';
 import type { PendingSend } from './deferral.js';
+import { needsEnrichment, type EnrichInput, type EnrichOutcome } from './enrich.js';
 import { ACCOUNT_RETRY_MS, retryAfterError } from './failures.js';
 import { placeholders } from './personalize.js';
-import { isStepSend, type SendKind } from './plan.js';
+import { isAccepted, isStepSend, type LeadAction, type SendKind } from './plan.js';
+import { touchWait } from './readiness.js';
 import { excludeNow, failLead, moveDue, recordAgentDecision } from './queue.js';
 import type { EngineSettings } from './settings.js';
 import { wordsProblem } from '../validation.js';
 import type { DraftInput } from '../drafts/prepare.js';
 import { draftInputFor, recordSequence, senderFor, type SenderPins } from './runner.js';
-import { effectiveAccountId, planFor, sendersOf, type CampaignInfo, type LeadRow } from './state.js';
+import { effectiveAccountId, getLead, planFor, sendersOf, type CampaignInfo, type LeadRow } from './state.js';
 
 /**
  * What the engine does with a lead that came due, decided from its stored state alone:
@@ -19,13 +21,16 @@ import { effectiveAccountId, planFor, sendersOf, type CampaignInfo, type LeadRow
  * - `ask_agent`: a reply waits for the agent's decision (the engine asks, then calls `afterAgent`);
  * - `draft`: a step's words (or the agent's answer) wait for a person: the engine writes the
  *   draft, outside any transaction since a model may write it first (`prepareDraft`), then calls
- *   `afterDraft`.
+ *   `afterDraft`;
+ * - `enrich`: a lead known only by its URL is looked up through its sender before its words
+ *   render (`enrichLead`, which records what came of it), then the engine calls `afterEnrich`.
  */
 export type LeadWork =
   | { kind: 'recorded' }
   | { kind: 'send'; send: PendingSend }
   | { kind: 'ask_agent'; input: AgentInput }
-  | { kind: 'draft'; input: DraftInput };
+  | { kind: 'draft'; input: DraftInput }
+  | { kind: 'enrich'; input: EnrichInput };
 
 const RECORDED: LeadWork = { kind: 'recorded' };
 
@@ -45,6 +50,21 @@ function sendOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: SendKind,
   }
   const senders = sendersOf(info);
   return { kind: 'send', send: { leadId: lead.id, kind, accountId, due, followsSender: senders.length === 1 && accountId === senders[0] } };
+}
+
+/**
+ * A nameless lead about to have words rendered for it is looked up first, through the account
+ * that will send them (its sender is fixed now, as its send would fix it). Null: no lookup is
+ * needed. A lead whose sender cannot be chosen now waits, as for a send.
+ */
+function enrichFirst(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: LeadAction['kind'], now: number, pins?: SenderPins): LeadWork | null {
+  if (lead.networkUrl === null || !needsEnrichment(ctx, lead, info, kind)) return null;
+  const accountId = lead.agentSendKind !== null ? effectiveAccountId(lead, info) : senderFor(ctx, lead, info, now, pins);
+  if (accountId === null) {
+    moveDue(ctx, lead.id, lead.nextActionAt, now + ACCOUNT_RETRY_MS);
+    return RECORDED;
+  }
+  return { kind: 'enrich', input: { leadId: lead.id, accountId, networkUrl: lead.networkUrl, due: lead.nextActionAt } };
 }
 
 /**
@@ -69,6 +89,8 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
       return RECORDED;
     }
     case 'draft': {
+      const enrich = enrichFirst(ctx, lead, info, 'draft', now, pins);
+      if (enrich) return enrich;
       const input = draftInputFor(ctx, lead, info, settings, now, pins);
       if (input === 'no_sender') {
         moveDue(ctx, lead.id, lead.nextActionAt, now + ACCOUNT_RETRY_MS);
@@ -92,9 +114,61 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
         return RECORDED;
       }
       return sendOrWait(ctx, lead, info, 'polite_close', lead.nextActionAt, now);
+    case 'visit':
+    case 'like':
+      return enrichFirst(ctx, lead, info, action.kind, now, pins) ?? touchOrWait(ctx, lead, info, settings, action.kind, now, pins);
     default:
-      return sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now, pins);
+      return enrichFirst(ctx, lead, info, action.kind, now, pins) ?? sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now, pins);
   }
+}
+
+/**
+ * A visit or a like before the lead's invitation (its agent invites; it is not invited yet) waits
+ * while its sender has touched as many leads ahead of their invitations as it may still invite
+ * this week (readiness: touchWait), so visits keep pace with invitations.
+ */
+function touchOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, kind: 'visit' | 'like', now: number, pins?: SenderPins): LeadWork {
+  if (lead.invitedAt !== null || isAccepted(lead) || !invites(info)) return sendOrWait(ctx, lead, info, kind, lead.nextActionAt, now, pins);
+  const accountId = senderFor(ctx, lead, info, now, pins);
+  if (accountId === null) {
+    moveDue(ctx, lead.id, lead.nextActionAt, now + ACCOUNT_RETRY_MS);
+    return RECORDED;
+  }
+  const until = touchWait(ctx, settings.safety, accountId, lead.id, now);
+  if (until !== null) {
+    moveDue(ctx, lead.id, lead.nextActionAt, until);
+    return RECORDED;
+  }
+  return sendOrWait(ctx, { ...lead, accountId }, info, kind, lead.nextActionAt, now, pins);
+}
+
+/** Whether the agent's steps hold an invitation. */
+const invitesOf = new WeakMap<CampaignInfo['steps'], boolean>();
+function invites(info: CampaignInfo): boolean {
+  let known = invitesOf.get(info.steps);
+  if (known === undefined) {
+    known = [...info.steps.byId.values()].some((s) => s.step.kind === 'invite');
+    invitesOf.set(info.steps, known);
+  }
+  return known;
+}
+
+/**
+ * After a lookup (`enrichLead` recorded what came of it): a lead filled in is planned again at
+ * once, and its words now name the person; one that waits or failed is due later, or ended.
+ */
+export function afterEnrich(
+  ctx: Ctx,
+  leadId: string,
+  info: CampaignInfo,
+  settings: EngineSettings,
+  outcome: EnrichOutcome,
+  now: number,
+  pins?: SenderPins,
+): LeadWork {
+  if (outcome.kind !== 'enriched') return RECORDED;
+  const lead = getLead(ctx, leadId);
+  return lead ? workLead(ctx, lead, info, settings, now, pins) : RECORDED;
 }
 
 /** What the agent is asked about a lead's pending reply. */

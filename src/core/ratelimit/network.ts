@@ -36,9 +36,11 @@ export interface DailyUsage {
   resetSeconds: number;
 }
 
-/** Today's use of one quota by one account. The cap follows the account's Sales Navigator flag. */
-export function dailyUsage(ctx: Ctx, quota: DailyQuota, account: QuotaAccount): DailyUsage {
-  const now = ctx.clock.now();
+/**
+ * Today's use of one quota by one account. The cap follows the account's Sales Navigator flag.
+ * `now` picks the day: the request's clock by default; the engine passes its own (sim) time.
+ */
+export function dailyUsage(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, now: number = ctx.clock.now()): DailyUsage {
   const day = utcDay(now);
   const caps = ctx.limits.config.daily[quota];
   const limit = account.hasSalesNavigator ? caps.salesNavigator : caps.classic;
@@ -81,17 +83,17 @@ export interface QuotaPermit {
  * concurrent requests can never pass the cap together. With nothing left it throws 429
  * `network_daily_quota` (retry at the next UTC midnight) and records nothing.
  */
-export function reserveDailyQuota(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport): QuotaPermit {
-  return reserve(ctx, quota, account, wanted, report);
+export function reserveDailyQuota(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport, now?: number): QuotaPermit {
+  return reserve(ctx, quota, account, wanted, report, undefined, now);
 }
 
 const counter = <V>(quota: DailyQuota, value: V) => (quota === 'profileLookups' ? { profileLookups: value } : { searchResults: value });
 
 /** `gate` runs once the quota is known to have room, before anything is written; it may refuse by throwing. */
-function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport, gate?: () => void): QuotaPermit {
+function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport, gate?: () => void, now?: number): QuotaPermit {
   const { column } = QUOTA[quota];
   const { day, granted } = transaction(ctx.db, () => {
-    const u = dailyUsage(ctx, quota, account);
+    const u = dailyUsage(ctx, quota, account, now);
     if (u.remaining <= 0) {
       report?.add(dailyState(quota, u));
       throw quotaReached(quota, account, u);

@@ -15,7 +15,7 @@ import type { Ctx } from '../context.js';
  */
 
 /** How a lead's sequence ended. */
-export const END_REASONS = ['completed', 'replied', 'step_removed', 'failed', 'rejected', 'excluded'] as const;
+export const END_REASONS = ['completed', 'replied', 'step_removed', 'failed', 'rejected', 'excluded', 'enrichment_failed'] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 export interface LeadPosition {

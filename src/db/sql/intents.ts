@@ -38,6 +38,12 @@ export interface IntentStatements {
    * sends aside), read by time: two minutes' calls.
    */
   othersCalling: Statement<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>;
+  /**
+   * How many leads other than `lead` the account visited or liked since `from` (calls that did not
+   * fail) and has not invited yet, while they may still be invited: the touches running ahead of
+   * its invitations.
+   */
+  touchedNotInvited: Statement<[{ account: string; from: number; lead: string }], number>;
 }
 
 export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
@@ -61,6 +67,14 @@ export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
         `SELECT account_id FROM engine_intents WHERE created_at >= @from AND created_at < @to AND account_id != @me AND kind != 'manual_message'
          INTERSECT
          SELECT account_id FROM engine_intents WHERE created_at >= @firstFrom AND created_at < @firstTo AND kind != 'manual_message'`,
+      )
+      .pluck(),
+    touchedNotInvited: c
+      .prepare<[{ account: string; from: number; lead: string }], number>(
+        `SELECT count(DISTINCT i.lead_id) FROM engine_intents i JOIN leads l ON l.id = i.lead_id
+         WHERE i.account_id = @account AND i.created_at >= @from AND i.kind IN ('visit', 'like') AND i.state != 'failed'
+         AND i.lead_id != @lead AND l.invited_at IS NULL AND l.connection_request_accepted = 0 AND l.excluded = 0 AND l.replied = 0
+         AND l.stage = 'new'`,
       )
       .pluck(),
   };

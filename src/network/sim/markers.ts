@@ -12,6 +12,10 @@ export const MARKERS = {
   quota: 'sim-quota',
   salesNavFail: 'sim-salesnav-fail',
   notFound: 'sim-not-found',
+  /** Profile lookups fail (`upstream_unavailable`), every time; sends to the person work. */
+  lookupFail: 'sim-lookup-fail',
+  /** A profile with no name at all (first, last and full name empty), as a private profile shows. */
+  noName: 'sim-no-name',
   sendFail: 'sim-send-fail',
   neverAccepts: 'sim-never-accepts',
   fastAccept: 'sim-fast-accept',
@@ -73,6 +77,7 @@ export const FAILURE_RULES: readonly FailureRule[] = [
   { marker: MARKERS.disconnected, code: 'account_disconnected', on: EVERYWHERE },
   { marker: MARKERS.quota, code: 'network_daily_quota', on: EVERYWHERE },
   { marker: MARKERS.salesNavFail, code: 'sales_nav_required', on: ['lookup', 'search'] },
+  { marker: MARKERS.lookupFail, code: 'upstream_unavailable', on: ['lookup'] },
   { marker: MARKERS.notFound, code: 'not_found', on: ['lookup', 'connect', 'message', 'lookalike', 'visit', 'like', 'inmail'] },
   { marker: MARKERS.sendFail, code: 'send_failed', on: ['connect', 'message', 'like', 'inmail'] },
 ];

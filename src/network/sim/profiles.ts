@@ -1,5 +1,5 @@
 import type { Experience, FullProfile, Profile, SearchResult } from '../../core/network/provider.js';
-import { stripMarkers } from './markers.js';
+import { MARKERS, stripMarkers } from './markers.js';
 import { at, hashHex, Rng, sha256 } from './rng.js';
 import { ABOUT_OPENERS, CITIES, COMPANIES, EXPERIENCE_VERBS, FIRST_NAMES, FUNCTIONS, INDUSTRIES, LAST_NAMES, SENIORITY_WEIGHTS, jobTitle } from './words.js';
 
@@ -197,6 +197,8 @@ export function simPerson(slug: string): SimPerson {
   const about = rng.chance(0.1)
     ? null
     : `${rng.pick(ABOUT_OPENERS)} ${years} years in ${fn.team.toLowerCase()}, currently ${title} at ${company.name} (${industry}).`;
+  // A profile that shows no name (`sim-no-name`): nothing to greet the person by.
+  const named = !slug.includes(MARKERS.noName);
   const nameForUrl =
     `${firstName}${lastName}`
       .normalize('NFD')
@@ -207,9 +209,9 @@ export function simPerson(slug: string): SimPerson {
     slug,
     traits,
     profile: {
-      fullName: `${firstName} ${lastName}`,
-      firstName,
-      lastName,
+      fullName: named ? `${firstName} ${lastName}` : '',
+      firstName: named ? firstName : '',
+      lastName: named ? lastName : '',
       headline,
       jobTitle: title,
       companyName: company.name,

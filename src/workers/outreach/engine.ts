@@ -8,7 +8,8 @@ import { closingLeads, completeFinished, runningCampaigns } from '../../core/out
 import { settleAbandoned } from '../../core/outreach/sends.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
 import { loadCampaignInfo, memoryStamp, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
-import { AGENT_FAILED, afterAgent, afterDraft, leadFailed, workLead } from '../../core/outreach/work.js';
+import { enrichLead } from '../../core/outreach/enrich.js';
+import { AGENT_FAILED, afterAgent, afterDraft, afterEnrich, leadFailed, workLead } from '../../core/outreach/work.js';
 import { prepareDraft } from '../../core/drafts/prepare.js';
 import { SendLanes } from './lanes.js';
 import { EngineMemory } from './memory.js';
@@ -253,6 +254,11 @@ export class Engine {
   private async work(lead: LeadRow, info: CampaignInfo, now: number): Promise<void> {
     try {
       let work = workLead(this.ctx, lead, info, this.settings, now, this.pins);
+      if (work.kind === 'enrich') {
+        // A lead known only by its URL is looked up before its words render (outside any transaction).
+        const outcome = await enrichLead(this.ctx, work.input, info, this.settings, now);
+        work = afterEnrich(this.ctx, lead.id, info, this.settings, outcome, now, this.pins);
+      }
       if (work.kind === 'ask_agent') work = afterAgent(this.ctx, lead.id, info, this.settings, work.input, await this.ask(lead.id, work.input), now);
       if (work.kind === 'draft') {
         // The draft is written outside any transaction (a configured model may write it first).
