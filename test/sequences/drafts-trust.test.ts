@@ -62,6 +62,10 @@ describe('no draft waits forever', () => {
     h.ctx.clock.advance(31_000);
     await run(h, 7 * DAY, HOUR, restarted);
     expect(drafts(h)).toMatchObject([{ id: draft!.id, status: 'skipped', skipReason: 'no_sales_navigator' }]);
+    // Listed under status=skipped, and no longer anywhere else.
+    const only = (status: 'skipped' | 'approved') => listDrafts(h.ctx, 'secret', { status, limit: 10 }).drafts.map((d) => d.id);
+    expect(only('skipped')).toEqual([draft!.id]);
+    expect(only('approved')).toEqual([]);
     expect(h.net.calls.map((c) => c.op)).toEqual(['visit']);
     expect(h.eventsOf('lead_1')).toEqual(['inmail:skipped:no_sales_navigator', 'visit:sent']);
   });
