@@ -12,7 +12,7 @@
  * inprocess (in-process list_leads, idle RSS), dashboard, credits (REST and MCP get_credits),
  * lead (get_lead), list (list_leads pages), batch (add_leads_batch), flood (the 429 path),
  * drafts (list_drafts at 100,000 pending drafts, update_drafts of 100 approvals), import (CSV
- * import), approval (a 10,000-lead campaign with approval required, approved over MCP in batches
+ * import), approveall ("approve all" of 10,000 pending drafts, server-side), approval (a 10,000-lead campaign with approval required, approved over MCP in batches
  * of 100, through the simulator; BENCH_APPROVAL_LEADS and BENCH_APPROVAL_ACCOUNTS shrink it,
  * BENCH_APPROVAL_SEED varies the engine's random draws (default 7); on
  * its own it skips the million-lead fixture), enrich (enriching leads known only by their URL
@@ -35,6 +35,7 @@ import {
   dashboardMarkdown,
   dashboardTargets,
   approvalTargets,
+  approveAllTargets,
   draftsTargets,
   evaluateTargets,
   renderMarkdown,
@@ -52,7 +53,7 @@ import { benchImport } from './lib/import.js';
 import { recordStatements, replayWrites } from './lib/statements.js';
 import { listingTokens } from './lib/listing.js';
 import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
-import { type ApprovalBench, runApproval } from './lib/approval.js';
+import { type ApprovalBench, type ApproveAllBench, runApproval, runApproveAll } from './lib/approval.js';
 import { type EnrichBench, enrichTargets, runEnrich } from './lib/enrich.js';
 
 const envInt = (name: string, fallback: number): number => {
@@ -74,7 +75,7 @@ const SETTINGS = {
   inProcessIterations: envInt('BENCH_ITERATIONS', 300),
 };
 
-const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'drafts', 'flood', 'import', 'approval', 'enrich'] as const;
+const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'drafts', 'flood', 'import', 'approval', 'approveall', 'enrich'] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
 const ONLY: ReadonlySet<Part> | null = (() => {
@@ -379,11 +380,20 @@ async function enrichPart(root: string): Promise<EnrichBench> {
   return r;
 }
 
+/** "Approve all N matching" (bench/lib/approval.ts): 10,000 pending drafts previewed and approved, server-side. */
+async function approveAllPart(root: string): Promise<ApproveAllBench> {
+  say('approve all: 10,000 pending drafts, previewed and approved through the operator verbs');
+  const r = await runApproveAll(root);
+  for (const t of approveAllTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+  return r;
+}
+
 /** Returns whether the whole run happened (and so the scale simulation should follow). */
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
-  if (ONLY !== null && [...ONLY].every((part) => part === 'approval' || part === 'enrich')) {
+  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich')) {
+    if (ONLY.has('approveall')) await approveAllPart(root);
     if (ONLY.has('approval')) await approvalPart(root);
     if (ONLY.has('enrich')) await enrichPart(root);
     say('BENCH_ONLY: nothing written');
@@ -766,6 +776,7 @@ async function main(): Promise<boolean> {
     const importCase = want('import') ? await benchImport(app, root, dir) : undefined;
     const approvalCase = want('approval') ? await approvalPart(root) : undefined;
     const enrichCase = want('enrich') ? await enrichPart(root) : undefined;
+    const approveAllCase = want('approveall') ? await approveAllPart(root) : undefined;
     if (ONLY !== null) {
       printOnly(runs, importCase, cold);
       return false;
@@ -797,6 +808,7 @@ async function main(): Promise<boolean> {
       ...(draftsCase ? { draftsCase } : {}),
       ...(approvalCase ? { approvalCase } : {}),
       ...(enrichCase ? { enrichCase } : {}),
+      ...(approveAllCase ? { approveAllCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type * as Clock from '../../src/core/clock.js';
 import type * as Audit from '../../src/core/safety/audit.js';
+import type * as ApproveAll from '../../src/core/drafts/approve-all.js';
+import type * as DraftPrepare from '../../src/core/drafts/prepare.js';
+import type * as DraftUpdate from '../../src/core/drafts/update.js';
 import type * as SeedFile from '../../src/core/seed/file.js';
 import type * as SeedLoad from '../../src/core/seed/load.js';
 import type * as Log from '../../src/log.js';
@@ -59,6 +62,14 @@ export interface ApprovalBench {
   review: { listCalls: number; updateCalls: number; approved: number; rewritten: number; fullBatches: number; mcpMs: number };
   /** Provider calls by kind (engine intents), and how many carried a draft's words. */
   sends: { total: number; byKind: Record<string, number>; withWords: number };
+  /**
+   * The stale approvals: every 50th draft a reviewer is about to approve is rewritten first by
+   * another writer (as an assistant running personalize_drafts would); the reviewer's item
+   * carries the revision it read, so it must come back a conflict, and the draft is approved
+   * later at its new revision. `sent` counts the sends that carried the words the reviewer saw
+   * before the rewrite: it must be 0.
+   */
+  stale: { raced: number; conflicts: number; sent: number };
   /** Sent words that differ from the approved draft, sends with words but no draft, drafts approved but never sent. */
   mismatches: { textDiffers: number; sentWithoutDraft: number; approvedNotSent: number; examples: string[] };
   /** Approved message drafts rightly left unsent: the lead replied before their turn, which ends the sequence. */
@@ -78,6 +89,9 @@ interface Mods {
   server: typeof Server;
   tools: typeof Tools;
   outreach: typeof Outreach;
+  draftUpdate: typeof DraftUpdate;
+  draftPrepare: typeof DraftPrepare;
+  approveAll: typeof ApproveAll;
 }
 
 async function loadMods(root: string): Promise<Mods> {
@@ -91,6 +105,9 @@ async function loadMods(root: string): Promise<Mods> {
     server: await load('server.js'),
     tools: await load('tools/index.js'),
     outreach: await load('workers/outreach/index.js'),
+    draftUpdate: await load('core/drafts/update.js'),
+    draftPrepare: await load('core/drafts/prepare.js'),
+    approveAll: await load('core/drafts/approve-all.js'),
   };
 }
 
@@ -182,6 +199,7 @@ interface Listed {
   id: string;
   kind: string;
   text: string;
+  revision: number;
   lead: { fullName: string | null; companyName: string | null };
 }
 
@@ -263,6 +281,10 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
     /** When (simulated) the reviewer approved each draft. */
     const approvedAt = new Map<string, number>();
     const review = { listCalls: 0, updateCalls: 0, approved: 0, rewritten: 0, fullBatches: 0, mcpMs: 0 };
+    /** Drafts rewritten under the reviewer: id → the words the reviewer had seen (which must never go out). */
+    const staleWords = new Map<string, string>();
+    const stale = { raced: 0, conflicts: 0, sent: 0 };
+    let seen = 0;
     const call = async (name: string, args: Record<string, unknown>) => {
       const t = performance.now();
       const r = body((await client!.callTool({ name, arguments: args })) as CallToolResult, name);
@@ -284,18 +306,36 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
         for (const d of page.drafts) if (!firstSeen.has(d.id)) firstSeen.set(d.id, clock.now());
         const oldest = firstSeen.get(page.drafts[0]!.id)!;
         if (page.drafts.length < 100 && clock.now() - oldest < settings.batchWaitMinutes * MINUTE) return;
+        // Another writer rewrites every 50th draft after the reviewer read it (its revision moves on).
+        const raced = new Set<string>();
+        for (const d of page.drafts) {
+          if (++seen % 50 !== 0 || staleWords.has(d.id)) continue;
+          const words = `${d.lead.fullName ?? 'Hello'}, rewritten by another writer while under review.`;
+          const r = m.draftUpdate.updateDrafts(ctx, [{ id: d.id, text: words, revision: d.revision }]);
+          if (r.summary.updated !== 1) throw new Error(`the racing writer could not rewrite ${d.id}: ${JSON.stringify(r.results[0])}`);
+          staleWords.set(d.id, d.text);
+          raced.add(d.id);
+          stale.raced++;
+        }
         const items = page.drafts.map((d) => {
           const n = approvedWords.size + 1;
           const edit = n % 10 === 0 ? rewrite(d, n) : undefined;
-          approvedWords.set(d.id, edit ?? d.text);
-          approvedAt.set(d.id, clock.now());
-          if (edit) review.rewritten++;
-          return { id: d.id, status: 'approved', ...(edit ? { text: edit } : {}) };
+          if (!raced.has(d.id)) {
+            approvedWords.set(d.id, edit ?? d.text);
+            approvedAt.set(d.id, clock.now());
+            if (edit) review.rewritten++;
+          }
+          return { id: d.id, status: 'approved', revision: d.revision, ...(edit ? { text: edit } : {}) };
         });
         review.updateCalls++;
-        const r = (await call('update_drafts', { drafts: items })) as { summary: { updated: number; total: number } };
-        if (r.summary.updated !== items.length) throw new Error(`update_drafts approved ${r.summary.updated} of ${items.length}: ${JSON.stringify(r.summary)}`);
-        review.approved += items.length;
+        const r = (await call('update_drafts', { drafts: items })) as {
+          summary: { updated: number; total: number; conflict: number };
+          results: { draftId: string; status: string }[];
+        };
+        for (const item of r.results) if (item.status === 'conflict' && raced.has(item.draftId)) stale.conflicts++;
+        if (r.summary.updated !== items.length - raced.size || r.summary.conflict !== raced.size)
+          throw new Error(`update_drafts approved ${r.summary.updated} of ${items.length} (${raced.size} raced): ${JSON.stringify(r.summary)}`);
+        review.approved += items.length - raced.size;
         if (items.length === 100) review.fullBatches++;
         if (items.length < 100) return;
       }
@@ -370,6 +410,7 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
       used.add(draft.id);
       const approved = approvedAt.get(draft.id);
       if (approved !== undefined) latency.push((s.at - approved) / 3_600_000);
+      if (staleWords.has(draft.id) && staleWords.get(draft.id) === s.text) stale.sent++;
       if (draft.text !== s.text || approvedWords.get(draft.id) !== s.text)
         note('textDiffers', `${s.kind} ${s.id}: sent ${JSON.stringify(s.text)}, draft ${draft.id} ${JSON.stringify(draft.text)}`);
     }
@@ -401,6 +442,7 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
       review,
       sends: { total: Object.values(sendsByKind).reduce((a, b) => a + b, 0), byKind: sendsByKind, withWords: sent.length },
       mismatches,
+      stale,
       stoppedByReply,
       approvalToSendHours: latencySummary(latency),
       audit: {
@@ -415,6 +457,63 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
   } finally {
     await client?.close();
     await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What "approve all N matching" measured: the preview and the approval of every pending draft of a campaign, server-side. */
+export interface ApproveAllBench {
+  drafts: number;
+  previewMs: number;
+  approveMs: number;
+  approved: number;
+  leftPending: number;
+}
+
+export const APPROVE_ALL_DRAFTS = 10_000;
+/** The issue's target: approving all of 10,000 pending drafts takes under 2 s server-side. */
+export const APPROVE_ALL_MS = 2000;
+
+/**
+ * "Approve all N matching" on a campaign of `drafts` pending drafts: the operator tools' verbs
+ * (preview_approve_drafts, then approve_matching_drafts with its token), timed in-process, as
+ * their handlers run on the server. The drafts are written through the engine's verb first.
+ */
+export async function runApproveAll(root: string, drafts: number = APPROVE_ALL_DRAFTS): Promise<ApproveAllBench> {
+  const m = await loadMods(root);
+  const dir = mkdtempSync(join(workDir(), 'outreach-approve-all-'));
+  const dbPath = join(dir, 'approve-all.db');
+  const settings = { leads: drafts, accounts: 5, invitesPerDay: 50, reviewEveryMinutes: 60, batchWaitMinutes: 180, maxDays: 1, seed: 7 };
+  const clock = new m.clock.FakeClock(START);
+  const ctx = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), m.clock.systemClock, clock);
+  try {
+    m.seedLoad.loadWorkspace(ctx, m.seedFile.WorkspaceFile.parse(workspace(settings)), { reset: false });
+    insertLeads(ctx.db.$client, settings, clock.now());
+    const write = ctx.db.$client.transaction(() => {
+      for (let n = 0; n < drafts; n++) {
+        m.draftPrepare.draftFor(ctx, {
+          campaignId: CAMPAIGN,
+          leadId: `lead_${n}`,
+          stepId: 'stp_note',
+          variant: 'A',
+          kind: n % 3 === 0 ? 'message' : 'invite',
+          accountId: `acc_${n % settings.accounts}`,
+          text: `Hi ${FIRST[n % FIRST.length]}, glad to connect.`,
+        });
+      }
+    });
+    write();
+    const secret = 'approve-all-bench';
+    const t0 = performance.now();
+    const preview = m.approveAll.previewApproveDrafts(ctx, secret, { campaignId: CAMPAIGN });
+    const t1 = performance.now();
+    const done = m.approveAll.approveMatchingDrafts(ctx, secret, { campaignId: CAMPAIGN, token: preview.token });
+    const t2 = performance.now();
+    if (preview.count !== drafts || done.approved !== drafts)
+      throw new Error(`approve all: previewed ${preview.count}, approved ${done.approved} of ${drafts}`);
+    return { drafts, previewMs: t1 - t0, approveMs: t2 - t1, approved: done.approved, leftPending: done.leftPending };
+  } finally {
+    ctx.db.$client.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
 import { LISTING_BUDGET_TOKENS } from './listing.js';
 import type { DashboardBench } from './dashboard.js';
 import { DRAFTS_LIST_COST, DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBench } from './drafts.js';
-import type { ApprovalBench } from './approval.js';
+import { APPROVE_ALL_MS, type ApprovalBench, type ApproveAllBench } from './approval.js';
 import { enrichTargets, type EnrichBench } from './enrich.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
@@ -119,6 +119,8 @@ export interface Results {
   approvalCase?: ApprovalBench;
   /** Enrichment against the profile lookup alone (bench/lib/enrich.ts). */
   enrichCase?: EnrichBench;
+  /** "Approve all N matching" of 10,000 pending drafts, server-side (bench/lib/approval.ts). */
+  approveAllCase?: ApproveAllBench;
   targets: Target[];
 }
 
@@ -212,6 +214,7 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     ...draftsTargets(r.draftsCase),
     ...approvalTargets(r.approvalCase),
     ...enrichTargets(r.enrichCase),
+    ...approveAllTargets(r.approveAllCase),
     {
       id: 'rest-vs-express',
       text: 'REST GET /credits reaches ≥ 60% of bare Express throughput',
@@ -341,8 +344,29 @@ export function approvalTargets(a: ApprovalBench | undefined): Target[] {
         `${a.audit.violations} violations${a.audit.violations ? ` (${counts(a.audit.byRule)})` : ''} over ${int(a.audit.calls)} provider calls; campaign ${a.campaignStatus} after ${a.simDays.toFixed(1)} simulated days from ${s.accounts} accounts, ${(a.wallMs / 1000).toFixed(1)} s wall (${int(a.ticks)} ticks); ` +
         `${int(a.drafts.total)} drafts (${counts(a.drafts.byKind)}), ${int(a.review.approved)} approved by ${int(a.review.updateCalls)} update_drafts calls (${int(a.review.fullBatches)} of 100; ${int(a.review.rewritten)} rewritten in the same call) after ${int(a.review.listCalls)} list_drafts calls, ${(a.review.mcpMs / 1000).toFixed(1)} s in MCP; ` +
         `${int(a.sends.total)} sends (${counts(a.sends.byKind)}), ${int(a.sends.withWords)} with words: ${wrong === 0 ? 'every one the approved draft, byte for byte' : `${m.textDiffers} differ, ${m.sentWithoutDraft} without a draft, ${m.approvedNotSent} approved and never sent`}` +
-        `${a.stoppedByReply ? ` (${int(a.stoppedByReply)} approved follow-ups rightly unsent: the lead replied first)` : ''}; approval to send ${a.approvalToSendHours.median.toFixed(1)} h median, ${a.approvalToSendHours.p90.toFixed(1)} h p90 (simulated)`,
-      met: a.audit.violations === 0 && wrong === 0 && a.campaignStatus === 'COMPLETED' && a.review.approved === a.drafts.total,
+        `${a.stoppedByReply ? ` (${int(a.stoppedByReply)} approved follow-ups rightly unsent: the lead replied first)` : ''}; approval to send ${a.approvalToSendHours.median.toFixed(1)} h median, ${a.approvalToSendHours.p90.toFixed(1)} h p90 (simulated); ` +
+        `every approval carried its revision: ${int(a.stale.raced)} drafts rewritten under the reviewer, ${int(a.stale.conflicts)} conflicts, ${int(a.stale.sent)} stale approvals sent`,
+      met:
+        a.audit.violations === 0 &&
+        wrong === 0 &&
+        a.campaignStatus === 'COMPLETED' &&
+        a.review.approved === a.drafts.total &&
+        a.stale.sent === 0 &&
+        a.stale.conflicts === a.stale.raced,
+    },
+  ];
+}
+
+/** "Approve all N matching": 10,000 pending drafts previewed and approved in under 2 s server-side. */
+export function approveAllTargets(a: ApproveAllBench | undefined): Target[] {
+  if (!a) return [];
+  const total = a.previewMs + a.approveMs;
+  return [
+    {
+      id: 'approve-all',
+      text: `"Approve all" of ${int(a.drafts)} pending drafts under ${APPROVE_ALL_MS / 1000} s server-side`,
+      measured: `${total.toFixed(0)} ms (preview ${a.previewMs.toFixed(0)} ms, approval ${a.approveMs.toFixed(0)} ms): ${int(a.approved)} approved, ${int(a.leftPending)} left pending`,
+      met: total < APPROVE_ALL_MS && a.approved === a.drafts,
     },
   ];
 }

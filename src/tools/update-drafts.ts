@@ -9,14 +9,7 @@ const DraftUpdate = z.strictObject({
   text: z.string().optional().describe('New text: note ≤300, message or InMail ≤8000 characters; no {{.'),
   subject: z.string().optional().describe('New InMail subject, ≤200 characters.'),
   status: z.enum(['approved', 'rejected']).optional().describe("approved: the engine sends it; rejected: ends the lead's sequence."),
-  revision: z
-    .number()
-    .int()
-    .min(1)
-    .describe(
-      "The draft's revision as you read it (list_drafts). If the draft changed since, the item is a conflict naming the current revision and text, and nothing of it is written.",
-    )
-    .optional(),
+  revision: z.number().int().min(1).describe('The revision you read; if the draft changed since, a conflict (nothing written).').optional(),
 });
 
 export const UpdateDraftsInput = z.strictObject({ drafts: z.array(DraftUpdate).min(1).max(100).describe('1 to 100 drafts.') });
@@ -26,7 +19,7 @@ export const updateDraftsTool = defineTool({
   name: 'update_drafts',
   title: 'Edit, approve or reject drafts',
   description:
-    "Edits, approves or rejects 1-100 drafts, with a status per item. Pass each draft's revision from list_drafts: a draft changed since is a conflict that names its current revision and text. The engine sends approved drafts; a sent, rejected or skipped one is a conflict. Free.",
+    'Edits, approves or rejects 1-100 drafts, with a status per item. Pass revision: a changed draft is a conflict with its current words. The engine sends approved drafts. Free.',
   input: UpdateDraftsInput,
   output: UpdateDraftsResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -25,6 +25,10 @@ describe('bench: a campaign approved over MCP, through the simulator', () => {
     expect(r.review.rewritten).toBe(Math.floor(r.drafts.total / 10));
     // What went out is what was approved: every send with words has its draft, byte for byte.
     expect(r.mismatches).toEqual({ textDiffers: 0, sentWithoutDraft: 0, approvedNotSent: 0, examples: [] });
+    // Every approval carried the revision the reviewer read: a draft rewritten under the reviewer
+    // came back a conflict, was approved later at its new words, and its old words never went out.
+    expect(r.stale.raced).toBeGreaterThan(0);
+    expect(r.stale).toEqual({ raced: r.stale.raced, conflicts: r.stale.raced, sent: 0 });
     expect(r.sends.byKind.connection_request).toBe(300);
     expect(r.sends.withWords).toBe(r.drafts.byStatus.sent);
     expect(r.sends.withWords + r.stoppedByReply).toBe(r.drafts.total);

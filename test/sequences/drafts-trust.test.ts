@@ -2,7 +2,9 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { StepInput } from '../../src/core/agents/steps.js';
-import { updateAgent } from '../../src/core/agents/agents.js';
+import { createAgent, updateAgent } from '../../src/core/agents/agents.js';
+import { pauseCampaign, startCampaign } from '../../src/core/campaigns/lifecycle.js';
+import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import { listDrafts } from '../../src/core/drafts/list.js';
 import { getAgentStats } from '../../src/core/sequences/stats.js';
 import { updateDrafts } from '../../src/core/drafts/update.js';
@@ -60,6 +62,10 @@ describe('no draft waits forever', () => {
     h.ctx.clock.advance(31_000);
     await run(h, 7 * DAY, HOUR, restarted);
     expect(drafts(h)).toMatchObject([{ id: draft!.id, status: 'skipped', skipReason: 'no_sales_navigator' }]);
+    // Listed under status=skipped, and no longer anywhere else.
+    const only = (status: 'skipped' | 'approved') => listDrafts(h.ctx, 'secret', { status, limit: 10 }).drafts.map((d) => d.id);
+    expect(only('skipped')).toEqual([draft!.id]);
+    expect(only('approved')).toEqual([]);
     expect(h.net.calls.map((c) => c.op)).toEqual(['visit']);
     expect(h.eventsOf('lead_1')).toEqual(['inmail:skipped:no_sales_navigator', 'visit:sent']);
   });
@@ -109,6 +115,21 @@ describe('a draft whose step can no longer be sent ends skipped, and the lead go
     expect(drafts(h)).toMatchObject([{ id: draft!.id, status: 'skipped', skipReason: 'step_removed' }]);
     expect(h.position('lead_1')).toMatchObject({ stepId: null, endReason: 'step_removed' });
     expect(h.net.calls.map((c) => c.op)).toEqual(['visit']);
+  });
+
+  it("the campaign's agent changed: the approved draft of the old agent's step is skipped (agent_changed), and the lead starts the new steps", async () => {
+    const h = await stepsHarness([{ kind: 'invite', note: 'Hi {{firstName}}' }], [{ slug: BEN, firstName: 'Ben' }], { approval: 'required' });
+    await run(h, HOUR);
+    const [draft] = drafts(h);
+    updateDrafts(h.ctx, [{ id: draft!.id, status: 'approved', revision: draft!.revision }]);
+    pauseCampaign(h.ctx, 'cmp');
+    const other = createAgent(h.ctx, { name: 'Visits only', accountId: 'acc_a', steps: [{ kind: 'visit' }] });
+    updateCampaign(h.ctx, 'cmp', { assignedTemplateId: other.id });
+    await startCampaign(h.ctx, 'cmp');
+    await run(h, 2 * DAY, HOUR);
+    expect(drafts(h)).toMatchObject([{ id: draft!.id, status: 'skipped', skipReason: 'agent_changed' }]);
+    expect(h.net.calls.map((c) => c.op)).toEqual(['visit']);
+    expect(h.audit().violations).toEqual([]);
   });
 
   it('the provider refused the approved InMail: the draft ends skipped with the step, not approved forever', async () => {

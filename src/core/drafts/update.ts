@@ -31,7 +31,7 @@ export type DraftCurrent = z.infer<typeof DraftCurrent>;
 export const DraftItemError = z.object({
   code: z.enum(['validation_error', 'not_found', 'conflict']),
   message: z.string(),
-  current: DraftCurrent.optional().describe("A conflict's draft as it is now: its revision, status, text and subject."),
+  current: DraftCurrent.optional(),
 });
 export type DraftItemError = z.infer<typeof DraftItemError>;
 
