@@ -150,6 +150,13 @@ describe('depth', () => {
     expect(res.body.error.message).toContain('nested more than 32 levels deep');
   });
 
+  it('the deepest argument a body under the size limit can carry (60,000 levels) is still a validation_error everywhere', async () => {
+    const args = `{"name":"x","extra":${deepArray(60_000)}}`;
+    expect((await post('/campaigns', args)).status).toBe(400);
+    expect(toolError(await legacyRaw('create_campaign', args))).toMatchObject({ code: 'validation_error' });
+    expect(toolError(await modernRaw('create_campaign', args))).toMatchObject({ code: 'validation_error' });
+  });
+
   it('the tools that confirm answer an argument nested 5,000 deep with a validation_error in both eras, not -32603', async () => {
     const deep = deepArray(5000);
     const calls: [string, string][] = [
