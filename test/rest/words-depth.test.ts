@@ -177,6 +177,15 @@ describe('depth', () => {
   });
 });
 
+describe('the confirmation round and the input guard', () => {
+  it('arguments the guard passes are still asked about, whatever the idempotency key holds', async () => {
+    const args = '{"campaignId":"cmp_q4","leadIds":["lead_ada1"],"idempotencyKey":"key\\u0000x"}';
+    const reply = await modernRaw('delete_leads_batch', args, MODERN_ASKING);
+    expect(reply.result.resultType, JSON.stringify(reply)).toBe('input_required');
+    expect((await server.rest('/campaigns/cmp_q4/leads/lead_ada1')).status).toBe(200);
+  });
+});
+
 describe('__proto__', () => {
   it('is refused by name as an unknown argument on REST and MCP alike', async () => {
     const raw = '{"__proto__":{"admin":true},"name":"Proto"}';
