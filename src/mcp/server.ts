@@ -369,13 +369,17 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
         return toToolResult({ ok: false, error: new ApiError('not_found', message) });
       }
       const given = withProtoKey(args);
-      // The digest reads every argument, so it waits for the input guard: arguments the guard
-      // refuses (too deep, too many) are not digested, and the pipeline answers them as it
-      // answers any call, after admission, at its input stage.
-      const guarded = tool.confirm !== undefined && toolInputProblem(tool, given) === null;
+      const call = toolArguments(tool, given);
+      // The digest reads every argument, so it waits for the input guard, run on exactly what
+      // the pipeline's input stage will run it on, and for a key that is a string. Arguments
+      // that fail either are not digested and not asked about: the pipeline refuses them anyway,
+      // before the handler (input stage, idempotency stage), after admission as for any call.
+      const guarded =
+        tool.confirm !== undefined &&
+        toolInputProblem(tool, call.input) === null &&
+        (call.idempotencyKey === undefined || typeof call.idempotencyKey === 'string');
       const digest = guarded ? callDigest(tool, given) : '';
       const confirmation = guarded ? await confirmationOf(server, rc, tool, digest) : undefined;
-      const call = toolArguments(tool, given);
       if (confirmation === 'ask') {
         const outcome = await callTool(ctx, tool, entrant, { ...call, confirmation });
         if (outcome.ok !== 'ask') return server.projectCallToolResult(toToolResult(outcome), undefined);

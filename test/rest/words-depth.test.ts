@@ -150,6 +150,13 @@ describe('depth', () => {
     expect(res.body.error.message).toContain('nested more than 32 levels deep');
   });
 
+  it('the deepest argument a body under the size limit can carry (60,000 levels) is still a validation_error everywhere', async () => {
+    const args = `{"name":"x","extra":${deepArray(60_000)}}`;
+    expect((await post('/campaigns', args)).status).toBe(400);
+    expect(toolError(await legacyRaw('create_campaign', args))).toMatchObject({ code: 'validation_error' });
+    expect(toolError(await modernRaw('create_campaign', args))).toMatchObject({ code: 'validation_error' });
+  });
+
   it('the tools that confirm answer an argument nested 5,000 deep with a validation_error in both eras, not -32603', async () => {
     const deep = deepArray(5000);
     const calls: [string, string][] = [
@@ -167,6 +174,15 @@ describe('depth', () => {
     }
     // Nothing was deleted, started or sent.
     expect((await server.rest('/campaigns/cmp_q4')).body.status).toBe('READY_TO_SEND');
+  });
+});
+
+describe('the confirmation round and the input guard', () => {
+  it('arguments the guard passes are still asked about, whatever the idempotency key holds', async () => {
+    const args = '{"campaignId":"cmp_q4","leadIds":["lead_ada1"],"idempotencyKey":"key\\u0000x"}';
+    const reply = await modernRaw('delete_leads_batch', args, MODERN_ASKING);
+    expect(reply.result.resultType, JSON.stringify(reply)).toBe('input_required');
+    expect((await server.rest('/campaigns/cmp_q4/leads/lead_ada1')).status).toBe(200);
   });
 });
 
