@@ -83,6 +83,7 @@ export async function runEnrich(root: string, opts: { leadsPerRound?: number; ro
     m.seedLoad.loadWorkspace(
       ctx,
       m.seedFile.WorkspaceFile.parse({
+        apiKeys: [{ key: `sk_test_${'e'.repeat(32)}`, name: 'bench' }],
         accounts: [{ id: ACCOUNT, name: 'Enrich', status: 'connected', workingHours: 'always' }],
         agents: [{ id: 'tpl_enrich', accountId: ACCOUNT, connectionNote: 'Hi {{firstName|there}}, glad to connect.', messages: [] }],
         campaigns: [{ id: CAMPAIGN, name: 'Enrich', status: 'CAMPAIGN_IN_PROGRESS', assignedTemplateId: 'tpl_enrich', leads: [] }],

@@ -85,7 +85,8 @@ describe('enrichment: leads known only by their URL', () => {
     // A lead the customer named is not looked up at all.
     expect(h.lead('lead_3')).toMatchObject({ firstName: 'Al', lastName: null, companyName: null });
     expect(enrichmentOf(h.ctx, 'lead_3')).toBeNull();
-    expect(enrichmentOf(h.ctx, 'lead_1')).toMatchObject({ failures: 0, enrichedAt: expect.any(Number) });
+    // Named now, the lead is never looked up again: it needs no enrichment record.
+    expect(enrichmentOf(h.ctx, 'lead_1')).toBeNull();
     expect(lookups()).toBe(2);
     // The activity names the person too.
     expect(h.events('connection_request_sent').find((e) => e.leadId === 'lead_1')).toMatchObject({ leadName: 'Ada Lovelace' });
@@ -110,6 +111,7 @@ describe('enrichment: leads known only by their URL', () => {
     await h.runUntil(() => notes().length === 1);
     expect(notes()[0]).toMatch(/^Hi there, I work with fintechs like /);
     expect(h.lead('lead_1')).toMatchObject({ firstName: null, fullName: null, companyName: expect.any(String) });
+    expect(enrichmentOf(h.ctx, 'lead_1')).toMatchObject({ failures: 0, enrichedAt: expect.any(Number) });
     await h.runUntil(() => h.lead('lead_1').stage === 'messaged', 5 * MINUTE, 2_000);
     // The message renders from what the one lookup found: no second lookup for a nameless profile.
     expect(lookups()).toBe(1);

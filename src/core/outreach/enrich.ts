@@ -19,6 +19,7 @@ import { moveDue } from './queue.js';
 import type { SequenceIndex } from './sequence.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+import { enrichmentStatements } from '../../db/sql/leads.js';
 
 /**
  * Enrichment: a lead known only by its profile URL is looked up through its sender before the
@@ -107,7 +108,7 @@ export interface EnrichInput {
  *   ended (`ended`) at the third failure in a row.
  */
 export type EnrichOutcome =
-  | { kind: 'enriched'; filled: EnrichedField[] }
+  | { kind: 'enriched' }
   | { kind: 'waits'; until: number; why: 'unavailable' | 'idle' | 'quota' | 'account' }
   | { kind: 'failed'; code: string; failures: number; ended: boolean };
 
@@ -119,19 +120,8 @@ function fitField(field: EnrichedField, value: string | null): string | null {
   return chars.length <= max ? value : chars.slice(0, max).join('').trimEnd();
 }
 
-/** The lead's empty fields that the profile has: the customer's own values are never replaced. */
-export function fieldsToFill(lead: Pick<LeadRow, EnrichedField>, profile: Pick<Profile, EnrichedField>): Partial<Record<EnrichedField, string>> {
-  const out: Partial<Record<EnrichedField, string>> = {};
-  for (const field of ENRICHED_FIELDS) {
-    if (clean(lead[field]) !== null) continue;
-    const value = fitField(field, clean(profile[field]));
-    if (value !== null) out[field] = value;
-  }
-  return out;
-}
-
 /**
- * Admits the lookup (in its own transaction): the sender must be connected, active and inside
+ * Admits the lookup: the sender must be connected, active and inside
  * its working hours, with a profile lookup left today (the engine's day). Returns the quota
  * permit taken, or when to look at the lead again (recorded).
  */
@@ -145,19 +135,18 @@ function admit(
     moveDue(ctx, input.leadId, input.due, until);
     return { kind: 'waits', until, why };
   };
-  return transaction(ctx.db, () => {
-    const account = findAccount(ctx, input.accountId);
-    if (account?.status !== 'connected' || !account.active) return waits(now + ACCOUNT_RETRY_MS, 'unavailable');
-    const rhythm = rhythmOf(account, settings.safety);
-    const open = nextWorkingTime(now, rhythm);
-    if (open > now) return waits(open, 'idle');
-    try {
-      return { permit: reserveDailyQuota(ctx, 'profileLookups', account, 1, undefined, now), account };
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'network_daily_quota') return waits(nextWorkingTime(nextUtcDay(now), rhythm), 'quota');
-      throw err;
-    }
-  });
+  // Each write is its own transaction: moving the lead's due time, or reserving the lookup.
+  const account = findAccount(ctx, input.accountId);
+  if (account?.status !== 'connected' || !account.active) return waits(now + ACCOUNT_RETRY_MS, 'unavailable');
+  const rhythm = rhythmOf(account, settings.safety);
+  const open = nextWorkingTime(now, rhythm);
+  if (open > now) return waits(open, 'idle');
+  try {
+    return { permit: reserveDailyQuota(ctx, 'profileLookups', account, 1, undefined, now), account };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'network_daily_quota') return waits(nextWorkingTime(nextUtcDay(now), rhythm), 'quota');
+    throw err;
+  }
 }
 
 /**
@@ -177,29 +166,34 @@ export async function enrichLead(ctx: Ctx, input: EnrichInput, info: CampaignInf
     return recordFailure(ctx, input, info, settings, toApiError(err).code, account, now);
   }
   permit.settle(1);
-  return recordProfile(ctx, input.leadId, info, settings, profile, now);
+  return recordProfile(ctx, input.leadId, profile, now);
 }
 
-/** Fills the lead's empty fields from the profile and marks it enriched, in one transaction. */
-export function recordProfile(
-  ctx: Ctx,
-  leadId: string,
-  info: CampaignInfo,
-  settings: EngineSettings,
-  profile: Pick<Profile, EnrichedField>,
-  now: number,
-): EnrichOutcome {
+/**
+ * Fills the lead's empty fields from the profile, in one transaction: the lead is due at once
+ * (the engine plans it again right after), its words can render now.
+ */
+export function recordProfile(ctx: Ctx, leadId: string, profile: Pick<Profile, EnrichedField>, now: number): EnrichOutcome {
+  const value = (field: EnrichedField) => fitField(field, clean(profile[field]));
+  const at = Math.max(1, now);
   return transaction(ctx.db, () => {
-    const lead = getLead(ctx, leadId);
-    const fill = lead ? fieldsToFill(lead, profile) : {};
-    ctx.db
-      .insert(leadEnrichment)
-      .values({ leadId, failures: 0, lastError: null, enrichedAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: leadEnrichment.leadId, set: { failures: 0, lastError: null, enrichedAt: now, updatedAt: now } })
-      .run();
-    // The lead is due at once: its words can render now.
-    if (lead) updateAndReplan(ctx, leadId, { ...fill, updatedAt: now }, info, settings, lead);
-    return { kind: 'enriched', filled: Object.keys(fill) as EnrichedField[] };
+    const s = enrichmentStatements(ctx.db);
+    s.fill.run({
+      id: leadId,
+      firstName: value('firstName'),
+      lastName: value('lastName'),
+      fullName: value('fullName'),
+      headline: value('headline'),
+      jobTitle: value('jobTitle'),
+      companyName: value('companyName'),
+      location: value('location'),
+      at,
+    });
+    // A lead given a name is never looked up again (it is no longer nameless): it needs a record
+    // only when the profile showed no name, so that it is not looked up on every step.
+    if (value('firstName') === null && value('lastName') === null && value('fullName') === null) s.enriched.run({ leadId, at });
+    else s.reset.run({ leadId, at });
+    return { kind: 'enriched' };
   });
 }
 

@@ -201,3 +201,48 @@ export function prepareLeadSearch(db: Db, select: string): LeadSearchStatements 
     byUrl: c.prepare(`SELECT ${select} FROM leads WHERE campaign_id = (SELECT ?) AND network_url = (SELECT ?)`),
   };
 }
+
+/** A profile's values for a lead's fields; null where the profile has none. */
+export interface EnrichValues {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  fullName: string | null;
+  headline: string | null;
+  jobTitle: string | null;
+  companyName: string | null;
+  location: string | null;
+  at: number;
+}
+
+/*
+ * Enrichment's writes: a profile's values go only into the lead's empty fields (a field holding
+ * anything but blanks stays as the customer gave it), and the lead is due at once; the lead's
+ * enrichment record is kept beside it (lead_enrichment). One statement each, no read first.
+ */
+export const enrichmentStatements = perDb((db) => {
+  const c = db.$client;
+  const fill = (column: string, param: string) =>
+    `${column} = CASE WHEN trim(coalesce(${column}, '')) = '' THEN coalesce(@${param}, ${column}) ELSE ${column} END`;
+  return {
+    fill: c.prepare<[EnrichValues]>(
+      `UPDATE leads SET ${[
+        fill('first_name', 'firstName'),
+        fill('last_name', 'lastName'),
+        fill('full_name', 'fullName'),
+        fill('headline', 'headline'),
+        fill('job_title', 'jobTitle'),
+        fill('company_name', 'companyName'),
+        fill('location', 'location'),
+      ].join(', ')}, updated_at = @at, next_action_at = CASE WHEN next_action_at IS NULL THEN NULL ELSE @at END WHERE id = @id`,
+    ),
+    /** Marks an existing record enriched (a lead whose earlier lookups failed); no record, no change. */
+    reset: c.prepare<[{ leadId: string; at: number }]>(
+      'UPDATE lead_enrichment SET failures = 0, last_error = NULL, enriched_at = @at, updated_at = @at WHERE lead_id = @leadId',
+    ),
+    enriched: c.prepare<[{ leadId: string; at: number }]>(
+      `INSERT INTO lead_enrichment (lead_id, failures, last_error, enriched_at, updated_at) VALUES (@leadId, 0, NULL, @at, @at)
+       ON CONFLICT (lead_id) DO UPDATE SET failures = 0, last_error = NULL, enriched_at = @at, updated_at = @at`,
+    ),
+  };
+});
