@@ -35,23 +35,22 @@ export function reconcile(
   expected: Readonly<Record<string, Expected>>,
   drafts: readonly Draft[],
 ): { seen: Record<string, Seen>; expected: Record<string, Expected> } {
-  let nextSeen: Record<string, Seen> | null = null;
-  let nextExpected: Record<string, Expected> | null = null;
+  const nextSeen = { ...seen };
+  const nextExpected = { ...expected };
+  let moved = false;
   for (const d of drafts) {
-    const was = seen[d.id];
-    const mine = expected[d.id];
-    if (!was) {
-      nextSeen ??= { ...seen };
+    if (!seen[d.id] || isExpected(d, expected[d.id])) {
       nextSeen[d.id] = seenOf(d);
-    } else if (mine && d.text === mine.text && d.subject === mine.subject) {
-      nextSeen ??= { ...seen };
-      nextSeen[d.id] = seenOf(d);
-      nextExpected ??= { ...expected };
       delete nextExpected[d.id];
+      moved = true;
     }
   }
-  return { seen: nextSeen ?? (seen as Record<string, Seen>), expected: nextExpected ?? (expected as Record<string, Expected>) };
+  return moved ? { seen: nextSeen, expected: nextExpected } : { seen: seen as Record<string, Seen>, expected: expected as Record<string, Expected> };
 }
+
+/** The draft holds exactly the words the reviewer sent. */
+export const isExpected = (d: Pick<Draft, 'text' | 'subject'>, mine: Expected | undefined): boolean =>
+  mine !== undefined && d.text === mine.text && d.subject === mine.subject;
 
 const KIND_WORDS: Record<DraftKind, [one: string, many: string]> = {
   invite: ['invitation', 'invitations'],

@@ -7,6 +7,7 @@ import type { Campaign } from '../types.js';
 import { EmptyState } from './EmptyState.js';
 import { ErrorNote } from './Feedback.js';
 import { Untrusted } from './Untrusted.js';
+import './data.css';
 
 const STARTABLE = new Set(['READY_TO_SEND', 'CAMPAIGN_PAUSED', 'FAILED']);
 

@@ -40,8 +40,8 @@ export function Confirm({ title, children, confirmLabel, onConfirm, onCancel, bu
         }
       }}
     >
-      <p id={`${id}-t`} className="o-confirm-title">
-        {title}
+      <p>
+        <strong id={`${id}-t`}>{title}</strong>
       </p>
       <div id={`${id}-d`}>{children}</div>
       <div className="o-row">

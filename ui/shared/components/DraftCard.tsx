@@ -76,7 +76,7 @@ function Clipped({ text, className }: { text: string; className?: string }) {
       {clipped ? (
         <>
           {' '}
-          <button type="button" className="o-link-button" aria-expanded={all} onClick={() => setAll(!all)}>
+          <button type="button" className="o-button-link" aria-expanded={all} onClick={() => setAll(!all)}>
             {all ? 'Show less' : 'Show all'}
           </button>
         </>
@@ -160,7 +160,6 @@ export function DraftCard({
         <p className="o-muted">
           {limits.label}
           {d.variant ? `, variant ${d.variant}` : ''} · {formatWhen(d.createdAt)}
-          {d.revision !== undefined ? ` · revision ${d.revision}` : ''}
         </p>
         {open ? (
           <label className="o-row">
@@ -175,7 +174,7 @@ export function DraftCard({
       <div className="o-draft-words o-stack">
         {error ? (
           <div role="alert" className="o-alert o-alert-error">
-            <p className="o-draft-reason">{error.message}</p>
+            <p>{error.message}</p>
             {onDismiss ? (
               <button type="button" className="o-button" onClick={onDismiss}>
                 Dismiss <span className="sr-only">the draft for {name}</span>
@@ -186,9 +185,7 @@ export function DraftCard({
         {changed ? (
           <div className="o-alert o-alert-warning o-draft-changed-note">
             <p>
-              <strong>Changed since you opened it</strong>
-              {d.revision !== undefined && seen?.revision !== undefined ? ` (revision ${seen.revision} → ${d.revision})` : ''}.{' '}
-              {edit ? 'Your text is kept in the box below. The draft now reads:' : 'The box below holds the new text. Before, it read:'}
+              <strong>Changed since you opened it</strong>. {edit ? 'Your text stays below; the draft now reads:' : 'The new text is below; before, it read:'}
             </p>
             {d.kind === 'inmail' && (edit ? d.subject : seen?.subject) ? (
               <p className="o-muted">

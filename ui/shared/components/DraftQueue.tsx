@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useAccountNames } from '../accounts.js';
-import { countSends, type Expected, kindsInWords, reconcile, type Seen, sameAsSeen, seenOf } from '../drafts.js';
+import { countSends, type Expected, isExpected, kindsInWords, reconcile, type Seen, sameAsSeen, seenOf } from '../drafts.js';
 import { useDraftsFeed } from '../draftsFeed.js';
 import { notOffered, useOffered } from '../offered.js';
 import { ToolError, unwrap, useCallTool } from '../seam.js';
@@ -81,9 +81,10 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
   const undoTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const rejecting = useRef<Draft[] | null>(null);
   const items = useRef(new Map<string, HTMLElement>());
+  const order = useRef<string[]>([]);
   const accountName = useAccountNames(confirming !== null);
 
-  const serverDrafts = list.data?.drafts ?? [];
+  const serverDrafts: Draft[] = list.data?.drafts ?? [];
 
   // What the reviewer has seen: drafts shown for the first time, and the reviewer's own saves.
   useEffect(() => {
@@ -96,12 +97,19 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
   // On screen: the page's drafts, less those waiting out their Undo, plus those kept for an error.
   const hidden = new Set((undo ?? []).map((d) => d.id));
   const onPage = new Set(serverDrafts.map((d) => d.id));
-  const drafts = [...serverDrafts, ...Object.values(held).filter((d) => !onPage.has(d.id))]
-    .filter((d) => !hidden.has(d.id))
-    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+  // A kept draft goes back where it stood, after the draft it followed on the last render.
+  const merged = [...serverDrafts];
+  for (const h of Object.values(held)) {
+    if (onPage.has(h.id)) continue;
+    const before = order.current.slice(0, Math.max(0, order.current.indexOf(h.id)));
+    const anchor = before.reverse().find((x) => merged.some((d) => d.id === x));
+    merged.splice(anchor === undefined ? 0 : merged.findIndex((d) => d.id === anchor) + 1, 0, h);
+  }
+  order.current = merged.map((d) => d.id);
+  const drafts = merged.filter((d) => !hidden.has(d.id));
   const changedUnder = (d: Draft) => {
     const s = seen[d.id];
-    return s !== undefined && !sameAsSeen(d, s) && !(expected[d.id] && d.text === expected[d.id]?.text && d.subject === expected[d.id]?.subject);
+    return s !== undefined && !sameAsSeen(d, s) && !isExpected(d, expected[d.id]);
   };
 
   // Drop the selection of drafts no longer on the page (keyed by ids: a new array each render is no change).
@@ -321,7 +329,7 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
             type="button"
             className="o-button o-button-primary"
             disabled={approvable.length === 0 || blocked}
-            title={cannotUpdate ?? (chosen.length > approvable.length ? 'Drafts changed since you opened them wait for a fresh look' : undefined)}
+            title={cannotUpdate}
             onClick={() => setConfirming(approvable)}
           >
             Approve selected ({approvable.length})
@@ -362,7 +370,7 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
       ) : null}
       <div role="status" className="o-drafts-status">
         {undo ? (
-          <p className="o-toast">
+          <p className="o-row">
             Rejected {names(undo)}.{' '}
             <button type="button" className="o-button" onClick={undoReject}>
               Undo
@@ -372,8 +380,7 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
           <p className="o-muted">{done}</p>
         ) : null}
       </div>
-      <ErrorNote error={callError} prefix="Could not update the drafts" />
-      {list.error ? <ErrorNote error={list.error} prefix="Could not read the drafts again" /> : null}
+      <ErrorNote error={callError ?? list.error} prefix="Could not update or read the drafts" />
       <ol className="o-drafts-list" aria-label="Drafts, oldest first">
         {drafts.map((d) => (
           <li key={d.id}>

@@ -3,6 +3,7 @@ import { formatWhen } from '../../format.js';
 import type { Lead } from '../../types.js';
 import { Untrusted } from '../Untrusted.js';
 import type { Selection } from './useSelection.js';
+import '../data.css';
 
 /** What a lead is called on screen and in its checkbox's label. */
 export const leadName = (lead: Lead): string => lead.fullName ?? lead.networkUrl ?? lead.id;
