@@ -52,7 +52,11 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the D
     return out;
   };
   /** A draft as stored (read in process: a REST read per poll would spend the rate limit). */
-  const draft = async (n: number) => findDraftRow(server.ctx, ids[n]!);
+  const draft = async (n: number) => {
+    const row = findDraftRow(server.ctx, ids[n]!);
+    if (!row) throw new Error(`draft ${ids[n]} is gone`);
+    return row;
+  };
   const expectAccessible = async (p: Page = page) => expect(await seriousViolations(p)).toEqual([]);
   const items = (p: Page = page) => p.getByRole('list', { name: 'Drafts, oldest first' }).getByRole('article');
   const isFocused = (p: Page, name: string) => p.getByRole('article', { name }).evaluate((el) => el === el.ownerDocument.activeElement);
@@ -139,7 +143,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the D
     await card.screenshot({ path: join(shots, 'drafts-rtl.png') });
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => card.evaluate((el) => Math.round(el.getBoundingClientRect().width))).toBeLessThanOrEqual(390);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await card.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(shots, 'drafts-390.png') });
     await card.getByRole('button', { name: 'Show all' }).click();
@@ -212,7 +216,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the D
     await page.keyboard.press('a');
     await expect.poll(async () => (await draft(4)).status).toBe('approved');
     await expect.poll(() => items().count()).toBe(2);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName)).toMatch(/^Draft for /);
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName")).toMatch(/^Draft for /);
     await expectAccessible();
   });
 
