@@ -31,7 +31,7 @@ import type { createAgentTool } from '../../src/tools/create-agent.js';
 import type { updateAgentTool } from '../../src/tools/update-agent.js';
 import type { previewAgentTool } from '../../src/tools/preview-agent.js';
 import type { getAgentStatsTool } from '../../src/tools/get-agent-stats.js';
-import type { getAgentShapeTool, getSkipReasonsTool } from '../../src/tools/operator/sequences.js';
+import type { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool } from '../../src/tools/operator/sequences.js';
 import type { connectAccountTool } from '../../src/tools/connect-account.js';
 import type { updateAccountTool } from '../../src/tools/update-account.js';
 import type { listDraftsTool } from '../../src/tools/list-drafts.js';
@@ -183,6 +183,7 @@ interface ServerTools {
   get_agent_stats: Io<typeof getAgentStatsTool>;
   get_skip_reasons: Io<typeof getSkipReasonsTool>;
   get_agent_shape: Io<typeof getAgentShapeTool>;
+  get_lead_sequence: Io<typeof getLeadSequenceTool>;
   connect_account: IoKeyed<typeof connectAccountTool>;
   update_account: Io<typeof updateAccountTool>;
   list_exclusions: Io<typeof listExclusionsTool>;
