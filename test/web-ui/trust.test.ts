@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoginToken } from '../../src/core/auth/sessions.js';
+import { draftFor } from '../../src/core/drafts/prepare.js';
 import { recordStep, startSequence } from '../../src/core/sequences/store.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { startTestServer, type TestServer } from '../helpers.js';
@@ -95,24 +96,20 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('appro
 
   it('shows a lead’s own page: profile, sequence with why a step was skipped, conversation', async () => {
     const at = Date.parse('2026-11-02T09:00:00Z');
-    startSequence(server.ctx, { leadId: 'lead_ada1', campaignId: 'cmp_q4', agentId: 'tpl_intro', stepId: 'stp_nope', at });
-    recordStep(server.ctx, {
-      leadId: 'lead_ada1',
-      campaignId: 'cmp_q4',
-      agentId: 'tpl_intro',
-      stepId: 'stp_x',
-      kind: 'inmail',
-      variant: 'A',
-      event: 'skipped',
-      reason: 'no_sales_navigator',
-      at,
-    });
+    const [first, second] = (await rest('/agents/tpl_intro')).steps as [{ id: string }, { id: string }];
+    startSequence(server.ctx, { leadId: 'lead_ada1', campaignId: 'cmp_q4', agentId: 'tpl_intro', stepId: second.id, at });
+    const skipped = { leadId: 'lead_ada1', campaignId: 'cmp_q4', agentId: 'tpl_intro', stepId: first.id, kind: 'invite', variant: 'A' } as const;
+    recordStep(server.ctx, { ...skipped, event: 'skipped', reason: 'already_invited', at });
+    const text = 'Thanks for connecting, Ada. How do you test the engines?';
+    draftFor(server.ctx, { campaignId: 'cmp_q4', leadId: 'lead_ada1', stepId: second.id, variant: 'A', kind: 'message', accountId: 'acc_ada', text });
     await page.goto(`${server.url}/app/campaigns/cmp_q4`);
     await page.getByRole('link', { name: 'Details of Ada Lovelace' }).click();
     await page.getByRole('heading', { level: 1, name: 'Ada Lovelace' }).waitFor();
     await page.getByRole('heading', { level: 2, name: 'Profile' }).waitFor();
     await page.getByText('Engines', { exact: true }).waitFor();
-    await page.getByText('why: no Sales Navigator on the account').waitFor();
+    await page.getByText('why: already invited').waitFor();
+    await page.getByText(/^At step 2, /).waitFor();
+    await page.getByText('Thanks for connecting, Ada. How do you test the engines?').waitFor();
     await page.getByRole('heading', { level: 2, name: 'Conversation' }).waitFor();
     await page.screenshot({ path: join(shots, 'lead.png'), fullPage: true });
     await expectAccessible();
