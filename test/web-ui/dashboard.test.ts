@@ -248,7 +248,10 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByRole('checkbox', { name: 'Select Mary Somerville' }).waitFor();
     await page.getByRole('button', { name: `Start ${campaignName}` }).click();
     // Start asks first, naming who sends to how many leads.
-    await page.getByRole('alertdialog', { name: `Start campaign ${campaignName}?` }).getByRole('button', { name: 'Start sending' }).click();
+    await page
+      .getByRole('alertdialog', { name: `Start campaign ${campaignName}?` })
+      .getByRole('button', { name: 'Start sending' })
+      .click();
     await page.getByRole('button', { name: `Pause ${campaignName}` }).waitFor();
     expect(await page.getByText('Running').first().isVisible()).toBe(true);
 
