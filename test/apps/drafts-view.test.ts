@@ -39,6 +39,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
   const ids: string[] = [];
   const requests: string[] = [];
   const toolCalls: string[] = [];
+  const updateArgs: any[] = [];
   const consoleLines: string[] = [];
 
   const rest = async (path: string) => (await server.rest(path)).body;
@@ -61,6 +62,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       const body = r.postData();
       const message = body ? (JSON.parse(body) as { method?: string; params?: { name?: string } }) : null;
       if (message?.method === 'tools/call') toolCalls.push(message.params?.name ?? '');
+      if (message?.method === 'tools/call' && message.params?.name === 'update_drafts') updateArgs.push((message.params as any).arguments);
     });
     page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
     page.on('pageerror', (e) => consoleLines.push(`pageerror: ${e.message}`));
@@ -89,7 +91,9 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
     const items = frame().getByRole('list', { name: 'Drafts, oldest first' }).getByRole('article');
     await expect.poll(() => items.count(), WAIT).toBe(3);
     await frame().getByRole('article', { name: 'Draft for Grace Hopper' }).getByText('VP Engineering at Navy Labs').waitFor();
-    expect(toolCalls.slice(before)).toEqual(['list_drafts']);
+    // The host's call only (the queue then reads itself again every few seconds while open).
+    expect(toolCalls.slice(before)[0]).toBe('list_drafts');
+    expect(new Set(toolCalls.slice(before))).toEqual(new Set(['list_drafts']));
   });
 
   it('edits one and approves a selection through the host; the server has exactly those words approved', async () => {
@@ -103,18 +107,38 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
     await page.locator('section[data-turn="drafts"]').screenshot({ path: join(SHOTS.dir, 'view-drafts.png') });
     const before = toolCalls.length;
     await frame().getByRole('button', { name: 'Approve selected (2)' }).click();
+    // The view asks first, naming what goes out and from whom.
+    const dialog = frame().getByRole('alertdialog', { name: 'Approve 2 drafts?' });
+    await dialog.getByText(/^2 from /).waitFor(WAIT);
+    expect((await draft(0)).status).toBe('pending');
+    await dialog.getByRole('button', { name: 'Approve and send 2 invitations' }).click();
     await expect.poll(async () => (await draft(0))?.status, WAIT).toBe('approved');
     expect(await draft(0)).toMatchObject({ text: 'Grace, your compiler work is why I write. Glad to connect!', renderedText: 'Hi, glad to connect (0).' });
     expect((await draft(1)).status).toBe('approved');
     expect((await draft(2)).status).toBe('pending');
     // One update_drafts call for the selection, then the queue reads itself again.
-    await expect.poll(() => toolCalls.slice(before), WAIT).toEqual(['update_drafts', 'list_drafts']);
+    await expect
+      .poll(
+        () =>
+          toolCalls
+            .slice(before)
+            .filter((n) => n !== 'list_accounts')
+            .slice(0, 2),
+        WAIT,
+      )
+      .toEqual(['update_drafts', 'list_drafts']);
+    expect(toolCalls.slice(before).filter((n) => n === 'update_drafts')).toHaveLength(1);
+    // Each item carries the revision the view showed, when the server has revisions.
+    const revisions = typeof (await draft(1)).revision === 'number';
+    for (const item of updateArgs[0].drafts) expect(typeof item.revision === 'number').toBe(revisions);
     await expect.poll(() => frame().getByRole('list', { name: 'Drafts, oldest first' }).getByRole('article').count(), WAIT).toBe(1);
   });
 
-  it('rejects the last one', async () => {
+  it('rejects the last one, once its Undo window has passed', async () => {
     await frame().getByRole('button', { name: 'Reject the draft for Katherine Johnson' }).click();
-    await expect.poll(async () => (await draft(2)).status, WAIT).toBe('rejected');
+    await frame().getByRole('button', { name: 'Undo' }).waitFor(WAIT);
+    expect((await draft(2)).status).toBe('pending');
+    await expect.poll(async () => (await draft(2)).status, { timeout: 25_000 }).toBe('rejected');
     await frame().getByText('Nothing waits for approval here.').waitFor();
   });
 

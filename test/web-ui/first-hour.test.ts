@@ -180,6 +180,8 @@ describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', hasChromium))('the 
     await heading('First campaign');
     await page.getByRole('checkbox', { name: 'Select Emmy Noether' }).waitFor();
     await page.getByRole('button', { name: 'Start First campaign' }).click();
+    // Start asks first, naming who sends to how many leads.
+    await page.getByRole('alertdialog', { name: 'Start campaign First campaign?' }).getByRole('button', { name: 'Start sending' }).click();
     await page.getByRole('button', { name: 'Pause First campaign' }).waitFor();
     expect(await page.getByText('Running').first().isVisible()).toBe(true);
     await expectAccessible();

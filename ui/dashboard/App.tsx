@@ -14,6 +14,7 @@ import { ExclusionsPage } from './pages/Exclusions.js';
 import { ImportPage } from './pages/Import.js';
 import { InboxPage } from './pages/Inbox.js';
 import { KeysPage } from './pages/Keys.js';
+import { LeadPage } from './pages/Lead.js';
 import { OverviewPage } from './pages/Overview.js';
 import { SettingsPage } from './pages/Settings.js';
 import { WebhooksPage } from './pages/Webhooks.js';
@@ -40,6 +41,7 @@ const ROUTES: [string, Page][] = [
   ['/campaigns', { title: 'Campaigns', render: () => <CampaignsPage /> }],
   ['/campaigns/:campaignId', { title: 'Campaign', render: (p) => <CampaignPage campaignId={p.campaignId as string} /> }],
   ['/drafts', { title: 'Drafts', render: () => <DraftsPage /> }],
+  ['/leads/:campaignId/:leadId', { title: 'Lead', render: (p) => <LeadPage campaignId={p.campaignId as string} leadId={p.leadId as string} /> }],
   ['/agents', { title: 'Agents', render: () => <AgentsPage /> }],
   ['/agents/new', { title: 'New agent', render: () => <AgentEditorPage agentId={null} /> }],
   ['/agents/:agentId', { title: 'Agent', render: (p) => <AgentEditorPage agentId={p.agentId as string} /> }],

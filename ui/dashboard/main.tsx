@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../shared/theme.css';
+import '../shared/components/data.css';
 import './dashboard.css';
 import { App } from './App.js';
 

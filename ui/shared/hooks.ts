@@ -10,6 +10,8 @@ export interface UseToolOptions<N extends ToolName> {
   initialData?: ToolOutput<N>;
   /** Keep the previous page on screen while the next one loads (paging, filters). */
   keepPrevious?: boolean;
+  /** Read again when the window regains focus: `'always'` even when the data is fresh. */
+  refetchOnWindowFocus?: boolean | 'always';
 }
 
 /** The query key of a tool call: `[toolName, args]`, the same in the dashboard and the views. */
@@ -24,7 +26,13 @@ export function useTool<N extends ToolName>(name: N, args: ToolArgs<N>, options:
 function useToolQuery<T>(
   name: string,
   args: Record<string, unknown>,
-  options: { enabled?: boolean; refetchInterval?: number | false | ((data: T | undefined) => number | false); initialData?: T; keepPrevious?: boolean },
+  options: {
+    enabled?: boolean;
+    refetchInterval?: number | false | ((data: T | undefined) => number | false);
+    initialData?: T;
+    keepPrevious?: boolean;
+    refetchOnWindowFocus?: boolean | 'always';
+  },
 ): UseQueryResult<T, ToolError> {
   const callTool = useCallTool();
   const interval = options.refetchInterval;
@@ -36,6 +44,7 @@ function useToolQuery<T>(
     ...(options.initialData !== undefined ? { initialData: options.initialData, staleTime: 60_000 } : {}),
     ...(interval === undefined ? {} : { refetchInterval: typeof interval === 'function' ? (q) => interval(q.state.data) : interval }),
     ...(options.keepPrevious ? { placeholderData: keepPreviousData } : {}),
+    ...(options.refetchOnWindowFocus === undefined ? {} : { refetchOnWindowFocus: options.refetchOnWindowFocus }),
   });
 }
 

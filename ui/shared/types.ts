@@ -31,7 +31,7 @@ import type { createAgentTool } from '../../src/tools/create-agent.js';
 import type { updateAgentTool } from '../../src/tools/update-agent.js';
 import type { previewAgentTool } from '../../src/tools/preview-agent.js';
 import type { getAgentStatsTool } from '../../src/tools/get-agent-stats.js';
-import type { getAgentShapeTool, getSkipReasonsTool } from '../../src/tools/operator/sequences.js';
+import type { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool } from '../../src/tools/operator/sequences.js';
 import type { connectAccountTool } from '../../src/tools/connect-account.js';
 import type { updateAccountTool } from '../../src/tools/update-account.js';
 import type { listDraftsTool } from '../../src/tools/list-drafts.js';
@@ -98,9 +98,40 @@ export type SenderKind = ConversationMessage['sender'];
 export type ActivitySeries = ToolOutput<'get_activity_series'>;
 
 export type ListDraftsResult = ToolOutput<'list_drafts'>;
-export type Draft = ListDraftsResult['drafts'][number];
-export type DraftStatus = Draft['status'];
+/**
+ * A draft as the queue reads it. `revision` (grows with each change of its words) and
+ * `skipReason` (why a draft that can no longer be sent was skipped) are optional here, so the
+ * queue still works against a server that does not send them yet: it then sends no revision.
+ */
+type ServerDraft = ListDraftsResult['drafts'][number];
+export type DraftStatus = ServerDraft['status'] | 'skipped';
+export type Draft = Omit<ServerDraft, 'status'> & { status: DraftStatus; revision?: number; skipReason?: string | null };
 export type DraftKind = Draft['kind'];
+/** One update_drafts item, with the revision the reviewer saw. */
+export type DraftUpdateItem = ToolArgs<'update_drafts'>['drafts'][number] & { revision?: number };
+/** The draft as it stands, in a conflict's error: what the reviewer must see before approving. */
+export interface DraftCurrent {
+  revision?: number;
+  status: DraftStatus;
+  text: string;
+  subject: string | null;
+}
+/** One update_drafts result; a conflict over a stale revision carries the current draft. */
+export type DraftItemResult = Omit<ToolOutput<'update_drafts'>['results'][number], 'error'> & {
+  error?: { code: string; message: string; current?: DraftCurrent };
+};
+export type UpdateDraftsResult = Omit<ToolOutput<'update_drafts'>, 'results'> & { results: DraftItemResult[] };
+/** preview_approve_drafts: what "approve all matching" would approve, per sender and kind. */
+export interface ApprovePreview {
+  count: number;
+  accounts: { accountId: string; name: string | null; count: number }[];
+  kinds: { invite: number; message: number; inmail: number };
+  token: string;
+}
+export interface ApproveMatchingResult {
+  approved: number;
+  leftPending: number;
+}
 export type DraftQueues = ToolOutput<'list_draft_queues'>;
 
 export type ImportPreview = ToolOutput<'preview_import'>;
@@ -152,6 +183,7 @@ interface ServerTools {
   get_agent_stats: Io<typeof getAgentStatsTool>;
   get_skip_reasons: Io<typeof getSkipReasonsTool>;
   get_agent_shape: Io<typeof getAgentShapeTool>;
+  get_lead_sequence: Io<typeof getLeadSequenceTool>;
   connect_account: IoKeyed<typeof connectAccountTool>;
   update_account: Io<typeof updateAccountTool>;
   list_exclusions: Io<typeof listExclusionsTool>;
@@ -168,7 +200,13 @@ interface ServerTools {
   list_draft_queues: Io<typeof listDraftQueuesTool>;
 }
 
-export type Tools = ServerTools;
+/** The operator's bulk approval (issue 34): typed here until the server's tools define them. */
+interface BulkApprovalTools {
+  preview_approve_drafts: { args: { campaignId?: string }; output: ApprovePreview };
+  approve_matching_drafts: { args: { campaignId?: string; token: string }; output: ApproveMatchingResult };
+}
+
+export type Tools = ServerTools & BulkApprovalTools;
 export type ToolName = keyof Tools;
 export type ToolArgs<N extends ToolName> = Tools[N]['args'];
 export type ToolOutput<N extends ToolName> = Tools[N]['output'];

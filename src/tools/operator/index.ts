@@ -6,7 +6,7 @@ import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExcl
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
 import { searchLeadsTool } from './leads.js';
-import { getAgentShapeTool, getSkipReasonsTool } from './sequences.js';
+import { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool } from './sequences.js';
 import {
   addWebhookEndpointTool,
   listWebhookDeliveriesTool,
@@ -22,6 +22,7 @@ import {
  * refused by the pipeline to any key caller.
  */
 export const operatorTools: readonly Tool[] = [
+  getLeadSequenceTool,
   listApiKeysTool,
   createApiKeyTool,
   revokeApiKeyTool,

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { requireAgentRow, writtenWithSteps } from '../../core/agents/agents.js';
+import { LeadSequence, leadSequence } from '../../core/sequences/lead-sequence.js';
 import { getSkipReasons, SkipReasons } from '../../core/sequences/stats.js';
 import { defineOperatorTool } from '../define.js';
-import { AgentId, CampaignId } from '../params.js';
+import { AgentId, CampaignId, LeadId } from '../params.js';
 
 /** The dashboard shows why steps were skipped beside get_agent_stats' counts; the public API counts them only. */
 export const getSkipReasonsTool = defineOperatorTool({
@@ -31,4 +32,16 @@ export const getAgentShapeTool = defineOperatorTool({
     const row = requireAgentRow(ctx, input.agentId, 'agentId');
     return { agentId: row.id, writtenWith: writtenWithSteps(row) ? ('steps' as const) : ('note_and_messages' as const) };
   },
+});
+
+/** The dashboard's lead page: where one lead is in its agent's steps, what happened at each, and its drafts. */
+export const getLeadSequenceTool = defineOperatorTool({
+  name: 'get_lead_sequence',
+  title: 'Get a lead’s sequence',
+  description:
+    "One lead's position in its agent's steps (or how its sequence ended), each step's event (sent, skipped and why, accepted, replied) and its drafts.",
+  input: z.strictObject({ campaignId: CampaignId, leadId: LeadId }),
+  output: LeadSequence,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (ctx, input) => leadSequence(ctx, input.campaignId, input.leadId),
 });

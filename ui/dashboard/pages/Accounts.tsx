@@ -1,3 +1,5 @@
+import { useQueryClient } from '@tanstack/react-query';
+import type { Session } from '../api.js';
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
@@ -109,6 +111,10 @@ function Connect() {
   const id = useId();
   const [name, setName] = useState('');
   const [skipWarmUp, setSkipWarmUp] = useState(false);
+  const [salesNavigator, setSalesNavigator] = useState(false);
+  // A simulated account's Sales Navigator is ours to choose; a real one's comes from the provider.
+  const env = useQueryClient().getQueryData<Session>(['session'])?.workspace.env;
+  const simulated = env !== 'production';
   const [connectUrl, setConnectUrl] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const connect = useToolMutation('connect_account', ['list_accounts']);
@@ -116,13 +122,19 @@ function Connect() {
     e.preventDefault();
     connect.mutate(
       // Unticked leaves the choice to the server's config (on unless turned off there).
-      { name, ...(skipWarmUp ? { warmUp: false } : {}), idempotencyKey: newIdempotencyKey() },
+      {
+        name,
+        ...(skipWarmUp ? { warmUp: false } : {}),
+        ...(simulated && salesNavigator ? { hasSalesNavigator: true } : {}),
+        idempotencyKey: newIdempotencyKey(),
+      },
       {
         onSuccess: (r) => {
           setConnectUrl(r.connectUrl);
           setDone(r.connectUrl ? null : `${r.account.name} is connected.`);
           setName('');
           setSkipWarmUp(false);
+          setSalesNavigator(false);
         },
       },
     );
@@ -147,6 +159,24 @@ function Connect() {
         A new account starts with low daily limits that rise each day to its own, as LinkedIn expects of a new sender. Skip it only for an account that already
         sends at full volume.
       </p>
+      {simulated ? (
+        <>
+          <div className="o-row">
+            <input
+              id={`${id}-sn`}
+              type="checkbox"
+              checked={salesNavigator}
+              onChange={(e) => setSalesNavigator(e.target.checked)}
+              aria-describedby={`${id}-snh`}
+            />
+            <label htmlFor={`${id}-sn`}>Has Sales Navigator (simulated account)</label>
+          </div>
+          <p id={`${id}-snh`} className="o-hint">
+            This server simulates the network, so you choose: with Sales Navigator the account can send InMails; without, an InMail step is skipped. A real
+            account’s Sales Navigator comes from the provider.
+          </p>
+        </>
+      ) : null}
       {done ? <p role="status">{done}</p> : null}
       {connectUrl ? (
         <p role="status">

@@ -61,8 +61,8 @@ export function ActivityPage() {
           <ActivityTimeline
             events={activity.data.events}
             leadLink={(e) => (
-              <Link to={`/campaigns/${e.campaignId}`}>
-                <Untrusted>{e.leadName}</Untrusted>
+              <Link to={`/leads/${encodeURIComponent(e.campaignId)}/${encodeURIComponent(e.leadId)}`}>
+                <Untrusted fallback="a lead not yet named">{e.leadName}</Untrusted>
               </Link>
             )}
             empty={

@@ -11,6 +11,8 @@ import type { Campaign } from '../../shared/types.js';
 import { StepFunnel } from '../../shared/components/StepFunnel.js';
 import { Link, navigate } from '../router.js';
 import { CampaignSenders } from './campaigns/Senders.js';
+import { StartConfirm } from './campaigns/StartConfirm.js';
+import { leadName } from '../../shared/components/leads/LeadRows.js';
 
 /** A select of the workspace's agents (first 100), with "none". */
 function AgentSelect({ id, value, onChange }: { id: string; value: string; onChange: (v: string) => void }) {
@@ -55,19 +57,49 @@ function NameAndAgent({
   );
 }
 
+type Approval = Campaign['approval'];
+
+/** The approval switch: on, every note and message waits on the Drafts page for a person. */
+function ApprovalSwitch({ id, value, onChange }: { id: string; value: Approval; onChange: (v: Approval) => void }) {
+  return (
+    <div className="o-field">
+      <div className="o-row">
+        <input
+          id={`${id}-approval`}
+          type="checkbox"
+          role="switch"
+          aria-checked={value === 'required'}
+          checked={value === 'required'}
+          aria-describedby={`${id}-approval-h`}
+          onChange={(e) => onChange(e.target.checked ? 'required' : 'off')}
+        />
+        <label htmlFor={`${id}-approval`}>Require approval before anything is sent</label>
+      </div>
+      <p id={`${id}-approval-h`} className="o-hint">
+        On, every note and message waits on the Drafts page until a person approves it. Turned off later, drafts still waiting are sent as they stand.
+      </p>
+    </div>
+  );
+}
+
 function CreateCampaign() {
   const id = useId();
   const [name, setName] = useState('');
   const [agentId, setAgentId] = useState('');
+  const [approval, setApproval] = useState<Approval>('off');
   const create = useToolMutation('create_campaign', ['list_campaigns', 'get_insights_overview']);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ name, assignedTemplateId: agentId || null, idempotencyKey: newIdempotencyKey() }, { onSuccess: (c) => navigate(`/campaigns/${c.id}`) });
+    create.mutate(
+      { name, assignedTemplateId: agentId || null, approval, idempotencyKey: newIdempotencyKey() },
+      { onSuccess: (c) => navigate(`/campaigns/${c.id}`) },
+    );
   };
   return (
     <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>New campaign</h2>
       <NameAndAgent id={id} name={name} onName={setName} agentId={agentId} onAgent={setAgentId} />
+      <ApprovalSwitch id={id} value={approval} onChange={setApproval} />
       <button type="submit" className="o-button o-button-primary" disabled={create.isPending}>
         Create campaign
       </button>
@@ -164,21 +196,24 @@ function EditCampaign({ campaign }: { campaign: Campaign }) {
   const id = useId();
   const [name, setName] = useState(campaign.name);
   const [agentId, setAgentId] = useState(campaign.assignedTemplateId ?? '');
+  const [approval, setApproval] = useState<Approval>(campaign.approval);
   const [saved, setSaved] = useState(false);
   const update = useToolMutation('update_campaign', ['get_campaign', 'list_campaigns']);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setSaved(false);
-    const args: { campaignId: string; name?: string; assignedTemplateId?: string | null } = { campaignId: campaign.id };
+    const args: { campaignId: string; name?: string; assignedTemplateId?: string | null; approval?: Approval } = { campaignId: campaign.id };
     if (name !== campaign.name) args.name = name;
     if ((agentId || null) !== campaign.assignedTemplateId) args.assignedTemplateId = agentId || null;
-    if (args.name === undefined && args.assignedTemplateId === undefined) return setSaved(true);
+    if (approval !== campaign.approval) args.approval = approval;
+    if (args.name === undefined && args.assignedTemplateId === undefined && args.approval === undefined) return setSaved(true);
     update.mutate(args, { onSuccess: () => setSaved(true) });
   };
   return (
     <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Settings</h2>
       <NameAndAgent id={id} name={name} onName={setName} agentId={agentId} onAgent={setAgentId} />
+      <ApprovalSwitch id={id} value={approval} onChange={setApproval} />
       <div className="o-row">
         <button type="submit" className="o-button" disabled={update.isPending}>
           Save settings
@@ -230,10 +265,18 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
       {campaign.isPending ? <Loading label="Loading the campaign…" /> : null}
       {campaign.data ? (
         <>
-          <CampaignCard campaign={campaign.data} title="Status and funnel" headingLevel={2}>
+          <CampaignCard
+            campaign={campaign.data}
+            title="Status and funnel"
+            headingLevel={2}
+            confirmStart={(c, start, cancel) => <StartConfirm campaign={c} start={start} cancel={cancel} />}
+          >
             <Link to={`/import?campaign=${encodeURIComponent(campaign.data.id)}`}>Import leads from CSV</Link>
           </CampaignCard>
-          <EditCampaign key={`${campaign.data.id}:${campaign.data.name}:${campaign.data.assignedTemplateId}`} campaign={campaign.data} />
+          <EditCampaign
+            key={`${campaign.data.id}:${campaign.data.name}:${campaign.data.assignedTemplateId}:${campaign.data.approval}`}
+            campaign={campaign.data}
+          />
           <CampaignSenders key={campaign.data.id} campaign={campaign.data} />
           <CampaignSteps campaign={campaign.data} />
           <div className="o-card">
@@ -246,7 +289,14 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
                   add_lead and add_leads_batch.
                 </p>
               }
-              rowAction={(lead) => (lead.replied ? <Link to={`/inbox/${lead.id}`}>Open thread</Link> : null)}
+              rowAction={(lead) => (
+                <span className="o-row">
+                  <Link to={`/leads/${encodeURIComponent(campaign.data?.id ?? '')}/${encodeURIComponent(lead.id)}`}>
+                    Details<span className="sr-only"> of {leadName(lead)}</span>
+                  </Link>
+                  {lead.replied ? <Link to={`/inbox/${lead.id}`}>Open thread</Link> : null}
+                </span>
+              )}
             />
           </div>
         </>

@@ -2,13 +2,16 @@ import { useId, useState } from 'react';
 import { DRAFT_SHORTCUTS, DraftQueue } from '../../shared/components/DraftQueue.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { useTool } from '../../shared/hooks.js';
-import type { DraftStatus } from '../../shared/types.js';
+import type { DraftStatus, ToolArgs } from '../../shared/types.js';
+import { Link } from '../router.js';
+import { ApproveAllMatching } from './drafts/ApproveAll.js';
 
 const STATUSES: { value: DraftStatus; label: string }[] = [
   { value: 'pending', label: 'Waiting for approval' },
   { value: 'approved', label: 'Approved, not sent yet' },
   { value: 'sent', label: 'Sent' },
   { value: 'rejected', label: 'Rejected' },
+  { value: 'skipped', label: 'Skipped' },
 ];
 
 /** How many drafts wait, for the navigation; polled, like the other counters. */
@@ -37,6 +40,7 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
   const first = queues.data?.queues[0]?.campaignId ?? null;
   const campaignId = picked ?? first;
   const campaigns = useTool('list_campaigns', { limit: 100 });
+  const pendingHere = queues.data?.queues.find((q) => q.campaignId === campaignId)?.pending ?? 0;
   // The queues with drafts first, then every other campaign (to read its sent or rejected drafts).
   const options = [
     ...(queues.data?.queues ?? []).map((q) => ({ id: q.campaignId, label: `${q.name} (${q.pending} waiting)` })),
@@ -52,7 +56,7 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
       <ErrorNote error={queues.error} />
       {queues.isPending ? <Loading label="Loading the queues…" /> : null}
       {queues.data && queues.data.pending === 0 && status === 'pending' ? (
-        <p>No draft waits for approval. Turn approval on in a campaign (update_campaign with approval: required) to review its messages here.</p>
+        <p>No draft waits for approval. Turn approval on in a campaign’s settings (Approval: required) to review its messages here.</p>
       ) : null}
       <div className="o-row">
         <div className="o-field">
@@ -91,7 +95,15 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
           ))}
         </dl>
       </details>
-      {campaignId ? <DraftQueue key={`${campaignId}|${status}`} args={{ campaignId, status, limit: 25 }} shortcuts /> : null}
+      {campaignId ? (
+        <DraftQueue
+          key={`${campaignId}|${status}`}
+          args={{ campaignId, status: status as ToolArgs<'list_drafts'>['status'], limit: 25 }}
+          shortcuts
+          leadLink={(d, name) => <Link to={`/leads/${encodeURIComponent(d.campaignId)}/${encodeURIComponent(d.leadId)}`}>{name}</Link>}
+          bulk={status === 'pending' ? <ApproveAllMatching campaignId={campaignId} pending={pendingHere} /> : null}
+        />
+      ) : null}
     </>
   );
 }

@@ -48,7 +48,7 @@ function Thread({ leadId }: { leadId: string }) {
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
       <div className="o-row-between">
         <h2 id={`${id}-h`}>
-          <Untrusted>{lead.name ?? lead.id}</Untrusted>
+          <Untrusted fallback="A lead not yet named">{lead.name}</Untrusted>
         </h2>
         {lead.needsReply ? <span className="o-badge o-badge-paused">Needs reply</span> : <span className="o-badge">Answered</span>}
       </div>
@@ -64,7 +64,8 @@ function Thread({ leadId }: { leadId: string }) {
         <Link to={`/campaigns/${campaign.id}`}>
           <Untrusted>{campaign.name ?? campaign.id}</Untrusted>
         </Link>
-        {lead.handedOff ? <span className="o-badge"> handed off to you</span> : null}
+        {lead.handedOff ? <span className="o-badge"> handed off to you</span> : null} ·{' '}
+        <Link to={`/leads/${encodeURIComponent(campaign.id)}/${encodeURIComponent(lead.id)}`}>Lead page</Link>
       </p>
       {messages.length === 0 ? <p className="o-muted">No messages stored for this lead yet.</p> : null}
       <ol className="o-thread" aria-label="Messages, oldest first">
@@ -146,7 +147,7 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
               <li key={t.leadId}>
                 <Link to={`/inbox/${t.leadId}${suffix}`} aria-current={t.leadId === leadId ? 'true' : undefined}>
                   <strong>
-                    <Untrusted>{t.name ?? t.leadId}</Untrusted>
+                    <Untrusted fallback="A lead not yet named">{t.name}</Untrusted>
                   </strong>
                   {t.needsReply ? <span className="o-badge o-badge-paused"> needs reply</span> : null}
                   {t.handedOff ? <span className="o-badge"> handed off</span> : null}

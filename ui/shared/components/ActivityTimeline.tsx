@@ -3,6 +3,7 @@ import { activityLabel, formatWhen } from '../format.js';
 import type { ActivityEvent } from '../types.js';
 import { EmptyState } from './EmptyState.js';
 import { Untrusted, UntrustedBlock } from './Untrusted.js';
+import './data.css';
 
 export interface ActivityTimelineProps {
   /** The events of a get_recent_activity result, newest first. */

@@ -7,6 +7,7 @@ import type { Campaign } from '../types.js';
 import { EmptyState } from './EmptyState.js';
 import { ErrorNote } from './Feedback.js';
 import { Untrusted } from './Untrusted.js';
+import './data.css';
 
 const STARTABLE = new Set(['READY_TO_SEND', 'CAMPAIGN_PAUSED', 'FAILED']);
 
@@ -89,11 +90,17 @@ export interface CampaignCardProps {
   headingLevel?: 2 | 3;
   /** Called with the campaign as start/pause left it. */
   onChanged?: (campaign: Campaign) => void;
+  /**
+   * A confirmation to show before Start (the dashboard's, naming who sends to how many);
+   * `start` runs it, `cancel` closes it. Without it, Start runs at once (a view's host asks).
+   */
+  confirmStart?: (campaign: Campaign, start: () => void, cancel: () => void) => ReactNode;
   children?: ReactNode;
 }
 
 /** Status, lead count and agent, funnel, and Start / Pause through start_campaign / pause_campaign. */
-export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, children }: CampaignCardProps) {
+export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, confirmStart, children }: CampaignCardProps) {
+  const [asking, setAsking] = useState(false);
   // A view renders from the result its host handed it, so the card keeps the campaign that
   // start/pause returned until a fresher one comes in as a prop.
   const [latest, setLatest] = useState<Campaign | null>(null);
@@ -137,7 +144,7 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, chi
             className="o-button o-button-primary"
             disabled={busy || !offers('start_campaign')}
             title={notOffered(offers, 'start_campaign')}
-            onClick={() => run('start')}
+            onClick={() => (confirmStart ? setAsking(true) : run('start'))}
           >
             {shown.status === 'CAMPAIGN_PAUSED' ? 'Resume' : 'Start'} <Untrusted>{shown.name}</Untrusted>
           </button>
@@ -155,6 +162,16 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, chi
         ) : null}
         {children}
       </div>
+      {asking && confirmStart
+        ? confirmStart(
+            shown,
+            () => {
+              setAsking(false);
+              run('start');
+            },
+            () => setAsking(false),
+          )
+        : null}
       <ErrorNote error={start.error} prefix="Could not start" />
       <ErrorNote error={pause.error} prefix="Could not pause" />
     </article>

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import './data.css';
 
 /**
  * What to show where a chart, list or funnel has nothing in it yet: what is missing and the next

@@ -3,6 +3,7 @@ import { formatNumber, formatRate, formatWhen } from '../format.js';
 import type { ActivitySeries, Credits, InsightsOverview } from '../types.js';
 import { EmptyState } from './EmptyState.js';
 import { Untrusted } from './Untrusted.js';
+import './data.css';
 
 const SERIES = [
   { key: 'sends', name: 'Sends', className: 'o-series-1' },

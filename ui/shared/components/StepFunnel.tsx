@@ -8,6 +8,7 @@ import { EmptyState } from './EmptyState.js';
 import { ErrorNote, Loading } from './Feedback.js';
 import { Untrusted } from './Untrusted.js';
 import './steps.css';
+import './data.css';
 
 /** Steps whose sending reaches the lead: a reply counts for the last of these before it. */
 const REPLY_KINDS = new Set(['invite', 'message', 'inmail']);

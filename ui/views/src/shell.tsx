@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } fr
 import { createRoot } from 'react-dom/client';
 import { CallToolProvider, unwrap, type CallTool, type ToolError, type ToolResult } from '../../shared/seam.js';
 import { learningCallTool, offeredFromDocument, OfferedToolsProvider, useOffered } from '../../shared/offered.js';
-import { ErrorNote, Loading } from '../../shared/components/index.js';
+import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import '../../shared/theme.css';
 import './views.css';
 

@@ -3,9 +3,14 @@ import { formatWhen } from '../../format.js';
 import type { Lead } from '../../types.js';
 import { Untrusted } from '../Untrusted.js';
 import type { Selection } from './useSelection.js';
+import '../data.css';
 
-/** What a lead is called on screen and in its checkbox's label. */
-export const leadName = (lead: Lead): string => lead.fullName ?? lead.networkUrl ?? lead.id;
+/** A lead's name from what it has: its full name, else its first and last names; null when it has none. */
+export const personName = (lead: Pick<Lead, 'fullName' | 'firstName' | 'lastName'>): string | null =>
+  lead.fullName ?? ([lead.firstName, lead.lastName].filter(Boolean).join(' ') || null);
+
+/** What a lead is called on screen and in its checkbox's label: its name, else (not yet known) its profile URL. */
+export const leadName = (lead: Lead): string => personName(lead) ?? lead.networkUrl ?? lead.id;
 
 /** A page of leads as table rows, each with its checkbox and, optionally, an action. */
 export function LeadRows({

@@ -1,0 +1,121 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoginToken } from '../../src/core/auth/sessions.js';
+import { draftFor } from '../../src/core/drafts/prepare.js';
+import { recordStep, startSequence } from '../../src/core/sequences/store.js';
+import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
+import { startTestServer, type TestServer } from '../helpers.js';
+import { requireTool } from '../optional.js';
+import { hasChromium, launchChromium, screenshotDir, seriousViolations } from './browser.js';
+
+/**
+ * The dashboard's side of trusting approval, in Chromium against the real server: the approval
+ * switch on a new campaign and in its settings, Start asking first, Connect giving a simulated
+ * account Sales Navigator, and a lead's own page.
+ */
+describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('approval, Start and the lead page in a browser', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const scratch = mkdtempSync(join(tmpdir(), 'outreach-trust-ui-'));
+  const shots = screenshotDir(join(scratch, 'shots'));
+  const consoleErrors: string[] = [];
+  const rest = async (path: string) => (await server.rest(path)).body;
+  const expectAccessible = async () => expect(await seriousViolations(page)).toEqual([]);
+
+  beforeAll(async () => {
+    if (!existsSync(join(DEFAULT_UI_DIR, 'index.html'))) throw new Error('The dashboard is not built: run `npm run build` first.');
+    server = await startTestServer();
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') consoleErrors.push(msg.text());
+    });
+    page.on('pageerror', (err) => consoleErrors.push(err.message));
+    const { token } = createLoginToken(server.ctx);
+    await page.goto(`${server.url}/app/login?token=${token}`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('creates a campaign with approval required, and turns it off in its settings', async () => {
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    const form = page.getByRole('form', { name: 'New campaign' });
+    await form.getByLabel('Name').fill('Reviewed outreach');
+    await form.getByRole('switch', { name: 'Require approval before anything is sent' }).check();
+    await expectAccessible();
+    await form.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Reviewed outreach' }).waitFor();
+    const id = page.url().split('/').pop() as string;
+    expect((await rest(`/campaigns/${id}`)).approval).toBe('required');
+    const settings = page.getByRole('form', { name: 'Settings' });
+    const approval = settings.getByRole('switch', { name: 'Require approval before anything is sent' });
+    expect(await approval.isChecked()).toBe(true);
+    await approval.uncheck();
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(async () => (await rest(`/campaigns/${id}`)).approval).toBe('off');
+  });
+
+  it('asks before Start, naming the sender and the leads; Cancel sends nothing', async () => {
+    await page.goto(`${server.url}/app/campaigns/cmp_q4`);
+    await page.getByRole('heading', { level: 1, name: 'Q4' }).waitFor();
+    await page.getByRole('button', { name: 'Start Q4' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Start campaign Q4?' });
+    await dialog.getByText(/from Ada\.$/).waitFor();
+    await dialog.getByText('Approval is off: notes and messages go out as the agent writes them.').waitFor();
+    await expectAccessible();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await rest('/campaigns/cmp_q4')).status).toBe('READY_TO_SEND');
+    await page.getByRole('button', { name: 'Start Q4' }).click();
+    await page.getByRole('alertdialog', { name: 'Start campaign Q4?' }).getByRole('button', { name: 'Start sending' }).click();
+    await expect.poll(async () => (await rest('/campaigns/cmp_q4')).status).toBe('CAMPAIGN_IN_PROGRESS');
+  });
+
+  it('connects a simulated account with Sales Navigator', async () => {
+    await page.getByRole('link', { name: 'Accounts', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+    await page.getByLabel('Account name').fill('Navigator two');
+    await page.getByLabel('Has Sales Navigator (simulated account)').check();
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByText('Navigator two is connected.').waitFor();
+    const accounts = (await rest('/accounts?limit=100')).accounts as { name: string; hasSalesNavigator: boolean }[];
+    expect(accounts.find((a) => a.name === 'Navigator two')?.hasSalesNavigator).toBe(true);
+    await expectAccessible();
+  });
+
+  it('shows a lead’s own page: profile, sequence with why a step was skipped, conversation', async () => {
+    const at = Date.parse('2026-11-02T09:00:00Z');
+    const [first, second] = (await rest('/agents/tpl_intro')).steps as [{ id: string }, { id: string }];
+    startSequence(server.ctx, { leadId: 'lead_ada1', campaignId: 'cmp_q4', agentId: 'tpl_intro', stepId: second.id, at });
+    const skipped = { leadId: 'lead_ada1', campaignId: 'cmp_q4', agentId: 'tpl_intro', stepId: first.id, kind: 'invite', variant: 'A' } as const;
+    recordStep(server.ctx, { ...skipped, event: 'skipped', reason: 'already_invited', at });
+    const text = 'Thanks for connecting, Ada. How do you test the engines?';
+    draftFor(server.ctx, { campaignId: 'cmp_q4', leadId: 'lead_ada1', stepId: second.id, variant: 'A', kind: 'message', accountId: 'acc_ada', text });
+    await page.goto(`${server.url}/app/campaigns/cmp_q4`);
+    await page.getByRole('link', { name: 'Details of Ada Lovelace' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Ada Lovelace' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Profile' }).waitFor();
+    await page.getByText('Engines', { exact: true }).waitFor();
+    await page.getByText('why: already invited').waitFor();
+    await page.getByText(/^At step 2, /).waitFor();
+    await page.getByText('Thanks for connecting, Ada. How do you test the engines?').waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Conversation' }).waitFor();
+    await page.screenshot({ path: join(shots, 'lead.png'), fullPage: true });
+    await expectAccessible();
+  });
+
+  it('raised no console error and no CSP violation', () => {
+    expect(consoleErrors).toEqual([]);
+  });
+});
