@@ -24,6 +24,7 @@ import { admit, callTool, mcpInput, toolArguments, type Confirmation, type Entra
 import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
+import { discoverEveryRevision } from './discover.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { toToolResult } from './results.js';
 import { registerTaskMethods, TASKS_EXTENSION, type TaskRunner } from './tasks.js';
@@ -288,6 +289,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
   const modern = opts.era === 'modern';
   const scopeOf: ScopeOf = typeof scope === 'function' ? scope : () => scope;
   const server = new Server(SERVER_INFO, modern ? MODERN_OPTIONS : LEGACY_OPTIONS);
+  discoverEveryRevision(server);
   const wants = (method: string) => opts.only === undefined || opts.only === method;
 
   if (wants('tools/list'))
