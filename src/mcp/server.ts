@@ -24,6 +24,7 @@ import { admit, callTool, mcpInput, toolArguments, type Confirmation, type Entra
 import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
+import { completeArgument } from './completion.js';
 import { discoverEveryRevision } from './discover.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { toToolResult } from './results.js';
@@ -261,6 +262,7 @@ function serverOptions(era: Era): ServerOptions {
       tools: { listChanged: false },
       resources: { listChanged: false },
       prompts: { listChanged: false },
+      completions: {},
       extensions: { [APPS_EXTENSION.id]: APPS_EXTENSION.settings, ...(era === 'modern' ? { [TASKS_EXTENSION]: {} } : {}) },
     },
     instructions: INSTRUCTIONS,
@@ -310,6 +312,9 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
   if (wants('prompts/list')) server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
   if (wants('prompts/get'))
     server.setRequestHandler('prompts/get', (request, rc) => getPrompt(ctx, scopeOf(rc).offered.byName, request.params.name, request.params.arguments ?? {}));
+
+  if (wants('completion/complete'))
+    server.setRequestHandler('completion/complete', (request, rc) => completeArgument(ctx, scopeOf(rc).entrant, request.params));
 
   if (wants('tools/call'))
     server.setRequestHandler('tools/call', async (request, rc): Promise<CallToolResult | InputRequiredResult> => {
