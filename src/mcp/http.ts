@@ -29,6 +29,7 @@ import { authenticate, type Credential } from '../tools/pipeline.js';
 import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel } from './channel.js';
+import { inBandErrors } from './inband.js';
 import { toToolResult } from './results.js';
 import { keepProtoKey, malformedToolCall, mcpServer, offeredTools, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
@@ -291,7 +292,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: 'json' });
     try {
       await server.connect(transport);
-      await answer(res, await transport.handleMessage(single, { authInfo }));
+      await answer(res, await inBandErrors(await transport.handleMessage(single, { authInfo })));
     } finally {
       void server.close();
     }

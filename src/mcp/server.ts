@@ -24,6 +24,8 @@ import { admit, callTool, mcpInput, toolArguments, toolInputProblem, type Confir
 import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
+import { completeArgument } from './completion.js';
+import { discoverEveryRevision } from './discover.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { toToolResult } from './results.js';
 import { registerTaskMethods, TASKS_EXTENSION, type TaskRunner } from './tasks.js';
@@ -308,6 +310,7 @@ function serverOptions(era: Era): ServerOptions {
       tools: { listChanged: false },
       resources: { listChanged: false },
       prompts: { listChanged: false },
+      completions: {},
       extensions: { [APPS_EXTENSION.id]: APPS_EXTENSION.settings, ...(era === 'modern' ? { [TASKS_EXTENSION]: {} } : {}) },
     },
     instructions: INSTRUCTIONS,
@@ -336,6 +339,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
   const modern = opts.era === 'modern';
   const scopeOf: ScopeOf = typeof scope === 'function' ? scope : () => scope;
   const server = new Server(SERVER_INFO, modern ? MODERN_OPTIONS : LEGACY_OPTIONS);
+  discoverEveryRevision(server);
   const wants = (method: string) => opts.only === undefined || opts.only === method;
 
   if (wants('tools/list'))
@@ -356,6 +360,9 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
   if (wants('prompts/list')) server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
   if (wants('prompts/get'))
     server.setRequestHandler('prompts/get', (request, rc) => getPrompt(ctx, scopeOf(rc).offered.byName, request.params.name, request.params.arguments ?? {}));
+
+  if (wants('completion/complete'))
+    server.setRequestHandler('completion/complete', (request, rc) => completeArgument(ctx, scopeOf(rc).entrant, request.params));
 
   if (wants('tools/call'))
     server.setRequestHandler('tools/call', async (request, rc): Promise<CallToolResult | InputRequiredResult> => {

@@ -126,7 +126,7 @@ describe('2026-07-28 requests', () => {
     const result = r.json.result;
     expect(result.resultType).toBe('complete');
     expect(result.supportedVersions).toContain('2026-07-28');
-    expect(Object.keys(result.capabilities).sort()).toEqual(['extensions', 'prompts', 'resources', 'tools']);
+    expect(Object.keys(result.capabilities).sort()).toEqual(['completions', 'extensions', 'prompts', 'resources', 'tools']);
     expect(Object.keys(result.capabilities.extensions).sort()).toEqual(['io.modelcontextprotocol/tasks', 'io.modelcontextprotocol/ui']);
     expect(result._meta[SERVER_INFO]).toMatchObject({ name: 'outreach-mcp' });
     expect(result).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });

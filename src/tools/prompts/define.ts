@@ -19,8 +19,16 @@ export interface PromptSpec<A extends z.ZodObject = z.ZodObject> {
   uses: readonly string[];
   /** How the user adds the tools in `uses` to a connection that lacks them. */
   toolset: string;
+  /**
+   * What an argument names, for argument completion, where its name alone does not say it
+   * (`campaignId`, `agentId` and `accountId` name a campaign, an agent and an account).
+   */
+  names?: Partial<Record<keyof z.input<A> & string, NamedThing>>;
   /** The plan: one user message of text. */
   text(ctx: Ctx, args: z.output<A>): string;
 }
+
+/** What an argument can name: a campaign, one with drafts waiting for a person, an agent, an account. */
+export type NamedThing = 'campaign' | 'campaign_with_pending_drafts' | 'agent' | 'account';
 
 export const definePrompt = <A extends z.ZodObject>(spec: PromptSpec<A>): PromptSpec<A> => spec;

@@ -18,6 +18,8 @@ export const personalizeDraftsPrompt = definePrompt({
   // lookup_profile is optional research: without it the plan still works.
   uses: ['list_drafts', 'update_drafts'],
   toolset: 'drafts',
+  // A campaign with nothing pending has nothing to personalize.
+  names: { campaignId: 'campaign_with_pending_drafts' },
   text: (_ctx, { campaignId }) => {
     const { invite, message, inmail } = DRAFT_LIMITS;
     return [
