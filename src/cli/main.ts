@@ -4,7 +4,7 @@ import { createApiKey, listApiKeys, revokeApiKey, type KeyEnv } from '../core/au
 import { WorkspaceFile } from '../core/seed/file.js';
 import { SeedError, loadWorkspace } from '../core/seed/load.js';
 import { ensureDemo } from '../core/seed/demo.js';
-import { describeIssue } from '../core/validation.js';
+import { describeIssue, inputShapeProblem } from '../core/validation.js';
 import { ensureWorkspace } from '../core/workspace/create.js';
 import { CLI_SCRIPT, keyCreateCommand, npxCommand, productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
@@ -203,6 +203,9 @@ function seed(args: string[]): void {
   } catch {
     throw new UsageError(`--file: ${values.file} is not valid JSON`);
   }
+  // Depth and words first, as for a tool call: a file nested thousands deep must not overflow the schema's recursion.
+  const shape = inputShapeProblem(json);
+  if (shape) throw new UsageError(`--file: ${shape.message}`);
   const parsed = WorkspaceFile.safeParse(json);
   if (!parsed.success) {
     throw new UsageError(

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientAddress } from '../../src/http/request.js';
+import { clientAddress, TRUST_PROXY_SETTING } from '../../src/http/request.js';
 
 /** An app with the host's trust-proxy setting that answers with both readings of the client's address. */
 describe('clientAddress is req.ip, read without proxy-addr when no forwarder is named', () => {
@@ -10,8 +10,16 @@ describe('clientAddress is req.ip, read without proxy-addr when no forwarder is 
   beforeAll(async () => {
     const app = express();
     app.set('trust proxy', 'loopback');
+    // A proxy on loopback is configured (trustProxy): X-Forwarded-For names the client.
+    app.set(TRUST_PROXY_SETTING, true);
     app.get('/', (req, res) => {
       res.json({ ours: clientAddress(req), express: req.ip });
+    });
+    app.get('/unconfigured', (req, res) => {
+      req.app.set(TRUST_PROXY_SETTING, false);
+      const ours = clientAddress(req);
+      req.app.set(TRUST_PROXY_SETTING, true);
+      res.json({ ours });
     });
     await new Promise<void>((resolve) => {
       server = app.listen(0, '127.0.0.1', () => resolve());
@@ -31,5 +39,10 @@ describe('clientAddress is req.ip, read without proxy-addr when no forwarder is 
     const { ours, express: theirs } = await both(headers);
     expect(ours).toBe(theirs);
     expect(ours).toBe(expected);
+  });
+
+  it('with no proxy configured, the connection is the client whatever X-Forwarded-For says', async () => {
+    const res = await fetch(`${base}/unconfigured`, { headers: { 'X-Forwarded-For': '203.0.113.7' } });
+    expect(((await res.json()) as { ours: string }).ours).toBe('127.0.0.1');
   });
 });
