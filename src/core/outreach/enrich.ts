@@ -170,8 +170,8 @@ export async function enrichLead(ctx: Ctx, input: EnrichInput, info: CampaignInf
 }
 
 /**
- * Fills the lead's empty fields from the profile, in one transaction: the lead is due at once
- * (the engine plans it again right after), its words can render now.
+ * Fills the lead's empty fields from the profile, in one transaction. The lead stays due (it
+ * was due when looked up); the engine plans it again right after, and its words render now.
  */
 export function recordProfile(ctx: Ctx, leadId: string, profile: Pick<Profile, EnrichedField>, now: number): EnrichOutcome {
   const value = (field: EnrichedField) => fitField(field, clean(profile[field]));

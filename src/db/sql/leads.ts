@@ -217,8 +217,9 @@ export interface EnrichValues {
 
 /*
  * Enrichment's writes: a profile's values go only into the lead's empty fields (a field holding
- * anything but blanks stays as the customer gave it), and the lead is due at once; the lead's
- * enrichment record is kept beside it (lead_enrichment). One statement each, no read first.
+ * anything but blanks stays as the customer gave it); its due time is left as it was (it was due,
+ * and the engine plans it right after). The lead's enrichment record is kept beside it
+ * (lead_enrichment). One statement each, no read first.
  */
 export const enrichmentStatements = perDb((db) => {
   const c = db.$client;
@@ -234,7 +235,7 @@ export const enrichmentStatements = perDb((db) => {
         fill('job_title', 'jobTitle'),
         fill('company_name', 'companyName'),
         fill('location', 'location'),
-      ].join(', ')}, updated_at = @at, next_action_at = CASE WHEN next_action_at IS NULL THEN NULL ELSE @at END WHERE id = @id`,
+      ].join(', ')}, updated_at = @at WHERE id = @id`,
     ),
     /** Marks an existing record enriched (a lead whose earlier lookups failed); no record, no change. */
     reset: c.prepare<[{ leadId: string; at: number }]>(
