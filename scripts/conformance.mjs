@@ -7,12 +7,17 @@
 // it (the registry's `node` package) and the suite, at the versions pinned below, into a cache
 // directory once, with the ordinary npm client.
 //
-//   npm run build && node scripts/conformance.mjs        # every scenario that applies, both eras
-//   node scripts/conformance.mjs --all                   # every server scenario, for the record
+//   npm run build && node scripts/conformance.mjs        # every server scenario, both eras
+//   node scripts/conformance.mjs --applicable            # only the scenarios that apply (faster)
 //   node scripts/conformance.mjs tools-list              # named scenarios, both eras
+//   node scripts/conformance.mjs --from results.json     # the summary of a saved run (CONFORMANCE_JSON)
 //
-// Exit status 0 when every applicable scenario passes in both eras. docs/mcp.md (Conformance) lists
-// the scenarios that do not apply, and why.
+// It prints two scores per era: the suite's own, over the server scenarios its requirement set
+// for the revision scores (requirements/<revision>.yaml in the suite's package), one passing
+// when it has a passing check and no failing one, as the suite's tier check counts; and ours,
+// over the scenarios that apply to this server (NOT_TESTABLE checks excused). Exit
+// status 0 when every applicable scenario passes in both eras. docs/mcp.md (Conformance) has
+// every scenario with its outcome, and why.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
@@ -31,7 +36,7 @@ const TEST_KEY = 'sk_test_fixture_key_000000000000000001';
  * The scenarios that apply to this server, per era. The others call fixtures of the suite's
  * reference server by name (tools such as test_simple_text or slow_compute, resources such as
  * test://static-text, prompts such as test_simple_prompt) or test features this server does not
- * offer (logging, completion, subscriptions, sampling, sessions); docs/mcp.md says which.
+ * offer (logging, subscriptions, sampling, sessions); docs/mcp.md says which.
  */
 export const APPLICABLE = {
   '2025-11-25': ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'dns-rebinding-protection'],
@@ -156,18 +161,67 @@ async function runScenario(s, url, version, scenario, dir) {
   const checks = readChecks(out);
   const excused = new Set(NOT_TESTABLE[scenario] ?? []);
   const failed = checks.filter((c) => c.status === 'FAILURE' && !excused.has(c.id));
+  // The suite's own verdict: some check passed, none failed (nothing excused).
+  const suitePassed = checks.some((c) => c.status === 'SUCCESS') && !checks.some((c) => c.status === 'FAILURE');
   if (process.env.VERBOSE) console.log(text, JSON.stringify(checks, null, 1));
   return {
     version,
     scenario,
     passed: checks.length > 0 && failed.length === 0,
+    suitePassed,
     checks: checks.length,
     failed: failed.map((c) => `${c.id}: ${c.errorMessage ?? ''}`),
   };
 }
 
+/**
+ * The server scenarios the suite scores for a revision: the `server:` list of its requirement
+ * set (a plain YAML list, read without a YAML library); null when the suite ships none.
+ */
+function scoredScenarios(s, version) {
+  const file = join(s.bin, '../../requirements', `${version}.yaml`);
+  if (!existsSync(file)) return null;
+  const names = [];
+  let inServer = false;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (/^\S/.test(line)) inServer = line.startsWith('server:');
+    else if (inServer) {
+      const m = /^\s+-\s+([\w-]+)\s*$/.exec(line);
+      if (m) names.push(m[1]);
+    }
+  }
+  return names;
+}
+
+/** Both scores of each era, and the exit status: 0 when every applicable run passed. */
+function summarize(s, results) {
+  const judged = results.filter((r) => r.applicable);
+  const failures = judged.filter((r) => !r.passed);
+  for (const version of Object.keys(APPLICABLE)) {
+    const ran = results.filter((r) => r.version === version);
+    const ours = ran.filter((r) => r.applicable);
+    const scored = scoredScenarios(s, version);
+    let suite = "the suite's score: no requirement set";
+    if (scored) {
+      const passed = scored.filter((name) => ran.some((r) => r.scenario === name && r.suitePassed)).length;
+      const unrun = scored.filter((name) => !ran.some((r) => r.scenario === name)).length;
+      suite = `the suite's score ${passed} of ${scored.length}${unrun ? ` (${unrun} not run)` : ''}`;
+    }
+    console.log(`${version}: ${suite}; ours ${ours.filter((r) => r.passed).length} of ${ours.length} applicable`);
+  }
+  console.log(
+    `${judged.length - failures.length} of ${judged.length} applicable scenario runs passed (suite ${SUITE_VERSION}, eras ${Object.keys(APPLICABLE).join(' and ')})`,
+  );
+  return failures.length ? 1 : 0;
+}
+
 async function main() {
-  const all = process.argv.includes('--all');
+  const from = process.argv.indexOf('--from');
+  if (from !== -1) {
+    process.exitCode = summarize(suite(), JSON.parse(readFileSync(process.argv[from + 1], 'utf8')));
+    return;
+  }
+  const all = !process.argv.includes('--applicable');
   const named = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   const s = suite();
   const dir = mkdtempSync(join(tmpdir(), 'outreach-conformance-'));
@@ -180,7 +234,7 @@ async function main() {
         const r = await runScenario(s, server.url, version, scenario, dir);
         r.applicable = APPLICABLE[version].includes(scenario);
         results.push(r);
-        const mark = r.passed ? 'PASS' : r.applicable ? 'FAIL' : 'n/a ';
+        const mark = r.applicable ? (r.passed ? 'PASS' : 'FAIL') : r.suitePassed ? 'pass' : 'n/a ';
         console.log(`${mark}  ${version}  ${scenario}  (${r.checks} checks${r.failed.length ? `; failed: ${r.failed.join(' | ').slice(0, 300)}` : ''})`);
       }
     }
@@ -189,12 +243,7 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
   if (process.env.CONFORMANCE_JSON) writeFileSync(process.env.CONFORMANCE_JSON, JSON.stringify(results, null, 2));
-  const judged = results.filter((r) => r.applicable);
-  const failures = judged.filter((r) => !r.passed);
-  console.log(
-    `${judged.length - failures.length} of ${judged.length} applicable scenario runs passed (suite ${SUITE_VERSION}, eras ${Object.keys(APPLICABLE).join(' and ')})`,
-  );
-  process.exitCode = failures.length ? 1 : 0;
+  process.exitCode = summarize(s, results);
 }
 
 await main();

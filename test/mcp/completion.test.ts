@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport, ProtocolError } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +13,7 @@ import { completeCampaignIds } from '../../src/core/campaigns/complete.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
-import { startTestServer, TEST_KEY, testCtx, type TestServer } from '../helpers.js';
+import { fixture, startTestServer, TEST_KEY, testCtx, type TestServer } from '../helpers.js';
 
 /**
  * completion/complete: the arguments of prompts and resource templates that name a campaign,
@@ -126,5 +131,37 @@ describe('completion/complete over MCP', () => {
       expect(error).toBeInstanceOf(McpError);
       expect((error as McpError).code).toBe(-32602);
     });
+  });
+});
+
+describe.each(['modern', 'legacy'] as const)('completion/complete over stdio (the built server), %s era', (era) => {
+  const BIN = new URL('../../bin/outreach.js', import.meta.url).pathname;
+  const dir = mkdtempSync(join(tmpdir(), `outreach-completion-${era}-`));
+  const db = join(dir, 'o.db');
+  let client: ModernClient;
+  beforeAll(async () => {
+    const file = join(dir, 'ws.json');
+    writeFileSync(file, JSON.stringify(fixture()));
+    execFileSync(process.execPath, [BIN, 'seed', '--file', file, '--db', db]);
+    client = new ModernClient({ name: 'completion-stdio', version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp', '--db', db],
+        env: { ...(process.env as Record<string, string>), OUTREACH_API_KEY: TEST_KEY, OUTREACH_ENV: '', LOG_LEVEL: 'warn' },
+        stderr: 'pipe',
+      }),
+    );
+  });
+  afterAll(async () => {
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('completes a campaignId of a resource template and an accountId', async () => {
+    expect(client.getProtocolEra()).toBe(era);
+    const ref = { type: 'ref/resource' as const, uri: 'outreach://campaigns/{campaignId}/accounts/{accountId}' };
+    expect((await client.complete({ ref, argument: { name: 'campaignId', value: 'cmp_q' } })).completion.values).toEqual(['cmp_q4']);
+    expect((await client.complete({ ref, argument: { name: 'accountId', value: 'off' } })).completion.values).toEqual(['acc_off']);
   });
 });
