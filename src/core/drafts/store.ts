@@ -272,7 +272,8 @@ export function changeDraft(ctx: Ctx, id: string, from: DraftStatus, revision: n
   const st = statements(ctx.db);
   const changed = asDraftsWriter(
     ctx.db.$client,
-    () => st.change.run({ text: change.text, subject: change.subject, status: change.status, now: ctx.clock.now(), sim: ctx.simClock.now(), id, from, revision })
+    () =>
+      st.change.run({ text: change.text, subject: change.subject, status: change.status, now: ctx.clock.now(), sim: ctx.simClock.now(), id, from, revision })
         .changes,
   );
   if (changed !== 1) return false;
