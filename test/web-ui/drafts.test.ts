@@ -264,7 +264,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the D
     await card.getByRole('button', { name: 'Approve the draft for Katherine Johnson' }).click();
     await card.getByRole('alert').waitFor();
     await card.getByText('Changed since you opened it').waitFor();
-    await card.getByText('Katherine, the words the fresh tab approved.').waitFor();
+    await card.getByText('Katherine, the words the fresh tab approved.', { exact: true }).waitFor();
     expect(await card.getByLabel('Message for Katherine Johnson').inputValue()).toBe('Katherine, my own words from the stale tab.');
     expect(await draft(2)).toMatchObject({ status: 'approved', text: 'Katherine, the words the fresh tab approved.' });
     await stale.screenshot({ path: join(shots, 'drafts-conflict.png') });

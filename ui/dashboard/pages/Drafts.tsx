@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { DRAFT_SHORTCUTS, DraftQueue } from '../../shared/components/DraftQueue.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { useTool } from '../../shared/hooks.js';
@@ -37,8 +37,14 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
   const queues = useTool('list_draft_queues', {}, { refetchInterval: 10_000 });
   const [picked, setPicked] = useState<string | null>(initialCampaign);
   const [status, setStatus] = useState<DraftStatus>('pending');
+  const [bulkResult, setBulkResult] = useState<string | null>(null);
   const first = queues.data?.queues[0]?.campaignId ?? null;
   const campaignId = picked ?? first;
+  // The queue shown stays shown when its last draft is decided (approve all, the last approval):
+  // the reviewer reads the result there, and the page does not jump to another campaign.
+  useEffect(() => {
+    if (picked === null && first !== null) setPicked(first);
+  }, [picked, first]);
   const campaigns = useTool('list_campaigns', { limit: 100 });
   const pendingHere = queues.data?.queues.find((q) => q.campaignId === campaignId)?.pending ?? 0;
   // The queues with drafts first, then every other campaign (to read its sent or rejected drafts).
@@ -61,7 +67,15 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
       <div className="o-row">
         <div className="o-field">
           <label htmlFor={`${id}-campaign`}>Campaign</label>
-          <select id={`${id}-campaign`} className="o-select" value={campaignId ?? ''} onChange={(e) => setPicked(e.target.value || null)}>
+          <select
+            id={`${id}-campaign`}
+            className="o-select"
+            value={campaignId ?? ''}
+            onChange={(e) => {
+              setBulkResult(null);
+              setPicked(e.target.value || null);
+            }}
+          >
             {campaignId === null ? <option value="">Choose a campaign</option> : null}
             {options.map((o) => (
               <option key={o.id} value={o.id}>
@@ -95,13 +109,18 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
           ))}
         </dl>
       </details>
+      {bulkResult ? (
+        <p role="status" className="o-muted">
+          {bulkResult}
+        </p>
+      ) : null}
       {campaignId ? (
         <DraftQueue
           key={`${campaignId}|${status}`}
           args={{ campaignId, status: status as ToolArgs<'list_drafts'>['status'], limit: 25 }}
           shortcuts
           leadLink={(d, name) => <Link to={`/leads/${encodeURIComponent(d.campaignId)}/${encodeURIComponent(d.leadId)}`}>{name}</Link>}
-          bulk={status === 'pending' ? <ApproveAllMatching campaignId={campaignId} pending={pendingHere} /> : null}
+          bulk={status === 'pending' ? <ApproveAllMatching campaignId={campaignId} pending={pendingHere} onResult={setBulkResult} /> : null}
         />
       ) : null}
     </>

@@ -98,7 +98,12 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
   const hidden = new Set((undo ?? []).map((d) => d.id));
   const onPage = new Set(serverDrafts.map((d) => d.id));
   // A kept draft goes back where it stood, after the draft it followed on the last render.
-  const merged = [...serverDrafts];
+  // A draft kept for an error that is newer than the page read (a conflict names the current
+  // revision) stands in for the page's copy, so the reviewer sees what it says now.
+  const merged = serverDrafts.map((d) => {
+    const h = held[d.id];
+    return h && (h.revision ?? 0) > (d.revision ?? 0) ? h : d;
+  });
   for (const h of Object.values(held)) {
     if (onPage.has(h.id)) continue;
     const before = order.current.slice(0, Math.max(0, order.current.indexOf(h.id)));

@@ -13,13 +13,12 @@ import type { ApprovePreview } from '../../../shared/types.js';
  * back a token; the approval takes the token, so it approves no more than the reviewer was
  * shown. Drafts that changed after the preview stay pending, and the result says how many.
  */
-export function ApproveAllMatching({ campaignId, pending }: { campaignId: string; pending: number }) {
+export function ApproveAllMatching({ campaignId, pending, onResult }: { campaignId: string; pending: number; onResult: (words: string | null) => void }) {
   const client = useQueryClient();
   const preview = useToolMutation('preview_approve_drafts');
   const approve = useToolMutation('approve_matching_drafts', ['list_drafts', 'list_draft_queues']);
   const [shown, setShown] = useState<ApprovePreview | null>(null);
-  const [result, setResult] = useState<string | null>(null);
-  if (pending === 0 && !shown && !result) return null;
+  if (pending === 0 && !shown) return null;
   return (
     <>
       <button
@@ -27,7 +26,7 @@ export function ApproveAllMatching({ campaignId, pending }: { campaignId: string
         className="o-button"
         disabled={preview.isPending || approve.isPending || pending === 0}
         onClick={() => {
-          setResult(null);
+          onResult(null);
           approve.reset();
           preview.mutate({ campaignId }, { onSuccess: (p) => setShown(p) });
         }}
@@ -36,11 +35,6 @@ export function ApproveAllMatching({ campaignId, pending }: { campaignId: string
       </button>
       <ErrorNote error={preview.error} prefix="Could not count the drafts" />
       <ErrorNote error={approve.error} prefix="Could not approve" />
-      {result ? (
-        <p role="status" className="o-muted">
-          {result}
-        </p>
-      ) : null}
       {shown ? (
         shown.count === 0 ? (
           <p role="status" className="o-muted">
@@ -54,20 +48,22 @@ export function ApproveAllMatching({ campaignId, pending }: { campaignId: string
             onCancel={() => setShown(null)}
             onConfirm={() => {
               const token = shown.token;
-              approve.mutate(
-                { campaignId, token },
-                {
-                  onSuccess: (r) => {
-                    setShown(null);
-                    setResult(
-                      `Approved ${formatNumber(r.approved)}.${
-                        r.leftPending > 0 ? ` ${formatNumber(r.leftPending)} left waiting: they changed or arrived after the count; review them below.` : ''
-                      }`,
-                    );
-                    void client.invalidateQueries({ queryKey: ['list_drafts'] });
-                  },
-                },
-              );
+              // A promise, not mutate's own callbacks: those do not run once this button is gone
+              // (it goes with the queue's last draft), and the page must still say what happened.
+              approve
+                .mutateAsync({ campaignId, token })
+                .then((r) => {
+                  setShown(null);
+                  onResult(
+                    `Approved ${formatNumber(r.approved)}.${
+                      r.leftPending > 0 ? ` ${formatNumber(r.leftPending)} left waiting: they changed or arrived after the count; review them below.` : ''
+                    }`,
+                  );
+                  void client.invalidateQueries({ queryKey: ['list_drafts'] });
+                })
+                .catch(() => {
+                  // Shown by the ErrorNote above, from the mutation's own state.
+                });
             }}
           >
             <p>On every page, not only this one. The engine will send {kindsInWords(shown.kinds)}, exactly as they stand:</p>
