@@ -25,7 +25,6 @@ import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
 import { completeArgument } from './completion.js';
-import { discoverEveryRevision } from './discover.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { toToolResult } from './results.js';
 import { registerTaskMethods, TASKS_EXTENSION, type TaskRunner } from './tasks.js';
@@ -339,7 +338,6 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
   const modern = opts.era === 'modern';
   const scopeOf: ScopeOf = typeof scope === 'function' ? scope : () => scope;
   const server = new Server(SERVER_INFO, modern ? MODERN_OPTIONS : LEGACY_OPTIONS);
-  discoverEveryRevision(server);
   const wants = (method: string) => opts.only === undefined || opts.only === method;
 
   if (wants('tools/list'))

@@ -86,14 +86,14 @@ describe('JSON-RPC errors on the 2025 revisions', () => {
 });
 
 describe('server/discover', () => {
-  it('lists every revision served, 2026-07-28 first', async () => {
+  it('lists the 2026-07-28 revision, the one it negotiates (the 2025 ones open with initialize)', async () => {
     const found = await modernRpc(
       `${server.url}/mcp`,
       'server/discover',
       {},
       { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
     );
-    expect(found.result.supportedVersions).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']);
+    expect(found.result.supportedVersions).toEqual(['2026-07-28']);
     expect(found.result.capabilities.tools).toBeDefined();
     expect(found.result.instructions).toMatch(/Outreach/);
   });
