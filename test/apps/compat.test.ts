@@ -12,7 +12,8 @@ import { SAMPLE_CALLS } from '../tools/samples.js';
  * tool came to list all four hints. Everything was re-recorded when campaigns gained
  * `senderAccountIds` and accounts their visit and like limits (additions), and again when
  * campaigns gained `approval` (an addition), with the default listing's calls only, as hosts saw
- * them; the listing again when descriptions were trimmed to the token budget.
+ * them; the listing again when descriptions were trimmed to the token budget, and when
+ * add_leads_batch came to name its items' fields (an addition: an assistant could not see them).
  * views may add `_meta` to tools/list entries and nothing else: every tool result must stay the
  * same bytes.
  */
