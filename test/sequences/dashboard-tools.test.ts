@@ -2,8 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, updateAgent } from '../../src/core/agents/agents.js';
 import type { Step } from '../../src/core/agents/steps.js';
+import { startQuestion } from '../../src/core/campaigns/lifecycle.js';
 import { getSkipReasons } from '../../src/core/sequences/stats.js';
 import { recordStep } from '../../src/core/sequences/store.js';
+import { eq, inArray } from 'drizzle-orm';
+import { leads } from '../../src/db/schema.js';
 import { startTestServer, testCtx, type TestServer } from '../helpers.js';
 import { appCall, fakeUiDir, login } from '../web/helpers.js';
 
@@ -103,5 +106,61 @@ describe('the dashboard’s sequence tools', () => {
     });
     const r = await appCall(server.url, cookie, 'get_skip_reasons', { agentId: agent.id, campaignId: 'cmp_q4' });
     expect(r.body.structuredContent).toEqual({ agentId: agent.id, skips: [{ stepId: like.id, variant: 'A', reason: 'no_posts', count: 1 }] });
+  });
+  it('preview_start_campaign counts the leads per sender, and start_campaign asks with the same counts', async () => {
+    const preview = async () => (await appCall(server.url, cookie, 'preview_start_campaign', { campaignId: 'cmp_paused' })).body;
+    const question = () => startQuestion(server.ctx, 'cmp_paused');
+    const before = (await preview()).structuredContent;
+    // One sender (the agent's account, Ada) has every lead: the question names it alone.
+    expect(before.accounts).toEqual([{ accountId: 'acc_ada', name: 'Ada', count: before.accounts[0].count, shared: true }]);
+    expect(before.leads).toBe(before.accounts[0].count + before.unassigned);
+    expect(question()).toBe(
+      `Resume campaign "Paused"? It will send connection requests and messages from Ada to its ${before.leads} ${before.leads === 1 ? 'lead' : 'leads'}.`,
+    );
+
+    const added = await appCall(server.url, cookie, 'add_leads_batch', {
+      campaignId: 'cmp_paused',
+      leads: Array.from({ length: 6 }, (_, i) => ({ networkUrl: `https://www.linkedin.com/in/preview-start-${i}`, firstName: 'Lead', lastName: `${i}` })),
+    });
+    expect(added.body.isError).toBe(false);
+    const updated = await appCall(server.url, cookie, 'update_campaign', { campaignId: 'cmp_paused', senderAccountIds: ['acc_ada', 'acc_nav'] });
+    expect(updated.body.isError).toBe(false);
+    // Every lead unpinned, then two pinned to Navigator (one fixed at its first step, one by hand) and one to Offline, outside the senders.
+    server.ctx.db.update(leads).set({ accountId: null }).where(eq(leads.campaignId, 'cmp_paused')).run();
+    const ids = server.ctx.db
+      .select({ id: leads.id })
+      .from(leads)
+      .where(eq(leads.campaignId, 'cmp_paused'))
+      .all()
+      .map((r) => r.id)
+      .sort();
+    server.ctx.db
+      .update(leads)
+      .set({ accountId: 'acc_nav' })
+      .where(inArray(leads.id, ids.slice(0, 2)))
+      .run();
+    server.ctx.db
+      .update(leads)
+      .set({ accountId: 'acc_off' })
+      .where(eq(leads.id, ids[2] as string))
+      .run();
+
+    const after = (await preview()).structuredContent;
+    expect(after).toEqual({
+      campaignId: 'cmp_paused',
+      leads: ids.length,
+      accounts: [
+        { accountId: 'acc_ada', name: 'Ada', count: 0, shared: true },
+        { accountId: 'acc_nav', name: 'Navigator', count: 2, shared: true },
+        { accountId: 'acc_off', name: 'Offline', count: 1, shared: false },
+      ],
+      unassigned: ids.length - 3,
+    });
+    expect(question()).toBe(
+      `Resume campaign "Paused"? It will send connection requests and messages to its ${ids.length} leads: 2 leads from Navigator; 1 lead from Offline; ${ids.length - 3} leads shared among Ada, Navigator (each goes to the sender with the most invitations left that day).`,
+    );
+    expect((await appCall(server.url, cookie, 'preview_start_campaign', { campaignId: 'cmp_nope' })).body.structuredContent.error).toMatchObject({
+      code: 'not_found',
+    });
   });
 });

@@ -1,11 +1,14 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eq, inArray } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoginToken } from '../../src/core/auth/sessions.js';
+import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { recordStep, startSequence } from '../../src/core/sequences/store.js';
+import { leads } from '../../src/db/schema.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
@@ -80,6 +83,49 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('appro
     await page.getByRole('button', { name: 'Start Q4' }).click();
     await page.getByRole('alertdialog', { name: 'Start campaign Q4?' }).getByRole('button', { name: 'Start sending' }).click();
     await expect.poll(async () => (await rest('/campaigns/cmp_q4')).status).toBe('CAMPAIGN_IN_PROGRESS');
+  });
+
+  it('names the leads per sender when a campaign has several: pinned leads under their sender, the rest shared', async () => {
+    const added = await server.rest('/campaigns/cmp_paused/leads/batch', {
+      method: 'POST',
+      headers: { 'Idempotency-Key': 'trust-start-per-sender' },
+      body: JSON.stringify({
+        leads: Array.from({ length: 5 }, (_, i) => ({ networkUrl: `https://www.linkedin.com/in/per-sender-${i}`, firstName: 'Per', lastName: `${i}` })),
+      }),
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    updateCampaign(server.ctx, 'cmp_paused', { senderAccountIds: ['acc_ada', 'acc_nav'] });
+    server.ctx.db.update(leads).set({ accountId: null }).where(eq(leads.campaignId, 'cmp_paused')).run();
+    const ids = server.ctx.db
+      .select({ id: leads.id })
+      .from(leads)
+      .where(eq(leads.campaignId, 'cmp_paused'))
+      .all()
+      .map((r) => r.id)
+      .sort();
+    // Two leads already fixed on Navigator (as at their first step); the rest have no sender yet.
+    server.ctx.db
+      .update(leads)
+      .set({ accountId: 'acc_nav' })
+      .where(inArray(leads.id, ids.slice(0, 2)))
+      .run();
+    const unpinned = ids.length - 2;
+
+    await page.goto(`${server.url}/app/campaigns/cmp_paused`);
+    await page.getByRole('heading', { level: 1, name: 'Paused' }).waitFor();
+    await page.getByRole('button', { name: 'Resume Paused' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Resume campaign Paused?' });
+    const perSender = dialog.getByRole('list', { name: 'Leads per sender' });
+    await perSender.waitFor();
+    expect(await perSender.getByRole('listitem').allInnerTexts()).toEqual([
+      'Navigator: 2 leads',
+      `${unpinned} leads shared among the senders Ada, Navigator (each goes to the sender with the most invitations left that day)`,
+    ]);
+    await dialog.getByText(`It will send connection requests and messages to its ${ids.length} leads, each sender within its own daily limits:`).waitFor();
+    await expectAccessible();
+    await page.screenshot({ path: join(shots, 'start-confirm-per-sender.png') });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await rest('/campaigns/cmp_paused')).status).toBe('CAMPAIGN_PAUSED');
   });
 
   it('connects a simulated account with Sales Navigator', async () => {

@@ -31,6 +31,7 @@ import type { createAgentTool } from '../../src/tools/create-agent.js';
 import type { updateAgentTool } from '../../src/tools/update-agent.js';
 import type { previewAgentTool } from '../../src/tools/preview-agent.js';
 import type { getAgentStatsTool } from '../../src/tools/get-agent-stats.js';
+import type { previewStartCampaignTool } from '../../src/tools/operator/campaigns.js';
 import type { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool } from '../../src/tools/operator/sequences.js';
 import type { connectAccountTool } from '../../src/tools/connect-account.js';
 import type { updateAccountTool } from '../../src/tools/update-account.js';
@@ -184,6 +185,7 @@ interface ServerTools {
   get_skip_reasons: Io<typeof getSkipReasonsTool>;
   get_agent_shape: Io<typeof getAgentShapeTool>;
   get_lead_sequence: Io<typeof getLeadSequenceTool>;
+  preview_start_campaign: Io<typeof previewStartCampaignTool>;
   connect_account: IoKeyed<typeof connectAccountTool>;
   update_account: Io<typeof updateAccountTool>;
   list_exclusions: Io<typeof listExclusionsTool>;

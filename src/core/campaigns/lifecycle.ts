@@ -7,6 +7,7 @@ import { recordSalesNavigator } from '../accounts/sync.js';
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError, validationError } from '../errors.js';
 import { Campaign, CampaignStatus, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+import { sendersPreview, type SendersPreview } from '../sequences/senders.js';
 import { applyCampaignEvent, isImporting, neverRestarted } from './state-machine.js';
 
 export const StartCampaignResult = z.object({
@@ -49,6 +50,26 @@ function startAction(ctx: Ctx, row: CampaignRow): 'started' | 'resumed' | 'noop'
   }
 }
 
+const leadCount = (n: number) => `${n} ${n === 1 ? 'lead' : 'leads'}`;
+
+/**
+ * Who sends to how many leads, in words: "from Ada to its 3 leads" when one sender has them all,
+ * else each sender's pinned leads and the leads shared among the campaign's senders.
+ */
+function whoSends(p: SendersPreview): string {
+  const named = (a: SendersPreview['accounts'][number]) => a.name ?? a.accountId;
+  const shared = p.accounts.filter((a) => a.shared);
+  const busy = p.accounts.filter((a) => a.count > 0 || (a.shared && p.unassigned > 0));
+  // With no lead to share, a campaign with one sender still names it.
+  const only = busy.length === 1 ? busy[0] : busy.length === 0 && shared.length === 1 ? shared[0] : undefined;
+  if (busy.length <= 1) return only ? `from ${named(only)} to its ${leadCount(p.leads)}` : `to its ${leadCount(p.leads)}`;
+  const parts = p.accounts.filter((a) => a.count > 0).map((a) => `${leadCount(a.count)} from ${named(a)}`);
+  if (p.unassigned > 0) {
+    parts.push(`${leadCount(p.unassigned)} shared among ${shared.map(named).join(', ')} (each goes to the sender with the most invitations left that day)`);
+  }
+  return `to its ${leadCount(p.leads)}: ${parts.join('; ')}`;
+}
+
 /**
  * What starting the campaign would do, as one question for the person to confirm: null when
  * the start would do nothing (already running) or would be refused anyway (startCampaign
@@ -62,9 +83,8 @@ export function startQuestion(ctx: Ctx, campaignId: string): string | null {
     const account = agent?.accountId ? findAccount(ctx, agent.accountId) : undefined;
     const action = startAction(ctx, row);
     if (action === 'noop' || !account) return null;
-    const count = countRows(ctx.db, leads, eq(leads.campaignId, row.id));
     const verb = action === 'resumed' ? 'Resume' : 'Start';
-    return `${verb} campaign "${row.name}"? It will send connection requests and messages from ${account.name} to its ${count} ${count === 1 ? 'lead' : 'leads'}.`;
+    return `${verb} campaign "${row.name}"? It will send connection requests and messages ${whoSends(sendersPreview(ctx, row.id))}.`;
   } catch {
     return null;
   }

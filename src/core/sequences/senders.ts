@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { agents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { findAccounts, type AccountRow } from '../accounts/resolve.js';
@@ -85,4 +86,51 @@ export function pinSender(ctx: Ctx, leadId: string, now: number, promised?: Read
     if (!choice.pinned && choice.accountId !== null) ctx.db.update(leads).set({ accountId: choice.accountId }).where(eq(leads.id, leadId)).run();
     return choice.accountId;
   });
+}
+
+export const SendersPreview = z.object({
+  campaignId: z.string(),
+  /** Every lead of the campaign. */
+  leads: z.number().int(),
+  /**
+   * Who sends: the campaign's senders (the agent's account when it names none), then any other
+   * account a lead is pinned to. `count` is the leads already pinned to it; `shared` says whether
+   * it takes its part of the unassigned leads.
+   */
+  accounts: z.array(z.object({ accountId: z.string(), name: z.string().nullable(), count: z.number().int(), shared: z.boolean() })),
+  /** Leads with no sender yet: each goes, at its first step, to the shared sender with the most invitations left that day. */
+  unassigned: z.number().int(),
+});
+export type SendersPreview = z.infer<typeof SendersPreview>;
+
+/**
+ * Who would send to the campaign's leads, counted per sender by one GROUP BY over the leads
+ * (the campaign's own index), for the confirmations on Start. A lead's sender is its
+ * `accountId`, set by hand or fixed at its first step; the rest are unassigned. Reads only.
+ */
+export function sendersPreview(ctx: Ctx, campaignId: string): SendersPreview {
+  const rows = ctx.db
+    .select({ accountId: leads.accountId, n: sql<number>`count(*)` })
+    .from(leads)
+    .where(eq(leads.campaignId, campaignId))
+    .groupBy(leads.accountId)
+    .all();
+  const pinned = new Map<string, number>();
+  let unassigned = 0;
+  let total = 0;
+  for (const row of rows) {
+    total += row.n;
+    if (row.accountId === null) unassigned = row.n;
+    else pinned.set(row.accountId, row.n);
+  }
+  const senders = campaignSenders(ctx, campaignId);
+  const others = [...pinned.keys()].filter((id) => !senders.includes(id)).sort();
+  const ids = [...senders, ...others];
+  const found = findAccounts(ctx, ids);
+  return {
+    campaignId,
+    leads: total,
+    accounts: ids.map((id) => ({ accountId: id, name: found.get(id)?.name ?? null, count: pinned.get(id) ?? 0, shared: senders.includes(id) })),
+    unassigned,
+  };
 }

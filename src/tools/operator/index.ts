@@ -1,4 +1,5 @@
 import type { Tool } from '../define.js';
+import { previewStartCampaignTool } from './campaigns.js';
 import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
 import { grantCreditsTool } from './credits.js';
 import { approveMatchingDraftsTool, listDraftQueuesTool, previewApproveDraftsTool } from './drafts.js';
@@ -52,4 +53,5 @@ export const operatorTools: readonly Tool[] = [
   listDraftQueuesTool,
   previewApproveDraftsTool,
   approveMatchingDraftsTool,
+  previewStartCampaignTool,
 ];

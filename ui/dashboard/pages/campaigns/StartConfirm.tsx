@@ -6,37 +6,45 @@ import type { Campaign } from '../../../shared/types.js';
 const leads = (n: number) => `${formatNumber(n)} ${n === 1 ? 'lead' : 'leads'}`;
 
 /**
- * Start asks first, as start_campaign's own confirmation does over MCP: who sends (each sender
- * by name: the campaign's senders, else its agent's account), to how many leads, and whether a
- * person approves each message first.
+ * Start asks first, as start_campaign's own confirmation does over MCP, from the same read
+ * (preview_start_campaign): who sends to how many leads (the leads already pinned to a sender
+ * under it, the rest shared among the campaign's senders), and whether a person approves each
+ * message first.
  */
 export function StartConfirm({ campaign, start, cancel }: { campaign: Campaign; start: () => void; cancel: () => void }) {
-  const accounts = useTool('list_accounts', { limit: 100 });
-  const agent = useTool(
-    'get_agent',
-    { agentId: campaign.assignedTemplateId ?? '' },
-    { enabled: campaign.assignedTemplateId !== null && campaign.senderAccountIds.length === 0 },
-  );
-  const ids = campaign.senderAccountIds.length > 0 ? campaign.senderAccountIds : agent.data?.accountId ? [agent.data.accountId] : [];
-  const name = (id: string) => accounts.data?.accounts.find((a) => a.id === id)?.name ?? id;
+  const preview = useTool('preview_start_campaign', { campaignId: campaign.id });
   const verb = campaign.status === 'CAMPAIGN_PAUSED' ? 'Resume' : 'Start';
+  const p = preview.data;
+  const named = (a: { accountId: string; name: string | null }) => a.name ?? a.accountId;
+  const busy = p ? p.accounts.filter((a) => a.count > 0 || (a.shared && p.unassigned > 0)) : [];
+  const shared = p ? p.accounts.filter((a) => a.shared) : [];
+  // With no lead to share, a campaign with one sender still names it.
+  const only = busy.length === 1 ? busy[0] : busy.length === 0 && shared.length === 1 ? shared[0] : undefined;
   return (
     <Confirm title={`${verb} campaign ${campaign.name}?`} confirmLabel={`${verb} sending`} onConfirm={start} onCancel={cancel}>
-      {ids.length <= 1 ? (
+      {!p ? (
+        <p aria-busy="true">It will send connection requests and messages to its {leads(campaign.totalLeads)}. Counting the leads per sender…</p>
+      ) : busy.length <= 1 ? (
         <p>
-          It will send connection requests and messages to its {leads(campaign.totalLeads)}
-          {ids[0] ? ` from ${name(ids[0])}` : ''}.
+          It will send connection requests and messages to its {leads(p.leads)}
+          {only ? ` from ${named(only)}` : ''}.
         </p>
       ) : (
         <>
-          <p>
-            It will send connection requests and messages to its {leads(campaign.totalLeads)}, shared among {ids.length} senders, each within its own daily
-            limits:
-          </p>
-          <ul>
-            {ids.map((id) => (
-              <li key={id}>{name(id)}</li>
-            ))}
+          <p>It will send connection requests and messages to its {leads(p.leads)}, each sender within its own daily limits:</p>
+          <ul aria-label="Leads per sender">
+            {p.accounts
+              .filter((a) => a.count > 0)
+              .map((a) => (
+                <li key={a.accountId}>
+                  <bdi>{named(a)}</bdi>: {leads(a.count)}
+                </li>
+              ))}
+            {p.unassigned > 0 ? (
+              <li>
+                {leads(p.unassigned)} shared among the senders {shared.map(named).join(', ')} (each goes to the sender with the most invitations left that day)
+              </li>
+            ) : null}
           </ul>
         </>
       )}
