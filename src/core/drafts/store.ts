@@ -426,6 +426,30 @@ export function releaseDraftRowClaim(ctx: Ctx, id: string, intentId: string): bo
 }
 
 /** A deleted lead takes its drafts with it. */
+/** An approved draft not on the wire, in a running campaign, with the account that will send it. */
+export interface ApprovedWaiting {
+  id: string;
+  approvedAt: number | null;
+  accountId: string | null;
+}
+
+/**
+ * The approved drafts waiting for the engine in running campaigns, each with its sender: the
+ * draft's own account, else the lead's, else the agent's (the safety auditor's overdue rule).
+ */
+export function approvedDraftsWaiting(ctx: Pick<Ctx, 'db'>): ApprovedWaiting[] {
+  return ctx.db.$client
+    .prepare<[], ApprovedWaiting>(
+      `SELECT d.id, d.approved_at AS approvedAt, coalesce(d.account_id, l.account_id, a.account_id) AS accountId
+       FROM drafts d INDEXED BY drafts_status
+       JOIN campaigns c ON c.id = d.campaign_id AND c.status = 'CAMPAIGN_IN_PROGRESS'
+       LEFT JOIN leads l ON l.id = d.lead_id
+       LEFT JOIN agents a ON a.id = c.assigned_template_id
+       WHERE d.status = 'approved' AND d.sending_intent_id IS NULL`,
+    )
+    .all();
+}
+
 export function forgetDrafts(ctx: Ctx, leadId: string): void {
   asDraftsWriter(ctx.db.$client, () => ctx.db.delete(drafts).where(eq(drafts.leadId, leadId)).run());
 }

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import { accountDaily, accounts, activity, engineIntents } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
+import { approvedDraftsWaiting } from '../drafts/store.js';
 import { insideHours, localDayNumber, windowOn } from './hours.js';
 import { dailyLimits, hoursOf, LOCK_STEP_MIN_CALLS, rhythmOf, type SafetySettings } from './rules.js';
 
@@ -219,16 +220,7 @@ export function nextWindowClose(account: AccountRow, safety: SafetySettings, at:
 function overdueApprovedDrafts(ctx: Ctx, rows: readonly AccountRow[], safety: SafetySettings): Violation[] {
   const now = ctx.simClock.now();
   const byId = new Map(rows.map((a) => [a.id, a]));
-  const approved = ctx.db.$client
-    .prepare<[], { id: string; approvedAt: number | null; accountId: string | null }>(
-      `SELECT d.id, d.approved_at AS approvedAt, coalesce(d.account_id, l.account_id, a.account_id) AS accountId
-       FROM drafts d INDEXED BY drafts_status
-       JOIN campaigns c ON c.id = d.campaign_id AND c.status = 'CAMPAIGN_IN_PROGRESS'
-       LEFT JOIN leads l ON l.id = d.lead_id
-       LEFT JOIN agents a ON a.id = c.assigned_template_id
-       WHERE d.status = 'approved' AND d.sending_intent_id IS NULL`,
-    )
-    .all();
+  const approved = approvedDraftsWaiting(ctx);
   const out: Violation[] = [];
   for (const d of approved) {
     const account = d.accountId === null ? undefined : byId.get(d.accountId);
