@@ -36,6 +36,7 @@ import {
   dashboardTargets,
   approvalTargets,
   approveAllTargets,
+  enrichTargets,
   draftsTargets,
   evaluateTargets,
   renderMarkdown,
@@ -54,7 +55,7 @@ import { recordStatements, replayWrites } from './lib/statements.js';
 import { listingTokens } from './lib/listing.js';
 import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 import { type ApprovalBench, type ApproveAllBench, runApproval, runApproveAll } from './lib/approval.js';
-import { type EnrichBench, enrichTargets, runEnrich } from './lib/enrich.js';
+import { type EnrichBench, runEnrich } from './lib/enrich.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadDist } from './app.js';
-import type { Target } from './report.js';
+import { median } from './stats.js';
 import type * as Clock from '../../src/core/clock.js';
 import type * as Profiles from '../../src/core/network/profiles.js';
 import type * as Enrich from '../../src/core/outreach/enrich.js';
@@ -63,11 +63,6 @@ async function loadMods(root: string): Promise<Mods> {
 const START = Date.parse('2026-11-23T10:00:00Z');
 const CAMPAIGN = 'cmp_enrich';
 const ACCOUNT = 'acc_enrich';
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-};
 
 export async function runEnrich(root: string, opts: { leadsPerRound?: number; rounds?: number } = {}): Promise<EnrichBench> {
   const leadsPerRound = opts.leadsPerRound ?? 2_000;
@@ -146,17 +141,4 @@ export async function runEnrich(root: string, opts: { leadsPerRound?: number; ro
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The enrichment case's target: its cost per lead within ENRICH_TARGET_RATIO of the lookup alone. */
-export function enrichTargets(e: EnrichBench | undefined): Target[] {
-  if (!e) return [];
-  return [
-    {
-      id: 'enrich-vs-lookup',
-      text: `Enriching a lead known only by its URL costs at most ${ENRICH_TARGET_RATIO}× the profile lookup alone`,
-      measured: `${e.ratio.toFixed(2)}× (${e.enrichUs.toFixed(0)} vs ${e.lookupUs.toFixed(0)} µs per lead, median of ${e.rounds} rounds of ${e.leadsPerRound.toLocaleString('en-US')} leads on the simulated network)`,
-      met: e.ratio <= ENRICH_TARGET_RATIO,
-    },
-  ];
 }

@@ -2,7 +2,7 @@ import { LISTING_BUDGET_TOKENS } from './listing.js';
 import type { DashboardBench } from './dashboard.js';
 import { DRAFTS_LIST_COST, DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBench } from './drafts.js';
 import { APPROVE_ALL_MS, type ApprovalBench, type ApproveAllBench } from './approval.js';
-import { enrichTargets, type EnrichBench } from './enrich.js';
+import { ENRICH_TARGET_RATIO, type EnrichBench } from './enrich.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -353,6 +353,19 @@ export function approvalTargets(a: ApprovalBench | undefined): Target[] {
         a.review.approved === a.drafts.total &&
         a.stale.sent === 0 &&
         a.stale.conflicts === a.stale.raced,
+    },
+  ];
+}
+
+/** The enrichment case's target: its cost per lead within ENRICH_TARGET_RATIO of the lookup alone. */
+export function enrichTargets(e: EnrichBench | undefined): Target[] {
+  if (!e) return [];
+  return [
+    {
+      id: 'enrich-vs-lookup',
+      text: `Enriching a lead known only by its URL costs at most ${ENRICH_TARGET_RATIO}× the profile lookup alone`,
+      measured: `${e.ratio.toFixed(2)}× (${e.enrichUs.toFixed(0)} vs ${e.lookupUs.toFixed(0)} µs per lead, median of ${e.rounds} rounds of ${e.leadsPerRound.toLocaleString('en-US')} leads on the simulated network)`,
+      met: e.ratio <= ENRICH_TARGET_RATIO,
     },
   ];
 }
