@@ -37,6 +37,20 @@ export function findAccounts(ctx: Ctx, ids: readonly string[]): Map<string, Acco
   return out;
 }
 
+/**
+ * Counts per account, named and ordered for a confirmation: most first, then by name; `name` is
+ * the account's name, else its id (null stays null: a send with no account known yet).
+ */
+export function namedAccountCounts(ctx: Ctx, counts: ReadonlyMap<string | null, number>): { accountId: string | null; name: string | null; count: number }[] {
+  const known = findAccounts(
+    ctx,
+    [...counts.keys()].filter((id): id is string => id !== null),
+  );
+  return [...counts.entries()]
+    .map(([accountId, count]) => ({ accountId, name: accountId === null ? null : (known.get(accountId)?.name ?? accountId), count }))
+    .sort((a, b) => b.count - a.count || String(a.name).localeCompare(String(b.name)));
+}
+
 /** The account, or 404 not_found (self-hosting.md, Accounts: unknown accountId on lookup, search or send). */
 export function requireAccount(ctx: Ctx, id: string): AccountRow {
   const row = findAccount(ctx, id);

@@ -1,4 +1,4 @@
-import { findAccounts } from '../accounts/resolve.js';
+import { namedAccountCounts } from '../accounts/resolve.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -37,13 +37,7 @@ export function previewApproveDrafts(ctx: Ctx, secret: string, input: { campaign
     byAccount.set(g.accountId, (byAccount.get(g.accountId) ?? 0) + g.count);
     if ((DRAFT_KINDS as readonly string[]).includes(g.kind)) kinds[g.kind as DraftKind] += g.count;
   }
-  const known = findAccounts(
-    ctx,
-    [...byAccount.keys()].filter((id): id is string => id !== null),
-  );
-  const accounts = [...byAccount.entries()]
-    .map(([accountId, count]) => ({ accountId, name: accountId === null ? null : (known.get(accountId)?.name ?? accountId), count }))
-    .sort((a, b) => b.count - a.count || String(a.name).localeCompare(String(b.name)));
+  const accounts = namedAccountCounts(ctx, byAccount);
   const count = accounts.reduce((n, a) => n + a.count, 0);
   return { count, accounts, kinds, token: encodeCursor(secret, scopeOf(input.campaignId), [maxSeq, at]) };
 }

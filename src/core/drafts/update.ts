@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { transaction } from '../../db/tx.js';
-import { findAccounts } from '../accounts/resolve.js';
+import { namedAccountCounts } from '../accounts/resolve.js';
 import { findCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { PATH_ID } from '../ids.js';
@@ -175,12 +175,6 @@ export function sendsToConfirm(ctx: Ctx, updates: readonly DraftUpdate[]): Sends
     byAccount.set(accountId, (byAccount.get(accountId) ?? 0) + 1);
     kinds[row.kind as DraftKind]++;
   }
-  const known = findAccounts(
-    ctx,
-    [...byAccount.keys()].filter((id): id is string => id !== null),
-  );
-  const accounts = [...byAccount.entries()]
-    .map(([accountId, count]) => ({ accountId, name: accountId === null ? null : (known.get(accountId)?.name ?? accountId), count }))
-    .sort((a, b) => b.count - a.count || String(a.name).localeCompare(String(b.name)));
+  const accounts = namedAccountCounts(ctx, byAccount);
   return { count: accounts.reduce((n, a) => n + a.count, 0), accounts, kinds };
 }
