@@ -1,10 +1,11 @@
 import { useId, useState, type FormEvent } from 'react';
 import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
-import { Untrusted, UntrustedBlock } from '../../shared/components/Untrusted.js';
+import { Untrusted } from '../../shared/components/Untrusted.js';
 import { formatWhen } from '../../shared/format.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { ConversationFilter } from '../../shared/types.js';
+import { MessageThread } from './MessageThread.js';
 import { Link, useLocation } from '../router.js';
 import { CursorPager } from '../../shared/components/CursorPager.js';
 
@@ -13,8 +14,6 @@ const FILTERS: { value: ConversationFilter; label: string }[] = [
   { value: 'handed_off', label: 'Handed off' },
   { value: 'all', label: 'All' },
 ];
-
-const SENDER: Record<string, string> = { sequence: 'Sequence', agent: 'Agent', operator: 'You', api: 'API', lead: 'Lead' };
 
 function Thread({ leadId }: { leadId: string }) {
   const id = useId();
@@ -68,16 +67,7 @@ function Thread({ leadId }: { leadId: string }) {
         <Link to={`/leads/${encodeURIComponent(campaign.id)}/${encodeURIComponent(lead.id)}`}>Lead page</Link>
       </p>
       {messages.length === 0 ? <p className="o-muted">No messages stored for this lead yet.</p> : null}
-      <ol className="o-thread" aria-label="Messages, oldest first">
-        {messages.map((m, i) => (
-          <li key={m.id ?? i} className={m.direction === 'inbound' ? 'o-msg o-msg-in' : 'o-msg o-msg-out'}>
-            <span className="o-msg-meta">
-              {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
-            </span>
-            <UntrustedBlock as="span">{m.text}</UntrustedBlock>
-          </li>
-        ))}
-      </ol>
+      <MessageThread messages={messages} />
       <form onSubmit={submit} className="o-stack">
         <div className="o-field">
           <label htmlFor={`${id}-reply`}>Your reply</label>

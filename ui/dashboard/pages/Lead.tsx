@@ -7,6 +7,7 @@ import { formatWhen } from '../../shared/format.js';
 import { useTool } from '../../shared/hooks.js';
 import { placeSteps, skipReasonLabel, stepKindLabel } from '../../shared/steps.js';
 import type { DraftStatus } from '../../shared/types.js';
+import { MessageThread } from './MessageThread.js';
 import { Link } from '../router.js';
 
 const EVENT_LABELS: Record<string, string> = { sent: 'Sent', skipped: 'Skipped', accepted: 'Accepted', replied: 'Replied' };
@@ -18,7 +19,6 @@ const END_LABELS: Record<string, string> = {
   rejected: 'stopped: a draft was rejected',
   excluded: 'stopped: the lead was excluded',
 };
-const SENDER: Record<string, string> = { sequence: 'Sequence', agent: 'Agent', operator: 'You', api: 'API', lead: 'Lead' };
 
 /** A field of the profile, "—" when the lead has none. */
 function Field({ label, children }: { label: string; children: string | null | undefined }) {
@@ -109,16 +109,7 @@ function Conversation({ leadId }: { leadId: string }) {
           <p className="o-muted">No messages yet.</p>
         ) : (
           <>
-            <ol className="o-thread" aria-label="Messages, oldest first">
-              {conversation.data.messages.map((m, i) => (
-                <li key={m.id ?? i} className={m.direction === 'inbound' ? 'o-msg o-msg-in' : 'o-msg o-msg-out'}>
-                  <span className="o-msg-meta">
-                    {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
-                  </span>
-                  <UntrustedBlock as="span">{m.text}</UntrustedBlock>
-                </li>
-              ))}
-            </ol>
+            <MessageThread messages={conversation.data.messages} />
             <Link to={`/inbox/${leadId}?filter=all`}>Answer in the inbox</Link>
           </>
         )

@@ -1,0 +1,21 @@
+import { UntrustedBlock } from '../../shared/components/Untrusted.js';
+import { formatWhen } from '../../shared/format.js';
+import type { ConversationMessage } from '../../shared/types.js';
+
+const SENDER: Record<string, string> = { sequence: 'Sequence', agent: 'Agent', operator: 'You', api: 'API', lead: 'Lead' };
+
+/** A conversation's messages, oldest first, each with who sent it and when: the inbox's thread and the lead page's. */
+export function MessageThread({ messages }: { messages: readonly ConversationMessage[] }) {
+  return (
+    <ol className="o-thread" aria-label="Messages, oldest first">
+      {messages.map((m, i) => (
+        <li key={m.id ?? i} className={m.direction === 'inbound' ? 'o-msg o-msg-in' : 'o-msg o-msg-out'}>
+          <span className="o-msg-meta">
+            {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
+          </span>
+          <UntrustedBlock as="span">{m.text}</UntrustedBlock>
+        </li>
+      ))}
+    </ol>
+  );
+}
