@@ -74,6 +74,11 @@ export interface ApprovalBench {
   mismatches: { textDiffers: number; sentWithoutDraft: number; approvedNotSent: number; examples: string[] };
   /** Approved message drafts rightly left unsent: the lead replied before their turn, which ends the sequence. */
   stoppedByReply: number;
+  /**
+   * Drafts the engine closed (`skipped`) before the reviewer reached them, by skip reason: a
+   * follow-up whose lead replied while it waited is closed, never approved, and rightly so.
+   */
+  closedUnreviewed: Record<string, number>;
   /** Simulated hours from the reviewer's approval to the send, over every sent draft. */
   approvalToSendHours: { median: number; p90: number; max: number };
   audit: { violations: number; byRule: Record<string, number>; calls: number; accountDays: number; examples: string[] };
@@ -376,6 +381,15 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
       Object.fromEntries((db.prepare(sql).all() as { k: string; n: number }[]).map((row) => [row.k, row.n]));
     const draftsByKind = groups(`SELECT kind AS k, count(*) AS n FROM drafts WHERE campaign_id = '${CAMPAIGN}' GROUP BY kind`);
     const draftsByStatus = groups(`SELECT status AS k, count(*) AS n FROM drafts WHERE campaign_id = '${CAMPAIGN}' GROUP BY status`);
+    const closedUnreviewed: Record<string, number> = {};
+    for (const d of db.prepare(`SELECT id, skip_reason AS reason FROM drafts WHERE campaign_id = '${CAMPAIGN}' AND status = 'skipped'`).all() as {
+      id: string;
+      reason: string | null;
+    }[]) {
+      if (approvedWords.has(d.id)) continue;
+      const why = d.reason ?? 'unknown';
+      closedUnreviewed[why] = (closedUnreviewed[why] ?? 0) + 1;
+    }
     const sendsByKind = groups(
       `SELECT kind AS k, count(*) AS n FROM engine_intents WHERE campaign_id = '${CAMPAIGN}' AND state IN ('sent', 'assumed_sent') GROUP BY kind`,
     );
@@ -442,6 +456,7 @@ export async function runApproval(root: string, overrides: Partial<ApprovalSetti
       review,
       sends: { total: Object.values(sendsByKind).reduce((a, b) => a + b, 0), byKind: sendsByKind, withWords: sent.length },
       mismatches,
+      closedUnreviewed,
       stale,
       stoppedByReply,
       approvalToSendHours: latencySummary(latency),

@@ -336,13 +336,14 @@ export function approvalTargets(a: ApprovalBench | undefined): Target[] {
   const m = a.mismatches;
   const wrong = m.textDiffers + m.sentWithoutDraft + m.approvedNotSent;
   const s = a.settings;
+  const unreviewed = Object.values(a.closedUnreviewed ?? {}).reduce((x, y) => x + y, 0);
   return [
     {
       id: 'approval-campaign',
       text: `A campaign of ${int(s.leads)} leads with approval required, approved in batches of 100 through MCP, runs through the simulator with 0 auditor violations`,
       measured:
         `${a.audit.violations} violations${a.audit.violations ? ` (${counts(a.audit.byRule)})` : ''} over ${int(a.audit.calls)} provider calls; campaign ${a.campaignStatus} after ${a.simDays.toFixed(1)} simulated days from ${s.accounts} accounts, ${(a.wallMs / 1000).toFixed(1)} s wall (${int(a.ticks)} ticks); ` +
-        `${int(a.drafts.total)} drafts (${counts(a.drafts.byKind)}), ${int(a.review.approved)} approved by ${int(a.review.updateCalls)} update_drafts calls (${int(a.review.fullBatches)} of 100; ${int(a.review.rewritten)} rewritten in the same call) after ${int(a.review.listCalls)} list_drafts calls, ${(a.review.mcpMs / 1000).toFixed(1)} s in MCP; ` +
+        `${int(a.drafts.total)} drafts (${counts(a.drafts.byKind)}), ${int(a.review.approved)} approved by ${int(a.review.updateCalls)} update_drafts calls (${int(a.review.fullBatches)} of 100; ${int(a.review.rewritten)} rewritten in the same call) after ${int(a.review.listCalls)} list_drafts calls, ${(a.review.mcpMs / 1000).toFixed(1)} s in MCP${unreviewed ? `, ${int(unreviewed)} closed by the engine before review (${counts(a.closedUnreviewed)})` : ''}; ` +
         `${int(a.sends.total)} sends (${counts(a.sends.byKind)}), ${int(a.sends.withWords)} with words: ${wrong === 0 ? 'every one the approved draft, byte for byte' : `${m.textDiffers} differ, ${m.sentWithoutDraft} without a draft, ${m.approvedNotSent} approved and never sent`}` +
         `${a.stoppedByReply ? ` (${int(a.stoppedByReply)} approved follow-ups rightly unsent: the lead replied first)` : ''}; approval to send ${a.approvalToSendHours.median.toFixed(1)} h median, ${a.approvalToSendHours.p90.toFixed(1)} h p90 (simulated); ` +
         `every approval carried its revision: ${int(a.stale.raced)} drafts rewritten under the reviewer, ${int(a.stale.conflicts)} conflicts, ${int(a.stale.sent)} stale approvals sent`,
@@ -350,7 +351,9 @@ export function approvalTargets(a: ApprovalBench | undefined): Target[] {
         a.audit.violations === 0 &&
         wrong === 0 &&
         a.campaignStatus === 'COMPLETED' &&
-        a.review.approved === a.drafts.total &&
+        // Every draft was approved, or closed by the engine before review (its lead replied), and none waits.
+        a.review.approved + unreviewed === a.drafts.total &&
+        (a.drafts.byStatus.pending ?? 0) === 0 &&
         a.stale.sent === 0 &&
         a.stale.conflicts === a.stale.raced,
     },
@@ -364,7 +367,7 @@ export function enrichTargets(e: EnrichBench | undefined): Target[] {
     {
       id: 'enrich-vs-lookup',
       text: `Enriching a lead known only by its URL costs at most ${ENRICH_TARGET_RATIO}× the profile lookup alone`,
-      measured: `${e.ratio.toFixed(2)}× (${e.enrichUs.toFixed(0)} vs ${e.lookupUs.toFixed(0)} µs per lead, median of ${e.rounds} rounds of ${e.leadsPerRound.toLocaleString('en-US')} leads on the simulated network)`,
+      measured: `${e.ratio.toFixed(2)}× (${e.enrichUs.toFixed(0)} vs ${e.lookupUs.toFixed(0)} CPU µs per lead; wall ${e.enrichWallUs.toFixed(0)} vs ${e.lookupWallUs.toFixed(0)} µs; median of ${e.rounds} rounds of ${e.leadsPerRound.toLocaleString('en-US')} leads on the simulated network)`,
       met: e.ratio <= ENRICH_TARGET_RATIO,
     },
   ];
