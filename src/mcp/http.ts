@@ -30,6 +30,7 @@ import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSele
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel } from './channel.js';
 import { inBandErrors } from './inband.js';
+import { KeyedLive, LiveBus } from './live.js';
 import { toToolResult } from './results.js';
 import { keepProtoKey, malformedToolCall, mcpServer, offeredTools, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
@@ -102,6 +103,8 @@ export interface McpHttpOptions {
   toolSets?: ToolSets;
   /** The process's task runner, shared with any other MCP entry of the process. */
   tasks?: TaskRunner;
+  /** The 2025-era subscriptions by key, shared with the GET event streams (mcpStreamHandler). */
+  live?: KeyedLive;
 }
 
 /** The request's scope rides on the SDK's pass-through auth info, the one value it hands the factory. */
@@ -169,7 +172,9 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const scope = scopeOf(authInfo);
     return mcpServer(ctx, scope, { era, tasks, only: scope.only });
   };
-  const modernEntry = createMcpHandler(factory, { legacy: 'reject', onerror });
+  const live = opts.live ?? new KeyedLive(ctx);
+  // subscriptions/listen streams hear of changes through this bus (fed by core's change feed).
+  const modernEntry = createMcpHandler(factory, { legacy: 'reject', onerror, bus: new LiveBus(ctx) });
   const legacy = legacyEntry(factory);
   // Plain calls of every request share one instance per era, each over an in-process
   // connection made on the first such call (see CallChannel, CHANNEL_METHODS, plainModernCall).
@@ -233,7 +238,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     keepProtoKey(body.value);
 
     const { caller } = auth;
-    const scope: McpScope = { offered: offeredTools(offered), entrant: { caller } };
+    const scope: McpScope = { offered: offeredTools(offered), entrant: { caller }, live: live.forKey(caller.keyId) };
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
 
     // A request carrying the envelope's protocol version claims 2026-07-28: never a 2025 one,
@@ -426,23 +431,41 @@ function answerMalformedCalls(body: unknown): { replies: unknown[]; rest: unknow
   return replies.length === 0 ? null : { replies, rest };
 }
 
+/** An Express request as the handlers read it. */
+export function expressRequest(req: Request, res: Response): McpHttpRequest {
+  const closed = new AbortController();
+  res.on('close', () => closed.abort());
+  return {
+    header: (name) => req.get(name),
+    ip: clientAddress(req),
+    query: req.query as Record<string, unknown>,
+    origin: baseUrl(req),
+    url: req.originalUrl,
+    raw: req.body,
+    requestId: requestIdOf(res),
+    closed: closed.signal,
+  };
+}
+
 /** The Express route's view of a request (the route has read the body with readRawBody). */
 export function expressRoute(handle: (req: McpHttpRequest, res: ServerResponse) => Promise<void>): RequestHandler {
-  return (req: Request, res: Response) => {
-    const closed = new AbortController();
-    res.on('close', () => closed.abort());
-    return handle(
-      {
-        header: (name) => req.get(name),
-        ip: clientAddress(req),
-        query: req.query as Record<string, unknown>,
-        origin: baseUrl(req),
-        url: req.originalUrl,
-        raw: req.body,
-        requestId: requestIdOf(res),
-        closed: closed.signal,
-      },
-      res,
-    );
+  return (req: Request, res: Response) => handle(expressRequest(req, res), res);
+}
+
+/**
+ * GET with `Accept: text/event-stream` on the MCP endpoint: the 2025-era stream that carries
+ * `notifications/resources/updated` for the key's subscriptions (see KeyedLive). The key is
+ * checked as for a POST, and again before each delivery.
+ */
+export function mcpStreamHandler(ctx: Ctx, live: KeyedLive): (req: McpHttpRequest, res: ServerResponse) => void {
+  return (req, res) => {
+    const credential = mcpCredential(req);
+    const auth = authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip });
+    if (!auth.ok) {
+      const headers = { ...auth.headers };
+      if (httpStatus(auth.error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, auth.error);
+      return sendError(res, auth.error, headers);
+    }
+    live.open(auth.caller.keyId, res, () => authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }).ok);
   };
 }
