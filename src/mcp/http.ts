@@ -286,7 +286,8 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
 
     // As the SDK's per-request transport answers these methods: every outcome is the handler's
     // own, so a 200 whose body is the JSON-RPC reply.
-    if (CHANNEL_METHODS.has(single.method))
+    const reportsProgress = hasProgressToken(single);
+    if (CHANNEL_METHODS.has(single.method) && !reportsProgress)
       return overChannel(
         res,
         legacyChannel().then((channel) => channel.exchange(single, scope, authInfo)),
@@ -294,7 +295,8 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
 
     scope.only = single.method;
     const server = await factory({ era: 'legacy', authInfo });
-    const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: 'json' });
+    // A call that asked for progress streams its notifications before the answer (SSE).
+    const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: reportsProgress ? 'auto' : 'json' });
     try {
       await server.connect(transport);
       await answer(res, await inBandErrors(await transport.handleMessage(single, { authInfo })));
@@ -322,6 +324,8 @@ const CHANNEL_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/list'
  */
 function plainModernCall(req: McpHttpRequest, body: unknown, offered: OfferedTools): body is JSONRPCRequest {
   if (!isJSONRPCRequest(body) || !CHANNEL_METHODS.has(body.method) || !isJsonContentType(req.header('content-type'))) return false;
+  // The shared channel drops notifications: a call that asked for progress needs its own exchange.
+  if (hasProgressToken(body)) return false;
   const version = req.header('mcp-protocol-version');
   const name = req.header('mcp-name');
   // The revision this server serves (card.ts), which the SDK's HTTP entry accepts.
@@ -390,8 +394,23 @@ async function answer(res: ServerResponse, response: globalThis.Response): Promi
   }
   res.writeHead(response.status, headers);
   const stream = Readable.fromWeb(response.body as NodeReadableStream);
-  res.on('close', () => stream.destroy());
-  stream.pipe(res);
+  // Resolves when the stream has been written out (or the client left), so the caller closes
+  // the serving instance only after its last message.
+  await new Promise<void>((resolve) => {
+    res.on('close', () => {
+      stream.destroy();
+      resolve();
+    });
+    stream.on('end', resolve);
+    stream.on('error', resolve);
+    stream.pipe(res);
+  });
+}
+
+/** Whether a request asks for progress notifications (`_meta.progressToken`). */
+function hasProgressToken(request: JSONRPCRequest): boolean {
+  const meta = (request.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return meta?.progressToken !== undefined;
 }
 
 /** The method of a single request that carries the 2026-07-28 envelope claim; undefined otherwise. */

@@ -16,6 +16,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
 import type { Ctx } from '../core/context.js';
+import type { ProgressReporter } from '../core/progress.js';
 import { ApiError, validationError } from '../core/errors.js';
 import { requestFingerprint } from '../core/idempotency/store.js';
 import type { Tool } from '../tools/define.js';
@@ -294,6 +295,24 @@ function withProtoKey(args: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The reporter of a call that carries `_meta.progressToken`: each report goes out as
+ * `notifications/progress` on the call's own exchange (over HTTP the answer then streams).
+ * Progress only grows, as the protocol asks; a report that could not be sent is dropped.
+ */
+function progressOf(rc: ServerContext): ProgressReporter | undefined {
+  const progressToken = rc.mcpReq._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  let last = -1;
+  return (done, total, message) => {
+    if (done <= last) return;
+    last = done;
+    rc.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken, progress: done, total, ...(message ? { message } : {}) } })
+      .catch(() => undefined);
+  };
+}
+
 export interface McpServerOptions {
   era: Era;
   /**
@@ -429,7 +448,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
       if (tool.task && modern && opts.tasks.wanted(clientCapabilities(server, rc))) {
         return opts.tasks.start(tool, entrant, { ...call, confirmation });
       }
-      return toToolResult(await callTool(ctx, tool, entrant, { ...call, confirmation }));
+      return toToolResult(await callTool(ctx, tool, entrant, { ...call, confirmation, progress: progressOf(rc) }));
     });
 
   registerTaskMethods(

@@ -101,6 +101,46 @@ describe('live resources', () => {
     }
   });
 
+  const batch = (tag: string) => ({
+    campaignId: 'cmp_review',
+    leads: Array.from({ length: 30 }, (_, i) => ({ networkUrl: `https://www.linkedin.com/in/progress-${tag}-${i}`, firstName: `P${i}` })),
+  });
+
+  it('the v1 client at 2025-11-25 hears progress during an import (add_leads_batch)', async () => {
+    const client = new ClientV1({ name: 'progress-v1', version: '1.0.0' });
+    await client.connect(new HttpV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
+    try {
+      const seen: { progress: number; total?: number | undefined }[] = [];
+      const result = await client.callTool({ name: 'add_leads_batch', arguments: batch('v1') }, undefined, { onprogress: (p) => seen.push(p) });
+      expect(result.isError).not.toBe(true);
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      expect(seen.at(-1)).toMatchObject({ progress: 30, total: 30 });
+      expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((x, y) => x - y));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the v2 client at 2026-07-28 hears progress during an import (add_leads_batch)', async () => {
+    const client = new ClientV2({ name: 'progress-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
+    try {
+      const seen: { progress: number; total?: number | undefined }[] = [];
+      const result = await client.callTool({ name: 'add_leads_batch', arguments: batch('v2') }, { onprogress: (p) => seen.push(p) });
+      expect(result.isError).not.toBe(true);
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      expect(seen.at(-1)).toMatchObject({ progress: 30, total: 30 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a call without a progress token hears none and answers as before', async () => {
+    const client = await server.mcp();
+    const result = await client.callTool({ name: 'add_leads_batch', arguments: batch('none') });
+    expect(result.isError).not.toBe(true);
+  });
+
   it('a key that is not the server’s opens no event stream', async () => {
     const res = await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream', 'x-api-key': 'sk_test_nope_000000000000000000000000' } });
     expect(res.status).toBe(401);
