@@ -22,6 +22,7 @@ import type { ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
+import { listenToChanges } from '../core/live/feed.js';
 import { parseJson, sendError, writeJson } from '../http/body.js';
 import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
@@ -251,7 +252,9 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
           modernChannel().then((channel) => channel.exchange(body.value as JSONRPCRequest, scope)),
         );
       scope.only = claimed;
-      return serve(modernEntry, req, res, body.value, authInfo);
+      // A listen stream lasts: its key is checked again before each update, and a revoked key's stream ends.
+      const served = claimed === 'subscriptions/listen' ? whileAdmitted(ctx, req, credential) : req;
+      return serve(modernEntry, served, res, body.value, authInfo);
     }
     const route = classifyInboundRequest({
       httpMethod: 'POST',
@@ -448,6 +451,22 @@ function answerMalformedCalls(body: unknown): { replies: unknown[]; rest: unknow
     else rest.push(message);
   }
   return replies.length === 0 ? null : { replies, rest };
+}
+
+/**
+ * The request with a `closed` signal that also fires when its key stops authenticating (checked
+ * on each batch of changes, before the listen stream's updates go out), so the SDK ends a
+ * revoked key's subscriptions/listen stream.
+ */
+function whileAdmitted(ctx: Ctx, req: McpHttpRequest, credential: Credential): McpHttpRequest {
+  const closed = new AbortController();
+  const stop = listenToChanges(ctx, () => {
+    if (!authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }).ok) closed.abort();
+  });
+  closed.signal.addEventListener('abort', stop, { once: true });
+  if (req.closed.aborted) closed.abort();
+  else req.closed.addEventListener('abort', () => closed.abort(), { once: true });
+  return { ...req, closed: closed.signal };
 }
 
 /** An Express request as the handlers read it. */

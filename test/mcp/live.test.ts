@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, revokeApiKey } from '../../src/core/auth/keys.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { updateDrafts } from '../../src/core/drafts/update.js';
 import { openDatabase } from '../../src/db/connection.js';
@@ -96,6 +97,23 @@ describe('live resources', () => {
       await heard;
       expect(got.seen).not.toContain(campaignDraftsUri('cmp_review'));
       await sub.close();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('ends a 2026-07-28 listen stream whose key is revoked', async () => {
+    const { id, key } = createApiKey(server.ctx, 'test', 'revoked while listening');
+    const client = new ClientV2({ name: 'live-revoked', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }));
+    try {
+      const got = updates();
+      client.setNotificationHandler('notifications/resources/updated', (n) => got.note(n.params.uri));
+      const sub = await client.listen({ resourceSubscriptions: [DRAFTS_URI] });
+      revokeApiKey(server.ctx, id);
+      await approveOverRest(drafts[2] as string);
+      expect(await sub.closed).not.toBe('local');
+      expect(got.seen).toEqual([]);
     } finally {
       await client.close();
     }
