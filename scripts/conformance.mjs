@@ -36,10 +36,19 @@ const TEST_KEY = 'sk_test_fixture_key_000000000000000001';
  * The scenarios that apply to this server, per era. The others call fixtures of the suite's
  * reference server by name (tools such as test_simple_text or slow_compute, resources such as
  * test://static-text, prompts such as test_simple_prompt) or test features this server does not
- * offer (logging, subscriptions, sampling, sessions); docs/mcp.md says which.
+ * offer (logging, sampling, sessions); docs/mcp.md says which.
  */
 export const APPLICABLE = {
-  '2025-11-25': ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'dns-rebinding-protection'],
+  '2025-11-25': [
+    'server-initialize',
+    'ping',
+    'tools-list',
+    'resources-list',
+    'resources-subscribe',
+    'resources-unsubscribe',
+    'prompts-list',
+    'dns-rebinding-protection',
+  ],
   '2026-07-28': [
     'server-stateless',
     'tools-list',

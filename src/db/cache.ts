@@ -127,3 +127,11 @@ export function cachedBy<T>(counter: Counter, load: (db: Db, key: string) => T |
     return value;
   };
 }
+
+/**
+ * SQLite's `PRAGMA data_version` on this connection: it moves when another connection (the
+ * CLI, a second server on the same file) commits, and never for this connection's own writes.
+ * The change feed (src/core/live) polls it to learn of another process's changes.
+ */
+const dataVersionOf = perDb((db) => db.$client.prepare<[], number>('PRAGMA data_version').pluck());
+export const dataVersion = (db: Db): number => dataVersionOf(db).get() as number;

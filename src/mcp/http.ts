@@ -22,6 +22,7 @@ import type { ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
+import { listenToChanges } from '../core/live/feed.js';
 import { parseJson, sendError, writeJson } from '../http/body.js';
 import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
@@ -30,6 +31,7 @@ import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSele
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel } from './channel.js';
 import { inBandErrors } from './inband.js';
+import { KeyedLive, LiveBus } from './live.js';
 import { toToolResult } from './results.js';
 import { keepProtoKey, malformedToolCall, mcpServer, offeredTools, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
@@ -102,6 +104,8 @@ export interface McpHttpOptions {
   toolSets?: ToolSets;
   /** The process's task runner, shared with any other MCP entry of the process. */
   tasks?: TaskRunner;
+  /** The 2025-era subscriptions by key, shared with the GET event streams (mcpStreamHandler). */
+  live?: KeyedLive;
 }
 
 /** The request's scope rides on the SDK's pass-through auth info, the one value it hands the factory. */
@@ -169,7 +173,9 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const scope = scopeOf(authInfo);
     return mcpServer(ctx, scope, { era, tasks, only: scope.only });
   };
-  const modernEntry = createMcpHandler(factory, { legacy: 'reject', onerror });
+  const live = opts.live ?? new KeyedLive(ctx);
+  // subscriptions/listen streams hear of changes through this bus (fed by core's change feed).
+  const modernEntry = createMcpHandler(factory, { legacy: 'reject', onerror, bus: new LiveBus(ctx) });
   const legacy = legacyEntry(factory);
   // Plain calls of every request share one instance per era, each over an in-process
   // connection made on the first such call (see CallChannel, CHANNEL_METHODS, plainModernCall).
@@ -233,7 +239,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     keepProtoKey(body.value);
 
     const { caller } = auth;
-    const scope: McpScope = { offered: offeredTools(offered), entrant: { caller } };
+    const scope: McpScope = { offered: offeredTools(offered), entrant: { caller }, live: live.forKey(caller.keyId) };
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
 
     // A request carrying the envelope's protocol version claims 2026-07-28: never a 2025 one,
@@ -246,7 +252,9 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
           modernChannel().then((channel) => channel.exchange(body.value as JSONRPCRequest, scope)),
         );
       scope.only = claimed;
-      return serve(modernEntry, req, res, body.value, authInfo);
+      // A listen stream lasts: its key is checked again before each update, and a revoked key's stream ends.
+      const served = claimed === 'subscriptions/listen' ? whileAdmitted(ctx, req, credential) : req;
+      return serve(modernEntry, served, res, body.value, authInfo);
     }
     const route = classifyInboundRequest({
       httpMethod: 'POST',
@@ -281,7 +289,8 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
 
     // As the SDK's per-request transport answers these methods: every outcome is the handler's
     // own, so a 200 whose body is the JSON-RPC reply.
-    if (CHANNEL_METHODS.has(single.method))
+    const reportsProgress = hasProgressToken(single);
+    if (CHANNEL_METHODS.has(single.method) && !reportsProgress)
       return overChannel(
         res,
         legacyChannel().then((channel) => channel.exchange(single, scope, authInfo)),
@@ -289,7 +298,8 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
 
     scope.only = single.method;
     const server = await factory({ era: 'legacy', authInfo });
-    const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: 'json' });
+    // A call that asked for progress streams its notifications before the answer (SSE).
+    const transport = new PerRequestHTTPServerTransport({ classification: { era: 'legacy' }, responseMode: reportsProgress ? 'auto' : 'json' });
     try {
       await server.connect(transport);
       await answer(res, await inBandErrors(await transport.handleMessage(single, { authInfo })));
@@ -317,6 +327,8 @@ const CHANNEL_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/list'
  */
 function plainModernCall(req: McpHttpRequest, body: unknown, offered: OfferedTools): body is JSONRPCRequest {
   if (!isJSONRPCRequest(body) || !CHANNEL_METHODS.has(body.method) || !isJsonContentType(req.header('content-type'))) return false;
+  // The shared channel drops notifications: a call that asked for progress needs its own exchange.
+  if (hasProgressToken(body)) return false;
   const version = req.header('mcp-protocol-version');
   const name = req.header('mcp-name');
   // The revision this server serves (card.ts), which the SDK's HTTP entry accepts.
@@ -385,8 +397,23 @@ async function answer(res: ServerResponse, response: globalThis.Response): Promi
   }
   res.writeHead(response.status, headers);
   const stream = Readable.fromWeb(response.body as NodeReadableStream);
-  res.on('close', () => stream.destroy());
-  stream.pipe(res);
+  // Resolves when the stream has been written out (or the client left), so the caller closes
+  // the serving instance only after its last message.
+  await new Promise<void>((resolve) => {
+    res.on('close', () => {
+      stream.destroy();
+      resolve();
+    });
+    stream.on('end', resolve);
+    stream.on('error', resolve);
+    stream.pipe(res);
+  });
+}
+
+/** Whether a request asks for progress notifications (`_meta.progressToken`). */
+function hasProgressToken(request: JSONRPCRequest): boolean {
+  const meta = (request.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return meta?.progressToken !== undefined;
 }
 
 /** The method of a single request that carries the 2026-07-28 envelope claim; undefined otherwise. */
@@ -426,23 +453,57 @@ function answerMalformedCalls(body: unknown): { replies: unknown[]; rest: unknow
   return replies.length === 0 ? null : { replies, rest };
 }
 
+/**
+ * The request with a `closed` signal that also fires when its key stops authenticating (checked
+ * on each batch of changes, before the listen stream's updates go out), so the SDK ends a
+ * revoked key's subscriptions/listen stream.
+ */
+function whileAdmitted(ctx: Ctx, req: McpHttpRequest, credential: Credential): McpHttpRequest {
+  const closed = new AbortController();
+  const stop = listenToChanges(ctx, () => {
+    if (!authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }).ok) closed.abort();
+  });
+  closed.signal.addEventListener('abort', stop, { once: true });
+  if (req.closed.aborted) closed.abort();
+  else req.closed.addEventListener('abort', () => closed.abort(), { once: true });
+  return { ...req, closed: closed.signal };
+}
+
+/** An Express request as the handlers read it. */
+export function expressRequest(req: Request, res: Response): McpHttpRequest {
+  const closed = new AbortController();
+  res.on('close', () => closed.abort());
+  return {
+    header: (name) => req.get(name),
+    ip: clientAddress(req),
+    query: req.query as Record<string, unknown>,
+    origin: baseUrl(req),
+    url: req.originalUrl,
+    raw: req.body,
+    requestId: requestIdOf(res),
+    closed: closed.signal,
+  };
+}
+
 /** The Express route's view of a request (the route has read the body with readRawBody). */
 export function expressRoute(handle: (req: McpHttpRequest, res: ServerResponse) => Promise<void>): RequestHandler {
-  return (req: Request, res: Response) => {
-    const closed = new AbortController();
-    res.on('close', () => closed.abort());
-    return handle(
-      {
-        header: (name) => req.get(name),
-        ip: clientAddress(req),
-        query: req.query as Record<string, unknown>,
-        origin: baseUrl(req),
-        url: req.originalUrl,
-        raw: req.body,
-        requestId: requestIdOf(res),
-        closed: closed.signal,
-      },
-      res,
-    );
+  return (req: Request, res: Response) => handle(expressRequest(req, res), res);
+}
+
+/**
+ * GET with `Accept: text/event-stream` on the MCP endpoint: the 2025-era stream that carries
+ * `notifications/resources/updated` for the key's subscriptions (see KeyedLive). The key is
+ * checked as for a POST, and again before each delivery.
+ */
+export function mcpStreamHandler(ctx: Ctx, live: KeyedLive): (req: McpHttpRequest, res: ServerResponse) => void {
+  return (req, res) => {
+    const credential = mcpCredential(req);
+    const auth = authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip });
+    if (!auth.ok) {
+      const headers = { ...auth.headers };
+      if (httpStatus(auth.error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, auth.error);
+      return sendError(res, auth.error, headers);
+    }
+    live.open(auth.caller.keyId, res, () => authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }).ok);
   };
 }

@@ -7,7 +7,8 @@ import type { Tool } from '../tools/define.js';
 import type { ToolSets } from '../tools/select.js';
 import { serverCard } from './card.js';
 import { mcpEdge } from './edge.js';
-import { expressRoute, mcpPostHandler } from './http.js';
+import { expressRequest, expressRoute, mcpPostHandler, mcpStreamHandler } from './http.js';
+import { KeyedLive } from './live.js';
 
 const methodNotAllowed =
   (allow: string): RequestHandler =>
@@ -22,11 +23,14 @@ const wantsEventStream = (accept: string | undefined): boolean => (accept ?? '')
 
 /**
  * The MCP face: streamable HTTP (stateless, JSON responses) at / and /mcp. A GET asking for
- * an event stream is refused (there is none to resume); any other GET falls through to the
- * host's overview. `tools` is the MCP tool set after the config's selection.
+ * an event stream opens the key's stream of resource updates (2025 revisions; see
+ * ./live.ts); any other GET falls through to the host's overview. `tools` is the MCP tool set
+ * after the config's selection.
  */
 export function mountMcp(app: Express, host: HostServices, ctx: Ctx, tools: readonly Tool[], toolSets?: ToolSets): void {
-  const handle = mcpPostHandler(ctx, tools, { toolSets });
+  const live = new KeyedLive(ctx);
+  const handle = mcpPostHandler(ctx, tools, { toolSets, live });
+  const stream = mcpStreamHandler(ctx, live);
   const post = expressRoute(handle);
   host.edge(mcpEdge(host.front, handle));
   // The Server Card: at the well-known path, and at the one the card's own draft reserves.
@@ -35,7 +39,7 @@ export function mountMcp(app: Express, host: HostServices, ctx: Ctx, tools: read
   });
   for (const path of ['/', '/mcp']) {
     app.get(path, (req, res, next) => {
-      if (wantsEventStream(req.get('accept'))) return methodNotAllowed('POST')(req, res, next);
+      if (wantsEventStream(req.get('accept'))) return stream(expressRequest(req, res), res);
       next();
     });
     app.delete(path, methodNotAllowed('GET, POST'));

@@ -16,6 +16,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
 import type { Ctx } from '../core/context.js';
+import type { ProgressReporter } from '../core/progress.js';
 import { ApiError, validationError } from '../core/errors.js';
 import { requestFingerprint } from '../core/idempotency/store.js';
 import type { Tool } from '../tools/define.js';
@@ -25,6 +26,7 @@ import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
 import { completeArgument } from './completion.js';
+import { LIVE_RESOURCES, LIVE_TEMPLATES, readLiveResource, type LiveSubscriptions } from './live.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { toToolResult } from './results.js';
 import { registerTaskMethods, TASKS_EXTENSION, type TaskRunner } from './tasks.js';
@@ -189,6 +191,11 @@ export interface McpScope {
   entrant: Entrant;
   /** The one method a single HTTP request calls, when known (see McpServerOptions.only). */
   only?: string | undefined;
+  /**
+   * Where this request's 2025-era resources/subscribe goes: the stdio connection's, or over
+   * HTTP the key's (./live.ts). Absent, the revision offers no subscribe (2026-07-28 listens).
+   */
+  live?: LiveSubscriptions | undefined;
 }
 
 /**
@@ -288,6 +295,24 @@ function withProtoKey(args: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The reporter of a call that carries `_meta.progressToken`: each report goes out as
+ * `notifications/progress` on the call's own exchange (over HTTP the answer then streams).
+ * Progress only grows, as the protocol asks; a report that could not be sent is dropped.
+ */
+function progressOf(rc: ServerContext): ProgressReporter | undefined {
+  const progressToken = rc.mcpReq._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  let last = -1;
+  return (done, total, message) => {
+    if (done <= last) return;
+    last = done;
+    rc.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken, progress: done, total, ...(message ? { message } : {}) } })
+      .catch(() => undefined);
+  };
+}
+
 export interface McpServerOptions {
   era: Era;
   /**
@@ -307,7 +332,7 @@ function serverOptions(era: Era): ServerOptions {
   return {
     capabilities: {
       tools: { listChanged: false },
-      resources: { listChanged: false },
+      resources: { listChanged: false, subscribe: true },
       prompts: { listChanged: false },
       completions: {},
       extensions: { [APPS_EXTENSION.id]: APPS_EXTENSION.settings, ...(era === 'modern' ? { [TASKS_EXTENSION]: {} } : {}) },
@@ -348,12 +373,39 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
       return { tools: modernListing(offered, { views: clientRendersViews(caps), tasks: caps?.extensions?.[TASKS_EXTENSION] !== undefined }) };
     });
 
-  // The MCP App views of the offered tools (src/mcp/apps.ts) are the only resources.
-  if (wants('resources/list')) server.setRequestHandler('resources/list', (_request, rc) => ({ resources: listViewResources(scopeOf(rc).offered.byName) }));
+  // The MCP App views of the offered tools (src/mcp/apps.ts), and the live resources
+  // (./live.ts): the draft queue, and through templates each campaign and its queue.
+  if (wants('resources/list'))
+    server.setRequestHandler('resources/list', (_request, rc) => ({ resources: [...listViewResources(scopeOf(rc).offered.byName), ...LIVE_RESOURCES] }));
   if (wants('resources/read'))
-    server.setRequestHandler('resources/read', (request, rc) => readViewResource(request.params.uri, scopeOf(rc).offered.byName, opts.era));
-  // Declaring resources means answering for templates too: there are none.
-  if (wants('resources/templates/list')) server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+    server.setRequestHandler('resources/read', async (request, rc) => {
+      const { uri } = request.params;
+      const scope = scopeOf(rc);
+      return (await readLiveResource(ctx, scope.entrant, uri, opts.era)) ?? readViewResource(uri, scope.offered.byName, opts.era);
+    });
+  if (wants('resources/templates/list')) server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: LIVE_TEMPLATES }));
+  // 2025 revisions: a subscription is kept per connection (stdio) or per key (HTTP), and any
+  // URI is accepted: one that names nothing of ours never changes. 2026-07-28 replaced these
+  // methods with subscriptions/listen, which the SDK's entries serve.
+  if (!modern) {
+    const subscriptions = (rc: ServerContext): LiveSubscriptions => {
+      const scope = scopeOf(rc);
+      const auth = admit(ctx, scope.entrant);
+      if (!auth.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, auth.error.message, auth.error.toBody());
+      if (!scope.live) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Resource subscriptions are not offered on this transport.');
+      return scope.live;
+    };
+    if (wants('resources/subscribe'))
+      server.setRequestHandler('resources/subscribe', (request, rc) => {
+        subscriptions(rc).add(request.params.uri);
+        return {};
+      });
+    if (wants('resources/unsubscribe'))
+      server.setRequestHandler('resources/unsubscribe', (request, rc) => {
+        subscriptions(rc).remove(request.params.uri);
+        return {};
+      });
+  }
 
   if (wants('prompts/list')) server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
   if (wants('prompts/get'))
@@ -396,7 +448,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
       if (tool.task && modern && opts.tasks.wanted(clientCapabilities(server, rc))) {
         return opts.tasks.start(tool, entrant, { ...call, confirmation });
       }
-      return toToolResult(await callTool(ctx, tool, entrant, { ...call, confirmation }));
+      return toToolResult(await callTool(ctx, tool, entrant, { ...call, confirmation, progress: progressOf(rc) }));
     });
 
   registerTaskMethods(

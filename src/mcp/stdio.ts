@@ -4,6 +4,7 @@ import type { Ctx } from '../core/context.js';
 import { newRequestId } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { toToolResult } from './results.js';
+import { ConnectionLive } from './live.js';
 import { keepProtoKey, malformedToolCall, mcpServer, offeredTools, type McpScope } from './server.js';
 import { TaskRunner } from './tasks.js';
 
@@ -57,8 +58,10 @@ function legacyToolCall(message: JSONRPCMessage): message is JSONRPCMessage & { 
 export async function serveStdio(ctx: Ctx, tools: readonly Tool[], apiKey: string): Promise<void> {
   const offered = offeredTools(tools);
   const tasks = new TaskRunner(ctx);
+  const live = new ConnectionLive(ctx);
   const scope: McpScope = {
     offered,
+    live,
     get entrant() {
       return { credential: { apiKey }, requestId: newRequestId() };
     },
@@ -68,10 +71,18 @@ export async function serveStdio(ctx: Ctx, tools: readonly Tool[], apiKey: strin
     process.stdin.on('end', resolve);
     process.stdin.on('close', resolve);
   });
-  const handle = serveOverStdio(({ era }) => mcpServer(ctx, scope, { era, tasks }), {
-    transport,
-    onerror: (err) => ctx.log.debug({ err }, 'mcp stdio message refused'),
-  });
+  const handle = serveOverStdio(
+    ({ era }) => {
+      const server = mcpServer(ctx, scope, { era, tasks });
+      live.attach(server, era);
+      return server;
+    },
+    {
+      transport,
+      onerror: (err) => ctx.log.debug({ err }, 'mcp stdio message refused'),
+    },
+  );
   await closed;
+  live.close();
   await handle.close();
 }

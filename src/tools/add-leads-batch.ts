@@ -27,5 +27,5 @@ export const addLeadsBatchTool = defineTool({
   idempotent: true,
   keepKey: (result) => !(result instanceof Reply) && result.results.some((r) => KEEPS_ADD_KEY.has(r.status)),
   sameArgumentsAs: { tool: 'add_lead', fields: ['leads'] },
-  handler: (ctx, { campaignId, leads }) => addLeadsBatch(ctx, campaignId, leads),
+  handler: (ctx, { campaignId, leads }, caller) => addLeadsBatch(ctx, campaignId, leads, caller.progress),
 });

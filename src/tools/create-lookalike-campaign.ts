@@ -93,6 +93,9 @@ export const createLookalikeCampaignTool = defineTool({
       campaignId: input.campaignId ?? undefined,
       protectAcrossCampaigns: input.leadDuplicateProtectionAcrossCampaigns ?? true,
     });
+    // The call ends at the launch; the build goes on in the background (a task follows it, and
+    // the campaign's resource tells a subscriber of every lead it adds).
+    caller.progress?.(1, 1, 'Lookalike build launched; leads are added in the background');
     return launched.confirmed ? launched.result : new Reply(202, launched.result);
   },
 });

@@ -4,6 +4,7 @@ import type { RateClass } from '../core/ratelimit/config.js';
 import type { RateLimitReport } from '../core/ratelimit/report.js';
 import type { ApiError, ErrorCode } from '../core/errors.js';
 import type { Workspace } from '../core/workspace/get.js';
+import type { ProgressReporter } from '../core/progress.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -36,6 +37,8 @@ export interface Caller {
    * rate limited like a key. `keyId` is then OPERATOR_KEY_ID, which scopes its idempotency keys.
    */
   operator?: boolean;
+  /** Where a long handler says how far it got, when the face can pass it on (an MCP call with a progressToken). */
+  progress?: ProgressReporter | undefined;
 }
 
 /** The idempotency scope and limiter id of the operator; no API key id has this form. */

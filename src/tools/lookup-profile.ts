@@ -23,5 +23,10 @@ export const lookupProfileTool = defineTool({
   http: { method: 'POST', path: '/network/profiles/lookup' },
   // A real provider can take long (retries, rate waits): a client may follow it as a task.
   task: {},
-  handler: (ctx, input, caller) => lookupProfile(ctx, input, caller.rateLimits),
+  handler: async (ctx, input, caller) => {
+    caller.progress?.(0, 1, 'Looking the profile up');
+    const profile = await lookupProfile(ctx, input, caller.rateLimits);
+    caller.progress?.(1, 1, 'Profile answered');
+    return profile;
+  },
 });

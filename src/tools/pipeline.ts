@@ -10,6 +10,7 @@ import { BLOCKED_PLANS, getWorkspace, type Workspace } from '../core/workspace/g
 import type { z } from 'zod';
 import { IdempotencyKey, OPERATOR_KEY_ID, settle, type Caller, type Tool } from './define.js';
 import { runIdempotent } from './idempotency.js';
+import type { ProgressReporter } from '../core/progress.js';
 
 /** How the caller proved who it is: an API key, or (MCP over OAuth) a bearer token. */
 export interface Credential {
@@ -238,6 +239,8 @@ export interface Invocation {
    * trusted (REST, the dashboard, an MCP client that cannot ask).
    */
   confirmation?: Confirmation | undefined;
+  /** Where the handler may report how far it got (see Caller.progress). */
+  progress?: ProgressReporter | undefined;
 }
 
 export type Confirmation = 'ask' | 'accepted' | 'declined';
@@ -294,7 +297,7 @@ export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise
     const key = idempotencyKeyOf(inv);
     const handle = async () => {
       stage = 'handler';
-      return tool.handler(ctx, parsed.data, inv.caller);
+      return tool.handler(ctx, parsed.data, inv.progress ? { ...inv.caller, progress: inv.progress } : inv.caller);
     };
     const headers = rateLimitHeaders(report.states);
     if (key === undefined) return { ok: true, ...settle(await handle()), headers };

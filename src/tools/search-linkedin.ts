@@ -39,5 +39,11 @@ export const searchLinkedinTool = defineTool({
   http: { method: 'POST', path: '/network/search' },
   // A real provider can take long (retries, rate waits): a client may follow it as a task.
   task: {},
-  handler: (ctx, input, caller) => searchPeople(ctx, input, caller.rateLimits),
+  handler: async (ctx, input, caller) => {
+    // A provider's search may wait out its rate limits: a caller asking for progress hears when it starts and ends.
+    caller.progress?.(0, 1, 'Searching LinkedIn');
+    const found = await searchPeople(ctx, input, caller.rateLimits);
+    caller.progress?.(1, 1, 'Search answered');
+    return found;
+  },
 });

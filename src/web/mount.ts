@@ -7,6 +7,7 @@ import type { Tool } from '../tools/define.js';
 import { MAX_CALL_BODY_BYTES, mountCall } from './call.js';
 import { sendApiError, sendJson } from './reply.js';
 import { requireSameOrigin, securityHeaders } from './security.js';
+import { mountEvents } from './events.js';
 import { APP_PREFIX, mountSession } from './session.js';
 import { DEFAULT_UI_DIR, mountSpa } from './static.js';
 
@@ -37,7 +38,8 @@ export interface WebOptions {
 /**
  * The dashboard, a third face beside REST and MCP, mounted at /app:
  * - `GET /app/login?token=…` turns a one-time link into a session cookie (./session.ts);
- * - `/app/api/session`, `/app/api/call` (./call.ts) and `/app/api/logout`, all behind the session;
+ * - `/app/api/session`, `/app/api/call` (./call.ts), `/app/api/events` (live updates, ./events.ts)
+ *   and `/app/api/logout`, all behind the session;
  * - the built SPA for every other GET, its hashed assets precompressed and long-cached (./static.ts).
  * Every response carries the CSP and security headers; every non-GET request must come from our
  * own origin. An API key opens nothing here, and the session cookie opens nothing elsewhere.
@@ -60,6 +62,7 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
   });
 
   mountCall(router, ctx, opts.tools);
+  mountEvents(router, ctx);
 
   router.use('/api', (req, res) => {
     sendApiError(res, new ApiError('not_found', `No dashboard endpoint ${req.method} ${APP_PREFIX}/api${req.path}.`));

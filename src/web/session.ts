@@ -15,7 +15,7 @@ export const SESSION_COOKIE = 'outreach_session';
  * The session cookie is an opaque random token the server looks up by digest, so it needs no
  * signature: `cookie` parses the header and Express's `res.cookie` writes it.
  */
-const sessionToken = (req: Request): string | undefined => parseCookie(req.headers.cookie ?? '')[SESSION_COOKIE];
+export const sessionToken = (req: Request): string | undefined => parseCookie(req.headers.cookie ?? '')[SESSION_COOKIE];
 
 const cookieOptions = (req: Request): CookieOptions => ({ path: APP_PREFIX, httpOnly: true, sameSite: 'strict', secure: req.secure });
 

@@ -139,11 +139,11 @@ describe('discovery', () => {
     expect(await health.json()).toEqual({ status: 'ok' });
   });
 
-  it('answers 405 with Allow for SSE GETs and DELETEs on the MCP paths', async () => {
+  it('asks a key of SSE GETs (the key’s resource updates) and answers 405 with Allow for DELETEs on the MCP paths', async () => {
     for (const path of ['/', '/mcp']) {
       const sse = await fetch(`${server.url}${path}`, { headers: { accept: 'text/event-stream' } });
-      expect(sse.status).toBe(405);
-      expect(sse.headers.get('allow')).toBe('POST');
+      expect(sse.status).toBe(401);
+      expect(sse.headers.get('www-authenticate')).toContain('resource_metadata=');
       const del = await fetch(`${server.url}${path}`, { method: 'DELETE' });
       expect(del.status).toBe(405);
       expect(del.headers.get('allow')).toContain('POST');

@@ -3,7 +3,8 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Route, Router, Switch } from 'wouter';
 import { Untrusted } from '../shared/components/Untrusted.js';
 import { CallToolProvider } from '../shared/seam.js';
-import { DEFAULT_LOGIN_COMMAND, dashboardCallTool, fetchSession, logout, type Session } from './api.js';
+import { DEFAULT_LOGIN_COMMAND, dashboardCallTool, EVENTS_URL, fetchSession, logout, type Session } from './api.js';
+import { useLiveEvents } from '../shared/live.js';
 import { BASE, Link, useLocation } from './router.js';
 import { AccountsPage } from './pages/Accounts.js';
 import { ActivityPage } from './pages/Activity.js';
@@ -101,6 +102,8 @@ export function SignedOut({ command = DEFAULT_LOGIN_COMMAND }: { command?: strin
 }
 
 function Shell({ session }: { session: Session }) {
+  // What the server changes (the engine, another tab, the CLI) reaches the open page at once.
+  useLiveEvents(EVENTS_URL);
   const { path } = useLocation();
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);

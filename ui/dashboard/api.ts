@@ -3,6 +3,9 @@ import { ToolError, type CallTool, type ToolResult } from '../shared/seam.js';
 /** Everything the dashboard asks the server lives under the mount, whatever path serves it. */
 const BASE = import.meta.env.BASE_URL.replace(/\/$/, '');
 
+/** The dashboard's change stream (server-sent events, see ui/shared/live.ts). */
+export const EVENTS_URL = `${BASE}/api/events`;
+
 /** The command that prints a login link, unless the server names another (its 401 says, e.g. with `--db`). */
 export const DEFAULT_LOGIN_COMMAND = 'npx outreach login';
 

@@ -5,6 +5,7 @@ import { accountToday } from '../accounts/today.js';
 import { campaignNow } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
+import { noteChange } from '../live/feed.js';
 import type { ActivityType } from '../leads/enums.js';
 import { clean, composeFullName } from '../text.js';
 
@@ -70,6 +71,7 @@ export type OutreachCounter = 'connectionRequestsSent' | 'connectionRequestsAcce
 export function countOutreach(ctx: Ctx, campaignId: string, counter: OutreachCounter): void {
   campaignStatements(ctx.db).count[counter].run({ campaignId, updatedAt: campaignNow(ctx) });
   activityStatements(ctx.db).countWorkspace[counter].run();
+  noteChange(ctx, { resource: 'campaign', campaignId });
 }
 
 /** An InMail counts as `messagesSent`: it is a message under the daily message cap (docs/account-safety.md). */

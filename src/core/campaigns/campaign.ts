@@ -111,6 +111,15 @@ export function requireCampaignRow(ctx: Ctx, id: string): CampaignRow {
 
 export const getCampaign = (ctx: Ctx, id: string): Campaign => toCampaign(requireCampaignRow(ctx, id));
 
+/** Every campaign's id, oldest first: what a change of unknown scope (another process's commit) may have touched. */
+export const allCampaignIds = (ctx: Pick<Ctx, 'db'>): string[] =>
+  ctx.db
+    .select({ id: campaigns.id })
+    .from(campaigns)
+    .orderBy(campaigns.seq)
+    .all()
+    .map((r) => r.id);
+
 export interface ListCampaignsInput {
   status?: CampaignStatus | undefined;
   limit: number;

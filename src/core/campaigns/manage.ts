@@ -6,6 +6,7 @@ import { requireAgentRow } from '../agents/agents.js';
 import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
+import { noteChange } from '../live/feed.js';
 import { findAccount } from '../accounts/resolve.js';
 import { releasePendingDrafts } from '../drafts/store.js';
 import { type Campaign, CampaignApproval, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
@@ -121,6 +122,7 @@ export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput)
       if (input.approval === 'off') releasePendingDrafts(ctx, id);
     }
     ctx.db.update(campaigns).set(set).where(eq(campaigns.id, id)).run();
+    noteChange(ctx, { resource: 'campaign', campaignId: id });
     return toCampaign(requireCampaignRow(ctx, id));
   });
 }

@@ -5,6 +5,7 @@ import { perDb } from '../../db/prepared.js';
 import { campaigns } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
+import { noteChange } from '../live/feed.js';
 import { holderGone, thisProcess, type HolderProcess } from '../holder.js';
 import type { CampaignRow, CampaignStatus } from './campaign.js';
 
@@ -112,7 +113,9 @@ export function applyCampaignEvent(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: s
   const stmt = statements(ctx.db).get(event);
   if (!stmt) throw new Error(`no transition for campaign event ${event}`);
   const to = transitionOf(event).to;
-  return asCampaignStateWriter(ctx.db.$client, () => stmt.run(to, campaignNow(ctx), campaignId).changes === 1);
+  const moved = asCampaignStateWriter(ctx.db.$client, () => stmt.run(to, campaignNow(ctx), campaignId).changes === 1);
+  if (moved) noteChange(ctx, { resource: 'campaign', campaignId });
+  return moved;
 }
 
 /** A new campaign's row, without what this module decides (its status and importing mark). */
@@ -133,6 +136,7 @@ export function insertCampaign(ctx: Pick<Ctx, 'db'>, row: NewCampaignRow, create
       .values({ ...row, status: CREATED_STATUS[created.kind], ...mark })
       .run(),
   );
+  noteChange(ctx, { resource: 'campaign', campaignId: row.id });
 }
 
 /**
@@ -189,6 +193,7 @@ export const importingHolder = (row: LeaseColumns, now: number): string | null =
 
 function writeLease(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, set: Partial<LeaseColumns>, holder?: string): number {
   const where = holder === undefined ? eq(campaigns.id, campaignId) : and(eq(campaigns.id, campaignId), eq(campaigns.importingHolder, holder));
+  noteChange(ctx, { resource: 'campaign', campaignId });
   return asCampaignStateWriter(
     ctx.db.$client,
     () =>

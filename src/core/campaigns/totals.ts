@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { perDb } from '../../db/prepared.js';
 import { campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
+import { noteChange } from '../live/feed.js';
 import { applyCampaignEvent, campaignNow } from './state-machine.js';
 
 /**
@@ -11,6 +12,7 @@ import { applyCampaignEvent, campaignNow } from './state-machine.js';
  */
 export function bookLeadsInserted(ctx: Ctx, campaignId: string, count: number): void {
   bookInserts(ctx.db).run({ campaignId, count, now: campaignNow(ctx) });
+  noteChange(ctx, { resource: 'campaign', campaignId });
   if (count > 0) applyCampaignEvent(ctx, campaignId, 'lead_added');
 }
 
@@ -33,6 +35,7 @@ export function bookLeadDeleted(ctx: Ctx, campaignId: string): void {
     .set({ totalLeads: sql`max(${campaigns.totalLeads} - 1, 0)`, updatedAt: campaignNow(ctx) })
     .where(eq(campaigns.id, campaignId))
     .run();
+  noteChange(ctx, { resource: 'campaign', campaignId });
 }
 
 /**
@@ -45,4 +48,5 @@ export function refreshCampaignTotals(ctx: Ctx, campaignId: string): void {
     .set({ totalLeads: sql`(SELECT count(*) FROM ${leads} WHERE ${leads.campaignId} = ${campaignId})`, updatedAt: campaignNow(ctx) })
     .where(eq(campaigns.id, campaignId))
     .run();
+  noteChange(ctx, { resource: 'campaign', campaignId });
 }

@@ -4,6 +4,7 @@ import { insertMessage, messageStatements } from '../../db/sql/messages.js';
 import { messagePreview } from '../activity/record.js';
 import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
+import { noteChange } from '../live/feed.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -54,6 +55,7 @@ export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
     sender: input.sender,
     preview,
   });
+  noteChange(ctx, { resource: 'conversation', leadId: input.lead.id, campaignId: input.lead.campaignId });
   return id;
 }
 

@@ -8,6 +8,7 @@ import { transaction } from '../../db/tx.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
+import { anyoneListening, noteChange } from '../live/feed.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
 import type { DraftKind, DraftStatus } from './rules.js';
 import type { DraftLeadRow, DraftRow } from './view.js';
@@ -238,6 +239,7 @@ export function insertDraft(ctx: Ctx, draft: NewDraft): { row: DraftRow; created
     asDraftsWriter(ctx.db.$client, () => st.insert.run({ ...draft, id, status, now: ctx.clock.now(), approvedAt }));
     const row = st.byId(id) as DraftRow;
     if (status === 'pending') announceIfFirstPending(ctx, row);
+    noteChange(ctx, { resource: 'drafts', campaignId: row.campaignId });
     return { row, created: true };
   });
 }
@@ -250,6 +252,13 @@ function announceIfFirstPending(ctx: Ctx, row: DraftRow): void {
   if (!lead) return;
   const draft = { id: row.id, stepId: row.stepId, kind: row.kind, variant: row.variant, createdAt: iso(row.createdAt) };
   recordLeadEvent(ctx, 'draft.pending', lead, { draft }, row.accountId);
+}
+
+/** Tells the change feed that a draft's queue changed (the draft's campaign is read only when someone listens). */
+function noteDraftChanged(ctx: Ctx, id: string): void {
+  if (!anyoneListening(ctx)) return;
+  const row = statements(ctx.db).byId(id);
+  if (row) noteChange(ctx, { resource: 'drafts', campaignId: row.campaignId });
 }
 
 export interface DraftChange {
@@ -278,19 +287,24 @@ export function changeDraft(ctx: Ctx, id: string, from: DraftStatus, revision: n
   );
   if (changed !== 1) return false;
   if (change.status === 'pending' && from !== 'pending') announceIfFirstPending(ctx, st.byId(id) as DraftRow);
+  noteDraftChanged(ctx, id);
   return true;
 }
 
 /** The draft's step can no longer be sent: it ends `skipped` with why. False when it is not open (any more) or is on the wire. */
 export function skipDraftRow(ctx: Ctx, id: string, reason: string): boolean {
   const st = statements(ctx.db);
-  return asDraftsWriter(ctx.db.$client, () => st.skip.run({ id, reason, now: ctx.clock.now() }).changes === 1);
+  const skipped = asDraftsWriter(ctx.db.$client, () => st.skip.run({ id, reason, now: ctx.clock.now() }).changes === 1);
+  if (skipped) noteDraftChanged(ctx, id);
+  return skipped;
 }
 
 /** A claimed draft whose send went nowhere (the provider refused it): `skipped` with why, once. */
 export function skipClaimedDraftRow(ctx: Ctx, id: string, intentId: string, reason: string): boolean {
   const st = statements(ctx.db);
-  return asDraftsWriter(ctx.db.$client, () => st.skipClaimed.run({ id, reason, now: ctx.clock.now(), intentId }).changes === 1);
+  const skipped = asDraftsWriter(ctx.db.$client, () => st.skipClaimed.run({ id, reason, now: ctx.clock.now(), intentId }).changes === 1);
+  if (skipped) noteDraftChanged(ctx, id);
+  return skipped;
 }
 
 /** The lead's pending or approved step drafts not on the wire, each with its step. */
@@ -358,6 +372,16 @@ export function pendingDraftGroups(ctx: Pick<Ctx, 'db'>, campaignId: string | un
 export function approvePendingSnapshot(ctx: Ctx, campaignId: string | undefined, maxSeq: number, at: number): { approved: number; leftPending: number } {
   const st = approveAllStatements(ctx.db);
   return transaction(ctx.db, () => {
+    // The queues the approval may touch, read before it (only when someone listens for them).
+    if (anyoneListening(ctx)) {
+      const queues =
+        campaignId === undefined
+          ? statements(ctx.db)
+              .pendingCounts.all()
+              .map((r) => r.campaignId)
+          : [campaignId];
+      for (const id of queues) noteChange(ctx, { resource: 'drafts', campaignId: id });
+    }
     const args = { maxSeq, at, now: ctx.clock.now(), sim: ctx.simClock.now() };
     const approved = asDraftsWriter(
       ctx.db.$client,
@@ -370,6 +394,7 @@ export function approvePendingSnapshot(ctx: Ctx, campaignId: string | undefined,
 
 /** Approval turned off: every pending draft of the campaign is approved as it stands. Returns how many. */
 export function releasePendingDrafts(ctx: Ctx, campaignId: string): number {
+  noteChange(ctx, { resource: 'drafts', campaignId });
   return asDraftsWriter(
     ctx.db.$client,
     () =>
@@ -401,7 +426,7 @@ export function claimDraftRow(ctx: Ctx, id: string, intentId: string): DraftRow 
 
 /** The send of a claimed draft went out: it is `sent`, once. False when this intent does not hold it. */
 export function markDraftRowSent(ctx: Ctx, id: string, intentId: string, at: number): boolean {
-  return asDraftsWriter(
+  const sent = asDraftsWriter(
     ctx.db.$client,
     () =>
       ctx.db
@@ -410,6 +435,8 @@ export function markDraftRowSent(ctx: Ctx, id: string, intentId: string, at: num
         .where(and(eq(drafts.id, id), eq(drafts.status, 'approved'), eq(drafts.sendingIntentId, intentId)))
         .run().changes === 1,
   );
+  if (sent) noteDraftChanged(ctx, id);
+  return sent;
 }
 
 /** The send of a claimed draft did not go out: the draft is free again (still approved). */
@@ -451,11 +478,17 @@ export function approvedDraftsWaiting(ctx: Pick<Ctx, 'db'>): ApprovedWaiting[] {
 }
 
 export function forgetDrafts(ctx: Ctx, leadId: string): void {
+  if (anyoneListening(ctx)) {
+    for (const row of ctx.db.selectDistinct({ campaignId: drafts.campaignId }).from(drafts).where(eq(drafts.leadId, leadId)).all()) {
+      noteChange(ctx, { resource: 'drafts', campaignId: row.campaignId });
+    }
+  }
   asDraftsWriter(ctx.db.$client, () => ctx.db.delete(drafts).where(eq(drafts.leadId, leadId)).run());
 }
 
 /** A workspace replaced whole (`seed --reset`) takes every draft with it. */
 export function forgetAllDrafts(ctx: Pick<Ctx, 'db'>): void {
+  noteChange(ctx, { resource: 'workspace' });
   asDraftsWriter(ctx.db.$client, () => ctx.db.delete(drafts).run());
 }
 

@@ -17,6 +17,7 @@ import type { LeadSource } from './enums.js';
 import { isOnExclusionList } from './exclude.js';
 import type { LeadFieldValues } from './fields.js';
 import { normalizeProfileUrl, PROFILE_URL_HINT } from './url.js';
+import { steppedProgress, type ProgressReporter } from '../progress.js';
 
 export const AddLeadResult = z.object({
   leadId: z.string(),
@@ -217,8 +218,9 @@ function itemWordsProblem(item: NewBatchLead, index: number): string | null {
  * an unexpected failure that item and every later one is `failed`. Duplicates within the
  * batch resolve to the first item's lead, which the later item's lookup already sees.
  */
-export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewBatchLead[]): AddLeadsBatchResult {
+export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewBatchLead[], progress?: ProgressReporter): AddLeadsBatchResult {
   requireCampaignRow(ctx, campaignId);
+  const placedSoFar = steppedProgress(progress, items.length);
   const badWords = items.map(itemWordsProblem);
   const urls = items.map((item, index) => (item.networkUrl === undefined || badWords[index] ? null : normalizeProfileUrl(item.networkUrl)));
   const unplaced = (index: number, status: Exclude<AddItemStatus, 'created' | 'duplicate' | 'excluded'>): AddLeadsBatchResult['results'][number] => {
@@ -236,6 +238,7 @@ export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewB
     { verb: 'add', campaignId },
     items,
     (item, index, earlier): AddLeadsBatchResult['results'][number] => {
+      placedSoFar?.(index);
       const url = urls[index] ?? null;
       // Once an item ran out of credits every later one is answered so, whatever it holds.
       if (earlier.at(-1)?.status === 'insufficient_credits') return unplaced(index, 'insufficient_credits');
@@ -251,6 +254,7 @@ export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewB
       if (count > 0) bookLeadsInserted(ctx, campaignId, count);
     },
   );
+  placedSoFar?.(items.length);
   return {
     results,
     summary: summarize(ADD_ITEM_STATUSES, results),

@@ -13,6 +13,7 @@ import { Link, navigate } from '../router.js';
 import { CampaignSenders } from './campaigns/Senders.js';
 import { StartConfirm } from './campaigns/StartConfirm.js';
 import { leadName } from '../../shared/components/leads/LeadRows.js';
+import { useLivePoll } from '../../shared/live.js';
 
 /** A select of the workspace's agents (first 100), with "none". */
 function AgentSelect({ id, value, onChange }: { id: string; value: string; onChange: (v: string) => void }) {
@@ -252,7 +253,7 @@ function CampaignSteps({ campaign }: { campaign: Campaign }) {
 
 /** One campaign: its card with Start/Pause, its settings and senders, its step funnel, and its leads. */
 export function CampaignPage({ campaignId }: { campaignId: string }) {
-  const campaign = useTool('get_campaign', { campaignId }, { refetchInterval: 5_000 });
+  const campaign = useTool('get_campaign', { campaignId }, { refetchInterval: useLivePoll(5_000) });
   return (
     <>
       <p>

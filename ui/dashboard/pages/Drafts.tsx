@@ -5,6 +5,7 @@ import { useTool } from '../../shared/hooks.js';
 import type { DraftStatus, ToolArgs } from '../../shared/types.js';
 import { Link } from '../router.js';
 import { ApproveAllMatching } from './drafts/ApproveAll.js';
+import { useLivePoll } from '../../shared/live.js';
 
 const STATUSES: { value: DraftStatus; label: string }[] = [
   { value: 'pending', label: 'Waiting for approval' },
@@ -16,7 +17,7 @@ const STATUSES: { value: DraftStatus; label: string }[] = [
 
 /** How many drafts wait, for the navigation; polled, like the other counters. */
 export function DraftsNavCount() {
-  const queues = useTool('list_draft_queues', {}, { refetchInterval: 10_000 });
+  const queues = useTool('list_draft_queues', {}, { refetchInterval: useLivePoll(10_000) });
   const n = queues.data?.pending ?? 0;
   if (n === 0) return null;
   return (
@@ -34,7 +35,7 @@ export function DraftsNavCount() {
  */
 export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?: string | null }) {
   const id = useId();
-  const queues = useTool('list_draft_queues', {}, { refetchInterval: 10_000 });
+  const queues = useTool('list_draft_queues', {}, { refetchInterval: useLivePoll(10_000) });
   const [picked, setPicked] = useState<string | null>(initialCampaign);
   const [status, setStatus] = useState<DraftStatus>('pending');
   const [bulkResult, setBulkResult] = useState<string | null>(null);

@@ -8,6 +8,7 @@ import type { ConversationFilter } from '../../shared/types.js';
 import { MessageThread } from './MessageThread.js';
 import { Link, useLocation } from '../router.js';
 import { CursorPager } from '../../shared/components/CursorPager.js';
+import { useLivePoll } from '../../shared/live.js';
 
 const FILTERS: { value: ConversationFilter; label: string }[] = [
   { value: 'needs_reply', label: 'Needs reply' },
@@ -17,7 +18,7 @@ const FILTERS: { value: ConversationFilter; label: string }[] = [
 
 function Thread({ leadId }: { leadId: string }) {
   const id = useId();
-  const conversation = useTool('get_conversation', { leadId }, { refetchInterval: 5_000 });
+  const conversation = useTool('get_conversation', { leadId }, { refetchInterval: useLivePoll(5_000) });
   const [text, setText] = useState('');
   // One key per draft: a retried Send of the same text cannot send it twice.
   const [key, setKey] = useState(newIdempotencyKey);
@@ -95,7 +96,11 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
   const filter = (FILTERS.find((f) => f.value === query.get('filter'))?.value ?? 'needs_reply') as ConversationFilter;
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
-  const threads = useTool('list_conversations', { filter, limit: 50, ...(cursor ? { cursor } : {}) }, { refetchInterval: 5_000, keepPrevious: true });
+  const threads = useTool(
+    'list_conversations',
+    { filter, limit: 50, ...(cursor ? { cursor } : {}) },
+    { refetchInterval: useLivePoll(5_000), keepPrevious: true },
+  );
   const suffix = filter === 'needs_reply' ? '' : `?filter=${filter}`;
   return (
     <>

@@ -1,0 +1,356 @@
+import type { ServerResponse } from 'node:http';
+import {
+  InMemoryServerEventBus,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  type Resource,
+  type ListResourceTemplatesResult,
+  type Server,
+  type ServerEvent,
+  type ServerEventBus,
+} from '@modelcontextprotocol/server';
+import { allCampaignIds } from '../core/campaigns/campaign.js';
+import type { Ctx } from '../core/context.js';
+import { listenToChanges, type LiveChange } from '../core/live/feed.js';
+import { toolByName } from '../tools/index.js';
+import { callTool, toolArguments, type Entrant } from '../tools/pipeline.js';
+
+/*
+ * Live resources: a campaign and its draft queue, read as JSON and subscribed to for change
+ * notifications. The change feed of core (src/core/live) says which resources changed; this
+ * module turns its batches into `notifications/resources/updated` on every transport:
+ * - 2025 revisions over stdio: `resources/subscribe` on the connection (ConnectionLive);
+ * - 2025 revisions over HTTP: `resources/subscribe` for the key, delivered on the key's GET
+ *   event streams (KeyedLive): the endpoint is stateless, so a subscription belongs to the key;
+ * - 2026-07-28: `subscriptions/listen`, served by the SDK, fed through the event bus (LiveBus).
+ */
+
+/** The protocol era of a request (as server.ts names it; not imported from there, which imports this module). */
+type Era = 'legacy' | 'modern';
+
+const JSON_MIME = 'application/json';
+export const DRAFTS_URI = 'outreach://drafts';
+export const campaignUri = (id: string): string => `outreach://campaigns/${encodeURIComponent(id)}`;
+export const campaignDraftsUri = (id: string): string => `${campaignUri(id)}/drafts`;
+
+/** How many drafts a draft queue resource shows (list_drafts' largest page). */
+const QUEUE_PAGE = 100;
+
+export const LIVE_RESOURCES: Resource[] = [
+  {
+    uri: DRAFTS_URI,
+    name: 'drafts',
+    title: 'Draft queue',
+    description: `The drafts of every campaign waiting for approval, oldest first (the first ${QUEUE_PAGE}, as list_drafts with status pending). Subscribe to hear when the queue changes.`,
+    mimeType: JSON_MIME,
+  },
+];
+
+export const LIVE_TEMPLATES: ListResourceTemplatesResult['resourceTemplates'] = [
+  {
+    uriTemplate: 'outreach://campaigns/{campaignId}',
+    name: 'campaign',
+    title: 'Campaign',
+    description: 'A campaign as get_campaign answers it: status, settings and stats. Subscribe to hear when its status, settings or counters change.',
+    mimeType: JSON_MIME,
+  },
+  {
+    uriTemplate: 'outreach://campaigns/{campaignId}/drafts',
+    name: 'campaign_drafts',
+    title: "Campaign's draft queue",
+    description: `A campaign's drafts waiting for approval, oldest first (the first ${QUEUE_PAGE}, as list_drafts with status pending). Subscribe to hear when a draft is created, edited, approved, rejected, skipped or sent.`,
+    mimeType: JSON_MIME,
+  },
+];
+
+type LiveTarget = { kind: 'campaign'; campaignId: string } | { kind: 'drafts'; campaignId?: string };
+
+/** What a live resource URI names; undefined for any other URI (a view's, or none of ours). */
+export function parseLiveUri(uri: string): LiveTarget | undefined {
+  if (uri === DRAFTS_URI) return { kind: 'drafts' };
+  const m = /^outreach:\/\/campaigns\/([^/?#]+)(\/drafts)?$/.exec(uri);
+  if (!m) return undefined;
+  let campaignId: string;
+  try {
+    campaignId = decodeURIComponent(m[1] as string);
+  } catch {
+    return undefined;
+  }
+  return m[2] ? { kind: 'drafts', campaignId } : { kind: 'campaign', campaignId };
+}
+
+/** The 2025 revisions' code for an unknown resource; 2026-07-28 (SEP-2164) uses invalid params. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * Reads a live resource as its tool answers it (get_campaign, list_drafts), through the tool
+ * pipeline: the caller is admitted and rate limited as for the call, and reads only its own
+ * workspace. On 2026-07-28 the result says it may not be cached (it changes as the engine works).
+ */
+export async function readLiveResource(ctx: Ctx, entrant: Entrant, uri: string, era: Era): Promise<ReadResourceResult | undefined> {
+  const target = parseLiveUri(uri);
+  if (!target) return undefined;
+  const [toolName, args] =
+    target.kind === 'campaign'
+      ? ['get_campaign', { campaignId: target.campaignId }]
+      : ['list_drafts', { status: 'pending', limit: QUEUE_PAGE, ...(target.campaignId === undefined ? {} : { campaignId: target.campaignId }) }];
+  const tool = toolByName.get(toolName);
+  if (!tool) throw new Error(`the ${toolName} tool is not registered`);
+  const outcome = await callTool(ctx, tool, entrant, toolArguments(tool, args));
+  if (!outcome.ok) {
+    if (outcome.error.code === 'not_found') {
+      throw new ProtocolError(era === 'modern' ? ProtocolErrorCode.InvalidParams : RESOURCE_NOT_FOUND, outcome.error.message, { uri });
+    }
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, outcome.error.message, outcome.error.toBody());
+  }
+  const result: ReadResourceResult = { contents: [{ uri, mimeType: JSON_MIME, text: outcome.json }] };
+  return era === 'modern' ? { ...result, ttlMs: 0, cacheScope: 'private' } : result;
+}
+
+/** The live resource URIs a batch of changes touches. Another process's commit touches them all. */
+export function urisOfChanges(ctx: Ctx, batch: readonly LiveChange[]): string[] {
+  const out = new Set<string>();
+  for (const change of batch) {
+    switch (change.resource) {
+      case 'campaign':
+        out.add(campaignUri(change.campaignId));
+        break;
+      case 'drafts':
+        out.add(campaignDraftsUri(change.campaignId));
+        out.add(DRAFTS_URI);
+        break;
+      case 'conversation':
+        // No resource shows a conversation; its counters move with the campaign's own change.
+        break;
+      case 'workspace':
+        out.add(DRAFTS_URI);
+        for (const id of allCampaignIds(ctx)) {
+          out.add(campaignUri(id));
+          out.add(campaignDraftsUri(id));
+        }
+        break;
+    }
+  }
+  return [...out];
+}
+
+/** At most this many subscriptions per connection (stdio) or key (HTTP), so memory stays bounded. */
+export const MAX_SUBSCRIPTIONS = 256;
+
+/** Where a 2025-era `resources/subscribe` and `resources/unsubscribe` are kept. */
+export interface LiveSubscriptions {
+  add(uri: string): void;
+  remove(uri: string): void;
+}
+
+function addBounded(uris: Set<string>, uri: string): void {
+  if (!uris.has(uri) && uris.size >= MAX_SUBSCRIPTIONS) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `At most ${MAX_SUBSCRIPTIONS} resources may be subscribed at once; unsubscribe from one first.`, {
+      uri,
+    });
+  }
+  uris.add(uri);
+}
+
+/**
+ * One stdio connection's live updates. A 2025 connection hears of the URIs it subscribed to;
+ * on 2026-07-28 the SDK's stdio entry keeps the `subscriptions/listen` filters and drops every
+ * update no subscription asked for, so the instance sends each changed URI.
+ */
+export class ConnectionLive implements LiveSubscriptions {
+  private readonly uris = new Set<string>();
+  private current: { server: Server; era: Era } | undefined;
+  private stop: (() => void) | undefined;
+
+  constructor(private readonly ctx: Ctx) {}
+
+  /** The instance now serving the connection (the SDK builds one per era it settles on). */
+  attach(server: Server, era: Era): void {
+    this.current = { server, era };
+    if (era === 'modern') this.listen();
+  }
+
+  add(uri: string): void {
+    addBounded(this.uris, uri);
+    this.listen();
+  }
+
+  remove(uri: string): void {
+    this.uris.delete(uri);
+  }
+
+  close(): void {
+    this.stop?.();
+    this.stop = undefined;
+  }
+
+  private listen(): void {
+    this.stop ??= listenToChanges(this.ctx, (batch) => {
+      const current = this.current;
+      if (!current) return;
+      for (const uri of urisOfChanges(this.ctx, batch)) {
+        if (current.era === 'legacy' && !this.uris.has(uri)) continue;
+        current.server.sendResourceUpdated({ uri }).catch((err: unknown) => this.ctx.log.debug({ err }, 'resource update not sent'));
+      }
+    });
+  }
+}
+
+/** How long a key's subscriptions wait for an event stream to carry them. */
+const UNCARRIED_MS = 10 * 60 * 1000;
+const KEEPALIVE_MS = 15_000;
+
+interface KeyEntry {
+  uris: Set<string>;
+  streams: Map<ServerResponse, { stillAdmitted: () => boolean; keepalive: NodeJS.Timeout }>;
+  /** Updates that came while no stream was open (a client's stream opens after its first calls, or reconnects). */
+  missed: Set<string>;
+  idle: NodeJS.Timeout | undefined;
+}
+
+const updateFrame = (uri: string): string =>
+  `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })}\n\n`;
+
+/**
+ * The 2025-era HTTP endpoint's subscriptions. It keeps no sessions, so a subscription belongs to
+ * the key that made it, and its updates go out on every event stream (GET with
+ * `Accept: text/event-stream`) open with that key; updates that come while the key has no
+ * stream open wait for its next one (each URI once). A key's subscriptions end with its last
+ * stream, or after ten minutes without one. Before each delivery the stream's key is
+ * authenticated again: a revoked key's streams are closed.
+ */
+export class KeyedLive {
+  private readonly byKey = new Map<string, KeyEntry>();
+  private stop: (() => void) | undefined;
+
+  constructor(private readonly ctx: Ctx) {}
+
+  forKey(keyId: string): LiveSubscriptions {
+    return {
+      add: (uri) => {
+        const entry = this.entry(keyId);
+        addBounded(entry.uris, uri);
+        if (entry.streams.size === 0) this.armIdle(keyId, entry);
+        this.listen();
+      },
+      remove: (uri) => {
+        const entry = this.byKey.get(keyId);
+        entry?.uris.delete(uri);
+        entry?.missed.delete(uri);
+      },
+    };
+  }
+
+  /** Serves an event stream for the key until the client goes away. */
+  open(keyId: string, res: ServerResponse, stillAdmitted: () => boolean): void {
+    const entry = this.entry(keyId);
+    clearTimeout(entry.idle);
+    entry.idle = undefined;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write(': live resource updates for this key\n\n');
+    for (const uri of entry.missed) res.write(updateFrame(uri));
+    entry.missed.clear();
+    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+    keepalive.unref();
+    entry.streams.set(res, { stillAdmitted, keepalive });
+    this.listen();
+    res.on('close', () => {
+      const stream = entry.streams.get(res);
+      if (!stream) return;
+      clearInterval(stream.keepalive);
+      entry.streams.delete(res);
+      if (entry.streams.size === 0 && this.byKey.get(keyId) === entry) this.forget(keyId);
+    });
+  }
+
+  private entry(keyId: string): KeyEntry {
+    let entry = this.byKey.get(keyId);
+    if (!entry) {
+      entry = { uris: new Set(), streams: new Map(), missed: new Set(), idle: undefined };
+      this.byKey.set(keyId, entry);
+    }
+    return entry;
+  }
+
+  /** The feed is listened to while any key has a subscription or a stream. */
+  private listen(): void {
+    this.stop ??= listenToChanges(this.ctx, (batch) => this.deliver(batch));
+  }
+
+  private forget(keyId: string): void {
+    const entry = this.byKey.get(keyId);
+    clearTimeout(entry?.idle);
+    this.byKey.delete(keyId);
+    if (this.byKey.size === 0) {
+      this.stop?.();
+      this.stop = undefined;
+    }
+  }
+
+  private armIdle(keyId: string, entry: KeyEntry): void {
+    if (entry.idle !== undefined) return;
+    entry.idle = setTimeout(() => {
+      entry.idle = undefined;
+      if (this.byKey.get(keyId) === entry && entry.streams.size === 0) this.forget(keyId);
+    }, UNCARRIED_MS);
+    entry.idle.unref();
+  }
+
+  private deliver(batch: readonly LiveChange[]): void {
+    const uris = urisOfChanges(this.ctx, batch);
+    for (const entry of this.byKey.values()) {
+      const wanted = uris.filter((uri) => entry.uris.has(uri));
+      if (wanted.length === 0) continue;
+      if (entry.streams.size === 0) {
+        for (const uri of wanted) entry.missed.add(uri);
+        continue;
+      }
+      for (const [res, stream] of entry.streams) {
+        if (!stream.stillAdmitted()) {
+          res.end();
+          continue;
+        }
+        for (const uri of wanted) res.write(updateFrame(uri));
+      }
+    }
+  }
+}
+
+/**
+ * The event bus of the 2026-07-28 HTTP entry's `subscriptions/listen` streams (the SDK's
+ * in-process bus), fed from the change feed while at least one stream is open. The SDK keeps
+ * each stream's filter and delivers an update only to the streams that asked for its URI.
+ */
+export class LiveBus implements ServerEventBus {
+  private readonly inner: InMemoryServerEventBus;
+  private listeners = 0;
+  private stop: (() => void) | undefined;
+
+  constructor(private readonly ctx: Ctx) {
+    this.inner = new InMemoryServerEventBus((err) => ctx.log.debug({ err }, 'resource update not delivered'));
+  }
+
+  publish(event: ServerEvent): void {
+    this.inner.publish(event);
+  }
+
+  subscribe(listener: (event: ServerEvent) => void): () => void {
+    const off = this.inner.subscribe(listener);
+    if (this.listeners++ === 0) {
+      this.stop = listenToChanges(this.ctx, (batch) => {
+        for (const uri of urisOfChanges(this.ctx, batch)) this.inner.publish({ kind: 'resource_updated', uri });
+      });
+    }
+    let live = true;
+    return () => {
+      if (!live) return;
+      live = false;
+      off();
+      if (--this.listeners === 0) {
+        this.stop?.();
+        this.stop = undefined;
+      }
+    };
+  }
+}

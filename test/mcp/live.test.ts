@@ -1,0 +1,224 @@
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, revokeApiKey } from '../../src/core/auth/keys.js';
+import { draftFor } from '../../src/core/drafts/prepare.js';
+import { updateDrafts } from '../../src/core/drafts/update.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { campaignDraftsUri, campaignUri, DRAFTS_URI } from '../../src/mcp/live.js';
+import { RELAXED_LIMITS, startTestServer, TEST_KEY, testCtx, type TestServer } from '../helpers.js';
+import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
+
+/** The URIs a client has been told changed, and a wait for the next one of a URI. */
+function updates() {
+  const seen: string[] = [];
+  const waiters: { uri: string; resolve: () => void }[] = [];
+  return {
+    seen,
+    note(uri: string) {
+      seen.push(uri);
+      for (const w of waiters.filter((w) => w.uri === uri)) w.resolve();
+    },
+    next(uri: string): Promise<void> {
+      return new Promise((resolve) => waiters.push({ uri, resolve }));
+    },
+  };
+}
+
+describe('live resources', () => {
+  let server: TestServer;
+  const drafts: string[] = [];
+  beforeAll(async () => {
+    server = await startTestServer({ workspace: reviewWorkspace(4), limits: RELAXED_LIMITS });
+    for (const lead of ['lead_r0', 'lead_r1', 'lead_r2', 'lead_r3']) drafts.push(draftFor(server.ctx, noteFor(lead)).id);
+  });
+  afterAll(() => server.close());
+
+  const approveOverRest = async (id: string) => {
+    const r = await server.rest('/drafts/batch-update', { method: 'POST', body: JSON.stringify({ drafts: [{ id, status: 'approved' }] }) });
+    expect(r.status).toBe(200);
+    expect(r.body.results[0].status).toBe('updated');
+  };
+
+  it('lists the draft queue, templates for a campaign and its queue, and reads them as JSON', async () => {
+    const client = await server.mcp();
+    expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toContain(DRAFTS_URI);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['outreach://campaigns/{campaignId}', 'outreach://campaigns/{campaignId}/drafts']);
+    const campaign = await client.readResource({ uri: campaignUri('cmp_review') });
+    expect(JSON.parse((campaign.contents[0] as { text: string }).text)).toMatchObject({ id: 'cmp_review', status: 'CAMPAIGN_IN_PROGRESS' });
+    const queue = await client.readResource({ uri: campaignDraftsUri('cmp_review') });
+    const listed = JSON.parse((queue.contents[0] as { text: string }).text);
+    expect(listed.drafts.map((d: { id: string }) => d.id)).toEqual(expect.arrayContaining(drafts.slice(1)));
+    await expect(client.readResource({ uri: campaignUri('cmp_nope') })).rejects.toThrow(/cmp_nope/);
+  });
+
+  it('the v1 client at 2025-11-25 subscribes and hears of a draft approved through REST', async () => {
+    const client = new ClientV1({ name: 'live-v1', version: '1.0.0' });
+    await client.connect(new HttpV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
+    try {
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      const got = updates();
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => got.note(n.params.uri));
+      await client.subscribeResource({ uri: campaignDraftsUri('cmp_review') });
+      await client.subscribeResource({ uri: 'test://not-ours' });
+      const heard = got.next(campaignDraftsUri('cmp_review'));
+      await approveOverRest(drafts[0] as string);
+      await heard;
+      // Only what it subscribed to: the workspace queue changed too, but it did not ask.
+      expect(got.seen).not.toContain(DRAFTS_URI);
+      await client.unsubscribeResource({ uri: campaignDraftsUri('cmp_review') });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the v2 client at 2026-07-28 listens and hears of a draft approved through REST', async () => {
+    const client = new ClientV2({ name: 'live-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      const got = updates();
+      client.setNotificationHandler('notifications/resources/updated', (n) => got.note(n.params.uri));
+      const sub = await client.listen({ resourceSubscriptions: [DRAFTS_URI] });
+      expect(sub.honoredFilter.resourceSubscriptions).toEqual([DRAFTS_URI]);
+      const heard = got.next(DRAFTS_URI);
+      await approveOverRest(drafts[1] as string);
+      await heard;
+      expect(got.seen).not.toContain(campaignDraftsUri('cmp_review'));
+      await sub.close();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('ends a 2026-07-28 listen stream whose key is revoked', async () => {
+    const { id, key } = createApiKey(server.ctx, 'test', 'revoked while listening');
+    const client = new ClientV2({ name: 'live-revoked', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }));
+    try {
+      const got = updates();
+      client.setNotificationHandler('notifications/resources/updated', (n) => got.note(n.params.uri));
+      const sub = await client.listen({ resourceSubscriptions: [DRAFTS_URI] });
+      revokeApiKey(server.ctx, id);
+      await approveOverRest(drafts[2] as string);
+      expect(await sub.closed).not.toBe('local');
+      expect(got.seen).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  const batch = (tag: string) => ({
+    campaignId: 'cmp_review',
+    leads: Array.from({ length: 30 }, (_, i) => ({ networkUrl: `https://www.linkedin.com/in/progress-${tag}-${i}`, firstName: `P${i}` })),
+  });
+
+  it('the v1 client at 2025-11-25 hears progress during an import (add_leads_batch)', async () => {
+    const client = new ClientV1({ name: 'progress-v1', version: '1.0.0' });
+    await client.connect(new HttpV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
+    try {
+      const seen: { progress: number; total?: number | undefined }[] = [];
+      const result = await client.callTool({ name: 'add_leads_batch', arguments: batch('v1') }, undefined, { onprogress: (p) => seen.push(p) });
+      expect(result.isError).not.toBe(true);
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      expect(seen.at(-1)).toMatchObject({ progress: 30, total: 30 });
+      expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((x, y) => x - y));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the v2 client at 2026-07-28 hears progress during an import (add_leads_batch)', async () => {
+    const client = new ClientV2({ name: 'progress-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
+    try {
+      const seen: { progress: number; total?: number | undefined }[] = [];
+      const result = await client.callTool({ name: 'add_leads_batch', arguments: batch('v2') }, { onprogress: (p) => seen.push(p) });
+      expect(result.isError).not.toBe(true);
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      expect(seen.at(-1)).toMatchObject({ progress: 30, total: 30 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a call without a progress token hears none and answers as before', async () => {
+    const client = await server.mcp();
+    const result = await client.callTool({ name: 'add_leads_batch', arguments: batch('none') });
+    expect(result.isError).not.toBe(true);
+  });
+
+  it('a key that is not the server’s opens no event stream', async () => {
+    const res = await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream', 'x-api-key': 'sk_test_nope_000000000000000000000000' } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('live resources over stdio, changed by another process', () => {
+  const BIN = new URL('../../bin/outreach.js', import.meta.url).pathname;
+  const dir = mkdtempSync(join(tmpdir(), 'outreach-live-'));
+  const db = join(dir, 'o.db');
+  const env = { ...(process.env as Record<string, string>), OUTREACH_API_KEY: TEST_KEY, OUTREACH_ENV: '' };
+  beforeAll(() => {
+    const file = join(dir, 'ws.json');
+    writeFileSync(file, JSON.stringify(reviewWorkspace(2)));
+    execFileSync(process.execPath, [BIN, 'seed', '--file', file, '--db', db]);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Another process's draft, approved: what the CLI or a second server would write. */
+  const approveElsewhere = (lead: string) => {
+    const other = { ...testCtx({ workspace: null }), db: openDatabase(db) };
+    try {
+      const draft = draftFor(other, noteFor(lead));
+      expect(updateDrafts(other, [{ id: draft.id, status: 'approved' }]).results[0]?.status).toBe('updated');
+    } finally {
+      other.db.$client.close();
+    }
+  };
+
+  it('the v1 client at 2025-11-25 hears of it on its subscription', async () => {
+    const client = new ClientV1({ name: 'live-stdio-v1', version: '1.0.0' });
+    await client.connect(new StdioV1({ command: process.execPath, args: [BIN, 'mcp', '--db', db], env, stderr: 'pipe' }));
+    try {
+      const got = updates();
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => got.note(n.params.uri));
+      await client.subscribeResource({ uri: campaignDraftsUri('cmp_review') });
+      const heard = got.next(campaignDraftsUri('cmp_review'));
+      approveElsewhere('lead_r0');
+      await heard;
+      expect(got.seen).not.toContain(DRAFTS_URI);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the v2 client at 2026-07-28 hears of it on its listen stream', async () => {
+    const client = new ClientV2({ name: 'live-stdio-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StdioV2({ command: process.execPath, args: [BIN, 'mcp', '--db', db], env, stderr: 'pipe' }));
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      const got = updates();
+      client.setNotificationHandler('notifications/resources/updated', (n) => got.note(n.params.uri));
+      const sub = await client.listen({ resourceSubscriptions: [campaignUri('cmp_review')] });
+      const heard = got.next(campaignUri('cmp_review'));
+      approveElsewhere('lead_r1');
+      await heard;
+      expect(got.seen).not.toContain(DRAFTS_URI);
+      await sub.close();
+    } finally {
+      await client.close();
+    }
+  });
+});
