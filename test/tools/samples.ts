@@ -86,4 +86,11 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
     rest: { method: 'POST', path: '/drafts/batch-update', body: { drafts: [{ id: 'drf_never_existed', status: 'approved' }] } },
     args: { drafts: [{ id: 'drf_never_existed', status: 'approved' }] },
   },
+  // The triage toolset. Repeatable: the same suggestion again replaces itself.
+  list_conversations: { rest: { method: 'GET', path: '/conversations?filter=needs_reply' }, args: { filter: 'needs_reply' } },
+  get_conversation: { rest: { method: 'GET', path: '/conversations/lead_ada1' }, args: { leadId: 'lead_ada1' } },
+  suggest_tag: {
+    rest: { method: 'POST', path: '/conversations/lead_ada1/suggested-tag', body: { tag: 'Interested', confidence: 0.8 } },
+    args: { leadId: 'lead_ada1', tag: 'Interested', confidence: 0.8 },
+  },
 };
