@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/config.js';
 import { ApiError } from '../../src/core/errors.js';
 import { configuredTools } from '../../src/server.js';
-import { defaultTools as tools, draftTools, manageTools } from '../../src/tools/index.js';
+import { defaultTools as tools, draftTools, manageTools, triageTools } from '../../src/tools/index.js';
 import { parseSwitch, parseToolNames, selectTools } from '../../src/tools/select.js';
 import { callTool, fixture, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 
@@ -169,8 +169,8 @@ describe('MCP over stdio: OUTREACH_TOOLS', () => {
 });
 
 describe('the manage toolset', () => {
-  // `manage` includes the drafts toolset.
-  const manage = [...names(manageTools), ...names(draftTools)];
+  // `manage` includes the drafts and triage toolsets.
+  const manage = [...names(manageTools), ...names(draftTools), ...names(triageTools)];
   const all = [...names(tools), ...manage];
   let server: TestServer;
   beforeAll(async () => {
@@ -203,7 +203,7 @@ describe('the manage toolset', () => {
 
   it('readonly keeps the read-only tools of the set; tools= may name manage tools without the toolset', async () => {
     const ro = listed(await list('/mcp?toolsets=manage&readonly=1'));
-    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats', 'list_drafts']);
+    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats', 'list_drafts', 'list_conversations', 'get_conversation']);
     expect(listed(await list('/mcp?tools=create_agent,get_credits'))).toEqual(['get_credits', 'create_agent']);
   });
 
@@ -221,6 +221,8 @@ describe('the manage toolset', () => {
       'preview_agent',
       'get_agent_stats',
       'list_drafts',
+      'list_conversations',
+      'get_conversation',
     ]);
   });
 
@@ -230,5 +232,11 @@ describe('the manage toolset', () => {
     expect(listed(await list('/mcp?toolsets=drafts,manage'))).toEqual(all);
     expect(names(configuredTools({ config: {} }, { OUTREACH_TOOLSETS: 'drafts' }))).toEqual([...names(tools), 'list_drafts', 'update_drafts']);
     expect(names(configuredTools({ config: { tools: { toolsets: ['drafts'] } } }))).toEqual([...names(tools), 'list_drafts', 'update_drafts']);
+  });
+
+  it('?toolsets=triage adds the inbox and suggest_tag alone', async () => {
+    expect(names(triageTools)).toEqual(['list_conversations', 'get_conversation', 'suggest_tag']);
+    expect(listed(await list('/mcp?toolsets=triage'))).toEqual([...names(tools), 'list_conversations', 'get_conversation', 'suggest_tag']);
+    expect(listed(await list('/mcp?toolsets=triage&readonly=1'))).toEqual([...readOnly, 'list_conversations', 'get_conversation']);
   });
 });
