@@ -52,7 +52,7 @@ export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[], 
     `- Auth, MCP: the ${o.auth.apiKey.header} header, or OAuth 2.1 (the user pastes the key on the consent page): ${o.auth.oauth.protectedResourceMetadata}`,
     `- OpenAPI 3.1: ${o.docs.openapi} (reference: ${o.docs.reference})`,
     `- Fewer tools: add ?readonly=1 and/or ?tools=name,name to the MCP URL.`,
-    `- More tools: add ?toolsets=manage to the MCP URL for the manage toolset (campaigns, agents, accounts, drafts, triage), ?toolsets=drafts for the draft review tools alone, or ?toolsets=triage for the inbox and reply triage alone.`,
+    `- More tools: add ?toolsets=manage to the MCP URL for the manage toolset (campaigns, agents, accounts, drafts), ?toolsets=drafts for the draft review tools alone, or ?toolsets=triage for the inbox and reply triage (e.g. ?toolsets=manage,triage).`,
     '',
     '## Tools',
     '',
@@ -63,7 +63,7 @@ export function llmsTxt(req: Request, env: Environment, tools: readonly Tool[], 
     const own = extra.filter((t) => t.toolset === name);
     if (own.length === 0) continue;
     const title = `${name[0]?.toUpperCase()}${name.slice(1)}`;
-    const also = name === 'drafts' || name === 'triage' ? ' (also in ?toolsets=manage)' : '';
+    const also = name === 'drafts' ? ' (also in ?toolsets=manage)' : '';
     lines.push(`## ${title} toolset (?toolsets=${name})${also}`, '', ...own.map((t) => `- ${t.name} (${routeOf(t)}) [${effectOf(t)}]: ${t.description}`), '');
   }
   return lines.join('\n');

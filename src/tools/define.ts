@@ -20,7 +20,7 @@ export type Toolset = (typeof TOOLSETS)[number];
 
 /** The toolsets each name lists: `manage` runs a workspace, reviewing its drafts included. */
 export const TOOLSET_INCLUDES: Readonly<Record<Toolset, readonly Toolset[]>> = {
-  manage: ['manage', 'drafts', 'triage'],
+  manage: ['manage', 'drafts'],
   drafts: ['drafts'],
   triage: ['triage'],
 };

@@ -73,7 +73,10 @@ export const manageTools: readonly Tool[] = [
 /** The `drafts` toolset (which `manage` includes): reviewing what the engine will send. */
 export const draftTools: readonly Tool[] = [listDraftsTool, updateDraftsTool];
 
-/** The `triage` toolset (which `manage` includes): reading the inbox and suggesting tags for replies. */
+/**
+ * The `triage` toolset: reading the inbox and suggesting tags for replies. Asked for on its own
+ * (`manage` does not include it): its tools read message text, and the manage listing keeps its token budget.
+ */
 export const triageTools: readonly Tool[] = [listConversationsTool, getConversationTool, suggestTagTool];
 
 /** The registry: every tool, each a REST route. MCP lists toolset tools only on request. */

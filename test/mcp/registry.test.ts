@@ -45,7 +45,7 @@ describe('server.json', () => {
     expect(names).toEqual(['OUTREACH_API_KEY', 'OUTREACH_DB', 'OUTREACH_TOOLSETS', 'OUTREACH_READONLY', 'OUTREACH_TOOLS']);
     const settings = { config: {} };
     expect(configuredTools(settings, { OUTREACH_TOOLSETS: 'manage' }).map((t) => t.name)).toEqual(
-      [...defaultTools, ...manageTools, ...draftTools, ...triageTools].map((t) => t.name),
+      [...defaultTools, ...manageTools, ...draftTools].map((t) => t.name),
     );
     expect(configuredTools(settings, { OUTREACH_TOOLSETS: 'drafts' }).map((t) => t.name)).toEqual([...defaultTools, ...draftTools].map((t) => t.name));
     expect(configuredTools(settings, { OUTREACH_READONLY: '1' }).every((t) => t.annotations.readOnlyHint)).toBe(true);
@@ -99,7 +99,7 @@ describe('the Server Card', () => {
     expect(primitives.extensions.sort()).toEqual(Object.keys(found.capabilities.extensions).sort());
     // Generated from the registry: every tool of the default listing, the toolsets (manage includes drafts), the prompts and views.
     expect(primitives.tools.map((t: { name: string }) => t.name)).toEqual(defaultTools.map((t) => t.name));
-    expect(primitives.toolsets.manage.tools).toEqual([...manageTools, ...draftTools, ...triageTools].map((t) => t.name));
+    expect(primitives.toolsets.manage.tools).toEqual([...manageTools, ...draftTools].map((t) => t.name));
     expect(primitives.toolsets.triage.tools).toEqual(triageTools.map((t) => t.name));
     expect(primitives.toolsets.drafts.tools).toEqual(draftTools.map((t) => t.name));
     expect(primitives.tools.find((t: { name: string }) => t.name === 'send_message')).toMatchObject({ confirms: true });

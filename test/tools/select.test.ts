@@ -169,8 +169,8 @@ describe('MCP over stdio: OUTREACH_TOOLS', () => {
 });
 
 describe('the manage toolset', () => {
-  // `manage` includes the drafts and triage toolsets.
-  const manage = [...names(manageTools), ...names(draftTools), ...names(triageTools)];
+  // `manage` includes the drafts toolset.
+  const manage = [...names(manageTools), ...names(draftTools)];
   const all = [...names(tools), ...manage];
   let server: TestServer;
   beforeAll(async () => {
@@ -203,7 +203,7 @@ describe('the manage toolset', () => {
 
   it('readonly keeps the read-only tools of the set; tools= may name manage tools without the toolset', async () => {
     const ro = listed(await list('/mcp?toolsets=manage&readonly=1'));
-    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats', 'list_drafts', 'list_conversations', 'get_conversation']);
+    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats', 'list_drafts']);
     expect(listed(await list('/mcp?tools=create_agent,get_credits'))).toEqual(['get_credits', 'create_agent']);
   });
 
@@ -221,8 +221,6 @@ describe('the manage toolset', () => {
       'preview_agent',
       'get_agent_stats',
       'list_drafts',
-      'list_conversations',
-      'get_conversation',
     ]);
   });
 
@@ -238,5 +236,8 @@ describe('the manage toolset', () => {
     expect(names(triageTools)).toEqual(['list_conversations', 'get_conversation', 'suggest_tag']);
     expect(listed(await list('/mcp?toolsets=triage'))).toEqual([...names(tools), 'list_conversations', 'get_conversation', 'suggest_tag']);
     expect(listed(await list('/mcp?toolsets=triage&readonly=1'))).toEqual([...readOnly, 'list_conversations', 'get_conversation']);
+    // manage does not include it: asked for beside manage, it comes after.
+    expect(listed(await list('/mcp?toolsets=manage'))).not.toContain('suggest_tag');
+    expect(listed(await list('/mcp?toolsets=manage,triage'))).toEqual([...all, 'list_conversations', 'get_conversation', 'suggest_tag']);
   });
 });
