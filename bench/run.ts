@@ -17,7 +17,8 @@
  * BENCH_APPROVAL_SEED varies the engine's random draws (default 7); on
  * its own it skips the million-lead fixture), enrich (enriching leads known only by their URL
  * against the profile lookup alone, on the simulator; BENCH_ENRICH_LEADS per round; on its own
- * it skips the fixture too). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
+ * it skips the fixture too), triage (10,000 replies through the triage rules; on its own it skips
+ * the fixture too). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,7 @@ import {
   approvalTargets,
   approveAllTargets,
   enrichTargets,
+  triageTargets,
   draftsTargets,
   evaluateTargets,
   renderMarkdown,
@@ -56,6 +58,7 @@ import { listingTokens } from './lib/listing.js';
 import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 import { type ApprovalBench, type ApproveAllBench, runApproval, runApproveAll } from './lib/approval.js';
 import { type EnrichBench, runEnrich } from './lib/enrich.js';
+import { runTriage, type TriageBench } from './lib/triage.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -76,7 +79,22 @@ const SETTINGS = {
   inProcessIterations: envInt('BENCH_ITERATIONS', 300),
 };
 
-const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'drafts', 'flood', 'import', 'approval', 'approveall', 'enrich'] as const;
+const PARTS = [
+  'cold',
+  'inprocess',
+  'dashboard',
+  'credits',
+  'lead',
+  'list',
+  'batch',
+  'drafts',
+  'flood',
+  'import',
+  'approval',
+  'approveall',
+  'enrich',
+  'triage',
+] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
 const ONLY: ReadonlySet<Part> | null = (() => {
@@ -381,6 +399,14 @@ async function enrichPart(root: string): Promise<EnrichBench> {
   return r;
 }
 
+/** Triage by rules (bench/lib/triage.ts), in this process. */
+async function triagePart(root: string): Promise<TriageBench> {
+  say('triage: 10,000 replies through the rules');
+  const r = await runTriage(root);
+  for (const t of triageTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+  return r;
+}
+
 /** "Approve all N matching" (bench/lib/approval.ts): 10,000 pending drafts previewed and approved, server-side. */
 async function approveAllPart(root: string): Promise<ApproveAllBench> {
   say('approve all: 10,000 pending drafts, previewed and approved through the operator verbs');
@@ -393,7 +419,8 @@ async function approveAllPart(root: string): Promise<ApproveAllBench> {
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
-  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich')) {
+  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage')) {
+    if (ONLY.has('triage')) await triagePart(root);
     if (ONLY.has('approveall')) await approveAllPart(root);
     if (ONLY.has('approval')) await approvalPart(root);
     if (ONLY.has('enrich')) await enrichPart(root);
@@ -778,6 +805,7 @@ async function main(): Promise<boolean> {
     const approvalCase = want('approval') ? await approvalPart(root) : undefined;
     const enrichCase = want('enrich') ? await enrichPart(root) : undefined;
     const approveAllCase = want('approveall') ? await approveAllPart(root) : undefined;
+    const triageCase = want('triage') ? await triagePart(root) : undefined;
     if (ONLY !== null) {
       printOnly(runs, importCase, cold);
       return false;
@@ -810,6 +838,7 @@ async function main(): Promise<boolean> {
       ...(approvalCase ? { approvalCase } : {}),
       ...(enrichCase ? { enrichCase } : {}),
       ...(approveAllCase ? { approveAllCase } : {}),
+      ...(triageCase ? { triageCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

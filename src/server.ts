@@ -27,7 +27,8 @@ import { webhookPolicy } from './core/webhooks/ssrf.js';
 import { WebhookWorker } from './workers/webhooks/worker.js';
 import { LookalikeWorker } from './workers/lookalike/worker.js';
 import { ImportResumer } from './workers/imports/worker.js';
-import { createDrafter, missingDrafterKey } from './network/drafter/index.js';
+import { TriageWorker } from './workers/triage/worker.js';
+import { createDrafter, createTriager, missingDrafterKey } from './network/drafter/index.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -78,7 +79,7 @@ export function createContext(
     // The same rules the engine runs with, so list_accounts shows the limits the engine applies.
     safety: resolveEngineSettings(settings.config?.engine).safety,
     invitationTimeoutMs: resolveEngineSettings(settings.config?.engine).invitationTimeoutMs,
-    ...(settings.config?.drafter ? { drafter: createDrafter(settings.config.drafter) } : {}),
+    ...(settings.config?.drafter ? { drafter: createDrafter(settings.config.drafter), triager: createTriager(settings.config.drafter) } : {}),
   };
 }
 
@@ -224,6 +225,9 @@ export async function startServer(
   webhooks.start();
   const lookalike = options.lookalike === false ? null : new LookalikeWorker(ctx);
   lookalike?.start();
+  // Only with a model configured (config drafter): replies the rules left open are asked about.
+  const triage = new TriageWorker(ctx);
+  triage.start();
   return {
     ctx,
     http,
@@ -236,6 +240,7 @@ export async function startServer(
       imports.stop();
       await engine?.stop();
       await lookalike?.stop();
+      await triage.stop();
       // The worker records attempt outcomes, so it stops before the database closes.
       await webhooks.stop();
       await unipile?.idle();

@@ -3,6 +3,7 @@ import type { DashboardBench } from './dashboard.js';
 import { DRAFTS_LIST_COST, DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBench } from './drafts.js';
 import { APPROVE_ALL_MS, type ApprovalBench, type ApproveAllBench } from './approval.js';
 import { ENRICH_TARGET_RATIO, type EnrichBench } from './enrich.js';
+import { TRIAGE_TARGET_MS, type TriageBench } from './triage.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -119,6 +120,7 @@ export interface Results {
   approvalCase?: ApprovalBench;
   /** Enrichment against the profile lookup alone (bench/lib/enrich.ts). */
   enrichCase?: EnrichBench;
+  triageCase?: TriageBench;
   /** "Approve all N matching" of 10,000 pending drafts, server-side (bench/lib/approval.ts). */
   approveAllCase?: ApproveAllBench;
   targets: Target[];
@@ -214,6 +216,7 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     ...draftsTargets(r.draftsCase),
     ...approvalTargets(r.approvalCase),
     ...enrichTargets(r.enrichCase),
+    ...triageTargets(r.triageCase),
     ...approveAllTargets(r.approveAllCase),
     {
       id: 'rest-vs-express',
@@ -369,6 +372,19 @@ export function enrichTargets(e: EnrichBench | undefined): Target[] {
       text: `Enriching a lead known only by its URL costs at most ${ENRICH_TARGET_RATIO}× the profile lookup alone`,
       measured: `${e.ratio.toFixed(2)}× (${e.enrichUs.toFixed(0)} vs ${e.lookupUs.toFixed(0)} CPU µs per lead; wall ${e.enrichWallUs.toFixed(0)} vs ${e.lookupWallUs.toFixed(0)} µs; median of ${e.rounds} rounds of ${e.leadsPerRound.toLocaleString('en-US')} leads on the simulated network)`,
       met: e.ratio <= ENRICH_TARGET_RATIO,
+    },
+  ];
+}
+
+/** Triage by rules: 10,000 replies under TRIAGE_TARGET_MS. */
+export function triageTargets(t: TriageBench | undefined): Target[] {
+  if (!t) return [];
+  return [
+    {
+      id: 'triage-rules',
+      text: `Triage by rules of ${t.replies.toLocaleString('en-US')} replies under ${TRIAGE_TARGET_MS / 1000} s`,
+      measured: `${t.medianMs.toFixed(0)} ms (median of ${t.rounds} rounds; ${t.recognised.toLocaleString('en-US')} replies recognised by a rule)`,
+      met: t.medianMs < TRIAGE_TARGET_MS,
     },
   ];
 }

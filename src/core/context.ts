@@ -6,6 +6,7 @@ import type { RateLimiter } from './ratelimit/limiter.js';
 import type { Faults } from './faults.js';
 import type { SafetySettings } from './safety/types.js';
 import type { Drafter } from './drafts/drafter.js';
+import type { Triager } from './triage/triager.js';
 
 export type Environment = 'development' | 'production';
 
@@ -38,6 +39,8 @@ export interface Ctx {
   keyCommand?: string;
   /** The optional model that rewrites new drafts (config `drafter`); absent, nothing calls a model. */
   drafter?: Drafter;
+  /** The same model's triage of replies (config `drafter`); absent, replies get the rules' suggestions only. */
+  triager?: Triager;
   /** How long a CSV import's importing mark lasts unless renewed (default 30 s; tests shorten it). */
   importLeaseMs?: number;
 }

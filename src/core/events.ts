@@ -1,6 +1,13 @@
 /**
  * The outbound webhook event types (spec, Events). `lead.tagged` is the spec's, `draft.pending`
- * the sequences spec's; the other three are ours, recorded in docs/decisions.md.
+ * the sequences spec's, `lead.tag_suggested` the replies spec's; the other three are ours, recorded in docs/decisions.md.
  */
-export const WEBHOOK_EVENT_TYPES = ['lead.tagged', 'lead.replied', 'lead.connection_accepted', 'lead.handed_off', 'draft.pending'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'lead.tagged',
+  'lead.replied',
+  'lead.connection_accepted',
+  'lead.handed_off',
+  'draft.pending',
+  'lead.tag_suggested',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -4,7 +4,7 @@
  * identities; integer `seq` columns are the stable tie-breakers for keyset pagination.
  */
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const bool = (name: string) => integer(name, { mode: 'boolean' });
 
@@ -730,8 +730,26 @@ export const conversations = sqliteTable(
     /** The first characters of the newest message. */
     lastPreview: text('last_preview').notNull(),
     messageCount: integer('message_count').notNull().default(0),
+    /**
+     * The triage's suggestion for the thread's newest replies: a lead tag, who made it
+     * (`rule`, `model` or `assistant`), how sure (0..1), why (a rule's name or the model's few
+     * words) and when. Null until something suggested; a later suggestion replaces it.
+     */
+    suggestedTag: text('suggested_tag'),
+    suggestedBy: text('suggested_by'),
+    suggestedConfidence: real('suggested_confidence'),
+    suggestedReason: text('suggested_reason'),
+    suggestedAt: integer('suggested_at'),
+    /** The newest reply's time while it waits for the model's suggestion; null when nothing waits. */
+    triagePendingAt: integer('triage_pending_at'),
+    /** Wall ms until which one process asks the model about this thread; after a crash another asks again. */
+    triageLeaseUntil: integer('triage_lease_until'),
   },
-  (t) => [index('conversations_inbound').on(t.lastInboundAt, t.seq)],
+  (t) => [
+    index('conversations_inbound').on(t.lastInboundAt, t.seq),
+    index('conversations_suggested').on(t.suggestedTag, t.lastInboundAt, t.seq),
+    index('conversations_triage_pending').on(t.triagePendingAt),
+  ],
 );
 
 /** One-time dashboard login links. Only the token's SHA-256 is stored; a link works once. */

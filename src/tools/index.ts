@@ -31,6 +31,7 @@ import { connectAccountTool } from './connect-account.js';
 import { updateAccountTool } from './update-account.js';
 import { listDraftsTool } from './list-drafts.js';
 import { updateDraftsTool } from './update-drafts.js';
+import { getConversationTool, listConversationsTool, suggestTagTool } from './conversations.js';
 
 /** The spec's 19 tools, in the order of its tool mapping: the default MCP listing. */
 export const defaultTools: readonly Tool[] = [
@@ -72,8 +73,14 @@ export const manageTools: readonly Tool[] = [
 /** The `drafts` toolset (which `manage` includes): reviewing what the engine will send. */
 export const draftTools: readonly Tool[] = [listDraftsTool, updateDraftsTool];
 
+/**
+ * The `triage` toolset: reading the inbox and suggesting tags for replies. Asked for on its own
+ * (`manage` does not include it): its tools read message text, and the manage listing keeps its token budget.
+ */
+export const triageTools: readonly Tool[] = [listConversationsTool, getConversationTool, suggestTagTool];
+
 /** The registry: every tool, each a REST route. MCP lists toolset tools only on request. */
-export const tools: readonly Tool[] = [...defaultTools, ...manageTools, ...draftTools];
+export const tools: readonly Tool[] = [...defaultTools, ...manageTools, ...draftTools, ...triageTools];
 
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));
 

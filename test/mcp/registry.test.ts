@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configuredTools } from '../../src/server.js';
-import { defaultTools, draftTools, manageTools } from '../../src/tools/index.js';
+import { defaultTools, draftTools, manageTools, triageTools } from '../../src/tools/index.js';
 import { MCP_NAME, SERVER_VERSION } from '../../src/version.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { modernRpc } from '../transports.js';
@@ -100,10 +100,11 @@ describe('the Server Card', () => {
     // Generated from the registry: every tool of the default listing, the toolsets (manage includes drafts), the prompts and views.
     expect(primitives.tools.map((t: { name: string }) => t.name)).toEqual(defaultTools.map((t) => t.name));
     expect(primitives.toolsets.manage.tools).toEqual([...manageTools, ...draftTools].map((t) => t.name));
+    expect(primitives.toolsets.triage.tools).toEqual(triageTools.map((t) => t.name));
     expect(primitives.toolsets.drafts.tools).toEqual(draftTools.map((t) => t.name));
     expect(primitives.tools.find((t: { name: string }) => t.name === 'send_message')).toMatchObject({ confirms: true });
     expect(primitives.tools.find((t: { name: string }) => t.name === 'create_lookalike_campaign')).toMatchObject({ task: true });
-    expect(primitives.prompts.map((p: { name: string }) => p.name)).toEqual(['start_outreach', 'personalize_drafts']);
+    expect(primitives.prompts.map((p: { name: string }) => p.name)).toEqual(['start_outreach', 'personalize_drafts', 'triage_replies']);
     // The views of the default listing; the drafts view comes with the drafts toolset.
     expect(primitives.resources).toHaveLength(4);
   });

@@ -1,9 +1,20 @@
+import type { Ctx } from '../../src/core/context.js';
+import { recordMessage } from '../../src/core/conversations/record.js';
+
 /**
  * A valid call for every registered tool against the fixture workspace. The shared suite
  * (common.test.ts) uses these to run auth, plan and validation cases on every tool; the
  * registry test fails when a tool has no sample.
  */
-export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string; body?: unknown }; args: Record<string, unknown> }> = {
+export const SAMPLE_CALLS: Record<
+  string,
+  {
+    rest: { method: string; path: string; body?: unknown };
+    args: Record<string, unknown>;
+    /** What the fixture lacks for the call to succeed, made once on the test's server. */
+    setup?: (ctx: Ctx) => void;
+  }
+> = {
   get_credits: { rest: { method: 'GET', path: '/credits' }, args: {} },
   list_accounts: { rest: { method: 'GET', path: '/accounts?limit=2' }, args: { limit: 2 } },
   list_campaigns: { rest: { method: 'GET', path: '/campaigns?status=READY_TO_SEND' }, args: { status: 'READY_TO_SEND' } },
@@ -85,5 +96,15 @@ export const SAMPLE_CALLS: Record<string, { rest: { method: string; path: string
   update_drafts: {
     rest: { method: 'POST', path: '/drafts/batch-update', body: { drafts: [{ id: 'drf_never_existed', status: 'approved' }] } },
     args: { drafts: [{ id: 'drf_never_existed', status: 'approved' }] },
+  },
+  // The triage toolset. Repeatable: the same suggestion again replaces itself.
+  list_conversations: { rest: { method: 'GET', path: '/conversations?filter=needs_reply' }, args: { filter: 'needs_reply' } },
+  get_conversation: { rest: { method: 'GET', path: '/conversations/lead_ada1' }, args: { leadId: 'lead_ada1' } },
+  suggest_tag: {
+    rest: { method: 'POST', path: '/conversations/lead_ada1/suggested-tag', body: { tag: 'Interested', confidence: 0.8 } },
+    args: { leadId: 'lead_ada1', tag: 'Interested', confidence: 0.8 },
+    // A workspace file holds no messages: the lead replies once, so it has a thread to triage.
+    setup: (ctx) =>
+      void recordMessage(ctx, { lead: { id: 'lead_ada1', campaignId: 'cmp_q4' }, sender: 'lead', text: 'Tell me more.', at: 1_000, accountId: null }),
   },
 };

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/config.js';
 import { ApiError } from '../../src/core/errors.js';
 import { configuredTools } from '../../src/server.js';
-import { defaultTools as tools, draftTools, manageTools } from '../../src/tools/index.js';
+import { defaultTools as tools, draftTools, manageTools, triageTools } from '../../src/tools/index.js';
 import { parseSwitch, parseToolNames, selectTools } from '../../src/tools/select.js';
 import { callTool, fixture, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 
@@ -230,5 +230,14 @@ describe('the manage toolset', () => {
     expect(listed(await list('/mcp?toolsets=drafts,manage'))).toEqual(all);
     expect(names(configuredTools({ config: {} }, { OUTREACH_TOOLSETS: 'drafts' }))).toEqual([...names(tools), 'list_drafts', 'update_drafts']);
     expect(names(configuredTools({ config: { tools: { toolsets: ['drafts'] } } }))).toEqual([...names(tools), 'list_drafts', 'update_drafts']);
+  });
+
+  it('?toolsets=triage adds the inbox and suggest_tag alone', async () => {
+    expect(names(triageTools)).toEqual(['list_conversations', 'get_conversation', 'suggest_tag']);
+    expect(listed(await list('/mcp?toolsets=triage'))).toEqual([...names(tools), 'list_conversations', 'get_conversation', 'suggest_tag']);
+    expect(listed(await list('/mcp?toolsets=triage&readonly=1'))).toEqual([...readOnly, 'list_conversations', 'get_conversation']);
+    // manage does not include it: asked for beside manage, it comes after.
+    expect(listed(await list('/mcp?toolsets=manage'))).not.toContain('suggest_tag');
+    expect(listed(await list('/mcp?toolsets=manage,triage'))).toEqual([...all, 'list_conversations', 'get_conversation', 'suggest_tag']);
   });
 });

@@ -38,13 +38,8 @@ import type { updateAccountTool } from '../../src/tools/update-account.js';
 import type { listDraftsTool } from '../../src/tools/list-drafts.js';
 import type { updateDraftsTool } from '../../src/tools/update-drafts.js';
 import type { listDraftQueuesTool } from '../../src/tools/operator/drafts.js';
-import type {
-  getActivitySeriesTool,
-  getConversationTool,
-  listConversationsTool,
-  markConversationDoneTool,
-  replyConversationTool,
-} from '../../src/tools/operator/conversations.js';
+import type { getActivitySeriesTool, markConversationDoneTool, replyConversationTool } from '../../src/tools/operator/conversations.js';
+import type { getConversationTool, listConversationsTool, suggestTagTool } from '../../src/tools/conversations.js';
 import type { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from '../../src/tools/operator/keys.js';
 import type {
   addWebhookEndpointTool,
@@ -171,6 +166,7 @@ interface ServerTools {
   redeliver_webhook_delivery: Io<typeof redeliverWebhookDeliveryTool>;
   list_conversations: Io<typeof listConversationsTool>;
   get_conversation: Io<typeof getConversationTool>;
+  suggest_tag: Io<typeof suggestTagTool>;
   reply_conversation: IoKeyed<typeof replyConversationTool>;
   mark_conversation_done: Io<typeof markConversationDoneTool>;
   get_activity_series: Io<typeof getActivitySeriesTool>;

@@ -154,6 +154,8 @@ describe('Inbox page', () => {
             messageCount: 2,
             needsReply,
             handedOff: false,
+            tag: null,
+            suggestion: null,
           },
         ],
         nextCursor: null,
@@ -173,6 +175,7 @@ describe('Inbox page', () => {
           excluded: false,
         },
         campaign: { id: 'cmp_1', name: 'Founders in Berlin' },
+        suggestion: null,
         messages: [
           { id: 'msg_1', direction: 'outbound', sender: 'sequence', text: 'Hi Ada, thanks for connecting.', at: '2026-11-19T10:00:00.000Z' },
           {

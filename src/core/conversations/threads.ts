@@ -9,6 +9,9 @@ import { ApiError } from '../errors.js';
 import { sendMessage, type SendMessageResult } from '../inbox/send.js';
 import { clean, composeFullName } from '../text.js';
 import { MESSAGE_SENDERS } from './record.js';
+import { LeadTag } from '../leads/enums.js';
+import { suggestionView, TagSuggestion } from '../triage/suggest.js';
+import { readSuggestion } from './store.js';
 
 export const CONVERSATION_FILTERS = ['needs_reply', 'handed_off', 'all'] as const;
 export type ConversationFilter = (typeof CONVERSATION_FILTERS)[number];
@@ -26,6 +29,8 @@ export const ConversationSummary = z.object({
   messageCount: z.number().int(),
   needsReply: z.boolean(),
   handedOff: z.boolean(),
+  tag: LeadTag.nullable().describe("the lead's confirmed tag"),
+  suggestion: TagSuggestion.nullable().describe("the triage's suggested tag for the newest reply; null when none"),
 });
 export type ConversationSummary = z.infer<typeof ConversationSummary>;
 
@@ -56,6 +61,7 @@ export const Conversation = z.object({
     excluded: z.boolean(),
   }),
   campaign: z.object({ id: z.string(), name: Text }),
+  suggestion: TagSuggestion.nullable(),
   messages: z.array(ConversationMessage),
 });
 export type Conversation = z.infer<typeof Conversation>;
@@ -68,6 +74,10 @@ const FILTER_CONDITION: Record<ConversationFilter, SQL | undefined> = {
 
 export interface ListConversationsInput {
   filter: ConversationFilter;
+  /** Only the threads of this campaign. */
+  campaignId?: string | undefined;
+  /** Only threads whose stored suggestion is this tag. */
+  suggestedTag?: LeadTag | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -78,7 +88,7 @@ export interface ListConversationsInput {
  * all. Threads of deleted leads are left out. Keyset-paged like the API's lists.
  */
 export function listConversations(ctx: Ctx, secret: string, input: ListConversationsInput): ConversationList {
-  const scope = `conversations:${input.filter}`;
+  const scope = `conversations:${input.filter}:${input.campaignId ?? ''}:${input.suggestedTag ?? ''}`;
   let after: SQL | undefined;
   if (input.cursor !== undefined) {
     const [inbound, seq] = decodeCursor(secret, scope, input.cursor);
@@ -90,7 +100,14 @@ export function listConversations(ctx: Ctx, secret: string, input: ListConversat
     .from(conversations)
     .innerJoin(leads, eq(leads.id, conversations.leadId))
     .leftJoin(campaigns, eq(campaigns.id, conversations.campaignId))
-    .where(and(FILTER_CONDITION[input.filter], after))
+    .where(
+      and(
+        FILTER_CONDITION[input.filter],
+        input.campaignId ? eq(conversations.campaignId, input.campaignId) : undefined,
+        input.suggestedTag ? eq(conversations.suggestedTag, input.suggestedTag) : undefined,
+        after,
+      ),
+    )
     .orderBy(desc(conversations.lastInboundAt), desc(conversations.seq))
     .limit(input.limit + 1)
     .all();
@@ -111,10 +128,23 @@ export function listConversations(ctx: Ctx, secret: string, input: ListConversat
       messageCount: c.messageCount,
       needsReply: lead.needsReply,
       handedOff: lead.stage === 'handed_off',
+      tag: LeadTag.nullable().catch(null).parse(lead.tag),
+      suggestion: suggestionOf(c),
     })),
     nextCursor: page.nextCursor,
   };
 }
+
+const suggestionOf = (c: typeof conversations.$inferSelect): TagSuggestion | null =>
+  c.suggestedTag === null || c.suggestedBy === null
+    ? null
+    : suggestionView({
+        tag: c.suggestedTag,
+        suggestedBy: c.suggestedBy,
+        confidence: c.suggestedConfidence ?? 0,
+        reason: c.suggestedReason,
+        at: c.suggestedAt ?? 0,
+      });
 
 const leadNotFound = (leadId: string) => new ApiError('not_found', `No lead ${leadId}. Pick a thread from list_conversations.`, { fields: ['leadId'] });
 
@@ -144,6 +174,7 @@ export function getConversation(ctx: Ctx, leadId: string): Conversation {
       excluded: lead.excluded,
     },
     campaign: { id: lead.campaignId, name: campaign?.name ?? null },
+    suggestion: suggestionView(readSuggestion(ctx, lead.id)),
     messages: rows.map((m) => ({
       id: m.id,
       direction: m.direction as 'inbound' | 'outbound',

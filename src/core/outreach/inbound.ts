@@ -6,6 +6,7 @@ import { recordMessage } from '../conversations/record.js';
 import type { Ctx } from '../context.js';
 import { normalizeProfileUrl } from '../leads/url.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
+import { triageReply } from '../triage/suggest.js';
 import { closeDraftsOfEndedSequence } from './runner.js';
 import { endSequence, recordAccepted, recordReplied } from '../sequences/store.js';
 import type { InboundEvent } from '../network/provider.js';
@@ -133,6 +134,7 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
   if (firstReply) countOutreach(ctx, lead.campaignId, 'repliesReceived');
   recordActivity(ctx, { type: 'reply_received', at: event.at, lead: updated, text: event.text, accountId: event.accountId });
   recordMessage(ctx, { lead: updated, sender: 'lead', text: event.text, at: event.at, accountId: event.accountId, externalId: event.id });
+  triageReply(ctx, updated, event.text, event.at);
   recordLeadEvent(ctx, 'lead.replied', updated, { message: { text: event.text, receivedAt: iso(event.at) } }, event.accountId);
   return [lead.campaignId];
 }

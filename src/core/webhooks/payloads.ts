@@ -101,12 +101,28 @@ export const DraftPendingEvent = event(
   },
 );
 
+export const SUGGESTED_BY = ['assistant', 'model', 'rule'] as const;
+
+export const LeadTagSuggestedEvent = event(
+  'lead.tag_suggested',
+  "The triage suggested a tag for a lead's newest reply: a rule (out-of-office, bounce, unsubscribe), the configured model, or the user's assistant. Nothing is tagged until a person or the assistant confirms it (then lead.tagged follows).",
+  {
+    suggestion: z.strictObject({
+      tag: LeadTag.describe('the suggested tag'),
+      suggestedBy: z.enum(SUGGESTED_BY).describe('rule, model or assistant'),
+      confidence: z.number().min(0).max(1).describe('how sure the suggester is, 0..1'),
+      reason: Text.describe("why: a rule's name (out_of_office, bounce, unsubscribe) or the suggester's few words; null when none was given"),
+    }),
+  },
+);
+
 export const WEBHOOK_EVENT_SCHEMAS = {
   'lead.tagged': LeadTaggedEvent,
   'lead.replied': LeadRepliedEvent,
   'lead.connection_accepted': LeadConnectionAcceptedEvent,
   'lead.handed_off': LeadHandedOffEvent,
   'draft.pending': DraftPendingEvent,
+  'lead.tag_suggested': LeadTagSuggestedEvent,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 /** Any webhook payload, told apart by `type`. */
@@ -116,6 +132,7 @@ export const WebhookEvent = z.discriminatedUnion('type', [
   LeadConnectionAcceptedEvent,
   LeadHandedOffEvent,
   DraftPendingEvent,
+  LeadTagSuggestedEvent,
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
@@ -130,6 +147,7 @@ export interface LeadEventExtras {
   'lead.connection_accepted': { acceptedAt: string };
   'lead.handed_off': { handOffReason: string | null };
   'draft.pending': { draft: { id: string; stepId: string | null; kind: string; variant: string | null; createdAt: string } };
+  'lead.tag_suggested': { suggestion: { tag: string; suggestedBy: (typeof SUGGESTED_BY)[number]; confidence: number; reason: string | null } };
 }
 export type LeadEventExtra<T extends WebhookEventType> = LeadEventExtras[T];
 

@@ -1,46 +1,12 @@
 import { z } from 'zod';
 import { activitySeries, ActivitySeries, SERIES_DAYS_MAX } from '../../core/activity/series.js';
-import {
-  Conversation,
-  CONVERSATION_FILTERS,
-  ConversationList,
-  DoneResult,
-  getConversation,
-  listConversations,
-  markConversationDone,
-  replyToConversation,
-} from '../../core/conversations/threads.js';
+import { DoneResult, markConversationDone, replyToConversation } from '../../core/conversations/threads.js';
 import { SendMessageResult } from '../../core/inbox/send.js';
-import { Cursor, Limit } from '../../core/pagination.js';
 import { defineOperatorTool } from '../define.js';
 import { LeadId } from '../params.js';
 import { MESSAGE_TEXT_MAX } from '../../core/outreach/limits.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-
-export const listConversationsTool = defineOperatorTool({
-  name: 'list_conversations',
-  title: 'List conversations',
-  description: 'The inbox: threads newest inbound message first, filtered to those needing a reply, handed off, or all.',
-  input: z.strictObject({
-    filter: z.enum(CONVERSATION_FILTERS).default('all'),
-    limit: Limit,
-    cursor: Cursor.optional(),
-  }),
-  output: ConversationList,
-  annotations: READ,
-  handler: (ctx, input, caller) => listConversations(ctx, caller.workspace.cursorSecret, input),
-});
-
-export const getConversationTool = defineOperatorTool({
-  name: 'get_conversation',
-  title: 'Get conversation',
-  description: 'One lead and every message to and from it, oldest first, in full.',
-  input: z.strictObject({ leadId: LeadId }),
-  output: Conversation,
-  annotations: READ,
-  handler: (ctx, input) => getConversation(ctx, input.leadId),
-});
 
 export const replyConversationTool = defineOperatorTool({
   name: 'reply_conversation',

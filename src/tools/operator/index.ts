@@ -1,6 +1,6 @@
 import type { Tool } from '../define.js';
 import { previewStartCampaignTool } from './campaigns.js';
-import { getActivitySeriesTool, getConversationTool, listConversationsTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
+import { getActivitySeriesTool, markConversationDoneTool, replyConversationTool } from './conversations.js';
 import { grantCreditsTool } from './credits.js';
 import { approveMatchingDraftsTool, listDraftQueuesTool, previewApproveDraftsTool } from './drafts.js';
 import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExclusionsTool } from './exclusions.js';
@@ -34,8 +34,6 @@ export const operatorTools: readonly Tool[] = [
   rotateWebhookSecretTool,
   listWebhookDeliveriesTool,
   redeliverWebhookDeliveryTool,
-  listConversationsTool,
-  getConversationTool,
   replyConversationTool,
   markConversationDoneTool,
   getActivitySeriesTool,

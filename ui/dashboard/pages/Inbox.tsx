@@ -1,12 +1,12 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { formatWhen } from '../../shared/format.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
-import type { ConversationFilter } from '../../shared/types.js';
+import type { Conversation, ConversationFilter, LeadTag } from '../../shared/types.js';
 import { MessageThread } from './MessageThread.js';
-import { Link, useLocation } from '../router.js';
+import { Link, navigate, useLocation } from '../router.js';
 import { CursorPager } from '../../shared/components/CursorPager.js';
 import { useLivePoll } from '../../shared/live.js';
 
@@ -15,6 +15,67 @@ const FILTERS: { value: ConversationFilter; label: string }[] = [
   { value: 'handed_off', label: 'Handed off' },
   { value: 'all', label: 'All' },
 ];
+
+const TAGS: readonly LeadTag[] = ['Meeting request', 'Interested', 'Information request', 'Not interested', 'Wrong person', 'To be defined'];
+const BY: Record<NonNullable<Conversation['suggestion']>['suggestedBy'], string> = { rule: 'a rule', model: 'the model', assistant: 'the assistant' };
+const percent = (confidence: number) => `${Math.round(confidence * 100)}%`;
+
+/** Where a key press belongs to a field, not to the page's shortcut. */
+const typing = (target: EventTarget | null): boolean =>
+  target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+
+/**
+ * The triage's suggestion beside the thread: confirming sets the lead's tag (update_lead, the
+ * same verb as everywhere, auto-exclusion included), by the button or the Y key.
+ */
+function Suggestion({ conversation }: { conversation: Conversation }) {
+  const id = useId();
+  const { lead, campaign, suggestion } = conversation;
+  const confirm = useToolMutation('update_lead', ['get_conversation', 'list_conversations', 'list_leads']);
+  const pending = suggestion !== null && suggestion.tag !== lead.tag;
+  const run = () => {
+    if (!suggestion || confirm.isPending) return;
+    confirm.mutate({ campaignId: campaign.id, leadId: lead.id, tag: suggestion.tag });
+  };
+  useEffect(() => {
+    if (!pending) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key.toLowerCase() !== 'y' || e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
+      e.preventDefault();
+      run();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+  if (!suggestion) return null;
+  return (
+    <section className="o-card d-suggestion" aria-labelledby={`${id}-h`}>
+      <h3 id={`${id}-h`}>Suggested tag: {suggestion.tag}</h3>
+      <p className="o-muted">
+        By {BY[suggestion.suggestedBy]}, {percent(suggestion.confidence)} sure
+        {suggestion.reason ? (
+          <>
+            {' '}
+            · <Untrusted>{suggestion.reason}</Untrusted>
+          </>
+        ) : null}
+      </p>
+      {pending ? (
+        <div className="o-row">
+          <button type="button" className="o-button o-button-primary" aria-keyshortcuts="Y" disabled={confirm.isPending} onClick={run}>
+            Confirm “{suggestion.tag}” (Y)
+          </button>
+          {suggestion.tag === 'Not interested' || suggestion.tag === 'Wrong person' ? (
+            <span className="o-muted">Confirming excludes the lead from outreach.</span>
+          ) : null}
+        </div>
+      ) : (
+        <p role="status">Tagged {lead.tag}.</p>
+      )}
+      <ErrorNote error={confirm.error} prefix="Could not tag" />
+    </section>
+  );
+}
 
 function Thread({ leadId }: { leadId: string }) {
   const id = useId();
@@ -50,7 +111,10 @@ function Thread({ leadId }: { leadId: string }) {
         <h2 id={`${id}-h`}>
           <Untrusted fallback="A lead not yet named">{lead.name}</Untrusted>
         </h2>
-        {lead.needsReply ? <span className="o-badge o-badge-paused">Needs reply</span> : <span className="o-badge">Answered</span>}
+        <span>
+          {lead.tag ? <span className="o-badge">{lead.tag}</span> : null}{' '}
+          {lead.needsReply ? <span className="o-badge o-badge-paused">Needs reply</span> : <span className="o-badge">Answered</span>}
+        </span>
       </div>
       {lead.jobTitle || lead.companyName ? (
         <p className="o-muted">
@@ -68,6 +132,7 @@ function Thread({ leadId }: { leadId: string }) {
         <Link to={`/leads/${encodeURIComponent(campaign.id)}/${encodeURIComponent(lead.id)}`}>Lead page</Link>
       </p>
       {messages.length === 0 ? <p className="o-muted">No messages stored for this lead yet.</p> : null}
+      <Suggestion conversation={conversation.data} />
       <MessageThread messages={messages} />
       <form onSubmit={submit} className="o-stack">
         <div className="o-field">
@@ -94,14 +159,23 @@ function Thread({ leadId }: { leadId: string }) {
 export function InboxPage({ leadId }: { leadId: string | null }) {
   const { query } = useLocation();
   const filter = (FILTERS.find((f) => f.value === query.get('filter'))?.value ?? 'needs_reply') as ConversationFilter;
+  const suggested = TAGS.find((t) => t === query.get('suggested'));
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const threads = useTool(
     'list_conversations',
-    { filter, limit: 50, ...(cursor ? { cursor } : {}) },
+    { filter, limit: 50, ...(suggested ? { suggestedTag: suggested } : {}), ...(cursor ? { cursor } : {}) },
     { refetchInterval: useLivePoll(5_000), keepPrevious: true },
   );
-  const suffix = filter === 'needs_reply' ? '' : `?filter=${filter}`;
+  const params = (f: ConversationFilter, s: LeadTag | undefined) => {
+    const q = new URLSearchParams();
+    if (f && f !== 'needs_reply') q.set('filter', f);
+    if (s) q.set('suggested', s);
+    const text = q.toString();
+    return text ? `?${text}` : '';
+  };
+  const suffix = params(filter, suggested);
+  const selectId = useId();
   return (
     <>
       <h1 tabIndex={-1}>Inbox</h1>
@@ -109,7 +183,7 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
         {FILTERS.map((f) => (
           <Link
             key={f.value}
-            to={`/inbox${leadId ? `/${leadId}` : ''}${f.value === 'needs_reply' ? '' : `?filter=${f.value}`}`}
+            to={`/inbox${leadId ? `/${leadId}` : ''}${params(f.value, suggested)}`}
             className={f.value === filter ? 'o-button o-button-primary' : 'o-button'}
             aria-current={f.value === filter ? 'page' : undefined}
             onClick={() => setCursors([])}
@@ -118,6 +192,30 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
           </Link>
         ))}
       </nav>
+      <div className="o-field d-suggested-filter">
+        <label htmlFor={selectId}>Suggested tag</label>
+        <select
+          id={selectId}
+          className="o-select"
+          value={suggested ?? ''}
+          onChange={(e) => {
+            setCursors([]);
+            navigate(
+              `/inbox${leadId ? `/${leadId}` : ''}${params(
+                filter,
+                TAGS.find((t) => t === e.target.value),
+              )}`,
+            );
+          }}
+        >
+          <option value="">Any</option>
+          {TAGS.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </div>
       <div className="d-inbox">
         <section aria-label="Threads">
           <ErrorNote error={threads.error} />
@@ -146,6 +244,8 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
                   </strong>
                   {t.needsReply ? <span className="o-badge o-badge-paused"> needs reply</span> : null}
                   {t.handedOff ? <span className="o-badge"> handed off</span> : null}
+                  {t.tag ? <span className="o-badge"> {t.tag}</span> : null}
+                  {t.suggestion && t.suggestion.tag !== t.tag ? <span className="o-badge o-badge-suggested"> suggested: {t.suggestion.tag}</span> : null}
                   <br />
                   <span className="o-muted">
                     {t.companyName ? (

@@ -1,0 +1,110 @@
+import { and, asc, desc, eq, isNotNull, isNull, lt, or } from 'drizzle-orm';
+import { conversations, messages } from '../../db/schema.js';
+import type { Ctx } from '../context.js';
+
+/* The triage's SQL on a thread's row: its suggestion and the model's queue. */
+
+export interface StoredSuggestion {
+  tag: string;
+  suggestedBy: string;
+  confidence: number;
+  reason: string | null;
+  /** Sim-clock ms. */
+  at: number;
+}
+
+/**
+ * Stores a thread's suggestion (replacing any earlier one) and takes it off the model's queue:
+ * a suggestion for the newest reply leaves the model nothing to add. False when the lead has no
+ * thread.
+ */
+export function writeSuggestion(ctx: Ctx, leadId: string, s: StoredSuggestion): boolean {
+  const r = ctx.db
+    .update(conversations)
+    .set({
+      suggestedTag: s.tag,
+      suggestedBy: s.suggestedBy,
+      suggestedConfidence: s.confidence,
+      suggestedReason: s.reason,
+      suggestedAt: s.at,
+      triagePendingAt: null,
+      triageLeaseUntil: null,
+    })
+    .where(eq(conversations.leadId, leadId))
+    .run();
+  return r.changes > 0;
+}
+
+/** Puts the thread's newest reply (its time, sim ms) on the model's queue. */
+export function markTriagePending(ctx: Ctx, leadId: string, at: number): void {
+  ctx.db.update(conversations).set({ triagePendingAt: at, triageLeaseUntil: null }).where(eq(conversations.leadId, leadId)).run();
+}
+
+export interface TriageClaim {
+  leadId: string;
+  pendingAt: number;
+}
+
+/**
+ * Leases up to `limit` threads waiting for the model, oldest reply first, until `leaseUntil`
+ * (wall ms): another process leaves them alone meanwhile, and takes them after a crash. Call in
+ * a transaction.
+ */
+export function claimTriagePending(ctx: Ctx, now: number, leaseUntil: number, limit: number): TriageClaim[] {
+  const rows = ctx.db
+    .select({ leadId: conversations.leadId, pendingAt: conversations.triagePendingAt })
+    .from(conversations)
+    .where(and(isNotNull(conversations.triagePendingAt), or(isNull(conversations.triageLeaseUntil), lt(conversations.triageLeaseUntil, now))))
+    .orderBy(asc(conversations.triagePendingAt))
+    .limit(limit)
+    .all();
+  for (const r of rows) ctx.db.update(conversations).set({ triageLeaseUntil: leaseUntil }).where(eq(conversations.leadId, r.leadId)).run();
+  return rows.map((r) => ({ leadId: r.leadId, pendingAt: r.pendingAt ?? 0 }));
+}
+
+/**
+ * Whether the thread still waits on the reply `pendingAt` (a newer reply put it back on the
+ * queue with its own time, and the model is asked again about that one).
+ */
+export function stillPending(ctx: Ctx, leadId: string, pendingAt: number): boolean {
+  const row = ctx.db.select({ at: conversations.triagePendingAt }).from(conversations).where(eq(conversations.leadId, leadId)).get();
+  return row?.at === pendingAt;
+}
+
+/** Takes the thread off the model's queue when it still waits on `pendingAt` (the model failed, or had no answer). */
+export function dropTriagePending(ctx: Ctx, leadId: string, pendingAt: number): void {
+  ctx.db
+    .update(conversations)
+    .set({ triagePendingAt: null, triageLeaseUntil: null })
+    .where(and(eq(conversations.leadId, leadId), eq(conversations.triagePendingAt, pendingAt)))
+    .run();
+}
+
+/** The thread's stored suggestion, or null. */
+export function readSuggestion(ctx: Ctx, leadId: string): StoredSuggestion | null {
+  const row = ctx.db
+    .select({
+      tag: conversations.suggestedTag,
+      suggestedBy: conversations.suggestedBy,
+      confidence: conversations.suggestedConfidence,
+      reason: conversations.suggestedReason,
+      at: conversations.suggestedAt,
+    })
+    .from(conversations)
+    .where(eq(conversations.leadId, leadId))
+    .get();
+  if (!row || row.tag === null || row.suggestedBy === null) return null;
+  return { tag: row.tag, suggestedBy: row.suggestedBy, confidence: row.confidence ?? 0, reason: row.reason, at: row.at ?? 0 };
+}
+
+/** A thread's newest `limit` messages, oldest first. */
+export function newestMessages(ctx: Ctx, leadId: string, limit: number): { direction: string; text: string }[] {
+  return ctx.db
+    .select({ direction: messages.direction, text: messages.text })
+    .from(messages)
+    .where(eq(messages.leadId, leadId))
+    .orderBy(desc(messages.at), desc(messages.seq))
+    .limit(limit)
+    .all()
+    .reverse();
+}
