@@ -18,6 +18,7 @@ import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './lo
 import { accounts, agents, campaigns, exclusions, importCommand, MANAGE_USAGE } from './manage.js';
 import { BACKUP_USAGE, backup, restore } from './backup.js';
 import { CREDITS_USAGE, creditsAddCommand, credits } from './credits.js';
+import { MEMBERS_USAGE, members } from './members.js';
 
 const ENV_NOTE = `Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
 OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable. Behind a reverse proxy,
@@ -49,6 +50,7 @@ ${CREDITS_USAGE}
 ${WEBHOOKS_USAGE}
 ${MANAGE_USAGE}
 ${LOGIN_USAGE}
+${MEMBERS_USAGE}
 ${BACKUP_USAGE}
 
 ${ENV_NOTE}
@@ -325,6 +327,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'credits':
         await credits(args);
         return 0;
+      case 'members':
+        await members(args);
+        return 0;
       case 'login':
         login(args);
         return 0;
@@ -360,7 +365,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       default:
         throw new UsageError(
-          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, import, exclusions, login, backup, restore; see --help)`,
+          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, import, exclusions, login, members, audit, backup, restore; see --help)`,
         );
     }
   } catch (err) {

@@ -4,6 +4,7 @@ import type { RateClass } from '../core/ratelimit/config.js';
 import type { RateLimitReport } from '../core/ratelimit/report.js';
 import type { ApiError, ErrorCode } from '../core/errors.js';
 import type { Workspace } from '../core/workspace/get.js';
+import type { MemberRef } from '../core/members/members.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -36,6 +37,10 @@ export interface Caller {
    * rate limited like a key. `keyId` is then OPERATOR_KEY_ID, which scopes its idempotency keys.
    */
   operator?: boolean;
+  /** The member behind an operator call: the dashboard's signed-in member, the owner for the CLI. */
+  member?: MemberRef;
+  /** The OAuth client whose access token stands for the key (MCP over OAuth). */
+  oauthClientId?: string;
 }
 
 /** The idempotency scope and limiter id of the operator; no API key id has this form. */

@@ -31,6 +31,7 @@ import { connectAccountTool } from './connect-account.js';
 import { updateAccountTool } from './update-account.js';
 import { listDraftsTool } from './list-drafts.js';
 import { updateDraftsTool } from './update-drafts.js';
+import { listAuditEventsTool } from './list-audit-events.js';
 
 /** The spec's 19 tools, in the order of its tool mapping: the default MCP listing. */
 export const defaultTools: readonly Tool[] = [
@@ -67,6 +68,7 @@ export const manageTools: readonly Tool[] = [
   getAgentStatsTool,
   connectAccountTool,
   updateAccountTool,
+  listAuditEventsTool,
 ];
 
 /** The `drafts` toolset (which `manage` includes): reviewing what the engine will send. */

@@ -98,7 +98,7 @@ export interface NewDraft {
  * every read against the query builder.
  */
 const DRAFT_COLUMNS =
-  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason, d.approved_at';
+  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason, d.approved_at, d.decided_by_type, d.decided_by_id, d.decided_by_name';
 const DRAFT_LEAD_COLUMNS = 'l.full_name, l.first_name, l.last_name, l.job_title, l.company_name, l.headline, l.location, l.personalization, l.network_url';
 
 function draftOf(r: unknown[]): DraftRow {
@@ -125,21 +125,24 @@ function draftOf(r: unknown[]): DraftRow {
     revision: r[19] as number,
     skipReason: r[20] as string | null,
     approvedAt: r[21] as number | null,
+    decidedByType: r[22] as string | null,
+    decidedById: r[23] as string | null,
+    decidedByName: r[24] as string | null,
   };
 }
 
 function draftWithLeadOf(r: unknown[]): DraftListRow {
   const row = draftOf(r) as DraftListRow;
   row.lead = {
-    fullName: r[22] as string | null,
-    firstName: r[23] as string | null,
-    lastName: r[24] as string | null,
-    jobTitle: r[25] as string | null,
-    companyName: r[26] as string | null,
-    headline: r[27] as string | null,
-    location: r[28] as string | null,
-    personalization: r[29] as string | null,
-    networkUrl: r[30] as string | null,
+    fullName: r[25] as string | null,
+    firstName: r[26] as string | null,
+    lastName: r[27] as string | null,
+    jobTitle: r[28] as string | null,
+    companyName: r[29] as string | null,
+    headline: r[30] as string | null,
+    location: r[31] as string | null,
+    personalization: r[32] as string | null,
+    networkUrl: r[33] as string | null,
   };
   return row;
 }

@@ -17,6 +17,7 @@ import type { LeadSource } from './enums.js';
 import { isOnExclusionList } from './exclude.js';
 import type { LeadFieldValues } from './fields.js';
 import { normalizeProfileUrl, PROFILE_URL_HINT } from './url.js';
+import { noteAuditTarget } from '../audit/current.js';
 
 export const AddLeadResult = z.object({
   leadId: z.string(),
@@ -162,6 +163,7 @@ function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldV
 
   const excluded = isOnExclusionList(ctx, url);
   const id = newId('lead');
+  noteAuditTarget(id);
   if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
   insertLeadRow(ctx, { campaignId, url, fields, id, excluded, source: 'manual' });
   failpoint(ctx, 'leads.add.item', id);
