@@ -8,7 +8,7 @@ import type { Ctx } from '../core/context.js';
 import { createContext } from '../server.js';
 import type { Tool } from '../tools/define.js';
 import { callTool } from '../tools/pipeline.js';
-import { withAuditSync, type AuditedCall } from '../core/audit/scope.js';
+import { auditedTransaction, type AuditedCall } from '../core/audit/scope.js';
 import { ensureOwner } from '../core/members/members.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
@@ -123,9 +123,10 @@ export function asUsageError(err: unknown, names: Record<string, string>): unkno
 /**
  * A CLI write that is no tool call (keys, webhooks, login links), recorded in the audit trail
  * as the owner's: whoever runs the CLI holds the server's database, which is the owner's power.
- * The event commits with the write's transaction.
+ * `fn` runs in one transaction with its event: both commit, or neither. A verb that changed
+ * nothing (revoking a revoked key) still leaves its one event: the owner asked for it.
  */
 export function asOwner<T>(ctx: Ctx, what: Omit<AuditedCall, 'actor'>, fn: () => T): T {
   const owner = ensureOwner(ctx);
-  return withAuditSync(ctx, { ...what, actor: { type: 'member', id: owner.id, name: owner.name } }, fn);
+  return auditedTransaction(ctx, { ...what, actor: { type: 'member', id: owner.id, name: owner.name } }, fn);
 }

@@ -16,11 +16,15 @@ export interface ToolAnnotations {
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 /** Optional groups of MCP tools beyond the default listing. */
-export const TOOLSETS = ['manage', 'drafts'] as const;
+export const TOOLSETS = ['manage', 'drafts', 'audit'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
-/** The toolsets each name lists: `manage` runs a workspace, reviewing its drafts included. */
-export const TOOLSET_INCLUDES: Readonly<Record<Toolset, readonly Toolset[]>> = { manage: ['manage', 'drafts'], drafts: ['drafts'] };
+/**
+ * The toolsets each name lists: `manage` runs a workspace, reviewing its drafts included.
+ * `audit` (the trail of who changed what) stands alone: an owner's compliance read, not what
+ * an assistant running campaigns needs in its listing.
+ */
+export const TOOLSET_INCLUDES: Readonly<Record<Toolset, readonly Toolset[]>> = { manage: ['manage', 'drafts'], drafts: ['drafts'], audit: ['audit'] };
 
 /** Who is calling, as the pipeline resolved it. */
 export interface Caller {

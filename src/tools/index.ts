@@ -68,14 +68,16 @@ export const manageTools: readonly Tool[] = [
   getAgentStatsTool,
   connectAccountTool,
   updateAccountTool,
-  listAuditEventsTool,
 ];
 
 /** The `drafts` toolset (which `manage` includes): reviewing what the engine will send. */
 export const draftTools: readonly Tool[] = [listDraftsTool, updateDraftsTool];
 
+/** The `audit` toolset: the trail of every write, who made it and when. */
+export const auditTools: readonly Tool[] = [listAuditEventsTool];
+
 /** The registry: every tool, each a REST route. MCP lists toolset tools only on request. */
-export const tools: readonly Tool[] = [...defaultTools, ...manageTools, ...draftTools];
+export const tools: readonly Tool[] = [...defaultTools, ...manageTools, ...draftTools, ...auditTools];
 
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));
 

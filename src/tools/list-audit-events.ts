@@ -21,6 +21,6 @@ export const listAuditEventsTool = defineTool({
   output: z.object({ events: z.array(AuditEvent), nextCursor: z.string().nullable() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/audit' },
-  toolset: 'manage',
+  toolset: 'audit',
   handler: (ctx, input, caller) => listAuditEvents(ctx, caller.workspace.cursorSecret, input),
 });

@@ -2,7 +2,7 @@ import { setTransactionHook, transaction } from '../../db/tx.js';
 import type { Db } from '../../db/connection.js';
 import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
-import { resolveActor, type ActorRef } from './actor.js';
+import { resolveActor, type Actor, type ActorRef } from './actor.js';
 import { auditStore } from './store.js';
 import { currentAudit, type AuditScope } from './current.js';
 
@@ -55,6 +55,15 @@ export function withAuditSync<T>(ctx: Ctx, call: AuditedCall, fn: () => T): T {
   }
 }
 
+/** The actor of the write call under way in this async context on this database, or null (the engine, a read). */
+export function currentActor(ctx: Ctx): Actor | null {
+  const scope = currentAudit.getStore() as Scope | undefined;
+  return scope?.open && scope.ctx.db === ctx.db ? resolveActor(ctx, scope.call.actor) : null;
+}
+
+/** Runs `fn` in one transaction that also holds its audit event (a CLI verb's database work). */
+export const auditedTransaction = <T>(ctx: Ctx, call: AuditedCall, fn: () => T): T => withAuditSync(ctx, call, () => transaction(ctx.db, fn));
+
 const live = (db: Db): Scope | undefined => {
   const scope = currentAudit.getStore() as Scope | undefined;
   return scope?.open && !scope.written && scope.ctx.db === db ? scope : undefined;
@@ -99,7 +108,7 @@ function write(scope: Scope): void {
 
 /**
  * The ids a call names: every field named `…Id` (a string) or `…Ids` (strings), at the top of
- * its arguments or in the objects of a list there (a batch's items). Only ids: no free text of
+ * its arguments or in the objects of a list there (a batch's items, whose `id` counts too). Only ids: no free text of
  * the input reaches the trail.
  */
 export function targetsOf(input: unknown): string[] {
@@ -111,7 +120,7 @@ export function targetsOf(input: unknown): string[] {
 function collectIds(value: unknown, ids: string[], top: boolean): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
   for (const [field, v] of Object.entries(value)) {
-    if (/Id$/.test(field) && typeof v === 'string') ids.push(v);
+    if ((/Id$/.test(field) || (!top && field === 'id')) && typeof v === 'string') ids.push(v);
     else if (/Ids$/.test(field) && Array.isArray(v)) for (const id of v) typeof id === 'string' && ids.push(id);
     else if (top && Array.isArray(v)) for (const item of v) collectIds(item, ids, false);
   }

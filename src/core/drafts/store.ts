@@ -11,6 +11,7 @@ import { newSortableId } from '../ids.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
 import type { DraftKind, DraftStatus } from './rules.js';
 import type { DraftLeadRow, DraftRow } from './view.js';
+import { currentActor } from '../audit/scope.js';
 
 /**
  * The drafts table and its state machine. This module is the only one that can write `drafts`,
@@ -171,10 +172,29 @@ const statements = perDb((db) => {
      * status and at the revision the change was judged against, and not on the wire. New words
      * move the revision by one. A race lost is 0 rows changed, never a wrong change.
      */
-    change: c.prepare<[{ text: string; subject: string | null; status: string; now: number; sim: number; id: string; from: string; revision: number }]>(
+    change: c.prepare<
+      [
+        {
+          text: string;
+          subject: string | null;
+          status: string;
+          now: number;
+          sim: number;
+          id: string;
+          from: string;
+          revision: number;
+          byType: string | null;
+          byId: string | null;
+          byName: string | null;
+        },
+      ]
+    >(
       `UPDATE drafts SET text = @text, subject = @subject, status = @status, updated_at = @now,
          revision = revision + (CASE WHEN text IS NOT @text OR subject IS NOT @subject THEN 1 ELSE 0 END),
-         approved_at = CASE WHEN @status <> 'approved' THEN NULL WHEN status <> 'approved' THEN @sim ELSE approved_at END
+         approved_at = CASE WHEN @status <> 'approved' THEN NULL WHEN status <> 'approved' THEN @sim ELSE approved_at END,
+         decided_by_type = CASE WHEN @status IN ('approved', 'rejected') AND status <> @status THEN @byType ELSE decided_by_type END,
+         decided_by_id = CASE WHEN @status IN ('approved', 'rejected') AND status <> @status THEN @byId ELSE decided_by_id END,
+         decided_by_name = CASE WHEN @status IN ('approved', 'rejected') AND status <> @status THEN @byName ELSE decided_by_name END
        WHERE id = @id AND status = @from AND revision = @revision AND sending_intent_id IS NULL`,
     ),
     /** A draft whose step can no longer be sent ends skipped (not one on the wire). */
@@ -255,6 +275,16 @@ function announceIfFirstPending(ctx: Ctx, row: DraftRow): void {
   recordLeadEvent(ctx, 'draft.pending', lead, { draft }, row.accountId);
 }
 
+/**
+ * Who decides, as the draft keeps it (`decidedBy`): the actor of the call under way (a member,
+ * a key or an OAuth client, from the audit trail's record of the call), or nulls when no call is
+ * (the engine never approves or rejects).
+ */
+function deciderColumns(ctx: Ctx): { byType: string | null; byId: string | null; byName: string | null } {
+  const actor = currentActor(ctx);
+  return actor ? { byType: actor.type, byId: actor.id, byName: actor.name } : { byType: null, byId: null, byName: null };
+}
+
 export interface DraftChange {
   text: string;
   subject: string | null;
@@ -273,11 +303,21 @@ export function changeDraft(ctx: Ctx, id: string, from: DraftStatus, revision: n
     if (nextDraftStatus(from, event) !== change.status) throw new Error(`draft ${id}: ${from} → ${change.status} is not a transition`);
   }
   const st = statements(ctx.db);
+  const by = deciderColumns(ctx);
   const changed = asDraftsWriter(
     ctx.db.$client,
     () =>
-      st.change.run({ text: change.text, subject: change.subject, status: change.status, now: ctx.clock.now(), sim: ctx.simClock.now(), id, from, revision })
-        .changes,
+      st.change.run({
+        text: change.text,
+        subject: change.subject,
+        status: change.status,
+        now: ctx.clock.now(),
+        sim: ctx.simClock.now(),
+        id,
+        from,
+        revision,
+        ...by,
+      }).changes,
   );
   if (changed !== 1) return false;
   if (change.status === 'pending' && from !== 'pending') announceIfFirstPending(ctx, st.byId(id) as DraftRow);
@@ -319,8 +359,11 @@ const approveAllStatements = perDb((db) => {
        GROUP BY 1, 2`,
     );
   const approve = (byCampaign: boolean) =>
-    c.prepare<[{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number }]>(
-      `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim
+    c.prepare<
+      [{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number; byType: string | null; byId: string | null; byName: string | null }]
+    >(
+      `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim,
+         decided_by_type = @byType, decided_by_id = @byId, decided_by_name = @byName
        WHERE status = 'pending'${byCampaign ? ' AND campaign_id = @campaignId' : ''} AND seq <= @maxSeq AND updated_at <= @at AND sending_intent_id IS NULL`,
     );
   const pending = (byCampaign: boolean) =>
@@ -361,7 +404,7 @@ export function pendingDraftGroups(ctx: Pick<Ctx, 'db'>, campaignId: string | un
 export function approvePendingSnapshot(ctx: Ctx, campaignId: string | undefined, maxSeq: number, at: number): { approved: number; leftPending: number } {
   const st = approveAllStatements(ctx.db);
   return transaction(ctx.db, () => {
-    const args = { maxSeq, at, now: ctx.clock.now(), sim: ctx.simClock.now() };
+    const args = { maxSeq, at, now: ctx.clock.now(), sim: ctx.simClock.now(), ...deciderColumns(ctx) };
     const approved = asDraftsWriter(
       ctx.db.$client,
       () => (campaignId === undefined ? st.approve.all.run(args) : st.approve.campaign.run({ ...args, campaignId })).changes,
