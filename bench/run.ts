@@ -37,6 +37,7 @@ import {
   approvalTargets,
   approveAllTargets,
   enrichTargets,
+  auditTargets,
   draftsTargets,
   evaluateTargets,
   renderMarkdown,
@@ -56,6 +57,7 @@ import { listingTokens } from './lib/listing.js';
 import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 import { type ApprovalBench, type ApproveAllBench, runApproval, runApproveAll } from './lib/approval.js';
 import { type EnrichBench, runEnrich } from './lib/enrich.js';
+import { type AuditBench, runAudit } from './lib/audit.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -76,7 +78,22 @@ const SETTINGS = {
   inProcessIterations: envInt('BENCH_ITERATIONS', 300),
 };
 
-const PARTS = ['cold', 'inprocess', 'dashboard', 'credits', 'lead', 'list', 'batch', 'drafts', 'flood', 'import', 'approval', 'approveall', 'enrich'] as const;
+const PARTS = [
+  'cold',
+  'inprocess',
+  'dashboard',
+  'credits',
+  'lead',
+  'list',
+  'batch',
+  'drafts',
+  'flood',
+  'import',
+  'approval',
+  'approveall',
+  'enrich',
+  'audit',
+] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
 const ONLY: ReadonlySet<Part> | null = (() => {
@@ -381,6 +398,14 @@ async function enrichPart(root: string): Promise<EnrichBench> {
   return r;
 }
 
+/** The audit trail's cost on a batch of 100 adds (bench/lib/audit.ts), in this process. */
+async function auditPart(root: string): Promise<AuditBench> {
+  say('audit: a batch of 100 adds with the audit trail watching, against the same batch alone');
+  const r = await runAudit(root);
+  for (const t of auditTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+  return r;
+}
+
 /** "Approve all N matching" (bench/lib/approval.ts): 10,000 pending drafts previewed and approved, server-side. */
 async function approveAllPart(root: string): Promise<ApproveAllBench> {
   say('approve all: 10,000 pending drafts, previewed and approved through the operator verbs');
@@ -393,10 +418,11 @@ async function approveAllPart(root: string): Promise<ApproveAllBench> {
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
-  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich')) {
+  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'audit')) {
     if (ONLY.has('approveall')) await approveAllPart(root);
     if (ONLY.has('approval')) await approvalPart(root);
     if (ONLY.has('enrich')) await enrichPart(root);
+    if (ONLY.has('audit')) await auditPart(root);
     say('BENCH_ONLY: nothing written');
     return false;
   }
@@ -777,6 +803,7 @@ async function main(): Promise<boolean> {
     const importCase = want('import') ? await benchImport(app, root, dir) : undefined;
     const approvalCase = want('approval') ? await approvalPart(root) : undefined;
     const enrichCase = want('enrich') ? await enrichPart(root) : undefined;
+    const auditCase = want('audit') ? await auditPart(root) : undefined;
     const approveAllCase = want('approveall') ? await approveAllPart(root) : undefined;
     if (ONLY !== null) {
       printOnly(runs, importCase, cold);
@@ -809,6 +836,7 @@ async function main(): Promise<boolean> {
       ...(draftsCase ? { draftsCase } : {}),
       ...(approvalCase ? { approvalCase } : {}),
       ...(enrichCase ? { enrichCase } : {}),
+      ...(auditCase ? { auditCase } : {}),
       ...(approveAllCase ? { approveAllCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };

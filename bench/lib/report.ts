@@ -3,6 +3,7 @@ import type { DashboardBench } from './dashboard.js';
 import { DRAFTS_LIST_COST, DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBench } from './drafts.js';
 import { APPROVE_ALL_MS, type ApprovalBench, type ApproveAllBench } from './approval.js';
 import { ENRICH_TARGET_RATIO, type EnrichBench } from './enrich.js';
+import { AUDIT_TARGET_RATIO, type AuditBench } from './audit.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -119,6 +120,7 @@ export interface Results {
   approvalCase?: ApprovalBench;
   /** Enrichment against the profile lookup alone (bench/lib/enrich.ts). */
   enrichCase?: EnrichBench;
+  auditCase?: AuditBench;
   /** "Approve all N matching" of 10,000 pending drafts, server-side (bench/lib/approval.ts). */
   approveAllCase?: ApproveAllBench;
   targets: Target[];
@@ -214,6 +216,7 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     ...draftsTargets(r.draftsCase),
     ...approvalTargets(r.approvalCase),
     ...enrichTargets(r.enrichCase),
+    ...auditTargets(r.auditCase),
     ...approveAllTargets(r.approveAllCase),
     {
       id: 'rest-vs-express',
@@ -366,6 +369,19 @@ export function enrichTargets(e: EnrichBench | undefined): Target[] {
       text: `Enriching a lead known only by its URL costs at most ${ENRICH_TARGET_RATIO}× the profile lookup alone`,
       measured: `${e.ratio.toFixed(2)}× (${e.enrichUs.toFixed(0)} vs ${e.lookupUs.toFixed(0)} µs per lead, median of ${e.rounds} rounds of ${e.leadsPerRound.toLocaleString('en-US')} leads on the simulated network)`,
       met: e.ratio <= ENRICH_TARGET_RATIO,
+    },
+  ];
+}
+
+/** The audit trail's target: its write adds at most 10% to a batch of 100 adds. */
+export function auditTargets(a: AuditBench | undefined): Target[] {
+  if (!a) return [];
+  return [
+    {
+      id: 'audit-batch',
+      text: `The audit write on a batch of ${a.batchSize} adds costs at most ${Math.round((AUDIT_TARGET_RATIO - 1) * 100)}% of the batch`,
+      measured: `+${((a.ratio - 1) * 100).toFixed(1)}% (${a.auditedUs.toFixed(0)} vs ${a.plainUs.toFixed(0)} µs per batch, median of ${a.rounds} rounds; ${a.events} events, one per batch)`,
+      met: a.ratio <= AUDIT_TARGET_RATIO && a.events === a.rounds + 2,
     },
   ];
 }

@@ -5,7 +5,14 @@ import { perDb } from '../../db/prepared.js';
 
 export type AuditRow = typeof auditEvents.$inferSelect;
 
-const totalChanges = perDb((db) => db.$client.prepare('SELECT total_changes() AS n').pluck());
+const statements = perDb((db) => ({
+  totalChanges: db.$client.prepare('SELECT total_changes()').pluck(),
+  // Prepared once: a batch's event names up to 200 ids, one row each.
+  event: db.$client.prepare<[Omit<AuditRow, 'seq'>]>(
+    'INSERT INTO audit_events (id, actor_type, actor_id, actor_name, action, targets, summary, at) VALUES (@id, @actorType, @actorId, @actorName, @action, @targets, @summary, @at)',
+  ),
+  target: db.$client.prepare<[string, number]>('INSERT OR IGNORE INTO audit_targets (target_id, event_seq) VALUES (?, ?)'),
+}));
 
 export interface AuditFilter {
   actorId?: string | undefined;
@@ -21,16 +28,11 @@ export interface AuditFilter {
 /** The audit tables' SQL, and nothing else's. Events are only ever inserted (migration 0025's triggers refuse the rest). */
 export const auditStore = {
   /** Rows changed on this connection since it opened, triggers included: how a transaction tells it wrote. */
-  totalChanges: (db: Db): number => totalChanges(db).get() as number,
+  totalChanges: (db: Db): number => statements(db).totalChanges.get() as number,
   insert: (db: Db, row: Omit<AuditRow, 'seq'>, targets: readonly string[]): void => {
-    const { lastInsertRowid } = db.insert(auditEvents).values(row).run();
-    const seq = Number(lastInsertRowid);
-    if (targets.length > 0) {
-      db.insert(auditTargets)
-        .values(targets.map((targetId) => ({ targetId, eventSeq: seq })))
-        .onConflictDoNothing()
-        .run();
-    }
+    const st = statements(db);
+    const seq = Number(st.event.run(row).lastInsertRowid);
+    for (const target of targets) st.target.run(target, seq);
   },
   /** Newest first, `limit` rows. */
   page: (db: Db, filter: AuditFilter, limit: number): AuditRow[] => {
