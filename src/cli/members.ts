@@ -1,8 +1,8 @@
 import { UsageError } from '../config.js';
-import type { Member } from '../core/members/members.js';
-import { isRole, ROLES } from '../core/members/roles.js';
+import { addMember, listMembers, type Member } from '../core/members/members.js';
+import { isRole, ROLES, type Role } from '../core/members/roles.js';
 import { addMemberTool, disableMemberTool, listMembersTool, updateMemberTool } from '../tools/operator/members.js';
-import { asUsageError, operate, parse, stdout, withDbAsync, type Options } from './shared.js';
+import { asOwner, asUsageError, operate, parse, stdout, withDbAsync, type Options } from './shared.js';
 
 export const MEMBERS_USAGE = `  members list [--json] [--db PATH]
                         List the members: id, name, email, role, and whether disabled.
@@ -17,7 +17,7 @@ export const MEMBERS_USAGE = `  members list [--json] [--db PATH]
 const FLAGS = { db: { type: 'string' }, json: { type: 'boolean' } } satisfies Options;
 const NAMES = { name: '--name', email: '--email', role: '--role', memberId: 'ID' };
 
-function role(value: string | undefined): string | undefined {
+function role(value: string | undefined): Role | undefined {
   if (value !== undefined && !isRole(value)) throw new UsageError(`--role: "${value}" must be one of ${ROLES.join(', ')}`);
   return value;
 }
@@ -66,7 +66,13 @@ export async function members(args: string[]): Promise<void> {
         async (ctx) => {
           let member: Member;
           try {
-            ({ member } = await operate<{ member: Member }>(ctx, addMemberTool, input));
+            // The first member is the owner: added directly (a tool call would first make an
+            // "Owner" to act as), and recorded as the owner it becomes.
+            if (listMembers(ctx).length === 0) {
+              member = asOwner(ctx, { action: 'add_member', targets: [], summary: 'Add member (the owner)' }, () => addMember(ctx, input));
+            } else {
+              ({ member } = await operate<{ member: Member }>(ctx, addMemberTool, input));
+            }
           } catch (err) {
             throw asUsageError(err, NAMES);
           }

@@ -9,7 +9,6 @@ import { createContext } from '../server.js';
 import type { Tool } from '../tools/define.js';
 import { callTool } from '../tools/pipeline.js';
 import { auditedTransaction, type AuditedCall } from '../core/audit/scope.js';
-import { ensureOwner } from '../core/members/members.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -127,6 +126,5 @@ export function asUsageError(err: unknown, names: Record<string, string>): unkno
  * nothing (revoking a revoked key) still leaves its one event: the owner asked for it.
  */
 export function asOwner<T>(ctx: Ctx, what: Omit<AuditedCall, 'actor'>, fn: () => T): T {
-  const owner = ensureOwner(ctx);
-  return auditedTransaction(ctx, { ...what, actor: { type: 'member', id: owner.id, name: owner.name } }, fn);
+  return auditedTransaction(ctx, { ...what, actor: { type: 'owner' } }, fn);
 }
