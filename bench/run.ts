@@ -39,6 +39,7 @@ import {
   approveAllTargets,
   enrichTargets,
   triageTargets,
+  auditTargets,
   draftsTargets,
   evaluateTargets,
   renderMarkdown,
@@ -59,6 +60,7 @@ import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 import { type ApprovalBench, type ApproveAllBench, runApproval, runApproveAll } from './lib/approval.js';
 import { type EnrichBench, runEnrich } from './lib/enrich.js';
 import { runTriage, type TriageBench } from './lib/triage.js';
+import { type AuditBench, runAudit } from './lib/audit.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -94,6 +96,7 @@ const PARTS = [
   'approveall',
   'enrich',
   'triage',
+  'audit',
 ] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
@@ -407,6 +410,14 @@ async function triagePart(root: string): Promise<TriageBench> {
   return r;
 }
 
+/** The audit trail's cost on a batch of 100 adds (bench/lib/audit.ts), in this process. */
+async function auditPart(root: string): Promise<AuditBench> {
+  say('audit: a batch of 100 adds with the audit trail watching, against the same batch alone');
+  const r = await runAudit(root);
+  for (const t of auditTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+  return r;
+}
+
 /** "Approve all N matching" (bench/lib/approval.ts): 10,000 pending drafts previewed and approved, server-side. */
 async function approveAllPart(root: string): Promise<ApproveAllBench> {
   say('approve all: 10,000 pending drafts, previewed and approved through the operator verbs');
@@ -419,11 +430,12 @@ async function approveAllPart(root: string): Promise<ApproveAllBench> {
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
-  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage')) {
+  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage' || p === 'audit')) {
     if (ONLY.has('triage')) await triagePart(root);
     if (ONLY.has('approveall')) await approveAllPart(root);
     if (ONLY.has('approval')) await approvalPart(root);
     if (ONLY.has('enrich')) await enrichPart(root);
+    if (ONLY.has('audit')) await auditPart(root);
     say('BENCH_ONLY: nothing written');
     return false;
   }
@@ -804,6 +816,7 @@ async function main(): Promise<boolean> {
     const importCase = want('import') ? await benchImport(app, root, dir) : undefined;
     const approvalCase = want('approval') ? await approvalPart(root) : undefined;
     const enrichCase = want('enrich') ? await enrichPart(root) : undefined;
+    const auditCase = want('audit') ? await auditPart(root) : undefined;
     const approveAllCase = want('approveall') ? await approveAllPart(root) : undefined;
     const triageCase = want('triage') ? await triagePart(root) : undefined;
     if (ONLY !== null) {
@@ -837,6 +850,7 @@ async function main(): Promise<boolean> {
       ...(draftsCase ? { draftsCase } : {}),
       ...(approvalCase ? { approvalCase } : {}),
       ...(enrichCase ? { enrichCase } : {}),
+      ...(auditCase ? { auditCase } : {}),
       ...(approveAllCase ? { approveAllCase } : {}),
       ...(triageCase ? { triageCase } : {}),
     };

@@ -4,6 +4,7 @@ import { DRAFTS_LIST_COST, DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBenc
 import { APPROVE_ALL_MS, type ApprovalBench, type ApproveAllBench } from './approval.js';
 import { ENRICH_TARGET_RATIO, type EnrichBench } from './enrich.js';
 import { TRIAGE_TARGET_MS, type TriageBench } from './triage.js';
+import { AUDIT_TARGET_RATIO, type AuditBench } from './audit.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -121,6 +122,7 @@ export interface Results {
   /** Enrichment against the profile lookup alone (bench/lib/enrich.ts). */
   enrichCase?: EnrichBench;
   triageCase?: TriageBench;
+  auditCase?: AuditBench;
   /** "Approve all N matching" of 10,000 pending drafts, server-side (bench/lib/approval.ts). */
   approveAllCase?: ApproveAllBench;
   targets: Target[];
@@ -217,6 +219,7 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     ...approvalTargets(r.approvalCase),
     ...enrichTargets(r.enrichCase),
     ...triageTargets(r.triageCase),
+    ...auditTargets(r.auditCase),
     ...approveAllTargets(r.approveAllCase),
     {
       id: 'rest-vs-express',
@@ -385,6 +388,19 @@ export function triageTargets(t: TriageBench | undefined): Target[] {
       text: `Triage by rules of ${t.replies.toLocaleString('en-US')} replies under ${TRIAGE_TARGET_MS / 1000} s`,
       measured: `${t.medianMs.toFixed(0)} ms (median of ${t.rounds} rounds; ${t.recognised.toLocaleString('en-US')} replies recognised by a rule)`,
       met: t.medianMs < TRIAGE_TARGET_MS,
+    },
+  ];
+}
+
+/** The audit trail's target: its write adds at most 10% to a batch of 100 adds. */
+export function auditTargets(a: AuditBench | undefined): Target[] {
+  if (!a) return [];
+  return [
+    {
+      id: 'audit-batch',
+      text: `The audit write on a batch of ${a.batchSize} adds costs at most ${Math.round((AUDIT_TARGET_RATIO - 1) * 100)}% of the batch`,
+      measured: `+${((a.ratio - 1) * 100).toFixed(1)}% (${a.auditedUs.toFixed(0)} vs ${a.plainUs.toFixed(0)} µs per batch, median of ${a.rounds} rounds; ${a.events} events, one per batch)`,
+      met: a.ratio <= AUDIT_TARGET_RATIO && a.events === a.rounds + 2,
     },
   ];
 }

@@ -1,12 +1,15 @@
 import { createLoginToken, revokeAllSessions } from '../core/auth/sessions.js';
 import type { Ctx } from '../core/context.js';
 import { dirname } from 'node:path';
-import { CLI_SCRIPT, cliCommand, DEFAULTS, isDefaultDb, parsePublicUrl, resolveSettings, shellWord, type Settings } from '../config.js';
+import { CLI_SCRIPT, cliCommand, DEFAULTS, isDefaultDb, parsePublicUrl, resolveSettings, shellWord, UsageError, type Settings } from '../config.js';
 import { APP_PREFIX } from '../web/mount.js';
-import { parse, stdout, withDb } from './shared.js';
+import { asOwner, parse, stdout, withDb } from './shared.js';
+import { activeMember, ensureOwner } from '../core/members/members.js';
 
-export const LOGIN_USAGE = `  login [--base URL] [--db PATH] [--config FILE] [--revoke-all]
-                        Print a one-time dashboard login link (valid 15 minutes) as the last line.
+export const LOGIN_USAGE = `  login [--member ID] [--base URL] [--db PATH] [--config FILE] [--revoke-all]
+                        Print a one-time dashboard login link (valid 15 minutes) as the last line,
+                        for the member ID (see \`outreach members list\`; default: the owner, made
+                        on first use if the workspace has no member yet).
                         --base: the server's address as your browser reaches it (default:
                         OUTREACH_PUBLIC_URL or publicUrl in the config, else HOST/PORT, e.g.
                         http://127.0.0.1:3000). --revoke-all ends every dashboard session and
@@ -22,9 +25,9 @@ function browsableHost(host: string): string {
 /** `http://host:port` of a server, as a browser reaches it. */
 export const browsableBase = (host: string, port: number): string => `http://${browsableHost(host)}:${port}`;
 
-/** `base/app/login?token=…` with a freshly minted one-time token. */
-export function newLoginLink(ctx: Ctx, base: string): string {
-  const { token } = createLoginToken(ctx);
+/** `base/app/login?token=…` with a freshly minted one-time token for a member (the owner by default). */
+export function newLoginLink(ctx: Ctx, base: string, memberId?: string): string {
+  const { token } = createLoginToken(ctx, memberId);
   return `${base.replace(/\/+$/, '')}${APP_PREFIX}/login?token=${token}`;
 }
 
@@ -47,18 +50,31 @@ export function loginCommand(settings: Pick<Settings, 'dbPath'>, base: string, c
 }
 
 export function login(args: string[]): void {
-  const { values } = parse(args, { base: { type: 'string' }, db: { type: 'string' }, config: { type: 'string' }, 'revoke-all': { type: 'boolean' } });
+  const { values } = parse(args, {
+    base: { type: 'string' },
+    db: { type: 'string' },
+    config: { type: 'string' },
+    'revoke-all': { type: 'boolean' },
+    member: { type: 'string' },
+  });
   const settings = resolveSettings({ db: values.db, config: values.config });
   const base = values.base !== undefined ? parsePublicUrl(values.base, '--base') : serverBase(settings, settings.port);
   withDb(
     { db: values.db, config: values.config },
     (ctx) => {
       if (values['revoke-all']) {
-        const { sessions } = revokeAllSessions(ctx);
+        const { sessions } = asOwner(ctx, { action: 'sessions.revoke_all', targets: [], summary: 'Ended every dashboard session' }, () =>
+          revokeAllSessions(ctx),
+        );
         stdout(`Ended ${sessions} dashboard session${sessions === 1 ? '' : 's'} and voided every unused login link.`);
       }
-      stdout('Open this link in your browser within 15 minutes. It works once:');
-      stdout(newLoginLink(ctx, base));
+      const member = values.member === undefined ? ensureOwner(ctx) : activeMember(ctx, values.member);
+      if (!member) throw new UsageError(`--member: no active member "${values.member}" (see \`npx outreach members list\`)`);
+      const link = asOwner(ctx, { action: 'login.link', targets: [member.id], summary: `Login link for ${member.name} (${member.role})` }, () =>
+        newLoginLink(ctx, base, member.id),
+      );
+      stdout(`Open this link in your browser within 15 minutes. It works once, and signs in ${member.name} (${member.role}):`);
+      stdout(link);
     },
     { mustExist: true },
   );

@@ -12,12 +12,14 @@ import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { commandHelp, wantsHelp } from './help.js';
-import { parse, stdout, withDb, type Options } from './shared.js';
+import { asOwner, parse, stdout, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './login.js';
 import { accounts, agents, campaigns, exclusions, importCommand, MANAGE_USAGE } from './manage.js';
 import { BACKUP_USAGE, backup, restore } from './backup.js';
 import { CREDITS_USAGE, creditsAddCommand, credits } from './credits.js';
+import { MEMBERS_USAGE, members } from './members.js';
+import { AUDIT_USAGE, audit } from './audit.js';
 
 const ENV_NOTE = `Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
 OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable. Behind a reverse proxy,
@@ -49,6 +51,8 @@ ${CREDITS_USAGE}
 ${WEBHOOKS_USAGE}
 ${MANAGE_USAGE}
 ${LOGIN_USAGE}
+${MEMBERS_USAGE}
+${AUDIT_USAGE}
 ${BACKUP_USAGE}
 
 ${ENV_NOTE}
@@ -244,7 +248,9 @@ function keys(args: string[]): void {
       if (name.trim() === '' || name.length > 100) throw new UsageError('--name: must be 1-100 characters');
       return withDb(values.db, (ctx) => {
         const created = ensureWorkspace(ctx);
-        const { id, key } = createApiKey(ctx, values.env as KeyEnv, name);
+        const { id, key } = asOwner(ctx, { action: 'keys.create', targets: [], summary: `Create ${values.env} key` }, () =>
+          createApiKey(ctx, values.env as KeyEnv, name),
+        );
         const dbPath = resolveSettings({ db: values.db }).dbPath;
         if (created) stdout(`Created a new workspace in ${dbPath}. It has no credits yet.`);
         stdout(`Created ${values.env} key ${id} (${name}). It is shown only this once:\n\n  ${key}\n`);
@@ -285,7 +291,8 @@ function keys(args: string[]): void {
       const id = positionals[0];
       if (!id) throw new UsageError('keys revoke: the key ID is required (see `npx outreach keys list`)');
       return withDb(values.db, (ctx) => {
-        if (!revokeApiKey(ctx, id)) throw new UsageError(`keys revoke: no key with id "${id}" (see \`npx outreach keys list\`)`);
+        if (!asOwner(ctx, { action: 'keys.revoke', targets: [id], summary: 'Revoke API key' }, () => revokeApiKey(ctx, id)))
+          throw new UsageError(`keys revoke: no key with id "${id}" (see \`npx outreach keys list\`)`);
         stdout(`Revoked ${id}. It stops working at once.`);
       });
     }
@@ -325,6 +332,12 @@ export async function main(argv: string[]): Promise<number> {
       case 'credits':
         await credits(args);
         return 0;
+      case 'members':
+        await members(args);
+        return 0;
+      case 'audit':
+        await audit(args);
+        return 0;
       case 'login':
         login(args);
         return 0;
@@ -360,7 +373,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       default:
         throw new UsageError(
-          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, import, exclusions, login, backup, restore; see --help)`,
+          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, import, exclusions, login, members, audit, backup, restore; see --help)`,
         );
     }
   } catch (err) {

@@ -8,6 +8,7 @@ import type { Ctx } from '../core/context.js';
 import { createContext } from '../server.js';
 import type { Tool } from '../tools/define.js';
 import { callTool } from '../tools/pipeline.js';
+import { auditedTransaction, type AuditedCall } from '../core/audit/scope.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -116,4 +117,14 @@ export function asUsageError(err: unknown, names: Record<string, string>): unkno
   const name = root !== undefined ? names[root] : undefined;
   const text = err.message.replace(/^[\w.[\]]+: /, '').replace(/\.$/, '');
   return new UsageError(name !== undefined ? `${name}: ${text}` : text);
+}
+
+/**
+ * A CLI write that is no tool call (keys, webhooks, login links), recorded in the audit trail
+ * as the owner's: whoever runs the CLI holds the server's database, which is the owner's power.
+ * `fn` runs in one transaction with its event: both commit, or neither. A verb that changed
+ * nothing (revoking a revoked key) still leaves its one event: the owner asked for it.
+ */
+export function asOwner<T>(ctx: Ctx, what: Omit<AuditedCall, 'actor'>, fn: () => T): T {
+  return auditedTransaction(ctx, { ...what, actor: { type: 'owner' } }, fn);
 }

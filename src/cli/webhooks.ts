@@ -12,7 +12,7 @@ import {
   type WebhookEndpointInput,
 } from '../core/webhooks/endpoints.js';
 import { webhookPolicy } from '../core/webhooks/ssrf.js';
-import { asUsageError, parse, stdout, withDb, type Options } from './shared.js';
+import { asOwner, asUsageError, parse, stdout, withDb, type Options } from './shared.js';
 
 export const WEBHOOKS_USAGE = `  webhooks add --url URL --events TYPE[,TYPE...] [--db PATH] [--env E] [--config FILE]
                         Subscribe an endpoint to events (${WEBHOOK_EVENT_TYPES.join(', ')}).
@@ -109,7 +109,7 @@ export function webhooks(args: string[]): void {
         values.db,
         names,
         (ctx) => {
-          const endpoint = addEndpoint(ctx, input, policy);
+          const endpoint = asOwner(ctx, { action: 'webhooks.add', targets: [], summary: 'Add webhook endpoint' }, () => addEndpoint(ctx, input, policy));
           stdout(`Added webhook endpoint ${endpoint.id}: ${endpoint.events.join(', ')} -> ${endpoint.url}`);
           if (signingSecret(ctx) === null) stdout('No signing secret is set, so deliveries are unsigned. Create one with: npx outreach webhooks rotate-secret');
         },
@@ -150,10 +150,10 @@ export function webhooks(args: string[]): void {
       if (!id) throw new UsageError(`webhooks ${sub}: the endpoint ID is required (see \`npx outreach webhooks list\`)`);
       return run(values.db, { id: `webhooks ${sub} ${id}` }, (ctx) => {
         if (sub === 'remove') {
-          removeEndpoint(ctx, id);
+          asOwner(ctx, { action: 'webhooks.remove', targets: [id], summary: 'Remove webhook endpoint' }, () => removeEndpoint(ctx, id));
           stdout(`Removed ${id}. Its pending deliveries were dropped; its delivery log is kept.`);
         } else {
-          enableEndpoint(ctx, id);
+          asOwner(ctx, { action: 'webhooks.enable', targets: [id], summary: 'Enable webhook endpoint' }, () => enableEndpoint(ctx, id));
           stdout(`Enabled ${id}: it receives new events from now on. Resend a missed one with: npx outreach webhooks redeliver EVENT_ID --endpoint ${id}`);
         }
       });
@@ -161,7 +161,9 @@ export function webhooks(args: string[]): void {
     case 'rotate-secret': {
       const { values } = parse(rest, db);
       return run(values.db, {}, (ctx) => {
-        const secret = rotateSigningSecret(ctx);
+        const secret = asOwner(ctx, { action: 'webhooks.rotate_secret', targets: [], summary: 'Rotate the webhook signing secret' }, () =>
+          rotateSigningSecret(ctx),
+        );
         stdout(`New webhook signing secret. It is shown only this once; give it to your receivers now:\n\n  ${secret}\n`);
         stdout('Every attempt from now on, retries of older events included, is signed with it.');
       });
@@ -184,7 +186,12 @@ export function webhooks(args: string[]): void {
         values.db,
         { eventId: `EVENT_ID "${eventId}"`, endpointId: values.endpoint !== undefined ? `--endpoint "${values.endpoint}"` : `EVENT_ID "${eventId}"` },
         (ctx) => {
-          for (const r of redeliver(ctx, eventId, values.endpoint)) {
+          const results = asOwner(
+            ctx,
+            { action: 'webhooks.redeliver', targets: [eventId, ...(values.endpoint ? [values.endpoint] : [])], summary: 'Redeliver a webhook event' },
+            () => redeliver(ctx, eventId, values.endpoint),
+          );
+          for (const r of results) {
             const what =
               r.action === 'created'
                 ? `new delivery ${r.deliveryId}`

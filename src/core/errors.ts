@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   lookalike_exhausted: 400,
   unauthorized: 401,
   plan_required: 403,
+  // The caller is known but its role (or its key's scope) does not reach this call.
+  forbidden: 403,
   insufficient_credits: 403,
   insufficient_lookalike_credits: 403,
   sales_nav_required: 403,

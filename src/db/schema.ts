@@ -760,6 +760,8 @@ export const loginTokens = sqliteTable(
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
     usedAt: integer('used_at'),
+    /** The member (`usr_…`) the link signs in. */
+    memberId: text('member_id'),
   },
   (t) => [index('login_tokens_expires').on(t.expiresAt)],
 );
@@ -775,8 +777,10 @@ export const operatorSessions = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
     lastSeenAt: integer('last_seen_at').notNull(),
     revokedAt: integer('revoked_at'),
+    /** The member (`usr_…`) signed in; a session whose member is disabled opens nothing. */
+    memberId: text('member_id'),
   },
-  (t) => [index('operator_sessions_expires').on(t.expiresAt)],
+  (t) => [index('operator_sessions_expires').on(t.expiresAt), index('operator_sessions_member').on(t.memberId)],
 );
 
 /**
@@ -881,6 +885,10 @@ export const drafts = sqliteTable(
     approvedAt: integer('approved_at'),
     /** Why the optional model's rewrite was not used; null when it was, or when none ran. */
     drafterError: text('drafter_error'),
+    /** Who last approved or rejected it (a member, a key or an OAuth client): `decidedBy`; null until a person decides. */
+    decidedByType: text('decided_by_type'),
+    decidedById: text('decided_by_id'),
+    decidedByName: text('decided_by_name'),
     /** The engine intent sending it right now; while set, the draft cannot change. Internal. */
     sendingIntentId: text('sending_intent_id'),
     sentAt: integer('sent_at'),
@@ -990,4 +998,60 @@ export const stepStats = sqliteTable(
     replied: integer('replied').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.campaignId, t.stepId, t.variant] })],
+);
+
+/**
+ * The people of the workspace (src/core/members). The first is the owner; there is one owner,
+ * and the owner cannot be disabled or given another role.
+ */
+export const members = sqliteTable(
+  'members',
+  {
+    /** `usr_…` */
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    /** Lowercased; unique among members. Null only for the owner made on first use, until set. */
+    email: text('email').unique(),
+    /** owner | admin | operator | reviewer | viewer */
+    role: text('role').notNull(),
+    createdAt: integer('created_at').notNull(),
+    disabledAt: integer('disabled_at'),
+  },
+  (t) => [check('members_role', sql`${t.role} in ('owner', 'admin', 'operator', 'reviewer', 'viewer')`)],
+);
+
+/**
+ * The audit trail (src/core/audit): one row per write, inserted in the transaction of the write
+ * it records. Append-only: triggers (migration 0025) refuse every UPDATE and DELETE. It holds
+ * ids, names and a short summary, never a secret, a key or a message body.
+ */
+export const auditEvents = sqliteTable(
+  'audit_events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /** `aud_…`, in time order */
+    id: text('id').notNull().unique(),
+    /** member | key | oauth_client */
+    actorType: text('actor_type').notNull(),
+    actorId: text('actor_id').notNull(),
+    actorName: text('actor_name').notNull(),
+    /** The tool or action, e.g. `add_leads_batch`, `members.add`. */
+    action: text('action').notNull(),
+    /** The target ids as a JSON array of strings. */
+    targets: text('targets').notNull(),
+    summary: text('summary').notNull(),
+    /** Wall-clock ms. */
+    at: integer('at').notNull(),
+  },
+  (t) => [index('audit_events_at').on(t.at, t.seq), index('audit_events_actor').on(t.actorId, t.seq)],
+);
+
+/** One row per target of an audit event, so a filter by target reads an index; append-only like its event. */
+export const auditTargets = sqliteTable(
+  'audit_targets',
+  {
+    targetId: text('target_id').notNull(),
+    eventSeq: integer('event_seq').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.targetId, t.eventSeq] })],
 );

@@ -11,13 +11,38 @@ import { perDb } from './prepared.js';
 const wrapper = perDb((db) => db.$client.transaction(<T>(fn: () => T): T => fn()));
 
 /**
+ * Work that must commit with every outermost transaction of a connection: `begin` runs first
+ * inside it, `end` last, with what `begin` returned; a throw from either rolls the whole
+ * transaction back. The audit trail (src/core/audit) registers one, so an audit event commits
+ * with the write it records or not at all. This module knows nothing of what the hook writes.
+ */
+export interface TransactionHook {
+  begin(): unknown;
+  end(started: unknown): void;
+}
+
+const hooks = new WeakMap<Db, TransactionHook>();
+
+/** Registers the connection's transaction hook (one per connection; registering again replaces it). */
+export function setTransactionHook(db: Db, hook: TransactionHook): void {
+  hooks.set(db, hook);
+}
+
+/**
  * Runs `fn` in one synchronous write transaction (BEGIN IMMEDIATE), or inside the one
  * already open, so verbs compose. better-sqlite3 refuses a callback that returns a promise,
  * which keeps network I/O out of transactions by construction.
  */
 export function transaction<T>(db: Db, fn: () => T): T {
   if (db.$client.inTransaction) return fn();
-  return wrapper(db).immediate(fn) as T;
+  const hook = hooks.get(db);
+  if (!hook) return wrapper(db).immediate(fn) as T;
+  return wrapper(db).immediate(() => {
+    const started = hook.begin();
+    const result = fn();
+    hook.end(started);
+    return result;
+  }) as T;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { RateLimitReport } from '../core/ratelimit/report.js';
 import type { ApiError, ErrorCode } from '../core/errors.js';
 import type { Workspace } from '../core/workspace/get.js';
 import type { ProgressReporter } from '../core/progress.js';
+import type { MemberRef } from '../core/members/members.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -16,14 +17,20 @@ export interface ToolAnnotations {
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 /** Optional groups of MCP tools beyond the default listing. */
-export const TOOLSETS = ['manage', 'drafts', 'triage'] as const;
+export const TOOLSETS = ['manage', 'drafts', 'triage', 'audit'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
-/** The toolsets each name lists: `manage` runs a workspace, reviewing its drafts included. */
+/**
+ * The toolsets each name lists: `manage` runs a workspace, reviewing its drafts included.
+ * `triage` (reading threads, suggesting tags) and `audit` (the trail of who changed what) stand
+ * alone: their tools read message text or compliance records, and the manage listing keeps its
+ * token budget.
+ */
 export const TOOLSET_INCLUDES: Readonly<Record<Toolset, readonly Toolset[]>> = {
   manage: ['manage', 'drafts'],
   drafts: ['drafts'],
   triage: ['triage'],
+  audit: ['audit'],
 };
 
 /** Who is calling, as the pipeline resolved it. */
@@ -43,6 +50,10 @@ export interface Caller {
   operator?: boolean;
   /** Where a long handler says how far it got, when the face can pass it on (an MCP call with a progressToken). */
   progress?: ProgressReporter | undefined;
+  /** The member behind an operator call: the dashboard's signed-in member, the owner for the CLI. */
+  member?: MemberRef;
+  /** The OAuth client whose access token stands for the key (MCP over OAuth). */
+  oauthClientId?: string;
 }
 
 /** The idempotency scope and limiter id of the operator; no API key id has this form. */

@@ -32,6 +32,7 @@ import { updateAccountTool } from './update-account.js';
 import { listDraftsTool } from './list-drafts.js';
 import { updateDraftsTool } from './update-drafts.js';
 import { getConversationTool, listConversationsTool, suggestTagTool } from './conversations.js';
+import { listAuditEventsTool } from './list-audit-events.js';
 
 /** The spec's 19 tools, in the order of its tool mapping: the default MCP listing. */
 export const defaultTools: readonly Tool[] = [
@@ -79,8 +80,11 @@ export const draftTools: readonly Tool[] = [listDraftsTool, updateDraftsTool];
  */
 export const triageTools: readonly Tool[] = [listConversationsTool, getConversationTool, suggestTagTool];
 
+/** The `audit` toolset: the trail of every write, who made it and when. */
+export const auditTools: readonly Tool[] = [listAuditEventsTool];
+
 /** The registry: every tool, each a REST route. MCP lists toolset tools only on request. */
-export const tools: readonly Tool[] = [...defaultTools, ...manageTools, ...draftTools, ...triageTools];
+export const tools: readonly Tool[] = [...defaultTools, ...manageTools, ...draftTools, ...triageTools, ...auditTools];
 
 export const toolByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));
 

@@ -8,6 +8,9 @@ import { STEPS_NESTING } from '../core/agents/steps.js';
 import { inputShapeProblem, zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace, type Workspace } from '../core/workspace/get.js';
 import type { z } from 'zod';
+import { ensureOwner, type MemberRef } from '../core/members/members.js';
+import { roleAllows } from '../core/members/roles.js';
+import { targetsOf, withAudit, type AuditedCall } from '../core/audit/scope.js';
 import { IdempotencyKey, OPERATOR_KEY_ID, settle, type Caller, type Tool } from './define.js';
 import { runIdempotent } from './idempotency.js';
 import type { ProgressReporter } from '../core/progress.js';
@@ -28,7 +31,7 @@ export interface Credential {
  * - REST's edge (rest/edge.ts) runs the admission stages with `peek`, charging nothing, and
  *   answers only when the refusal comes from rate_limit.
  */
-export const PIPELINE = ['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'rate_limit', 'input', 'confirm', 'idempotency', 'handler'] as const;
+export const PIPELINE = ['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'role', 'rate_limit', 'input', 'confirm', 'idempotency', 'handler'] as const;
 export type StageName = (typeof PIPELINE)[number];
 
 /** `charge`: a real call (counts failed keys, takes a token). `peek`: the same answers, nothing counted. */
@@ -43,7 +46,10 @@ interface Admitting {
   report: RateLimitReport;
   guard?: Admission;
   keyId?: string;
+  oauthClientId?: string;
   workspace?: Workspace;
+  /** The dashboard's member (the CLI's owner), held to its role's tools. */
+  member?: MemberRef;
   /** The operator (dashboard), not a key: reaches operator tools, no per-key rate limits. */
   operator?: boolean;
 }
@@ -58,7 +64,7 @@ interface Stage {
  * The key behind a credential. An API key wins over a bearer token; either way the caller
  * is the key, so rate limits and idempotency (keyed by key id) are shared.
  */
-function identify(ctx: Ctx, credential: Credential): KeyIdentity {
+function identify(ctx: Ctx, credential: Credential): KeyIdentity & { clientId?: string } {
   if (!credential.apiKey && credential.bearerToken) return authenticateAccessToken(ctx, credential.bearerToken);
   return authenticateKey(ctx, credential.apiKey);
 }
@@ -80,7 +86,9 @@ const key: Stage = {
   name: 'key',
   run(ctx, call, mode) {
     try {
-      call.keyId = identify(ctx, call.credential).keyId;
+      const identity = identify(ctx, call.credential);
+      call.keyId = identity.keyId;
+      if (identity.clientId !== undefined) call.oauthClientId = identity.clientId;
       return null;
     } catch (err) {
       if (call.clientAddress !== undefined && call.guard) {
@@ -119,6 +127,20 @@ const toolPlan: Stage = {
   },
 };
 
+/** A member's role (core/members/roles.ts): a tool outside it is 403 forbidden, whatever the page showed. */
+const role: Stage = {
+  name: 'role',
+  run(_ctx, call) {
+    const member = call.member;
+    if (!member || !call.tool) return null;
+    if (roleAllows(member.role, { name: call.tool.name, readOnly: call.tool.annotations.readOnlyHint })) return null;
+    return new ApiError('forbidden', `Your role (${member.role}) may not use ${call.tool.name}. Ask the workspace's owner for another role.`, {
+      role: member.role,
+      tool: call.tool.name,
+    });
+  },
+};
+
 /** The key's global bucket and the route's class bucket, one pair for every transport. */
 const rateLimit: Stage = {
   name: 'rate_limit',
@@ -132,7 +154,7 @@ const rateLimit: Stage = {
   },
 };
 
-const STAGES: readonly Stage[] = [authGuard, key, workspacePlan, toolPlan, rateLimit];
+const STAGES: readonly Stage[] = [authGuard, key, workspacePlan, toolPlan, role, rateLimit];
 const AUTHENTICATION = STAGES.slice(0, 3);
 const ADMISSION = STAGES.slice(3);
 
@@ -178,7 +200,9 @@ export function authenticate(ctx: Ctx, credential: Credential, opts: AuthOptions
   const call: Admitting = { credential, clientAddress: opts.clientAddress, tool: undefined, report: new RateLimitReport() };
   const refused = runStages(ctx, AUTHENTICATION, call, 'charge');
   if (refused) return refused;
-  return { ok: true, caller: { keyId: call.keyId!, workspace: call.workspace!, requestId: opts.requestId, rateLimits: call.report } };
+  const caller: Caller = { keyId: call.keyId!, workspace: call.workspace!, requestId: opts.requestId, rateLimits: call.report };
+  if (call.oauthClientId !== undefined) caller.oauthClientId = call.oauthClientId;
+  return { ok: true, caller };
 }
 
 const admitting = (caller: Caller, tool: Tool | undefined): Admitting => ({
@@ -189,20 +213,23 @@ const admitting = (caller: Caller, tool: Tool | undefined): Admitting => ({
   keyId: caller.keyId,
   workspace: caller.workspace,
   operator: caller.operator === true,
+  ...(caller.member ? { member: caller.member } : {}),
 });
 
 /**
- * The operator as a caller: the dashboard (after its session check) and nothing else builds
- * one, in place of `authenticate`. The workspace's API plan gate does not apply (it governs API
- * use, and the operator must still reach keys and settings); tool plan gates (Lookalike's) do.
+ * The operator as a caller: the dashboard (after its session check, for its member) and the
+ * CLI (the owner, who holds the server's console) build one, in place of `authenticate`. The
+ * workspace's API plan gate does not apply (it governs API use, and the operator must still
+ * reach keys and settings); tool plan gates (Lookalike's) and the member's role do.
  */
-export function operatorCaller(ctx: Ctx, requestId: string): Authenticated {
+export function operatorCaller(ctx: Ctx, requestId: string, member?: MemberRef): Authenticated {
   const workspace = getWorkspace(ctx);
   if (!workspace) {
     const error = new ApiError('unauthorized', 'This server holds no workspace yet. Run `npx outreach seed` or `npm start` first.');
     return { ok: false, error, headers: {}, stage: 'workspace_plan' };
   }
-  return { ok: true, caller: { keyId: OPERATOR_KEY_ID, workspace, requestId, rateLimits: new RateLimitReport(), operator: true } };
+  const who = member ?? ensureOwner(ctx);
+  return { ok: true, caller: { keyId: OPERATOR_KEY_ID, workspace, requestId, rateLimits: new RateLimitReport(), operator: true, member: who } };
 }
 
 /**
@@ -297,7 +324,10 @@ export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise
     const key = idempotencyKeyOf(inv);
     const handle = async () => {
       stage = 'handler';
-      return tool.handler(ctx, parsed.data, inv.progress ? { ...inv.caller, progress: inv.progress } : inv.caller);
+      const caller = inv.progress ? { ...inv.caller, progress: inv.progress } : inv.caller;
+      if (tool.annotations.readOnlyHint) return tool.handler(ctx, parsed.data, caller);
+      // A write: the audit trail records it in the first transaction that changes a row (core/audit).
+      return withAudit(ctx, auditedCall(tool, parsed.data, inv.caller), () => tool.handler(ctx, parsed.data, caller));
     };
     const headers = rateLimitHeaders(report.states);
     if (key === undefined) return { ok: true, ...settle(await handle()), headers };
@@ -309,6 +339,22 @@ export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise
     if (!(err instanceof ApiError)) ctx.log.error({ err, tool: tool.name, requestId: inv.caller.requestId }, 'tool failed');
     return { ok: false, error, headers: errorHeaders(error, report), stage };
   }
+}
+
+/**
+ * A write call as the audit trail records it: the caller (the dashboard's member, the CLI's
+ * owner, an OAuth client, or a key), the tool, the ids its arguments name, and its title with
+ * a batch's size. No other argument is copied: no text, no secret.
+ */
+function auditedCall(tool: Tool, input: unknown, caller: Caller): AuditedCall {
+  const actor = caller.member
+    ? { type: 'member' as const, id: caller.member.id, name: caller.member.name }
+    : caller.oauthClientId !== undefined
+      ? { type: 'oauth_client' as const, id: caller.oauthClientId }
+      : { type: 'key' as const, id: caller.keyId };
+  const items = tool.batchItems ? (input as Record<string, unknown>)[tool.batchItems] : undefined;
+  const summary = Array.isArray(items) ? `${tool.title}: ${items.length} item${items.length === 1 ? '' : 's'}` : tool.title;
+  return { actor, action: tool.name, targets: targetsOf(input), summary };
 }
 
 /**
@@ -338,7 +384,7 @@ function idempotencyKeyOf(inv: Invocation): string | undefined {
 export type Entrant =
   | { credential: Credential; requestId: string; clientAddress?: string | undefined }
   | { caller: Caller }
-  | { operator: true; requestId: string };
+  | { operator: true; requestId: string; member?: MemberRef | undefined };
 
 /**
  * The authentication stages for an entrant. An already authenticated caller gets a fresh
@@ -346,7 +392,7 @@ export type Entrant =
  */
 export function admit(ctx: Ctx, entrant: Entrant): Authenticated {
   if ('caller' in entrant) return { ok: true, caller: { ...entrant.caller, rateLimits: new RateLimitReport() } };
-  if ('operator' in entrant) return operatorCaller(ctx, entrant.requestId);
+  if ('operator' in entrant) return operatorCaller(ctx, entrant.requestId, entrant.member);
   return authenticate(ctx, entrant.credential, { requestId: entrant.requestId, clientAddress: entrant.clientAddress });
 }
 

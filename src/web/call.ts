@@ -4,6 +4,7 @@ import { ApiError, toApiError, validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
 import { callTool, toolArguments, type Outcome } from '../tools/pipeline.js';
 import { sendApiError, sendJson } from './reply.js';
+import { sessionOf } from './session.js';
 import { contentTypeProblem } from '../http/body.js';
 
 /** CSV uploads travel through /app/api/call as text, so its bodies may be this large. */
@@ -29,7 +30,9 @@ export function toCallResult(outcome: CallOutcome): CallResult {
 
 /**
  * `POST /app/api/call`, the one data endpoint: any dashboard tool through the shared pipeline,
- * with an operator caller. Tool failures are 200 with an isError result, as over MCP.
+ * with an operator caller for the session's member. Tool failures are 200 with an isError
+ * result, as over MCP; a call outside the member's role is refused by the pipeline's role stage
+ * and answered 403 `forbidden` in the API's error shape, like every refusal of the caller.
  */
 export function mountCall(router: Router, ctx: Ctx, tools: readonly Tool[]): void {
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -46,10 +49,11 @@ export function mountCall(router: Router, ctx: Ctx, tools: readonly Tool[]): voi
     }
     let outcome: CallOutcome;
     try {
-      outcome = await callTool(ctx, tool, { operator: true, requestId }, toolArguments(tool, args));
+      outcome = await callTool(ctx, tool, { operator: true, requestId, member: sessionOf(res).member }, toolArguments(tool, args));
     } catch (err) {
       outcome = { ok: false, error: toApiError(err) };
     }
+    if (!outcome.ok && outcome.error.code === 'forbidden') return sendApiError(res, outcome.error);
     sendJson(res, 200, toCallResult(outcome));
   });
 }

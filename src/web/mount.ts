@@ -8,7 +8,8 @@ import { MAX_CALL_BODY_BYTES, mountCall } from './call.js';
 import { sendApiError, sendJson } from './reply.js';
 import { requireSameOrigin, securityHeaders } from './security.js';
 import { mountEvents } from './events.js';
-import { APP_PREFIX, mountSession } from './session.js';
+import { APP_PREFIX, mountSession, sessionOf } from './session.js';
+import { toolsForRole } from '../core/members/roles.js';
 import { DEFAULT_UI_DIR, mountSpa } from './static.js';
 
 export { type CallResult, MAX_CALL_BODY_BYTES, toCallResult } from './call.js';
@@ -45,7 +46,7 @@ export interface WebOptions {
  * own origin. An API key opens nothing here, and the session cookie opens nothing elsewhere.
  */
 export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
-  const toolNames = opts.tools.map((t) => t.name);
+  const toolRefs = opts.tools.map((t) => ({ name: t.name, readOnly: t.annotations.readOnlyHint }));
   const hint = opts.loginHint ?? DEFAULT_LOGIN_HINT;
   const router = express.Router({ strict: false });
 
@@ -55,10 +56,13 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
 
   mountSession(router, ctx, hint);
 
+  // The member and the tools their role may call: the dashboard shows only those (the server refuses the rest).
   router.get('/api/session', (_req, res) => {
     const workspace = getWorkspace(ctx);
     if (!workspace) return sendApiError(res, new ApiError('not_found', 'This server holds no workspace yet. Run `npm start` or `npx outreach seed` first.'));
-    sendJson(res, 200, { workspace: { name: workspace.name, plan: workspace.plan, env: ctx.env }, tools: toolNames });
+    const { member } = sessionOf(res);
+    const tools = toolsForRole(member.role, toolRefs).map((t) => t.name);
+    sendJson(res, 200, { workspace: { name: workspace.name, plan: workspace.plan, env: ctx.env }, member, tools });
   });
 
   mountCall(router, ctx, opts.tools);

@@ -7,7 +7,7 @@ export function sendJson(res: Response, status: number, body: unknown): void {
 }
 
 const statusOf = (err: ApiError): number =>
-  err.code === 'unauthorized' ? 401 : err.code === 'not_found' ? 404 : err.details.maxBytes !== undefined ? 413 : 400;
+  err.code === 'unauthorized' ? 401 : err.code === 'forbidden' ? 403 : err.code === 'not_found' ? 404 : err.details.maxBytes !== undefined ? 413 : 400;
 
 /** An error outside a tool call (no session, a bad request to the mount itself). */
 export const sendApiError = (res: Response, err: ApiError, status?: number): void => sendJson(res, status ?? statusOf(err), err.toBody());

@@ -39,6 +39,7 @@ describe('drafts over REST and MCP', () => {
         'accountId',
         'campaignId',
         'createdAt',
+        'decidedBy',
         'drafterError',
         'id',
         'kind',

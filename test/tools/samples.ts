@@ -92,6 +92,7 @@ export const SAMPLE_CALLS: Record<
   connect_account: { rest: { method: 'POST', path: '/accounts', body: { name: 'Sales team' } }, args: { name: 'Sales team' } },
   update_account: { rest: { method: 'PATCH', path: '/accounts/acc_ada', body: { messageLimit: 50 } }, args: { accountId: 'acc_ada', messageLimit: 50 } },
   // The drafts toolset. Repeatable: an unknown draft is an item not_found.
+  list_audit_events: { rest: { method: 'GET', path: '/audit?limit=10' }, args: { limit: 10 } },
   list_drafts: { rest: { method: 'GET', path: '/drafts?campaignId=cmp_q4&status=pending' }, args: { campaignId: 'cmp_q4', status: 'pending' } },
   update_drafts: {
     rest: { method: 'POST', path: '/drafts/batch-update', body: { drafts: [{ id: 'drf_never_existed', status: 'approved' }] } },

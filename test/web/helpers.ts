@@ -16,15 +16,15 @@ export function fakeUiDir(): string {
   return dir;
 }
 
-/** A fresh login link's path for a server's database. */
-export const loginPath = (ctx: Ctx): { path: string; token: string } => {
-  const { token } = createLoginToken(ctx);
+/** A fresh login link's path for a server's database, for a member (the owner by default). */
+export const loginPath = (ctx: Ctx, memberId?: string): { path: string; token: string } => {
+  const { token } = createLoginToken(ctx, memberId);
   return { path: `/app/login?token=${token}`, token };
 };
 
 /** Logs in through a one-time link and returns the session cookie as a browser would send it back. */
-export async function login(url: string, ctx: Ctx): Promise<string> {
-  const res = await fetch(url + loginPath(ctx).path, { redirect: 'manual' });
+export async function login(url: string, ctx: Ctx, memberId?: string): Promise<string> {
+  const res = await fetch(url + loginPath(ctx, memberId).path, { redirect: 'manual' });
   if (res.status !== 303) throw new Error(`login answered ${res.status}`);
   const cookie = res.headers.get('set-cookie') ?? '';
   return cookie.split(';')[0] as string;

@@ -19,6 +19,34 @@ import { LeadPage } from './pages/Lead.js';
 import { OverviewPage } from './pages/Overview.js';
 import { SettingsPage } from './pages/Settings.js';
 import { WebhooksPage } from './pages/Webhooks.js';
+import { MembersPage } from './pages/Members.js';
+import { AuditPage } from './pages/Audit.js';
+import { AccessProvider, canAll } from './access.js';
+
+/**
+ * What each page needs to be of use: the tools it reads (and, for a page that exists to change
+ * something, the tool it writes). A page is in the menu and opens only when the member's role
+ * reaches all of them; the server refuses every other call anyway. The workspace pages also need
+ * the overview, which a reviewer (Drafts and inbox only) does not read.
+ */
+const WORKSPACE = 'get_insights_overview';
+const NEEDS: Record<string, readonly string[]> = {
+  '/': [WORKSPACE],
+  '/campaigns': ['get_campaign'],
+  '/drafts': ['list_drafts'],
+  '/leads': ['get_lead', WORKSPACE],
+  '/agents': ['list_agents'],
+  '/inbox': ['list_conversations'],
+  '/accounts': ['list_accounts', WORKSPACE],
+  '/import': ['start_import'],
+  '/exclusions': ['list_exclusions'],
+  '/activity': ['get_recent_activity'],
+  '/webhooks': ['list_webhook_endpoints'],
+  '/keys': ['list_api_keys'],
+  '/settings': ['get_credits'],
+  '/members': ['list_members'],
+  '/audit': ['list_audit_events'],
+};
 
 const NAV: { to: string; label: string }[] = [
   { to: '/', label: 'Overview' },
@@ -32,8 +60,13 @@ const NAV: { to: string; label: string }[] = [
   { to: '/activity', label: 'Activity' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/keys', label: 'API keys' },
+  { to: '/members', label: 'Members' },
+  { to: '/audit', label: 'Audit' },
   { to: '/settings', label: 'Settings' },
 ];
+
+/** Whether the member's tools reach the page at `path` (its first segment names it). */
+const reaches = (tools: readonly string[], path: string): boolean => canAll(tools, NEEDS[`/${path.split('/')[1] ?? ''}`] ?? []);
 
 type Page = { title: string; render: (p: Record<string, string>) => ReactNode };
 /** Every page, first match wins (so `/agents/new` before `/agents/:agentId`). */
@@ -54,6 +87,8 @@ const ROUTES: [string, Page][] = [
   ['/activity', { title: 'Activity', render: () => <ActivityPage /> }],
   ['/webhooks', { title: 'Webhooks', render: () => <WebhooksPage /> }],
   ['/keys', { title: 'API keys', render: () => <KeysPage /> }],
+  ['/members', { title: 'Members', render: () => <MembersPage /> }],
+  ['/audit', { title: 'Audit', render: () => <AuditPage /> }],
   ['/settings', { title: 'Settings', render: () => <SettingsPage /> }],
 ];
 
@@ -65,12 +100,30 @@ function Titled({ title, children }: { title: string; children: ReactNode }) {
   return <>{children}</>;
 }
 
-function Pages() {
+/** A page the member's role does not reach: said plainly, with where they can go. */
+function NotForRole({ role }: { role: string }) {
+  return (
+    <>
+      <h1 tabIndex={-1}>Not available to your role</h1>
+      <p>
+        Your role ({role}) does not include this page. The workspace's owner can change your role on the Members page. <Link to="/">Go to your start page</Link>
+      </p>
+    </>
+  );
+}
+
+function Pages({ session }: { session: Session }) {
+  // A reviewer's dashboard is the Drafts queue and the inbox: their start page is the queue.
+  const home = reaches(session.tools, '/') ? null : <DraftsPage />;
   return (
     <Switch>
       {ROUTES.map(([pattern, page]) => (
         <Route key={pattern} path={pattern}>
-          {(params) => <Titled title={page.title}>{page.render(params as Record<string, string>)}</Titled>}
+          {(params) => {
+            if (pattern === '/' && home) return <Titled title="Drafts">{home}</Titled>;
+            if (!reaches(session.tools, pattern)) return <Titled title="Not available">{<NotForRole role={session.member.role} />}</Titled>;
+            return <Titled title={page.title}>{page.render(params as Record<string, string>)}</Titled>;
+          }}
         </Route>
       ))}
       <Route>
@@ -129,8 +182,11 @@ function Shell({ session }: { session: Session }) {
         <div className="d-ws">
           <Untrusted>{session.workspace.name}</Untrusted> · {session.workspace.plan} · {session.workspace.env}
         </div>
+        <div className="d-ws">
+          <Untrusted>{session.member.name}</Untrusted> · {session.member.role}
+        </div>
         <ul>
-          {NAV.map((item) => (
+          {NAV.filter((item) => reaches(session.tools, item.to)).map((item) => (
             <li key={item.to}>
               <Link to={item.to} aria-current={section === item.to || (item.to === '/' && path === '/') ? 'page' : undefined}>
                 {item.label}
@@ -151,7 +207,9 @@ function Shell({ session }: { session: Session }) {
         </button>
       </nav>
       <main id="main" className="d-main" ref={main}>
-        <Pages />
+        <AccessProvider tools={session.tools}>
+          <Pages session={session} />
+        </AccessProvider>
       </main>
     </div>
   );

@@ -25,6 +25,9 @@ async function loginCommandOf(res: Response): Promise<string> {
 
 export interface Session {
   workspace: { name: string; plan: string; env: string };
+  /** Who is signed in, and their role. */
+  member: { id: string; name: string; role: string };
+  /** The tools this member's role may call: the dashboard shows only what these reach. */
   tools: string[];
 }
 

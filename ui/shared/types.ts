@@ -38,6 +38,8 @@ import type { updateAccountTool } from '../../src/tools/update-account.js';
 import type { listDraftsTool } from '../../src/tools/list-drafts.js';
 import type { updateDraftsTool } from '../../src/tools/update-drafts.js';
 import type { listDraftQueuesTool } from '../../src/tools/operator/drafts.js';
+import type { addMemberTool, disableMemberTool, listMembersTool, updateMemberTool } from '../../src/tools/operator/members.js';
+import type { listAuditEventsTool } from '../../src/tools/list-audit-events.js';
 import type { getActivitySeriesTool, markConversationDoneTool, replyConversationTool } from '../../src/tools/operator/conversations.js';
 import type { getConversationTool, listConversationsTool, suggestTagTool } from '../../src/tools/conversations.js';
 import type { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from '../../src/tools/operator/keys.js';
@@ -137,6 +139,9 @@ export type ImportField = NonNullable<ImportPreview['columns'][number]['field']>
 export type RejectedRow = ImportPreview['rows'][number];
 export type ImportStop = NonNullable<ImportPreview['stoppedAt']>;
 export type GrantResult = ToolOutput<'grant_credits'>;
+export type Member = ToolOutput<'list_members'>['members'][number];
+export type MemberRole = Member['role'];
+export type AuditEvent = ToolOutput<'list_audit_events'>['events'][number];
 
 interface ServerTools {
   get_credits: Io<typeof getCreditsTool>;
@@ -196,6 +201,11 @@ interface ServerTools {
   list_drafts: Io<typeof listDraftsTool>;
   update_drafts: Io<typeof updateDraftsTool>;
   list_draft_queues: Io<typeof listDraftQueuesTool>;
+  list_members: Io<typeof listMembersTool>;
+  add_member: Io<typeof addMemberTool>;
+  update_member: Io<typeof updateMemberTool>;
+  disable_member: Io<typeof disableMemberTool>;
+  list_audit_events: Io<typeof listAuditEventsTool>;
 }
 
 /** The operator's bulk approval (issue 34): typed here until the server's tools define them. */

@@ -9,6 +9,7 @@ import { newId } from '../ids.js';
 import { Account, findAccountView } from './list.js';
 import { requireAccount } from './resolve.js';
 import { AccountHoursInput, safetyOf, TimeZone, warmUpDay } from '../safety/rules.js';
+import { noteAuditTarget } from '../audit/current.js';
 
 export const CONNECTION_REQUEST_LIMIT_MAX = 100;
 export const MESSAGE_LIMIT_MAX = 150;
@@ -96,6 +97,7 @@ export async function connectAccount(ctx: Ctx, input: ConnectAccountInput): Prom
     throw new ApiError('upstream_unavailable', 'This server has no network provider that can connect accounts. Configure Unipile, then retry.');
   }
   const id = newId('acc');
+  noteAuditTarget(id);
   // The warm-up's day 1 is the engine's (simulated) today. In production the row waits for the
   // sign-in; completeHostedSignIn moves the start to the moment it is connected.
   const warmUp = input.warmUp ?? safetyOf(ctx).warmUp.onConnect;

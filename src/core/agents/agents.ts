@@ -25,6 +25,7 @@ import {
   type Step,
   type StepKind,
 } from './steps.js';
+import { noteAuditTarget } from '../audit/current.js';
 
 export const AGENT_NAME_MAX = 120;
 export const CONNECTION_NOTE_MAX = 300;
@@ -212,6 +213,7 @@ export function createAgent(ctx: Ctx, input: CreateAgentInput): Agent {
       ...(steps ? stepColumns(steps) : {}),
     };
     ctx.db.insert(agents).values(row).run();
+    noteAuditTarget(row.id);
     return toAgent(row, invitationTimeoutHours(ctx));
   });
 }

@@ -8,6 +8,7 @@ import { iso } from '../clock.js';
 import { perDb } from '../../db/prepared.js';
 import { cachedBy } from '../../db/cache.js';
 import { countRows } from '../../db/tx.js';
+import { noteAuditTarget } from '../audit/current.js';
 
 export type KeyEnv = 'test' | 'live';
 
@@ -27,6 +28,7 @@ export const displayPrefix = (key: string): string => key.slice(0, key.indexOf('
 export function insertApiKey(ctx: Ctx, key: string, name: string): { id: string } {
   const env: KeyEnv = key.startsWith(KEY_PREFIX.live) ? 'live' : 'test';
   const id = newId('key');
+  noteAuditTarget(id);
   ctx.db
     .insert(apiKeys)
     .values({ id, name, env, prefix: displayPrefix(key), digest: digestKey(key), createdAt: ctx.clock.now() })
@@ -140,3 +142,7 @@ function touch(ctx: Ctx, row: { id: string; lastUsedAt: number | null }): KeyIde
   }
   return { keyId: row.id };
 }
+
+/** A key's name (for the audit trail's actor), or undefined for an unknown id. */
+export const apiKeyName = (ctx: Ctx, id: string): string | undefined =>
+  ctx.db.select({ name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.id, id)).get()?.name;

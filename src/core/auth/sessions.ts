@@ -4,6 +4,7 @@ import { loginTokens, operatorSessions } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
+import { activeMember, ensureOwner, type MemberRef } from '../members/members.js';
 
 /** A login link works for 15 minutes, once. */
 export const LOGIN_TOKEN_TTL_MS = 15 * 60_000;
@@ -21,10 +22,11 @@ const mintSecret = (): string => randomBytes(32).toString('base64url');
 const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * Mints a one-time login token (the `token` of `/app/login?token=…`). Only its digest is
- * stored; the caller prints the link once. Expired tokens are swept here, so the table stays small.
+ * Mints a one-time login token (the `token` of `/app/login?token=…`) for a member (the owner by default). Only its
+ * digest is stored; the caller prints the link once. Expired tokens are swept here, so the
+ * table stays small.
  */
-export function createLoginToken(ctx: Ctx): { token: string; expiresAt: number } {
+export function createLoginToken(ctx: Ctx, memberId: string = ensureOwner(ctx).id): { token: string; expiresAt: number } {
   const token = mintSecret();
   const now = ctx.clock.now();
   const expiresAt = now + LOGIN_TOKEN_TTL_MS;
@@ -32,7 +34,7 @@ export function createLoginToken(ctx: Ctx): { token: string; expiresAt: number }
     ctx.db.delete(loginTokens).where(lt(loginTokens.expiresAt, now)).run();
     ctx.db
       .insert(loginTokens)
-      .values({ digest: digest(token), createdAt: now, expiresAt })
+      .values({ digest: digest(token), createdAt: now, expiresAt, memberId })
       .run();
   });
   return { token, expiresAt };
@@ -56,6 +58,7 @@ export function consumeLoginToken(ctx: Ctx, token: string | undefined): LoginOut
     if (!row) return { ok: false, reason: 'unknown' };
     if (row.usedAt !== null) return { ok: false, reason: 'used' };
     if (row.expiresAt <= now) return { ok: false, reason: 'expired' };
+    if (!activeMember(ctx, row.memberId)) return { ok: false, reason: 'unknown' };
     ctx.db.update(loginTokens).set({ usedAt: now }).where(eq(loginTokens.digest, row.digest)).run();
     const session = mintSecret();
     const sessionId = newId('ses');
@@ -63,7 +66,7 @@ export function consumeLoginToken(ctx: Ctx, token: string | undefined): LoginOut
     ctx.db.delete(operatorSessions).where(lt(operatorSessions.expiresAt, now)).run();
     ctx.db
       .insert(operatorSessions)
-      .values({ digest: digest(session), id: sessionId, createdAt: now, expiresAt, lastSeenAt: now })
+      .values({ digest: digest(session), id: sessionId, createdAt: now, expiresAt, lastSeenAt: now, memberId: row.memberId })
       .run();
     return { ok: true, session, sessionId, expiresAt };
   });
@@ -72,9 +75,14 @@ export function consumeLoginToken(ctx: Ctx, token: string | undefined): LoginOut
 export interface OperatorSession {
   id: string;
   expiresAt: number;
+  /** The member signed in. */
+  member: MemberRef;
 }
 
-/** The live session behind a cookie value, or null (unknown, expired or revoked). */
+/**
+ * The live session behind a cookie value, or null (unknown, expired or revoked, or its member
+ * disabled: a disabled member's sessions end at once, since every request asks here).
+ */
 export function findSession(ctx: Ctx, cookie: string | undefined): OperatorSession | null {
   if (cookie === undefined || !SECRET_SHAPE.test(cookie)) return null;
   const now = ctx.clock.now();
@@ -84,10 +92,12 @@ export function findSession(ctx: Ctx, cookie: string | undefined): OperatorSessi
     .where(eq(operatorSessions.digest, digest(cookie)))
     .get();
   if (!row || row.revokedAt !== null || row.expiresAt <= now) return null;
+  const member = activeMember(ctx, row.memberId);
+  if (!member) return null;
   if (now - row.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) {
     ctx.db.update(operatorSessions).set({ lastSeenAt: now }).where(eq(operatorSessions.digest, row.digest)).run();
   }
-  return { id: row.id, expiresAt: row.expiresAt };
+  return { id: row.id, expiresAt: row.expiresAt, member };
 }
 
 /** Ends one session (logout). Unknown cookies are ignored: logging out twice is harmless. */

@@ -11,6 +11,7 @@ import { findAccount } from '../accounts/resolve.js';
 import { releasePendingDrafts } from '../drafts/store.js';
 import { type Campaign, CampaignApproval, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
 import { insertCampaign } from './state-machine.js';
+import { noteAuditTarget } from '../audit/current.js';
 
 export const CampaignName = z.string().trim().min(1, 'must not be blank').max(120).describe('Campaign name, 1..120 characters.');
 export const AssignedTemplateId = z
@@ -64,6 +65,7 @@ export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
     const senders = checkedSenders(ctx, input.senderAccountIds ?? []);
     const now = ctx.clock.now();
     const id = newId('cmp');
+    noteAuditTarget(id);
     insertCampaign(
       ctx,
       {

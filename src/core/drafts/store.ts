@@ -12,6 +12,7 @@ import { anyoneListening, noteChange } from '../live/feed.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
 import type { DraftKind, DraftStatus } from './rules.js';
 import type { DraftLeadRow, DraftRow } from './view.js';
+import { currentActor } from '../audit/scope.js';
 
 /**
  * The drafts table and its state machine. This module is the only one that can write `drafts`,
@@ -99,7 +100,7 @@ export interface NewDraft {
  * every read against the query builder.
  */
 const DRAFT_COLUMNS =
-  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason, d.approved_at';
+  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason, d.approved_at, d.decided_by_type, d.decided_by_id, d.decided_by_name';
 const DRAFT_LEAD_COLUMNS = 'l.full_name, l.first_name, l.last_name, l.job_title, l.company_name, l.headline, l.location, l.personalization, l.network_url';
 
 function draftOf(r: unknown[]): DraftRow {
@@ -126,21 +127,24 @@ function draftOf(r: unknown[]): DraftRow {
     revision: r[19] as number,
     skipReason: r[20] as string | null,
     approvedAt: r[21] as number | null,
+    decidedByType: r[22] as string | null,
+    decidedById: r[23] as string | null,
+    decidedByName: r[24] as string | null,
   };
 }
 
 function draftWithLeadOf(r: unknown[]): DraftListRow {
   const row = draftOf(r) as DraftListRow;
   row.lead = {
-    fullName: r[22] as string | null,
-    firstName: r[23] as string | null,
-    lastName: r[24] as string | null,
-    jobTitle: r[25] as string | null,
-    companyName: r[26] as string | null,
-    headline: r[27] as string | null,
-    location: r[28] as string | null,
-    personalization: r[29] as string | null,
-    networkUrl: r[30] as string | null,
+    fullName: r[25] as string | null,
+    firstName: r[26] as string | null,
+    lastName: r[27] as string | null,
+    jobTitle: r[28] as string | null,
+    companyName: r[29] as string | null,
+    headline: r[30] as string | null,
+    location: r[31] as string | null,
+    personalization: r[32] as string | null,
+    networkUrl: r[33] as string | null,
   };
   return row;
 }
@@ -169,10 +173,29 @@ const statements = perDb((db) => {
      * status and at the revision the change was judged against, and not on the wire. New words
      * move the revision by one. A race lost is 0 rows changed, never a wrong change.
      */
-    change: c.prepare<[{ text: string; subject: string | null; status: string; now: number; sim: number; id: string; from: string; revision: number }]>(
+    change: c.prepare<
+      [
+        {
+          text: string;
+          subject: string | null;
+          status: string;
+          now: number;
+          sim: number;
+          id: string;
+          from: string;
+          revision: number;
+          byType: string | null;
+          byId: string | null;
+          byName: string | null;
+        },
+      ]
+    >(
       `UPDATE drafts SET text = @text, subject = @subject, status = @status, updated_at = @now,
          revision = revision + (CASE WHEN text IS NOT @text OR subject IS NOT @subject THEN 1 ELSE 0 END),
-         approved_at = CASE WHEN @status <> 'approved' THEN NULL WHEN status <> 'approved' THEN @sim ELSE approved_at END
+         approved_at = CASE WHEN @status <> 'approved' THEN NULL WHEN status <> 'approved' THEN @sim ELSE approved_at END,
+         decided_by_type = CASE WHEN @status IN ('approved', 'rejected') AND status <> @status THEN @byType ELSE decided_by_type END,
+         decided_by_id = CASE WHEN @status IN ('approved', 'rejected') AND status <> @status THEN @byId ELSE decided_by_id END,
+         decided_by_name = CASE WHEN @status IN ('approved', 'rejected') AND status <> @status THEN @byName ELSE decided_by_name END
        WHERE id = @id AND status = @from AND revision = @revision AND sending_intent_id IS NULL`,
     ),
     /** A draft whose step can no longer be sent ends skipped (not one on the wire). */
@@ -261,6 +284,16 @@ function noteDraftChanged(ctx: Ctx, id: string): void {
   if (row) noteChange(ctx, { resource: 'drafts', campaignId: row.campaignId });
 }
 
+/**
+ * Who decides, as the draft keeps it (`decidedBy`): the actor of the call under way (a member,
+ * a key or an OAuth client, from the audit trail's record of the call), or nulls when no call is
+ * (the engine never approves or rejects).
+ */
+function deciderColumns(ctx: Ctx): { byType: string | null; byId: string | null; byName: string | null } {
+  const actor = currentActor(ctx);
+  return actor ? { byType: actor.type, byId: actor.id, byName: actor.name } : { byType: null, byId: null, byName: null };
+}
+
 export interface DraftChange {
   text: string;
   subject: string | null;
@@ -279,11 +312,21 @@ export function changeDraft(ctx: Ctx, id: string, from: DraftStatus, revision: n
     if (nextDraftStatus(from, event) !== change.status) throw new Error(`draft ${id}: ${from} → ${change.status} is not a transition`);
   }
   const st = statements(ctx.db);
+  const by = deciderColumns(ctx);
   const changed = asDraftsWriter(
     ctx.db.$client,
     () =>
-      st.change.run({ text: change.text, subject: change.subject, status: change.status, now: ctx.clock.now(), sim: ctx.simClock.now(), id, from, revision })
-        .changes,
+      st.change.run({
+        text: change.text,
+        subject: change.subject,
+        status: change.status,
+        now: ctx.clock.now(),
+        sim: ctx.simClock.now(),
+        id,
+        from,
+        revision,
+        ...by,
+      }).changes,
   );
   if (changed !== 1) return false;
   if (change.status === 'pending' && from !== 'pending') announceIfFirstPending(ctx, st.byId(id) as DraftRow);
@@ -330,8 +373,11 @@ const approveAllStatements = perDb((db) => {
        GROUP BY 1, 2`,
     );
   const approve = (byCampaign: boolean) =>
-    c.prepare<[{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number }]>(
-      `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim
+    c.prepare<
+      [{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number; byType: string | null; byId: string | null; byName: string | null }]
+    >(
+      `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim,
+         decided_by_type = @byType, decided_by_id = @byId, decided_by_name = @byName
        WHERE status = 'pending'${byCampaign ? ' AND campaign_id = @campaignId' : ''} AND seq <= @maxSeq AND updated_at <= @at AND sending_intent_id IS NULL`,
     );
   const pending = (byCampaign: boolean) =>
@@ -382,7 +428,7 @@ export function approvePendingSnapshot(ctx: Ctx, campaignId: string | undefined,
           : [campaignId];
       for (const id of queues) noteChange(ctx, { resource: 'drafts', campaignId: id });
     }
-    const args = { maxSeq, at, now: ctx.clock.now(), sim: ctx.simClock.now() };
+    const args = { maxSeq, at, now: ctx.clock.now(), sim: ctx.simClock.now(), ...deciderColumns(ctx) };
     const approved = asDraftsWriter(
       ctx.db.$client,
       () => (campaignId === undefined ? st.approve.all.run(args) : st.approve.campaign.run({ ...args, campaignId })).changes,

@@ -34,6 +34,11 @@ export const Draft = z.object({
   renderedSubject: Text,
   renderedText: z.string(),
   drafterError: Text,
+  /** Who last approved or rejected it: a member, an API key or an OAuth client; null until someone decides. */
+  decidedBy: z
+    .object({ type: z.enum(['member', 'key', 'oauth_client']), id: z.string(), name: z.string() })
+    .nullable()
+    .describe('Who approved or rejected it (member, key or oauth_client); null until someone decides.'),
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp,
 });
@@ -71,6 +76,10 @@ export function toDraft(row: DraftRow): Draft {
     renderedSubject: row.renderedSubject,
     renderedText: row.renderedText,
     drafterError: row.drafterError,
+    decidedBy:
+      row.decidedByType === null || row.decidedById === null
+        ? null
+        : { type: row.decidedByType as 'member' | 'key' | 'oauth_client', id: row.decidedById, name: row.decidedByName ?? row.decidedById },
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };

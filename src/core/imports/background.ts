@@ -23,6 +23,7 @@ import {
   type ImportSummaryShape,
   type RowReport,
 } from './csv.js';
+import { noteAuditTarget } from '../audit/current.js';
 
 const Count = z.number().int();
 /** The batch summary's counts, over the whole file. */
@@ -117,6 +118,7 @@ export async function startLeadImport(
       );
     }
     const importId = newId('imp');
+    noteAuditTarget(importId);
     const now = ctx.clock.now();
     ctx.db
       .insert(leadImports)

@@ -18,6 +18,7 @@ import { isOnExclusionList } from './exclude.js';
 import type { LeadFieldValues } from './fields.js';
 import { normalizeProfileUrl, PROFILE_URL_HINT } from './url.js';
 import { steppedProgress, type ProgressReporter } from '../progress.js';
+import { noteAuditTarget } from '../audit/current.js';
 
 export const AddLeadResult = z.object({
   leadId: z.string(),
@@ -163,6 +164,7 @@ function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldV
 
   const excluded = isOnExclusionList(ctx, url);
   const id = newId('lead');
+  noteAuditTarget(id);
   if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
   insertLeadRow(ctx, { campaignId, url, fields, id, excluded, source: 'manual' });
   failpoint(ctx, 'leads.add.item', id);

@@ -12,6 +12,7 @@ import { newId } from '../ids.js';
 import type { Workspace } from '../workspace/get.js';
 import { findJob, latestJobFor } from './jobs.js';
 import { lookalikeQuery, seedLabel, type LookalikeQuery } from './query.js';
+import { noteAuditTarget } from '../audit/current.js';
 
 export const LOOKALIKE_DEFAULT_LEADS = 50;
 export const LOOKALIKE_MAX_LEADS = 10_000;
@@ -123,6 +124,7 @@ export function launchLookalike(ctx: Ctx, ws: Workspace, req: LookalikeRequest):
   const query = lookalikeQuery(req.seed, req.jobTitleKeywords, req.countries);
   const jobId = newId('lkb');
   const campaignId = req.campaignId ?? newId('cmp');
+  noteAuditTarget(campaignId);
   let planned: LookalikeResult | undefined;
   try {
     transaction(ctx.db, () => {

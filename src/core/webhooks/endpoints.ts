@@ -12,6 +12,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../events.js';
 import { newId } from '../ids.js';
 import { zodToApiError } from '../validation.js';
 import { WORKSPACE_ID } from '../workspace/get.js';
+import { noteAuditTarget } from '../audit/current.js';
 
 /** An endpoint URL as stored: http(s), no credentials, in its parsed (`URL.href`) form. */
 export const WebhookUrl = z
@@ -66,6 +67,7 @@ export function addEndpoint(ctx: Ctx, input: WebhookEndpointInput, policy?: Ssrf
     const same = ctx.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.url, url)).get();
     if (same) throw validationError(`url: endpoint ${same.id} already has this URL`, ['url']);
     const id = newId('whe');
+    noteAuditTarget(id);
     ctx.db
       .insert(webhookEndpoints)
       .values({ id, url, events: JSON.stringify(events), createdAt: ctx.clock.now() })

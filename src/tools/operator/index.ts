@@ -7,6 +7,7 @@ import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExcl
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
 import { searchLeadsTool } from './leads.js';
+import { addMemberTool, disableMemberTool, listMembersTool, updateMemberTool } from './members.js';
 import { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool } from './sequences.js';
 import {
   addWebhookEndpointTool,
@@ -52,4 +53,8 @@ export const operatorTools: readonly Tool[] = [
   previewApproveDraftsTool,
   approveMatchingDraftsTool,
   previewStartCampaignTool,
+  listMembersTool,
+  addMemberTool,
+  updateMemberTool,
+  disableMemberTool,
 ];
