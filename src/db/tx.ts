@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { settleCache } from './cache-signal.js';
 import type { Db } from './connection.js';
 import { perDb } from './prepared.js';
 
@@ -17,6 +18,7 @@ const wrapper = perDb((db) => db.$client.transaction(<T>(fn: () => T): T => fn()
  */
 export function transaction<T>(db: Db, fn: () => T): T {
   if (db.$client.inTransaction) return fn();
+  settleCache(db.$client);
   return wrapper(db).immediate(fn) as T;
 }
 

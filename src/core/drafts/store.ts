@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { asDraftsWriter } from '../../db/drafts-writer.js';
 import { perDb } from '../../db/prepared.js';
@@ -16,10 +16,15 @@ import type { DraftLeadRow, DraftRow } from './view.js';
  * The drafts table and its state machine. This module is the only one that can write `drafts`,
  * by construction: SQLite refuses an insert, change or delete of a draft unless the gate of
  * src/db/drafts-writer.ts is open, and only this module may import it (dependency rule
- * `drafts-writer`). Every change of a draft's status goes through the transition table below,
- * which the triggers of migration 0019 repeat for every writer, and every guard is repeated in
- * the write itself: two operators approving at once, or an edit racing the engine's send, change
- * a draft once.
+ * `drafts-writer`). That refusal is all the database decides. The state machine is written
+ * once, here: every change of a draft's status goes through the transition table below, and each
+ * write's guard (the statuses it may start from) is read from that table and checked in the write
+ * itself, so two operators approving at once, or an edit racing the engine's send, change a draft
+ * once. The other rules of a draft live in its writes too: a draft starts at revision 1 with no
+ * skip reason, new words move the revision by one, and only a skipped draft has a reason.
+ *
+ * A decision (approve, reject, release) hands the lead back to the engine: the writes that decide
+ * return the leads decided, and their callers call `wakeDecidedLeads` (src/core/outreach/wake.ts).
  *
  * Timestamps are wall time (`ctx.clock`), whoever writes: a draft is a work item for people,
  * and the engine's simulated clock may run far ahead of theirs.
@@ -65,6 +70,15 @@ export const DRAFT_TRANSITIONS: readonly DraftTransition[] = [
 ];
 
 const BY_EVENT = new Map(DRAFT_TRANSITIONS.map((t) => [t.event, t]));
+
+/** The statuses `event` applies to. */
+const fromOf = (event: DraftEvent): readonly DraftStatus[] => (BY_EVENT.get(event) as DraftTransition).from;
+
+/** The same, as an SQL list written into a statement (`'pending', 'approved'`): each write's guard is read from the table above. */
+const fromSql = (event: DraftEvent): string =>
+  fromOf(event)
+    .map((s) => `'${s}'`)
+    .join(', ');
 
 /** The status after `event`, or null when the event does not apply to `status`. */
 export function nextDraftStatus(status: string, event: DraftEvent): DraftStatus | null {
@@ -177,12 +191,12 @@ const statements = perDb((db) => {
     /** A draft whose step can no longer be sent ends skipped (not one on the wire). */
     skip: c.prepare<[{ id: string; reason: string; now: number }]>(
       `UPDATE drafts SET status = 'skipped', skip_reason = @reason, updated_at = @now
-       WHERE id = @id AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
+       WHERE id = @id AND status IN (${fromSql('skip')}) AND sending_intent_id IS NULL`,
     ),
     /** A claimed draft whose send the provider refused (no words went out) ends skipped. */
     skipClaimed: c.prepare<[{ id: string; reason: string; now: number; intentId: string }]>(
       `UPDATE drafts SET status = 'skipped', skip_reason = @reason, sending_intent_id = NULL, updated_at = @now
-       WHERE id = @id AND status = 'approved' AND sending_intent_id = @intentId`,
+       WHERE id = @id AND status IN (${fromSql('send')}) AND sending_intent_id = @intentId`,
     ),
     /** The lead's open step drafts (pending or approved, not on the wire): the engine's check that each still has a step to wait at. */
     openStepDrafts: c.prepare<[string], { id: string; stepId: string }>(
@@ -316,10 +330,13 @@ const approveAllStatements = perDb((db) => {
        GROUP BY 1, 2`,
     );
   const approve = (byCampaign: boolean) =>
-    c.prepare<[{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number }]>(
-      `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim
-       WHERE status = 'pending'${byCampaign ? ' AND campaign_id = @campaignId' : ''} AND seq <= @maxSeq AND updated_at <= @at AND sending_intent_id IS NULL`,
-    );
+    c
+      .prepare<[{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number }], string>(
+        `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim
+         WHERE status IN (${fromSql('approve')})${byCampaign ? ' AND campaign_id = @campaignId' : ''} AND seq <= @maxSeq AND updated_at <= @at AND sending_intent_id IS NULL
+         RETURNING lead_id`,
+      )
+      .pluck();
   const pending = (byCampaign: boolean) =>
     c
       .prepare<[{ campaignId?: string }], number>(
@@ -352,32 +369,37 @@ export function pendingDraftGroups(ctx: Pick<Ctx, 'db'>, campaignId: string | un
 
 /**
  * Approves, in one statement, the pending drafts (of a campaign, or all) at or below `maxSeq`
- * not changed after `at`: the ones a preview counted. Returns how many were approved and how
- * many stay pending (made or edited since the preview).
+ * not changed after `at`: the ones a preview counted. Returns how many were approved, how many
+ * stay pending (made or edited since the preview), and the leads whose drafts were approved (for
+ * the caller to wake, `wakeDecidedLeads`).
  */
-export function approvePendingSnapshot(ctx: Ctx, campaignId: string | undefined, maxSeq: number, at: number): { approved: number; leftPending: number } {
+export function approvePendingSnapshot(
+  ctx: Ctx,
+  campaignId: string | undefined,
+  maxSeq: number,
+  at: number,
+): { approved: number; leftPending: number; leadIds: string[] } {
   const st = approveAllStatements(ctx.db);
   return transaction(ctx.db, () => {
     const args = { maxSeq, at, now: ctx.clock.now(), sim: ctx.simClock.now() };
-    const approved = asDraftsWriter(
-      ctx.db.$client,
-      () => (campaignId === undefined ? st.approve.all.run(args) : st.approve.campaign.run({ ...args, campaignId })).changes,
+    const leadIds = asDraftsWriter(ctx.db.$client, () =>
+      campaignId === undefined ? st.approve.all.all(args) : st.approve.campaign.all({ ...args, campaignId }),
     );
     const leftPending = campaignId === undefined ? st.pending.all.get({}) : st.pending.campaign.get({ campaignId });
-    return { approved, leftPending: leftPending ?? 0 };
+    return { approved: leadIds.length, leftPending: leftPending ?? 0, leadIds };
   });
 }
 
-/** Approval turned off: every pending draft of the campaign is approved as it stands. Returns how many. */
-export function releasePendingDrafts(ctx: Ctx, campaignId: string): number {
-  return asDraftsWriter(
-    ctx.db.$client,
-    () =>
-      ctx.db
-        .update(drafts)
-        .set({ status: 'approved', updatedAt: ctx.clock.now(), approvedAt: ctx.simClock.now() })
-        .where(and(eq(drafts.campaignId, campaignId), eq(drafts.status, 'pending')))
-        .run().changes,
+/** Approval turned off: every pending draft of the campaign is approved as it stands. Returns the leads whose drafts were approved. */
+export function releasePendingDrafts(ctx: Ctx, campaignId: string): string[] {
+  return asDraftsWriter(ctx.db.$client, () =>
+    ctx.db
+      .update(drafts)
+      .set({ status: 'approved', updatedAt: ctx.clock.now(), approvedAt: ctx.simClock.now() })
+      .where(and(eq(drafts.campaignId, campaignId), inArray(drafts.status, fromOf('release'))))
+      .returning({ leadId: drafts.leadId })
+      .all()
+      .map((r) => r.leadId),
   );
 }
 
@@ -393,7 +415,7 @@ export function claimDraftRow(ctx: Ctx, id: string, intentId: string): DraftRow 
       ctx.db
         .update(drafts)
         .set({ sendingIntentId: intentId })
-        .where(and(eq(drafts.id, id), eq(drafts.status, 'approved'), sql`${drafts.sendingIntentId} IS NULL`))
+        .where(and(eq(drafts.id, id), inArray(drafts.status, fromOf('send')), sql`${drafts.sendingIntentId} IS NULL`))
         .run().changes,
   );
   return changed === 1 ? (findDraftRow(ctx, id) ?? null) : null;
@@ -407,7 +429,7 @@ export function markDraftRowSent(ctx: Ctx, id: string, intentId: string, at: num
       ctx.db
         .update(drafts)
         .set({ status: 'sent', sentAt: at, sendingIntentId: null, updatedAt: ctx.clock.now() })
-        .where(and(eq(drafts.id, id), eq(drafts.status, 'approved'), eq(drafts.sendingIntentId, intentId)))
+        .where(and(eq(drafts.id, id), inArray(drafts.status, fromOf('send')), eq(drafts.sendingIntentId, intentId)))
         .run().changes === 1,
   );
 }

@@ -272,12 +272,11 @@ function seededSteps(steps: StepInput[], at: string): ReturnType<typeof stepColu
 }
 
 /**
- * Every table but SQLite's, the migration bookkeeping and the trigger-kept change counters (the
- * resets' own deletes move them): what `--reset` empties.
+ * Every table but SQLite's and the migration bookkeeping: what `--reset` empties.
  */
 function stateTables(ctx: Ctx): string[] {
   const rows = ctx.db.$client
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' AND name <> 'change_counters'")
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'")
     .all() as { name: string }[];
   return rows.map((r) => r.name);
 }

@@ -121,6 +121,8 @@ export interface LeadStatements {
   /** Sets a lead's due time unless it changed since it was read (`from`, or null). */
   moveDueFromNull: Statement<[{ leadId: string; to: number | null }]>;
   moveDueFromAt: Statement<[{ leadId: string; from: number; to: number | null }]>;
+  /** Makes a lead scheduled later due now (1: before any sim time); a lead due now, new, or with no work left is left alone. */
+  wake: Statement<[string]>;
   byUrl: LeadRows<[string]>;
   byProviderId: LeadRows<[string]>;
 }
@@ -150,6 +152,7 @@ export const leadStatements: (db: Db) => LeadStatements = perDb((db) => {
     closingInCampaign: one('SELECT 1 FROM leads WHERE polite_close_pending_at IS NOT NULL AND campaign_id = ? LIMIT 1'),
     moveDueFromNull: c.prepare('UPDATE leads SET next_action_at = @to WHERE id = @leadId AND next_action_at IS NULL'),
     moveDueFromAt: c.prepare('UPDATE leads SET next_action_at = @to WHERE id = @leadId AND next_action_at = @from'),
+    wake: c.prepare<[string]>('UPDATE leads SET next_action_at = 1 WHERE id = ? AND next_action_at > 1'),
     byUrl: rows<[string]>(`SELECT ${LEAD} FROM leads WHERE network_url = ?`),
     byProviderId: rows<[string]>(`SELECT ${LEAD} FROM leads WHERE provider_id = ?`),
   };
