@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { asDraftsWriter } from '../../db/drafts-writer.js';
-import { perDb } from '../../db/prepared.js';
+import { perDb, type SqlRow } from '../../db/prepared.js';
 import { drafts } from '../../db/schema.js';
 import { leadStatements } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
@@ -105,9 +105,10 @@ export interface NewDraft {
 
 /*
  * The hot statements in SQL on better-sqlite3's `prepare`: the engine creates and reads drafts
- * per send, the queue pages them, an approval reads and changes one. Rows are read as arrays and
- * built by one object literal (`draftOf`): an object built key by key, as better-sqlite3 builds
- * its rows, is a slow dictionary object. Limits are `LIMIT (SELECT ?)` and statuses written in,
+ * per send, the queue pages them, an approval reads and changes one. Rows come as plain objects
+ * keyed by column name and are mapped by name into one object literal (`draftOf`): the row
+ * object, built key by key by better-sqlite3, is a slow dictionary object, so it is read once
+ * and dropped. Limits are `LIMIT (SELECT ?)` and statuses written in,
  * so SQLite does not plan a statement again on every call. test/drafts/statements.test.ts checks
  * every read against the query builder.
  */
@@ -115,45 +116,45 @@ const DRAFT_COLUMNS =
   'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason, d.approved_at';
 const DRAFT_LEAD_COLUMNS = 'l.full_name, l.first_name, l.last_name, l.job_title, l.company_name, l.headline, l.location, l.personalization, l.network_url';
 
-function draftOf(r: unknown[]): DraftRow {
+function draftOf(r: SqlRow): DraftRow {
   return {
-    seq: r[0] as number,
-    id: r[1] as string,
-    campaignId: r[2] as string,
-    leadId: r[3] as string,
-    stepId: r[4] as string | null,
-    slot: r[5] as string,
-    variant: r[6] as string | null,
-    kind: r[7] as string,
-    accountId: r[8] as string | null,
-    subject: r[9] as string | null,
-    text: r[10] as string,
-    renderedSubject: r[11] as string | null,
-    renderedText: r[12] as string,
-    status: r[13] as string,
-    drafterError: r[14] as string | null,
-    sendingIntentId: r[15] as string | null,
-    sentAt: r[16] as number | null,
-    createdAt: r[17] as number,
-    updatedAt: r[18] as number,
-    revision: r[19] as number,
-    skipReason: r[20] as string | null,
-    approvedAt: r[21] as number | null,
+    seq: r.seq as number,
+    id: r.id as string,
+    campaignId: r.campaign_id as string,
+    leadId: r.lead_id as string,
+    stepId: r.step_id as string | null,
+    slot: r.slot as string,
+    variant: r.variant as string | null,
+    kind: r.kind as string,
+    accountId: r.account_id as string | null,
+    subject: r.subject as string | null,
+    text: r.text as string,
+    renderedSubject: r.rendered_subject as string | null,
+    renderedText: r.rendered_text as string,
+    status: r.status as string,
+    drafterError: r.drafter_error as string | null,
+    sendingIntentId: r.sending_intent_id as string | null,
+    sentAt: r.sent_at as number | null,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    revision: r.revision as number,
+    skipReason: r.skip_reason as string | null,
+    approvedAt: r.approved_at as number | null,
   };
 }
 
-function draftWithLeadOf(r: unknown[]): DraftListRow {
+function draftWithLeadOf(r: SqlRow): DraftListRow {
   const row = draftOf(r) as DraftListRow;
   row.lead = {
-    fullName: r[22] as string | null,
-    firstName: r[23] as string | null,
-    lastName: r[24] as string | null,
-    jobTitle: r[25] as string | null,
-    companyName: r[26] as string | null,
-    headline: r[27] as string | null,
-    location: r[28] as string | null,
-    personalization: r[29] as string | null,
-    networkUrl: r[30] as string | null,
+    fullName: r.full_name as string | null,
+    firstName: r.first_name as string | null,
+    lastName: r.last_name as string | null,
+    jobTitle: r.job_title as string | null,
+    companyName: r.company_name as string | null,
+    headline: r.headline as string | null,
+    location: r.location as string | null,
+    personalization: r.personalization as string | null,
+    networkUrl: r.network_url as string | null,
   };
   return row;
 }
@@ -162,8 +163,8 @@ type NewDraftRow = NewDraft & { id: string; status: DraftStatus; now: number; ap
 
 const statements = perDb((db) => {
   const c = db.$client;
-  const byId = c.prepare<[string], unknown[]>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.id = ?`).raw();
-  const bySlot = c.prepare<[string, string], unknown[]>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.lead_id = ? AND d.slot = ?`).raw();
+  const byId = c.prepare<[string], SqlRow>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.id = ?`);
+  const bySlot = c.prepare<[string, string], SqlRow>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.lead_id = ? AND d.slot = ?`);
   return {
     byId: (id: string): DraftRow | undefined => {
       const r = byId.get(id);
@@ -509,7 +510,7 @@ export function draftPageSql(byCampaign: boolean, byStatus: boolean): string {
 }
 
 function preparePage(db: Db, byCampaign: boolean, byStatus: boolean) {
-  return db.$client.prepare<[PageParams], unknown[]>(draftPageSql(byCampaign, byStatus)).raw();
+  return db.$client.prepare<[PageParams], SqlRow>(draftPageSql(byCampaign, byStatus));
 }
 
 const pageStatements = perDb((db) => ({
