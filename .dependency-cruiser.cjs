@@ -131,9 +131,9 @@ module.exports = {
     {
       name: 'campaign-state-writer',
       comment:
-        'Only the campaign state machine opens the gate that lets SQLite write a campaign row, its status or its importing lease (src/db/campaign-writer.ts); the connection only registers it.',
+        'Only the campaigns store opens the gate that lets SQLite write a campaign row, its status or its importing lease (src/db/campaign-writer.ts), for the state machine; the connection only registers it.',
       severity: 'error',
-      from: { pathNot: '^src/(core/campaigns/state-machine|db/connection)\\.ts$' },
+      from: { pathNot: '^src/(core/campaigns/store|db/connection)\\.ts$' },
       to: { path: '^src/db/campaign-writer\\.ts$' },
     },
     {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { memo } from './memo.js';
 
 /**
  * Time reaches the domain only through a Clock, so tests and the simulator can move it.
@@ -31,19 +32,10 @@ export const IsoTimestamp = z.string().meta({ format: 'date-time' });
 
 const DAY_MS = 86_400_000;
 /** Days rendered by `utcDay`, by their start: the engine asks for a few days many times a send. */
-const dayNames = new Map<number, string>();
+const dayNames = memo<number, string>(64);
 
 /** The UTC calendar day of an instant, as `YYYY-MM-DD`. */
-export const utcDay = (ms: number): string => {
-  const start = Math.floor(ms / DAY_MS) * DAY_MS;
-  let text = dayNames.get(start);
-  if (text === undefined) {
-    text = new Date(start).toISOString().slice(0, 10);
-    if (dayNames.size >= 64) dayNames.clear();
-    dayNames.set(start, text);
-  }
-  return text;
-};
+export const utcDay = (ms: number): string => dayNames.get(Math.floor(ms / DAY_MS) * DAY_MS, (start) => new Date(start).toISOString().slice(0, 10));
 
 /** Milliseconds from `ms` to the next UTC midnight. */
 export const msToNextUtcMidnight = (ms: number): number => {

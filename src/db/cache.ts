@@ -1,6 +1,5 @@
-import type { Statement } from 'better-sqlite3';
+import { type Counter, signalOf } from './cache-signal.js';
 import type { Db } from './connection.js';
-import { type CounterWrites, watchCounterWrites } from './counter-writes.js';
 import { perDb } from './prepared.js';
 
 /**
@@ -10,83 +9,39 @@ import { perDb } from './prepared.js';
  * running campaigns with their agents, the accounts, the exclusion list, API keys, the workspace's
  * settings, the credit balance).
  *
- * Who invalidates it: SQLite itself. Triggers (migrations 0009, 0016 and 0019) set a counter per group
- * of tables to a fresh random value on every write to them, from any connection or process (the
- * CLI revoking a key while the server runs). A kept value is served while its counter still holds
- * the value read when it was loaded (see `Versions` for how cheaply that is checked: one
- * statement per synchronous stretch of work).
+ * The one signal: a generation per group of tables, kept in memory per connection. A kept value
+ * is served while its group's generation is the one it was loaded under. The generation moves
+ * when the group may have changed, and SQLite tells us both ways it can:
  *
- * Why it is safe inside a transaction: the counter and the value are read in the same snapshot,
- * so a kept pair is always a pair SQLite showed together. A transaction sees its own writes in
- * the counter too. If it rolls back, the counter returns to its value from before, which no value
- * loaded during the transaction was paired with, because a write never sets a counter to a value
- * it had before (53 random bits, not `+ 1`; with `+ 1`, a rolled-back write and a later committed
- * one would share a value). So values read only inside transactions are kept like any other: the
- * earlier design kept nothing loaded inside a transaction, and a cache read only there (the
- * reverted webhook campaign cache, f197dcf) silently reloaded on every call.
+ * - this connection wrote it: TEMP triggers (they live only in this connection, in no migration,
+ *   and write no table) call `cache_touched(group)` for every row written, whoever wrote it
+ *   (drizzle, raw SQL, any handle on the connection);
+ * - another connection or process committed (the CLI revoking a key while the server runs):
+ *   `PRAGMA data_version` moved, and every group moves, since SQLite does not say what changed.
+ *   It is read once per synchronous stretch of work (a microtask), and on every lookup inside a
+ *   transaction (whose snapshot may be newer than the stretch's start).
+ *
+ * Why it is safe inside a transaction: a group this transaction wrote is not served from memory
+ * until the transaction ends (its values are loaded fresh, as they stand in the transaction), and
+ * when it has ended, committed or rolled back, the group moves once more: nothing loaded from a
+ * write that may have been rolled back, a savepoint's included, is ever served. A group the
+ * transaction did not write is kept as anywhere else, so a cache read only inside transactions
+ * (the reverted webhook campaign cache, f197dcf) still loads once per change.
  */
-export type Counter = 'campaigns' | 'accounts' | 'exclusions' | 'keys' | 'workspace' | 'credits';
+export type { Counter } from './cache-signal.js';
 
 /**
- * The counters as one connection last read them. Reading them on every lookup cost 2.5 µs (a
- * read transaction on the WAL), three times a request; so they are read again only when they may
- * have moved: when this connection wrote them (its TEMP triggers count its writes of
- * `change_counters` in memory, ./counter-writes.ts: no statement per lookup; this also counts
- * writes later rolled back), or when another connection committed (`PRAGMA data_version`, read
- * once per synchronous stretch of work, a microtask: as if every lookup of that stretch happened
- * at its start; the next request sees the commit). A request's lookups so cost one statement.
+ * The group's generation now on this connection; undefined inside a transaction that wrote the
+ * group (nothing is then kept). Two reads that give the same number saw the same data.
  */
-class Versions {
-  private written = -1;
-  private dataVersion = -1;
-  private checked = false;
-  private values: Map<string, number> | null = null;
+export const versionOf = (db: Db, counter: Counter): number | undefined => signalOf(db.$client).version(counter);
 
-  constructor(
-    private readonly writes: CounterWrites,
-    private readonly dataVersionStmt: Statement<[], number>,
-    private readonly all: Statement<[], { name: string; value: number }>,
-    private readonly one: Statement<[string], number>,
-  ) {}
-
-  get(counter: Counter, inTransaction: boolean): number | undefined {
-    // Inside a transaction the counters are read as they stand, and not kept: a rollback takes
-    // back the write but not its count, so a value read there could outlive the write it saw.
-    // (The transaction's writes were counted, so the next read outside starts afresh.)
-    if (inTransaction) return this.one.get(counter);
-    if (this.writes.n !== this.written) {
-      this.written = this.writes.n;
-      this.values = null;
-    }
-    if (!this.checked) {
-      this.checked = true;
-      queueMicrotask(() => {
-        this.checked = false;
-      });
-      const version = this.dataVersionStmt.get() as number;
-      if (version !== this.dataVersion) {
-        this.dataVersion = version;
-        this.values = null;
-      }
-    }
-    if (this.values === null) this.values = new Map(this.all.all().map((r) => [r.name, r.value]));
-    return this.values.get(counter);
-  }
-}
-
-const versions = perDb(
-  (db) =>
-    new Versions(
-      // openDatabase has installed it; a connection opened another way (a test's, the bench's) gets it here.
-      watchCounterWrites(db.$client),
-      db.$client.prepare<[], number>('PRAGMA data_version').pluck(),
-      db.$client.prepare<[], { name: string; value: number }>('SELECT name, value FROM change_counters'),
-      db.$client.prepare<[string], number>('SELECT value FROM change_counters WHERE name = ?').pluck(),
-    ),
-);
-
-/** The current value of a counter; undefined on a database without the counter (nothing is then kept). */
-export const versionOf = (db: Db, counter: Counter): number | undefined => versions(db).get(counter, db.$client.inTransaction);
+/**
+ * Tells the cache that a group changed on this connection in a way no watched write shows: the
+ * engine's memory follows the `campaigns` group, and a person's decision on a draft wakes a lead
+ * the engine may have put away (see `wakeDecidedLeads`).
+ */
+export const touchCache = (db: Db, counter: Counter): void => signalOf(db.$client).touch(counter);
 
 /** A value derived from the tables behind `counter`, kept while the counter stands still. Shared: never change it. */
 export function cached<T>(counter: Counter, load: (db: Db) => T): (db: Db) => T {

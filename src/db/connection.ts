@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { watchCacheWrites } from './cache-signal.js';
 import { installCampaignStateGate } from './campaign-writer.js';
-import { watchCounterWrites } from './counter-writes.js';
 import { installDraftsGate } from './drafts-writer.js';
 import * as schema from './schema.js';
 
@@ -43,8 +43,8 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   installDraftsGate(sqlite);
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  // After migrating (its TEMP triggers need the table), before any iterator is open.
-  watchCounterWrites(sqlite);
+  // After migrating (its TEMP triggers need the tables), before any iterator is open.
+  watchCacheWrites(sqlite);
   return db;
 }
 

@@ -9,10 +9,8 @@ import { sqlGate } from './sql-gate.js';
  * import this module; the connection imports it to register the function. So any other write,
  * drizzle or raw SQL, is refused by SQLite itself, and no other module can open the gate.
  *
- * Further triggers of the same migration hold every write, the store's included, to the draft
- * state machine (DRAFT_TRANSITIONS in the store): a draft starts `pending` or `approved`, its
- * status moves only along a transition of that table, and only the send holding a draft's claim
- * marks it `sent`.
+ * The triggers refuse a wrong writer and decide nothing else: the draft state machine is held
+ * by the store alone (DRAFT_TRANSITIONS), which is why no other module may write the table.
  *
  * A connection that never registered the function (the sqlite3 shell) cannot write drafts at
  * all: "no such function".

@@ -20,6 +20,12 @@ export function perDb<T>(build: (db: Db) => T): (db: Db) => T {
   };
 }
 
+/**
+ * A row as better-sqlite3 hands it out by default: a plain object keyed by result column name.
+ * Hand-written reads map rows by these names, never by position.
+ */
+export type SqlRow = Record<string, unknown>;
+
 /*
  * Hand-written statements (src/db/sql/) read and write rows in SQL on better-sqlite3's own
  * `prepare`, with the schema's column names taken from drizzle's public table helpers

@@ -838,20 +838,10 @@ export const leadImportRows = sqliteTable(
 );
 
 /**
- * Counters kept by triggers (migrations 0009 and 0016), one per group of tables that hot paths
- * read again and again; what they read is kept in memory while the counter stands still
- * (src/db/cache.ts). Every write sets a fresh random value, never `+ 1` (see there why).
- */
-export const changeCounters = sqliteTable('change_counters', {
-  name: text('name').primaryKey(),
-  value: integer('value').notNull().default(0),
-});
-
-/**
  * Drafts that a person approves before the engine sends them (campaigns with `approval:
  * required`). Written by src/core/drafts/store.ts alone, which SQLite enforces (src/db/drafts-writer.ts,
  * migration 0019); its status is a state machine of its own: pending → approved | rejected | skipped,
- * approved → rejected | pending | sent | skipped (migration 0021).
+ * approved → rejected | pending | sent | skipped (DRAFT_TRANSITIONS in that store, the one place it is written).
  */
 export const drafts = sqliteTable(
   'drafts',

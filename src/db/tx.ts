@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { settleCache } from './cache-signal.js';
 import type { Db } from './connection.js';
 import { perDb } from './prepared.js';
 
@@ -35,6 +36,7 @@ export function setTransactionHook(db: Db, hook: TransactionHook): void {
  */
 export function transaction<T>(db: Db, fn: () => T): T {
   if (db.$client.inTransaction) return fn();
+  settleCache(db.$client);
   const hook = hooks.get(db);
   if (!hook) return wrapper(db).immediate(fn) as T;
   return wrapper(db).immediate(() => {
@@ -87,4 +89,25 @@ export function eachInOneTransaction<T>(db: Db, steps: readonly (() => T)[]): St
 export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {
   const row = db.select({ n: sql<number>`count(*)` }).from(table).where(where).get();
   return row?.n ?? 0;
+}
+
+class Rehearsal extends Error {}
+
+/**
+ * Runs `fn` in a write transaction that is always rolled back, and returns what it returned:
+ * a rehearsal (an import's dry run) that sees its own writes and leaves nothing behind.
+ */
+export function rehearse<T>(db: Db, fn: () => T): T {
+  if (db.$client.inTransaction) throw new Error('rehearse() rolls back its transaction: run it outside any');
+  settleCache(db.$client);
+  let result: { value: T } | undefined;
+  try {
+    wrapper(db).immediate(() => {
+      result = { value: fn() };
+      throw new Rehearsal();
+    });
+  } catch (err) {
+    if (!(err instanceof Rehearsal)) throw err;
+  }
+  return (result as { value: T }).value;
 }

@@ -8,15 +8,16 @@ import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import type { Ctx } from '../../src/core/context.js';
 import { draftQueues, listDrafts } from '../../src/core/drafts/list.js';
 import { draftFor, prepareDraft } from '../../src/core/drafts/prepare.js';
-import { DRAFT_TRANSITIONS, nextDraftStatus, skipDraftRow } from '../../src/core/drafts/store.js';
+import type { DraftStatus } from '../../src/core/drafts/rules.js';
+import { changeDraft, claimDraftRow, DRAFT_TRANSITIONS, findDraftRow, markDraftRowSent, nextDraftStatus, skipDraftRow } from '../../src/core/drafts/store.js';
 import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim } from '../../src/core/drafts/send.js';
 import { sendsToConfirm, updateDrafts } from '../../src/core/drafts/update.js';
 import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
 import { WorkspaceFile } from '../../src/core/seed/file.js';
 import { loadWorkspace } from '../../src/core/seed/load.js';
 import { openDatabase } from '../../src/db/connection.js';
-import { asDraftsWriter } from '../../src/db/drafts-writer.js';
-import { drafts, webhookEvents, workspace } from '../../src/db/schema.js';
+import { versionOf } from '../../src/db/cache.js';
+import { drafts, leads, webhookEvents, workspace } from '../../src/db/schema.js';
 import { approvalConfirmation, confirmationMessage, UpdateDraftsInput } from '../../src/tools/update-drafts.js';
 import { testCtx } from '../helpers.js';
 import { noteFor, reviewWorkspace } from './helpers.js';
@@ -450,71 +451,102 @@ describe('one writer of drafts, held by SQLite', () => {
     expect(rowOf(ctx, id)).toEqual(before);
   });
 
-  it('refuses, even with the gate open, every status change the transition table does not hold', () => {
+  it('holds every status change to the transition table, in the store: SQLite refuses only a wrong writer', () => {
     const ctx = testCtx({ workspace: reviewWorkspace() });
-    const sqlite = ctx.db.$client;
-    const setStatus = (id: string, to: Status) =>
-      asDraftsWriter(sqlite, () =>
-        sqlite.prepare("UPDATE drafts SET status = @to, skip_reason = CASE WHEN @to = 'skipped' THEN 'test' END WHERE id = @id").run({ to, id }),
-      );
-    // Sent is the engine's, and only for a draft it claimed (below): not a transition by itself.
-    const allowed = new Set(DRAFT_TRANSITIONS.filter((t) => t.to !== 'sent').flatMap((t) => t.from.map((from) => `${from} → ${t.to}`)));
+    /** Tries to bring a draft to `to` with the store's writes, as a caller that read it now and as callers that read it stale. */
+    const tryMove = (id: string, to: Status): void => {
+      const row = findDraftRow(ctx, id)!;
+      for (const judged of [row.status, 'pending', 'approved'] as DraftStatus[]) {
+        try {
+          if (to === 'skipped') skipDraftRow(ctx, id, 'replied');
+          else if (to === 'sent') {
+            if (claimDraftRow(ctx, id, `int_${id}`)) markDraftRowSent(ctx, id, `int_${id}`, 1);
+          } else changeDraft(ctx, id, judged, row.revision, { text: to === 'pending' ? 'New words' : row.text, subject: row.subject, status: to });
+        } catch (err) {
+          expect((err as Error).message).toMatch(/is not a transition/);
+        }
+      }
+    };
+    const allowed = new Set(DRAFT_TRANSITIONS.flatMap((t) => t.from.map((from) => `${from} → ${t.to}`)));
+    expect(allowed).toEqual(
+      new Set([
+        'pending → approved',
+        'pending → rejected',
+        'approved → rejected',
+        'approved → pending',
+        'approved → sent',
+        'pending → skipped',
+        'approved → skipped',
+      ]),
+    );
     let n = 0;
     const outcomes: string[] = [];
     for (const from of STATUSES) {
       for (const to of STATUSES) {
         if (to === from) continue;
         const id = draftIn(ctx, from, n++);
-        let moved: boolean;
-        try {
-          setStatus(id, to);
-          moved = true;
-        } catch (err) {
-          expect((err as Error).message).toMatch(/not a transition of the draft state machine/);
-          moved = false;
-        }
-        expect(rowOf(ctx, id)?.status).toBe(moved ? to : from);
+        tryMove(id, to);
+        const moved = findDraftRow(ctx, id)!.status === to;
+        if (!moved) expect(findDraftRow(ctx, id)!.status).toBe(from);
         if (moved !== allowed.has(`${from} → ${to}`)) outcomes.push(`${from} → ${to}: ${moved ? 'moved' : 'refused'}`);
       }
     }
     expect(outcomes).toEqual([]);
-    expect(allowed).toEqual(
-      new Set(['pending → approved', 'pending → rejected', 'approved → rejected', 'approved → pending', 'pending → skipped', 'approved → skipped']),
-    );
-    // A skipped draft says why, and only a skipped one does.
-    const reasonless = draftIn(ctx, 'pending', n++);
-    expect(() => asDraftsWriter(sqlite, () => sqlite.prepare("UPDATE drafts SET status = 'skipped' WHERE id = ?").run(reasonless))).toThrow(/skip_reason/);
-    expect(() => asDraftsWriter(sqlite, () => sqlite.prepare("UPDATE drafts SET skip_reason = 'x' WHERE id = ?").run(reasonless))).toThrow(/skip_reason/);
-    // New words move the revision by exactly one, and nothing else moves it.
-    expect(() => asDraftsWriter(sqlite, () => sqlite.prepare("UPDATE drafts SET text = 'sneaky' WHERE id = ?").run(reasonless))).toThrow(/revision/);
-    expect(() => asDraftsWriter(sqlite, () => sqlite.prepare('UPDATE drafts SET revision = 5 WHERE id = ?').run(reasonless))).toThrow(/revision/);
-    asDraftsWriter(sqlite, () => sqlite.prepare("UPDATE drafts SET text = 'seen', revision = revision + 1 WHERE id = ?").run(reasonless));
-    expect(rowOf(ctx, reasonless)).toMatchObject({ text: 'seen', revision: 2, status: 'pending', skipReason: null });
+    // A skipped draft says why, and only a skipped one does; a draft starts at revision 1, and new words move it by one.
+    const kept = draftIn(ctx, 'pending', n++);
+    expect(findDraftRow(ctx, kept)).toMatchObject({ revision: 1, skipReason: null });
+    expect(changeDraft(ctx, kept, 'pending', 1, { text: 'Seen', subject: null, status: 'pending' })).toBe(true);
+    expect(changeDraft(ctx, kept, 'pending', 2, { text: 'Seen', subject: null, status: 'approved' })).toBe(true);
+    expect(findDraftRow(ctx, kept)).toMatchObject({ text: 'Seen', revision: 2, status: 'approved', skipReason: null });
+    expect(skipDraftRow(ctx, kept, 'replied')).toBe(true);
+    expect(findDraftRow(ctx, kept)).toMatchObject({ status: 'skipped', skipReason: 'replied' });
     // A claimed draft is on the wire: it becomes sent (or skipped, when the provider refused it), and nothing else.
     const claimed = draftIn(ctx, 'approved', n++);
     expect(claimDraftForSend(ctx, claimed, 'int_claim')).not.toBeNull();
-    expect(() => setStatus(claimed, 'rejected')).toThrow(/not a transition/);
-    expect(() => setStatus(claimed, 'pending')).toThrow(/not a transition/);
-    setStatus(claimed, 'sent');
-    expect(rowOf(ctx, claimed)?.status).toBe('sent');
-    // A draft starts pending or approved.
-    expect(() =>
-      asDraftsWriter(sqlite, () =>
-        ctx.db
-          .insert(drafts)
-          .values({ ...newRow('drf_z'), status: 'sent' })
-          .run(),
-      ),
-    ).toThrow(/starts pending or approved/);
-    expect(() =>
-      asDraftsWriter(sqlite, () =>
-        ctx.db
-          .insert(drafts)
-          .values({ ...newRow('drf_r'), revision: 2 })
-          .run(),
-      ),
-    ).toThrow(/revision 1/);
-    expect(asDraftsWriter(sqlite, () => ctx.db.insert(drafts).values(newRow('drf_z')).run()).changes).toBe(1);
+    const row = findDraftRow(ctx, claimed)!;
+    expect(changeDraft(ctx, claimed, 'approved', row.revision, { text: row.text, subject: null, status: 'rejected' })).toBe(false);
+    expect(changeDraft(ctx, claimed, 'approved', row.revision, { text: row.text, subject: null, status: 'pending' })).toBe(false);
+    expect(skipDraftRow(ctx, claimed, 'replied')).toBe(false);
+    expect(markDraftRowSent(ctx, claimed, 'int_other', 1)).toBe(false);
+    expect(markDraftRowSent(ctx, claimed, 'int_claim', 1)).toBe(true);
+    expect(findDraftRow(ctx, claimed)?.status).toBe('sent');
+    // The triggers on drafts refuse a write from outside the store, and decide nothing else.
+    const triggers = ctx.db.$client
+      .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'drafts' ORDER BY name")
+      .pluck()
+      .all();
+    expect(triggers).toEqual(['drafts_writer_delete_guard', 'drafts_writer_insert_guard', 'drafts_writer_update_guard']);
+  });
+
+  it("hands a decided draft's lead to the engine by a call: due at once, and the engine's memory of campaigns dropped", () => {
+    const ctx = testCtx({ workspace: reviewWorkspace(3) });
+    const ids = [0, 1, 2].map((i) => draftFor(ctx, step(`lead_r${i}`)).id);
+    const later = 9_999_999_999;
+    for (const i of [0, 1, 2])
+      ctx.db
+        .update(leads)
+        .set({ nextActionAt: later })
+        .where(eq(leads.id, `lead_r${i}`))
+        .run();
+    const dueOf = (i: number) =>
+      ctx.db
+        .select()
+        .from(leads)
+        .where(eq(leads.id, `lead_r${i}`))
+        .get()!.nextActionAt;
+    const campaignsBefore = versionOf(ctx.db, 'campaigns');
+    // New words alone decide nothing: the lead stays where it was.
+    updateDrafts(ctx, [{ id: ids[0]!, text: 'Other words' }]);
+    expect(dueOf(0)).toBe(later);
+    expect(versionOf(ctx.db, 'campaigns')).toBe(campaignsBefore);
+    updateDrafts(ctx, [{ id: ids[0]!, status: 'approved' }]);
+    expect(dueOf(0)).toBe(1);
+    expect(versionOf(ctx.db, 'campaigns')).not.toBe(campaignsBefore);
+    updateDrafts(ctx, [{ id: ids[1]!, status: 'rejected' }]);
+    expect(dueOf(1)).toBe(1);
+    // Approval turned off releases the rest, and wakes their leads.
+    updateCampaign(ctx, 'cmp_review', { approval: 'off' });
+    expect(dueOf(2)).toBe(1);
   });
 
   it('lets the store do all it does: create, edit, approve, reject, release, claim, send, forget', () => {

@@ -9,6 +9,7 @@ import { newId, PATH_ID } from '../ids.js';
 import { noteChange } from '../live/feed.js';
 import { findAccount } from '../accounts/resolve.js';
 import { releasePendingDrafts } from '../drafts/store.js';
+import { wakeDecidedLeads } from '../outreach/wake.js';
 import { type Campaign, CampaignApproval, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
 import { insertCampaign } from './state-machine.js';
 import { noteAuditTarget } from '../audit/current.js';
@@ -121,7 +122,8 @@ export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput)
     }
     if (input.approval !== undefined && input.approval !== row.approval) {
       set.approval = input.approval;
-      if (input.approval === 'off') releasePendingDrafts(ctx, id);
+      // Approval off: the pending drafts go as they stand, and their leads are due now.
+      if (input.approval === 'off') wakeDecidedLeads(ctx, releasePendingDrafts(ctx, id));
     }
     ctx.db.update(campaigns).set(set).where(eq(campaigns.id, id)).run();
     noteChange(ctx, { resource: 'campaign', campaignId: id });

@@ -1,18 +1,16 @@
-import type { Statement } from 'better-sqlite3';
-import { and, eq } from 'drizzle-orm';
-import { asCampaignStateWriter } from '../../db/campaign-writer.js';
-import { perDb } from '../../db/prepared.js';
-import { campaigns } from '../../db/schema.js';
+import type { campaigns } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { noteChange } from '../live/feed.js';
 import { holderGone, thisProcess, type HolderProcess } from '../holder.js';
-import type { CampaignRow, CampaignStatus } from './campaign.js';
+import type { CampaignStatus } from './campaign.js';
+import { insertCampaignRow, type LeaseColumns, leaseOf, writeCampaignStatus, writeLeaseColumns } from './store.js';
 
 /**
  * The campaign state machine: a campaign row is inserted, and its `status` and importing mark
- * change, here and nowhere else. That holds by construction: SQLite refuses those writes unless
- * this module opens the gate of src/db/campaign-writer.ts, which no other module may import.
+ * change, as this module decides and nowhere else. The writes themselves are in the campaigns
+ * store (./store.ts), the one module that may open the gate of src/db/campaign-writer.ts, so
+ * SQLite refuses them from anywhere else; this module is the store's one caller for them.
  *
  * **The clock rule.** `campaigns.updated_at` is always wall time (`ctx.clock`), whoever writes
  * it: an API call, the Lookalike worker or the outreach engine. The engine times outreach on
@@ -92,28 +90,12 @@ export const isFinished = (status: string): boolean => status === 'COMPLETED' ||
 export const neverRestarted = (campaignId: string, status: string): string => `Campaign ${campaignId} is ${status} and is never restarted`;
 
 /**
- * One prepared update per event, built once per connection: adding leads applies `lead_added`
- * on every insert, so it must cost no more than the CASE it replaced.
- */
-const statements = perDb((db) => {
-  const out = new Map<CampaignEvent, Statement<[string, number, string]>>();
-  for (const t of TRANSITIONS) {
-    // The statuses are this table's constants, written inline: a fixed IN list plans once.
-    const from = t.from.map((s) => `'${s}'`).join(', ');
-    out.set(t.event, db.$client.prepare(`UPDATE campaigns SET status = ?, updated_at = ? WHERE id = ? AND status IN (${from})`));
-  }
-  return out;
-});
-
-/**
  * Applies `event` to a campaign, in the caller's transaction when there is one. Returns whether
  * the status changed: false when the campaign does not exist or is not in a `from` status.
  */
 export function applyCampaignEvent(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, event: CampaignEvent): boolean {
-  const stmt = statements(ctx.db).get(event);
-  if (!stmt) throw new Error(`no transition for campaign event ${event}`);
-  const to = transitionOf(event).to;
-  const moved = asCampaignStateWriter(ctx.db.$client, () => stmt.run(to, campaignNow(ctx), campaignId).changes === 1);
+  const { from, to } = transitionOf(event);
+  const moved = writeCampaignStatus(ctx, campaignId, from, to, campaignNow(ctx));
   if (moved) noteChange(ctx, { resource: 'campaign', campaignId });
   return moved;
 }
@@ -130,12 +112,7 @@ export type NewCampaignRow = Omit<
  */
 export function insertCampaign(ctx: Pick<Ctx, 'db'>, row: NewCampaignRow, created: { kind: 'plain' } | { kind: 'lookalike'; jobId: string }): void {
   const mark = created.kind === 'lookalike' ? { importing: true, importingHolder: lookalikeHolder(created.jobId) } : {};
-  asCampaignStateWriter(ctx.db.$client, () =>
-    ctx.db
-      .insert(campaigns)
-      .values({ ...row, status: CREATED_STATUS[created.kind], ...mark })
-      .run(),
-  );
+  insertCampaignRow(ctx, { ...row, status: CREATED_STATUS[created.kind], ...mark });
   noteChange(ctx, { resource: 'campaign', campaignId: row.id });
 }
 
@@ -151,10 +128,7 @@ export function restoreCampaign(
   row: NewCampaignRow & { status: CampaignStatus; importing?: boolean },
   opts: { ifMissing?: boolean } = {},
 ): void {
-  asCampaignStateWriter(ctx.db.$client, () => {
-    const insert = ctx.db.insert(campaigns).values({ ...row, importingHolder: row.importing ? RESTORED_HOLDER : null });
-    (opts.ifMissing ? insert.onConflictDoNothing() : insert).run();
-  });
+  insertCampaignRow(ctx, { ...row, importingHolder: row.importing ? RESTORED_HOLDER : null }, opts);
 }
 
 /**
@@ -174,8 +148,6 @@ export interface ImportingBy {
 
 export const lookalikeHolder = (jobId: string): string => `lookalike:${jobId}`;
 
-type LeaseColumns = Pick<CampaignRow, 'importing' | 'importingHolder' | 'importingHost' | 'importingPid' | 'importingUntil'>;
-
 /** True while the importing mark is held by a live holder (wall ms `now`). */
 export function isImporting(row: LeaseColumns, now: number): boolean {
   if (!row.importing) return false;
@@ -192,17 +164,8 @@ export const importingHolder = (row: LeaseColumns, now: number): string | null =
   isImporting(row, now) && row.importingHolder !== RESTORED_HOLDER ? row.importingHolder : null;
 
 function writeLease(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, set: Partial<LeaseColumns>, holder?: string): number {
-  const where = holder === undefined ? eq(campaigns.id, campaignId) : and(eq(campaigns.id, campaignId), eq(campaigns.importingHolder, holder));
   noteChange(ctx, { resource: 'campaign', campaignId });
-  return asCampaignStateWriter(
-    ctx.db.$client,
-    () =>
-      ctx.db
-        .update(campaigns)
-        .set({ ...set, updatedAt: campaignNow(ctx) })
-        .where(where)
-        .run().changes,
-  );
+  return writeLeaseColumns(ctx, campaignId, set, campaignNow(ctx), holder);
 }
 
 /**
@@ -213,17 +176,7 @@ function writeLease(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, set: Par
  */
 export function beginImporting(ctx: Pick<Ctx, 'db' | 'clock'>, campaignId: string, by: ImportingBy): boolean {
   return transaction(ctx.db, () => {
-    const row = ctx.db
-      .select({
-        importing: campaigns.importing,
-        importingHolder: campaigns.importingHolder,
-        importingHost: campaigns.importingHost,
-        importingPid: campaigns.importingPid,
-        importingUntil: campaigns.importingUntil,
-      })
-      .from(campaigns)
-      .where(eq(campaigns.id, campaignId))
-      .get();
+    const row = leaseOf(ctx, campaignId);
     if (!row) return false;
     const now = ctx.clock.now();
     const holder = importingHolder(row, now);

@@ -3,6 +3,8 @@ import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { validationError } from '../errors.js';
+import { wakeDecidedLeads } from '../outreach/wake.js';
+import { transaction } from '../../db/tx.js';
 import { DRAFT_KINDS, type DraftKind } from './rules.js';
 import { approvePendingSnapshot, pendingDraftGroups } from './store.js';
 import { type DraftKindCounts, noKinds } from './update.js';
@@ -57,5 +59,10 @@ export function approveMatchingDrafts(
   }
   const [maxSeq, at] = key;
   if (typeof maxSeq !== 'number' || typeof at !== 'number') throw refused();
-  return approvePendingSnapshot(ctx, input.campaignId, maxSeq, at);
+  return transaction(ctx.db, () => {
+    const { approved, leftPending, leadIds } = approvePendingSnapshot(ctx, input.campaignId, maxSeq, at);
+    // The hand-off to the engine: the approved drafts' leads are due now.
+    wakeDecidedLeads(ctx, leadIds);
+    return { approved, leftPending };
+  });
 }

@@ -1,7 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { asDraftsWriter } from '../../db/drafts-writer.js';
-import { perDb } from '../../db/prepared.js';
+import { perDb, type SqlRow } from '../../db/prepared.js';
 import { drafts } from '../../db/schema.js';
 import { leadStatements } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
@@ -18,10 +18,15 @@ import { currentActor } from '../audit/scope.js';
  * The drafts table and its state machine. This module is the only one that can write `drafts`,
  * by construction: SQLite refuses an insert, change or delete of a draft unless the gate of
  * src/db/drafts-writer.ts is open, and only this module may import it (dependency rule
- * `drafts-writer`). Every change of a draft's status goes through the transition table below,
- * which the triggers of migration 0019 repeat for every writer, and every guard is repeated in
- * the write itself: two operators approving at once, or an edit racing the engine's send, change
- * a draft once.
+ * `drafts-writer`). That refusal is all the database decides. The state machine is written
+ * once, here: every change of a draft's status goes through the transition table below, and each
+ * write's guard (the statuses it may start from) is read from that table and checked in the write
+ * itself, so two operators approving at once, or an edit racing the engine's send, change a draft
+ * once. The other rules of a draft live in its writes too: a draft starts at revision 1 with no
+ * skip reason, new words move the revision by one, and only a skipped draft has a reason.
+ *
+ * A decision (approve, reject, release) hands the lead back to the engine: the writes that decide
+ * return the leads decided, and their callers call `wakeDecidedLeads` (src/core/outreach/wake.ts).
  *
  * Timestamps are wall time (`ctx.clock`), whoever writes: a draft is a work item for people,
  * and the engine's simulated clock may run far ahead of theirs.
@@ -68,6 +73,15 @@ export const DRAFT_TRANSITIONS: readonly DraftTransition[] = [
 
 const BY_EVENT = new Map(DRAFT_TRANSITIONS.map((t) => [t.event, t]));
 
+/** The statuses `event` applies to. */
+const fromOf = (event: DraftEvent): readonly DraftStatus[] => (BY_EVENT.get(event) as DraftTransition).from;
+
+/** The same, as an SQL list written into a statement (`'pending', 'approved'`): each write's guard is read from the table above. */
+const fromSql = (event: DraftEvent): string =>
+  fromOf(event)
+    .map((s) => `'${s}'`)
+    .join(', ');
+
 /** The status after `event`, or null when the event does not apply to `status`. */
 export function nextDraftStatus(status: string, event: DraftEvent): DraftStatus | null {
   const t = BY_EVENT.get(event);
@@ -93,9 +107,10 @@ export interface NewDraft {
 
 /*
  * The hot statements in SQL on better-sqlite3's `prepare`: the engine creates and reads drafts
- * per send, the queue pages them, an approval reads and changes one. Rows are read as arrays and
- * built by one object literal (`draftOf`): an object built key by key, as better-sqlite3 builds
- * its rows, is a slow dictionary object. Limits are `LIMIT (SELECT ?)` and statuses written in,
+ * per send, the queue pages them, an approval reads and changes one. Rows come as plain objects
+ * keyed by column name and are mapped by name into one object literal (`draftOf`): the row
+ * object, built key by key by better-sqlite3, is a slow dictionary object, so it is read once
+ * and dropped. Limits are `LIMIT (SELECT ?)` and statuses written in,
  * so SQLite does not plan a statement again on every call. test/drafts/statements.test.ts checks
  * every read against the query builder.
  */
@@ -103,48 +118,48 @@ const DRAFT_COLUMNS =
   'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason, d.approved_at, d.decided_by_type, d.decided_by_id, d.decided_by_name';
 const DRAFT_LEAD_COLUMNS = 'l.full_name, l.first_name, l.last_name, l.job_title, l.company_name, l.headline, l.location, l.personalization, l.network_url';
 
-function draftOf(r: unknown[]): DraftRow {
+function draftOf(r: SqlRow): DraftRow {
   return {
-    seq: r[0] as number,
-    id: r[1] as string,
-    campaignId: r[2] as string,
-    leadId: r[3] as string,
-    stepId: r[4] as string | null,
-    slot: r[5] as string,
-    variant: r[6] as string | null,
-    kind: r[7] as string,
-    accountId: r[8] as string | null,
-    subject: r[9] as string | null,
-    text: r[10] as string,
-    renderedSubject: r[11] as string | null,
-    renderedText: r[12] as string,
-    status: r[13] as string,
-    drafterError: r[14] as string | null,
-    sendingIntentId: r[15] as string | null,
-    sentAt: r[16] as number | null,
-    createdAt: r[17] as number,
-    updatedAt: r[18] as number,
-    revision: r[19] as number,
-    skipReason: r[20] as string | null,
-    approvedAt: r[21] as number | null,
-    decidedByType: r[22] as string | null,
-    decidedById: r[23] as string | null,
-    decidedByName: r[24] as string | null,
+    seq: r.seq as number,
+    id: r.id as string,
+    campaignId: r.campaign_id as string,
+    leadId: r.lead_id as string,
+    stepId: r.step_id as string | null,
+    slot: r.slot as string,
+    variant: r.variant as string | null,
+    kind: r.kind as string,
+    accountId: r.account_id as string | null,
+    subject: r.subject as string | null,
+    text: r.text as string,
+    renderedSubject: r.rendered_subject as string | null,
+    renderedText: r.rendered_text as string,
+    status: r.status as string,
+    drafterError: r.drafter_error as string | null,
+    sendingIntentId: r.sending_intent_id as string | null,
+    sentAt: r.sent_at as number | null,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    revision: r.revision as number,
+    skipReason: r.skip_reason as string | null,
+    approvedAt: r.approved_at as number | null,
+    decidedByType: r.decided_by_type as string | null,
+    decidedById: r.decided_by_id as string | null,
+    decidedByName: r.decided_by_name as string | null,
   };
 }
 
-function draftWithLeadOf(r: unknown[]): DraftListRow {
+function draftWithLeadOf(r: SqlRow): DraftListRow {
   const row = draftOf(r) as DraftListRow;
   row.lead = {
-    fullName: r[25] as string | null,
-    firstName: r[26] as string | null,
-    lastName: r[27] as string | null,
-    jobTitle: r[28] as string | null,
-    companyName: r[29] as string | null,
-    headline: r[30] as string | null,
-    location: r[31] as string | null,
-    personalization: r[32] as string | null,
-    networkUrl: r[33] as string | null,
+    fullName: r.full_name as string | null,
+    firstName: r.first_name as string | null,
+    lastName: r.last_name as string | null,
+    jobTitle: r.job_title as string | null,
+    companyName: r.company_name as string | null,
+    headline: r.headline as string | null,
+    location: r.location as string | null,
+    personalization: r.personalization as string | null,
+    networkUrl: r.network_url as string | null,
   };
   return row;
 }
@@ -153,8 +168,8 @@ type NewDraftRow = NewDraft & { id: string; status: DraftStatus; now: number; ap
 
 const statements = perDb((db) => {
   const c = db.$client;
-  const byId = c.prepare<[string], unknown[]>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.id = ?`).raw();
-  const bySlot = c.prepare<[string, string], unknown[]>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.lead_id = ? AND d.slot = ?`).raw();
+  const byId = c.prepare<[string], SqlRow>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.id = ?`);
+  const bySlot = c.prepare<[string, string], SqlRow>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.lead_id = ? AND d.slot = ?`);
   return {
     byId: (id: string): DraftRow | undefined => {
       const r = byId.get(id);
@@ -201,12 +216,12 @@ const statements = perDb((db) => {
     /** A draft whose step can no longer be sent ends skipped (not one on the wire). */
     skip: c.prepare<[{ id: string; reason: string; now: number }]>(
       `UPDATE drafts SET status = 'skipped', skip_reason = @reason, updated_at = @now
-       WHERE id = @id AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
+       WHERE id = @id AND status IN (${fromSql('skip')}) AND sending_intent_id IS NULL`,
     ),
     /** A claimed draft whose send the provider refused (no words went out) ends skipped. */
     skipClaimed: c.prepare<[{ id: string; reason: string; now: number; intentId: string }]>(
       `UPDATE drafts SET status = 'skipped', skip_reason = @reason, sending_intent_id = NULL, updated_at = @now
-       WHERE id = @id AND status = 'approved' AND sending_intent_id = @intentId`,
+       WHERE id = @id AND status IN (${fromSql('send')}) AND sending_intent_id = @intentId`,
     ),
     /** The lead's open step drafts (pending or approved, not on the wire): the engine's check that each still has a step to wait at. */
     openStepDrafts: c.prepare<[string], { id: string; stepId: string }>(
@@ -373,13 +388,17 @@ const approveAllStatements = perDb((db) => {
        GROUP BY 1, 2`,
     );
   const approve = (byCampaign: boolean) =>
-    c.prepare<
-      [{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number; byType: string | null; byId: string | null; byName: string | null }]
-    >(
-      `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim,
-         decided_by_type = @byType, decided_by_id = @byId, decided_by_name = @byName
-       WHERE status = 'pending'${byCampaign ? ' AND campaign_id = @campaignId' : ''} AND seq <= @maxSeq AND updated_at <= @at AND sending_intent_id IS NULL`,
-    );
+    c
+      .prepare<
+        [{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number; byType: string | null; byId: string | null; byName: string | null }],
+        string
+      >(
+        `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim,
+           decided_by_type = @byType, decided_by_id = @byId, decided_by_name = @byName
+         WHERE status IN (${fromSql('approve')})${byCampaign ? ' AND campaign_id = @campaignId' : ''} AND seq <= @maxSeq AND updated_at <= @at AND sending_intent_id IS NULL
+         RETURNING lead_id`,
+      )
+      .pluck();
   const pending = (byCampaign: boolean) =>
     c
       .prepare<[{ campaignId?: string }], number>(
@@ -412,10 +431,16 @@ export function pendingDraftGroups(ctx: Pick<Ctx, 'db'>, campaignId: string | un
 
 /**
  * Approves, in one statement, the pending drafts (of a campaign, or all) at or below `maxSeq`
- * not changed after `at`: the ones a preview counted. Returns how many were approved and how
- * many stay pending (made or edited since the preview).
+ * not changed after `at`: the ones a preview counted. Returns how many were approved, how many
+ * stay pending (made or edited since the preview), and the leads whose drafts were approved (for
+ * the caller to wake, `wakeDecidedLeads`).
  */
-export function approvePendingSnapshot(ctx: Ctx, campaignId: string | undefined, maxSeq: number, at: number): { approved: number; leftPending: number } {
+export function approvePendingSnapshot(
+  ctx: Ctx,
+  campaignId: string | undefined,
+  maxSeq: number,
+  at: number,
+): { approved: number; leftPending: number; leadIds: string[] } {
   const st = approveAllStatements(ctx.db);
   return transaction(ctx.db, () => {
     // The queues the approval may touch, read before it (only when someone listens for them).
@@ -429,26 +454,25 @@ export function approvePendingSnapshot(ctx: Ctx, campaignId: string | undefined,
       for (const id of queues) noteChange(ctx, { resource: 'drafts', campaignId: id });
     }
     const args = { maxSeq, at, now: ctx.clock.now(), sim: ctx.simClock.now(), ...deciderColumns(ctx) };
-    const approved = asDraftsWriter(
-      ctx.db.$client,
-      () => (campaignId === undefined ? st.approve.all.run(args) : st.approve.campaign.run({ ...args, campaignId })).changes,
+    const leadIds = asDraftsWriter(ctx.db.$client, () =>
+      campaignId === undefined ? st.approve.all.all(args) : st.approve.campaign.all({ ...args, campaignId }),
     );
     const leftPending = campaignId === undefined ? st.pending.all.get({}) : st.pending.campaign.get({ campaignId });
-    return { approved, leftPending: leftPending ?? 0 };
+    return { approved: leadIds.length, leftPending: leftPending ?? 0, leadIds };
   });
 }
 
-/** Approval turned off: every pending draft of the campaign is approved as it stands. Returns how many. */
-export function releasePendingDrafts(ctx: Ctx, campaignId: string): number {
+/** Approval turned off: every pending draft of the campaign is approved as it stands. Returns the leads whose drafts were approved. */
+export function releasePendingDrafts(ctx: Ctx, campaignId: string): string[] {
   noteChange(ctx, { resource: 'drafts', campaignId });
-  return asDraftsWriter(
-    ctx.db.$client,
-    () =>
-      ctx.db
-        .update(drafts)
-        .set({ status: 'approved', updatedAt: ctx.clock.now(), approvedAt: ctx.simClock.now() })
-        .where(and(eq(drafts.campaignId, campaignId), eq(drafts.status, 'pending')))
-        .run().changes,
+  return asDraftsWriter(ctx.db.$client, () =>
+    ctx.db
+      .update(drafts)
+      .set({ status: 'approved', updatedAt: ctx.clock.now(), approvedAt: ctx.simClock.now() })
+      .where(and(eq(drafts.campaignId, campaignId), inArray(drafts.status, fromOf('release'))))
+      .returning({ leadId: drafts.leadId })
+      .all()
+      .map((r) => r.leadId),
   );
 }
 
@@ -464,7 +488,7 @@ export function claimDraftRow(ctx: Ctx, id: string, intentId: string): DraftRow 
       ctx.db
         .update(drafts)
         .set({ sendingIntentId: intentId })
-        .where(and(eq(drafts.id, id), eq(drafts.status, 'approved'), sql`${drafts.sendingIntentId} IS NULL`))
+        .where(and(eq(drafts.id, id), inArray(drafts.status, fromOf('send')), sql`${drafts.sendingIntentId} IS NULL`))
         .run().changes,
   );
   return changed === 1 ? (findDraftRow(ctx, id) ?? null) : null;
@@ -478,7 +502,7 @@ export function markDraftRowSent(ctx: Ctx, id: string, intentId: string, at: num
       ctx.db
         .update(drafts)
         .set({ status: 'sent', sentAt: at, sendingIntentId: null, updatedAt: ctx.clock.now() })
-        .where(and(eq(drafts.id, id), eq(drafts.status, 'approved'), eq(drafts.sendingIntentId, intentId)))
+        .where(and(eq(drafts.id, id), inArray(drafts.status, fromOf('send')), eq(drafts.sendingIntentId, intentId)))
         .run().changes === 1,
   );
   if (sent) noteDraftChanged(ctx, id);
@@ -566,7 +590,7 @@ export function draftPageSql(byCampaign: boolean, byStatus: boolean): string {
 }
 
 function preparePage(db: Db, byCampaign: boolean, byStatus: boolean) {
-  return db.$client.prepare<[PageParams], unknown[]>(draftPageSql(byCampaign, byStatus)).raw();
+  return db.$client.prepare<[PageParams], SqlRow>(draftPageSql(byCampaign, byStatus));
 }
 
 const pageStatements = perDb((db) => ({

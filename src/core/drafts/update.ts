@@ -6,6 +6,7 @@ import type { Ctx } from '../context.js';
 import { PATH_ID } from '../ids.js';
 import { BatchSummary, summarize } from '../leads/batch.js';
 import { findLeadRow } from '../leads/lead.js';
+import { wakeDecidedLeads } from '../outreach/wake.js';
 import { leadAccountId } from '../webhooks/outbox.js';
 import { draftFieldProblem, type DraftKind, type DraftStatus } from './rules.js';
 import { changeDraft, findDraftRow } from './store.js';
@@ -125,6 +126,8 @@ function applyOne(ctx: Ctx, update: DraftUpdate, index: number, seen: Map<string
       (now && (closedBecause(now) ?? staleRevision(now, { ...update, revision: row.revision }))) ?? `Draft ${draftId} changed meanwhile; read it again.`;
     return conflict(index, draftId, message, now);
   }
+  // A decision hands the lead back to the engine: due now, whatever it waited for.
+  if (status !== row.status && (status === 'approved' || status === 'rejected')) wakeDecidedLeads(ctx, [row.leadId]);
   return { index, draftId, status: 'updated' };
 }
 

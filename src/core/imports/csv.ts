@@ -5,7 +5,7 @@ import { finished } from 'node:stream/promises';
 import { and, eq } from 'drizzle-orm';
 import { parse } from 'csv-parse';
 import { creditBalance, lookalikeJobs } from '../../db/schema.js';
-import { countRows, transaction } from '../../db/tx.js';
+import { countRows, rehearse, transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { beginImporting, endImporting, importingHolder, isFinished, neverRestarted, renewImporting } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
@@ -511,29 +511,20 @@ export interface ImportPreview extends ImportResult {
   shortOfCredits: number;
 }
 
-class DryRunRollback extends Error {}
-
 /** Runs every chunk of `rows` through batch add in one transaction that is always rolled back. */
 function dryRun(ctx: Ctx, campaignId: string, rows: readonly Row[], credits: number | null, onProgress?: ImportOptions['onProgress']) {
   const summary = emptySummary();
   const rejected: RowReport[] = [];
   let charged = 0;
-  try {
-    ctx.db.$client
-      .transaction(() => {
-        if (credits !== null) ctx.db.update(creditBalance).set({ credits, topUpCredits: 0 }).run();
-        for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
-          const outcome = addChunk(ctx, campaignId, rows.slice(i, i + CHUNK_SIZE), summary);
-          charged += outcome.charged;
-          rejected.push(...outcome.rows);
-          onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged: charged, rows: outcome.rows });
-        }
-        throw new DryRunRollback();
-      })
-      .immediate();
-  } catch (err) {
-    if (!(err instanceof DryRunRollback)) throw err;
-  }
+  rehearse(ctx.db, () => {
+    if (credits !== null) ctx.db.update(creditBalance).set({ credits, topUpCredits: 0 }).run();
+    for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
+      const outcome = addChunk(ctx, campaignId, rows.slice(i, i + CHUNK_SIZE), summary);
+      charged += outcome.charged;
+      rejected.push(...outcome.rows);
+      onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged: charged, rows: outcome.rows });
+    }
+  });
   return { summary, rows: rejected, charged };
 }
 

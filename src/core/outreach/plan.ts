@@ -217,7 +217,7 @@ function sequencePlan(lead: LeadRow, ctx: PlanContext): Plan | null {
     case 'draft':
       return { at: d.at, action: { kind: 'draft' } };
     case 'await':
-      // A person's decision makes the lead due at once (see the drafts' trigger); this is a net.
+      // A person's decision makes the lead due at once (wakeDecidedLeads, ./wake.ts); this is a net.
       return { at: Math.max(d.at, (ctx.now ?? 0) + DRAFT_RECHECK_MS), action: { kind: 'step' } };
     case 'end':
       // The end is not recorded yet (nor, maybe, steps skipped on the way): the engine records it then.

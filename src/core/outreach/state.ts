@@ -14,6 +14,7 @@ import { draftLookup, replyDraftOf } from './approval.js';
 import { planLead, type Plan, type SequenceMessage } from './plan.js';
 import { indexSequence, type SequenceIndex, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
+import { memo } from '../memo.js';
 
 export type { LeadRow };
 type AgentRow = typeof agents.$inferSelect;
@@ -44,7 +45,7 @@ export const sendersOf = (info: CampaignInfo): readonly string[] =>
   info.senderIds.length > 0 ? info.senderIds : info.agent?.accountId ? [info.agent.accountId] : [];
 
 /** Indexed steps by agent and text: the engine reads a campaign's steps for every lead it plans. */
-const indexed = new Map<string, SequenceIndex>();
+const indexed = memo<string, SequenceIndex>(1000);
 const NO_STEPS = indexSequence([], false);
 
 /**
@@ -55,13 +56,7 @@ const NO_STEPS = indexSequence([], false);
 export function sequenceOf(agent: AgentRow | null): SequenceIndex {
   if (agent === null) return NO_STEPS;
   const key = `${agent.id}\u0000${agent.steps ?? ''}\u0000${agent.connectionNote ?? ''}\u0000${agent.messages}`;
-  let index = indexed.get(key);
-  if (index === undefined) {
-    index = indexSequence(stepsOf(agent, 21 * 24), agent.steps === null);
-    if (indexed.size >= PARSED_MAX) indexed.clear();
-    indexed.set(key, index);
-  }
-  return index;
+  return indexed.get(key, () => indexSequence(stepsOf(agent, 21 * 24), agent.steps === null));
 }
 
 function infoOf(db: Db, row: CampaignWithAgent): CampaignInfo {
@@ -80,18 +75,11 @@ function infoOf(db: Db, row: CampaignWithAgent): CampaignInfo {
 }
 
 /** Parsed sequences by their JSON: the engine reads a campaign's agent for every lead it handles. */
-const parsed = new Map<string, readonly SequenceMessage[]>();
-const PARSED_MAX = 1000;
+const parsed = memo<string, readonly SequenceMessage[]>(1000);
 
 /** The agent's message sequence; anything unreadable counts as no sequence. Shared and frozen: never change it. */
 export function parseSequence(json: string): readonly SequenceMessage[] {
-  let sequence = parsed.get(json);
-  if (sequence === undefined) {
-    sequence = Object.freeze(readSequence(json).map((m) => Object.freeze(m)));
-    if (parsed.size >= PARSED_MAX) parsed.clear();
-    parsed.set(json, sequence);
-  }
-  return sequence;
+  return parsed.get(json, () => Object.freeze(readSequence(json).map((m) => Object.freeze(m))));
 }
 
 function readSequence(json: string): SequenceMessage[] {

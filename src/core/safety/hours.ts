@@ -1,3 +1,4 @@
+import { memo } from '../memo.js';
 /**
  * Working hours in an account's own time zone. A person works on local weekdays between local
  * times; the engine asks two questions of that: is this instant inside the window, and when does
@@ -30,24 +31,23 @@ export interface Rhythm {
   jitter: (localDay: number) => { open: number; close: number };
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatters = memo<string, Intl.DateTimeFormat>(1000);
 
 function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
+  return formatters.get(
+    timeZone,
+    () =>
+      new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      }),
+  );
 }
 
 /** Whether `Intl` knows the zone (an IANA name such as `Europe/Berlin`, or `UTC`). */
@@ -61,9 +61,9 @@ export function isTimeZone(name: string): boolean {
 }
 
 const QUARTER = 15 * MINUTE;
+const OFFSETS_MAX_KEYS = 50_000;
 /** Offsets by zone and UTC quarter-hour; NaN marks a quarter with a change of offset in it. */
-const offsets = new Map<string, number>();
-const OFFSETS_MAX = 50_000;
+const offsets = memo<string, number>(OFFSETS_MAX_KEYS);
 
 /**
  * The zone's offset from UTC at `ms`, in ms (positive east of Greenwich). `Intl` is slow and the
@@ -75,13 +75,10 @@ export function zoneOffset(ms: number, timeZone: string): number {
   if (timeZone === 'UTC') return 0;
   const quarter = Math.floor(ms / QUARTER);
   const key = `${timeZone}|${quarter}`;
-  let cached = offsets.get(key);
-  if (cached === undefined) {
+  const cached = offsets.get(key, () => {
     const start = exactOffset(quarter * QUARTER, timeZone);
-    cached = start === exactOffset((quarter + 1) * QUARTER - 1000, timeZone) ? start : Number.NaN;
-    if (offsets.size >= OFFSETS_MAX) offsets.clear();
-    offsets.set(key, cached);
-  }
+    return start === exactOffset((quarter + 1) * QUARTER - 1000, timeZone) ? start : Number.NaN;
+  });
   return Number.isNaN(cached) ? exactOffset(ms, timeZone) : cached;
 }
 

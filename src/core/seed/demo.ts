@@ -1,5 +1,6 @@
 import type { Ctx } from '../context.js';
 import { createApiKey } from '../auth/keys.js';
+import { anyApiKey } from '../auth/store.js';
 import { getWorkspace } from '../workspace/get.js';
 import { WorkspaceContent } from './file.js';
 import { loadWorkspace } from './load.js';
@@ -98,7 +99,7 @@ export const DEMO_WORKSPACE = {
  */
 export function ensureDemo(ctx: Ctx): string | null {
   return transaction(ctx.db, () => {
-    if (ctx.db.$client.prepare('SELECT 1 FROM api_keys LIMIT 1').get()) return null;
+    if (anyApiKey(ctx)) return null;
     if (!getWorkspace(ctx)) loadWorkspace(ctx, WorkspaceContent.parse(DEMO_WORKSPACE), { reset: false });
     return createApiKey(ctx, 'test', 'demo').key;
   });

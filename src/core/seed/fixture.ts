@@ -13,6 +13,8 @@ import type { Db } from '../../db/connection.js';
 import { campaigns } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { CREATED_STATUS, restoreCampaign } from '../campaigns/state-machine.js';
+import { addToTotalLeads, campaignExists } from '../campaigns/store.js';
+import { highestLeadIdBetween, leadInserter, withLargePageCache } from '../leads/store.js';
 import type { Ctx } from '../context.js';
 import { AUTO_EXCLUDE_TAGS, LEAD_TAGS, type LeadTag } from '../leads/enums.js';
 
@@ -182,28 +184,21 @@ function leadValues(campaignId: string, key: string, salt: number, n: number, st
  * already there, so repeated calls add more rather than colliding. Returns the ordinals written.
  */
 export function generateLeads(db: Db, campaignId: string, count: number, opts: GenerateLeadsOptions = {}): { from: number; to: number } {
-  const client = db.$client;
   const key = createHash('sha256').update(campaignId).digest('hex').slice(0, 8);
   const salt = Number.parseInt(key, 16);
   const start = opts.start ?? FIXTURE_START;
   const prefix = `lead_fx_${key}_`;
-  const insert = client.prepare(`INSERT INTO leads (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+  const insert = leadInserter(db, COLUMNS);
   // Ids are fixed-width base36, so the highest id holds the highest ordinal; '`' sorts right after '_'.
-  const maxId = client.prepare('SELECT max(id) AS id FROM leads WHERE id > ? AND id < ?').get(prefix, `lead_fx_${key}\``) as { id: string | null };
-  const from = maxId.id ? Number.parseInt(maxId.id.slice(prefix.length), 36) + 1 : 0;
-  const previousCache = client.pragma('cache_size', { simple: true }) as number;
-  // A large page cache keeps the hot index pages in memory for the length of the bulk insert.
-  client.pragma('cache_size = -262144');
-  try {
+  const maxId = highestLeadIdBetween(db, prefix, `lead_fx_${key}\``);
+  const from = maxId ? Number.parseInt(maxId.slice(prefix.length), 36) + 1 : 0;
+  withLargePageCache(db, () =>
     transaction(db, () => {
-      const campaign = client.prepare('SELECT 1 FROM campaigns WHERE id = ?').get(campaignId);
-      if (!campaign) throw new Error(`no campaign "${campaignId}"`);
-      for (let n = from; n < from + count; n++) insert.run(leadValues(campaignId, key, salt, n, start));
-      client.prepare('UPDATE campaigns SET total_leads = total_leads + ? WHERE id = ?').run(count, campaignId);
-    });
-  } finally {
-    client.pragma(`cache_size = ${previousCache}`);
-  }
+      if (!campaignExists({ db }, campaignId)) throw new Error(`no campaign "${campaignId}"`);
+      for (let n = from; n < from + count; n++) insert(leadValues(campaignId, key, salt, n, start));
+      addToTotalLeads({ db }, campaignId, count);
+    }),
+  );
   return { from, to: from + count };
 }
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { accountToday } from '../accounts/today.js';
-import { sql } from 'drizzle-orm';
 import { accountDaily, accounts, activity, agents, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
@@ -15,6 +14,7 @@ import { addEndpoint } from '../webhooks/endpoints.js';
 import { stepColumns } from '../agents/agents.js';
 import { buildSteps, givenStepIds, type StepInput } from '../agents/steps.js';
 import { WORKSPACE_ID, getWorkspace } from '../workspace/get.js';
+import { emptyStateTables } from '../workspace/store.js';
 import { WorkspaceSection, type WorkspaceContent } from './file.js';
 
 /** A workspace file that parsed but does not hold together; `path` names the offending field. */
@@ -43,7 +43,7 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
     if (opts.reset) {
       // Drafts have one writer, which SQLite holds every other module to (src/db/drafts-writer.ts).
       forgetAllDrafts(ctx);
-      for (const table of stateTables(ctx)) if (table !== 'drafts') db.run(sql.raw(`DELETE FROM "${table}"`));
+      emptyStateTables(ctx, ['drafts']);
     }
 
     const ws = file.workspace ?? WorkspaceSection.parse({});
@@ -269,18 +269,4 @@ function seededSteps(steps: StepInput[], at: string): ReturnType<typeof stepColu
     const field = err.details.fields?.[0] ?? 'steps';
     throw new SeedError(`${at}.${field}`, err.message.startsWith(`${field}: `) ? err.message.slice(field.length + 2) : err.message);
   }
-}
-
-/**
- * Every table but SQLite's, the migration bookkeeping, the trigger-kept change counters (the
- * resets' own deletes move them), the members (the people, not the workspace's data) and the
- * append-only audit trail: what `--reset` empties.
- */
-function stateTables(ctx: Ctx): string[] {
-  const rows = ctx.db.$client
-    .prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' AND name NOT IN ('change_counters', 'members', 'audit_events', 'audit_targets')",
-    )
-    .all() as { name: string }[];
-  return rows.map((r) => r.name);
 }

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../connection.js';
-import { perDb, updaterById } from '../prepared.js';
+import { perDb, type SqlRow, updaterById } from '../prepared.js';
 import { leads } from '../schema.js';
 
 /*
@@ -16,61 +16,60 @@ import { leads } from '../schema.js';
 export type LeadRow = typeof leads.$inferSelect;
 
 /**
- * Every column of a lead, in the order `leadOf` reads them. A lead is read as an array (raw
- * mode) and built by one object literal: a row object with 44 properties built key by key, as
- * better-sqlite3 and a generic mapper build it, becomes a slow dictionary object, and the engine
- * reads several leads a send. test/db/sql/leads.test.ts fails when a column of the schema is
- * missing here.
+ * Every column of a lead. A lead row comes from better-sqlite3 as a plain object keyed by column
+ * name and is mapped by name, in one object literal (`leadOf`): the row object, built key by key,
+ * is a slow dictionary object, and the engine reads several leads a send, so it is read once and
+ * dropped. test/db/sql/leads.test.ts fails when a column of the schema is missing here.
  */
 export const LEAD_COLUMNS =
   'seq, id, campaign_id, account_id, network_url, full_name, first_name, last_name, job_title, company_name, company_network, website, email, location, headline, personalization, work_experience, tag, tagged_at, polite_close_pending_at, stage, excluded, replied, needs_reply, replied_at, last_inbound_message_at, connection_request_accepted, message_sent, source, provider_id, chat_id, next_action_at, sequence_step, invited_at, connected_at, last_sequence_sent_at, send_attempts, pending_reply_text, agent_send_kind, agent_send_text, agent_turns, invitation_withdrawn_at, created_at, updated_at';
 
-export function leadOf(r: unknown[]): LeadRow {
+export function leadOf(r: SqlRow): LeadRow {
   return {
-    seq: r[0] as number,
-    id: r[1] as string,
-    campaignId: r[2] as string,
-    accountId: r[3] as string | null,
-    networkUrl: r[4] as string | null,
-    fullName: r[5] as string | null,
-    firstName: r[6] as string | null,
-    lastName: r[7] as string | null,
-    jobTitle: r[8] as string | null,
-    companyName: r[9] as string | null,
-    companyNetwork: r[10] as string | null,
-    website: r[11] as string | null,
-    email: r[12] as string | null,
-    location: r[13] as string | null,
-    headline: r[14] as string | null,
-    personalization: r[15] as string | null,
-    workExperience: r[16] as string,
-    tag: r[17] as string | null,
-    taggedAt: r[18] as number | null,
-    politeClosePendingAt: r[19] as number | null,
-    stage: r[20] as string,
-    excluded: r[21] === 1,
-    replied: r[22] === 1,
-    needsReply: r[23] === 1,
-    repliedAt: r[24] as number | null,
-    lastInboundMessageAt: r[25] as number | null,
-    connectionRequestAccepted: r[26] === 1,
-    messageSent: r[27] === 1,
-    source: r[28] as string,
-    providerId: r[29] as string | null,
-    chatId: r[30] as string | null,
-    nextActionAt: r[31] as number | null,
-    sequenceStep: r[32] as number,
-    invitedAt: r[33] as number | null,
-    connectedAt: r[34] as number | null,
-    lastSequenceSentAt: r[35] as number | null,
-    sendAttempts: r[36] as number,
-    pendingReplyText: r[37] as string | null,
-    agentSendKind: r[38] as string | null,
-    agentSendText: r[39] as string | null,
-    agentTurns: r[40] as number,
-    invitationWithdrawnAt: r[41] as number | null,
-    createdAt: r[42] as number,
-    updatedAt: r[43] as number,
+    seq: r.seq as number,
+    id: r.id as string,
+    campaignId: r.campaign_id as string,
+    accountId: r.account_id as string | null,
+    networkUrl: r.network_url as string | null,
+    fullName: r.full_name as string | null,
+    firstName: r.first_name as string | null,
+    lastName: r.last_name as string | null,
+    jobTitle: r.job_title as string | null,
+    companyName: r.company_name as string | null,
+    companyNetwork: r.company_network as string | null,
+    website: r.website as string | null,
+    email: r.email as string | null,
+    location: r.location as string | null,
+    headline: r.headline as string | null,
+    personalization: r.personalization as string | null,
+    workExperience: r.work_experience as string,
+    tag: r.tag as string | null,
+    taggedAt: r.tagged_at as number | null,
+    politeClosePendingAt: r.polite_close_pending_at as number | null,
+    stage: r.stage as string,
+    excluded: r.excluded === 1,
+    replied: r.replied === 1,
+    needsReply: r.needs_reply === 1,
+    repliedAt: r.replied_at as number | null,
+    lastInboundMessageAt: r.last_inbound_message_at as number | null,
+    connectionRequestAccepted: r.connection_request_accepted === 1,
+    messageSent: r.message_sent === 1,
+    source: r.source as string,
+    providerId: r.provider_id as string | null,
+    chatId: r.chat_id as string | null,
+    nextActionAt: r.next_action_at as number | null,
+    sequenceStep: r.sequence_step as number,
+    invitedAt: r.invited_at as number | null,
+    connectedAt: r.connected_at as number | null,
+    lastSequenceSentAt: r.last_sequence_sent_at as number | null,
+    sendAttempts: r.send_attempts as number,
+    pendingReplyText: r.pending_reply_text as string | null,
+    agentSendKind: r.agent_send_kind as string | null,
+    agentSendText: r.agent_send_text as string | null,
+    agentTurns: r.agent_turns as number,
+    invitationWithdrawnAt: r.invitation_withdrawn_at as number | null,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
   };
 }
 
@@ -85,14 +84,13 @@ export interface LeadRows<P extends unknown[]> {
   all(...params: P): LeadRow[];
 }
 
-function leadRows<P extends unknown[]>(stmt: Statement<P, unknown[]>): LeadRows<P> {
-  const raw = stmt.raw(true);
+function leadRows<P extends unknown[]>(stmt: Statement<P, SqlRow>): LeadRows<P> {
   return {
     get: (...params) => {
-      const row = raw.get(...params);
+      const row = stmt.get(...params);
       return row === undefined ? undefined : leadOf(row);
     },
-    all: (...params) => raw.all(...params).map(leadOf),
+    all: (...params) => stmt.all(...params).map(leadOf),
   };
 }
 
@@ -121,13 +119,15 @@ export interface LeadStatements {
   /** Sets a lead's due time unless it changed since it was read (`from`, or null). */
   moveDueFromNull: Statement<[{ leadId: string; to: number | null }]>;
   moveDueFromAt: Statement<[{ leadId: string; from: number; to: number | null }]>;
+  /** Makes a lead scheduled later due now (1: before any sim time); a lead due now, new, or with no work left is left alone. */
+  wake: Statement<[string]>;
   byUrl: LeadRows<[string]>;
   byProviderId: LeadRows<[string]>;
 }
 
 export const leadStatements: (db: Db) => LeadStatements = perDb((db) => {
   const c = db.$client;
-  const rows = <P extends unknown[]>(sql: string) => leadRows<P>(c.prepare<P, unknown[]>(sql));
+  const rows = <P extends unknown[]>(sql: string) => leadRows<P>(c.prepare<P, SqlRow>(sql));
   const one = (sql: string) => c.prepare<[string], number>(sql).pluck();
   return {
     byId: rows<[string]>(`SELECT ${LEAD} FROM leads WHERE id = ?`),
@@ -150,6 +150,7 @@ export const leadStatements: (db: Db) => LeadStatements = perDb((db) => {
     closingInCampaign: one('SELECT 1 FROM leads WHERE polite_close_pending_at IS NOT NULL AND campaign_id = ? LIMIT 1'),
     moveDueFromNull: c.prepare('UPDATE leads SET next_action_at = @to WHERE id = @leadId AND next_action_at IS NULL'),
     moveDueFromAt: c.prepare('UPDATE leads SET next_action_at = @to WHERE id = @leadId AND next_action_at = @from'),
+    wake: c.prepare<[string]>('UPDATE leads SET next_action_at = 1 WHERE id = ? AND next_action_at > 1'),
     byUrl: rows<[string]>(`SELECT ${LEAD} FROM leads WHERE network_url = ?`),
     byProviderId: rows<[string]>(`SELECT ${LEAD} FROM leads WHERE provider_id = ?`),
   };
