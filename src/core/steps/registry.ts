@@ -1,3 +1,4 @@
+import { endorse } from './endorse.js';
 import type { ActionKind } from './kind.js';
 import { inmail } from './inmail.js';
 import { invite } from './invite.js';
@@ -11,7 +12,7 @@ import { withdraw } from './withdraw.js';
  * holds). The order is the order the API's schema and the dashboard's menu list them in.
  * Adding a kind is its module and one line here (docs/architecture.md, "Adding a step kind").
  */
-export const ACTION_KINDS = [visit, likePost, invite, message, inmail, withdraw] as const;
+export const ACTION_KINDS = [visit, likePost, invite, message, inmail, withdraw, endorse] as const;
 
 type Registered = (typeof ACTION_KINDS)[number];
 /** A stored step of a kind that reaches the network. */
