@@ -5,12 +5,12 @@
  * `if`, and each step's number in document order (an `if`, then its `then`, then its `else`),
  * which is also the order get_agent_stats lists them in.
  */
-import { ACTION_KINDS } from '../../src/core/steps/registry.js';
+import { KIND_LABELS } from '../../src/core/steps/registry.js';
 import type { AgentStep, StepKind } from './types.js';
 
 /** Each kind that reaches the network reads as its module says (src/core/steps/); `wait` and `if` are the sequence's own. */
 const KINDS = {
-  ...Object.fromEntries(ACTION_KINDS.map((k) => [k.kind, k.label])),
+  ...Object.fromEntries(KIND_LABELS.map((k) => [k.kind, k.label])),
   wait: 'Wait',
   if: 'If',
 } as Record<StepKind, string>;
@@ -74,7 +74,7 @@ export function pathDepth(path: string): number {
 }
 
 /** The reasons the kinds give for a skipped step, in their words. */
-const SKIPS: Readonly<Record<string, string>> = Object.assign({}, ...ACTION_KINDS.map((k) => k.skipReasons));
+const SKIPS: Readonly<Record<string, string>> = Object.assign({}, ...KIND_LABELS.map((k) => k.skipReasons));
 /** Why a step was skipped, in words; a reason this build does not know reads as its code. */
 export const skipReasonLabel = (reason: string): string => SKIPS[reason] ?? reason.replace(/_/g, ' ');
 

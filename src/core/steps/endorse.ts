@@ -28,13 +28,18 @@ declare module '../network/provider.js' {
   }
 }
 
-export const endorse = defineKind<EndorseStep>({
+/** How the kind reads to a person: the dashboard reads this alone, without the kind's code. */
+export const endorseLabels = {
   kind: 'endorse',
+  label: 'Endorse a skill',
+  skipReasons: { not_connected: 'not a connection', no_skill: 'no such skill to endorse', endorse_unsupported: 'the provider cannot endorse skills' },
+} as const;
+
+export const endorse = /* @__PURE__ */ defineKind<EndorseStep>({
+  ...endorseLabels,
   send: 'endorse',
   intent: 'endorse',
   order: 4,
-  label: 'Endorse a skill',
-  skipReasons: { not_connected: 'not a connection', no_skill: 'no such skill to endorse', endorse_unsupported: 'the provider cannot endorse skills' },
   input: ({ z, id }) =>
     z.strictObject({
       id,

@@ -9,11 +9,9 @@ export interface InMailStep {
   text: string;
 }
 
-export const inmail = defineKind<InMailStep>({
+/** How the kind reads to a person: the dashboard reads this alone, without the kind's code. */
+export const inmailLabels = {
   kind: 'inmail',
-  send: 'inmail',
-  intent: 'inmail',
-  order: 2,
   label: 'InMail',
   skipReasons: {
     already_connected: 'already a connection',
@@ -21,6 +19,13 @@ export const inmail = defineKind<InMailStep>({
     inmail_unreachable: 'takes no InMail',
     no_inmail_credits: 'no InMail credit left',
   },
+} as const;
+
+export const inmail = /* @__PURE__ */ defineKind<InMailStep>({
+  ...inmailLabels,
+  send: 'inmail',
+  intent: 'inmail',
+  order: 2,
   input: ({ z, id }) =>
     z.strictObject({
       id,

@@ -9,14 +9,19 @@ export interface InviteStep {
   variants?: { note: string | null }[];
 }
 
-export const invite = defineKind<InviteStep, 'connect', 'connection_request'>({
+/** How the kind reads to a person: the dashboard reads this alone, without the kind's code. */
+export const inviteLabels = {
   kind: 'invite',
+  label: 'Invitation',
+  skipReasons: { already_connected: 'already a connection', already_invited: 'already invited' },
+} as const;
+
+export const invite = /* @__PURE__ */ defineKind<InviteStep, 'connect', 'connection_request'>({
+  ...inviteLabels,
   // Stored before kinds had one name: the engine's sends and send records keep these.
   send: 'connect',
   intent: 'connection_request',
   order: 5,
-  label: 'Invitation',
-  skipReasons: { already_connected: 'already a connection', already_invited: 'already invited' },
   input: ({ z, id }) => {
     const Note = z.string().max(NOTE_MAX).nullable();
     return z.strictObject({

@@ -9,13 +9,14 @@ export interface MessageStep {
   variants?: { text: string }[];
 }
 
-export const message = defineKind<MessageStep>({
-  kind: 'message',
+/** How the kind reads to a person: the dashboard reads this alone, without the kind's code. */
+export const messageLabels = { kind: 'message', label: 'Message', skipReasons: { not_connected: 'not a connection' } } as const;
+
+export const message = /* @__PURE__ */ defineKind<MessageStep>({
+  ...messageLabels,
   send: 'message',
   intent: 'message',
   order: 2,
-  label: 'Message',
-  skipReasons: { not_connected: 'not a connection' },
   input: ({ z, id }) => {
     const Text = z.string().min(1).max(TEXT_MAX);
     return z.strictObject({

@@ -6,13 +6,14 @@ export interface VisitStep {
   kind: 'visit';
 }
 
-export const visit = defineKind<VisitStep>({
-  kind: 'visit',
+/** How the kind reads to a person: the dashboard reads this alone, without the kind's code. */
+export const visitLabels = { kind: 'visit', label: 'Visit the profile', skipReasons: {} } as const;
+
+export const visit = /* @__PURE__ */ defineKind<VisitStep>({
+  ...visitLabels,
   send: 'visit',
   intent: 'visit',
   order: 4,
-  label: 'Visit the profile',
-  skipReasons: {},
   input: ({ z, id }) => z.strictObject({ id, kind: z.literal('visit').describe("Views the lead's profile.") }),
   listing: { says: 'visit' },
   output: (z) => z.object({ id: z.string(), kind: z.literal('visit') }),

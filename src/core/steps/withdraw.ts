@@ -6,13 +6,18 @@ export interface WithdrawStep {
   kind: 'withdraw';
 }
 
-export const withdraw = defineKind<WithdrawStep, 'withdraw', 'withdrawal'>({
+/** How the kind reads to a person: the dashboard reads this alone, without the kind's code. */
+export const withdrawLabels = {
   kind: 'withdraw',
+  label: 'Withdraw the invitation',
+  skipReasons: { already_connected: 'already a connection', no_pending_invitation: 'no pending invitation' },
+} as const;
+
+export const withdraw = /* @__PURE__ */ defineKind<WithdrawStep, 'withdraw', 'withdrawal'>({
+  ...withdrawLabels,
   send: 'withdraw',
   intent: 'withdrawal',
   order: 3,
-  label: 'Withdraw the invitation',
-  skipReasons: { already_connected: 'already a connection', no_pending_invitation: 'no pending invitation' },
   input: ({ z, id }) => z.strictObject({ id, kind: z.literal('withdraw').describe('Withdraws a pending invitation.') }),
   listing: { says: 'withdraw (the pending invitation)' },
   output: (z) => z.object({ id: z.string(), kind: z.literal('withdraw') }),
