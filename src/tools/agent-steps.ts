@@ -1,17 +1,6 @@
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
-import {
-  AgentStep,
-  CONDITIONS,
-  NOTE_MAX,
-  STEP_KINDS,
-  StepInput,
-  StepsUpdate,
-  SUBJECT_MAX,
-  TEXT_MAX,
-  VARIANTS_MAX,
-  WAIT_HOURS_MAX,
-  WITHIN_HOURS_MAX,
-} from '../core/agents/steps.js';
+import { AgentStep, CONDITIONS, STEP_KINDS, StepInput, StepsUpdate, VARIANTS_MAX, WAIT_HOURS_MAX, WITHIN_HOURS_MAX } from '../core/agents/steps.js';
+import { ACTION_KINDS } from '../core/steps/registry.js';
 
 /** A JSON Schema node (as schemas.ts has it; not imported from there, which imports this). */
 type JsonObject = { [key: string]: unknown };
@@ -25,20 +14,30 @@ type JsonObject = { [key: string]: unknown };
 
 const steps = { type: 'array', items: { $ref: '#/$defs/Step' } };
 
+/** The kinds that reach the network and have no field of their own (visit, like_post, withdraw), listed together. */
+const FIELDLESS = ACTION_KINDS.filter((k) => Object.keys(k.listing.fields ?? {}).length === 0 && !('variants' in k && k.variants));
+
+/** The fields of the kinds that reach the network, each once, as their modules list them (src/core/steps/). */
+function kindFields(as: 'input' | 'output'): JsonObject {
+  const out: JsonObject = {};
+  for (const k of ACTION_KINDS) for (const [name, field] of Object.entries(k.listing.fields ?? {})) out[name] ??= field[as];
+  return out;
+}
+
 /** The listed input shape of one step. */
 export const STEP_LISTING: JsonObject = {
   type: 'object',
   description:
-    'kind decides the fields. visit, like_post (latest post; skipped if none), withdraw (the pending invitation): none. ' +
-    'invite: note?, variants?. message: text, variants? (skipped unless connected). inmail: subject, text (Sales Navigator; skipped without). ' +
+    `kind decides the fields. ${FIELDLESS.map((k) => k.listing.says).join(', ')}: none. ` +
+    `${ACTION_KINDS.filter((k) => !FIELDLESS.includes(k))
+      .map((k) => k.listing.says)
+      .join(' ')} ` +
     'wait: hours. if: condition, withinHours, then (taken as soon as the condition holds), else (taken when the time runs out).',
   properties: {
     // update_agent's steps say when to send an id back; a new step has none.
     id: { type: 'string' },
     kind: { enum: [...STEP_KINDS] },
-    note: { anyOf: [{ type: 'string', maxLength: NOTE_MAX }, { type: 'null' }], description: 'null for none.' },
-    text: { type: 'string', minLength: 1, maxLength: TEXT_MAX },
-    subject: { type: 'string', minLength: 1, maxLength: SUBJECT_MAX },
+    ...kindFields('input'),
     variants: {
       type: 'array',
       minItems: 1,
@@ -62,9 +61,7 @@ export const AGENT_STEP_LISTING: JsonObject = {
   properties: {
     id: { type: 'string' },
     kind: { enum: [...STEP_KINDS] },
-    note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-    text: { type: 'string' },
-    subject: { type: 'string' },
+    ...kindFields('output'),
     variants: { type: 'array', items: { type: 'object' } },
     hours: { type: 'integer' },
     condition: { enum: [...CONDITIONS] },

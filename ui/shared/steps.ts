@@ -5,19 +5,15 @@
  * `if`, and each step's number in document order (an `if`, then its `then`, then its `else`),
  * which is also the order get_agent_stats lists them in.
  */
-import type { SkipReason } from '../../src/core/sequences/store.js';
+import { KIND_LABELS } from '../../src/core/steps/registry.js';
 import type { AgentStep, StepKind } from './types.js';
 
-const KINDS: Record<StepKind, string> = {
-  visit: 'Visit the profile',
-  like_post: 'Like the latest post',
-  invite: 'Invitation',
-  message: 'Message',
-  inmail: 'InMail',
-  withdraw: 'Withdraw the invitation',
+/** Each kind that reaches the network reads as its module says (src/core/steps/); `wait` and `if` are the sequence's own. */
+const KINDS = {
+  ...Object.fromEntries(KIND_LABELS.map((k) => [k.kind, k.label])),
   wait: 'Wait',
   if: 'If',
-};
+} as Record<StepKind, string>;
 export const STEP_KINDS = Object.keys(KINDS) as StepKind[];
 export const stepKindLabel = (kind: string): string => KINDS[kind as StepKind] ?? kind;
 
@@ -77,18 +73,10 @@ export function pathDepth(path: string): number {
   return (path.match(/\[\d+\]/g) ?? []).length;
 }
 
-const SKIPS: Record<SkipReason, string> = {
-  not_connected: 'not a connection',
-  no_posts: 'no post to like',
-  no_sales_navigator: 'no Sales Navigator on the account',
-  inmail_unreachable: 'takes no InMail',
-  no_inmail_credits: 'no InMail credit left',
-  no_pending_invitation: 'no pending invitation',
-  already_connected: 'already a connection',
-  already_invited: 'already invited',
-};
+/** The reasons the kinds give for a skipped step, in their words. */
+const SKIPS: Readonly<Record<string, string>> = Object.assign({}, ...KIND_LABELS.map((k) => k.skipReasons));
 /** Why a step was skipped, in words; a reason this build does not know reads as its code. */
-export const skipReasonLabel = (reason: string): string => SKIPS[reason as SkipReason] ?? reason.replace(/_/g, ' ');
+export const skipReasonLabel = (reason: string): string => SKIPS[reason] ?? reason.replace(/_/g, ' ');
 
 /** A share as a percentage with one decimal, or null when there is nothing to divide by. */
 export const rateOf = (part: number, whole: number): number | null => (whole > 0 ? (part / whole) * 100 : null);

@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { validationError } from '../errors.js';
 import { newId } from '../ids.js';
+import { type ActionKind, variantOf, type VariantLetter } from '../steps/kind.js';
+import { ACTION_KINDS, type ActionKindName, type ActionStep, actionKind, kindOf } from '../steps/registry.js';
 import type { NestingRule } from '../validation.js';
 import { PLACEHOLDERS, unknownPlaceholders } from './render.js';
 
@@ -13,63 +15,26 @@ import { PLACEHOLDERS, unknownPlaceholders } from './render.js';
 
 export const STEPS_MAX = 25;
 export const STEP_DEPTH_MAX = 3;
-export const VARIANTS_MAX = 4;
-export const NOTE_MAX = 300;
-export const TEXT_MAX = 8000;
-export const SUBJECT_MAX = 200;
+export { NOTE_MAX, SUBJECT_MAX, TEXT_MAX, VARIANT_LETTERS, VARIANTS_MAX, type VariantLetter } from '../steps/kind.js';
 export const WAIT_HOURS_MAX = 720;
 export const WITHIN_HOURS_MAX = 2160;
 
-export const STEP_KINDS = ['visit', 'like_post', 'invite', 'message', 'inmail', 'withdraw', 'wait', 'if'] as const;
-export type StepKind = (typeof STEP_KINDS)[number];
+/** The kinds that reach the network (one module each, src/core/steps/), then the sequence's own: `wait` and `if`. */
+export const STEP_KINDS = [...ACTION_KINDS.map((k) => k.kind), 'wait', 'if'] as [...ActionKindName[], 'wait', 'if'];
+export type StepKind = ActionKindName | 'wait' | 'if';
 export const CONDITIONS = ['accepted', 'replied'] as const;
 export type Condition = (typeof CONDITIONS)[number];
-
-/** Variant letters: the step's own text is A, its `variants` are B, C, D and E. */
-export const VARIANT_LETTERS = ['A', 'B', 'C', 'D', 'E'] as const;
-export type VariantLetter = (typeof VARIANT_LETTERS)[number];
 
 const STEP_ID = /^stp_[A-Za-z0-9]{1,40}$/;
 
 const StepId = z.string().regex(STEP_ID, 'must be a step id (stp_…)').describe('Omit for a new step; send back to keep a step.');
-const Note = z.string().max(NOTE_MAX).nullable();
-const Text = z.string().min(1).max(TEXT_MAX);
 
 /*
  * Input shapes. Descriptions stay short: the steps array's own description carries the rules
- * and an example, and is what a model reads first.
+ * and an example, and is what a model reads first. Each kind that reaches the network gives
+ * its own (src/core/steps/); `wait` and `if` are the sequence's.
  */
-const VisitIn = z.strictObject({ id: StepId.optional(), kind: z.literal('visit').describe("Views the lead's profile.") });
-const LikeIn = z.strictObject({ id: StepId.optional(), kind: z.literal('like_post').describe("Likes the lead's latest post; skipped if none.") });
-const InviteIn = z.strictObject({
-  id: StepId.optional(),
-  kind: z.literal('invite'),
-  note: Note.optional().describe(`Invitation note, at most ${NOTE_MAX} characters; null or omitted for none.`),
-  variants: z
-    .array(z.strictObject({ note: Note.describe(`An alternative note (B, C…), at most ${NOTE_MAX} characters, or null.`) }))
-    .min(1)
-    .max(VARIANTS_MAX)
-    .optional()
-    .describe('A/B test: 1..4 alternative notes.'),
-});
-const MessageIn = z.strictObject({
-  id: StepId.optional(),
-  kind: z.literal('message').describe('Skipped if the lead is not a connection.'),
-  text: Text.describe(`Message, 1..${TEXT_MAX} characters.`),
-  variants: z
-    .array(z.strictObject({ text: Text.describe(`An alternative text (B, C…), 1..${TEXT_MAX} characters.`) }))
-    .min(1)
-    .max(VARIANTS_MAX)
-    .optional()
-    .describe('A/B test: 1..4 alternative texts.'),
-});
-const InMailIn = z.strictObject({
-  id: StepId.optional(),
-  kind: z.literal('inmail').describe('Sales Navigator message to a non-connection; skipped without Sales Navigator.'),
-  subject: z.string().min(1).max(SUBJECT_MAX).describe(`Subject, 1..${SUBJECT_MAX} characters.`),
-  text: Text.describe(`Message, 1..${TEXT_MAX} characters.`),
-});
-const WithdrawIn = z.strictObject({ id: StepId.optional(), kind: z.literal('withdraw').describe('Withdraws a pending invitation.') });
+const ActionIns = ACTION_KINDS.map((k) => k.input({ z, id: StepId.optional() }));
 const WaitIn = z.strictObject({
   id: StepId.optional(),
   kind: z.literal('wait'),
@@ -81,15 +46,23 @@ const IfIn = z.strictObject({
   condition: z.enum(CONDITIONS).describe('accepted: the invitation was accepted; replied: the lead replied.'),
   withinHours: z.number().int().min(1).max(WITHIN_HOURS_MAX).describe(`Hours to wait for it, 1..${WITHIN_HOURS_MAX}.`),
   get then() {
-    return z.array(StepInput).optional().describe('Steps taken as soon as the condition holds.');
+    return z.array(StepInputSchema).optional().describe('Steps taken as soon as the condition holds.');
   },
   get else() {
-    return z.array(StepInput).optional().describe('Steps taken when the time runs out.');
+    return z.array(StepInputSchema).optional().describe('Steps taken when the time runs out.');
   },
 });
 
-export const StepInput = z.discriminatedUnion('kind', [VisitIn, LikeIn, InviteIn, MessageIn, InMailIn, WithdrawIn, WaitIn, IfIn]).meta({ id: 'Step' });
-export type StepInput = z.input<typeof StepInput>;
+/** What the API takes for a step: a kind's fields (as its module says), with an optional id. */
+export type StepInput =
+  | (Record<string, unknown> & { id?: string; kind: ActionKindName })
+  | { id?: string; kind: 'wait'; hours: number }
+  | { id?: string; kind: 'if'; condition: Condition; withinHours: number; then?: StepInput[]; else?: StepInput[] };
+
+const StepInputSchema: z.ZodType<StepInput, StepInput> = z
+  .discriminatedUnion('kind', [...(ActionIns as unknown as [z.ZodObject, ...z.ZodObject[]]), WaitIn, IfIn])
+  .meta({ id: 'Step' }) as unknown as z.ZodType<StepInput, StepInput>;
+export const StepInput = StepInputSchema;
 
 export const STEPS_DESCRIPTION =
   `The sequence as steps, run in order; instead of connectionNote and messages. At most ${STEPS_MAX} steps in all, ` +
@@ -121,31 +94,17 @@ export const StepsUpdate = z
   );
 
 /* Stored and returned shapes: every step has its id, an if both branches, an invite its note. */
-interface StepBase {
-  id: string;
-}
 export type Step =
-  | (StepBase & { kind: 'visit' })
-  | (StepBase & { kind: 'like_post' })
-  | (StepBase & { kind: 'invite'; note: string | null; variants?: { note: string | null }[] })
-  | (StepBase & { kind: 'message'; text: string; variants?: { text: string }[] })
-  | (StepBase & { kind: 'inmail'; subject: string; text: string })
-  | (StepBase & { kind: 'withdraw' })
-  | (StepBase & { kind: 'wait'; hours: number })
-  | (StepBase & { kind: 'if'; condition: Condition; withinHours: number; then: Step[]; else: Step[] });
+  | ActionStep
+  | { id: string; kind: 'wait'; hours: number }
+  | { id: string; kind: 'if'; condition: Condition; withinHours: number; then: Step[]; else: Step[] };
 
-const Out = { id: z.string() };
 const AgentStepSchema: z.ZodType<Step> = z
   .discriminatedUnion('kind', [
-    z.object({ ...Out, kind: z.literal('visit') }),
-    z.object({ ...Out, kind: z.literal('like_post') }),
-    z.object({ ...Out, kind: z.literal('invite'), note: z.string().nullable(), variants: z.array(z.object({ note: z.string().nullable() })).optional() }),
-    z.object({ ...Out, kind: z.literal('message'), text: z.string(), variants: z.array(z.object({ text: z.string() })).optional() }),
-    z.object({ ...Out, kind: z.literal('inmail'), subject: z.string(), text: z.string() }),
-    z.object({ ...Out, kind: z.literal('withdraw') }),
-    z.object({ ...Out, kind: z.literal('wait'), hours: z.number().int() }),
+    ...(ACTION_KINDS.map((k) => k.output(z)) as unknown as [z.ZodObject, ...z.ZodObject[]]),
+    z.object({ id: z.string(), kind: z.literal('wait'), hours: z.number().int() }),
     z.object({
-      ...Out,
+      id: z.string(),
       kind: z.literal('if'),
       condition: z.enum(CONDITIONS),
       withinHours: z.number().int(),
@@ -157,7 +116,7 @@ const AgentStepSchema: z.ZodType<Step> = z
       },
     }),
   ])
-  .meta({ id: 'AgentStep' });
+  .meta({ id: 'AgentStep' }) as unknown as z.ZodType<Step>;
 export const AgentStep = AgentStepSchema;
 
 /** One step with where it sits: `steps[2].then[0]`, and how deep (the top level is 1). */
@@ -228,23 +187,25 @@ export function enterBranch(steps: readonly Step[], ifStep: Extract<Step, { kind
 
 /** How many variants a step has (1 for a step without variants or one that takes none). */
 export function variantCount(step: Step): number {
-  return step.kind === 'invite' || step.kind === 'message' ? 1 + (step.variants?.length ?? 0) : 1;
+  if (step.kind === 'wait' || step.kind === 'if') return 1;
+  return kindOf(step).variants?.(step) ?? 1;
 }
 
 /** The text of a variant of an invite (its note) or a message; A is the step's own. */
 export function variantText(step: Step & { kind: 'invite' | 'message' }, variant: VariantLetter): string | null {
-  const index = VARIANT_LETTERS.indexOf(variant);
   // A letter beyond the step's variants (they were edited after the draw) falls back to A.
-  if (step.kind === 'invite') {
-    const alt = index <= 0 ? undefined : step.variants?.[index - 1];
-    return alt === undefined ? step.note : alt.note;
-  }
-  const alt = index <= 0 ? undefined : step.variants?.[index - 1];
-  return alt === undefined ? step.text : alt.text;
+  if (step.kind === 'invite')
+    return variantOf(
+      step.note,
+      step.variants?.map((v) => v.note),
+      variant,
+    );
+  return variantOf(
+    step.text,
+    step.variants?.map((v) => v.text),
+    variant,
+  );
 }
-
-/** A blank note means no note, as for `connectionNote`. */
-const noteValue = (note: string | null | undefined): string | null => (note === undefined || note === null || note.trim() === '' ? null : note);
 
 /** What a step of this kind was, for keeping ids: an update may keep a step's id, not change its kind. */
 export type KnownSteps = ReadonlyMap<string, StepKind>;
@@ -294,27 +255,18 @@ export function buildSteps(input: readonly StepInput[], known: KnownSteps | null
 
 function toStep(s: StepInput, known: KnownSteps | null): Step {
   const id = known !== null && s.id !== undefined ? s.id : newId('stp');
-  switch (s.kind) {
-    case 'invite':
-      return { id, kind: 'invite', note: noteValue(s.note), ...(s.variants ? { variants: s.variants.map((v) => ({ note: noteValue(v.note) })) } : {}) };
-    case 'message':
-      return { id, kind: 'message', text: s.text, ...(s.variants ? { variants: s.variants.map((v) => ({ text: v.text })) } : {}) };
-    case 'inmail':
-      return { id, kind: 'inmail', subject: s.subject, text: s.text };
-    case 'wait':
-      return { id, kind: 'wait', hours: s.hours };
-    case 'if':
-      return {
-        id,
-        kind: 'if',
-        condition: s.condition,
-        withinHours: s.withinHours,
-        then: (s.then ?? []).map((c) => toStep(c, known)),
-        else: (s.else ?? []).map((c) => toStep(c, known)),
-      };
-    default:
-      return { id, kind: s.kind };
+  if (s.kind === 'wait') return { id, kind: 'wait', hours: s.hours };
+  if (s.kind === 'if') {
+    return {
+      id,
+      kind: 'if',
+      condition: s.condition,
+      withinHours: s.withinHours,
+      then: (s.then ?? []).map((c) => toStep(c, known)),
+      else: (s.else ?? []).map((c) => toStep(c, known)),
+    };
   }
+  return (actionKind(s.kind) as ActionKind<ActionStep>).toStep(s, id);
 }
 
 /**
@@ -339,22 +291,11 @@ function checkOneInvitePerPath(list: readonly StepInput[], prefix: string, befor
 const PLACEHOLDER_HINT = `Placeholders: ${PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}, optionally with a fallback ({{firstName|there}}).`;
 
 function checkPlaceholders(step: StepInput, path: string): void {
-  const texts: [string, string | null | undefined][] = [];
-  if (step.kind === 'invite') {
-    texts.push([`${path}.note`, step.note]);
-    step.variants?.forEach((v, i) => {
-      texts.push([`${path}.variants[${i}].note`, v.note]);
-    });
-  } else if (step.kind === 'message') {
-    texts.push([`${path}.text`, step.text]);
-    step.variants?.forEach((v, i) => {
-      texts.push([`${path}.variants[${i}].text`, v.text]);
-    });
-  } else if (step.kind === 'inmail') {
-    texts.push([`${path}.subject`, step.subject], [`${path}.text`, step.text]);
-  }
-  for (const [field, text] of texts) {
+  if (step.kind === 'wait' || step.kind === 'if') return;
+  const texts = actionKind(step.kind)?.texts?.(step) ?? [];
+  for (const [name, text] of texts) {
     if (typeof text !== 'string') continue;
+    const field = `${path}.${name}`;
     const bad = unknownPlaceholders(text);
     if (bad.length) throw validationError(`${field}: unknown placeholder ${bad.map((b) => `"${b}"`).join(', ')}. ${PLACEHOLDER_HINT}`, [field]);
   }

@@ -1,5 +1,7 @@
-import { fitTo, renderMessage, renderNote, renderTemplate, type RenderLead } from '../agents/render.js';
-import { variantCount, variantText, type VariantLetter } from '../agents/steps.js';
+import type { RenderLead } from '../agents/render.js';
+import { variantCount, type VariantLetter } from '../agents/steps.js';
+import type { StepWords } from '../steps/kind.js';
+import { kindOf } from '../steps/registry.js';
 import type { Ctx } from '../context.js';
 import { draftAt } from '../drafts/send.js';
 import { variantOf } from '../sequences/store.js';
@@ -11,26 +13,9 @@ import { carriesWords, type DraftState, type PerformStep } from './sequence.js';
  * are written only by src/core/drafts/.
  */
 
-/** A step's words for the lead, in the variant drawn: an invitation's note (null: none), a message, an InMail's subject and text. */
-export function wordsFor(
-  step: PerformStep,
-  lead: RenderLead,
-  variant: VariantLetter,
-): { text: string | null; subject: string | null; template: string | null } {
-  switch (step.kind) {
-    case 'invite': {
-      const note = variantText(step, variant);
-      return { text: renderNote(note, lead), subject: null, template: note };
-    }
-    case 'message': {
-      const text = variantText(step, variant) ?? '';
-      return { text: renderMessage(text, lead), subject: null, template: text };
-    }
-    case 'inmail':
-      return { text: renderMessage(step.text, lead), subject: fitTo(renderTemplate(step.subject, lead), 200), template: step.text };
-    default:
-      return { text: null, subject: null, template: null };
-  }
+/** A step's words for the lead, in the variant drawn, as its kind renders them: an invitation's note (null: none), a message, an InMail's subject and text. */
+export function wordsFor(step: PerformStep, lead: RenderLead, variant: VariantLetter): StepWords {
+  return kindOf(step).words?.(step, lead, variant) ?? { text: null, subject: null, template: null };
 }
 
 /**

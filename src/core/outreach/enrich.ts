@@ -2,7 +2,6 @@ import { eq, sql } from 'drizzle-orm';
 import { leadEnrichment } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { accountRef, findAccount } from '../accounts/resolve.js';
-import { VARIANT_LETTERS, variantCount, variantText } from '../agents/steps.js';
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError } from '../errors.js';
 import { LEAD_FIELD_MAX } from '../leads/fields.js';
@@ -14,7 +13,8 @@ import { endSequence, getPosition, placeLead } from '../sequences/store.js';
 import { clean } from '../text.js';
 import { nextUtcDay } from './calendar.js';
 import { ACCOUNT_RETRY_MS, classify } from './failures.js';
-import type { LeadAction } from './plan.js';
+import { kindOf } from '../steps/registry.js';
+import { isStepSend, type LeadAction } from './plan.js';
 import { moveDue } from './queue.js';
 import type { SequenceIndex } from './sequence.js';
 import type { EngineSettings } from './settings.js';
@@ -47,36 +47,26 @@ type EnrichedField = (typeof ENRICHED_FIELDS)[number];
 export const isNameless = (lead: Pick<LeadRow, 'firstName' | 'lastName' | 'fullName'>): boolean =>
   clean(lead.firstName) === null && clean(lead.lastName) === null && clean(lead.fullName) === null;
 
-/** Whether any invitation of the agent's steps has words (a note, in any variant): only then is an invitation a text to render. */
-const invitesWithWords = new WeakMap<SequenceIndex, boolean>();
-function invitationsCarryWords(seq: SequenceIndex): boolean {
-  let known = invitesWithWords.get(seq);
+/** Per agent's steps and send kind: whether a step of that kind renders words for the lead (a note in any variant, a message, an InMail), as its kind says. */
+const wordsBySend = new WeakMap<SequenceIndex, Map<string, boolean>>();
+function stepsRenderWords(seq: SequenceIndex, send: string): boolean {
+  let known = wordsBySend.get(seq);
   if (known === undefined) {
-    known = false;
+    known = new Map();
     for (const { step } of seq.byId.values()) {
-      if (step.kind !== 'invite') continue;
-      for (let i = 0; i < variantCount(step) && !known; i++) {
-        const letter = VARIANT_LETTERS[i] ?? 'A';
-        known = clean(variantText(step, letter)) !== null;
-      }
+      if (step.kind === 'wait' || step.kind === 'if') continue;
+      const kind = kindOf(step);
+      if (kind.rendersWords?.(step) === true) known.set(kind.send, true);
     }
-    invitesWithWords.set(seq, known);
+    wordsBySend.set(seq, known);
   }
-  return known;
+  return known.get(send) === true;
 }
 
 /** Whether the engine's next action renders words for the lead. */
 function rendersWords(info: CampaignInfo, kind: LeadAction['kind']): boolean {
-  switch (kind) {
-    case 'message':
-    case 'inmail':
-    case 'draft':
-      return true;
-    case 'connect':
-      return invitationsCarryWords(info.steps);
-    default:
-      return false;
-  }
+  if (kind === 'draft') return true;
+  return isStepSend(kind) && stepsRenderWords(info.steps, kind);
 }
 
 const enrichmentRow = (ctx: Pick<Ctx, 'db'>, leadId: string) => ctx.db.select().from(leadEnrichment).where(eq(leadEnrichment.leadId, leadId)).get();

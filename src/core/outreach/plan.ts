@@ -1,6 +1,8 @@
 import { legacySteps } from '../agents/steps.js';
 import type { leads } from '../../db/schema.js';
 import type { Allowance } from '../safety/rules.js';
+import type { StepLimit } from '../steps/kind.js';
+import { kindOf, kindOfSend, STEP_SEND_KINDS, type StepSendKind } from '../steps/registry.js';
 import { decide, derivedStart, indexSequence, type DraftState, type LeadFacts, type PerformStep, type SequenceIndex, type WalkStart } from './sequence.js';
 
 type LeadRow = typeof leads.$inferSelect;
@@ -12,13 +14,10 @@ export interface SequenceMessage {
 
 /** What the engine does next for a lead. Kinds that talk to the network need a send slot. */
 export type LeadAction =
-  | { kind: 'connect' }
+  /** A step's send, named as its kind names it (src/core/steps/): `connect` for an invitation. */
+  | { kind: Exclude<StepSendKind, 'message'> }
   /** `step`: the message step's place among the agent's message steps (for the older shape, the message's index). */
   | { kind: 'message'; step: number }
-  /** A `visit`, `like_post` or `inmail` step. */
-  | { kind: 'visit' }
-  | { kind: 'like' }
-  | { kind: 'inmail' }
   | { kind: 'agent_send' }
   | { kind: 'polite_close' }
   /** Withdraw an invitation left pending past the invitation timeout. */
@@ -34,20 +33,24 @@ export type LeadAction =
   /** A step's words need a person's approval: write the lead's draft (the engine may ask a model first). */
   | { kind: 'draft' };
 
-export type SendKind = 'connect' | 'message' | 'agent_send' | 'polite_close' | 'withdraw' | 'visit' | 'like' | 'inmail';
-/** The sends that carry out a sequence step (the others belong to the conversation). */
-export type StepSendKind = Exclude<SendKind, 'agent_send' | 'polite_close'>;
-const STEP_SENDS: ReadonlySet<string> = new Set<StepSendKind>(['connect', 'message', 'withdraw', 'visit', 'like', 'inmail']);
+/** The sends that carry out a sequence step (one per step kind, src/core/steps/), and the conversation's. */
+export type SendKind = StepSendKind | 'agent_send' | 'polite_close';
+export type { StepSendKind };
+const STEP_SENDS: ReadonlySet<string> = new Set<string>(STEP_SEND_KINDS);
 export const isStepSend = (kind: string): kind is StepSendKind => STEP_SENDS.has(kind);
 /**
  * Whether today's limit for this kind of send is reached (warm-up and the rolling week applied):
- * invitations, messages (an InMail is one), profile visits, post likes. A withdrawal has none:
- * it frees an invitation.
+ * the limit its step kind counts against (invitations, messages, profile visits, post likes, or
+ * one of its own). A withdrawal has none: it frees an invitation. The conversation's sends are messages.
  */
 export function capReached(kind: SendKind, a: Allowance): boolean {
-  switch (limitOf(kind)) {
-    case null:
-      return false;
+  const limit = limitSpecOf(kind);
+  if (limit === null) return false;
+  if ('own' in limit) {
+    const own = a.own?.[limit.own];
+    return own !== undefined && own.today >= own.limit;
+  }
+  switch (limit.stored) {
     case 'invitations':
       return a.connectionRequestsSentToday >= a.connectionRequestLimit;
     case 'visits':
@@ -59,20 +62,14 @@ export function capReached(kind: SendKind, a: Allowance): boolean {
   }
 }
 
-/** The daily limit a kind of send counts against; null for a withdrawal, which has none. */
-export function limitOf(kind: SendKind): 'invitations' | 'messages' | 'visits' | 'likes' | null {
-  switch (kind) {
-    case 'withdraw':
-      return null;
-    case 'connect':
-      return 'invitations';
-    case 'visit':
-      return 'visits';
-    case 'like':
-      return 'likes';
-    default:
-      return 'messages';
-  }
+const limitSpecOf = (kind: SendKind): StepLimit | null =>
+  kind === 'agent_send' || kind === 'polite_close' ? { stored: 'messages' } : (kindOfSend(kind)?.limit ?? null);
+
+/** The name of the daily limit a kind of send counts against, as its step kind says; null for a withdrawal, which has none. */
+export function limitOf(kind: SendKind): string | null {
+  const limit = limitSpecOf(kind);
+  if (limit === null) return null;
+  return 'own' in limit ? limit.own : limit.stored;
 }
 
 export const isSend = (a: LeadAction): a is Extract<LeadAction, { kind: SendKind }> =>
@@ -179,18 +176,9 @@ function legacyIndex(sequence: readonly SequenceMessage[], timeoutMs: number): S
   return index;
 }
 
-const ACTION_OF: Record<PerformStep['kind'], LeadAction['kind']> = {
-  invite: 'connect',
-  message: 'message',
-  withdraw: 'withdraw',
-  visit: 'visit',
-  like_post: 'like',
-  inmail: 'inmail',
-};
-
-/** The engine action that carries out a step. */
+/** The engine action that carries out a step: its kind's send. */
 export function actionOf(seq: SequenceIndex, step: PerformStep): LeadAction {
-  const kind = ACTION_OF[step.kind];
+  const kind = kindOf(step).send;
   if (kind === 'message') return { kind, step: seq.byId.get(step.id)?.messageIndex ?? 0 };
   return { kind } as LeadAction;
 }

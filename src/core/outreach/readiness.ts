@@ -4,6 +4,7 @@ import { nextWorkingTime } from '../safety/hours.js';
 import { allowance, allowances, rhythmOf, type Allowance, type SafetySettings } from '../safety/rules.js';
 import { dayOf, nextUtcDay } from './calendar.js';
 import { ACCOUNT_RETRY_MS } from './failures.js';
+import { ACTION_KINDS } from '../steps/registry.js';
 import { capReached, type SendKind } from './plan.js';
 import { intentStatements } from '../../db/sql/intents.js';
 import { lastCallAt } from './queue.js';
@@ -92,9 +93,11 @@ export function sendingCounters(ctx: Ctx, safety: SafetySettings, accountIds: re
 }
 
 const WEEK_DAYS = 7;
+/** The send records of the kinds that touch a lead ahead of its invitation (src/core/steps/: a visit, a like). */
+const TOUCH_INTENTS = JSON.stringify(ACTION_KINDS.filter((k) => (k as { touch?: boolean }).touch === true).map((k) => k.intent));
 
 /**
- * Pacing of the touches before an invitation (a `visit` or `like_post` step of a lead not invited
+ * Pacing of the touches before an invitation (a step whose kind is a touch, `visit` or `like_post`, of a lead not invited
  * yet, whose agent invites): they go only while the leads the account touched this rolling week
  * and has not invited yet are fewer than the invitations it may still send this week (its weekly
  * cap, less what it sent). Without it, visits ran days ahead of invitations the account could no
@@ -107,7 +110,7 @@ export function touchWait(ctx: Ctx, safety: SafetySettings, accountId: string, l
   const a = allowance(ctx, account, safety, now);
   const weekLeft = Math.max(0, a.week.connectionRequestLimit - a.week.connectionRequestsSent);
   const from = nextUtcDay(now) - WEEK_DAYS * 86_400_000;
-  const ahead = intentStatements(ctx.db).touchedNotInvited.get({ account: accountId, from, lead: leadId }) ?? 0;
+  const ahead = intentStatements(ctx.db).touchedNotInvited.get({ account: accountId, from, lead: leadId, kinds: TOUCH_INTENTS }) ?? 0;
   if (ahead < weekLeft) return null;
   return nextWorkingTime(nextUtcDay(now), rhythmOf(account, safety));
 }

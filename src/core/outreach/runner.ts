@@ -15,11 +15,12 @@ import {
   type ClaimedDraft,
 } from '../drafts/send.js';
 import { findAccount } from '../accounts/resolve.js';
+import { kindOf } from '../steps/registry.js';
 import { bestSender } from '../sequences/senders.js';
 import { drawVariant, endSequence, getPosition, placeLead, recordStep, variantOf, type EndReason } from '../sequences/store.js';
 import { draftLookup, wordsFor } from './approval.js';
 import { leadFacts, type StepSendKind } from './plan.js';
-import { carriesWords, decide, derivedStart, STEP_OF_INTENT, type LeadFacts, type PerformStep, type SequenceDecision, type WalkStart } from './sequence.js';
+import { carriesWords, decide, derivedStart, stepOfIntent, type LeadFacts, type PerformStep, type SequenceDecision, type WalkStart } from './sequence.js';
 import type { EngineSettings } from './settings.js';
 import { effectiveAccountId, getLead, planFor, startFrom, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
@@ -34,15 +35,8 @@ import { effectiveAccountId, getLead, planFor, startFrom, updateLead, type Campa
  * none is passed without a record.
  */
 
-const SEND_OF_STEP: Record<PerformStep['kind'], StepSendKind> = {
-  invite: 'connect',
-  message: 'message',
-  withdraw: 'withdraw',
-  visit: 'visit',
-  like_post: 'like',
-  inmail: 'inmail',
-};
-export const sendKindOfStep = (step: PerformStep): StepSendKind => SEND_OF_STEP[step.kind];
+/** The engine's send that carries out a step, as its kind names it. */
+export const sendKindOfStep = (step: PerformStep): StepSendKind => kindOf(step).send as StepSendKind;
 
 const rulesOf = (settings: EngineSettings) => ({
   invitationTimeoutMs: settings.invitationTimeoutMs,
@@ -346,7 +340,7 @@ export function draftInputFor(
     if (words.text === null || words.text.trim() === '') return null;
     const accountId = senderFor(ctx, lead, info, now, pins);
     if (accountId === null) return 'no_sender';
-    if (step.kind === 'inmail' && findAccount(ctx, accountId)?.hasSalesNavigator !== true) {
+    if (kindOf(step).salesNavigator === true && findAccount(ctx, accountId)?.hasSalesNavigator !== true) {
       // An InMail the sender cannot send gets no draft: the step is skipped, as without approval.
       advanceSequence(ctx, { ...lead, accountId }, info, settings, now, { salesNavigator: false });
       return null;
@@ -356,7 +350,7 @@ export function draftInputFor(
       leadId: lead.id,
       stepId: step.id,
       variant,
-      kind: step.kind,
+      kind: step.kind as DraftInput['kind'],
       accountId,
       text: words.text,
       subject: words.subject,
@@ -386,7 +380,7 @@ export function settleStep(
 ): WalkStart | 'ended' | null | undefined {
   const agent = info.agent;
   const stepId = intent.stepId;
-  const kind = STEP_OF_INTENT[intent.kind];
+  const kind = stepOfIntent(intent.kind);
   if (agent === null || stepId === null || kind === undefined) return undefined;
   return transaction(ctx.db, () => {
     const ids = { leadId: lead.id, campaignId: lead.campaignId, agentId: agent.id, stepId, kind, variant: variantOf(ctx, lead.id, stepId) ?? 'A', at: now };

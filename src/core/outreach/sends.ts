@@ -17,32 +17,18 @@ import { lockStepWait } from './lockstep.js';
 import { placeholders } from './personalize.js';
 import { recordMessage } from '../conversations/record.js';
 import { isStepSend, type SendKind } from './plan.js';
+import type { ActionKind, CallResult, SkippedOutcome } from '../steps/kind.js';
+import { kindOfIntent, kindOfSend, type StepIntentKind } from '../steps/registry.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, loadCampaignInfo, planFor, updateAndReplan, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 
 export type { IntentRow };
-/** `manual_message` is an operator's direct message (send_message); the others are the engine's. */
-export type IntentKind =
-  | 'connection_request'
-  | 'message'
-  | 'agent_reply'
-  | 'cta'
-  | 'polite_close'
-  | 'withdrawal'
-  | 'visit'
-  | 'like'
-  | 'inmail'
-  | 'manual_message';
-
-/** The intent of each step send. */
-const INTENT_OF_STEP_SEND = {
-  connect: 'connection_request',
-  message: 'message',
-  withdraw: 'withdrawal',
-  visit: 'visit',
-  like: 'like',
-  inmail: 'inmail',
-} as const;
+/**
+ * A step's send records its kind's intent (src/core/steps/: `connection_request` for an
+ * invitation); `manual_message` is an operator's direct message (send_message); the others are
+ * the engine's conversation sends.
+ */
+export type IntentKind = StepIntentKind | 'agent_reply' | 'cta' | 'polite_close' | 'manual_message';
 
 /** The holder of manual intents: they are not the engine's, and need no lease. */
 export const MANUAL_HOLDER = 'send_message';
@@ -130,7 +116,7 @@ export function beginSend(
         return null;
       }
       what = {
-        kind: INTENT_OF_STEP_SEND[kind],
+        kind: (kindOfSend(kind) as ActionKind).intent as StepIntentKind,
         text: begun.text,
         step: begun.messageIndex,
         stepId: begun.step.id,
@@ -210,27 +196,7 @@ function settle(
  */
 export const isPending = sql`${engineIntents.state} = 'pending'`;
 
-const ACTIVITY_OF: Partial<Record<IntentKind, 'connection_request_sent' | 'message_sent' | 'agent_replied' | 'cta_sent'>> = {
-  connection_request: 'connection_request_sent',
-  message: 'message_sent',
-  // An InMail is a message under the daily message cap, and logged as one.
-  inmail: 'message_sent',
-  agent_reply: 'agent_replied',
-  cta: 'cta_sent',
-  // The close is the agent's last word in the conversation.
-  polite_close: 'agent_replied',
-};
-
-/** What the provider answered for a step that reached it but did nothing: nothing was sent. */
-export type SkippedOutcome = 'no_posts' | 'inmail_unreachable' | 'no_inmail_credits';
-
-/** A provider call's result, as the engine records it. */
-export interface CallResult {
-  chatId?: string;
-  messageId?: string;
-  /** The network answered that there was nothing to do (no post to like, InMail refused). */
-  skipped?: SkippedOutcome;
-}
+export type { CallResult, SkippedOutcome };
 
 /**
  * The effects of a send that happened: stage, counters, activity, the step it carried out (the
@@ -244,76 +210,61 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result
   const at = ctx.simClock.now();
   const chat = result?.chatId ?? lead.chatId;
   if (intent.kind === 'manual_message') return applyManualSent(ctx, intent, lead, chat, at);
-  const skipped = result?.skipped;
+  const step = kindOfIntent(intent.kind);
+  if (step) return applyStepSent(ctx, settings, intent, lead, info, step, chat, result?.skipped, at);
   let changes: Partial<LeadRow>;
+  let type: 'agent_replied' | 'cta_sent';
   switch (intent.kind) {
-    case 'connection_request':
-      changes = { stage: lead.stage === 'new' ? 'connection_sent' : lead.stage, invitedAt: at };
-      countOutreach(ctx, lead.campaignId, 'connectionRequestsSent');
-      countAccountDaily(ctx, intent.accountId, 'connectionRequestsSent');
-      break;
-    case 'message':
-      changes = {
-        stage: lead.stage === 'connected' || lead.stage === 'connection_sent' || lead.stage === 'new' ? 'messaged' : lead.stage,
-        messageSent: true,
-        sequenceStep: Math.max(lead.sequenceStep, (intent.step ?? 0) + 1),
-        lastSequenceSentAt: at,
-        chatId: chat,
-      };
-      countOutreach(ctx, lead.campaignId, 'messagesSent');
-      countAccountDaily(ctx, intent.accountId, 'messagesSent');
-      break;
-    case 'inmail':
-      // An InMail is a message to someone who is not a connection: it does not make one, so the
-      // stage stays; it opens the conversation a reply comes back on.
-      if (skipped) {
-        changes = {};
-        break;
-      }
-      changes = { messageSent: true, lastSequenceSentAt: at, chatId: chat };
-      countOutreach(ctx, lead.campaignId, 'messagesSent');
-      countAccountDaily(ctx, intent.accountId, 'messagesSent');
-      break;
-    case 'visit':
-      changes = {};
-      countAccountDaily(ctx, intent.accountId, 'profileVisits');
-      break;
-    case 'like':
-      changes = {};
-      if (!skipped) countAccountDaily(ctx, intent.accountId, 'postReactions');
-      break;
     case 'agent_reply':
     case 'cta':
       settleReplyDraft(ctx, lead, info, intent.id, true);
       changes = { needsReply: false, agentTurns: lead.agentTurns + 1, agentSendKind: null, agentSendText: null, chatId: chat };
-      countAccountDaily(ctx, intent.accountId, 'messagesSent');
+      type = intent.kind === 'cta' ? 'cta_sent' : 'agent_replied';
       break;
     case 'polite_close':
       changes = { needsReply: false, chatId: chat };
-      countAccountDaily(ctx, intent.accountId, 'messagesSent');
-      break;
-    case 'withdrawal':
-      // The lead moves on as a timed-out invitation does (stage stays connection_sent); the
-      // public activity log has no withdrawal type, so the intent is the record.
-      changes = { invitationWithdrawnAt: at };
+      // The close is the agent's last word in the conversation.
+      type = 'agent_replied';
       break;
     default:
       return;
   }
+  countAccountDaily(ctx, intent.accountId, 'messagesSent');
   changes = { ...changes, sendAttempts: 0, updatedAt: at };
+  const position = settleStep(ctx, { ...lead, ...changes }, info, settings, intent, { event: 'sent' }, at);
+  const updated = updateAndReplan(ctx, lead.id, changes, info, settings, lead, position);
+  if (!updated) return;
+  recordActivity(ctx, { type, at, lead: updated, text: intent.text, accountId: intent.accountId });
+  if (intent.text !== null) recordMessage(ctx, { lead: updated, sender: 'agent', text: intent.text, at, accountId: intent.accountId });
+  if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
+}
+
+/**
+ * The effects of a step's send that happened, as its kind says (src/core/steps/): the lead's
+ * fields, the campaign's and the account's counters, the step recorded (sent, or skipped for
+ * what the network answered) and the lead moved on, the activity and the thread.
+ */
+function applyStepSent(
+  ctx: Ctx,
+  settings: EngineSettings,
+  intent: IntentRow,
+  lead: LeadRow,
+  info: CampaignInfo,
+  step: ActionKind,
+  chat: string | null,
+  skipped: string | undefined,
+  at: number,
+): void {
+  const effects = step.sent(lead, at, skipped !== undefined, { step: intent.step, chatId: chat });
+  if (effects.outreach) countOutreach(ctx, lead.campaignId, effects.outreach);
+  if (effects.daily) countAccountDaily(ctx, intent.accountId, effects.daily);
+  const changes = { ...effects.changes, sendAttempts: 0, updatedAt: at };
   const position = settleStep(ctx, { ...lead, ...changes }, info, settings, intent, skipped ? { event: 'skipped', reason: skipped } : { event: 'sent' }, at);
   const updated = updateAndReplan(ctx, lead.id, changes, info, settings, lead, position);
-  if (!updated || skipped) return;
-  const type = ACTIVITY_OF[intent.kind as keyof typeof ACTIVITY_OF];
-  // Visits, likes and withdrawals have no type in the public activity log: their intents are the record.
-  if (type === undefined) return;
-  recordActivity(ctx, { type, at, lead: updated, text: intent.text, accountId: intent.accountId });
-  // A connection request is an invitation, not a message: only messages enter the thread.
-  if (intent.kind !== 'connection_request' && intent.text !== null) {
-    const sender = intent.kind === 'message' || intent.kind === 'inmail' ? 'sequence' : 'agent';
-    recordMessage(ctx, { lead: updated, sender, text: intent.text, at, accountId: intent.accountId });
-  }
-  if (intent.kind === 'polite_close') excludeEverywhere(ctx, updated);
+  // Kinds the public activity log has no type for (visits, likes, withdrawals): their intents are the record.
+  if (!updated || skipped || effects.activity === undefined) return;
+  recordActivity(ctx, { type: effects.activity, at, lead: updated, text: intent.text, accountId: intent.accountId });
+  if (effects.thread && intent.text !== null) recordMessage(ctx, { lead: updated, sender: 'sequence', text: intent.text, at, accountId: intent.accountId });
 }
 
 /**
@@ -460,25 +411,19 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
       case 'polite_close':
         excludeEverywhere(ctx, lead);
         return;
-      case 'withdrawal': {
-        // Nothing left to withdraw (accepted, declined or expired at the provider): stop
-        // trying, as the timeout would; the intent keeps the error code.
-        const changes = { invitationWithdrawnAt: at, sendAttempts: attempts, updatedAt: at };
-        settleStep(ctx, { ...lead, ...changes }, info, settings, intent, { event: 'skipped', reason: 'no_pending_invitation' }, at);
-        updateAndReplan(ctx, lead.id, changes, info, settings, lead);
-        return;
-      }
-      case 'inmail':
-        // The account has no Sales Navigator after all: the step is skipped, the lead goes on.
-        if (code === 'sales_nav_required') {
-          settleStep(ctx, lead, info, settings, intent, { event: 'skipped', reason: 'no_sales_navigator' }, at);
-          updateAndReplan(ctx, lead.id, { sendAttempts: 0, updatedAt: at }, info, settings, lead);
+      default: {
+        // A kind may answer a final failure with a skip: nothing left to withdraw (the
+        // withdrawal stops trying, as the timeout would), an InMail from an account without
+        // Sales Navigator after all. The intent keeps the error code; the lead goes on.
+        const skip = kindOfIntent(intent.kind)?.finalFailure?.(code) ?? null;
+        if (skip === null) {
+          failStep(ctx, settings, intent, lead, info, attempts, at);
           return;
         }
-        failStep(ctx, settings, intent, lead, info, attempts, at);
-        return;
-      default:
-        failStep(ctx, settings, intent, lead, info, attempts, at);
+        const changes = skip.changes ? { ...skip.changes(at), sendAttempts: attempts, updatedAt: at } : { sendAttempts: 0, updatedAt: at };
+        settleStep(ctx, { ...lead, ...changes }, info, settings, intent, { event: 'skipped', reason: skip.reason }, at);
+        updateAndReplan(ctx, lead.id, changes, info, settings, lead);
+      }
     }
   });
 }
@@ -491,26 +436,8 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
 export async function callProvider(ctx: Ctx, { intent, lead, subject }: BegunSend, account: AccountRef): Promise<CallResult> {
   const recipient = recipientOf(lead);
   if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });
-  switch (intent.kind) {
-    case 'connection_request':
-      await ctx.network.sendConnectionRequest({ ...recipient, account, note: intent.text });
-      return {};
-    case 'withdrawal':
-      await ctx.network.withdrawInvitation({ ...recipient, account });
-      return {};
-    case 'visit':
-      await ctx.network.visitProfile({ ...recipient, account });
-      return {};
-    case 'like': {
-      const liked = await ctx.network.likeLatestPost({ ...recipient, account });
-      return liked.outcome === 'liked' ? {} : { skipped: 'no_posts' };
-    }
-    case 'inmail': {
-      const sent = await ctx.network.sendInMail({ account, recipient, subject: subject ?? '', text: intent.text ?? '' });
-      if (sent.outcome === 'sent') return { chatId: sent.chatId, messageId: sent.messageId };
-      return { skipped: sent.outcome === 'unreachable' ? 'inmail_unreachable' : 'no_inmail_credits' };
-    }
-    default:
-      return ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
-  }
+  const step = kindOfIntent(intent.kind);
+  if (step) return step.call({ network: ctx.network, recipient, account, text: intent.text, subject, chatId: lead.chatId });
+  // The conversation's sends (the agent's reply, a polite close) are messages.
+  return ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
 }

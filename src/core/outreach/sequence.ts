@@ -1,4 +1,6 @@
 import { walkSteps, type Step, type StepKind } from '../agents/steps.js';
+import type { StepFacts } from '../steps/kind.js';
+import { kindOf, kindOfIntent, type ActionStep } from '../steps/registry.js';
 
 /**
  * The step runner's decision, pure: from a lead's stored position in its agent's steps and what
@@ -13,9 +15,9 @@ const HOUR = 3_600_000;
 /** A walk never visits more nodes than this (25 steps, each at most once per walk, and some slack). */
 const WALK_MAX = 64;
 
-/** Steps that reach the network; every other kind is decided here alone. */
-export type PerformKind = 'visit' | 'like_post' | 'invite' | 'message' | 'inmail' | 'withdraw';
-export type PerformStep = Extract<Step, { kind: PerformKind }>;
+/** Steps that reach the network (a kind of src/core/steps/); every other kind is decided here alone. */
+export type PerformStep = ActionStep;
+export type PerformKind = PerformStep['kind'];
 export const isPerformStep = (s: Step): s is PerformStep => s.kind !== 'wait' && s.kind !== 'if';
 
 /** An agent's steps, indexed once for the runner (kept with the campaign in memory). */
@@ -68,15 +70,8 @@ export function indexSequence(steps: readonly Step[], legacy: boolean): Sequence
 }
 
 /** What the runner knows of the lead, read from its row. */
-export interface LeadFacts {
-  /** The invitation was accepted, or the lead was loaded as a connection. */
-  accepted: boolean;
+export interface LeadFacts extends StepFacts {
   connectedAt: number | null;
-  /** An invitation went out (ours, or the lead was loaded as invited). */
-  invited: boolean;
-  /** When we sent it; null for one we did not send. */
-  invitedAt: number | null;
-  withdrawn: boolean;
   replied: boolean;
   repliedAt: number | null;
   /** It has a profile URL or a provider id to reach. */
@@ -85,8 +80,6 @@ export interface LeadFacts {
   messagesDone: number;
   lastSentAt: number | null;
   updatedAt: number;
-  /** Whether the lead's sender has Sales Navigator; null when not known yet (no sender fixed). */
-  salesNavigator: boolean | null;
   /**
    * Where the lead's draft for a step that carries words stands (drafts and approval): its
    * status, null when it has none, `not_needed` when the step sends no words (an invitation whose
@@ -99,9 +92,8 @@ export interface LeadFacts {
 
 export type DraftState = 'pending' | 'approved' | 'rejected' | 'sent' | 'skipped';
 
-/** Steps whose words a person may have to approve first: a note, a message, an InMail. */
-export const carriesWords = (step: PerformStep): step is Extract<PerformStep, { kind: 'invite' | 'message' | 'inmail' }> =>
-  (step.kind === 'invite' && (step.note !== null || (step.variants ?? []).some((v) => v.note !== null))) || step.kind === 'message' || step.kind === 'inmail';
+/** Steps whose words a person may have to approve first (a note, a message, an InMail), as each kind says. */
+export const carriesWords = (step: PerformStep): boolean => kindOf(step).carriesWords?.(step) === true;
 
 export interface SequenceRules {
   /** A legacy agent's `if accepted` waits this long, from the invitation. */
@@ -237,33 +229,10 @@ export function decide(seq: SequenceIndex, facts: LeadFacts, start: WalkStart, r
   return { kind: 'end', reason: 'completed', at, passed };
 }
 
-/** Why a step that reaches the network is skipped for this lead, or null when it is carried out. */
+/** Why a step that reaches the network is skipped for this lead (its kind's rule), or null when it is carried out. */
 function skipReason(step: PerformStep, facts: LeadFacts, legacy: boolean, rules: SequenceRules): string | null {
-  switch (step.kind) {
-    case 'invite':
-      if (facts.accepted) return 'already_connected';
-      return facts.invited ? 'already_invited' : null;
-    case 'message':
-      return facts.accepted ? null : 'not_connected';
-    case 'inmail':
-      if (facts.accepted) return 'already_connected';
-      return facts.salesNavigator === false ? 'no_sales_navigator' : null;
-    case 'withdraw':
-      if (facts.accepted) return 'already_connected';
-      // Only an invitation we sent is ours to withdraw.
-      if (facts.invitedAt === null || facts.withdrawn) return 'no_pending_invitation';
-      return legacy && !rules.withdrawStale ? 'withdrawals_off' : null;
-    default:
-      return null;
-  }
+  return kindOf(step).skip(step, facts, { legacy, withdrawStale: rules.withdrawStale });
 }
 
-/** The step kind an engine intent performs. */
-export const STEP_OF_INTENT: Readonly<Record<string, StepKind>> = {
-  connection_request: 'invite',
-  message: 'message',
-  withdrawal: 'withdraw',
-  visit: 'visit',
-  like: 'like_post',
-  inmail: 'inmail',
-};
+/** The step kind a stored engine intent performs; undefined for a conversation's send. */
+export const stepOfIntent = (intent: string): StepKind | undefined => kindOfIntent(intent)?.kind as StepKind | undefined;

@@ -1,3 +1,4 @@
+import { kindOfSend } from '../steps/registry.js';
 import { cached, versionOf } from '../../db/cache.js';
 import type { Db } from '../../db/connection.js';
 import type { agents } from '../../db/schema.js';
@@ -146,8 +147,8 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
       withdrawStale: settings.safety.withdrawStaleInvitations,
     });
   const first = plan(null);
-  // Only an InMail asks about the sender's Sales Navigator; without it the step is skipped.
-  if (first?.action.kind !== 'inmail') return first;
+  // Only a kind that needs Sales Navigator (an InMail) asks about the sender's; without it the step is skipped.
+  if (!first || kindOfSend(first.action.kind)?.salesNavigator !== true) return first;
   const sender = effectiveAccountId(lead, info);
   const account = sender === null ? undefined : findAccount(ctx, sender);
   return account && !account.hasSalesNavigator ? plan(false) : first;

@@ -4,6 +4,7 @@ import type { PendingSend } from './deferral.js';
 import { needsEnrichment, type EnrichInput, type EnrichOutcome } from './enrich.js';
 import { ACCOUNT_RETRY_MS, retryAfterError } from './failures.js';
 import { placeholders } from './personalize.js';
+import { kindOfSend } from '../steps/registry.js';
 import { isAccepted, isStepSend, type LeadAction, type SendKind } from './plan.js';
 import { touchWait } from './readiness.js';
 import { excludeNow, failLead, moveDue, recordAgentDecision } from './queue.js';
@@ -114,10 +115,10 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
         return RECORDED;
       }
       return sendOrWait(ctx, lead, info, 'polite_close', lead.nextActionAt, now);
-    case 'visit':
-    case 'like':
-      return enrichFirst(ctx, lead, info, action.kind, now, pins) ?? touchOrWait(ctx, lead, info, settings, action.kind, now, pins);
     default:
+      // A touch ahead of the invitation (a visit, a like: as its kind says) keeps pace with the invitations.
+      if (kindOfSend(action.kind)?.touch === true)
+        return enrichFirst(ctx, lead, info, action.kind, now, pins) ?? touchOrWait(ctx, lead, info, settings, action.kind, now, pins);
       return enrichFirst(ctx, lead, info, action.kind, now, pins) ?? sendOrWait(ctx, lead, info, action.kind, lead.nextActionAt, now, pins);
   }
 }
@@ -127,7 +128,7 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
  * while its sender has touched as many leads ahead of their invitations as it may still invite
  * this week (readiness: touchWait), so visits keep pace with invitations.
  */
-function touchOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, kind: 'visit' | 'like', now: number, pins?: SenderPins): LeadWork {
+function touchOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, kind: SendKind, now: number, pins?: SenderPins): LeadWork {
   if (lead.invitedAt !== null || isAccepted(lead) || !invites(info)) return sendOrWait(ctx, lead, info, kind, lead.nextActionAt, now, pins);
   const accountId = senderFor(ctx, lead, info, now, pins);
   if (accountId === null) {
@@ -212,8 +213,9 @@ export function afterDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings
 }
 
 /** The order of an account's sends in a tick: conversations first, then the sequence; withdrawals free pending invitations before new ones. */
-const ORDER: Record<SendKind, number> = { polite_close: 0, agent_send: 1, message: 2, inmail: 2, withdraw: 3, visit: 4, like: 4, connect: 5 };
-export const bySendOrder = (a: PendingSend, b: PendingSend): number => ORDER[a.kind] - ORDER[b.kind];
+const ORDER: Readonly<Record<string, number>> = { polite_close: 0, agent_send: 1 };
+const orderOf = (kind: SendKind): number => ORDER[kind] ?? kindOfSend(kind)?.order ?? 5;
+export const bySendOrder = (a: PendingSend, b: PendingSend): number => orderOf(a.kind) - orderOf(b.kind);
 
 /**
  * A lead the engine could not work (an unexpected error, not a provider's answer): it is looked

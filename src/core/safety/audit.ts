@@ -4,7 +4,8 @@ import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { approvedDraftsWaiting } from '../drafts/store.js';
 import { insideHours, localDayNumber, windowOn } from './hours.js';
-import { dailyLimits, hoursOf, LOCK_STEP_MIN_CALLS, rhythmOf, type SafetySettings } from './rules.js';
+import { dailyLimits, hoursOf, LOCK_STEP_MIN_CALLS, ownDailyLimits, rhythmOf, type SafetySettings } from './rules.js';
+import { OWN_LIMITS } from '../steps/registry.js';
 
 const DAY = 86_400_000;
 const dayStart = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY);
@@ -18,7 +19,9 @@ export type SafetyRule =
   | 'working_hours'
   | 'spacing'
   | 'lock_step'
-  | 'approved_draft_overdue';
+  | 'approved_draft_overdue'
+  /** A limit a step kind declares of its own (src/core/steps/), e.g. `daily_endorsements_cap`. */
+  | `daily_${string}_cap`;
 
 export interface Violation {
   rule: SafetyRule;
@@ -113,11 +116,42 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
     }
 
     const weekly = account.weeklyConnectionRequestLimit ?? safety.weeklyConnectionRequestLimit;
-    const limitsOn = (dayMs: number) => {
+    const warmUpIndex = (dayMs: number): number | null => {
       const index = account.warmUpStartedAt === null ? safety.warmUp.days : Math.floor((dayMs - dayStart(account.warmUpStartedAt)) / DAY);
       // Days before the warm-up began (one started later by update_account) ran at full limits.
-      return dailyLimits(account, safety, index < 0 ? null : index);
+      return index < 0 ? null : index;
     };
+    const limitsOn = (dayMs: number) => dailyLimits(account, safety, warmUpIndex(dayMs));
+    // The limits step kinds declare of their own: their send records that reached the provider, per UTC day.
+    if (OWN_LIMITS.length > 0) {
+      const own = new Map<string, Map<string, number>>();
+      const performed = ctx.db
+        .select({ at: engineIntents.createdAt, kind: engineIntents.kind })
+        .from(engineIntents)
+        .where(
+          and(
+            eq(engineIntents.accountId, account.id),
+            inArray(
+              engineIntents.kind,
+              OWN_LIMITS.map((l) => l.intent),
+            ),
+            inArray(engineIntents.state, PERFORMED),
+          ),
+        )
+        .all();
+      for (const p of performed) {
+        const day = utcDay(p.at);
+        const byKind = own.get(day) ?? new Map<string, number>();
+        byKind.set(p.kind, (byKind.get(p.kind) ?? 0) + 1);
+        own.set(day, byKind);
+      }
+      for (const [day, byKind] of own) {
+        for (const l of ownDailyLimits(safety, warmUpIndex(Date.parse(`${day}T00:00:00Z`)))) {
+          const n = byKind.get(l.intent) ?? 0;
+          if (n > l.limit) violations.push({ rule: `daily_${l.name}_cap`, accountId: account.id, day, detail: `${n} ${l.label}, limit ${l.limit}` });
+        }
+      }
+    }
     for (const [day, c] of counts) {
       const dayMs = Date.parse(`${day}T00:00:00Z`);
       const limit = limitsOn(dayMs);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { accounts } from '../../db/schema.js';
 import { activityStatements } from '../../db/sql/activity.js';
+import { intentStatements } from '../../db/sql/intents.js';
+import { OWN_LIMITS } from '../steps/registry.js';
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { isTimeZone, WEEKDAYS, type Rhythm, type WorkingHours } from './hours.js';
@@ -171,6 +173,11 @@ export interface Allowance {
   postReactionsToday: number;
   /** Connection requests in the rolling week: today and the six UTC days before. */
   week: { connectionRequestsSent: number; connectionRequestLimit: number };
+  /**
+   * The limits step kinds declare of their own (src/core/steps/), by name: today's limit
+   * (warm-up applied) and the kind's sends today. Empty when no kind declares one.
+   */
+  own?: Record<string, { limit: number; today: number }>;
   /** Day of the warm-up (0-based), or null when none is running. */
   warmUpDay: number | null;
   /** When the weekly cap holds connection requests: the start of the first UTC day it frees one; else null. */
@@ -202,8 +209,37 @@ export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: Safe
     list.push(r);
     byAccount.set(r.accountId, list);
   }
-  for (const account of accountRows) out.set(account.id, allowanceFrom(account, byAccount.get(account.id) ?? [], s, now));
+  const own = ownCounts(ctx, accountRows, today, now);
+  for (const account of accountRows) out.set(account.id, allowanceFrom(account, byAccount.get(account.id) ?? [], s, now, own.get(account.id)));
   return out;
+}
+
+/** Today's sends of the kinds with a limit of their own, per account and intent kind (one statement; none when no kind has one). */
+function ownCounts(ctx: Ctx, accountRows: readonly AccountRow[], today: number, now: number): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  if (OWN_LIMITS.length === 0) return out;
+  const rows = intentStatements(ctx.db).kindsOfMany.all({
+    ids: JSON.stringify(accountRows.map((a) => a.id)),
+    kinds: JSON.stringify(OWN_LIMITS.map((l) => l.intent)),
+    from: today,
+    to: Math.max(now + 1, today + DAY),
+  });
+  for (const r of rows) {
+    const byKind = out.get(r.accountId) ?? new Map<string, number>();
+    byKind.set(r.kind, r.n);
+    out.set(r.accountId, byKind);
+  }
+  return out;
+}
+
+/** The limits of their own that step kinds declare, on day `wd` of a warm-up (null: none runs): each rises from its start to its full value. */
+export function ownDailyLimits(s: SafetySettings, wd: number | null): { name: string; intent: string; label: string; limit: number }[] {
+  return OWN_LIMITS.map((l) => ({
+    name: l.own,
+    intent: l.intent,
+    label: l.label,
+    limit: wd === null ? l.perDay : warmUpLimit(l.perDay, l.warmUpStart, s.warmUp.days, wd),
+  }));
 }
 
 interface DayRow {
@@ -229,7 +265,7 @@ export function dailyLimits(
   };
 }
 
-function allowanceFrom(account: AccountRow, rows: readonly DayRow[], s: SafetySettings, now: number): Allowance {
+function allowanceFrom(account: AccountRow, rows: readonly DayRow[], s: SafetySettings, now: number, ownToday?: ReadonlyMap<string, number>): Allowance {
   const today = dayStart(now);
   const byDay = new Map(rows.map((r) => [r.day, r]));
   const todayRow = byDay.get(utcDay(today));
@@ -263,6 +299,7 @@ function allowanceFrom(account: AccountRow, rows: readonly DayRow[], s: SafetySe
     profileVisitsToday: todayRow?.visits ?? 0,
     postReactionsToday: todayRow?.reactions ?? 0,
     week: { connectionRequestsSent: weekSent, connectionRequestLimit: weeklyLimit },
+    own: Object.fromEntries(ownDailyLimits(s, wd).map((l) => [l.name, { limit: l.limit, today: ownToday?.get(l.intent) ?? 0 }])),
     warmUpDay: wd,
     weekFullUntil,
   };

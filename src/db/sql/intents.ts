@@ -39,11 +39,13 @@ export interface IntentStatements {
    */
   othersCalling: Statement<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>;
   /**
-   * How many leads other than `lead` the account visited or liked since `from` (calls that did not
-   * fail) and has not invited yet, while they may still be invited: the touches running ahead of
+   * How many leads other than `lead` the account touched since `from` with a send of one of `kinds`
+   * (a JSON array: the visits and likes; calls that did not fail) and has not invited yet, while they may still be invited: the touches running ahead of
    * its invitations.
    */
-  touchedNotInvited: Statement<[{ account: string; from: number; lead: string }], number>;
+  touchedNotInvited: Statement<[{ account: string; from: number; lead: string; kinds: string }], number>;
+  /** Send records of the given kinds (a JSON array) per account in [from, to), calls that did not fail. */
+  kindsOfMany: Statement<[{ ids: string; kinds: string; from: number; to: number }], { accountId: string; kind: string; n: number }>;
 }
 
 export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
@@ -69,10 +71,16 @@ export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
          SELECT account_id FROM engine_intents WHERE created_at >= @firstFrom AND created_at < @firstTo AND kind != 'manual_message'`,
       )
       .pluck(),
+    kindsOfMany: c.prepare<[{ ids: string; kinds: string; from: number; to: number }], { accountId: string; kind: string; n: number }>(
+      `SELECT account_id AS accountId, kind, count(*) AS n FROM engine_intents
+       WHERE account_id IN (SELECT value FROM json_each(@ids)) AND kind IN (SELECT value FROM json_each(@kinds))
+       AND created_at >= @from AND created_at < @to AND state != 'failed'
+       GROUP BY account_id, kind`,
+    ),
     touchedNotInvited: c
       .prepare<[{ account: string; from: number; lead: string }], number>(
         `SELECT count(DISTINCT i.lead_id) FROM engine_intents i JOIN leads l ON l.id = i.lead_id
-         WHERE i.account_id = @account AND i.created_at >= @from AND i.kind IN ('visit', 'like') AND i.state != 'failed'
+         WHERE i.account_id = @account AND i.created_at >= @from AND i.kind IN (SELECT value FROM json_each(@kinds)) AND i.state != 'failed'
          AND i.lead_id != @lead AND l.invited_at IS NULL AND l.connection_request_accepted = 0 AND l.excluded = 0 AND l.replied = 0
          AND l.stage = 'new'`,
       )

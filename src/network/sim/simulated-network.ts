@@ -31,7 +31,19 @@ import { acceptanceDecision, postDecision, replyDecision } from './behaviour.js'
 import { InMemorySimInboxStore, type SimInboxStore } from './inbox.js';
 import { MARKERS, markerFailure, type SimOperation } from './markers.js';
 import { basicProfile, networkUrlFor, providerIdFor, resolveProfileIdentifier, simPerson, slugFromNetworkUrl, slugFromProviderId } from './profiles.js';
-import { hashHex } from './rng.js';
+import { hashHex, Rng } from './rng.js';
+import type { EndorseResult, EndorseSkillInput } from '../../core/steps/endorse.js';
+
+/** The skills the simulated people list, three each, drawn from the slug (see `simSkills`). */
+export const SIM_SKILLS = ['Sales', 'Leadership', 'Marketing', 'Negotiation', 'Public Speaking', 'Project Management', 'Strategy', 'Customer Success'] as const;
+/** The three skills a simulated person lists, in the order the profile shows them. */
+export function simSkills(slug: string): string[] {
+  const rng = new Rng(`skills:${slug}`);
+  const pool: string[] = [...SIM_SKILLS];
+  const out: string[] = [];
+  while (out.length < 3) out.push(pool.splice(Math.floor(rng.next() * pool.length), 1)[0] as string);
+  return out;
+}
 import { lookalikePage, searchPage } from './search.js';
 
 export interface SimulatedNetworkOptions {
@@ -137,6 +149,28 @@ export class SimulatedNetwork implements NetworkProvider {
     const { latestPostId } = postDecision(slug);
     return latestPostId === null ? { outcome: 'no_posts' } : { outcome: 'liked', postId: latestPostId };
   }
+
+  /**
+   * Endorses a skill the person lists: each person lists three skills of `SIM_SKILLS`, drawn from
+   * their slug. `skill` names one (any case); null takes the first this account has not endorsed.
+   * A skill the person does not list, or none left, is `no_skill`. An endorsement reads the
+   * profile as a visit does, so a `sim-not-found` person fails as a visit would.
+   */
+  async endorseSkill(input: EndorseSkillInput): Promise<EndorseResult> {
+    this.requireConnected(input.account);
+    const slug = resolveRef(input);
+    this.failOnMarker(slug, 'visit');
+    const listed = simSkills(slug);
+    const done = this.endorsed.get(`${input.account.id}:${slug}`) ?? new Set<string>();
+    const wanted = input.skill?.trim().toLowerCase() ?? null;
+    const skill = wanted === null ? listed.find((s) => !done.has(s)) : listed.find((s) => s.toLowerCase() === wanted);
+    if (skill === undefined) return { outcome: 'no_skill' };
+    done.add(skill);
+    this.endorsed.set(`${input.account.id}:${slug}`, done);
+    return { outcome: 'endorsed', skill };
+  }
+  /** The skills each account endorsed per person (an endorsement given twice is given once). */
+  private readonly endorsed = new Map<string, Set<string>>();
 
   /**
    * An InMail reaches anyone but a `sim-no-inmail` person, connected or not. It shares the

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
+import type { EndorseResult, EndorseSkillInput } from '../../core/steps/endorse.js';
 import type { Clock } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
 import { normalizeProfileUrl, profileSlug } from '../../core/leads/url.js';
@@ -140,6 +141,13 @@ function identifierOf(rawUrl: string, normalized: string): string {
  * straight to Unipile; inbound events (webhooks and the relations poll) wait in SQLite until
  * `drainInbound`, which also triggers the periodic account sync and relations poll.
  */
+/** GET /users/{identifier} with `linkedin_sections=skills`: each skill with the id an endorsement names and whether the account endorsed it. */
+const UnipileSkills = z.looseObject({
+  skills: z
+    .array(z.looseObject({ name: z.string().min(1), endorsement_id: z.union([z.number(), z.string().min(1)]).nullish(), endorsed: z.boolean().nullish() }))
+    .nullish(),
+});
+
 export class UnipileProvider implements NetworkProvider, HostedSignIn {
   readonly store: UnipileStore;
   private readonly http: UnipileHttp;
@@ -402,6 +410,42 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
       ctx: { kind: 'send', salesNav: false },
     });
     return { outcome: 'liked', postId: post.social_id };
+  }
+
+  /**
+   * Endorses one of the person's skills. Unipile documents "Endorse a user profile specific
+   * skill" (POST /linkedin/profile/endorse with the account, the person's provider id and the
+   * skill's `endorsement_id`, which the profile lists with each skill): first the person's skills
+   * (GET /users/{provider_id} with `linkedin_sections=skills`), then the endorsement. `skill`
+   * names one (any case); null takes the first the account has not endorsed. A skill the person
+   * does not list, or one LinkedIn offers no endorsement for, is `no_skill`; a skill endorsed
+   * already counts as endorsed without a second call.
+   */
+  async endorseSkill(input: EndorseSkillInput): Promise<EndorseResult> {
+    const accountId = this.providerAccount(input.account);
+    const person = await this.resolvePerson(input, accountId, '');
+    const body = await this.call({
+      method: 'GET',
+      path: `/users/${encodeURIComponent(person.providerId)}`,
+      query: { account_id: accountId, linkedin_sections: 'skills' },
+      idempotent: true,
+      ctx: { kind: 'read', salesNav: false },
+    });
+    const profile = parseOrUpstream(UnipileSkills, body, this.log, 'GET /users/{identifier}');
+    const offered = (profile.skills ?? []).filter((s) => s.endorsement_id !== null && s.endorsement_id !== undefined);
+    const wanted = input.skill?.trim().toLowerCase() ?? null;
+    const skill = wanted === null ? offered.find((s) => s.endorsed !== true) : offered.find((s) => s.name.trim().toLowerCase() === wanted);
+    if (skill === undefined) return { outcome: 'no_skill' };
+    if (skill.endorsed === true) return { outcome: 'endorsed', skill: skill.name };
+    await this.call({
+      method: 'POST',
+      path: '/linkedin/profile/endorse',
+      json: { account_id: accountId, profile_id: person.providerId, skill_endorsement_id: Number(skill.endorsement_id) },
+      // Endorsing a skill twice leaves one endorsement: safe to repeat.
+      idempotent: true,
+      ctx: { kind: 'send', salesNav: false },
+    });
+    return { outcome: 'endorsed', skill: skill.name };
   }
 
   /**

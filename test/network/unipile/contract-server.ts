@@ -38,6 +38,8 @@ export interface FakePerson {
   posts?: any[];
   /** Refuses InMail (answers `errors/not_allowed_inmail`). */
   noInMail?: boolean;
+  /** Skills as the profile lists them with `linkedin_sections=skills`: `{ name, endorsement_id, endorsed? }`. */
+  skills?: any[];
 }
 
 export interface ScriptedReply {
@@ -89,6 +91,8 @@ export class UnipileContractServer {
   readonly chats = new Map<string, { accountId: string; attendee: string; texts: string[]; subject?: string; api?: string }>();
   /** `${accountId}:${social_id}` of every reaction added. */
   readonly reactions: string[] = [];
+  /** Endorsements given: `account:provider_id:skill_endorsement_id`. */
+  readonly endorsements: string[] = [];
   /** Profile views that notified the person: `${accountId}:${identifier}`. */
   readonly visits: string[] = [];
   /** InMail credits left per Unipile account id; absent means plenty. */
@@ -229,6 +233,7 @@ export class UnipileContractServer {
       websites: p.websites ?? [],
       profile_picture_url: p.profile_picture_url,
       work_experience: p.work_experience,
+      ...(p.skills ? { skills: p.skills } : {}),
     };
   }
 
@@ -426,6 +431,21 @@ export class UnipileContractServer {
       if (!this.people.some((p) => (p.posts ?? []).some((post) => post.social_id === b.post_id))) return this.error(res, 422, 'invalid_post');
       this.reactions.push(`${b.account_id}:${b.post_id}`);
       return this.reply(res, 201, { object: 'ReactionAdded' });
+    }
+    // Endorse a user profile specific skill: POST /api/v1/linkedin/profile/endorse, JSON { account_id, profile_id, skill_endorsement_id (number) }.
+    if (record.method === 'POST' && path === '/linkedin/profile/endorse') {
+      if (type !== 'application/json') return this.violation(res, 'POST /linkedin/profile/endorse: body must be JSON');
+      const b = record.json ?? {};
+      if (typeof b.account_id !== 'string' || typeof b.profile_id !== 'string' || typeof b.skill_endorsement_id !== 'number')
+        return this.violation(res, 'POST /linkedin/profile/endorse: account_id, profile_id and a numeric skill_endorsement_id required', 'missing_parameters');
+      const extra = Object.keys(b).filter((k) => !['account_id', 'profile_id', 'skill_endorsement_id'].includes(k));
+      if (extra.length) return this.violation(res, `POST /linkedin/profile/endorse: unknown fields ${extra.join(',')}`);
+      if (!this.account(b.account_id)) return this.error(res, 404, 'resource_not_found');
+      const person = this.people.find((p) => p.provider_id === b.profile_id);
+      if (!person) return this.error(res, 422, 'invalid_recipient');
+      if (!(person.skills ?? []).some((k) => Number(k.endorsement_id) === b.skill_endorsement_id)) return this.error(res, 422, 'invalid_parameters');
+      this.endorsements.push(`${b.account_id}:${b.profile_id}:${b.skill_endorsement_id}`);
+      return this.reply(res, 201, { object: 'EndorsementAdded' });
     }
     if (record.method === 'POST' && path === '/users/invite') {
       if (type !== 'application/json') return this.violation(res, 'POST /users/invite: body must be JSON');

@@ -146,3 +146,41 @@ describe('sendInMail', () => {
     expect(t.server.requestsTo('POST', /\/chats$/)).toHaveLength(0);
   });
 });
+
+describe('endorseSkill', () => {
+  const skills = [
+    { name: 'Leadership', endorsement_id: 101, endorsed: true },
+    { name: 'Sales', endorsement_id: 102, endorsed: false },
+    { name: 'Strategy', endorsement_id: 103 },
+    { name: 'Chess', endorsement_id: null },
+  ];
+
+  it('reads the skills by provider id and endorses the named one by its endorsement_id', async () => {
+    jane({ skills });
+    const r = await t.provider.endorseSkill({ account: ada, networkUrl: profileUrl('jane-doe'), skill: 'strategy' });
+    expect(r).toEqual({ outcome: 'endorsed', skill: 'Strategy' });
+    const reads = t.server.requestsTo('GET', /^\/api\/v1\/users\/ACoAAJane01$/);
+    expect(Object.fromEntries(reads.at(-1)!.query)).toEqual({ account_id: 'UNI_ADA', linkedin_sections: 'skills' });
+    const [endorse] = t.server.requestsTo('POST', /\/linkedin\/profile\/endorse$/);
+    expect(endorse?.json).toEqual({ account_id: 'UNI_ADA', profile_id: 'ACoAAJane01', skill_endorsement_id: 103 });
+    expect(t.server.endorsements).toEqual(['UNI_ADA:ACoAAJane01:103']);
+  });
+
+  it('without a name, endorses the first skill not endorsed yet; one endorsed already costs no second call', async () => {
+    jane({ skills });
+    expect(await t.provider.endorseSkill({ account: ada, providerId: 'ACoAAJane01', skill: null })).toEqual({ outcome: 'endorsed', skill: 'Sales' });
+    expect(t.server.endorsements).toEqual(['UNI_ADA:ACoAAJane01:102']);
+    expect(await t.provider.endorseSkill({ account: ada, providerId: 'ACoAAJane01', skill: 'Leadership' })).toEqual({
+      outcome: 'endorsed',
+      skill: 'Leadership',
+    });
+    expect(t.server.endorsements).toHaveLength(1);
+  });
+
+  it('answers no_skill for a skill the person does not list, or one LinkedIn offers no endorsement for', async () => {
+    jane({ skills });
+    expect(await t.provider.endorseSkill({ account: ada, providerId: 'ACoAAJane01', skill: 'Juggling' })).toEqual({ outcome: 'no_skill' });
+    expect(await t.provider.endorseSkill({ account: ada, providerId: 'ACoAAJane01', skill: 'Chess' })).toEqual({ outcome: 'no_skill' });
+    expect(t.server.requestsTo('POST', /\/linkedin\/profile\/endorse$/)).toHaveLength(0);
+  });
+});

@@ -21,8 +21,9 @@ interface Keyed {
 }
 /** Numbers stay text while typed, so a cleared field is not a zero; the server judges them on save. */
 export type EditStep = Keyed &
+  /** A kind with no fields the editor shows (a visit); fields it does not show are kept as saved. */
   (
-    | { kind: 'visit' | 'like_post' | 'withdraw' }
+    | { kind: Exclude<StepKind, 'invite' | 'message' | 'inmail' | 'wait' | 'if'>; fields?: Record<string, unknown> }
     | { kind: 'invite'; note: string; variants: string[] }
     | { kind: 'message'; text: string; variants: string[] }
     | { kind: 'inmail'; subject: string; text: string }
@@ -85,8 +86,10 @@ export function fromSaved(steps: readonly AgentStep[]): EditStep[] {
         return { ...base, kind: 'wait', hours: String(s.hours) };
       case 'if':
         return { ...base, kind: 'if', condition: s.condition, withinHours: String(s.withinHours), then: fromSaved(s.then), else: fromSaved(s.else) };
-      default:
-        return { ...base, kind: s.kind };
+      default: {
+        const { id: _id, kind, ...fields } = s;
+        return { ...base, kind, ...(Object.keys(fields).length > 0 ? { fields } : {}) };
+      }
     }
   });
 }
@@ -115,7 +118,7 @@ export function toInput(steps: readonly EditStep[]): StepInput[] {
       case 'if':
         return { ...id, kind: 'if', condition: s.condition, withinHours: numberOf(s.withinHours), then: toInput(s.then), else: toInput(s.else) };
       default:
-        return { ...id, kind: s.kind };
+        return { ...id, kind: s.kind, ...s.fields };
     }
   });
 }
