@@ -6,6 +6,10 @@ export const ERROR_STATUS = {
   validation_error: 400,
   lookalike_exhausted: 400,
   unauthorized: 401,
+  // A scoped key past its expiresAt (team.md): distinct from unauthorized so a client can say why.
+  key_expired: 401,
+  // A call outside the caller's scope (a read-only key's write, a tool outside its toolsets).
+  forbidden: 403,
   plan_required: 403,
   insufficient_credits: 403,
   insufficient_lookalike_credits: 403,
