@@ -8,13 +8,13 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   // A scoped key past its expiresAt (team.md): distinct from unauthorized so a client can say why.
   key_expired: 401,
-  // A call outside the caller's scope (a read-only key's write, a tool outside its toolsets).
-  forbidden: 403,
   plan_required: 403,
   insufficient_credits: 403,
   insufficient_lookalike_credits: 403,
   sales_nav_required: 403,
   account_disconnected: 403,
+  // A call outside the caller's scope (a read-only key's write, a tool outside its toolsets).
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   // The person declined an MCP confirmation; REST never asks, so it never answers this.
