@@ -51,7 +51,7 @@ import {
   type RssRound,
   type ToolsListSize,
 } from './lib/report.js';
-import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, batchBody, benchWorkspace, modernRpc, raisedLimits, rpc } from './lib/setup.js';
+import { ADD_CAMPAIGN, BENCH_KEY, LIST_CAMPAIGN, MCP_HEADERS, SCOPED_BENCH_KEY, batchBody, benchWorkspace, modernRpc, raisedLimits, rpc } from './lib/setup.js';
 import { median, summarize, timeInTurns } from './lib/stats.js';
 import { benchImport } from './lib/import.js';
 import { recordStatements, replayWrites } from './lib/statements.js';
@@ -573,6 +573,17 @@ async function main(): Promise<boolean> {
           path: '/public/v1/credits',
           headers: restHeaders,
           baselines: ['credits.express', 'credits.http'],
+        },
+        {
+          ...base,
+          ...log('get_credits'),
+          id: 'credits.scoped',
+          title: 'GET /public/v1/credits with a scoped key (read-only, one toolset, one campaign, an expiry)',
+          kind: 'server',
+          url: server.url,
+          path: '/public/v1/credits',
+          headers: { 'x-api-key': SCOPED_BENCH_KEY },
+          baselines: ['credits.rest'],
         },
         { ...base, id: 'credits.express', title: 'bare Express', kind: 'baseline', url: express.url, path: '/credits' },
         { ...base, id: 'credits.http', title: 'bare node:http', kind: 'baseline', url: http.url, path: '/credits' },

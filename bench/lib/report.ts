@@ -183,6 +183,7 @@ export function worstServerP99(runs: readonly LoadRun[], list: readonly ListRow[
 export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
   const run = (id: string) => runById(r.runs, id);
   const restVsExpress = throughputRatio(run('credits.rest'), run('credits.express'));
+  const scopedVsRest = throughputRatio(run('credits.scoped'), run('credits.rest'));
   const mcpVsRest = throughputRatio(run('credits.mcp'), run('credits.rest'));
   const modernVsRest = throughputRatio(run('credits.mcp-modern'), run('credits.rest'));
   const cost = worstListCost(r.list);
@@ -226,6 +227,12 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
       text: 'REST GET /credits reaches ≥ 60% of bare Express throughput',
       measured: `${pct(restVsExpress)} (${int(run('credits.rest').reqPerSec)} vs ${int(run('credits.express').reqPerSec)} req/s)`,
       met: restVsExpress >= 0.6,
+    },
+    {
+      id: 'scope-check',
+      text: 'The scope check costs at most 5% of GET /credits throughput (a scoped key against an unscoped one, same server, same run)',
+      measured: `${pct(scopedVsRest)} (${int(run('credits.scoped').reqPerSec)} vs ${int(run('credits.rest').reqPerSec)} req/s)`,
+      met: scopedVsRest >= 0.95,
     },
     {
       id: 'mcp-vs-rest',

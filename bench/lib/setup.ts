@@ -2,6 +2,8 @@ import type { LimitsConfig } from '../../src/core/ratelimit/config.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 
 export const BENCH_KEY = 'sk_test_bench_key_00000000000000000000001';
+/** A key with every part of a scope, so a call pays for each check: read-only, one toolset, one campaign, an expiry. */
+export const SCOPED_BENCH_KEY = 'sk_test_bench_scoped_key_000000000000001';
 /** The campaign the fixture fills with a million leads. */
 export const LIST_CAMPAIGN = 'cmp_bench';
 /** Batch adds go to their own campaign, so the list cases read the same million leads throughout. */
@@ -11,7 +13,14 @@ export const ADD_CAMPAIGN = 'cmp_adds';
 export const benchWorkspace = (): WorkspaceFileInput => ({
   workspace: { name: 'Bench', plan: 'paid', planId: 'growth' },
   credits: { credits: 1_000_000_000 },
-  apiKeys: [{ key: BENCH_KEY, name: 'bench' }],
+  apiKeys: [
+    { key: BENCH_KEY, name: 'bench' },
+    {
+      key: SCOPED_BENCH_KEY,
+      name: 'bench scoped',
+      scope: { readOnly: true, toolsets: ['standard'], campaignIds: [LIST_CAMPAIGN], expiresAt: '2099-01-01T00:00:00.000Z' },
+    },
+  ],
   accounts: [{ id: 'acc_bench', name: 'Bench account', status: 'connected' }],
   agents: [{ id: 'tpl_bench', name: 'Bench agent', accountId: 'acc_bench' }],
   campaigns: [

@@ -1,6 +1,9 @@
 import { lookup } from 'node:dns/promises';
 import { existsSync, readFileSync } from 'node:fs';
-import { createApiKey, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
+import { checkKeyScope, createApiKey, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
+import type { KeyScope } from '../core/auth/scope.js';
+import type { Ctx } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
 import { WorkspaceFile } from '../core/seed/file.js';
 import { SeedError, loadWorkspace } from '../core/seed/load.js';
 import { ensureDemo } from '../core/seed/demo.js';
@@ -41,10 +44,14 @@ Commands:
                         The database must exist (the server's --db) unless --create is given.
   seed --file FILE [--db PATH] [--reset]
                         Load a workspace file; --reset replaces an existing workspace.
-  keys create --env test|live [--name NAME] [--db PATH]
+  keys create --env test|live [--name NAME] [--read-only] [--toolsets a,b]
+              [--campaign ID]... [--expires ISO-8601] [--db PATH]
                         Create an API key and print it once (on an empty database, also an
-                        empty workspace: grant it credits with credits add).
-  keys list [--db PATH] List keys (never the keys themselves).
+                        empty workspace: grant it credits with credits add). The scope flags
+                        narrow it: no writes, only the toolsets standard, manage, drafts, only
+                        the campaigns named (others are 404 to it), 401 key_expired after
+                        --expires.
+  keys list [--db PATH] List keys with their scope (never the keys themselves).
   keys revoke ID [--db PATH]
                         Revoke a key at once.
 ${CREDITS_USAGE}
@@ -236,24 +243,74 @@ function seed(args: string[]): void {
   );
 }
 
+/** The scope flags of `keys create`, as the scope's fields; undefined when none was given. */
+function scopeFromFlags(values: {
+  'read-only'?: boolean | undefined;
+  toolsets?: string | undefined;
+  campaign?: string[] | undefined;
+  expires?: string | undefined;
+}) {
+  const scope: Record<string, unknown> = {};
+  if (values['read-only']) scope.readOnly = true;
+  if (values.toolsets !== undefined) scope.toolsets = values.toolsets.split(',').map((t) => t.trim());
+  if (values.campaign !== undefined) scope.campaignIds = values.campaign;
+  if (values.expires !== undefined) scope.expiresAt = values.expires;
+  return Object.keys(scope).length ? scope : undefined;
+}
+
+const SCOPE_FLAGS: Record<string, string> = { readOnly: '--read-only', toolsets: '--toolsets', campaignIds: '--campaign', expiresAt: '--expires' };
+
+/** Checks the scope flags in core; a refusal names the flag. */
+function keyScopeOrUsage(ctx: Ctx, input: Record<string, unknown> | undefined): KeyScope | null {
+  try {
+    return checkKeyScope(ctx, input);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const part = String(err.details.fields?.[0] ?? '').split('.')[1] ?? '';
+    const flag = SCOPE_FLAGS[part] ?? '--scope';
+    throw new UsageError(`${flag}: ${err.message.replace(/^scope\.[^:]*: /, '')}`);
+  }
+}
+
+/** One line: what a scoped key reaches (`keys list`, `keys create`). */
+export function describeScope(scope: KeyScope): string {
+  const parts: string[] = [];
+  if (scope.readOnly) parts.push('read-only');
+  if (scope.toolsets) parts.push(`toolsets ${scope.toolsets.join(',')}`);
+  if (scope.campaignIds) parts.push(`campaigns ${scope.campaignIds.join(',')}`);
+  if (scope.expiresAt) parts.push(`expires ${scope.expiresAt}`);
+  return parts.join('; ');
+}
+
 function keys(args: string[]): void {
   const [sub, ...rest] = args;
   const db = { db: { type: 'string' } } satisfies Options;
   switch (sub) {
     case 'create': {
-      const { values } = parse(rest, { ...db, env: { type: 'string' }, name: { type: 'string' } });
+      const { values } = parse(rest, {
+        ...db,
+        env: { type: 'string' },
+        name: { type: 'string' },
+        'read-only': { type: 'boolean' },
+        toolsets: { type: 'string' },
+        campaign: { type: 'string', multiple: true },
+        expires: { type: 'string' },
+      });
       if (values.env !== 'test' && values.env !== 'live')
         throw new UsageError(`--env: ${values.env === undefined ? 'required' : `"${values.env}"`}: must be test or live`);
       const name = values.name ?? `${values.env} key`;
       if (name.trim() === '' || name.length > 100) throw new UsageError('--name: must be 1-100 characters');
+      const scopeInput = scopeFromFlags(values);
       return withDb(values.db, (ctx) => {
+        const scope = keyScopeOrUsage(ctx, scopeInput);
         const created = ensureWorkspace(ctx);
         const { id, key } = asOwner(ctx, { action: 'keys.create', targets: [], summary: `Create ${values.env} key` }, () =>
-          createApiKey(ctx, values.env as KeyEnv, name),
+          createApiKey(ctx, values.env as KeyEnv, name, scope),
         );
         const dbPath = resolveSettings({ db: values.db }).dbPath;
         if (created) stdout(`Created a new workspace in ${dbPath}. It has no credits yet.`);
         stdout(`Created ${values.env} key ${id} (${name}). It is shown only this once:\n\n  ${key}\n`);
+        if (scope) stdout(`Scope: ${describeScope(scope)}`);
         if (created) {
           stdout(`Adding a lead costs 1 credit. Add credits with \`outreach credits add N\`, for example:\n  ${creditsAddCommand(dbPath)}`);
         }
@@ -265,7 +322,7 @@ function keys(args: string[]): void {
         const rows = listApiKeys(ctx);
         if (rows.length === 0) return stdout('No API keys. Create one with: npx outreach keys create --env test');
         const table = [
-          ['ID', 'NAME', 'ENV', 'PREFIX', 'CREATED', 'LAST USED', 'STATUS'],
+          ['ID', 'NAME', 'ENV', 'PREFIX', 'CREATED', 'LAST USED', 'STATUS', 'SCOPE'],
           ...rows.map((k) => [
             k.id,
             k.name,
@@ -274,6 +331,7 @@ function keys(args: string[]): void {
             k.createdAt,
             k.lastUsedAt ?? '-',
             k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
+            k.scope ? describeScope(k.scope) : 'all',
           ]),
         ];
         const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));

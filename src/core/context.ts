@@ -41,6 +41,12 @@ export interface Ctx {
   drafter?: Drafter;
   /** The same model's triage of replies (config `drafter`); absent, replies get the rules' suggestions only. */
   triager?: Triager;
+  /**
+   * The campaigns this call may see, for a key held to campaigns (core/auth/scope.ts): the
+   * pipeline sets it on the call's context and every campaign lookup, list and total reads
+   * it. Absent: every campaign (unscoped keys, the operator, the workers).
+   */
+  campaigns?: ReadonlySet<string>;
   /** How long a CSV import's importing mark lasts unless renewed (default 30 s; tests shorten it). */
   importLeaseMs?: number;
 }

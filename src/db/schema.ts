@@ -76,6 +76,8 @@ export const apiKeys = sqliteTable(
     createdAt: integer('created_at').notNull(),
     lastUsedAt: integer('last_used_at'),
     revokedAt: integer('revoked_at'),
+    /** The key's scope as JSON (core/auth/scope.ts): toolsets, readOnly, campaignIds, expiresAt. Null: everything. */
+    scope: text('scope'),
   },
   (t) => [uniqueIndex('api_keys_digest').on(t.digest)],
 );
@@ -530,6 +532,8 @@ export const oauthGrants = sqliteTable(
     scopes: text('scopes').notNull().default(''),
     /** The RFC 8707 resource the client asked for, if any. */
     resource: text('resource'),
+    /** The scope chosen on the consent page, as JSON (core/auth/scope.ts), within the key's own. Null: the key's. */
+    keyScope: text('key_scope'),
     createdAt: integer('created_at').notNull(),
     revokedAt: integer('revoked_at'),
   },

@@ -4,6 +4,7 @@ import { completeAgentIds } from '../core/agents/complete.js';
 import { completeCampaignIds } from '../core/campaigns/complete.js';
 import type { Completion } from '../core/completion/match.js';
 import type { Ctx } from '../core/context.js';
+import { withReach } from '../core/auth/scope.js';
 import { admit, type Entrant } from '../tools/pipeline.js';
 import type { NamedThing } from '../tools/prompts/define.js';
 import { PROMPTS } from '../tools/prompts/index.js';
@@ -62,6 +63,6 @@ export function completeArgument(ctx: Ctx, entrant: Entrant, params: CompleteReq
   if (!auth.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, auth.error.message, auth.error.toBody());
   const named = namedBy(params);
   if (!named) return { completion: NOTHING };
-  const { values, total, hasMore } = COMPLETERS[named](ctx, params.argument.value);
+  const { values, total, hasMore } = COMPLETERS[named](withReach(ctx, auth.caller.reach ?? null), params.argument.value);
   return { completion: { values, total, hasMore } };
 }

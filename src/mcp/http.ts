@@ -27,13 +27,13 @@ import { parseJson, sendError, writeJson } from '../http/body.js';
 import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { authenticate, type Credential } from '../tools/pipeline.js';
-import { parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
+import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel } from './channel.js';
 import { inBandErrors } from './inband.js';
 import { KeyedLive, LiveBus } from './live.js';
 import { toToolResult } from './results.js';
-import { keepProtoKey, malformedToolCall, mcpServer, offeredTools, type McpScope, type OfferedTools } from './server.js';
+import { keepProtoKey, malformedToolCall, mcpServer, offeredToKey, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
 
 /**
@@ -239,7 +239,9 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     keepProtoKey(body.value);
 
     const { caller } = auth;
-    const scope: McpScope = { offered: offeredTools(offered), entrant: { caller }, live: live.forKey(caller.keyId) };
+    // A scoped key lists only its tools (core/auth/scope.ts decides which).
+    const listed = keyListing(offered, opts.toolSets?.universe ?? tools, caller.reach);
+    const scope: McpScope = { offered: offeredToKey(offered, listed), entrant: { caller }, live: live.forKey(caller.keyId) };
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
 
     // A request carrying the envelope's protocol version claims 2026-07-28: never a 2025 one,

@@ -156,6 +156,30 @@ export function offeredTools(tools: readonly Tool[]): OfferedTools {
   return offered;
 }
 
+const keyOffers = new WeakMap<readonly Tool[], WeakMap<readonly Tool[], OfferedTools>>();
+
+/**
+ * What a scoped key is offered: `listed` (tools/list shows only those, see keyListing) while
+ * tools/call still finds every tool of the request, so calling one outside the key's scope
+ * gets the pipeline's own 403 forbidden, as over REST, not an unknown tool.
+ */
+export function offeredToKey(requested: readonly Tool[], listed: readonly Tool[]): OfferedTools {
+  if (listed === requested) return offeredTools(requested);
+  let byListed = keyOffers.get(requested);
+  if (!byListed) {
+    byListed = new WeakMap();
+    keyOffers.set(requested, byListed);
+  }
+  let offered = byListed.get(listed);
+  if (!offered) {
+    const byName = new Map(requested.map((t) => [t.name, t]));
+    for (const t of listed) byName.set(t.name, t);
+    offered = { byName, listing: listingOf(listed), variants: new Map() };
+    byListed.set(listed, offered);
+  }
+  return offered;
+}
+
 /**
  * The listing a modern request gets. MCP Apps is negotiated there (the extension's capability):
  * a client that does not render views is spared the `_meta.ui` links, and one that takes tasks

@@ -5,7 +5,9 @@ import { newRequestId } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { toToolResult } from './results.js';
 import { ConnectionLive } from './live.js';
-import { keepProtoKey, malformedToolCall, mcpServer, offeredTools, type McpScope } from './server.js';
+import { keepProtoKey, malformedToolCall, mcpServer, offeredToKey, offeredTools, type McpScope } from './server.js';
+import { authenticate } from '../tools/pipeline.js';
+import { keyListing } from '../tools/select.js';
 import { TaskRunner } from './tasks.js';
 
 /**
@@ -55,8 +57,10 @@ function legacyToolCall(message: JSONRPCMessage): message is JSONRPCMessage & { 
  * checked on every call, so a revoked key stops working at once; stdout carries protocol
  * messages only.
  */
-export async function serveStdio(ctx: Ctx, tools: readonly Tool[], apiKey: string): Promise<void> {
-  const offered = offeredTools(tools);
+export async function serveStdio(ctx: Ctx, tools: readonly Tool[], apiKey: string, universe: readonly Tool[] = tools): Promise<void> {
+  // A scoped key lists only its tools; every call is still checked by the pipeline.
+  const who = authenticate(ctx, { apiKey }, { requestId: newRequestId() });
+  const offered = offeredToKey(tools, keyListing(tools, universe, who.ok ? who.caller.reach : null));
   const tasks = new TaskRunner(ctx);
   const live = new ConnectionLive(ctx);
   const scope: McpScope = {

@@ -8,12 +8,21 @@ import { MAX_BODY_BYTES } from '../http/body.js';
 export const API_VERSION = '1.0.0';
 
 /** Every route can give these, whatever it does. */
-const COMMON_ERRORS: readonly ErrorCode[] = ['validation_error', 'unauthorized', 'plan_required', 'rate_limited', 'upstream_unavailable'];
+const COMMON_ERRORS: readonly ErrorCode[] = [
+  'validation_error',
+  'unauthorized',
+  // A scoped key (docs/keys.md): past its expiry, or calling outside its scope.
+  'key_expired',
+  'forbidden',
+  'plan_required',
+  'rate_limited',
+  'upstream_unavailable',
+];
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
-  401: 'Missing, invalid, revoked or wrong-environment API key',
-  403: 'Refused for this workspace, account or balance',
+  401: 'Missing, invalid, revoked, expired or wrong-environment API key',
+  403: "Refused for this workspace, account or balance, or outside the key's scope",
   404: 'Unknown resource',
   409: 'Conflict',
   413: 'Request body over 128 KiB',

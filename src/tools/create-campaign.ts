@@ -13,6 +13,7 @@ export const createCampaignTool = defineTool({
   rateLimit: 'manage',
   toolset: 'manage',
   http: { method: 'POST', path: '/campaigns' },
+  createsCampaign: true,
   idempotent: true,
   handler: (ctx, input) => createCampaign(ctx, input),
 });

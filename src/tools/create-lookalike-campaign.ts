@@ -69,6 +69,7 @@ export const createLookalikeCampaignTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   rateLimit: 'lookalike',
   http: { method: 'POST', path: '/campaigns/lookalike' },
+  createsCampaign: true,
   idempotent: true,
   // Every success keeps its key, the 202 included: a retry with it must never launch twice.
   keepKey: () => true,

@@ -6,6 +6,7 @@ import type { ApiError, ErrorCode } from '../core/errors.js';
 import type { Workspace } from '../core/workspace/get.js';
 import type { ProgressReporter } from '../core/progress.js';
 import type { MemberRef } from '../core/members/members.js';
+import type { Reach, ToolReachFacts } from '../core/auth/scope.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -54,6 +55,8 @@ export interface Caller {
   member?: MemberRef;
   /** The OAuth client whose access token stands for the key (MCP over OAuth). */
   oauthClientId?: string;
+  /** What the caller's key may reach (core/auth/scope.ts); null or absent: everything. */
+  reach?: Reach | null;
 }
 
 /** The idempotency scope and limiter id of the operator; no API key id has this form. */
@@ -125,6 +128,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
    * or MCP registry, and the pipeline refuses them to a key caller as unknown.
    */
   audience?: 'operator';
+  /** The tool makes a new campaign: a key held to campaigns may not call it (it could not reach the result). */
+  createsCampaign?: boolean;
   /**
    * What to ask the person before the call acts, for a tool that sends to a real person or
    * destroys data: one question naming what will happen ("Send this message from Sales to Ada
@@ -169,6 +174,18 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   idempotent: boolean;
   /** Names of the path parameters, in route order. */
   pathParams: string[];
+}
+
+const reachFacts = new WeakMap<Tool, ToolReachFacts>();
+
+/** What a key's scope is checked against: the tool's scope toolset, whether it writes, whether it makes a campaign. */
+export function toolReach(tool: Tool): ToolReachFacts {
+  let facts = reachFacts.get(tool);
+  if (!facts) {
+    facts = { name: tool.name, toolset: tool.toolset ?? 'standard', readOnly: tool.annotations.readOnlyHint, createsCampaign: tool.createsCampaign === true };
+    reachFacts.set(tool, facts);
+  }
+  return facts;
 }
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodType>(spec: ToolSpec<I, O>): Tool<I, O> {

@@ -2,6 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import { authenticateKey, type KeyIdentity } from '../core/auth/keys.js';
 import { authenticateAccessToken } from '../core/auth/oauth.js';
+import { toolRefusal, withReach, type Reach } from '../core/auth/scope.js';
 import type { Admission } from '../core/ratelimit/limiter.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { STEPS_NESTING } from '../core/agents/steps.js';
@@ -11,7 +12,7 @@ import type { z } from 'zod';
 import { ensureOwner, type MemberRef } from '../core/members/members.js';
 import { roleAllows } from '../core/members/roles.js';
 import { targetsOf, withAudit, type AuditedCall } from '../core/audit/scope.js';
-import { IdempotencyKey, OPERATOR_KEY_ID, settle, type Caller, type Tool } from './define.js';
+import { IdempotencyKey, OPERATOR_KEY_ID, settle, toolReach, type Caller, type Tool } from './define.js';
 import { runIdempotent } from './idempotency.js';
 import type { ProgressReporter } from '../core/progress.js';
 
@@ -31,7 +32,7 @@ export interface Credential {
  * - REST's edge (rest/edge.ts) runs the admission stages with `peek`, charging nothing, and
  *   answers only when the refusal comes from rate_limit.
  */
-export const PIPELINE = ['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'role', 'rate_limit', 'input', 'confirm', 'idempotency', 'handler'] as const;
+export const PIPELINE = ['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'role', 'scope', 'rate_limit', 'input', 'confirm', 'idempotency', 'handler'] as const;
 export type StageName = (typeof PIPELINE)[number];
 
 /** `charge`: a real call (counts failed keys, takes a token). `peek`: the same answers, nothing counted. */
@@ -47,6 +48,8 @@ interface Admitting {
   guard?: Admission;
   keyId?: string;
   oauthClientId?: string;
+  /** The key's scope, as the key stage found it (an expired one is refused there, 401 key_expired). */
+  reach?: Reach | null;
   workspace?: Workspace;
   /** The dashboard's member (the CLI's owner), held to its role's tools. */
   member?: MemberRef;
@@ -86,9 +89,10 @@ const key: Stage = {
   name: 'key',
   run(ctx, call, mode) {
     try {
-      const identity = identify(ctx, call.credential);
-      call.keyId = identity.keyId;
-      if (identity.clientId !== undefined) call.oauthClientId = identity.clientId;
+      const who = identify(ctx, call.credential);
+      call.keyId = who.keyId;
+      call.reach = who.reach;
+      if (who.clientId !== undefined) call.oauthClientId = who.clientId;
       return null;
     } catch (err) {
       if (call.clientAddress !== undefined && call.guard) {
@@ -112,6 +116,22 @@ const workspacePlan: Stage = {
     if (!BLOCKED_PLANS.has(workspace.plan)) return null;
     call.report.add(ctx.limits.peekGlobal(call.keyId!));
     return new ApiError('plan_required', `The ${workspace.plan} plan cannot use the API. A paid plan is required.`);
+  },
+};
+
+/**
+ * The key's scope (core/auth/scope.ts decides): a tool outside its toolsets, a write by a
+ * read-only key, a new campaign by a key held to campaigns are 403 forbidden, charging nothing
+ * but the global bucket's peek. Which campaigns a call sees is applied by the stores, through
+ * the call's context (`withReach`).
+ */
+const scope: Stage = {
+  name: 'scope',
+  run(ctx, call) {
+    if (!call.reach || !call.tool) return null;
+    const refusal = toolRefusal(call.reach, toolReach(call.tool));
+    if (refusal) call.report.add(ctx.limits.peekGlobal(call.keyId!));
+    return refusal;
   },
 };
 
@@ -154,7 +174,7 @@ const rateLimit: Stage = {
   },
 };
 
-const STAGES: readonly Stage[] = [authGuard, key, workspacePlan, toolPlan, role, rateLimit];
+const STAGES: readonly Stage[] = [authGuard, key, workspacePlan, toolPlan, role, scope, rateLimit];
 const AUTHENTICATION = STAGES.slice(0, 3);
 const ADMISSION = STAGES.slice(3);
 
@@ -200,7 +220,7 @@ export function authenticate(ctx: Ctx, credential: Credential, opts: AuthOptions
   const call: Admitting = { credential, clientAddress: opts.clientAddress, tool: undefined, report: new RateLimitReport() };
   const refused = runStages(ctx, AUTHENTICATION, call, 'charge');
   if (refused) return refused;
-  const caller: Caller = { keyId: call.keyId!, workspace: call.workspace!, requestId: opts.requestId, rateLimits: call.report };
+  const caller: Caller = { keyId: call.keyId!, reach: call.reach ?? null, workspace: call.workspace!, requestId: opts.requestId, rateLimits: call.report };
   if (call.oauthClientId !== undefined) caller.oauthClientId = call.oauthClientId;
   return { ok: true, caller };
 }
@@ -211,6 +231,7 @@ const admitting = (caller: Caller, tool: Tool | undefined): Admitting => ({
   tool,
   report: caller.rateLimits,
   keyId: caller.keyId,
+  reach: caller.reach ?? null,
   workspace: caller.workspace,
   operator: caller.operator === true,
   ...(caller.member ? { member: caller.member } : {}),
@@ -303,9 +324,11 @@ export function errorHeaders(error: ApiError, report: RateLimitReport): Record<s
  */
 export function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation & { confirmation: 'ask' }): Promise<Outcome | Asking>;
 export function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation & { confirmation?: Exclude<Confirmation, 'ask'> | undefined }): Promise<Outcome>;
-export async function invokeTool(ctx: Ctx, tool: Tool, inv: Invocation): Promise<Outcome | Asking> {
-  const refused = runStages(ctx, ADMISSION, admitting(inv.caller, tool), 'charge');
+export async function invokeTool(outer: Ctx, tool: Tool, inv: Invocation): Promise<Outcome | Asking> {
+  const refused = runStages(outer, ADMISSION, admitting(inv.caller, tool), 'charge');
   if (refused) return refused;
+  // A key held to campaigns: the call's context carries them, and every store reads it.
+  const ctx = withReach(outer, inv.caller.reach ?? null);
   const report = inv.caller.rateLimits;
   let stage: StageName = 'input';
   try {

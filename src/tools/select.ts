@@ -1,5 +1,6 @@
 import { validationError } from '../core/errors.js';
-import { TOOLSET_INCLUDES, TOOLSETS, type Tool, type Toolset } from './define.js';
+import { reachesTool, SCOPE_TOOLSET_REACH, type Reach } from '../core/auth/scope.js';
+import { TOOLSET_INCLUDES, TOOLSETS, toolReach, type Tool, type Toolset } from './define.js';
 
 /**
  * Which tools an MCP client is offered: all, the read-only ones, a named subset, or both
@@ -118,4 +119,30 @@ export function toolsetAdditions(listed: readonly Tool[], permitted: readonly To
     if (added.length) out[name] = added.map((t) => t.name);
   }
   return out;
+}
+
+const keyListings = new WeakMap<Reach, WeakMap<readonly Tool[], Tool[]>>();
+
+/**
+ * What a scoped key is shown (MCP tools/list): the request's tools it may call, plus, for a key
+ * held to toolsets, the permitted tools of those toolsets, so a key made for drafts lists the
+ * draft tools without `?toolsets=drafts`. The same array while the key and the request's tools
+ * stay the same, so its listing is built once. A key without a scope is shown `requested`.
+ */
+export function keyListing(requested: readonly Tool[], universe: readonly Tool[], reach: Reach | null | undefined): readonly Tool[] {
+  if (!reach) return requested;
+  let byRequest = keyListings.get(reach);
+  if (!byRequest) {
+    byRequest = new WeakMap();
+    keyListings.set(reach, byRequest);
+  }
+  let listed = byRequest.get(requested);
+  if (!listed) {
+    const named = reach.scope.toolsets;
+    const groups = new Set(named?.flatMap((t) => SCOPE_TOOLSET_REACH[t]) ?? []);
+    const added = named ? universe.filter((t) => t.toolset !== undefined && groups.has(t.toolset) && !requested.includes(t)) : [];
+    listed = [...requested, ...added].filter((t) => reachesTool(reach, toolReach(t)));
+    byRequest.set(requested, listed);
+  }
+  return listed;
 }

@@ -108,7 +108,8 @@ describe('bench: building a deep page cursor', () => {
 describe('bench: inputs', () => {
   it('seeds a workspace the seed command accepts, with a key and credits for the batch cases', () => {
     const parsed = WorkspaceFile.parse(benchWorkspace());
-    expect(parsed.apiKeys).toHaveLength(1);
+    // The bench key, and the scoped key whose calls measure the scope check.
+    expect(parsed.apiKeys.map((k) => k.scope === undefined)).toEqual([true, false]);
     expect(parsed.credits?.credits).toBeGreaterThanOrEqual(10_000_000);
   });
 
@@ -233,6 +234,7 @@ describe('bench: the report', () => {
       modelTokens?: number;
       manageTokens?: number;
       modernRps?: number;
+      scopedRps?: number;
       batchFloorMs?: number;
       coldMs?: number;
     } = {},
@@ -245,6 +247,7 @@ describe('bench: the report', () => {
     timings: { fixtureMs: 20_000, totalMs: 300_000 },
     runs: [
       run('credits.rest', over.restRps ?? 6000, { baselines: ['credits.express', 'credits.http'], serverSide: summary(0.3) }),
+      run('credits.scoped', over.scopedRps ?? 5900, { baselines: ['credits.rest'] }),
       run('credits.express', 10_000),
       run('credits.http', 30_000),
       run('credits.mcp', 3000, { baselines: ['credits.mcp-sdk', 'credits.rest'] }),
@@ -289,6 +292,7 @@ describe('bench: the report', () => {
   it("judges every target of the issue against this run's own baselines", () => {
     expect(met(results())).toEqual({
       'rest-vs-express': true,
+      'scope-check': true,
       'mcp-vs-rest': true,
       'list-cost': true,
       'list-p99': true,
@@ -317,6 +321,8 @@ describe('bench: the report', () => {
     expect(worse['mcp-vs-rest']).toBe(true);
     // Both eras must reach half: the 2026-07-28 one falling short fails the target.
     expect(met(results({ modernRps: 2900 }))['mcp-vs-rest']).toBe(false);
+    // A scoped key more than 5% slower than an unscoped one fails the scope target (5900 of 6000 is within).
+    expect(met(results({ scopedRps: 5690 }))['scope-check']).toBe(false);
   });
 
   it('judges the drafts case on the server-side times, when the run has it', () => {

@@ -91,7 +91,8 @@ describe('OpenAPI 3.1 document', () => {
     const responses = doc.paths['/campaigns/{campaignId}/things'].post.responses;
     const codesAt = (status: string) => responses[status].content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
     expect(Object.keys(responses)).toEqual(['200', '400', '401', '403', '404', '409', '413', '429', '503']);
-    expect(codesAt('403')).toEqual(['plan_required', 'insufficient_credits']);
+    expect(codesAt('401')).toEqual(['unauthorized', 'key_expired']);
+    expect(codesAt('403')).toEqual(['plan_required', 'insufficient_credits', 'forbidden']);
     expect(codesAt('409')).toEqual(['conflict']);
     expect(codesAt('413')).toEqual(['validation_error']);
     for (const [status, r] of Object.entries<any>(responses)) {

@@ -129,6 +129,43 @@ describe.skipIf(!requireTool('playwright-core and /usr/bin/chromium', playwright
     await mcp.close();
   });
 
+  it('the person narrows the grant on the consent page: read-only, one campaign', async () => {
+    const client = await registerClient(server, { client_name: 'Browser Assistant', redirect_uris: [callback.url] });
+    const { verifier, challenge } = pkce();
+    const page = await browser.newPage();
+    await page.goto(authorizeUrl(server, client.client_id, challenge, { redirect_uri: callback.url }));
+    const codesBefore = server.ctx.db.select().from(oauthCodes).all().length;
+    await page.getByLabel('API key').fill(TEST_KEY);
+    await page.getByLabel('Read only: every change is refused').click();
+    // A campaign the key does not reach: refused on the page, nothing granted.
+    await page.getByLabel('Only these campaigns (optional)').fill('cmp_nowhere');
+    await page.getByRole('button', { name: 'Allow access' }).click();
+    expect(await page.getByRole('alert').textContent()).toMatch(/no campaign cmp_nowhere/);
+    expect(server.ctx.db.select().from(oauthCodes).all()).toHaveLength(codesBefore);
+    // The choice survives the error; the key is pasted again.
+    await page.getByLabel('API key').fill(TEST_KEY);
+    await page.getByLabel('Only these campaigns (optional)').fill('cmp_paused');
+    const landing = callback.next();
+    await page.getByRole('button', { name: 'Allow access' }).click();
+    const code = (await landing).searchParams.get('code')!;
+    const t = await token(server, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: callback.url });
+    expect(t.status).toBe(200);
+    const mcp = await bearerClient(server, t.body.access_token);
+    const listed = (await mcp.listTools()).tools.map((x) => x.name);
+    expect(listed).toContain('list_campaigns');
+    expect(listed).not.toContain('add_lead');
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const r = (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[] };
+      return { isError: r.isError === true, body: JSON.parse(r.content[0]!.text) };
+    };
+    expect((await call('list_campaigns', {})).body.campaigns.map((c: { id: string }) => c.id)).toEqual(['cmp_paused']);
+    expect((await call('get_campaign', { campaignId: 'cmp_q4' })).body.error.code).toBe('not_found');
+    expect((await call('pause_campaign', { campaignId: 'cmp_paused' })).body.error.code).toBe('forbidden');
+    // The key itself is unchanged: it still reaches every campaign.
+    expect((await server.rest('/campaigns/cmp_q4')).status).toBe(200);
+    await mcp.close();
+  });
+
   it('Deny sends the browser back with access_denied', async () => {
     const client = await registerClient(server, { client_name: 'Browser Assistant', redirect_uris: [callback.url] });
     const page = await browser.newPage();

@@ -17,7 +17,7 @@ function signedIn(ctx: ReturnType<typeof testCtx>) {
 
 describe('the pipeline is one ordered list of stages', () => {
   it('names its stages in order', () => {
-    expect(PIPELINE).toEqual(['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'role', 'rate_limit', 'input', 'confirm', 'idempotency', 'handler']);
+    expect(PIPELINE).toEqual(['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'role', 'scope', 'rate_limit', 'input', 'confirm', 'idempotency', 'handler']);
   });
 
   it('authentication refuses at its own stages, and counts a wrong key against the address', () => {

@@ -213,6 +213,7 @@ describe('API keys page', () => {
     const keys: ApiKey[] = [];
     const fake = fakeCallTool({
       list_api_keys: () => ({ keys: [...keys] }),
+      list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
       create_api_key: (args) => {
         const key: ApiKey = {
           id: 'key_1',
@@ -222,6 +223,7 @@ describe('API keys page', () => {
           createdAt: '2026-11-20T10:00:00.000Z',
           lastUsedAt: null,
           revokedAt: null,
+          scope: null,
         };
         keys.push(key);
         return { key, secret: 'sk_test_abcdefabcdefabcdef' };
@@ -246,6 +248,39 @@ describe('API keys page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Revoke CRM sync now' }));
     await screen.findByText(/^Revoked/);
     expect(fake.callsOf('revoke_api_key')[0]?.args).toEqual({ keyId: 'key_1' });
+  });
+});
+
+describe('API keys page: scope', () => {
+  it('sends the scope ticked (read-only, one campaign) and lists it in words', async () => {
+    const keys: ApiKey[] = [];
+    const fake = fakeCallTool({
+      list_api_keys: () => ({ keys: [...keys] }),
+      list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
+      create_api_key: (args) => {
+        const key: ApiKey = {
+          id: 'key_2',
+          name: String(args.name),
+          environment: 'test',
+          prefix: 'sk_test_cd',
+          createdAt: '2026-11-20T10:00:00.000Z',
+          lastUsedAt: null,
+          revokedAt: null,
+          scope: args.scope as ApiKey['scope'],
+        };
+        keys.push(key);
+        return { key, secret: 'sk_test_cdcdcdcdcdcdcdcd' };
+      },
+    });
+    renderWith(<KeysPage />, fake.callTool);
+    await screen.findByText('No keys yet.');
+    fireEvent.change(screen.getByLabelText('Key name (optional)'), { target: { value: 'Client report' } });
+    fireEvent.click(screen.getByLabelText('Read-only: every write is refused'));
+    fireEvent.click(await screen.findByLabelText(campaign().name));
+    fireEvent.click(screen.getByRole('button', { name: 'Create key' }));
+    await screen.findByRole('region', { name: 'Your new API key' });
+    expect(fake.callsOf('create_api_key')[0]?.args).toEqual({ name: 'Client report', scope: { readOnly: true, campaignIds: [campaign().id] } });
+    await screen.findByRole('cell', { name: `Read-only · Campaigns: ${campaign().name}` });
   });
 });
 

@@ -6,6 +6,7 @@ import type { Ctx } from '../context.js';
 import { builtKeyset, keysetPage } from '../keyset.js';
 import { ActivityType } from '../leads/enums.js';
 import { clean } from '../text.js';
+import { campaignReach } from '../auth/scope.js';
 
 export const MESSAGE_PREVIEW_MAX = 80;
 
@@ -72,6 +73,9 @@ export function toActivityEvent(row: EventRow): ActivityEvent {
 /** Listed events: every type of the public allowlist, never manual operator sends. */
 export const publicEvents = (type?: ActivityType) => and(eq(activity.manual, false), type ? eq(activity.type, type) : undefined);
 
+/** The public events a call may see: those of its campaigns only, for a key held to campaigns. */
+export const reachableEvents = (ctx: Ctx, type?: ActivityType) => and(publicEvents(type), campaignReach(ctx, activity.campaignId));
+
 export interface ListActivityInput {
   type?: ActivityType | undefined;
   limit: number;
@@ -80,7 +84,7 @@ export interface ListActivityInput {
 
 /** Newest first; the cursor is bound to the type filter. */
 export function listActivity(ctx: Ctx, secret: string, input: ListActivityInput): { events: ActivityEvent[]; nextCursor: string | null } {
-  const where = publicEvents(input.type);
+  const where = reachableEvents(ctx, input.type);
   const page = keysetPage<EventRow>(secret, {
     scope: `activity|${input.type ?? ''}`,
     cursor: input.cursor,

@@ -9,6 +9,15 @@ import { perDb } from '../../db/prepared.js';
 import { cachedBy } from '../../db/cache.js';
 import { countRows } from '../../db/tx.js';
 import { noteAuditTarget } from '../audit/current.js';
+import { checkScope, expiryRefusal, parseStoredScope, reachOf, type KeyScope, type Reach } from './scope.js';
+import { findCampaignRow } from '../campaigns/campaign.js';
+
+/**
+ * A scope as a person gave it (CLI flags, the Keys page), checked: known toolsets, campaigns
+ * that exist, an expiry in the future. Null for no scope (the key reaches everything).
+ */
+export const checkKeyScope = (ctx: Ctx, input: unknown, field = 'scope'): KeyScope | null =>
+  input === undefined || input === null ? null : checkScope(ctx, input, field, (id) => findCampaignRow(ctx, id) !== undefined);
 
 export type KeyEnv = 'test' | 'live';
 
@@ -24,22 +33,25 @@ export const digestKey = (key: string): string => hash('sha256', key, 'hex');
 /** The part of a key that is safe to show again: its prefix and four characters. */
 export const displayPrefix = (key: string): string => key.slice(0, key.indexOf('_', 3) + 5);
 
-/** Stores a key given in full (from a workspace file, or freshly minted). */
-export function insertApiKey(ctx: Ctx, key: string, name: string): { id: string } {
+/**
+ * Stores a key given in full (from a workspace file, or freshly minted), with its scope, which
+ * the caller has checked (scope.ts, checkScope); null is today's key, reaching everything.
+ */
+export function insertApiKey(ctx: Ctx, key: string, name: string, scope: KeyScope | null = null): { id: string } {
   const env: KeyEnv = key.startsWith(KEY_PREFIX.live) ? 'live' : 'test';
   const id = newId('key');
   noteAuditTarget(id);
   ctx.db
     .insert(apiKeys)
-    .values({ id, name, env, prefix: displayPrefix(key), digest: digestKey(key), createdAt: ctx.clock.now() })
+    .values({ id, name, env, prefix: displayPrefix(key), digest: digestKey(key), createdAt: ctx.clock.now(), scope: scope ? JSON.stringify(scope) : null })
     .run();
   return { id };
 }
 
 /** Mints a key with 190 bits of entropy after the prefix; the caller shows it once. */
-export function createApiKey(ctx: Ctx, env: KeyEnv, name: string): { id: string; key: string } {
+export function createApiKey(ctx: Ctx, env: KeyEnv, name: string, scope: KeyScope | null = null): { id: string; key: string } {
   const key = KEY_PREFIX[env] + randomBase62(32);
-  return { ...insertApiKey(ctx, key, name), key };
+  return { ...insertApiKey(ctx, key, name, scope), key };
 }
 
 export interface ApiKeyView {
@@ -50,6 +62,8 @@ export interface ApiKeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Null: the key reaches everything. */
+  scope: KeyScope | null;
 }
 
 export function listApiKeys(ctx: Ctx): ApiKeyView[] {
@@ -66,6 +80,7 @@ export function listApiKeys(ctx: Ctx): ApiKeyView[] {
       createdAt: iso(k.createdAt),
       lastUsedAt: k.lastUsedAt === null ? null : iso(k.lastUsedAt),
       revokedAt: k.revokedAt === null ? null : iso(k.revokedAt),
+      scope: parseStoredScope(k.scope),
     }));
 }
 
@@ -84,9 +99,17 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface KeyIdentity {
   keyId: string;
+  /** What the key may reach; null for a key without a scope. */
+  reach: Reach | null;
 }
 
-const KEY_COLUMNS = { id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt };
+const KEY_COLUMNS = { id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt, scope: apiKeys.scope };
+
+type KeyRow = { id: string; env: string; revokedAt: number | null; lastUsedAt: number | null; reach: Reach | null };
+
+/** The row with its scope parsed once, so a kept row costs a request no JSON parse. */
+const withReach = (row: (Omit<KeyRow, 'reach'> & { scope: string | null }) | undefined): KeyRow | undefined =>
+  row && { id: row.id, env: row.env, revokedAt: row.revokedAt, lastUsedAt: row.lastUsedAt, reach: reachOf(parseStoredScope(row.scope)) };
 
 /** Every authenticated request looks its key up: prepared once, and kept while the `keys` counter stands still (db/cache.ts). */
 const keyByDigest = perDb((db) =>
@@ -96,7 +119,7 @@ const keyByDigest = perDb((db) =>
     .where(eq(apiKeys.digest, sql.placeholder('digest')))
     .prepare(),
 );
-const keptKey = cachedBy('keys', (db, digest) => keyByDigest(db).get({ digest }));
+const keptKey = cachedBy('keys', (db, digest) => withReach(keyByDigest(db).get({ digest })));
 
 /** ` (create one … with `…`)`: the command, run where the server runs; the banner prints it with the server's --db. */
 const keyHint = (ctx: Ctx, lead: string): string =>
@@ -128,19 +151,25 @@ export function authenticateKey(ctx: Ctx, presented: string | undefined | null):
  * a revoked key, or one of the other environment, ends every token issued with it.
  */
 export function authenticateKeyId(ctx: Ctx, keyId: string): KeyIdentity {
-  const row = ctx.db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+  const row = withReach(ctx.db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.id, keyId)).get());
   if (!row || row.revokedAt !== null || row.env !== keyEnvFor(ctx.env)) {
     throw new ApiError('unauthorized', 'The API key behind this sign-in was revoked. Connect again and paste a current key on the consent page.');
   }
   return touch(ctx, row);
 }
 
-function touch(ctx: Ctx, row: { id: string; lastUsedAt: number | null }): KeyIdentity {
+/**
+ * Marks the key used and answers its identity. An expired scope is 401 `key_expired` here, for
+ * every call and transport alike; the key is not marked used.
+ */
+function touch(ctx: Ctx, row: KeyRow): KeyIdentity {
+  const expired = expiryRefusal(ctx, row.reach);
+  if (expired) throw expired;
   const now = ctx.clock.now();
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
   }
-  return { keyId: row.id };
+  return { keyId: row.id, reach: row.reach };
 }
 
 /** A key's name (for the audit trail's actor), or undefined for an unknown id. */

@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import { authenticateKeyId, digestKey, type KeyIdentity } from './keys.js';
 import { serverSecret } from './secrets.js';
+import { expiryRefusal, narrowScope, parseStoredScope, reachOf, type KeyScope } from './scope.js';
 
 /**
  * OAuth 2.1 authorization-server state for chat-assistant MCP clients: registered clients,
@@ -148,6 +149,8 @@ export interface CodeRequest {
   resource: string | null;
   /** The consent form's nonce; a form can issue one code only. */
   formNonce: string;
+  /** The scope chosen on the consent page (checked), within the key's own; null: the key's. */
+  keyScope?: KeyScope | null | undefined;
 }
 
 /** Records a consent and returns its authorization code (shown once, stored as a digest). */
@@ -161,7 +164,15 @@ export function issueAuthorizationCode(ctx: Ctx, req: CodeRequest): string {
     const grantId = newId('grant');
     ctx.db
       .insert(oauthGrants)
-      .values({ id: grantId, clientId: req.clientId, apiKeyId: req.apiKeyId, scopes: req.scopes.join(' '), resource: req.resource, createdAt: now })
+      .values({
+        id: grantId,
+        clientId: req.clientId,
+        apiKeyId: req.apiKeyId,
+        scopes: req.scopes.join(' '),
+        resource: req.resource,
+        keyScope: req.keyScope ? JSON.stringify(req.keyScope) : null,
+        createdAt: now,
+      })
       .run();
     ctx.db
       .insert(oauthCodes)
@@ -291,9 +302,14 @@ export function authenticateAccessToken(ctx: Ctx, token: string): AccessTokenInf
     throw new ApiError('unauthorized', 'The access token expired. Your client refreshes it with its refresh token, or signs in again.');
   }
   if (row.grant.revokedAt !== null) throw new ApiError('unauthorized', 'This sign-in was revoked. Connect again through your client.');
-  const { keyId } = authenticateKeyId(ctx, row.grant.apiKeyId);
+  const key = authenticateKeyId(ctx, row.grant.apiKeyId);
+  // The grant reaches what both the key and the consent allow.
+  const reach = row.grant.keyScope === null ? key.reach : reachOf(narrowScope(key.reach?.scope ?? null, parseStoredScope(row.grant.keyScope)));
+  const expired = expiryRefusal(ctx, reach);
+  if (expired) throw expired;
   return {
-    keyId,
+    keyId: key.keyId,
+    reach,
     clientId: row.grant.clientId,
     scopes: row.grant.scopes ? row.grant.scopes.split(' ') : [],
     expiresAt: row.token.expiresAt,

@@ -6,6 +6,7 @@ import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 import { ApiError } from '../errors.js';
 import { countRows } from '../../db/tx.js';
+import { campaignReach } from '../auth/scope.js';
 
 /**
  * Campaign statuses: the spec's named values, plus DRAFT and PREPARING for campaigns that
@@ -98,7 +99,13 @@ const campaignById = perDb((db) =>
     .prepare(),
 );
 
+/**
+ * The campaign, or undefined when there is none or the call may not see it (a key held to
+ * other campaigns, core/auth/scope.ts): every campaign-bound route reads its campaign here, so
+ * for such a key another campaign is absent everywhere, 404 as if it did not exist.
+ */
 export function findCampaignRow(ctx: Ctx, id: string): CampaignRow | undefined {
+  if (ctx.campaigns && !ctx.campaigns.has(id)) return undefined;
   return campaignById(ctx.db).get({ id });
 }
 
@@ -129,7 +136,7 @@ export interface ListCampaignsInput {
 /** Newest first. The cursor is bound to the status filter. */
 export function listCampaigns(ctx: Ctx, secret: string, input: ListCampaignsInput): { campaigns: Campaign[]; nextCursor: string | null } {
   const scope = `campaigns|${input.status ?? ''}`;
-  const conds = input.status ? [eq(campaigns.status, input.status)] : [];
+  const conds = [input.status ? eq(campaigns.status, input.status) : undefined, campaignReach(ctx, campaigns.id)];
   if (input.cursor !== undefined) {
     const [seq] = decodeCursor(secret, scope, input.cursor);
     if (typeof seq !== 'number' || !countRows(ctx.db, campaigns, and(eq(campaigns.seq, seq), ...conds))) throw invalidCursor();

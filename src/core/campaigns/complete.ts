@@ -2,6 +2,7 @@ import { and, eq, exists, sql } from 'drizzle-orm';
 import { campaigns, drafts } from '../../db/schema.js';
 import { completeByIdOrName, type Completion } from '../completion/match.js';
 import type { Ctx } from '../context.js';
+import { campaignReach } from '../auth/scope.js';
 
 export interface CompleteCampaignsOptions {
   /** Only campaigns with drafts waiting for a person (the drafts' campaigns). */
@@ -18,5 +19,6 @@ export function completeCampaignIds(ctx: Ctx, typed: string, opts: CompleteCampa
           .where(and(eq(drafts.campaignId, campaigns.id), eq(drafts.status, 'pending'))),
       )
     : undefined;
-  return completeByIdOrName(ctx, { table: campaigns, id: campaigns.id, name: campaigns.name, where: pending }, typed);
+  // A key held to campaigns completes only those.
+  return completeByIdOrName(ctx, { table: campaigns, id: campaigns.id, name: campaigns.name, where: and(pending, campaignReach(ctx, campaigns.id)) }, typed);
 }

@@ -7,6 +7,7 @@ import { leadStatements } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
+import { reachesCampaign } from '../auth/scope.js';
 import { newSortableId } from '../ids.js';
 import { anyoneListening, noteChange } from '../live/feed.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
@@ -247,7 +248,11 @@ const statements = perDb((db) => {
   };
 });
 
-export const findDraftRow = (ctx: Ctx, id: string): DraftRow | undefined => statements(ctx.db).byId(id);
+/** The draft, or undefined when there is none or its campaign is out of the call's reach (a key held to other campaigns). */
+export function findDraftRow(ctx: Ctx, id: string): DraftRow | undefined {
+  const row = statements(ctx.db).byId(id);
+  return row && reachesCampaign(ctx, row.campaignId) ? row : undefined;
+}
 
 /** The lead's draft for a slot, whatever its status. */
 export const draftRowAt = (ctx: Ctx, leadId: string, slot: string): DraftRow | undefined => statements(ctx.db).bySlot(leadId, slot);
@@ -569,7 +574,7 @@ export interface DraftPageFilter {
 
 export type DraftListRow = DraftRow & { lead: DraftLeadRow };
 
-type PageParams = { after: number; limit: number; campaignId?: string; status?: string };
+type PageParams = { after: number; limit: number; campaignId?: string; status?: string; campaigns?: string };
 
 /**
  * One statement per filter shape (campaign given or not, status given or not), each held to its
@@ -580,17 +585,19 @@ type PageParams = { after: number; limit: number; campaignId?: string; status?: 
  * rows past the cursor. CROSS JOIN keeps drafts the outer loop: with drafts outnumbering leads in
  * the statistics, SQLite would otherwise scan every lead and sort.
  */
-export function draftPageSql(byCampaign: boolean, byStatus: boolean): string {
+export function draftPageSql(byCampaign: boolean, byStatus: boolean, byReach = false): string {
   const conds = ['d.seq > @after'];
   if (byCampaign) conds.push('d.campaign_id = @campaignId');
+  // A key held to campaigns (core/auth/scope.ts): their ids as one JSON array parameter.
+  if (byReach) conds.push('d.campaign_id IN (SELECT value FROM json_each(@campaigns))');
   if (byStatus) conds.push('d.status = @status');
   const index = byCampaign ? (byStatus ? ' INDEXED BY drafts_campaign_status' : ' INDEXED BY drafts_campaign') : byStatus ? ' INDEXED BY drafts_status' : '';
   return `SELECT ${DRAFT_COLUMNS}, ${DRAFT_LEAD_COLUMNS} FROM drafts d${index} CROSS JOIN leads l ON l.id = d.lead_id
        WHERE ${conds.join(' AND ')} ORDER BY d.seq LIMIT (SELECT @limit)`;
 }
 
-function preparePage(db: Db, byCampaign: boolean, byStatus: boolean) {
-  return db.$client.prepare<[PageParams], SqlRow>(draftPageSql(byCampaign, byStatus));
+function preparePage(db: Db, byCampaign: boolean, byStatus: boolean, byReach = false) {
+  return db.$client.prepare<[PageParams], SqlRow>(draftPageSql(byCampaign, byStatus, byReach));
 }
 
 const pageStatements = perDb((db) => ({
@@ -598,20 +605,28 @@ const pageStatements = perDb((db) => ({
   campaign: preparePage(db, true, false),
   status: preparePage(db, false, true),
   both: preparePage(db, true, true),
+  reach: preparePage(db, false, false, true),
+  reachStatus: preparePage(db, false, true, true),
 }));
 
 /** Drafts after list position `after` (0 for the first page), oldest first, each with its lead. */
 export function draftPage(ctx: Ctx, filter: DraftPageFilter, after: number, limit: number): DraftListRow[] {
   const st = pageStatements(ctx.db);
   const { campaignId, status } = filter;
+  // A named campaign was checked against the reach (findCampaignRow); without one, the reach filters.
+  const campaigns = campaignId === undefined && ctx.campaigns ? JSON.stringify([...ctx.campaigns]) : undefined;
   const rows =
-    campaignId !== undefined
+    campaigns !== undefined
       ? status !== undefined
-        ? st.both.all({ after, limit, campaignId, status })
-        : st.campaign.all({ after, limit, campaignId })
-      : status !== undefined
-        ? st.status.all({ after, limit, status })
-        : st.none.all({ after, limit });
+        ? st.reachStatus.all({ after, limit, status, campaigns })
+        : st.reach.all({ after, limit, campaigns })
+      : campaignId !== undefined
+        ? status !== undefined
+          ? st.both.all({ after, limit, campaignId, status })
+          : st.campaign.all({ after, limit, campaignId })
+        : status !== undefined
+          ? st.status.all({ after, limit, status })
+          : st.none.all({ after, limit });
   return rows.map(draftWithLeadOf);
 }
 

@@ -1,7 +1,8 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { activity, campaigns, workspace } from '../../db/schema.js';
-import { publicEvents } from '../activity/list.js';
+import { reachableEvents } from '../activity/list.js';
+import { campaignReach } from '../auth/scope.js';
 import { Campaign, rate, toCampaign, type CampaignRow } from '../campaigns/campaign.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
@@ -48,7 +49,7 @@ function topBy(sample: CampaignRow[], numerator: (c: CampaignRow) => number, den
     .map((c) => toCampaign(c.row));
 }
 
-const latestEvent = (ctx: Ctx, where: ReturnType<typeof publicEvents>) =>
+const latestEvent = (ctx: Ctx, where: ReturnType<typeof reachableEvents>) =>
   ctx.db
     .select({ at: activity.at, leadName: activity.leadName, campaignId: activity.campaignId })
     .from(activity)
@@ -57,20 +58,45 @@ const latestEvent = (ctx: Ctx, where: ReturnType<typeof publicEvents>) =>
     .limit(1)
     .get();
 
-export function getInsightsOverview(ctx: Ctx): InsightsOverview {
-  const lastActivity = latestEvent(ctx, publicEvents());
-  const lastReply = latestEvent(ctx, publicEvents('reply_received'));
-  const counters = ctx.db
+/**
+ * For a key held to campaigns, the totals are its campaigns' own: the workspace's counters
+ * would tell it that other campaigns exist and what they did.
+ */
+function reachableTotals(ctx: Ctx) {
+  return ctx.db
     .select({
-      repliesReceived: workspace.repliesReceived,
-      connectionRequestsSent: workspace.connectionRequestsSent,
-      connectionRequestsAccepted: workspace.connectionRequestsAccepted,
-      messagesSent: workspace.messagesSent,
+      repliesReceived: sql<number>`coalesce(sum(${campaigns.repliesReceived}), 0)`,
+      connectionRequestsSent: sql<number>`coalesce(sum(${campaigns.connectionRequestsSent}), 0)`,
+      connectionRequestsAccepted: sql<number>`coalesce(sum(${campaigns.connectionRequestsAccepted}), 0)`,
+      messagesSent: sql<number>`coalesce(sum(${campaigns.messagesSent}), 0)`,
     })
-    .from(workspace)
-    .where(eq(workspace.id, WORKSPACE_ID))
+    .from(campaigns)
+    .where(campaignReach(ctx, campaigns.id))
     .get();
-  const sample = ctx.db.select().from(campaigns).orderBy(desc(campaigns.updatedAt), desc(campaigns.seq)).limit(CAMPAIGN_SAMPLE_SIZE).all();
+}
+
+export function getInsightsOverview(ctx: Ctx): InsightsOverview {
+  const lastActivity = latestEvent(ctx, reachableEvents(ctx));
+  const lastReply = latestEvent(ctx, reachableEvents(ctx, 'reply_received'));
+  const counters = ctx.campaigns
+    ? reachableTotals(ctx)
+    : ctx.db
+        .select({
+          repliesReceived: workspace.repliesReceived,
+          connectionRequestsSent: workspace.connectionRequestsSent,
+          connectionRequestsAccepted: workspace.connectionRequestsAccepted,
+          messagesSent: workspace.messagesSent,
+        })
+        .from(workspace)
+        .where(eq(workspace.id, WORKSPACE_ID))
+        .get();
+  const sample = ctx.db
+    .select()
+    .from(campaigns)
+    .where(campaignReach(ctx, campaigns.id))
+    .orderBy(desc(campaigns.updatedAt), desc(campaigns.seq))
+    .limit(CAMPAIGN_SAMPLE_SIZE)
+    .all();
   return {
     highlights: {
       lastActivityAt: lastActivity ? iso(lastActivity.at) : null,

@@ -1,3 +1,4 @@
+import { KeyScope } from '../auth/scope.js';
 import { CREATED_STATUS } from '../campaigns/state-machine.js';
 import { z } from 'zod';
 import { StepsInput } from '../agents/steps.js';
@@ -41,6 +42,8 @@ export const CreditsSection = z.strictObject({
 export const ApiKeyEntry = z.strictObject({
   key: z.string().regex(/^sk_(test|live)_[\x21-\x7e]{24,}$/, 'must be sk_test_ or sk_live_ followed by at least 24 visible characters'),
   name: z.string().min(1).max(100).default('seeded'),
+  /** What the key may reach (core/auth/scope.ts); absent, everything. */
+  scope: KeyScope.optional(),
 });
 
 export const AccountEntry = z.strictObject({

@@ -1,3 +1,4 @@
+import { isEmptyScope } from '../auth/scope.js';
 import { randomBytes } from 'node:crypto';
 import { accountToday } from '../accounts/today.js';
 import { accountDaily, accounts, activity, agents, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
@@ -86,7 +87,7 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
     file.apiKeys.forEach((k, i) => {
       if (seenKeys.has(k.key)) throw new SeedError(`apiKeys[${i}].key`, 'duplicate key');
       seenKeys.add(k.key);
-      insertApiKey(ctx, k.key, k.name);
+      insertApiKey(ctx, k.key, k.name, k.scope && !isEmptyScope(k.scope) ? k.scope : null);
     });
 
     const accountIds = new Set<string>();

@@ -4,6 +4,7 @@ import { stepEvents } from '../../db/schema.js';
 import { invitationTimeoutHours, requireAgentRow, stepsOf } from '../agents/agents.js';
 import { VARIANT_LETTERS, variantCount, walkSteps, type VariantLetter } from '../agents/steps.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
+import { campaignReach } from '../auth/scope.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { stepCounts } from './store.js';
@@ -89,6 +90,7 @@ export function getSkipReasons(ctx: Ctx, input: { agentId: string; campaignId?: 
       and(
         eq(stepEvents.agentId, row.id),
         input.campaignId === undefined ? undefined : eq(stepEvents.campaignId, input.campaignId),
+        campaignReach(ctx, stepEvents.campaignId),
         // A literal, as the partial index's own condition reads, so SQLite picks that index.
         sql`${stepEvents.event} = 'skipped'`,
       ),

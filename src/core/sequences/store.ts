@@ -5,6 +5,7 @@ import { transaction } from '../../db/tx.js';
 import type { StepKind, VariantLetter } from '../agents/steps.js';
 import { VARIANT_LETTERS } from '../agents/steps.js';
 import { sequenceStatements } from '../../db/sql/sequences.js';
+import { campaignReach } from '../auth/scope.js';
 import type { Ctx } from '../context.js';
 
 /**
@@ -222,7 +223,7 @@ export interface StepCounts {
 }
 
 /** The counts of an agent's steps per variant, over all campaigns or one. */
-export function stepCounts(ctx: Pick<Ctx, 'db'>, agentId: string, campaignId?: string): StepCounts[] {
+export function stepCounts(ctx: Pick<Ctx, 'db' | 'campaigns'>, agentId: string, campaignId?: string): StepCounts[] {
   return ctx.db
     .select({
       stepId: stepStats.stepId,
@@ -233,7 +234,13 @@ export function stepCounts(ctx: Pick<Ctx, 'db'>, agentId: string, campaignId?: s
       skipped: sql<number>`sum(${stepStats.skipped})`,
     })
     .from(stepStats)
-    .where(and(eq(stepStats.agentId, agentId), campaignId === undefined ? undefined : eq(stepStats.campaignId, campaignId)))
+    .where(
+      and(
+        eq(stepStats.agentId, agentId),
+        campaignId === undefined ? undefined : eq(stepStats.campaignId, campaignId),
+        campaignReach(ctx, stepStats.campaignId),
+      ),
+    )
     .groupBy(stepStats.stepId, stepStats.variant)
     .all() as StepCounts[];
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { KEY_PREFIX, keyEnvFor } from '../../core/auth/keys.js';
+import { checkKeyScope, KEY_PREFIX, keyEnvFor } from '../../core/auth/keys.js';
+import { SCOPE_TOOLSETS, withReach, type KeyScope } from '../../core/auth/scope.js';
 import { getClient, issueAuthorizationCode, OAuthFailure, oauthSecret } from '../../core/auth/oauth.js';
 import { sign, signatureMatches } from '../../core/auth/secrets.js';
 import type { Ctx } from '../../core/context.js';
@@ -122,6 +123,11 @@ button { font: inherit; padding: .5rem 1.1rem; border-radius: 4px; border: 2px s
 button[value=allow] { background: #1a5fb4; color: #fff; }
 button[value=deny] { background: #fff; color: #1a5fb4; }
 code { background: #eee; padding: 0 .2rem; border-radius: 3px; }
+fieldset { border: 1px solid #d0d0cc; border-radius: 6px; margin-top: 1.25rem; padding: .5rem 1rem 1rem; }
+legend { font-weight: 600; padding: 0 .25rem; }
+fieldset label { font-weight: 400; margin-top: .5rem; }
+fieldset label.field { font-weight: 600; margin-top: 1rem; }
+input[type=text], select { width: 100%; box-sizing: border-box; font: inherit; padding: .4rem; border: 2px solid #555; border-radius: 4px; }
 </style>
 </head>
 <body>
@@ -133,7 +139,85 @@ ${page.body}
 `);
 }
 
-function consentPage(ctx: Ctx, res: Response, status: number, claims: FormClaims, formToken: string, error: string | null): void {
+/** The expiry choices of a grant, in days; the first is none (until the key or the sign-in is revoked). */
+const GRANT_DAYS = [0, 1, 7, 30, 90] as const;
+
+const TOOLSET_LABELS: Record<(typeof SCOPE_TOOLSETS)[number], string> = {
+  standard: 'Standard tools: campaigns, leads, messages, insights',
+  manage: 'Management: campaigns, agents, accounts (and drafts)',
+  drafts: 'Drafts: list and review',
+};
+
+/** What the person chose in the form, echoed back when the page is shown again with an error. */
+interface ScopeChoice {
+  access: 'write' | 'read';
+  toolsets: string[];
+  campaigns: string;
+  days: string;
+}
+
+const NO_CHOICE: ScopeChoice = { access: 'write', toolsets: [], campaigns: '', days: '0' };
+
+const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
+
+function choiceOf(form: Record<string, unknown>): ScopeChoice {
+  return {
+    access: form.access === 'read' ? 'read' : 'write',
+    toolsets: listOf(form.toolsets),
+    campaigns: typeof form.campaigns === 'string' ? form.campaigns : '',
+    days: typeof form.expires_days === 'string' ? form.expires_days : '0',
+  };
+}
+
+/** The scope the form asks for, in the shape core checks; undefined for none. */
+function scopeInput(ctx: Ctx, choice: ScopeChoice): Record<string, unknown> | undefined {
+  const scope: Record<string, unknown> = {};
+  if (choice.access === 'read') scope.readOnly = true;
+  if (choice.toolsets.length) scope.toolsets = choice.toolsets;
+  const campaigns = choice.campaigns
+    .split(/[\s,]+/)
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
+  if (campaigns.length) scope.campaignIds = campaigns;
+  const days = Number(choice.days);
+  if (choice.days !== '0') scope.expiresAt = Number.isInteger(days) && days > 0 ? new Date(ctx.clock.now() + days * 86_400_000).toISOString() : choice.days;
+  return Object.keys(scope).length ? scope : undefined;
+}
+
+function scopeFields(choice: ScopeChoice): string {
+  const checked = (on: boolean) => (on ? ' checked' : '');
+  const toolsets = SCOPE_TOOLSETS.map(
+    (t) => `<label><input type="checkbox" name="toolsets" value="${t}"${checked(choice.toolsets.includes(t))}> ${escapeHtml(TOOLSET_LABELS[t])}</label>`,
+  ).join('\n');
+  const days = GRANT_DAYS.map(
+    (d) => `<option value="${d}"${choice.days === String(d) ? ' selected' : ''}>${d === 0 ? 'Until revoked' : d === 1 ? '1 day' : `${d} days`}</option>`,
+  ).join('');
+  return `<fieldset>
+<legend>What it may do</legend>
+<p class="hint">Never more than the key allows. Leave everything as it is to give it what the key reaches.</p>
+<label><input type="radio" name="access" value="write"${checked(choice.access === 'write')}> Read and change (add leads, send, start campaigns)</label>
+<label><input type="radio" name="access" value="read"${checked(choice.access === 'read')}> Read only: every change is refused</label>
+<fieldset>
+<legend>Only these toolsets (none ticked: all)</legend>
+${toolsets}
+</fieldset>
+<label class="field" for="campaigns">Only these campaigns (optional)</label>
+<p class="hint" id="campaigns-hint">Campaign ids, separated by commas. It will not see any other campaign.</p>
+<input type="text" id="campaigns" name="campaigns" value="${escapeHtml(choice.campaigns)}" aria-describedby="campaigns-hint" autocomplete="off" spellcheck="false">
+<label class="field" for="expires_days">Access lasts</label>
+<select id="expires_days" name="expires_days">${days}</select>
+</fieldset>`;
+}
+
+function consentPage(
+  ctx: Ctx,
+  res: Response,
+  status: number,
+  claims: FormClaims,
+  formToken: string,
+  error: string | null,
+  choice: ScopeChoice = NO_CHOICE,
+): void {
   const client = getClient(ctx, claims.clientId);
   // The client chose its name: it is shown isolated, its direction controls as code points.
   const given = client?.metadata.client_name;
@@ -145,7 +229,7 @@ function consentPage(ctx: Ctx, res: Response, status: number, claims: FormClaims
   sendPage(res, status, {
     title: error ? `Error: connect ${titleName} to outreach-mcp` : `Connect ${titleName} to outreach-mcp`,
     body: `<h1>Connect ${name} to outreach-mcp</h1>
-<p><strong>${name}</strong> asks to use the outreach tools of this server (${escapeHtml(ctx.env)} environment) for you. It will reach exactly what the API key you paste here reaches, with the same limits. It never sees the key: it gets a token that stops working when the key is revoked.</p>
+<p><strong>${name}</strong> asks to use the outreach tools of this server (${escapeHtml(ctx.env)} environment) for you. It will reach what the API key you paste here reaches, narrowed by what you choose below, with the same limits. It never sees the key: it gets a token that stops working when the key is revoked.</p>
 <p>After you answer, your browser returns to <code>${escapeHtml(destination(claims.redirectUri))}</code>.</p>
 ${error ? `<p class="error" id="key-error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="${CONSENT_PATH}">
@@ -153,6 +237,7 @@ ${error ? `<p class="error" id="key-error" role="alert">${escapeHtml(error)}</p>
 <label for="api_key">API key</label>
 <p class="hint" id="key-hint">Paste a key that starts with <code>${prefix}</code>. Create one with <code>npx outreach keys create --env ${env}</code>.</p>
 <input type="password" id="api_key" name="api_key" required autocomplete="off" autocapitalize="off" spellcheck="false" aria-describedby="${describedBy}"${error ? ' aria-invalid="true" autofocus' : ''}>
+${scopeFields(choice)}
 <div class="actions">
 <button type="submit" name="decision" value="allow">Allow access</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
@@ -219,8 +304,17 @@ export function consentSubmitHandler(ctx: Ctx): RequestHandler[] {
       const auth = apiKey
         ? authenticate(ctx, { apiKey }, { requestId: requestIdOf(res), clientAddress: clientAddress(req) })
         : { ok: false as const, error: new ApiError('unauthorized', 'Paste your API key to allow access.') };
-      if (!auth.ok) return consentPage(ctx, res, 400, claims, token as string, `${auth.error.message} No access was granted.`);
+      const choice = choiceOf(form);
+      if (!auth.ok) return consentPage(ctx, res, 400, claims, token as string, `${auth.error.message} No access was granted.`, choice);
       const keyId = auth.caller.keyId;
+      // The chosen scope, checked in core: its campaigns must be ones the key itself reaches.
+      let keyScope: KeyScope | null;
+      try {
+        keyScope = checkKeyScope(withReach(ctx, auth.caller.reach ?? null), scopeInput(ctx, choice));
+      } catch (err) {
+        if (err instanceof ApiError) return consentPage(ctx, res, 400, claims, token as string, `${err.message} No access was granted.`, choice);
+        throw err;
+      }
       let code: string;
       try {
         code = issueAuthorizationCode(ctx, {
@@ -231,6 +325,7 @@ export function consentSubmitHandler(ctx: Ctx): RequestHandler[] {
           scopes: claims.scopes,
           resource: claims.resource,
           formNonce: claims.nonce,
+          keyScope,
         });
       } catch (err) {
         if (err instanceof OAuthFailure) return problemPage(res, 400, err.message);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { createApiKey, keyEnvFor, listApiKeys, revokeApiKey } from '../../core/auth/keys.js';
+import { checkKeyScope, createApiKey, keyEnvFor, listApiKeys, revokeApiKey } from '../../core/auth/keys.js';
+import { KeyScope } from '../../core/auth/scope.js';
 import { IsoTimestamp } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
 import { defineOperatorTool } from '../define.js';
@@ -14,6 +15,8 @@ const ApiKeyView = z.object({
   createdAt: IsoTimestamp,
   lastUsedAt: IsoTimestamp.nullable(),
   revokedAt: IsoTimestamp.nullable(),
+  /** Null: the key reaches everything. */
+  scope: KeyScope.nullable(),
 });
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
@@ -35,12 +38,19 @@ export const createApiKeyTool = defineOperatorTool({
   input: z.strictObject({
     name: z.string().trim().min(1).max(100).optional().describe('A label, 1-100 characters (default "<env> key").'),
     env: z.enum(['test', 'live']).optional().describe("test (sk_test_) or live (sk_live_); default: the server's environment."),
+    scope: z
+      .unknown()
+      .optional()
+      .describe(
+        'What the key may reach: { toolsets?, readOnly?, campaignIds?, expiresAt? }; absent or null, everything. Checked in core (known toolsets, existing campaigns, a future expiry).',
+      ),
   }),
   output: z.object({ key: ApiKeyView, secret: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: (ctx, input) => {
     const env = input.env ?? keyEnvFor(ctx.env);
-    const { id, key } = createApiKey(ctx, env, input.name ?? `${env} key`);
+    const scope = checkKeyScope(ctx, input.scope);
+    const { id, key } = createApiKey(ctx, env, input.name ?? `${env} key`, scope);
     const view = listApiKeys(ctx).find((k) => k.id === id);
     if (!view) throw new ApiError('upstream_unavailable', 'The key was created but could not be read back. List the keys to see it.');
     return { key: view, secret: key };

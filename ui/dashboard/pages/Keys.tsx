@@ -4,25 +4,61 @@ import { formatWhen } from '../../shared/format.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
 import { ShownOnce } from './Secret.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
+import type { ApiKey } from '../../shared/types.js';
 
-/** API keys: create (the secret is shown once), list, revoke. */
+/** The toolsets a key may be held to, as the server names them (core/auth/scope.ts). */
+const TOOLSETS = [
+  { key: 'standard', label: 'Standard tools (campaigns, leads, messages, insights)' },
+  { key: 'manage', label: 'Management (campaigns, agents, accounts; drafts included)' },
+  { key: 'drafts', label: 'Drafts (list and review)' },
+] as const;
+
+/** A key's scope in words, for the table. */
+export function scopeText(scope: ApiKey['scope'], campaignName: (id: string) => string): string {
+  if (!scope) return 'Everything';
+  const parts: string[] = [];
+  if (scope.readOnly) parts.push('Read-only');
+  if (scope.toolsets) parts.push(`Toolsets: ${scope.toolsets.join(', ')}`);
+  if (scope.campaignIds) parts.push(`Campaigns: ${scope.campaignIds.map(campaignName).join(', ')}`);
+  if (scope.expiresAt) parts.push(`${Date.parse(scope.expiresAt) <= Date.now() ? 'Expired' : 'Expires'} ${formatWhen(scope.expiresAt)}`);
+  return parts.join(' · ');
+}
+
+/** API keys: create (the secret is shown once) with an optional scope, list with each key's scope, revoke. */
 export function KeysPage() {
   const id = useId();
   const keys = useTool('list_api_keys', {});
+  const campaigns = useTool('list_campaigns', { limit: 100 });
   const create = useToolMutation('create_api_key', ['list_api_keys']);
   const revoke = useToolMutation('revoke_api_key', ['list_api_keys']);
   const [name, setName] = useState('');
+  const [readOnly, setReadOnly] = useState(false);
+  const [toolsets, setToolsets] = useState<string[]>([]);
+  const [campaignIds, setCampaignIds] = useState<string[]>([]);
+  const [expires, setExpires] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
+  const toggle = (list: string[], value: string, on: boolean) => (on ? [...list, value] : list.filter((v) => v !== value));
+  const campaignName = (cid: string) => campaigns.data?.campaigns.find((c) => c.id === cid)?.name ?? cid;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const scope: Record<string, unknown> = {};
+    if (readOnly) scope.readOnly = true;
+    if (toolsets.length) scope.toolsets = toolsets;
+    if (campaignIds.length) scope.campaignIds = campaignIds;
+    // datetime-local is the person's local time; the server takes an instant.
+    if (expires) scope.expiresAt = new Date(expires).toISOString();
     create.mutate(
-      { ...(name.trim() ? { name: name.trim() } : {}) },
+      { ...(name.trim() ? { name: name.trim() } : {}), ...(Object.keys(scope).length ? { scope } : {}) },
       {
         onSuccess: (r) => {
           setSecret(r.secret);
           setName('');
+          setReadOnly(false);
+          setToolsets([]);
+          setCampaignIds([]);
+          setExpires('');
         },
       },
     );
@@ -39,6 +75,50 @@ export function KeysPage() {
             <label htmlFor={`${id}-name`}>Key name (optional)</label>
             <input id={`${id}-name`} className="o-input" maxLength={120} value={name} onChange={(e) => setName(e.target.value)} />
           </div>
+        </div>
+        <fieldset className="o-field">
+          <legend>Scope (optional: a key without one reaches everything)</legend>
+          <div className="o-row">
+            <input id={`${id}-ro`} type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} />
+            <label htmlFor={`${id}-ro`}>Read-only: every write is refused</label>
+          </div>
+          <fieldset className="o-field">
+            <legend>Only these toolsets (none ticked: all)</legend>
+            {TOOLSETS.map((t) => (
+              <div key={t.key} className="o-row">
+                <input
+                  id={`${id}-ts-${t.key}`}
+                  type="checkbox"
+                  checked={toolsets.includes(t.key)}
+                  onChange={(e) => setToolsets(toggle(toolsets, t.key, e.target.checked))}
+                />
+                <label htmlFor={`${id}-ts-${t.key}`}>{t.label}</label>
+              </div>
+            ))}
+          </fieldset>
+          <fieldset className="o-field">
+            <legend>Only these campaigns (none ticked: all; the key cannot see the others)</legend>
+            {campaigns.data?.campaigns.length === 0 ? <p>No campaigns yet.</p> : null}
+            {campaigns.data?.campaigns.map((c) => (
+              <div key={c.id} className="o-row">
+                <input
+                  id={`${id}-c-${c.id}`}
+                  type="checkbox"
+                  checked={campaignIds.includes(c.id)}
+                  onChange={(e) => setCampaignIds(toggle(campaignIds, c.id, e.target.checked))}
+                />
+                <label htmlFor={`${id}-c-${c.id}`}>
+                  <Untrusted>{c.name}</Untrusted>
+                </label>
+              </div>
+            ))}
+          </fieldset>
+          <div className="o-field">
+            <label htmlFor={`${id}-exp`}>Expires (optional)</label>
+            <input id={`${id}-exp`} className="o-input" type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
+          </div>
+        </fieldset>
+        <div>
           <button type="submit" className="o-button o-button-primary" disabled={create.isPending}>
             Create key
           </button>
@@ -59,13 +139,14 @@ export function KeysPage() {
                 <th scope="col">Environment</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
+                <th scope="col">Scope</th>
                 <th scope="col">Status</th>
               </tr>
             </thead>
             <tbody>
               {keys.data.keys.length === 0 ? (
                 <tr>
-                  <td colSpan={6}>No keys yet.</td>
+                  <td colSpan={7}>No keys yet.</td>
                 </tr>
               ) : null}
               {keys.data.keys.map((k) => {
@@ -79,6 +160,7 @@ export function KeysPage() {
                     <td>{k.environment}</td>
                     <td>{formatWhen(k.createdAt)}</td>
                     <td>{k.lastUsedAt ? formatWhen(k.lastUsedAt) : 'Never'}</td>
+                    <td>{scopeText(k.scope, campaignName)}</td>
                     <td>
                       {k.revokedAt ? (
                         `Revoked ${formatWhen(k.revokedAt)}`
