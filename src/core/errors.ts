@@ -15,8 +15,6 @@ export const ERROR_STATUS = {
   insufficient_lookalike_credits: 403,
   sales_nav_required: 403,
   account_disconnected: 403,
-  // A call outside the caller's scope (a read-only key's write, a tool outside its toolsets).
-  forbidden: 403,
   not_found: 404,
   conflict: 409,
   // The person declined an MCP confirmation; REST never asks, so it never answers this.

@@ -8,13 +8,14 @@ import { ApiError, validationError } from '../errors.js';
  * What an API key may reach (team.md, "Keys with a scope"). A key without a scope reaches
  * everything, as keys always did. Every part narrows:
  * - `toolsets`: the groups of tools it may call (`standard` is the default listing's tools,
- *   `manage` the management tools and, as in MCP listings, the draft tools, `drafts` those two);
+ *   `manage` the management tools and, as in MCP listings, the draft tools, `drafts` those two,
+ *   `triage` the inbox's threads and tag suggestions, `audit` the audit trail);
  * - `readOnly`: only tools that change nothing;
  * - `campaignIds`: only those campaigns; every other one is absent for it (404, left out of
  *   every list and total);
  * - `expiresAt`: after it every call is 401 `key_expired`.
  */
-export const SCOPE_TOOLSETS = ['standard', 'manage', 'drafts'] as const;
+export const SCOPE_TOOLSETS = ['standard', 'manage', 'drafts', 'triage', 'audit'] as const;
 export type ScopeToolset = (typeof SCOPE_TOOLSETS)[number];
 
 /** The tool groups each scope toolset reaches: `manage` includes `drafts`, as an MCP listing does. */
@@ -22,6 +23,8 @@ export const SCOPE_TOOLSET_REACH: Readonly<Record<ScopeToolset, readonly ScopeTo
   standard: ['standard'],
   manage: ['manage', 'drafts'],
   drafts: ['drafts'],
+  triage: ['triage'],
+  audit: ['audit'],
 };
 
 /** The most campaigns one key may be held to; a longer list is a sign of a key that should hold none. */

@@ -146,6 +146,8 @@ const TOOLSET_LABELS: Record<(typeof SCOPE_TOOLSETS)[number], string> = {
   standard: 'Standard tools: campaigns, leads, messages, insights',
   manage: 'Management: campaigns, agents, accounts (and drafts)',
   drafts: 'Drafts: list and review',
+  triage: 'Triage: read inbox threads, suggest tags',
+  audit: 'Audit trail: read',
 };
 
 /** What the person chose in the form, echoed back when the page is shown again with an error. */

@@ -11,6 +11,8 @@ const TOOLSETS = [
   { key: 'standard', label: 'Standard tools (campaigns, leads, messages, insights)' },
   { key: 'manage', label: 'Management (campaigns, agents, accounts; drafts included)' },
   { key: 'drafts', label: 'Drafts (list and review)' },
+  { key: 'triage', label: 'Triage (read inbox threads, suggest tags)' },
+  { key: 'audit', label: 'Audit trail (read)' },
 ] as const;
 
 /** A key's scope in words, for the table. */
