@@ -28,6 +28,8 @@ import { WebhookWorker } from './workers/webhooks/worker.js';
 import { LookalikeWorker } from './workers/lookalike/worker.js';
 import { ImportResumer } from './workers/imports/worker.js';
 import { createDrafter, missingDrafterKey } from './network/drafter/index.js';
+import { Mail } from './network/mail/index.js';
+import { SqliteSimMailStore } from './core/network/sim-mail-store.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -63,6 +65,8 @@ export function createContext(
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = sim ?? new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
   const network = createNetwork(settings, db, simClock, clock, log);
+  // Real SMTP and IMAP for every environment; simulated mailboxes only in development.
+  const mail = new Mail({ env: process.env, ...(settings.env === 'development' ? { sim: { store: new SqliteSimMailStore(db), clock: simClock } } : {}) });
   const keyCommand = settings.dbPath === ':memory:' ? undefined : publicKeyCommand(settings.env);
   const importLeaseMs = settings.importLeaseMs;
   return {
@@ -73,6 +77,7 @@ export function createContext(
     limits,
     simClock,
     network,
+    mail,
     ...(keyCommand ? { keyCommand } : {}),
     ...(importLeaseMs !== undefined ? { importLeaseMs } : {}),
     // The same rules the engine runs with, so list_accounts shows the limits the engine applies.

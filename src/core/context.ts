@@ -6,6 +6,7 @@ import type { RateLimiter } from './ratelimit/limiter.js';
 import type { Faults } from './faults.js';
 import type { SafetySettings } from './safety/types.js';
 import type { Drafter } from './drafts/drafter.js';
+import type { MailPort } from './network/mail.js';
 
 export type Environment = 'development' | 'production';
 
@@ -27,6 +28,8 @@ export interface Ctx {
   faults?: Faults;
   simClock: Clock;
   network: NetworkProvider;
+  /** The mail adapter (SMTP and IMAP, or the simulator for simulated mailboxes); absent, no mailbox can be reached. */
+  mail?: MailPort;
   /** The account-safety rules from the config (caps, warm-up, hours); absent means the defaults. */
   safety?: SafetySettings;
   /** The engine's invitation timeout (engine.invitationTimeoutDays): how long an agent written with connectionNote and messages waits for an acceptance when read as steps. Absent means the default, 21 days. */
