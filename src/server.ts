@@ -27,6 +27,7 @@ import { webhookPolicy } from './core/webhooks/ssrf.js';
 import { WebhookWorker } from './workers/webhooks/worker.js';
 import { LookalikeWorker } from './workers/lookalike/worker.js';
 import { ImportResumer } from './workers/imports/worker.js';
+import { MailPoller } from './workers/mail/worker.js';
 import { createDrafter, missingDrafterKey } from './network/drafter/index.js';
 import { Mail } from './network/mail/index.js';
 import { SqliteSimMailStore } from './core/network/sim-mail-store.js';
@@ -215,6 +216,8 @@ export async function startServer(
   http.headersTimeout = 60_000;
   const { port } = http.address() as AddressInfo;
   const url = `http://${hostForUrl(settings.host)}:${port}`;
+  // Links in emails (the one-click unsubscribe) point at the public address, else at this one.
+  ctx.publicUrl ??= settings.publicUrl ?? url;
   // Production accounts come from Unipile; a failed first sync is retried by the provider.
   if (unipile) void unipile.syncAccounts().catch((err: unknown) => log.warn({ err }, 'Unipile account sync failed; retrying later'));
   const keyVariable = missingDrafterKey(settings.config.drafter);
@@ -229,6 +232,9 @@ export async function startServer(
   webhooks.start();
   const lookalike = options.lookalike === false ? null : new LookalikeWorker(ctx);
   lookalike?.start();
+  // Replies and bounces in the mailboxes' inboxes; with the engine, as they end sequences.
+  const mail = options.engine === false ? null : new MailPoller(ctx, resolveEngineSettings(settings.config.engine));
+  mail?.start();
   return {
     ctx,
     http,
@@ -239,6 +245,7 @@ export async function startServer(
     imports,
     close: async () => {
       imports.stop();
+      await mail?.stop();
       await engine?.stop();
       await lookalike?.stop();
       // The worker records attempt outcomes, so it stops before the database closes.

@@ -28,6 +28,8 @@ export interface Ctx {
   faults?: Faults;
   simClock: Clock;
   network: NetworkProvider;
+  /** The server's public address, for links in emails (the one-click unsubscribe); set when the server listens. */
+  publicUrl?: string;
   /** The mail adapter (SMTP and IMAP, or the simulator for simulated mailboxes); absent, no mailbox can be reached. */
   mail?: MailPort;
   /** The account-safety rules from the config (caps, warm-up, hours); absent means the defaults. */

@@ -1,6 +1,6 @@
 /**
  * The outbound webhook event types (spec, Events). `lead.tagged` is the spec's, `draft.pending`
- * the sequences spec's; the other three are ours, recorded in docs/decisions.md.
+ * the sequences spec's, `email.bounced` the email channel's; the other three are ours, recorded in docs/decisions.md.
  */
-export const WEBHOOK_EVENT_TYPES = ['lead.tagged', 'lead.replied', 'lead.connection_accepted', 'lead.handed_off', 'draft.pending'] as const;
+export const WEBHOOK_EVENT_TYPES = ['lead.tagged', 'lead.replied', 'lead.connection_accepted', 'lead.handed_off', 'draft.pending', 'email.bounced'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

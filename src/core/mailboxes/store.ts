@@ -54,6 +54,10 @@ export function settleEmailSend(ctx: Db, id: string, set: { state: 'sent' | 'fai
     .run();
 }
 
+export function emailSendById(ctx: Db, id: string): EmailSendRow | undefined {
+  return ctx.db.select().from(emailSends).where(eq(emailSends.id, id)).get();
+}
+
 export function emailSendByMessageId(ctx: Db, messageId: string): EmailSendRow | undefined {
   return ctx.db.select().from(emailSends).where(eq(emailSends.messageId, messageId)).get();
 }

@@ -101,12 +101,29 @@ export const DraftPendingEvent = event(
   },
 );
 
+export const EmailBouncedEvent = event(
+  'email.bounced',
+  'An email to the lead came back undelivered (a delivery-status report): the address is excluded and is never mailed again, by any campaign.',
+  {
+    email: z
+      .strictObject({
+        address: z.string().describe('the address that bounced, lower-cased'),
+        mailboxId: z.string().describe('the mailbox (`mbx_` prefix) that sent it'),
+        status: Text.describe('the status code the report gave, e.g. 5.1.1'),
+        diagnostic: Text.describe("the receiving server's words, when the report gave them"),
+        bouncedAt: Timestamp.describe('when the report was read'),
+      })
+      .describe('The email that bounced.'),
+  },
+);
+
 export const WEBHOOK_EVENT_SCHEMAS = {
   'lead.tagged': LeadTaggedEvent,
   'lead.replied': LeadRepliedEvent,
   'lead.connection_accepted': LeadConnectionAcceptedEvent,
   'lead.handed_off': LeadHandedOffEvent,
   'draft.pending': DraftPendingEvent,
+  'email.bounced': EmailBouncedEvent,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 /** Any webhook payload, told apart by `type`. */
@@ -116,6 +133,7 @@ export const WebhookEvent = z.discriminatedUnion('type', [
   LeadConnectionAcceptedEvent,
   LeadHandedOffEvent,
   DraftPendingEvent,
+  EmailBouncedEvent,
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
@@ -130,6 +148,7 @@ export interface LeadEventExtras {
   'lead.connection_accepted': { acceptedAt: string };
   'lead.handed_off': { handOffReason: string | null };
   'draft.pending': { draft: { id: string; stepId: string | null; kind: string; variant: string | null; createdAt: string } };
+  'email.bounced': { email: { address: string; mailboxId: string; status: string | null; diagnostic: string | null; bouncedAt: string } };
 }
 export type LeadEventExtra<T extends WebhookEventType> = LeadEventExtras[T];
 
