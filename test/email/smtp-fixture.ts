@@ -11,10 +11,11 @@ export interface TestSmtp {
   close(): Promise<void>;
 }
 
-export async function startTestSmtp(opts: { user: string; password: string; greetingDelayMs?: number }): Promise<TestSmtp> {
+export async function startTestSmtp(opts: { user: string; password: string; greetingDelayMs?: number; refuseRecipients?: boolean }): Promise<TestSmtp> {
   const received: TestSmtp['received'] = [];
   const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
+    disabledCommands: opts.refuseRecipients ? ['STARTTLS', 'AUTH'] : ['STARTTLS'],
+    authOptional: opts.refuseRecipients === true,
     allowInsecureAuth: true,
     logger: false,
     onConnect(_session, callback) {
@@ -24,6 +25,11 @@ export async function startTestSmtp(opts: { user: string; password: string; gree
     onAuth(auth, _session, callback) {
       if (auth.username === opts.user && auth.password === opts.password) callback(null, { user: auth.username });
       else callback(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));
+    },
+    onRcptTo(address, _session, callback) {
+      if (opts.refuseRecipients)
+        callback(Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 }));
+      else callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
