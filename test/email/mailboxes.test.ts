@@ -185,3 +185,24 @@ describe('mailbox sending rules', () => {
     expect(r).toMatchObject({ ready: false, reason: 'hours' });
   });
 });
+
+describe('a slow SMTP server', () => {
+  it('a login check that times out is upstream_unavailable, not a refused login, and adds nothing', async () => {
+    const { SmtpMail } = await import('../../src/network/mail/smtp.js');
+    const { connectMailbox } = await import('../../src/core/mailboxes/mailbox.js');
+    const slow = await startTestSmtp({ user: 'u@outreach.test', password: 'p', greetingDelayMs: 5_000 });
+    try {
+      const ctx = testCtx();
+      ctx.mail = new SmtpMail({ env: { SLOW_PW: 'p' }, timeoutMs: 300 });
+      const attempt = connectMailbox(ctx, {
+        name: 'Slow',
+        address: 'u@outreach.test',
+        smtp: { host: '127.0.0.1', port: slow.port, secure: false, user: 'u@outreach.test', passwordEnv: 'SLOW_PW' },
+      });
+      await expect(attempt).rejects.toMatchObject({ code: 'upstream_unavailable' });
+      expect(ctx.db.$client.prepare("SELECT count(*) AS n FROM mailboxes WHERE address = 'u@outreach.test'").get()).toEqual({ n: 0 });
+    } finally {
+      await slow.close();
+    }
+  });
+});

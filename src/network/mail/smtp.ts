@@ -81,7 +81,9 @@ export class SmtpMail implements MailPort {
       try {
         await transport.verify();
       } catch (err) {
-        throw new MailLoginError('smtp', smtp.host, describe(err));
+        // Only a refused login is the mailbox's fault; a timeout or a closed port is the server's state.
+        if ((err as { code?: string }).code === 'EAUTH' || err instanceof MailLoginError) throw new MailLoginError('smtp', smtp.host, describe(err));
+        throw err;
       } finally {
         transport.close();
       }
@@ -92,7 +94,8 @@ export class SmtpMail implements MailPort {
       try {
         await client.connect();
       } catch (err) {
-        throw new MailLoginError('imap', imap.host, describe(err));
+        if ((err as { authenticationFailed?: boolean }).authenticationFailed) throw new MailLoginError('imap', imap.host, describe(err));
+        throw err;
       } finally {
         await closeQuietly(client);
       }
