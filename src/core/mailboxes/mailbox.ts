@@ -248,7 +248,20 @@ export async function connectMailbox(ctx: Ctx, input: ConnectMailboxInput): Prom
   if (sim && (input.smtp !== undefined || (input.imap !== undefined && input.imap !== null)))
     throw validationError('sim: a simulated mailbox has no servers; leave smtp and imap out.', ['sim']);
   if (!sim && input.smtp === undefined) throw validationError('smtp: give the SMTP server that sends (or sim: true in development).', ['smtp']);
-  if (findMailboxByAddress(ctx, input.address)) throw new ApiError('conflict', `A mailbox for ${input.address} exists already.`, { fields: ['address'] });
+  const existing = findMailboxByAddress(ctx, input.address);
+  if (existing) {
+    // Connecting the same address to the same servers again is the same mailbox: a re-run script
+    // gets it back. Other servers for a known address are a conflict (update_mailbox changes them).
+    const same =
+      JSON.stringify(serversOf(existing)) ===
+      JSON.stringify(
+        serversOf({ ...existing, kind: sim ? 'sim' : 'smtp', ...smtpColumns(input.smtp, input.address), ...imapColumns(input.imap ?? null, input.address) }),
+      );
+    if (same) return { mailbox: toMailbox(ctx, existing) };
+    throw new ApiError('conflict', `A mailbox for ${input.address} exists already, with other servers; change it with update_mailbox.`, {
+      fields: ['address'],
+    });
+  }
   const now = ctx.clock.now();
   const row: MailboxInsert = {
     id: newId('mbx'),
