@@ -41,7 +41,7 @@ const destinations = new WeakMap<Logger, DestinationStream>();
 
 /**
  * JSON logs on stderr (stdout belongs to the MCP stdio protocol). Keys, bearer tokens, the
- * Unipile API key and webhook secret, and e-mail addresses never reach a log line.
+ * Unipile API key and webhook secret, mail passwords, and e-mail addresses never reach a log line.
  */
 export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', destination: DestinationStream = stderr()): Logger {
   const log = pino(
@@ -71,6 +71,13 @@ export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', de
           '*.*.unipile.inboundSecret',
           'inboundSecret',
           '*.inboundSecret',
+          // Mail: a password never reaches a verb, but an error or options object of a mail client could hold one.
+          'password',
+          'pass',
+          '*.password',
+          '*.pass',
+          '*.auth.pass',
+          '*.*.auth.pass',
           'req.headers["x-outreach-webhook-secret"]',
           'headers["x-outreach-webhook-secret"]',
         ],

@@ -28,7 +28,10 @@ import { WebhookWorker } from './workers/webhooks/worker.js';
 import { LookalikeWorker } from './workers/lookalike/worker.js';
 import { ImportResumer } from './workers/imports/worker.js';
 import { TriageWorker } from './workers/triage/worker.js';
+import { MailPoller } from './workers/mail/worker.js';
 import { createDrafter, createTriager, missingDrafterKey } from './network/drafter/index.js';
+import { Mail } from './network/mail/index.js';
+import { SqliteSimMailStore } from './core/network/sim-mail-store.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -64,6 +67,8 @@ export function createContext(
   const limits = createLimiter(clock, resolveLimits(settings.config?.limits));
   const simClock = sim ?? new ScaledClock(clock, settings.simSpeed ?? 1, Math.max(clock.now(), simHighWater(db)));
   const network = createNetwork(settings, db, simClock, clock, log);
+  // Real SMTP and IMAP for every environment; simulated mailboxes only in development.
+  const mail = new Mail({ env: process.env, ...(settings.env === 'development' ? { sim: { store: new SqliteSimMailStore(db), clock: simClock } } : {}) });
   const keyCommand = settings.dbPath === ':memory:' ? undefined : publicKeyCommand(settings.env);
   const importLeaseMs = settings.importLeaseMs;
   return {
@@ -74,6 +79,7 @@ export function createContext(
     limits,
     simClock,
     network,
+    mail,
     ...(keyCommand ? { keyCommand } : {}),
     ...(importLeaseMs !== undefined ? { importLeaseMs } : {}),
     // The same rules the engine runs with, so list_accounts shows the limits the engine applies.
@@ -211,6 +217,8 @@ export async function startServer(
   http.headersTimeout = 60_000;
   const { port } = http.address() as AddressInfo;
   const url = `http://${hostForUrl(settings.host)}:${port}`;
+  // Links in emails (the one-click unsubscribe) point at the public address, else at this one.
+  ctx.publicUrl ??= settings.publicUrl ?? url;
   // Production accounts come from Unipile; a failed first sync is retried by the provider.
   if (unipile) void unipile.syncAccounts().catch((err: unknown) => log.warn({ err }, 'Unipile account sync failed; retrying later'));
   const keyVariable = missingDrafterKey(settings.config.drafter);
@@ -228,6 +236,9 @@ export async function startServer(
   // Only with a model configured (config drafter): replies the rules left open are asked about.
   const triage = new TriageWorker(ctx);
   triage.start();
+  // Replies and bounces in the mailboxes' inboxes; with the engine, as they end sequences.
+  const mail = options.engine === false ? null : new MailPoller(ctx, resolveEngineSettings(settings.config.engine));
+  mail?.start();
   return {
     ctx,
     http,
@@ -238,6 +249,7 @@ export async function startServer(
     imports,
     close: async () => {
       imports.stop();
+      await mail?.stop();
       await engine?.stop();
       await lookalike?.stop();
       await triage.stop();

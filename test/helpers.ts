@@ -14,6 +14,8 @@ import { campaigns } from '../src/db/schema.js';
 import { silentLogger } from '../src/log.js';
 import { SqliteSimInboxStore } from '../src/core/network/sim-inbox-store.js';
 import { SimulatedNetwork } from '../src/network/sim/index.js';
+import { Mail } from '../src/network/mail/index.js';
+import { SqliteSimMailStore } from '../src/core/network/sim-mail-store.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import type { Settings } from '../src/config.js';
 
@@ -60,7 +62,8 @@ export function testCtx(opts: TestCtxOptions = {}): Ctx & { clock: FakeClock } {
   const db = openDatabase(':memory:');
   const limits = createLimiter(clock, resolveLimits(opts.limits));
   const network = new SimulatedNetwork({ clock, inbox: new SqliteSimInboxStore(db, clock) });
-  const ctx = { db, clock, log: silentLogger(), env: opts.env ?? 'development', limits, simClock: clock, network };
+  const mail = new Mail({ env: process.env, sim: { store: new SqliteSimMailStore(db), clock } });
+  const ctx = { db, clock, log: silentLogger(), env: opts.env ?? 'development', limits, simClock: clock, network, mail };
   if (opts.workspace !== null) loadWorkspace(ctx, WorkspaceFile.parse(opts.workspace ?? fixture()), { reset: false });
   return ctx;
 }

@@ -18,7 +18,7 @@ import { commandHelp, wantsHelp } from './help.js';
 import { asOwner, parse, stdout, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './login.js';
-import { accounts, agents, campaigns, exclusions, importCommand, MANAGE_USAGE } from './manage.js';
+import { accounts, agents, campaigns, exclusions, importCommand, mailboxes, MANAGE_USAGE } from './manage.js';
 import { BACKUP_USAGE, backup, restore } from './backup.js';
 import { CREDITS_USAGE, creditsAddCommand, credits } from './credits.js';
 import { MEMBERS_USAGE, members } from './members.js';
@@ -408,6 +408,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'accounts':
         await accounts(args);
         return 0;
+      case 'mailboxes':
+        await mailboxes(args);
+        return 0;
       case 'import':
         return await importCommand(args);
       case 'exclusions':
@@ -431,7 +434,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       default:
         throw new UsageError(
-          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, import, exclusions, login, members, audit, backup, restore; see --help)`,
+          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, mailboxes, import, exclusions, login, members, audit, backup, restore; see --help)`,
         );
     }
   } catch (err) {

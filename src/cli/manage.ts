@@ -29,6 +29,9 @@ import { createCampaignTool } from '../tools/create-campaign.js';
 import { addExclusionsTool, removeExclusionsTool } from '../tools/operator/exclusions.js';
 import { previewAgentTool } from '../tools/preview-agent.js';
 import { updateAccountTool } from '../tools/update-account.js';
+import { ConnectMailboxInput, listMailboxes, UpdateMailboxInput, type Mailbox } from '../core/mailboxes/mailbox.js';
+import { connectMailboxTool } from '../tools/connect-mailbox.js';
+import { updateMailboxTool } from '../tools/update-mailbox.js';
 import { updateAgentTool } from '../tools/update-agent.js';
 import { updateCampaignTool } from '../tools/update-campaign.js';
 import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, stdout, type Options } from './shared.js';
@@ -63,6 +66,14 @@ export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
   accounts update ID [--name N] [--connection-limit N] [--message-limit N] [--visit-limit N] [--like-limit N] [--active true|false] [--warm-up true|false] [--db PATH] [--config FILE]
                         Change an account's name or daily limits, stop (false) or resume its sending,
                         or end (false) or start (true) its warm-up.
+  mailboxes list [--json] [--db PATH] [--config FILE]
+                        List email mailboxes: status, emails sent today against today's limit, warm-up.
+  mailboxes add --name N --address A (--smtp-host H [--smtp-port 587] [--smtp-secure true|false] [--smtp-user U] --smtp-password-env VAR [--imap-host H --imap-port 993 --imap-password-env VAR ...] | --sim) [--from-name N] [--daily-limit N] [--warm-up true|false] [--spacing SECONDS] [--time-zone TZ] [--hours always|HH:MM-HH:MM] [--db PATH] [--env E] [--config FILE]
+                        Add a mailbox once its SMTP (and IMAP) server accepts the login. The
+                        passwords stay in the environment variables named; none is stored.
+                        --sim adds a simulated mailbox (development). docs/email.md.
+  mailboxes update ID [the add flags] [--active true|false] [--db PATH] [--config FILE]
+                        Change a mailbox; new servers are logged in to first. --active false pauses it.
   import --campaign ID --file F.csv [--map COL=field,...] [--dry-run] [--json] [--rejected OUT.csv] [--db PATH]
                         Import leads from a CSV (comma, semicolon or tab; header row required).
                         --dry-run writes nothing and says the credits needed, available and short.
@@ -623,5 +634,175 @@ export async function exclusions(args: string[]): Promise<void> {
     }
     default:
       subcommand('exclusions', sub, ['list', 'add', 'remove', 'import']);
+  }
+}
+
+const MAILBOX_FLAGS = {
+  name: { type: 'string' },
+  'from-name': { type: 'string' },
+  'smtp-host': { type: 'string' },
+  'smtp-port': { type: 'string' },
+  'smtp-secure': { type: 'string' },
+  'smtp-user': { type: 'string' },
+  'smtp-password-env': { type: 'string' },
+  'imap-host': { type: 'string' },
+  'imap-port': { type: 'string' },
+  'imap-secure': { type: 'string' },
+  'imap-user': { type: 'string' },
+  'imap-password-env': { type: 'string' },
+  'daily-limit': { type: 'string' },
+  'warm-up': { type: 'string' },
+  spacing: { type: 'string' },
+  'time-zone': { type: 'string' },
+  hours: { type: 'string' },
+} satisfies Options;
+
+const MAILBOX_NAMES = {
+  name: '--name',
+  address: '--address',
+  fromName: '--from-name',
+  smtp: '--smtp-host',
+  imap: '--imap-host',
+  sim: '--sim',
+  dailyLimit: '--daily-limit',
+  warmUp: '--warm-up',
+  spacingSeconds: '--spacing',
+  timeZone: '--time-zone',
+  workingHours: '--hours',
+  active: '--active',
+};
+
+type MailboxFlagValues = { [K in keyof typeof MAILBOX_FLAGS]?: string | undefined };
+
+/** `--smtp-host` and its siblings as the verb's server object; undefined when no flag of the server is given. */
+function serverFlags(values: MailboxFlagValues, which: 'smtp' | 'imap'): Record<string, unknown> | undefined {
+  const host = values[`${which}-host`];
+  const rest = [values[`${which}-port`], values[`${which}-secure`], values[`${which}-user`], values[`${which}-password-env`]];
+  if (host === undefined && rest.every((v) => v === undefined)) return undefined;
+  return {
+    host,
+    port: int(values[`${which}-port`], `--${which}-port`) ?? (which === 'smtp' ? 587 : 993),
+    secure: bool(values[`${which}-secure`], `--${which}-secure`),
+    user: values[`${which}-user`],
+    passwordEnv: values[`${which}-password-env`],
+  };
+}
+
+/** `--hours always` or `--hours 09:00-17:30` (mon to fri). */
+function hoursFlag(raw: string | undefined): unknown {
+  if (raw === undefined) return undefined;
+  if (raw === 'always') return 'always';
+  const m = /^(\d\d:\d\d)-(\d\d:\d\d)$/.exec(raw);
+  if (!m) throw new UsageError(`--hours: "${raw}" must be always or HH:MM-HH:MM`);
+  return { start: m[1], end: m[2] };
+}
+
+const mailboxLine = (m: Mailbox): string =>
+  `${m.address}, ${m.status}, ${m.today.sent}/${m.today.limit} today${m.warmUp ? ` (warming up, day ${m.warmUp.day} of ${m.warmUp.days}; ${m.dailyLimit} a day after)` : ''}`;
+
+export async function mailboxes(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const { values } = parse(rest, { ...DB, ...JSON_FLAG, config: { type: 'string' } });
+      return withCtx(values, (ctx) => {
+        const list = allPages((cursor) => {
+          const p = listMailboxes(ctx, workspaceSecret(ctx), { limit: 100, cursor });
+          return { items: p.mailboxes, nextCursor: p.nextCursor };
+        });
+        if (values.json) return stdout(JSON.stringify({ mailboxes: list }, null, 2));
+        if (list.length === 0)
+          return stdout(
+            'No mailboxes. Add one with: npx outreach mailboxes add --name Sales --address you@example.com --smtp-host smtp.example.com --smtp-password-env SMTP_PASSWORD',
+          );
+        table([
+          ['ID', 'NAME', 'ADDRESS', 'STATUS', 'SENT TODAY', 'WARM-UP', 'SERVERS'],
+          ...list.map((m) => [
+            m.id,
+            m.name,
+            m.address,
+            m.status,
+            `${m.today.sent}/${m.today.limit}`,
+            m.warmUp ? `day ${m.warmUp.day} of ${m.warmUp.days}` : '-',
+            m.sim ? 'simulated' : `${m.smtp?.host}:${m.smtp?.port}${m.imap ? `, ${m.imap.host}:${m.imap.port}` : ''}`,
+          ]),
+        ]);
+      });
+    }
+    case 'add': {
+      const { values } = parse(rest, {
+        ...DB,
+        ...MAILBOX_FLAGS,
+        ...IDEMPOTENCY_FLAG,
+        address: { type: 'string' },
+        sim: { type: 'boolean' },
+        env: { type: 'string' },
+        config: { type: 'string' },
+      });
+      if (values.name === undefined) throw new UsageError('--name: required');
+      if (values.address === undefined) throw new UsageError('--address: required');
+      const input = checked(
+        ConnectMailboxInput,
+        {
+          name: values.name,
+          address: values.address,
+          fromName: values['from-name'],
+          smtp: serverFlags(values, 'smtp'),
+          imap: serverFlags(values, 'imap'),
+          sim: values.sim ? true : undefined,
+          dailyLimit: int(values['daily-limit'], '--daily-limit'),
+          warmUp: bool(values['warm-up'], '--warm-up'),
+          spacingSeconds: int(values.spacing, '--spacing'),
+          timeZone: values['time-zone'],
+          workingHours: hoursFlag(values.hours),
+        },
+        MAILBOX_NAMES,
+      );
+      return withCtx(
+        values,
+        (ctx) =>
+          run({ ...MAILBOX_NAMES, ...IDEMPOTENCY_NAME }, async () => {
+            const { mailbox } = await operate<{ mailbox: Mailbox }>(ctx, connectMailboxTool, input, values['idempotency-key']);
+            stdout(`Added mailbox ${mailbox.id} (${mailbox.name}): ${mailboxLine(mailbox)}.`);
+          }),
+        { env: true },
+      );
+    }
+    case 'update': {
+      const { values, positionals } = parse(
+        rest,
+        { ...DB, ...MAILBOX_FLAGS, active: { type: 'string' }, env: { type: 'string' }, config: { type: 'string' } },
+        1,
+      );
+      const id = positionals[0];
+      if (!id) throw new UsageError('mailboxes update: the mailbox ID is required (see npx outreach mailboxes list)');
+      const input = checked(
+        UpdateMailboxInput,
+        {
+          name: values.name,
+          fromName: values['from-name'],
+          smtp: serverFlags(values, 'smtp'),
+          imap: serverFlags(values, 'imap'),
+          dailyLimit: int(values['daily-limit'], '--daily-limit'),
+          warmUp: bool(values['warm-up'], '--warm-up'),
+          spacingSeconds: int(values.spacing, '--spacing'),
+          timeZone: values['time-zone'],
+          workingHours: hoursFlag(values.hours),
+          active: bool(values.active, '--active'),
+        },
+        MAILBOX_NAMES,
+      );
+      return withCtx(
+        values,
+        (ctx) =>
+          run({ ...MAILBOX_NAMES, mailboxId: 'ID' }, async () => {
+            const m = await operate<Mailbox>(ctx, updateMailboxTool, { mailboxId: id, ...input });
+            stdout(`Updated mailbox ${m.id} (${m.name}): ${mailboxLine(m)}.`);
+          }),
+        { env: true },
+      );
+    }
+    default:
+      subcommand('mailboxes', sub, ['list', 'add', 'update']);
   }
 }

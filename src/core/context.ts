@@ -7,6 +7,7 @@ import type { Faults } from './faults.js';
 import type { SafetySettings } from './safety/types.js';
 import type { Drafter } from './drafts/drafter.js';
 import type { Triager } from './triage/triager.js';
+import type { MailPort } from './network/mail.js';
 
 export type Environment = 'development' | 'production';
 
@@ -28,6 +29,10 @@ export interface Ctx {
   faults?: Faults;
   simClock: Clock;
   network: NetworkProvider;
+  /** The server's public address, for links in emails (the one-click unsubscribe); set when the server listens. */
+  publicUrl?: string;
+  /** The mail adapter (SMTP and IMAP, or the simulator for simulated mailboxes); absent, no mailbox can be reached. */
+  mail?: MailPort;
   /** The account-safety rules from the config (caps, warm-up, hours); absent means the defaults. */
   safety?: SafetySettings;
   /** The engine's invitation timeout (engine.invitationTimeoutDays): how long an agent written with connectionNote and messages waits for an acceptance when read as steps. Absent means the default, 21 days. */

@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   conflict: 409,
   // The person declined an MCP confirmation; REST never asks, so it never answers this.
   declined: 409,
+  // A mail server refused a mailbox's login (connect_mailbox, update_mailbox): the details name the server.
+  mailbox_login_failed: 422,
   rate_limited: 429,
   network_daily_quota: 429,
   send_failed: 502,

@@ -1,6 +1,7 @@
 /**
  * The outbound webhook event types (spec, Events). `lead.tagged` is the spec's, `draft.pending`
- * the sequences spec's, `lead.tag_suggested` the replies spec's; the other three are ours, recorded in docs/decisions.md.
+ * the sequences spec's, `lead.tag_suggested` the replies spec's, `email.bounced` the email channel's;
+ * the other three are ours, recorded in docs/decisions.md.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'lead.tagged',
@@ -9,5 +10,6 @@ export const WEBHOOK_EVENT_TYPES = [
   'lead.handed_off',
   'draft.pending',
   'lead.tag_suggested',
+  'email.bounced',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -9,6 +9,7 @@ import { FrontDoor, LOOPBACK_HOSTS } from './front-door.js';
 import { oauthRouter } from './oauth/router.js';
 import { TRUST_PROXY_SETTING } from './request.js';
 import { mountProviderWebhook, type ProviderWebhook } from './webhooks.js';
+import { mountUnsubscribe } from './unsubscribe.js';
 
 /**
  * A handler that may answer a request before Express (returns true when it did). It must
@@ -55,7 +56,7 @@ export interface Host {
 /**
  * The one HTTP host: the front door (request id, access log, Host check, CORS), the faces in
  * order, then OAuth, `/health`, discovery (`/llms.txt`, `/.well-known/mcp.json`, the overview at
- * GET / and /mcp), the provider webhooks, and the answers of last resort (404, body errors, 503).
+ * GET / and /mcp), the provider webhooks, the one-click unsubscribe of emails, and the answers of last resort (404, body errors, 503).
  */
 export function createHost(ctx: Ctx, opts: HostOptions): Host {
   const app = express();
@@ -91,6 +92,7 @@ export function createHost(ctx: Ctx, opts: HostOptions): Host {
     });
   }
   for (const webhook of opts.webhooks ?? []) mountProviderWebhook(app, webhook);
+  mountUnsubscribe(app, ctx);
 
   app.use((req, res) => {
     sendError(res, new ApiError('not_found', `No route ${req.method} ${req.path}. See /llms.txt.`));

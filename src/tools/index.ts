@@ -30,6 +30,9 @@ import { getAgentStatsTool } from './get-agent-stats.js';
 import { connectAccountTool } from './connect-account.js';
 import { updateAccountTool } from './update-account.js';
 import { listDraftsTool } from './list-drafts.js';
+import { listMailboxesTool } from './list-mailboxes.js';
+import { connectMailboxTool } from './connect-mailbox.js';
+import { updateMailboxTool } from './update-mailbox.js';
 import { updateDraftsTool } from './update-drafts.js';
 import { getConversationTool, listConversationsTool, suggestTagTool } from './conversations.js';
 import { listAuditEventsTool } from './list-audit-events.js';
@@ -57,7 +60,7 @@ export const defaultTools: readonly Tool[] = [
   searchLinkedinTool,
 ];
 
-/** The `manage` toolset: workspace management (campaigns, agents and their stats, accounts). */
+/** The `manage` toolset: workspace management (campaigns, agents and their stats, accounts, mailboxes). */
 export const manageTools: readonly Tool[] = [
   createCampaignTool,
   updateCampaignTool,
@@ -69,6 +72,9 @@ export const manageTools: readonly Tool[] = [
   getAgentStatsTool,
   connectAccountTool,
   updateAccountTool,
+  listMailboxesTool,
+  connectMailboxTool,
+  updateMailboxTool,
 ];
 
 /** The `drafts` toolset (which `manage` includes): reviewing what the engine will send. */

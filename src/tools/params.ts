@@ -12,3 +12,5 @@ export const LeadId = pathId('lead').describe('Lead id (lead_…), from list_lea
 export const AgentId = pathId('agent').describe('Agent id (tpl_…), from list_agents.');
 
 export const AccountId = pathId('account').describe('Account id, from list_accounts.');
+
+export const MailboxId = pathId('mailbox').describe('Mailbox id (mbx_…), from list_mailboxes.');

@@ -91,6 +91,13 @@ export const SAMPLE_CALLS: Record<
   preview_agent: { rest: { method: 'GET', path: '/agents/tpl_intro/preview?leadId=lead_ada1' }, args: { agentId: 'tpl_intro', leadId: 'lead_ada1' } },
   connect_account: { rest: { method: 'POST', path: '/accounts', body: { name: 'Sales team' } }, args: { name: 'Sales team' } },
   update_account: { rest: { method: 'PATCH', path: '/accounts/acc_ada', body: { messageLimit: 50 } }, args: { accountId: 'acc_ada', messageLimit: 50 } },
+  list_mailboxes: { rest: { method: 'GET', path: '/mailboxes?limit=2' }, args: { limit: 2 } },
+  // A second connect of the address is a conflict (409); a retried idempotency key replays the first.
+  connect_mailbox: {
+    rest: { method: 'POST', path: '/mailboxes', body: { name: 'Outbound', address: 'outbound@outreach.test', sim: true } },
+    args: { name: 'Outbound', address: 'outbound@outreach.test', sim: true },
+  },
+  update_mailbox: { rest: { method: 'PATCH', path: '/mailboxes/mbx_sales', body: { dailyLimit: 40 } }, args: { mailboxId: 'mbx_sales', dailyLimit: 40 } },
   // The drafts toolset. Repeatable: an unknown draft is an item not_found.
   list_audit_events: { rest: { method: 'GET', path: '/audit?limit=10' }, args: { limit: 10 } },
   list_drafts: { rest: { method: 'GET', path: '/drafts?campaignId=cmp_q4&status=pending' }, args: { campaignId: 'cmp_q4', status: 'pending' } },

@@ -203,7 +203,7 @@ describe('the manage toolset', () => {
 
   it('readonly keeps the read-only tools of the set; tools= may name manage tools without the toolset', async () => {
     const ro = listed(await list('/mcp?toolsets=manage&readonly=1'));
-    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats', 'list_drafts']);
+    expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats', 'list_mailboxes', 'list_drafts']);
     expect(listed(await list('/mcp?tools=create_agent,get_credits'))).toEqual(['get_credits', 'create_agent']);
   });
 
@@ -220,6 +220,7 @@ describe('the manage toolset', () => {
       'get_agent',
       'preview_agent',
       'get_agent_stats',
+      'list_mailboxes',
       'list_drafts',
     ]);
   });

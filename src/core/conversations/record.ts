@@ -22,6 +22,8 @@ export interface RecordMessageInput {
   accountId: string | null;
   /** The provider's message or event id, when known. */
   externalId?: string | null;
+  /** The channel it went through (default linkedin); an email's account is its mailbox. */
+  channel?: 'linkedin' | 'email';
 }
 
 /**
@@ -43,6 +45,7 @@ export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
     text: input.text,
     at: input.at,
     externalId: input.externalId ?? null,
+    channel: input.channel ?? 'linkedin',
   });
   const preview = messagePreview(input.text) ?? '';
   const inboundAt = direction === 'inbound' ? input.at : 0;
@@ -55,6 +58,8 @@ export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
     sender: input.sender,
     preview,
   });
+  // A thread is marked by the channel of its newest message; LinkedIn is the column's default.
+  messageStatements(ctx.db).threadChannel.run({ leadId: input.lead.id, at: input.at, channel: input.channel ?? 'linkedin' });
   noteChange(ctx, { resource: 'conversation', leadId: input.lead.id, campaignId: input.lead.campaignId });
   return id;
 }

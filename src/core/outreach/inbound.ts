@@ -103,6 +103,32 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
     ctx.log.info({ eventId: event.id }, 'inbound message matches no contacted lead; ignored');
     return [];
   }
+  return applyLeadReply(
+    ctx,
+    target,
+    { text: event.text, at: event.at, accountId: event.accountId, externalId: event.id, chatId: event.chatId, channel: 'linkedin' },
+    settings,
+  );
+}
+
+/** A reply from a lead, on either channel: what it came through and how to find it again. */
+export interface LeadReply {
+  text: string;
+  at: number;
+  /** The account (LinkedIn) or mailbox (email) it reached. */
+  accountId: string;
+  externalId: string;
+  /** The LinkedIn chat; null for an email. */
+  chatId: string | null;
+  channel: 'linkedin' | 'email';
+}
+
+/**
+ * Records a reply from a lead that is known (a LinkedIn chat, or an email matched by its
+ * Message-ID): the stage, the flags, the reply agent's turn, the end of the lead's sequence,
+ * the conversation and the `lead.replied` webhook. Call it inside a transaction.
+ */
+export function applyLeadReply(ctx: Ctx, target: { lead: LeadRow; info: CampaignInfo }, reply: LeadReply, settings: EngineSettings): string[] {
   const { lead, info } = target;
   const firstReply = !lead.replied;
   const stage = STAGES_KEPT_ON_REPLY.has(lead.stage) ? lead.stage : 'replied';
@@ -113,12 +139,12 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
     {
       replied: true,
       needsReply: true,
-      repliedAt: event.at,
-      lastInboundMessageAt: Math.max(event.at, lead.lastInboundMessageAt ?? 0),
+      repliedAt: reply.at,
+      lastInboundMessageAt: Math.max(reply.at, lead.lastInboundMessageAt ?? 0),
       stage,
-      chatId: lead.chatId ?? event.chatId,
+      chatId: lead.chatId ?? reply.chatId,
       // A newer message supersedes an answer not yet sent: the agent decides on the latest.
-      ...(agentTakes ? { pendingReplyText: event.text.slice(0, MESSAGE_TEXT_MAX), agentSendKind: null, agentSendText: null } : {}),
+      ...(agentTakes ? { pendingReplyText: reply.text.slice(0, MESSAGE_TEXT_MAX), agentSendKind: null, agentSendText: null } : {}),
       updatedAt: ctx.simClock.now(),
     },
     info,
@@ -127,14 +153,22 @@ function applyReply(ctx: Ctx, event: Extract<InboundEvent, { type: 'message_rece
   );
   if (!updated) return [];
   // A reply ends the lead's sequence; it counts for the last step sent to the lead before it.
-  recordReplied(ctx, { leadId: lead.id, at: event.at });
+  recordReplied(ctx, { leadId: lead.id, at: reply.at });
   endSequence(ctx, { leadId: lead.id, reason: 'replied', at: ctx.simClock.now() });
   // A draft of a later step waits for nothing now: it is skipped, and counted.
   closeDraftsOfEndedSequence(ctx, lead.id, info, 'replied', ctx.simClock.now());
   if (firstReply) countOutreach(ctx, lead.campaignId, 'repliesReceived');
-  recordActivity(ctx, { type: 'reply_received', at: event.at, lead: updated, text: event.text, accountId: event.accountId });
-  recordMessage(ctx, { lead: updated, sender: 'lead', text: event.text, at: event.at, accountId: event.accountId, externalId: event.id });
-  triageReply(ctx, updated, event.text, event.at);
-  recordLeadEvent(ctx, 'lead.replied', updated, { message: { text: event.text, receivedAt: iso(event.at) } }, event.accountId);
+  recordActivity(ctx, { type: 'reply_received', at: reply.at, lead: updated, text: reply.text, accountId: reply.accountId });
+  recordMessage(ctx, {
+    lead: updated,
+    sender: 'lead',
+    text: reply.text,
+    at: reply.at,
+    accountId: reply.accountId,
+    externalId: reply.externalId,
+    channel: reply.channel,
+  });
+  triageReply(ctx, updated, reply.text, reply.at);
+  recordLeadEvent(ctx, 'lead.replied', updated, { message: { text: reply.text, receivedAt: iso(reply.at) } }, reply.accountId);
   return [lead.campaignId];
 }

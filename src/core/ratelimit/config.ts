@@ -33,6 +33,8 @@ export const RATE_CLASSES = {
       'PATCH /agents/:agentId',
       'POST /accounts',
       'PATCH /accounts/:accountId',
+      'POST /mailboxes',
+      'PATCH /mailboxes/:mailboxId',
       'POST /drafts/batch-update',
     ],
   },

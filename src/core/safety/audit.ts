@@ -4,6 +4,8 @@ import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { approvedDraftsWaiting } from '../drafts/store.js';
 import { insideHours, localDayNumber, windowOn } from './hours.js';
+import { allMailboxes } from '../mailboxes/store.js';
+import { auditMailbox, type MailboxViolation } from './mailbox.js';
 import { dailyLimits, hoursOf, LOCK_STEP_MIN_CALLS, ownDailyLimits, rhythmOf, type SafetySettings } from './rules.js';
 import { OWN_LIMITS } from '../steps/registry.js';
 
@@ -21,10 +23,12 @@ export type SafetyRule =
   | 'lock_step'
   | 'approved_draft_overdue'
   /** A limit a step kind declares of its own (src/core/steps/), e.g. `daily_endorsements_cap`. */
-  | `daily_${string}_cap`;
+  | `daily_${string}_cap`
+  | MailboxViolation['rule'];
 
 export interface Violation {
   rule: SafetyRule;
+  /** The sender: an account id, or a mailbox id (`mbx_…`) for a mailbox rule. */
   accountId: string;
   /** The UTC day (`YYYY-MM-DD`) the breach belongs to. */
   day: string;
@@ -70,7 +74,8 @@ const PERFORMED = ['sent', 'assumed_sent'];
  * and per rolling week, every rule that protects an account: the daily and weekly invitation
  * caps, the daily message cap (InMails are messages), the daily profile-visit and post-reaction
  * caps (warm-up applied to each), working hours in the account's own zone,
- * the minimum spacing between two provider calls, and that no two accounts send in lock-step.
+ * the minimum spacing between two provider calls, and that no two accounts send in lock-step;
+ * and, per mailbox, its daily email limit (warm-up applied), working hours and spacing.
  * Limits are the accounts' current ones. Reads only; safe on a live database.
  */
 export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
@@ -226,6 +231,10 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
     }
   }
   violations.push(...overdueApprovedDrafts(ctx, rows, safety));
+  // Each mailbox's sends against its own limit, warm-up, hours and spacing.
+  for (const mailbox of allMailboxes(ctx)) {
+    for (const v of auditMailbox(ctx, mailbox, safety)) violations.push({ rule: v.rule, accountId: v.mailboxId, day: v.day, detail: v.detail });
+  }
   return { violations, accounts: rows.length, accountDays, calls };
 }
 

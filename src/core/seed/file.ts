@@ -5,6 +5,8 @@ import { StepsInput } from '../agents/steps.js';
 import { SENDERS_MAX } from '../campaigns/manage.js';
 import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
 import { ACCOUNT_STATUSES } from '../accounts/list.js';
+import { EmailAddress, MAILBOX_STATUSES, ServerInput } from '../mailboxes/mailbox.js';
+import { MAILBOX_DAILY_LIMIT_DEFAULT, MAILBOX_DAILY_LIMIT_MAX, MAILBOX_SPACING_DEFAULT_SECONDS } from '../safety/mailbox.js';
 import { CampaignApproval, CampaignStatus } from '../campaigns/campaign.js';
 import { PATH_ID } from '../ids.js';
 import { ActivityType, LeadSource, LeadStage, LeadTag } from '../leads/enums.js';
@@ -44,6 +46,22 @@ export const ApiKeyEntry = z.strictObject({
   name: z.string().min(1).max(100).default('seeded'),
   /** What the key may reach (core/auth/scope.ts); absent, everything. */
   scope: KeyScope.optional(),
+});
+
+export const MailboxEntry = z.strictObject({
+  id: Id,
+  name: z.string().min(1).optional(),
+  address: EmailAddress,
+  fromName: z.string().min(1).max(120).optional(),
+  smtp: ServerInput.optional(),
+  imap: ServerInput.optional(),
+  dailyLimit: z.number().int().min(1).max(MAILBOX_DAILY_LIMIT_MAX).default(MAILBOX_DAILY_LIMIT_DEFAULT),
+  /** Warm the mailbox up from today (off by default for loaded mailboxes: they are not new). */
+  warmUp: z.boolean().default(false),
+  timeZone: TimeZone.optional(),
+  workingHours: AccountHoursInput.optional(),
+  spacingSeconds: z.number().int().min(10).max(3600).default(MAILBOX_SPACING_DEFAULT_SECONDS),
+  status: z.enum(MAILBOX_STATUSES).default('connected'),
 });
 
 export const AccountEntry = z.strictObject({
@@ -182,6 +200,8 @@ export const WorkspaceFile = z.strictObject({
   credits: CreditsSection.optional(),
   apiKeys: z.array(ApiKeyEntry).min(1),
   accounts: z.array(AccountEntry).default([]),
+  /** Email mailboxes; one without smtp is simulated (development). */
+  mailboxes: z.array(MailboxEntry).default([]),
   agents: z.array(AgentEntry).default([]),
   campaigns: z.array(CampaignEntry).default([]),
   exclusions: z.array(ProfileUrl).default([]),

@@ -1,6 +1,8 @@
 import { isEmptyScope } from '../auth/scope.js';
 import { randomBytes } from 'node:crypto';
 import { accountToday } from '../accounts/today.js';
+import { insertMailbox } from '../mailboxes/store.js';
+import { sql } from 'drizzle-orm';
 import { accountDaily, accounts, activity, agents, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
@@ -88,6 +90,45 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       if (seenKeys.has(k.key)) throw new SeedError(`apiKeys[${i}].key`, 'duplicate key');
       seenKeys.add(k.key);
       insertApiKey(ctx, k.key, k.name, k.scope && !isEmptyScope(k.scope) ? k.scope : null);
+    });
+
+    const mailboxIds = new Set<string>();
+    file.mailboxes.forEach((m, i) => {
+      if (mailboxIds.has(m.id)) throw new SeedError(`mailboxes[${i}].id`, `duplicate mailbox id "${m.id}"`);
+      mailboxIds.add(m.id);
+      insertMailbox(ctx, {
+        id: m.id,
+        name: m.name ?? m.id,
+        address: m.address,
+        fromName: m.fromName ?? null,
+        kind: m.smtp ? 'smtp' : 'sim',
+        ...(m.smtp
+          ? {
+              smtpHost: m.smtp.host,
+              smtpPort: m.smtp.port,
+              smtpSecure: m.smtp.secure ?? m.smtp.port === 465,
+              smtpUser: m.smtp.user ?? m.address,
+              smtpPasswordEnv: m.smtp.passwordEnv,
+            }
+          : {}),
+        ...(m.imap
+          ? {
+              imapHost: m.imap.host,
+              imapPort: m.imap.port,
+              imapSecure: m.imap.secure ?? m.imap.port === 993,
+              imapUser: m.imap.user ?? m.address,
+              imapPasswordEnv: m.imap.passwordEnv,
+            }
+          : {}),
+        dailyLimit: m.dailyLimit,
+        warmUpStartedAt: m.warmUp ? ctx.simClock.now() : null,
+        timeZone: m.timeZone ?? null,
+        workingHours: m.workingHours === undefined ? null : JSON.stringify(m.workingHours),
+        spacingSeconds: m.spacingSeconds,
+        status: m.status,
+        createdAt: now,
+        updatedAt: now,
+      });
     });
 
     const accountIds = new Set<string>();

@@ -116,6 +116,22 @@ export const LeadTagSuggestedEvent = event(
   },
 );
 
+export const EmailBouncedEvent = event(
+  'email.bounced',
+  'An email to the lead came back undelivered (a delivery-status report): the address is excluded and is never mailed again, by any campaign.',
+  {
+    email: z
+      .strictObject({
+        address: z.string().describe('the address that bounced, lower-cased'),
+        mailboxId: z.string().describe('the mailbox (`mbx_` prefix) that sent it'),
+        status: Text.describe('the status code the report gave, e.g. 5.1.1'),
+        diagnostic: Text.describe("the receiving server's words, when the report gave them"),
+        bouncedAt: Timestamp.describe('when the report was read'),
+      })
+      .describe('The email that bounced.'),
+  },
+);
+
 export const WEBHOOK_EVENT_SCHEMAS = {
   'lead.tagged': LeadTaggedEvent,
   'lead.replied': LeadRepliedEvent,
@@ -123,6 +139,7 @@ export const WEBHOOK_EVENT_SCHEMAS = {
   'lead.handed_off': LeadHandedOffEvent,
   'draft.pending': DraftPendingEvent,
   'lead.tag_suggested': LeadTagSuggestedEvent,
+  'email.bounced': EmailBouncedEvent,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 /** Any webhook payload, told apart by `type`. */
@@ -133,6 +150,7 @@ export const WebhookEvent = z.discriminatedUnion('type', [
   LeadHandedOffEvent,
   DraftPendingEvent,
   LeadTagSuggestedEvent,
+  EmailBouncedEvent,
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
@@ -148,6 +166,7 @@ export interface LeadEventExtras {
   'lead.handed_off': { handOffReason: string | null };
   'draft.pending': { draft: { id: string; stepId: string | null; kind: string; variant: string | null; createdAt: string } };
   'lead.tag_suggested': { suggestion: { tag: string; suggestedBy: (typeof SUGGESTED_BY)[number]; confidence: number; reason: string | null } };
+  'email.bounced': { email: { address: string; mailboxId: string; status: string | null; diagnostic: string | null; bouncedAt: string } };
 }
 export type LeadEventExtra<T extends WebhookEventType> = LeadEventExtras[T];
 

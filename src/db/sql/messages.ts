@@ -18,7 +18,14 @@ export interface ThreadValues {
   preview: string;
 }
 
-export const messageStatements: (db: Db) => { upsertThread: Statement<[ThreadValues]> } = perDb((db) => ({
+export const messageStatements: (db: Db) => {
+  upsertThread: Statement<[ThreadValues]>;
+  threadChannel: Statement<[{ leadId: string; at: number; channel: string }]>;
+} = perDb((db) => ({
+  // The thread shows the channel of its newest message (run after upsertThread, for a message not of LinkedIn).
+  threadChannel: db.$client.prepare<[{ leadId: string; at: number; channel: string }]>(
+    'UPDATE conversations SET last_channel = @channel WHERE lead_id = @leadId AND last_message_at <= @at',
+  ),
   // A message stamped earlier than the thread's newest (a late inbound event) does not replace its preview.
   upsertThread: db.$client.prepare<[ThreadValues]>(
     `INSERT INTO conversations (lead_id, campaign_id, last_inbound_at, last_message_at, last_direction, last_sender, last_preview, message_count)

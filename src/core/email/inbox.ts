@@ -1,0 +1,132 @@
+import { leadStatements } from '../../db/sql/leads.js';
+import { transaction } from '../../db/tx.js';
+import { iso } from '../clock.js';
+import type { Ctx } from '../context.js';
+import { mailOf, recordLoginFailure, requireMailbox, serversOf } from '../mailboxes/mailbox.js';
+import { allMailboxes, emailSendByMessageId, latestSendTo, markEmailSend, updateMailboxRow, type EmailSendRow } from '../mailboxes/store.js';
+import { MailLoginError, type InboundEmail } from '../network/mail.js';
+import { applyLeadReply } from '../outreach/inbound.js';
+import type { EngineSettings } from '../outreach/settings.js';
+import { loadCampaignInfo } from '../outreach/state.js';
+import { recordLeadEvent } from '../webhooks/outbox.js';
+import { excludeAddress } from './unsubscribe.js';
+
+/** Messages read from one inbox per call: a backlog is read over several polls. */
+export const INBOX_BATCH = 200;
+
+export interface InboxReadResult {
+  read: number;
+  replies: number;
+  bounces: number;
+  unsubscribes: number;
+  /** Messages that answer nothing we sent (newsletters, other threads): left alone. */
+  ignored: number;
+}
+
+/** The send a message answers: the first of In-Reply-To, then References (newest last), that is a Message-ID we sent. */
+function answeredSend(ctx: Ctx, message: InboundEmail): EmailSendRow | undefined {
+  const ids = [message.inReplyTo, ...[...message.references].reverse()].filter((id): id is string => id !== null);
+  for (const id of ids) {
+    const send = emailSendByMessageId(ctx, id);
+    if (send) return send;
+  }
+  return undefined;
+}
+
+/** The reply's own words: quoted history (`>` lines and the "On … wrote:" line before them) left out. */
+export function replyWords(text: string): string {
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  const cut = lines.findIndex(
+    (line, i) => /^On .+wrote:\s*$/.test(line) || (line.startsWith('>') && lines.slice(i).every((l) => l.startsWith('>') || l.trim() === '')),
+  );
+  const own = (cut === -1 ? lines : lines.slice(0, cut)).filter((l) => !l.startsWith('>'));
+  const words = own.join('\n').trim();
+  return words === '' ? text.trim() : words;
+}
+
+/**
+ * Reads a mailbox's new inbox messages and records what they mean, through the verbs LinkedIn
+ * uses: a reply to an email we sent is the lead's reply (its sequence ends, it lands in the
+ * inbox marked `email`, `lead.replied` fires); a delivery-status report excludes the address
+ * as bounced and fires `email.bounced`. Reading happens outside any transaction; what was read
+ * and where reading stopped commit together, so a crash re-reads rather than loses a message.
+ */
+export async function readMailbox(ctx: Ctx, mailboxId: string, settings: EngineSettings): Promise<InboxReadResult> {
+  const result: InboxReadResult = { read: 0, replies: 0, bounces: 0, unsubscribes: 0, ignored: 0 };
+  const row = requireMailbox(ctx, mailboxId);
+  if (row.status !== 'connected' && row.status !== 'paused') return result;
+  const servers = serversOf(row);
+  if (servers.kind === 'smtp' && servers.imap === null) return result;
+  let batch: Awaited<ReturnType<ReturnType<typeof mailOf>['fetchSince']>>;
+  try {
+    batch = await mailOf(ctx).fetchSince(servers, { uidValidity: row.inboxUidValidity, lastUid: row.inboxLastUid }, INBOX_BATCH, ctx.simClock.now());
+  } catch (err) {
+    if (err instanceof MailLoginError) recordLoginFailure(ctx, mailboxId, err);
+    throw err;
+  }
+  transaction(ctx.db, () => {
+    for (const message of batch.messages) {
+      result.read++;
+      const outcome = applyInboundEmail(ctx, row.id, message, settings);
+      result[outcome]++;
+    }
+    updateMailboxRow(ctx, row.id, { inboxUidValidity: batch.cursor.uidValidity, inboxLastUid: batch.cursor.lastUid, inboxReadAt: ctx.clock.now() });
+  });
+  return result;
+}
+
+type Outcome = 'replies' | 'bounces' | 'unsubscribes' | 'ignored';
+
+function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, settings: EngineSettings): Outcome {
+  const now = ctx.simClock.now();
+  if (message.bounce) {
+    const b = message.bounce;
+    const send =
+      (b.originalMessageId ? emailSendByMessageId(ctx, b.originalMessageId) : undefined) ??
+      b.recipients.map((r) => latestSendTo(ctx, mailboxId, r)).find((s) => s !== undefined);
+    if (!send || send.bouncedAt !== null) return 'ignored';
+    markEmailSend(ctx, send.id, { bouncedAt: now });
+    excludeAddress(ctx, send.address, 'bounced');
+    const lead = leadStatements(ctx.db).byId.get(send.leadId);
+    if (lead)
+      recordLeadEvent(
+        ctx,
+        'email.bounced',
+        lead,
+        { email: { address: send.address, mailboxId, status: b.status, diagnostic: b.diagnostic?.slice(0, 500) ?? null, bouncedAt: iso(now) } },
+        mailboxId,
+      );
+    return 'bounces';
+  }
+  const send = answeredSend(ctx, message);
+  if (!send) return 'ignored';
+  if (message.simUnsubscribe) {
+    excludeAddress(ctx, send.address, 'unsubscribed');
+    return 'unsubscribes';
+  }
+  const lead = leadStatements(ctx.db).byId.get(send.leadId);
+  const info = lead ? loadCampaignInfo(ctx, lead.campaignId) : null;
+  if (!lead || !info) return 'ignored';
+  markEmailSend(ctx, send.id, { repliedAt: now });
+  applyLeadReply(
+    ctx,
+    { lead, info },
+    {
+      text: replyWords(message.text),
+      at: now,
+      accountId: mailboxId,
+      externalId: message.messageId ?? `${mailboxId}:${message.uid}`,
+      chatId: null,
+      channel: 'email',
+    },
+    settings,
+  );
+  return 'replies';
+}
+
+/** The mailboxes whose inbox is read: connected or paused (a paused mailbox still hears its replies), with an inbox to read. */
+export function mailboxesToRead(ctx: Ctx): string[] {
+  return allMailboxes(ctx)
+    .filter((m) => (m.status === 'connected' || m.status === 'paused') && (m.kind === 'sim' || m.imapHost !== null))
+    .map((m) => m.id);
+}

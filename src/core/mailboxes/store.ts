@@ -1,0 +1,145 @@
+import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
+import { emailExclusions, emailSends, leads, mailboxes, simMail } from '../../db/schema.js';
+import type { Ctx } from '../context.js';
+
+/**
+ * Every statement of the email channel: mailboxes, the emails they sent (by Message-ID), the
+ * excluded addresses and the simulated server's inbox. Rows are mapped by column name by
+ * drizzle. Each write runs in the caller's transaction when one is open.
+ */
+
+export type MailboxRow = typeof mailboxes.$inferSelect;
+export type MailboxInsert = typeof mailboxes.$inferInsert;
+export type EmailSendRow = typeof emailSends.$inferSelect;
+type Db = Pick<Ctx, 'db'>;
+
+export function insertMailbox(ctx: Db, row: MailboxInsert): void {
+  ctx.db.insert(mailboxes).values(row).run();
+}
+
+export function deleteMailbox(ctx: Db, id: string): void {
+  ctx.db.delete(mailboxes).where(eq(mailboxes.id, id)).run();
+}
+
+export function findMailbox(ctx: Db, id: string): MailboxRow | undefined {
+  return ctx.db.select().from(mailboxes).where(eq(mailboxes.id, id)).get();
+}
+
+export function findMailboxByAddress(ctx: Db, address: string): MailboxRow | undefined {
+  return ctx.db.select().from(mailboxes).where(eq(mailboxes.address, address)).get();
+}
+
+/** Mailboxes in the order they were added, after `afterSeq`, at most `limit`. */
+export function mailboxPage(ctx: Db, afterSeq: number, limit: number): MailboxRow[] {
+  return ctx.db.select().from(mailboxes).where(gt(mailboxes.seq, afterSeq)).orderBy(asc(mailboxes.seq)).limit(limit).all();
+}
+
+export function allMailboxes(ctx: Db): MailboxRow[] {
+  return ctx.db.select().from(mailboxes).orderBy(asc(mailboxes.seq)).all();
+}
+
+export function updateMailboxRow(ctx: Db, id: string, set: Partial<MailboxInsert>): void {
+  ctx.db.update(mailboxes).set(set).where(eq(mailboxes.id, id)).run();
+}
+
+export function insertEmailSend(ctx: Db, row: typeof emailSends.$inferInsert): void {
+  ctx.db.insert(emailSends).values(row).run();
+}
+
+export function settleEmailSend(ctx: Db, id: string, set: { state: 'sent' | 'failed'; error?: string | null }): void {
+  ctx.db
+    .update(emailSends)
+    .set({ state: set.state, error: set.error ?? null })
+    .where(eq(emailSends.id, id))
+    .run();
+}
+
+export function emailSendById(ctx: Db, id: string): EmailSendRow | undefined {
+  return ctx.db.select().from(emailSends).where(eq(emailSends.id, id)).get();
+}
+
+export function emailSendByMessageId(ctx: Db, messageId: string): EmailSendRow | undefined {
+  return ctx.db.select().from(emailSends).where(eq(emailSends.messageId, messageId)).get();
+}
+
+export function markEmailSend(ctx: Db, id: string, set: { bouncedAt?: number; repliedAt?: number }): void {
+  ctx.db.update(emailSends).set(set).where(eq(emailSends.id, id)).run();
+}
+
+/** The newest send of the lead to this address, the one an unsubscribe or bounce without its own id belongs to. */
+export function latestSendTo(ctx: Db, mailboxId: string, address: string): EmailSendRow | undefined {
+  return ctx.db
+    .select()
+    .from(emailSends)
+    .where(and(eq(emailSends.mailboxId, mailboxId), eq(emailSends.address, address)))
+    .orderBy(sql`${emailSends.at} DESC, ${emailSends.seq} DESC`)
+    .get();
+}
+
+/** Sends that reached the server (or are on their way) from `from` to `to` (sim-clock ms), oldest first. */
+export function mailboxSendTimes(ctx: Db, mailboxId: string, from: number, to: number): number[] {
+  return ctx.db
+    .select({ at: emailSends.at })
+    .from(emailSends)
+    .where(and(eq(emailSends.mailboxId, mailboxId), sql`${emailSends.state} != 'failed'`, sql`${emailSends.at} >= ${from}`, lte(emailSends.at, to)))
+    .orderBy(asc(emailSends.at))
+    .all()
+    .map((r) => r.at);
+}
+
+/** Every send of the mailbox that reached the server or is on its way, oldest first: what the auditor replays. */
+export function mailboxSends(ctx: Db, mailboxId: string): number[] {
+  return mailboxSendTimes(ctx, mailboxId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+}
+
+export function lastSendAt(ctx: Db, mailboxId: string): number | null {
+  const row = ctx.db
+    .select({ at: sql<number | null>`max(${emailSends.at})` })
+    .from(emailSends)
+    .where(and(eq(emailSends.mailboxId, mailboxId), sql`${emailSends.state} != 'failed'`))
+    .get();
+  return row?.at ?? null;
+}
+
+export function emailExclusion(ctx: Db, address: string): { reason: string; createdAt: number } | undefined {
+  return ctx.db
+    .select({ reason: emailExclusions.reason, createdAt: emailExclusions.createdAt })
+    .from(emailExclusions)
+    .where(eq(emailExclusions.address, address))
+    .get();
+}
+
+/** Adds the address to the list; an address already on it keeps its first reason. Returns whether it was new. */
+export function addEmailExclusion(ctx: Db, address: string, reason: 'unsubscribed' | 'bounced', at: number): boolean {
+  return ctx.db.insert(emailExclusions).values({ address, reason, createdAt: at }).onConflictDoNothing().run().changes === 1;
+}
+
+export function listEmailExclusions(ctx: Db): { address: string; reason: string; createdAt: number }[] {
+  return ctx.db.select().from(emailExclusions).orderBy(asc(emailExclusions.createdAt), asc(emailExclusions.address)).all();
+}
+
+/** Leads whose email is this address (lower-cased compare), in any campaign. */
+export function leadsWithEmail(ctx: Db, address: string): (typeof leads.$inferSelect)[] {
+  return ctx.db.select().from(leads).where(sql`lower(${leads.email}) = ${address}`).all();
+}
+
+export function simMailDeliver(ctx: Db, mailboxId: string, visibleAt: number, raw: string): void {
+  ctx.db.insert(simMail).values({ mailboxId, visibleAt, raw }).run();
+}
+
+export function simMailSince(ctx: Db, mailboxId: string, afterUid: number, now: number, limit: number): { uid: number; raw: string }[] {
+  // In uid order, stopping at the first not yet visible: a later message never overtakes an earlier one.
+  const rows = ctx.db
+    .select({ uid: simMail.uid, raw: simMail.raw, visibleAt: simMail.visibleAt })
+    .from(simMail)
+    .where(and(eq(simMail.mailboxId, mailboxId), gt(simMail.uid, afterUid)))
+    .orderBy(asc(simMail.uid))
+    .limit(limit)
+    .all();
+  const out: { uid: number; raw: string }[] = [];
+  for (const r of rows) {
+    if (r.visibleAt > now) break;
+    out.push({ uid: r.uid, raw: r.raw });
+  }
+  return out;
+}

@@ -1,0 +1,102 @@
+/**
+ * The mail port: everything the service asks of a mail server, as the network provider port is
+ * for the professional network. Core decides what to send and what an inbound message means;
+ * an adapter (src/network/mail: SMTP and IMAP through nodemailer, imapflow and mailparser, or
+ * the simulator) only carries messages. Passwords never cross this port: an adapter reads them
+ * from the environment variables the mailbox names.
+ */
+
+/** What an adapter needs to reach a mailbox's servers. */
+export interface MailboxServers {
+  id: string;
+  address: string;
+  fromName: string | null;
+  kind: 'smtp' | 'sim';
+  smtp: { host: string; port: number; secure: boolean; user: string; passwordEnv: string } | null;
+  imap: { host: string; port: number; secure: boolean; user: string; passwordEnv: string } | null;
+}
+
+export interface OutgoingEmail {
+  to: string;
+  subject: string;
+  text: string;
+  /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post). */
+  headers: Record<string, string>;
+  /** The Message-ID to send with, `<…@domain>`: chosen by core, so it is recorded before the send. */
+  messageId: string;
+}
+
+/** Which server refused and why: `mailbox_login_failed` names it. */
+export class MailLoginError extends Error {
+  constructor(
+    readonly server: 'smtp' | 'imap',
+    readonly host: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MailLoginError';
+  }
+}
+
+/** A send the server refused for this recipient (a permanent 5xx); other failures are transient. */
+export class MailRejectedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MailRejectedError';
+  }
+}
+
+/** A delivery-status report (RFC 3464) found in an inbound message. */
+export interface BounceReport {
+  /** The failed recipients (Final-Recipient), lower-cased. */
+  recipients: string[];
+  /** The Status code of the first failed recipient, e.g. 5.1.1. */
+  status: string | null;
+  /** The diagnostic the server gave, when any. */
+  diagnostic: string | null;
+  /** The Message-ID of the message that bounced, from the returned headers, when present. */
+  originalMessageId: string | null;
+}
+
+/** One inbound message, parsed. */
+export interface InboundEmail {
+  /** The server's UID (IMAP) or the simulator's sequence number. */
+  uid: number;
+  messageId: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  from: string | null;
+  subject: string | null;
+  /** The plain text, quoted history included. */
+  text: string;
+  /** When the message says it was written (Date header), ms; null when absent. */
+  date: number | null;
+  /** Set when the message is a delivery-status report. */
+  bounce: BounceReport | null;
+  /** Set when the message is a one-click unsubscribe the simulator made for a lead (development only). */
+  simUnsubscribe: boolean;
+}
+
+/** Where reading stopped: IMAP's UIDVALIDITY and the last UID read. */
+export interface InboxCursor {
+  uidValidity: string | null;
+  lastUid: number;
+}
+
+export interface InboxBatch {
+  messages: InboundEmail[];
+  cursor: InboxCursor;
+}
+
+export interface MailPort {
+  /** Checks that the servers accept the mailbox's logins; throws MailLoginError naming the one that refused. */
+  verifyLogin(mailbox: MailboxServers): Promise<void>;
+  /** Sends one message; returns its Message-ID. Throws MailLoginError, MailRejectedError or another Error (transient). */
+  send(mailbox: MailboxServers, email: OutgoingEmail): Promise<{ messageId: string }>;
+  /**
+   * The inbox's messages after `cursor`, oldest first, at most `limit`, parsed. A changed
+   * UIDVALIDITY starts again from the first message (core ignores what it has seen).
+   * `now` is the engine's clock (the simulator delivers by it).
+   */
+  fetchSince(mailbox: MailboxServers, cursor: InboxCursor, limit: number, now: number): Promise<InboxBatch>;
+}

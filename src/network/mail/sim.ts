@@ -1,0 +1,146 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
+import MimeNode from 'nodemailer/lib/mime-node';
+import type { Clock } from '../../core/clock.js';
+import { MailLoginError, type InboxBatch, type InboxCursor, type MailboxServers, type MailPort, type OutgoingEmail } from '../../core/network/mail.js';
+import { parseInbound } from './parse.js';
+
+/**
+ * The simulated mail server's memory, which core keeps in SQLite: what it has delivered to each
+ * simulated mailbox (readable from a time on) and how many emails went to each address.
+ */
+export interface SimMailStore {
+  deliver(mailboxId: string, visibleAt: number, raw: string): void;
+  /** Messages delivered to the mailbox after `afterUid` and readable at `now`, oldest first. */
+  since(mailboxId: string, afterUid: number, now: number, limit: number): { uid: number; raw: string }[];
+  /** Counts one more email to `key` and returns the new count (1 for the first). */
+  tally(key: string): number;
+}
+
+/** Markers in a recipient's local part (docs/simulated-network.md lists them). */
+export const MAIL_MARKERS = {
+  bounces: 'sim-bounces',
+  repliesAfter: 'sim-replies-after-',
+  unsubscribes: 'sim-unsubscribes',
+  /** In a simulated mailbox's own address: its login is refused. */
+  loginFails: 'sim-login-fails',
+} as const;
+
+const REPLIES_AFTER = /sim-replies-after-(\d{1,2})(?!\d)/;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+const localPart = (address: string): string => address.slice(0, address.lastIndexOf('@')).toLowerCase();
+
+/** N of `sim-replies-after-N` in the address's local part (1 or more), or null. */
+export function repliesAfterEmail(address: string): number | null {
+  const m = REPLIES_AFTER.exec(localPart(address));
+  return m && Number(m[1]) >= 1 ? Number(m[1]) : null;
+}
+
+const build = (node: MimeNode): Promise<string> => node.build().then((b) => b.toString('utf8'));
+
+/**
+ * The simulated mail server of development: every send is accepted, and what the recipient's
+ * markers say comes back into the sender's inbox as real messages (composed by nodemailer, read
+ * back by mailparser like any other): a delivery-status report a minute later for
+ * `sim-bounces`, a reply an hour after the Nth email for `sim-replies-after-N`, and a one-click
+ * unsubscribe half an hour later for `sim-unsubscribes`. Everything is decided by the address
+ * and the count of emails to it, so a run is the same every time.
+ */
+export class SimulatedMail implements MailPort {
+  constructor(
+    private readonly store: SimMailStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async verifyLogin(mailbox: MailboxServers): Promise<void> {
+    if (localPart(mailbox.address).includes(MAIL_MARKERS.loginFails))
+      throw new MailLoginError('smtp', 'sim', '535 5.7.8 Authentication credentials invalid (simulated)');
+  }
+
+  async send(mailbox: MailboxServers, email: OutgoingEmail): Promise<{ messageId: string }> {
+    await this.verifyLogin(mailbox);
+    const now = this.clock.now();
+    const sent = await build(
+      new MailComposer({
+        from: mailbox.fromName ? { name: mailbox.fromName, address: mailbox.address } : mailbox.address,
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+        messageId: email.messageId,
+        headers: email.headers,
+        date: new Date(now),
+      }).compile(),
+    );
+    const local = localPart(email.to);
+    const count = this.store.tally(`mail:${mailbox.id}:${email.to.toLowerCase()}`);
+    if (local.includes(MAIL_MARKERS.bounces)) {
+      this.store.deliver(mailbox.id, now + MINUTE, await this.bounce(mailbox, email, sent, now + MINUTE));
+      return { messageId: email.messageId };
+    }
+    if (local.includes(MAIL_MARKERS.unsubscribes)) {
+      this.store.deliver(
+        mailbox.id,
+        now + 30 * MINUTE,
+        await this.answer(mailbox, email, 'Please take me off your list.', now + 30 * MINUTE, { 'X-Outreach-Sim': 'unsubscribe' }),
+      );
+    }
+    if (repliesAfterEmail(email.to) === count) {
+      this.store.deliver(mailbox.id, now + HOUR, await this.answer(mailbox, email, 'Thanks for writing. Could we talk next week?', now + HOUR, {}));
+    }
+    return { messageId: email.messageId };
+  }
+
+  async fetchSince(mailbox: MailboxServers, cursor: InboxCursor, limit: number, now: number): Promise<InboxBatch> {
+    const uidValidity = 'sim';
+    const after = cursor.uidValidity === uidValidity ? cursor.lastUid : 0;
+    const rows = this.store.since(mailbox.id, after, now, limit);
+    const messages = [];
+    for (const row of rows) messages.push(await parseInbound(row.uid, row.raw));
+    return { messages, cursor: { uidValidity, lastUid: rows.at(-1)?.uid ?? after } };
+  }
+
+  private answer(mailbox: MailboxServers, email: OutgoingEmail, text: string, at: number, headers: Record<string, string>): Promise<string> {
+    const domain = email.to.slice(email.to.lastIndexOf('@') + 1);
+    return build(
+      new MailComposer({
+        from: email.to,
+        to: mailbox.address,
+        subject: `Re: ${email.subject}`,
+        text: `${text}\n\n> ${email.text.split('\n').join('\n> ')}`,
+        inReplyTo: email.messageId,
+        references: [email.messageId],
+        messageId: `<sim-${at}-${Math.abs(hashOf(email.messageId))}@${domain}>`,
+        date: new Date(at),
+        headers,
+      }).compile(),
+    );
+  }
+
+  /** A delivery-status report as a receiving server would write it (RFC 3464), built with nodemailer's MIME nodes. */
+  private bounce(mailbox: MailboxServers, email: OutgoingEmail, original: string, at: number): Promise<string> {
+    const domain = email.to.slice(email.to.lastIndexOf('@') + 1);
+    const root = new MimeNode('multipart/report; report-type=delivery-status');
+    root.setHeader({
+      from: `Mail Delivery System <MAILER-DAEMON@${domain}>`,
+      to: mailbox.address,
+      subject: 'Undelivered Mail Returned to Sender',
+      date: new Date(at).toUTCString(),
+      'message-id': `<sim-dsn-${at}-${Math.abs(hashOf(email.messageId))}@${domain}>`,
+    });
+    root.createChild('text/plain').setContent(`Your message to <${email.to}> could not be delivered: the mailbox does not exist.`);
+    root
+      .createChild('message/delivery-status')
+      .setContent(
+        `Reporting-MTA: dns; mx.${domain}\r\n\r\nFinal-Recipient: rfc822; ${email.to}\r\nAction: failed\r\nStatus: 5.1.1\r\nDiagnostic-Code: smtp; 550 5.1.1 <${email.to}>: Recipient address rejected: User unknown\r\n`,
+      );
+    root.createChild('message/rfc822').setContent(original);
+    return build(root);
+  }
+}
+
+function hashOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h | 0;
+}

@@ -1,0 +1,169 @@
+import { ImapFlow } from 'imapflow';
+import nodemailer from 'nodemailer';
+import {
+  MailLoginError,
+  MailRejectedError,
+  type InboxBatch,
+  type InboxCursor,
+  type MailboxServers,
+  type MailPort,
+  type OutgoingEmail,
+} from '../../core/network/mail.js';
+import { parseInbound } from './parse.js';
+
+export interface SmtpMailOptions {
+  /** Where the passwords are read from: the environment variables each mailbox names. */
+  env: NodeJS.ProcessEnv;
+  /** How long a connection, a greeting or a silent socket may take before the call fails (default 30 s). */
+  timeoutMs?: number;
+}
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1)$/i;
+
+/**
+ * The real mail adapter: nodemailer sends over SMTP, imapflow reads the inbox over IMAP and
+ * mailparser parses what it reads. A connection lives for one call: a mailbox sends a few
+ * dozen messages a day, and a pooled connection would hold a login open for nothing.
+ */
+export class SmtpMail implements MailPort {
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: SmtpMailOptions) {
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  private password(server: 'smtp' | 'imap', host: string, variable: string): string {
+    const value = this.options.env[variable];
+    if (value === undefined || value === '')
+      throw new MailLoginError(server, host, `the environment variable ${variable} that holds the ${server.toUpperCase()} password is not set`);
+    return value;
+  }
+
+  private transport(mailbox: MailboxServers) {
+    const smtp = mailbox.smtp;
+    if (!smtp) throw new Error(`mailbox ${mailbox.id} has no SMTP server`);
+    return nodemailer.createTransport({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      // Off loopback, a plain port must upgrade with STARTTLS: a password never crosses the network in clear.
+      requireTLS: !smtp.secure && !LOOPBACK.test(smtp.host),
+      auth: { user: smtp.user, pass: this.password('smtp', smtp.host, smtp.passwordEnv) },
+      connectionTimeout: this.timeoutMs,
+      greetingTimeout: this.timeoutMs,
+      socketTimeout: this.timeoutMs,
+      logger: false,
+      debug: false,
+    });
+  }
+
+  private imap(mailbox: MailboxServers): ImapFlow {
+    const imap = mailbox.imap;
+    if (!imap) throw new Error(`mailbox ${mailbox.id} has no IMAP server`);
+    return new ImapFlow({
+      host: imap.host,
+      port: imap.port,
+      secure: imap.secure,
+      doSTARTTLS: imap.secure ? undefined : LOOPBACK.test(imap.host) ? undefined : true,
+      auth: { user: imap.user, pass: this.password('imap', imap.host, imap.passwordEnv) },
+      logger: false,
+      connectionTimeout: this.timeoutMs,
+      greetingTimeout: this.timeoutMs,
+      socketTimeout: this.timeoutMs,
+      disableAutoIdle: true,
+    });
+  }
+
+  async verifyLogin(mailbox: MailboxServers): Promise<void> {
+    const smtp = mailbox.smtp;
+    if (smtp) {
+      const transport = this.transport(mailbox);
+      try {
+        await transport.verify();
+      } catch (err) {
+        // Only a refused login is the mailbox's fault; a timeout or a closed port is the server's state.
+        if ((err as { code?: string }).code === 'EAUTH' || err instanceof MailLoginError) throw new MailLoginError('smtp', smtp.host, describe(err));
+        throw err;
+      } finally {
+        transport.close();
+      }
+    }
+    const imap = mailbox.imap;
+    if (imap) {
+      const client = this.imap(mailbox);
+      try {
+        await client.connect();
+      } catch (err) {
+        if ((err as { authenticationFailed?: boolean }).authenticationFailed) throw new MailLoginError('imap', imap.host, describe(err));
+        throw err;
+      } finally {
+        await closeQuietly(client);
+      }
+    }
+  }
+
+  async send(mailbox: MailboxServers, email: OutgoingEmail): Promise<{ messageId: string }> {
+    const smtp = mailbox.smtp;
+    if (!smtp) throw new Error(`mailbox ${mailbox.id} has no SMTP server`);
+    const transport = this.transport(mailbox);
+    try {
+      const info = await transport.sendMail({
+        from: mailbox.fromName ? { name: mailbox.fromName, address: mailbox.address } : mailbox.address,
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+        messageId: email.messageId,
+        headers: email.headers,
+      });
+      return { messageId: info.messageId || email.messageId };
+    } catch (err) {
+      const e = err as { code?: string; responseCode?: number };
+      if (e.code === 'EAUTH') throw new MailLoginError('smtp', smtp.host, describe(err));
+      if (typeof e.responseCode === 'number' && e.responseCode >= 500 && e.code === 'EENVELOPE') throw new MailRejectedError(describe(err));
+      throw err;
+    } finally {
+      transport.close();
+    }
+  }
+
+  async fetchSince(mailbox: MailboxServers, cursor: InboxCursor, limit: number): Promise<InboxBatch> {
+    const imap = mailbox.imap;
+    if (!imap) return { messages: [], cursor };
+    const client = this.imap(mailbox);
+    try {
+      await client.connect();
+    } catch (err) {
+      await closeQuietly(client);
+      if ((err as { authenticationFailed?: boolean }).authenticationFailed) throw new MailLoginError('imap', imap.host, describe(err));
+      throw err;
+    }
+    try {
+      const box = await client.mailboxOpen('INBOX', { readOnly: true });
+      const uidValidity = box.uidValidity.toString();
+      const from = uidValidity === cursor.uidValidity ? cursor.lastUid + 1 : 1;
+      if (box.exists === 0 || from >= box.uidNext) return { messages: [], cursor: { uidValidity, lastUid: from - 1 } };
+      const last = Math.min(box.uidNext - 1, from + limit - 1);
+      const fetched = await client.fetchAll(`${from}:${last}`, { uid: true, source: true }, { uid: true });
+      const messages = [];
+      for (const m of fetched.sort((a, b) => a.uid - b.uid)) if (m.source) messages.push(await parseInbound(m.uid, m.source));
+      return { messages, cursor: { uidValidity, lastUid: last } };
+    } finally {
+      await closeQuietly(client);
+    }
+  }
+}
+
+async function closeQuietly(client: ImapFlow): Promise<void> {
+  try {
+    if (client.usable) await client.logout();
+    else client.close();
+  } catch {
+    client.close();
+  }
+}
+
+/** The server's words, without anything a password could hide in: nodemailer and imapflow put none in their messages. */
+function describe(err: unknown): string {
+  const e = err as { response?: string; responseText?: string; message?: string };
+  return (e.responseText ?? e.response ?? e.message ?? String(err)).replace(/\s+/g, ' ').trim().slice(0, 300);
+}
