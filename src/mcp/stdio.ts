@@ -5,7 +5,7 @@ import { newRequestId } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { toToolResult } from './results.js';
 import { ConnectionLive } from './live.js';
-import { keepProtoKey, malformedToolCall, mcpServer, offeredToKey, offeredTools, type McpScope } from './server.js';
+import { keepProtoKey, malformedToolCall, mcpServer, offeredToKey, type McpScope } from './server.js';
 import { authenticate } from '../tools/pipeline.js';
 import { keyListing } from '../tools/select.js';
 import { TaskRunner } from './tasks.js';

@@ -32,7 +32,19 @@ export interface Credential {
  * - REST's edge (rest/edge.ts) runs the admission stages with `peek`, charging nothing, and
  *   answers only when the refusal comes from rate_limit.
  */
-export const PIPELINE = ['auth_guard', 'key', 'workspace_plan', 'tool_plan', 'role', 'scope', 'rate_limit', 'input', 'confirm', 'idempotency', 'handler'] as const;
+export const PIPELINE = [
+  'auth_guard',
+  'key',
+  'workspace_plan',
+  'tool_plan',
+  'role',
+  'scope',
+  'rate_limit',
+  'input',
+  'confirm',
+  'idempotency',
+  'handler',
+] as const;
 export type StageName = (typeof PIPELINE)[number];
 
 /** `charge`: a real call (counts failed keys, takes a token). `peek`: the same answers, nothing counted. */

@@ -2,7 +2,6 @@ import { isEmptyScope } from '../auth/scope.js';
 import { randomBytes } from 'node:crypto';
 import { accountToday } from '../accounts/today.js';
 import { insertMailbox } from '../mailboxes/store.js';
-import { sql } from 'drizzle-orm';
 import { accountDaily, accounts, activity, agents, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';

@@ -9,7 +9,9 @@ import type { Ctx } from '../context.js';
  */
 export function stateTables(ctx: Pick<Ctx, 'db'>): string[] {
   return ctx.db.$client
-    .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' AND name NOT IN ('members', 'audit_events', 'audit_targets')")
+    .prepare<[], string>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' AND name NOT IN ('members', 'audit_events', 'audit_targets')",
+    )
     .pluck()
     .all();
 }
