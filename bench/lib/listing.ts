@@ -2,10 +2,12 @@ import { countTokens } from 'gpt-tokenizer';
 
 /**
  * The listing budget (issue 27): what a model reads of tools/list, in tokens, at most 4,500 for
- * the default listing and 7,300 with the manage toolset (7,000 until the batch tools named their items' fields, issue 34). Shared by the bench's targets and
+ * the default listing and 9,000 with the manage toolset (7,000 until the batch tools named their
+ * items' fields, issue 34; 7,300 until the mailbox tools the email channel puts in manage and the
+ * endorse step came, 8,814 with them). Shared by the bench's targets and
  * test/mcp/listing.test.ts, so both count the same text with the same tokenizer.
  */
-export const LISTING_BUDGET_TOKENS = { default: 4_500, manage: 7_300 } as const;
+export const LISTING_BUDGET_TOKENS = { default: 4_500, manage: 9_000 } as const;
 
 /**
  * What a model reads of a tools/list answer, as the JSON text a client puts in its context:

@@ -12,7 +12,7 @@ import { LISTING_BUDGET_TOKENS as MODEL_VISIBLE_BUDGET_TOKENS, listingTokens, mo
 
 /**
  * What a model reads of a listing stays within the token budget of bench/lib/listing.ts (the
- * bench judges the same figure): 4,500 tokens for the default listing, 7,300 with the manage
+ * bench judges the same figure): 4,500 tokens for the default listing, 9,000 with the manage
  * toolset. The whole response keeps its own, looser guard against growth.
  */
 const TOOLS_LIST_BUDGET_BYTES = 38_000;
