@@ -35,7 +35,7 @@ describe.each(tools.map((t) => [t.name] as const))('common cases: %s', (name) =>
   it('succeeds with a valid key on both transports, with the same body shape', async () => {
     const r = await rest(TEST_KEY);
     expect(r.status).toBe(200);
-    const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage'), name, sample.args);
+    const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage,audit'), name, sample.args);
     expect(m.isError).toBe(false);
     expect(Object.keys(m.body).sort()).toEqual(Object.keys(r.body).sort());
   });
@@ -53,7 +53,7 @@ describe.each(tools.map((t) => [t.name] as const))('common cases: %s', (name) =>
   });
 
   it('MCP: a bad key is HTTP 401 with WWW-Authenticate', async () => {
-    const res = await fetch(`${server.url}/mcp?toolsets=manage,triage`, {
+    const res = await fetch(`${server.url}/mcp?toolsets=manage,triage,audit`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'X-API-Key': LIVE_KEY },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: sample.args } }),
@@ -71,7 +71,7 @@ describe.each(tools.map((t) => [t.name] as const))('common cases: %s', (name) =>
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('validation_error');
     expect(r.body.error.details.fields).toContain('bogus');
-    const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage'), name, { ...sample.args, bogus: 1 });
+    const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage,audit'), name, { ...sample.args, bogus: 1 });
     expect(m.isError).toBe(true);
     expect(m.body.error.code).toBe('validation_error');
     expect(m.body.error.details.fields).toContain('bogus');
@@ -84,7 +84,7 @@ describe.each(tools.map((t) => [t.name] as const))('common cases: %s', (name) =>
         const r = await rest(TEST_KEY);
         expect(r.status).toBe(403);
         expect(r.body.error.code).toBe('plan_required');
-        const res = await fetch(`${server.url}/mcp?toolsets=manage,triage`, {
+        const res = await fetch(`${server.url}/mcp?toolsets=manage,triage,audit`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'X-API-Key': TEST_KEY },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: sample.args } }),
@@ -123,7 +123,7 @@ describe.each(tools.map((t) => [t.name, t] as const))('rate limit: %s', (name, t
   it(`REST and MCP draw from one ${bucket} bucket; a refusal is 429 with Retry-After and changes nothing`, async () => {
     const rest = () =>
       server.rest(sample.rest.path, { method: sample.rest.method, body: sample.rest.body === undefined ? undefined : JSON.stringify(sample.rest.body) });
-    const client = await server.mcp(TEST_KEY, 'toolsets=manage,triage');
+    const client = await server.mcp(TEST_KEY, 'toolsets=manage,triage,audit');
 
     const first = await rest();
     expect(first.status).toBe(200);

@@ -9,12 +9,12 @@ export const ERROR_STATUS = {
   // A scoped key past its expiresAt (team.md): distinct from unauthorized so a client can say why.
   key_expired: 401,
   plan_required: 403,
-  // The caller is known but its role (or its key's scope) does not reach this call.
-  forbidden: 403,
   insufficient_credits: 403,
   insufficient_lookalike_credits: 403,
   sales_nav_required: 403,
   account_disconnected: 403,
+  // The caller is known but its role (or its key's scope) does not reach this call.
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   // The person declined an MCP confirmation; REST never asks, so it never answers this.

@@ -9,7 +9,7 @@ import { STEPS_NESTING } from '../core/agents/steps.js';
 import { inputShapeProblem, zodToApiError } from '../core/validation.js';
 import { BLOCKED_PLANS, getWorkspace, type Workspace } from '../core/workspace/get.js';
 import type { z } from 'zod';
-import { ensureOwner, type MemberRef } from '../core/members/members.js';
+import { findOwner, type MemberRef } from '../core/members/members.js';
 import { roleAllows } from '../core/members/roles.js';
 import { targetsOf, withAudit, type AuditedCall } from '../core/audit/scope.js';
 import { IdempotencyKey, OPERATOR_KEY_ID, settle, toolReach, type Caller, type Tool } from './define.js';
@@ -261,8 +261,13 @@ export function operatorCaller(ctx: Ctx, requestId: string, member?: MemberRef):
     const error = new ApiError('unauthorized', 'This server holds no workspace yet. Run `npx outreach seed` or `npm start` first.');
     return { ok: false, error, headers: {}, stage: 'workspace_plan' };
   }
-  const who = member ?? ensureOwner(ctx);
-  return { ok: true, caller: { keyId: OPERATOR_KEY_ID, workspace, requestId, rateLimits: new RateLimitReport(), operator: true, member: who } };
+  // The CLI's owner is read, not made: a workspace without members gets its owner at its first
+  // write (the audit trail's actor), so a refused call writes nothing.
+  const who = member ?? findOwner(ctx);
+  return {
+    ok: true,
+    caller: { keyId: OPERATOR_KEY_ID, workspace, requestId, rateLimits: new RateLimitReport(), operator: true, ...(who ? { member: who } : {}) },
+  };
 }
 
 /**
@@ -384,9 +389,11 @@ export async function invokeTool(outer: Ctx, tool: Tool, inv: Invocation): Promi
 function auditedCall(tool: Tool, input: unknown, caller: Caller): AuditedCall {
   const actor = caller.member
     ? { type: 'member' as const, id: caller.member.id, name: caller.member.name }
-    : caller.oauthClientId !== undefined
-      ? { type: 'oauth_client' as const, id: caller.oauthClientId }
-      : { type: 'key' as const, id: caller.keyId };
+    : caller.operator
+      ? { type: 'owner' as const }
+      : caller.oauthClientId !== undefined
+        ? { type: 'oauth_client' as const, id: caller.oauthClientId }
+        : { type: 'key' as const, id: caller.keyId };
   const items = tool.batchItems ? (input as Record<string, unknown>)[tool.batchItems] : undefined;
   const summary = Array.isArray(items) ? `${tool.title}: ${items.length} item${items.length === 1 ? '' : 's'}` : tool.title;
   return { actor, action: tool.name, targets: targetsOf(input), summary };

@@ -30,7 +30,7 @@ describe.each(tools.map((t) => [t.name, t.idempotent] as const))('idempotency ke
       expect(r.body.error.code).toBe('validation_error');
       expect(r.body.error.details.fields).toEqual(['Idempotency-Key']);
       for (const bad of ['k'.repeat(129), 12, '']) {
-        const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage'), name, { ...sample.args, idempotencyKey: bad });
+        const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage,audit'), name, { ...sample.args, idempotencyKey: bad });
         expect(m.isError).toBe(true);
         expect(m.body.error.details.fields).toEqual(['idempotencyKey']);
       }
@@ -40,13 +40,13 @@ describe.each(tools.map((t) => [t.name, t.idempotent] as const))('idempotency ke
       const key = `common-${name}`;
       const first = await rest(key);
       expect(first.status).toBe(200);
-      const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage'), name, { ...sample.args, idempotencyKey: key });
+      const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage,audit'), name, { ...sample.args, idempotencyKey: key });
       expect(m.isError).toBe(false);
       expect(m.body).toEqual(first.body);
     });
   } else {
     it('takes no idempotencyKey argument over MCP and ignores the header over REST', async () => {
-      const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage'), name, { ...sample.args, idempotencyKey: 'k' });
+      const m = await callTool(await server.mcp(TEST_KEY, 'toolsets=manage,triage,audit'), name, { ...sample.args, idempotencyKey: 'k' });
       expect(m.isError).toBe(true);
       expect(m.body.error.details.fields).toEqual(['idempotencyKey']);
       expect((await rest('k')).status).toBe(200);

@@ -3,6 +3,8 @@ import { createApiKey } from '../../src/core/auth/keys.js';
 import { reachOf, withReach, type KeyScope } from '../../src/core/auth/scope.js';
 import { completeCampaignIds } from '../../src/core/campaigns/complete.js';
 import { tools } from '../../src/tools/index.js';
+import { recordMessage } from '../../src/core/conversations/record.js';
+import { leadStatements } from '../../src/db/sql/leads.js';
 import { callTool, startTestServer, type TestServer } from '../helpers.js';
 import { ERROR_STATUS } from '../../src/core/errors.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -60,7 +62,7 @@ describe('a read-only key', () => {
 
   it('is refused every write tool over MCP with the same error, and lists only read tools', async () => {
     const key = keyWith({ readOnly: true });
-    const client = await server.mcp(key, 'toolsets=manage');
+    const client = await server.mcp(key, 'toolsets=manage,triage,audit');
     const listed = (await client.listTools()).tools.map((t) => t.name);
     const reads = tools.filter((t) => t.annotations.readOnlyHint).map((t) => t.name);
     expect(listed.sort()).toEqual([...reads].sort());
@@ -106,7 +108,7 @@ describe('a key held to one campaign', () => {
   });
 
   it('lists only that campaign, and every other one is 404 as if absent, over REST and MCP', async () => {
-    const client = await server.mcp(key, 'toolsets=manage');
+    const client = await server.mcp(key, 'toolsets=manage,triage,audit');
     const list = await readBoth(key, client, 'list_campaigns', {});
     expect(list.body.campaigns.map((c: { id: string }) => c.id)).toEqual(['cmp_paused']);
     expect(list.body.nextCursor).toBeNull();
@@ -136,7 +138,7 @@ describe('a key held to one campaign', () => {
   });
 
   it('finds no trace of other campaigns in activity, insights, counts or completions', async () => {
-    const client = await server.mcp(key, 'toolsets=manage');
+    const client = await server.mcp(key, 'toolsets=manage,triage,audit');
     const activity = await readBoth(key, client, 'get_recent_activity', {});
     expect(activity.body.events).toEqual([]);
     const insights = (await readBoth(key, client, 'get_insights_overview', {})).body;
@@ -151,6 +153,29 @@ describe('a key held to one campaign', () => {
     expect(completeCampaignIds(server.ctx, 'cmp').values.length).toBeGreaterThan(1);
     const text = JSON.stringify([activity.body, insights, drafts.body]);
     for (const id of ['cmp_q4', 'cmp_running', 'cmp_done', 'cmp_failed']) expect(text).not.toContain(id);
+  });
+
+  it('reads no thread of another campaign (triage toolset) and is refused the workspace-wide audit trail', async () => {
+    const lead = leadStatements(server.ctx.db).byId.get('lead_ada1');
+    if (!lead) throw new Error('fixture lead_ada1 missing');
+    recordMessage(server.ctx, { lead, sender: 'lead', text: 'Interested, tell me more', at: server.ctx.simClock.now(), accountId: null });
+    // An unscoped key sees the thread; the key held to cmp_paused finds no trace of it.
+    expect((await server.rest('/conversations/lead_ada1')).status).toBe(200);
+    const all = await server.rest('/conversations?filter=all');
+    expect(all.body.conversations.map((c: { leadId: string }) => c.leadId)).toContain('lead_ada1');
+    const held = await server.rest('/conversations?filter=all', { key });
+    expect([held.status, held.body.conversations]).toEqual([200, []]);
+    const one = await server.rest('/conversations/lead_ada1', { key });
+    expect([one.status, one.body.error.code]).toEqual([404, 'not_found']);
+    const suggest = await server.rest('/conversations/lead_ada1/suggested-tag', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({ tag: 'Interested', confidence: 0.8 }),
+    });
+    expect([suggest.status, suggest.body.error.code]).toEqual([404, 'not_found']);
+    const audit = await server.rest('/audit', { key });
+    expect([audit.status, audit.body.error.code]).toEqual([403, 'forbidden']);
+    expect(JSON.stringify([held.body, one.body, suggest.body, audit.body])).not.toContain('cmp_q4');
   });
 
   it('may not create a campaign (403): it could never reach it', async () => {

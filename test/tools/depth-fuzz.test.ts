@@ -95,7 +95,7 @@ const MODERN_META = JSON.stringify({
 
 async function mcp(name: string, args: string, era: 'legacy' | 'modern'): Promise<any> {
   const modern = era === 'modern';
-  const res = await fetch(`${server.url}/mcp?toolsets=manage`, {
+  const res = await fetch(`${server.url}/mcp?toolsets=manage,triage,audit`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',

@@ -167,6 +167,10 @@ export function toolRefusal(reach: Reach | null, tool: ToolReachFacts): ApiError
     return new ApiError('forbidden', `This API key is held to the toolsets ${reach.scope.toolsets!.join(', ')}; ${tool.name} is in ${tool.toolset}.`);
   }
   if (reach.readOnly && !tool.readOnly) return new ApiError('forbidden', `This API key is read-only; ${tool.name} changes or spends something.`);
+  if (reach.campaignIds && tool.toolset === 'audit') {
+    // The trail is the whole workspace's: its targets would name campaigns the key cannot see.
+    return new ApiError('forbidden', `This API key is held to campaigns ${reach.scope.campaignIds!.join(', ')}; the audit trail covers the whole workspace.`);
+  }
   if (reach.campaignIds && tool.createsCampaign) {
     return new ApiError('forbidden', `This API key is held to campaigns ${reach.scope.campaignIds!.join(', ')}; it cannot create a campaign.`);
   }

@@ -1,3 +1,4 @@
+import { campaignReach, reachesCampaign } from '../auth/scope.js';
 import { and, asc, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { campaigns, conversations, leads, messages } from '../../db/schema.js';
@@ -105,6 +106,8 @@ export function listConversations(ctx: Ctx, secret: string, input: ListConversat
         FILTER_CONDITION[input.filter],
         input.campaignId ? eq(conversations.campaignId, input.campaignId) : undefined,
         input.suggestedTag ? eq(conversations.suggestedTag, input.suggestedTag) : undefined,
+        // A key held to campaigns (triage toolset) sees only their threads.
+        campaignReach(ctx, conversations.campaignId),
         after,
       ),
     )
@@ -150,7 +153,7 @@ const leadNotFound = (leadId: string) => new ApiError('not_found', `No lead ${le
 
 function requireLead(ctx: Ctx, leadId: string): typeof leads.$inferSelect {
   const lead = ctx.db.select().from(leads).where(eq(leads.id, leadId)).get();
-  if (!lead) throw leadNotFound(leadId);
+  if (!lead || !reachesCampaign(ctx, lead.campaignId)) throw leadNotFound(leadId);
   return lead;
 }
 

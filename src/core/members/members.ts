@@ -83,6 +83,12 @@ export function activeMember(ctx: Ctx, id: string | null): MemberRef | null {
  * The owner, made on first use when the workspace has no member yet (a workspace from before
  * members, or a fresh one): named "Owner", with no email until `members update` sets one.
  */
+/** The workspace's owner, or undefined while it has none (nothing is made). */
+export function findOwner(ctx: Ctx): MemberRef | undefined {
+  const row = memberStore.owner(ctx.db);
+  return row ? memberRef(row) : undefined;
+}
+
 export function ensureOwner(ctx: Ctx): MemberRef {
   const existing = memberStore.owner(ctx.db);
   if (existing) return memberRef(existing);

@@ -31,6 +31,10 @@ export const TOOL_AREAS: Readonly<Record<string, Area>> = {
   list_accounts: 'accounts',
   connect_account: 'accounts',
   update_account: 'accounts',
+  // Mailboxes are the email channel's senders, kept with the LinkedIn accounts.
+  list_mailboxes: 'accounts',
+  connect_mailbox: 'accounts',
+  update_mailbox: 'accounts',
   get_recent_activity: 'overview',
   get_insights_overview: 'overview',
   get_activity_series: 'overview',
@@ -73,6 +77,7 @@ export const TOOL_AREAS: Readonly<Record<string, Area>> = {
   get_conversation: 'inbox',
   reply_conversation: 'messages',
   mark_conversation_done: 'inbox',
+  suggest_tag: 'leads',
   list_drafts: 'drafts',
   update_drafts: 'drafts',
   list_draft_queues: 'drafts',

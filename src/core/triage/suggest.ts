@@ -1,3 +1,4 @@
+import { reachesCampaign } from '../auth/scope.js';
 import { z } from 'zod';
 import { leadStatements, type LeadRow } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
@@ -92,7 +93,9 @@ export const SuggestTagResult = z.object({ leadId: z.string(), suggestion: TagSu
 export function suggestTagByAssistant(ctx: Ctx, input: z.output<typeof SuggestTagInput>): z.infer<typeof SuggestTagResult> {
   return transaction(ctx.db, () => {
     const lead = leadStatements(ctx.db).byId.get(input.leadId);
-    if (!lead) throw new ApiError('not_found', `No lead ${input.leadId}. Pick a thread from list_conversations.`, { fields: ['leadId'] });
+    // A key held to campaigns finds no lead of another campaign, as if absent.
+    if (!lead || !reachesCampaign(ctx, lead.campaignId))
+      throw new ApiError('not_found', `No lead ${input.leadId}. Pick a thread from list_conversations.`, { fields: ['leadId'] });
     const ok = recordSuggestion(ctx, lead, { tag: input.tag, suggestedBy: 'assistant', confidence: input.confidence, reason: input.reason ?? null });
     if (!ok) throw new ApiError('not_found', `Lead ${input.leadId} has no conversation to triage yet.`, { fields: ['leadId'] });
     const suggestion = suggestionView(readSuggestion(ctx, lead.id));

@@ -40,8 +40,6 @@ CREATE TRIGGER `audit_events_append_only_update` BEFORE UPDATE ON `audit_events`
 CREATE TRIGGER `audit_events_append_only_delete` BEFORE DELETE ON `audit_events` BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END;--> statement-breakpoint
 CREATE TRIGGER `audit_targets_append_only_update` BEFORE UPDATE ON `audit_targets` BEGIN SELECT RAISE(ABORT, 'audit_targets is append-only'); END;--> statement-breakpoint
 CREATE TRIGGER `audit_targets_append_only_delete` BEFORE DELETE ON `audit_targets` BEGIN SELECT RAISE(ABORT, 'audit_targets is append-only'); END;--> statement-breakpoint
-CREATE TRIGGER `members_one_owner` BEFORE INSERT ON `members` WHEN NEW.`role` = 'owner' AND EXISTS (SELECT 1 FROM `members` WHERE `role` = 'owner') BEGIN SELECT RAISE(ABORT, 'the workspace has an owner already'); END;--> statement-breakpoint
-CREATE TRIGGER `members_owner_stays` BEFORE UPDATE OF `role`, `disabled_at` ON `members` WHEN (OLD.`role` = 'owner' AND (NEW.`role` <> 'owner' OR NEW.`disabled_at` IS NOT NULL)) OR (OLD.`role` <> 'owner' AND NEW.`role` = 'owner') BEGIN SELECT RAISE(ABORT, 'the owner stays the owner'); END;--> statement-breakpoint
 CREATE TRIGGER `members_no_delete` BEFORE DELETE ON `members` BEGIN SELECT RAISE(ABORT, 'members are disabled, never deleted'); END;--> statement-breakpoint
 UPDATE `operator_sessions` SET `revoked_at` = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE `revoked_at` IS NULL AND `member_id` IS NULL;--> statement-breakpoint
 UPDATE `login_tokens` SET `used_at` = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE `used_at` IS NULL AND `member_id` IS NULL;
