@@ -38,7 +38,13 @@ describe('MCP over stdio with a scoped key', () => {
     writeFileSync(file, JSON.stringify(ws));
     execFileSync(process.execPath, [BIN, 'seed', '--file', file, '--db', db]);
     child = spawn(process.execPath, [BIN, 'mcp', '--db', db], {
-      env: { ...(process.env as Record<string, string>), OUTREACH_API_KEY: SCOPED, OUTREACH_ENV: '', OUTREACH_TOOLSETS: 'manage,triage,audit', LOG_LEVEL: 'warn' },
+      env: {
+        ...(process.env as Record<string, string>),
+        OUTREACH_API_KEY: SCOPED,
+        OUTREACH_ENV: '',
+        OUTREACH_TOOLSETS: 'manage,triage,audit',
+        LOG_LEVEL: 'warn',
+      },
     });
     createInterface({ input: child.stdout }).on('line', (line) => {
       const reply = JSON.parse(line) as { id?: number };
