@@ -85,30 +85,29 @@ function failure(ai: Sdk[0], err: unknown, timeoutSeconds: number): DrafterFailu
  * failure (the SDK's backoff), all of it within `timeoutSeconds`.
  */
 export function createDrafter(config: DrafterConfig, vars: NodeJS.ProcessEnv = process.env): Drafter {
-  const timeoutSeconds = config.timeoutSeconds ?? DEFAULT_DRAFTER_TIMEOUT_SECONDS;
   const system = systemPrompt(config.instructions);
-  return {
-    async rewrite(req) {
-      const apiKey = config.apiKeyEnv ? vars[config.apiKeyEnv] : undefined;
-      if (config.apiKeyEnv && !apiKey) throw new DrafterFailure(`The model's key is missing: the variable ${config.apiKeyEnv} is not set.`);
-      const [ai, { createOpenAICompatible }] = await loadModelSdk().catch(() => {
-        throw new DrafterFailure('The model client could not be loaded.');
-      });
-      const provider = createOpenAICompatible({ name: 'drafter', baseURL: config.baseUrl, ...(apiKey ? { apiKey } : {}) });
-      try {
-        const { text } = await ai.generateText({
-          model: provider.chatModel(config.model),
-          system,
-          prompt: userPrompt(req),
-          maxRetries: 1,
-          timeout: timeoutSeconds * 1000,
-        });
-        return text;
-      } catch (err) {
-        throw failure(ai, err, timeoutSeconds);
-      }
-    },
-  };
+  return { rewrite: (req) => complete(config, vars, system, userPrompt(req)) };
+}
+
+/**
+ * One chat completion on the configured model, as the drafter and the triage both ask: the key
+ * read from its variable, the SDK loaded on first use, one retry for a transient failure (the
+ * SDK's backoff), all of it within `timeoutSeconds`.
+ */
+async function complete(config: DrafterConfig, vars: NodeJS.ProcessEnv, system: string, prompt: string): Promise<string> {
+  const timeoutSeconds = config.timeoutSeconds ?? DEFAULT_DRAFTER_TIMEOUT_SECONDS;
+  const apiKey = config.apiKeyEnv ? vars[config.apiKeyEnv] : undefined;
+  if (config.apiKeyEnv && !apiKey) throw new DrafterFailure(`The model's key is missing: the variable ${config.apiKeyEnv} is not set.`);
+  const [ai, { createOpenAICompatible }] = await loadModelSdk().catch(() => {
+    throw new DrafterFailure('The model client could not be loaded.');
+  });
+  const provider = createOpenAICompatible({ name: 'drafter', baseURL: config.baseUrl, ...(apiKey ? { apiKey } : {}) });
+  try {
+    const { text } = await ai.generateText({ model: provider.chatModel(config.model), system, prompt, maxRetries: 1, timeout: timeoutSeconds * 1000 });
+    return text;
+  } catch (err) {
+    throw failure(ai, err, timeoutSeconds);
+  }
 }
 
 const TRIAGE_SYSTEM = [
@@ -135,29 +134,7 @@ function triagePrompt(req: TagRequest): string {
  * answered with a JSON object that core checks (parseTagAnswer).
  */
 export function createTriager(config: DrafterConfig, vars: NodeJS.ProcessEnv = process.env): Triager {
-  const timeoutSeconds = config.timeoutSeconds ?? DEFAULT_DRAFTER_TIMEOUT_SECONDS;
-  return {
-    async suggestTag(req) {
-      const apiKey = config.apiKeyEnv ? vars[config.apiKeyEnv] : undefined;
-      if (config.apiKeyEnv && !apiKey) throw new DrafterFailure(`The model's key is missing: the variable ${config.apiKeyEnv} is not set.`);
-      const [ai, { createOpenAICompatible }] = await loadModelSdk().catch(() => {
-        throw new DrafterFailure('The model client could not be loaded.');
-      });
-      const provider = createOpenAICompatible({ name: 'drafter', baseURL: config.baseUrl, ...(apiKey ? { apiKey } : {}) });
-      try {
-        const { text } = await ai.generateText({
-          model: provider.chatModel(config.model),
-          system: TRIAGE_SYSTEM,
-          prompt: triagePrompt(req),
-          maxRetries: 1,
-          timeout: timeoutSeconds * 1000,
-        });
-        return text;
-      } catch (err) {
-        throw failure(ai, err, timeoutSeconds);
-      }
-    },
-  };
+  return { suggestTag: (req) => complete(config, vars, TRIAGE_SYSTEM, triagePrompt(req)) };
 }
 
 /** The variable the config names for the key, when it is not set (for a warning at start). */
