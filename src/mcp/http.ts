@@ -26,7 +26,7 @@ import { listenToChanges } from '../core/live/feed.js';
 import { parseJson, sendError, writeJson } from '../http/body.js';
 import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
-import { authenticate, type Credential } from '../tools/pipeline.js';
+import { authenticate, type Authenticated, type Credential } from '../tools/pipeline.js';
 import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel } from './channel.js';
@@ -70,6 +70,13 @@ function challenge(req: McpHttpRequest, credential: Credential, error: ApiError)
     parts.unshift('error="invalid_token"', `error_description="${error.message.replace(/["\\]/g, '')}"`);
   }
   return `Bearer ${parts.join(', ')}`;
+}
+
+/** A refused MCP request: the pipeline's status and headers, with the OAuth challenge on a 401. */
+function refuse(req: McpHttpRequest, res: ServerResponse, credential: Credential, auth: Extract<Authenticated, { ok: false }>): void {
+  const headers = { ...auth.headers };
+  if (httpStatus(auth.error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, auth.error);
+  sendError(res, auth.error, headers);
 }
 
 /**
@@ -223,11 +230,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
   return async (req: McpHttpRequest, res: ServerResponse) => {
     const credential = mcpCredential(req);
     const auth = authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip });
-    if (!auth.ok) {
-      const headers = { ...auth.headers };
-      if (httpStatus(auth.error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, auth.error);
-      return sendError(res, auth.error, headers);
-    }
+    if (!auth.ok) return refuse(req, res, credential, auth);
     let offered: readonly Tool[];
     try {
       offered = requestedTools(req, tools, opts.toolSets);
@@ -501,11 +504,7 @@ export function mcpStreamHandler(ctx: Ctx, live: KeyedLive): (req: McpHttpReques
   return (req, res) => {
     const credential = mcpCredential(req);
     const auth = authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip });
-    if (!auth.ok) {
-      const headers = { ...auth.headers };
-      if (httpStatus(auth.error) === 401) headers['WWW-Authenticate'] = challenge(req, credential, auth.error);
-      return sendError(res, auth.error, headers);
-    }
+    if (!auth.ok) return refuse(req, res, credential, auth);
     live.open(auth.caller.keyId, res, () => authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }).ok);
   };
 }
