@@ -2,6 +2,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import MimeNode from 'nodemailer/lib/mime-node';
 import type { Clock } from '../../core/clock.js';
 import { MailLoginError, type InboxBatch, type InboxCursor, type MailboxServers, type MailPort, type OutgoingEmail } from '../../core/network/mail.js';
+import { messageOf } from './compose.js';
 import { parseInbound } from './parse.js';
 
 /**
@@ -61,17 +62,7 @@ export class SimulatedMail implements MailPort {
   async send(mailbox: MailboxServers, email: OutgoingEmail): Promise<{ messageId: string }> {
     await this.verifyLogin(mailbox);
     const now = this.clock.now();
-    const sent = await build(
-      new MailComposer({
-        from: mailbox.fromName ? { name: mailbox.fromName, address: mailbox.address } : mailbox.address,
-        to: email.to,
-        subject: email.subject,
-        text: email.text,
-        messageId: email.messageId,
-        headers: email.headers,
-        date: new Date(now),
-      }).compile(),
-    );
+    const sent = await build(new MailComposer({ ...messageOf(mailbox, email), date: new Date(now) }).compile());
     const local = localPart(email.to);
     const count = this.store.tally(`mail:${mailbox.id}:${email.to.toLowerCase()}`);
     if (local.includes(MAIL_MARKERS.bounces)) {

@@ -9,6 +9,7 @@ import {
   type MailPort,
   type OutgoingEmail,
 } from '../../core/network/mail.js';
+import { messageOf } from './compose.js';
 import { parseInbound } from './parse.js';
 
 export interface SmtpMailOptions {
@@ -107,14 +108,7 @@ export class SmtpMail implements MailPort {
     if (!smtp) throw new Error(`mailbox ${mailbox.id} has no SMTP server`);
     const transport = this.transport(mailbox);
     try {
-      const info = await transport.sendMail({
-        from: mailbox.fromName ? { name: mailbox.fromName, address: mailbox.address } : mailbox.address,
-        to: email.to,
-        subject: email.subject,
-        text: email.text,
-        messageId: email.messageId,
-        headers: email.headers,
-      });
+      const info = await transport.sendMail(messageOf(mailbox, email));
       return { messageId: info.messageId || email.messageId };
     } catch (err) {
       const e = err as { code?: string; responseCode?: number };
