@@ -15,7 +15,7 @@ import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { commandHelp, wantsHelp } from './help.js';
-import { asOwner, parse, stdout, withDb, type Options } from './shared.js';
+import { asOwner, parse, stdout, table, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './login.js';
 import { accounts, agents, campaigns, exclusions, importCommand, mailboxes, MANAGE_USAGE } from './manage.js';
@@ -321,7 +321,7 @@ function keys(args: string[]): void {
       return withDb(values.db, (ctx) => {
         const rows = listApiKeys(ctx);
         if (rows.length === 0) return stdout('No API keys. Create one with: npx outreach keys create --env test');
-        const table = [
+        table([
           ['ID', 'NAME', 'ENV', 'PREFIX', 'CREATED', 'LAST USED', 'STATUS', 'SCOPE'],
           ...rows.map((k) => [
             k.id,
@@ -333,15 +333,7 @@ function keys(args: string[]): void {
             k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
             k.scope ? describeScope(k.scope) : 'all',
           ]),
-        ];
-        const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-        for (const row of table)
-          stdout(
-            row
-              .map((cell, i) => cell.padEnd(widths[i]!))
-              .join('  ')
-              .trimEnd(),
-          );
+        ]);
       });
     }
     case 'revoke': {

@@ -34,7 +34,7 @@ import { connectMailboxTool } from '../tools/connect-mailbox.js';
 import { updateMailboxTool } from '../tools/update-mailbox.js';
 import { updateAgentTool } from '../tools/update-agent.js';
 import { updateCampaignTool } from '../tools/update-campaign.js';
-import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, stdout, type Options } from './shared.js';
+import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, stdout, table, type Options } from './shared.js';
 import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
@@ -111,17 +111,6 @@ async function run<T>(names: Record<string, string>, fn: () => Promise<T>): Prom
   } catch (err) {
     throw asUsageError(err, names);
   }
-}
-
-function table(rows: string[][]): void {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows)
-    stdout(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    );
 }
 
 /** Input through the verb's own schema, so the CLI refuses exactly what the API refuses. */

@@ -2,7 +2,7 @@ import { UsageError } from '../config.js';
 import { addMember, listMembers, type Member } from '../core/members/members.js';
 import { isRole, ROLES, type Role } from '../core/members/roles.js';
 import { addMemberTool, disableMemberTool, listMembersTool, updateMemberTool } from '../tools/operator/members.js';
-import { asOwner, asUsageError, operate, parse, stdout, withDbAsync, type Options } from './shared.js';
+import { asOwner, asUsageError, operate, parse, stdout, table, withDbAsync, type Options } from './shared.js';
 
 export const MEMBERS_USAGE = `  members list [--json] [--db PATH]
                         List the members: id, name, email, role, and whether disabled.
@@ -22,19 +22,11 @@ function role(value: string | undefined): Role | undefined {
   return value;
 }
 
-function table(members: Member[]): void {
-  const rows = [
+function memberTable(members: Member[]): void {
+  table([
     ['ID', 'NAME', 'EMAIL', 'ROLE', 'STATUS'],
     ...members.map((m) => [m.id, m.name, m.email ?? '-', m.role, m.disabledAt ? `disabled ${m.disabledAt}` : 'active']),
-  ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows)
-    stdout(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    );
+  ]);
 }
 
 const line = (m: Member): string => `${m.id}  ${m.name} <${m.email ?? 'no email'}>  ${m.role}${m.disabledAt ? `  disabled ${m.disabledAt}` : ''}`;
@@ -51,7 +43,7 @@ export async function members(args: string[]): Promise<void> {
           const { members } = await operate<{ members: Member[] }>(ctx, listMembersTool, {});
           if (values.json) return stdout(JSON.stringify(members, null, 2));
           if (members.length === 0) return stdout('No members yet. Add the owner with: npx outreach members add --name NAME --email EMAIL');
-          table(members);
+          memberTable(members);
         },
         { mustExist: true },
       );

@@ -49,6 +49,18 @@ function joinNegativeValues(args: string[], options: Options): string[] {
 
 export const stdout = (text: string): void => void process.stdout.write(`${text}\n`);
 
+/** Rows as a plain-text table, the first row the header: columns padded to their widest cell. */
+export function table(rows: string[][]): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const row of rows)
+    stdout(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
+}
+
 /** The database named by the flags, opened; with `mustExist`, a missing file is a usage error. */
 function openDb(flags: string | undefined | SettingFlags, opts: { mustExist?: boolean }): Ctx {
   const settings = resolveSettings(typeof flags === 'object' ? flags : { db: flags });

@@ -12,7 +12,7 @@ import {
   type WebhookEndpointInput,
 } from '../core/webhooks/endpoints.js';
 import { webhookPolicy } from '../core/webhooks/ssrf.js';
-import { asOwner, asUsageError, parse, stdout, withDb, type Options } from './shared.js';
+import { asOwner, asUsageError, parse, stdout, table, withDb, type Options } from './shared.js';
 
 export const WEBHOOKS_USAGE = `  webhooks add --url URL --events TYPE[,TYPE...] [--db PATH] [--env E] [--config FILE]
                         Subscribe an endpoint to events (${WEBHOOK_EVENT_TYPES.join(', ')}).
@@ -59,17 +59,6 @@ function run(dbFlags: Parameters<typeof withDb>[0], names: Record<string, string
   } catch (err) {
     throw asUsageError(err, names);
   }
-}
-
-function table(rows: string[][]): void {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows)
-    stdout(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    );
 }
 
 function describeDelivery(d: DeliveryView): string[] {
