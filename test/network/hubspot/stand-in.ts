@@ -243,7 +243,10 @@ export class HubSpotStandIn {
   }
 
   private now(): number {
-    if (this.frozenAt !== null) return this.frozenAt;
+    if (this.frozenAt !== null) {
+      this.lastNow = Math.max(this.lastNow, this.frozenAt);
+      return this.frozenAt;
+    }
     // Strictly increasing, as a log of modifications reads best in tests.
     this.lastNow = Math.max(Date.now(), this.lastNow + 1);
     return this.lastNow;
@@ -254,6 +257,14 @@ export class HubSpotStandIn {
   /** Adds a contact as a person would in HubSpot's UI. */
   addContact(properties: Record<string, string>): StoredObject {
     return this.insert('contacts', properties);
+  }
+
+  /** Adds a note associated with a contact, as a person would log one in HubSpot. */
+  addNote(contactId: string, body: string, at = this.now()): StoredObject {
+    if (!this.objects.contacts.has(contactId)) throw new Error(`no contact ${contactId}`);
+    const note = this.insert('notes', { hs_note_body: body, hs_timestamp: new Date(at).toISOString() });
+    this.link('notes', note.id, 'contacts', contactId);
+    return note;
   }
 
   /** Moves a contact's lifecycle stage (HubSpot's internal value: `opportunity`, `customer`…). */
