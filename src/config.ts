@@ -8,6 +8,7 @@ import { describeIssue } from './core/validation.js';
 import { EngineConfig } from './core/outreach/settings.js';
 import { UNIPILE_SETTINGS, UnipileSection, type UnipileConfig } from './network/unipile/config.js';
 import { DrafterConfig } from './network/drafter/index.js';
+import { CrmConfig } from './core/crm/config.js';
 
 /** Bad input to a command: printed as one line, exit code 2, nothing written. */
 export class UsageError extends Error {}
@@ -56,6 +57,8 @@ export const ConfigFile = z.strictObject({
   unipile: UnipileSection.optional(),
   /** The optional model that rewrites new drafts (any OpenAI-compatible endpoint); absent, nothing calls a model. */
   drafter: DrafterConfig.optional(),
+  /** The CRM the sync pushes leads to and pulls lifecycle changes from (HubSpot); absent, nothing CRM-related runs. */
+  crm: CrmConfig.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

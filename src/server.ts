@@ -32,6 +32,9 @@ import { MailPoller } from './workers/mail/worker.js';
 import { createDrafter, createTriager, missingDrafterKey } from './network/drafter/index.js';
 import { Mail } from './network/mail/index.js';
 import { SqliteSimMailStore } from './core/network/sim-mail-store.js';
+import { crmSyncOf, missingCrmToken } from './core/crm/config.js';
+import type { CrmPort } from './core/network/crm.js';
+import { CrmWorker } from './workers/crm/worker.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -46,6 +49,8 @@ export interface RunningServer {
   lookalike: LookalikeWorker | null;
   /** Resumes dashboard imports that a stopped or killed server left running. */
   imports: ImportResumer;
+  /** Drains the CRM outbox and polls the CRM, when the config has a `crm` section and its token is set. */
+  crm: CrmWorker | null;
   close(): Promise<void>;
 }
 
@@ -86,6 +91,8 @@ export function createContext(
     safety: resolveEngineSettings(settings.config?.engine).safety,
     invitationTimeoutMs: resolveEngineSettings(settings.config?.engine).invitationTimeoutMs,
     ...(settings.config?.drafter ? { drafter: createDrafter(settings.config.drafter), triager: createTriager(settings.config.drafter) } : {}),
+    // With a `crm` section the recorders queue pushes for the CRM worker; without one, nothing CRM-related runs.
+    ...(settings.config?.crm ? { crm: crmSyncOf(settings.config.crm) } : {}),
   };
 }
 
@@ -118,6 +125,8 @@ export interface ServerOptions {
   lookalike?: boolean;
   /** The built dashboard to serve at /app (default: dist/ui/dashboard). */
   uiDir?: string;
+  /** The CRM adapter the CRM worker calls (default: the one the config's `crm` section names). */
+  crm?: CrmPort;
 }
 
 /** The MCP tool sets the config permits and lists by default; a bad selection is a usage error naming the config key. */
@@ -239,6 +248,7 @@ export async function startServer(
   // Replies and bounces in the mailboxes' inboxes; with the engine, as they end sequences.
   const mail = options.engine === false ? null : new MailPoller(ctx, resolveEngineSettings(settings.config.engine));
   mail?.start();
+  const crm = startCrmWorker(ctx, settings, log, options.crm ?? null);
   return {
     ctx,
     http,
@@ -247,8 +257,11 @@ export async function startServer(
     webhooks,
     lookalike,
     imports,
+    crm,
     close: async () => {
       imports.stop();
+      // Pushes in flight finish (or are left to their lease) before the database closes.
+      await crm?.stop();
       await mail?.stop();
       await engine?.stop();
       await lookalike?.stop();
@@ -265,4 +278,20 @@ export async function startServer(
       });
     },
   };
+}
+
+/**
+ * The CRM worker, when the config has a `crm` section: without the token's variable it does not
+ * start (pushes wait in the outbox, nothing is lost) and the log says which variable to set.
+ */
+function startCrmWorker(ctx: Ctx, settings: Pick<Settings, 'config'>, log: Logger, port: CrmPort | null): CrmWorker | null {
+  if (!ctx.crm || !port) return null;
+  const missing = missingCrmToken(settings.config.crm);
+  if (missing) {
+    log.warn({ variable: missing }, 'crm: the variable named for the CRM token is not set; pushes wait in the outbox until it is');
+    return null;
+  }
+  const worker = new CrmWorker(ctx, port);
+  worker.start();
+  return worker;
 }

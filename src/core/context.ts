@@ -8,6 +8,7 @@ import type { SafetySettings } from './safety/types.js';
 import type { Drafter } from './drafts/drafter.js';
 import type { Triager } from './triage/triager.js';
 import type { MailPort } from './network/mail.js';
+import type { CrmSync } from './crm/config.js';
 
 export type Environment = 'development' | 'production';
 
@@ -52,6 +53,8 @@ export interface Ctx {
    * it. Absent: every campaign (unscoped keys, the operator, the workers).
    */
   campaigns?: ReadonlySet<string>;
+  /** The CRM sync's settings (config `crm`); absent, nothing is queued for a CRM and nothing is pulled. */
+  crm?: CrmSync;
   /** How long a CSV import's importing mark lasts unless renewed (default 30 s; tests shorten it). */
   importLeaseMs?: number;
 }

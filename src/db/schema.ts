@@ -1150,3 +1150,4 @@ export const simMail = sqliteTable(
   },
   (t) => [index('sim_mail_mailbox').on(t.mailboxId, t.uid)],
 );
+export * from './schema/crm.js';

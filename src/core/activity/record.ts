@@ -8,6 +8,7 @@ import { newSortableId } from '../ids.js';
 import { noteChange } from '../live/feed.js';
 import type { ActivityType } from '../leads/enums.js';
 import { clean, composeFullName } from '../text.js';
+import { crmOnActivity } from '../crm/enqueue.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -42,7 +43,10 @@ export interface ActivityInput {
   manual?: boolean;
 }
 
-/** Records one activity event with name and company snapshots taken now. */
+/**
+ * Records one activity event with name and company snapshots taken now, and what of it the CRM
+ * is to hear (an invitation, a message or a reply), in the caller's transaction.
+ */
 export function recordActivity(ctx: Ctx, input: ActivityInput): string {
   const id = newSortableId('act');
   insertActivity(ctx.db, {
@@ -58,6 +62,7 @@ export function recordActivity(ctx: Ctx, input: ActivityInput): string {
     accountId: input.accountId,
     manual: input.manual ?? false,
   });
+  crmOnActivity(ctx, input);
   return id;
 }
 

@@ -108,3 +108,26 @@ export function newestMessages(ctx: Ctx, leadId: string, limit: number): { direc
     .all()
     .reverse();
 }
+
+/** The lead's messages, oldest first, at most `limit` (the newest ones): what the CRM sync's first contact carries as notes. */
+export function threadOf(
+  ctx: Ctx,
+  leadId: string,
+  limit: number,
+): { direction: string; sender: string; text: string; at: number; channel: string; accountId: string | null }[] {
+  return ctx.db
+    .select({
+      direction: messages.direction,
+      sender: messages.sender,
+      text: messages.text,
+      at: messages.at,
+      channel: messages.channel,
+      accountId: messages.accountId,
+    })
+    .from(messages)
+    .where(eq(messages.leadId, leadId))
+    .orderBy(desc(messages.at), desc(messages.seq))
+    .limit(limit)
+    .all()
+    .reverse();
+}

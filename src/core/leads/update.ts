@@ -7,6 +7,7 @@ import type { Ctx } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { failpoint } from '../faults.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
+import { crmOnTagged } from '../crm/enqueue.js';
 import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, summarize, writeBatch, type BatchLeadId } from './batch.js';
 import { AUTO_EXCLUDE_TAGS, LeadTag } from './enums.js';
 import { excludeEverywhere, includeAgain } from './exclude.js';
@@ -67,7 +68,7 @@ const defersExclusion = (lead: LeadRow, change: LeadChange, tagChanged: boolean,
 /**
  * Applies one change to one lead: the tag (taggedAt moves only when the tag changes; the same
  * tag again is a no-op), exclusion workspace-wide or deferred behind a polite close, and one
- * `lead.tagged` outbox event when the tag changes to a non-null value. Call it inside a
+ * `lead.tagged` outbox event (and the CRM's pushes) when the tag changes to a non-null value. Call it inside a
  * transaction or savepoint, so the change and its event land together or not at all.
  */
 function applyChange(ctx: Ctx, lead: LeadRow, change: LeadChange, single: boolean): LeadRow {
@@ -92,7 +93,10 @@ function applyChange(ctx: Ctx, lead: LeadRow, change: LeadChange, single: boolea
   if (change.excluded === false) includeAgain(ctx, lead);
 
   const after = ctx.db.select().from(leads).where(eq(leads.id, lead.id)).get() as LeadRow;
-  if (tagChanged && after.tag !== null) recordLeadEvent(ctx, 'lead.tagged', after, { tag: after.tag, previousTag: lead.tag });
+  if (tagChanged && after.tag !== null) {
+    recordLeadEvent(ctx, 'lead.tagged', after, { tag: after.tag, previousTag: lead.tag });
+    crmOnTagged(ctx, after, after.tag, lead.tag);
+  }
   failpoint(ctx, 'leads.update.item', lead.id);
   return after;
 }

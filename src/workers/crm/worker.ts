@@ -1,0 +1,169 @@
+import PQueue from 'p-queue';
+import type { Ctx } from '../../core/context.js';
+import { claimPushes, pushOnce, type ClaimedPush } from '../../core/crm/outbox.js';
+import { pullDue, pullOnce } from '../../core/crm/pull.js';
+import type { CrmPort } from '../../core/network/crm.js';
+import type { Rng } from '../../core/webhooks/schedule.js';
+
+export interface CrmWorkerOptions {
+  /** Pushes in flight at once (HubSpot allows about ten requests a second on a private app). */
+  concurrency?: number;
+  /** How often it looks for due pushes and whether the pull is due (wall ms). */
+  pollIntervalMs?: number;
+  /** How long a claimed push is reserved; after a crash it is made again once this passes. */
+  leaseMs?: number;
+  /** Jitter source for the retry schedule. */
+  rng?: Rng;
+  /** On `stop()`, how long pushes in flight may finish before they are left to their lease. */
+  stopGraceMs?: number;
+}
+
+export const DEFAULT_CRM_CONCURRENCY = 4;
+const DEFAULT_LEASE_MS = 60_000;
+
+/**
+ * Drains the CRM outbox and polls the CRM for changed contacts. It only schedules: what is due,
+ * the leases, the CRM calls and what is recorded are core's (core/crm). Started only with a
+ * `crm` config; `start()` runs it on a timer, tests call `drain()` and `poll()`.
+ */
+export class CrmWorker {
+  private readonly queue: PQueue;
+  private readonly inFlight = new Set<string>();
+  private readonly pending = new Set<Promise<void>>();
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private readonly stopGraceMs: number;
+  private readonly rng: Rng;
+  private timer: NodeJS.Timeout | null = null;
+  private pulling: Promise<void> | null = null;
+  private running = false;
+  private stopped = false;
+  /** Set when stop() gives up on pushes in flight: their outcome is then left to the lease. */
+  private abandoning = false;
+  private pumpQueued = false;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly port: CrmPort,
+    options: CrmWorkerOptions = {},
+  ) {
+    this.queue = new PQueue({ concurrency: options.concurrency ?? DEFAULT_CRM_CONCURRENCY });
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.stopGraceMs = options.stopGraceMs ?? 5_000;
+    this.rng = options.rng ?? Math.random;
+  }
+
+  start(): void {
+    if (this.running || this.stopped || !this.ctx.crm) return;
+    this.running = true;
+    const loop = () => {
+      this.pump();
+      if (!this.pulling && pullDueSafely(this.ctx)) {
+        this.pulling = this.poll()
+          .then(() => undefined)
+          .finally(() => {
+            this.pulling = null;
+          });
+      }
+      this.timer = setTimeout(loop, this.pollIntervalMs);
+      this.timer.unref();
+    };
+    loop();
+  }
+
+  /**
+   * Stops taking pushes and waits for those in flight; past the grace period they are left
+   * unrecorded, and their lease makes them due again after a restart, exactly as after a crash.
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'late'>((resolve) => {
+      graceTimer = setTimeout(() => resolve('late'), this.stopGraceMs);
+    });
+    const outcome = await Promise.race([Promise.all([this.idle(), this.pulling]).then(() => 'idle' as const), grace]);
+    clearTimeout(graceTimer);
+    if (outcome === 'late') this.abandoning = true;
+  }
+
+  /** Starts every due push there is a free slot for; they run on in the background (see `idle()`). */
+  tick(): number {
+    const free = this.queue.concurrency - this.queue.pending - this.queue.size;
+    const claimed = claimPushes(this.ctx, free, this.leaseMs, this.inFlight);
+    for (const push of claimed) {
+      this.inFlight.add(push.id);
+      const done: Promise<void> = this.queue
+        .add(() => this.carry(push))
+        .finally(() => {
+          this.inFlight.delete(push.id);
+          this.pending.delete(done);
+          if (this.running) this.pump();
+        });
+      this.pending.add(done);
+    }
+    return claimed.length;
+  }
+
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** Runs rounds until nothing is due at the clock's current time. Returns the pushes attempted. For tests and one-shot runs. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const started = this.tick();
+      total += started;
+      await this.idle();
+      if (started === 0) return total;
+    }
+  }
+
+  /** One pull now, whatever the interval. */
+  poll(): ReturnType<typeof pullOnce> {
+    return pullOnce(this.ctx, this.port).catch((err: unknown) => {
+      this.ctx.log.warn({ err }, 'crm: the pull failed; trying again at the next interval');
+      return { read: 0, ended: 0, unmatched: 0 };
+    });
+  }
+
+  private async carry(push: ClaimedPush): Promise<void> {
+    if (this.abandoning) return;
+    try {
+      const state = await pushOnce(this.ctx, this.port, push, this.rng, () => this.abandoning);
+      this.ctx.log.debug({ pushId: push.id, kind: push.kind, attempt: push.attempt, state }, 'crm push');
+    } catch (err) {
+      // Recording failed (the database is closing): the lease makes the push due again.
+      this.ctx.log.warn({ err, pushId: push.id }, 'crm: a push outcome could not be recorded; it is retried after its lease');
+    }
+  }
+
+  /** Coalesces wake-ups into one tick on the next turn of the event loop. */
+  private pump(): void {
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    setImmediate(() => {
+      this.pumpQueued = false;
+      if (!this.running) return;
+      try {
+        this.tick();
+      } catch (err) {
+        this.ctx.log.error({ err }, 'crm worker round failed; retrying on the next poll');
+      }
+    });
+  }
+}
+
+function pullDueSafely(ctx: Ctx): boolean {
+  try {
+    return pullDue(ctx);
+  } catch (err) {
+    ctx.log.error({ err }, 'crm: the pull state could not be read');
+    return false;
+  }
+}
