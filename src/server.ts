@@ -31,6 +31,7 @@ import { TriageWorker } from './workers/triage/worker.js';
 import { MailPoller } from './workers/mail/worker.js';
 import { createDrafter, createTriager, missingDrafterKey } from './network/drafter/index.js';
 import { Mail } from './network/mail/index.js';
+import { createCrm } from './network/crm/index.js';
 import { SqliteSimMailStore } from './core/network/sim-mail-store.js';
 import { crmSyncOf, missingCrmToken } from './core/crm/config.js';
 import type { CrmPort } from './core/network/crm.js';
@@ -248,7 +249,7 @@ export async function startServer(
   // Replies and bounces in the mailboxes' inboxes; with the engine, as they end sequences.
   const mail = options.engine === false ? null : new MailPoller(ctx, resolveEngineSettings(settings.config.engine));
   mail?.start();
-  const crm = startCrmWorker(ctx, settings, log, options.crm ?? null);
+  const crm = startCrmWorker(ctx, settings, log, options.crm ?? createCrm(settings.config.crm, process.env));
   return {
     ctx,
     http,
