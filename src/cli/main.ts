@@ -23,6 +23,7 @@ import { BACKUP_USAGE, backup, restore } from './backup.js';
 import { CREDITS_USAGE, creditsAddCommand, credits } from './credits.js';
 import { MEMBERS_USAGE, members } from './members.js';
 import { AUDIT_USAGE, audit } from './audit.js';
+import { CRM_USAGE, crm } from './crm.js';
 
 const ENV_NOTE = `Each flag has an environment variable: HOST, PORT, OUTREACH_DB, OUTREACH_ENV,
 OUTREACH_SIM_SPEED, OUTREACH_CONFIG. A flag wins over its variable. Behind a reverse proxy,
@@ -60,6 +61,7 @@ ${MANAGE_USAGE}
 ${LOGIN_USAGE}
 ${MEMBERS_USAGE}
 ${AUDIT_USAGE}
+${CRM_USAGE}
 ${BACKUP_USAGE}
 
 ${ENV_NOTE}
@@ -388,6 +390,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'audit':
         await audit(args);
         return 0;
+      case 'crm':
+        await crm(args);
+        return 0;
       case 'login':
         login(args);
         return 0;
@@ -426,7 +431,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       default:
         throw new UsageError(
-          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, mailboxes, import, exclusions, login, members, audit, backup, restore; see --help)`,
+          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, mailboxes, import, exclusions, login, members, audit, crm, backup, restore; see --help)`,
         );
     }
   } catch (err) {
