@@ -34,6 +34,7 @@ import { Mail } from './network/mail/index.js';
 import { createCrm } from './network/crm/index.js';
 import { SqliteSimMailStore } from './core/network/sim-mail-store.js';
 import { crmSyncOf, missingCrmToken } from './core/crm/config.js';
+import { crmConnection } from './core/crm/read.js';
 import type { CrmPort } from './core/network/crm.js';
 import { CrmWorker } from './workers/crm/worker.js';
 
@@ -213,6 +214,7 @@ export async function startServer(
       tools: dashboardTools,
       uiDir: options.uiDir,
       loginHint: dashboardLoginHint(settings),
+      crm: crmConnection(settings.config.crm),
       ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
     },
     webhooks: unipile ? [unipile.webhook(UNIPILE_WEBHOOK_PATH), unipile.hostedNotifyWebhook(HOSTED_AUTH_NOTIFY_PATH)] : [],

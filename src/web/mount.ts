@@ -11,6 +11,8 @@ import { mountEvents } from './events.js';
 import { APP_PREFIX, mountSession, sessionOf } from './session.js';
 import { toolsForRole } from '../core/members/roles.js';
 import { DEFAULT_UI_DIR, mountSpa } from './static.js';
+import { mountCrm } from './crm.js';
+import type { CrmConnection } from '../core/crm/read.js';
 
 export { type CallResult, MAX_CALL_BODY_BYTES, toCallResult } from './call.js';
 export { APP_PREFIX, SESSION_COOKIE } from './session.js';
@@ -34,13 +36,15 @@ export interface WebOptions {
    * database other than the default one, but never the path: the visitor is not signed in.
    */
   loginHint?: string;
+  /** The CRM connection the CRM page shows (the config's `crm` section, the token's variable); none configured when absent. */
+  crm?: CrmConnection;
 }
 
 /**
  * The dashboard, a third face beside REST and MCP, mounted at /app:
  * - `GET /app/login?token=…` turns a one-time link into a session cookie (./session.ts);
- * - `/app/api/session`, `/app/api/call` (./call.ts), `/app/api/events` (live updates, ./events.ts)
- *   and `/app/api/logout`, all behind the session;
+ * - `/app/api/session`, `/app/api/call` (./call.ts), `/app/api/events` (live updates, ./events.ts),
+ *   `/app/api/crm` (the CRM page, ./crm.ts) and `/app/api/logout`, all behind the session;
  * - the built SPA for every other GET, its hashed assets precompressed and long-cached (./static.ts).
  * Every response carries the CSP and security headers; every non-GET request must come from our
  * own origin. An API key opens nothing here, and the session cookie opens nothing elsewhere.
@@ -67,6 +71,7 @@ export function mountWeb(app: Express, ctx: Ctx, opts: WebOptions): void {
 
   mountCall(router, ctx, opts.tools);
   mountEvents(router, ctx);
+  mountCrm(router, ctx, opts.crm ?? { crm: null, tokenEnv: null, tokenSet: false });
 
   router.use('/api', (req, res) => {
     sendApiError(res, new ApiError('not_found', `No dashboard endpoint ${req.method} ${APP_PREFIX}/api${req.path}.`));

@@ -21,6 +21,7 @@ import { SettingsPage } from './pages/Settings.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 import { MembersPage } from './pages/Members.js';
 import { AuditPage } from './pages/Audit.js';
+import { CrmPage } from './pages/Crm.js';
 import { AccessProvider, canAll } from './access.js';
 
 /**
@@ -46,6 +47,8 @@ const NEEDS: Record<string, readonly string[]> = {
   '/settings': ['get_credits'],
   '/members': ['list_members'],
   '/audit': ['list_audit_events'],
+  // The sync log is the owner's and admins', as the audit trail is (the server checks the role too).
+  '/crm': ['list_audit_events'],
 };
 
 const NAV: { to: string; label: string }[] = [
@@ -62,6 +65,7 @@ const NAV: { to: string; label: string }[] = [
   { to: '/keys', label: 'API keys' },
   { to: '/members', label: 'Members' },
   { to: '/audit', label: 'Audit' },
+  { to: '/crm', label: 'CRM' },
   { to: '/settings', label: 'Settings' },
 ];
 
@@ -89,6 +93,7 @@ const ROUTES: [string, Page][] = [
   ['/keys', { title: 'API keys', render: () => <KeysPage /> }],
   ['/members', { title: 'Members', render: () => <MembersPage /> }],
   ['/audit', { title: 'Audit', render: () => <AuditPage /> }],
+  ['/crm', { title: 'CRM', render: () => <CrmPage /> }],
   ['/settings', { title: 'Settings', render: () => <SettingsPage /> }],
 ];
 

@@ -82,3 +82,41 @@ export async function fetchSession(): Promise<Session | { signedOut: string }> {
 export async function logout(): Promise<void> {
   await fetch(`${BASE}/api/logout`, { method: 'POST', credentials: 'include' });
 }
+
+/** The CRM page's read (`GET /app/api/crm`): the connection, the pull, the outbox's backlog and a page of the sync log. */
+export interface CrmPageData {
+  connection: { crm: string | null; tokenEnv: string | null; tokenSet: boolean };
+  crm: string | null;
+  pull: { intervalSeconds: number | null; lastPolledAt: string | null; lastError: string | null; hasCursor: boolean };
+  backlog: {
+    pending: number;
+    due: number;
+    inFlight: number;
+    succeeded: number;
+    failed: number;
+    pendingByKind: { contact: number; note: number; deal: number };
+    oldestPendingAt: string | null;
+  };
+  log: {
+    entries: {
+      id: string;
+      direction: 'push' | 'pull';
+      kind: string;
+      leadId: string | null;
+      pushId: string | null;
+      contactId: string | null;
+      outcome: string;
+      detail: string;
+      at: string;
+    }[];
+    nextCursor: string | null;
+  };
+}
+
+export async function fetchCrm(params: { direction?: string; outcome?: string; cursor?: string }): Promise<CrmPageData> {
+  const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+  const res = await fetch(`${BASE}/api/crm${query.size > 0 ? `?${query}` : ''}`, { credentials: 'include', headers: { accept: 'application/json' } });
+  if (res.status === 401) throw new Unauthorized(await loginCommandOf(res));
+  if (!res.ok) throw await errorFrom(res);
+  return (await res.json()) as CrmPageData;
+}
