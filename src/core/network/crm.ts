@@ -66,12 +66,17 @@ export interface CrmPort {
   changedContacts(cursor: string | null, limit: number): Promise<{ contacts: CrmContactState[]; cursor: string | null }>;
 }
 
-/** A CRM call that failed: `retryable` for outages, rate limits and 5xx; not for a refused token or a bad request. */
+/**
+ * A CRM call that failed: `retryable` for outages, rate limits and 5xx; not for a refused token or
+ * a bad request. `retryAfterMs` is how long the CRM asked to be left alone (a 429's Retry-After),
+ * null when it did not say: the outbox waits at least that long before the next attempt.
+ */
 export class CrmError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status: number | null = null,
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
     this.name = 'CrmError';
