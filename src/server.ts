@@ -35,6 +35,7 @@ import { SqliteSimMailStore } from './core/network/sim-mail-store.js';
 import { crmSyncOf, missingCrmToken } from './core/crm/config.js';
 import type { CrmPort } from './core/network/crm.js';
 import { CrmWorker } from './workers/crm/worker.js';
+import { createCrm } from './network/crm/index.js';
 
 export interface RunningServer {
   ctx: Ctx;
@@ -248,7 +249,7 @@ export async function startServer(
   // Replies and bounces in the mailboxes' inboxes; with the engine, as they end sequences.
   const mail = options.engine === false ? null : new MailPoller(ctx, resolveEngineSettings(settings.config.engine));
   mail?.start();
-  const crm = startCrmWorker(ctx, settings, log, options.crm ?? null);
+  const crm = startCrmWorker(ctx, settings, log, options.crm ?? createCrm(settings.config.crm, process.env));
   return {
     ctx,
     http,
