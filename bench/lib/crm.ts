@@ -193,3 +193,178 @@ export function crmTargets(engine: CrmEngineBench | undefined): Target[] {
   }
   return out;
 }
+
+/**
+ * The outbox against the same calls made directly (issue 39): 10,000 events (2,000 leads tagged
+ * Interested, then Meeting request, then Information request: a contact, three notes and a deal
+ * each) pushed by the CRM worker through the HubSpot adapter to the local stand-in, against the
+ * same 10,000 calls made with the adapter directly, four leads at a time as the worker goes, each
+ * lead's calls in order. Each side gets a fresh stand-in (its searches grow with its contacts);
+ * rounds alternate which side goes first. The figure is wall time (the calls are HTTP on
+ * loopback), the median of the rounds. Target: the outbox within 2× of the direct calls.
+ */
+export const CRM_PUSH_TARGET_RATIO = 2;
+
+export interface CrmPushBench {
+  events: number;
+  rounds: number;
+  outboxMs: number;
+  directMs: number;
+  /** outboxMs / directMs. */
+  ratio: number;
+  /** HTTP requests the stand-in served per side, in the last round. */
+  requests: { outbox: number; direct: number };
+}
+
+const PUSH_LEADS = 2_000;
+const PUSH_TAGS = ['Interested', 'Meeting request', 'Information request'] as const;
+
+interface PushMods extends Mods {
+  crmIndex: typeof import('../../src/network/crm/index.js');
+  update: typeof import('../../src/core/leads/update.js');
+  worker: typeof import('../../src/workers/crm/worker.js');
+  log: typeof Log;
+}
+
+export async function runCrmPush(root: string, opts: { rounds?: number; leads?: number } = {}): Promise<CrmPushBench> {
+  const rounds = opts.rounds ?? 3;
+  const leads = opts.leads ?? PUSH_LEADS;
+  const load = <T>(path: string): Promise<T> => loadDist<T>(root, path);
+  const m: PushMods = {
+    clock: await load('core/clock.js'),
+    server: await load('server.js'),
+    log: await load('log.js'),
+    seedFile: await load('core/seed/file.js'),
+    seedLoad: await load('core/seed/load.js'),
+    outreach: await load('workers/outreach/index.js'),
+    crmIndex: await load('network/crm/index.js'),
+    update: await load('core/leads/update.js'),
+    worker: await load('workers/crm/worker.js'),
+  };
+  const { HubSpotStandIn } = await import('../../test/network/hubspot/stand-in.js');
+  const { default: PQueue } = await import('p-queue');
+  const tokenEnv = 'BENCH_HUBSPOT_TOKEN';
+  const dir = mkdtempSync(join(os.tmpdir(), 'outreach-crm-push-'));
+  const expect = (hs: InstanceType<typeof HubSpotStandIn>, side: string) => {
+    const got = { contacts: hs.objects.contacts.size, notes: hs.objects.notes.size, deals: hs.objects.deals.size };
+    if (got.contacts !== leads || got.notes !== 3 * leads || got.deals !== leads)
+      throw new Error(`crm push bench: the ${side} side made ${JSON.stringify(got)}`);
+  };
+
+  const outboxSide = async (r: number): Promise<{ ms: number; requests: number }> => {
+    const hs = new HubSpotStandIn();
+    await hs.start();
+    try {
+      const config = { crm: { hubspot: { tokenEnv, basePath: hs.url } } };
+      const ctx = m.server.createContext({ dbPath: join(dir, `outbox-${r}.db`), env: 'development', config }, m.log.silentLogger());
+      m.seedLoad.loadWorkspace(ctx, m.seedFile.WorkspaceFile.parse(pushWorkspace(leads)), { reset: false });
+      for (const tag of PUSH_TAGS) for (let i = 0; i < leads; i++) m.update.updateLead(ctx, 'cmp_push', `lead_push_${i}`, { tag });
+      const queued = ctx.db.$client.prepare("SELECT count(*) FROM crm_pushes WHERE state = 'pending'").pluck().get() as number;
+      if (queued !== 5 * leads) throw new Error(`crm push bench: ${queued} pushes queued, expected ${5 * leads}`);
+      const port = m.crmIndex.createCrm(config.crm, { [tokenEnv]: hs.token });
+      if (!port) throw new Error('crm push bench: no adapter');
+      const worker = new m.worker.CrmWorker(ctx, port);
+      const t0 = performance.now();
+      const pushed = await worker.drain();
+      const ms = performance.now() - t0;
+      await worker.stop();
+      const left = ctx.db.$client.prepare("SELECT count(*) FROM crm_pushes WHERE state <> 'succeeded'").pluck().get() as number;
+      ctx.db.$client.close();
+      if (pushed !== 5 * leads || left !== 0) throw new Error(`crm push bench: ${pushed} pushes carried, ${left} not succeeded`);
+      expect(hs, 'outbox');
+      return { ms, requests: hs.count() };
+    } finally {
+      await hs.stop();
+    }
+  };
+
+  const directSide = async (): Promise<{ ms: number; requests: number }> => {
+    const hs = new HubSpotStandIn();
+    await hs.start();
+    try {
+      const port = m.crmIndex.createCrm({ hubspot: { tokenEnv, basePath: hs.url } }, { [tokenEnv]: hs.token });
+      if (!port) throw new Error('crm push bench: no adapter');
+      const queue = new PQueue({ concurrency: m.worker.DEFAULT_CRM_CONCURRENCY });
+      let n = 0;
+      const id = () => `crp_direct_${n++}`;
+      const t0 = performance.now();
+      for (let i = 0; i < leads; i++) {
+        void queue.add(async () => {
+          const { contactId } = await port.upsertContact({
+            email: null,
+            networkUrl: `https://www.linkedin.com/in/crm-push-${i}`,
+            firstName: 'Ada',
+            lastName: 'Test',
+            company: 'Acme',
+            title: null,
+          });
+          await port.addNote(contactId, { pushId: id(), body: 'Tagged Interested.', at: START });
+          await port.openDeal(contactId, { pushId: id(), name: `Ada Test (Acme) – Push ${i}`, pipelineId: null, stageId: null, ownerId: null });
+          await port.addNote(contactId, { pushId: id(), body: 'Tagged Meeting request (was Interested).', at: START });
+          await port.addNote(contactId, { pushId: id(), body: 'Tagged Information request (was Meeting request).', at: START });
+        });
+      }
+      await queue.onIdle();
+      const ms = performance.now() - t0;
+      expect(hs, 'direct');
+      return { ms, requests: hs.count() };
+    } finally {
+      await hs.stop();
+    }
+  };
+
+  try {
+    const outbox: number[] = [];
+    const direct: number[] = [];
+    const requests = { outbox: 0, direct: 0 };
+    for (let r = 0; r < rounds; r++) {
+      const sides = r % 2 === 0 ? (['direct', 'outbox'] as const) : (['outbox', 'direct'] as const);
+      for (const side of sides) {
+        const got = side === 'outbox' ? await outboxSide(r) : await directSide();
+        (side === 'outbox' ? outbox : direct).push(got.ms);
+        requests[side] = got.requests;
+      }
+    }
+    const outboxMs = median(outbox);
+    const directMs = median(direct);
+    return { events: 5 * leads, rounds, outboxMs, directMs, ratio: outboxMs / directMs, requests };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The push bench's workspace: one campaign, not running, of leads known by URL and name. */
+function pushWorkspace(leads: number) {
+  return {
+    apiKeys: [{ key: `sk_test_${'p'.repeat(32)}`, name: 'bench' }],
+    accounts: [{ id: 'acc_push', name: 'Push', status: 'connected' }],
+    agents: [{ id: 'tpl_push', accountId: 'acc_push', connectionNote: 'Hi {{firstName}}.', messages: [] }],
+    campaigns: [
+      {
+        id: 'cmp_push',
+        name: 'Push',
+        status: 'READY_TO_SEND',
+        assignedTemplateId: 'tpl_push',
+        leads: Array.from({ length: leads }, (_, i) => ({
+          id: `lead_push_${i}`,
+          networkUrl: `https://www.linkedin.com/in/crm-push-${i}`,
+          firstName: 'Ada',
+          lastName: 'Test',
+          companyName: 'Acme',
+        })),
+      },
+    ],
+  };
+}
+
+export function crmPushTargets(push: CrmPushBench | undefined): Target[] {
+  if (!push) return [];
+  return [
+    {
+      id: 'crm-outbox-vs-direct',
+      text: `The CRM outbox pushes ${push.events.toLocaleString('en-US')} events to the local HubSpot stand-in within ${CRM_PUSH_TARGET_RATIO}× of the same calls made directly with the client`,
+      measured: `${push.ratio.toFixed(2)}× (${(push.outboxMs / 1000).toFixed(1)} vs ${(push.directMs / 1000).toFixed(1)} s, median of ${push.rounds} rounds; ${push.requests.outbox.toLocaleString('en-US')} vs ${push.requests.direct.toLocaleString('en-US')} HTTP requests)`,
+      met: push.ratio <= CRM_PUSH_TARGET_RATIO,
+    },
+  ];
+}
