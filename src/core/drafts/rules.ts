@@ -1,8 +1,6 @@
 import { fitTo } from '../agents/render.js';
-import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
+import { CONNECTION_NOTE_MAX, EMAIL_TEXT_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
 import { wordsProblem } from '../validation.js';
-import { EMAIL_TEXT_MAX } from '../steps/email.js';
-import { SUBJECT_MAX } from '../steps/kind.js';
 
 /**
  * What a draft may hold, defined once: a person's edit, the optional model's rewrite and the
@@ -25,7 +23,7 @@ export const DRAFT_LIMITS: Record<DraftKind, { text: number; subject: number | n
   invite: { text: CONNECTION_NOTE_MAX, subject: null },
   message: { text: MESSAGE_TEXT_MAX, subject: null },
   inmail: { text: MESSAGE_TEXT_MAX, subject: INMAIL_SUBJECT_MAX },
-  email: { text: EMAIL_TEXT_MAX, subject: SUBJECT_MAX },
+  email: { text: EMAIL_TEXT_MAX, subject: INMAIL_SUBJECT_MAX },
 };
 
 const KIND_NAME: Record<DraftKind, string> = { invite: 'an invitation note', message: 'a message', inmail: 'an InMail', email: 'an email' };

@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { mailboxSendCounts, emailExclusion, findMailbox, leadEmailOf, pinLeadMailbox } from '../mailboxes/store.js';
 import type { LeadEmailFacts } from '../outreach/plan.js';
-import type { CampaignInfo, LeadRow } from '../outreach/state.js';
+import type { LeadRow } from '../../db/sql/leads.js';
 import { mailboxLimitOn } from '../safety/mailbox.js';
 
 /**
@@ -29,7 +29,7 @@ const DAY = 86_400_000;
  * the lowest id on a tie. A pinned mailbox that cannot send now makes the lead wait; it is never
  * moved to another. Null: the campaign has no mailbox that may send now; the lead waits.
  */
-export function mailboxFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: number): string | null {
+export function mailboxFor(ctx: Ctx, lead: LeadRow, info: { mailboxIds: readonly string[] }, now: number): string | null {
   const pinned = leadEmailOf(ctx, lead.id);
   if (pinned) return pinned.mailboxId;
   const rows = info.mailboxIds.map((id) => findMailbox(ctx, id)).filter((m) => m !== undefined && m.status === 'connected');

@@ -1,8 +1,8 @@
 import { fitTo, renderTemplate } from '../agents/render.js';
+import { EMAIL_TEXT_MAX } from '../outreach/limits.js';
 import { defineKind, SUBJECT_MAX, VARIANTS_MAX, variantOf } from './kind.js';
 
-/** The longest email text a step takes, in characters. */
-export const EMAIL_TEXT_MAX = 20000;
+export { EMAIL_TEXT_MAX };
 
 /**
  * `email`: an email from the lead's mailbox to the lead's `email`, with A/B variants of its text
