@@ -50,8 +50,8 @@ export const Campaign = z.object({
   /** The accounts that send for the campaign, each lead from one of them; empty: the agent's account. */
   senderAccountIds: z.array(z.string()),
   approval: CampaignApproval,
-  /** The mailboxes that send the campaign's email steps, each lead from one of them. */
-  mailboxIds: z.array(z.string()),
+  /** The mailboxes that send the campaign's email steps, each lead from one of them; always returned (optional in the type for older readers). */
+  mailboxIds: z.array(z.string()).optional(),
 });
 export type Campaign = z.infer<typeof Campaign>;
 
