@@ -28,18 +28,26 @@ export function formatHours(hours: number): string {
   return hours === 1 ? '1 hour' : `${hours} hours`;
 }
 
-export type Condition = 'accepted' | 'replied';
+export type Condition = 'accepted' | 'replied' | 'email_replied' | 'email_bounced' | 'tagged';
 export type Branch = 'then' | 'else';
+
+/** How each condition reads: in an `if`'s title, when it held, and when the time ran out. */
+const CONDITION_WORDS: Record<Condition, { title: string; held: string; not: string }> = {
+  accepted: { title: 'accepted', held: 'Accepted within', not: 'Not accepted after' },
+  replied: { title: 'replied', held: 'Replied within', not: 'No reply after' },
+  email_replied: { title: 'replied to an email', held: 'Replied to an email within', not: 'No email reply after' },
+  email_bounced: { title: 'an email bounced', held: 'Email bounced within', not: 'No bounce after' },
+  tagged: { title: 'tagged', held: 'Tagged within', not: 'Not tagged after' },
+};
 
 /** What a branch of `if <condition> within <hours>` means for the lead who takes it. */
 export function branchLabel(condition: Condition, withinHours: number, branch: Branch): string {
-  const within = formatHours(withinHours);
-  if (condition === 'accepted') return branch === 'then' ? `Accepted within ${within}` : `Not accepted after ${within}`;
-  return branch === 'then' ? `Replied within ${within}` : `No reply after ${within}`;
+  const words = CONDITION_WORDS[condition] ?? CONDITION_WORDS.replied;
+  return `${branch === 'then' ? words.held : words.not} ${formatHours(withinHours)}`;
 }
 
 export const conditionLabel = (condition: Condition, withinHours: number): string =>
-  `If ${condition === 'accepted' ? 'accepted' : 'replied'} within ${formatHours(withinHours)}`;
+  `If ${(CONDITION_WORDS[condition] ?? CONDITION_WORDS.replied).title} within ${formatHours(withinHours)}`;
 
 /** One saved step with where it sits: `steps[2].then[0]`, its number (1-based, document order) and depth (top level 1). */
 export interface PlacedStep {

@@ -5,7 +5,7 @@
  * fits that shape, `connectionNote` and `messages`) out, and the API's error paths back to the
  * step and field they name. Pure: no React.
  */
-import { VARIANTS_MAX } from '../../../shared/steps.js';
+import { type Condition, VARIANTS_MAX } from '../../../shared/steps.js';
 import type { AgentStep, StepInput, StepKind } from '../../../shared/types.js';
 
 /** Limits the server checks too; here they only grey out what cannot be added. */
@@ -28,7 +28,7 @@ export type EditStep = Keyed &
     | { kind: 'message'; text: string; variants: string[] }
     | { kind: 'inmail'; subject: string; text: string }
     | { kind: 'wait'; hours: string }
-    | { kind: 'if'; condition: 'accepted' | 'replied'; withinHours: string; then: EditStep[]; else: EditStep[] }
+    | { kind: 'if'; condition: Condition; tags?: string[]; withinHours: string; then: EditStep[]; else: EditStep[] }
   );
 export type EditIf = Extract<EditStep, { kind: 'if' }>;
 export type Branch = 'then' | 'else';
@@ -85,7 +85,15 @@ export function fromSaved(steps: readonly AgentStep[]): EditStep[] {
       case 'wait':
         return { ...base, kind: 'wait', hours: String(s.hours) };
       case 'if':
-        return { ...base, kind: 'if', condition: s.condition, withinHours: String(s.withinHours), then: fromSaved(s.then), else: fromSaved(s.else) };
+        return {
+          ...base,
+          kind: 'if',
+          condition: s.condition,
+          ...(s.tags ? { tags: s.tags } : {}),
+          withinHours: String(s.withinHours),
+          then: fromSaved(s.then),
+          else: fromSaved(s.else),
+        };
       default: {
         const { id: _id, kind, ...fields } = s;
         return { ...base, kind, ...(Object.keys(fields).length > 0 ? { fields } : {}) };
@@ -116,7 +124,15 @@ export function toInput(steps: readonly EditStep[]): StepInput[] {
       case 'wait':
         return { ...id, kind: 'wait', hours: numberOf(s.hours) };
       case 'if':
-        return { ...id, kind: 'if', condition: s.condition, withinHours: numberOf(s.withinHours), then: toInput(s.then), else: toInput(s.else) };
+        return {
+          ...id,
+          kind: 'if',
+          condition: s.condition,
+          ...(s.tags ? { tags: s.tags } : {}),
+          withinHours: numberOf(s.withinHours),
+          then: toInput(s.then),
+          else: toInput(s.else),
+        } as StepInput;
       default:
         return { ...id, kind: s.kind, ...s.fields };
     }
