@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { FakeClock } from '../src/core/clock.js';
 import { createLimiter, RATE_CLASS_NAMES, resolveLimits, type LimitsConfig } from '../src/core/ratelimit/index.js';
 import type { Ctx, Environment } from '../src/core/context.js';

@@ -123,6 +123,9 @@ export function urisOfChanges(ctx: Ctx, batch: readonly LiveChange[]): string[] 
       case 'conversation':
         // No resource shows a conversation; its counters move with the campaign's own change.
         break;
+      case 'access':
+        // No resource changed; the streams check their key (KeyedLive.deliver, whileAdmitted).
+        break;
       case 'workspace':
         out.add(DRAFTS_URI);
         for (const id of allCampaignIds(ctx)) {
@@ -297,11 +300,14 @@ export class KeyedLive {
     entry.idle.unref();
   }
 
+  /**
+   * Every batch checks each open stream's key first (a revoked key's stream ends with the batch
+   * that says access changed, whatever its subscriptions), then sends each key its updates.
+   */
   private deliver(batch: readonly LiveChange[]): void {
     const uris = urisOfChanges(this.ctx, batch);
     for (const entry of this.byKey.values()) {
       const wanted = uris.filter((uri) => entry.uris.has(uri));
-      if (wanted.length === 0) continue;
       if (entry.streams.size === 0) {
         for (const uri of wanted) entry.missed.add(uri);
         continue;

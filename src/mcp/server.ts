@@ -4,6 +4,8 @@ import {
   createRequestStateCodec,
   inputRequired,
   inputResponse,
+  isJSONRPCRequest,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -11,9 +13,14 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   type InputRequiredResult,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
   type ServerContext,
   type ServerOptions,
   type Tool as McpTool,
+  type Transport,
+  type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { Ctx } from '../core/context.js';
 import type { ProgressReporter } from '../core/progress.js';
@@ -267,11 +274,9 @@ async function confirmationOf(server: Server, ctx: ServerContext, tool: Tool, di
 
 /**
  * Why a tools/call request is malformed (no params, arguments that are not an object, no
- * name), as our validation_error; null for a well-formed one. On the 2025 revisions every
- * failed call is an isError result carrying our error body; 2026-07-28 makes a malformed
- * request a protocol error, which the SDK answers itself.
+ * name), as our validation_error; null for a well-formed one.
  */
-export function malformedToolCall(params: unknown): ApiError | null {
+function malformedToolCall(params: unknown): ApiError | null {
   if (params === undefined || params === null || typeof params !== 'object' || Array.isArray(params)) {
     return validationError("tools/call needs params: the tool's name and its arguments as a JSON object.", []);
   }
@@ -283,6 +288,65 @@ export function malformedToolCall(params: unknown): ApiError | null {
   const name = (params as { name?: unknown }).name;
   if (typeof name !== 'string') return validationError('name: the name of the tool to call is required, as a string.', ['name']);
   return null;
+}
+
+/** A 2025-era tools/call: a request without the 2026-07-28 envelope's protocol version. */
+function legacyToolCall(message: JSONRPCMessage): message is JSONRPCRequest {
+  if (!isJSONRPCRequest(message) || message.method !== 'tools/call') return false;
+  const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return meta?.[PROTOCOL_VERSION_META_KEY] === undefined;
+}
+
+/**
+ * The rules this server keeps on every transport before the SDK reads a message, as a
+ * transport around the SDK's own (the streamable HTTP one of a 2025-era request, the stdio
+ * one): the one place where they live.
+ * - A `__proto__` argument is kept aside (keepProtoKey) so the tool's schema sees it.
+ * - A malformed 2025-era tools/call (see malformedToolCall), which the SDK would refuse with a
+ *   JSON-RPC error of its own wording, is answered as every failed call is on those
+ *   revisions: an isError result carrying our validation_error body, alone or in a batch.
+ *   (2026-07-28 makes a malformed request a protocol error, and the SDK's answer stands.)
+ */
+export class LegacyRules implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
+  constructor(private readonly inner: Transport) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message, extra) => this.receive(message, extra);
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setProtocolVersion = (version: string): void => this.inner.setProtocolVersion?.(version);
+
+  setSupportedProtocolVersions = (versions: string[]): void => this.inner.setSupportedProtocolVersions?.(versions);
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    keepProtoKey(message);
+    const refusal = legacyToolCall(message) ? malformedToolCall(message.params) : null;
+    if (!refusal) return this.onmessage?.(message, extra);
+    const { id } = message as JSONRPCRequest;
+    this.inner
+      .send({ jsonrpc: '2.0', id, result: toToolResult({ ok: false, error: refusal }) }, { relatedRequestId: id })
+      .catch((err: unknown) => this.onerror?.(err as Error));
+  }
 }
 
 /**

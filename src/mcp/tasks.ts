@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Ctx } from '../core/context.js';
+import type { ProgressReporter } from '../core/progress.js';
 import {
   cancelTask,
   completeTask,
@@ -56,6 +57,9 @@ function taskFields(row: TaskRow, tool: Tool | undefined) {
   };
 }
 
+/** A progress report as a task's status message: "Searching LinkedIn (0 of 1)". */
+export const progressMessage = (done: number, total: number, message: string | undefined): string => `${message ?? 'Working'} (${done} of ${total})`;
+
 const INTERRUPTED =
   'The server stopped while this call ran, so its outcome is unknown. Check the state it would have changed (for example get_campaign or list_leads) before calling again.';
 
@@ -79,10 +83,23 @@ export class TaskRunner {
    */
   start(tool: Tool, entrant: Entrant, call: Call & { confirmation?: 'accepted' | 'declined' | undefined }): CallToolResult {
     const { ctx } = this;
-    const started = startTool(ctx, tool, entrant, call);
+    // The call's progress becomes the task's status message, which tasks/get reports: the call
+    // has answered with the handle, so no notification has an exchange left to ride on.
+    // A report made before the task's row exists (the handler's first steps run at once) is
+    // kept and written with the row.
+    let taskId: string | undefined;
+    let early: string | undefined;
+    const progress: ProgressReporter = (done, total, message) => {
+      const text = progressMessage(done, total, message);
+      if (taskId === undefined) early = text;
+      else noteProgress(ctx, taskId, text);
+    };
+    const started = startTool(ctx, tool, entrant, { ...call, progress });
     // A caller refused at the door gets the refusal, not a task.
     if (!started.ok) return toToolResult(started);
     const row = createTask(ctx, started.caller.keyId, tool.name, TASK_TTL_MS);
+    taskId = row.id;
+    if (early !== undefined) noteProgress(ctx, row.id, early);
     this.running.add(row.id);
     const beat = setInterval(() => heartbeat(ctx, row.id), TASK_HEARTBEAT_MS);
     beat.unref();

@@ -34,7 +34,9 @@ export function mountEvents(router: Router, ctx: Ctx): void {
         res.end();
         return;
       }
-      res.write(`event: change\ndata: ${JSON.stringify({ changes })}\n\n`);
+      // A credential's lost access is for the streams that hold one; the page has nothing to reload.
+      const shown = changes.filter((c) => c.resource !== 'access');
+      if (shown.length > 0) res.write(`event: change\ndata: ${JSON.stringify({ changes: shown })}\n\n`);
     });
     res.on('close', () => {
       clearInterval(keepalive);

@@ -198,8 +198,8 @@ describe('a grant while the server runs', () => {
           credits: number;
         };
       expect((await rest()).credits).toBe(10);
-      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      const { Client } = await import('@modelcontextprotocol/client');
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
       const client = new Client({ name: 'grant-test', version: '1.0.0' });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentStats } from '../../src/core/sequences/stats.js';
 import { callTool, RELAXED_LIMITS, startTestServer, type TestServer } from '../helpers.js';

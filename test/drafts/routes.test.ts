@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { callTool, RELAXED_LIMITS, startTestServer, type TestServer } from '../helpers.js';

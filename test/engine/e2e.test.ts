@@ -9,8 +9,7 @@ import type { Settings } from '../../src/config.js';
 import { callTool, fixture, TEST_KEY } from '../helpers.js';
 import { expectSafe } from '../safety/audit.js';
 import { resolveEngineSettings } from '../../src/workers/outreach/index.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const url = (slug: string) => `https://www.linkedin.com/in/${slug}`;
 

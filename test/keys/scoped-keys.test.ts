@@ -7,7 +7,7 @@ import { recordMessage } from '../../src/core/conversations/record.js';
 import { leadStatements } from '../../src/db/sql/leads.js';
 import { callTool, startTestServer, type TestServer } from '../helpers.js';
 import { ERROR_STATUS } from '../../src/core/errors.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { restPath } from '../transports.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { ERROR_STATUS, type ErrorCode } from '../../src/core/errors.js';
 import { toolByName } from '../../src/tools/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, toolBody, type TestCtxOptions, type TestServer } from '../helpers.js';
 
 export const TRANSPORTS = ['rest', 'mcp'] as const;

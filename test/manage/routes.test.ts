@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { addExclusions, exclusionUrlsFromText, listExclusions, removeExclusions } from '../../src/core/exclusions/exclusions.js';
 import { leads } from '../../src/db/schema.js';
 import { callTool, RELAXED_LIMITS, startTestServer, testCtx, type TestServer } from '../helpers.js';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeAccountIds } from '../../src/core/accounts/complete.js';
@@ -114,10 +115,13 @@ describe('completion/complete over MCP', () => {
   });
 
   describe('the v1 client at 2025-11-25', () => {
+    // The v1 client on purpose: a deployed 2025 client must complete too.
     let client: LegacyClient;
     beforeAll(async () => {
-      client = await server.mcp();
+      client = new LegacyClient({ name: 'completion-v1', version: '1.0.0' });
+      await client.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
     });
+    afterAll(() => client.close());
 
     it('sees the completions capability and completes a campaignId', async () => {
       expect(client.getServerCapabilities()?.completions).toEqual({});

@@ -1,5 +1,5 @@
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jsonSchema, mcpInputSchema, mcpOutputSchema } from '../../src/tools/schemas.js';
@@ -122,9 +122,9 @@ describe('tools/list as served', () => {
       expect(result.isError, `${entry.name}: ${JSON.stringify(result.content)}`).not.toBe(true);
       expect(entry.outputSchema?.type).toBe('object');
       const validate = ajv.getValidator(entry.outputSchema!);
-      const body = result.structuredContent!;
+      const body = result.structuredContent as Record<string, unknown>;
       expect(validate(body), entry.name).toMatchObject({ valid: true });
-      const [first] = entry.outputSchema!.required ?? [];
+      const [first] = (entry.outputSchema!.required as string[] | undefined) ?? [];
       expect(first, `${entry.name} lists required fields`).toBeDefined();
       const { [first!]: _dropped, ...missing } = body;
       expect(validate(missing).valid, `${entry.name} without ${first}`).toBe(false);

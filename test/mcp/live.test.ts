@@ -102,7 +102,7 @@ describe('live resources', () => {
     }
   });
 
-  it('ends a 2026-07-28 listen stream whose key is revoked', async () => {
+  it('ends a 2026-07-28 listen stream as soon as its key is revoked, with nothing else changing', async () => {
     const { id, key } = createApiKey(server.ctx, 'test', 'revoked while listening');
     const client = new ClientV2({ name: 'live-revoked', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }));
@@ -110,13 +110,34 @@ describe('live resources', () => {
       const got = updates();
       client.setNotificationHandler('notifications/resources/updated', (n) => got.note(n.params.uri));
       const sub = await client.listen({ resourceSubscriptions: [DRAFTS_URI] });
+      // No draft or campaign changes after this: the revocation alone ends the stream.
       revokeApiKey(server.ctx, id);
-      await approveOverRest(drafts[2] as string);
       expect(await sub.closed).not.toBe('local');
       expect(got.seen).toEqual([]);
     } finally {
       await client.close();
     }
+  });
+
+  it("ends a 2025 key's event stream as soon as the key is revoked, with nothing else changing", async () => {
+    const { id, key } = createApiKey(server.ctx, 'test', 'revoked while subscribed');
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key };
+    const subscribe = { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: DRAFTS_URI } };
+    const subscribed = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(subscribe) });
+    expect(await subscribed.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    const stream = await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream', 'x-api-key': key } });
+    expect(stream.status).toBe(200);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read(); // the stream's opening comment: it is open
+    revokeApiKey(server.ctx, id);
+    // The server ends the stream: the body finishes without another update.
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    expect(text).not.toContain('notifications/resources/updated');
   });
 
   const batch = (tag: string) => ({

@@ -1,7 +1,9 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { modernRpc } from '../transports.js';
 
@@ -26,7 +28,10 @@ const legacyPost = (body: unknown, version = '2025-11-25', accept = 'application
 
 describe('JSON-RPC errors on the 2025 revisions', () => {
   it('gives the v1 client at 2025-11-25 an McpError -32601 for an unknown method, not a transport error', async () => {
-    const client = await server.mcp();
+    // The v1 client on purpose: a deployed 2025 client read a 404 as a lost session.
+    const client = new ClientV1({ name: 'revisions-v1', version: '1.0.0' });
+    await client.connect(new HttpV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
+    onTestFinished(() => client.close());
     expect(client.getServerCapabilities()).toBeDefined();
     const error = await client.request({ method: 'outreach/nothing', params: {} }, EmptyResultSchema).then(
       () => undefined,

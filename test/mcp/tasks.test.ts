@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTask, findTask } from '../../src/core/tasks/tasks.js';
 import { TaskRunner } from '../../src/mcp/tasks.js';
-import { tools } from '../../src/tools/index.js';
+import { toolByName, tools } from '../../src/tools/index.js';
+import { authenticate, toolArguments } from '../../src/tools/pipeline.js';
 import { LookalikeWorker } from '../../src/workers/lookalike/worker.js';
-import { RELAXED_LIMITS, startTestServer, testCtx, type TestServer } from '../helpers.js';
+import { fixture, RELAXED_LIMITS, startTestServer, TEST_KEY, testCtx, type TestServer } from '../helpers.js';
 import { SEED } from '../lookalike/helpers.js';
 import { modernRpc } from '../transports.js';
 
@@ -54,6 +55,26 @@ describe('a Lookalike build as a task', () => {
     expect(after.status).toBe('cancelled');
     expect(after.statusMessage).toContain('the work itself goes on');
     expect(after.result).toBeUndefined();
+  });
+});
+
+describe('progress of a call answered as a task', () => {
+  it("becomes the task's status message, which tasks/get reports", async () => {
+    const server = await startTestServer({ workspace: fixture(), limits: RELAXED_LIMITS });
+    try {
+      const auth = authenticate(server.ctx, { apiKey: TEST_KEY }, { requestId: 'req_task_progress' });
+      if (!auth.ok) throw new Error('the test key did not authenticate');
+      const tool = toolByName.get('search_linkedin')!;
+      const runner = new TaskRunner(server.ctx);
+      const handle = runner.start(tool, { caller: auth.caller }, toolArguments(tool, { accountId: 'acc_ada', query: 'engineers', limit: 3 })) as unknown as {
+        taskId: string;
+      };
+      // The search has reported its start and is waiting for the provider.
+      expect(runner.get(auth.caller.keyId, handle.taskId)).toMatchObject({ status: 'working', statusMessage: 'Searching LinkedIn (0 of 1)' });
+      await expect.poll(() => runner.get(auth.caller.keyId, handle.taskId).status, { timeout: 10_000 }).toBe('completed');
+    } finally {
+      await server.close();
+    }
   });
 });
 

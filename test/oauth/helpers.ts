@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { TEST_KEY, type TestServer } from '../helpers.js';
 
 /** OAuth client steps over plain fetch, as a chat-assistant client would make them. */

@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countAccountDaily } from '../../src/core/activity/record.js';
 import { findAccountView } from '../../src/core/accounts/list.js';

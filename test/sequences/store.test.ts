@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/core/agents/agents.js';
 import type { Step } from '../../src/core/agents/steps.js';

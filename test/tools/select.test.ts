@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/config.js';
 import { ApiError } from '../../src/core/errors.js';
@@ -80,7 +80,7 @@ describe('MCP over HTTP: ?tools= and ?readonly=', () => {
 
   async function client(query: string): Promise<Client> {
     const c = new Client({ name: 'select-test', version: '1.0.0' });
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp${query}`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
     return c;
   }

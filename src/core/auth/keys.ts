@@ -8,6 +8,7 @@ import { iso } from '../clock.js';
 import { perDb } from '../../db/prepared.js';
 import { cachedBy } from '../../db/cache.js';
 import { countRows } from '../../db/tx.js';
+import { noteChange } from '../live/feed.js';
 import { noteAuditTarget } from '../audit/current.js';
 import { checkScope, expiryRefusal, parseStoredScope, reachOf, type KeyScope, type Reach } from './scope.js';
 import { findCampaignRow } from '../campaigns/campaign.js';
@@ -88,7 +89,11 @@ export function listApiKeys(ctx: Ctx): ApiKeyView[] {
 export function revokeApiKey(ctx: Ctx, id: string): boolean {
   const row = ctx.db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, id)).get();
   if (!row) return false;
-  if (row.revokedAt === null) ctx.db.update(apiKeys).set({ revokedAt: ctx.clock.now() }).where(eq(apiKeys.id, id)).run();
+  if (row.revokedAt === null) {
+    ctx.db.update(apiKeys).set({ revokedAt: ctx.clock.now() }).where(eq(apiKeys.id, id)).run();
+    // Streams held open with this key (MCP resource updates) end now, not at the next change.
+    noteChange(ctx, { resource: 'access' });
+  }
   return true;
 }
 

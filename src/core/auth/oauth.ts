@@ -8,6 +8,7 @@ import { newId, randomBase62 } from '../ids.js';
 import { authenticateKeyId, digestKey, type KeyIdentity } from './keys.js';
 import { serverSecret } from './secrets.js';
 import { expiryRefusal, narrowScope, parseStoredScope, reachOf, type KeyScope } from './scope.js';
+import { noteChange } from '../live/feed.js';
 
 /**
  * OAuth 2.1 authorization-server state for chat-assistant MCP clients: registered clients,
@@ -367,6 +368,8 @@ function revokeGrant(ctx: Ctx, grantId: string, now: number): void {
     .set({ revokedAt: now })
     .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
     .run();
+  // Streams held open with the grant's tokens (MCP resource updates) end now.
+  noteChange(ctx, { resource: 'access' });
 }
 
 /** Expired codes and tokens are useless; dropping them when new ones are made keeps the tables small. */

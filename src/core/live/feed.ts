@@ -14,12 +14,16 @@ import type { Db } from '../../db/connection.js';
  * - `conversation`: a message to or from a lead was recorded.
  * - `workspace`: another process committed to the database (the CLI, a second server): anything
  *   may have changed, and the feed cannot say what.
+ * - `access`: a credential lost its access (an API key or an OAuth grant was revoked). No
+ *   resource changed; a listener holding a stream open for a credential checks it again, so a
+ *   revoked key's stream ends within a window, not at the next change of data.
  */
 export type LiveChange =
   | { resource: 'campaign'; campaignId: string }
   | { resource: 'drafts'; campaignId: string }
   | { resource: 'conversation'; leadId: string; campaignId: string | null }
-  | { resource: 'workspace' };
+  | { resource: 'workspace' }
+  | { resource: 'access' };
 
 export type ChangeListener = (changes: readonly LiveChange[]) => void;
 
@@ -40,6 +44,8 @@ const keyOf = (c: LiveChange): string => {
       return `m:${c.leadId}`;
     case 'workspace':
       return 'w';
+    case 'access':
+      return 'a';
   }
 };
 
