@@ -89,6 +89,8 @@ export interface WriteFloor {
   dayWallMs: number;
   /** Wall time of the same writes replayed, ms. */
   replayMs: number;
+  /** CPU time (user + system) of the replay, ms. */
+  replayCpuMs: number;
   /** Time spent inside SQLite statements during the captured day (each call timed), ms. */
   statementMs: number;
   /** The statements that took the most time on the captured day, per provider call. */
@@ -101,6 +103,8 @@ export interface ScaleResults {
   storage: { dir: string; commitMs: number; tmpdirCommitMs: number | null };
   setupMs: number;
   wallMs: number;
+  /** The process's CPU time (user + system) over the same run, ms: what the cost ratio is judged on. */
+  cpuMs: number;
   ticks: number;
   sends: number;
   sendsPerWallSecond: number;
@@ -431,14 +435,22 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     let capturing: 'before' | 'during' | 'after' = 'before';
     let recording: Recording | null = null;
     let pausedMs = 0;
+    let pausedCpuMs = 0;
+    const cpuMsNow = () => {
+      const c = process.cpuUsage();
+      return (c.user + c.system) / 1000;
+    };
     const w0 = performance.now();
+    const cpu0 = cpuMsNow();
     while (clock.now() < end) {
       if (capturing === 'before' && settings.measureFloor && clock.now() >= capture.from) {
         // The database as the captured day starts, for the replay (not counted in the run's time).
         const p0 = performance.now();
+        const pc0 = cpuMsNow();
         ctx.db.$client.pragma('wal_checkpoint(TRUNCATE)');
         copyFileSync(dbPath, capture.copy);
         pausedMs += performance.now() - p0;
+        pausedCpuMs += cpuMsNow() - pc0;
         capturing = 'during';
         capture.sends = sends;
         capture.t0 = performance.now();
@@ -472,6 +484,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     if (recording === null && settings.measureFloor) throw new Error(`the run never reached day ${captureDay}, whose writes are the floor`);
     await engine.stop();
     const wallMs = performance.now() - w0 - pausedMs;
+    const cpuMs = cpuMsNow() - cpu0 - pausedCpuMs;
     rss.endMB = rssMB();
     rss.maxMB = Math.max(rss.maxMB, rss.endMB);
 
@@ -496,7 +509,9 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
         `floor: replaying the ${recording.writes.length.toLocaleString('en-US')} writes of day ${captureDay} (${capture.sends.toLocaleString('en-US')} provider calls)`,
       );
       const replayDb = openLikeTheServer(capture.copy);
+      const rc0 = cpuMsNow();
       const replayMs = replayWrites(replayDb, recording.writes, capture.sends);
+      const replayCpuMs = cpuMsNow() - rc0;
       replayDb.close();
       rmSync(capture.copy, { force: true });
       floor = {
@@ -506,6 +521,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
         reads: recording.uses.filter((u) => u.reader).reduce((n, u) => n + u.calls, 0),
         dayWallMs: capture.wallMs,
         replayMs,
+        replayCpuMs,
         statementMs: recording.uses.reduce((n, u) => n + u.ms, 0),
         top: topStatements(recording.uses, 8, Math.max(1, capture.sends)),
       };
@@ -545,6 +561,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       storage: { dir: base, commitMs: commitMs.here, tmpdirCommitMs: commitMs.tmpdir },
       setupMs,
       wallMs,
+      cpuMs,
       ticks,
       sends,
       sendsPerWallSecond,
@@ -571,14 +588,24 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
 
 /** The most a provider call may cost on the branching sequence, as a multiple of the linear one's. */
 export const BRANCHING_RATIO = 1.2;
-/** The most the simulation may cost per provider call, as a multiple of the bare writes of a call. */
-export const FLOOR_RATIO = 10;
+/** The most the simulation may cost per provider call, as a multiple of the bare writes of a call (issue 35: 3×, judged in CPU time). */
+export const FLOOR_RATIO = 3;
 const us = (ms: number) => (ms * 1000).toFixed(0);
 /** Wall ms per provider call over the whole run. */
 export const costPerCall = (r: Omit<ScaleResults, 'targets'>): number => r.wallMs / Math.max(1, r.sends);
 /** Replay ms per provider call of the captured day. */
 export const floorPerCall = (r: Omit<ScaleResults, 'targets'>): number => (r.floor ? r.floor.replayMs / Math.max(1, r.floor.calls) : Number.NaN);
+/** Wall time per call ÷ the replay's wall time per call (shown beside the judged CPU ratio). */
 export const floorRatio = (r: Omit<ScaleResults, 'targets'>): number => costPerCall(r) / floorPerCall(r);
+/** CPU ms per provider call over the whole run, and of the replay. */
+export const cpuPerCall = (r: Omit<ScaleResults, 'targets'>): number => r.cpuMs / Math.max(1, r.sends);
+export const floorCpuPerCall = (r: Omit<ScaleResults, 'targets'>): number => (r.floor ? r.floor.replayCpuMs / Math.max(1, r.floor.calls) : Number.NaN);
+/**
+ * The judged ratio (issue 35): the run's CPU time per call ÷ the replay's. CPU time is what
+ * the process itself spent, which other work on a shared machine inflates far less than wall
+ * time; the wall ratio stays beside it.
+ */
+export const floorCpuRatio = (r: Omit<ScaleResults, 'targets'>): number => cpuPerCall(r) / floorCpuPerCall(r);
 
 export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['targets'] {
   const n = (x: number) => x.toLocaleString('en-US');
@@ -595,8 +622,8 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
       ? [
           {
             text: `The ${r.settings.days}-day simulation's cost per provider call within ${FLOOR_RATIO}× of the bare SQLite writes a call needs (the same statements, one transaction a call, same process)`,
-            measured: `${floorRatio(r).toFixed(1)}× (${us(costPerCall(r))} µs a call over the ${r.settings.days} days, ${(r.wallMs / 1000).toFixed(1)} s for ${n(r.sends)} calls; the writes of day ${f.day} replayed: ${us(floorPerCall(r))} µs a call)`,
-            met: floorRatio(r) <= FLOOR_RATIO,
+            measured: `${floorCpuRatio(r).toFixed(1)}× in CPU time (${us(cpuPerCall(r))} µs a call over the ${r.settings.days} days, ${(r.cpuMs / 1000).toFixed(1)} s for ${n(r.sends)} calls; the writes of day ${f.day} replayed: ${us(floorCpuPerCall(r))} µs a call); wall time ${floorRatio(r).toFixed(1)}× (${us(costPerCall(r))} ÷ ${us(floorPerCall(r))} µs)`,
+            met: floorCpuRatio(r) <= FLOOR_RATIO,
           },
         ]
       : []),
