@@ -9,6 +9,12 @@
  *
  * `npm run bench:scale` runs it alone and rewrites the scale section of bench/RESULTS.md;
  * `npm run bench` runs it after the HTTP cases. BENCH_SCALE_LEADS and BENCH_SCALE_DAYS shrink it for a quick try.
+ *
+ * `npm run bench:scale -- --agency` is the same run at ten times the size (2,000 accounts,
+ * 10,000,000 leads), judged on RSS under 1 GB, the auditor and the tick at 10M ÷ 1k; it writes
+ * its own section of RESULTS.md and bench/scale-agency-results.json, and leaves out the
+ * write floor and the sequence probes (those are the 200-account run's targets, and recording a
+ * day's writes at this size would hold hundreds of MB of parameters in the bench's own heap).
  */
 import { accessSync, constants, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -34,6 +40,8 @@ const START = Date.parse('2026-11-02T00:00:00Z'); // a Monday
 const ZONES = ['Europe/London', 'Europe/Berlin', 'America/New_York', 'UTC', 'Europe/Paris', 'America/Chicago', 'Asia/Singapore', 'Australia/Sydney'];
 
 export interface ScaleSettings {
+  /** `standard` (200 accounts, 1M leads) or `agency` (`--agency`: 2,000 accounts, 10M leads). */
+  profile: 'standard' | 'agency';
   accounts: number;
   leads: number;
   days: number;
@@ -45,6 +53,14 @@ export interface ScaleSettings {
   probeLeads: number;
   probeDays: number;
   probeRounds: number;
+  /** Capture one day's writes and replay them as the floor (the cost-per-call target). */
+  measureFloor: boolean;
+  /** Time the linear and branching sequence probes and the step decision. */
+  measureSequences: boolean;
+  /** The RSS target, MB. */
+  rssLimitMB: number;
+  /** Leads inserted per setup transaction; the WAL is checkpointed after each. */
+  insertChunk: number;
 }
 
 export interface TickCost {
@@ -73,6 +89,8 @@ export interface WriteFloor {
   dayWallMs: number;
   /** Wall time of the same writes replayed, ms. */
   replayMs: number;
+  /** CPU time (user + system) of the replay, ms. */
+  replayCpuMs: number;
   /** Time spent inside SQLite statements during the captured day (each call timed), ms. */
   statementMs: number;
   /** The statements that took the most time on the captured day, per provider call. */
@@ -85,6 +103,8 @@ export interface ScaleResults {
   storage: { dir: string; commitMs: number; tmpdirCommitMs: number | null };
   setupMs: number;
   wallMs: number;
+  /** The process's CPU time (user + system) over the same run, ms: what the cost ratio is judged on. */
+  cpuMs: number;
   ticks: number;
   sends: number;
   sendsPerWallSecond: number;
@@ -92,15 +112,15 @@ export interface ScaleResults {
   rss: { startMB: number; maxMB: number; endMB: number; samples: { simDay: number; mb: number }[] };
   audit: { violations: number; byRule: Record<string, number>; accountDays: number; calls: number; auditMs: number; examples: string[] };
   tickCost: { small: TickCost; big: TickCost; ratio: number };
-  /** The step runner: the branching campaigns, a provider call's cost on each kind of sequence, and one step decision's cost by leads stored. */
+  /** The step runner: the branching campaigns, a provider call's cost on each kind of sequence, and one step decision's cost by leads stored (null when not measured). */
+  branchingCampaigns: number;
   sequences: {
-    branchingCampaigns: number;
     linear: SequenceCost;
     branching: SequenceCost;
     costRatio: number;
     decision: { small: DecisionCost; big: DecisionCost; ratio: number };
-  };
-  floor: WriteFloor;
+  } | null;
+  floor: WriteFloor | null;
   targets: { text: string; measured: string; met: boolean }[];
 }
 
@@ -132,14 +152,17 @@ async function loadMods(root: string): Promise<Mods> {
 }
 
 /**
- * Where the simulation keeps its database: BENCH_SCALE_DIR, else /dev/shm when the machine has
+ * Where the simulation keeps its database: BENCH_SCALE_DIR, else (the standard run) /dev/shm when the machine has
  * one (tmpfs), else the OS temp dir. The simulation measures the engine; on a VM disk a commit
  * costs several times what it costs in memory, and every send writes, so on disk the
  * figure would mostly be the disk's. The commit cost of both places is measured and reported.
  */
-function scaleDir(): string {
+function scaleDir(profile: ScaleSettings['profile']): string {
   const chosen = process.env.BENCH_SCALE_DIR;
   if (chosen) return chosen;
+  // 10M leads make a database of several GB: in /dev/shm it would be held in the memory the
+  // machine's other work shares, so the agency run keeps it on disk.
+  if (profile === 'agency') return os.tmpdir();
   try {
     accessSync('/dev/shm', constants.W_OK);
     return '/dev/shm';
@@ -210,34 +233,55 @@ function workspace(accounts: number, campaignsRunning: boolean) {
   };
 }
 
-/** Bulk-inserts `perCampaign` new leads into each campaign (what add_leads_batch would leave). */
-function insertLeads(db: { $client: import('better-sqlite3').Database }, campaigns: string[], perCampaign: number, at: number, prefix = 'lead'): void {
+/**
+ * Bulk-inserts `perCampaign` new leads into each campaign (what add_leads_batch would leave), in
+ * transactions of about `chunk` leads, checkpointing the WAL after each so it never holds more
+ * than one chunk (at 10M leads one transaction would leave a WAL of several GB).
+ */
+function insertLeads(
+  db: { $client: import('better-sqlite3').Database },
+  campaigns: string[],
+  perCampaign: number,
+  at: number,
+  prefix = 'lead',
+  chunk = Number.POSITIVE_INFINITY,
+  progress?: (done: number) => void,
+): void {
   const client = db.$client;
   const insert = client.prepare(
     'INSERT INTO leads (id, campaign_id, network_url, first_name, last_name, company_name, job_title, stage, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken'];
-  client.transaction(() => {
-    campaigns.forEach((c, ci) => {
-      for (let n = 0; n < perCampaign; n++) {
-        const slug = `scale-${ci.toString(36)}-${n.toString(36)}`;
-        insert.run(
-          `${prefix}_${ci}_${n}`,
-          c,
-          `https://www.linkedin.com/in/${prefix}-${slug}`,
-          FIRST[n % FIRST.length],
-          'Test',
-          'Acme',
-          'Engineer',
-          'new',
-          'manual',
-          at,
-          at,
-        );
+  const total = client.prepare('UPDATE campaigns SET total_leads = ? WHERE id = ?');
+  const perTx = Math.max(1, Math.floor(chunk / Math.max(1, perCampaign)));
+  for (let from = 0; from < campaigns.length; from += perTx) {
+    client.transaction(() => {
+      for (let ci = from; ci < Math.min(campaigns.length, from + perTx); ci++) {
+        const c = campaigns[ci] as string;
+        for (let n = 0; n < perCampaign; n++) {
+          const slug = `scale-${ci.toString(36)}-${n.toString(36)}`;
+          insert.run(
+            `${prefix}_${ci}_${n}`,
+            c,
+            `https://www.linkedin.com/in/${prefix}-${slug}`,
+            FIRST[n % FIRST.length],
+            'Test',
+            'Acme',
+            'Engineer',
+            'new',
+            'manual',
+            at,
+            at,
+          );
+        }
+        total.run(perCampaign, c);
       }
-      client.prepare('UPDATE campaigns SET total_leads = ? WHERE id = ?').run(perCampaign, c);
-    });
-  })();
+    })();
+    if (Number.isFinite(chunk)) {
+      client.pragma('wal_checkpoint(TRUNCATE)');
+      progress?.(Math.min(campaigns.length, from + perTx) * perCampaign);
+    }
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -320,9 +364,23 @@ export function floorDay(days: number): number {
   return 0;
 }
 
+const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+
+/** `--agency`: ten times the standard run. BENCH_SCALE_LEADS and BENCH_SCALE_DAYS still shrink it. */
+export function agencySettings(): Partial<ScaleSettings> {
+  return {
+    profile: 'agency',
+    accounts: env('BENCH_SCALE_ACCOUNTS', 2000),
+    leads: env('BENCH_SCALE_LEADS', 10_000_000),
+    measureFloor: false,
+    measureSequences: false,
+    rssLimitMB: 1024,
+  };
+}
+
 export async function runScale(root: string = repoRoot(), overrides: Partial<ScaleSettings> = {}): Promise<ScaleResults> {
-  const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
   const settings: ScaleSettings = {
+    profile: 'standard',
     accounts: 200,
     leads: env('BENCH_SCALE_LEADS', 1_000_000),
     days: env('BENCH_SCALE_DAYS', 30),
@@ -332,10 +390,14 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     probeLeads: env('BENCH_SCALE_PROBE_LEADS', 600),
     probeDays: env('BENCH_SCALE_PROBE_DAYS', 8),
     probeRounds: 3,
+    measureFloor: true,
+    measureSequences: true,
+    rssLimitMB: 400,
+    insertChunk: 500_000,
     ...overrides,
   };
   const m = await loadMods(root);
-  const base = scaleDir();
+  const base = scaleDir(settings.profile);
   const commitMs = { here: commitCost(base), tmpdir: base === os.tmpdir() ? null : commitCost(os.tmpdir()) };
   const dir = mkdtempSync(join(base, 'outreach-scale-'));
   try {
@@ -351,7 +413,9 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     const branching = makeBranching(seq, seed, settings.accounts, settings.branchingEvery);
     const campaignIds = Array.from({ length: settings.accounts }, (_, i) => `cmp_${i}`);
     say(`inserting ${settings.leads.toLocaleString('en-US')} leads`);
-    insertLeads(seed.db, campaignIds, Math.floor(settings.leads / settings.accounts), clock.now());
+    insertLeads(seed.db, campaignIds, Math.floor(settings.leads / settings.accounts), clock.now(), 'lead', settings.insertChunk, (done) =>
+      say(`  ${done.toLocaleString('en-US')} leads, ${((performance.now() - t0) / 1000).toFixed(1)} s, RSS ${rssMB().toFixed(0)} MB`),
+    );
     seed.db.$client.pragma('wal_checkpoint(TRUNCATE)');
     seed.db.$client.close();
     const ctx = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), m.clock.systemClock, clock);
@@ -371,14 +435,22 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     let capturing: 'before' | 'during' | 'after' = 'before';
     let recording: Recording | null = null;
     let pausedMs = 0;
+    let pausedCpuMs = 0;
+    const cpuMsNow = () => {
+      const c = process.cpuUsage();
+      return (c.user + c.system) / 1000;
+    };
     const w0 = performance.now();
+    const cpu0 = cpuMsNow();
     while (clock.now() < end) {
-      if (capturing === 'before' && clock.now() >= capture.from) {
+      if (capturing === 'before' && settings.measureFloor && clock.now() >= capture.from) {
         // The database as the captured day starts, for the replay (not counted in the run's time).
         const p0 = performance.now();
+        const pc0 = cpuMsNow();
         ctx.db.$client.pragma('wal_checkpoint(TRUNCATE)');
         copyFileSync(dbPath, capture.copy);
         pausedMs += performance.now() - p0;
+        pausedCpuMs += cpuMsNow() - pc0;
         capturing = 'during';
         capture.sends = sends;
         capture.t0 = performance.now();
@@ -409,9 +481,10 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       recording = recorder.stop();
     }
     recorder.restore();
-    if (recording === null) throw new Error(`the run never reached day ${captureDay}, whose writes are the floor`);
+    if (recording === null && settings.measureFloor) throw new Error(`the run never reached day ${captureDay}, whose writes are the floor`);
     await engine.stop();
     const wallMs = performance.now() - w0 - pausedMs;
+    const cpuMs = cpuMsNow() - cpu0 - pausedCpuMs;
     rss.endMB = rssMB();
     rss.maxMB = Math.max(rss.maxMB, rss.endMB);
 
@@ -428,24 +501,33 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     ctx.db.$client.close();
 
     say(
-      `floor: replaying the ${recording.writes.length.toLocaleString('en-US')} writes of day ${captureDay} (${capture.sends.toLocaleString('en-US')} provider calls)`,
+      `${settings.days} days: ${(wallMs / 1000).toFixed(1)} s, ${sends.toLocaleString('en-US')} sends, ${ticks} ticks, RSS max ${rss.maxMB.toFixed(0)} MB; auditor: ${report.violations.length} violations over ${report.calls.toLocaleString('en-US')} calls`,
     );
-    const replayDb = openLikeTheServer(capture.copy);
-    const replayMs = replayWrites(replayDb, recording.writes, capture.sends);
-    replayDb.close();
-    rmSync(capture.copy, { force: true });
-    const floor: WriteFloor = {
-      day: captureDay,
-      calls: capture.sends,
-      writes: recording.writes.length,
-      reads: recording.uses.filter((u) => u.reader).reduce((n, u) => n + u.calls, 0),
-      dayWallMs: capture.wallMs,
-      replayMs,
-      statementMs: recording.uses.reduce((n, u) => n + u.ms, 0),
-      top: topStatements(recording.uses, 8, Math.max(1, capture.sends)),
-    };
+    let floor: WriteFloor | null = null;
+    if (recording !== null) {
+      say(
+        `floor: replaying the ${recording.writes.length.toLocaleString('en-US')} writes of day ${captureDay} (${capture.sends.toLocaleString('en-US')} provider calls)`,
+      );
+      const replayDb = openLikeTheServer(capture.copy);
+      const rc0 = cpuMsNow();
+      const replayMs = replayWrites(replayDb, recording.writes, capture.sends);
+      const replayCpuMs = cpuMsNow() - rc0;
+      replayDb.close();
+      rmSync(capture.copy, { force: true });
+      floor = {
+        day: captureDay,
+        calls: capture.sends,
+        writes: recording.writes.length,
+        reads: recording.uses.filter((u) => u.reader).reduce((n, u) => n + u.calls, 0),
+        dayWallMs: capture.wallMs,
+        replayMs,
+        replayCpuMs,
+        statementMs: recording.uses.reduce((n, u) => n + u.ms, 0),
+        top: topStatements(recording.uses, 8, Math.max(1, capture.sends)),
+      };
+    }
 
-    say('tick cost: 1,000,000 leads stored');
+    say(`tick cost: ${settings.leads.toLocaleString('en-US')} leads stored`);
     const big = await tickCost(m, dbPath, 100, 15);
     say('tick cost: 1,000 leads stored');
     const smallPath = join(dir, 'small.db');
@@ -455,13 +537,23 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     small0.db.$client.close();
     const small = await tickCost(m, smallPath, 100, 15);
     const ratio = big.medianMs / small.medianMs;
+    say(`tick cost: ${big.medianMs.toFixed(1)} ÷ ${small.medianMs.toFixed(1)} ms = ${ratio.toFixed(2)}×`);
 
-    say(`sequence cost: ${settings.probeLeads} leads each, ${settings.probeDays} simulated days, linear then branching`);
-    const probeStart = START + 80 * DAY;
-    const { linear, branching: branchingCost } = await sequenceCosts(seq, dbPath, settings.probeLeads, settings.probeDays, settings.probeRounds, probeStart);
-    say('step decision: 1,000,000 leads stored, then 1,000');
-    const decisionBig = await decisionCost(seq, dbPath, 100, 10, probeStart + 200 * DAY);
-    const decisionSmall = await decisionCost(seq, smallPath, 100, 10, probeStart + 200 * DAY);
+    let sequences: ScaleResults['sequences'] = null;
+    if (settings.measureSequences) {
+      say(`sequence cost: ${settings.probeLeads} leads each, ${settings.probeDays} simulated days, linear then branching`);
+      const probeStart = START + 80 * DAY;
+      const { linear, branching: branchingCost } = await sequenceCosts(seq, dbPath, settings.probeLeads, settings.probeDays, settings.probeRounds, probeStart);
+      say(`step decision: ${settings.leads.toLocaleString('en-US')} leads stored, then 1,000`);
+      const decisionBig = await decisionCost(seq, dbPath, 100, 10, probeStart + 200 * DAY);
+      const decisionSmall = await decisionCost(seq, smallPath, 100, 10, probeStart + 200 * DAY);
+      sequences = {
+        linear,
+        branching: branchingCost,
+        costRatio: branchingCost.usPerCall / linear.usPerCall,
+        decision: { small: decisionSmall, big: decisionBig, ratio: decisionBig.medianUs / decisionSmall.medianUs },
+      };
+    }
 
     const sendsPerWallSecond = sends / (wallMs / 1000);
     const results: Omit<ScaleResults, 'targets'> = {
@@ -469,6 +561,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       storage: { dir: base, commitMs: commitMs.here, tmpdirCommitMs: commitMs.tmpdir },
       setupMs,
       wallMs,
+      cpuMs,
       ticks,
       sends,
       sendsPerWallSecond,
@@ -483,13 +576,8 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
         examples: report.violations.slice(0, 5).map((v) => `${v.accountId} ${v.day} ${v.rule}: ${v.detail}`),
       },
       tickCost: { small, big, ratio },
-      sequences: {
-        branchingCampaigns: branching.length,
-        linear,
-        branching: branchingCost,
-        costRatio: branchingCost.usPerCall / linear.usPerCall,
-        decision: { small: decisionSmall, big: decisionBig, ratio: decisionBig.medianUs / decisionSmall.medianUs },
-      },
+      branchingCampaigns: branching.length,
+      sequences,
       floor,
     };
     return { ...results, targets: scaleTargets(results) };
@@ -500,40 +588,64 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
 
 /** The most a provider call may cost on the branching sequence, as a multiple of the linear one's. */
 export const BRANCHING_RATIO = 1.2;
-/** The most the simulation may cost per provider call, as a multiple of the bare writes of a call. */
-export const FLOOR_RATIO = 10;
+/** The most the simulation may cost per provider call, as a multiple of the bare writes of a call (issue 35: 3×, judged in CPU time). */
+export const FLOOR_RATIO = 3;
 const us = (ms: number) => (ms * 1000).toFixed(0);
 /** Wall ms per provider call over the whole run. */
 export const costPerCall = (r: Omit<ScaleResults, 'targets'>): number => r.wallMs / Math.max(1, r.sends);
 /** Replay ms per provider call of the captured day. */
-export const floorPerCall = (r: Omit<ScaleResults, 'targets'>): number => r.floor.replayMs / Math.max(1, r.floor.calls);
+export const floorPerCall = (r: Omit<ScaleResults, 'targets'>): number => (r.floor ? r.floor.replayMs / Math.max(1, r.floor.calls) : Number.NaN);
+/** Wall time per call ÷ the replay's wall time per call (shown beside the judged CPU ratio). */
 export const floorRatio = (r: Omit<ScaleResults, 'targets'>): number => costPerCall(r) / floorPerCall(r);
+/** CPU ms per provider call over the whole run, and of the replay. */
+export const cpuPerCall = (r: Omit<ScaleResults, 'targets'>): number => r.cpuMs / Math.max(1, r.sends);
+export const floorCpuPerCall = (r: Omit<ScaleResults, 'targets'>): number => (r.floor ? r.floor.replayCpuMs / Math.max(1, r.floor.calls) : Number.NaN);
+/**
+ * The judged ratio (issue 35): the run's CPU time per call ÷ the replay's. CPU time is what
+ * the process itself spent, which other work on a shared machine inflates far less than wall
+ * time; the wall ratio stays beside it.
+ */
+export const floorCpuRatio = (r: Omit<ScaleResults, 'targets'>): number => cpuPerCall(r) / floorCpuPerCall(r);
 
 export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['targets'] {
   const n = (x: number) => x.toLocaleString('en-US');
   const q = r.sequences;
+  const f = r.floor;
+  const limit = r.settings.rssLimitMB;
   return [
     {
-      text: 'Tick cost with 1,000,000 leads stored within 1.5× of 1,000 stored, same due work',
+      text: `Tick cost with ${n(r.settings.leads)} leads stored within 1.5× of 1,000 stored, same due work`,
       measured: `${r.tickCost.ratio.toFixed(2)}× (${r.tickCost.big.medianMs.toFixed(1)} vs ${r.tickCost.small.medianMs.toFixed(1)} ms median for ${r.tickCost.big.dueLeads} due leads sent)`,
       met: r.tickCost.ratio <= 1.5,
     },
+    ...(f
+      ? [
+          {
+            text: `The ${r.settings.days}-day simulation's cost per provider call within ${FLOOR_RATIO}× of the bare SQLite writes a call needs (the same statements, one transaction a call, same process)`,
+            measured: `${floorCpuRatio(r).toFixed(1)}× in CPU time (${us(cpuPerCall(r))} µs a call over the ${r.settings.days} days, ${(r.cpuMs / 1000).toFixed(1)} s for ${n(r.sends)} calls; the writes of day ${f.day} replayed: ${us(floorCpuPerCall(r))} µs a call); wall time ${floorRatio(r).toFixed(1)}× (${us(costPerCall(r))} ÷ ${us(floorPerCall(r))} µs)`,
+            met: floorCpuRatio(r) <= FLOOR_RATIO,
+          },
+        ]
+      : []),
+    ...(q
+      ? [
+          {
+            text: `A branching, 2-variant, 3-sender sequence: cost per provider call within ${BRANCHING_RATIO}× of the linear sequence's, same people, same database`,
+            measured: `${q.costRatio.toFixed(2)}× (${q.branching.usPerCall.toFixed(0)} µs a call over ${n(q.branching.calls)} calls vs ${q.linear.usPerCall.toFixed(0)} µs over ${n(q.linear.calls)})`,
+            met: q.costRatio <= BRANCHING_RATIO,
+          },
+          {
+            text: `A step decision with ${n(r.settings.leads)} leads stored within 1.5× of 1,000 stored`,
+            measured: `${q.decision.ratio.toFixed(2)}× (${q.decision.big.medianUs.toFixed(0)} vs ${q.decision.small.medianUs.toFixed(0)} µs median; ${n(q.decision.big.leadsStored)} and ${n(q.decision.small.leadsStored)} leads stored)`,
+            met: q.decision.ratio <= 1.5,
+          },
+        ]
+      : []),
     {
-      text: `The ${r.settings.days}-day simulation's cost per provider call within ${FLOOR_RATIO}× of the bare SQLite writes a call needs (the same statements, one transaction a call, same process)`,
-      measured: `${floorRatio(r).toFixed(1)}× (${us(costPerCall(r))} µs a call over the ${r.settings.days} days, ${(r.wallMs / 1000).toFixed(1)} s for ${n(r.sends)} calls; the writes of day ${r.floor.day} replayed: ${us(floorPerCall(r))} µs a call)`,
-      met: floorRatio(r) <= FLOOR_RATIO,
+      text: `RSS under ${limit >= 1024 ? `${limit / 1024} GB` : `${limit} MB`} throughout`,
+      measured: `max ${r.rss.maxMB.toFixed(0)} MB`,
+      met: r.rss.maxMB < limit,
     },
-    {
-      text: `A branching, 2-variant, 3-sender sequence: cost per provider call within ${BRANCHING_RATIO}× of the linear sequence's, same people, same database`,
-      measured: `${q.costRatio.toFixed(2)}× (${q.branching.usPerCall.toFixed(0)} µs a call over ${n(q.branching.calls)} calls vs ${q.linear.usPerCall.toFixed(0)} µs over ${n(q.linear.calls)})`,
-      met: q.costRatio <= BRANCHING_RATIO,
-    },
-    {
-      text: 'A step decision with 1,000,000 leads stored within 1.5× of 1,000 stored',
-      measured: `${q.decision.ratio.toFixed(2)}× (${q.decision.big.medianUs.toFixed(0)} vs ${q.decision.small.medianUs.toFixed(0)} µs median; ${n(q.decision.big.leadsStored)} and ${n(q.decision.small.leadsStored)} leads stored)`,
-      met: q.decision.ratio <= 1.5,
-    },
-    { text: 'RSS under 400 MB throughout', measured: `max ${r.rss.maxMB.toFixed(0)} MB`, met: r.rss.maxMB < 400 },
     {
       text: 'The safety auditor finds 0 violations',
       measured: `${r.audit.violations} over ${n(r.audit.calls)} provider calls, ${n(r.audit.accountDays)} account-days`,
@@ -542,17 +654,23 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
   ];
 }
 
-const BEGIN = '<!-- scale:begin -->';
-const END = '<!-- scale:end -->';
+/** The markers of a profile's section in RESULTS.md. */
+export const markers = (profile: ScaleSettings['profile']) =>
+  profile === 'agency'
+    ? { begin: '<!-- scale-agency:begin -->', end: '<!-- scale-agency:end -->' }
+    : { begin: '<!-- scale:begin -->', end: '<!-- scale:end -->' };
 
 export function renderScale(r: ScaleResults): string {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   const f = r.floor;
+  const q = r.sequences;
+  const { begin, end } = markers(r.settings.profile);
+  const agency = r.settings.profile === 'agency';
   const lines = [
-    BEGIN,
-    `## Scale simulation: ${r.settings.accounts} accounts, ${n(r.settings.leads)} leads, ${r.settings.days} simulated days`,
+    begin,
+    `## Scale simulation${agency ? ' at 10× (agency)' : ''}: ${n(r.settings.accounts)} accounts, ${n(r.settings.leads)} leads, ${r.settings.days} simulated days`,
     '',
-    `Generated by \`npm run bench:scale\` (bench/scale.ts) on ${new Date().toISOString()}; ${os.cpus().length} cores, Node ${process.version}, load average ${os
+    `Generated by \`npm run bench:scale${agency ? ' -- --agency' : ''}\` (bench/scale.ts) on ${new Date().toISOString()}; ${os.cpus().length} cores, Node ${process.version}, load average ${os
       .loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')} at the end (the machine is shared).`,
@@ -572,9 +690,13 @@ export function renderScale(r: ScaleResults): string {
       .map(([k, v]) => `${k} ${n(v)}`)
       .join(', ')} |`,
     `| Sends per wall-second | ${n(r.sendsPerWallSecond)} |`,
-    `| Cost per provider call | ${us(costPerCall(r))} µs over the ${r.settings.days} days; ${us(f.dayWallMs / Math.max(1, f.calls))} µs on day ${f.day} alone (${n(f.calls)} calls in ${(f.dayWallMs / 1000).toFixed(1)} s) |`,
-    `| Floor: day ${f.day}'s writes replayed | ${n(f.writes)} writes (${(f.writes / Math.max(1, f.calls)).toFixed(1)} a call) in ${n(f.calls)} transactions, ${(f.replayMs / 1000).toFixed(2)} s: ${us(floorPerCall(r))} µs a call |`,
-    `| Statements on day ${f.day}, per call | ${(f.reads / Math.max(1, f.calls)).toFixed(1)} reads, ${(f.writes / Math.max(1, f.calls)).toFixed(1)} writes; ${us(f.statementMs / Math.max(1, f.calls))} µs a call inside SQLite statements (commits not included) |`,
+    `| Cost per provider call | ${us(costPerCall(r))} µs over the ${r.settings.days} days${f ? `; ${us(f.dayWallMs / Math.max(1, f.calls))} µs on day ${f.day} alone (${n(f.calls)} calls in ${(f.dayWallMs / 1000).toFixed(1)} s)` : ''} |`,
+    ...(f
+      ? [
+          `| Floor: day ${f.day}'s writes replayed | ${n(f.writes)} writes (${(f.writes / Math.max(1, f.calls)).toFixed(1)} a call) in ${n(f.calls)} transactions, ${(f.replayMs / 1000).toFixed(2)} s: ${us(floorPerCall(r))} µs a call |`,
+          `| Statements on day ${f.day}, per call | ${(f.reads / Math.max(1, f.calls)).toFixed(1)} reads, ${(f.writes / Math.max(1, f.calls)).toFixed(1)} writes; ${us(f.statementMs / Math.max(1, f.calls))} µs a call inside SQLite statements (commits not included) |`,
+        ]
+      : []),
     `| RSS start / max / end | ${r.rss.startMB.toFixed(0)} / ${r.rss.maxMB.toFixed(0)} / ${r.rss.endMB.toFixed(0)} MB |`,
     `| RSS by simulated day | ${r.rss.samples
       .filter((_, i) => i % 5 === 0)
@@ -582,8 +704,8 @@ export function renderScale(r: ScaleResults): string {
       .join(', ')} MB |`,
     `| Tick for ${r.tickCost.small.dueLeads} due leads, ${n(r.tickCost.small.leadsStored)} stored | ${r.tickCost.small.medianMs.toFixed(1)} ms median, ${r.tickCost.small.p90Ms.toFixed(1)} ms p90 (${r.tickCost.small.runs} runs) |`,
     `| Tick for ${r.tickCost.big.dueLeads} due leads, ${n(r.tickCost.big.leadsStored)} stored | ${r.tickCost.big.medianMs.toFixed(1)} ms median, ${r.tickCost.big.p90Ms.toFixed(1)} ms p90 (${r.tickCost.big.runs} runs) |`,
-    `| Branching campaigns in the simulation | ${r.sequences.branchingCampaigns} of ${r.settings.accounts}, each with 3 senders (its account and the next two) |`,
-    ...[r.sequences.linear, r.sequences.branching].map(
+    `| Branching campaigns in the simulation | ${n(r.branchingCampaigns)} of ${n(r.settings.accounts)}, each with 3 senders (its account and the next two) |`,
+    ...(q ? [q.linear, q.branching] : []).map(
       (c) =>
         `| Probe: ${c.sequence} sequence, ${n(c.leads)} leads, ${c.days} days | ${n(c.calls)} calls in ${(c.wallMs / 1000).toFixed(1)} s, ${c.usPerCall.toFixed(0)} µs a call: ${Object.entries(
           c.byKind,
@@ -591,7 +713,7 @@ export function renderScale(r: ScaleResults): string {
           .map(([k, v]) => `${k} ${n(v)}`)
           .join(', ')} |`,
     ),
-    ...[r.sequences.decision.small, r.sequences.decision.big].map(
+    ...(q ? [q.decision.small, q.decision.big] : []).map(
       (d) =>
         `| Step decision, ${n(d.leadsStored)} leads stored | ${d.medianUs.toFixed(0)} µs median, ${d.p90Us.toFixed(0)} µs p90 (${d.decisions} decisions × ${d.runs} runs) |`,
     ),
@@ -603,20 +725,28 @@ export function renderScale(r: ScaleResults): string {
         : ''
     }; ${n(r.audit.calls)} calls replayed in ${(r.audit.auditMs / 1000).toFixed(1)} s |`,
     ...r.audit.examples.map((e) => `| Example violation | ${e} |`),
-    '',
-    `Where a call's time goes on day ${f.day}: the statements that took the most time inside SQLite, per provider call (each call timed on its own).`,
-    '',
-    '| Statement | Kind | Calls a provider call | µs a provider call |',
-    '|---|---|---|---|',
-    ...f.top.map((t) => `| \`${t.sql.replaceAll('|', '\\|')}\` | ${t.reader ? 'read' : 'write'} | ${t.perUnit.toFixed(2)} | ${t.usPerUnit.toFixed(1)} |`),
-    END,
+    ...(f
+      ? [
+          '',
+          `Where a call's time goes on day ${f.day}: the statements that took the most time inside SQLite, per provider call (each call timed on its own).`,
+          '',
+          '| Statement | Kind | Calls a provider call | µs a provider call |',
+          '|---|---|---|---|',
+          ...f.top.map((t) => `| \`${t.sql.replaceAll('|', '\\|')}\` | ${t.reader ? 'read' : 'write'} | ${t.perUnit.toFixed(2)} | ${t.usPerUnit.toFixed(1)} |`),
+        ]
+      : agency
+        ? ['', 'The write floor and the sequence probes are measured on the 200-account run above; this run is judged on memory, the auditor and the tick.']
+        : []),
+    end,
     '',
   ];
   return lines.join('\n');
 }
 
-/** Replaces the scale section of RESULTS.md (or appends it). */
+/** Replaces the scale section of RESULTS.md (or appends it); the section's first line names its markers. */
 export function writeScaleSection(file: string, section: string): void {
+  const BEGIN = section.slice(0, section.indexOf('\n'));
+  const END = BEGIN.replace(':begin', ':end');
   let text = '';
   try {
     text = readFileSync(file, 'utf8');
@@ -631,8 +761,9 @@ export function writeScaleSection(file: string, section: string): void {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const root = repoRoot();
-  const results = await runScale(root);
-  writeFileSync(join(root, 'bench', 'scale-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const agency = process.argv.includes('--agency');
+  const results = await runScale(root, agency ? agencySettings() : {});
+  writeFileSync(join(root, 'bench', agency ? 'scale-agency-results.json' : 'scale-results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeScaleSection(join(root, 'bench', 'RESULTS.md'), renderScale(results));
   for (const t of results.targets) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderScale, runScale } from '../../bench/scale.js';
+import { agencySettings, markers, renderScale, runScale } from '../../bench/scale.js';
 import { repoRoot } from '../../bench/lib/app.js';
 
 /**
@@ -23,8 +23,9 @@ describe('bench: the scale simulation', () => {
     expect(r.tickCost.ratio).toBeGreaterThan(0);
     expect(r.storage.commitMs).toBeGreaterThan(0);
     // The step runner: branching campaigns ran beside linear ones; both probes sent; decisions were timed.
-    expect(r.sequences.branchingCampaigns).toBe(2);
+    expect(r.branchingCampaigns).toBe(2);
     expect(r.byKind.visit ?? 0).toBeGreaterThan(0);
+    if (!r.sequences || !r.floor) throw new Error('the standard run measures the sequences and the floor');
     expect(r.sequences.linear.calls).toBeGreaterThan(60);
     expect(r.sequences.branching.byKind).toMatchObject({ visit: 60, connection_request: 60, withdrawal: expect.any(Number), like: expect.any(Number) });
     expect(r.sequences.costRatio).toBeGreaterThan(0);
@@ -35,11 +36,35 @@ describe('bench: the scale simulation', () => {
     expect(r.floor.calls).toBeGreaterThan(0);
     expect(r.floor.writes).toBeGreaterThan(r.floor.calls);
     expect(r.floor.replayMs).toBeGreaterThan(0);
+    expect(r.floor.replayCpuMs).toBeGreaterThan(0);
+    expect(r.cpuMs).toBeGreaterThan(0);
     expect(r.floor.top.length).toBeGreaterThan(0);
     const md = renderScale(r);
     expect(md).toContain('## Scale simulation: 6 accounts, 1,200 leads, 3 simulated days');
     expect(md).toContain('| The safety auditor finds 0 violations |');
-    expect(md).toMatch(/\| The 3-day simulation's cost per provider call within 10× of the bare SQLite writes a call needs .* \| \d+\.\d× \(/);
+    expect(md).toMatch(/\| The 3-day simulation's cost per provider call within 3× of the bare SQLite writes a call needs .* \| \d+\.\d× in CPU time \(/);
     expect(md).toContain("| Floor: day 2's writes replayed |");
+  }, 300_000);
+
+  it('--agency runs the same simulation judged on memory, the auditor and the tick, into its own section', async () => {
+    const r = await runScale(repoRoot(), { ...agencySettings(), accounts: 8, leads: 1600, days: 2, insertChunk: 500 });
+    expect(r.settings.profile).toBe('agency');
+    expect(r.floor).toBeNull();
+    expect(r.sequences).toBeNull();
+    expect(r.audit.violations).toBe(0);
+    expect(r.audit.calls).toBe(r.sends);
+    expect(r.sends).toBeGreaterThan(0);
+    // The setup's chunks were all written: 200 leads in each of the 8 campaigns, plus the probe's.
+    expect(r.tickCost.big.leadsStored).toBe(1600 + 100);
+    expect(r.targets.map((t) => t.text)).toEqual([
+      'Tick cost with 1,600 leads stored within 1.5× of 1,000 stored, same due work',
+      'RSS under 1 GB throughout',
+      'The safety auditor finds 0 violations',
+    ]);
+    const md = renderScale(r);
+    expect(md.startsWith(markers('agency').begin)).toBe(true);
+    expect(md).toContain('## Scale simulation at 10× (agency): 8 accounts, 1,600 leads, 2 simulated days');
+    expect(md).toContain('`npm run bench:scale -- --agency`');
+    expect(md).not.toContain('Floor:');
   }, 300_000);
 });

@@ -1,7 +1,7 @@
 import { findAccount, findAccounts, type AccountRow } from '../accounts/resolve.js';
 import type { Ctx } from '../context.js';
 import { nextWorkingTime } from '../safety/hours.js';
-import { allowance, allowances, rhythmOf, type Allowance, type SafetySettings } from '../safety/rules.js';
+import { allowance, allowances, rhythmOf, weekAllowance, type Allowance, type SafetySettings } from '../safety/rules.js';
 import { dayOf, nextUtcDay } from './calendar.js';
 import { ACCOUNT_RETRY_MS } from './failures.js';
 import { ACTION_KINDS, kindOfSend } from '../steps/registry.js';
@@ -131,10 +131,14 @@ const TOUCH_INTENTS = JSON.stringify(ACTION_KINDS.filter((k) => (k as { touch?: 
 export function touchWait(ctx: Ctx, safety: SafetySettings, accountId: string, leadId: string, now: number): number | null {
   const account = findAccount(ctx, accountId);
   if (!account) return null;
-  const a = allowance(ctx, account, safety, now);
-  const weekLeft = Math.max(0, a.week.connectionRequestLimit - a.week.connectionRequestsSent);
-  const from = nextUtcDay(now) - WEEK_DAYS * 86_400_000;
-  const ahead = intentStatements(ctx.db).touchedNotInvited.get({ account: accountId, from, lead: leadId, kinds: TOUCH_INTENTS }) ?? 0;
-  if (ahead < weekLeft) return null;
+  const week = weekAllowance(ctx, account, safety, now);
+  const weekLeft = Math.max(0, week.connectionRequestLimit - week.connectionRequestsSent);
+  // No invitation left this week: no touch may go ahead, whatever the count (most touch checks
+  // late in a week end here). Else the count only needs to reach what is left.
+  if (weekLeft > 0) {
+    const from = nextUtcDay(now) - WEEK_DAYS * 86_400_000;
+    const ahead = intentStatements(ctx.db).touchedNotInvited.get({ account: accountId, from, lead: leadId, kinds: TOUCH_INTENTS, upTo: weekLeft }) ?? 0;
+    if (ahead < weekLeft) return null;
+  }
   return nextWorkingTime(nextUtcDay(now), rhythmOf(account, safety));
 }

@@ -193,8 +193,17 @@ export function allowance(ctx: Ctx, account: AccountRow, s: SafetySettings, now:
   return allowances(ctx, [account], s, now).get(account.id) as Allowance;
 }
 
-/** `allowance` for several accounts at once, read in one statement. */
-export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: SafetySettings, now: number): Map<string, Allowance> {
+/**
+ * The account's rolling week of invitations (`allowance(...).week`) without reading the step
+ * kinds' own counts of today, which the week does not need: the touch pacing asks it for every
+ * visit and like.
+ */
+export function weekAllowance(ctx: Ctx, account: AccountRow, s: SafetySettings, now: number): Allowance['week'] {
+  return allowances(ctx, [account], s, now, false).get(account.id)?.week as Allowance['week'];
+}
+
+/** `allowance` for several accounts at once, read in one statement (`withOwn` false: the kinds' own counts left at 0). */
+export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: SafetySettings, now: number, withOwn = true): Map<string, Allowance> {
   const out = new Map<string, Allowance>();
   if (accountRows.length === 0) return out;
   const today = dayStart(now);
@@ -209,7 +218,7 @@ export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: Safe
     list.push(r);
     byAccount.set(r.accountId, list);
   }
-  const own = ownCounts(ctx, accountRows, today, now);
+  const own = withOwn ? ownCounts(ctx, accountRows, today, now) : new Map<string, Map<string, number>>();
   for (const account of accountRows) out.set(account.id, allowanceFrom(account, byAccount.get(account.id) ?? [], s, now, own.get(account.id)));
   return out;
 }

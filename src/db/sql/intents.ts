@@ -41,9 +41,10 @@ export interface IntentStatements {
   /**
    * How many leads other than `lead` the account touched since `from` with a send of one of `kinds`
    * (a JSON array: the visits and likes; calls that did not fail) and has not invited yet, while they may still be invited: the touches running ahead of
-   * its invitations.
+   * its invitations. Counted up to `upTo` (what the account may still invite this week): the
+   * caller needs only to know whether the count reaches it.
    */
-  touchedNotInvited: Statement<[{ account: string; from: number; lead: string; kinds: string }], number>;
+  touchedNotInvited: Statement<[{ account: string; from: number; lead: string; kinds: string; upTo: number }], number>;
   /** Send records of the given kinds (a JSON array) per account in [from, to), calls that did not fail. */
   kindsOfMany: Statement<[{ ids: string; kinds: string; from: number; to: number }], { accountId: string; kind: string; n: number }>;
 }
@@ -78,11 +79,11 @@ export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
        GROUP BY account_id, kind`,
     ),
     touchedNotInvited: c
-      .prepare<[{ account: string; from: number; lead: string }], number>(
-        `SELECT count(DISTINCT i.lead_id) FROM engine_intents i JOIN leads l ON l.id = i.lead_id
+      .prepare<[{ account: string; from: number; lead: string; kinds: string; upTo: number }], number>(
+        `SELECT count(*) FROM (SELECT DISTINCT i.lead_id FROM engine_intents i JOIN leads l ON l.id = i.lead_id
          WHERE i.account_id = @account AND i.created_at >= @from AND i.kind IN (SELECT value FROM json_each(@kinds)) AND i.state != 'failed'
          AND i.lead_id != @lead AND l.invited_at IS NULL AND l.connection_request_accepted = 0 AND l.excluded = 0 AND l.replied = 0
-         AND l.stage = 'new'`,
+         AND l.stage = 'new' LIMIT (SELECT @upTo))`,
       )
       .pluck(),
   };

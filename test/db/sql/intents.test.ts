@@ -79,4 +79,22 @@ describe('intent statements', () => {
     expect(rows(a.db)[0]).toMatchObject({ state: 'sent', chatId: 'chat_old', messageId: 'm1' });
     expect(intentStatements(a.db).settle.run({ ...settle, state: 'failed' }).changes).toBe(0);
   });
+
+  it('counts the leads touched ahead of their invitation, each once, up to what the caller asks', () => {
+    const { db } = variedCtx();
+    const s = intentStatements(db);
+    // Two visits of lead_5, one of lead_6, a failed one of lead_7, and an invitation (not a touch).
+    insertIntent(db, intent('int_1', { leadId: 'lead_5', kind: 'visit', state: 'sent', createdAt: 100 }));
+    insertIntent(db, intent('int_2', { leadId: 'lead_5', kind: 'visit', state: 'sent', createdAt: 110 }));
+    insertIntent(db, intent('int_3', { leadId: 'lead_6', kind: 'visit', state: 'sent', createdAt: 120 }));
+    insertIntent(db, intent('int_4', { leadId: 'lead_7', kind: 'visit', state: 'failed', createdAt: 130 }));
+    insertIntent(db, intent('int_5', { leadId: 'lead_1', kind: 'connection_request', state: 'sent', createdAt: 140 }));
+    const count = (upTo: number, lead = 'lead_none', from = 0) =>
+      s.touchedNotInvited.get({ account: 'acc_a', from, lead, kinds: JSON.stringify(['visit']), upTo });
+    expect(count(100)).toBe(2);
+    expect(count(100, 'lead_5')).toBe(1);
+    expect(count(100, 'lead_none', 115)).toBe(1);
+    expect(count(2)).toBe(2);
+    expect(count(1)).toBe(1);
+  });
 });
