@@ -14,6 +14,8 @@ import { CrmWorker } from '../../src/workers/crm/worker.js';
 import { StandInModel } from '../drafts/stand-in-model.js';
 import { engineWorkspace, harness, type Harness, url } from '../engine/helpers.js';
 import { TEST_KEY } from '../helpers.js';
+import { until } from '../imports/children.js';
+import { updateLead } from '../../src/core/leads/update.js';
 import { HubSpotStandIn } from '../network/hubspot/stand-in.js';
 
 /**
@@ -200,4 +202,37 @@ describe('HubSpot sync, end to end on the stand-in', () => {
     expect(await worker.poll()).toEqual({ read: 0, ended: 0, unmatched: 0 });
     expect(hs.count()).toBe(0);
   });
+
+  it('the server starts the worker from its config and it pushes on its own timer; without the token it does not start', async () => {
+    hs = new HubSpotStandIn();
+    await hs.start();
+    cleanup.push(() => hs.stop());
+    const config = { crm: { hubspot: { tokenEnv: TOKEN_ENV, basePath: hs.url, pollSeconds: 3600 } } };
+    const settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: 'development' as const, simSpeed: 1, config };
+    const start = async (vars: Record<string, string>) => {
+      const h = harness(engineWorkspace([{ slug: 'pat-sim-fast-accept-sim-replies-positive', firstName: 'Pat' }]));
+      h.ctx.crm = crmSyncOf(config.crm)!;
+      await h.runUntil(() => h.lead('lead_1').replied, 10 * 60_000);
+      updateLead(h.ctx, 'cmp', 'lead_1', { tag: 'Interested' });
+      // The adapter reads the token at each call: it stays set until the test ends.
+      Object.assign(process.env, vars);
+      cleanup.push(() => {
+        for (const k of Object.keys(vars)) delete process.env[k];
+      });
+      return { h, server: await startServer(settings, silentLogger(), h.ctx, { engine: false, lookalike: false }) };
+    };
+    const without = await start({});
+    expect(without.server.crm).toBeNull();
+    expect(crmBacklog(without.h.ctx).pending).toBeGreaterThan(0);
+    await without.server.close();
+    expect(hs.count()).toBe(0);
+
+    const withToken = await start({ [TOKEN_ENV]: hs.token });
+    expect(withToken.server.crm).not.toBeNull();
+    await until(() => hs.objects.deals.size === 1, 'the deal at the stand-in', 40_000);
+    await until(() => crmBacklog(withToken.h.ctx).pending === 0, 'the outbox to drain', 40_000);
+    expect(crmBacklog(withToken.h.ctx).failed).toBe(0);
+    expect(hs.objects.contacts.size).toBe(1);
+    await withToken.server.close();
+  }, 120_000);
 });
