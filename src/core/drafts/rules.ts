@@ -43,7 +43,7 @@ const codePoints = (s: string): number => {
  */
 export function draftFieldProblem(kind: DraftKind, field: 'text' | 'subject', value: string): string | null {
   const max = DRAFT_LIMITS[kind][field];
-  if (max === null) return `only an InMail or an email draft has a subject; this is ${KIND_NAME[kind]}.`;
+  if (max === null) return `only an InMail draft has a subject, and an email draft; this is ${KIND_NAME[kind]}.`;
   if (value.trim() === '') return `must not be blank.`;
   const words = wordsProblem(value);
   if (words) return words;
