@@ -18,6 +18,9 @@
  * its own it skips the million-lead fixture), enrich (enriching leads known only by their URL
  * against the profile lookup alone, on the simulator; BENCH_ENRICH_LEADS per round; on its own
  * it skips the fixture too), triage (10,000 replies through the triage rules; on its own it skips
+ * the fixture too), imap (10,000 messages read from Dovecot by IMAP and matched as replies through
+ * the mail poller, against imapflow fetching them alone; needs Debian's Postfix and Dovecot and
+ * root, as the email end-to-end test does; BENCH_IMAP_MESSAGES shrinks it; on its own it skips
  * the fixture too). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
@@ -39,6 +42,7 @@ import {
   approveAllTargets,
   enrichTargets,
   triageTargets,
+  imapTargets,
   auditTargets,
   draftsTargets,
   evaluateTargets,
@@ -60,6 +64,7 @@ import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 import { type ApprovalBench, type ApproveAllBench, runApproval, runApproveAll } from './lib/approval.js';
 import { type EnrichBench, runEnrich } from './lib/enrich.js';
 import { runTriage, type TriageBench } from './lib/triage.js';
+import { type ImapBench, runImap } from './lib/imap.js';
 import { type AuditBench, runAudit } from './lib/audit.js';
 
 const envInt = (name: string, fallback: number): number => {
@@ -97,6 +102,7 @@ const PARTS = [
   'enrich',
   'triage',
   'audit',
+  'imap',
 ] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
@@ -418,6 +424,15 @@ async function auditPart(root: string): Promise<AuditBench> {
   return r;
 }
 
+/** Reading and matching an inbox's replies by IMAP (bench/lib/imap.ts), in this process, against Dovecot on loopback. */
+async function imapPart(root: string): Promise<ImapBench> {
+  const messages = envInt('BENCH_IMAP_MESSAGES', 10_000);
+  say(`imap: ${messages.toLocaleString('en-US')} messages read from Dovecot and matched through the mail poller, against imapflow alone`);
+  const r = await runImap(root, { messages }, say);
+  for (const t of imapTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+  return r;
+}
+
 /** "Approve all N matching" (bench/lib/approval.ts): 10,000 pending drafts previewed and approved, server-side. */
 async function approveAllPart(root: string): Promise<ApproveAllBench> {
   say('approve all: 10,000 pending drafts, previewed and approved through the operator verbs');
@@ -430,8 +445,9 @@ async function approveAllPart(root: string): Promise<ApproveAllBench> {
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
-  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage' || p === 'audit')) {
+  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage' || p === 'audit' || p === 'imap')) {
     if (ONLY.has('triage')) await triagePart(root);
+    if (ONLY.has('imap')) await imapPart(root);
     if (ONLY.has('approveall')) await approveAllPart(root);
     if (ONLY.has('approval')) await approvalPart(root);
     if (ONLY.has('enrich')) await enrichPart(root);
@@ -830,6 +846,7 @@ async function main(): Promise<boolean> {
     const auditCase = want('audit') ? await auditPart(root) : undefined;
     const approveAllCase = want('approveall') ? await approveAllPart(root) : undefined;
     const triageCase = want('triage') ? await triagePart(root) : undefined;
+    const imapCase = want('imap') ? await imapPart(root) : undefined;
     if (ONLY !== null) {
       printOnly(runs, importCase, cold);
       return false;
@@ -864,6 +881,7 @@ async function main(): Promise<boolean> {
       ...(auditCase ? { auditCase } : {}),
       ...(approveAllCase ? { approveAllCase } : {}),
       ...(triageCase ? { triageCase } : {}),
+      ...(imapCase ? { imapCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
