@@ -226,6 +226,125 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     }
   });
 
+  it('the sequence editor builds a multichannel sequence with an email step, its variants and the email conditions; it saves and reads back', async () => {
+    const step = (name: string) => page.getByRole('group', { name, exact: true });
+    const add = async (list: string, kind: string) => {
+      await page.getByLabel(`Kind of step to add to ${list}`, { exact: true }).selectOption(kind);
+      await page.getByRole('button', { name: `Add step to ${list}`, exact: true }).click();
+    };
+    await page.goto(`${server.url}/app/agents/new`);
+    await heading('New agent');
+    await page.getByLabel('Name', { exact: true }).fill('Invite, else email');
+    // The starter: invite; if accepted, wait and a message; else withdraw. The email goes in the else branch.
+    await step('Step 5: Withdraw the invitation').waitFor();
+    await add('step 2, not accepted after 21 days', 'email');
+    const email = step('Step 6: Email');
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe(await email.getByLabel('Subject', { exact: true }).getAttribute('id'));
+    await email.getByLabel('Subject', { exact: true }).fill('Hiring at {{companyName|your team}}');
+    await email.getByLabel('Text', { exact: true }).fill('Hi {{firstName|there}}, I tried to reach you on LinkedIn. Worth a short call?');
+    await email.getByRole('button', { name: 'Add variant B to step 6' }).click();
+    await email.getByLabel('Text, variant B', { exact: true }).fill('Hi {{firstName|there}}, is hiring a priority this quarter?');
+    await email.getByLabel("Subject, variant B (blank: variant A's)").fill('A question, {{firstName|there}}');
+    // Only those who do not answer the email within 4 days get a follow-up.
+    await add('step 2, not accepted after 21 days', 'if');
+    const replied = step('Step 7: Branch on a condition');
+    await replied.getByLabel('Condition').selectOption('email_replied');
+    await replied.getByLabel('Within (hours)').fill('96');
+    await page.getByRole('group', { name: 'Step 7: Then · Replied to an email within 4 days' }).getByText('A reply ends').waitFor();
+    await add('step 7, no email reply after 4 days', 'email');
+    const followUp = step('Step 8: Email');
+    await followUp.getByLabel('Subject', { exact: true }).fill('Re: Hiring at {{companyName|your team}}');
+    await followUp.getByLabel('Text', { exact: true }).fill('Bringing this back to the top of your inbox, {{firstName|there}}.');
+    // At the top level: a bounce sends the lead back to LinkedIn with a visit; a tag waits for triage.
+    await add('the sequence', 'if');
+    const bounced = step('Step 9: Branch on a condition');
+    await bounced.getByLabel('Condition').selectOption('email_bounced');
+    await bounced.getByLabel('Within (hours)').fill('48');
+    await add('step 9, email bounced within 2 days', 'visit');
+    await add('the sequence', 'if');
+    const tagged = step('Step 11: Branch on a condition');
+    await tagged.getByLabel('Condition').selectOption('tagged');
+    await tagged.getByLabel('Interested', { exact: true }).check();
+    await tagged.getByLabel('Meeting request').check();
+    await tagged.getByLabel('Within (hours)').fill('72');
+    await add('step 11, not tagged meeting request or interested after 3 days', 'wait');
+    await page.getByText('12 of 25 steps').waitFor();
+    await expectAccessible();
+    await page.getByRole('form', { name: 'Agent sequence' }).screenshot({ path: join(shots, 'agent-sequence-email.png') });
+
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await heading('Invite, else email');
+    const agentId = new URL(page.url()).pathname.split('/').at(-1) ?? '';
+    expect(agentId).toMatch(/^tpl_/);
+    const saved = (await server.rest(`/agents/${agentId}`)).body as { steps: Record<string, any>[] };
+    const strip = (steps: Record<string, any>[]): unknown[] =>
+      steps.map(({ id: _id, ...s }) => (s.kind === 'if' ? { ...s, then: strip(s.then), else: strip(s.else) } : s));
+    expect(strip(saved.steps)).toEqual([
+      { kind: 'invite', note: 'Hi {{firstName|there}}, ' },
+      {
+        kind: 'if',
+        condition: 'accepted',
+        withinHours: 504,
+        then: [
+          { kind: 'wait', hours: 24 },
+          { kind: 'message', text: 'Thanks for connecting, {{firstName|there}}!' },
+        ],
+        else: [
+          { kind: 'withdraw' },
+          {
+            kind: 'email',
+            subject: 'Hiring at {{companyName|your team}}',
+            text: 'Hi {{firstName|there}}, I tried to reach you on LinkedIn. Worth a short call?',
+            variants: [{ subject: 'A question, {{firstName|there}}', text: 'Hi {{firstName|there}}, is hiring a priority this quarter?' }],
+          },
+          {
+            kind: 'if',
+            condition: 'email_replied',
+            withinHours: 96,
+            then: [],
+            else: [{ kind: 'email', subject: 'Re: Hiring at {{companyName|your team}}', text: 'Bringing this back to the top of your inbox, {{firstName|there}}.' }],
+          },
+        ],
+      },
+      { kind: 'if', condition: 'email_bounced', withinHours: 48, then: [{ kind: 'visit' }], else: [] },
+      { kind: 'if', condition: 'tagged', tags: ['Meeting request', 'Interested'], withinHours: 72, then: [], else: [{ kind: 'wait', hours: 24 }] },
+    ]);
+
+    // Read back: the editor shows what was saved.
+    await page.reload();
+    await heading('Invite, else email');
+    expect(await step('Step 6: Email').getByLabel('Subject, variant A', { exact: true }).inputValue()).toBe('Hiring at {{companyName|your team}}');
+    expect(await step('Step 11: Branch on a condition').getByLabel('Condition').inputValue()).toBe('tagged');
+    expect(await step('Step 11: Branch on a condition').getByLabel('Interested', { exact: true }).isChecked()).toBe(true);
+
+    // A campaign of the agent with a mailbox: its funnel lists the email steps, variants A and B with their subjects.
+    const created = await server.rest('/campaigns', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Multichannel', assignedTemplateId: agentId, mailboxIds: ['mbx_sales'] }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const campaignId = (created.body as { id: string }).id;
+    expect((created.body as { mailboxIds: string[] }).mailboxIds).toEqual(['mbx_sales']);
+    await page.goto(`${server.url}/app/campaigns/${campaignId}`);
+    // Its mailboxes, by name, ticked as saved; adding the second one goes through update_campaign.
+    const chosen = page.getByRole('group', { name: 'Mailboxes that send for this campaign' });
+    expect(await chosen.getByLabel(/^Sales mail/).isChecked()).toBe(true);
+    await chosen.getByLabel(/^Dev mail/).check();
+    await page.getByRole('button', { name: 'Save mailboxes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Mailboxes saved.' }).waitFor();
+    const devId = mailboxesOf().find((m) => m.address === 'dev@outreach.test')?.id;
+    expect(((await server.rest(`/campaigns/${campaignId}`)).body as { mailboxIds: string[] }).mailboxIds).toEqual(['mbx_sales', devId]);
+    const funnel = page.getByRole('table', { name: /Each step of the agent and its variants/ });
+    await funnel.waitFor();
+    const emailRows = funnel.locator('tbody').filter({ hasText: 'Step 6: Email' });
+    await emailRows.getByText('Hiring at {{companyName|your team}} · Hi {{firstName|there}}', { exact: false }).waitFor();
+    await emailRows.getByText('A question, {{firstName|there}} ·', { exact: false }).waitFor();
+    await funnel.locator('tbody').filter({ hasText: 'Step 7: If replied to an email within 4 days' }).waitFor();
+    await funnel.locator('tbody').filter({ hasText: 'Step 9: If email bounced within 2 days' }).waitFor();
+    await funnel.locator('tbody').filter({ hasText: 'Step 11: If tagged Meeting request or Interested within 3 days' }).waitFor();
+    await expectAccessible();
+  }, 120_000);
+
   it('the inbox shows the email thread beside the LinkedIn ones, each message marked by its channel', async () => {
     await page.getByRole('link', { name: 'Inbox' }).click();
     await heading('Inbox');
