@@ -174,6 +174,8 @@ export const campaigns = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
     /** JSON array of account ids that send for the campaign; empty means the agent's account. */
     senderAccountIds: text('sender_account_ids').notNull().default('[]'),
+    /** JSON array of mailbox ids that send the campaign's email steps (migration 0024). */
+    mailboxIds: text('mailbox_ids').notNull().default('[]'),
   },
   (t) => [index('campaigns_status').on(t.status, t.seq), index('campaigns_updated').on(t.updatedAt, t.seq)],
 );
@@ -967,7 +969,7 @@ export const stepEvents = sqliteTable(
     stepId: text('step_id').notNull(),
     kind: text('kind').notNull(),
     variant: text('variant').notNull(),
-    /** sent | skipped | accepted | replied */
+    /** sent | skipped | accepted | replied | bounced (an email step's send that bounced) */
     event: text('event').notNull(),
     /** Why a step was skipped (not_connected, no_posts, no_sales_navigator, …); null otherwise. */
     reason: text('reason'),
@@ -994,6 +996,8 @@ export const stepStats = sqliteTable(
     skipped: integer('skipped').notNull().default(0),
     accepted: integer('accepted').notNull().default(0),
     replied: integer('replied').notNull().default(0),
+    /** An email step's sends that bounced (migration 0024). */
+    bounced: integer('bounced').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.campaignId, t.stepId, t.variant] })],
 );
@@ -1150,3 +1154,5 @@ export const simMail = sqliteTable(
   },
   (t) => [index('sim_mail_mailbox').on(t.mailboxId, t.uid)],
 );
+
+export * from './schema/lead-email.js';

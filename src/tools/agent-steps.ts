@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
 import { AgentStep, CONDITIONS, STEP_KINDS, StepInput, StepsUpdate, VARIANTS_MAX, WAIT_HOURS_MAX, WITHIN_HOURS_MAX } from '../core/agents/steps.js';
 import { ACTION_KINDS } from '../core/steps/registry.js';
+import { LEAD_TAGS } from '../core/leads/enums.js';
 
 /** A JSON Schema node (as schemas.ts has it; not imported from there, which imports this). */
 type JsonObject = { [key: string]: unknown };
@@ -43,10 +44,14 @@ export const STEP_LISTING: JsonObject = {
       minItems: 1,
       maxItems: VARIANTS_MAX,
       items: { type: 'object' },
-      description: 'A/B test: alternatives B, C…: [{note}] on an invite, [{text}] on a message.',
+      description: 'A/B test: alternatives B, C…: [{note}] on an invite, [{text}] on a message, [{text, subject?}] on an email.',
     },
     hours: { type: 'integer', minimum: 1, maximum: WAIT_HOURS_MAX },
-    condition: { enum: [...CONDITIONS], description: 'if: accepted (the invitation) or replied.' },
+    condition: {
+      enum: [...CONDITIONS],
+      description: 'if: accepted (the invitation), replied (either channel), email_replied, email_bounced, or tagged (with tags).',
+    },
+    tags: { type: 'array', minItems: 1, items: { enum: [...LEAD_TAGS] }, description: 'if tagged: the lead tags any of which takes then.' },
     withinHours: { type: 'integer', minimum: 1, maximum: WITHIN_HOURS_MAX, description: 'Hours to wait for the condition.' },
     then: steps,
     else: steps,
@@ -65,6 +70,7 @@ export const AGENT_STEP_LISTING: JsonObject = {
     variants: { type: 'array', items: { type: 'object' } },
     hours: { type: 'integer' },
     condition: { enum: [...CONDITIONS] },
+    tags: { type: 'array', items: { enum: [...LEAD_TAGS] } },
     withinHours: { type: 'integer' },
     then: outSteps,
     else: outSteps,

@@ -17,6 +17,6 @@ export const updateCampaignTool = defineTool({
   toolset: 'manage',
   errors: ['conflict'],
   http: { method: 'PATCH', path: '/campaigns/:campaignId' },
-  sameArgumentsAs: { tool: 'create_campaign', fields: ['name', 'assignedTemplateId', 'senderAccountIds'] },
+  sameArgumentsAs: { tool: 'create_campaign', fields: ['name', 'assignedTemplateId', 'senderAccountIds', 'mailboxIds'] },
   handler: (ctx, { campaignId, ...input }) => updateCampaign(ctx, campaignId, input),
 });

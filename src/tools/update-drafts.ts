@@ -43,12 +43,13 @@ export function approvalConfirmation(ctx: Ctx, input: UpdateDraftsInput): string
 const KIND_WORDS = [
   ['message', 'message', 'messages'],
   ['inmail', 'InMail', 'InMails'],
+  ['email', 'email', 'emails'],
   ['invite', 'invitation', 'invitations'],
 ] as const;
 
 /** "2 messages and 1 invitation": each kind approved, named as what it is. */
 export function whatIsSent(kinds: SendsToConfirm['kinds']): string {
-  const parts = KIND_WORDS.filter(([kind]) => kinds[kind] > 0).map(([kind, one, many]) => `${kinds[kind]} ${kinds[kind] === 1 ? one : many}`);
+  const parts = KIND_WORDS.filter(([kind]) => (kinds[kind] ?? 0) > 0).map(([kind, one, many]) => `${kinds[kind]} ${kinds[kind] === 1 ? one : many}`);
   return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 }
 

@@ -302,7 +302,9 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
             condition: 'email_replied',
             withinHours: 96,
             then: [],
-            else: [{ kind: 'email', subject: 'Re: Hiring at {{companyName|your team}}', text: 'Bringing this back to the top of your inbox, {{firstName|there}}.' }],
+            else: [
+              { kind: 'email', subject: 'Re: Hiring at {{companyName|your team}}', text: 'Bringing this back to the top of your inbox, {{firstName|there}}.' },
+            ],
           },
         ],
       },

@@ -56,6 +56,7 @@ const KIND_WORDS: Record<DraftKind, [one: string, many: string]> = {
   invite: ['invitation', 'invitations'],
   message: ['message', 'messages'],
   inmail: ['InMail', 'InMails'],
+  email: ['email', 'emails'],
 };
 
 /** "1 invitation", "3 messages": a count with its noun, singular or plural. */
@@ -63,7 +64,7 @@ export const countOf = (kind: DraftKind, n: number): string => `${n} ${KIND_WORD
 
 /** "1 invitation and 2 messages", "3 InMails": what an approval sends, by kind, in words. */
 export function kindsInWords(kinds: Partial<Record<DraftKind, number>>): string {
-  const parts = (['invite', 'message', 'inmail'] as const).filter((k) => (kinds[k] ?? 0) > 0).map((k) => countOf(k, kinds[k] ?? 0));
+  const parts = (['invite', 'message', 'inmail', 'email'] as const).filter((k) => (kinds[k] ?? 0) > 0).map((k) => countOf(k, kinds[k] ?? 0));
   if (parts.length === 0) return 'nothing';
   if (parts.length === 1) return parts[0] as string;
   return `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
@@ -72,13 +73,14 @@ export function kindsInWords(kinds: Partial<Record<DraftKind, number>>): string 
 /** Drafts counted by sender and by kind, as a confirmation names them. */
 export function countSends(drafts: readonly Pick<Draft, 'accountId' | 'kind'>[]): {
   count: number;
-  kinds: Record<DraftKind, number>;
+  kinds: Record<Exclude<DraftKind, 'email'>, number> & { email?: number };
   accounts: { accountId: string; count: number }[];
 } {
-  const kinds: Record<DraftKind, number> = { invite: 0, message: 0, inmail: 0 };
+  // `email` is counted once there is an email draft, so the counts read as before for LinkedIn alone.
+  const kinds: Record<Exclude<DraftKind, 'email'>, number> & { email?: number } = { invite: 0, message: 0, inmail: 0 };
   const accounts = new Map<string, number>();
   for (const d of drafts) {
-    kinds[d.kind] += 1;
+    kinds[d.kind] = (kinds[d.kind] ?? 0) + 1;
     const from = d.accountId ?? '';
     accounts.set(from, (accounts.get(from) ?? 0) + 1);
   }

@@ -128,7 +128,7 @@ export type UpdateDraftsResult = Omit<ToolOutput<'update_drafts'>, 'results'> & 
 export interface ApprovePreview {
   count: number;
   accounts: { accountId: string; name: string | null; count: number }[];
-  kinds: { invite: number; message: number; inmail: number };
+  kinds: { invite: number; message: number; inmail: number; email?: number };
   token: string;
 }
 export interface ApproveMatchingResult {

@@ -8,6 +8,7 @@ import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js'
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
 import { findAccount } from '../accounts/resolve.js';
+import { kindOf } from '../steps/registry.js';
 import { PLACEHOLDERS, renderMessage, renderNote, renderTemplate, unknownPlaceholders, fitTo, type RenderLead } from './render.js';
 import {
   AgentStep,
@@ -321,6 +322,13 @@ function previewStep(step: Step, path: string, lead: RenderLead): z.infer<typeof
   }
   if (step.kind === 'inmail') {
     return { ...base, subject: fitTo(renderTemplate(step.subject, lead), 200), variants: [{ variant: 'A', text: renderMessage(step.text, lead) }] };
+  }
+  if (step.kind === 'email') {
+    const variants = VARIANT_LETTERS.slice(0, variantCount(step)).map((variant) => {
+      const words = kindOf(step).words?.(step, lead, variant);
+      return { variant, text: words?.text ?? '' };
+    });
+    return { ...base, subject: kindOf(step).words?.(step, lead, 'A').subject ?? undefined, variants };
   }
   return base;
 }

@@ -7,6 +7,7 @@ import { type ActionKind, variantOf, type VariantLetter } from '../steps/kind.js
 import { ACTION_KINDS, type ActionKindName, type ActionStep, actionKind, kindOf } from '../steps/registry.js';
 import type { NestingRule } from '../validation.js';
 import { PLACEHOLDERS, unknownPlaceholders } from './render.js';
+import { LEAD_TAGS, type LeadTag } from '../leads/enums.js';
 
 /**
  * An agent's sequence as steps (docs/sequences.md): the kinds, their shape rules, their ids,
@@ -22,8 +23,15 @@ export const WITHIN_HOURS_MAX = 2160;
 /** The kinds that reach the network (one module each, src/core/steps/), then the sequence's own: `wait` and `if`. */
 export const STEP_KINDS = [...ACTION_KINDS.map((k) => k.kind), 'wait', 'if'] as [...ActionKindName[], 'wait', 'if'];
 export type StepKind = ActionKindName | 'wait' | 'if';
-export const CONDITIONS = ['accepted', 'replied'] as const;
+/**
+ * What an `if` waits for: the invitation accepted, a reply (on either channel), a reply to one of
+ * our emails, one of our emails bounced, or a person (or the assistant) giving the lead one of
+ * `tags` (the confirmed tag; a triage suggestion alone does not count).
+ */
+export const CONDITIONS = ['accepted', 'replied', 'email_replied', 'email_bounced', 'tagged'] as const;
 export type Condition = (typeof CONDITIONS)[number];
+const CONDITION_HELP =
+  'accepted: the invitation was accepted; replied: the lead replied; email_replied: to an email; email_bounced: an email bounced; tagged: the lead was given one of tags.';
 
 const STEP_ID = /^stp_[A-Za-z0-9]{1,40}$/;
 
@@ -43,7 +51,13 @@ const WaitIn = z.strictObject({
 const IfIn = z.strictObject({
   id: StepId.optional(),
   kind: z.literal('if'),
-  condition: z.enum(CONDITIONS).describe('accepted: the invitation was accepted; replied: the lead replied.'),
+  condition: z.enum(CONDITIONS).describe(CONDITION_HELP),
+  tags: z
+    .array(z.enum(LEAD_TAGS))
+    .min(1)
+    .max(LEAD_TAGS.length)
+    .optional()
+    .describe('For tagged: the tags any of which takes then; required with tagged, refused with the other conditions.'),
   withinHours: z.number().int().min(1).max(WITHIN_HOURS_MAX).describe(`Hours to wait for it, 1..${WITHIN_HOURS_MAX}.`),
   get then() {
     return z.array(StepInputSchema).optional().describe('Steps taken as soon as the condition holds.');
@@ -57,7 +71,7 @@ const IfIn = z.strictObject({
 export type StepInput =
   | (Record<string, unknown> & { id?: string; kind: ActionKindName })
   | { id?: string; kind: 'wait'; hours: number }
-  | { id?: string; kind: 'if'; condition: Condition; withinHours: number; then?: StepInput[]; else?: StepInput[] };
+  | { id?: string; kind: 'if'; condition: Condition; tags?: LeadTag[]; withinHours: number; then?: StepInput[]; else?: StepInput[] };
 
 const StepInputSchema: z.ZodType<StepInput, StepInput> = z
   .discriminatedUnion('kind', [...(ActionIns as unknown as [z.ZodObject, ...z.ZodObject[]]), WaitIn, IfIn])
@@ -97,7 +111,7 @@ export const StepsUpdate = z
 export type Step =
   | ActionStep
   | { id: string; kind: 'wait'; hours: number }
-  | { id: string; kind: 'if'; condition: Condition; withinHours: number; then: Step[]; else: Step[] };
+  | { id: string; kind: 'if'; condition: Condition; tags?: LeadTag[]; withinHours: number; then: Step[]; else: Step[] };
 
 const AgentStepSchema: z.ZodType<Step> = z
   .discriminatedUnion('kind', [
@@ -107,6 +121,7 @@ const AgentStepSchema: z.ZodType<Step> = z
       id: z.string(),
       kind: z.literal('if'),
       condition: z.enum(CONDITIONS),
+      tags: z.array(z.enum(LEAD_TAGS)).optional(),
       withinHours: z.number().int(),
       get then(): z.ZodArray<z.ZodType<Step>> {
         return z.array(AgentStepSchema);
@@ -185,6 +200,19 @@ export function enterBranch(steps: readonly Step[], ifStep: Extract<Step, { kind
   return ifStep[branch][0] ?? stepAfter(steps, ifStep.id);
 }
 
+/** Whether the steps send an email (a kind of the email channel): the campaign then needs a mailbox. */
+export function stepsUseEmail(steps: readonly Step[]): boolean {
+  return walkSteps(steps).some(({ step }) => step.kind !== 'wait' && step.kind !== 'if' && kindOf(step).channel === 'email');
+}
+
+/** Whether the steps read what the email channel knows of a lead: they email, or an `if` waits on an email. */
+export function stepsReadEmail(steps: readonly Step[]): boolean {
+  return (
+    stepsUseEmail(steps) ||
+    walkSteps(steps).some(({ step }) => step.kind === 'if' && (step.condition === 'email_replied' || step.condition === 'email_bounced'))
+  );
+}
+
 /** How many variants a step has (1 for a step without variants or one that takes none). */
 export function variantCount(step: Step): number {
   if (step.kind === 'wait' || step.kind === 'if') return 1;
@@ -235,6 +263,7 @@ export function buildSteps(input: readonly StepInput[], known: KnownSteps | null
   if (tooDeep) throw validationError(STEPS_NESTING.tooDeep(tooDeep.path, tooDeep.depth), [tooDeep.path]);
   checkOneInvitePerPath(input, 'steps', 0);
   for (const { step, path } of placed) checkPlaceholders(step, path);
+  for (const { step, path } of placed) checkTags(step, path);
 
   const seen = new Set<string>();
   for (const { step, path } of placed) {
@@ -261,6 +290,7 @@ function toStep(s: StepInput, known: KnownSteps | null): Step {
       id,
       kind: 'if',
       condition: s.condition,
+      ...(s.condition === 'tagged' && s.tags ? { tags: [...new Set(s.tags)] } : {}),
       withinHours: s.withinHours,
       then: (s.then ?? []).map((c) => toStep(c, known)),
       else: (s.else ?? []).map((c) => toStep(c, known)),
@@ -286,6 +316,17 @@ function checkOneInvitePerPath(list: readonly StepInput[], prefix: string, befor
     }
   });
   return count;
+}
+
+/** `tags` goes with `tagged`, and only with it. */
+function checkTags(step: StepInput, path: string): void {
+  if (step.kind !== 'if') return;
+  if (step.condition === 'tagged' && (step.tags === undefined || step.tags.length === 0)) {
+    throw validationError(`${path}.tags: tagged needs the tags to wait for, e.g. ["Interested"].`, [`${path}.tags`]);
+  }
+  if (step.condition !== 'tagged' && step.tags !== undefined) {
+    throw validationError(`${path}.tags: only a tagged condition takes tags; ${step.condition} takes none.`, [`${path}.tags`]);
+  }
 }
 
 const PLACEHOLDER_HINT = `Placeholders: ${PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}, optionally with a fallback ({{firstName|there}}).`;

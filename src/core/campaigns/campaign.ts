@@ -50,6 +50,8 @@ export const Campaign = z.object({
   /** The accounts that send for the campaign, each lead from one of them; empty: the agent's account. */
   senderAccountIds: z.array(z.string()),
   approval: CampaignApproval,
+  /** The mailboxes that send the campaign's email steps, each lead from one of them; always returned (optional in the type for older readers). */
+  mailboxIds: z.array(z.string()).optional(),
 });
 export type Campaign = z.infer<typeof Campaign>;
 
@@ -60,8 +62,17 @@ export const rate = (numerator: number, denominator: number): number | null => (
 
 /** A campaign's senders as stored (a JSON array of account ids); unreadable reads as none. */
 export function senderAccountIdsOf(row: Pick<CampaignRow, 'senderAccountIds'>): string[] {
+  return idsOf(row.senderAccountIds);
+}
+
+/** A campaign's mailboxes as stored (a JSON array of mailbox ids); unreadable reads as none. */
+export function mailboxIdsOf(row: Pick<CampaignRow, 'mailboxIds'>): string[] {
+  return idsOf(row.mailboxIds);
+}
+
+function idsOf(json: string): string[] {
   try {
-    const value: unknown = JSON.parse(row.senderAccountIds);
+    const value: unknown = JSON.parse(json);
     return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
   } catch {
     return [];
@@ -85,6 +96,7 @@ export function toCampaign(row: CampaignRow): Campaign {
     },
     senderAccountIds: senderAccountIdsOf(row),
     approval: row.approval as CampaignApproval,
+    mailboxIds: mailboxIdsOf(row),
   };
 }
 

@@ -6,7 +6,9 @@ import { accountDisconnected, accountRef, findAccount } from '../accounts/resolv
 import { recordSalesNavigator } from '../accounts/sync.js';
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError, validationError } from '../errors.js';
-import { Campaign, CampaignStatus, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+import { Campaign, CampaignStatus, mailboxIdsOf, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
+import { stepsOf } from '../agents/agents.js';
+import { stepsUseEmail } from '../agents/steps.js';
 import { sendersPreview, type SendersPreview } from '../sequences/senders.js';
 import { applyCampaignEvent, isImporting, neverRestarted } from './state-machine.js';
 
@@ -108,6 +110,13 @@ export async function startCampaign(ctx: Ctx, campaignId: string): Promise<Start
 
   const action = startAction(ctx, row);
   if (action === 'noop') return result(campaignId, 'noop', row);
+  // Email steps go from the campaign's mailboxes: without one, none could be sent.
+  if (mailboxIdsOf(row).length === 0 && stepsUseEmail(stepsOf(agent, 21 * 24))) {
+    throw validationError(
+      `Campaign ${campaignId} runs email steps but has no mailbox. Set mailboxIds (update_campaign; list_mailboxes gives the ids), then start it again.`,
+      ['mailboxIds'],
+    );
+  }
 
   const account = agent.accountId ? findAccount(ctx, agent.accountId) : undefined;
   if (!account) {

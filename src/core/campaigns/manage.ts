@@ -10,7 +10,8 @@ import { noteChange } from '../live/feed.js';
 import { findAccount } from '../accounts/resolve.js';
 import { releasePendingDrafts } from '../drafts/store.js';
 import { wakeDecidedLeads } from '../outreach/wake.js';
-import { type Campaign, CampaignApproval, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
+import { type Campaign, CampaignApproval, mailboxIdsOf, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
+import { findMailbox } from '../mailboxes/store.js';
 import { insertCampaign } from './state-machine.js';
 import { noteAuditTarget } from '../audit/current.js';
 
@@ -29,11 +30,20 @@ export const SenderAccountIds = z
   .max(SENDERS_MAX)
   .describe(`0..${SENDERS_MAX} account ids that send; each lead keeps the one with the most invitations left when it starts. Empty: the agent's account.`);
 
+export const MAILBOXES_MAX = 20;
+export const MailboxIds = z
+  .array(z.string().regex(PATH_ID, 'must be a mailbox id'))
+  .max(MAILBOXES_MAX)
+  .describe(
+    `0..${MAILBOXES_MAX} mailbox ids (list_mailboxes) that send the email steps; each lead keeps the one with the most emails left when it first gets one.`,
+  );
+
 export const CreateCampaignInput = z.strictObject({
   name: CampaignName,
   assignedTemplateId: AssignedTemplateId.optional(),
   senderAccountIds: SenderAccountIds.optional(),
   approval: Approval.optional(),
+  mailboxIds: MailboxIds.optional(),
 });
 export type CreateCampaignInput = z.output<typeof CreateCampaignInput>;
 export const UpdateCampaignFields = {
@@ -41,6 +51,7 @@ export const UpdateCampaignFields = {
   assignedTemplateId: AssignedTemplateId.optional(),
   senderAccountIds: SenderAccountIds.optional(),
   approval: Approval.optional().describe('required or off, any time; off sends pending drafts as they stand.'),
+  mailboxIds: MailboxIds.optional(),
 };
 export const UpdateCampaignInput = z.strictObject(UpdateCampaignFields);
 export type UpdateCampaignInput = z.output<typeof UpdateCampaignInput>;
@@ -58,12 +69,23 @@ function checkedSenders(ctx: Ctx, ids: readonly string[]): string[] {
   return [...new Set(ids)];
 }
 
+/** The mailboxes as stored: each must be a known mailbox (404 naming `mailboxIds[i]`); a repeated id counts once. */
+function checkedMailboxes(ctx: Ctx, ids: readonly string[]): string[] {
+  ids.forEach((id, i) => {
+    if (!findMailbox(ctx, id)) {
+      throw new ApiError('not_found', `Mailbox ${id} not found. Call list_mailboxes (GET /mailboxes) for valid ids.`, { fields: [`mailboxIds[${i}]`] });
+    }
+  });
+  return [...new Set(ids)];
+}
+
 /** A new campaign is in its created status (READY_TO_SEND) with no leads and zero stats. */
 export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
   return transaction(ctx.db, () => {
     const agentId = input.assignedTemplateId ?? null;
     if (agentId !== null) requireAgentRow(ctx, agentId, 'assignedTemplateId');
     const senders = checkedSenders(ctx, input.senderAccountIds ?? []);
+    const mailboxes = checkedMailboxes(ctx, input.mailboxIds ?? []);
     const now = ctx.clock.now();
     const id = newId('cmp');
     noteAuditTarget(id);
@@ -74,6 +96,7 @@ export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
         name: input.name,
         assignedTemplateId: agentId,
         senderAccountIds: JSON.stringify(senders),
+        mailboxIds: JSON.stringify(mailboxes),
         approval: input.approval ?? 'off',
         createdAt: now,
         updatedAt: now,
@@ -92,12 +115,19 @@ export function createCampaign(ctx: Ctx, input: CreateCampaignInput): Campaign {
  * sends them as they stand.
  */
 export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput): Campaign {
-  if (input.name === undefined && input.assignedTemplateId === undefined && input.senderAccountIds === undefined && input.approval === undefined) {
-    throw validationError('Give at least one of name, assignedTemplateId, senderAccountIds and approval.', [
+  if (
+    input.name === undefined &&
+    input.assignedTemplateId === undefined &&
+    input.senderAccountIds === undefined &&
+    input.approval === undefined &&
+    input.mailboxIds === undefined
+  ) {
+    throw validationError('Give at least one of name, assignedTemplateId, senderAccountIds, approval and mailboxIds.', [
       'name',
       'assignedTemplateId',
       'senderAccountIds',
       'approval',
+      'mailboxIds',
     ]);
   }
   return transaction(ctx.db, () => {
@@ -118,6 +148,15 @@ export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput)
           throw new ApiError('conflict', `Campaign ${id} is running; pause it (pause_campaign) before changing its senders, then start it again.`);
         }
         set.senderAccountIds = JSON.stringify(senders);
+      }
+    }
+    if (input.mailboxIds !== undefined) {
+      const mailboxes = checkedMailboxes(ctx, input.mailboxIds);
+      if (JSON.stringify(mailboxes) !== JSON.stringify(mailboxIdsOf(row))) {
+        if (row.status === 'CAMPAIGN_IN_PROGRESS') {
+          throw new ApiError('conflict', `Campaign ${id} is running; pause it (pause_campaign) before changing its mailboxes, then start it again.`);
+        }
+        set.mailboxIds = JSON.stringify(mailboxes);
       }
     }
     if (input.approval !== undefined && input.approval !== row.approval) {

@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import { findLeadRow } from '../leads/lead.js';
 import { clean } from '../text.js';
 import { DrafterFailure } from './drafter.js';
-import { DRAFT_LIMITS, draftFieldProblem, fitRendered, type DraftKind } from './rules.js';
+import { DRAFT_LIMITS, draftFieldProblem, fitRendered, hasSubject, type DraftKind } from './rules.js';
 import { draftRowAt, insertDraft } from './store.js';
 import { type Draft, toDraft, toDraftLead } from './view.js';
 
@@ -43,7 +43,7 @@ export function draftSlot(input: Pick<DraftInput, 'stepId' | 'replyTurn'>): stri
 function rendered(input: DraftInput): { text: string; subject: string | null } {
   const text = fitRendered(input.kind, 'text', input.text);
   if (text === '') throw new TypeError(`draft for lead ${input.leadId}: the rendered text is empty; a step with nothing to say needs no draft`);
-  const subject = input.kind === 'inmail' ? fitRendered('inmail', 'subject', input.subject ?? '') || null : null;
+  const subject = hasSubject(input.kind) ? fitRendered(input.kind, 'subject', input.subject ?? '') || null : null;
   return { text, subject };
 }
 

@@ -1,5 +1,5 @@
 import { fitTo } from '../agents/render.js';
-import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
+import { CONNECTION_NOTE_MAX, EMAIL_TEXT_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
 import { wordsProblem } from '../validation.js';
 
 /**
@@ -11,8 +11,8 @@ import { wordsProblem } from '../validation.js';
 export const DRAFT_STATUSES = ['pending', 'approved', 'rejected', 'sent', 'skipped'] as const;
 export type DraftStatus = (typeof DRAFT_STATUSES)[number];
 
-/** The steps that send words a person can read: an invitation's note, a message, an InMail. */
-export const DRAFT_KINDS = ['invite', 'message', 'inmail'] as const;
+/** The steps that send words a person can read: an invitation's note, a message, an InMail, an email. */
+export const DRAFT_KINDS = ['invite', 'message', 'inmail', 'email'] as const;
 export type DraftKind = (typeof DRAFT_KINDS)[number];
 
 /** Longest InMail subject, in characters (code points). */
@@ -23,9 +23,13 @@ export const DRAFT_LIMITS: Record<DraftKind, { text: number; subject: number | n
   invite: { text: CONNECTION_NOTE_MAX, subject: null },
   message: { text: MESSAGE_TEXT_MAX, subject: null },
   inmail: { text: MESSAGE_TEXT_MAX, subject: INMAIL_SUBJECT_MAX },
+  email: { text: EMAIL_TEXT_MAX, subject: INMAIL_SUBJECT_MAX },
 };
 
-const KIND_NAME: Record<DraftKind, string> = { invite: 'an invitation note', message: 'a message', inmail: 'an InMail' };
+const KIND_NAME: Record<DraftKind, string> = { invite: 'an invitation note', message: 'a message', inmail: 'an InMail', email: 'an email' };
+
+/** Whether a draft of this kind carries a subject (an InMail, an email). */
+export const hasSubject = (kind: DraftKind): boolean => DRAFT_LIMITS[kind].subject !== null;
 
 const codePoints = (s: string): number => {
   let n = 0;
@@ -39,7 +43,7 @@ const codePoints = (s: string): number => {
  */
 export function draftFieldProblem(kind: DraftKind, field: 'text' | 'subject', value: string): string | null {
   const max = DRAFT_LIMITS[kind][field];
-  if (max === null) return `only an InMail draft has a subject; this is ${KIND_NAME[kind]}.`;
+  if (max === null) return `only an InMail or an email draft has a subject; this is ${KIND_NAME[kind]}.`;
   if (value.trim() === '') return `must not be blank.`;
   const words = wordsProblem(value);
   if (words) return words;

@@ -144,8 +144,8 @@ export function updateDrafts(ctx: Ctx, updates: readonly DraftUpdate[]): UpdateD
   return { results, summary: summarize(DRAFT_ITEM_STATUSES, results) };
 }
 
-/** How many drafts of each kind. */
-export type DraftKindCounts = Record<DraftKind, number>;
+/** How many drafts of each kind; `email` is present once an email draft is counted. */
+export type DraftKindCounts = Record<Exclude<DraftKind, 'email'>, number> & { email?: number };
 export const noKinds = (): DraftKindCounts => ({ invite: 0, message: 0, inmail: 0 });
 
 export interface SendsToConfirm {
@@ -176,7 +176,8 @@ export function sendsToConfirm(ctx: Ctx, updates: readonly DraftUpdate[]): Sends
     const lead = row.accountId === null ? findLeadRow(ctx, row.campaignId, row.leadId) : undefined;
     const accountId = row.accountId ?? (lead ? leadAccountId(ctx, lead) : null);
     byAccount.set(accountId, (byAccount.get(accountId) ?? 0) + 1);
-    kinds[row.kind as DraftKind]++;
+    const kind = row.kind as DraftKind;
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
   }
   const accounts = namedAccountCounts(ctx, byAccount);
   return { count: accounts.reduce((n, a) => n + a.count, 0), accounts, kinds };

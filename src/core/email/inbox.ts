@@ -3,11 +3,13 @@ import { transaction } from '../../db/tx.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { mailOf, recordLoginFailure, requireMailbox, serversOf } from '../mailboxes/mailbox.js';
-import { allMailboxes, emailSendByMessageId, latestSendTo, markEmailSend, updateMailboxRow, type EmailSendRow } from '../mailboxes/store.js';
+import { allMailboxes, emailSendByMessageId, latestSendTo, markEmailSend, markLeadEmail, updateMailboxRow, type EmailSendRow } from '../mailboxes/store.js';
+import { recordBounced } from '../sequences/store.js';
+import type { LeadRow } from '../../db/sql/leads.js';
 import { MailLoginError, type InboundEmail } from '../network/mail.js';
 import { applyLeadReply } from '../outreach/inbound.js';
 import type { EngineSettings } from '../outreach/settings.js';
-import { loadCampaignInfo } from '../outreach/state.js';
+import { loadCampaignInfo, updateAndReplan } from '../outreach/state.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
 import { excludeAddress } from './unsubscribe.js';
 
@@ -97,6 +99,7 @@ function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, s
     markEmailSend(ctx, send.id, { bouncedAt: now });
     excludeAddress(ctx, send.address, 'bounced');
     const lead = leadStatements(ctx.db).byId.get(send.leadId);
+    if (lead) bounced(ctx, lead, send, now, settings);
     if (lead)
       recordLeadEvent(
         ctx,
@@ -117,6 +120,7 @@ function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, s
   const info = lead ? loadCampaignInfo(ctx, lead.campaignId) : null;
   if (!lead || !info) return 'ignored';
   markEmailSend(ctx, send.id, { repliedAt: now });
+  markLeadEmail(ctx, lead.id, send.mailboxId, 'repliedAt', now);
   applyLeadReply(
     ctx,
     { lead, info },
@@ -131,6 +135,19 @@ function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, s
     settings,
   );
   return 'replies';
+}
+
+/**
+ * What a bounce changes for the lead beside the exclusion: it is counted for the email step that
+ * sent it, the lead's email state keeps when it first bounced (an `if email_bounced` reads it),
+ * and a lead waiting at such an `if` is planned again at once. The sequence goes on: the lead's
+ * later email steps are skipped as `bounced`, its LinkedIn steps are not.
+ */
+function bounced(ctx: Ctx, lead: LeadRow, send: EmailSendRow, now: number, settings: EngineSettings): void {
+  markLeadEmail(ctx, lead.id, send.mailboxId, 'bouncedAt', now);
+  if (send.campaignId === lead.campaignId) recordBounced(ctx, { leadId: lead.id, at: now });
+  const info = loadCampaignInfo(ctx, lead.campaignId);
+  if (info) updateAndReplan(ctx, lead.id, {}, info, settings);
 }
 
 /** The mailboxes whose inbox is read: connected or paused (a paused mailbox still hears its replies), with an inbox to read. */

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
-import { emailExclusions, emailSends, leads, mailboxes, simMail } from '../../db/schema.js';
+import { emailExclusions, emailSends, leadEmail, leads, mailboxes, simMail } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 
 /**
@@ -11,6 +11,7 @@ import type { Ctx } from '../context.js';
 export type MailboxRow = typeof mailboxes.$inferSelect;
 export type MailboxInsert = typeof mailboxes.$inferInsert;
 export type EmailSendRow = typeof emailSends.$inferSelect;
+export type LeadEmailRow = typeof leadEmail.$inferSelect;
 type Db = Pick<Ctx, 'db'>;
 
 export function insertMailbox(ctx: Db, row: MailboxInsert): void {
@@ -141,5 +142,46 @@ export function simMailSince(ctx: Db, mailboxId: string, afterUid: number, now: 
     if (r.visibleAt > now) break;
     out.push({ uid: r.uid, raw: r.raw });
   }
+  return out;
+}
+
+/** A lead's state on the email channel: its pinned mailbox, its first reply and first bounce; undefined before its first email step. */
+export function leadEmailOf(ctx: Db, leadId: string): LeadEmailRow | undefined {
+  return ctx.db.select().from(leadEmail).where(eq(leadEmail.leadId, leadId)).get();
+}
+
+/** Pins the lead's mailbox; a lead pinned already keeps its own. Returns the lead's mailbox. */
+export function pinLeadMailbox(ctx: Db, leadId: string, mailboxId: string, at: number): string {
+  ctx.db.insert(leadEmail).values({ leadId, mailboxId, pinnedAt: at }).onConflictDoNothing().run();
+  return leadEmailOf(ctx, leadId)?.mailboxId ?? mailboxId;
+}
+
+/** Records the lead's first reply to an email, or its first bounce (a later one keeps the first time). */
+export function markLeadEmail(ctx: Db, leadId: string, mailboxId: string, what: 'repliedAt' | 'bouncedAt', at: number): void {
+  ctx.db
+    .insert(leadEmail)
+    .values({ leadId, mailboxId, pinnedAt: at, [what]: at })
+    .onConflictDoUpdate({ target: leadEmail.leadId, set: { [what]: sql`coalesce(${leadEmail[what]}, ${at})` } })
+    .run();
+}
+
+/** How many of the mailbox's sends are counted on the UTC day from `from` to `to`, for several mailboxes at once. */
+export function mailboxSendCounts(ctx: Db, mailboxIds: readonly string[], from: number, to: number): Map<string, number> {
+  const out = new Map<string, number>();
+  if (mailboxIds.length === 0) return out;
+  const rows = ctx.db
+    .select({ mailboxId: emailSends.mailboxId, n: sql<number>`count(*)` })
+    .from(emailSends)
+    .where(
+      and(
+        sql`${emailSends.mailboxId} IN (SELECT value FROM json_each(${JSON.stringify(mailboxIds)}))`,
+        sql`${emailSends.state} != 'failed'`,
+        sql`${emailSends.at} >= ${from}`,
+        lte(emailSends.at, to),
+      ),
+    )
+    .groupBy(emailSends.mailboxId)
+    .all();
+  for (const r of rows) out.set(r.mailboxId, r.n);
   return out;
 }

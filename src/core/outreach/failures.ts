@@ -35,10 +35,10 @@ export interface FailurePlan {
  * holds the account until its next working time on the next UTC day; a disconnection holds it
  * an hour. A permanent failure is not retried (settleFailed ends the lead's step).
  */
-export function planAfterFailure(code: string, attempts: number, account: AccountRow, now: number, safety: SafetySettings): FailurePlan {
+export function planAfterFailure(code: string, attempts: number, account: AccountRow | null, now: number, safety: SafetySettings): FailurePlan {
   const cls = classify(code);
   if (cls === 'quota') {
-    const until = nextWorkingTime(nextUtcDay(now), rhythmOf(account, safety));
+    const until = account ? nextWorkingTime(nextUtcDay(now), rhythmOf(account, safety)) : nextUtcDay(now);
     return { cls, retryAt: until, accountBlockedUntil: until };
   }
   if (cls === 'account') return { cls, retryAt: now + ACCOUNT_RETRY_MS, accountBlockedUntil: now + ACCOUNT_RETRY_MS };
@@ -57,7 +57,7 @@ export function sendFailure(
   ctx: Ctx,
   safety: SafetySettings,
   send: { intentId: string; leadId: string; kind: string; attempts: number },
-  account: AccountRow,
+  account: AccountRow | null,
   err: unknown,
 ): { code: string; plan: FailurePlan; closeAt: number | null } {
   const error = toApiError(err);

@@ -102,6 +102,8 @@ export interface PlanContext {
   now?: number;
   /** The lead's profile URL is on the workspace exclusion list. */
   onExclusionList: boolean;
+  /** What the email channel knows of the lead, for a campaign whose steps use it (absent: nothing). */
+  email?: LeadEmailFacts;
   invitationTimeoutMs: number;
   replyWaitMs: number;
   /** Withdraw an invitation still pending at the timeout, rather than only stop waiting for it. */
@@ -141,8 +143,21 @@ export function planLead(lead: LeadRow, ctx: PlanContext): Plan | null {
   return sequencePlan(lead, ctx);
 }
 
-/** The facts the step runner reads from a lead row. */
-export function leadFacts(lead: LeadRow, salesNavigator: boolean | null = null, approval = false, draftOf?: LeadFacts['draftOf']): LeadFacts {
+/** What the email channel knows of a lead: its address excluded (and why), its first reply to an email, its first bounce. */
+export interface LeadEmailFacts {
+  excluded: 'unsubscribed' | 'bounced' | null;
+  repliedAt: number | null;
+  bouncedAt: number | null;
+}
+
+/** The facts the step runner reads from a lead row (and, for a campaign that emails, from the email channel). */
+export function leadFacts(
+  lead: LeadRow,
+  salesNavigator: boolean | null = null,
+  approval = false,
+  draftOf?: LeadFacts['draftOf'],
+  email?: LeadEmailFacts,
+): LeadFacts {
   const facts: LeadFacts = {
     accepted: isAccepted(lead),
     connectedAt: lead.connectedAt,
@@ -157,6 +172,12 @@ export function leadFacts(lead: LeadRow, salesNavigator: boolean | null = null, 
     updatedAt: lead.updatedAt,
     salesNavigator,
     approval,
+    hasEmail: lead.email !== null && lead.email.trim() !== '',
+    emailExcluded: email?.excluded ?? null,
+    emailRepliedAt: email?.repliedAt ?? null,
+    emailBouncedAt: email?.bouncedAt ?? null,
+    tag: lead.tag,
+    taggedAt: lead.taggedAt,
   };
   if (draftOf) facts.draftOf = draftOf;
   return facts;
@@ -190,7 +211,7 @@ export function actionOf(seq: SequenceIndex, step: PerformStep): LeadAction {
  */
 function sequencePlan(lead: LeadRow, ctx: PlanContext): Plan | null {
   const seq = ctx.steps ?? legacyIndex(ctx.sequence, ctx.invitationTimeoutMs);
-  const facts = leadFacts(lead, ctx.salesNavigator ?? null, ctx.approval === true, ctx.draftOf);
+  const facts = leadFacts(lead, ctx.salesNavigator ?? null, ctx.approval === true, ctx.draftOf, ctx.email);
   const rules = { invitationTimeoutMs: ctx.invitationTimeoutMs, replyWaitMs: ctx.replyWaitMs, withdrawStale: ctx.withdrawStale === true };
   const position = ctx.position ?? null;
   if (position === 'ended') return endPlan(facts, 0, false, ctx.replyWaitMs);

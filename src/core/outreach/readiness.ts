@@ -4,7 +4,9 @@ import { nextWorkingTime } from '../safety/hours.js';
 import { allowance, allowances, rhythmOf, type Allowance, type SafetySettings } from '../safety/rules.js';
 import { dayOf, nextUtcDay } from './calendar.js';
 import { ACCOUNT_RETRY_MS } from './failures.js';
-import { ACTION_KINDS } from '../steps/registry.js';
+import { ACTION_KINDS, kindOfSend } from '../steps/registry.js';
+import { findMailbox, type MailboxRow } from '../mailboxes/store.js';
+import { mailboxReadiness } from '../safety/mailbox.js';
 import { capReached, type SendKind } from './plan.js';
 import { intentStatements } from '../../db/sql/intents.js';
 import { lastCallAt } from './queue.js';
@@ -28,7 +30,7 @@ export const invitationsLeft = (a: Allowance): number => Math.max(0, a.connectio
  * - `capped`: today's (or the rolling week's) limit for this kind is reached.
  */
 export type AccountWait = { until: number; why: 'unavailable' | 'blocked' | 'idle' | 'capped' };
-export type Readiness = { account: AccountRow } | AccountWait;
+export type Readiness = { account: AccountRow } | { mailbox: MailboxRow } | AccountWait;
 
 /** What the engine remembers of an account between sends (its memory; see src/workers/outreach/memory.ts). */
 export interface AccountPace {
@@ -53,6 +55,7 @@ export function accountReadiness(
   pace: AccountPace,
   counters?: { at: number; allowance: Allowance },
 ): Readiness {
+  if (kindOfSend(kind)?.channel === 'email') return mailboxLaneReadiness(ctx, safety, accountId, now);
   const account = findAccount(ctx, accountId);
   // An operator's `active: false` stops all sending from the account until it is set back.
   if (account?.status !== 'connected' || !account.active) return { until: now + ACCOUNT_RETRY_MS, why: 'unavailable' };
@@ -66,6 +69,27 @@ export function accountReadiness(
     if (capReached(kind, a)) return { until: nextWorkingTime(kind === 'connect' ? invitationsFreeAt(a, now) : nextUtcDay(now), rhythm), why: 'capped' };
   }
   return { account };
+}
+
+/**
+ * Whether a mailbox (the lane of its email steps) may send now, or until when it waits, read as
+ * an account's: paused or refused is `unavailable` (looked at again later), out of its hours or
+ * within its spacing is `idle`, its daily limit (warm-up applied) reached is `capped`.
+ */
+export function mailboxLaneReadiness(ctx: Ctx, safety: SafetySettings, mailboxId: string, now: number): Readiness {
+  const mailbox = findMailbox(ctx, mailboxId);
+  if (!mailbox) return { until: now + ACCOUNT_RETRY_MS, why: 'unavailable' };
+  const ready = mailboxReadiness(ctx, mailbox, safety, now);
+  if (ready.ready) return { mailbox };
+  switch (ready.reason) {
+    case 'paused':
+    case 'login_failed':
+      return { until: now + ACCOUNT_RETRY_MS, why: 'unavailable' };
+    case 'daily_limit':
+      return { until: ready.until ?? nextUtcDay(now), why: 'capped' };
+    default:
+      return { until: ready.until ?? now + ACCOUNT_RETRY_MS, why: 'idle' };
+  }
 }
 
 /** The earliest next send of an account the engine knows nothing about (after a restart): its last recorded call plus the shortest spacing. */

@@ -15,6 +15,7 @@ import {
   type ClaimedDraft,
 } from '../drafts/send.js';
 import { findAccount } from '../accounts/resolve.js';
+import { emailFactsOf, mailboxFor } from '../email/lead.js';
 import { kindOf } from '../steps/registry.js';
 import { bestSender } from '../sequences/senders.js';
 import { drawVariant, endSequence, getPosition, placeLead, recordStep, variantOf, type EndReason } from '../sequences/store.js';
@@ -59,7 +60,13 @@ export interface Advanced {
  */
 function factsFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, salesNavigator: boolean | null): LeadFacts {
   const approval = info.approval === 'required';
-  return leadFacts(lead, salesNavigator ?? knownSalesNavigator(ctx, lead, info), approval, info.draftsInUse ? draftLookup(ctx, lead, approval) : undefined);
+  return leadFacts(
+    lead,
+    salesNavigator ?? knownSalesNavigator(ctx, lead, info),
+    approval,
+    info.draftsInUse ? draftLookup(ctx, lead, approval) : undefined,
+    info.readsEmail ? emailFactsOf(ctx, lead) : undefined,
+  );
 }
 
 /** Whether the lead's fixed sender has Sales Navigator; null while no sender is fixed (a campaign with senders picks one at the first step). */
@@ -338,7 +345,8 @@ export function draftInputFor(
     const variant = variantFor(ctx, lead.id, step, now);
     const words = wordsFor(step, lead, variant);
     if (words.text === null || words.text.trim() === '') return null;
-    const accountId = senderFor(ctx, lead, info, now, pins);
+    // An email's draft names the mailbox that will send it, pinned now as its send would pin it.
+    const accountId = kindOf(step).channel === 'email' ? mailboxFor(ctx, lead, info, now) : senderFor(ctx, lead, info, now, pins);
     if (accountId === null) return 'no_sender';
     if (kindOf(step).salesNavigator === true && findAccount(ctx, accountId)?.hasSalesNavigator !== true) {
       // An InMail the sender cannot send gets no draft: the step is skipped, as without approval.

@@ -16,6 +16,8 @@ import { leaseHolder } from './lease.js';
 import { lockStepWait } from './lockstep.js';
 import { placeholders } from './personalize.js';
 import { recordMessage } from '../conversations/record.js';
+import { sendEmail } from '../email/send.js';
+import { findMailbox } from '../mailboxes/store.js';
 import { isStepSend, type SendKind } from './plan.js';
 import type { ActionKind, CallResult, SkippedOutcome } from '../steps/kind.js';
 import { kindOfIntent, kindOfSend, type StepIntentKind } from '../steps/registry.js';
@@ -94,7 +96,8 @@ export function beginSend(
     if (leaseHolder(ctx.db, ctx.clock) !== holder) return null;
     // A call that would put the account in lock-step with another is not made now: the account
     // waits for the next minute (lockstep.ts says why it is checked here, in this transaction).
-    const heldUntil = lockStepWait(ctx, accountId, decidedAt ?? ctx.simClock.now());
+    // (A mailbox is no network account: lock-step is the network's concern.)
+    const heldUntil = kindOfSend(kind)?.channel === 'email' ? null : lockStepWait(ctx, accountId, decidedAt ?? ctx.simClock.now());
     if (heldUntil !== null) return { heldUntil };
     const lead = getLead(ctx, leadId);
     if (!lead) return null;
@@ -433,11 +436,47 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
  * invitation, a withdrawal, a visit, a like, an InMail or a message. Network I/O, outside any
  * transaction.
  */
-export async function callProvider(ctx: Ctx, { intent, lead, subject }: BegunSend, account: AccountRef): Promise<CallResult> {
+export async function callProvider(ctx: Ctx, { intent, lead, subject }: BegunSend, account: AccountRef | null): Promise<CallResult> {
+  const step = kindOfIntent(intent.kind);
+  if (step?.channel === 'email') {
+    // An email goes from the mailbox the intent names (the lane's), to the lead's address: no profile, no account.
+    return step.call({
+      network: ctx.network,
+      recipient: recipientOf(lead) ?? { networkUrl: '' },
+      account: { id: intent.accountId, hasSalesNavigator: false },
+      text: intent.text,
+      subject,
+      chatId: null,
+      email: (words) => emailStepCall(ctx, intent, words),
+    });
+  }
   const recipient = recipientOf(lead);
   if (recipient === null) throw networkError('validation_error', 'The lead has no profile URL or provider id to reach.', { fields: ['networkUrl'] });
-  const step = kindOfIntent(intent.kind);
+  if (account === null) throw networkError('account_disconnected', 'No network account sends this lead.');
   if (step) return step.call({ network: ctx.network, recipient, account, text: intent.text, subject, chatId: lead.chatId });
   // The conversation's sends (the agent's reply, a polite close) are messages.
   return ctx.network.sendMessage({ account, recipient, ...(lead.chatId ? { chatId: lead.chatId } : {}), text: intent.text ?? '' });
+}
+
+/**
+ * An email step's send through core's sendEmail verb (it records the email with its Message-ID
+ * and its unsubscribe link, and enters it in the lead's thread), read as a provider call: sent,
+ * skipped for why (no address, an address that unsubscribed or bounced meanwhile), or a failure
+ * the engine retries (the mailbox may not send right now, the server was unreachable) or gives up
+ * on (the server refused the recipient: `send_failed`, which the step answers with a skip).
+ */
+async function emailStepCall(ctx: Ctx, intent: IntentRow, words: { subject: string; text: string }): Promise<CallResult> {
+  const result = await sendEmail(ctx, { mailboxId: intent.accountId, leadId: intent.leadId, subject: words.subject, text: words.text });
+  switch (result.status) {
+    case 'sent':
+      return { messageId: result.messageId };
+    case 'skipped':
+      return { skipped: result.reason };
+    case 'wait':
+      throw networkError('upstream_unavailable', `The mailbox may not send now (${result.reason}); the email waits.`);
+    case 'failed':
+      // A refused login is the mailbox's, not the lead's: the mailbox stops (login_failed) and the lead waits for it.
+      if (result.permanent && findMailbox(ctx, intent.accountId)?.status !== 'login_failed') throw networkError('send_failed', result.error.slice(0, 300));
+      throw networkError('upstream_unavailable', result.error.slice(0, 300));
+  }
 }

@@ -88,6 +88,30 @@ export interface LeadFacts extends StepFacts {
   draftOf?: (step: PerformStep) => DraftState | 'not_needed' | null;
   /** The campaign requires a person's approval: a step that carries words waits for its draft. */
   approval?: boolean;
+  /** When the lead first replied to one of our emails, and when one of them first bounced (absent: never). */
+  emailRepliedAt?: number | null;
+  emailBouncedAt?: number | null;
+  /** The lead's confirmed tag and when it was set (absent: none). */
+  tag?: string | null;
+  taggedAt?: number | null;
+}
+
+/** Whether an `if`'s condition holds for the lead, and since when (null: not known, read as the moment the if was reached). */
+export function conditionHeld(step: Extract<Step, { kind: 'if' }>, facts: LeadFacts): { held: boolean; at: number | null } {
+  switch (step.condition) {
+    case 'accepted':
+      return { held: facts.accepted, at: facts.connectedAt };
+    case 'replied':
+      return { held: facts.replied, at: facts.repliedAt };
+    case 'email_replied':
+      return { held: facts.emailRepliedAt != null, at: facts.emailRepliedAt ?? null };
+    case 'email_bounced':
+      return { held: facts.emailBouncedAt != null, at: facts.emailBouncedAt ?? null };
+    case 'tagged': {
+      const tag = facts.tag ?? null;
+      return { held: tag !== null && (step.tags ?? []).includes(tag as never), at: facts.taggedAt ?? null };
+    }
+  }
 }
 
 export type DraftState = 'pending' | 'approved' | 'rejected' | 'sent' | 'skipped';
@@ -184,9 +208,8 @@ export function decide(seq: SequenceIndex, facts: LeadFacts, start: WalkStart, r
       case 'if': {
         if (virtual && !seq.legacy) return { kind: 'start', passed };
         passed.push({ step, at, event: 'sent', reason: null, recorded });
-        const held = step.condition === 'accepted' ? facts.accepted : facts.replied;
+        const { held, at: heldAt } = conditionHeld(step, facts);
         if (held) {
-          const heldAt = step.condition === 'accepted' ? facts.connectedAt : facts.repliedAt;
           // The old shape counted its first message from the acceptance, whenever it came.
           at = seq.legacy ? (facts.connectedAt ?? facts.updatedAt) : Math.max(at, heldAt ?? at);
           next = step.then[0]?.id ?? node.next;
@@ -204,7 +227,8 @@ export function decide(seq: SequenceIndex, facts: LeadFacts, start: WalkStart, r
           passed.push(skip(step, at, why));
           break;
         }
-        if (!facts.reachable) return { kind: 'fail', step, at, passed };
+        // An email goes to the lead's address: it needs no profile to reach.
+        if (!facts.reachable && kindOf(step).channel !== 'email') return { kind: 'fail', step, at, passed };
         const draft = carriesWords(step) && facts.draftOf ? facts.draftOf(step) : 'not_needed';
         if (draft === 'rejected') return { kind: 'end', reason: 'rejected', at, passed };
         if (draft === 'skipped') {

@@ -6,7 +6,9 @@ import { campaignStatements, type CampaignWithAgent } from '../../db/sql/campaig
 import { leadStatements, updateLeadById, type LeadRow } from '../../db/sql/leads.js';
 import { findAccount } from '../accounts/resolve.js';
 import { stepsOf } from '../agents/agents.js';
-import { senderAccountIdsOf } from '../campaigns/campaign.js';
+import { mailboxIdsOf, senderAccountIdsOf } from '../campaigns/campaign.js';
+import { emailFactsOf } from '../email/lead.js';
+import { stepsReadEmail } from '../agents/steps.js';
 import type { Ctx } from '../context.js';
 import { isOnExclusionList } from '../leads/exclude.js';
 import { campaignHasDrafts } from '../drafts/store.js';
@@ -30,6 +32,10 @@ export interface CampaignInfo {
   steps: SequenceIndex;
   /** The campaign's `senderAccountIds`; empty: the agent's account sends, as before senders. */
   senderIds: readonly string[];
+  /** The campaign's `mailboxIds`: the mailboxes its email steps go from. */
+  mailboxIds: readonly string[];
+  /** Whether the agent's steps read the email channel (an email step, an `if` on an email): the runner then looks the lead's email state up. */
+  readsEmail: boolean;
   /** Whether each note, message and InMail waits as a draft for a person's approval. */
   approval: 'off' | 'required';
   /**
@@ -63,16 +69,30 @@ export function sequenceOf(agent: AgentRow | null): SequenceIndex {
 function infoOf(db: Db, row: CampaignWithAgent): CampaignInfo {
   const sending = campaignStatements(db).sending.get(row.id);
   const approval = sending?.approval === 'required' ? 'required' : 'off';
+  const steps = sequenceOf(row.agent);
   return {
     id: row.id,
     status: row.status,
     agent: row.agent,
     sequence: row.agent ? parseSequence(row.agent.messages) : [],
-    steps: sequenceOf(row.agent),
+    steps,
     senderIds: Object.freeze(senderAccountIdsOf({ senderAccountIds: sending?.senders ?? '[]' })),
+    mailboxIds: Object.freeze(mailboxIdsOf({ mailboxIds: sending?.mailboxes ?? '[]' })),
+    readsEmail: readsEmail(steps),
     approval,
     draftsInUse: approval === 'required' || campaignHasDrafts({ db }, row.id),
   };
+}
+
+/** Whether indexed steps read the email channel, kept per index (the engine keeps its indexes). */
+const readsEmailOf = new WeakMap<SequenceIndex, boolean>();
+function readsEmail(steps: SequenceIndex): boolean {
+  let known = readsEmailOf.get(steps);
+  if (known === undefined) {
+    known = stepsReadEmail(steps.steps);
+    readsEmailOf.set(steps, known);
+  }
+  return known;
 }
 
 /** Parsed sequences by their JSON: the engine reads a campaign's agent for every lead it handles. */
@@ -142,6 +162,7 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
       replyDraft: lead.agentSendKind === null || !info.draftsInUse ? null : replyDraftOf(ctx, lead),
       now: ctx.simClock.now(),
       onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
+      ...(info.readsEmail ? { email: emailFactsOf(ctx, lead) } : {}),
       invitationTimeoutMs: settings.invitationTimeoutMs,
       replyWaitMs: settings.replyWaitMs,
       withdrawStale: settings.safety.withdrawStaleInvitations,

@@ -12,6 +12,7 @@ import type { EngineSettings } from './settings.js';
 import { wordsProblem } from '../validation.js';
 import type { DraftInput } from '../drafts/prepare.js';
 import { draftInputFor, recordSequence, senderFor, type SenderPins } from './runner.js';
+import { mailboxFor } from '../email/lead.js';
 import { effectiveAccountId, getLead, planFor, sendersOf, type CampaignInfo, type LeadRow } from './state.js';
 
 /**
@@ -44,13 +45,15 @@ const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead
  * The campaign follows the account (waits while it is idle) when it is its only sender.
  */
 function sendOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: SendKind, due: number | null, now: number, pins?: SenderPins): LeadWork {
-  const accountId = isStepSend(kind) ? senderFor(ctx, lead, info, now, pins) : effectiveAccountId(lead, info);
+  // An email goes from the lead's mailbox (pinned at its first email step), in that mailbox's lane.
+  const email = isStepSend(kind) && kindOfSend(kind)?.channel === 'email';
+  const accountId = email ? mailboxFor(ctx, lead, info, now) : isStepSend(kind) ? senderFor(ctx, lead, info, now, pins) : effectiveAccountId(lead, info);
   if (accountId === null) {
     moveDue(ctx, lead.id, due, now + ACCOUNT_RETRY_MS);
     return RECORDED;
   }
   const senders = sendersOf(info);
-  return { kind: 'send', send: { leadId: lead.id, kind, accountId, due, followsSender: senders.length === 1 && accountId === senders[0] } };
+  return { kind: 'send', send: { leadId: lead.id, kind, accountId, due, followsSender: !email && senders.length === 1 && accountId === senders[0] } };
 }
 
 /**

@@ -15,6 +15,8 @@ export const VariantStats = z.object({
   accepted: z.number().int(),
   replied: z.number().int(),
   skipped: z.number().int(),
+  /** An email step's sends that bounced; only on email steps. */
+  bounced: z.number().int().optional(),
 });
 
 /** An unknown campaign is 404 naming `campaignId`, as the agent is named `agentId`. */
@@ -43,10 +45,10 @@ export type AgentStats = z.infer<typeof AgentStats>;
 export function getAgentStats(ctx: Ctx, input: { agentId: string; campaignId?: string | undefined }): AgentStats {
   const row = requireAgentRow(ctx, input.agentId, 'agentId');
   requireCampaignField(ctx, input.campaignId);
-  const counts = new Map<string, Map<string, { sent: number; accepted: number; replied: number; skipped: number }>>();
+  const counts = new Map<string, Map<string, { sent: number; accepted: number; replied: number; skipped: number; bounced: number }>>();
   for (const c of stepCounts(ctx, input.agentId, input.campaignId)) {
     const byVariant = counts.get(c.stepId) ?? new Map();
-    byVariant.set(c.variant, { sent: c.sent, accepted: c.accepted, replied: c.replied, skipped: c.skipped });
+    byVariant.set(c.variant, { sent: c.sent, accepted: c.accepted, replied: c.replied, skipped: c.skipped, bounced: c.bounced });
     counts.set(c.stepId, byVariant);
   }
   const steps = walkSteps(stepsOf(row, invitationTimeoutHours(ctx))).map(({ step, path }) => {
@@ -55,8 +57,9 @@ export function getAgentStats(ctx: Ctx, input: { agentId: string; campaignId?: s
     const variants = [...letters]
       .sort((a, b) => VARIANT_LETTERS.indexOf(a as VariantLetter) - VARIANT_LETTERS.indexOf(b as VariantLetter))
       .map((variant) => {
-        const c = seen.get(variant) ?? { sent: 0, accepted: 0, replied: 0, skipped: 0 };
-        return { variant, sent: c.sent, accepted: step.kind === 'invite' ? c.accepted : 0, replied: c.replied, skipped: c.skipped };
+        const c = seen.get(variant) ?? { sent: 0, accepted: 0, replied: 0, skipped: 0, bounced: 0 };
+        const counted = { variant, sent: c.sent, accepted: step.kind === 'invite' ? c.accepted : 0, replied: c.replied, skipped: c.skipped };
+        return step.kind === 'email' ? { ...counted, bounced: c.bounced } : counted;
       });
     return { stepId: step.id, kind: step.kind, path, variants };
   });

@@ -116,7 +116,7 @@ export function drawVariant(ctx: Pick<Ctx, 'db'>, input: { leadId: string; stepI
 }
 
 /** What happened at a step. `accepted` and `replied` are recorded by recordAccepted and recordReplied. */
-export type StepEventType = 'sent' | 'skipped' | 'accepted' | 'replied';
+export type StepEventType = 'sent' | 'skipped' | 'accepted' | 'replied' | 'bounced';
 
 /** Why a step was skipped, as get_agent_stats counts it and the dashboard shows it. */
 export const SKIP_REASONS = [
@@ -128,6 +128,10 @@ export const SKIP_REASONS = [
   'no_pending_invitation',
   'already_connected',
   'already_invited',
+  'no_email',
+  'unsubscribed',
+  'bounced',
+  'email_refused',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
@@ -208,6 +212,21 @@ export function recordReplied(ctx: Pick<Ctx, 'db'>, input: { leadId: string; at:
   });
 }
 
+/**
+ * An email to the lead bounced: counted for the email step that sent it (the last email sent to
+ * the lead before the bounce came back). Returns the event, or null when no email step sent one
+ * (an email sent outside a sequence).
+ */
+export function recordBounced(ctx: Pick<Ctx, 'db'>, input: { leadId: string; at: number }): StepEvent | null {
+  return transaction(ctx.db, () => {
+    const last = sequenceStatements(ctx.db).lastEmail.get(input.leadId, input.at);
+    if (!last) return null;
+    const event: StepEvent = { ...toEvent(last), event: 'bounced', reason: null, at: input.at };
+    record(ctx, event);
+    return event;
+  });
+}
+
 /** Everything that happened to a lead at its steps, oldest first. */
 export function stepEventsOf(ctx: Pick<Ctx, 'db'>, leadId: string): StepEvent[] {
   return ctx.db.select().from(stepEvents).where(eq(stepEvents.leadId, leadId)).orderBy(asc(stepEvents.seq)).all().map(toEvent);
@@ -220,6 +239,7 @@ export interface StepCounts {
   accepted: number;
   replied: number;
   skipped: number;
+  bounced: number;
 }
 
 /** The counts of an agent's steps per variant, over all campaigns or one. */
@@ -232,6 +252,7 @@ export function stepCounts(ctx: Pick<Ctx, 'db' | 'campaigns'>, agentId: string, 
       accepted: sql<number>`sum(${stepStats.accepted})`,
       replied: sql<number>`sum(${stepStats.replied})`,
       skipped: sql<number>`sum(${stepStats.skipped})`,
+      bounced: sql<number>`sum(${stepStats.bounced})`,
     })
     .from(stepStats)
     .where(

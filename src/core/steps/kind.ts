@@ -43,6 +43,10 @@ export interface StepFacts {
   withdrawn: boolean;
   /** Whether the lead's sender has Sales Navigator; null when not known yet. */
   salesNavigator: boolean | null;
+  /** The lead has an email address (absent: not known, read as none). */
+  hasEmail?: boolean;
+  /** The lead's address is on the workspace's email exclusion list, and why (absent or null: it is not). */
+  emailExcluded?: 'unsubscribed' | 'bounced' | null;
 }
 
 /** The runner's settings a kind's rules read. */
@@ -82,6 +86,12 @@ export interface ActionCall {
   subject: string | null;
   /** The lead's chat, once there is one. */
   chatId: string | null;
+  /**
+   * For a kind of the email channel: sends the email (subject and text as the intent holds them)
+   * from the lead's mailbox to the lead's address, through core's sendEmail verb, and says what
+   * came of it. Absent for the other kinds.
+   */
+  email?: (words: { subject: string; text: string }) => Promise<CallResult>;
 }
 
 type LeadRow = typeof leads.$inferSelect;
@@ -168,6 +178,13 @@ export interface ActionKind<
   touch?: boolean;
   /** Only an account with Sales Navigator carries it out (it is skipped without). */
   salesNavigator?: boolean;
+  /**
+   * `email`: the step goes by email from the lead's mailbox (the campaign's `mailboxIds`, one
+   * pinned per lead at its first email step), not through the professional network: it needs no
+   * profile to reach, and the mailbox's own rules (daily limit, warm-up, working hours, spacing)
+   * pace it instead of an account's. Absent: the professional network.
+   */
+  channel?: 'email';
   limit: StepLimit | null;
   /** The provider call. Network I/O, outside any transaction. */
   call(c: ActionCall): Promise<CallResult>;

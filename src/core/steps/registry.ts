@@ -1,3 +1,4 @@
+import { email, emailLabels } from './email.js';
 import { endorse, endorseLabels } from './endorse.js';
 import type { ActionKind } from './kind.js';
 import { inmail, inmailLabels } from './inmail.js';
@@ -12,9 +13,9 @@ import { withdraw, withdrawLabels } from './withdraw.js';
  * holds). The order is the order the API's schema and the dashboard's menu list them in.
  * Adding a kind is its module and one line here (docs/architecture.md, "Adding a step kind").
  */
-export const ACTION_KINDS = [visit, likePost, invite, message, inmail, withdraw, endorse] as const;
+export const ACTION_KINDS = [visit, likePost, invite, message, inmail, withdraw, endorse, email] as const;
 /** The same kinds' labels alone, in the same order: what the dashboard and the MCP App views import (the kinds' code stays out of their bundles). */
-export const KIND_LABELS = [visitLabels, likePostLabels, inviteLabels, messageLabels, inmailLabels, withdrawLabels, endorseLabels] as const;
+export const KIND_LABELS = [visitLabels, likePostLabels, inviteLabels, messageLabels, inmailLabels, withdrawLabels, endorseLabels, emailLabels] as const;
 
 type Registered = (typeof ACTION_KINDS)[number];
 /** A stored step of a kind that reaches the network. */

@@ -51,8 +51,8 @@ export interface CampaignStatements {
   /** The account of the campaign's agent (no row without an agent). */
   agentAccount: Statement<[string], { accountId: string | null }>;
   idAndName: Statement<[string], { id: string; name: string }>;
-  /** What the engine keeps with a campaign beside its agent: its senders (`senderAccountIds` as stored, a JSON array) and its approval. */
-  sending: Statement<[string], { senders: string; approval: string }>;
+  /** What the engine keeps with a campaign beside its agent: its senders (`senderAccountIds` as stored, a JSON array), its approval and its mailboxes. */
+  sending: Statement<[string], { senders: string; approval: string; mailboxes: string }>;
   /** Adds one to a stat and sets updated_at. */
   count: Record<OutreachCounter, Statement<[{ campaignId: string; updatedAt: number }]>>;
 }
@@ -79,7 +79,9 @@ export const campaignStatements: (db: Db) => CampaignStatements = perDb((db) => 
     },
     agentAccount: c.prepare('SELECT a.account_id AS accountId FROM campaigns c JOIN agents a ON a.id = c.assigned_template_id WHERE c.id = ?'),
     idAndName: c.prepare('SELECT id, name FROM campaigns WHERE id = ?'),
-    sending: c.prepare<[string], { senders: string; approval: string }>('SELECT sender_account_ids AS senders, approval FROM campaigns WHERE id = ?'),
+    sending: c.prepare<[string], { senders: string; approval: string; mailboxes: string }>(
+      'SELECT sender_account_ids AS senders, approval, mailbox_ids AS mailboxes FROM campaigns WHERE id = ?',
+    ),
     count: Object.fromEntries(
       COUNTERS.map((k) => [k, c.prepare(`UPDATE campaigns SET ${column(k)} = ${column(k)} + 1, updated_at = @updatedAt WHERE id = @campaignId`)]),
     ) as CampaignStatements['count'],

@@ -44,7 +44,7 @@ export interface PlaceValues {
   endedAt: number | null;
 }
 
-type Counted = 'sent' | 'skipped' | 'accepted' | 'replied';
+type Counted = 'sent' | 'skipped' | 'accepted' | 'replied' | 'bounced';
 
 export interface SequenceStatements {
   position: Statement<[string], PositionRow>;
@@ -63,8 +63,10 @@ export interface SequenceStatements {
   has: Record<'accepted' | 'replied', Statement<[string], number>>;
   /** The lead's last invitation sent. */
   lastInvite: Statement<[string], EventRow>;
-  /** The last invitation, message or InMail sent to the lead at or before a time. */
+  /** The last invitation, message, InMail or email sent to the lead at or before a time. */
   lastReaching: Statement<[string, number], EventRow>;
+  /** The last email sent to the lead at or before a time. */
+  lastEmail: Statement<[string, number], EventRow>;
 }
 
 const EVENT_COLUMNS = 'seq, lead_id AS leadId, campaign_id AS campaignId, agent_id AS agentId, step_id AS stepId, kind, variant, event, reason, at';
@@ -103,14 +105,17 @@ export const sequenceStatements: (db: Db) => SequenceStatements = perDb((db) => 
       `INSERT INTO step_events (lead_id, campaign_id, agent_id, step_id, kind, variant, event, reason, at)
        VALUES (@leadId, @campaignId, @agentId, @stepId, @kind, @variant, @event, @reason, @at)`,
     ),
-    count: { sent: count('sent'), skipped: count('skipped'), accepted: count('accepted'), replied: count('replied') },
+    count: { sent: count('sent'), skipped: count('skipped'), accepted: count('accepted'), replied: count('replied'), bounced: count('bounced') },
     has: { accepted: has('accepted'), replied: has('replied') },
     lastInvite: c.prepare<[string], EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM step_events WHERE lead_id = ? AND kind = 'invite' AND event = 'sent' ORDER BY seq DESC LIMIT 1`,
     ),
     lastReaching: c.prepare<[string, number], EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM step_events WHERE lead_id = ? AND event = 'sent' AND kind IN ('invite', 'message', 'inmail') AND at <= ?
+      `SELECT ${EVENT_COLUMNS} FROM step_events WHERE lead_id = ? AND event = 'sent' AND kind IN ('invite', 'message', 'inmail', 'email') AND at <= ?
        ORDER BY at DESC, seq DESC LIMIT 1`,
+    ),
+    lastEmail: c.prepare<[string, number], EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM step_events WHERE lead_id = ? AND event = 'sent' AND kind = 'email' AND at <= ? ORDER BY at DESC, seq DESC LIMIT 1`,
     ),
   };
 });

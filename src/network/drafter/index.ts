@@ -27,6 +27,7 @@ const KIND_WORDS: Record<DraftRequest['kind'], string> = {
   invite: 'a LinkedIn connection request note',
   message: 'a LinkedIn message',
   inmail: 'a LinkedIn InMail',
+  email: 'an email',
 };
 
 /** The standing rules; the operator's instructions come after them. */

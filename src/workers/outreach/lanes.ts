@@ -114,7 +114,8 @@ export class SendLanes {
         this.defer(accountId, items.slice(i), ready);
         return calls;
       }
-      const outcome = await this.send(item, ready.account, now);
+      // An email's lane is its mailbox's: no network account sends it.
+      const outcome = await this.send(item, 'account' in ready ? ready.account : null, now);
       if (typeof outcome === 'object') {
         // The core held the call (lock-step with another account): the account waits as when idle.
         this.memory.set('idle', accountId, outcome.heldUntil);
@@ -159,7 +160,7 @@ export class SendLanes {
    * only while its call is on the wire, and released before the result is recorded: the slot's
    * next send then begins in the same commit as the results before it (see CommitGroup).
    */
-  private async send(item: PendingSend, account: AccountRow, decidedAt: number): Promise<SendOutcome> {
+  private async send(item: PendingSend, account: AccountRow | null, decidedAt: number): Promise<SendOutcome> {
     const attempt = await this.queue.add(async () => {
       // A send still waiting for its slot when the engine stops is not begun.
       if (this.stopped()) return null;
@@ -168,7 +169,7 @@ export class SendLanes {
       if ('heldUntil' in begun) return begun;
       this.inFlight.add(begun.intent.id);
       try {
-        return { begun, result: await callProvider(this.ctx, begun, accountRef(account)) };
+        return { begun, result: await callProvider(this.ctx, begun, account ? accountRef(account) : null) };
       } catch (err) {
         return { begun, err };
       }

@@ -9,6 +9,7 @@ export const LIMITS: Record<DraftKind, { text: number; subject: number | null; l
   invite: { text: 300, subject: null, label: 'Invitation note' },
   message: { text: 8000, subject: null, label: 'Message' },
   inmail: { text: 8000, subject: 200, label: 'InMail' },
+  email: { text: 20000, subject: 200, label: 'Email' },
 };
 
 export const STATUS_LABELS: Record<DraftStatus, string> = {

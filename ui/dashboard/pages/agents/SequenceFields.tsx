@@ -1,5 +1,15 @@
 import { createContext, useContext, useEffect, useId, useMemo, useState, type ReactNode } from 'react';
-import { branchLabel, CONDITION_LABELS, CONDITIONS, ENDS_AT_REPLY, formatHours, STEP_KINDS, stepKindLabel, VARIANT_LETTERS, VARIANTS_MAX } from '../../../shared/steps.js';
+import {
+  branchLabel,
+  CONDITION_LABELS,
+  CONDITIONS,
+  ENDS_AT_REPLY,
+  formatHours,
+  STEP_KINDS,
+  stepKindLabel,
+  VARIANT_LETTERS,
+  VARIANTS_MAX,
+} from '../../../shared/steps.js';
 import { LEAD_TAGS, type StepKind } from '../../../shared/types.js';
 import type { FieldErrors } from './useAgentDraft.js';
 import {
@@ -469,8 +479,8 @@ function EmailFields({ step, number }: { step: EditEmail; number: number }) {
         )}
       </div>
       <p className="o-hint">
-        Plain text from the lead&apos;s mailbox to the lead&apos;s email, with an unsubscribe line added below it; skipped for a lead without an address, or
-        one that unsubscribed or bounced.
+        Plain text from the lead&apos;s mailbox to the lead&apos;s email, with an unsubscribe line added below it; skipped for a lead without an address, or one
+        that unsubscribed or bounced.
       </p>
     </>
   );

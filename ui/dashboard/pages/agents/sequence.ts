@@ -94,7 +94,13 @@ export function fromSaved(steps: readonly AgentStep[]): EditStep[] {
       case 'inmail':
         return { ...base, kind: 'inmail', subject: s.subject, text: s.text };
       case 'email':
-        return { ...base, kind: 'email', subject: s.subject, text: s.text, variants: (s.variants ?? []).map((v) => ({ subject: v.subject ?? '', text: v.text })) };
+        return {
+          ...base,
+          kind: 'email',
+          subject: s.subject,
+          text: s.text,
+          variants: (s.variants ?? []).map((v) => ({ subject: v.subject ?? '', text: v.text })),
+        };
       case 'wait':
         return { ...base, kind: 'wait', hours: String(s.hours) };
       case 'if':

@@ -21,16 +21,17 @@ export function CampaignMailboxes({ campaign }: { campaign: Campaign }) {
 
 function MailboxChoice({ campaign }: { campaign: Campaign }) {
   const id = useId();
+  const stored = campaign.mailboxIds ?? [];
   const mailboxes = useTool('list_mailboxes', { limit: 100 });
   const canChange = useCan('update_campaign');
-  const [chosen, setChosen] = useState<string[]>(campaign.mailboxIds);
-  const current = campaign.mailboxIds.join(',');
+  const [chosen, setChosen] = useState<string[]>(stored);
+  const current = stored.join(',');
   // biome-ignore lint/correctness/useExhaustiveDependencies: the joined ids stand for the array, which is new on every poll
-  useEffect(() => setChosen(campaign.mailboxIds), [current]);
+  useEffect(() => setChosen(stored), [current]);
   const [saved, setSaved] = useState(false);
   const update = useToolMutation('update_campaign', ['get_campaign', 'list_campaigns']);
   const running = campaign.status === 'CAMPAIGN_IN_PROGRESS';
-  const changed = chosen.length !== campaign.mailboxIds.length || chosen.some((m) => !campaign.mailboxIds.includes(m));
+  const changed = chosen.length !== stored.length || chosen.some((m) => !stored.includes(m));
   const list = mailboxes.data?.mailboxes ?? [];
 
   const toggle = (mailboxId: string, on: boolean) => {
@@ -72,7 +73,10 @@ function MailboxChoice({ campaign }: { campaign: Campaign }) {
                 <li key={m.id}>
                   <label>
                     <input type="checkbox" checked={on} disabled={!on && chosen.length >= MAILBOXES_MAX} onChange={(e) => toggle(m.id, e.target.checked)} />{' '}
-                    <Untrusted>{m.name}</Untrusted> <span className="o-muted">({m.address}, {m.status})</span>
+                    <Untrusted>{m.name}</Untrusted>{' '}
+                    <span className="o-muted">
+                      ({m.address}, {m.status})
+                    </span>
                   </label>
                 </li>
               );
