@@ -330,8 +330,8 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     await page.goto(`${server.url}/app/campaigns/${campaignId}`);
     // Its mailboxes, by name, ticked as saved; adding the second one goes through update_campaign.
     const chosen = page.getByRole('group', { name: 'Mailboxes that send for this campaign' });
-    expect(await chosen.getByLabel(/^Sales mail/).isChecked()).toBe(true);
-    await chosen.getByLabel(/^Dev mail/).check();
+    expect(await chosen.getByRole('checkbox', { name: /Sales mail/ }).isChecked()).toBe(true);
+    await chosen.getByRole('checkbox', { name: /Dev mail/ }).check();
     await page.getByRole('button', { name: 'Save mailboxes' }).click();
     await page.getByRole('status').filter({ hasText: 'Mailboxes saved.' }).waitFor();
     const devId = mailboxesOf().find((m) => m.address === 'dev@outreach.test')?.id;
