@@ -21,8 +21,10 @@
  * the fixture too), crmengine (the engine's cost per provider call with the CRM sync on against off,
  * on the simulator; BENCH_CRM_LEADS; on its own it skips the fixture too), crmpush (the CRM outbox
  * pushing 10,000 events to the local HubSpot stand-in against the same calls made directly; on its
- * own it skips the fixture too). E.g.
- * `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
+ * own it skips the fixture too), imap (10,000 messages read from Dovecot by IMAP and matched as replies through
+ * the mail poller, against imapflow fetching them alone; needs Debian's Postfix and Dovecot and
+ * root, as the email end-to-end test does; BENCH_IMAP_MESSAGES shrinks it; on its own it skips
+ * the fixture too). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,6 +45,7 @@ import {
   approveAllTargets,
   enrichTargets,
   triageTargets,
+  imapTargets,
   auditTargets,
   draftsTargets,
   evaluateTargets,
@@ -64,6 +67,7 @@ import { benchDrafts, seedDrafts, type DraftsBench } from './lib/drafts.js';
 import { type ApprovalBench, type ApproveAllBench, runApproval, runApproveAll } from './lib/approval.js';
 import { type EnrichBench, runEnrich } from './lib/enrich.js';
 import { runTriage, type TriageBench } from './lib/triage.js';
+import { type ImapBench, runImap } from './lib/imap.js';
 import { type AuditBench, runAudit } from './lib/audit.js';
 import { type CrmEngineBench, type CrmPushBench, crmPushTargets, crmTargets, runCrmEngine, runCrmPush } from './lib/crm.js';
 
@@ -104,6 +108,7 @@ const PARTS = [
   'audit',
   'crmengine',
   'crmpush',
+  'imap',
 ] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
@@ -439,6 +444,15 @@ async function crmPushPart(root: string): Promise<CrmPushBench> {
   say('crmpush: 10,000 events through the CRM outbox to the HubSpot stand-in, against the same calls made directly');
   const r = await runCrmPush(root);
   for (const t of crmPushTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+    return r;
+  }
+
+/** Reading and matching an inbox's replies by IMAP (bench/lib/imap.ts), in this process, against Dovecot on loopback. */
+async function imapPart(root: string): Promise<ImapBench> {
+  const messages = envInt('BENCH_IMAP_MESSAGES', 10_000);
+  say(`imap: ${messages.toLocaleString('en-US')} messages read from Dovecot and matched through the mail poller, against imapflow alone`);
+  const r = await runImap(root, { messages }, say);
+  for (const t of imapTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
   return r;
 }
 
@@ -456,11 +470,12 @@ async function main(): Promise<boolean> {
   const root = repoRoot();
   if (
     ONLY !== null &&
-    [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage' || p === 'audit' || p === 'crmengine' || p === 'crmpush')
+    [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage' || p === 'audit' || p === 'crmengine' || p === 'crmpush' || p === 'imap')
   ) {
     if (ONLY.has('triage')) await triagePart(root);
     if (ONLY.has('crmengine')) await crmEnginePart(root);
     if (ONLY.has('crmpush')) await crmPushPart(root);
+    if (ONLY.has('imap')) await imapPart(root);
     if (ONLY.has('approveall')) await approveAllPart(root);
     if (ONLY.has('approval')) await approvalPart(root);
     if (ONLY.has('enrich')) await enrichPart(root);
@@ -861,6 +876,7 @@ async function main(): Promise<boolean> {
     const triageCase = want('triage') ? await triagePart(root) : undefined;
     const crmEngineCase = want('crmengine') ? await crmEnginePart(root) : undefined;
     const crmPushCase = want('crmpush') ? await crmPushPart(root) : undefined;
+    const imapCase = want('imap') ? await imapPart(root) : undefined;
     if (ONLY !== null) {
       printOnly(runs, importCase, cold);
       return false;
@@ -897,6 +913,7 @@ async function main(): Promise<boolean> {
       ...(triageCase ? { triageCase } : {}),
       ...(crmEngineCase ? { crmEngineCase } : {}),
       ...(crmPushCase ? { crmPushCase } : {}),
+      ...(imapCase ? { imapCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

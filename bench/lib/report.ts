@@ -4,6 +4,7 @@ import { DRAFTS_LIST_COST, DRAFTS_LIST_P99_MS, DRAFTS_UPDATE_MS, type DraftsBenc
 import { APPROVE_ALL_MS, type ApprovalBench, type ApproveAllBench } from './approval.js';
 import { ENRICH_TARGET_RATIO, type EnrichBench } from './enrich.js';
 import { TRIAGE_TARGET_MS, type TriageBench } from './triage.js';
+import { IMAP_TARGET_RATIO, type ImapBench } from './imap.js';
 import { AUDIT_TARGET_RATIO, type AuditBench } from './audit.js';
 import { crmPushTargets, crmTargets, type CrmEngineBench, type CrmPushBench } from './crm.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
@@ -123,6 +124,7 @@ export interface Results {
   /** Enrichment against the profile lookup alone (bench/lib/enrich.ts). */
   enrichCase?: EnrichBench;
   triageCase?: TriageBench;
+  imapCase?: ImapBench;
   auditCase?: AuditBench;
   /** "Approve all N matching" of 10,000 pending drafts, server-side (bench/lib/approval.ts). */
   approveAllCase?: ApproveAllBench;
@@ -225,6 +227,7 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     ...approvalTargets(r.approvalCase),
     ...enrichTargets(r.enrichCase),
     ...triageTargets(r.triageCase),
+    ...imapTargets(r.imapCase),
     ...auditTargets(r.auditCase),
     ...approveAllTargets(r.approveAllCase),
     ...crmTargets(r.crmEngineCase),
@@ -394,6 +397,19 @@ export function enrichTargets(e: EnrichBench | undefined): Target[] {
 }
 
 /** Triage by rules: 10,000 replies under TRIAGE_TARGET_MS. */
+/** Reading replies by IMAP: the mail poller within 2× of imapflow fetching the same messages alone. */
+export function imapTargets(t: ImapBench | undefined): Target[] {
+  if (!t) return [];
+  return [
+    {
+      id: 'imap-replies',
+      text: `Reading ${t.messages.toLocaleString('en-US')} messages from Dovecot by IMAP and matching the replies within ${IMAP_TARGET_RATIO}× of imapflow fetching them alone`,
+      measured: `${t.ratio.toFixed(2)}× (${(t.pollerMs / 1000).toFixed(2)} s in ${t.pollerRounds} poller rounds, ${t.replies.toLocaleString('en-US')} replies matched and ${t.ignored.toLocaleString('en-US')} left alone, vs ${(t.imapflowMs / 1000).toFixed(2)} s; median of ${t.rounds})`,
+      met: t.ratio <= IMAP_TARGET_RATIO,
+    },
+  ];
+}
+
 export function triageTargets(t: TriageBench | undefined): Target[] {
   if (!t) return [];
   return [

@@ -136,11 +136,22 @@ describe.runIf(requireTool('Postfix and Dovecot (run as root)', mailServersInsta
     // APPEND into the sales inbox needs the sales login.
     client.options.auth = { user: 'sdr@outreach.test', pass: USERS['sdr@outreach.test'] };
     await client.connect();
+    // Beside it, mail that answers nothing we sent: read past by its headers, never downloaded whole.
+    const newsletter = await new MailComposer({
+      from: 'news@lists.example.org',
+      to: 'sdr@outreach.test',
+      subject: 'This week',
+      text: 'News.',
+      inReplyTo: '<elsewhere@example.org>',
+    })
+      .compile()
+      .build();
+    await client.append('INBOX', newsletter);
     await client.append('INBOX', reply);
     await client.logout();
 
     const read = await readMailbox(server.ctx, mailboxId, settings);
-    expect(read).toMatchObject({ replies: 1 });
+    expect(read).toMatchObject({ replies: 1, ignored: 1 });
     expect(getPosition(server.ctx, leadId)).toMatchObject({ stepId: null, endReason: 'replied' });
     const inbound = server.ctx.db.$client.prepare("SELECT text, channel FROM messages WHERE lead_id = ? AND direction = 'inbound'").all(leadId);
     expect(inbound).toEqual([{ text: 'Yes, Tuesday works.', channel: 'email' }]);

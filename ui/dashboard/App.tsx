@@ -15,6 +15,7 @@ import { ExclusionsPage } from './pages/Exclusions.js';
 import { ImportPage } from './pages/Import.js';
 import { InboxPage } from './pages/Inbox.js';
 import { KeysPage } from './pages/Keys.js';
+import { MailboxesPage } from './pages/Mailboxes.js';
 import { LeadPage } from './pages/Lead.js';
 import { OverviewPage } from './pages/Overview.js';
 import { SettingsPage } from './pages/Settings.js';
@@ -39,6 +40,7 @@ const NEEDS: Record<string, readonly string[]> = {
   '/agents': ['list_agents'],
   '/inbox': ['list_conversations'],
   '/accounts': ['list_accounts', WORKSPACE],
+  '/mailboxes': ['list_mailboxes', WORKSPACE],
   '/import': ['start_import'],
   '/exclusions': ['list_exclusions'],
   '/activity': ['get_recent_activity'],
@@ -58,6 +60,7 @@ const NAV: { to: string; label: string }[] = [
   { to: '/agents', label: 'Agents' },
   { to: '/inbox', label: 'Inbox' },
   { to: '/accounts', label: 'Accounts' },
+  { to: '/mailboxes', label: 'Mailboxes' },
   { to: '/import', label: 'Import leads' },
   { to: '/exclusions', label: 'Exclusions' },
   { to: '/activity', label: 'Activity' },
@@ -86,6 +89,7 @@ const ROUTES: [string, Page][] = [
   ['/inbox', { title: 'Inbox', render: () => <InboxPage leadId={null} /> }],
   ['/inbox/:leadId', { title: 'Inbox', render: (p) => <InboxPage leadId={p.leadId as string} /> }],
   ['/accounts', { title: 'Accounts', render: () => <AccountsPage /> }],
+  ['/mailboxes', { title: 'Mailboxes', render: () => <MailboxesPage /> }],
   ['/import', { title: 'Import leads', render: () => <ImportPage /> }],
   ['/exclusions', { title: 'Exclusions', render: () => <ExclusionsPage /> }],
   ['/activity', { title: 'Activity', render: () => <ActivityPage /> }],

@@ -28,26 +28,37 @@ export function formatHours(hours: number): string {
   return hours === 1 ? '1 hour' : `${hours} hours`;
 }
 
-export type Condition = 'accepted' | 'replied' | 'email_replied' | 'email_bounced' | 'tagged';
+export type Condition = Extract<AgentStep, { kind: 'if' }>['condition'];
 export type Branch = 'then' | 'else';
 
-/** How each condition reads: in an `if`'s title, when it held, and when the time ran out. */
-const CONDITION_WORDS: Record<Condition, { title: string; held: string; not: string }> = {
-  accepted: { title: 'accepted', held: 'Accepted within', not: 'Not accepted after' },
-  replied: { title: 'replied', held: 'Replied within', not: 'No reply after' },
-  email_replied: { title: 'replied to an email', held: 'Replied to an email within', not: 'No email reply after' },
-  email_bounced: { title: 'an email bounced', held: 'Email bounced within', not: 'No bounce after' },
-  tagged: { title: 'tagged', held: 'Tagged within', not: 'Not tagged after' },
+/**
+ * How each condition of an `if` reads: what holds, said after "If" and in its `then` branch, and
+ * what did not happen, in its `else` branch. Typed by the server's conditions, so a condition
+ * added there fails the type-check until it has words here.
+ */
+export const CONDITION_LABELS: Readonly<Record<Condition, { option: string; holds: string; not: string }>> = {
+  accepted: { option: 'The invitation is accepted', holds: 'Accepted', not: 'Not accepted' },
+  replied: { option: 'The lead replies (LinkedIn or email)', holds: 'Replied', not: 'No reply' },
+  email_replied: { option: 'The lead replies to an email', holds: 'Replied to an email', not: 'No email reply' },
+  email_bounced: { option: 'An email to the lead bounces', holds: 'Email bounced', not: 'No bounce' },
+  tagged: { option: 'The lead is tagged', holds: 'Tagged', not: 'Not tagged' },
 };
+export const CONDITIONS = Object.keys(CONDITION_LABELS) as Condition[];
+/** The conditions after which a reply has ended the sequence, so their `then` branch never runs. */
+export const ENDS_AT_REPLY: ReadonlySet<Condition> = new Set<Condition>(['replied', 'email_replied']);
+
+const taggedWith = (tags: readonly string[] | undefined): string => (tags && tags.length > 0 ? ` ${tags.join(' or ')}` : '');
 
 /** What a branch of `if <condition> within <hours>` means for the lead who takes it. */
-export function branchLabel(condition: Condition, withinHours: number, branch: Branch): string {
-  const words = CONDITION_WORDS[condition] ?? CONDITION_WORDS.replied;
-  return `${branch === 'then' ? words.held : words.not} ${formatHours(withinHours)}`;
+export function branchLabel(condition: Condition, withinHours: number, branch: Branch, tags?: readonly string[]): string {
+  const within = formatHours(withinHours);
+  const words = CONDITION_LABELS[condition] ?? { holds: condition, not: `Not ${condition}` };
+  const what = condition === 'tagged' ? taggedWith(tags) : '';
+  return branch === 'then' ? `${words.holds}${what} within ${within}` : `${words.not}${what} after ${within}`;
 }
 
-export const conditionLabel = (condition: Condition, withinHours: number): string =>
-  `If ${(CONDITION_WORDS[condition] ?? CONDITION_WORDS.replied).title} within ${formatHours(withinHours)}`;
+export const conditionLabel = (condition: Condition, withinHours: number, tags?: readonly string[]): string =>
+  `If ${(CONDITION_LABELS[condition]?.holds ?? condition).toLowerCase()}${condition === 'tagged' ? taggedWith(tags) : ''} within ${formatHours(withinHours)}`;
 
 /** One saved step with where it sits: `steps[2].then[0]`, its number (1-based, document order) and depth (top level 1). */
 export interface PlacedStep {

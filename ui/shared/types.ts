@@ -35,6 +35,9 @@ import type { previewStartCampaignTool } from '../../src/tools/operator/campaign
 import type { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool } from '../../src/tools/operator/sequences.js';
 import type { connectAccountTool } from '../../src/tools/connect-account.js';
 import type { updateAccountTool } from '../../src/tools/update-account.js';
+import type { listMailboxesTool } from '../../src/tools/list-mailboxes.js';
+import type { connectMailboxTool } from '../../src/tools/connect-mailbox.js';
+import type { updateMailboxTool } from '../../src/tools/update-mailbox.js';
 import type { listDraftsTool } from '../../src/tools/list-drafts.js';
 import type { updateDraftsTool } from '../../src/tools/update-drafts.js';
 import type { listDraftQueuesTool } from '../../src/tools/operator/drafts.js';
@@ -68,6 +71,8 @@ export type LeadTag = NonNullable<Lead['tag']>;
 export type LeadStage = Lead['stage'];
 export type LeadSort = NonNullable<ToolArgs<'list_leads'>['sort']>;
 export type Account = ToolOutput<'list_accounts'>['accounts'][number];
+export type Mailbox = ToolOutput<'list_mailboxes'>['mailboxes'][number];
+export type ConnectMailboxArgs = ToolArgs<'connect_mailbox'>;
 export type ActivityEvent = ToolOutput<'get_recent_activity'>['events'][number];
 export type ActivityType = ActivityEvent['type'];
 export type InsightsOverview = ToolOutput<'get_insights_overview'>;
@@ -123,7 +128,7 @@ export type UpdateDraftsResult = Omit<ToolOutput<'update_drafts'>, 'results'> & 
 export interface ApprovePreview {
   count: number;
   accounts: { accountId: string; name: string | null; count: number }[];
-  kinds: { invite: number; message: number; inmail: number };
+  kinds: { invite: number; message: number; inmail: number; email?: number };
   token: string;
 }
 export interface ApproveMatchingResult {
@@ -189,6 +194,9 @@ interface ServerTools {
   preview_start_campaign: Io<typeof previewStartCampaignTool>;
   connect_account: IoKeyed<typeof connectAccountTool>;
   update_account: Io<typeof updateAccountTool>;
+  list_mailboxes: Io<typeof listMailboxesTool>;
+  connect_mailbox: IoKeyed<typeof connectMailboxTool>;
+  update_mailbox: Io<typeof updateMailboxTool>;
   list_exclusions: Io<typeof listExclusionsTool>;
   add_exclusions: Io<typeof addExclusionsTool>;
   remove_exclusions: Io<typeof removeExclusionsTool>;

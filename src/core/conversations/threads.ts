@@ -19,13 +19,24 @@ export type ConversationFilter = (typeof CONVERSATION_FILTERS)[number];
 
 const Text = z.string().nullable();
 
+/** The channels a message travels: a thread holds both when a sequence mixes them. */
+export const MESSAGE_CHANNELS = ['linkedin', 'email'] as const;
+const Channel = z.enum(MESSAGE_CHANNELS);
+const channelOf = (stored: string): (typeof MESSAGE_CHANNELS)[number] => (stored === 'email' ? 'email' : 'linkedin');
+
 /** One thread in the inbox list. */
 export const ConversationSummary = z.object({
   leadId: z.string(),
   name: Text,
   companyName: Text,
   campaign: z.object({ id: z.string(), name: Text }),
-  lastMessage: z.object({ direction: z.enum(['inbound', 'outbound']), sender: z.enum(MESSAGE_SENDERS), preview: z.string(), at: IsoTimestamp }),
+  lastMessage: z.object({
+    direction: z.enum(['inbound', 'outbound']),
+    sender: z.enum(MESSAGE_SENDERS),
+    preview: z.string(),
+    at: IsoTimestamp,
+    channel: Channel.describe('linkedin or email: the channel of the newest message, which marks the thread'),
+  }),
   lastInboundAt: IsoTimestamp.nullable(),
   messageCount: z.number().int(),
   needsReply: z.boolean(),
@@ -44,6 +55,7 @@ export const ConversationMessage = z.object({
   sender: z.enum(MESSAGE_SENDERS),
   text: z.string(),
   at: IsoTimestamp,
+  channel: Channel.describe('linkedin or email; an email reads as its subject, a blank line, then its text'),
 });
 
 /** A whole thread: the lead as the inbox shows it, and every stored message, oldest first. */
@@ -126,6 +138,7 @@ export function listConversations(ctx: Ctx, secret: string, input: ListConversat
         sender: c.lastSender as (typeof MESSAGE_SENDERS)[number],
         preview: c.lastPreview,
         at: iso(c.lastMessageAt),
+        channel: channelOf(c.lastChannel),
       },
       lastInboundAt: c.lastInboundAt > 0 ? iso(c.lastInboundAt) : null,
       messageCount: c.messageCount,
@@ -184,6 +197,7 @@ export function getConversation(ctx: Ctx, leadId: string): Conversation {
       sender: m.sender as (typeof MESSAGE_SENDERS)[number],
       text: m.text,
       at: iso(m.at),
+      channel: channelOf(m.channel),
     })),
   };
 }

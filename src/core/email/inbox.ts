@@ -61,11 +61,20 @@ export async function readMailbox(ctx: Ctx, mailboxId: string, settings: EngineS
   if (servers.kind === 'smtp' && servers.imap === null) return result;
   let batch: Awaited<ReturnType<ReturnType<typeof mailOf>['fetchSince']>>;
   try {
-    batch = await mailOf(ctx).fetchSince(servers, { uidValidity: row.inboxUidValidity, lastUid: row.inboxLastUid }, INBOX_BATCH, ctx.simClock.now());
+    batch = await mailOf(ctx).fetchSince(
+      servers,
+      { uidValidity: row.inboxUidValidity, lastUid: row.inboxLastUid },
+      INBOX_BATCH,
+      ctx.simClock.now(),
+      // Only a message that names an email we sent, or a report (a bounce), means anything here.
+      (h) => h.report || [h.inReplyTo, ...h.references].some((id) => id !== null && emailSendByMessageId(ctx, id) !== undefined),
+    );
   } catch (err) {
     if (err instanceof MailLoginError) recordLoginFailure(ctx, mailboxId, err);
     throw err;
   }
+  result.read += batch.skipped;
+  result.ignored += batch.skipped;
   transaction(ctx.db, () => {
     for (const message of batch.messages) {
       result.read++;

@@ -86,6 +86,16 @@ export interface InboxCursor {
 export interface InboxBatch {
   messages: InboundEmail[];
   cursor: InboxCursor;
+  /** Messages read past but not fetched in full, because `wanted` said they answer nothing of ours. */
+  skipped: number;
+}
+
+/** What an adapter can tell of a message from its headers alone, before it fetches the whole message. */
+export interface InboundHeaders {
+  inReplyTo: string | null;
+  references: string[];
+  /** The message is a report (`multipart/report`): a delivery-status report is one. */
+  report: boolean;
 }
 
 export interface MailPort {
@@ -96,7 +106,9 @@ export interface MailPort {
   /**
    * The inbox's messages after `cursor`, oldest first, at most `limit`, parsed. A changed
    * UIDVALIDITY starts again from the first message (core ignores what it has seen).
-   * `now` is the engine's clock (the simulator delivers by it).
+   * `now` is the engine's clock (the simulator delivers by it). An adapter that can read a
+   * message's headers on their own asks `wanted` first and fetches and parses only the messages
+   * it answers true for (the rest are counted in `skipped`); without `wanted`, every message.
    */
-  fetchSince(mailbox: MailboxServers, cursor: InboxCursor, limit: number, now: number): Promise<InboxBatch>;
+  fetchSince(mailbox: MailboxServers, cursor: InboxCursor, limit: number, now: number, wanted?: (headers: InboundHeaders) => boolean): Promise<InboxBatch>;
 }

@@ -88,7 +88,8 @@ export class SimulatedMail implements MailPort {
     const rows = this.store.since(mailbox.id, after, now, limit);
     const messages = [];
     for (const row of rows) messages.push(await parseInbound(row.uid, row.raw));
-    return { messages, cursor: { uidValidity, lastUid: rows.at(-1)?.uid ?? after } };
+    // The simulated inbox is in memory and small: every message is parsed, whatever `wanted` would say.
+    return { messages, cursor: { uidValidity, lastUid: rows.at(-1)?.uid ?? after }, skipped: 0 };
   }
 
   private answer(mailbox: MailboxServers, email: OutgoingEmail, text: string, at: number, headers: Record<string, string>): Promise<string> {

@@ -3,6 +3,7 @@ import nodemailer from 'nodemailer';
 import {
   MailLoginError,
   MailRejectedError,
+  type InboundHeaders,
   type InboxBatch,
   type InboxCursor,
   type MailboxServers,
@@ -120,9 +121,15 @@ export class SmtpMail implements MailPort {
     }
   }
 
-  async fetchSince(mailbox: MailboxServers, cursor: InboxCursor, limit: number): Promise<InboxBatch> {
+  async fetchSince(
+    mailbox: MailboxServers,
+    cursor: InboxCursor,
+    limit: number,
+    _now?: number,
+    wanted?: (headers: InboundHeaders) => boolean,
+  ): Promise<InboxBatch> {
     const imap = mailbox.imap;
-    if (!imap) return { messages: [], cursor };
+    if (!imap) return { messages: [], cursor, skipped: 0 };
     const client = this.imap(mailbox);
     try {
       await client.connect();
@@ -135,16 +142,41 @@ export class SmtpMail implements MailPort {
       const box = await client.mailboxOpen('INBOX', { readOnly: true });
       const uidValidity = box.uidValidity.toString();
       const from = uidValidity === cursor.uidValidity ? cursor.lastUid + 1 : 1;
-      if (box.exists === 0 || from >= box.uidNext) return { messages: [], cursor: { uidValidity, lastUid: from - 1 } };
+      if (box.exists === 0 || from >= box.uidNext) return { messages: [], cursor: { uidValidity, lastUid: from - 1 }, skipped: 0 };
       const last = Math.min(box.uidNext - 1, from + limit - 1);
-      const fetched = await client.fetchAll(`${from}:${last}`, { uid: true, source: true }, { uid: true });
+      const range = `${from}:${last}`;
+      let uids: string = range;
+      let skipped = 0;
+      if (wanted) {
+        // The server's own parse of each message (ENVELOPE, BODYSTRUCTURE) and its References
+        // line first: most of an inbox answers nothing we sent, and needs no download or parse.
+        const heads = await client.fetchAll(range, { uid: true, envelope: true, bodyStructure: true, headers: ['references'] }, { uid: true });
+        const keep = heads.filter((m) =>
+          wanted({
+            inReplyTo: m.envelope?.inReplyTo?.trim() || null,
+            references: messageIdsIn(m.headers),
+            report: m.bodyStructure?.type?.toLowerCase() === 'multipart/report',
+          }),
+        );
+        skipped = heads.length - keep.length;
+        uids = keep.map((m) => m.uid).join(',');
+      }
       const messages = [];
-      for (const m of fetched.sort((a, b) => a.uid - b.uid)) if (m.source) messages.push(await parseInbound(m.uid, m.source));
-      return { messages, cursor: { uidValidity, lastUid: last } };
+      if (uids !== '') {
+        const fetched = await client.fetchAll(uids, { uid: true, source: true }, { uid: true });
+        for (const m of fetched.sort((a, b) => a.uid - b.uid)) if (m.source) messages.push(await parseInbound(m.uid, m.source));
+      }
+      return { messages, cursor: { uidValidity, lastUid: last }, skipped };
     } finally {
       await closeQuietly(client);
     }
   }
+}
+
+/** The message ids (`<…>`) a fetched header block names: a References line is a list of them. */
+function messageIdsIn(headers: Buffer | undefined): string[] {
+  if (!headers) return [];
+  return headers.toString('utf8').match(/<[^<>\s]+>/g) ?? [];
 }
 
 async function closeQuietly(client: ImapFlow): Promise<void> {

@@ -11,6 +11,7 @@ import type { Campaign } from '../../shared/types.js';
 import { StepFunnel } from '../../shared/components/StepFunnel.js';
 import { Link, navigate } from '../router.js';
 import { CampaignSenders } from './campaigns/Senders.js';
+import { CampaignMailboxes } from './campaigns/Mailboxes.js';
 import { StartConfirm } from './campaigns/StartConfirm.js';
 import { leadName } from '../../shared/components/leads/LeadRows.js';
 import { useLivePoll } from '../../shared/live.js';
@@ -279,6 +280,7 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
             campaign={campaign.data}
           />
           <CampaignSenders key={campaign.data.id} campaign={campaign.data} />
+          <CampaignMailboxes key={`${campaign.data.id}:mailboxes`} campaign={campaign.data} />
           <CampaignSteps campaign={campaign.data} />
           <div className="o-card">
             <LeadsTable

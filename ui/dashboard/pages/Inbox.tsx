@@ -5,7 +5,7 @@ import { Untrusted } from '../../shared/components/Untrusted.js';
 import { formatWhen } from '../../shared/format.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { Conversation, ConversationFilter, LeadTag } from '../../shared/types.js';
-import { MessageThread } from './MessageThread.js';
+import { ChannelBadge, MessageThread } from './MessageThread.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { CursorPager } from '../../shared/components/CursorPager.js';
 import { useLivePoll } from '../../shared/live.js';
@@ -137,7 +137,20 @@ function Thread({ leadId }: { leadId: string }) {
       <form onSubmit={submit} className="o-stack">
         <div className="o-field">
           <label htmlFor={`${id}-reply`}>Your reply</label>
-          <textarea id={`${id}-reply`} className="o-textarea" required maxLength={8000} value={text} onChange={(e) => setText(e.target.value)} />
+          {messages.some((m) => m.channel === 'email') ? (
+            <span id={`${id}-reply-h`} className="o-hint">
+              This thread has emails: a reply from here goes out as a LinkedIn message from the lead's sender, not by email.
+            </span>
+          ) : null}
+          <textarea
+            id={`${id}-reply`}
+            aria-describedby={messages.some((m) => m.channel === 'email') ? `${id}-reply-h` : undefined}
+            className="o-textarea"
+            required
+            maxLength={8000}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+          />
         </div>
         <div className="o-row">
           <button type="submit" className="o-button o-button-primary" disabled={reply.isPending || text.trim() === ''}>
@@ -239,6 +252,7 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
             {threads.data?.conversations.map((t) => (
               <li key={t.leadId}>
                 <Link to={`/inbox/${t.leadId}${suffix}`} aria-current={t.leadId === leadId ? 'true' : undefined}>
+                  <ChannelBadge channel={t.lastMessage.channel} />{' '}
                   <strong>
                     <Untrusted fallback="A lead not yet named">{t.name}</Untrusted>
                   </strong>

@@ -3,6 +3,13 @@ import { formatWhen } from '../../shared/format.js';
 import type { ConversationMessage } from '../../shared/types.js';
 
 const SENDER: Record<string, string> = { sequence: 'Sequence', agent: 'Agent', operator: 'You', api: 'API', lead: 'Lead' };
+/** How each channel reads: a thread mixes LinkedIn messages and emails when a sequence does. */
+export const CHANNEL_LABEL: Record<ConversationMessage['channel'], string> = { linkedin: 'LinkedIn', email: 'Email' };
+
+/** A small mark naming the channel, the same in the thread list and beside each message. */
+export function ChannelBadge({ channel }: { channel: ConversationMessage['channel'] }) {
+  return <span className={`o-badge d-channel d-channel-${channel}`}>{CHANNEL_LABEL[channel]}</span>;
+}
 
 /** A conversation's messages, oldest first, each with who sent it and when: the inbox's thread and the lead page's. */
 export function MessageThread({ messages }: { messages: readonly ConversationMessage[] }) {
@@ -11,7 +18,7 @@ export function MessageThread({ messages }: { messages: readonly ConversationMes
       {messages.map((m, i) => (
         <li key={m.id ?? i} className={m.direction === 'inbound' ? 'o-msg o-msg-in' : 'o-msg o-msg-out'}>
           <span className="o-msg-meta">
-            {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
+            <ChannelBadge channel={m.channel} /> {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
           </span>
           <UntrustedBlock as="span">{m.text}</UntrustedBlock>
         </li>

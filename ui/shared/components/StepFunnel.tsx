@@ -11,12 +11,12 @@ import './steps.css';
 import './data.css';
 
 /** Steps whose sending reaches the lead: a reply counts for the last of these before it. */
-const REPLY_KINDS = new Set(['invite', 'message', 'inmail']);
+const REPLY_KINDS = new Set(['invite', 'message', 'inmail', 'email']);
 const SNIPPET = 90;
 
 function stepName(kind: string, placed: PlacedStep | undefined): string {
   const step = placed?.step;
-  if (step?.kind === 'if') return conditionLabel(step.condition, step.withinHours);
+  if (step?.kind === 'if') return conditionLabel(step.condition, step.withinHours, step.tags);
   if (step?.kind === 'wait') return `Wait ${formatHours(step.hours)}`;
   return stepKindLabel(kind);
 }
@@ -25,7 +25,7 @@ function stepName(kind: string, placed: PlacedStep | undefined): string {
 function placeOf(placed: PlacedStep | undefined, path: string): string | null {
   if (placed?.parent) {
     const { step, number, branch } = placed.parent;
-    const label = branchLabel(step.condition, step.withinHours, branch);
+    const label = branchLabel(step.condition, step.withinHours, branch, step.tags);
     return `In step ${number}, ${label.charAt(0).toLowerCase()}${label.slice(1)}`;
   }
   const m = /\.(then|else)\[\d+\]$/.exec(path);
@@ -40,6 +40,11 @@ function variantSnippet(step: AgentStep | undefined, variant: string): string | 
   if (step.kind === 'invite') text = index === 0 ? step.note : step.variants?.[index - 1]?.note;
   else if (step.kind === 'message') text = index === 0 ? step.text : step.variants?.[index - 1]?.text;
   else if (step.kind === 'inmail') text = step.subject;
+  // An email's variants differ by text, and by subject when they give one: the subject reads first.
+  else if (step.kind === 'email') {
+    const v = index === 0 ? step : step.variants?.[index - 1];
+    text = v ? `${v.subject ?? step.subject} · ${v.text}` : undefined;
+  }
   if (text === undefined) return null;
   if (text === null) return step.kind === 'invite' ? '(no note)' : null;
   return text.length > SNIPPET ? `${text.slice(0, SNIPPET - 1)}…` : text;
@@ -122,7 +127,7 @@ export function StepFunnel({ agentId, campaignId }: StepFunnelProps) {
             const at = placed.get(s.stepId);
             const where = placeOf(at, s.path);
             const depth = Math.min(3, (s.path.match(/\[\d+\]/g) ?? []).length);
-            const tested = s.variants.length > 1 || s.kind === 'invite' || s.kind === 'message';
+            const tested = s.variants.length > 1 || s.kind === 'invite' || s.kind === 'message' || s.kind === 'email';
             return (
               <tbody key={s.stepId} className={`f-depth-${depth}`}>
                 {s.variants.map((v, vi) => {

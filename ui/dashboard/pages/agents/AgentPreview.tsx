@@ -154,6 +154,14 @@ function Stop({ stop, rendered }: { stop: PathStop; rendered: RenderedStep | und
           <Variants rendered={rendered} />
         </li>
       );
+    case 'email':
+      return (
+        <li>
+          {head}sends an email (skipped without an address, or to one that unsubscribed or bounced):{' '}
+          <Untrusted fallback="…">{rendered?.subject ?? step.subject}</Untrusted>
+          <Variants rendered={rendered} />
+        </li>
+      );
     case 'wait':
       return (
         <li>
@@ -164,7 +172,7 @@ function Stop({ stop, rendered }: { stop: PathStop; rendered: RenderedStep | und
       return (
         <li className="s-outcome">
           {head}
-          {branchLabel(step.condition, step.withinHours, stop.branch ?? 'then')}
+          {branchLabel(step.condition, step.withinHours, stop.branch ?? 'then', step.tags)}
         </li>
       );
     default:

@@ -1,12 +1,23 @@
 import { createContext, useContext, useEffect, useId, useMemo, useState, type ReactNode } from 'react';
-import { branchLabel, formatHours, STEP_KINDS, stepKindLabel, VARIANT_LETTERS } from '../../../shared/steps.js';
-import type { StepKind } from '../../../shared/types.js';
+import {
+  branchLabel,
+  CONDITION_LABELS,
+  CONDITIONS,
+  ENDS_AT_REPLY,
+  formatHours,
+  STEP_KINDS,
+  stepKindLabel,
+  VARIANT_LETTERS,
+  VARIANTS_MAX,
+} from '../../../shared/steps.js';
+import { LEAD_TAGS, type StepKind } from '../../../shared/types.js';
 import type { FieldErrors } from './useAgentDraft.js';
 import {
   appendStep,
   type Branch,
   canAddVariant,
   DEPTH_MAX,
+  type EditEmail,
   type EditIf,
   type EditStep,
   type ListRef,
@@ -24,6 +35,7 @@ import './sequence.css';
 const NOTE_MAX = 300;
 const TEXT_MAX = 8000;
 const SUBJECT_MAX = 200;
+const EMAIL_TEXT_MAX = 20000;
 
 /** What an `if` step is called where a kind is named alone (the legend; the add menu). */
 const kindName = (kind: StepKind): string => (kind === 'if' ? 'Branch on a condition' : stepKindLabel(kind));
@@ -37,10 +49,12 @@ function ownFields(step: EditStep): Set<string> {
       return new Set(['text', ...step.variants.map((_, i) => `variants[${i}].text`)]);
     case 'inmail':
       return new Set(['subject', 'text']);
+    case 'email':
+      return new Set(['subject', 'text', ...step.variants.flatMap((_, i) => [`variants[${i}].subject`, `variants[${i}].text`])]);
     case 'wait':
       return new Set(['hours']);
     case 'if':
-      return new Set(['condition', 'withinHours']);
+      return new Set(['condition', 'withinHours', 'tags']);
     default:
       return new Set();
   }
@@ -48,7 +62,7 @@ function ownFields(step: EditStep): Set<string> {
 
 /** The first field a new step of a kind has, to put the cursor in. */
 const firstField = (kind: StepKind): string | null =>
-  ({ invite: 'note', message: 'text', inmail: 'subject', wait: 'hours', if: 'condition' })[kind as string] ?? null;
+  ({ invite: 'note', message: 'text', inmail: 'subject', email: 'subject', wait: 'hours', if: 'condition' })[kind as string] ?? null;
 
 interface Editor {
   id: string;
@@ -394,6 +408,84 @@ function VariantFields({ step, number }: { step: Extract<EditStep, { kind: 'invi
   );
 }
 
+/** An email's subject and text, then its variants B to E side by side, each with its own text and, if it gives one, its own subject. */
+function EmailFields({ step, number }: { step: EditEmail; number: number }) {
+  const editor = useEditor();
+  const several = step.variants.length > 0;
+  const setVariant = (v: number, field: 'subject' | 'text', value: string) =>
+    editor.edit(step.key, v === 0 ? field : `variants[${v - 1}].${field}`, (s) => {
+      if (s.kind !== 'email') return s;
+      if (v === 0) return { ...s, [field]: value };
+      return { ...s, variants: s.variants.map((x, i) => (i === v - 1 ? { ...x, [field]: value } : x)) };
+    });
+  const rows = [{ subject: step.subject, text: step.text }, ...step.variants];
+  const next = VARIANT_LETTERS[rows.length];
+  const addVariant = () => {
+    editor.edit(step.key, 'variants', (s) => (s.kind === 'email' ? { ...s, variants: [...s.variants, { subject: '', text: '' }] } : s));
+    editor.focus(editor.domId(step.key, `variants[${rows.length - 1}].text`));
+  };
+  const removeVariant = (v: number) => {
+    editor.edit(step.key, `variants[${v - 1}].text`, (s) => (s.kind === 'email' ? { ...s, variants: s.variants.filter((_, i) => i !== v - 1) } : s));
+    editor.focus(editor.domId(step.key, v === 1 ? 'text' : `variants[${v - 2}].text`));
+  };
+  return (
+    <>
+      <div className={several ? 's-variants s-variants-several' : 's-variants'}>
+        {rows.map((row, v) => {
+          const letter = VARIANT_LETTERS[v] as string;
+          const suffix = several ? `, variant ${letter}` : '';
+          return (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a variant is its letter, which is its place
+            <div key={v} className="s-variant">
+              <TextField
+                step={step}
+                field={v === 0 ? 'subject' : `variants[${v - 1}].subject`}
+                label={v === 0 ? `Subject${suffix}` : `Subject${suffix} (blank: variant A's)`}
+                value={row.subject}
+                max={SUBJECT_MAX}
+                onValue={(value) => setVariant(v, 'subject', value)}
+              />
+              <TextField
+                step={step}
+                field={v === 0 ? 'text' : `variants[${v - 1}].text`}
+                label={`Text${suffix}`}
+                value={row.text}
+                max={EMAIL_TEXT_MAX}
+                multiline
+                onValue={(value) => setVariant(v, 'text', value)}
+              />
+              {v > 0 ? (
+                <button type="button" className="o-button s-small" aria-label={`Remove variant ${letter} of step ${number}`} onClick={() => removeVariant(v)}>
+                  Remove variant {letter}
+                </button>
+              ) : null}
+            </div>
+          );
+        })}
+      </div>
+      <div className="o-row">
+        {next && rows.length < VARIANTS_MAX ? (
+          <button
+            type="button"
+            className="o-button s-small"
+            id={editor.domId(step.key, 'add-variant')}
+            aria-label={`Add variant ${next} to step ${number}`}
+            onClick={addVariant}
+          >
+            Add variant {next}
+          </button>
+        ) : (
+          <span className="o-hint">Variants A to {VARIANT_LETTERS[VARIANT_LETTERS.length - 1]}: the most a step takes.</span>
+        )}
+      </div>
+      <p className="o-hint">
+        Plain text from the lead&apos;s mailbox to the lead&apos;s email, with an unsubscribe line added below it; skipped for a lead without an address, or one
+        that unsubscribed or bounced.
+      </p>
+    </>
+  );
+}
+
 function StepBody({ step, number }: { step: EditStep; number: number }) {
   const editor = useEditor();
   const set = (field: string, patch: Partial<EditStep>) => editor.edit(step.key, field, (s) => ({ ...s, ...patch }) as EditStep);
@@ -409,6 +501,8 @@ function StepBody({ step, number }: { step: EditStep; number: number }) {
           <p className="o-hint">Sent through Sales Navigator, to a lead who need not be a connection; skipped on an account without it.</p>
         </>
       );
+    case 'email':
+      return <EmailFields step={step} number={number} />;
     case 'wait':
       return <HoursField step={step} field="hours" label="Hours to wait" value={step.hours} max={720} onValue={(v) => set('hours', { hours: v })} />;
     case 'if':
@@ -435,11 +529,15 @@ function IfFields({ step }: { step: EditIf }) {
           onChange={(e) => editor.edit(step.key, 'condition', (s) => ({ ...s, condition: e.target.value as EditIf['condition'] }) as EditStep)}
           {...inputProps}
         >
-          <option value="accepted">The invitation is accepted</option>
-          <option value="replied">The lead replies</option>
+          {CONDITIONS.map((c) => (
+            <option key={c} value={c}>
+              {CONDITION_LABELS[c].option}
+            </option>
+          ))}
         </select>
         <FieldError id={errId} text={error} />
       </div>
+      {step.condition === 'tagged' ? <TagsField step={step} /> : null}
       <HoursField
         step={step}
         field="withinHours"
@@ -449,6 +547,31 @@ function IfFields({ step }: { step: EditIf }) {
         onValue={(v) => editor.edit(step.key, 'withinHours', (s) => ({ ...s, withinHours: v }) as EditStep)}
       />
     </div>
+  );
+}
+
+/** The tags a `tagged` condition waits for: any of them takes `then`. */
+function TagsField({ step }: { step: EditIf }) {
+  const editor = useEditor();
+  const { domId, error, errId } = useField(step, 'tags');
+  const toggle = (tag: (typeof LEAD_TAGS)[number], on: boolean) =>
+    editor.edit(step.key, 'tags', (s) =>
+      s.kind === 'if' ? { ...s, tags: on ? LEAD_TAGS.filter((t) => t === tag || s.tags.includes(t)) : s.tags.filter((t) => t !== tag) } : s,
+    );
+  return (
+    <fieldset id={domId} tabIndex={-1} className="s-tags" aria-invalid={error ? true : undefined} aria-describedby={error ? errId : undefined}>
+      <legend>Tags (any of them)</legend>
+      {LEAD_TAGS.map((tag) => {
+        const tagId = `${domId}-${tag.replace(/\W/g, '_')}`;
+        return (
+          <span key={tag} className="o-row">
+            <input id={tagId} type="checkbox" checked={step.tags.includes(tag)} onChange={(e) => toggle(tag, e.target.checked)} />
+            <label htmlFor={tagId}>{tag}</label>
+          </span>
+        );
+      })}
+      <FieldError id={errId} text={error} />
+    </fieldset>
   );
 }
 
@@ -518,14 +641,15 @@ function Branches({ step, number, depth }: { step: EditIf; number: number; depth
 }
 
 function BranchList({ step, branch, number, depth, hours }: { step: EditIf; branch: Branch; number: number; depth: number; hours: number }) {
-  const title = `${branch === 'then' ? 'Then' : 'Else'} · ${branchLabel(step.condition, Number.isFinite(hours) && hours > 0 ? hours : Number.NaN, branch)}`;
+  const tags = step.condition === 'tagged' ? step.tags : undefined;
+  const title = `${branch === 'then' ? 'Then' : 'Else'} · ${branchLabel(step.condition, Number.isFinite(hours) && hours > 0 ? hours : Number.NaN, branch, tags)}`;
   const list = step[branch];
-  const name = `step ${number}, ${branchLabel(step.condition, hours, branch).toLowerCase()}`;
+  const name = `step ${number}, ${branchLabel(step.condition, hours, branch, tags).toLowerCase()}`;
   return (
     // The group's name carries the step's number, which the visible title leaves to the layout.
     <div role="group" aria-label={`Step ${number}: ${title}`} className={`s-branch s-branch-${branch}`}>
       <p className="s-branch-title">{title}</p>
-      {step.condition === 'replied' && branch === 'then' ? (
+      {ENDS_AT_REPLY.has(step.condition) && branch === 'then' ? (
         <p className="o-hint">A reply ends the lead&apos;s sequence and the inbox takes over, so steps here do not run.</p>
       ) : null}
       {list.length === 0 ? <p className="o-hint">No steps: the lead goes on with the step after the if.</p> : null}

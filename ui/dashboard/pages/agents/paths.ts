@@ -1,4 +1,4 @@
-import { branchLabel, type Branch, placeSteps } from '../../../shared/steps.js';
+import { branchLabel, type Branch, ENDS_AT_REPLY, placeSteps } from '../../../shared/steps.js';
 import type { AgentStep } from '../../../shared/types.js';
 
 /** One stop on a lead's way through the sequence: a step, and for an `if`, the branch taken. */
@@ -44,10 +44,10 @@ export function sequencePaths(steps: readonly AgentStep[]): { paths: SequencePat
     const number = numbers.get(step.id) ?? 0;
     if (step.kind !== 'if') return walk([after, ...outer], [...stops, { step, number }], labels);
     for (const branch of ['then', 'else'] as const) {
-      const label = branchLabel(step.condition, step.withinHours, branch);
+      const label = branchLabel(step.condition, step.withinHours, branch, step.tags);
       const taken = [...stops, { step, number, branch }];
       const named = [...labels, labels.length === 0 ? label : label.charAt(0).toLowerCase() + label.slice(1)];
-      if (step.condition === 'replied' && branch === 'then') {
+      if (ENDS_AT_REPLY.has(step.condition) && branch === 'then') {
         if (paths.length >= PATHS_MAX) more = true;
         else paths.push({ label: named.join(', then '), stops: taken, endsAtReply: true });
         continue;

@@ -6,7 +6,7 @@
  * step and field they name. Pure: no React.
  */
 import { type Condition, VARIANTS_MAX } from '../../../shared/steps.js';
-import type { AgentStep, StepInput, StepKind } from '../../../shared/types.js';
+import type { AgentStep, LeadTag, StepInput, StepKind } from '../../../shared/types.js';
 
 /** Limits the server checks too; here they only grey out what cannot be added. */
 export const STEPS_MAX = 25;
@@ -23,14 +23,22 @@ interface Keyed {
 export type EditStep = Keyed &
   /** A kind with no fields the editor shows (a visit); fields it does not show are kept as saved. */
   (
-    | { kind: Exclude<StepKind, 'invite' | 'message' | 'inmail' | 'wait' | 'if'>; fields?: Record<string, unknown> }
+    | { kind: Exclude<StepKind, 'invite' | 'message' | 'inmail' | 'email' | 'wait' | 'if'>; fields?: Record<string, unknown> }
     | { kind: 'invite'; note: string; variants: string[] }
     | { kind: 'message'; text: string; variants: string[] }
     | { kind: 'inmail'; subject: string; text: string }
+    /** A variant's blank subject means the step's own (the API leaves it out). */
+    | { kind: 'email'; subject: string; text: string; variants: EmailVariant[] }
     | { kind: 'wait'; hours: string }
-    | { kind: 'if'; condition: Condition; tags?: string[]; withinHours: string; then: EditStep[]; else: EditStep[] }
+    /** `tags` is kept while another condition is chosen, and sent only with `tagged`. */
+    | { kind: 'if'; condition: Condition; tags: LeadTag[]; withinHours: string; then: EditStep[]; else: EditStep[] }
   );
 export type EditIf = Extract<EditStep, { kind: 'if' }>;
+export type EditEmail = Extract<EditStep, { kind: 'email' }>;
+export interface EmailVariant {
+  subject: string;
+  text: string;
+}
 export type Branch = 'then' | 'else';
 
 let counter = 0;
@@ -45,10 +53,12 @@ export function newStep(kind: StepKind): EditStep {
       return { key, kind, text: '', variants: [] };
     case 'inmail':
       return { key, kind, subject: '', text: '' };
+    case 'email':
+      return { key, kind, subject: '', text: '', variants: [] };
     case 'wait':
       return { key, kind, hours: '24' };
     case 'if':
-      return { key, kind, condition: 'accepted', withinHours: '168', then: [], else: [] };
+      return { key, kind, condition: 'accepted', tags: [], withinHours: '168', then: [], else: [] };
     default:
       return { key, kind };
   }
@@ -62,6 +72,7 @@ export function starterSteps(): EditStep[] {
       key: freshKey(),
       kind: 'if',
       condition: 'accepted',
+      tags: [],
       withinHours: '504',
       then: [
         { key: freshKey(), kind: 'wait', hours: '24' },
@@ -82,6 +93,14 @@ export function fromSaved(steps: readonly AgentStep[]): EditStep[] {
         return { ...base, kind: 'message', text: s.text, variants: (s.variants ?? []).map((v) => v.text) };
       case 'inmail':
         return { ...base, kind: 'inmail', subject: s.subject, text: s.text };
+      case 'email':
+        return {
+          ...base,
+          kind: 'email',
+          subject: s.subject,
+          text: s.text,
+          variants: (s.variants ?? []).map((v) => ({ subject: v.subject ?? '', text: v.text })),
+        };
       case 'wait':
         return { ...base, kind: 'wait', hours: String(s.hours) };
       case 'if':
@@ -89,7 +108,7 @@ export function fromSaved(steps: readonly AgentStep[]): EditStep[] {
           ...base,
           kind: 'if',
           condition: s.condition,
-          ...(s.tags ? { tags: s.tags } : {}),
+          tags: [...(s.tags ?? [])],
           withinHours: String(s.withinHours),
           then: fromSaved(s.then),
           else: fromSaved(s.else),
@@ -121,6 +140,14 @@ export function toInput(steps: readonly EditStep[]): StepInput[] {
         return { ...id, kind: 'message', text: s.text, ...(s.variants.length ? { variants: s.variants.map((v) => ({ text: v })) } : {}) };
       case 'inmail':
         return { ...id, kind: 'inmail', subject: s.subject, text: s.text };
+      case 'email':
+        return {
+          ...id,
+          kind: 'email',
+          subject: s.subject,
+          text: s.text,
+          ...(s.variants.length ? { variants: s.variants.map((v) => ({ text: v.text, ...(v.subject.trim() === '' ? {} : { subject: v.subject }) })) } : {}),
+        };
       case 'wait':
         return { ...id, kind: 'wait', hours: numberOf(s.hours) };
       case 'if':
@@ -128,11 +155,11 @@ export function toInput(steps: readonly EditStep[]): StepInput[] {
           ...id,
           kind: 'if',
           condition: s.condition,
-          ...(s.tags ? { tags: s.tags } : {}),
+          ...(s.condition === 'tagged' ? { tags: s.tags } : {}),
           withinHours: numberOf(s.withinHours),
           then: toInput(s.then),
           else: toInput(s.else),
-        } as StepInput;
+        };
       default:
         return { ...id, kind: s.kind, ...s.fields };
     }
