@@ -18,7 +18,11 @@
  * its own it skips the million-lead fixture), enrich (enriching leads known only by their URL
  * against the profile lookup alone, on the simulator; BENCH_ENRICH_LEADS per round; on its own
  * it skips the fixture too), triage (10,000 replies through the triage rules; on its own it skips
- * the fixture too). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
+ * the fixture too), crmengine (the engine's cost per provider call with the CRM sync on against off,
+ * on the simulator; BENCH_CRM_LEADS; on its own it skips the fixture too), crmpush (the CRM outbox
+ * pushing 10,000 events to the local HubSpot stand-in against the same calls made directly; on its
+ * own it skips the fixture too). E.g.
+ * `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,6 +65,7 @@ import { type ApprovalBench, type ApproveAllBench, runApproval, runApproveAll } 
 import { type EnrichBench, runEnrich } from './lib/enrich.js';
 import { runTriage, type TriageBench } from './lib/triage.js';
 import { type AuditBench, runAudit } from './lib/audit.js';
+import { type CrmEngineBench, type CrmPushBench, crmPushTargets, crmTargets, runCrmEngine, runCrmPush } from './lib/crm.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -97,6 +102,8 @@ const PARTS = [
   'enrich',
   'triage',
   'audit',
+  'crmengine',
+  'crmpush',
 ] as const;
 type Part = (typeof PARTS)[number];
 /** The parts BENCH_ONLY names, or null for a whole run (the only kind that writes results). */
@@ -418,6 +425,23 @@ async function auditPart(root: string): Promise<AuditBench> {
   return r;
 }
 
+/** The engine's cost per provider call with the CRM sync on against off (bench/lib/crm.ts), in this process. */
+async function crmEnginePart(root: string): Promise<CrmEngineBench> {
+  const leads = envInt('BENCH_CRM_LEADS', 600);
+  say(`crmengine: ${leads} leads run by the engine on the simulator, the CRM sync off and on in turns`);
+  const r = await runCrmEngine(root, { leads });
+  for (const t of crmTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+  return r;
+}
+
+/** The CRM outbox against the same calls made directly, on the HubSpot stand-in (bench/lib/crm.ts), in this process. */
+async function crmPushPart(root: string): Promise<CrmPushBench> {
+  say('crmpush: 10,000 events through the CRM outbox to the HubSpot stand-in, against the same calls made directly');
+  const r = await runCrmPush(root);
+  for (const t of crmPushTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
+  return r;
+}
+
 /** "Approve all N matching" (bench/lib/approval.ts): 10,000 pending drafts previewed and approved, server-side. */
 async function approveAllPart(root: string): Promise<ApproveAllBench> {
   say('approve all: 10,000 pending drafts, previewed and approved through the operator verbs');
@@ -430,8 +454,13 @@ async function approveAllPart(root: string): Promise<ApproveAllBench> {
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
-  if (ONLY !== null && [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage' || p === 'audit')) {
+  if (
+    ONLY !== null &&
+    [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage' || p === 'audit' || p === 'crmengine' || p === 'crmpush')
+  ) {
     if (ONLY.has('triage')) await triagePart(root);
+    if (ONLY.has('crmengine')) await crmEnginePart(root);
+    if (ONLY.has('crmpush')) await crmPushPart(root);
     if (ONLY.has('approveall')) await approveAllPart(root);
     if (ONLY.has('approval')) await approvalPart(root);
     if (ONLY.has('enrich')) await enrichPart(root);
@@ -830,6 +859,8 @@ async function main(): Promise<boolean> {
     const auditCase = want('audit') ? await auditPart(root) : undefined;
     const approveAllCase = want('approveall') ? await approveAllPart(root) : undefined;
     const triageCase = want('triage') ? await triagePart(root) : undefined;
+    const crmEngineCase = want('crmengine') ? await crmEnginePart(root) : undefined;
+    const crmPushCase = want('crmpush') ? await crmPushPart(root) : undefined;
     if (ONLY !== null) {
       printOnly(runs, importCase, cold);
       return false;
@@ -864,6 +895,8 @@ async function main(): Promise<boolean> {
       ...(auditCase ? { auditCase } : {}),
       ...(approveAllCase ? { approveAllCase } : {}),
       ...(triageCase ? { triageCase } : {}),
+      ...(crmEngineCase ? { crmEngineCase } : {}),
+      ...(crmPushCase ? { crmPushCase } : {}),
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -5,6 +5,7 @@ import { APPROVE_ALL_MS, type ApprovalBench, type ApproveAllBench } from './appr
 import { ENRICH_TARGET_RATIO, type EnrichBench } from './enrich.js';
 import { TRIAGE_TARGET_MS, type TriageBench } from './triage.js';
 import { AUDIT_TARGET_RATIO, type AuditBench } from './audit.js';
+import { crmPushTargets, crmTargets, type CrmEngineBench, type CrmPushBench } from './crm.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -125,6 +126,10 @@ export interface Results {
   auditCase?: AuditBench;
   /** "Approve all N matching" of 10,000 pending drafts, server-side (bench/lib/approval.ts). */
   approveAllCase?: ApproveAllBench;
+  /** The engine's cost per call with the CRM sync on and off (bench/lib/crm.ts). */
+  crmEngineCase?: CrmEngineBench;
+  /** The CRM outbox against the same calls made directly, on the HubSpot stand-in (bench/lib/crm.ts). */
+  crmPushCase?: CrmPushBench;
   targets: Target[];
 }
 
@@ -222,6 +227,8 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
     ...triageTargets(r.triageCase),
     ...auditTargets(r.auditCase),
     ...approveAllTargets(r.approveAllCase),
+    ...crmTargets(r.crmEngineCase),
+    ...crmPushTargets(r.crmPushCase),
     {
       id: 'rest-vs-express',
       text: 'REST GET /credits reaches ≥ 60% of bare Express throughput',

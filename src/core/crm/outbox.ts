@@ -105,7 +105,9 @@ export function completePush(ctx: Ctx, push: ClaimedPush, outcome: PushOutcome, 
       return 'succeeded';
     }
     const error = outcome.error.message.slice(0, 500);
-    const delay = retries(outcome.error) ? nextAttemptDelay(push.attempt, rng) : null;
+    // A rate-limited CRM's Retry-After postpones the next attempt, as a webhook receiver's does.
+    const retryAfterSeconds = outcome.error.retryAfterMs === null ? null : Math.ceil(outcome.error.retryAfterMs / 1000);
+    const delay = retries(outcome.error) ? nextAttemptDelay(push.attempt, rng, retryAfterSeconds) : null;
     if (delay === null) {
       if (!crmStore.settle(ctx.db, push.id, { state: 'failed', nextAttemptAt: null, lastError: error, now })) return 'failed';
       const why = retries(outcome.error) ? `given up after ${push.attempt} attempts` : 'not retried';

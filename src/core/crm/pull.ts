@@ -4,6 +4,7 @@ import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { leadsWithEmail } from '../mailboxes/store.js';
+import { normalizeProfileUrl } from '../leads/url.js';
 import type { CrmContactState, CrmPort } from '../network/crm.js';
 import { closeDraftsOfEndedSequence } from '../outreach/runner.js';
 import { loadCampaignInfo } from '../outreach/state.js';
@@ -56,7 +57,9 @@ function leadsOf(ctx: Ctx, crm: string, contact: CrmContactState): LeadRow[] {
     if (lead) found.set(lead.id, lead);
   }
   if (found.size === 0 && contact.email) for (const lead of leadsWithEmail(ctx, contact.email.toLowerCase())) found.set(lead.id, lead);
-  if (found.size === 0 && contact.networkUrl) for (const lead of leadStatements(ctx.db).byUrl.all(contact.networkUrl)) found.set(lead.id, lead);
+  // The CRM holds the URL as a person typed it; leads hold it normalised.
+  const url = contact.networkUrl ? normalizeProfileUrl(contact.networkUrl) : null;
+  if (found.size === 0 && url) for (const lead of leadStatements(ctx.db).byUrl.all(url)) found.set(lead.id, lead);
   for (const url of new Set([...found.values()].map((l) => l.networkUrl).filter((u): u is string => u !== null))) {
     for (const lead of leadStatements(ctx.db).byUrl.all(url)) found.set(lead.id, lead);
   }

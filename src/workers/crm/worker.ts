@@ -19,7 +19,8 @@ export interface CrmWorkerOptions {
 }
 
 export const DEFAULT_CRM_CONCURRENCY = 4;
-const DEFAULT_LEASE_MS = 60_000;
+/** A push may take three CRM calls (a contact: two searches and a create) of up to 30 s each. */
+const DEFAULT_LEASE_MS = 150_000;
 
 /**
  * Drains the CRM outbox and polls the CRM for changed contacts. It only schedules: what is due,

@@ -335,8 +335,10 @@ export class HubSpotCrm implements CrmPort {
         }),
       );
       for (const r of page.results) {
-        if (seen.has(r.id)) continue;
-        out.push(stateOf(r));
+        const state = stateOf(r);
+        // Seen at the cursor's time; one changed again since is new.
+        if (seen.has(r.id) && state.updatedAt === from?.t) continue;
+        out.push(state);
         if (out.length >= want) break;
       }
       scanned += page.results.length;
