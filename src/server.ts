@@ -37,7 +37,6 @@ import { crmSyncOf, missingCrmToken } from './core/crm/config.js';
 import { crmConnection } from './core/crm/read.js';
 import type { CrmPort } from './core/network/crm.js';
 import { CrmWorker } from './workers/crm/worker.js';
-import { createCrm } from './network/crm/index.js';
 
 export interface RunningServer {
   ctx: Ctx;

@@ -82,12 +82,12 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the C
             clock.advance(10_000);
             await page.reload();
             await page.getByRole('heading', { level: 1, name: 'CRM' }).waitFor();
-            return (await log.innerText()).includes('deal');
+            return ((await log.textContent()) ?? '').includes('deal');
           },
           { timeout: 60_000, interval: 1_000 },
         )
         .toBe(true);
-      const text = await log.innerText();
+      const text = (await log.textContent()) ?? '';
       expect(text).toMatch(/retrying/);
       expect(text).toMatch(/HubSpot answered 503/);
       expect(text).toMatch(/succeeded/);
@@ -99,11 +99,17 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the C
 
       await page.getByLabel('Outcome').selectOption('retrying');
       await expect.poll(async () => (await log.getByRole('row').allInnerTexts()).length).toBe(2);
-      expect(await log.innerText()).not.toMatch(/succeeded/);
+      expect((await log.textContent()) ?? '').not.toMatch(/succeeded/);
       await page.getByLabel('Outcome').selectOption('');
       await page.getByLabel('Direction').selectOption('pull');
       await log.getByText('No sync log entry matches.').waitFor();
       expect(await seriousViolations(page)).toEqual([]);
+      const bad = (await page.evaluate(`fetch('/app/api/crm?direction=sideways').then(async (r) => ({ status: r.status, body: await r.json() }))`)) as {
+        status: number;
+        body: { error: { code: string; message: string } };
+      };
+      expect(bad).toMatchObject({ status: 400, body: { error: { code: 'validation_error' } } });
+      expect(bad.body.error.message).toMatch(/direction: must be one of push, pull/);
     } finally {
       await context.close();
     }

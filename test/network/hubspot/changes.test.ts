@@ -69,6 +69,15 @@ describe('HubSpot change read: contacts changed after the cursor, oldest first',
     expect(got.at(-1)).toBe(after);
   });
 
+  it('a contact read at the cursor’s time and changed again since is read again', async () => {
+    const a = r.hs.addContact({ email: 'a@example.com' });
+    const first = await r.crm.changedContacts(null, 10);
+    expect(first.contacts.map((c) => c.contactId)).toEqual([a.id]);
+    r.hs.setLifecycleStage(a.id, 'customer');
+    const again = await r.crm.changedContacts(first.cursor, 10);
+    expect(again.contacts).toEqual([expect.objectContaining({ contactId: a.id, lifecycleStage: 'customer' })]);
+  });
+
   it('asks HubSpot for lastmodifieddate >= the cursor, sorted ascending, with the stage and do-not-contact properties', async () => {
     r.hs.addContact({ email: 'a@example.com' });
     const first = await r.crm.changedContacts(null, 5);
