@@ -29,7 +29,9 @@ function MemberRow({ member }: { member: Member }) {
   const id = useId();
   const update = useToolMutation('update_member', ['list_members']);
   const disable = useToolMutation('disable_member', ['list_members']);
+  const enable = useToolMutation('enable_member', ['list_members']);
   const [confirming, setConfirming] = useState(false);
+  const [enabled, setEnabled] = useState(false);
   const owner = member.role === 'owner';
   return (
     <tr>
@@ -48,15 +50,30 @@ function MemberRow({ member }: { member: Member }) {
             <RoleSelect id={`${id}-role`} value={member.role} disabled={update.isPending} onChange={(role) => update.mutate({ memberId: member.id, role })} />
           </>
         )}
-        <ErrorNote error={update.error ?? disable.error} />
+        <ErrorNote error={update.error ?? disable.error ?? enable.error} />
       </td>
       <td>{member.disabledAt ? `Disabled ${formatWhen(member.disabledAt)}` : `Since ${formatWhen(member.createdAt)}`}</td>
       <td>
-        {owner || member.disabledAt ? null : (
+        {owner ? null : member.disabledAt ? (
+          <button
+            type="button"
+            className="o-button"
+            disabled={enable.isPending}
+            onClick={() => enable.mutate({ memberId: member.id }, { onSuccess: () => setEnabled(true) })}
+          >
+            Enable<span className="sr-only"> {member.name}</span>
+          </button>
+        ) : (
           <button type="button" className="o-button" onClick={() => setConfirming(true)}>
             Disable<span className="sr-only"> {member.name}</span>
           </button>
         )}
+        {enabled && !member.disabledAt ? (
+          <p role="status" className="o-alert o-alert-success">
+            Enabled <Untrusted>{member.name}</Untrusted>. Their old sessions stay ended: run <code>npx outreach login --member {member.id}</code> and send them
+            the new link.
+          </p>
+        ) : null}
         {confirming ? (
           <Confirm
             title={`Disable ${member.name}?`}
@@ -74,7 +91,7 @@ function MemberRow({ member }: { member: Member }) {
   );
 }
 
-/** The owner's page: the members, their roles, adding one and disabling one. */
+/** The owner's page: the members, their roles, adding one, disabling one and enabling them again. */
 export function MembersPage() {
   const id = useId();
   const list = useTool('list_members', {});
