@@ -21,7 +21,7 @@ import { SettingsPage } from './pages/Settings.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 import { MembersPage } from './pages/Members.js';
 import { AuditPage } from './pages/Audit.js';
-import { AccessProvider, canAll } from './access.js';
+import { AccessProvider, canAll } from '../shared/access.js';
 
 /**
  * What each page needs to be of use: the tools it reads (and, for a page that exists to change
