@@ -343,8 +343,10 @@ function keys(args: string[]): void {
       const id = positionals[0];
       if (!id) throw new UsageError('keys revoke: the key ID is required (see `npx outreach keys list`)');
       return withDb(values.db, (ctx) => {
-        if (!asOwner(ctx, { action: 'keys.revoke', targets: [id], summary: 'Revoke API key' }, () => revokeApiKey(ctx, id)))
-          throw new UsageError(`keys revoke: no key with id "${id}" (see \`npx outreach keys list\`)`);
+        // The refusal is thrown inside the audited transaction: an unknown id records no event.
+        asOwner(ctx, { action: 'keys.revoke', targets: [id], summary: 'Revoke API key' }, () => {
+          if (!revokeApiKey(ctx, id)) throw new UsageError(`keys revoke: no key with id "${id}" (see \`npx outreach keys list\`)`);
+        });
         stdout(`Revoked ${id}. It stops working at once.`);
       });
     }

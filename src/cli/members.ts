@@ -1,7 +1,7 @@
 import { UsageError } from '../config.js';
 import { addMember, listMembers, type Member } from '../core/members/members.js';
 import { isRole, ROLES, type Role } from '../core/members/roles.js';
-import { addMemberTool, disableMemberTool, listMembersTool, updateMemberTool } from '../tools/operator/members.js';
+import { addMemberTool, disableMemberTool, enableMemberTool, listMembersTool, updateMemberTool } from '../tools/operator/members.js';
 import { asOwner, asUsageError, operate, parse, stdout, table, withDbAsync, type Options } from './shared.js';
 
 export const MEMBERS_USAGE = `  members list [--json] [--db PATH]
@@ -12,7 +12,10 @@ export const MEMBERS_USAGE = `  members list [--json] [--db PATH]
   members update ID [--name NAME] [--email EMAIL] [--role ROLE] [--json] [--db PATH]
                         Change a member's name, email or role (the owner stays the owner).
   members disable ID [--json] [--db PATH]
-                        Disable a member: their dashboard sessions end at once.`;
+                        Disable a member: their dashboard sessions end at once.
+  members enable ID [--json] [--db PATH]
+                        Enable a disabled member again. Their old sessions stay ended: sign them
+                        in with a new \`outreach login --member ID\`.`;
 
 const FLAGS = { db: { type: 'string' }, json: { type: 'boolean' } } satisfies Options;
 const NAMES = { name: '--name', email: '--email', role: '--role', memberId: 'ID' };
@@ -76,7 +79,8 @@ export async function members(args: string[]): Promise<void> {
       );
     }
     case 'update':
-    case 'disable': {
+    case 'disable':
+    case 'enable': {
       const extra = sub === 'update' ? { name: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } } : {};
       const { values, positionals } = parse(
         rest,
@@ -101,6 +105,8 @@ export async function members(args: string[]): Promise<void> {
                 updateMemberTool,
                 Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)),
               ));
+            } else if (sub === 'enable') {
+              ({ member } = await operate<{ member: Member }>(ctx, enableMemberTool, { memberId }));
             } else {
               ({ member, sessionsEnded: ended } = await operate<{ member: Member; sessionsEnded: number }>(ctx, disableMemberTool, { memberId }));
             }
@@ -109,6 +115,10 @@ export async function members(args: string[]): Promise<void> {
           }
           if (values.json) return stdout(JSON.stringify(sub === 'disable' ? { member, sessionsEnded: ended } : member, null, 2));
           if (sub === 'update') return stdout(`Updated ${line(member)}`);
+          if (sub === 'enable') {
+            stdout(`Enabled ${line(member)}.`);
+            return stdout(`Sign them in with: npx outreach login --member ${member.id}`);
+          }
           stdout(`Disabled ${line(member)}. Ended ${ended} dashboard session${ended === 1 ? '' : 's'}.`);
         },
         { mustExist: true },
@@ -116,7 +126,9 @@ export async function members(args: string[]): Promise<void> {
     }
     default:
       throw new UsageError(
-        sub ? `members: unknown subcommand "${sub}" (list, add, update, disable)` : 'members: a subcommand is required (list, add, update, disable)',
+        sub
+          ? `members: unknown subcommand "${sub}" (list, add, update, disable, enable)`
+          : 'members: a subcommand is required (list, add, update, disable, enable)',
       );
   }
 }

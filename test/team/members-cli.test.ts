@@ -58,15 +58,29 @@ describe('outreach members, login --member and audit', () => {
     expect(list.stdout).toMatch(/Olga Owner\s+olga@example.com\s+owner\s+active/);
     expect(list.stdout).toMatch(new RegExp(`${rita.id}\\s+Rita\\s+rita@example.com\\s+operator\\s+disabled`));
 
+    // Enabled again: active, and a new link signs her in; the owner cannot be disabled.
+    const enabled = run(['members', 'enable', rita.id, '--db', db]);
+    expect(enabled.status, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toMatch(new RegExp(`Enabled ${rita.id}`));
+    expect(enabled.stdout).toMatch(new RegExp(`outreach login --member ${rita.id}`));
+    expect(run(['members', 'list', '--db', db]).stdout).toMatch(new RegExp(`${rita.id}\\s+Rita\\s+rita@example.com\\s+operator\\s+active`));
+    expect(run(['login', '--member', rita.id, '--db', db]).status).toBe(0);
+    const unknown = run(['members', 'enable', 'usr_nobody', '--db', db]);
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.stderr).toMatch(/No member usr_nobody/);
+    const ownerOff = run(['members', 'disable', o.id, '--db', db]);
+    expect(ownerOff.status).not.toBe(0);
+    expect(ownerOff.stderr).toMatch(/the owner cannot be disabled/);
+
     const audit = JSON.parse(run(['audit', '--target', rita.id, '--json', '--db', db]).stdout) as {
       events: { action: string; actor: { type: string; id: string; name: string } }[];
     };
-    expect(audit.events.map((e) => e.action)).toEqual(['disable_member', 'login.link', 'update_member', 'add_member']);
+    expect(audit.events.map((e) => e.action)).toEqual(['login.link', 'enable_member', 'disable_member', 'login.link', 'update_member', 'add_member']);
     expect(audit.events.every((e) => e.actor.type === 'member' && e.actor.id === o.id && e.actor.name === 'Olga Owner')).toBe(true);
     const csv = run(['audit', '--csv', '--actor', o.id, '--db', db]).stdout.trim().split('\n');
     expect(csv[0]).toBe('at,actorType,actorId,actorName,action,targetIds,summary');
     expect(csv.length).toBeGreaterThanOrEqual(6);
-  });
+  }, 120_000);
 
   it('makes the owner on first use when a workspace has no member yet', () => {
     const other = join(dir, 'fresh.db');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAuditEvents } from '../../src/core/audit/list.js';
 import { addMember } from '../../src/core/members/members.js';
 import { roleAllows, ROLES, TOOL_AREAS, type Role } from '../../src/core/members/roles.js';
 import { dashboardTools } from '../../src/tools/index.js';
@@ -84,5 +85,26 @@ describe('roles in the server', () => {
     expect(disabled.body.structuredContent).toMatchObject({ member: { id: member.id }, sessionsEnded: 1 });
     expect((await appCall(server.url, cookie, 'list_campaigns')).status).toBe(401);
     expect((await fetch(`${server.url}/app/api/session`, { headers: { cookie } })).status).toBe(401);
+
+    // Enabled again: the old session stays ended, a new link signs them in; one audit event.
+    const enabled = await appCall(server.url, owner, 'enable_member', { memberId: member.id });
+    expect(enabled.body.structuredContent).toMatchObject({ member: { id: member.id, disabledAt: null } });
+    expect((await appCall(server.url, cookie, 'list_campaigns')).status).toBe(401);
+    const fresh = await login(server.url, server.ctx, member.id);
+    expect((await appCall(server.url, fresh, 'list_campaigns')).status).toBe(200);
+    const events = listAuditEvents(server.ctx, 'secret', { targetId: member.id, limit: 10 }).events.map((e) => [e.action, e.actor.id]);
+    expect(events.filter(([action]) => action === 'enable_member')).toEqual([['enable_member', ids.owner]]);
+    // Only the owner enables: an admin is refused, as for every member tool.
+    const admin = await login(server.url, server.ctx, ids.admin);
+    expect((await appCall(server.url, admin, 'enable_member', { memberId: member.id })).status).toBe(403);
+  });
+
+  it('the owner cannot be disabled, and enabling an active member changes nothing', async () => {
+    const owner = await login(server.url, server.ctx, ids.owner);
+    const refused = await appCall(server.url, owner, 'disable_member', { memberId: ids.owner });
+    expect(refused.body.isError).toBe(true);
+    expect(refused.body.content[0]!.text).toMatch(/the owner cannot be disabled/);
+    const same = await appCall(server.url, owner, 'enable_member', { memberId: ids.owner });
+    expect(same.body.structuredContent).toMatchObject({ member: { id: ids.owner, role: 'owner', disabledAt: null } });
   });
 });

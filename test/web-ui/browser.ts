@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createLoginToken } from '../../src/core/auth/sessions.js';
+import type { Ctx } from '../../src/core/context.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -38,6 +40,54 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 export { screenshotDir } from '../screenshots.js';
+
+export interface DashboardOptions {
+  /** The member the login link is for; default the owner (made on first use). */
+  memberId?: string;
+  /** The level-1 heading the sign-in lands on; default Overview. */
+  home?: string;
+  /** False: open the context and page without signing in (a test of the signed-out page or of the login itself). */
+  signIn?: boolean;
+  viewport?: { width: number; height: number };
+  deviceScaleFactor?: number;
+  acceptDownloads?: boolean;
+  /** Where the page's uncaught errors go, and with `console: true` its console errors too. */
+  errors?: string[];
+  console?: boolean;
+}
+
+/**
+ * A fresh browser context and page on the dashboard, signed in with a one-time login link as a
+ * real person would be: every browser test starts here. Steps fail after 15 seconds, not at the
+ * test's own timeout.
+ */
+export async function openDashboard(
+  browser: Browser,
+  server: { url: string; ctx: Ctx },
+  options: DashboardOptions = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 900 },
+    ...(options.deviceScaleFactor !== undefined ? { deviceScaleFactor: options.deviceScaleFactor } : {}),
+    ...(options.acceptDownloads !== undefined ? { acceptDownloads: options.acceptDownloads } : {}),
+  });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  const errors = options.errors;
+  if (errors) {
+    if (options.console) {
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') errors.push(msg.text());
+      });
+    }
+    page.on('pageerror', (err) => errors.push(err.message));
+  }
+  if (options.signIn !== false) {
+    await page.goto(`${server.url}/app/login?token=${createLoginToken(server.ctx, options.memberId).token}`);
+    await page.getByRole('heading', { level: 1, name: options.home ?? 'Overview' }).waitFor();
+  }
+  return { context, page };
+}
 
 export interface Received {
   body: string;

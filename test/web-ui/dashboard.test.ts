@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoginToken } from '../../src/core/auth/sessions.js';
 import { ensureDemo } from '../../src/core/seed/demo.js';
@@ -9,7 +9,7 @@ import type { Settings } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createContext, startServer, type RunningServer } from '../../src/server.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
-import { hasChromium, launchChromium, screenshotDir, seriousViolations, webhookReceiver } from './browser.js';
+import { hasChromium, launchChromium, openDashboard, screenshotDir, seriousViolations, webhookReceiver } from './browser.js';
 
 /**
  * The dashboard end to end in Debian's Chromium against the real server (development, simulated
@@ -21,7 +21,6 @@ import { hasChromium, launchChromium, screenshotDir, seriousViolations, webhookR
 describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
   let server: RunningServer;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
   const scratch = mkdtempSync(join(tmpdir(), 'outreach-dashboard-'));
@@ -50,14 +49,14 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     demoKey = ensureDemo(ctx) ?? '';
     server = await startServer(settings, ctx.log, ctx);
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
-    // Fail a step in seconds, not at the test's own timeout; slow steps pass their own.
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') consoleErrors.push(msg.text());
-    });
-    page.on('pageerror', (err) => consoleErrors.push(err.message));
+    // Signed out first: the first test checks that page, the next signs in with a link.
+    ({ page } = await openDashboard(browser, server, {
+      signIn: false,
+      viewport: { width: 1280, height: 860 },
+      deviceScaleFactor: 1,
+      errors: consoleErrors,
+      console: true,
+    }));
   }, 60_000);
 
   afterAll(async () => {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoginToken } from '../../src/core/auth/sessions.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { findDraftRow } from '../../src/core/drafts/store.js';
 import { updateDrafts } from '../../src/core/drafts/update.js';
@@ -12,7 +11,7 @@ import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { reviewWorkspace } from '../drafts/helpers.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { hasChromium, launchChromium, screenshotDir, seriousViolations } from './browser.js';
+import { hasChromium, launchChromium, openDashboard, screenshotDir, seriousViolations } from './browser.js';
 
 /** The long URL that made a 390 px card 766 px wide. */
 const LONG_URL = `https://example.com/${'a-very-long-path-segment-without-any-space-'.repeat(8)}end`;
@@ -91,16 +90,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the D
     updateDrafts(server.ctx, [{ id: ids[3]!, text: 'Edsger, your note on structured programming is why I write. Could we talk?' }]);
     revisions = typeof (await rest('/drafts?campaignId=cmp_review&limit=1')).drafts[0]?.revision === 'number';
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') consoleErrors.push(msg.text());
-    });
-    page.on('pageerror', (err) => consoleErrors.push(err.message));
-    const { token } = createLoginToken(server.ctx);
-    await page.goto(`${server.url}/app/login?token=${token}`);
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    ({ context, page } = await openDashboard(browser, server, { deviceScaleFactor: 1, errors: consoleErrors, console: true }));
   }, 60_000);
 
   afterAll(async () => {

@@ -6,13 +6,12 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../../src/config.js';
-import { createLoginToken } from '../../src/core/auth/sessions.js';
 import { silentLogger } from '../../src/log.js';
 import { createContext, startServer, type RunningServer } from '../../src/server.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { BIN, childEnv } from '../imports/children.js';
 import { requireTool } from '../optional.js';
-import { hasChromium, launchChromium, screenshotDir, seriousViolations } from './browser.js';
+import { hasChromium, launchChromium, openDashboard, screenshotDir, seriousViolations } from './browser.js';
 
 /**
  * The first hour as the README tells it, in Debian's Chromium: an empty database, `outreach keys
@@ -59,16 +58,7 @@ describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', hasChromium))('the 
     const ctx = createContext(settings, silentLogger());
     server = await startServer(settings, ctx.log, ctx);
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') consoleErrors.push(msg.text());
-    });
-    page.on('pageerror', (err) => consoleErrors.push(err.message));
-    const { token } = createLoginToken(server.ctx);
-    await page.goto(`${server.url}/app/login?token=${token}`);
-    await heading('Overview');
+    ({ page } = await openDashboard(browser, server, { viewport: { width: 1280, height: 860 }, acceptDownloads: true, errors: consoleErrors, console: true }));
   }, 60_000);
 
   afterAll(async () => {

@@ -2,12 +2,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoginToken } from '../../src/core/auth/sessions.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
 import { authorizeUrl, pkce, registerClient } from '../oauth/helpers.js';
-import { hasChromium, launchChromium, seriousViolations } from './browser.js';
+import { hasChromium, launchChromium, openDashboard, seriousViolations } from './browser.js';
 
 /**
  * Scoped keys where a person sets them, in Chromium against the real server: the dashboard's
@@ -26,12 +25,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('scope
     if (!existsSync(join(DEFAULT_UI_DIR, 'index.html'))) throw new Error('The dashboard is not built: run `npm run build` first.');
     server = await startTestServer();
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    const { token } = createLoginToken(server.ctx);
-    await page.goto(`${server.url}/app/login?token=${token}`);
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    ({ context, page } = await openDashboard(browser, server, { deviceScaleFactor: 1 }));
   }, 60_000);
 
   afterAll(async () => {

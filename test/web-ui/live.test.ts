@@ -2,13 +2,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoginToken } from '../../src/core/auth/sessions.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { hasChromium, launchChromium, seriousViolations } from './browser.js';
+import { hasChromium, launchChromium, openDashboard, seriousViolations } from './browser.js';
 
 /**
  * The dashboard's live refresh in Chromium: an open Drafts page hears the server's change
@@ -27,12 +26,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('live 
     draftFor(server.ctx, noteFor('lead_r0'));
     draftFor(server.ctx, noteFor('lead_r1'));
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    const { token } = createLoginToken(server.ctx);
-    await page.goto(`${server.url}/app/login?token=${token}`);
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    ({ page } = await openDashboard(browser, server));
   }, 60_000);
 
   afterAll(async () => {

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../../src/config.js';
-import { createLoginToken } from '../../src/core/auth/sessions.js';
 import type { Step } from '../../src/core/agents/steps.js';
 import { ensureDemo } from '../../src/core/seed/demo.js';
 import { recordAccepted, recordReplied, recordStep } from '../../src/core/sequences/store.js';
@@ -13,7 +12,7 @@ import { silentLogger } from '../../src/log.js';
 import { createContext, startServer, type RunningServer } from '../../src/server.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { requireTool } from '../optional.js';
-import { hasChromium, launchChromium, screenshotDir, seriousViolations } from './browser.js';
+import { hasChromium, launchChromium, openDashboard, screenshotDir, seriousViolations } from './browser.js';
 
 /**
  * The sequence editor and a campaign's step funnel in Debian's Chromium against the real server
@@ -54,15 +53,7 @@ describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', hasChromium))('the 
     apiKey = ensureDemo(ctx) ?? '';
     server = await startServer(settings, ctx.log, ctx, { engine: false });
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') consoleErrors.push(msg.text());
-    });
-    page.on('pageerror', (err) => consoleErrors.push(err.message));
-    await page.goto(`${server.url}/app/login?token=${createLoginToken(server.ctx).token}`);
-    await heading('Overview');
+    ({ page } = await openDashboard(browser, server, { deviceScaleFactor: 1, errors: consoleErrors, console: true }));
   }, 60_000);
 
   afterAll(async () => {

@@ -2,13 +2,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoginToken } from '../../src/core/auth/sessions.js';
 import { addMember } from '../../src/core/members/members.js';
 import type { Role } from '../../src/core/members/roles.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { hasChromium, launchChromium, seriousViolations } from './browser.js';
+import { hasChromium, launchChromium, openDashboard, seriousViolations } from './browser.js';
 
 /** What each role finds in the menu, and the heading it lands on. */
 const MENU: Record<Role, { home: string; menu: string[] }> = {
@@ -107,12 +106,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('each 
   });
 
   async function signIn(role: Role): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
-    await page.goto(`${server.url}/app/login?token=${createLoginToken(server.ctx, ids[role]).token}`);
-    await page.getByRole('heading', { level: 1, name: MENU[role].home }).waitFor();
-    return { context, page };
+    return openDashboard(browser, server, { memberId: ids[role], home: MENU[role].home });
   }
 
   /** A call made from the page's own origin with its session cookie: what a curious member could type in the console. */
@@ -145,7 +139,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('each 
     });
   }
 
-  it('the owner adds a member, changes the role and disables them on the Members page; the Audit page shows each step', async () => {
+  it('the owner adds a member, changes the role, disables and enables them on the Members page; the Audit page shows each step', async () => {
     const { context, page } = await signIn('owner');
     try {
       await page.getByRole('link', { name: 'Members', exact: true }).click();
@@ -166,6 +160,12 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('each 
       await page.getByRole('button', { name: 'Disable Rita Reviewer' }).click();
       await page.getByRole('alertdialog', { name: 'Disable Rita Reviewer?' }).getByRole('button', { name: 'Disable' }).click();
       await expect.poll(() => server.ctx.db.$client.prepare('SELECT disabled_at FROM members WHERE id = ?').pluck().get(rita)).not.toBeNull();
+      // Enabled again: a new login link is needed, and the page says so.
+      await page.getByRole('button', { name: 'Enable Rita Reviewer' }).click();
+      await page.getByRole('table', { name: 'Members' }).getByRole('status').getByText(`outreach login --member ${rita}`).waitFor();
+      expect(server.ctx.db.$client.prepare('SELECT disabled_at FROM members WHERE id = ?').pluck().get(rita)).toBeNull();
+      await page.getByRole('button', { name: 'Disable Rita Reviewer' }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
 
       await page.getByRole('link', { name: 'Audit', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Audit' }).waitFor();
@@ -173,9 +173,9 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('each 
       await filters.getByLabel('Target id').fill(rita);
       await filters.getByRole('button', { name: 'Apply filters' }).click();
       const rows = page.getByRole('table', { name: 'Audit events' }).getByRole('row');
-      await expect.poll(async () => (await rows.allInnerTexts()).length).toBe(4);
+      await expect.poll(async () => (await rows.allInnerTexts()).length).toBe(5);
       const text = (await rows.allInnerTexts()).join('\n');
-      for (const action of ['disable_member', 'update_member', 'add_member']) expect(text).toContain(action);
+      for (const action of ['enable_member', 'disable_member', 'update_member', 'add_member']) expect(text).toContain(action);
       expect(text).toContain('Olga Owner');
       expect(await seriousViolations(page)).toEqual([]);
 
@@ -186,7 +186,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('each 
       for await (const chunk of csv) body += chunk.toString();
       const lines = body.trim().split('\r\n');
       expect(lines[0]).toBe('"at","actorType","actorId","actorName","action","targetIds","summary"');
-      expect(lines.length).toBe(4);
+      expect(lines.length).toBe(5);
       expect(lines.slice(1).every((l) => l.includes(`"${ids.owner}"`) && l.includes(rita))).toBe(true);
     } finally {
       await context.close();

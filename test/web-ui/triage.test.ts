@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoginToken } from '../../src/core/auth/sessions.js';
 import { triagePendingByModel } from '../../src/core/triage/suggest.js';
 import { createTriager } from '../../src/network/drafter/index.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
@@ -11,7 +10,7 @@ import { StandInModel } from '../drafts/stand-in-model.js';
 import { engineSettings, engineWorkspace, MINUTE } from '../engine/helpers.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { hasChromium, launchChromium, seriousViolations } from './browser.js';
+import { hasChromium, launchChromium, openDashboard, seriousViolations } from './browser.js';
 
 /**
  * The inbox's triage in Chromium against the real server: simulated leads reply, a rule and the
@@ -46,12 +45,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('triag
     await engine.stop();
     expect(await triagePendingByModel(server.ctx)).toEqual({ suggested: 1, failed: 0 });
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (err) => errors.push(err.message));
-    const { token } = createLoginToken(server.ctx);
-    await page.goto(`${server.url}/app/login?token=${token}`);
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    ({ page } = await openDashboard(browser, server, { errors }));
   }, 120_000);
 
   afterAll(async () => {

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoginToken } from '../../src/core/auth/sessions.js';
 import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { recordStep, startSequence } from '../../src/core/sequences/store.js';
@@ -12,7 +11,7 @@ import { leads } from '../../src/db/schema.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { hasChromium, launchChromium, screenshotDir, seriousViolations } from './browser.js';
+import { hasChromium, launchChromium, openDashboard, screenshotDir, seriousViolations } from './browser.js';
 
 /**
  * The dashboard's side of trusting approval, in Chromium against the real server: the approval
@@ -33,16 +32,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('appro
     if (!existsSync(join(DEFAULT_UI_DIR, 'index.html'))) throw new Error('The dashboard is not built: run `npm run build` first.');
     server = await startTestServer();
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') consoleErrors.push(msg.text());
-    });
-    page.on('pageerror', (err) => consoleErrors.push(err.message));
-    const { token } = createLoginToken(server.ctx);
-    await page.goto(`${server.url}/app/login?token=${token}`);
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    ({ page } = await openDashboard(browser, server, { deviceScaleFactor: 1, errors: consoleErrors, console: true }));
   }, 60_000);
 
   afterAll(async () => {

@@ -23,7 +23,7 @@ import { WebhooksPage } from './pages/Webhooks.js';
 import { MembersPage } from './pages/Members.js';
 import { AuditPage } from './pages/Audit.js';
 import { CrmPage } from './pages/Crm.js';
-import { AccessProvider, canAll } from './access.js';
+import { AccessProvider, canAll } from '../shared/access.js';
 
 /**
  * What each page needs to be of use: the tools it reads (and, for a page that exists to change

@@ -41,7 +41,7 @@ import type { updateMailboxTool } from '../../src/tools/update-mailbox.js';
 import type { listDraftsTool } from '../../src/tools/list-drafts.js';
 import type { updateDraftsTool } from '../../src/tools/update-drafts.js';
 import type { listDraftQueuesTool } from '../../src/tools/operator/drafts.js';
-import type { addMemberTool, disableMemberTool, listMembersTool, updateMemberTool } from '../../src/tools/operator/members.js';
+import type { addMemberTool, disableMemberTool, enableMemberTool, listMembersTool, updateMemberTool } from '../../src/tools/operator/members.js';
 import type { listAuditEventsTool } from '../../src/tools/list-audit-events.js';
 import type { getActivitySeriesTool, markConversationDoneTool, replyConversationTool } from '../../src/tools/operator/conversations.js';
 import type { getConversationTool, listConversationsTool, suggestTagTool } from '../../src/tools/conversations.js';
@@ -213,6 +213,7 @@ interface ServerTools {
   add_member: Io<typeof addMemberTool>;
   update_member: Io<typeof updateMemberTool>;
   disable_member: Io<typeof disableMemberTool>;
+  enable_member: Io<typeof enableMemberTool>;
   list_audit_events: Io<typeof listAuditEventsTool>;
 }
 

@@ -7,7 +7,7 @@ import { newId, randomBase62 } from '../ids.js';
 import { iso } from '../clock.js';
 import { perDb } from '../../db/prepared.js';
 import { cachedBy } from '../../db/cache.js';
-import { countRows } from '../../db/tx.js';
+import { countRows, transaction } from '../../db/tx.js';
 import { noteChange } from '../live/feed.js';
 import { noteAuditTarget } from '../audit/current.js';
 import { checkScope, expiryRefusal, parseStoredScope, reachOf, type KeyScope, type Reach } from './scope.js';
@@ -49,10 +49,28 @@ export function insertApiKey(ctx: Ctx, key: string, name: string, scope: KeyScop
   return { id };
 }
 
-/** Mints a key with 190 bits of entropy after the prefix; the caller shows it once. */
+/**
+ * Mints a key with 190 bits of entropy after the prefix; the caller shows it once. One
+ * transaction, so a call's audit event (core/audit) commits with the key or not at all.
+ */
 export function createApiKey(ctx: Ctx, env: KeyEnv, name: string, scope: KeyScope | null = null): { id: string; key: string } {
   const key = KEY_PREFIX[env] + randomBase62(32);
-  return { ...insertApiKey(ctx, key, name, scope), key };
+  return transaction(ctx.db, () => ({ ...insertApiKey(ctx, key, name, scope), key }));
+}
+
+/**
+ * The dashboard's and the tools' key creation: the scope checked (known toolsets, campaigns that
+ * exist, a future expiry), the key stored and read back, all in one transaction with the call's
+ * audit event. A refused scope writes nothing and leaves no event.
+ */
+export function createApiKeyChecked(ctx: Ctx, env: KeyEnv, name: string, scopeInput: unknown): { key: ApiKeyView; secret: string } {
+  return transaction(ctx.db, () => {
+    const scope = checkKeyScope(ctx, scopeInput);
+    const { id, key } = createApiKey(ctx, env, name, scope);
+    const view = apiKeyView(ctx.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get());
+    if (!view) throw new Error(`The key ${id} was stored but cannot be read back`);
+    return { key: view, secret: key };
+  });
 }
 
 export interface ApiKeyView {
@@ -67,34 +85,46 @@ export interface ApiKeyView {
   scope: KeyScope | null;
 }
 
+function apiKeyView(k: typeof apiKeys.$inferSelect): ApiKeyView;
+function apiKeyView(k: typeof apiKeys.$inferSelect | undefined): ApiKeyView | undefined;
+function apiKeyView(k: typeof apiKeys.$inferSelect | undefined): ApiKeyView | undefined {
+  if (!k) return undefined;
+  return {
+    id: k.id,
+    name: k.name,
+    environment: k.env as KeyEnv,
+    prefix: k.prefix,
+    createdAt: iso(k.createdAt),
+    lastUsedAt: k.lastUsedAt === null ? null : iso(k.lastUsedAt),
+    revokedAt: k.revokedAt === null ? null : iso(k.revokedAt),
+    scope: parseStoredScope(k.scope),
+  };
+}
+
 export function listApiKeys(ctx: Ctx): ApiKeyView[] {
   return ctx.db
     .select()
     .from(apiKeys)
     .orderBy(desc(apiKeys.createdAt))
     .all()
-    .map((k) => ({
-      id: k.id,
-      name: k.name,
-      environment: k.env as KeyEnv,
-      prefix: k.prefix,
-      createdAt: iso(k.createdAt),
-      lastUsedAt: k.lastUsedAt === null ? null : iso(k.lastUsedAt),
-      revokedAt: k.revokedAt === null ? null : iso(k.revokedAt),
-      scope: parseStoredScope(k.scope),
-    }));
+    .map((k) => apiKeyView(k));
 }
 
-/** Returns false when no such key exists; revoking twice is harmless. */
+/**
+ * Returns false when no such key exists; revoking twice is harmless. One transaction, so a
+ * call's audit event commits with the revocation or not at all.
+ */
 export function revokeApiKey(ctx: Ctx, id: string): boolean {
-  const row = ctx.db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, id)).get();
-  if (!row) return false;
-  if (row.revokedAt === null) {
-    ctx.db.update(apiKeys).set({ revokedAt: ctx.clock.now() }).where(eq(apiKeys.id, id)).run();
-    // Streams held open with this key (MCP resource updates) end now, not at the next change.
-    noteChange(ctx, { resource: 'access' });
-  }
-  return true;
+  return transaction(ctx.db, () => {
+    const row = ctx.db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, id)).get();
+    if (!row) return false;
+    if (row.revokedAt === null) {
+      ctx.db.update(apiKeys).set({ revokedAt: ctx.clock.now() }).where(eq(apiKeys.id, id)).run();
+      // Streams held open with this key (MCP resource updates) end now, not at the next change.
+      noteChange(ctx, { resource: 'access' });
+    }
+    return true;
+  });
 }
 
 export const countApiKeys = (ctx: Ctx): number => countRows(ctx.db, apiKeys);

@@ -499,19 +499,41 @@ export function claimDraftRow(ctx: Ctx, id: string, intentId: string): DraftRow 
   return changed === 1 ? (findDraftRow(ctx, id) ?? null) : null;
 }
 
-/** The send of a claimed draft went out: it is `sent`, once. False when this intent does not hold it. */
+/**
+ * The send of a claimed draft went out: it is `sent`, once, and a `draft.sent` event naming who
+ * approved it is recorded in the same transaction. False when this intent does not hold it.
+ */
 export function markDraftRowSent(ctx: Ctx, id: string, intentId: string, at: number): boolean {
-  const sent = asDraftsWriter(
-    ctx.db.$client,
-    () =>
-      ctx.db
-        .update(drafts)
-        .set({ status: 'sent', sentAt: at, sendingIntentId: null, updatedAt: ctx.clock.now() })
-        .where(and(eq(drafts.id, id), inArray(drafts.status, fromOf('send')), eq(drafts.sendingIntentId, intentId)))
-        .run().changes === 1,
-  );
-  if (sent) noteDraftChanged(ctx, id);
-  return sent;
+  return transaction(ctx.db, () => {
+    const sent = asDraftsWriter(
+      ctx.db.$client,
+      () =>
+        ctx.db
+          .update(drafts)
+          .set({ status: 'sent', sentAt: at, sendingIntentId: null, updatedAt: ctx.clock.now() })
+          .where(and(eq(drafts.id, id), inArray(drafts.status, fromOf('send')), eq(drafts.sendingIntentId, intentId)))
+          .run().changes === 1,
+    );
+    if (!sent) return false;
+    const row = statements(ctx.db).byId(id);
+    if (row) {
+      announceSent(ctx, row);
+      if (anyoneListening(ctx)) noteChange(ctx, { resource: 'drafts', campaignId: row.campaignId });
+    }
+    return true;
+  });
+}
+
+/** The `draft.sent` event: the draft's ids and times, and its `decidedBy`; never its words. */
+function announceSent(ctx: Ctx, row: DraftRow): void {
+  const lead = leadStatements(ctx.db).byId.get(row.leadId);
+  if (!lead || row.sentAt === null) return;
+  const decidedBy =
+    row.decidedByType === null || row.decidedById === null
+      ? null
+      : { type: row.decidedByType as 'member' | 'key' | 'oauth_client', id: row.decidedById, name: row.decidedByName ?? row.decidedById };
+  const draft = { id: row.id, stepId: row.stepId, kind: row.kind, variant: row.variant, createdAt: iso(row.createdAt), sentAt: iso(row.sentAt) };
+  recordLeadEvent(ctx, 'draft.sent', lead, { draft, decidedBy }, row.accountId);
 }
 
 /** The send of a claimed draft did not go out: the draft is free again (still approved). */

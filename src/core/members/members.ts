@@ -174,3 +174,18 @@ export function disableMember(ctx: Ctx, id: string): Member & { sessionsEnded: n
     return { ...memberView({ ...row, disabledAt }), sessionsEnded };
   });
 }
+
+/**
+ * Enables a disabled member again: they may be sent a new login link. The sessions and links
+ * that disabling ended stay ended (enabling restores no session); the member signs in anew.
+ * Enabling an active member (the owner is always one) is harmless and changes nothing.
+ */
+export function enableMember(ctx: Ctx, id: string): Member {
+  return transaction(ctx.db, () => {
+    const row = memberStore.byId(ctx.db, id);
+    if (!row) throw noSuchMember(id);
+    if (row.disabledAt === null) return memberView(row);
+    memberStore.update(ctx.db, id, { disabledAt: null });
+    return memberView({ ...row, disabledAt: null });
+  });
+}

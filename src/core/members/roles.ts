@@ -97,6 +97,7 @@ export const TOOL_AREAS: Readonly<Record<string, Area>> = {
   add_member: 'members',
   update_member: 'members',
   disable_member: 'members',
+  enable_member: 'members',
   list_audit_events: 'audit',
 };
 

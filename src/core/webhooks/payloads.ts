@@ -101,6 +101,34 @@ export const DraftPendingEvent = event(
   },
 );
 
+/** Who decided a draft, as the draft's `decidedBy` has it: never a secret, only the id and name. */
+export const DECIDED_BY_TYPES = ['member', 'key', 'oauth_client'] as const;
+
+export const DraftSentEvent = event(
+  'draft.sent',
+  'A draft went out to its lead: the engine sent the words a person approved (or, with approval off, the words as written). `data.decidedBy` names who approved it.',
+  {
+    draft: z
+      .strictObject({
+        id: z.string().describe('draft id (`drf_` prefix)'),
+        stepId: Text.describe("the step it is for; null for an agent's reply"),
+        kind: z.enum(DRAFT_KINDS),
+        variant: Text,
+        createdAt: Timestamp.describe('when the draft was made'),
+        sentAt: Timestamp.describe('when it went out'),
+      })
+      .describe('The draft that was sent; `data.lead` is its lead. Its words are not sent: read them with `list_drafts`.'),
+    decidedBy: z
+      .strictObject({
+        type: z.enum(DECIDED_BY_TYPES).describe('member (the dashboard or the CLI), key (an API key) or oauth_client (a connected assistant)'),
+        id: z.string().describe('the member (`usr_`), key (`key_`) or OAuth client id'),
+        name: z.string().describe("the member's, key's or client's name when the decision was made"),
+      })
+      .nullable()
+      .describe("who last approved the draft, as its `decidedBy`; null when nobody did (the campaign's approval was off)"),
+  },
+);
+
 export const SUGGESTED_BY = ['assistant', 'model', 'rule'] as const;
 
 export const LeadTagSuggestedEvent = event(
@@ -140,6 +168,7 @@ export const WEBHOOK_EVENT_SCHEMAS = {
   'draft.pending': DraftPendingEvent,
   'lead.tag_suggested': LeadTagSuggestedEvent,
   'email.bounced': EmailBouncedEvent,
+  'draft.sent': DraftSentEvent,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 /** Any webhook payload, told apart by `type`. */
@@ -151,6 +180,7 @@ export const WebhookEvent = z.discriminatedUnion('type', [
   DraftPendingEvent,
   LeadTagSuggestedEvent,
   EmailBouncedEvent,
+  DraftSentEvent,
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
@@ -167,6 +197,10 @@ export interface LeadEventExtras {
   'draft.pending': { draft: { id: string; stepId: string | null; kind: string; variant: string | null; createdAt: string } };
   'lead.tag_suggested': { suggestion: { tag: string; suggestedBy: (typeof SUGGESTED_BY)[number]; confidence: number; reason: string | null } };
   'email.bounced': { email: { address: string; mailboxId: string; status: string | null; diagnostic: string | null; bouncedAt: string } };
+  'draft.sent': {
+    draft: { id: string; stepId: string | null; kind: string; variant: string | null; createdAt: string; sentAt: string };
+    decidedBy: { type: (typeof DECIDED_BY_TYPES)[number]; id: string; name: string } | null;
+  };
 }
 export type LeadEventExtra<T extends WebhookEventType> = LeadEventExtras[T];
 

@@ -7,7 +7,7 @@ import { addExclusionsTool, importExclusionsTool, listExclusionsTool, removeExcl
 import { getImportTool, previewImportTool, startImportTool } from './imports.js';
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
 import { searchLeadsTool } from './leads.js';
-import { addMemberTool, disableMemberTool, listMembersTool, updateMemberTool } from './members.js';
+import { addMemberTool, disableMemberTool, enableMemberTool, listMembersTool, updateMemberTool } from './members.js';
 import { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool } from './sequences.js';
 import {
   addWebhookEndpointTool,
@@ -57,4 +57,5 @@ export const operatorTools: readonly Tool[] = [
   addMemberTool,
   updateMemberTool,
   disableMemberTool,
+  enableMemberTool,
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkKeyScope, createApiKey, keyEnvFor, listApiKeys, revokeApiKey } from '../../core/auth/keys.js';
+import { createApiKeyChecked, keyEnvFor, listApiKeys, revokeApiKey } from '../../core/auth/keys.js';
 import { KeyScope } from '../../core/auth/scope.js';
 import { IsoTimestamp } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
@@ -49,11 +49,7 @@ export const createApiKeyTool = defineOperatorTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: (ctx, input) => {
     const env = input.env ?? keyEnvFor(ctx.env);
-    const scope = checkKeyScope(ctx, input.scope);
-    const { id, key } = createApiKey(ctx, env, input.name ?? `${env} key`, scope);
-    const view = listApiKeys(ctx).find((k) => k.id === id);
-    if (!view) throw new ApiError('upstream_unavailable', 'The key was created but could not be read back. List the keys to see it.');
-    return { key: view, secret: key };
+    return createApiKeyChecked(ctx, env, input.name ?? `${env} key`, input.scope);
   },
 });
 

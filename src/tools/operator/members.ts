@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addMember, disableMember, listMembers, updateMember } from '../../core/members/members.js';
+import { addMember, disableMember, enableMember, listMembers, updateMember } from '../../core/members/members.js';
 import { ROLES } from '../../core/members/roles.js';
 import { IsoTimestamp } from '../../core/clock.js';
 import { defineOperatorTool } from '../define.js';
@@ -62,4 +62,15 @@ export const disableMemberTool = defineOperatorTool({
     const { sessionsEnded, ...member } = disableMember(ctx, memberId);
     return { member, sessionsEnded };
   },
+});
+
+export const enableMemberTool = defineOperatorTool({
+  name: 'enable_member',
+  title: 'Enable member',
+  description:
+    'Enables a disabled member again. Their old sessions and login links stay ended: sign them in with a new login link. Enabling an active member changes nothing.',
+  input: z.strictObject({ memberId: MemberId }),
+  output: z.object({ member: MemberView }),
+  annotations: { ...WRITE, idempotentHint: true },
+  handler: (ctx, { memberId }) => ({ member: enableMember(ctx, memberId) }),
 });

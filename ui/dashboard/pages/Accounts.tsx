@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { Session } from '../api.js';
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { useCan } from '../../shared/access.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import { formatWhen } from '../../shared/format.js';
 import type { Account } from '../../shared/types.js';
@@ -23,7 +24,7 @@ function Counter({ label, value, limit }: { label: string; value: number; limit:
  * Why today's limits are below the configured ones: a running warm-up (its day, and a way to end
  * it for an account that already sends at full volume) or a full week of invitations.
  */
-function LimitsStatus({ account, onEndWarmUp, pending }: { account: Account; onEndWarmUp: () => void; pending: boolean }) {
+function LimitsStatus({ account, onEndWarmUp, pending }: { account: Account; onEndWarmUp: (() => void) | null; pending: boolean }) {
   const { limits, warmUp, week } = account;
   return (
     <>
@@ -36,9 +37,11 @@ function LimitsStatus({ account, onEndWarmUp, pending }: { account: Account; onE
             Warm-up: day {warmUp.day} of {warmUp.days}.
           </strong>{' '}
           Today’s limits are lower and rise each day to the configured ones.{' '}
-          <button type="button" className="o-button-link" disabled={pending} onClick={onEndWarmUp}>
-            End warm-up
-          </button>
+          {onEndWarmUp ? (
+            <button type="button" className="o-button-link" disabled={pending} onClick={onEndWarmUp}>
+              End warm-up
+            </button>
+          ) : null}
         </p>
       ) : null}
       {week.fullUntil ? (
@@ -58,6 +61,7 @@ function AccountCard({ account }: { account: Account }) {
   const [messages, setMessages] = useState(String(account.limits.messageLimit));
   const [saved, setSaved] = useState(false);
   const update = useToolMutation('update_account', ['list_accounts']);
+  const canUpdate = useCan('update_account');
   const save = (e: FormEvent) => {
     e.preventDefault();
     setSaved(false);
@@ -79,29 +83,35 @@ function AccountCard({ account }: { account: Account }) {
       <Counter label="Connection requests" value={t.connectionRequestsSent} limit={t.connectionRequestLimit} />
       <Counter label="Messages" value={t.messagesSent} limit={t.messageLimit} />
       <p className="o-muted">{t.connectionRequestsAccepted} accepted today</p>
-      <LimitsStatus account={account} pending={update.isPending} onEndWarmUp={() => update.mutate({ accountId: account.id, warmUp: false })} />
-      <form onSubmit={save} className="o-row" aria-label={`Limits of ${account.name}`}>
-        <div className="o-field">
-          <label htmlFor={`${id}-r`}>Requests per day</label>
-          <input id={`${id}-r`} className="o-input" type="number" min={1} max={100} required value={requests} onChange={(e) => setRequests(e.target.value)} />
-        </div>
-        <div className="o-field">
-          <label htmlFor={`${id}-m`}>Messages per day</label>
-          <input id={`${id}-m`} className="o-input" type="number" min={1} max={150} required value={messages} onChange={(e) => setMessages(e.target.value)} />
-        </div>
-        <button type="submit" className="o-button" disabled={update.isPending}>
-          Save limits
-        </button>
-        <button
-          type="button"
-          className="o-button"
-          disabled={update.isPending}
-          onClick={() => update.mutate({ accountId: account.id, active: !account.active })}
-        >
-          {account.active ? 'Deactivate' : 'Activate'}
-        </button>
-        {saved ? <span role="status">Saved.</span> : null}
-      </form>
+      <LimitsStatus
+        account={account}
+        pending={update.isPending}
+        onEndWarmUp={canUpdate ? () => update.mutate({ accountId: account.id, warmUp: false }) : null}
+      />
+      {canUpdate ? (
+        <form onSubmit={save} className="o-row" aria-label={`Limits of ${account.name}`}>
+          <div className="o-field">
+            <label htmlFor={`${id}-r`}>Requests per day</label>
+            <input id={`${id}-r`} className="o-input" type="number" min={1} max={100} required value={requests} onChange={(e) => setRequests(e.target.value)} />
+          </div>
+          <div className="o-field">
+            <label htmlFor={`${id}-m`}>Messages per day</label>
+            <input id={`${id}-m`} className="o-input" type="number" min={1} max={150} required value={messages} onChange={(e) => setMessages(e.target.value)} />
+          </div>
+          <button type="submit" className="o-button" disabled={update.isPending}>
+            Save limits
+          </button>
+          <button
+            type="button"
+            className="o-button"
+            disabled={update.isPending}
+            onClick={() => update.mutate({ accountId: account.id, active: !account.active })}
+          >
+            {account.active ? 'Deactivate' : 'Activate'}
+          </button>
+          {saved ? <span role="status">Saved.</span> : null}
+        </form>
+      ) : null}
       <ErrorNote error={update.error} prefix="Could not update" />
     </article>
   );
@@ -194,6 +204,7 @@ function Connect() {
 
 /** Connected accounts: today's counters against their limits, limits, and connect. */
 export function AccountsPage() {
+  const canConnect = useCan('connect_account');
   const accounts = useTool('list_accounts', { limit: 100 }, { refetchInterval: 10_000 });
   return (
     <>
@@ -206,7 +217,7 @@ export function AccountsPage() {
           <AccountCard key={`${a.id}:${a.limits.connectionRequestLimit}:${a.limits.messageLimit}`} account={a} />
         ))}
       </div>
-      <Connect />
+      {canConnect ? <Connect /> : null}
     </>
   );
 }

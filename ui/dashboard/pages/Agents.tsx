@@ -1,6 +1,7 @@
 import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
+import { useCan } from '../../shared/access.js';
 import { useTool } from '../../shared/hooks.js';
 import { placeSteps } from '../../shared/steps.js';
 import type { Agent } from '../../shared/types.js';
@@ -25,20 +26,23 @@ function sequenceSummary(agent: Agent): string {
 /** Every agent (the sequence a campaign sends) of the workspace. */
 export function AgentsPage() {
   const agents = useTool('list_agents', { limit: 100 });
+  const canCreate = useCan('create_agent');
   return (
     <>
       <h1 tabIndex={-1}>Agents</h1>
       <p>
         An agent is the sequence a campaign sends: steps such as a profile visit, an invitation, messages and waits, with branches on whether the lead accepted
-        or replied, and A/B variants of notes and messages. <Link to="/agents/new">New agent</Link>
+        or replied, and A/B variants of notes and messages. {canCreate ? <Link to="/agents/new">New agent</Link> : null}
       </p>
       <ErrorNote error={agents.error} />
       {agents.isPending ? <Loading label="Loading agents…" /> : null}
       {agents.data && agents.data.agents.length === 0 ? (
         <EmptyState title="No agents yet.">
-          <p>
-            <Link to="/agents/new">Create an agent</Link>, then assign it to a campaign: a campaign sends nothing until it has one.
-          </p>
+          {canCreate ? (
+            <p>
+              <Link to="/agents/new">Create an agent</Link>, then assign it to a campaign: a campaign sends nothing until it has one.
+            </p>
+          ) : null}
         </EmptyState>
       ) : null}
       {agents.data && agents.data.agents.length > 0 ? (

@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { CursorPager } from '../../shared/components/CursorPager.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { Table } from '../../shared/components/Table.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { formatWhen } from '../../shared/format.js';
 import { useTool } from '../../shared/hooks.js';
@@ -141,41 +142,28 @@ export function AuditPage() {
       {list.isPending ? <Loading label="Loading the audit trail…" /> : null}
       {list.data ? (
         <section className="o-card o-stack" aria-label="Audit events">
-          <div className="o-table-wrap">
-            <table className="o-table" aria-busy={list.isFetching}>
-              <caption className="sr-only">Audit events</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Targets</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.events.length === 0 ? (
-                  <tr>
-                    <td colSpan={4}>No event matches.</td>
-                  </tr>
-                ) : null}
-                {list.data.events.map((e) => (
-                  <tr key={e.id}>
-                    <td>{formatWhen(e.at)}</td>
-                    <td>
-                      <Untrusted>{e.actor.name}</Untrusted>{' '}
-                      <span className="o-hint">
-                        ({e.actor.type === 'oauth_client' ? 'assistant' : e.actor.type} <span className="o-mono">{e.actor.id}</span>)
-                      </span>
-                    </td>
-                    <td>
-                      <Untrusted>{e.summary}</Untrusted> <span className="o-mono o-hint">{e.action}</span>
-                    </td>
-                    <td className="o-mono">{e.targetIds.join(', ') || '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Audit events" busy={list.isFetching} columns={['When', 'Who', 'What', 'Targets']}>
+            {list.data.events.length === 0 ? (
+              <tr>
+                <td colSpan={4}>No event matches.</td>
+              </tr>
+            ) : null}
+            {list.data.events.map((e) => (
+              <tr key={e.id}>
+                <td>{formatWhen(e.at)}</td>
+                <td>
+                  <Untrusted>{e.actor.name}</Untrusted>{' '}
+                  <span className="o-hint">
+                    ({e.actor.type === 'oauth_client' ? 'assistant' : e.actor.type} <span className="o-mono">{e.actor.id}</span>)
+                  </span>
+                </td>
+                <td>
+                  <Untrusted>{e.summary}</Untrusted> <span className="o-mono o-hint">{e.action}</span>
+                </td>
+                <td className="o-mono">{e.targetIds.join(', ') || '—'}</td>
+              </tr>
+            ))}
+          </Table>
           <CursorPager label="Audit pages" cursors={cursors} setCursors={setCursors} nextCursor={list.data.nextCursor} />
         </section>
       ) : null}

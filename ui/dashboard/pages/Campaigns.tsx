@@ -3,9 +3,11 @@ import { useAgentName } from '../../shared/agents.js';
 import { CampaignCard } from '../../shared/components/CampaignCard.js';
 import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { Table } from '../../shared/components/Table.js';
 import { LeadsTable } from '../../shared/components/LeadsTable.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { campaignStatusLabel, formatNumber, formatRate } from '../../shared/format.js';
+import { useCan } from '../../shared/access.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { Campaign } from '../../shared/types.js';
 import { StepFunnel } from '../../shared/components/StepFunnel.js';
@@ -122,57 +124,41 @@ export function CampaignsPage() {
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const list = useTool('list_campaigns', { limit: 50, ...(cursor ? { cursor } : {}) }, { keepPrevious: true });
+  const canCreate = useCan('create_campaign');
   return (
     <>
       <h1 tabIndex={-1}>Campaigns</h1>
-      <CreateCampaign />
+      {canCreate ? <CreateCampaign /> : null}
       <ErrorNote error={list.error} />
       {list.isPending ? <Loading label="Loading campaigns…" /> : null}
       {list.data ? (
-        <div className="o-table-wrap o-card">
-          <table className="o-table">
-            <caption className="sr-only">Campaigns</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Leads</th>
-                <th scope="col">Requests sent</th>
-                <th scope="col">Acceptance</th>
-                <th scope="col">Replies</th>
-                <th scope="col">Reply rate</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.campaigns.length === 0 ? (
-                <tr>
-                  <td colSpan={8}>
-                    <EmptyState title="No campaigns yet.">Create one above: give it a name and an agent, then import its leads and start it.</EmptyState>
-                  </td>
-                </tr>
-              ) : null}
-              {list.data.campaigns.map((c) => (
-                <tr key={c.id}>
-                  <td>
-                    <Link to={`/campaigns/${c.id}`}>
-                      <Untrusted>{c.name}</Untrusted>
-                    </Link>
-                  </td>
-                  <td>{campaignStatusLabel(c.status)}</td>
-                  <td>
-                    <AgentCell agentId={c.assignedTemplateId} />
-                  </td>
-                  <td>{formatNumber(c.totalLeads)}</td>
-                  <td>{formatNumber(c.stats.connectionRequestsSent)}</td>
-                  <td>{formatRate(c.stats.acceptanceRate)}</td>
-                  <td>{formatNumber(c.stats.repliesReceived)}</td>
-                  <td>{formatRate(c.stats.replyRate)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Campaigns" card columns={['Name', 'Status', 'Agent', 'Leads', 'Requests sent', 'Acceptance', 'Replies', 'Reply rate']}>
+          {list.data.campaigns.length === 0 ? (
+            <tr>
+              <td colSpan={8}>
+                <EmptyState title="No campaigns yet.">Create one above: give it a name and an agent, then import its leads and start it.</EmptyState>
+              </td>
+            </tr>
+          ) : null}
+          {list.data.campaigns.map((c) => (
+            <tr key={c.id}>
+              <td>
+                <Link to={`/campaigns/${c.id}`}>
+                  <Untrusted>{c.name}</Untrusted>
+                </Link>
+              </td>
+              <td>{campaignStatusLabel(c.status)}</td>
+              <td>
+                <AgentCell agentId={c.assignedTemplateId} />
+              </td>
+              <td>{formatNumber(c.totalLeads)}</td>
+              <td>{formatNumber(c.stats.connectionRequestsSent)}</td>
+              <td>{formatRate(c.stats.acceptanceRate)}</td>
+              <td>{formatNumber(c.stats.repliesReceived)}</td>
+              <td>{formatRate(c.stats.replyRate)}</td>
+            </tr>
+          ))}
+        </Table>
       ) : null}
       <nav className="o-row" aria-label="Campaign pages">
         <button type="button" className="o-button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
@@ -255,6 +241,8 @@ function CampaignSteps({ campaign }: { campaign: Campaign }) {
 /** One campaign: its card with Start/Pause, its settings and senders, its step funnel, and its leads. */
 export function CampaignPage({ campaignId }: { campaignId: string }) {
   const campaign = useTool('get_campaign', { campaignId }, { refetchInterval: useLivePoll(5_000) });
+  const canUpdate = useCan('update_campaign');
+  const canImport = useCan('start_import');
   return (
     <>
       <p>
@@ -273,12 +261,14 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
             headingLevel={2}
             confirmStart={(c, start, cancel) => <StartConfirm campaign={c} start={start} cancel={cancel} />}
           >
-            <Link to={`/import?campaign=${encodeURIComponent(campaign.data.id)}`}>Import leads from CSV</Link>
+            {canImport ? <Link to={`/import?campaign=${encodeURIComponent(campaign.data.id)}`}>Import leads from CSV</Link> : null}
           </CampaignCard>
-          <EditCampaign
-            key={`${campaign.data.id}:${campaign.data.name}:${campaign.data.assignedTemplateId}:${campaign.data.approval}`}
-            campaign={campaign.data}
-          />
+          {canUpdate ? (
+            <EditCampaign
+              key={`${campaign.data.id}:${campaign.data.name}:${campaign.data.assignedTemplateId}:${campaign.data.approval}`}
+              campaign={campaign.data}
+            />
+          ) : null}
           <CampaignSenders key={campaign.data.id} campaign={campaign.data} />
           <CampaignMailboxes key={`${campaign.data.id}:mailboxes`} campaign={campaign.data} />
           <CampaignSteps campaign={campaign.data} />
@@ -287,10 +277,12 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
               campaignId={campaign.data.id}
               searchable
               emptyNext={
-                <p>
-                  <Link to={`/import?campaign=${encodeURIComponent(campaign.data.id)}`}>Import leads from a CSV file</Link>, or add them with the API&apos;s
-                  add_lead and add_leads_batch.
-                </p>
+                canImport ? (
+                  <p>
+                    <Link to={`/import?campaign=${encodeURIComponent(campaign.data.id)}`}>Import leads from a CSV file</Link>, or add them with the API&apos;s
+                    add_lead and add_leads_batch.
+                  </p>
+                ) : null
               }
               rowAction={(lead) => (
                 <span className="o-row">

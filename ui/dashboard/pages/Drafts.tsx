@@ -5,6 +5,7 @@ import { useTool } from '../../shared/hooks.js';
 import type { DraftStatus, ToolArgs } from '../../shared/types.js';
 import { Link } from '../router.js';
 import { ApproveAllMatching } from './drafts/ApproveAll.js';
+import { useCan } from '../../shared/access.js';
 import { useLivePoll } from '../../shared/live.js';
 
 const STATUSES: { value: DraftStatus; label: string }[] = [
@@ -39,6 +40,7 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
   const [picked, setPicked] = useState<string | null>(initialCampaign);
   const [status, setStatus] = useState<DraftStatus>('pending');
   const [bulkResult, setBulkResult] = useState<string | null>(null);
+  const canApproveAll = useCan('preview_approve_drafts', 'approve_matching_drafts');
   const first = queues.data?.queues[0]?.campaignId ?? null;
   const campaignId = picked ?? first;
   // The queue shown stays shown when its last draft is decided (approve all, the last approval):
@@ -121,7 +123,7 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
           args={{ campaignId, status: status as ToolArgs<'list_drafts'>['status'], limit: 25 }}
           shortcuts
           leadLink={(d, name) => <Link to={`/leads/${encodeURIComponent(d.campaignId)}/${encodeURIComponent(d.leadId)}`}>{name}</Link>}
-          bulk={status === 'pending' ? <ApproveAllMatching campaignId={campaignId} pending={pendingHere} onResult={setBulkResult} /> : null}
+          bulk={status === 'pending' && canApproveAll ? <ApproveAllMatching campaignId={campaignId} pending={pendingHere} onResult={setBulkResult} /> : null}
         />
       ) : null}
     </>

@@ -2,8 +2,10 @@ import { useId, useRef, useState, type FormEvent } from 'react';
 import { CursorPager } from '../../shared/components/CursorPager.js';
 import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { Table } from '../../shared/components/Table.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { formatNumber, formatWhen } from '../../shared/format.js';
+import { useCan } from '../../shared/access.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
 import type { ToolOutput } from '../../shared/types.js';
 
@@ -114,6 +116,9 @@ export function ExclusionsPage() {
   const cursor = cursors[cursors.length - 1];
   const list = useTool('list_exclusions', { limit: 50, ...(cursor ? { cursor } : {}) }, { keepPrevious: true });
   const remove = useToolMutation('remove_exclusions', INVALIDATES);
+  const canAdd = useCan('add_exclusions');
+  const canImport = useCan('import_exclusions');
+  const canRemove = useCan('remove_exclusions');
   const [notice, setNotice] = useState<string | null>(null);
   const done = (message: string) => {
     setNotice(message);
@@ -126,10 +131,12 @@ export function ExclusionsPage() {
         Profiles on this list are never contacted, in any campaign. Taking a profile off the list does not include its leads again: each stays excluded until
         you select it on its campaign’s page and choose Include.
       </p>
-      <div className="o-grid">
-        <AddForm onDone={done} />
-        <ImportForm onDone={done} />
-      </div>
+      {canAdd || canImport ? (
+        <div className="o-grid">
+          {canAdd ? <AddForm onDone={done} /> : null}
+          {canImport ? <ImportForm onDone={done} /> : null}
+        </div>
+      ) : null}
       {notice ? (
         <p role="status" className="o-alert o-alert-success">
           {notice}
@@ -146,40 +153,28 @@ export function ExclusionsPage() {
       ) : null}
       {list.data && (list.data.exclusions.length > 0 || cursor) ? (
         <section className="o-card" aria-label="Excluded profiles">
-          <div className="o-table-wrap">
-            <table className="o-table" aria-busy={list.isFetching}>
-              <caption className="sr-only">Excluded profiles, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Profile URL</th>
-                  <th scope="col">Added</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.exclusions.map((e) => (
-                  <tr key={e.networkUrl}>
-                    <td className="o-mono">
-                      <Untrusted>{e.networkUrl}</Untrusted>
-                    </td>
-                    <td>{formatWhen(e.createdAt)}</td>
-                    <td>
-                      <button
-                        type="button"
-                        className="o-button"
-                        disabled={remove.isPending}
-                        onClick={() => remove.mutate({ urls: [e.networkUrl] }, { onSuccess: () => setNotice(`Removed ${e.networkUrl} from the list.`) })}
-                      >
-                        Remove <span className="sr-only">{e.networkUrl}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Excluded profiles, newest first" busy={list.isFetching} columns={['Profile URL', 'Added', { hidden: 'Actions' }]}>
+            {list.data.exclusions.map((e) => (
+              <tr key={e.networkUrl}>
+                <td className="o-mono">
+                  <Untrusted>{e.networkUrl}</Untrusted>
+                </td>
+                <td>{formatWhen(e.createdAt)}</td>
+                <td>
+                  {canRemove ? (
+                    <button
+                      type="button"
+                      className="o-button"
+                      disabled={remove.isPending}
+                      onClick={() => remove.mutate({ urls: [e.networkUrl] }, { onSuccess: () => setNotice(`Removed ${e.networkUrl} from the list.`) })}
+                    >
+                      Remove <span className="sr-only">{e.networkUrl}</span>
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </Table>
           <CursorPager label="Exclusion pages" cursors={cursors} setCursors={setCursors} nextCursor={list.data.nextCursor} />
         </section>
       ) : null}

@@ -3,6 +3,7 @@ import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { formatWhen } from '../../shared/format.js';
+import { useCan } from '../../shared/access.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { Conversation, ConversationFilter, LeadTag } from '../../shared/types.js';
 import { ChannelBadge, MessageThread } from './MessageThread.js';
@@ -32,7 +33,9 @@ function Suggestion({ conversation }: { conversation: Conversation }) {
   const id = useId();
   const { lead, campaign, suggestion } = conversation;
   const confirm = useToolMutation('update_lead', ['get_conversation', 'list_conversations', 'list_leads']);
-  const pending = suggestion !== null && suggestion.tag !== lead.tag;
+  // A role that cannot tag (a reviewer) sees the suggestion without the button or its key.
+  const canTag = useCan('update_lead');
+  const pending = suggestion !== null && suggestion.tag !== lead.tag && canTag;
   const run = () => {
     if (!suggestion || confirm.isPending) return;
     confirm.mutate({ campaignId: campaign.id, leadId: lead.id, tag: suggestion.tag });
@@ -69,9 +72,9 @@ function Suggestion({ conversation }: { conversation: Conversation }) {
             <span className="o-muted">Confirming excludes the lead from outreach.</span>
           ) : null}
         </div>
-      ) : (
+      ) : lead.tag !== null ? (
         <p role="status">Tagged {lead.tag}.</p>
-      )}
+      ) : null}
       <ErrorNote error={confirm.error} prefix="Could not tag" />
     </section>
   );
@@ -86,6 +89,8 @@ function Thread({ leadId }: { leadId: string }) {
   const [sent, setSent] = useState<string | null>(null);
   const reply = useToolMutation('reply_conversation', ['get_conversation', 'list_conversations']);
   const done = useToolMutation('mark_conversation_done', ['get_conversation', 'list_conversations', 'list_leads']);
+  const canReply = useCan('reply_conversation');
+  const canDone = useCan('mark_conversation_done');
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -134,36 +139,44 @@ function Thread({ leadId }: { leadId: string }) {
       {messages.length === 0 ? <p className="o-muted">No messages stored for this lead yet.</p> : null}
       <Suggestion conversation={conversation.data} />
       <MessageThread messages={messages} />
-      <form onSubmit={submit} className="o-stack">
-        <div className="o-field">
-          <label htmlFor={`${id}-reply`}>Your reply</label>
-          {messages.some((m) => m.channel === 'email') ? (
-            <span id={`${id}-reply-h`} className="o-hint">
-              This thread has emails: a reply from here goes out as a LinkedIn message from the lead's sender, not by email.
-            </span>
+      {canReply || canDone ? (
+        <form onSubmit={submit} className="o-stack">
+          {canReply ? (
+            <div className="o-field">
+              <label htmlFor={`${id}-reply`}>Your reply</label>
+              {messages.some((m) => m.channel === 'email') ? (
+                <span id={`${id}-reply-h`} className="o-hint">
+                  This thread has emails: a reply from here goes out as a LinkedIn message from the lead's sender, not by email.
+                </span>
+              ) : null}
+              <textarea
+                id={`${id}-reply`}
+                aria-describedby={messages.some((m) => m.channel === 'email') ? `${id}-reply-h` : undefined}
+                className="o-textarea"
+                required
+                maxLength={8000}
+                value={text}
+                onChange={(e) => setText(e.target.value)}
+              />
+            </div>
           ) : null}
-          <textarea
-            id={`${id}-reply`}
-            aria-describedby={messages.some((m) => m.channel === 'email') ? `${id}-reply-h` : undefined}
-            className="o-textarea"
-            required
-            maxLength={8000}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-          />
-        </div>
-        <div className="o-row">
-          <button type="submit" className="o-button o-button-primary" disabled={reply.isPending || text.trim() === ''}>
-            Send reply
-          </button>
-          <button type="button" className="o-button" disabled={done.isPending || !lead.needsReply} onClick={() => done.mutate({ leadId })}>
-            Mark done
-          </button>
-          {sent ? <span role="status">{sent}</span> : null}
-        </div>
-        <ErrorNote error={reply.error} prefix="Could not send" />
-        <ErrorNote error={done.error} prefix="Could not mark done" />
-      </form>
+          <div className="o-row">
+            {canReply ? (
+              <button type="submit" className="o-button o-button-primary" disabled={reply.isPending || text.trim() === ''}>
+                Send reply
+              </button>
+            ) : null}
+            {canDone ? (
+              <button type="button" className="o-button" disabled={done.isPending || !lead.needsReply} onClick={() => done.mutate({ leadId })}>
+                Mark done
+              </button>
+            ) : null}
+            {sent ? <span role="status">{sent}</span> : null}
+          </div>
+          <ErrorNote error={reply.error} prefix="Could not send" />
+          <ErrorNote error={done.error} prefix="Could not mark done" />
+        </form>
+      ) : null}
     </section>
   );
 }

@@ -1,6 +1,8 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { Table } from '../../shared/components/Table.js';
 import { formatWhen } from '../../shared/format.js';
+import { useCan } from '../../shared/access.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
 import { ShownOnce } from './Secret.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
@@ -33,6 +35,8 @@ export function KeysPage() {
   const campaigns = useTool('list_campaigns', { limit: 100 });
   const create = useToolMutation('create_api_key', ['list_api_keys']);
   const revoke = useToolMutation('revoke_api_key', ['list_api_keys']);
+  const canCreate = useCan('create_api_key');
+  const canRevoke = useCan('revoke_api_key');
   const [name, setName] = useState('');
   const [readOnly, setReadOnly] = useState(false);
   const [toolsets, setToolsets] = useState<string[]>([]);
@@ -70,128 +74,116 @@ export function KeysPage() {
     <>
       <h1 tabIndex={-1}>API keys</h1>
       <p>Integrations and MCP clients use these keys. A key never opens this dashboard.</p>
-      <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
-        <h2 id={`${id}-h`}>New key</h2>
-        <div className="o-row">
-          <div className="o-field">
-            <label htmlFor={`${id}-name`}>Key name (optional)</label>
-            <input id={`${id}-name`} className="o-input" maxLength={120} value={name} onChange={(e) => setName(e.target.value)} />
-          </div>
-        </div>
-        <fieldset className="o-field">
-          <legend>Scope (optional: a key without one reaches everything)</legend>
+      {canCreate ? (
+        <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
+          <h2 id={`${id}-h`}>New key</h2>
           <div className="o-row">
-            <input id={`${id}-ro`} type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} />
-            <label htmlFor={`${id}-ro`}>Read-only: every write is refused</label>
+            <div className="o-field">
+              <label htmlFor={`${id}-name`}>Key name (optional)</label>
+              <input id={`${id}-name`} className="o-input" maxLength={120} value={name} onChange={(e) => setName(e.target.value)} />
+            </div>
           </div>
           <fieldset className="o-field">
-            <legend>Only these toolsets (none ticked: all)</legend>
-            {TOOLSETS.map((t) => (
-              <div key={t.key} className="o-row">
-                <input
-                  id={`${id}-ts-${t.key}`}
-                  type="checkbox"
-                  checked={toolsets.includes(t.key)}
-                  onChange={(e) => setToolsets(toggle(toolsets, t.key, e.target.checked))}
-                />
-                <label htmlFor={`${id}-ts-${t.key}`}>{t.label}</label>
-              </div>
-            ))}
+            <legend>Scope (optional: a key without one reaches everything)</legend>
+            <div className="o-row">
+              <input id={`${id}-ro`} type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} />
+              <label htmlFor={`${id}-ro`}>Read-only: every write is refused</label>
+            </div>
+            <fieldset className="o-field">
+              <legend>Only these toolsets (none ticked: all)</legend>
+              {TOOLSETS.map((t) => (
+                <div key={t.key} className="o-row">
+                  <input
+                    id={`${id}-ts-${t.key}`}
+                    type="checkbox"
+                    checked={toolsets.includes(t.key)}
+                    onChange={(e) => setToolsets(toggle(toolsets, t.key, e.target.checked))}
+                  />
+                  <label htmlFor={`${id}-ts-${t.key}`}>{t.label}</label>
+                </div>
+              ))}
+            </fieldset>
+            <fieldset className="o-field">
+              <legend>Only these campaigns (none ticked: all; the key cannot see the others)</legend>
+              {campaigns.data?.campaigns.length === 0 ? <p>No campaigns yet.</p> : null}
+              {campaigns.data?.campaigns.map((c) => (
+                <div key={c.id} className="o-row">
+                  <input
+                    id={`${id}-c-${c.id}`}
+                    type="checkbox"
+                    checked={campaignIds.includes(c.id)}
+                    onChange={(e) => setCampaignIds(toggle(campaignIds, c.id, e.target.checked))}
+                  />
+                  <label htmlFor={`${id}-c-${c.id}`}>
+                    <Untrusted>{c.name}</Untrusted>
+                  </label>
+                </div>
+              ))}
+            </fieldset>
+            <div className="o-field">
+              <label htmlFor={`${id}-exp`}>Expires (optional)</label>
+              <input id={`${id}-exp`} className="o-input" type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
+            </div>
           </fieldset>
-          <fieldset className="o-field">
-            <legend>Only these campaigns (none ticked: all; the key cannot see the others)</legend>
-            {campaigns.data?.campaigns.length === 0 ? <p>No campaigns yet.</p> : null}
-            {campaigns.data?.campaigns.map((c) => (
-              <div key={c.id} className="o-row">
-                <input
-                  id={`${id}-c-${c.id}`}
-                  type="checkbox"
-                  checked={campaignIds.includes(c.id)}
-                  onChange={(e) => setCampaignIds(toggle(campaignIds, c.id, e.target.checked))}
-                />
-                <label htmlFor={`${id}-c-${c.id}`}>
-                  <Untrusted>{c.name}</Untrusted>
-                </label>
-              </div>
-            ))}
-          </fieldset>
-          <div className="o-field">
-            <label htmlFor={`${id}-exp`}>Expires (optional)</label>
-            <input id={`${id}-exp`} className="o-input" type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
+          <div>
+            <button type="submit" className="o-button o-button-primary" disabled={create.isPending}>
+              Create key
+            </button>
           </div>
-        </fieldset>
-        <div>
-          <button type="submit" className="o-button o-button-primary" disabled={create.isPending}>
-            Create key
-          </button>
-        </div>
-        <ErrorNote error={create.error} prefix="Could not create the key" />
-      </form>
+          <ErrorNote error={create.error} prefix="Could not create the key" />
+        </form>
+      ) : null}
       {secret ? <ShownOnce label="Your new API key" secret={secret} onDismiss={() => setSecret(null)} /> : null}
       <ErrorNote error={keys.error ?? revoke.error} />
       {keys.isPending ? <Loading label="Loading keys…" /> : null}
       {keys.data ? (
-        <div className="o-card o-table-wrap">
-          <table className="o-table">
-            <caption className="sr-only">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Environment</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Status</th>
+        <Table caption="API keys" card columns={['Name', 'Key', 'Environment', 'Created', 'Last used', 'Scope', 'Status']}>
+          {keys.data.keys.length === 0 ? (
+            <tr>
+              <td colSpan={7}>No keys yet.</td>
+            </tr>
+          ) : null}
+          {keys.data.keys.map((k) => {
+            const label = k.name;
+            return (
+              <tr key={k.id}>
+                <td>
+                  <Untrusted>{k.name}</Untrusted>
+                </td>
+                <td className="o-mono">{k.prefix}…</td>
+                <td>{k.environment}</td>
+                <td>{formatWhen(k.createdAt)}</td>
+                <td>{k.lastUsedAt ? formatWhen(k.lastUsedAt) : 'Never'}</td>
+                <td>{scopeText(k.scope, campaignName)}</td>
+                <td>
+                  {k.revokedAt ? (
+                    `Revoked ${formatWhen(k.revokedAt)}`
+                  ) : !canRevoke ? (
+                    'Active'
+                  ) : confirming === k.id ? (
+                    <span className="o-row" role="group" aria-label={`Confirm revoking ${label}`}>
+                      <button
+                        type="button"
+                        className="o-button o-button-danger"
+                        disabled={revoke.isPending}
+                        onClick={() => revoke.mutate({ keyId: k.id }, { onSuccess: () => setConfirming(null) })}
+                      >
+                        Revoke {label} now
+                      </button>
+                      <button type="button" className="o-button" onClick={() => setConfirming(null)}>
+                        Keep it
+                      </button>
+                    </span>
+                  ) : (
+                    <button type="button" className="o-button" onClick={() => setConfirming(k.id)}>
+                      Revoke {label}
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {keys.data.keys.length === 0 ? (
-                <tr>
-                  <td colSpan={7}>No keys yet.</td>
-                </tr>
-              ) : null}
-              {keys.data.keys.map((k) => {
-                const label = k.name;
-                return (
-                  <tr key={k.id}>
-                    <td>
-                      <Untrusted>{k.name}</Untrusted>
-                    </td>
-                    <td className="o-mono">{k.prefix}…</td>
-                    <td>{k.environment}</td>
-                    <td>{formatWhen(k.createdAt)}</td>
-                    <td>{k.lastUsedAt ? formatWhen(k.lastUsedAt) : 'Never'}</td>
-                    <td>{scopeText(k.scope, campaignName)}</td>
-                    <td>
-                      {k.revokedAt ? (
-                        `Revoked ${formatWhen(k.revokedAt)}`
-                      ) : confirming === k.id ? (
-                        <span className="o-row" role="group" aria-label={`Confirm revoking ${label}`}>
-                          <button
-                            type="button"
-                            className="o-button o-button-danger"
-                            disabled={revoke.isPending}
-                            onClick={() => revoke.mutate({ keyId: k.id }, { onSuccess: () => setConfirming(null) })}
-                          >
-                            Revoke {label} now
-                          </button>
-                          <button type="button" className="o-button" onClick={() => setConfirming(null)}>
-                            Keep it
-                          </button>
-                        </span>
-                      ) : (
-                        <button type="button" className="o-button" onClick={() => setConfirming(k.id)}>
-                          Revoke {label}
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
       ) : null}
     </>
   );

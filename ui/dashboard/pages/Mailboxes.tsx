@@ -5,7 +5,7 @@ import { Untrusted } from '../../shared/components/Untrusted.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { ToolError } from '../../shared/seam.js';
 import type { ConnectMailboxArgs, Mailbox } from '../../shared/types.js';
-import { useCan } from '../access.js';
+import { useCan } from '../../shared/access.js';
 import type { Session } from '../api.js';
 
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;

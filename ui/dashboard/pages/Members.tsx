@@ -1,8 +1,10 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Confirm } from '../../shared/components/Confirm.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { Table } from '../../shared/components/Table.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { formatWhen } from '../../shared/format.js';
+import { useCan } from '../../shared/access.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
 import type { Member, MemberRole } from '../../shared/types.js';
 
@@ -29,7 +31,12 @@ function MemberRow({ member }: { member: Member }) {
   const id = useId();
   const update = useToolMutation('update_member', ['list_members']);
   const disable = useToolMutation('disable_member', ['list_members']);
+  const enable = useToolMutation('enable_member', ['list_members']);
+  const canUpdate = useCan('update_member');
+  const canDisable = useCan('disable_member');
+  const canEnable = useCan('enable_member');
   const [confirming, setConfirming] = useState(false);
+  const [enabled, setEnabled] = useState(false);
   const owner = member.role === 'owner';
   return (
     <tr>
@@ -38,7 +45,7 @@ function MemberRow({ member }: { member: Member }) {
       </td>
       <td className="o-mono">{member.email ?? '—'}</td>
       <td>
-        {owner || member.disabledAt ? (
+        {owner || member.disabledAt || !canUpdate ? (
           member.role
         ) : (
           <>
@@ -48,15 +55,32 @@ function MemberRow({ member }: { member: Member }) {
             <RoleSelect id={`${id}-role`} value={member.role} disabled={update.isPending} onChange={(role) => update.mutate({ memberId: member.id, role })} />
           </>
         )}
-        <ErrorNote error={update.error ?? disable.error} />
+        <ErrorNote error={update.error ?? disable.error ?? enable.error} />
       </td>
       <td>{member.disabledAt ? `Disabled ${formatWhen(member.disabledAt)}` : `Since ${formatWhen(member.createdAt)}`}</td>
       <td>
-        {owner || member.disabledAt ? null : (
+        {owner ? null : member.disabledAt ? (
+          canEnable ? (
+            <button
+              type="button"
+              className="o-button"
+              disabled={enable.isPending}
+              onClick={() => enable.mutate({ memberId: member.id }, { onSuccess: () => setEnabled(true) })}
+            >
+              Enable<span className="sr-only"> {member.name}</span>
+            </button>
+          ) : null
+        ) : canDisable ? (
           <button type="button" className="o-button" onClick={() => setConfirming(true)}>
             Disable<span className="sr-only"> {member.name}</span>
           </button>
-        )}
+        ) : null}
+        {enabled && !member.disabledAt ? (
+          <p role="status" className="o-alert o-alert-success">
+            Enabled <Untrusted>{member.name}</Untrusted>. Their old sessions stay ended: run <code>npx outreach login --member {member.id}</code> and send them
+            the new link.
+          </p>
+        ) : null}
         {confirming ? (
           <Confirm
             title={`Disable ${member.name}?`}
@@ -74,11 +98,12 @@ function MemberRow({ member }: { member: Member }) {
   );
 }
 
-/** The owner's page: the members, their roles, adding one and disabling one. */
+/** The owner's page: the members, their roles, adding one, disabling one and enabling them again. */
 export function MembersPage() {
   const id = useId();
   const list = useTool('list_members', {});
   const add = useToolMutation('add_member', ['list_members']);
+  const canAdd = useCan('add_member');
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<MemberRole>('operator');
@@ -102,57 +127,43 @@ export function MembersPage() {
     <>
       <h1 tabIndex={-1}>Members</h1>
       <p>Everyone who signs in to this dashboard, and what their role lets them do. The server holds each person to their role.</p>
-      <form className="o-card o-stack" onSubmit={submit} aria-labelledby={`${id}-h`}>
-        <h2 id={`${id}-h`}>Add a member</h2>
-        <div className="o-row">
-          <div className="o-field">
-            <label htmlFor={`${id}-name`}>Name</label>
-            <input id={`${id}-name`} className="o-input" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      {canAdd ? (
+        <form className="o-card o-stack" onSubmit={submit} aria-labelledby={`${id}-h`}>
+          <h2 id={`${id}-h`}>Add a member</h2>
+          <div className="o-row">
+            <div className="o-field">
+              <label htmlFor={`${id}-name`}>Name</label>
+              <input id={`${id}-name`} className="o-input" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+            </div>
+            <div className="o-field">
+              <label htmlFor={`${id}-email`}>Email</label>
+              <input id={`${id}-email`} type="email" className="o-input" required value={email} onChange={(e) => setEmail(e.target.value)} />
+            </div>
+            <div className="o-field">
+              <label htmlFor={`${id}-role`}>Role</label>
+              <RoleSelect id={`${id}-role`} value={role} onChange={setRole} />
+            </div>
+            <button type="submit" className="o-button o-button-primary" disabled={add.isPending}>
+              Add member
+            </button>
           </div>
-          <div className="o-field">
-            <label htmlFor={`${id}-email`}>Email</label>
-            <input id={`${id}-email`} type="email" className="o-input" required value={email} onChange={(e) => setEmail(e.target.value)} />
-          </div>
-          <div className="o-field">
-            <label htmlFor={`${id}-role`}>Role</label>
-            <RoleSelect id={`${id}-role`} value={role} onChange={setRole} />
-          </div>
-          <button type="submit" className="o-button o-button-primary" disabled={add.isPending}>
-            Add member
-          </button>
-        </div>
-        <ErrorNote error={add.error} prefix="Could not add the member" />
-        {added ? (
-          <p role="status" className="o-alert o-alert-success">
-            Added <Untrusted>{added.name}</Untrusted>. To sign them in, run <code>npx outreach login --member {added.id}</code> on the server machine and send
-            them the link.
-          </p>
-        ) : null}
-      </form>
+          <ErrorNote error={add.error} prefix="Could not add the member" />
+          {added ? (
+            <p role="status" className="o-alert o-alert-success">
+              Added <Untrusted>{added.name}</Untrusted>. To sign them in, run <code>npx outreach login --member {added.id}</code> on the server machine and send
+              them the link.
+            </p>
+          ) : null}
+        </form>
+      ) : null}
       <ErrorNote error={list.error} />
       {list.isPending ? <Loading label="Loading members…" /> : null}
       {list.data ? (
-        <div className="o-card o-table-wrap">
-          <table className="o-table">
-            <caption className="sr-only">Members</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.members.map((m) => (
-                <MemberRow key={m.id} member={m} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Members" card columns={['Name', 'Email', 'Role', 'Status', { hidden: 'Actions' }]}>
+          {list.data.members.map((m) => (
+            <MemberRow key={m.id} member={m} />
+          ))}
+        </Table>
       ) : null}
     </>
   );

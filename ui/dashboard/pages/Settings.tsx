@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { formatNumber } from '../../shared/format.js';
+import { useCan } from '../../shared/access.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { Credits, GrantResult } from '../../shared/types.js';
 import { fetchSession } from '../api.js';
@@ -134,6 +135,7 @@ function GrantForm() {
 export function SettingsPage() {
   const session = useQuery({ queryKey: ['session'], queryFn: fetchSession, staleTime: Infinity, retry: false });
   const credits = useTool('get_credits', {});
+  const canGrant = useCan('grant_credits');
   const ws = session.data && 'workspace' in session.data ? session.data.workspace : undefined;
   return (
     <>
@@ -165,10 +167,10 @@ export function SettingsPage() {
         <h2 id="settings-balances">Balances</h2>
         {credits.data ? <Balances credits={credits.data} /> : null}
         {credits.data && credits.data.credits + credits.data.topUpCredits === 0 ? (
-          <p className="o-alert o-alert-warning">No credits left: adding a lead costs 1. Grant some below.</p>
+          <p className="o-alert o-alert-warning">No credits left: adding a lead costs 1.{canGrant ? ' Grant some below.' : ''}</p>
         ) : null}
       </section>
-      <GrantForm />
+      {canGrant ? <GrantForm /> : null}
     </>
   );
 }

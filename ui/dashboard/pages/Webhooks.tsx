@@ -1,6 +1,8 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { Table } from '../../shared/components/Table.js';
 import { formatWhen } from '../../shared/format.js';
+import { useCan } from '../../shared/access.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
 import type { WebhookDelivery } from '../../shared/types.js';
 import { ShownOnce } from './Secret.js';
@@ -12,6 +14,9 @@ function Endpoints() {
   const add = useToolMutation('add_webhook_endpoint', ['list_webhook_endpoints']);
   const remove = useToolMutation('remove_webhook_endpoint', ['list_webhook_endpoints']);
   const toggle = useToolMutation('set_webhook_endpoint_enabled', ['list_webhook_endpoints']);
+  const canAdd = useCan('add_webhook_endpoint');
+  const canRemove = useCan('remove_webhook_endpoint');
+  const canToggle = useCan('set_webhook_endpoint_enabled');
   const [url, setUrl] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -34,32 +39,38 @@ function Endpoints() {
             <span className="o-muted">
               {ep.events.join(', ')} · {ep.pendingDeliveries} pending
             </span>
-            <button type="button" className="o-button" onClick={() => toggle.mutate({ endpointId: ep.id, enabled: ep.status !== 'active' })}>
-              {ep.status === 'active' ? 'Disable' : 'Enable'} {ep.url}
-            </button>
-            <button type="button" className="o-button" onClick={() => remove.mutate({ endpointId: ep.id })}>
-              Remove {ep.url}
-            </button>
+            {canToggle ? (
+              <button type="button" className="o-button" onClick={() => toggle.mutate({ endpointId: ep.id, enabled: ep.status !== 'active' })}>
+                {ep.status === 'active' ? 'Disable' : 'Enable'} {ep.url}
+              </button>
+            ) : null}
+            {canRemove ? (
+              <button type="button" className="o-button" onClick={() => remove.mutate({ endpointId: ep.id })}>
+                Remove {ep.url}
+              </button>
+            ) : null}
           </li>
         ))}
       </ul>
-      <form onSubmit={submit} className="o-row">
-        <div className="o-field">
-          <label htmlFor={`${id}-url`}>Endpoint URL</label>
-          <input
-            id={`${id}-url`}
-            className="o-input"
-            type="url"
-            required
-            placeholder="https://example.com/hooks"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-          />
-        </div>
-        <button type="submit" className="o-button o-button-primary" disabled={add.isPending}>
-          Add endpoint
-        </button>
-      </form>
+      {canAdd ? (
+        <form onSubmit={submit} className="o-row">
+          <div className="o-field">
+            <label htmlFor={`${id}-url`}>Endpoint URL</label>
+            <input
+              id={`${id}-url`}
+              className="o-input"
+              type="url"
+              required
+              placeholder="https://example.com/hooks"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+            />
+          </div>
+          <button type="submit" className="o-button o-button-primary" disabled={add.isPending}>
+            Add endpoint
+          </button>
+        </form>
+      ) : null}
       <ErrorNote error={add.error} prefix="Could not add" />
     </section>
   );
@@ -68,6 +79,7 @@ function Endpoints() {
 function SigningSecret() {
   const id = useId();
   const rotate = useToolMutation('rotate_webhook_secret', ['list_webhook_endpoints']);
+  const canRotate = useCan('rotate_webhook_secret');
   const state = useTool('list_webhook_endpoints', {});
   const [secret, setSecret] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -79,7 +91,7 @@ function SigningSecret() {
         right after.
       </p>
       {state.data ? <p>{state.data.secretSet ? 'A signing secret is set.' : 'No signing secret yet: deliveries go unsigned until you create one.'}</p> : null}
-      {confirming ? (
+      {!canRotate ? null : confirming ? (
         <div className="o-row" role="group" aria-label="Confirm rotation">
           <button
             type="button"
@@ -117,6 +129,7 @@ function SigningSecret() {
 function DeliveryRow({ d }: { d: WebhookDelivery }) {
   const redeliver = useToolMutation('redeliver_webhook_delivery', ['list_webhook_deliveries']);
   const [queued, setQueued] = useState(false);
+  const canRedeliver = useCan('redeliver_webhook_delivery');
   return (
     <tr>
       <td>{formatWhen(d.createdAt)}</td>
@@ -150,15 +163,17 @@ function DeliveryRow({ d }: { d: WebhookDelivery }) {
         </details>
       </td>
       <td>
-        <button
-          type="button"
-          className="o-button"
-          disabled={redeliver.isPending}
-          aria-label={`Redeliver ${d.eventType} of ${formatWhen(d.createdAt)}`}
-          onClick={() => redeliver.mutate({ deliveryId: d.id }, { onSuccess: () => setQueued(true) })}
-        >
-          Redeliver
-        </button>
+        {canRedeliver ? (
+          <button
+            type="button"
+            className="o-button"
+            disabled={redeliver.isPending}
+            aria-label={`Redeliver ${d.eventType} of ${formatWhen(d.createdAt)}`}
+            onClick={() => redeliver.mutate({ deliveryId: d.id }, { onSuccess: () => setQueued(true) })}
+          >
+            Redeliver
+          </button>
+        ) : null}
         {queued ? <span role="status"> Queued.</span> : null}
         <ErrorNote error={redeliver.error} />
       </td>
@@ -202,32 +217,16 @@ function Deliveries() {
       <ErrorNote error={list.error} />
       {list.isPending ? <Loading label="Loading deliveries…" /> : null}
       {list.data ? (
-        <div className="o-table-wrap">
-          <table className="o-table">
-            <caption className="sr-only">Webhook deliveries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.deliveries.length === 0 ? (
-                <tr>
-                  <td colSpan={5}>No deliveries yet.</td>
-                </tr>
-              ) : null}
-              {list.data.deliveries.map((d) => (
-                <DeliveryRow key={d.id} d={d} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Webhook deliveries, newest first" columns={['Created', 'Event', 'Status', 'Attempts', { hidden: 'Actions' }]}>
+          {list.data.deliveries.length === 0 ? (
+            <tr>
+              <td colSpan={5}>No deliveries yet.</td>
+            </tr>
+          ) : null}
+          {list.data.deliveries.map((d) => (
+            <DeliveryRow key={d.id} d={d} />
+          ))}
+        </Table>
       ) : null}
       <CursorPager label="Delivery pages" cursors={cursors} setCursors={setCursors} nextCursor={list.data?.nextCursor} />
     </section>

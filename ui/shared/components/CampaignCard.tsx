@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { useAgentName } from '../agents.js';
 import { useToolMutation } from '../hooks.js';
+import { useCan } from '../access.js';
 import { notOffered, useOffered } from '../offered.js';
 import { campaignStatusLabel, formatNumber, formatRate } from '../format.js';
 import type { Campaign } from '../types.js';
@@ -113,6 +114,9 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, con
   const pause = useToolMutation('pause_campaign', invalidates);
   const busy = start.isPending || pause.isPending;
   const { offers } = useOffered();
+  // The dashboard hides Start and Pause from a role that cannot run campaigns; an MCP view greys them instead (offers).
+  const canStart = useCan('start_campaign');
+  const canPause = useCan('pause_campaign');
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
 
   const run = (which: 'start' | 'pause') => {
@@ -138,7 +142,7 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, con
       <LeadsAndAgent campaign={shown} />
       <CampaignFunnel campaign={shown} />
       <div className="o-row" aria-live="polite">
-        {STARTABLE.has(shown.status) ? (
+        {STARTABLE.has(shown.status) && canStart ? (
           <button
             type="button"
             className="o-button o-button-primary"
@@ -149,7 +153,7 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, con
             {shown.status === 'CAMPAIGN_PAUSED' ? 'Resume' : 'Start'} <Untrusted>{shown.name}</Untrusted>
           </button>
         ) : null}
-        {shown.status === 'CAMPAIGN_IN_PROGRESS' ? (
+        {shown.status === 'CAMPAIGN_IN_PROGRESS' && canPause ? (
           <button
             type="button"
             className="o-button"

@@ -51,6 +51,8 @@ export interface DraftCardProps {
   error: ItemError | undefined;
   busy: boolean;
   cannotUpdate: string | undefined;
+  /** False for a role that reads drafts but cannot decide them (a viewer): no selection, no editing, no buttons. */
+  canDecide?: boolean;
   onSave: () => void;
   onApprove: () => void;
   onReject: () => void;
@@ -98,6 +100,7 @@ export function DraftCard({
   error,
   busy,
   cannotUpdate,
+  canDecide = true,
   onSave,
   onApprove,
   onReject,
@@ -116,7 +119,7 @@ export function DraftCard({
   const subject = edit?.subject ?? d.subject;
   const dirty = text !== d.text || (d.kind === 'inmail' && subject !== d.subject);
   const rewritten = text !== d.renderedText || (d.kind === 'inmail' && subject !== d.renderedSubject);
-  const open = isOpen(d);
+  const open = isOpen(d) && canDecide;
   const length = chars(text);
   const tooLong = length > limits.text;
   const blocked = busy || cannotUpdate !== undefined;

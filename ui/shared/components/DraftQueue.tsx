@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useCan } from '../access.js';
 import { useAccountNames } from '../accounts.js';
 import { countSends, type Expected, isExpected, kindsInWords, reconcile, type Seen, sameAsSeen, seenOf } from '../drafts.js';
 import { useDraftsFeed } from '../draftsFeed.js';
@@ -65,6 +66,8 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
   const list = useDraftsFeed(callArgs, initial && !cursor ? initial : undefined, pollMs);
   const { offers } = useOffered();
   const cannotUpdate = notOffered(offers, 'update_drafts');
+  // The dashboard hides what the member's role cannot do (a viewer reads the queue only).
+  const canDecide = useCan('update_drafts');
   const [edits, setEdits] = useState<Record<string, Edit>>({});
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [itemErrors, setItemErrors] = useState<Record<string, ItemError>>({});
@@ -286,6 +289,7 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
     const key = e.key;
     if (key === 'j' || key === 'ArrowDown') focusAt(index + 1);
     else if (key === 'k' || key === 'ArrowUp') focusAt(index >= 0 ? index - 1 : 0);
+    else if (!canDecide) return;
     else if (key === 'u' && undo) undoReject();
     else if (key === 'A' && e.shiftKey) {
       if (approvable.length > 0) setConfirming(approvable);
@@ -319,7 +323,7 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
       </h2>
       {drafts.length === 0 ? (
         <p className="o-muted">{(args.status ?? 'pending') === 'pending' ? 'Nothing waits for approval here.' : 'No drafts here.'}</p>
-      ) : (
+      ) : !canDecide ? null : (
         <div className="o-row o-drafts-bar">
           <label className="o-row">
             <input
@@ -400,6 +404,7 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
               error={itemErrors[d.id]}
               busy={busy}
               cannotUpdate={cannotUpdate}
+              canDecide={canDecide}
               onSave={() => void send([{ draft: d }], 'Saved')}
               onApprove={() => approve([d])}
               onReject={() => reject([d])}

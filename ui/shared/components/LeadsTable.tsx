@@ -3,6 +3,7 @@ import { useTool } from '../hooks.js';
 import type { Lead, LeadSort, ListLeadsResult, ToolArgs } from '../types.js';
 import { EmptyState } from './EmptyState.js';
 import { ErrorNote, Loading } from './Feedback.js';
+import { useCan } from '../access.js';
 import { BulkActions } from './leads/BulkActions.js';
 import { filterOf, filterValue, leadsArgs, type LeadFilter } from './leads/filters.js';
 import { LeadFilterBar } from './leads/LeadFilterBar.js';
@@ -53,6 +54,9 @@ export function LeadsTable({ campaignId, initial, initialArgs, pageSize: pageSiz
   const shown = searching ? found : page;
   const leads = shown.data?.leads ?? [];
   const selection = useSelection(leads.map((l) => l.id));
+  // The dashboard hides the bulk actions from a role that can do neither (a viewer, a reviewer).
+  const canUpdate = useCan('update_leads_batch');
+  const canDelete = useCan('delete_leads_batch');
 
   const empty = searching ? (
     <span className="o-muted">No lead’s name, last name or company starts with “{query}”, and no profile URL matches.</span>
@@ -93,7 +97,7 @@ export function LeadsTable({ campaignId, initial, initialArgs, pageSize: pageSiz
           }}
         />
       )}
-      <BulkActions campaignId={campaignId} selection={selection} />
+      {canUpdate || canDelete ? <BulkActions campaignId={campaignId} selection={selection} /> : null}
       <ErrorNote error={shown.error} />
       {shown.isPending && !(searching ? found.data : page.data) ? <Loading label={searching ? 'Searching…' : 'Loading leads…'} /> : null}
       {shown.data ? (

@@ -1,4 +1,5 @@
 import { useId, type FormEvent } from 'react';
+import { useCan } from '../../../shared/access.js';
 import { ErrorNote, Loading } from '../../../shared/components/Feedback.js';
 import { Untrusted } from '../../../shared/components/Untrusted.js';
 import { Link } from '../../router.js';
@@ -12,6 +13,8 @@ const PLACEHOLDERS = ['firstName', 'lastName', 'fullName', 'companyName', 'jobTi
 export function AgentEditorPage({ agentId }: { agentId: string | null }) {
   const id = useId();
   const { agent, accounts, draft, change, save, saved, dirty, version, errors, clearError, becomesSteps, ready, pending, saveError } = useAgentDraft(agentId);
+  // A role that reads agents but cannot write them (a viewer) sees the sequence without the save.
+  const canSave = useCan(agentId === null ? 'create_agent' : 'update_agent');
 
   if (agentId !== null && agent.error) return <ErrorNote error={agent.error} />;
   if (!draft) return <Loading label="Loading the agent…" />;
@@ -95,9 +98,11 @@ export function AgentEditorPage({ agentId }: { agentId: string | null }) {
           </p>
         ) : null}
         <div className="o-row">
-          <button type="submit" className="o-button o-button-primary" disabled={pending || !ready}>
-            {agentId === null ? 'Create agent' : 'Save agent'}
-          </button>
+          {canSave ? (
+            <button type="submit" className="o-button o-button-primary" disabled={pending || !ready}>
+              {agentId === null ? 'Create agent' : 'Save agent'}
+            </button>
+          ) : null}
           {saved ? <span role="status">Saved. The preview shows the saved sequence.</span> : null}
         </div>
         <ErrorNote error={saveError} prefix={placed ? 'Could not save the agent; the fields to fix are marked' : 'Could not save the agent'} />

@@ -3,6 +3,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ErrorNote } from '../../../shared/components/Feedback.js';
 import { Untrusted } from '../../../shared/components/Untrusted.js';
 import { useAgentName } from '../../../shared/agents.js';
+import { useCan } from '../../../shared/access.js';
 import { useTool, useToolMutation } from '../../../shared/hooks.js';
 import { unwrap, useCallTool, type ToolError } from '../../../shared/seam.js';
 import type { Account, Campaign, ToolOutput } from '../../../shared/types.js';
@@ -87,6 +88,10 @@ export function CampaignSenders({ campaign }: { campaign: Campaign }) {
   useEffect(() => setChosen(campaign.senderAccountIds), [current]);
   const [saved, setSaved] = useState(false);
   const update = useToolMutation('update_campaign', ['get_campaign', 'list_campaigns']);
+  // A role that cannot change the campaign sees who sends, without the choice.
+  const canUpdate = useCan('update_campaign');
+  // Without the choice it is no form: the senders are only shown.
+  const Box = canUpdate ? 'form' : 'section';
   const running = campaign.status === 'CAMPAIGN_IN_PROGRESS';
   const changed = chosen.length !== campaign.senderAccountIds.length || chosen.some((a) => !campaign.senderAccountIds.includes(a));
 
@@ -105,14 +110,14 @@ export function CampaignSenders({ campaign }: { campaign: Campaign }) {
   const conflict = update.error?.code === 'conflict';
 
   return (
-    <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
+    <Box className="o-card" onSubmit={canUpdate ? submit : undefined} aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Senders</h2>
       <SendingFrom campaign={campaign} accounts={byId} />
       <p className="o-hint">
         Each lead is sent from one account, fixed at its first step: the sender with the most invitations left that day. Every sender keeps its own limits, and
         a lead stays with its sender.
       </p>
-      {running ? (
+      {running && canUpdate ? (
         <p className="o-alert o-alert-warning" role="note">
           The campaign is running, so its senders are locked: leads in flight keep theirs. Pause the campaign to change them, then start it again.
         </p>
@@ -123,7 +128,7 @@ export function CampaignSenders({ campaign }: { campaign: Campaign }) {
           No account is connected yet. <Link to="/accounts">Connect one</Link>.
         </p>
       ) : null}
-      {accounts.data && accounts.data.length > 0 ? (
+      {canUpdate && accounts.data && accounts.data.length > 0 ? (
         <fieldset className="o-senders" disabled={running || update.isPending}>
           <legend className="o-label">Accounts that send for this campaign (none: the agent&apos;s account)</legend>
           <ul className="o-checklist">
@@ -146,12 +151,14 @@ export function CampaignSenders({ campaign }: { campaign: Campaign }) {
           {chosen.length >= SENDERS_MAX ? <p className="o-hint">A campaign takes at most {SENDERS_MAX} senders.</p> : null}
         </fieldset>
       ) : null}
-      <div className="o-row">
-        <button type="submit" className="o-button" disabled={running || !changed || update.isPending}>
-          Save senders
-        </button>
-        {saved ? <span role="status">Senders saved.</span> : null}
-      </div>
+      {canUpdate ? (
+        <div className="o-row">
+          <button type="submit" className="o-button" disabled={running || !changed || update.isPending}>
+            Save senders
+          </button>
+          {saved ? <span role="status">Senders saved.</span> : null}
+        </div>
+      ) : null}
       {conflict ? (
         <div role="alert" className="o-alert o-alert-error">
           The campaign started running, and a running campaign keeps its senders: pause it, change the senders, then start it again.
@@ -159,6 +166,6 @@ export function CampaignSenders({ campaign }: { campaign: Campaign }) {
       ) : (
         <ErrorNote error={update.error} prefix="Could not save the senders" />
       )}
-    </form>
+    </Box>
   );
 }

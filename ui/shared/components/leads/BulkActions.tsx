@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
+import { useCan } from '../../access.js';
 import { useToolMutation } from '../../hooks.js';
 import { notOffered, useOffered } from '../../offered.js';
 import { LEAD_TAGS, type LeadTag } from '../../types.js';
@@ -21,6 +22,8 @@ export function BulkActions({ campaignId, selection }: { campaignId: string; sel
   const update = useToolMutation('update_leads_batch', INVALIDATES);
   const remove = useToolMutation('delete_leads_batch', INVALIDATES);
   const { offers } = useOffered();
+  const canUpdate = useCan('update_leads_batch');
+  const canDelete = useCan('delete_leads_batch');
 
   useEffect(() => {
     if (confirmingDelete) confirmRef.current?.focus();
@@ -53,46 +56,52 @@ export function BulkActions({ campaignId, selection }: { campaignId: string; sel
     <>
       <div className="o-row" role="group" aria-label="Bulk actions on selected leads">
         <span aria-live="polite">{selection.size} selected</span>
-        <label htmlFor={`${id}-bulktag`} className="sr-only">
-          Tag to apply
-        </label>
-        <select id={`${id}-bulktag`} className="o-select" value={bulkTag} onChange={(e) => setBulkTag(e.target.value)}>
-          <option value="">Choose a tag…</option>
-          {LEAD_TAGS.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-          <option value="__clear">Clear tag</option>
-        </select>
-        {(
-          [
-            ['Apply tag', !bulkTag, applyTag],
-            ['Exclude', false, () => updateEach({ excluded: true }, 'Excluded')],
-            ['Include', false, () => updateEach({ excluded: false }, 'Included')],
-          ] as const
-        ).map(([label, notReady, onClick]) => (
+        {canUpdate ? (
+          <>
+            <label htmlFor={`${id}-bulktag`} className="sr-only">
+              Tag to apply
+            </label>
+            <select id={`${id}-bulktag`} className="o-select" value={bulkTag} onChange={(e) => setBulkTag(e.target.value)}>
+              <option value="">Choose a tag…</option>
+              {LEAD_TAGS.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+              <option value="__clear">Clear tag</option>
+            </select>
+            {(
+              [
+                ['Apply tag', !bulkTag, applyTag],
+                ['Exclude', false, () => updateEach({ excluded: true }, 'Excluded')],
+                ['Include', false, () => updateEach({ excluded: false }, 'Included')],
+              ] as const
+            ).map(([label, notReady, onClick]) => (
+              <button
+                key={label}
+                type="button"
+                className="o-button"
+                disabled={!selection.size || notReady || updating}
+                title={notOffered(offers, 'update_leads_batch')}
+                onClick={onClick}
+              >
+                {label}
+              </button>
+            ))}
+          </>
+        ) : null}
+        {canDelete ? (
           <button
-            key={label}
+            ref={deleteButtonRef}
             type="button"
             className="o-button"
-            disabled={!selection.size || notReady || updating}
-            title={notOffered(offers, 'update_leads_batch')}
-            onClick={onClick}
+            disabled={!selection.size || remove.isPending || !offers('delete_leads_batch')}
+            title={notOffered(offers, 'delete_leads_batch')}
+            onClick={() => setConfirmingDelete(true)}
           >
-            {label}
+            Delete…
           </button>
-        ))}
-        <button
-          ref={deleteButtonRef}
-          type="button"
-          className="o-button"
-          disabled={!selection.size || remove.isPending || !offers('delete_leads_batch')}
-          title={notOffered(offers, 'delete_leads_batch')}
-          onClick={() => setConfirmingDelete(true)}
-        >
-          Delete…
-        </button>
+        ) : null}
       </div>
       {confirmingDelete ? (
         <div role="alertdialog" aria-labelledby={`${id}-confirm`} className="o-alert o-alert-warning">

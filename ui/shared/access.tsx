@@ -1,9 +1,11 @@
 import { createContext, useContext, type ReactNode } from 'react';
 
 /**
- * The tools the signed-in member's role may call, as the session lists them. Pages ask `useCan`
- * before offering an action; the server refuses the rest anyway (403 forbidden), so this only
- * spares a person buttons that cannot work for them.
+ * The tools the signed-in member's role may call, as the session lists them. Every dashboard page
+ * and the shared components it renders ask `useCan` before offering an action, and hide what the
+ * role cannot do; the server refuses the rest anyway (403 forbidden), so this only spares a person
+ * buttons that cannot work for them. It lives in ui/shared because shared components ask it too;
+ * an MCP App view has no provider, so there everything is allowed and `useOffered` greys instead.
  */
 const Allowed = createContext<ReadonlySet<string> | null>(null);
 
