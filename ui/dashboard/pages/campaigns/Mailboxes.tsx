@@ -3,7 +3,7 @@ import { ErrorNote } from '../../../shared/components/Feedback.js';
 import { Untrusted } from '../../../shared/components/Untrusted.js';
 import { useTool, useToolMutation } from '../../../shared/hooks.js';
 import type { Campaign } from '../../../shared/types.js';
-import { useCan } from '../../access.js';
+import { useCan } from '../../../shared/access.js';
 import { Link } from '../../router.js';
 
 /** The most mailboxes a campaign takes (the API's limit). */
