@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { ScaledClock, systemClock, type Clock } from './core/clock.js';
-import type { Ctx } from './core/context.js';
+import { closeContext, type Ctx } from './core/context.js';
 import { openDatabase } from './db/connection.js';
 import { Engine, resolveEngineSettings, simHighWater } from './workers/outreach/index.js';
 import { SqliteSimInboxStore } from './core/network/sim-inbox-store.js';
@@ -274,7 +274,7 @@ export async function startServer(
       await unipile?.idle();
       await new Promise<void>((resolve) => {
         http.close(() => {
-          ctx.db.$client.close();
+          closeContext(ctx);
           resolve();
         });
         http.closeAllConnections();

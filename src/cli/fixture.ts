@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULTS } from '../config.js';
+import { closeContext } from '../core/context.js';
 import { PATH_ID } from '../core/ids.js';
 import { fillFixtureCampaign } from '../core/seed/fixture.js';
 import { ensureWorkspace } from '../core/workspace/create.js';
@@ -40,7 +41,7 @@ function main(): void {
   const startedAt = performance.now();
   const { written, totalLeads } = fillFixtureCampaign(ctx, campaignId, count);
   const ms = Math.round(performance.now() - startedAt);
-  ctx.db.$client.close();
+  closeContext(ctx);
   process.stdout.write(`${JSON.stringify({ db: dbPath, campaignId, written, totalLeads, ms })}\n`);
 }
 

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { checkKeyScope, createApiKey, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
 import type { KeyScope } from '../core/auth/scope.js';
-import type { Ctx } from '../core/context.js';
+import { closeContext, type Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
 import { WorkspaceFile } from '../core/seed/file.js';
 import { SeedError, loadWorkspace } from '../core/seed/load.js';
@@ -236,7 +236,7 @@ function seed(args: string[]): void {
     if (err instanceof SeedError) throw new UsageError(err.message);
     throw err;
   } finally {
-    ctx.db.$client.close();
+    closeContext(ctx);
   }
   const f = parsed.data;
   const leads = f.campaigns.reduce((n, c) => n + c.leads.length, 0);

@@ -5,7 +5,7 @@ import { ConnectAccountInput, UpdateAccountInput, type ConnectAccountResult } fr
 import { CreateAgentInput, listAgents, UpdateAgentInput, type Agent, type AgentPreview } from '../core/agents/agents.js';
 import { listCampaigns, type Campaign } from '../core/campaigns/campaign.js';
 import { CreateCampaignInput, UpdateCampaignInput } from '../core/campaigns/manage.js';
-import type { Ctx } from '../core/context.js';
+import { closeContext, type Ctx } from '../core/context.js';
 import { exclusionUrlsFromText, listExclusions } from '../core/exclusions/exclusions.js';
 import {
   importLeads,
@@ -100,7 +100,7 @@ async function withCtx<T>(flags: SettingFlags, fn: (ctx: Ctx) => T | Promise<T>,
   try {
     return await fn(ctx);
   } finally {
-    ctx.db.$client.close();
+    closeContext(ctx);
   }
 }
 

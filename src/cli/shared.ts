@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { createLogger } from '../log.js';
-import type { Ctx } from '../core/context.js';
+import { closeContext, type Ctx } from '../core/context.js';
 import { createContext } from '../server.js';
 import type { Tool } from '../tools/define.js';
 import { callTool } from '../tools/pipeline.js';
@@ -80,7 +80,7 @@ export function withDb(flags: string | undefined | SettingFlags, fn: (ctx: Ctx) 
   try {
     fn(ctx);
   } finally {
-    ctx.db.$client.close();
+    closeContext(ctx);
   }
 }
 
@@ -94,7 +94,7 @@ export async function withDbAsync(
   try {
     await fn(ctx);
   } finally {
-    ctx.db.$client.close();
+    closeContext(ctx);
   }
 }
 

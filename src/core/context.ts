@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/connection.js';
+import { closeDatabase, type Db } from '../db/connection.js';
 import type { NetworkProvider } from './network/provider.js';
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
@@ -57,4 +57,9 @@ export interface Ctx {
   crm?: CrmSync;
   /** How long a CSV import's importing mark lasts unless renewed (default 30 s; tests shorten it). */
   importLeaseMs?: number;
+}
+
+/** Closes the context's database connection (a CLI command's end, the server's shutdown). */
+export function closeContext(ctx: Pick<Ctx, 'db'>): void {
+  closeDatabase(ctx.db);
 }

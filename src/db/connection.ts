@@ -79,3 +79,8 @@ function backUpBeforeMigrating(sqlite: Database.Database, path: string, onBackup
   }
   onBackup?.(file);
 }
+
+/** Closes the connection; nothing may use it afterwards. */
+export function closeDatabase(db: Db): void {
+  db.$client.close();
+}

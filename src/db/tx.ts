@@ -29,6 +29,9 @@ export function setTransactionHook(db: Db, hook: TransactionHook): void {
   hooks.set(db, hook);
 }
 
+/** Whether a transaction is open on the connection (SQLite may have rolled one back on its own). */
+export const inTransaction = (db: Db): boolean => db.$client.inTransaction;
+
 /**
  * Runs `fn` in one synchronous write transaction (BEGIN IMMEDIATE), or inside the one
  * already open, so verbs compose. better-sqlite3 refuses a callback that returns a promise,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
 import type { Tool } from '../tools/define.js';
+import { memo } from '../core/memo.js';
 
 /**
  * MCP Apps as the 2026-07-28 revision negotiates it: the server names the extension in its
@@ -116,19 +117,16 @@ const RESOURCE_NOT_FOUND = -32002;
 
 /** Built by `npm run build` (Vite, single file); two levels up from both src/mcp and dist/mcp. */
 const VIEWS_DIR = new URL('../../dist/ui/views/', import.meta.url);
-const built = new Map<string, string>();
+const built = memo<string, string>(64);
 
 function builtHtml(v: AppView): string {
-  let html = built.get(v.name);
-  if (html === undefined) {
+  return built.get(v.name, (name) => {
     try {
-      html = readFileSync(new URL(`${v.name}.html`, VIEWS_DIR), 'utf8');
+      return readFileSync(new URL(`${name}.html`, VIEWS_DIR), 'utf8');
     } catch {
       throw new ProtocolError(ProtocolErrorCode.InternalError, `The ${v.title} is not built on this server. The operator should run npm run build.`);
     }
-    built.set(v.name, html);
-  }
-  return html;
+  });
 }
 
 /** Name of the meta element that tells a view which of its action tools this connection offers. */

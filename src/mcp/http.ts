@@ -13,6 +13,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
 import { listenToChanges } from '../core/live/feed.js';
+import { memo } from '../core/memo.js';
 import { parseJson, sendError } from '../http/body.js';
 import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
@@ -195,8 +196,7 @@ function asksProgress(body: unknown): boolean {
 const FORWARDED_HEADERS = ['host', 'origin', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id'];
 
 /** Request heads built before, by URL and forwarded headers: a client repeats the same few. */
-const heads = new Map<string, globalThis.Request>();
-const MAX_HEADS = 256;
+const heads = memo<string, globalThis.Request>(256);
 
 /**
  * The request as the SDK's web-standard entries take it. The body is already parsed and goes
@@ -214,13 +214,7 @@ function webRequest(req: McpHttpRequest, parsedBody: unknown): globalThis.Reques
   }
   // Header values never hold a line break (Node refuses them), so the key is unambiguous.
   const key = `${url}\n${values.map((v) => v ?? '\u0000').join('\n')}`;
-  let request = heads.get(key);
-  if (!request) {
-    if (heads.size >= MAX_HEADS) heads.clear();
-    request = new globalThis.Request(url, { method: 'POST', headers: headers() });
-    heads.set(key, request);
-  }
-  return request;
+  return heads.get(key, () => new globalThis.Request(url, { method: 'POST', headers: headers() }));
 }
 
 /**

@@ -1,9 +1,8 @@
-import { and, gte, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { activity } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import type { ActivityType } from '../leads/enums.js';
+import { activityCountsByDay } from './store.js';
 
 export const SERIES_DAYS_MAX = 365;
 const DAY_MS = 86_400_000;
@@ -38,13 +37,7 @@ const BUCKET: Partial<Record<ActivityType, 'sends' | 'acceptances' | 'replies'>>
 export function activitySeries(ctx: Ctx, days: number): ActivitySeries {
   const today = Date.parse(`${utcDay(ctx.simClock.now())}T00:00:00Z`);
   const start = today - (days - 1) * DAY_MS;
-  const rows = ctx.db
-    .select({ day: sql<string>`strftime('%Y-%m-%d', ${activity.at} / 1000, 'unixepoch')`, type: activity.type, n: sql<number>`count(*)` })
-    .from(activity)
-    // Both manual values, so the (manual, at) index serves the range.
-    .where(and(inArray(activity.manual, [false, true]), gte(activity.at, start), inArray(activity.type, [...SENDS, 'connection_accepted', 'reply_received'])))
-    .groupBy(sql`1`, activity.type)
-    .all();
+  const rows = activityCountsByDay(ctx, start, [...SENDS, 'connection_accepted', 'reply_received']);
   const byDay = new Map<string, { sends: number; acceptances: number; replies: number }>();
   for (let i = 0; i < days; i++) byDay.set(utcDay(start + i * DAY_MS), { sends: 0, acceptances: 0, replies: 0 });
   for (const r of rows) {

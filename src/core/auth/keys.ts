@@ -1,17 +1,27 @@
 import { hash } from 'node:crypto';
-import { desc, eq, sql } from 'drizzle-orm';
-import { apiKeys } from '../../db/schema.js';
 import type { Ctx, Environment } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import { iso } from '../clock.js';
-import { perDb } from '../../db/prepared.js';
 import { cachedBy } from '../../db/cache.js';
-import { countRows, transaction } from '../../db/tx.js';
+import { transaction } from '../../db/tx.js';
 import { noteChange } from '../live/feed.js';
 import { noteAuditTarget } from '../audit/current.js';
 import { checkScope, expiryRefusal, parseStoredScope, reachOf, type KeyScope, type Reach } from './scope.js';
 import { findCampaignRow } from '../campaigns/campaign.js';
+import {
+  apiKeyByDigest,
+  apiKeyById,
+  apiKeyNameOf,
+  apiKeyRows,
+  apiKeyRowById,
+  type ApiKeyRow,
+  countApiKeyRows,
+  insertApiKeyRow,
+  markApiKeyUsed,
+  revokeApiKeyRow,
+  type KeyAuthRow,
+} from './store.js';
 
 /**
  * A scope as a person gave it (CLI flags, the Keys page), checked: known toolsets, campaigns
@@ -42,10 +52,15 @@ export function insertApiKey(ctx: Ctx, key: string, name: string, scope: KeyScop
   const env: KeyEnv = key.startsWith(KEY_PREFIX.live) ? 'live' : 'test';
   const id = newId('key');
   noteAuditTarget(id);
-  ctx.db
-    .insert(apiKeys)
-    .values({ id, name, env, prefix: displayPrefix(key), digest: digestKey(key), createdAt: ctx.clock.now(), scope: scope ? JSON.stringify(scope) : null })
-    .run();
+  insertApiKeyRow(ctx, {
+    id,
+    name,
+    env,
+    prefix: displayPrefix(key),
+    digest: digestKey(key),
+    createdAt: ctx.clock.now(),
+    scope: scope ? JSON.stringify(scope) : null,
+  });
   return { id };
 }
 
@@ -67,7 +82,7 @@ export function createApiKeyChecked(ctx: Ctx, env: KeyEnv, name: string, scopeIn
   return transaction(ctx.db, () => {
     const scope = checkKeyScope(ctx, scopeInput);
     const { id, key } = createApiKey(ctx, env, name, scope);
-    const view = apiKeyView(ctx.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get());
+    const view = apiKeyView(apiKeyRowById(ctx, id));
     if (!view) throw new Error(`The key ${id} was stored but cannot be read back`);
     return { key: view, secret: key };
   });
@@ -85,9 +100,9 @@ export interface ApiKeyView {
   scope: KeyScope | null;
 }
 
-function apiKeyView(k: typeof apiKeys.$inferSelect): ApiKeyView;
-function apiKeyView(k: typeof apiKeys.$inferSelect | undefined): ApiKeyView | undefined;
-function apiKeyView(k: typeof apiKeys.$inferSelect | undefined): ApiKeyView | undefined {
+function apiKeyView(k: ApiKeyRow): ApiKeyView;
+function apiKeyView(k: ApiKeyRow | undefined): ApiKeyView | undefined;
+function apiKeyView(k: ApiKeyRow | undefined): ApiKeyView | undefined {
   if (!k) return undefined;
   return {
     id: k.id,
@@ -102,12 +117,7 @@ function apiKeyView(k: typeof apiKeys.$inferSelect | undefined): ApiKeyView | un
 }
 
 export function listApiKeys(ctx: Ctx): ApiKeyView[] {
-  return ctx.db
-    .select()
-    .from(apiKeys)
-    .orderBy(desc(apiKeys.createdAt))
-    .all()
-    .map((k) => apiKeyView(k));
+  return apiKeyRows(ctx).map((k) => apiKeyView(k));
 }
 
 /**
@@ -116,18 +126,14 @@ export function listApiKeys(ctx: Ctx): ApiKeyView[] {
  */
 export function revokeApiKey(ctx: Ctx, id: string): boolean {
   return transaction(ctx.db, () => {
-    const row = ctx.db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, id)).get();
-    if (!row) return false;
-    if (row.revokedAt === null) {
-      ctx.db.update(apiKeys).set({ revokedAt: ctx.clock.now() }).where(eq(apiKeys.id, id)).run();
-      // Streams held open with this key (MCP resource updates) end now, not at the next change.
-      noteChange(ctx, { resource: 'access' });
-    }
-    return true;
+    const revoked = revokeApiKeyRow(ctx, id, ctx.clock.now());
+    // Streams held open with this key (MCP resource updates) end now, not at the next change.
+    if (revoked) noteChange(ctx, { resource: 'access' });
+    return revoked;
   });
 }
 
-export const countApiKeys = (ctx: Ctx): number => countRows(ctx.db, apiKeys);
+export const countApiKeys = (ctx: Ctx): number => countApiKeyRows(ctx);
 
 /** lastUsedAt is advisory; writing it at most once a minute keeps reads write-free. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -138,23 +144,14 @@ export interface KeyIdentity {
   reach: Reach | null;
 }
 
-const KEY_COLUMNS = { id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt, scope: apiKeys.scope };
-
 type KeyRow = { id: string; env: string; revokedAt: number | null; lastUsedAt: number | null; reach: Reach | null };
 
 /** The row with its scope parsed once, so a kept row costs a request no JSON parse. */
-const withReach = (row: (Omit<KeyRow, 'reach'> & { scope: string | null }) | undefined): KeyRow | undefined =>
+const withReach = (row: KeyAuthRow | undefined): KeyRow | undefined =>
   row && { id: row.id, env: row.env, revokedAt: row.revokedAt, lastUsedAt: row.lastUsedAt, reach: reachOf(parseStoredScope(row.scope)) };
 
-/** Every authenticated request looks its key up: prepared once, and kept while the `keys` counter stands still (db/cache.ts). */
-const keyByDigest = perDb((db) =>
-  db
-    .select(KEY_COLUMNS)
-    .from(apiKeys)
-    .where(eq(apiKeys.digest, sql.placeholder('digest')))
-    .prepare(),
-);
-const keptKey = cachedBy('keys', (db, digest) => withReach(keyByDigest(db).get({ digest })));
+/** Every authenticated request looks its key up: kept while the `keys` counter stands still (db/cache.ts). */
+const keptKey = cachedBy('keys', (db, digest) => withReach(apiKeyByDigest(db, digest)));
 
 /** ` (create one … with `…`)`: the command, run where the server runs; the banner prints it with the server's --db. */
 const keyHint = (ctx: Ctx, lead: string): string =>
@@ -186,7 +183,7 @@ export function authenticateKey(ctx: Ctx, presented: string | undefined | null):
  * a revoked key, or one of the other environment, ends every token issued with it.
  */
 export function authenticateKeyId(ctx: Ctx, keyId: string): KeyIdentity {
-  const row = withReach(ctx.db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.id, keyId)).get());
+  const row = withReach(apiKeyById(ctx, keyId));
   if (!row || row.revokedAt !== null || row.env !== keyEnvFor(ctx.env)) {
     throw new ApiError('unauthorized', 'The API key behind this sign-in was revoked. Connect again and paste a current key on the consent page.');
   }
@@ -202,11 +199,10 @@ function touch(ctx: Ctx, row: KeyRow): KeyIdentity {
   if (expired) throw expired;
   const now = ctx.clock.now();
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-    ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
+    markApiKeyUsed(ctx, row.id, now);
   }
   return { keyId: row.id, reach: row.reach };
 }
 
 /** A key's name (for the audit trail's actor), or undefined for an unknown id. */
-export const apiKeyName = (ctx: Ctx, id: string): string | undefined =>
-  ctx.db.select({ name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.id, id)).get()?.name;
+export const apiKeyName = (ctx: Ctx, id: string): string | undefined => apiKeyNameOf(ctx, id);

@@ -1,4 +1,4 @@
-import { inArray, sql, type SQL } from 'drizzle-orm';
+import { inArray, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import type { Ctx } from '../context.js';
@@ -191,7 +191,7 @@ export const reachesCampaign = (ctx: Ctx, campaignId: string | null | undefined)
  */
 export function campaignReach(ctx: Pick<Ctx, 'campaigns'>, column: SQLiteColumn | SQL): SQL | undefined {
   if (!ctx.campaigns) return undefined;
-  if (ctx.campaigns.size === 0) return sql`0`;
+  // An empty list is drizzle's `false`: a key held to no campaign reaches none.
   return inArray(column as SQLiteColumn, [...ctx.campaigns]);
 }
 

@@ -1,10 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, isNull, lt, sql } from 'drizzle-orm';
-import { loginTokens, operatorSessions } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
 import { activeMember, ensureOwner, type MemberRef } from '../members/members.js';
+import {
+  insertLoginToken,
+  insertOperatorSession,
+  loginTokenByDigest,
+  markLoginTokenUsed,
+  markSessionSeen,
+  operatorSessionByDigest,
+  revokeLiveSessions,
+  revokeSessionByDigest,
+} from './store.js';
 
 /** A login link works for 15 minutes, once. */
 export const LOGIN_TOKEN_TTL_MS = 15 * 60_000;
@@ -31,11 +39,7 @@ export function createLoginToken(ctx: Ctx, memberId: string = ensureOwner(ctx).i
   const now = ctx.clock.now();
   const expiresAt = now + LOGIN_TOKEN_TTL_MS;
   transaction(ctx.db, () => {
-    ctx.db.delete(loginTokens).where(lt(loginTokens.expiresAt, now)).run();
-    ctx.db
-      .insert(loginTokens)
-      .values({ digest: digest(token), createdAt: now, expiresAt, memberId })
-      .run();
+    insertLoginToken(ctx, { digest: digest(token), createdAt: now, expiresAt, memberId }, now);
   });
   return { token, expiresAt };
 }
@@ -50,24 +54,16 @@ export function consumeLoginToken(ctx: Ctx, token: string | undefined): LoginOut
   if (token === undefined || !SECRET_SHAPE.test(token)) return { ok: false, reason: 'unknown' };
   const now = ctx.clock.now();
   return transaction(ctx.db, (): LoginOutcome => {
-    const row = ctx.db
-      .select()
-      .from(loginTokens)
-      .where(eq(loginTokens.digest, digest(token)))
-      .get();
+    const row = loginTokenByDigest(ctx, digest(token));
     if (!row) return { ok: false, reason: 'unknown' };
     if (row.usedAt !== null) return { ok: false, reason: 'used' };
     if (row.expiresAt <= now) return { ok: false, reason: 'expired' };
     if (!activeMember(ctx, row.memberId)) return { ok: false, reason: 'unknown' };
-    ctx.db.update(loginTokens).set({ usedAt: now }).where(eq(loginTokens.digest, row.digest)).run();
+    markLoginTokenUsed(ctx, row.digest, now);
     const session = mintSecret();
     const sessionId = newId('ses');
     const expiresAt = now + SESSION_TTL_MS;
-    ctx.db.delete(operatorSessions).where(lt(operatorSessions.expiresAt, now)).run();
-    ctx.db
-      .insert(operatorSessions)
-      .values({ digest: digest(session), id: sessionId, createdAt: now, expiresAt, lastSeenAt: now, memberId: row.memberId })
-      .run();
+    insertOperatorSession(ctx, { digest: digest(session), id: sessionId, createdAt: now, expiresAt, lastSeenAt: now, memberId: row.memberId }, now);
     return { ok: true, session, sessionId, expiresAt };
   });
 }
@@ -86,16 +82,12 @@ export interface OperatorSession {
 export function findSession(ctx: Ctx, cookie: string | undefined): OperatorSession | null {
   if (cookie === undefined || !SECRET_SHAPE.test(cookie)) return null;
   const now = ctx.clock.now();
-  const row = ctx.db
-    .select()
-    .from(operatorSessions)
-    .where(eq(operatorSessions.digest, digest(cookie)))
-    .get();
+  const row = operatorSessionByDigest(ctx, digest(cookie));
   if (!row || row.revokedAt !== null || row.expiresAt <= now) return null;
   const member = activeMember(ctx, row.memberId);
   if (!member) return null;
   if (now - row.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) {
-    ctx.db.update(operatorSessions).set({ lastSeenAt: now }).where(eq(operatorSessions.digest, row.digest)).run();
+    markSessionSeen(ctx, row.digest, now);
   }
   return { id: row.id, expiresAt: row.expiresAt, member };
 }
@@ -103,11 +95,7 @@ export function findSession(ctx: Ctx, cookie: string | undefined): OperatorSessi
 /** Ends one session (logout). Unknown cookies are ignored: logging out twice is harmless. */
 export function endSession(ctx: Ctx, cookie: string | undefined): void {
   if (cookie === undefined || !SECRET_SHAPE.test(cookie)) return;
-  ctx.db
-    .update(operatorSessions)
-    .set({ revokedAt: ctx.clock.now() })
-    .where(and(eq(operatorSessions.digest, digest(cookie)), isNull(operatorSessions.revokedAt)))
-    .run();
+  revokeSessionByDigest(ctx, digest(cookie), ctx.clock.now());
 }
 
 /**
@@ -116,17 +104,5 @@ export function endSession(ctx: Ctx, cookie: string | undefined): void {
  */
 export function revokeAllSessions(ctx: Ctx): { sessions: number } {
   const now = ctx.clock.now();
-  return transaction(ctx.db, () => {
-    const live = ctx.db
-      .update(operatorSessions)
-      .set({ revokedAt: now })
-      .where(and(isNull(operatorSessions.revokedAt), sql`${operatorSessions.expiresAt} > ${now}`))
-      .run().changes;
-    ctx.db
-      .update(loginTokens)
-      .set({ usedAt: now })
-      .where(and(isNull(loginTokens.usedAt), sql`${loginTokens.expiresAt} > ${now}`))
-      .run();
-    return { sessions: live };
-  });
+  return transaction(ctx.db, () => ({ sessions: revokeLiveSessions(ctx, now) }));
 }

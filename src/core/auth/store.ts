@@ -1,7 +1,127 @@
-import { apiKeys } from '../../db/schema.js';
+import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import type { Db } from '../../db/connection.js';
+import { perDb } from '../../db/prepared.js';
+import { apiKeys, loginTokens, operatorSessions } from '../../db/schema.js';
+import { countRows } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 
-/** SQL of the API keys table that the key verbs (./keys.ts) share with the demo seed. */
+/**
+ * SQL of the API keys (./keys.ts, shared with the demo seed) and of the dashboard's login
+ * tokens and sessions (./sessions.ts). Secrets are stored as digests only; the verbs hash.
+ */
+
+type Conn = Pick<Ctx, 'db'>;
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 /** Whether the database holds any API key, revoked ones included. */
-export const anyApiKey = (ctx: Pick<Ctx, 'db'>): boolean => ctx.db.select({ id: apiKeys.id }).from(apiKeys).limit(1).get() !== undefined;
+export const anyApiKey = (ctx: Conn): boolean => ctx.db.select({ id: apiKeys.id }).from(apiKeys).limit(1).get() !== undefined;
+
+/** Stores a key's row (its digest, never the key). */
+export function insertApiKeyRow(ctx: Conn, row: typeof apiKeys.$inferInsert): void {
+  ctx.db.insert(apiKeys).values(row).run();
+}
+
+/** One key's whole row (its digest, never the key). */
+export const apiKeyRowById = (ctx: Conn, id: string): ApiKeyRow | undefined => ctx.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+
+/** Every key, newest first. */
+export const apiKeyRows = (ctx: Conn): ApiKeyRow[] => ctx.db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt)).all();
+
+/**
+ * Marks the key revoked at `now` unless it already is; false when there is no such key.
+ * Revoking twice keeps the first time.
+ */
+export function revokeApiKeyRow(ctx: Conn, id: string, now: number): boolean {
+  const row = ctx.db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, id)).get();
+  if (!row) return false;
+  if (row.revokedAt === null) ctx.db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, id)).run();
+  return true;
+}
+
+export const countApiKeyRows = (ctx: Conn): number => countRows(ctx.db, apiKeys);
+
+/** What authentication reads of a key. */
+const KEY_COLUMNS = { id: apiKeys.id, env: apiKeys.env, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt, scope: apiKeys.scope };
+export type KeyAuthRow = { id: string; env: string; revokedAt: number | null; lastUsedAt: number | null; scope: string | null };
+
+/** Every authenticated request looks its key up: prepared once per connection. */
+const keyByDigest = perDb((db) =>
+  db
+    .select(KEY_COLUMNS)
+    .from(apiKeys)
+    .where(eq(apiKeys.digest, sql.placeholder('digest')))
+    .prepare(),
+);
+
+/** The key stored with this digest, as authentication reads it. */
+export const apiKeyByDigest = (db: Db, digest: string): KeyAuthRow | undefined => keyByDigest(db).get({ digest });
+
+/** The key with this id, as authentication reads it. */
+export const apiKeyById = (ctx: Conn, id: string): KeyAuthRow | undefined => ctx.db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.id, id)).get();
+
+/** Notes that the key was used at `now`. */
+export function markApiKeyUsed(ctx: Conn, id: string, now: number): void {
+  ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, id)).run();
+}
+
+/** A key's name, or undefined for an unknown id. */
+export const apiKeyNameOf = (ctx: Conn, id: string): string | undefined =>
+  ctx.db.select({ name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.id, id)).get()?.name;
+
+export type LoginTokenRow = typeof loginTokens.$inferSelect;
+export type OperatorSessionRow = typeof operatorSessions.$inferSelect;
+
+/** Stores a login token's row, sweeping the tokens expired before `now`. */
+export function insertLoginToken(ctx: Conn, row: typeof loginTokens.$inferInsert, now: number): void {
+  ctx.db.delete(loginTokens).where(lt(loginTokens.expiresAt, now)).run();
+  ctx.db.insert(loginTokens).values(row).run();
+}
+
+/** The login token with this digest. */
+export const loginTokenByDigest = (ctx: Conn, digest: string): LoginTokenRow | undefined =>
+  ctx.db.select().from(loginTokens).where(eq(loginTokens.digest, digest)).get();
+
+/** Marks a login token used at `now`. */
+export function markLoginTokenUsed(ctx: Conn, digest: string, now: number): void {
+  ctx.db.update(loginTokens).set({ usedAt: now }).where(eq(loginTokens.digest, digest)).run();
+}
+
+/** Stores a session's row, sweeping the sessions expired before `now`. */
+export function insertOperatorSession(ctx: Conn, row: typeof operatorSessions.$inferInsert, now: number): void {
+  ctx.db.delete(operatorSessions).where(lt(operatorSessions.expiresAt, now)).run();
+  ctx.db.insert(operatorSessions).values(row).run();
+}
+
+/** The session with this digest. */
+export const operatorSessionByDigest = (ctx: Conn, digest: string): OperatorSessionRow | undefined =>
+  ctx.db.select().from(operatorSessions).where(eq(operatorSessions.digest, digest)).get();
+
+/** Notes that the session was seen at `now`. */
+export function markSessionSeen(ctx: Conn, digest: string, now: number): void {
+  ctx.db.update(operatorSessions).set({ lastSeenAt: now }).where(eq(operatorSessions.digest, digest)).run();
+}
+
+/** Revokes the session with this digest at `now`, unless it already is revoked. */
+export function revokeSessionByDigest(ctx: Conn, digest: string, now: number): void {
+  ctx.db
+    .update(operatorSessions)
+    .set({ revokedAt: now })
+    .where(and(eq(operatorSessions.digest, digest), isNull(operatorSessions.revokedAt)))
+    .run();
+}
+
+/** Revokes every session still live at `now` and marks every unused, unexpired login token used; returns how many sessions were live. */
+export function revokeLiveSessions(ctx: Conn, now: number): number {
+  const live = ctx.db
+    .update(operatorSessions)
+    .set({ revokedAt: now })
+    .where(and(isNull(operatorSessions.revokedAt), gt(operatorSessions.expiresAt, now)))
+    .run().changes;
+  ctx.db
+    .update(loginTokens)
+    .set({ usedAt: now })
+    .where(and(isNull(loginTokens.usedAt), gt(loginTokens.expiresAt, now)))
+    .run();
+  return live;
+}

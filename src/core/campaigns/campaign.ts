@@ -1,12 +1,9 @@
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { perDb } from '../../db/prepared.js';
-import { campaigns } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 import { ApiError } from '../errors.js';
-import { countRows } from '../../db/tx.js';
 import { campaignReach } from '../auth/scope.js';
+import { campaignIds, campaignListed, campaignPage, campaignRow, type CampaignRow } from './store.js';
 
 /**
  * Campaign statuses: the spec's named values, plus DRAFT and PREPARING for campaigns that
@@ -55,7 +52,7 @@ export const Campaign = z.object({
 });
 export type Campaign = z.infer<typeof Campaign>;
 
-export type CampaignRow = typeof campaigns.$inferSelect;
+export type { CampaignRow };
 
 /** A percentage with one decimal, or null when the denominator is 0. */
 export const rate = (numerator: number, denominator: number): number | null => (denominator === 0 ? null : Math.round((numerator / denominator) * 1000) / 10);
@@ -102,15 +99,6 @@ export function toCampaign(row: CampaignRow): Campaign {
 
 export const campaignNotFound = (id: string) => new ApiError('not_found', `Campaign ${id} not found. Call list_campaigns (GET /campaigns) for valid ids.`);
 
-/** Every campaign-scoped route reads its campaign first, so the lookup is prepared once. */
-const campaignById = perDb((db) =>
-  db
-    .select()
-    .from(campaigns)
-    .where(eq(campaigns.id, sql.placeholder('id')))
-    .prepare(),
-);
-
 /**
  * The campaign, or undefined when there is none or the call may not see it (a key held to
  * other campaigns, core/auth/scope.ts): every campaign-bound route reads its campaign here, so
@@ -118,7 +106,7 @@ const campaignById = perDb((db) =>
  */
 export function findCampaignRow(ctx: Ctx, id: string): CampaignRow | undefined {
   if (ctx.campaigns && !ctx.campaigns.has(id)) return undefined;
-  return campaignById(ctx.db).get({ id });
+  return campaignRow(ctx, id);
 }
 
 /** The campaign row, or not_found. */
@@ -131,13 +119,7 @@ export function requireCampaignRow(ctx: Ctx, id: string): CampaignRow {
 export const getCampaign = (ctx: Ctx, id: string): Campaign => toCampaign(requireCampaignRow(ctx, id));
 
 /** Every campaign's id, oldest first: what a change of unknown scope (another process's commit) may have touched. */
-export const allCampaignIds = (ctx: Pick<Ctx, 'db'>): string[] =>
-  ctx.db
-    .select({ id: campaigns.id })
-    .from(campaigns)
-    .orderBy(campaigns.seq)
-    .all()
-    .map((r) => r.id);
+export const allCampaignIds = (ctx: Pick<Ctx, 'db'>): string[] => campaignIds(ctx);
 
 export interface ListCampaignsInput {
   status?: CampaignStatus | undefined;
@@ -148,19 +130,14 @@ export interface ListCampaignsInput {
 /** Newest first. The cursor is bound to the status filter. */
 export function listCampaigns(ctx: Ctx, secret: string, input: ListCampaignsInput): { campaigns: Campaign[]; nextCursor: string | null } {
   const scope = `campaigns|${input.status ?? ''}`;
-  const conds = [input.status ? eq(campaigns.status, input.status) : undefined, campaignReach(ctx, campaigns.id)];
+  const reach = (column: Parameters<typeof campaignReach>[1]) => campaignReach(ctx, column);
+  let beforeSeq: number | undefined;
   if (input.cursor !== undefined) {
     const [seq] = decodeCursor(secret, scope, input.cursor);
-    if (typeof seq !== 'number' || !countRows(ctx.db, campaigns, and(eq(campaigns.seq, seq), ...conds))) throw invalidCursor();
-    conds.push(lt(campaigns.seq, seq));
+    if (typeof seq !== 'number' || !campaignListed(ctx, seq, input.status, reach)) throw invalidCursor();
+    beforeSeq = seq;
   }
-  const rows = ctx.db
-    .select()
-    .from(campaigns)
-    .where(and(...conds))
-    .orderBy(desc(campaigns.seq))
-    .limit(input.limit + 1)
-    .all();
+  const rows = campaignPage(ctx, { status: input.status, reach, beforeSeq, limit: input.limit + 1 });
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, scope, [last.seq]));
   return { campaigns: page.items.map(toCampaign), nextCursor: page.nextCursor };
 }

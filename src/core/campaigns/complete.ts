@@ -1,8 +1,8 @@
-import { and, eq, exists, sql } from 'drizzle-orm';
-import { campaigns, drafts } from '../../db/schema.js';
+import { and } from 'drizzle-orm';
 import { completeByIdOrName, type Completion } from '../completion/match.js';
 import type { Ctx } from '../context.js';
 import { campaignReach } from '../auth/scope.js';
+import { campaignCompletable, hasPendingDrafts } from './store.js';
 
 export interface CompleteCampaignsOptions {
   /** Only campaigns with drafts waiting for a person (the drafts' campaigns). */
@@ -11,14 +11,11 @@ export interface CompleteCampaignsOptions {
 
 /** Campaign ids for a partly typed campaignId: by id prefix or by name, within the workspace. */
 export function completeCampaignIds(ctx: Ctx, typed: string, opts: CompleteCampaignsOptions = {}): Completion {
-  const pending = opts.withPendingDrafts
-    ? exists(
-        ctx.db
-          .select({ one: sql`1` })
-          .from(drafts)
-          .where(and(eq(drafts.campaignId, campaigns.id), eq(drafts.status, 'pending'))),
-      )
-    : undefined;
+  const pending = opts.withPendingDrafts ? hasPendingDrafts(ctx) : undefined;
   // A key held to campaigns completes only those.
-  return completeByIdOrName(ctx, { table: campaigns, id: campaigns.id, name: campaigns.name, where: and(pending, campaignReach(ctx, campaigns.id)) }, typed);
+  return completeByIdOrName(
+    ctx,
+    campaignCompletable((id) => and(pending, campaignReach(ctx, id))),
+    typed,
+  );
 }

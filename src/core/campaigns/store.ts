@@ -1,8 +1,9 @@
 import type { Statement } from 'better-sqlite3';
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq, exists, lt, sql, type SQL } from 'drizzle-orm';
 import { asCampaignStateWriter } from '../../db/campaign-writer.js';
 import { perDb } from '../../db/prepared.js';
-import { campaigns } from '../../db/schema.js';
+import { campaigns, drafts, leads } from '../../db/schema.js';
+import { countRows } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 
 /**
@@ -12,10 +13,11 @@ import type { Ctx } from '../context.js';
  * writes from anywhere else; which status may follow which is the state machine's to say, and
  * each write here repeats the `from` statuses it is handed, so a concurrent change makes it a
  * no-op instead of a wrong transition. Also here: the plain reads and writes of campaign rows
- * that other verbs need in SQL (the fixture's totals, the lease read).
+ * that other verbs need in SQL (reads by id and pages, the totals, the lease read).
  */
 
 type CampaignInsert = typeof campaigns.$inferInsert;
+export type CampaignRow = typeof campaigns.$inferSelect;
 export type LeaseColumns = Pick<typeof campaigns.$inferSelect, 'importing' | 'importingHolder' | 'importingHost' | 'importingPid' | 'importingUntil'>;
 
 /** One prepared status update per set of `from` statuses, built once per connection: adding leads applies one on every insert. */
@@ -87,3 +89,118 @@ export const campaignExists = (ctx: Pick<Ctx, 'db'>, campaignId: string): boolea
 export function addToTotalLeads(ctx: Pick<Ctx, 'db'>, campaignId: string, count: number): void {
   rowStatements(ctx.db).addTotal.run(count, campaignId);
 }
+
+/** Every campaign-scoped route reads its campaign first, so the lookup is prepared once. */
+const byId = perDb((db) =>
+  db
+    .select()
+    .from(campaigns)
+    .where(eq(campaigns.id, sql.placeholder('id')))
+    .prepare(),
+);
+
+/** The campaign's row; undefined when there is none. */
+export const campaignRow = (ctx: Pick<Ctx, 'db'>, id: string): CampaignRow | undefined => byId(ctx.db).get({ id });
+
+/** Every campaign's id, oldest first. */
+export const campaignIds = (ctx: Pick<Ctx, 'db'>): string[] =>
+  ctx.db
+    .select({ id: campaigns.id })
+    .from(campaigns)
+    .orderBy(campaigns.seq)
+    .all()
+    .map((r) => r.id);
+
+/**
+ * Up to `limit` campaign rows newest first (by seq), below `beforeSeq` when given, within `status`
+ * when given and within `reach` (a condition on the campaign id, or undefined for all).
+ */
+export function campaignPage(
+  ctx: Pick<Ctx, 'db'>,
+  page: { status?: string | undefined; reach: (column: typeof campaigns.id) => SQL | undefined; beforeSeq?: number | undefined; limit: number },
+): CampaignRow[] {
+  const conds = [page.status ? eq(campaigns.status, page.status) : undefined, page.reach(campaigns.id)];
+  if (page.beforeSeq !== undefined) conds.push(lt(campaigns.seq, page.beforeSeq));
+  return ctx.db
+    .select()
+    .from(campaigns)
+    .where(and(...conds))
+    .orderBy(desc(campaigns.seq))
+    .limit(page.limit)
+    .all();
+}
+
+/** Whether the campaign with this `seq` is still in the list of `status` (when given) within `reach`: a cursor's check. */
+export function campaignListed(
+  ctx: Pick<Ctx, 'db'>,
+  seq: number,
+  status: string | undefined,
+  reach: (column: typeof campaigns.id) => SQL | undefined,
+): boolean {
+  return countRows(ctx.db, campaigns, and(eq(campaigns.seq, seq), status ? eq(campaigns.status, status) : undefined, reach(campaigns.id))) > 0;
+}
+
+/** The condition, on the campaigns table, that a campaign has a draft waiting for a person. */
+export const hasPendingDrafts = (ctx: Pick<Ctx, 'db'>): SQL =>
+  exists(
+    ctx.db
+      .select({ one: sql`1` })
+      .from(drafts)
+      .where(and(eq(drafts.campaignId, campaigns.id), eq(drafts.status, 'pending'))),
+  );
+
+/** Prepared once per connection: every add books through it. */
+const bookInserts = perDb((db) =>
+  db
+    .update(campaigns)
+    .set({
+      totalLeads: sql`${campaigns.totalLeads} + ${sql.placeholder('count')}`,
+      updatedAt: sql`${sql.placeholder('now')}`,
+    })
+    .where(eq(campaigns.id, sql.placeholder('campaignId')))
+    .prepare(),
+);
+
+/** Adds `count` inserted leads to a campaign's total, with its update time. */
+export function bookInsertedLeads(ctx: Pick<Ctx, 'db'>, campaignId: string, count: number, now: number): void {
+  bookInserts(ctx.db).run({ campaignId, count, now });
+}
+
+/** Takes one deleted lead off a campaign's total (never below zero), with its update time. */
+export function bookDeletedLead(ctx: Pick<Ctx, 'db'>, campaignId: string, now: number): void {
+  ctx.db
+    .update(campaigns)
+    .set({ totalLeads: sql`max(${campaigns.totalLeads} - 1, 0)`, updatedAt: now })
+    .where(eq(campaigns.id, campaignId))
+    .run();
+}
+
+/** Sets a campaign's total to the count of its lead rows, with its update time. */
+export function recountTotalLeads(ctx: Pick<Ctx, 'db'>, campaignId: string, now: number): void {
+  ctx.db
+    .update(campaigns)
+    .set({ totalLeads: sql`(SELECT count(*) FROM ${leads} WHERE ${leads.campaignId} = ${campaignId})`, updatedAt: now })
+    .where(eq(campaigns.id, campaignId))
+    .run();
+}
+
+/** Campaigns as a completion reads them (by id and name), within `where` on the id column. */
+export const campaignCompletable = (where: (id: typeof campaigns.id) => SQL | undefined) => ({
+  table: campaigns,
+  id: campaigns.id,
+  name: campaigns.name,
+  where: where(campaigns.id),
+});
+
+/** The outreach counters summed over the campaigns within `reach` (a condition on the id, or undefined for all). */
+export const campaignCounterSums = (ctx: Pick<Ctx, 'db'>, reach: (id: typeof campaigns.id) => SQL | undefined) =>
+  ctx.db
+    .select({
+      repliesReceived: sql<number>`coalesce(sum(${campaigns.repliesReceived}), 0)`,
+      connectionRequestsSent: sql<number>`coalesce(sum(${campaigns.connectionRequestsSent}), 0)`,
+      connectionRequestsAccepted: sql<number>`coalesce(sum(${campaigns.connectionRequestsAccepted}), 0)`,
+      messagesSent: sql<number>`coalesce(sum(${campaigns.messagesSent}), 0)`,
+    })
+    .from(campaigns)
+    .where(reach(campaigns.id))
+    .get();

@@ -1,9 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
-import { perDb } from '../../db/prepared.js';
-import { campaigns, leads } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { noteChange } from '../live/feed.js';
 import { applyCampaignEvent, campaignNow } from './state-machine.js';
+import { bookDeletedLead, bookInsertedLeads, recountTotalLeads } from './store.js';
 
 /**
  * Books inserted leads on their campaign, in the inserting transaction: the count, the update
@@ -11,30 +9,14 @@ import { applyCampaignEvent, campaignNow } from './state-machine.js';
  * without a new campaign). A batch books all its inserts at once.
  */
 export function bookLeadsInserted(ctx: Ctx, campaignId: string, count: number): void {
-  bookInserts(ctx.db).run({ campaignId, count, now: campaignNow(ctx) });
+  bookInsertedLeads(ctx, campaignId, count, campaignNow(ctx));
   noteChange(ctx, { resource: 'campaign', campaignId });
   if (count > 0) applyCampaignEvent(ctx, campaignId, 'lead_added');
 }
 
-/** Prepared once per connection: every add books through it. */
-const bookInserts = perDb((db) =>
-  db
-    .update(campaigns)
-    .set({
-      totalLeads: sql`${campaigns.totalLeads} + ${sql.placeholder('count')}`,
-      updatedAt: sql`${sql.placeholder('now')}`,
-    })
-    .where(eq(campaigns.id, sql.placeholder('campaignId')))
-    .prepare(),
-);
-
 /** Books one deleted lead on its campaign, in the deleting transaction. */
 export function bookLeadDeleted(ctx: Ctx, campaignId: string): void {
-  ctx.db
-    .update(campaigns)
-    .set({ totalLeads: sql`max(${campaigns.totalLeads} - 1, 0)`, updatedAt: campaignNow(ctx) })
-    .where(eq(campaigns.id, campaignId))
-    .run();
+  bookDeletedLead(ctx, campaignId, campaignNow(ctx));
   noteChange(ctx, { resource: 'campaign', campaignId });
 }
 
@@ -43,10 +25,6 @@ export function bookLeadDeleted(ctx: Ctx, campaignId: string): void {
  * rows come and go; the recount repairs any drift from a writer that bypassed them.
  */
 export function refreshCampaignTotals(ctx: Ctx, campaignId: string): void {
-  ctx.db
-    .update(campaigns)
-    .set({ totalLeads: sql`(SELECT count(*) FROM ${leads} WHERE ${leads.campaignId} = ${campaignId})`, updatedAt: campaignNow(ctx) })
-    .where(eq(campaigns.id, campaignId))
-    .run();
+  recountTotalLeads(ctx, campaignId, campaignNow(ctx));
   noteChange(ctx, { resource: 'campaign', campaignId });
 }

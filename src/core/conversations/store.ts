@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, isNotNull, isNull, lt, or } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNotNull, isNull, lt, or } from 'drizzle-orm';
 import { conversations, messages } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 
@@ -131,3 +131,7 @@ export function threadOf(
     .all()
     .reverse();
 }
+
+/** Messages stored for a lead. */
+export const messageCount = (ctx: Pick<Ctx, 'db'>, leadId: string): number =>
+  ctx.db.select({ n: count() }).from(messages).where(eq(messages.leadId, leadId)).get()?.n ?? 0;

@@ -1,5 +1,5 @@
 import { campaignReach, reachesCampaign } from '../auth/scope.js';
-import { and, asc, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { campaigns, conversations, leads, messages } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
@@ -12,7 +12,7 @@ import { clean, composeFullName } from '../text.js';
 import { MESSAGE_SENDERS } from './record.js';
 import { LeadTag } from '../leads/enums.js';
 import { suggestionView, TagSuggestion } from '../triage/suggest.js';
-import { readSuggestion } from './store.js';
+import { messageCount, readSuggestion } from './store.js';
 
 export const CONVERSATION_FILTERS = ['needs_reply', 'handed_off', 'all'] as const;
 export type ConversationFilter = (typeof CONVERSATION_FILTERS)[number];
@@ -230,5 +230,4 @@ export function markConversationDone(ctx: Ctx, leadId: string): z.infer<typeof D
 }
 
 /** Messages stored for a lead; for tests and the workspace export. */
-export const countMessages = (ctx: Ctx, leadId: string): number =>
-  ctx.db.select({ n: sql<number>`count(*)` }).from(messages).where(eq(messages.leadId, leadId)).get()?.n ?? 0;
+export const countMessages = (ctx: Ctx, leadId: string): number => messageCount(ctx, leadId);

@@ -1,10 +1,8 @@
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { perDb } from '../../db/prepared.js';
 import { cached } from '../../db/cache.js';
-import { creditBalance } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import type { Workspace } from '../workspace/get.js';
+import { balanceRow } from './store.js';
 
 export const Credits = z.object({
   credits: z.number(),
@@ -15,9 +13,8 @@ export const Credits = z.object({
 });
 export type Credits = z.infer<typeof Credits>;
 
-const balanceRow = perDb((db) => db.select().from(creditBalance).where(eq(creditBalance.id, 1)).prepare());
 /** Read on every get_credits and charge check: kept while the `credits` counter stands still (db/cache.ts). */
-const keptBalance = cached('credits', (db) => balanceRow(db).get());
+const keptBalance = cached('credits', balanceRow);
 
 export function getCredits(ctx: Ctx, ws: Workspace): Credits {
   const row = keptBalance(ctx.db);

@@ -1,11 +1,10 @@
-import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { creditBalance, creditLedger } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { getWorkspace } from '../workspace/get.js';
 import { Credits, getCredits } from './get.js';
+import { ensureBalanceRow, moveBalance, recordCreditMove } from './store.js';
 
 /** The most one grant adds; larger amounts are several grants (and a typo of a zero too many is caught). */
 export const MAX_GRANT = 10_000_000;
@@ -56,13 +55,9 @@ export function grantCredits(ctx: Ctx, input: GrantCreditsInput): GrantCreditsRe
         'not_found',
         'This database holds no workspace yet. Create one with `outreach keys create --env test` (or `outreach start`), then grant credits.',
       );
-    ctx.db.insert(creditBalance).values({ id: 1 }).onConflictDoNothing().run();
-    ctx.db
-      .update(creditBalance)
-      .set({ [field]: sql`${creditBalance[field]} + ${amount}` })
-      .where(eq(creditBalance.id, 1))
-      .run();
-    ctx.db.insert(creditLedger).values({ at: ctx.clock.now(), bucket, delta: amount, reason: 'grant', ref: 'operator' }).run();
+    ensureBalanceRow(ctx.db);
+    moveBalance(ctx.db, field, amount);
+    recordCreditMove(ctx.db, { at: ctx.clock.now(), bucket, delta: amount, reason: 'grant', ref: 'operator' });
     return { granted: amount, balance, credits: getCredits(ctx, ws) };
   });
 }

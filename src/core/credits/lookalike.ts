@@ -1,8 +1,7 @@
-import { and, eq, gte, sql } from 'drizzle-orm';
-import { creditBalance, creditLedger } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { Workspace } from '../workspace/get.js';
+import { balanceRow, moveBalance, recordCreditMove } from './store.js';
 
 /**
  * The Lookalike allowance, kept apart from normal credits. It is drawn from `lookalikeCredits`
@@ -27,28 +26,18 @@ export interface LookalikeDraw {
  * allowance lapses with the plan, which is why an inactive plan without a top-up is refused.
  */
 export function lookalikeAvailable(ctx: Ctx, ws: Pick<Workspace, 'planActive'>): LookalikeDraw & { total: number } {
-  const row = ctx.db
-    .select({ credits: creditBalance.lookalikeCredits, topUp: creditBalance.lookalikeTopUpCredits })
-    .from(creditBalance)
-    .where(eq(creditBalance.id, 1))
-    .get();
-  const credits = ws.planActive ? (row?.credits ?? 0) : 0;
-  const topUp = row?.topUp ?? 0;
+  const row = balanceRow(ctx.db);
+  const credits = ws.planActive ? (row?.lookalikeCredits ?? 0) : 0;
+  const topUp = row?.lookalikeTopUpCredits ?? 0;
   return { credits, topUp, total: credits + topUp };
 }
 
 function move(ctx: Ctx, part: Part, delta: number, reason: 'lookalike_reserve' | 'lookalike_refund', ref: string): void {
   if (delta === 0) return;
   const { field, bucket } = BUCKETS[part];
-  const column = creditBalance[field];
   // The guard (and the table's CHECK) keep a balance from going below zero, whatever the caller read.
-  const changed = ctx.db
-    .update(creditBalance)
-    .set({ [field]: sql`${column} + ${delta}` })
-    .where(and(eq(creditBalance.id, 1), gte(column, Math.max(0, -delta))))
-    .run();
-  if (changed.changes !== 1) throw new Error(`lookalike allowance: ${bucket} cannot move by ${delta}`);
-  ctx.db.insert(creditLedger).values({ at: ctx.clock.now(), bucket, delta, reason, ref }).run();
+  if (!moveBalance(ctx.db, field, delta)) throw new Error(`lookalike allowance: ${bucket} cannot move by ${delta}`);
+  recordCreditMove(ctx.db, { at: ctx.clock.now(), bucket, delta, reason, ref });
 }
 
 /**

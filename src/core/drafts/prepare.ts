@@ -1,3 +1,4 @@
+import { inTransaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { findLeadRow } from '../leads/lead.js';
 import { clean } from '../text.js';
@@ -87,7 +88,7 @@ function newDraft(input: DraftInput, slot: string, renderedText: string, subject
  * this is `draftFor`.
  */
 export async function prepareDraft(ctx: Ctx, input: DraftInput): Promise<Draft> {
-  if (ctx.db.$client.inTransaction) throw new Error('prepareDraft may call a model: run it outside any transaction');
+  if (inTransaction(ctx.db)) throw new Error('prepareDraft may call a model: run it outside any transaction');
   const slot = draftSlot(input);
   const existing = draftRowAt(ctx, input.leadId, slot);
   if (existing) return toDraft(existing);

@@ -1,7 +1,8 @@
-import { asc, eq, sql } from 'drizzle-orm';
-import { exclusions, leads } from '../../db/schema.js';
+import { asc, eq } from 'drizzle-orm';
+import { exclusions } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
+import { excludedLeadCount } from '../leads/store.js';
 import { excludeEverywhere } from '../leads/exclude.js';
 import { normalizeProfileUrl, PROFILE_URL_HINT } from '../leads/url.js';
 import { validationError } from '../errors.js';
@@ -86,7 +87,7 @@ export function removeExclusions(ctx: Ctx, inputs: readonly string[]): RemoveExc
   });
 }
 
-const excludedCount = (ctx: Ctx): number => ctx.db.select({ n: sql<number>`count(*)` }).from(leads).where(eq(leads.excluded, true)).get()?.n ?? 0;
+const excludedCount = (ctx: Ctx): number => excludedLeadCount(ctx.db);
 
 /**
  * The URLs of an exclusion file: one per line, or a CSV whose header has a profile URL

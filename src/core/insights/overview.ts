@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { activity, campaigns, workspace } from '../../db/schema.js';
 import { reachableEvents } from '../activity/list.js';
@@ -6,6 +6,7 @@ import { campaignReach } from '../auth/scope.js';
 import { Campaign, rate, toCampaign, type CampaignRow } from '../campaigns/campaign.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
+import { campaignCounterSums } from '../campaigns/store.js';
 import { clean } from '../text.js';
 import { WORKSPACE_ID } from '../workspace/get.js';
 
@@ -63,16 +64,7 @@ const latestEvent = (ctx: Ctx, where: ReturnType<typeof reachableEvents>) =>
  * would tell it that other campaigns exist and what they did.
  */
 function reachableTotals(ctx: Ctx) {
-  return ctx.db
-    .select({
-      repliesReceived: sql<number>`coalesce(sum(${campaigns.repliesReceived}), 0)`,
-      connectionRequestsSent: sql<number>`coalesce(sum(${campaigns.connectionRequestsSent}), 0)`,
-      connectionRequestsAccepted: sql<number>`coalesce(sum(${campaigns.connectionRequestsAccepted}), 0)`,
-      messagesSent: sql<number>`coalesce(sum(${campaigns.messagesSent}), 0)`,
-    })
-    .from(campaigns)
-    .where(campaignReach(ctx, campaigns.id))
-    .get();
+  return campaignCounterSums(ctx, (id) => campaignReach(ctx, id));
 }
 
 export function getInsightsOverview(ctx: Ctx): InsightsOverview {

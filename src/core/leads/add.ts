@@ -1,7 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { perDb } from '../../db/prepared.js';
-import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { bookLeadsInserted } from '../campaigns/totals.js';
@@ -16,6 +13,7 @@ import { BatchSummary, failedItem, summarize, writeBatch } from './batch.js';
 import type { LeadSource } from './enums.js';
 import { isOnExclusionList } from './exclude.js';
 import type { LeadFieldValues } from './fields.js';
+import { insertLeadRow, leadIdByUrl } from './store.js';
 import { normalizeProfileUrl, PROFILE_URL_HINT } from './url.js';
 import { steppedProgress, type ProgressReporter } from '../progress.js';
 import { noteAuditTarget } from '../audit/current.js';
@@ -60,45 +58,9 @@ export type NewLead = { networkUrl: string } & LeadFieldValues;
 
 type Placed = AddLeadResult | { status: 'insufficient_credits' };
 
-/**
- * The statements placing a lead runs, prepared once per connection: a batch runs them up to a
- * hundred times, and building and preparing a drizzle query cost more than running it.
- */
-const leadStatements = perDb((db) => ({
-  inCampaign: db
-    .select({ id: leads.id })
-    .from(leads)
-    .where(and(eq(leads.campaignId, sql.placeholder('campaignId')), eq(leads.networkUrl, sql.placeholder('url'))))
-    .prepare(),
-  insert: db
-    .insert(leads)
-    .values({
-      id: sql.placeholder('id'),
-      campaignId: sql.placeholder('campaignId'),
-      networkUrl: sql.placeholder('networkUrl'),
-      fullName: sql.placeholder('fullName'),
-      firstName: sql.placeholder('firstName'),
-      lastName: sql.placeholder('lastName'),
-      jobTitle: sql.placeholder('jobTitle'),
-      companyName: sql.placeholder('companyName'),
-      companyNetwork: sql.placeholder('companyNetwork'),
-      website: sql.placeholder('website'),
-      email: sql.placeholder('email'),
-      location: sql.placeholder('location'),
-      headline: sql.placeholder('headline'),
-      personalization: sql.placeholder('personalization'),
-      providerId: sql.placeholder('providerId'),
-      excluded: sql.placeholder('excluded'),
-      source: sql.placeholder('source'),
-      createdAt: sql.placeholder('now'),
-      updatedAt: sql.placeholder('now'),
-    })
-    .prepare(),
-}));
-
 /** The id of the lead with this normalised profile URL in the campaign, if any: the dedupe rule. */
 export function leadInCampaign(ctx: Ctx, campaignId: string, url: string): string | undefined {
-  return leadStatements(ctx.db).inCampaign.get({ campaignId, url })?.id;
+  return leadIdByUrl(ctx.db, campaignId, url);
 }
 
 /** What an insert stores beyond the add fields: a provider's profile also knows these. */
@@ -112,9 +74,9 @@ export type StoredLeadFields = LeadFieldValues & {
 type LeadInsert = { campaignId: string; url: string; fields: StoredLeadFields; id: string; excluded: boolean; source: LeadSource };
 
 /** Inserts one lead row, unbooked: the one insert behind every way a lead is added. */
-function insertLeadRow(ctx: Ctx, lead: LeadInsert): void {
+function storeLead(ctx: Ctx, lead: LeadInsert): void {
   const { fields } = lead;
-  leadStatements(ctx.db).insert.run({
+  insertLeadRow(ctx.db, {
     id: lead.id,
     campaignId: lead.campaignId,
     networkUrl: lead.url,
@@ -147,7 +109,7 @@ export function insertLead(
   fields: StoredLeadFields,
   opts: { id: string; excluded: boolean; source: LeadSource },
 ): void {
-  insertLeadRow(ctx, { campaignId, url, fields, ...opts });
+  storeLead(ctx, { campaignId, url, fields, ...opts });
   bookLeadsInserted(ctx, campaignId, 1);
 }
 
@@ -166,7 +128,7 @@ function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldV
   const id = newId('lead');
   noteAuditTarget(id);
   if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
-  insertLeadRow(ctx, { campaignId, url, fields, id, excluded, source: 'manual' });
+  storeLead(ctx, { campaignId, url, fields, id, excluded, source: 'manual' });
   failpoint(ctx, 'leads.add.item', id);
   return { leadId: id, status: excluded ? 'excluded' : 'created', creditsCharged: excluded ? 0 : 1 };
 }

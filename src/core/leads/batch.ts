@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { savepoint, transaction } from '../../db/tx.js';
+import { inTransaction, savepoint, transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { PATH_ID } from '../ids.js';
 
@@ -90,7 +90,7 @@ export function writeBatch<T, R>(
   const { verb, campaignId } = what;
   // Inside a caller's transaction the batch is one savepoint of it, so a batch lost as a whole
   // leaves nothing behind there either.
-  const unit = ctx.db.$client.inTransaction ? savepoint : transaction;
+  const unit = inTransaction(ctx.db) ? savepoint : transaction;
   // The index of the item that threw in the first attempt: it and the items after it are
   // answered `failed` and not written again; the items before it are, each in its savepoint.
   let stopAt = items.length;
@@ -102,7 +102,7 @@ export function writeBatch<T, R>(
         try {
           results.push(write(item, index, results));
         } catch (err) {
-          if (!ctx.db.$client.inTransaction) lost = true;
+          if (!inTransaction(ctx.db)) lost = true;
           else ctx.log.error({ err, campaignId, index }, `batch ${verb} stopped: an item could not be written`);
           stopAt = index;
           throw err;
@@ -137,7 +137,7 @@ export function writeBatch<T, R>(
         }
       }
       // Checked before `finish`: once SQLite has rolled the transaction back, its writes would commit alone.
-      if (!ctx.db.$client.inTransaction) throw new Error('SQLite rolled the batch transaction back');
+      if (!inTransaction(ctx.db)) throw new Error('SQLite rolled the batch transaction back');
       finish?.(results);
       return results;
     });

@@ -1,13 +1,13 @@
-import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { perDb } from '../../db/prepared.js';
-import { leads } from '../../db/schema.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { clean, composeFullName } from '../text.js';
 import { LeadStage, LeadTag } from './enums.js';
+import { leadDetailRow, leadRow, type LeadDetailRow, type LeadListRow, type LeadRow } from './store.js';
+
+export type { LeadDetailRow, LeadListRow } from './store.js';
 
 const Text = z.string().nullable();
 const Timestamp = IsoTimestamp.nullable();
@@ -57,55 +57,8 @@ export const LeadDetail = Lead.extend({
 });
 export type LeadDetail = z.infer<typeof LeadDetail>;
 
-/**
- * The columns a list reads: the public fields plus what paging and the source rule need.
- * Selecting an allowlist (not the row) keeps provider ids, chat ids, personalization and
- * account ids out of the query itself.
- */
-export const LEAD_COLUMNS = {
-  seq: leads.seq,
-  id: leads.id,
-  source: leads.source,
-  fullName: leads.fullName,
-  firstName: leads.firstName,
-  lastName: leads.lastName,
-  networkUrl: leads.networkUrl,
-  jobTitle: leads.jobTitle,
-  location: leads.location,
-  companyName: leads.companyName,
-  companyNetwork: leads.companyNetwork,
-  website: leads.website,
-  email: leads.email,
-  tag: leads.tag,
-  replied: leads.replied,
-  needsReply: leads.needsReply,
-  excluded: leads.excluded,
-  stage: leads.stage,
-  createdAt: leads.createdAt,
-  repliedAt: leads.repliedAt,
-  lastInboundMessageAt: leads.lastInboundMessageAt,
-  taggedAt: leads.taggedAt,
-};
-
-export const LEAD_DETAIL_COLUMNS = {
-  ...LEAD_COLUMNS,
-  headline: leads.headline,
-  workExperience: leads.workExperience,
-  connectionRequestAccepted: leads.connectionRequestAccepted,
-  messageSent: leads.messageSent,
-};
-
-type LeadRow = typeof leads.$inferSelect;
-
 /** The stored row of one lead of a campaign, internal fields included; undefined when it is not there. */
-export const findLeadRow = (ctx: Ctx, campaignId: string, leadId: string): LeadRow | undefined =>
-  ctx.db
-    .select()
-    .from(leads)
-    .where(and(eq(leads.id, leadId), eq(leads.campaignId, campaignId)))
-    .get();
-export type LeadListRow = Pick<LeadRow, keyof typeof LEAD_COLUMNS>;
-export type LeadDetailRow = Pick<LeadRow, keyof typeof LEAD_DETAIL_COLUMNS>;
+export const findLeadRow = (ctx: Ctx, campaignId: string, leadId: string): LeadRow | undefined => leadRow(ctx.db, campaignId, leadId);
 
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
@@ -182,18 +135,10 @@ export function toLeadDetail(row: LeadDetailRow): LeadDetail {
 export const leadNotFound = (campaignId: string, leadId: string) =>
   new ApiError('not_found', `Lead ${leadId} not found in campaign ${campaignId}. Call list_leads (GET /campaigns/${campaignId}/leads) for valid ids.`);
 
-const leadDetail = perDb((db) =>
-  db
-    .select(LEAD_DETAIL_COLUMNS)
-    .from(leads)
-    .where(and(eq(leads.id, sql.placeholder('leadId')), eq(leads.campaignId, sql.placeholder('campaignId'))))
-    .prepare(),
-);
-
 /** The stored lead (no live refresh); not_found for an unknown campaign, or a lead of another campaign. */
 export function getLead(ctx: Ctx, campaignId: string, leadId: string): LeadDetail {
   requireCampaignRow(ctx, campaignId);
-  const row = leadDetail(ctx.db).get({ leadId, campaignId });
+  const row = leadDetailRow(ctx.db, campaignId, leadId);
   if (!row) throw leadNotFound(campaignId, leadId);
   return toLeadDetail(row);
 }

@@ -1,14 +1,12 @@
-import { and, desc, eq, isNotNull, lt, param, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/connection.js';
-import { perDb } from '../../db/prepared.js';
-import { leads } from '../../db/schema.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { validationError } from '../errors.js';
-import { keysetPage, type KeysetSource } from '../keyset.js';
+import { keysetPage } from '../keyset.js';
 import type { LeadTag } from './enums.js';
-import { LEAD_COLUMNS, toLead, type Lead, type LeadListRow } from './lead.js';
+import { toLead, type Lead } from './lead.js';
+import { leadList, leadListWhere, type LeadListRow } from './store.js';
 
 export const LEAD_SORTS = ['createdAt', 'taggedAt', 'repliedAt', 'lastInboundMessageAt'] as const;
 export const LeadSort = z.enum(LEAD_SORTS);
@@ -25,13 +23,6 @@ export const SORTS_BY_FILTER: Record<LeadFilter | 'none', readonly LeadSort[]> =
   needsReply: ['createdAt'],
   excluded: ['createdAt'],
 };
-
-const SORT_COLUMNS = {
-  createdAt: leads.createdAt,
-  taggedAt: leads.taggedAt,
-  repliedAt: leads.repliedAt,
-  lastInboundMessageAt: leads.lastInboundMessageAt,
-} as const;
 
 export interface ListLeadsInput {
   campaignId: string;
@@ -76,7 +67,7 @@ export function leadListQuery(input: ListLeadsInput): LeadListQuery {
       ['sort'],
     );
   }
-  const where = filterCondition(filter, param(filterValue(input, filter)));
+  const where = leadListWhere(filter, filterValue(input, filter));
   const filterKey = filter ? `${filter}=${String(input[filter])}` : '';
   return { filter, where, scope: `leads|${input.campaignId}|${filterKey}|${input.sort}` };
 }
@@ -87,75 +78,6 @@ function filterValue(input: ListLeadsInput, filter: LeadFilter | undefined): str
   return typeof value === 'boolean' ? Number(value) : (value ?? null);
 }
 
-/** The statements of one (filter, sort) pair, with the campaign and filter value as parameters. */
-function prepareLeadList(db: Db, filter: LeadFilter | undefined, sort: LeadSort) {
-  const col = SORT_COLUMNS[sort];
-  const value = sql.placeholder('filterValue');
-  const list = and(eq(leads.campaignId, sql.placeholder('campaignId')), filterCondition(filter, value));
-  const page = (range: SQL) =>
-    db.select(LEAD_COLUMNS).from(leads).where(and(list, range)).orderBy(desc(col), desc(leads.seq)).limit(sql.placeholder('limit')).prepare();
-  return {
-    first: page(isNotNull(col)),
-    ties: page(and(eq(col, sql.placeholder('sortValue')), lt(leads.seq, sql.placeholder('seq'))) as SQL),
-    older: page(lt(col, sql.placeholder('sortValue'))),
-    holds: db
-      .select({ n: sql<number>`count(*)` })
-      .from(leads)
-      .where(and(eq(leads.seq, sql.placeholder('seq')), list, isNotNull(col)))
-      .prepare(),
-  };
-}
-
-/** A filter's condition on its bound value (a parameter or a placeholder); excluded takes only true. */
-function filterCondition(filter: LeadFilter | undefined, value: SQLWrapper): SQL | undefined {
-  switch (filter) {
-    case 'tag':
-      return eq(leads.tag, value);
-    case 'replied':
-      return eq(leads.replied, value);
-    case 'needsReply':
-      return eq(leads.needsReply, value);
-    case 'excluded':
-      return eq(leads.excluded, true);
-    case undefined:
-      return undefined;
-  }
-}
-
-type LeadListStatements = ReturnType<typeof prepareLeadList>;
-
-/** Per connection, the statements of each (filter, sort) pair used so far (at most 9). */
-const leadListStatements = perDb(() => new Map<string, LeadListStatements>());
-
-function statementsFor(db: Db, filter: LeadFilter | undefined, sort: LeadSort): LeadListStatements {
-  const cache = leadListStatements(db);
-  const key = `${filter ?? 'none'}|${sort}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const made = prepareLeadList(db, filter, sort);
-  cache.set(key, made);
-  return made;
-}
-
-/** The list's rows through statements prepared once per (filter, sort) pair and connection. */
-function preparedLeadSource(ctx: Ctx, input: ListLeadsInput, filter: LeadFilter | undefined): KeysetSource<LeadListRow> {
-  const st = statementsFor(ctx.db, filter, input.sort);
-  const base = { campaignId: input.campaignId, filterValue: filterValue(input, filter) };
-  return {
-    holds: (seq) => (st.holds.get({ ...base, seq })?.n ?? 0) > 0,
-    fetch: (range, limit) => {
-      switch (range.kind) {
-        case 'first':
-          return st.first.all({ ...base, limit });
-        case 'ties':
-          return st.ties.all({ ...base, sortValue: range.value, seq: range.seq, limit });
-        case 'older':
-          return st.older.all({ ...base, sortValue: range.value, limit });
-      }
-    },
-  };
-}
-
 /** A page of a campaign's leads, newest first by the chosen sort; leads without that field are left out. */
 export function listLeads(ctx: Ctx, secret: string, input: ListLeadsInput): { leads: Lead[]; nextCursor: string | null } {
   const query = leadListQuery(input);
@@ -164,7 +86,7 @@ export function listLeads(ctx: Ctx, secret: string, input: ListLeadsInput): { le
     scope: query.scope,
     cursor: input.cursor,
     limit: input.limit,
-    source: preparedLeadSource(ctx, input, query.filter),
+    source: leadList(ctx.db, input.campaignId, query.filter, filterValue(input, query.filter), input.sort),
     position: (row) => ({ value: row[input.sort] as number, seq: row.seq }),
   });
   return { leads: page.items.map(toLead), nextCursor: page.nextCursor };

@@ -4,7 +4,8 @@ import { prepareLeadSearch, type SearchRange } from '../../db/sql/leads.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { validationError } from '../errors.js';
-import { LEAD_COLUMNS, toLead, type Lead, type LeadListRow } from './lead.js';
+import { toLead, type Lead } from './lead.js';
+import { LEAD_COLUMNS, type LeadListRow } from './store.js';
 import { normalizeProfileUrl } from './url.js';
 
 export const SEARCH_QUERY_MAX = 200;

@@ -1,5 +1,3 @@
-import { and, asc, eq, isNull, lte, ne, or, sql } from 'drizzle-orm';
-import { leads, lookalikeJobs } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { findCampaignRow } from '../campaigns/campaign.js';
 import { applyCampaignEvent, endImporting, lookalikeHolder } from '../campaigns/state-machine.js';
@@ -9,7 +7,22 @@ import { failpoint } from '../faults.js';
 import { newId } from '../ids.js';
 import { insertLead, leadInCampaign } from '../leads/add.js';
 import { isOnExclusionList } from '../leads/exclude.js';
+import { urlInOtherCampaign } from '../leads/store.js';
 import { normalizeProfileUrl } from '../leads/url.js';
+import {
+  deferJobRow,
+  dueJobRows,
+  jobRow,
+  latestJobRow,
+  leaseJobRow,
+  releaseJobLease,
+  renewJobLease,
+  writeJobDone,
+  writeJobProgress,
+  type JobRow,
+} from './store.js';
+
+export type { JobRow } from './store.js';
 import type { Profile } from '../network/provider.js';
 
 /**
@@ -20,22 +33,13 @@ import type { Profile } from '../network/provider.js';
  * time; every write checks that the worker still holds it (fencing), so a worker that was
  * presumed dead and comes back late changes nothing.
  */
-export type JobRow = typeof lookalikeJobs.$inferSelect;
 export type JobOutcome = 'filled' | 'exhausted' | 'failed';
 
-export const findJob = (ctx: Ctx, id: string): JobRow | undefined => ctx.db.select().from(lookalikeJobs).where(eq(lookalikeJobs.id, id)).get();
-
-const held = (id: string, holder: string) => and(eq(lookalikeJobs.id, id), eq(lookalikeJobs.state, 'pending'), eq(lookalikeJobs.leasedBy, holder));
+export const findJob = (ctx: Ctx, id: string): JobRow | undefined => jobRow(ctx, id);
 
 /** The latest job of a campaign for one query: where an extend with that query continues. */
 export function latestJobFor(ctx: Ctx, campaignId: string, queryKey: string): JobRow | undefined {
-  return ctx.db
-    .select()
-    .from(lookalikeJobs)
-    .where(and(eq(lookalikeJobs.campaignId, campaignId), eq(lookalikeJobs.queryKey, queryKey)))
-    .orderBy(sql`${lookalikeJobs.seq} DESC`)
-    .limit(1)
-    .get();
+  return latestJobRow(ctx, campaignId, queryKey);
 }
 
 /**
@@ -47,23 +51,12 @@ export function claimJobs(ctx: Ctx, holder: string, leaseMs: number, limit: numb
   if (limit <= 0) return [];
   return transaction(ctx.db, () => {
     const now = ctx.clock.now();
-    const t = lookalikeJobs;
-    const due = ctx.db
-      .select()
-      .from(t)
-      .where(and(eq(t.state, 'pending'), lte(t.nextAttemptAt, now), or(isNull(t.leasedUntil), lte(t.leasedUntil, now))))
-      .orderBy(asc(t.seq))
-      .limit(limit + skip.size)
-      .all()
+    const due = dueJobRows(ctx, now, limit + skip.size)
       .filter((job) => !skip.has(job.id))
       .slice(0, limit);
     for (const job of due) {
       if (job.leasedBy !== null) ctx.log.warn({ jobId: job.id, previous: job.leasedBy }, 'lookalike job lease lapsed; resuming it from its last page');
-      ctx.db
-        .update(t)
-        .set({ leasedBy: holder, leasedUntil: now + leaseMs })
-        .where(eq(t.id, job.id))
-        .run();
+      leaseJobRow(ctx, job.id, holder, now + leaseMs);
     }
     return due.map((job) => ({ ...job, leasedBy: holder, leasedUntil: now + leaseMs }));
   });
@@ -72,18 +65,12 @@ export function claimJobs(ctx: Ctx, holder: string, leaseMs: number, limit: numb
 /** Extends the lease before a provider call; false when the job is no longer this worker's. */
 export function renewLease(ctx: Ctx, jobId: string, holder: string, leaseMs: number): boolean {
   const now = ctx.clock.now();
-  return (
-    ctx.db
-      .update(lookalikeJobs)
-      .set({ leasedUntil: now + leaseMs })
-      .where(held(jobId, holder))
-      .run().changes === 1
-  );
+  return renewJobLease(ctx, jobId, holder, now + leaseMs);
 }
 
 /** Lets another worker (or this one after a restart) take the job at once; used on a clean stop. */
 export function releaseJob(ctx: Ctx, jobId: string, holder: string): void {
-  ctx.db.update(lookalikeJobs).set({ leasedBy: null, leasedUntil: null }).where(held(jobId, holder)).run();
+  releaseJobLease(ctx, jobId, holder);
 }
 
 /** What a page did: leads inserted, and candidates skipped by reason. */
@@ -93,17 +80,6 @@ export interface PageResult {
   elsewhere: number;
   excluded: number;
   invalid: number;
-}
-
-function inOtherCampaign(ctx: Ctx, campaignId: string, url: string): boolean {
-  return (
-    ctx.db
-      .select({ id: leads.id })
-      .from(leads)
-      .where(and(eq(leads.networkUrl, url), ne(leads.campaignId, campaignId)))
-      .limit(1)
-      .get() !== undefined
-  );
 }
 
 /**
@@ -130,7 +106,7 @@ export function recordPage(
       const url = normalizeProfileUrl(candidate.networkUrl);
       if (url === null || url === job.seed) result.invalid += 1;
       else if (leadInCampaign(ctx, job.campaignId, url) !== undefined) result.duplicate += 1;
-      else if (job.protectAcrossCampaigns && inOtherCampaign(ctx, job.campaignId, url)) result.elsewhere += 1;
+      else if (job.protectAcrossCampaigns && urlInOtherCampaign(ctx.db, job.campaignId, url)) result.elsewhere += 1;
       else if (isOnExclusionList(ctx, url)) result.excluded += 1;
       else {
         insertLead(ctx, job.campaignId, url, candidate, { id: newId('lead'), excluded: false, source: 'lookalike' });
@@ -138,20 +114,14 @@ export function recordPage(
       }
     }
     const now = ctx.clock.now();
-    ctx.db
-      .update(lookalikeJobs)
-      .set({
-        inserted: job.inserted + result.inserted,
-        cursor: page.cursor,
-        // A provider that hands back the cursor it was given would loop forever: that pool is done.
-        exhausted: page.cursor === null || page.cursor === page.fromCursor,
-        attempts: 0,
-        errorCode: null,
-        leasedUntil: now + leaseMs,
-        updatedAt: now,
-      })
-      .where(eq(lookalikeJobs.id, jobId))
-      .run();
+    writeJobProgress(ctx, jobId, {
+      inserted: job.inserted + result.inserted,
+      cursor: page.cursor,
+      // A provider that hands back the cursor it was given would loop forever: that pool is done.
+      exhausted: page.cursor === null || page.cursor === page.fromCursor,
+      leasedUntil: now + leaseMs,
+      updatedAt: now,
+    });
     failpoint(ctx, 'lookalike.page', jobId);
     return result;
   });
@@ -159,20 +129,7 @@ export function recordPage(
 
 /** Puts the job back for a retry at `retryAt` after a transient provider failure. */
 export function deferJob(ctx: Ctx, jobId: string, holder: string, retryAt: number, errorCode: string): boolean {
-  return (
-    ctx.db
-      .update(lookalikeJobs)
-      .set({
-        attempts: sql`${lookalikeJobs.attempts} + 1`,
-        nextAttemptAt: retryAt,
-        errorCode,
-        leasedBy: null,
-        leasedUntil: null,
-        updatedAt: ctx.clock.now(),
-      })
-      .where(held(jobId, holder))
-      .run().changes === 1
-  );
+  return deferJobRow(ctx, jobId, holder, { at: retryAt, errorCode, now: ctx.clock.now() });
 }
 
 /** How a Lookalike campaign leaves PENDING: ready when it has leads, FAILED when the search found none. */
@@ -191,11 +148,7 @@ export function finishJob(ctx: Ctx, jobId: string, holder: string, outcome: JobO
     const unused = job.reserved - job.inserted;
     refundLookalike(ctx, job.id, unused, { credits: job.reservedCredits, topUp: job.reservedTopUp });
     const now = ctx.clock.now();
-    ctx.db
-      .update(lookalikeJobs)
-      .set({ state: 'done', outcome, errorCode, refunded: unused, leasedBy: null, leasedUntil: null, updatedAt: now, finishedAt: now })
-      .where(eq(lookalikeJobs.id, jobId))
-      .run();
+    writeJobDone(ctx, jobId, { outcome, errorCode, refunded: unused }, now);
     const campaign = findCampaignRow(ctx, job.campaignId);
     if (campaign) {
       endImporting(ctx, campaign.id, lookalikeHolder(job.id));

@@ -1,5 +1,3 @@
-import { eq, sql } from 'drizzle-orm';
-import { leadEnrichment } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { accountRef, findAccount } from '../accounts/resolve.js';
 import type { Ctx } from '../context.js';
@@ -16,6 +14,7 @@ import { ACCOUNT_RETRY_MS, classify } from './failures.js';
 import { kindOf } from '../steps/registry.js';
 import { isStepSend, type LeadAction } from './plan.js';
 import { moveDue } from './queue.js';
+import { countEnrichmentFailure, enrichmentRow } from './store.js';
 import type { SequenceIndex } from './sequence.js';
 import type { EngineSettings } from './settings.js';
 import { getLead, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
@@ -69,8 +68,6 @@ function rendersWords(info: CampaignInfo, kind: LeadAction['kind']): boolean {
   return isStepSend(kind) && stepsRenderWords(info.steps, kind);
 }
 
-const enrichmentRow = (ctx: Pick<Ctx, 'db'>, leadId: string) => ctx.db.select().from(leadEnrichment).where(eq(leadEnrichment.leadId, leadId)).get();
-
 /**
  * Whether the lead must be looked up before `kind` is carried out: it has a profile URL and no
  * name, the action renders words for it, and no lookup has filled it in yet (a profile that
@@ -78,7 +75,7 @@ const enrichmentRow = (ctx: Pick<Ctx, 'db'>, leadId: string) => ctx.db.select().
  */
 export function needsEnrichment(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: LeadAction['kind']): boolean {
   if (lead.networkUrl === null || !isNameless(lead) || !rendersWords(info, kind)) return false;
-  return (enrichmentRow(ctx, lead.id)?.enrichedAt ?? null) === null;
+  return (enrichmentRow(ctx.db, lead.id)?.enrichedAt ?? null) === null;
 }
 
 /** A lookup to make: the lead, the account it goes through (the lead's sender), and the lead's due time when it was read. */
@@ -209,13 +206,7 @@ function recordFailure(
     return { kind: 'waits', until, why: cls === 'quota' ? 'quota' : 'account' };
   }
   return transaction(ctx.db, () => {
-    const row = ctx.db
-      .insert(leadEnrichment)
-      .values({ leadId: input.leadId, failures: 1, lastError: code, enrichedAt: null, updatedAt: now })
-      .onConflictDoUpdate({ target: leadEnrichment.leadId, set: { failures: sql`${leadEnrichment.failures} + 1`, lastError: code, updatedAt: now } })
-      .returning({ failures: leadEnrichment.failures })
-      .get();
-    const failures = row?.failures ?? 1;
+    const failures = countEnrichmentFailure(ctx.db, input.leadId, code, now);
     if (failures >= ENRICH_ATTEMPTS) {
       const lead = getLead(ctx, input.leadId);
       if (lead) updateAndReplan(ctx, input.leadId, { stage: 'failed', updatedAt: now }, info, settings, lead);
@@ -234,6 +225,6 @@ function recordFailure(
 
 /** What the engine knows of a lead's enrichment: failures in a row, the last error, and when a lookup filled it in. */
 export function enrichmentOf(ctx: Pick<Ctx, 'db'>, leadId: string): { failures: number; lastError: string | null; enrichedAt: number | null } | null {
-  const row = enrichmentRow(ctx, leadId);
+  const row = enrichmentRow(ctx.db, leadId);
   return row ? { failures: row.failures, lastError: row.lastError, enrichedAt: row.enrichedAt } : null;
 }

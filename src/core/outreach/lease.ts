@@ -1,12 +1,9 @@
-import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { engineState } from '../../db/schema.js';
 import { workspaceStatements } from '../../db/sql/workspace.js';
 import { transaction } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
 import { holderGone, thisProcess, type HolderProcess } from '../holder.js';
-
-const ROW = 1;
+import { clearEngineLease, engineStateRow, raiseSimTime, writeEngineLease } from './store.js';
 
 /**
  * Takes or renews the engine lease: only one engine drives a database, because `outreach
@@ -18,24 +15,17 @@ const ROW = 1;
 export function acquireLease(db: Db, wall: Clock, holder: string, ttlMs: number, proc: HolderProcess = thisProcess()): boolean {
   return transaction(db, () => {
     const now = wall.now();
-    const row = db.select().from(engineState).where(eq(engineState.id, ROW)).get();
-    const lease = { holder, holderHost: proc.host, holderPid: proc.pid, leaseExpiresAt: now + ttlMs };
-    if (!row) {
-      db.insert(engineState)
-        .values({ id: ROW, ...lease })
-        .run();
-      return true;
-    }
-    const live = row.holder !== null && row.leaseExpiresAt > now && !holderGone({ host: row.holderHost, pid: row.holderPid });
-    if (row.holder !== holder && live) return false;
-    db.update(engineState).set(lease).where(eq(engineState.id, ROW)).run();
+    const row = engineStateRow(db);
+    const live = row !== undefined && row.holder !== null && row.leaseExpiresAt > now && !holderGone({ host: row.holderHost, pid: row.holderPid });
+    if (row?.holder !== holder && live) return false;
+    writeEngineLease(db, { holder, holderHost: proc.host, holderPid: proc.pid, leaseExpiresAt: now + ttlMs });
     return true;
   });
 }
 
 /** Gives the lease up at once, so a standby engine can take over without waiting. */
 export function releaseLease(db: Db, holder: string): void {
-  db.update(engineState).set({ holder: null, leaseExpiresAt: 0 }).where(sql`${engineState.id} = ${ROW} AND ${engineState.holder} = ${holder}`).run();
+  clearEngineLease(db, holder);
 }
 
 /** Who holds the lease now, if anyone. Every send and completion check reads it (fencing): a prepared statement. */
@@ -46,12 +36,9 @@ export function leaseHolder(db: Db, wall: Clock): string | null {
 
 /** Remembers how far simulated time got, so the next run's sim clock starts no earlier. */
 export function recordSimTime(db: Db, simNow: number): void {
-  db.insert(engineState)
-    .values({ id: ROW, simNow })
-    .onConflictDoUpdate({ target: engineState.id, set: { simNow: sql`max(${engineState.simNow}, ${simNow})` } })
-    .run();
+  raiseSimTime(db, simNow);
 }
 
 export function simHighWater(db: Db): number {
-  return db.select({ simNow: engineState.simNow }).from(engineState).where(eq(engineState.id, ROW)).get()?.simNow ?? 0;
+  return engineStateRow(db)?.simNow ?? 0;
 }

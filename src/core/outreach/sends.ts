@@ -1,5 +1,3 @@
-import { sql } from 'drizzle-orm';
-import { engineIntents } from '../../db/schema.js';
 import { insertIntent, intentStatements, type IntentRow } from '../../db/sql/intents.js';
 import { transaction } from '../../db/tx.js';
 import { countAccountDaily, countOutreach, recordActivity } from '../activity/record.js';
@@ -13,6 +11,7 @@ import { findAccount } from '../accounts/resolve.js';
 import { classify } from './failures.js';
 import { approvedReplyDraft, beginStep, claimStepDraft, failStepSend, releaseStepDraft, settleReplyDraft, settleStep } from './runner.js';
 import { leaseHolder } from './lease.js';
+import { insertIntentRow, pendingIntentRows } from './store.js';
 import { lockStepWait } from './lockstep.js';
 import { placeholders } from './personalize.js';
 import { recordMessage } from '../conversations/record.js';
@@ -193,12 +192,6 @@ function settle(
   return result.changes === 1;
 }
 
-/**
- * `state = 'pending'` written in, not bound: the condition of the partial index
- * engine_intents_pending (see src/db/sql/intents.ts).
- */
-export const isPending = sql`${engineIntents.state} = 'pending'`;
-
 export type { CallResult, SkippedOutcome };
 
 /**
@@ -328,7 +321,7 @@ export function beginManualSend(
       errorCode: null,
     };
     const { seq: _seq, ...values } = intent;
-    ctx.db.insert(engineIntents).values(values).run();
+    insertIntentRow(ctx.db, values);
     return intent;
   });
 }
@@ -360,7 +353,7 @@ export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow
  * as sent and is never sent again.
  */
 export function settleAbandoned(ctx: Ctx, settings: EngineSettings, inFlight: ReadonlySet<string>): void {
-  for (const intent of ctx.db.select().from(engineIntents).where(isPending).all()) {
+  for (const intent of pendingIntentRows(ctx.db)) {
     if (inFlight.has(intent.id)) continue;
     ctx.log.warn({ intentId: intent.id, leadId: intent.leadId, kind: intent.kind }, 'send outcome unknown after restart; counted as sent, not repeated');
     settleAssumedSent(ctx, settings, intent);

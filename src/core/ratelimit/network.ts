@@ -1,11 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { accountDaily } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { msToNextUtcMidnight, utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { NetworkOperation } from './config.js';
 import { wholeSeconds, type PolicyState, type RateLimitReport } from './report.js';
+import { addToDailyCount, dailyCount, takeFromDailyCount, type DailyCounter } from './store.js';
 
 /**
  * Per-account limits on live network calls: spacing between accepted requests (in memory) and
@@ -19,11 +18,11 @@ export interface QuotaAccount {
   hasSalesNavigator: boolean;
 }
 
-export type DailyQuota = 'profileLookups' | 'searchResults';
+export type DailyQuota = DailyCounter;
 
-const QUOTA: Record<DailyQuota, { column: typeof accountDaily.profileLookups | typeof accountDaily.searchResults; policy: string; what: string }> = {
-  profileLookups: { column: accountDaily.profileLookups, policy: 'profile_lookup_daily', what: 'profile lookups' },
-  searchResults: { column: accountDaily.searchResults, policy: 'people_search_daily', what: 'search results' },
+const QUOTA: Record<DailyQuota, { policy: string; what: string }> = {
+  profileLookups: { policy: 'profile_lookup_daily', what: 'profile lookups' },
+  searchResults: { policy: 'people_search_daily', what: 'search results' },
 };
 
 export interface DailyUsage {
@@ -44,13 +43,7 @@ export function dailyUsage(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, n
   const day = utcDay(now);
   const caps = ctx.limits.config.daily[quota];
   const limit = account.hasSalesNavigator ? caps.salesNavigator : caps.classic;
-  const { column } = QUOTA[quota];
-  const row = ctx.db
-    .select({ used: column })
-    .from(accountDaily)
-    .where(and(eq(accountDaily.accountId, account.id), eq(accountDaily.day, day)))
-    .get();
-  const used = row?.used ?? 0;
+  const used = dailyCount(ctx, quota, account.id, day);
   return { day, limit, used, remaining: Math.max(0, limit - used), resetSeconds: wholeSeconds(msToNextUtcMidnight(now)) };
 }
 
@@ -87,11 +80,8 @@ export function reserveDailyQuota(ctx: Ctx, quota: DailyQuota, account: QuotaAcc
   return reserve(ctx, quota, account, wanted, report, undefined, now);
 }
 
-const counter = <V>(quota: DailyQuota, value: V) => (quota === 'profileLookups' ? { profileLookups: value } : { searchResults: value });
-
 /** `gate` runs once the quota is known to have room, before anything is written; it may refuse by throwing. */
 function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport, gate?: () => void, now?: number): QuotaPermit {
-  const { column } = QUOTA[quota];
   const { day, granted } = transaction(ctx.db, () => {
     const u = dailyUsage(ctx, quota, account, now);
     if (u.remaining <= 0) {
@@ -101,11 +91,7 @@ function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: num
     report?.add(dailyState(quota, u));
     gate?.();
     const n = Math.min(Math.max(1, Math.floor(wanted)), u.remaining);
-    ctx.db
-      .insert(accountDaily)
-      .values({ accountId: account.id, day: u.day, ...counter(quota, n) })
-      .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: counter(quota, sql`${column} + ${n}`) })
-      .run();
+    addToDailyCount(ctx, quota, account.id, u.day, n);
     report?.add(dailyState(quota, { ...u, used: u.used + n, remaining: u.remaining - n }));
     return { day: u.day, granted: n };
   });
@@ -117,11 +103,7 @@ function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: num
       settled = true;
       const unused = granted - Math.min(granted, Math.max(0, Math.floor(used)));
       if (unused === 0) return;
-      ctx.db
-        .update(accountDaily)
-        .set(counter(quota, sql`max(0, ${column} - ${unused})`))
-        .where(and(eq(accountDaily.accountId, account.id), eq(accountDaily.day, day)))
-        .run();
+      takeFromDailyCount(ctx, quota, account.id, day, unused);
     },
   };
 }

@@ -1,10 +1,11 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { agents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { findAccounts, type AccountRow } from '../accounts/resolve.js';
 import { findCampaignRow, senderAccountIdsOf } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
+import { leadsPerSender } from '../leads/store.js';
 import { allowances, safetyOf, type Allowance } from '../safety/rules.js';
 
 /**
@@ -109,12 +110,7 @@ export type SendersPreview = z.infer<typeof SendersPreview>;
  * `accountId`, set by hand or fixed at its first step; the rest are unassigned. Reads only.
  */
 export function sendersPreview(ctx: Ctx, campaignId: string): SendersPreview {
-  const rows = ctx.db
-    .select({ accountId: leads.accountId, n: sql<number>`count(*)` })
-    .from(leads)
-    .where(eq(leads.campaignId, campaignId))
-    .groupBy(leads.accountId)
-    .all();
+  const rows = leadsPerSender(ctx.db, campaignId);
   const pinned = new Map<string, number>();
   let unassigned = 0;
   let total = 0;

@@ -1,13 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { stepEvents } from '../../db/schema.js';
 import { invitationTimeoutHours, requireAgentRow, stepsOf } from '../agents/agents.js';
 import { VARIANT_LETTERS, variantCount, walkSteps, type VariantLetter } from '../agents/steps.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
-import { campaignReach } from '../auth/scope.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
-import { stepCounts } from './store.js';
+import { skipCounts, stepCounts } from './store.js';
 
 export const VariantStats = z.object({
   variant: z.string(),
@@ -81,25 +78,6 @@ export type SkipReasons = z.infer<typeof SkipReasons>;
 export function getSkipReasons(ctx: Ctx, input: { agentId: string; campaignId?: string | undefined }): SkipReasons {
   const row = requireAgentRow(ctx, input.agentId, 'agentId');
   requireCampaignField(ctx, input.campaignId);
-  const skips = ctx.db
-    .select({
-      stepId: stepEvents.stepId,
-      variant: stepEvents.variant,
-      reason: sql<string>`coalesce(${stepEvents.reason}, 'unknown')`,
-      count: sql<number>`count(*)`,
-    })
-    .from(stepEvents)
-    .where(
-      and(
-        eq(stepEvents.agentId, row.id),
-        input.campaignId === undefined ? undefined : eq(stepEvents.campaignId, input.campaignId),
-        campaignReach(ctx, stepEvents.campaignId),
-        // A literal, as the partial index's own condition reads, so SQLite picks that index.
-        sql`${stepEvents.event} = 'skipped'`,
-      ),
-    )
-    .groupBy(stepEvents.stepId, stepEvents.variant, stepEvents.reason)
-    .orderBy(stepEvents.stepId, stepEvents.variant, sql`count(*) desc`, stepEvents.reason)
-    .all();
+  const skips = skipCounts(ctx, row.id, input.campaignId);
   return { agentId: row.id, skips };
 }

@@ -265,3 +265,31 @@ export function stepCounts(ctx: Pick<Ctx, 'db' | 'campaigns'>, agentId: string, 
     .groupBy(stepStats.stepId, stepStats.variant)
     .all() as StepCounts[];
 }
+
+/**
+ * How many leads each step and variant of the agent skipped, per reason (unknown when none was
+ * recorded), over every campaign or one, within the call's campaigns; by step, variant, most
+ * skips first. Read from the skips alone (a partial index).
+ */
+export function skipCounts(ctx: Ctx, agentId: string, campaignId: string | undefined): { stepId: string; variant: string; reason: string; count: number }[] {
+  return ctx.db
+    .select({
+      stepId: stepEvents.stepId,
+      variant: stepEvents.variant,
+      reason: sql<string>`coalesce(${stepEvents.reason}, 'unknown')`,
+      count: sql<number>`count(*)`,
+    })
+    .from(stepEvents)
+    .where(
+      and(
+        eq(stepEvents.agentId, agentId),
+        campaignId === undefined ? undefined : eq(stepEvents.campaignId, campaignId),
+        campaignReach(ctx, stepEvents.campaignId),
+        // A literal, as the partial index's own condition reads, so SQLite picks that index.
+        sql`${stepEvents.event} = 'skipped'`,
+      ),
+    )
+    .groupBy(stepEvents.stepId, stepEvents.variant, stepEvents.reason)
+    .orderBy(stepEvents.stepId, stepEvents.variant, sql`count(*) desc`, stepEvents.reason)
+    .all();
+}

@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, inArray, isNull, lt, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, notInArray, or, type SQL } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { MAX_ATTEMPTS, nextAttemptDelay, type Rng } from './schedule.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
+import { endpointKnown } from './store.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -375,11 +376,6 @@ function queryDeliveries(ctx: Ctx, input: ListDeliveriesInput): { seq: number; v
 
 const eventExists = (ctx: Ctx, id: string): boolean =>
   ctx.db.select({ id: webhookEvents.id }).from(webhookEvents).where(eq(webhookEvents.id, id)).get() !== undefined;
-
-function endpointKnown(ctx: Ctx, id: string): boolean {
-  if (ctx.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get()) return true;
-  return ctx.db.select({ n: sql<number>`1` }).from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, id)).limit(1).get() !== undefined;
-}
 
 export interface RedeliveryView {
   deliveryId: string;

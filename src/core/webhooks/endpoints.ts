@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { webhookDeliveries, webhookEndpoints, workspace } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
@@ -7,6 +7,7 @@ import { signingSecretProblem } from './sign.js';
 import { validateWebhookUrl, type SsrfPolicy } from './ssrf.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
+import { endpointRow, endpointRows, pendingDeliveriesByEndpoint, pendingDeliveriesOf, type EndpointRow } from './store.js';
 import { ApiError, validationError } from '../errors.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../events.js';
 import { newId } from '../ids.js';
@@ -52,8 +53,6 @@ export interface WebhookEndpointView {
   pendingDeliveries: number;
 }
 
-type EndpointRow = typeof webhookEndpoints.$inferSelect;
-
 export const endpointEvents = (row: Pick<EndpointRow, 'events'>): WebhookEventType[] => WebhookEventList.parse(JSON.parse(row.events));
 
 /**
@@ -91,32 +90,14 @@ export function checkEndpointInput(input: WebhookEndpointInput, policy?: SsrfPol
 }
 
 export function listEndpoints(ctx: Ctx): WebhookEndpointView[] {
-  const pending = new Map(
-    ctx.db
-      .select({ endpointId: webhookDeliveries.endpointId, n: sql<number>`count(*)` })
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.state, 'pending'))
-      .groupBy(webhookDeliveries.endpointId)
-      .all()
-      .map((r) => [r.endpointId, r.n]),
-  );
-  return ctx.db
-    .select()
-    .from(webhookEndpoints)
-    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id))
-    .all()
-    .map((row) => toView(row, pending.get(row.id) ?? 0));
+  const pending = pendingDeliveriesByEndpoint(ctx);
+  return endpointRows(ctx).map((row) => toView(row, pending.get(row.id) ?? 0));
 }
 
 export function endpointView(ctx: Ctx, id: string): WebhookEndpointView | null {
-  const row = ctx.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get();
+  const row = endpointRow(ctx, id);
   if (!row) return null;
-  const pending = ctx.db
-    .select({ n: sql<number>`count(*)` })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.state, 'pending')))
-    .get();
-  return toView(row, pending?.n ?? 0);
+  return toView(row, pendingDeliveriesOf(ctx, id));
 }
 
 function toView(row: EndpointRow, pendingDeliveries: number): WebhookEndpointView {

@@ -1,0 +1,18 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** Idempotency records, scoped per API key. */
+export const idempotencyRecords = sqliteTable(
+  'idempotency_records',
+  {
+    apiKeyId: text('api_key_id').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    /** in_flight | done */
+    state: text('state').notNull(),
+    status: integer('status'),
+    body: text('body'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index('idempotency_expires').on(t.expiresAt)],
+);
