@@ -32,7 +32,7 @@ export const campaigns = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
     /** JSON array of account ids that send for the campaign; empty means the agent's account. */
     senderAccountIds: text('sender_account_ids').notNull().default('[]'),
-    /** JSON array of mailbox ids that send the campaign's email steps (migration 0024). */
+    /** JSON array of mailbox ids that send the campaign's email steps (migration 0030). */
     mailboxIds: text('mailbox_ids').notNull().default('[]'),
   },
   (t) => [index('campaigns_status').on(t.status, t.seq), index('campaigns_updated').on(t.updatedAt, t.seq)],

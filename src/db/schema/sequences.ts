@@ -77,7 +77,7 @@ export const stepStats = sqliteTable(
     skipped: integer('skipped').notNull().default(0),
     accepted: integer('accepted').notNull().default(0),
     replied: integer('replied').notNull().default(0),
-    /** An email step's sends that bounced (migration 0024). */
+    /** An email step's sends that bounced (migration 0030). */
     bounced: integer('bounced').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.campaignId, t.stepId, t.variant] })],
