@@ -444,8 +444,8 @@ async function crmPushPart(root: string): Promise<CrmPushBench> {
   say('crmpush: 10,000 events through the CRM outbox to the HubSpot stand-in, against the same calls made directly');
   const r = await runCrmPush(root);
   for (const t of crmPushTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
-    return r;
-  }
+  return r;
+}
 
 /** Reading and matching an inbox's replies by IMAP (bench/lib/imap.ts), in this process, against Dovecot on loopback. */
 async function imapPart(root: string): Promise<ImapBench> {
@@ -470,7 +470,10 @@ async function main(): Promise<boolean> {
   const root = repoRoot();
   if (
     ONLY !== null &&
-    [...ONLY].every((p) => p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage' || p === 'audit' || p === 'crmengine' || p === 'crmpush' || p === 'imap')
+    [...ONLY].every(
+      (p) =>
+        p === 'approval' || p === 'approveall' || p === 'enrich' || p === 'triage' || p === 'audit' || p === 'crmengine' || p === 'crmpush' || p === 'imap',
+    )
   ) {
     if (ONLY.has('triage')) await triagePart(root);
     if (ONLY.has('crmengine')) await crmEnginePart(root);

@@ -16,9 +16,17 @@ const read = (json: unknown) => {
 
 describe('the crm section of the config', () => {
   it('takes the HubSpot connection, with the token by variable name, and defaults what it leaves out', () => {
-    const config = read({ crm: { hubspot: { tokenEnv: 'HUBSPOT_TOKEN', pipelineId: 'default', stageId: 'qualifiedtobuy', ownerMap: { acc_a: '101' }, pollSeconds: 60 } } });
+    const config = read({
+      crm: { hubspot: { tokenEnv: 'HUBSPOT_TOKEN', pipelineId: 'default', stageId: 'qualifiedtobuy', ownerMap: { acc_a: '101' }, pollSeconds: 60 } },
+    });
     expect(crmSyncOf(config.crm)).toEqual({ crm: 'hubspot', pipelineId: 'default', stageId: 'qualifiedtobuy', ownerMap: { acc_a: '101' }, pollMs: 60_000 });
-    expect(crmSyncOf(read({ crm: { hubspot: { tokenEnv: 'T' } } }).crm)).toEqual({ crm: 'hubspot', pipelineId: null, stageId: null, ownerMap: {}, pollMs: DEFAULT_POLL_SECONDS * 1000 });
+    expect(crmSyncOf(read({ crm: { hubspot: { tokenEnv: 'T' } } }).crm)).toEqual({
+      crm: 'hubspot',
+      pipelineId: null,
+      stageId: null,
+      ownerMap: {},
+      pollMs: DEFAULT_POLL_SECONDS * 1000,
+    });
     // Without the section, nothing CRM-related runs.
     expect(crmSyncOf(read({}).crm)).toBeUndefined();
   });
