@@ -196,7 +196,7 @@ describe('agents with steps', () => {
     expect(r.body.steps[2]).toMatchObject({ kind: 'if', condition: 'accepted' });
     // The listing describes every kind and the fields each takes.
     const step = (create.inputSchema as unknown as { $defs: { Step: { description: string; properties: { kind: { enum: string[] } } } } }).$defs.Step;
-    expect(step.properties.kind.enum).toEqual(['visit', 'like_post', 'invite', 'message', 'inmail', 'withdraw', 'endorse', 'wait', 'if']);
+    expect(step.properties.kind.enum).toEqual(['visit', 'like_post', 'invite', 'message', 'inmail', 'withdraw', 'endorse', 'email', 'wait', 'if']);
     for (const kind of step.properties.kind.enum) expect(step.description).toMatch(new RegExp(`\\b${kind}\\b`));
   });
 });

@@ -13,12 +13,19 @@ export function ChannelBadge({ channel }: { channel: ConversationMessage['channe
 
 /** A conversation's messages, oldest first, each with who sent it and when: the inbox's thread and the lead page's. */
 export function MessageThread({ messages }: { messages: readonly ConversationMessage[] }) {
+  // A thread on LinkedIn alone needs no mark on every line; once email is in it, each message says its channel.
+  const mixed = messages.some((m) => m.channel !== 'linkedin');
   return (
     <ol className="o-thread" aria-label="Messages, oldest first">
       {messages.map((m, i) => (
         <li key={m.id ?? i} className={m.direction === 'inbound' ? 'o-msg o-msg-in' : 'o-msg o-msg-out'}>
           <span className="o-msg-meta">
-            <ChannelBadge channel={m.channel} /> {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
+            {mixed ? (
+              <>
+                <ChannelBadge channel={m.channel} />{' '}
+              </>
+            ) : null}
+            {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
           </span>
           <UntrustedBlock as="span">{m.text}</UntrustedBlock>
         </li>

@@ -24,6 +24,8 @@ function MailboxChoice({ campaign }: { campaign: Campaign }) {
   const stored = campaign.mailboxIds ?? [];
   const mailboxes = useTool('list_mailboxes', { limit: 100 });
   const canChange = useCan('update_campaign');
+  // A role that cannot change the campaign reads the choice; it gets no form to submit.
+  const Box = canChange ? 'form' : 'section';
   const [chosen, setChosen] = useState<string[]>(stored);
   const current = stored.join(',');
   // biome-ignore lint/correctness/useExhaustiveDependencies: the joined ids stand for the array, which is new on every poll
@@ -46,7 +48,7 @@ function MailboxChoice({ campaign }: { campaign: Campaign }) {
   };
 
   return (
-    <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>
+    <Box className="o-card" onSubmit={canChange ? submit : undefined} aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Mailboxes</h2>
       <p className="o-hint">
         The email steps of the agent go out from these mailboxes. Each lead gets one at its first email, the one with the most emails left that day, and keeps
@@ -93,6 +95,6 @@ function MailboxChoice({ campaign }: { campaign: Campaign }) {
         </div>
       ) : null}
       <ErrorNote error={update.error} prefix="Could not save the mailboxes" />
-    </form>
+    </Box>
   );
 }
