@@ -97,24 +97,21 @@ export function readSuggestion(ctx: Ctx, leadId: string): StoredSuggestion | nul
   return { tag: row.tag, suggestedBy: row.suggestedBy, confidence: row.confidence ?? 0, reason: row.reason, at: row.at ?? 0 };
 }
 
-/** A thread's newest `limit` messages, oldest first. */
-export function newestMessages(ctx: Ctx, leadId: string, limit: number): { direction: string; text: string }[] {
-  return ctx.db
-    .select({ direction: messages.direction, text: messages.text })
-    .from(messages)
-    .where(eq(messages.leadId, leadId))
-    .orderBy(desc(messages.at), desc(messages.seq))
-    .limit(limit)
-    .all()
-    .reverse();
+/** A stored message as the triage model and the CRM sync read it. */
+export interface ThreadMessage {
+  direction: string;
+  sender: string;
+  text: string;
+  at: number;
+  channel: string;
+  accountId: string | null;
 }
 
-/** The lead's messages, oldest first, at most `limit` (the newest ones): what the CRM sync's first contact carries as notes. */
-export function threadOf(
-  ctx: Ctx,
-  leadId: string,
-  limit: number,
-): { direction: string; sender: string; text: string; at: number; channel: string; accountId: string | null }[] {
+/**
+ * A thread's newest `limit` messages, oldest first: what the triage model reads of a thread and
+ * what the CRM sync's first contact carries as notes.
+ */
+export function newestMessages(ctx: Ctx, leadId: string, limit: number): ThreadMessage[] {
   return ctx.db
     .select({
       direction: messages.direction,

@@ -1,7 +1,7 @@
 import type { LeadRow } from '../../db/sql/leads.js';
 import { campaignStatements } from '../../db/sql/campaigns.js';
 import type { Ctx } from '../context.js';
-import { threadOf } from '../conversations/store.js';
+import { newestMessages } from '../conversations/store.js';
 import { newSortableId } from '../ids.js';
 import type { ActivityType, LeadTag } from '../leads/enums.js';
 import type { CrmContactInput } from '../network/crm.js';
@@ -120,7 +120,7 @@ function ensureContact(ctx: Ctx, lead: LeadRow): boolean {
 function queueHistory(ctx: Ctx, lead: LeadRow): void {
   const notes: NotePayload[] = [];
   if (lead.invitedAt !== null) notes.push({ body: 'LinkedIn invitation sent.', at: lead.invitedAt });
-  for (const m of threadOf(ctx, lead.id, HISTORY_MAX)) {
+  for (const m of newestMessages(ctx, lead.id, HISTORY_MAX)) {
     const channel = m.channel === 'email' ? 'Email' : 'LinkedIn';
     notes.push({ body: m.direction === 'inbound' ? `${channel} reply received:\n${m.text}` : `${channel} message sent:\n${m.text}`, at: m.at });
   }

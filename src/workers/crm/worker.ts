@@ -4,6 +4,7 @@ import { claimPushes, pushOnce, type ClaimedPush } from '../../core/crm/outbox.j
 import { pullDue, pullOnce } from '../../core/crm/pull.js';
 import type { CrmPort } from '../../core/network/crm.js';
 import type { Rng } from '../../core/webhooks/schedule.js';
+import { settledWithin } from '../grace.js';
 
 export interface CrmWorkerOptions {
   /** Pushes in flight at once (HubSpot allows about ten requests a second on a private app). */
@@ -83,12 +84,7 @@ export class CrmWorker {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    let graceTimer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'late'>((resolve) => {
-      graceTimer = setTimeout(() => resolve('late'), this.stopGraceMs);
-    });
-    const outcome = await Promise.race([Promise.all([this.idle(), this.pulling]).then(() => 'idle' as const), grace]);
-    clearTimeout(graceTimer);
+    const outcome = await settledWithin(Promise.all([this.idle(), this.pulling]), this.stopGraceMs);
     if (outcome === 'late') this.abandoning = true;
   }
 

@@ -7,6 +7,7 @@ import { DEFAULT_TIMEOUT_MS, deliverOnce, type DeliveryResult } from './deliver.
 import type { Rng } from '../../core/webhooks/schedule.js';
 import { deliveryHeaders } from '../../core/webhooks/sign.js';
 import type { SsrfPolicy } from '../../core/webhooks/ssrf.js';
+import { settledWithin } from '../grace.js';
 
 export interface WebhookWorkerOptions {
   policy: SsrfPolicy;
@@ -95,12 +96,7 @@ export class WebhookWorker {
     this.running = false;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    let graceTimer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'late'>((resolve) => {
-      graceTimer = setTimeout(() => resolve('late'), this.stopGraceMs);
-    });
-    const outcome = await Promise.race([this.idle().then(() => 'idle' as const), grace]);
-    clearTimeout(graceTimer);
+    const outcome = await settledWithin(this.idle(), this.stopGraceMs);
     const owned = this.ownsDispatcher ? this.dispatcher : null;
     if (outcome === 'idle') {
       if (owned) await (await owned).close();
