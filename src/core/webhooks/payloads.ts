@@ -85,19 +85,20 @@ export const LeadHandedOffEvent = event('lead.handed_off', 'The agent stopped an
   handOffReason: Text.describe("the agent's reason, as in the activity feed's handOffReason"),
 });
 
+/** What a draft's webhooks say of it: never its words. */
+const DraftFields = z.strictObject({
+  id: z.string().describe('draft id (`drf_` prefix)'),
+  stepId: Text.describe("the step it is for; null for an agent's reply"),
+  kind: z.enum(DRAFT_KINDS),
+  variant: Text,
+  createdAt: Timestamp.describe('when the draft was made'),
+});
+
 export const DraftPendingEvent = event(
   'draft.pending',
   "A campaign's queue of drafts awaiting approval went from empty to non-empty: someone should review it (list_drafts, or the dashboard's Drafts page).",
   {
-    draft: z
-      .strictObject({
-        id: z.string().describe('draft id (`drf_` prefix)'),
-        stepId: Text.describe("the step it is for; null for an agent's reply"),
-        kind: z.enum(DRAFT_KINDS),
-        variant: Text,
-        createdAt: Timestamp.describe('when the draft was made'),
-      })
-      .describe('The draft that filled the empty queue; `data.lead` is its lead.'),
+    draft: DraftFields.describe('The draft that filled the empty queue; `data.lead` is its lead.'),
   },
 );
 
@@ -108,16 +109,9 @@ export const DraftSentEvent = event(
   'draft.sent',
   'A draft went out to its lead: the engine sent the words a person approved (or, with approval off, the words as written). `data.decidedBy` names who approved it.',
   {
-    draft: z
-      .strictObject({
-        id: z.string().describe('draft id (`drf_` prefix)'),
-        stepId: Text.describe("the step it is for; null for an agent's reply"),
-        kind: z.enum(DRAFT_KINDS),
-        variant: Text,
-        createdAt: Timestamp.describe('when the draft was made'),
-        sentAt: Timestamp.describe('when it went out'),
-      })
-      .describe('The draft that was sent; `data.lead` is its lead. Its words are not sent: read them with `list_drafts`.'),
+    draft: DraftFields.extend({ sentAt: Timestamp.describe('when it went out') }).describe(
+      'The draft that was sent; `data.lead` is its lead. Its words are not sent: read them with `list_drafts`.',
+    ),
     decidedBy: z
       .strictObject({
         type: z.enum(DECIDED_BY_TYPES).describe('member (the dashboard or the CLI), key (an API key) or oauth_client (a connected assistant)'),
