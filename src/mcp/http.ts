@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import {
   createMcpHandler,
+  isJSONRPCNotification,
   isJSONRPCRequest,
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
@@ -19,6 +20,7 @@ import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { authenticate, type Authenticated, type Credential } from '../tools/pipeline.js';
 import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
+import { cancelFollowed } from './follow.js';
 import { KeyedLive, LiveBus } from './live.js';
 import { keepProtoKey, LegacyRules, mcpServer, offeredToKey, type McpScope } from './server.js';
 import { TaskRunner } from './tasks.js';
@@ -139,9 +141,13 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     // A call that asked for progress streams its notifications before the answer.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksProgress(parsedBody) });
     await server.connect(new LegacyRules(transport));
+    // A client gone mid-call cancels it: closing the instance aborts the handler's signal.
+    const gone = () => void server.close();
+    request.signal.addEventListener('abort', gone, { once: true });
     try {
       await answer(res, await transport.handleRequest(request, { authInfo, parsedBody }));
     } finally {
+      request.signal.removeEventListener('abort', gone);
       void server.close();
     }
   };
@@ -169,6 +175,11 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
     // A listen stream lasts: its key is checked again while it is open, and a revoked key's stream ends.
     const served = scope.only === 'subscriptions/listen' ? whileAdmitted(ctx, req, credential) : req;
+    // A 2025-era cancellation of a call this process is following (see cancelFollowed).
+    if (isJSONRPCNotification(body.value) && body.value.method === 'notifications/cancelled') {
+      const requestId = (body.value.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') cancelFollowed(ctx, caller.keyId, requestId);
+    }
     const request = webRequest(served, body.value);
     try {
       if (await isLegacyRequest(request, body.value)) await legacy(res, request, body.value, authInfo);
@@ -209,7 +220,9 @@ function webRequest(req: McpHttpRequest, parsedBody: unknown): globalThis.Reques
   const url = `${req.origin}${req.url}`;
   const values = FORWARDED_HEADERS.map((name) => req.header(name));
   const headers = (): [string, string][] => FORWARDED_HEADERS.flatMap((name, i) => (values[i] === undefined ? [] : [[name, values[i] as string]]));
-  if ((parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen') {
+  // A listen stream, and a call that asked for progress (it may stay open while it reports), end
+  // their exchange when the client goes away.
+  if ((parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen' || asksProgress(parsedBody)) {
     return new globalThis.Request(url, { method: 'POST', headers: headers(), signal: req.closed });
   }
   // Header values never hold a line break (Node refuses them), so the key is unambiguous.

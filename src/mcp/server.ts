@@ -24,6 +24,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Ctx } from '../core/context.js';
 import type { ProgressReporter } from '../core/progress.js';
+import { followWithProgress } from './follow.js';
 import { ApiError, validationError } from '../core/errors.js';
 import { requestFingerprint } from '../core/idempotency/store.js';
 import type { Tool } from '../tools/define.js';
@@ -536,7 +537,18 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
       if (tool.task && modern && opts.tasks.wanted(clientCapabilities(server, rc))) {
         return opts.tasks.start(tool, entrant, { ...call, confirmation });
       }
-      return toToolResult(await callTool(ctx, tool, entrant, { ...call, confirmation, progress: progressOf(rc) }));
+      const progress = progressOf(rc);
+      const outcome = await callTool(ctx, tool, entrant, { ...call, confirmation, progress });
+      // Work that goes on after the answer (a Lookalike build) is followed while the caller
+      // listens: the call stays in flight, reporting each step, and then answers as before.
+      if (progress && outcome.ok === true && tool.task?.follow) {
+        await followWithProgress(ctx, tool, outcome.body, progress, {
+          keyId: 'caller' in entrant ? entrant.caller.keyId : '',
+          requestId: rc.mcpReq.id,
+          signal: rc.mcpReq.signal,
+        });
+      }
+      return toToolResult(outcome);
     });
 
   registerTaskMethods(

@@ -7,6 +7,7 @@ import {
   LookalikeResult,
   lookalikePlanRefusal,
   lookalikeProgress,
+  lookalikeSteps,
 } from '../core/lookalike/launch.js';
 import { parseSeed, SEED_HINT } from '../core/lookalike/query.js';
 import { defineTool, Reply } from './define.js';
@@ -81,7 +82,8 @@ export const createLookalikeCampaignTool = defineTool({
   task: {
     follow: (ctx, body) => {
       const progress = lookalikeProgress(ctx, LookalikeResult.parse(body));
-      return progress.done ? { done: true, body: progress.result } : progress;
+      const step = progress.step ? { step: progress.step } : {};
+      return progress.done ? { done: true, body: progress.result, message: progress.result.message, ...step } : { ...progress, ...step };
     },
   },
   handler: (ctx, input, caller) => {
@@ -94,9 +96,10 @@ export const createLookalikeCampaignTool = defineTool({
       campaignId: input.campaignId ?? undefined,
       protectAcrossCampaigns: input.leadDuplicateProtectionAcrossCampaigns ?? true,
     });
-    // The call ends at the launch; the build goes on in the background (a task follows it, and
-    // the campaign's resource tells a subscriber of every lead it adds).
-    caller.progress?.(1, 1, 'Lookalike build launched; leads are added in the background');
+    // The handler ends at the launch; the build goes on in the background. Its first step is
+    // the queued build; an MCP face that has a progress token follows the rest (`task.follow`),
+    // a task follows it, and the campaign's resource tells a subscriber of every lead it adds.
+    caller.progress?.(0, lookalikeSteps(launched.result.lookalikeReserved), `Queued: up to ${launched.result.lookalikeReserved} leads to find`);
     return launched.confirmed ? launched.result : new Reply(202, launched.result);
   },
 });

@@ -163,8 +163,14 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
   handler(ctx: Ctx, input: z.output<I>, caller: Caller): z.input<O> | Reply | Promise<z.input<O> | Reply>;
 }
 
-/** Where a task's work stands, for work that continues after the handler (see ToolSpec.task). */
-export type FollowedWork = { done: false; message: string } | { done: true; body: unknown };
+/**
+ * Where a task's work stands, for work that continues after the handler (see ToolSpec.task).
+ * `step` is how far it got in the work's own units, for a face that reports progress; the
+ * finished work's `message` says how it ended.
+ */
+export type FollowedWork = ({ done: false; message: string } | { done: true; body: unknown; message?: string }) & {
+  step?: { done: number; total: number };
+};
 
 export interface TaskSupport {
   follow?(ctx: Ctx, body: unknown): FollowedWork;

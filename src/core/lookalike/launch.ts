@@ -236,13 +236,20 @@ function unconfirmedMessage(r: LookalikeResult): string {
  * date (the campaign's status now, and what the build did). A launch that was never confirmed
  * has no job to follow and counts as finished as it was.
  */
-export function lookalikeProgress(ctx: Ctx, launched: LookalikeResult): { done: false; message: string } | { done: true; result: LookalikeResult } {
+export function lookalikeProgress(
+  ctx: Ctx,
+  launched: LookalikeResult,
+): ({ done: false; message: string } | { done: true; result: LookalikeResult }) & { step?: { done: number; total: number } } {
   const job = launched.extensionBatchId
     ? findJob(ctx, launched.extensionBatchId)
     : ctx.db.select().from(lookalikeJobs).where(eq(lookalikeJobs.campaignId, launched.campaignId)).orderBy(asc(lookalikeJobs.seq)).limit(1).get();
   const campaign = findCampaignRow(ctx, launched.campaignId);
   if (!job || !campaign) return { done: true, result: launched };
-  if (job.state !== 'done') return { done: false, message: `Searching: ${job.inserted} of ${job.reserved} leads added so far.` };
+  // The build's units: one per lead reserved, and one for its end (refund and status), so the
+  // end is a step of its own even when the last page filled the reservation.
+  const total = lookalikeSteps(job.reserved);
+  if (job.state !== 'done')
+    return { done: false, message: `Searching: ${job.inserted} of ${job.reserved} leads added so far.`, step: { done: job.inserted, total } };
   const ending =
     job.outcome === 'filled'
       ? `The build finished: ${job.inserted} leads added.`
@@ -253,5 +260,9 @@ export function lookalikeProgress(ctx: Ctx, launched: LookalikeResult): { done: 
   return {
     done: true,
     result: { ...launched, status: CampaignStatus.parse(campaign.status), message: `${ending}${refund} See list_leads for campaign ${launched.campaignId}.` },
+    step: { done: total, total },
   };
 }
+
+/** How many progress units a build of `reserved` leads has: a lead each, and its end. */
+export const lookalikeSteps = (reserved: number): number => reserved + 1;

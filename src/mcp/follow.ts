@@ -1,0 +1,87 @@
+import type { Ctx } from '../core/context.js';
+import { listenToChanges } from '../core/live/feed.js';
+import type { ProgressReporter } from '../core/progress.js';
+import type { Tool } from '../tools/define.js';
+
+/**
+ * How long a followed call waits for a change before it reads the work again anyway: the change
+ * feed wakes it sooner for every commit (its own process's and another's), so this only bounds
+ * what a missed wake-up would cost.
+ */
+export const FOLLOW_RECHECK_MS = 2_000;
+
+/**
+ * Keeps a call that sent a progress token open while the work it started goes on (a Lookalike
+ * build, see ToolSpec.task's `follow`), reporting each step the work reaches, until the work
+ * ends or the call is cancelled (the client sent notifications/cancelled, went away, or its
+ * reporter can no longer send). Progress notifications belong to a request in flight, so the
+ * call answers only once it has nothing more to report: the answer itself is the handler's,
+ * unchanged. The work never depends on this: it runs in its worker whether anyone follows it.
+ */
+export async function followWithProgress(
+  ctx: Ctx,
+  tool: Tool,
+  body: unknown,
+  report: ProgressReporter,
+  call: { keyId: string; requestId: string | number; signal: AbortSignal },
+): Promise<void> {
+  const follow = tool.task?.follow;
+  if (!follow) return;
+  const calls = followedOf(ctx);
+  const id = followedId(call.keyId, call.requestId);
+  const cancelled = new AbortController();
+  calls.set(id, cancelled);
+  const signal = AbortSignal.any([call.signal, cancelled.signal]);
+  let wake: (() => void) | undefined;
+  const stop = listenToChanges(ctx, () => wake?.());
+  const aborted = () => wake?.();
+  signal.addEventListener('abort', aborted);
+  try {
+    for (;;) {
+      if (signal.aborted) return;
+      const work = follow(ctx, body);
+      const message = work.message;
+      if (work.step) report(work.step.done, work.step.total, message);
+      if (work.done) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, FOLLOW_RECHECK_MS);
+        timer.unref();
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  } finally {
+    signal.removeEventListener('abort', aborted);
+    stop();
+    if (calls.get(id) === cancelled) calls.delete(id);
+  }
+}
+
+/**
+ * The followed calls in flight, by key and request id. A 2025-era client over stateless HTTP
+ * cancels with a notifications/cancelled POST of its own, which reaches a fresh server
+ * instance, not the one holding the call: the HTTP face hands it to `cancelFollowed`.
+ */
+const followed = new WeakMap<object, Map<string, AbortController>>();
+
+function followedOf(ctx: Ctx): Map<string, AbortController> {
+  let calls = followed.get(ctx.db);
+  if (!calls) {
+    calls = new Map();
+    followed.set(ctx.db, calls);
+  }
+  return calls;
+}
+
+const followedId = (keyId: string, requestId: string | number): string => `${keyId}\n${JSON.stringify(requestId)}`;
+
+/** Stops following the call `requestId` of this key, if one is followed; its answer then goes out at once. */
+export function cancelFollowed(ctx: Ctx, keyId: string, requestId: string | number): void {
+  followed.get(ctx.db)?.get(followedId(keyId, requestId))?.abort();
+}
+
+/** How many calls this process is following now (each holds its exchange open). */
+export const followedCalls = (ctx: Ctx): number => followed.get(ctx.db)?.size ?? 0;
