@@ -11,12 +11,20 @@ import type { Tool } from '../tools/define.js';
 export const FOLLOW_RECHECK_MS = 2_000;
 
 /**
+ * How long a followed call stays open at most. Clients time a request out (the SDKs' default is
+ * 60 s, and not every client resets it on progress), so past this the call answers with its
+ * launch result while the work goes on in its worker; get_campaign and the campaign's live
+ * resource keep telling the rest.
+ */
+export const FOLLOW_MAX_MS = 50_000;
+
+/**
  * Keeps a call that sent a progress token open while the work it started goes on (a Lookalike
  * build, see ToolSpec.task's `follow`), reporting each step the work reaches, until the work
  * ends or the call is cancelled (the client sent notifications/cancelled, went away, or its
  * reporter can no longer send). Progress notifications belong to a request in flight, so the
- * call answers only once it has nothing more to report: the answer itself is the handler's,
- * unchanged. The work never depends on this: it runs in its worker whether anyone follows it.
+ * call answers only once it has nothing more to report, or after FOLLOW_MAX_MS: the answer
+ * itself is the handler's, unchanged. The work never depends on this: it runs in its worker whether anyone follows it.
  */
 export async function followWithProgress(
   ctx: Ctx,
@@ -36,15 +44,16 @@ export async function followWithProgress(
   const stop = listenToChanges(ctx, () => wake?.());
   const aborted = () => wake?.();
   signal.addEventListener('abort', aborted);
+  const until = Date.now() + FOLLOW_MAX_MS;
   try {
     for (;;) {
-      if (signal.aborted) return;
+      if (signal.aborted || Date.now() >= until) return;
       const work = follow(ctx, body);
       const message = work.message;
       if (work.step) report(work.step.done, work.step.total, message);
       if (work.done) return;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, FOLLOW_RECHECK_MS);
+        const timer = setTimeout(resolve, Math.max(0, Math.min(FOLLOW_RECHECK_MS, until - Date.now())));
         timer.unref();
         wake = () => {
           clearTimeout(timer);
