@@ -21,8 +21,9 @@ import type * as Worker from '../../src/workers/mail/worker.js';
  * email end-to-end test) holds 10,000 messages put there by IMAP APPEND, one in ten a reply to an
  * email the bench recorded as sent (its In-Reply-To names that email's Message-ID), the rest mail
  * that answers nothing we sent. The product's path is the mail poller's: `MailPoller.round()`
- * until the inbox is read (each round one connection, at most 200 messages fetched, parsed by
- * mailparser and matched against the sent Message-IDs, in one transaction). The baseline is
+ * until the inbox is read (each round one connection reading batches of 200 messages, up to 50
+ * of them; each batch's headers matched against the sent Message-IDs, the matching messages
+ * fetched, parsed by mailparser and recorded in one transaction per batch). The baseline is
  * imapflow alone fetching the same UIDs' sources on one connection. Rounds take turns; the
  * figure is the median of each side. Target: the product within 2× of the baseline.
  */
@@ -38,7 +39,7 @@ export interface ImapBench {
   /** Median ms for imapflow alone to fetch the same messages' sources. */
   imapflowMs: number;
   ratio: number;
-  /** Poller rounds (one IMAP connection each) a full read took. */
+  /** Poller rounds (one IMAP connection each, up to 50 batches of 200) a full read took. */
   pollerRounds: number;
   /** What the last full read matched. */
   replies: number;

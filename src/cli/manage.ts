@@ -39,13 +39,15 @@ import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
                         List campaigns, newest first.
-  campaigns create --name N [--agent ID] [--senders ID,ID...] [--approval off|required] [--idempotency-key K] [--db PATH]
-                        Create a READY_TO_SEND campaign, optionally with its agent and sending
-                        accounts; approval required holds every note and message as a draft to
+  campaigns create --name N [--agent ID] [--senders ID,ID...] [--mailbox ID]... [--approval off|required] [--idempotency-key K] [--db PATH]
+                        Create a READY_TO_SEND campaign, optionally with its agent, sending
+                        accounts and the mailboxes that send its email steps (--mailbox once
+                        per mailbox); approval required holds every note and message as a draft to
                         approve. With --idempotency-key, running the same command again within
                         24 h creates nothing more and prints the first result (as on the API).
-  campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--approval off|required] [--db PATH]
-                        Rename a campaign or change its agent or senders (pause a running one
+  campaigns update ID [--name N] [--agent ID|none] [--senders ID,ID...|none] [--mailbox ID|none]... [--approval off|required] [--db PATH]
+                        Rename a campaign or change its agent, senders or mailboxes (the
+                        --mailbox flags replace the list; none clears it; pause a running one
                         first), or turn approval on or off (off sends the waiting drafts as they
                         stand).
   agents list [--json] [--db PATH]
@@ -194,12 +196,19 @@ export async function campaigns(args: string[]): Promise<void> {
         name: { type: 'string' },
         agent: { type: 'string' },
         senders: { type: 'string' },
+        mailbox: { type: 'string', multiple: true },
         approval: { type: 'string' },
       });
       if (values.name === undefined) throw new UsageError('--name: required');
       const input = checked(
         CreateCampaignInput,
-        { name: values.name, assignedTemplateId: values.agent, senderAccountIds: senderList(values.senders), approval: values.approval },
+        {
+          name: values.name,
+          assignedTemplateId: values.agent,
+          senderAccountIds: senderList(values.senders),
+          mailboxIds: mailboxList(values.mailbox),
+          approval: values.approval,
+        },
         CAMPAIGN_NAMES,
       );
       return withCtx(values, (ctx) =>
@@ -212,7 +221,14 @@ export async function campaigns(args: string[]): Promise<void> {
     case 'update': {
       const { values, positionals } = parse(
         rest,
-        { ...DB, name: { type: 'string' }, agent: { type: 'string' }, senders: { type: 'string' }, approval: { type: 'string' } },
+        {
+          ...DB,
+          name: { type: 'string' },
+          agent: { type: 'string' },
+          senders: { type: 'string' },
+          mailbox: { type: 'string', multiple: true },
+          approval: { type: 'string' },
+        },
         1,
       );
       const id = positionals[0];
@@ -220,14 +236,21 @@ export async function campaigns(args: string[]): Promise<void> {
       const agent = values.agent === 'none' ? null : values.agent;
       const input = checked(
         UpdateCampaignInput,
-        { name: values.name, assignedTemplateId: agent, senderAccountIds: senderList(values.senders), approval: values.approval },
+        {
+          name: values.name,
+          assignedTemplateId: agent,
+          senderAccountIds: senderList(values.senders),
+          mailboxIds: mailboxList(values.mailbox),
+          approval: values.approval,
+        },
         CAMPAIGN_NAMES,
       );
       return withCtx(values, (ctx) =>
         run({ ...CAMPAIGN_NAMES, campaignId: 'ID' }, async () => {
           const c = await operate<Campaign>(ctx, updateCampaignTool, { campaignId: id, ...input });
           const senders = c.senderAccountIds.length ? `, senders ${c.senderAccountIds.join(', ')}` : '';
-          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}${senders}, approval ${c.approval}, ${c.status}.`);
+          const mailboxes = c.mailboxIds?.length ? `, mailboxes ${c.mailboxIds.join(', ')}` : '';
+          stdout(`Updated campaign ${c.id}: ${c.name}, agent ${c.assignedTemplateId ?? 'none'}${senders}${mailboxes}, approval ${c.approval}, ${c.status}.`);
         }),
       );
     }
@@ -246,7 +269,14 @@ const senderList = (raw: string | undefined): string[] | undefined =>
           .split(',')
           .map((s) => s.trim())
           .filter((s) => s !== '');
-const CAMPAIGN_NAMES = { name: '--name', assignedTemplateId: '--agent', senderAccountIds: '--senders', approval: '--approval' };
+/** `--mailbox a --mailbox b` as a list, in the order given; a lone `--mailbox none` clears it. */
+const mailboxList = (raw: string[] | undefined): string[] | undefined => {
+  if (raw === undefined) return undefined;
+  if (raw.length === 1 && raw[0] === 'none') return [];
+  if (raw.includes('none')) throw new UsageError('--mailbox: none clears the mailboxes and cannot be given with a mailbox id');
+  return raw.map((s) => s.trim());
+};
+const CAMPAIGN_NAMES = { name: '--name', assignedTemplateId: '--agent', senderAccountIds: '--senders', mailboxIds: '--mailbox', approval: '--approval' };
 
 const AGENT_FIELDS = {
   name: '--file: name',

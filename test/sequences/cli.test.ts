@@ -61,4 +61,46 @@ describe('the operator CLI: steps, senders and the new limits', () => {
     expect(over.status).not.toBe(0);
     expect(over.stderr).toContain('--visit-limit');
   }, 240_000);
+
+  it("sets, replaces and clears a campaign's mailboxes with a repeatable --mailbox, and names an unknown one", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outreach-mbx-cli-'));
+    const ws = join(dir, 'ws.json');
+    const mailboxes = [
+      { id: 'mbx_north', name: 'North', address: 'north@outreach.test' },
+      { id: 'mbx_south', name: 'South', address: 'south@outreach.test' },
+    ];
+    writeFileSync(ws, JSON.stringify({ ...fixture(), mailboxes }));
+    const db = join(dir, 'o.db');
+    const seeded = run(['seed', '--file', ws, '--db', db]);
+    expect(seeded.status, seeded.stderr).toBe(0);
+    const mailboxIdsOf = (id: string) =>
+      JSON.parse(run(['campaigns', 'list', '--json', '--db', db]).stdout).campaigns.find((c: { id: string }) => c.id === id).mailboxIds;
+
+    const created = run(['campaigns', 'create', '--name', 'Two channels', '--mailbox', 'mbx_north', '--mailbox', 'mbx_south', '--db', db]);
+    expect(created.status, created.stderr).toBe(0);
+    const campaignId = /campaign (\S+) /.exec(created.stdout)![1]!;
+    expect(mailboxIdsOf(campaignId)).toEqual(['mbx_north', 'mbx_south']);
+
+    const replaced = run(['campaigns', 'update', campaignId, '--mailbox', 'mbx_south', '--db', db]);
+    expect(replaced.status, replaced.stderr).toBe(0);
+    expect(replaced.stdout).toContain(`Updated campaign ${campaignId}: Two channels, agent none, mailboxes mbx_south, approval off`);
+    expect(mailboxIdsOf(campaignId)).toEqual(['mbx_south']);
+
+    // Updating something else leaves the mailboxes as they are.
+    expect(run(['campaigns', 'update', campaignId, '--name', 'Renamed', '--db', db]).status).toBe(0);
+    expect(mailboxIdsOf(campaignId)).toEqual(['mbx_south']);
+
+    const unknown = run(['campaigns', 'update', campaignId, '--mailbox', 'mbx_south', '--mailbox', 'mbx_nowhere', '--db', db]);
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.stderr).toContain('--mailbox');
+    expect(unknown.stderr).toContain('mbx_nowhere');
+    expect(mailboxIdsOf(campaignId)).toEqual(['mbx_south']);
+
+    const mixed = run(['campaigns', 'update', campaignId, '--mailbox', 'none', '--mailbox', 'mbx_north', '--db', db]);
+    expect(mixed.status).not.toBe(0);
+    expect(mixed.stderr).toContain('--mailbox: none clears');
+
+    expect(run(['campaigns', 'update', campaignId, '--mailbox', 'none', '--db', db]).status).toBe(0);
+    expect(mailboxIdsOf(campaignId)).toEqual([]);
+  }, 240_000);
 });

@@ -13,8 +13,10 @@ import { loadCampaignInfo, updateAndReplan } from '../outreach/state.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
 import { excludeAddress } from './unsubscribe.js';
 
-/** Messages read from one inbox per call: a backlog is read over several polls. */
+/** Messages read and committed together: one transaction, one cursor step. */
 export const INBOX_BATCH = 200;
+/** Batches one read takes at most, on one connection: a backlog past 10,000 messages is read over several polls. */
+export const INBOX_BATCHES_PER_READ = 50;
 
 export interface InboxReadResult {
   read: number;
@@ -59,30 +61,35 @@ export async function readMailbox(ctx: Ctx, mailboxId: string, settings: EngineS
   if (row.status !== 'connected' && row.status !== 'paused') return result;
   const servers = serversOf(row);
   if (servers.kind === 'smtp' && servers.imap === null) return result;
-  let batch: Awaited<ReturnType<ReturnType<typeof mailOf>['fetchSince']>>;
   try {
-    batch = await mailOf(ctx).fetchSince(
+    await mailOf(ctx).readSince(
       servers,
       { uidValidity: row.inboxUidValidity, lastUid: row.inboxLastUid },
-      INBOX_BATCH,
-      ctx.simClock.now(),
-      // Only a message that names an email we sent, or a report (a bounce), means anything here.
-      (h) => h.report || [h.inReplyTo, ...h.references].some((id) => id !== null && emailSendByMessageId(ctx, id) !== undefined),
+      {
+        batch: INBOX_BATCH,
+        batches: INBOX_BATCHES_PER_READ,
+        now: ctx.simClock.now(),
+        // Only a message that names an email we sent, or a report (a bounce), means anything here.
+        wanted: (h) => h.report || [h.inReplyTo, ...h.references].some((id) => id !== null && emailSendByMessageId(ctx, id) !== undefined),
+      },
+      // Each batch and where reading stopped commit together, before the next batch is read.
+      (batch) => {
+        result.read += batch.skipped;
+        result.ignored += batch.skipped;
+        transaction(ctx.db, () => {
+          for (const message of batch.messages) {
+            result.read++;
+            const outcome = applyInboundEmail(ctx, row.id, message, settings);
+            result[outcome]++;
+          }
+          updateMailboxRow(ctx, row.id, { inboxUidValidity: batch.cursor.uidValidity, inboxLastUid: batch.cursor.lastUid, inboxReadAt: ctx.clock.now() });
+        });
+      },
     );
   } catch (err) {
     if (err instanceof MailLoginError) recordLoginFailure(ctx, mailboxId, err);
     throw err;
   }
-  result.read += batch.skipped;
-  result.ignored += batch.skipped;
-  transaction(ctx.db, () => {
-    for (const message of batch.messages) {
-      result.read++;
-      const outcome = applyInboundEmail(ctx, row.id, message, settings);
-      result[outcome]++;
-    }
-    updateMailboxRow(ctx, row.id, { inboxUidValidity: batch.cursor.uidValidity, inboxLastUid: batch.cursor.lastUid, inboxReadAt: ctx.clock.now() });
-  });
   return result;
 }
 

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
 import { emailExclusions, emailSends, leadEmail, leads, mailboxes, simMail } from '../../db/schema.js';
+import { perDb } from '../../db/prepared.js';
 import type { Ctx } from '../context.js';
 
 /**
@@ -59,8 +60,17 @@ export function emailSendById(ctx: Db, id: string): EmailSendRow | undefined {
   return ctx.db.select().from(emailSends).where(eq(emailSends.id, id)).get();
 }
 
+/** Prepared once per connection: reading an inbox asks it for every id every message names. */
+const sendByMessageId = perDb((db) =>
+  db
+    .select()
+    .from(emailSends)
+    .where(eq(emailSends.messageId, sql.placeholder('messageId')))
+    .prepare(),
+);
+
 export function emailSendByMessageId(ctx: Db, messageId: string): EmailSendRow | undefined {
-  return ctx.db.select().from(emailSends).where(eq(emailSends.messageId, messageId)).get();
+  return sendByMessageId(ctx.db).get({ messageId });
 }
 
 export function markEmailSend(ctx: Db, id: string, set: { bouncedAt?: number; repliedAt?: number }): void {

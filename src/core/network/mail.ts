@@ -98,17 +98,29 @@ export interface InboundHeaders {
   report: boolean;
 }
 
+export interface InboxReadOptions {
+  /** Messages per batch. */
+  batch: number;
+  /** Batches read in one call at most: a backlog larger than that is read over several calls. */
+  batches: number;
+  now: number;
+  wanted?: (headers: InboundHeaders) => boolean;
+}
+
 export interface MailPort {
   /** Checks that the servers accept the mailbox's logins; throws MailLoginError naming the one that refused. */
   verifyLogin(mailbox: MailboxServers): Promise<void>;
   /** Sends one message; returns its Message-ID. Throws MailLoginError, MailRejectedError or another Error (transient). */
   send(mailbox: MailboxServers, email: OutgoingEmail): Promise<{ messageId: string }>;
   /**
-   * The inbox's messages after `cursor`, oldest first, at most `limit`, parsed. A changed
-   * UIDVALIDITY starts again from the first message (core ignores what it has seen).
-   * `now` is the engine's clock (the simulator delivers by it). An adapter that can read a
-   * message's headers on their own asks `wanted` first and fetches and parses only the messages
-   * it answers true for (the rest are counted in `skipped`); without `wanted`, every message.
+   * The inbox's messages after `cursor`, oldest first, parsed, handed to `take` in batches of at
+   * most `options.batch`, on one connection, until the inbox is read or `options.batches`
+   * batches were taken. `take` runs synchronously before the next batch is read (core commits
+   * each batch and its cursor in a transaction of its own, so a failure midway keeps what was
+   * taken). A changed UIDVALIDITY starts again from the first message (core ignores what it has
+   * seen). `now` is the engine's clock (the simulator delivers by it). An adapter that can read
+   * a message's headers on their own asks `wanted` first and fetches and parses only the
+   * messages it answers true for (the rest are counted in `skipped`); without `wanted`, every message.
    */
-  fetchSince(mailbox: MailboxServers, cursor: InboxCursor, limit: number, now: number, wanted?: (headers: InboundHeaders) => boolean): Promise<InboxBatch>;
+  readSince(mailbox: MailboxServers, cursor: InboxCursor, options: InboxReadOptions, take: (batch: InboxBatch) => void): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.js';
-import type { InboundHeaders, InboxBatch, InboxCursor, MailboxServers, MailPort, OutgoingEmail } from '../../core/network/mail.js';
+import type { InboxBatch, InboxCursor, InboxReadOptions, MailboxServers, MailPort, OutgoingEmail } from '../../core/network/mail.js';
 import { SimulatedMail, type SimMailStore } from './sim.js';
 import { SmtpMail } from './smtp.js';
 
@@ -38,7 +38,7 @@ export class Mail implements MailPort {
     return this.of(mailbox).send(mailbox, email);
   }
 
-  fetchSince(mailbox: MailboxServers, cursor: InboxCursor, limit: number, now: number, wanted?: (headers: InboundHeaders) => boolean): Promise<InboxBatch> {
-    return this.of(mailbox).fetchSince(mailbox, cursor, limit, now, wanted);
+  readSince(mailbox: MailboxServers, cursor: InboxCursor, options: InboxReadOptions, take: (batch: InboxBatch) => void): Promise<void> {
+    return this.of(mailbox).readSince(mailbox, cursor, options, take);
   }
 }

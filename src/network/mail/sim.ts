@@ -1,7 +1,15 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
 import MimeNode from 'nodemailer/lib/mime-node';
 import type { Clock } from '../../core/clock.js';
-import { MailLoginError, type InboxBatch, type InboxCursor, type MailboxServers, type MailPort, type OutgoingEmail } from '../../core/network/mail.js';
+import {
+  MailLoginError,
+  type InboxBatch,
+  type InboxCursor,
+  type InboxReadOptions,
+  type MailboxServers,
+  type MailPort,
+  type OutgoingEmail,
+} from '../../core/network/mail.js';
 import { messageOf } from './compose.js';
 import { parseInbound } from './parse.js';
 
@@ -82,14 +90,18 @@ export class SimulatedMail implements MailPort {
     return { messageId: email.messageId };
   }
 
-  async fetchSince(mailbox: MailboxServers, cursor: InboxCursor, limit: number, now: number): Promise<InboxBatch> {
+  async readSince(mailbox: MailboxServers, cursor: InboxCursor, options: InboxReadOptions, take: (batch: InboxBatch) => void): Promise<void> {
     const uidValidity = 'sim';
-    const after = cursor.uidValidity === uidValidity ? cursor.lastUid : 0;
-    const rows = this.store.since(mailbox.id, after, now, limit);
-    const messages = [];
-    for (const row of rows) messages.push(await parseInbound(row.uid, row.raw));
-    // The simulated inbox is in memory and small: every message is parsed, whatever `wanted` would say.
-    return { messages, cursor: { uidValidity, lastUid: rows.at(-1)?.uid ?? after }, skipped: 0 };
+    let after = cursor.uidValidity === uidValidity ? cursor.lastUid : 0;
+    for (let n = 0; n < options.batches; n++) {
+      const rows = this.store.since(mailbox.id, after, options.now, options.batch);
+      const messages = [];
+      for (const row of rows) messages.push(await parseInbound(row.uid, row.raw));
+      // The simulated inbox is in memory and small: every message is parsed, whatever `wanted` would say.
+      after = rows.at(-1)?.uid ?? after;
+      take({ messages, cursor: { uidValidity, lastUid: after }, skipped: 0 });
+      if (rows.length < options.batch) return;
+    }
   }
 
   private answer(mailbox: MailboxServers, email: OutgoingEmail, text: string, at: number, headers: Record<string, string>): Promise<string> {

@@ -3,9 +3,10 @@ import nodemailer from 'nodemailer';
 import {
   MailLoginError,
   MailRejectedError,
-  type InboundHeaders,
+  type InboundEmail,
   type InboxBatch,
   type InboxCursor,
+  type InboxReadOptions,
   type MailboxServers,
   type MailPort,
   type OutgoingEmail,
@@ -121,15 +122,10 @@ export class SmtpMail implements MailPort {
     }
   }
 
-  async fetchSince(
-    mailbox: MailboxServers,
-    cursor: InboxCursor,
-    limit: number,
-    _now?: number,
-    wanted?: (headers: InboundHeaders) => boolean,
-  ): Promise<InboxBatch> {
+  async readSince(mailbox: MailboxServers, cursor: InboxCursor, options: InboxReadOptions, take: (batch: InboxBatch) => void): Promise<void> {
     const imap = mailbox.imap;
-    if (!imap) return { messages: [], cursor, skipped: 0 };
+    if (!imap) return take({ messages: [], cursor, skipped: 0 });
+    // One connection and login for the whole call, however many batches a backlog takes.
     const client = this.imap(mailbox);
     try {
       await client.connect();
@@ -142,34 +138,57 @@ export class SmtpMail implements MailPort {
       const box = await client.mailboxOpen('INBOX', { readOnly: true });
       const uidValidity = box.uidValidity.toString();
       const from = uidValidity === cursor.uidValidity ? cursor.lastUid + 1 : 1;
-      if (box.exists === 0 || from >= box.uidNext) return { messages: [], cursor: { uidValidity, lastUid: from - 1 }, skipped: 0 };
-      const last = Math.min(box.uidNext - 1, from + limit - 1);
-      const range = `${from}:${last}`;
-      let uids: string = range;
-      let skipped = 0;
-      if (wanted) {
-        // The server's own parse of each message (ENVELOPE, BODYSTRUCTURE) and its References
-        // line first: most of an inbox answers nothing we sent, and needs no download or parse.
-        const heads = await client.fetchAll(range, { uid: true, envelope: true, bodyStructure: true, headers: ['references'] }, { uid: true });
-        const keep = heads.filter((m) =>
-          wanted({
-            inReplyTo: m.envelope?.inReplyTo?.trim() || null,
-            references: messageIdsIn(m.headers),
-            report: m.bodyStructure?.type?.toLowerCase() === 'multipart/report',
-          }),
-        );
-        skipped = heads.length - keep.length;
-        uids = keep.map((m) => m.uid).join(',');
+      if (box.exists === 0 || from >= box.uidNext) return take({ messages: [], cursor: { uidValidity, lastUid: from - 1 }, skipped: 0 });
+      // What arrives while this call reads is left to the next call: the UIDs end where they ended at SELECT.
+      const end = box.uidNext - 1;
+      const rangeFrom = (first: number) => ({ first, last: Math.min(end, first + options.batch - 1) });
+      let range = rangeFrom(from);
+      let pending = this.select(client, range, options.wanted);
+      for (let n = 0; ; n++) {
+        const { uids, skipped } = await pending;
+        const sources = uids === '' ? [] : await client.fetchAll(uids, { uid: true, source: true }, { uid: true });
+        const more = n + 1 < options.batches && range.last < end;
+        const current = range;
+        // The next batch's headers are asked for while this batch is parsed (one command at a
+        // time on the connection; mailparser's work overlaps the server's).
+        if (more) {
+          range = rangeFrom(current.last + 1);
+          pending = this.select(client, range, options.wanted);
+          // Awaited on the next turn; if this turn fails first, the connection closes and its
+          // failure has nobody left to tell.
+          pending.catch(() => undefined);
+        }
+        const messages: InboundEmail[] = [];
+        for (const m of sources.sort((a, b) => a.uid - b.uid)) if (m.source) messages.push(await parseInbound(m.uid, m.source));
+        take({ messages, cursor: { uidValidity, lastUid: current.last }, skipped });
+        if (!more) break;
       }
-      const messages = [];
-      if (uids !== '') {
-        const fetched = await client.fetchAll(uids, { uid: true, source: true }, { uid: true });
-        for (const m of fetched.sort((a, b) => a.uid - b.uid)) if (m.source) messages.push(await parseInbound(m.uid, m.source));
-      }
-      return { messages, cursor: { uidValidity, lastUid: last }, skipped };
     } finally {
       await closeQuietly(client);
     }
+  }
+
+  /**
+   * Which UIDs of a batch to fetch in full: with `wanted`, the server's own parse of each
+   * message (ENVELOPE, BODYSTRUCTURE) and its References line first, since most of an inbox
+   * answers nothing we sent and needs no download or parse; without it, the whole range.
+   */
+  private async select(
+    client: ImapFlow,
+    range: { first: number; last: number },
+    wanted: InboxReadOptions['wanted'],
+  ): Promise<{ uids: string; skipped: number }> {
+    const uids = `${range.first}:${range.last}`;
+    if (!wanted) return { uids, skipped: 0 };
+    const heads = await client.fetchAll(uids, { uid: true, envelope: true, bodyStructure: true, headers: ['references'] }, { uid: true });
+    const keep = heads.filter((m) =>
+      wanted({
+        inReplyTo: m.envelope?.inReplyTo?.trim() || null,
+        references: messageIdsIn(m.headers),
+        report: m.bodyStructure?.type?.toLowerCase() === 'multipart/report',
+      }),
+    );
+    return { uids: keep.map((m) => m.uid).join(','), skipped: heads.length - keep.length };
   }
 }
 
