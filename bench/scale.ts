@@ -31,6 +31,7 @@ import type * as Server from '../src/server.js';
 import type * as Outreach from '../src/workers/outreach/index.js';
 import type * as StateMachine from '../src/core/campaigns/state-machine.js';
 import { repoRoot, loadDist } from './lib/app.js';
+import { giveAddresses, loadEmailMods, makeEmail, PUBLIC_URL, sendCosts, type SendCost } from './lib/email.js';
 import { decisionCost, loadSequenceMods, makeBranching, sequenceCosts, type DecisionCost, type SequenceCost } from './lib/sequences.js';
 import { openLikeTheServer, recordStatements, replayWrites, topStatements, type Recording } from './lib/statements.js';
 
@@ -49,6 +50,8 @@ export interface ScaleSettings {
   idleStepMs: number;
   /** Every this many campaigns, one runs the branching, two-variant, three-sender sequence (bench/lib/sequences.ts). */
   branchingEvery: number;
+  /** Every this many campaigns, one (offset by half of it from the branching ones) runs the email sequence from a simulated mailbox of its own (bench/lib/email.ts). */
+  emailEvery: number;
   /** Leads and simulated days of each sequence-cost probe, and how many rounds of each are timed. */
   probeLeads: number;
   probeDays: number;
@@ -110,7 +113,8 @@ export interface ScaleResults {
   sendsPerWallSecond: number;
   byKind: Record<string, number>;
   rss: { startMB: number; maxMB: number; endMB: number; samples: { simDay: number; mb: number }[] };
-  audit: { violations: number; byRule: Record<string, number>; accountDays: number; calls: number; auditMs: number; examples: string[] };
+  /** `calls` are the accounts' provider calls the auditor replayed; `emails` the mailboxes' sends it replayed against their own rules. */
+  audit: { violations: number; byRule: Record<string, number>; accountDays: number; calls: number; emails: number; auditMs: number; examples: string[] };
   tickCost: { small: TickCost; big: TickCost; ratio: number };
   /** The step runner: the branching campaigns, a provider call's cost on each kind of sequence, and one step decision's cost by leads stored (null when not measured). */
   branchingCampaigns: number;
@@ -121,6 +125,13 @@ export interface ScaleResults {
     decision: { small: DecisionCost; big: DecisionCost; ratio: number };
   } | null;
   floor: WriteFloor | null;
+  /** The email channel: its campaigns and mailboxes in the simulation, and an email send's CPU cost against a LinkedIn send's (null when not measured). */
+  email: {
+    campaigns: number;
+    mailboxes: number;
+    sends: number;
+    cost: { linkedin: SendCost; email: SendCost; ratio: number } | null;
+  };
   targets: { text: string; measured: string; met: boolean }[];
 }
 
@@ -387,6 +398,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     stepMs: MINUTE,
     idleStepMs: 15 * MINUTE,
     branchingEvery: 4,
+    emailEvery: 4,
     probeLeads: env('BENCH_SCALE_PROBE_LEADS', 600),
     probeDays: env('BENCH_SCALE_PROBE_DAYS', 8),
     probeRounds: 3,
@@ -411,14 +423,27 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     m.seedLoad.loadWorkspace(seed, m.seedFile.WorkspaceFile.parse(workspace(settings.accounts, true)), { reset: false });
     const seq = await loadSequenceMods(root);
     const branching = makeBranching(seq, seed, settings.accounts, settings.branchingEvery);
+    const emailMods = await loadEmailMods(root);
+    const emailCampaigns = await makeEmail(
+      seq,
+      emailMods,
+      seed,
+      settings.accounts,
+      settings.emailEvery,
+      Math.floor(settings.emailEvery / 2),
+      (i) => ZONES[i % ZONES.length] as string,
+    );
     const campaignIds = Array.from({ length: settings.accounts }, (_, i) => `cmp_${i}`);
     say(`inserting ${settings.leads.toLocaleString('en-US')} leads`);
     insertLeads(seed.db, campaignIds, Math.floor(settings.leads / settings.accounts), clock.now(), 'lead', settings.insertChunk, (done) =>
       say(`  ${done.toLocaleString('en-US')} leads, ${((performance.now() - t0) / 1000).toFixed(1)} s, RSS ${rssMB().toFixed(0)} MB`),
     );
+    for (const id of emailCampaigns) giveAddresses(seed, id);
     seed.db.$client.pragma('wal_checkpoint(TRUNCATE)');
     seed.db.$client.close();
     const ctx = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), m.clock.systemClock, clock);
+    // What a started server sets from its address: the base of the emails' unsubscribe links.
+    ctx.publicUrl = PUBLIC_URL;
     const setupMs = performance.now() - t0;
     say(`setup ${(setupMs / 1000).toFixed(1)} s`);
 
@@ -492,6 +517,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     for (const row of ctx.db.$client.prepare('SELECT kind, count(*) AS n FROM engine_intents GROUP BY kind').all() as { kind: string; n: number }[])
       byKind[row.kind] = row.n;
 
+    const emailSends = (ctx.db.$client.prepare('SELECT count(*) AS n FROM email_sends').get() as { n: number }).n;
     say('auditing');
     const a0 = performance.now();
     const report = m.audit.auditSafety(ctx, { safety: engineSettings.safety, spacingMinMs: engineSettings.spacingMinMs });
@@ -555,6 +581,15 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       };
     }
 
+    let emailCost: ScaleResults['email']['cost'] = null;
+    if (settings.measureSequences) {
+      say(`send cost: ${settings.probeLeads} leads each, LinkedIn then email, CPU time`);
+      emailCost = await sendCosts(seq, emailMods, dbPath, settings.probeLeads, 2, settings.probeRounds, START + 400 * DAY);
+      say(
+        `send cost: email ${emailCost.email.cpuUsPerCall.toFixed(0)} µs ÷ LinkedIn ${emailCost.linkedin.cpuUsPerCall.toFixed(0)} µs = ${emailCost.ratio.toFixed(2)}×`,
+      );
+    }
+
     const sendsPerWallSecond = sends / (wallMs / 1000);
     const results: Omit<ScaleResults, 'targets'> = {
       settings,
@@ -572,6 +607,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
         byRule,
         accountDays: report.accountDays,
         calls: report.calls,
+        emails: emailSends,
         auditMs,
         examples: report.violations.slice(0, 5).map((v) => `${v.accountId} ${v.day} ${v.rule}: ${v.detail}`),
       },
@@ -579,6 +615,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       branchingCampaigns: branching.length,
       sequences,
       floor,
+      email: { campaigns: emailCampaigns.length, mailboxes: emailCampaigns.length, sends: emailSends, cost: emailCost },
     };
     return { ...results, targets: scaleTargets(results) };
   } finally {
@@ -588,6 +625,8 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
 
 /** The most a provider call may cost on the branching sequence, as a multiple of the linear one's. */
 export const BRANCHING_RATIO = 1.2;
+/** The most an email send may cost, as a multiple of a LinkedIn send's (issue 37, judged in CPU time). */
+export const EMAIL_RATIO = 1.2;
 /** The most the simulation may cost per provider call, as a multiple of the bare writes of a call (issue 35: 3×, judged in CPU time). */
 export const FLOOR_RATIO = 3;
 const us = (ms: number) => (ms * 1000).toFixed(0);
@@ -612,6 +651,7 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
   const q = r.sequences;
   const f = r.floor;
   const limit = r.settings.rssLimitMB;
+  const e = r.email;
   return [
     {
       text: `Tick cost with ${n(r.settings.leads)} leads stored within 1.5× of 1,000 stored, same due work`,
@@ -641,6 +681,15 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
           },
         ]
       : []),
+    ...(e.cost
+      ? [
+          {
+            text: `An email send's cost within ${EMAIL_RATIO}× of a LinkedIn send's (CPU time per provider call, same people, same database), with ${n(e.campaigns)} of ${n(r.settings.accounts)} campaigns sending email in the simulation`,
+            measured: `${e.cost.ratio.toFixed(2)}× (${e.cost.email.cpuUsPerCall.toFixed(0)} µs a call over ${n(e.cost.email.calls)} emails vs ${e.cost.linkedin.cpuUsPerCall.toFixed(0)} µs over ${n(e.cost.linkedin.calls)} invitations); ${n(e.sends)} emails sent in the ${r.settings.days} days`,
+            met: e.cost.ratio <= EMAIL_RATIO,
+          },
+        ]
+      : []),
     {
       text: `RSS under ${limit >= 1024 ? `${limit / 1024} GB` : `${limit} MB`} throughout`,
       measured: `max ${r.rss.maxMB.toFixed(0)} MB`,
@@ -648,7 +697,7 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
     },
     {
       text: 'The safety auditor finds 0 violations',
-      measured: `${r.audit.violations} over ${n(r.audit.calls)} provider calls, ${n(r.audit.accountDays)} account-days`,
+      measured: `${r.audit.violations} over ${n(r.audit.calls)} provider calls of accounts (${n(r.audit.accountDays)} account-days) and ${n(r.audit.emails)} emails of ${n(e.mailboxes)} mailboxes`,
       met: r.audit.violations === 0,
     },
   ];
@@ -713,6 +762,11 @@ export function renderScale(r: ScaleResults): string {
           .map(([k, v]) => `${k} ${n(v)}`)
           .join(', ')} |`,
     ),
+    `| Email campaigns in the simulation | ${n(r.email.campaigns)} of ${n(r.settings.accounts)}, each with a simulated mailbox of its own (100 a day, default hours and spacing, in its account's time zone): an email, the invitation, then a message on acceptance or a follow-up email; ${n(r.email.sends)} emails sent |`,
+    ...(r.email.cost ? [r.email.cost.linkedin, r.email.cost.email] : []).map(
+      (c) =>
+        `| Probe: one ${c.channel === 'email' ? 'email' : 'invitation'} to each of ${n(c.leads)} leads, 3 ${c.channel === 'email' ? 'mailboxes' : 'accounts'} | ${n(c.calls)} calls, ${c.cpuMs.toFixed(0)} ms CPU (${c.wallMs.toFixed(0)} ms wall) in the ticks with work: ${c.cpuUsPerCall.toFixed(0)} µs CPU a call |`,
+    ),
     ...(q ? [q.decision.small, q.decision.big] : []).map(
       (d) =>
         `| Step decision, ${n(d.leadsStored)} leads stored | ${d.medianUs.toFixed(0)} µs median, ${d.p90Us.toFixed(0)} µs p90 (${d.decisions} decisions × ${d.runs} runs) |`,
@@ -723,7 +777,7 @@ export function renderScale(r: ScaleResults): string {
             .map(([k, v]) => `${k} ${v}`)
             .join(', ')})`
         : ''
-    }; ${n(r.audit.calls)} calls replayed in ${(r.audit.auditMs / 1000).toFixed(1)} s |`,
+    }; ${n(r.audit.calls)} calls and ${n(r.audit.emails)} emails replayed in ${(r.audit.auditMs / 1000).toFixed(1)} s |`,
     ...r.audit.examples.map((e) => `| Example violation | ${e} |`),
     ...(f
       ? [

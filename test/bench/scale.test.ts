@@ -15,7 +15,7 @@ describe('bench: the scale simulation', () => {
     expect(invitations).toBeLessThanOrEqual(6 * 25 * 3);
     expect(invitations).toBeGreaterThanOrEqual(6 * 25 * 3 - 25);
     expect(r.sends).toBe(Object.values(r.byKind).reduce((a, b) => a + b, 0));
-    expect(r.audit.calls).toBe(r.sends);
+    expect(r.audit.calls + r.audit.emails).toBe(r.sends);
     expect(r.audit.violations).toBe(0);
     expect(r.audit.accountDays).toBe(6 * 3);
     expect(r.tickCost.small.dueLeads).toBe(100);
@@ -30,7 +30,19 @@ describe('bench: the scale simulation', () => {
     expect(r.sequences.branching.byKind).toMatchObject({ visit: 60, connection_request: 60, withdrawal: expect.any(Number), like: expect.any(Number) });
     expect(r.sequences.costRatio).toBeGreaterThan(0);
     expect(r.sequences.decision.big.leadsStored).toBeGreaterThan(r.sequences.decision.small.leadsStored);
-    expect(r.targets.map((t) => t.met)).toHaveLength(6);
+    // The email channel: a quarter of the campaigns (one in four from the third: here cmp_2 of 6) emailed from a simulated mailbox, within the auditor's rules.
+    expect(r.email.campaigns).toBe(1);
+    expect(r.email.mailboxes).toBe(1);
+    expect(r.email.sends).toBeGreaterThan(0);
+    expect(r.byKind.email).toBe(r.email.sends);
+    expect(r.audit.emails).toBe(r.email.sends);
+    if (!r.email.cost) throw new Error('the standard run measures the send costs');
+    expect(r.email.cost.email.calls).toBe(60);
+    expect(r.email.cost.email.byKind).toEqual({ email: 60 });
+    expect(r.email.cost.linkedin.byKind).toMatchObject({ connection_request: 60 });
+    expect(r.email.cost.email.cpuUsPerCall).toBeGreaterThan(0);
+    expect(r.email.cost.ratio).toBeGreaterThan(0);
+    expect(r.targets.map((t) => t.met)).toHaveLength(7);
     // The floor: the writes of the last weekday, replayed one transaction per provider call.
     expect(r.floor.day).toBe(2);
     expect(r.floor.calls).toBeGreaterThan(0);
@@ -44,6 +56,8 @@ describe('bench: the scale simulation', () => {
     expect(md).toContain('| The safety auditor finds 0 violations |');
     expect(md).toMatch(/\| The 3-day simulation's cost per provider call within 3× of the bare SQLite writes a call needs .* \| \d+\.\d× in CPU time \(/);
     expect(md).toContain("| Floor: day 2's writes replayed |");
+    expect(md).toMatch(/\| An email send's cost within 1\.2× of a LinkedIn send's .* \| \d+\.\d\d× \(\d+ µs a call over 60 emails/);
+    expect(md).toContain('| Email campaigns in the simulation | 1 of 6,');
   }, 300_000);
 
   it('--agency runs the same simulation judged on memory, the auditor and the tick, into its own section', async () => {
@@ -52,8 +66,10 @@ describe('bench: the scale simulation', () => {
     expect(r.floor).toBeNull();
     expect(r.sequences).toBeNull();
     expect(r.audit.violations).toBe(0);
-    expect(r.audit.calls).toBe(r.sends);
+    expect(r.audit.calls + r.audit.emails).toBe(r.sends);
     expect(r.sends).toBeGreaterThan(0);
+    expect(r.email.sends).toBeGreaterThan(0);
+    expect(r.email.cost).toBeNull();
     // The setup's chunks were all written: 200 leads in each of the 8 campaigns, plus the probe's.
     expect(r.tickCost.big.leadsStored).toBe(1600 + 100);
     expect(r.targets.map((t) => t.text)).toEqual([

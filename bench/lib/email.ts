@@ -1,0 +1,253 @@
+// biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else; these objects are never awaited.
+import { loadDist } from './app.js';
+import type * as Steps from '../../src/core/agents/steps.js';
+import type * as Mailboxes from '../../src/core/mailboxes/mailbox.js';
+import type { Ctx } from '../../src/core/context.js';
+import type { SequenceMods } from './sequences.js';
+
+/**
+ * The email channel in the scale simulation (bench/scale.ts): part of its campaigns run a
+ * sequence with email steps from simulated mailboxes, one mailbox per campaign's sender; and what
+ * an email send costs against a LinkedIn send, in CPU time, on the same database in the same run.
+ */
+
+const MINUTE = 60_000;
+
+/** The public address the bench's contexts carry, as a started server's would: the base of each email's unsubscribe link. */
+export const PUBLIC_URL = 'https://outreach.example.com';
+const DAY = 24 * 60 * MINUTE;
+
+export interface EmailMods {
+  mailboxes: typeof Mailboxes;
+}
+
+export async function loadEmailMods(root: string): Promise<EmailMods> {
+  return { mailboxes: await loadDist<typeof Mailboxes>(root, 'core/mailboxes/mailbox.js') };
+}
+
+/**
+ * The email campaigns' sequence: an email first, then the invitation; on acceptance a message,
+ * without it a follow-up email.
+ */
+export const EMAIL_STEPS: Steps.StepInput[] = [
+  {
+    kind: 'email',
+    subject: 'Outreach tooling, {{firstName}}',
+    text: 'Hi {{firstName}}, I work on outreach tooling and thought of {{companyName}}. Worth a short call?',
+    variants: [{ text: '{{firstName}}, a short note: we build outreach tooling. Open to a 15-minute call?' }],
+  },
+  { kind: 'invite', note: 'Hi {{firstName}}, I wrote to you by email as well; happy to connect here.' },
+  {
+    kind: 'if',
+    condition: 'accepted',
+    withinHours: 120,
+    then: [{ kind: 'message', text: 'Thanks for connecting, {{firstName}}! Would a short call be useful?' }],
+    else: [{ kind: 'email', subject: 'Following up', text: 'Following up, {{firstName}}: happy to share notes either way.' }],
+  },
+];
+
+/** The address a scale lead is given: its id at a domain with no simulator markers, so nothing bounces or replies. */
+export const leadAddress = (leadId: string) => `${leadId.replaceAll('_', '.')}@example.com`;
+
+/** Gives every lead of `campaignId` an email address (what an import with emails would leave). */
+export function giveAddresses(ctx: Ctx, campaignId: string): void {
+  const client = ctx.db.$client;
+  const ids = client.prepare('SELECT id FROM leads WHERE campaign_id = ?').pluck().all(campaignId) as string[];
+  const set = client.prepare('UPDATE leads SET email = ? WHERE id = ?');
+  client.transaction(() => {
+    for (const id of ids) set.run(leadAddress(id), id);
+  })();
+}
+
+/**
+ * Gives every `every`-th campaign from `offset` on (`cmp_<i>`, agent `tpl_<i>` on `acc_<i>`) the
+ * email sequence and a simulated mailbox of its own, with the account's time zone and the default
+ * hours and spacing, already warmed up at 100 a day. The campaigns are running: each is paused for
+ * the change and resumed, through the state machine. Returns the campaigns' ids.
+ */
+export async function makeEmail(
+  s: SequenceMods,
+  e: EmailMods,
+  ctx: Ctx,
+  accounts: number,
+  every: number,
+  offset: number,
+  timeZoneOf: (i: number) => string,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = offset; i < accounts; i += every) {
+    const id = `cmp_${i}`;
+    const { mailbox } = await e.mailboxes.connectMailbox(ctx, {
+      name: `Sender ${i}`,
+      address: `sender.${i}@outreach.test`,
+      sim: true,
+      warmUp: false,
+      dailyLimit: 100,
+      timeZone: timeZoneOf(i),
+    });
+    s.campaigns.applyCampaignEvent(ctx, id, 'pause');
+    s.agents.updateAgent(ctx, `tpl_${i}`, { steps: EMAIL_STEPS });
+    s.manage.updateCampaign(ctx, id, { mailboxIds: [mailbox.id] });
+    s.campaigns.applyCampaignEvent(ctx, id, 'resume');
+    ids.push(id);
+  }
+  return ids;
+}
+
+export interface SendCost {
+  channel: 'email' | 'linkedin';
+  leads: number;
+  calls: number;
+  /** CPU time (user + system) of the ticks that had work, ms; idle ticks are left out. */
+  cpuMs: number;
+  /** Wall time of the same ticks, ms. */
+  wallMs: number;
+  cpuUsPerCall: number;
+  byKind: Record<string, number>;
+}
+
+const cpuMsNow = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+
+/**
+ * What one send costs on one channel, in CPU time per provider call: a probe campaign of
+ * `leads` new leads, three senders, a one-step sequence (an email from three simulated mailboxes,
+ * or an invitation from three always-on accounts), every other campaign paused, run by the engine
+ * on the stepped clock of the simulation (one simulated minute per busy tick, 15 when idle) for
+ * `days` simulated days. Both channels get the same spacing (10 s, the shortest a mailbox allows)
+ * and no working hours, and contact the same people (same names, same profiles), on the
+ * simulation's database.
+ */
+export async function sendCost(
+  s: SequenceMods,
+  e: EmailMods,
+  dbPath: string,
+  channel: 'email' | 'linkedin',
+  leads: number,
+  days: number,
+  start: number,
+  round: number,
+): Promise<SendCost> {
+  const clock = new s.clock.FakeClock(start);
+  const config = { engine: { workingHours: null, spacingSeconds: { min: 10, max: 10 } } };
+  const ctx = s.server.createContext({ dbPath, env: 'development', config }, s.log.silentLogger(), clock, clock);
+  ctx.publicUrl = PUBLIC_URL;
+  const client = ctx.db.$client;
+  for (const id of client.prepare("SELECT id FROM campaigns WHERE status = 'CAMPAIGN_IN_PROGRESS'").pluck().all() as string[])
+    s.campaigns.applyCampaignEvent(ctx, id, 'pause');
+  const tag = `${channel === 'email' ? 'em' : 'li'}${round}`;
+  const accounts = [0, 1, 2].map((k) => `acc_${tag}_${k}`);
+  const insertAccount = client.prepare(
+    `INSERT OR IGNORE INTO accounts (id, name, status, connection_request_limit, message_limit, profile_visit_limit, post_reaction_limit,
+     weekly_connection_request_limit, created_at, working_hours) VALUES (?, ?, 'connected', 200, 150, 100, 100, 1000, ?, '"always"')`,
+  );
+  for (const id of accounts) insertAccount.run(id, id, clock.now());
+  const steps: Steps.StepInput[] =
+    channel === 'email'
+      ? [{ kind: 'email', subject: 'Hello {{firstName}}', text: 'Hi {{firstName}}, a short note about outreach tooling.' }]
+      : [{ kind: 'invite', note: 'Hi {{firstName}}, a short note about outreach tooling.' }];
+  const agent = s.agents.createAgent(ctx, { name: `Send ${tag}`, accountId: accounts[0] as string, steps });
+  const mailboxIds: string[] = [];
+  if (channel === 'email')
+    for (const k of [0, 1, 2]) {
+      const { mailbox } = await e.mailboxes.connectMailbox(ctx, {
+        name: `Probe ${tag} ${k}`,
+        address: `probe.${tag}.${k}@outreach.test`,
+        sim: true,
+        warmUp: false,
+        dailyLimit: 500,
+        workingHours: 'always',
+        spacingSeconds: 10,
+      });
+      mailboxIds.push(mailbox.id);
+    }
+  const campaign = s.manage.createCampaign(ctx, {
+    name: `Send probe ${tag}`,
+    assignedTemplateId: agent.id,
+    senderAccountIds: accounts,
+    ...(mailboxIds.length ? { mailboxIds } : {}),
+  });
+  s.campaigns.applyCampaignEvent(ctx, campaign.id, 'start');
+  const insert = client.prepare(
+    'INSERT INTO leads (id, campaign_id, network_url, email, first_name, last_name, company_name, job_title, stage, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  client.transaction(() => {
+    for (let n = 0; n < leads; n++) {
+      const person = `send-person-${n.toString(36)}`;
+      const id = `lead_${tag}_${n}`;
+      insert.run(
+        id,
+        campaign.id,
+        `https://www.linkedin.com/in/${person}`,
+        `${person}@example.com`,
+        'Ada',
+        'Test',
+        'Acme',
+        'Engineer',
+        'new',
+        'manual',
+        clock.now(),
+        clock.now(),
+      );
+    }
+  })();
+  const engine = new s.outreach.Engine(ctx, { settings: s.outreach.resolveEngineSettings(config.engine), random: () => 0.5, holder: `send-${tag}` });
+  const end = clock.now() + days * DAY;
+  let calls = 0;
+  let cpuMs = 0;
+  let wallMs = 0;
+  while (clock.now() < end) {
+    const c0 = cpuMsNow();
+    const t0 = performance.now();
+    const r = await engine.tick();
+    const ms = performance.now() - t0;
+    const cpu = cpuMsNow() - c0;
+    const busy = r.due + r.sends + r.inbound > 0;
+    calls += r.sends;
+    if (busy) {
+      cpuMs += cpu;
+      wallMs += ms;
+    }
+    clock.advance(busy ? MINUTE : 15 * MINUTE);
+  }
+  await engine.stop();
+  const byKind: Record<string, number> = {};
+  const kinds = client.prepare('SELECT kind, count(*) AS n FROM engine_intents WHERE campaign_id = ? GROUP BY kind').all(campaign.id) as {
+    kind: string;
+    n: number;
+  }[];
+  for (const row of kinds) byKind[row.kind] = row.n;
+  s.campaigns.applyCampaignEvent(ctx, campaign.id, 'pause');
+  client.close();
+  return { channel, leads, calls, cpuMs, wallMs, cpuUsPerCall: (cpuMs * 1000) / Math.max(1, calls), byKind };
+}
+
+/**
+ * Both channels, in turns, as the sequence probes: a warm-up pair (not counted), then `rounds`
+ * pairs, LinkedIn then email, each with campaigns, accounts and mailboxes of its own. Each
+ * channel's figure is its round with the median CPU cost per call.
+ */
+export async function sendCosts(
+  s: SequenceMods,
+  e: EmailMods,
+  dbPath: string,
+  leads: number,
+  days: number,
+  rounds: number,
+  start: number,
+): Promise<{ linkedin: SendCost; email: SendCost; ratio: number }> {
+  const runs: Record<'linkedin' | 'email', SendCost[]> = { linkedin: [], email: [] };
+  for (let r = 0; r <= rounds; r++) {
+    for (const channel of ['linkedin', 'email'] as const) {
+      const cost = await sendCost(s, e, dbPath, channel, leads, days, start + (2 * r + (channel === 'linkedin' ? 0 : 1)) * (days + 2) * DAY, r);
+      if (cost.calls === 0) throw new Error(`send probe: no ${channel} sends`);
+      if (r > 0) runs[channel].push(cost);
+    }
+  }
+  const median = (list: SendCost[]) => [...list].sort((a, b) => a.cpuUsPerCall - b.cpuUsPerCall)[Math.floor(list.length / 2)] as SendCost;
+  const linkedin = median(runs.linkedin);
+  const email = median(runs.email);
+  return { linkedin, email, ratio: email.cpuUsPerCall / linkedin.cpuUsPerCall };
+}
