@@ -46,6 +46,8 @@ import {
   enrichTargets,
   triageTargets,
   imapTargets,
+  crmTargets,
+  crmPushTargets,
   auditTargets,
   draftsTargets,
   evaluateTargets,
@@ -69,7 +71,7 @@ import { type EnrichBench, runEnrich } from './lib/enrich.js';
 import { runTriage, type TriageBench } from './lib/triage.js';
 import { type ImapBench, runImap } from './lib/imap.js';
 import { type AuditBench, runAudit } from './lib/audit.js';
-import { type CrmEngineBench, type CrmPushBench, crmPushTargets, crmTargets, runCrmEngine, runCrmPush } from './lib/crm.js';
+import { type CrmEngineBench, type CrmPushBench, runCrmEngine, runCrmPush } from './lib/crm.js';
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name];

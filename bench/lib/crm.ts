@@ -3,7 +3,6 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { loadDist } from './app.js';
 import { median } from './stats.js';
-import type { Target } from './report.js';
 import type * as Clock from '../../src/core/clock.js';
 import type * as SeedFile from '../../src/core/seed/file.js';
 import type * as SeedLoad from '../../src/core/seed/load.js';
@@ -181,19 +180,6 @@ export async function runCrmEngine(root: string, opts: { leads?: number; days?: 
 }
 
 /** The sync's targets: the engine's cost per call with the sync on, and the outbox against direct calls. */
-export function crmTargets(engine: CrmEngineBench | undefined): Target[] {
-  const out: Target[] = [];
-  if (engine) {
-    out.push({
-      id: 'crm-engine-cost',
-      text: `The engine's cost per provider call with the CRM sync on is within ${CRM_ENGINE_TARGET_RATIO}× of the sync off`,
-      measured: `${engine.ratio.toFixed(2)}× (${engine.onUs.toFixed(0)} vs ${engine.offUs.toFixed(0)} CPU µs a call over ${engine.callsOn.toLocaleString('en-US')} and ${engine.callsOff.toLocaleString('en-US')} calls; wall ${engine.onWallUs.toFixed(0)} vs ${engine.offWallUs.toFixed(0)} µs; ${engine.pushes.toLocaleString('en-US')} pushes queued; median of ${engine.rounds} rounds of ${engine.leads} leads over ${engine.days} simulated days)`,
-      met: engine.ratio <= CRM_ENGINE_TARGET_RATIO,
-    });
-  }
-  return out;
-}
-
 /**
  * The outbox against the same calls made directly (issue 39): 10,000 events (2,000 leads tagged
  * Interested, then Meeting request, then Information request: a contact, three notes and a deal
@@ -355,16 +341,4 @@ function pushWorkspace(leads: number) {
       },
     ],
   };
-}
-
-export function crmPushTargets(push: CrmPushBench | undefined): Target[] {
-  if (!push) return [];
-  return [
-    {
-      id: 'crm-outbox-vs-direct',
-      text: `The CRM outbox pushes ${push.events.toLocaleString('en-US')} events to the local HubSpot stand-in within ${CRM_PUSH_TARGET_RATIO}× of the same calls made directly with the client`,
-      measured: `${push.ratio.toFixed(2)}× (${(push.outboxMs / 1000).toFixed(1)} vs ${(push.directMs / 1000).toFixed(1)} s, median of ${push.rounds} rounds; ${push.requests.outbox.toLocaleString('en-US')} vs ${push.requests.direct.toLocaleString('en-US')} HTTP requests)`,
-      met: push.ratio <= CRM_PUSH_TARGET_RATIO,
-    },
-  ];
 }

@@ -6,7 +6,7 @@ import { ENRICH_TARGET_RATIO, type EnrichBench } from './enrich.js';
 import { TRIAGE_TARGET_MS, type TriageBench } from './triage.js';
 import { IMAP_TARGET_RATIO, type ImapBench } from './imap.js';
 import { AUDIT_TARGET_RATIO, type AuditBench } from './audit.js';
-import { crmPushTargets, crmTargets, type CrmEngineBench, type CrmPushBench } from './crm.js';
+import { CRM_ENGINE_TARGET_RATIO, CRM_PUSH_TARGET_RATIO, type CrmEngineBench, type CrmPushBench } from './crm.js';
 import { IMPORT_TARGET_MS, IMPORT_VS_BATCH, type ImportBench } from './import.js';
 import type { Summary } from './stats.js';
 import type { LoadRun } from './load.js';
@@ -406,6 +406,31 @@ export function imapTargets(t: ImapBench | undefined): Target[] {
       text: `Reading ${t.messages.toLocaleString('en-US')} messages from Dovecot by IMAP and matching the replies within ${IMAP_TARGET_RATIO}× of imapflow fetching them alone`,
       measured: `${t.ratio.toFixed(2)}× (${(t.pollerMs / 1000).toFixed(2)} s in ${t.pollerRounds} poller rounds, ${t.replies.toLocaleString('en-US')} replies matched and ${t.ignored.toLocaleString('en-US')} left alone, vs ${(t.imapflowMs / 1000).toFixed(2)} s; median of ${t.rounds})`,
       met: t.ratio <= IMAP_TARGET_RATIO,
+    },
+  ];
+}
+
+export function crmTargets(engine: CrmEngineBench | undefined): Target[] {
+  const out: Target[] = [];
+  if (engine) {
+    out.push({
+      id: 'crm-engine-cost',
+      text: `The engine's cost per provider call with the CRM sync on is within ${CRM_ENGINE_TARGET_RATIO}× of the sync off`,
+      measured: `${engine.ratio.toFixed(2)}× (${engine.onUs.toFixed(0)} vs ${engine.offUs.toFixed(0)} CPU µs a call over ${engine.callsOn.toLocaleString('en-US')} and ${engine.callsOff.toLocaleString('en-US')} calls; wall ${engine.onWallUs.toFixed(0)} vs ${engine.offWallUs.toFixed(0)} µs; ${engine.pushes.toLocaleString('en-US')} pushes queued; median of ${engine.rounds} rounds of ${engine.leads} leads over ${engine.days} simulated days)`,
+      met: engine.ratio <= CRM_ENGINE_TARGET_RATIO,
+    });
+  }
+  return out;
+}
+
+export function crmPushTargets(push: CrmPushBench | undefined): Target[] {
+  if (!push) return [];
+  return [
+    {
+      id: 'crm-outbox-vs-direct',
+      text: `The CRM outbox pushes ${push.events.toLocaleString('en-US')} events to the local HubSpot stand-in within ${CRM_PUSH_TARGET_RATIO}× of the same calls made directly with the client`,
+      measured: `${push.ratio.toFixed(2)}× (${(push.outboxMs / 1000).toFixed(1)} vs ${(push.directMs / 1000).toFixed(1)} s, median of ${push.rounds} rounds; ${push.requests.outbox.toLocaleString('en-US')} vs ${push.requests.direct.toLocaleString('en-US')} HTTP requests)`,
+      met: push.ratio <= CRM_PUSH_TARGET_RATIO,
     },
   ];
 }
