@@ -5,6 +5,7 @@ import { pullDue, pullOnce } from '../../core/crm/pull.js';
 import type { CrmPort } from '../../core/network/crm.js';
 import type { Rng } from '../../core/webhooks/schedule.js';
 import { settledWithin } from '../grace.js';
+import { InFlight } from '../in-flight.js';
 
 export interface CrmWorkerOptions {
   /** Pushes in flight at once (HubSpot allows about ten requests a second on a private app). */
@@ -30,8 +31,7 @@ const DEFAULT_LEASE_MS = 150_000;
  */
 export class CrmWorker {
   private readonly queue: PQueue;
-  private readonly inFlight = new Set<string>();
-  private readonly pending = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly stopGraceMs: number;
@@ -91,23 +91,21 @@ export class CrmWorker {
   /** Starts every due push there is a free slot for; they run on in the background (see `idle()`). */
   tick(): number {
     const free = this.queue.concurrency - this.queue.pending - this.queue.size;
-    const claimed = claimPushes(this.ctx, free, this.leaseMs, this.inFlight);
-    for (const push of claimed) {
-      this.inFlight.add(push.id);
-      const done: Promise<void> = this.queue
-        .add(() => this.carry(push))
-        .finally(() => {
-          this.inFlight.delete(push.id);
-          this.pending.delete(done);
+    const claimed = claimPushes(this.ctx, free, this.leaseMs, this.inFlight.ids);
+    for (const push of claimed)
+      this.inFlight.start(
+        this.queue,
+        push.id,
+        () => this.carry(push),
+        () => {
           if (this.running) this.pump();
-        });
-      this.pending.add(done);
-    }
+        },
+      );
     return claimed.length;
   }
 
-  async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  idle(): Promise<void> {
+    return this.inFlight.idle();
   }
 
   /** Runs rounds until nothing is due at the clock's current time. Returns the pushes attempted. For tests and one-shot runs. */

@@ -8,6 +8,7 @@ import type { Rng } from '../../core/webhooks/schedule.js';
 import { deliveryHeaders } from '../../core/webhooks/sign.js';
 import type { SsrfPolicy } from '../../core/webhooks/ssrf.js';
 import { settledWithin } from '../grace.js';
+import { InFlight } from '../in-flight.js';
 
 export interface WebhookWorkerOptions {
   policy: SsrfPolicy;
@@ -39,8 +40,7 @@ const LEASE_MARGIN_MS = 15_000;
 export class WebhookWorker {
   private readonly queues = new Map<string, PQueue>();
   /** Delivery ids in flight here; a lease that ran out on a fake clock must not hand them out twice. */
-  private readonly inFlight = new Set<string>();
-  private readonly pending = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
   /** The given dispatcher, or the owned guarded agent once the first attempt made it. */
   private dispatcher: Promise<Dispatcher> | null;
   private readonly ownsDispatcher: boolean;
@@ -120,25 +120,24 @@ export class WebhookWorker {
     for (const endpointId of endpointsWithDueDeliveries(this.ctx)) {
       const queue = this.queueFor(endpointId);
       const free = this.concurrency - queue.pending - queue.size;
-      for (const claimed of claimDue(this.ctx, endpointId, free, this.leaseMs, this.inFlight)) {
+      for (const claimed of claimDue(this.ctx, endpointId, free, this.leaseMs, this.inFlight.ids)) {
         started += 1;
-        this.inFlight.add(claimed.deliveryId);
-        const done: Promise<void> = queue
-          .add(() => this.attempt(claimed))
-          .finally(() => {
-            this.inFlight.delete(claimed.deliveryId);
-            this.pending.delete(done);
+        this.inFlight.start(
+          queue,
+          claimed.deliveryId,
+          () => this.attempt(claimed),
+          () => {
             if (this.running) this.pump();
-          });
-        this.pending.add(done);
+          },
+        );
       }
     }
     return { fannedOut, started };
   }
 
   /** Resolves when no attempt is in flight. */
-  async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  idle(): Promise<void> {
+    return this.inFlight.idle();
   }
 
   /**
