@@ -71,6 +71,16 @@ function TodayMeter({ mailbox }: { mailbox: Mailbox }) {
 
 type HoursMode = 'default' | 'always' | 'window';
 
+/** A mailbox's emails per day, as the settings and the connect form both ask for it. */
+function DailyLimitField({ id, value, onChange }: { id: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <div className="o-field">
+      <label htmlFor={`${id}-l`}>Emails per day</label>
+      <input id={`${id}-l`} className="o-input" type="number" min={1} max={500} required value={value} onChange={(e) => onChange(e.target.value)} />
+    </div>
+  );
+}
+
 /** Limits, warm-up, spacing and working hours of one mailbox; only what changed is sent. */
 function MailboxSettings({ mailbox }: { mailbox: Mailbox }) {
   const id = useId();
@@ -110,19 +120,7 @@ function MailboxSettings({ mailbox }: { mailbox: Mailbox }) {
   return (
     <form onSubmit={save} className="o-stack" aria-label={`Settings of ${mailbox.name}`}>
       <div className="o-row">
-        <div className="o-field">
-          <label htmlFor={`${id}-l`}>Emails per day</label>
-          <input
-            id={`${id}-l`}
-            className="o-input"
-            type="number"
-            min={1}
-            max={500}
-            required
-            value={dailyLimit}
-            onChange={(e) => setDailyLimit(e.target.value)}
-          />
-        </div>
+        <DailyLimitField id={id} value={dailyLimit} onChange={setDailyLimit} />
         <div className="o-field">
           <label htmlFor={`${id}-s`}>Seconds between emails</label>
           <input id={`${id}-s`} className="o-input" type="number" min={10} max={3600} required value={spacing} onChange={(e) => setSpacing(e.target.value)} />
@@ -489,19 +487,7 @@ function Connect() {
         </>
       )}
       <div className="o-row">
-        <div className="o-field">
-          <label htmlFor={`${id}-l`}>Emails per day</label>
-          <input
-            id={`${id}-l`}
-            className="o-input"
-            type="number"
-            min={1}
-            max={500}
-            required
-            value={dailyLimit}
-            onChange={(e) => setDailyLimit(e.target.value)}
-          />
-        </div>
+        <DailyLimitField id={id} value={dailyLimit} onChange={setDailyLimit} />
         <span className="o-row">
           <input id={`${id}-w`} type="checkbox" checked={warmUp} onChange={(e) => setWarmUp(e.target.checked)} />
           <label htmlFor={`${id}-w`}>Warm up over 21 days</label>
