@@ -20,6 +20,8 @@ const OUT = join(ROOT, 'dist/bundle');
  */
 const EXTERNAL = [
   '@ai-sdk/openai-compatible',
+  // CommonJS, loaded on the first HubSpot call (its node-fetch pulls in Node's deprecated punycode).
+  '@hubspot/api-client',
   'ai',
   'better-sqlite3',
   'cli-progress',

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,17 +20,31 @@ export async function load(url, context, next) {
 }\`));
 `)}`;
 
-/** Starts the server, waits for the banner, runs `check` against it, and returns what it loaded. */
-async function startAndLoad(check: (base: string, key: string) => Promise<void>, config?: object): Promise<string[]> {
+/**
+ * Node 22 prints a deprecation warning on stderr when a module loads Node's `punycode` (node-fetch
+ * 2, under HubSpot's client, does); Node 20 prints it, and the other pending ones, only with
+ * `--pending-deprecation`, which every child here runs with, so Node 20 catches it too.
+ */
+const PENDING = '--pending-deprecation';
+
+/**
+ * Starts the server, waits for the banner, runs `check` against it, and returns what it loaded
+ * and what it printed on stderr.
+ */
+async function startAndLoad(check: (base: string, key: string) => Promise<void>, config?: object): Promise<{ loaded: string[]; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'outreach-lazy-'));
   const loaded = join(dir, 'loaded.txt');
   writeFileSync(loaded, '');
-  const args = ['--import', RECORDER, BIN, 'start', '--port', '0', '--db', join(dir, 'o.db')];
+  const args = [PENDING, '--import', RECORDER, BIN, 'start', '--port', '0', '--db', join(dir, 'o.db')];
   if (config) {
     writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
     args.push('--config', join(dir, 'config.json'));
   }
   const child = spawn(process.execPath, args, { env: { ...process.env, OUTREACH_ENV: '', OUTREACH_TEST_LOADED: loaded } });
+  let stderr = '';
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
   try {
     let out = '';
     await new Promise<void>((resolve, reject) => {
@@ -43,7 +57,7 @@ async function startAndLoad(check: (base: string, key: string) => Promise<void>,
     const key = /sk_test_[0-9A-Za-z]{32}/.exec(out)![0];
     const base = /REST base: (\S+)\/public\/v1/.exec(out)![1]!;
     await check(base, key);
-    return readFileSync(loaded, 'utf8').split('\n').filter(Boolean);
+    return { loaded: readFileSync(loaded, 'utf8').split('\n').filter(Boolean), stderr };
   } finally {
     child.kill();
   }
@@ -52,8 +66,8 @@ async function startAndLoad(check: (base: string, key: string) => Promise<void>,
 const fromPackage = (urls: readonly string[], name: string): string[] => urls.filter((u) => u.includes(`/node_modules/${name}/`));
 
 describe('start loads what serving needs, and the rest on first use', () => {
-  it('a server without a drafter or webhook endpoints never loads the AI SDK, undici, the stdio transport or the progress bar, and answers all three faces', async () => {
-    const loaded = await startAndLoad(async (base, key) => {
+  it('a server without a drafter, webhook endpoints or a CRM never loads the AI SDK, undici, HubSpot’s client, the stdio transport or the progress bar, and answers all three faces', async () => {
+    const { loaded, stderr } = await startAndLoad(async (base, key) => {
       expect((await fetch(`${base}/health`)).status).toBe(200);
       expect((await fetch(`${base}/public/v1/credits`, { headers: { 'X-API-Key': key } })).status).toBe(200);
       const mcp = await fetch(`${base}/mcp`, {
@@ -67,7 +81,11 @@ describe('start loads what serving needs, and the rest on first use', () => {
     });
     // The recorder works: a package serving needs (and the bundle leaves to Node) is in the list.
     expect(fromPackage(loaded, 'express').length).toBeGreaterThan(0);
-    for (const name of ['ai', '@ai-sdk/openai-compatible', 'undici', 'cli-progress']) expect(fromPackage(loaded, name), name).toEqual([]);
+    // HubSpot's client pulls in node-fetch 2, whose `require('punycode')` makes Node 22 print a
+    // deprecation warning on stderr: it loads on the first HubSpot call only.
+    for (const name of ['ai', '@ai-sdk/openai-compatible', 'undici', 'cli-progress', '@hubspot/api-client', 'node-fetch'])
+      expect(fromPackage(loaded, name), name).toEqual([]);
+    expect(stderr).not.toContain('DeprecationWarning');
     // The server runs from the bundle (scripts/bundle.mjs), not from hundreds of files under dist/.
     expect(loaded.filter((u) => u.includes('/dist/') && !u.includes('/dist/bundle/') && !u.includes('/node_modules/'))).toEqual([]);
     // Neither the SDK's stdio transport nor ours, bundled (a chunk of its own) or not.
@@ -75,12 +93,25 @@ describe('start loads what serving needs, and the rest on first use', () => {
   });
 
   it('a server with a drafter configured still loads none of the AI SDK until a draft is written', async () => {
-    const loaded = await startAndLoad(
+    const { loaded } = await startAndLoad(
       async (base) => {
         expect((await fetch(`${base}/health`)).status).toBe(200);
       },
       { drafter: { baseUrl: 'http://127.0.0.1:9/v1', model: 'stand-in' } },
     );
     expect(fromPackage(loaded, 'ai')).toEqual([]);
+  });
+
+  it('a CLI command prints no deprecation warning, on Node 20 with pending ones shown and on Node 22', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outreach-lazy-'));
+    const db = join(dir, 'o.db');
+    for (const args of [['--help'], ['keys', 'list', '--db', db], ['keys', 'create', '--env', 'test', '--db', db], ['webhooks', 'list', '--db', db]]) {
+      const r = spawnSync(process.execPath, [PENDING, BIN, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, OUTREACH_ENV: '' },
+      });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stderr, args.join(' ')).not.toContain('DeprecationWarning');
+    }
   });
 });

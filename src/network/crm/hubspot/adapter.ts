@@ -1,6 +1,6 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { Client } from '@hubspot/api-client';
+import type { Client } from '@hubspot/api-client';
 import { type CrmContactInput, type CrmContactState, type CrmDeal, CrmError, type CrmNote, type CrmPort } from '../../../core/network/crm.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { redact, toCrmError } from './errors.js';
@@ -26,6 +26,18 @@ export interface HubSpotOptions {
   basePath?: string;
   /** How long one HubSpot call may take before it counts as a (retryable) failure. Default 30 s. */
   timeoutMs?: number;
+}
+
+/**
+ * HubSpot's client, loaded at the first HubSpot call rather than when this module is imported.
+ * It fetches through node-fetch 2, whose URL parser requires Node's deprecated `punycode`
+ * module, and Node 22 prints a deprecation warning on stderr the moment that loads. Loading it
+ * late keeps that line out of every CLI command and every server without a CRM configured.
+ */
+let clientModule: Promise<typeof import('@hubspot/api-client')> | null = null;
+function loadClient(): Promise<typeof import('@hubspot/api-client')> {
+  clientModule ??= import('@hubspot/api-client');
+  return clientModule;
 }
 
 /** A search answer's contact, as the adapter reads it. */
@@ -68,9 +80,10 @@ export class HubSpotCrm implements CrmPort {
     return value.trim();
   }
 
-  private api(): Client {
+  private async api(): Promise<Client> {
     const token = this.token();
     if (this.client === null || this.clientToken !== token) {
+      const { Client } = await loadClient();
       this.client = new Client({
         accessToken: token,
         numberOfApiCallRetries: 0,
@@ -87,7 +100,7 @@ export class HubSpotCrm implements CrmPort {
     let token: string | null = null;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const client = this.api();
+      const client = await this.api();
       token = this.clientToken;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new CrmError(`HubSpot ${what} took longer than ${this.timeoutMs} ms`, true, null)), this.timeoutMs);
