@@ -22,10 +22,12 @@ import type * as Worker from '../../src/workers/mail/worker.js';
  * email the bench recorded as sent (its In-Reply-To names that email's Message-ID), the rest mail
  * that answers nothing we sent. The product's path is the mail poller's: `MailPoller.round()`
  * until the inbox is read (each round one connection reading batches of 200 messages, up to 50
- * of them; each batch's headers matched against the sent Message-IDs, the matching messages
- * fetched, parsed by mailparser and recorded in one transaction per batch). The baseline is
- * imapflow alone fetching the same UIDs' sources on one connection. Rounds take turns; the
- * figure is the median of each side. Target: the product within 2× of the baseline.
+ * of them; each batch's In-Reply-To, References and Content-Type lines matched against the
+ * sent Message-IDs; of the matching messages the envelope, structure and, for a plain-text
+ * reply, the one body part decoded by the server, any other shape downloaded whole for
+ * mailparser; each batch recorded in one transaction). The baseline is imapflow alone fetching
+ * the same UIDs' sources on one connection. Rounds take turns; the figure is the median of each
+ * side. Target: the product within 2× of the baseline.
  */
 
 export const IMAP_MESSAGES = 10_000;

@@ -9,7 +9,7 @@ export const DOVECOT = '/usr/sbin/dovecot';
 export const mailServersInstalled = (): boolean => existsSync(POSTFIX) && existsSync(DOVECOT) && process.getuid?.() === 0;
 
 /** A free loopback port. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -66,6 +66,8 @@ ssl = no
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 mail_location = maildir:${mail}/%d/%n/Maildir
+# A throwaway mailbox in a temporary directory: no fsync per delivered or appended message.
+mail_fsync = never
 first_valid_uid = 100
 default_internal_user = dovecot
 default_login_user = dovenull

@@ -83,3 +83,102 @@ async function bounceOf(mail: ParsedMail): Promise<BounceReport | null> {
     originalMessageId,
   };
 }
+
+/**
+ * A header block as an IMAP server returns it for `BODY.PEEK[HEADER.FIELDS (…)]`: each field's
+ * values, folded lines joined, by lower-cased name. Used to pick messages and to read a few
+ * plain fields (ids, a marker) before anything is downloaded; nothing here decodes MIME words.
+ */
+export function headerFields(block: Buffer | undefined): Map<string, string[]> {
+  const fields = new Map<string, string[]>();
+  if (!block) return fields;
+  for (const line of block
+    .toString('utf8')
+    .replace(/\r?\n(?=[ \t])/g, '')
+    .split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i <= 0) continue;
+    const name = line.slice(0, i).trim().toLowerCase();
+    fields.set(name, [...(fields.get(name) ?? []), line.slice(i + 1).trim()]);
+  }
+  return fields;
+}
+
+/** The message ids (`<…>`) a header value names: a References line is a list of them. */
+export const messageIdsIn = (value: string | undefined): string[] => value?.match(/<[^<>\s]+>/g) ?? [];
+
+/** What the server says of a message's structure (IMAP BODYSTRUCTURE, as imapflow returns it). */
+export interface PartStructure {
+  type: string;
+  parameters?: Record<string, string> | undefined;
+  encoding?: string | undefined;
+  disposition?: string | undefined;
+  childNodes?: PartStructure[] | undefined;
+}
+
+/**
+ * Whether a message's whole text is its one body part taken as it is: a single-part
+ * `text/plain`, inline, in UTF-8 or ASCII, not `format=flowed`. For such a message mailparser's
+ * `text` is that part's bytes, transfer encoding removed, read as UTF-8 with line ends made
+ * `\n`, so the server may remove the transfer encoding (IMAP BINARY) and mailparser is not
+ * needed. Anything else (multipart, HTML, another charset, flowed text, an attachment, a report)
+ * is parsed by mailparser.
+ */
+export function isPlainTextBody(structure: PartStructure | undefined): boolean {
+  if (!structure || structure.childNodes?.length) return false;
+  if (structure.type.toLowerCase() !== 'text/plain') return false;
+  if (structure.disposition && structure.disposition.toLowerCase() !== 'inline') return false;
+  const params = structure.parameters ?? {};
+  const charset = (params.charset ?? 'utf-8').toLowerCase().replace(/[^a-z0-9]+/g, '');
+  if (!['ascii', 'usascii', 'utf8'].includes(charset)) return false;
+  if ((params.format ?? '').toLowerCase() === 'flowed') return false;
+  return ['7bit', '8bit', 'binary', 'quoted-printable', 'base64'].includes((structure.encoding ?? '7bit').toLowerCase());
+}
+
+/** What the server parsed of a message (IMAP ENVELOPE, as imapflow returns it). */
+export interface EnvelopeFields {
+  date?: Date | string | undefined;
+  subject?: string | undefined;
+  from?: { address?: string | undefined }[] | undefined;
+  messageId?: string | undefined;
+  inReplyTo?: string | undefined;
+}
+
+/** mailparser's reading of a Message-ID or In-Reply-To value: `<` and `>` added when missing. */
+const idFormat = (value: string): string | undefined => {
+  if (value.length === 0) return undefined;
+  return `${value.startsWith('<') ? '' : '<'}${value}${value.endsWith('>') ? '' : '>'}`;
+};
+
+/**
+ * The inbound message of a plain-text reply (see isPlainTextBody) from what the server gave:
+ * its envelope, its References and X-Outreach-Sim header lines and its body with the transfer
+ * encoding removed. Each field is read as parseInbound reads it through mailparser, so both
+ * ways give the same message; null when a field would need more than that (an encoded word in
+ * an id, a repeated header, an unreadable date), and the message is then parsed by mailparser.
+ */
+export function plainTextInbound(uid: number, envelope: EnvelopeFields | undefined, headers: Buffer | undefined, body: Buffer): InboundEmail | null {
+  const env = envelope ?? {};
+  const fields = headerFields(headers);
+  const references = fields.get('references') ?? [];
+  const sim = fields.get('x-outreach-sim') ?? [];
+  if (references.length > 1 || sim.length > 1) return null;
+  const ids = [env.messageId ?? '', env.inReplyTo ?? '', references[0] ?? ''];
+  if (ids.some((v) => v.includes('=?'))) return null;
+  if (typeof env.date === 'string') return null;
+  return {
+    uid,
+    messageId: idFormat(env.messageId?.trim() ?? '') ?? null,
+    inReplyTo: firstId(idFormat(env.inReplyTo?.trim() ?? '')),
+    references: (references[0] ?? '')
+      .split(/\s+/)
+      .map((v) => idFormat(v))
+      .filter((v): v is string => v !== undefined),
+    from: env.from?.[0]?.address?.toLowerCase() ?? null,
+    subject: env.subject ?? null,
+    text: body.toString('utf8').replace(/\r?\n/g, '\n'),
+    date: env.date ? env.date.getTime() : null,
+    bounce: null,
+    simUnsubscribe: sim.length === 1 && sim[0]!.trim().toLowerCase() === 'unsubscribe',
+  };
+}

@@ -12,7 +12,7 @@ import {
   type OutgoingEmail,
 } from '../../core/network/mail.js';
 import { messageOf } from './compose.js';
-import { parseInbound } from './parse.js';
+import { headerFields, isPlainTextBody, messageIdsIn, parseInbound, plainTextInbound } from './parse.js';
 
 export interface SmtpMailOptions {
   /** Where the passwords are read from: the environment variables each mailbox names. */
@@ -25,8 +25,9 @@ const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1)$/i;
 
 /**
  * The real mail adapter: nodemailer sends over SMTP, imapflow reads the inbox over IMAP and
- * mailparser parses what it reads. A connection lives for one call: a mailbox sends a few
- * dozen messages a day, and a pooled connection would hold a login open for nothing.
+ * mailparser parses what it reads, but for a plain-text reply, whose text is its one body part
+ * as the server decodes it (see fetchWanted). A connection lives for one call: a mailbox sends
+ * a few dozen messages a day, and a pooled connection would hold a login open for nothing.
  */
 export class SmtpMail implements MailPort {
   private readonly timeoutMs: number;
@@ -146,7 +147,7 @@ export class SmtpMail implements MailPort {
       let pending = this.select(client, range, options.wanted);
       for (let n = 0; ; n++) {
         const { uids, skipped } = await pending;
-        const sources = uids === '' ? [] : await client.fetchAll(uids, { uid: true, source: true }, { uid: true });
+        const fetched = uids.length === 0 ? [] : await this.fetchWanted(client, uids);
         const more = n + 1 < options.batches && range.last < end;
         const current = range;
         // The next batch's headers are asked for while this batch is parsed (one command at a
@@ -159,7 +160,7 @@ export class SmtpMail implements MailPort {
           pending.catch(() => undefined);
         }
         const messages: InboundEmail[] = [];
-        for (const m of sources.sort((a, b) => a.uid - b.uid)) if (m.source) messages.push(await parseInbound(m.uid, m.source));
+        for (const m of fetched) messages.push(m.message ?? (await parseInbound(m.uid, m.source)));
         take({ messages, cursor: { uidValidity, lastUid: current.last }, skipped });
         if (!more) break;
       }
@@ -169,33 +170,79 @@ export class SmtpMail implements MailPort {
   }
 
   /**
-   * Which UIDs of a batch to fetch in full: with `wanted`, the server's own parse of each
-   * message (ENVELOPE, BODYSTRUCTURE) and its References line first, since most of an inbox
-   * answers nothing we sent and needs no download or parse; without it, the whole range.
+   * Which UIDs of a batch to fetch: with `wanted`, only those it answers true for, judged on
+   * the In-Reply-To, References and Content-Type lines alone (most of an inbox answers nothing
+   * we sent and needs nothing more than those three lines); without it, the whole range.
    */
   private async select(
     client: ImapFlow,
     range: { first: number; last: number },
     wanted: InboxReadOptions['wanted'],
-  ): Promise<{ uids: string; skipped: number }> {
-    const uids = `${range.first}:${range.last}`;
-    if (!wanted) return { uids, skipped: 0 };
-    const heads = await client.fetchAll(uids, { uid: true, envelope: true, bodyStructure: true, headers: ['references'] }, { uid: true });
-    const keep = heads.filter((m) =>
-      wanted({
-        inReplyTo: m.envelope?.inReplyTo?.trim() || null,
-        references: messageIdsIn(m.headers),
-        report: m.bodyStructure?.type?.toLowerCase() === 'multipart/report',
-      }),
-    );
-    return { uids: keep.map((m) => m.uid).join(','), skipped: heads.length - keep.length };
+  ): Promise<{ uids: number[]; skipped: number }> {
+    const all = `${range.first}:${range.last}`;
+    if (!wanted) {
+      const uids = (await client.fetchAll(all, { uid: true }, { uid: true })).map((m) => m.uid);
+      return { uids, skipped: 0 };
+    }
+    const heads = await client.fetchAll(all, { uid: true, headers: ['in-reply-to', 'references', 'content-type'] }, { uid: true });
+    const keep = heads.filter((m) => {
+      const fields = headerFields(m.headers);
+      return wanted({
+        inReplyTo: messageIdsIn(fields.get('in-reply-to')?.join(' '))[0] ?? null,
+        references: messageIdsIn(fields.get('references')?.join(' ')),
+        report: (fields.get('content-type') ?? []).some((v) => /^multipart\/report\b/i.test(v)),
+      });
+    });
+    return { uids: keep.map((m) => m.uid), skipped: heads.length - keep.length };
   }
-}
 
-/** The message ids (`<…>`) a fetched header block names: a References line is a list of them. */
-function messageIdsIn(headers: Buffer | undefined): string[] {
-  if (!headers) return [];
-  return headers.toString('utf8').match(/<[^<>\s]+>/g) ?? [];
+  /**
+   * The wanted messages, oldest first. A plain-text message (isPlainTextBody) comes as the
+   * server's envelope, two header lines and its one body part with the transfer encoding
+   * removed by the server (IMAP BINARY), read without mailparser; any other message (multipart,
+   * HTML, another charset, a delivery report) is downloaded whole for mailparser to parse.
+   */
+  private async fetchWanted(client: ImapFlow, uids: number[]): Promise<{ uid: number; message: InboundEmail | null; source: Buffer }[]> {
+    const heads = await client.fetchAll(
+      uids.join(','),
+      { uid: true, envelope: true, bodyStructure: true, headers: ['references', 'x-outreach-sim'] },
+      { uid: true },
+    );
+    const plain = heads.filter((m) => isPlainTextBody(m.bodyStructure));
+    const bodies = new Map<number, InboundEmail>();
+    if (plain.length > 0) {
+      const byUid = new Map(plain.map((m) => [m.uid, m]));
+      let parts: Awaited<ReturnType<ImapFlow['fetchAll']>> = [];
+      try {
+        parts = await client.fetchAll(plain.map((p) => p.uid).join(','), { uid: true, bodyParts: ['1'] }, { uid: true, binary: true });
+      } catch (err) {
+        // A server that cannot decode a body (damaged base64, say) refuses the whole command:
+        // those messages are then downloaded whole and parsed by mailparser like any other.
+        if (!client.usable) throw err;
+      }
+      for (const m of parts) {
+        const body = m.bodyParts?.get('1');
+        const head = byUid.get(m.uid);
+        // Only a body the server decoded (or that had nothing to decode) is the text as it is.
+        const identity = ['7bit', '8bit', 'binary'].includes((head?.bodyStructure?.encoding ?? '7bit').toLowerCase());
+        if (!body || !head || !(m.binaryParts?.has('1') || identity)) continue;
+        const message = plainTextInbound(m.uid, head.envelope, head.headers, body);
+        if (message) bodies.set(m.uid, message);
+      }
+    }
+    const rest = heads.filter((m) => !bodies.has(m.uid)).map((m) => m.uid);
+    const sources = new Map<number, Buffer>();
+    if (rest.length > 0)
+      for (const m of await client.fetchAll(rest.join(','), { uid: true, source: true }, { uid: true })) if (m.source) sources.set(m.uid, m.source);
+    const out: { uid: number; message: InboundEmail | null; source: Buffer }[] = [];
+    for (const uid of [...new Set(heads.map((m) => m.uid))].sort((a, b) => a - b)) {
+      const message = bodies.get(uid);
+      const source = sources.get(uid);
+      if (message) out.push({ uid, message, source: Buffer.alloc(0) });
+      else if (source) out.push({ uid, message: null, source });
+    }
+    return out;
+  }
 }
 
 async function closeQuietly(client: ImapFlow): Promise<void> {
