@@ -73,8 +73,21 @@ export function emailSendByMessageId(ctx: Db, messageId: string): EmailSendRow |
   return sendByMessageId(ctx.db).get({ messageId });
 }
 
+/** Prepared once per connection: an inbox read marks every reply and bounce it records. */
+const markSend = perDb((db) =>
+  db
+    .update(emailSends)
+    .set({
+      repliedAt: sql`coalesce(${sql.placeholder('repliedAt')}, ${emailSends.repliedAt})`,
+      bouncedAt: sql`coalesce(${sql.placeholder('bouncedAt')}, ${emailSends.bouncedAt})`,
+    })
+    .where(eq(emailSends.id, sql.placeholder('id')))
+    .prepare(),
+);
+
+/** Sets the times given; a time not given keeps its value. */
 export function markEmailSend(ctx: Db, id: string, set: { bouncedAt?: number; repliedAt?: number }): void {
-  ctx.db.update(emailSends).set(set).where(eq(emailSends.id, id)).run();
+  markSend(ctx.db).run({ id, repliedAt: set.repliedAt ?? null, bouncedAt: set.bouncedAt ?? null });
 }
 
 /** The newest send of the lead to this address, the one an unsubscribe or bounce without its own id belongs to. */
@@ -168,12 +181,19 @@ export function pinLeadMailbox(ctx: Db, leadId: string, mailboxId: string, at: n
 
 /** Records the lead's first reply to an email, or its first bounce (a later one keeps the first time). */
 export function markLeadEmail(ctx: Db, leadId: string, mailboxId: string, what: 'repliedAt' | 'bouncedAt', at: number): void {
-  ctx.db
-    .insert(leadEmail)
-    .values({ leadId, mailboxId, pinnedAt: at, [what]: at })
-    .onConflictDoUpdate({ target: leadEmail.leadId, set: { [what]: sql`coalesce(${leadEmail[what]}, ${at})` } })
-    .run();
+  markLead(ctx.db)[what].run({ leadId, mailboxId, at });
 }
+
+/** Prepared once per connection, one statement per time kept: an inbox read marks every reply and bounce it records. */
+const markLead = perDb((db) => {
+  const statement = (what: 'repliedAt' | 'bouncedAt') =>
+    db
+      .insert(leadEmail)
+      .values({ leadId: sql.placeholder('leadId'), mailboxId: sql.placeholder('mailboxId'), pinnedAt: sql.placeholder('at'), [what]: sql.placeholder('at') })
+      .onConflictDoUpdate({ target: leadEmail.leadId, set: { [what]: sql`coalesce(${leadEmail[what]}, ${sql.placeholder('at')})` } })
+      .prepare();
+  return { repliedAt: statement('repliedAt'), bouncedAt: statement('bouncedAt') };
+});
 
 /** How many of the mailbox's sends are counted on the UTC day from `from` to `to`, for several mailboxes at once. */
 export function mailboxSendCounts(ctx: Db, mailboxIds: readonly string[], from: number, to: number): Map<string, number> {
