@@ -8,6 +8,8 @@ import { loadDist } from './app.js';
 import { freePort } from './proc.js';
 import { median } from './stats.js';
 import type * as Clock from '../../src/core/clock.js';
+import type * as Inbox from '../../src/core/email/inbox.js';
+import type * as Mailbox from '../../src/core/mailboxes/mailbox.js';
 import type * as MailboxStore from '../../src/core/mailboxes/store.js';
 import type * as Settings from '../../src/core/outreach/settings.js';
 import type * as SeedFile from '../../src/core/seed/file.js';
@@ -41,6 +43,15 @@ export interface ImapBench {
   /** Median ms for imapflow alone to fetch the same messages' sources. */
   imapflowMs: number;
   ratio: number;
+  /**
+   * Median ms to read the inbox and match the replies, without recording them: the mail
+   * adapter's read with the poller's options and filter, each message it hands over matched to
+   * the email it answers (core's `answeredSend`), nothing written.
+   */
+  matchMs: number;
+  matchRatio: number;
+  /** Messages the read-and-match side matched to an email we sent. */
+  matched: number;
   /** Poller rounds (one IMAP connection each, up to 50 batches of 200) a full read took. */
   pollerRounds: number;
   /** What the last full read matched. */
@@ -73,6 +84,8 @@ export async function runImap(root: string, opts: { messages?: number; rounds?: 
   const store = await load<typeof MailboxStore>('core/mailboxes/store.js');
   const settingsOf = await load<typeof Settings>('core/outreach/settings.js');
   const worker = await load<typeof Worker>('workers/mail/worker.js');
+  const inbox = await load<typeof Inbox>('core/email/inbox.js');
+  const mailbox = await load<typeof Mailbox>('core/mailboxes/mailbox.js');
 
   const servers = await startMailServers({ [USER]: PASSWORD }, { bounceRelayPort: await freePort() });
   const dir = mkdtempSync(join(os.tmpdir(), 'outreach-imap-'));
@@ -181,6 +194,33 @@ export async function runImap(root: string, opts: { messages?: number; rounds?: 
       last = seen;
       return ms;
     };
+    let matched = 0;
+    const viaMatch = async (): Promise<number> => {
+      const servers_ = mailbox.serversOf(mailbox.requireMailbox(ctx, MAILBOX));
+      const t0 = performance.now();
+      let cursor = { uidValidity: null as string | null, lastUid: 0 };
+      let read = 0;
+      let found = 0;
+      while (read < total) {
+        const before = read;
+        await mailbox
+          .mailOf(ctx)
+          .readSince(
+            servers_,
+            cursor,
+            { batch: inbox.INBOX_BATCH, batches: inbox.INBOX_BATCHES_PER_READ, now: ctx.simClock.now(), wanted: (h) => inbox.namesOurMail(ctx, h) },
+            (batch) => {
+              read += batch.skipped + batch.messages.length;
+              for (const m of batch.messages) if (inbox.answeredSend(ctx, m) !== undefined) found++;
+              cursor = batch.cursor;
+            },
+          );
+        if (read === before) throw new Error(`imap: the read stopped after ${read} of ${total} messages`);
+      }
+      const ms = performance.now() - t0;
+      matched = found;
+      return ms;
+    };
     const viaImapflow = async (): Promise<number> => {
       const t0 = performance.now();
       const c = new ImapFlow({
@@ -210,14 +250,18 @@ export async function runImap(root: string, opts: { messages?: number; rounds?: 
     // One untimed turn each: Dovecot's index and caches warm for both sides alike.
     await viaImapflow();
     await viaPoller();
+    await viaMatch();
     const poller_: number[] = [];
     const bare: number[] = [];
+    const match: number[] = [];
     for (let r = 0; r < rounds; r++) {
       say(`imap: round ${r + 1} of ${rounds}`);
       if (r % 2 === 0) {
         bare.push(await viaImapflow());
         poller_.push(await viaPoller());
+        match.push(await viaMatch());
       } else {
+        match.push(await viaMatch());
         poller_.push(await viaPoller());
         bare.push(await viaImapflow());
       }
@@ -231,6 +275,9 @@ export async function runImap(root: string, opts: { messages?: number; rounds?: 
       pollerMs,
       imapflowMs,
       ratio: pollerMs / imapflowMs,
+      matchMs: median(match),
+      matchRatio: median(match) / imapflowMs,
+      matched,
       pollerRounds: last.rounds,
       replies: last.replies,
       ignored: last.ignored,

@@ -6,7 +6,7 @@ import { mailOf, recordLoginFailure, requireMailbox, serversOf } from '../mailbo
 import { allMailboxes, emailSendByMessageId, latestSendTo, markEmailSend, markLeadEmail, updateMailboxRow, type EmailSendRow } from '../mailboxes/store.js';
 import { recordBounced } from '../sequences/store.js';
 import type { LeadRow } from '../../db/sql/leads.js';
-import { MailLoginError, type InboundEmail } from '../network/mail.js';
+import { MailLoginError, type InboundEmail, type InboundHeaders } from '../network/mail.js';
 import { applyLeadReply } from '../outreach/inbound.js';
 import type { EngineSettings } from '../outreach/settings.js';
 import { loadCampaignInfo, updateAndReplan } from '../outreach/state.js';
@@ -27,8 +27,13 @@ export interface InboxReadResult {
   ignored: number;
 }
 
+/** Whether a message's headers say it can mean anything here: it names an email we sent, or it is a report (a bounce). */
+export function namesOurMail(ctx: Ctx, h: InboundHeaders): boolean {
+  return h.report || [h.inReplyTo, ...h.references].some((id) => id !== null && emailSendByMessageId(ctx, id) !== undefined);
+}
+
 /** The send a message answers: the first of In-Reply-To, then References (newest last), that is a Message-ID we sent. */
-function answeredSend(ctx: Ctx, message: InboundEmail): EmailSendRow | undefined {
+export function answeredSend(ctx: Ctx, message: InboundEmail): EmailSendRow | undefined {
   const ids = [message.inReplyTo, ...[...message.references].reverse()].filter((id): id is string => id !== null);
   for (const id of ids) {
     const send = emailSendByMessageId(ctx, id);
@@ -69,8 +74,7 @@ export async function readMailbox(ctx: Ctx, mailboxId: string, settings: EngineS
         batch: INBOX_BATCH,
         batches: INBOX_BATCHES_PER_READ,
         now: ctx.simClock.now(),
-        // Only a message that names an email we sent, or a report (a bounce), means anything here.
-        wanted: (h) => h.report || [h.inReplyTo, ...h.references].some((id) => id !== null && emailSendByMessageId(ctx, id) !== undefined),
+        wanted: (h) => namesOurMail(ctx, h),
       },
       // Each batch and where reading stopped commit together, before the next batch is read.
       (batch) => {
