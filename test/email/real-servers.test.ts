@@ -8,7 +8,7 @@ import { addLead } from '../../src/core/leads/add.js';
 import { resolveEngineSettings } from '../../src/core/outreach/settings.js';
 import { getPosition, startSequence } from '../../src/core/sequences/store.js';
 import { requireTool } from '../optional.js';
-import { RELAXED_LIMITS, startTestServer, type TestServer } from '../helpers.js';
+import { callTool, RELAXED_LIMITS, startTestServer, type TestServer } from '../helpers.js';
 import { startTestSmtp, type TestSmtp } from './smtp-fixture.js';
 import { mailServersInstalled, startMailServers, type MailServers } from './mail-servers.js';
 
@@ -166,6 +166,20 @@ describe.runIf(requireTool('Postfix and Dovecot (run as root)', mailServersInsta
     const event = server.ctx.db.$client.prepare("SELECT payload FROM webhook_events WHERE type = 'email.bounced'").get() as { payload: string };
     expect(JSON.parse(event.payload).data.email).toMatchObject({ address: 'nobody@bounce.test', mailboxId, status: expect.stringMatching(/^5\./) });
     expect(await send(leadId)).toEqual({ status: 'skipped', reason: 'bounced' });
+    // The thread shows it, the same over REST and MCP: the email marked bounced, then Postfix's notice with its reason.
+    const rest = await server.rest(`/conversations/${leadId}`);
+    expect(rest.status).toBe(200);
+    const [email, notice] = rest.body.messages;
+    expect(rest.body.messages).toHaveLength(2);
+    expect(email).toMatchObject({ sender: 'sequence', channel: 'email', bouncedAt: notice.at });
+    expect(notice).toMatchObject({ sender: 'mail_server', direction: 'inbound', channel: 'email', bouncedAt: null });
+    expect(notice.text).toContain('Not delivered: the email "Engines" to nobody@bounce.test bounced.');
+    // What the refusing server answered travels in the report Postfix wrote.
+    expect(notice.text).toMatch(/The mail server said: 5\.\d+\.\d+ .*550/);
+    const mcp = await server.mcp(undefined, 'toolsets=triage');
+    expect((await callTool(mcp, 'get_conversation', { leadId })).body.messages).toEqual(rest.body.messages);
+    const list = await server.rest('/conversations?filter=all');
+    expect(list.body.conversations.find((c: { leadId: string }) => c.leadId === leadId).lastMessage).toMatchObject({ sender: 'mail_server', channel: 'email' });
   });
 
   it('the one-click POST of List-Unsubscribe excludes the address and ends the sequence', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { getConversation, listConversations } from '../../src/core/conversations/threads.js';
 import { readMailbox } from '../../src/core/email/inbox.js';
 import { sendEmail, unsubscribeToken } from '../../src/core/email/send.js';
 import { unsubscribe } from '../../src/core/email/unsubscribe.js';
@@ -66,6 +67,32 @@ describe('sendEmail and the inbox, on the simulated mail server', () => {
     expect(JSON.parse(events[0]!.payload).data.email).toMatchObject({ address: 'sim-bounces@example.com', mailboxId: 'mbx_sales', status: '5.1.1' });
     // A bounce does not end the lead's sequence: its other steps may still reach it.
     expect(getPosition(ctx, bouncing)?.endReason).toBeNull();
+  });
+
+  it("a bounce reaches the lead's thread: the mail server's notice after the email, which is marked bounced", async () => {
+    const { ctx, lead } = setup();
+    const leadId = lead('sim-bounces@example.com');
+    expect((await sendEmail(ctx, { mailboxId: 'mbx_sales', leadId, subject: 'Hello Lea', text: 'A short note.' })).status).toBe('sent');
+    // Before the report comes back, nothing says the email bounced.
+    expect(getConversation(ctx, leadId).messages.map((m) => m.bouncedAt)).toEqual([null]);
+    ctx.clock.advance(2 * 60_000);
+    expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ bounces: 1 });
+    const { messages } = getConversation(ctx, leadId);
+    expect(messages).toHaveLength(2);
+    const [sent, notice] = messages;
+    expect(sent).toMatchObject({ sender: 'sequence', direction: 'outbound', channel: 'email', bouncedAt: notice!.at });
+    expect(notice).toMatchObject({ sender: 'mail_server', direction: 'inbound', channel: 'email', bouncedAt: null });
+    expect(notice!.text).toContain('Not delivered: the email "Hello Lea" to sim-bounces@example.com bounced.');
+    expect(notice!.text).toMatch(/The mail server said: 5\.1\.1 \S/);
+    expect(notice!.text).toContain('will not be emailed again');
+    // The inbox list shows the bounce as the thread's newest message; it is nobody's reply.
+    const thread = listConversations(ctx, 'secret', { filter: 'all', limit: 50 }).conversations.find((c) => c.leadId === leadId);
+    expect(thread).toMatchObject({ needsReply: false, messageCount: 2, lastMessage: { sender: 'mail_server', direction: 'inbound', channel: 'email' } });
+    expect(thread?.lastMessage.preview).toMatch(/^Not delivered: the email "Hello Lea"/);
+    expect(ctx.db.$client.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'lead.replied'").get()).toEqual({ n: 0 });
+    // Read again, the same report adds nothing.
+    expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ bounces: 0 });
+    expect(getConversation(ctx, leadId).messages).toHaveLength(2);
   });
 
   it('a reply matched by In-Reply-To ends the sequence, reaches the inbox marked email and fires lead.replied', async () => {

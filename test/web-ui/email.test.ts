@@ -86,8 +86,17 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     expect((await sendEmail(server.ctx, { mailboxId: 'mbx_sales', leadId, subject: 'A question, Emma', text: 'Would a short call help?' })).status).toBe(
       'sent',
     );
+    // Bea's address bounces (the simulator's marker): her thread gets the mail server's notice.
+    const { leadId: bea } = addLead(server.ctx, 'cmp_q4', {
+      networkUrl: 'https://www.linkedin.com/in/bea-bounce',
+      firstName: 'Bea',
+      lastName: 'Bounced',
+      email: 'sim-bounces@example.com',
+    });
+    server.ctx.clock.advance(10 * 60_000); // past the mailbox's spacing
+    expect((await sendEmail(server.ctx, { mailboxId: 'mbx_sales', leadId: bea, subject: 'Hello Bea', text: 'A short note.' })).status).toBe('sent');
     server.ctx.clock.advance(2 * HOUR);
-    expect(await readMailbox(server.ctx, 'mbx_sales', settings)).toMatchObject({ replies: 1 });
+    expect(await readMailbox(server.ctx, 'mbx_sales', settings)).toMatchObject({ replies: 1, bounces: 1 });
 
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
@@ -109,8 +118,8 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     await heading('Mailboxes');
     const sales = page.getByRole('article', { name: 'Sales mail' });
     await sales.getByText('connected', { exact: true }).waitFor();
-    // The email sent above counts against today's limit.
-    const meter = sales.getByRole('meter', { name: /^Emails today: 1 of \d+$/ });
+    // The two emails sent above (Emma's and Bea's) count against today's limit.
+    const meter = sales.getByRole('meter', { name: /^Emails today: 2 of \d+$/ });
     await meter.waitFor();
     // The fixture's mailbox was loaded already warm.
     await sales.getByText(/^No warm-up: up to \d+ emails a day\.$/).waitFor();
@@ -370,5 +379,23 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     await page.getByText(/a reply from here goes out as a LinkedIn message/).waitFor();
     await expectAccessible();
     await page.screenshot({ path: join(shots, 'inbox-email.png') });
+  });
+
+  it("a bounce shows in the inbox: the thread says Bounced, the email is marked not delivered, the server's notice gives the reason", async () => {
+    await page.getByRole('link', { name: 'Inbox' }).click();
+    await heading('Inbox');
+    await page.getByRole('link', { name: 'All', exact: true }).click();
+    const thread = page.locator('section[aria-label="Threads"]').getByRole('link', { name: /Bea Bounced/ });
+    await thread.getByText('Bounced', { exact: true }).waitFor();
+    await thread.getByText(/Not delivered: the email "Hello Bea"/).waitFor();
+    await thread.click();
+    const messages = page.getByRole('list', { name: 'Messages, oldest first' });
+    const sent = messages.getByRole('listitem').filter({ hasText: 'A short note.' });
+    await sent.getByText('Not delivered', { exact: true }).waitFor();
+    const notice = messages.getByRole('listitem').filter({ has: page.locator('.o-msg-meta', { hasText: 'Mail server' }) });
+    await notice.getByText(/Not delivered: the email "Hello Bea" to sim-bounces@example\.com bounced\./).waitFor();
+    await notice.getByText(/The mail server said: 5\.1\.1/).waitFor();
+    await expectAccessible();
+    await page.screenshot({ path: join(shots, 'inbox-bounce.png') });
   });
 });

@@ -13,6 +13,7 @@ import { MESSAGE_SENDERS } from './record.js';
 import { LeadTag } from '../leads/enums.js';
 import { suggestionView, TagSuggestion } from '../triage/suggest.js';
 import { messageCount, readSuggestion } from './store.js';
+import { bouncedSendsOfLead } from '../mailboxes/store.js';
 
 export const CONVERSATION_FILTERS = ['needs_reply', 'handed_off', 'all'] as const;
 export type ConversationFilter = (typeof CONVERSATION_FILTERS)[number];
@@ -56,6 +57,9 @@ export const ConversationMessage = z.object({
   text: z.string(),
   at: IsoTimestamp,
   channel: Channel.describe('linkedin or email; an email reads as its subject, a blank line, then its text'),
+  bouncedAt: IsoTimestamp.nullable().describe(
+    "for an email we sent that bounced, when its delivery-status report came back (the thread also holds the mail server's notice, sender mail_server); else null",
+  ),
 });
 
 /** A whole thread: the lead as the inbox shows it, and every stored message, oldest first. */
@@ -175,6 +179,12 @@ export function getConversation(ctx: Ctx, leadId: string): Conversation {
   const lead = requireLead(ctx, leadId);
   const campaign = ctx.db.select({ name: campaigns.name }).from(campaigns).where(eq(campaigns.id, lead.campaignId)).get();
   const rows = ctx.db.select().from(messages).where(eq(messages.leadId, leadId)).orderBy(asc(messages.at), asc(messages.seq)).all();
+  // An email we sent is known by its Message-ID; a bounce marks the email it answers.
+  const bounced = rows.some((m) => m.channel === 'email') ? bouncedSendsOfLead(ctx, lead.id) : new Map<string, number>();
+  const bouncedAt = (m: (typeof rows)[number]): string | null => {
+    const at = m.channel === 'email' && m.direction === 'outbound' && m.externalId !== null ? bounced.get(m.externalId) : undefined;
+    return at === undefined ? null : iso(at);
+  };
   return {
     lead: {
       id: lead.id,
@@ -198,6 +208,7 @@ export function getConversation(ctx: Ctx, leadId: string): Conversation {
       text: m.text,
       at: iso(m.at),
       channel: channelOf(m.channel),
+      bouncedAt: bouncedAt(m),
     })),
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, lte, sql } from 'drizzle-orm';
 import { emailExclusions, emailSends, leadEmail, leads, mailboxes, simMail } from '../../db/schema.js';
 import { perDb } from '../../db/prepared.js';
 import type { Ctx } from '../context.js';
@@ -75,6 +75,16 @@ export function emailSendByMessageId(ctx: Db, messageId: string): EmailSendRow |
 
 export function markEmailSend(ctx: Db, id: string, set: { bouncedAt?: number; repliedAt?: number }): void {
   ctx.db.update(emailSends).set(set).where(eq(emailSends.id, id)).run();
+}
+
+/** When each of the lead's emails that bounced came back, by its Message-ID (the inbox marks the email it sent). */
+export function bouncedSendsOfLead(ctx: Db, leadId: string): Map<string, number> {
+  const rows = ctx.db
+    .select({ messageId: emailSends.messageId, bouncedAt: emailSends.bouncedAt })
+    .from(emailSends)
+    .where(and(eq(emailSends.leadId, leadId), isNotNull(emailSends.bouncedAt)))
+    .all();
+  return new Map(rows.map((r) => [r.messageId, r.bouncedAt ?? 0]));
 }
 
 /** The newest send of the lead to this address, the one an unsubscribe or bounce without its own id belongs to. */

@@ -284,6 +284,8 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
                   </span>
                   <br />
                   <span>
+                    {t.lastMessage.sender === 'mail_server' ? <span className="o-badge o-badge-failed">Bounced</span> : null}
+                    {t.lastMessage.sender === 'mail_server' ? ' ' : null}
                     {t.lastMessage.direction === 'inbound' ? '' : 'You: '}
                     <Untrusted>{t.lastMessage.preview}</Untrusted>
                   </span>
