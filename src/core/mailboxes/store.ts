@@ -87,6 +87,16 @@ export function bouncedSendsOfLead(ctx: Db, leadId: string): Map<string, number>
   return new Map(rows.map((r) => [r.messageId, r.bouncedAt ?? 0]));
 }
 
+/** The lead's emails that reached the server, oldest first: the thread a reply answers. */
+export function sentEmailsOfLead(ctx: Db, leadId: string): EmailSendRow[] {
+  return ctx.db
+    .select()
+    .from(emailSends)
+    .where(and(eq(emailSends.leadId, leadId), eq(emailSends.state, 'sent')))
+    .orderBy(asc(emailSends.at), asc(emailSends.seq))
+    .all();
+}
+
 /** The newest send of the lead to this address, the one an unsubscribe or bounce without its own id belongs to. */
 export function latestSendTo(ctx: Db, mailboxId: string, address: string): EmailSendRow | undefined {
   return ctx.db
