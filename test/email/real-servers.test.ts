@@ -2,6 +2,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { ImapFlow } from 'imapflow';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replyToConversation } from '../../src/core/conversations/threads.js';
 import { readMailbox } from '../../src/core/email/inbox.js';
 import { sendEmail } from '../../src/core/email/send.js';
 import { addLead } from '../../src/core/leads/add.js';
@@ -156,6 +157,52 @@ describe.runIf(requireTool('Postfix and Dovecot (run as root)', mailServersInsta
     const inbound = server.ctx.db.$client.prepare("SELECT text, channel FROM messages WHERE lead_id = ? AND direction = 'inbound'").all(leadId);
     expect(inbound).toEqual([{ text: 'Yes, Tuesday works.', channel: 'email' }]);
     expect(server.ctx.db.$client.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'lead.replied'").get()).toEqual({ n: 1 });
+  });
+
+  it("an operator's reply in the inbox goes through Postfix to the lead's Dovecot mailbox, threaded under the same subject", async () => {
+    const leadId = lead('lead@outreach.test');
+    const sent = await send(leadId);
+    if (sent.status !== 'sent') throw new Error(`not sent: ${JSON.stringify(sent)}`);
+    await eventually('delivery to the lead', async () => (await inboxOf(servers, 'lead@outreach.test')).find((m) => m.includes(sent.messageId)), servers);
+    const theirs = '<answer-1@outreach.test>';
+    const answer = await new MailComposer({
+      from: 'lead@outreach.test',
+      to: 'sdr@outreach.test',
+      subject: 'Re: Engines',
+      text: 'Which day?',
+      messageId: theirs,
+      inReplyTo: sent.messageId,
+      references: [sent.messageId],
+    })
+      .compile()
+      .build();
+    const client = new ImapFlow({
+      host: '127.0.0.1',
+      port: servers.imapPort,
+      secure: false,
+      auth: { user: 'sdr@outreach.test', pass: USERS['sdr@outreach.test'] },
+      logger: false,
+    });
+    await client.connect();
+    await client.append('INBOX', answer);
+    await client.logout();
+    expect(await readMailbox(server.ctx, mailboxId, settings)).toMatchObject({ replies: 1 });
+
+    server.ctx.clock.advance(5 * 60_000); // past the mailbox's spacing
+    const r = await replyToConversation(server.ctx, { leadId, text: 'Tuesday at 10?' });
+    const raw = await eventually(
+      "the reply in the lead's mailbox",
+      async () => (await inboxOf(servers, 'lead@outreach.test')).find((m) => m.includes(r.messageId)),
+      servers,
+    );
+    const mail = await simpleParser(raw);
+    expect(mail.subject).toBe('Re: Engines');
+    expect(mail.from?.value[0]?.address).toBe('sdr@outreach.test');
+    expect(mail.inReplyTo).toBe(theirs);
+    expect(mail.references).toEqual([sent.messageId, theirs]);
+    expect(mail.text).toContain('Tuesday at 10?');
+    // Still an email of ours: it carries the unsubscribe.
+    expect(headerLine(mail, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
   });
 
   it('a bounced address gets a delivery-status report from Postfix, is excluded and never mailed again', async () => {

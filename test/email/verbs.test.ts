@@ -203,8 +203,11 @@ describe('answering an email thread from the inbox', () => {
   it('sends the In-Reply-To and References a mail client threads by', async () => {
     const { ctx, leadId, first, q } = await answered();
     const sent: { inReplyTo?: string; references?: string[]; subject: string }[] = [];
-    const send = ctx.mail.send.bind(ctx.mail);
-    ctx.mail.send = (mailbox, email) => {
+    // The simulated server, with a record of what it was handed.
+    const mail = ctx.mail;
+    if (!mail) throw new Error('the test context has a mail adapter');
+    const send = mail.send.bind(mail);
+    mail.send = (mailbox, email) => {
       sent.push({
         subject: email.subject,
         ...(email.inReplyTo ? { inReplyTo: email.inReplyTo } : {}),
