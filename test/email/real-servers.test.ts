@@ -2,13 +2,14 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { ImapFlow } from 'imapflow';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replyToConversation } from '../../src/core/conversations/threads.js';
 import { readMailbox } from '../../src/core/email/inbox.js';
 import { sendEmail } from '../../src/core/email/send.js';
 import { addLead } from '../../src/core/leads/add.js';
 import { resolveEngineSettings } from '../../src/core/outreach/settings.js';
 import { getPosition, startSequence } from '../../src/core/sequences/store.js';
 import { requireTool } from '../optional.js';
-import { RELAXED_LIMITS, startTestServer, type TestServer } from '../helpers.js';
+import { callTool, RELAXED_LIMITS, startTestServer, type TestServer } from '../helpers.js';
 import { startTestSmtp, type TestSmtp } from './smtp-fixture.js';
 import { mailServersInstalled, startMailServers, type MailServers } from './mail-servers.js';
 
@@ -158,6 +159,52 @@ describe.runIf(requireTool('Postfix and Dovecot (run as root)', mailServersInsta
     expect(server.ctx.db.$client.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'lead.replied'").get()).toEqual({ n: 1 });
   });
 
+  it("an operator's reply in the inbox goes through Postfix to the lead's Dovecot mailbox, threaded under the same subject", async () => {
+    const leadId = lead('lead@outreach.test');
+    const sent = await send(leadId);
+    if (sent.status !== 'sent') throw new Error(`not sent: ${JSON.stringify(sent)}`);
+    await eventually('delivery to the lead', async () => (await inboxOf(servers, 'lead@outreach.test')).find((m) => m.includes(sent.messageId)), servers);
+    const theirs = '<answer-1@outreach.test>';
+    const answer = await new MailComposer({
+      from: 'lead@outreach.test',
+      to: 'sdr@outreach.test',
+      subject: 'Re: Engines',
+      text: 'Which day?',
+      messageId: theirs,
+      inReplyTo: sent.messageId,
+      references: [sent.messageId],
+    })
+      .compile()
+      .build();
+    const client = new ImapFlow({
+      host: '127.0.0.1',
+      port: servers.imapPort,
+      secure: false,
+      auth: { user: 'sdr@outreach.test', pass: USERS['sdr@outreach.test'] },
+      logger: false,
+    });
+    await client.connect();
+    await client.append('INBOX', answer);
+    await client.logout();
+    expect(await readMailbox(server.ctx, mailboxId, settings)).toMatchObject({ replies: 1 });
+
+    server.ctx.clock.advance(5 * 60_000); // past the mailbox's spacing
+    const r = await replyToConversation(server.ctx, { leadId, text: 'Tuesday at 10?' });
+    const raw = await eventually(
+      "the reply in the lead's mailbox",
+      async () => (await inboxOf(servers, 'lead@outreach.test')).find((m) => m.includes(r.messageId)),
+      servers,
+    );
+    const mail = await simpleParser(raw);
+    expect(mail.subject).toBe('Re: Engines');
+    expect(mail.from?.value[0]?.address).toBe('sdr@outreach.test');
+    expect(mail.inReplyTo).toBe(theirs);
+    expect(mail.references).toEqual([sent.messageId, theirs]);
+    expect(mail.text).toContain('Tuesday at 10?');
+    // Still an email of ours: it carries the unsubscribe.
+    expect(headerLine(mail, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+  });
+
   it('a bounced address gets a delivery-status report from Postfix, is excluded and never mailed again', async () => {
     const leadId = lead('nobody@bounce.test');
     const sent = await send(leadId);
@@ -166,6 +213,20 @@ describe.runIf(requireTool('Postfix and Dovecot (run as root)', mailServersInsta
     const event = server.ctx.db.$client.prepare("SELECT payload FROM webhook_events WHERE type = 'email.bounced'").get() as { payload: string };
     expect(JSON.parse(event.payload).data.email).toMatchObject({ address: 'nobody@bounce.test', mailboxId, status: expect.stringMatching(/^5\./) });
     expect(await send(leadId)).toEqual({ status: 'skipped', reason: 'bounced' });
+    // The thread shows it, the same over REST and MCP: the email marked bounced, then Postfix's notice with its reason.
+    const rest = await server.rest(`/conversations/${leadId}`);
+    expect(rest.status).toBe(200);
+    const [email, notice] = rest.body.messages;
+    expect(rest.body.messages).toHaveLength(2);
+    expect(email).toMatchObject({ sender: 'sequence', channel: 'email', bouncedAt: notice.at });
+    expect(notice).toMatchObject({ sender: 'mail_server', direction: 'inbound', channel: 'email', bouncedAt: null });
+    expect(notice.text).toContain('Not delivered: the email "Engines" to nobody@bounce.test bounced.');
+    // What the refusing server answered travels in the report Postfix wrote.
+    expect(notice.text).toMatch(/The mail server said: 5\.\d+\.\d+ .*550/);
+    const mcp = await server.mcp(undefined, 'toolsets=triage');
+    expect((await callTool(mcp, 'get_conversation', { leadId })).body.messages).toEqual(rest.body.messages);
+    const list = await server.rest('/conversations?filter=all');
+    expect(list.body.conversations.find((c: { leadId: string }) => c.leadId === leadId).lastMessage).toMatchObject({ sender: 'mail_server', channel: 'email' });
   });
 
   it('the one-click POST of List-Unsubscribe excludes the address and ends the sequence', async () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { getConversation, listConversations, replyToConversation } from '../../src/core/conversations/threads.js';
+import { ApiError } from '../../src/core/errors.js';
 import { readMailbox } from '../../src/core/email/inbox.js';
 import { sendEmail, unsubscribeToken } from '../../src/core/email/send.js';
 import { unsubscribe } from '../../src/core/email/unsubscribe.js';
@@ -68,6 +70,32 @@ describe('sendEmail and the inbox, on the simulated mail server', () => {
     expect(getPosition(ctx, bouncing)?.endReason).toBeNull();
   });
 
+  it("a bounce reaches the lead's thread: the mail server's notice after the email, which is marked bounced", async () => {
+    const { ctx, lead } = setup();
+    const leadId = lead('sim-bounces@example.com');
+    expect((await sendEmail(ctx, { mailboxId: 'mbx_sales', leadId, subject: 'Hello Lea', text: 'A short note.' })).status).toBe('sent');
+    // Before the report comes back, nothing says the email bounced.
+    expect(getConversation(ctx, leadId).messages.map((m) => m.bouncedAt)).toEqual([null]);
+    ctx.clock.advance(2 * 60_000);
+    expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ bounces: 1 });
+    const { messages } = getConversation(ctx, leadId);
+    expect(messages).toHaveLength(2);
+    const [sent, notice] = messages;
+    expect(sent).toMatchObject({ sender: 'sequence', direction: 'outbound', channel: 'email', bouncedAt: notice!.at });
+    expect(notice).toMatchObject({ sender: 'mail_server', direction: 'inbound', channel: 'email', bouncedAt: null });
+    expect(notice!.text).toContain('Not delivered: the email "Hello Lea" to sim-bounces@example.com bounced.');
+    expect(notice!.text).toMatch(/The mail server said: 5\.1\.1 \S/);
+    expect(notice!.text).toContain('will not be emailed again');
+    // The inbox list shows the bounce as the thread's newest message; it is nobody's reply.
+    const thread = listConversations(ctx, 'secret', { filter: 'all', limit: 50 }).conversations.find((c) => c.leadId === leadId);
+    expect(thread).toMatchObject({ needsReply: false, messageCount: 2, lastMessage: { sender: 'mail_server', direction: 'inbound', channel: 'email' } });
+    expect(thread?.lastMessage.preview).toMatch(/^Not delivered: the email "Hello Lea"/);
+    expect(ctx.db.$client.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'lead.replied'").get()).toEqual({ n: 0 });
+    // Read again, the same report adds nothing.
+    expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ bounces: 0 });
+    expect(getConversation(ctx, leadId).messages).toHaveLength(2);
+  });
+
   it('a reply matched by In-Reply-To ends the sequence, reaches the inbox marked email and fires lead.replied', async () => {
     const { ctx, lead, q, later } = setup();
     const leadId = lead('sim-replies-after-2@example.com');
@@ -120,5 +148,132 @@ describe('sendEmail and the inbox, on the simulated mail server', () => {
     expect((await sendEmail(ctx, { mailboxId: 'mbx_sales', leadId: a, subject: 's', text: 't' })).status).toBe('sent');
     ctx.clock.advance(61_000);
     expect(await sendEmail(ctx, { mailboxId: 'mbx_sales', leadId: a, subject: 's', text: 't' })).toMatchObject({ status: 'wait', reason: 'daily_limit' });
+  });
+});
+
+describe('answering an email thread from the inbox', () => {
+  /** A lead who answered our email (the simulator's marker): the thread the operator replies in. */
+  async function answered(email = 'sim-replies-after-1@example.com') {
+    const t = setup();
+    const leadId = t.lead(email);
+    const first = await sendEmail(t.ctx, { mailboxId: 'mbx_sales', leadId, subject: 'A question, Lea', text: 'Would a short call help?' });
+    if (first.status !== 'sent') throw new Error('not sent');
+    t.ctx.clock.advance(2 * HOUR);
+    expect(await readMailbox(t.ctx, 'mbx_sales', settings)).toMatchObject({ replies: 1 });
+    return { ...t, leadId, first };
+  }
+  const refusal = async (p: Promise<unknown>) => {
+    try {
+      await p;
+    } catch (err) {
+      if (err instanceof ApiError) return { code: err.code, message: err.message, details: err.details };
+      throw err;
+    }
+    throw new Error('the reply was not refused');
+  };
+
+  it('goes out by email from the thread\'s mailbox, threaded under "Re:", and hands the lead to the person', async () => {
+    const { ctx, leadId, first, q } = await answered();
+    const before = getConversation(ctx, leadId);
+    expect(before.reply).toEqual({
+      channel: 'email',
+      email: { mailboxId: 'mbx_sales', from: 'sales@outreach.test', to: 'sim-replies-after-1@example.com', subject: 'Re: A question, Lea' },
+    });
+    const leadsReply = q<{ external_id: string }>("SELECT external_id FROM messages WHERE lead_id = ? AND sender = 'lead'", leadId)[0]!.external_id;
+    const r = await replyToConversation(ctx, { leadId, text: 'Tuesday at 10 suits me.' });
+    expect(r).toMatchObject({ ok: true, chatId: first.messageId, messageId: expect.stringMatching(/^<eml_.+@outreach\.test>$/) });
+    const [send] = q<{ subject: string; mailbox_id: string; state: string }>(
+      'SELECT subject, mailbox_id, state FROM email_sends WHERE message_id = ?',
+      r.messageId,
+    );
+    expect(send).toEqual({ subject: 'Re: A question, Lea', mailbox_id: 'mbx_sales', state: 'sent' });
+    const after = getConversation(ctx, leadId);
+    expect(after.messages.at(-1)).toMatchObject({
+      sender: 'operator',
+      direction: 'outbound',
+      channel: 'email',
+      text: 'Re: A question, Lea\n\nTuesday at 10 suits me.',
+    });
+    expect(after.lead).toMatchObject({ needsReply: false, handedOff: true });
+    // The next answer keeps the subject: one "Re:", and the reply names the lead's message it answers.
+    expect(after.reply.email?.subject).toBe('Re: A question, Lea');
+    expect(leadsReply).toMatch(/^<sim-/);
+  });
+
+  it('sends the In-Reply-To and References a mail client threads by', async () => {
+    const { ctx, leadId, first, q } = await answered();
+    const sent: { inReplyTo?: string; references?: string[]; subject: string }[] = [];
+    // The simulated server, with a record of what it was handed.
+    const mail = ctx.mail;
+    if (!mail) throw new Error('the test context has a mail adapter');
+    const send = mail.send.bind(mail);
+    mail.send = (mailbox, email) => {
+      sent.push({
+        subject: email.subject,
+        ...(email.inReplyTo ? { inReplyTo: email.inReplyTo } : {}),
+        ...(email.references ? { references: email.references } : {}),
+      });
+      return send(mailbox, email);
+    };
+    await replyToConversation(ctx, { leadId, text: 'Tuesday at 10 suits me.' });
+    const leadsReply = q<{ external_id: string }>("SELECT external_id FROM messages WHERE lead_id = ? AND sender = 'lead'", leadId)[0]!.external_id;
+    expect(sent).toEqual([{ subject: 'Re: A question, Lea', inReplyTo: leadsReply, references: [first.messageId, leadsReply] }]);
+  });
+
+  it('takes the channel asked for, and refuses email on a thread that holds none', async () => {
+    const { ctx, lead } = setup();
+    const leadId = lead('lea@example.com');
+    expect(getConversation(ctx, leadId).reply).toEqual({ channel: 'linkedin', email: null });
+    expect(await refusal(replyToConversation(ctx, { leadId, text: 'Hi', channel: 'email' }))).toMatchObject({
+      code: 'validation_error',
+      message: expect.stringContaining('holds no email to answer'),
+      details: { fields: ['channel'] },
+    });
+    expect(ctx.db.$client.prepare('SELECT count(*) AS n FROM email_sends').get()).toEqual({ n: 0 });
+  });
+
+  it('refuses a bounced or unsubscribed address with a conflict that says why, and records nothing', async () => {
+    const { ctx, lead, later } = setup();
+    const bouncing = lead('sim-bounces@example.com');
+    await sendEmail(ctx, { mailboxId: 'mbx_sales', leadId: bouncing, subject: 'Hello', text: 'A note.' });
+    ctx.clock.advance(2 * 60_000);
+    await readMailbox(ctx, 'mbx_sales', settings);
+    later();
+    // The thread's newest message is the bounce notice; the reply still defaults to email, and is refused.
+    expect(getConversation(ctx, bouncing).reply.channel).toBe('email');
+    expect(await refusal(replyToConversation(ctx, { leadId: bouncing, text: 'Hello again' }))).toEqual({
+      code: 'conflict',
+      message: 'sim-bounces@example.com bounced an earlier email, so it is never emailed again, in any campaign. Reply on LinkedIn instead.',
+      details: { address: 'sim-bounces@example.com', reason: 'bounced' },
+    });
+    const leaving = lead('ben@example.com');
+    const r = await sendEmail(ctx, { mailboxId: 'mbx_sales', leadId: leaving, subject: 's', text: 't' });
+    if (r.status !== 'sent') throw new Error('not sent');
+    unsubscribe(ctx, unsubscribeToken(ctx, r.sendId));
+    later();
+    expect(await refusal(replyToConversation(ctx, { leadId: leaving, text: 'Hello again' }))).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('is not emailed'),
+    });
+    expect(ctx.db.$client.prepare("SELECT count(*) AS n FROM messages WHERE sender = 'operator'").get()).toEqual({ n: 0 });
+  });
+
+  it("holds to the mailbox's spacing and daily limit, with the time to retry", async () => {
+    const { ctx, leadId } = await answered();
+    ctx.db.$client.prepare('UPDATE mailboxes SET daily_limit = 3, spacing_seconds = 600').run();
+    // The lead's reply came two hours after our email: the spacing has passed, the limit not reached.
+    await replyToConversation(ctx, { leadId, text: 'One.' });
+    expect(await refusal(replyToConversation(ctx, { leadId, text: 'Two.' }))).toMatchObject({
+      code: 'rate_limited',
+      details: { mailboxId: 'mbx_sales', retryAfterSeconds: 600 },
+    });
+    ctx.clock.advance(601_000);
+    await replyToConversation(ctx, { leadId, text: 'Two.' });
+    ctx.clock.advance(601_000);
+    // The first email and two replies: the day's three are spent.
+    const full = await refusal(replyToConversation(ctx, { leadId, text: 'Three.' }));
+    expect(full).toMatchObject({ code: 'network_daily_quota', details: { mailboxId: 'mbx_sales' } });
+    expect(full.message).toContain('sales@outreach.test');
+    expect(full.details.retryAfterSeconds).toBeGreaterThan(0);
   });
 });

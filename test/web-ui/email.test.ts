@@ -86,8 +86,17 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     expect((await sendEmail(server.ctx, { mailboxId: 'mbx_sales', leadId, subject: 'A question, Emma', text: 'Would a short call help?' })).status).toBe(
       'sent',
     );
+    // Bea's address bounces (the simulator's marker): her thread gets the mail server's notice.
+    const { leadId: bea } = addLead(server.ctx, 'cmp_q4', {
+      networkUrl: 'https://www.linkedin.com/in/bea-bounce',
+      firstName: 'Bea',
+      lastName: 'Bounced',
+      email: 'sim-bounces@example.com',
+    });
+    server.ctx.clock.advance(10 * 60_000); // past the mailbox's spacing
+    expect((await sendEmail(server.ctx, { mailboxId: 'mbx_sales', leadId: bea, subject: 'Hello Bea', text: 'A short note.' })).status).toBe('sent');
     server.ctx.clock.advance(2 * HOUR);
-    expect(await readMailbox(server.ctx, 'mbx_sales', settings)).toMatchObject({ replies: 1 });
+    expect(await readMailbox(server.ctx, 'mbx_sales', settings)).toMatchObject({ replies: 1, bounces: 1 });
 
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
@@ -109,8 +118,8 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     await heading('Mailboxes');
     const sales = page.getByRole('article', { name: 'Sales mail' });
     await sales.getByText('connected', { exact: true }).waitFor();
-    // The email sent above counts against today's limit.
-    const meter = sales.getByRole('meter', { name: /^Emails today: 1 of \d+$/ });
+    // The two emails sent above (Emma's and Bea's) count against today's limit.
+    const meter = sales.getByRole('meter', { name: /^Emails today: 2 of \d+$/ });
     await meter.waitFor();
     // The fixture's mailbox was loaded already warm.
     await sales.getByText(/^No warm-up: up to \d+ emails a day\.$/).waitFor();
@@ -366,9 +375,54 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     await reply.locator('.d-channel', { hasText: 'Email' }).waitFor();
     const linkedin = messages.getByRole('listitem').filter({ hasText: 'Thanks for connecting, Emma.' });
     await linkedin.locator('.d-channel', { hasText: 'LinkedIn' }).waitFor();
-    // A reply typed here goes on LinkedIn, and the page says so.
-    await page.getByText(/a reply from here goes out as a LinkedIn message/).waitFor();
+    // Emma last wrote by email: a reply goes by email, and the page says from where and under which subject.
+    const by = page.getByRole('group', { name: 'Reply by' });
+    expect(await by.getByRole('radio', { name: 'Email' }).isChecked()).toBe(true);
+    await page
+      .getByText('Goes out by email from sales@outreach.test to sim-replies-after-1@example.com, as “Re: A question, Emma”', { exact: false })
+      .waitFor();
+    await by.getByRole('radio', { name: 'LinkedIn' }).check();
+    await page.getByText("Goes out as a LinkedIn message from the lead's sender.").waitFor();
+    await by.getByRole('radio', { name: 'Email' }).check();
     await expectAccessible();
     await page.screenshot({ path: join(shots, 'inbox-email.png') });
+  });
+
+  it('answers an email thread by email: the reply joins the thread as yours, marked Email, sent from the mailbox under "Re:"', async () => {
+    server.ctx.clock.advance(10 * 60_000); // past the mailbox's spacing
+    await page.getByLabel('Your reply').fill('Tuesday at 10 would suit me.');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await page.getByRole('status').filter({ hasText: 'Reply sent by email.' }).waitFor();
+    const messages = page.getByRole('list', { name: 'Messages, oldest first' });
+    const mine = messages.getByRole('listitem').filter({ hasText: 'Tuesday at 10 would suit me.' });
+    await mine.locator('.o-msg-meta', { hasText: 'You' }).waitFor();
+    await mine.locator('.d-channel', { hasText: 'Email' }).waitFor();
+    await mine.getByText(/^Re: A question, Emma/).waitFor();
+    const sends = server.ctx.db.$client.prepare("SELECT subject, mailbox_id AS mailboxId FROM email_sends WHERE subject LIKE 'Re:%'").all();
+    expect(sends).toEqual([{ subject: 'Re: A question, Emma', mailboxId: 'mbx_sales' }]);
+    await expectAccessible();
+  });
+
+  it("a bounce shows in the inbox: the thread says Bounced, the email is marked not delivered, the server's notice gives the reason", async () => {
+    await page.getByRole('link', { name: 'Inbox' }).click();
+    await heading('Inbox');
+    await page.getByRole('link', { name: 'All', exact: true }).click();
+    const thread = page.locator('section[aria-label="Threads"]').getByRole('link', { name: /Bea Bounced/ });
+    await thread.getByText('Bounced', { exact: true }).waitFor();
+    await thread.getByText(/Not delivered: the email "Hello Bea"/).waitFor();
+    await thread.click();
+    const messages = page.getByRole('list', { name: 'Messages, oldest first' });
+    const sent = messages.getByRole('listitem').filter({ hasText: 'A short note.' });
+    await sent.getByText('Not delivered', { exact: true }).waitFor();
+    const notice = messages.getByRole('listitem').filter({ has: page.locator('.o-msg-meta', { hasText: 'Mail server' }) });
+    await notice.getByText(/Not delivered: the email "Hello Bea" to sim-bounces@example\.com bounced\./).waitFor();
+    await notice.getByText(/The mail server said: 5\.1\.1/).waitFor();
+    // Answering it by email is refused, and the page says why.
+    await page.getByLabel('Your reply').fill('Did this reach you?');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await page.getByText(/sim-bounces@example\.com bounced an earlier email, so it is never emailed again/).waitFor();
+    expect(await messages.getByRole('listitem').count()).toBe(2);
+    await expectAccessible();
+    await page.screenshot({ path: join(shots, 'inbox-bounce.png') });
   });
 });

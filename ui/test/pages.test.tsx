@@ -176,6 +176,7 @@ describe('Inbox page', () => {
         },
         campaign: { id: 'cmp_1', name: 'Founders in Berlin' },
         suggestion: null,
+        reply: { channel: 'linkedin', email: null },
         messages: [
           { id: 'msg_1', direction: 'outbound', sender: 'sequence', text: 'Hi Ada, thanks for connecting.', at: '2026-11-19T10:00:00.000Z' },
           {
@@ -201,7 +202,8 @@ describe('Inbox page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Send reply' }));
     expect((await screen.findByRole('status')).textContent).toBe('Reply sent.');
     const sent = fake.callsOf('reply_conversation')[0]?.args;
-    expect(sent).toEqual({ leadId: 'lead_1', text: 'Tuesday at 10 it is.', idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    // The reply names the channel the page showed: a LinkedIn thread answers on LinkedIn.
+    expect(sent).toEqual({ leadId: 'lead_1', text: 'Tuesday at 10 it is.', channel: 'linkedin', idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/) });
     fireEvent.click(screen.getByRole('button', { name: 'Mark done' }));
     await screen.findByText('Answered');
     expect(fake.callsOf('mark_conversation_done')).toEqual([{ name: 'mark_conversation_done', args: { leadId: 'lead_1' } }]);

@@ -8,8 +8,12 @@ import { noteChange } from '../live/feed.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
-export const MESSAGE_SENDERS = ['sequence', 'agent', 'operator', 'api', 'lead'] as const;
-/** What sent a message: the engine's sequence, the reply agent, the operator (dashboard), the API's send_message, or the lead. */
+export const MESSAGE_SENDERS = ['sequence', 'agent', 'operator', 'api', 'lead', 'mail_server'] as const;
+/**
+ * What sent a message: the engine's sequence, the reply agent, the operator (dashboard), the
+ * API's send_message, the lead, or a mail server (a bounce: the notice that an email we sent
+ * was not delivered, which arrives in the thread beside the lead's replies).
+ */
 export type MessageSender = (typeof MESSAGE_SENDERS)[number];
 export type MessageDirection = 'inbound' | 'outbound';
 
@@ -34,7 +38,7 @@ export interface RecordMessageInput {
  */
 export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
   const id = newSortableId('msg');
-  const direction: MessageDirection = input.sender === 'lead' ? 'inbound' : 'outbound';
+  const direction: MessageDirection = input.sender === 'lead' || input.sender === 'mail_server' ? 'inbound' : 'outbound';
   insertMessage(ctx.db, {
     id,
     leadId: input.lead.id,

@@ -132,3 +132,23 @@ export function newestMessages(ctx: Ctx, leadId: string, limit: number): ThreadM
 /** Messages stored for a lead. */
 export const messageCount = (ctx: Pick<Ctx, 'db'>, leadId: string): number =>
   ctx.db.select({ n: count() }).from(messages).where(eq(messages.leadId, leadId)).get()?.n ?? 0;
+
+/** A thread's email messages, oldest first, with the ids a reply threads by (Message-IDs) and the mailbox each went through. */
+export function emailMessagesOf(ctx: Pick<Ctx, 'db'>, leadId: string): { sender: string; externalId: string | null; accountId: string | null; at: number }[] {
+  return ctx.db
+    .select({ sender: messages.sender, externalId: messages.externalId, accountId: messages.accountId, at: messages.at })
+    .from(messages)
+    .where(and(eq(messages.leadId, leadId), eq(messages.channel, 'email')))
+    .orderBy(asc(messages.at), asc(messages.seq))
+    .all();
+}
+
+/** Who sent each of a thread's messages and on which channel, oldest first: what picks a reply's channel. */
+export function messageChannelsOf(ctx: Pick<Ctx, 'db'>, leadId: string): { sender: string; channel: string }[] {
+  return ctx.db
+    .select({ sender: messages.sender, channel: messages.channel })
+    .from(messages)
+    .where(eq(messages.leadId, leadId))
+    .orderBy(asc(messages.at), asc(messages.seq))
+    .all();
+}

@@ -12,7 +12,9 @@ import { clean, composeFullName } from '../text.js';
 import { MESSAGE_SENDERS } from './record.js';
 import { LeadTag } from '../leads/enums.js';
 import { suggestionView, TagSuggestion } from '../triage/suggest.js';
-import { messageCount, readSuggestion } from './store.js';
+import { messageChannelsOf, messageCount, readSuggestion } from './store.js';
+import { bouncedSendsOfLead } from '../mailboxes/store.js';
+import { emailReplyPlan, replyByEmail } from '../email/reply.js';
 
 export const CONVERSATION_FILTERS = ['needs_reply', 'handed_off', 'all'] as const;
 export type ConversationFilter = (typeof CONVERSATION_FILTERS)[number];
@@ -56,6 +58,9 @@ export const ConversationMessage = z.object({
   text: z.string(),
   at: IsoTimestamp,
   channel: Channel.describe('linkedin or email; an email reads as its subject, a blank line, then its text'),
+  bouncedAt: IsoTimestamp.nullable().describe(
+    "for an email we sent that bounced, when its delivery-status report came back (the thread also holds the mail server's notice, sender mail_server); else null",
+  ),
 });
 
 /** A whole thread: the lead as the inbox shows it, and every stored message, oldest first. */
@@ -76,6 +81,20 @@ export const Conversation = z.object({
   campaign: z.object({ id: z.string(), name: Text }),
   suggestion: TagSuggestion.nullable(),
   messages: z.array(ConversationMessage),
+  reply: z
+    .object({
+      channel: Channel.describe("the channel a reply goes by unless another is asked for: that of the lead's newest message, else of ours"),
+      email: z
+        .object({
+          mailboxId: z.string(),
+          from: z.string().describe("the mailbox's address"),
+          to: z.string().nullable().describe("the lead's address; null when it has none"),
+          subject: z.string().describe('"Re: " and the subject of the thread'),
+        })
+        .nullable()
+        .describe('how a reply by email goes out; null when the thread holds no email to answer'),
+    })
+    .describe('how reply_conversation answers this thread'),
 });
 export type Conversation = z.infer<typeof Conversation>;
 
@@ -175,6 +194,12 @@ export function getConversation(ctx: Ctx, leadId: string): Conversation {
   const lead = requireLead(ctx, leadId);
   const campaign = ctx.db.select({ name: campaigns.name }).from(campaigns).where(eq(campaigns.id, lead.campaignId)).get();
   const rows = ctx.db.select().from(messages).where(eq(messages.leadId, leadId)).orderBy(asc(messages.at), asc(messages.seq)).all();
+  // An email we sent is known by its Message-ID; a bounce marks the email it answers.
+  const bounced = rows.some((m) => m.channel === 'email') ? bouncedSendsOfLead(ctx, lead.id) : new Map<string, number>();
+  const bouncedAt = (m: (typeof rows)[number]): string | null => {
+    const at = m.channel === 'email' && m.direction === 'outbound' && m.externalId !== null ? bounced.get(m.externalId) : undefined;
+    return at === undefined ? null : iso(at);
+  };
   return {
     lead: {
       id: lead.id,
@@ -191,6 +216,7 @@ export function getConversation(ctx: Ctx, leadId: string): Conversation {
     },
     campaign: { id: lead.campaignId, name: campaign?.name ?? null },
     suggestion: suggestionView(readSuggestion(ctx, lead.id)),
+    reply: { channel: replyChannelOf(rows), email: replyEmailOf(ctx, lead, rows) },
     messages: rows.map((m) => ({
       id: m.id,
       direction: m.direction as 'inbound' | 'outbound',
@@ -198,16 +224,42 @@ export function getConversation(ctx: Ctx, leadId: string): Conversation {
       text: m.text,
       at: iso(m.at),
       channel: channelOf(m.channel),
+      bouncedAt: bouncedAt(m),
     })),
   };
 }
 
+type MessageRow = typeof messages.$inferSelect;
+
 /**
- * The operator answers a thread: the same verb as the API's send_message (account rules,
- * quotas, exclusion, hand-off), recorded as the operator's message.
+ * The channel a reply takes by default: the one the lead last wrote on, else the one we last
+ * wrote on (a mail server's bounce notice is neither); LinkedIn for an empty thread.
  */
-export async function replyToConversation(ctx: Ctx, input: { leadId: string; text: string }): Promise<SendMessageResult> {
+function replyChannelOf(rows: readonly Pick<MessageRow, 'sender' | 'channel'>[]): (typeof MESSAGE_CHANNELS)[number] {
+  const spoken = rows.filter((m) => m.sender !== 'mail_server');
+  const last = spoken.findLast((m) => m.sender === 'lead') ?? spoken.at(-1);
+  return last ? channelOf(last.channel) : 'linkedin';
+}
+
+function replyEmailOf(ctx: Ctx, lead: typeof leads.$inferSelect, rows: readonly Pick<MessageRow, 'channel'>[]): Conversation['reply']['email'] {
+  if (!rows.some((m) => m.channel === 'email')) return null;
+  const plan = emailReplyPlan(ctx, lead);
+  return plan && { mailboxId: plan.mailboxId, from: plan.from, to: plan.to, subject: plan.subject };
+}
+
+/**
+ * The operator answers a thread, on the channel asked for or the thread's own (see
+ * replyChannelOf). On LinkedIn: the same verb as the API's send_message (account rules, quotas,
+ * exclusion, hand-off). By email: from the thread's mailbox, threaded, under the channel's rules
+ * (replyByEmail). Either way recorded as the operator's message.
+ */
+export async function replyToConversation(
+  ctx: Ctx,
+  input: { leadId: string; text: string; channel?: (typeof MESSAGE_CHANNELS)[number] | undefined },
+): Promise<SendMessageResult> {
   const lead = requireLead(ctx, input.leadId);
+  const channel = input.channel ?? replyChannelOf(messageChannelsOf(ctx, lead.id));
+  if (channel === 'email') return replyByEmail(ctx, lead, input.text, 'operator');
   return sendMessage(ctx, { campaignId: lead.campaignId, leadId: lead.id, text: input.text, sender: 'operator' });
 }
 

@@ -122,7 +122,8 @@ function queueHistory(ctx: Ctx, lead: LeadRow): void {
   if (lead.invitedAt !== null) notes.push({ body: 'LinkedIn invitation sent.', at: lead.invitedAt });
   for (const m of newestMessages(ctx, lead.id, HISTORY_MAX)) {
     const channel = m.channel === 'email' ? 'Email' : 'LinkedIn';
-    notes.push({ body: m.direction === 'inbound' ? `${channel} reply received:\n${m.text}` : `${channel} message sent:\n${m.text}`, at: m.at });
+    const what = m.sender === 'mail_server' ? `${channel} bounced` : m.direction === 'inbound' ? `${channel} reply received` : `${channel} message sent`;
+    notes.push({ body: `${what}:\n${m.text}`, at: m.at });
   }
   notes.sort((a, b) => a.at - b.at);
   for (const note of notes) queue(ctx, lead.id, 'note', note);

@@ -6,7 +6,8 @@ import { mailOf, recordLoginFailure, requireMailbox, serversOf } from '../mailbo
 import { allMailboxes, emailSendByMessageId, latestSendTo, markEmailSend, markLeadEmail, updateMailboxRow, type EmailSendRow } from '../mailboxes/store.js';
 import { recordBounced } from '../sequences/store.js';
 import type { LeadRow } from '../../db/sql/leads.js';
-import { MailLoginError, type InboundEmail, type InboundHeaders } from '../network/mail.js';
+import { MailLoginError, type BounceReport, type InboundEmail, type InboundHeaders } from '../network/mail.js';
+import { recordMessage } from '../conversations/record.js';
 import { applyLeadReply } from '../outreach/inbound.js';
 import type { EngineSettings } from '../outreach/settings.js';
 import { loadCampaignInfo, updateAndReplan } from '../outreach/state.js';
@@ -110,7 +111,7 @@ function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, s
     markEmailSend(ctx, send.id, { bouncedAt: now });
     excludeAddress(ctx, send.address, 'bounced');
     const lead = leadStatements(ctx.db).byId.get(send.leadId);
-    if (lead) bounced(ctx, lead, send, now, settings);
+    if (lead) bounced(ctx, lead, send, b, message, now, settings);
     if (lead)
       recordLeadEvent(
         ctx,
@@ -148,14 +149,40 @@ function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, s
   return 'replies';
 }
 
+/** The longest part of a server's diagnostic the thread keeps. */
+const DIAGNOSTIC_MAX = 500;
+
 /**
- * What a bounce changes for the lead beside the exclusion: it is counted for the email step that
+ * A bounce as the thread shows it: which email did not arrive, to which address, what the
+ * server said, and what follows (the address is not mailed again; other steps go on).
+ */
+export function bounceNotice(send: Pick<EmailSendRow, 'subject' | 'address'>, report: Pick<BounceReport, 'status' | 'diagnostic'>): string {
+  const said = [report.status, report.diagnostic?.replace(/\s+/g, ' ').trim().slice(0, DIAGNOSTIC_MAX)].filter((p) => p).join(' ');
+  return [
+    `Not delivered: the email "${send.subject}" to ${send.address} bounced.`,
+    said ? `The mail server said: ${said}` : 'The mail server gave no reason.',
+    'This address will not be emailed again, in any campaign; the sequence goes on with its other steps.',
+  ].join('\n');
+}
+
+/**
+ * What a bounce changes for the lead beside the exclusion: the thread gets the server's notice, it is counted for the email step that
  * sent it, the lead's email state keeps when it first bounced (an `if email_bounced` reads it),
  * and a lead waiting at such an `if` is planned again at once. The sequence goes on: the lead's
  * later email steps are skipped as `bounced`, its LinkedIn steps are not.
  */
-function bounced(ctx: Ctx, lead: LeadRow, send: EmailSendRow, now: number, settings: EngineSettings): void {
+function bounced(ctx: Ctx, lead: LeadRow, send: EmailSendRow, report: BounceReport, message: InboundEmail, now: number, settings: EngineSettings): void {
   markLeadEmail(ctx, lead.id, send.mailboxId, 'bouncedAt', now);
+  // The person reading the thread sees it: the mail server's notice, after the email it returns.
+  recordMessage(ctx, {
+    lead,
+    sender: 'mail_server',
+    text: bounceNotice(send, report),
+    at: now,
+    accountId: send.mailboxId,
+    externalId: message.messageId ?? `${send.mailboxId}:${message.uid}`,
+    channel: 'email',
+  });
   if (send.campaignId === lead.campaignId) recordBounced(ctx, { leadId: lead.id, at: now });
   const info = loadCampaignInfo(ctx, lead.campaignId);
   if (info) updateAndReplan(ctx, lead.id, {}, info, settings);

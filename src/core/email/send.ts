@@ -36,6 +36,9 @@ export interface SendEmailInput {
   text: string;
   /** Who wrote it, for the conversation (the sequence, the operator...). Default sequence. */
   sender?: MessageSender;
+  /** For a reply in an email thread: the Message-ID it answers and the thread's ids, oldest first. */
+  inReplyTo?: string;
+  references?: string[];
 }
 
 const PURPOSE = 'unsubscribe';
@@ -104,6 +107,8 @@ export async function sendEmail(ctx: Ctx, input: SendEmailInput): Promise<SendEm
       text,
       messageId: planned.messageId,
       headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      ...(input.inReplyTo ? { inReplyTo: input.inReplyTo } : {}),
+      ...(input.references ? { references: input.references } : {}),
     });
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, lte, sql } from 'drizzle-orm';
 import { emailExclusions, emailSends, leadEmail, leads, mailboxes, simMail } from '../../db/schema.js';
 import { perDb } from '../../db/prepared.js';
 import type { Ctx } from '../context.js';
@@ -88,6 +88,26 @@ const markSend = perDb((db) =>
 /** Sets the times given; a time not given keeps its value. */
 export function markEmailSend(ctx: Db, id: string, set: { bouncedAt?: number; repliedAt?: number }): void {
   markSend(ctx.db).run({ id, repliedAt: set.repliedAt ?? null, bouncedAt: set.bouncedAt ?? null });
+}
+
+/** When each of the lead's emails that bounced came back, by its Message-ID (the inbox marks the email it sent). */
+export function bouncedSendsOfLead(ctx: Db, leadId: string): Map<string, number> {
+  const rows = ctx.db
+    .select({ messageId: emailSends.messageId, bouncedAt: emailSends.bouncedAt })
+    .from(emailSends)
+    .where(and(eq(emailSends.leadId, leadId), isNotNull(emailSends.bouncedAt)))
+    .all();
+  return new Map(rows.map((r) => [r.messageId, r.bouncedAt ?? 0]));
+}
+
+/** The lead's emails that reached the server, oldest first: the thread a reply answers. */
+export function sentEmailsOfLead(ctx: Db, leadId: string): EmailSendRow[] {
+  return ctx.db
+    .select()
+    .from(emailSends)
+    .where(and(eq(emailSends.leadId, leadId), eq(emailSends.state, 'sent')))
+    .orderBy(asc(emailSends.at), asc(emailSends.seq))
+    .all();
 }
 
 /** The newest send of the lead to this address, the one an unsubscribe or bounce without its own id belongs to. */

@@ -24,6 +24,9 @@ export interface OutgoingEmail {
   headers: Record<string, string>;
   /** The Message-ID to send with, `<…@domain>`: chosen by core, so it is recorded before the send. */
   messageId: string;
+  /** For a reply in a thread: the Message-ID it answers (In-Reply-To) and the thread's ids, oldest first (References). */
+  inReplyTo?: string;
+  references?: string[];
 }
 
 /** Which server refused and why: `mailbox_login_failed` names it. */

@@ -289,6 +289,17 @@ function applyManualSent(ctx: Ctx, intent: IntentRow, lead: LeadRow, chatId: str
   failpoint(ctx, 'inbox.send.record', intent.id);
 }
 
+/**
+ * An operator's email reply went out: as after their LinkedIn message, the lead needs no reply,
+ * and a lead in conversation is handed to the person (the agent steps back). The email itself
+ * is in the thread already (sendEmail records it). Call in a transaction.
+ */
+export function applyOperatorEmailSent(ctx: Ctx, lead: LeadRow, mailboxId: string, at: number): void {
+  const changes = { needsReply: false, updatedAt: at };
+  if (lead.replied && lead.stage !== 'handed_off') handOffLead(ctx, lead, MANUAL_HANDOFF_REASON, at, mailboxId, changes);
+  else updateLead(ctx.db, lead.id, changes);
+}
+
 /** Why the agent steps back when an operator writes to a lead in a conversation. */
 export const MANUAL_HANDOFF_REASON = 'An operator messaged the lead directly, so the agent stopped replying automatically.';
 

@@ -112,7 +112,10 @@ function tagRequest(ctx: Ctx, lead: LeadRow): TagRequest {
   const rows = newestMessages(ctx, lead.id, MODEL_THREAD_MESSAGES);
   return {
     lead: { name: composeFullName(lead.fullName, lead.firstName, lead.lastName), jobTitle: clean(lead.jobTitle), companyName: clean(lead.companyName) },
-    messages: rows.map((m) => ({ from: m.direction === 'inbound' ? 'lead' : 'us', text: Array.from(m.text).slice(0, MODEL_MESSAGE_CHARS).join('') })),
+    // What people wrote: a mail server's bounce notice is no words of the lead's.
+    messages: rows
+      .filter((m) => m.sender !== 'mail_server')
+      .map((m) => ({ from: m.direction === 'inbound' ? 'lead' : 'us', text: Array.from(m.text).slice(0, MODEL_MESSAGE_CHARS).join('') })),
   };
 }
 

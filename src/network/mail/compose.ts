@@ -11,4 +11,7 @@ export const messageOf = (mailbox: Pick<MailboxServers, 'address' | 'fromName'>,
   text: email.text,
   messageId: email.messageId,
   headers: email.headers,
+  // A reply keeps the thread: mail clients group by these (RFC 5322 section 3.6.4).
+  ...(email.inReplyTo ? { inReplyTo: email.inReplyTo } : {}),
+  ...(email.references && email.references.length > 0 ? { references: email.references } : {}),
 });

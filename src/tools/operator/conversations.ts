@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { activitySeries, ActivitySeries, SERIES_DAYS_MAX } from '../../core/activity/series.js';
-import { DoneResult, markConversationDone, replyToConversation } from '../../core/conversations/threads.js';
+import { DoneResult, MESSAGE_CHANNELS, markConversationDone, replyToConversation } from '../../core/conversations/threads.js';
 import { SendMessageResult } from '../../core/inbox/send.js';
 import { defineOperatorTool } from '../define.js';
 import { LeadId } from '../params.js';
@@ -11,9 +11,14 @@ const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true,
 export const replyConversationTool = defineOperatorTool({
   name: 'reply_conversation',
   title: 'Reply to conversation',
-  description: "Answers a lead now, through send_message's rules (account, quotas, exclusion); the agent steps back.",
+  description:
+    "Answers a lead now, on the thread's channel: on LinkedIn through send_message's rules (account, quotas, exclusion); by email from the thread's mailbox, threaded as a reply, under the mailbox's rules. The agent steps back.",
   input: z.strictObject({
     leadId: LeadId,
+    channel: z
+      .enum(MESSAGE_CHANNELS)
+      .optional()
+      .describe("linkedin or email; default the thread's (get_conversation's reply.channel: where the lead last wrote)."),
     text: z
       .string()
       .min(1)

@@ -6,7 +6,7 @@ import { formatWhen } from '../../shared/format.js';
 import { useCan } from '../../shared/access.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
 import type { Conversation, ConversationFilter, LeadTag } from '../../shared/types.js';
-import { ChannelBadge, MessageThread } from './MessageThread.js';
+import { CHANNEL_LABEL, ChannelBadge, MessageThread } from './MessageThread.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { CursorPager } from '../../shared/components/CursorPager.js';
 import { useLivePoll } from '../../shared/live.js';
@@ -87,29 +87,34 @@ function Thread({ leadId }: { leadId: string }) {
   // One key per draft: a retried Send of the same text cannot send it twice.
   const [key, setKey] = useState(newIdempotencyKey);
   const [sent, setSent] = useState<string | null>(null);
+  // The channel the person picked for this reply; null follows the thread's (where the lead last wrote).
+  const [picked, setPicked] = useState<'linkedin' | 'email' | null>(null);
   const reply = useToolMutation('reply_conversation', ['get_conversation', 'list_conversations']);
   const done = useToolMutation('mark_conversation_done', ['get_conversation', 'list_conversations', 'list_leads']);
   const canReply = useCan('reply_conversation');
   const canDone = useCan('mark_conversation_done');
 
+  if (conversation.isPending) return <Loading label="Loading the conversation…" />;
+  if (conversation.error) return <ErrorNote error={conversation.error} />;
+  const { lead, campaign, messages, reply: how } = conversation.data;
+  const channel = how.email === null ? 'linkedin' : (picked ?? how.channel);
+  // A thread with both channels lets the person choose; an email thread answers by email.
+  const choice = how.email !== null && messages.some((m) => m.channel === 'linkedin');
+
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setSent(null);
     reply.mutate(
-      { leadId, text, idempotencyKey: key },
+      { leadId, text, channel, idempotencyKey: key },
       {
         onSuccess: () => {
           setText('');
           setKey(newIdempotencyKey());
-          setSent('Reply sent.');
+          setSent(channel === 'email' ? 'Reply sent by email.' : 'Reply sent.');
         },
       },
     );
   };
-
-  if (conversation.isPending) return <Loading label="Loading the conversation…" />;
-  if (conversation.error) return <ErrorNote error={conversation.error} />;
-  const { lead, campaign, messages } = conversation.data;
   return (
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
       <div className="o-row-between">
@@ -143,10 +148,25 @@ function Thread({ leadId }: { leadId: string }) {
         <form onSubmit={submit} className="o-stack">
           {canReply ? (
             <div className="o-field">
+              {choice ? (
+                <fieldset className="d-reply-channel">
+                  <legend>Reply by</legend>
+                  {(['email', 'linkedin'] as const).map((c) => (
+                    <label key={c}>
+                      <input type="radio" name={`${id}-channel`} value={c} checked={channel === c} onChange={() => setPicked(c)} /> {CHANNEL_LABEL[c]}
+                    </label>
+                  ))}
+                </fieldset>
+              ) : null}
               <label htmlFor={`${id}-reply`}>Your reply</label>
-              {messages.some((m) => m.channel === 'email') ? (
+              {channel === 'email' && how.email ? (
                 <span id={`${id}-reply-h`} className="o-hint">
-                  This thread has emails: a reply from here goes out as a LinkedIn message from the lead's sender, not by email.
+                  Goes out by email from {how.email.from}
+                  {how.email.to ? ` to ${how.email.to}` : ''}, as “<Untrusted>{how.email.subject}</Untrusted>”, in the same thread, with the unsubscribe link.
+                </span>
+              ) : messages.some((m) => m.channel === 'email') ? (
+                <span id={`${id}-reply-h`} className="o-hint">
+                  Goes out as a LinkedIn message from the lead's sender.
                 </span>
               ) : null}
               <textarea
@@ -284,6 +304,8 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
                   </span>
                   <br />
                   <span>
+                    {t.lastMessage.sender === 'mail_server' ? <span className="o-badge o-badge-failed">Bounced</span> : null}
+                    {t.lastMessage.sender === 'mail_server' ? ' ' : null}
                     {t.lastMessage.direction === 'inbound' ? '' : 'You: '}
                     <Untrusted>{t.lastMessage.preview}</Untrusted>
                   </span>

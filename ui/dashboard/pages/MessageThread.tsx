@@ -2,7 +2,7 @@ import { UntrustedBlock } from '../../shared/components/Untrusted.js';
 import { formatWhen } from '../../shared/format.js';
 import type { ConversationMessage } from '../../shared/types.js';
 
-const SENDER: Record<string, string> = { sequence: 'Sequence', agent: 'Agent', operator: 'You', api: 'API', lead: 'Lead' };
+const SENDER: Record<string, string> = { sequence: 'Sequence', agent: 'Agent', operator: 'You', api: 'API', lead: 'Lead', mail_server: 'Mail server' };
 /** How each channel reads: a thread mixes LinkedIn messages and emails when a sequence does. */
 export const CHANNEL_LABEL: Record<ConversationMessage['channel'], string> = { linkedin: 'LinkedIn', email: 'Email' };
 
@@ -18,14 +18,22 @@ export function MessageThread({ messages }: { messages: readonly ConversationMes
   return (
     <ol className="o-thread" aria-label="Messages, oldest first">
       {messages.map((m, i) => (
-        <li key={m.id ?? i} className={m.direction === 'inbound' ? 'o-msg o-msg-in' : 'o-msg o-msg-out'}>
+        <li key={m.id ?? i} className={m.sender === 'mail_server' ? 'o-msg o-msg-notice' : m.direction === 'inbound' ? 'o-msg o-msg-in' : 'o-msg o-msg-out'}>
           <span className="o-msg-meta">
             {mixed ? (
               <>
                 <ChannelBadge channel={m.channel} />{' '}
               </>
             ) : null}
+            {m.sender === 'mail_server' ? <span className="o-badge o-badge-failed">Bounced</span> : null}
+            {m.sender === 'mail_server' ? ' ' : null}
             {SENDER[m.sender] ?? m.sender} · <time dateTime={m.at}>{formatWhen(m.at)}</time>
+            {m.bouncedAt ? (
+              <>
+                {' '}
+                · <span className="o-badge o-badge-failed">Not delivered</span> bounced <time dateTime={m.bouncedAt}>{formatWhen(m.bouncedAt)}</time>
+              </>
+            ) : null}
           </span>
           <UntrustedBlock as="span">{m.text}</UntrustedBlock>
         </li>
