@@ -5,6 +5,7 @@ import { readMailbox } from '../../src/core/email/inbox.js';
 import { sendEmail, unsubscribeToken } from '../../src/core/email/send.js';
 import { unsubscribe } from '../../src/core/email/unsubscribe.js';
 import { addLead } from '../../src/core/leads/add.js';
+import { updateMailboxRow } from '../../src/core/mailboxes/store.js';
 import { resolveEngineSettings } from '../../src/core/outreach/settings.js';
 import { startSequence, getPosition } from '../../src/core/sequences/store.js';
 import { testCtx } from '../helpers.js';
@@ -118,6 +119,13 @@ describe('sendEmail and the inbox, on the simulated mail server', () => {
     expect(inbound).toEqual([{ text: 'Thanks for writing. Could we talk next week?', channel: 'email', account_id: 'mbx_sales' }]);
     expect(q<{ last_channel: string }>('SELECT last_channel FROM conversations WHERE lead_id = ?', leadId)).toEqual([{ last_channel: 'email' }]);
     expect(q("SELECT id FROM webhook_events WHERE type = 'lead.replied'")).toHaveLength(1);
+    // Read again from the start (the server's UIDVALIDITY changed, or the cursor was lost): the
+    // reply is known by its Message-ID and recorded once.
+    updateMailboxRow(ctx, 'mbx_sales', { inboxUidValidity: null, inboxLastUid: 0 });
+    expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ read: 1, replies: 0, ignored: 1 });
+    expect(q("SELECT id FROM messages WHERE lead_id = ? AND direction = 'inbound'", leadId)).toHaveLength(1);
+    expect(q("SELECT id FROM webhook_events WHERE type = 'lead.replied'")).toHaveLength(1);
+    expect(q("SELECT id FROM activity WHERE type = 'reply_received' AND lead_id = ?", leadId)).toHaveLength(1);
   });
 
   it('the one-click unsubscribe excludes the address and ends the sequence; a forged token does nothing', async () => {

@@ -129,6 +129,22 @@ export function newestMessages(ctx: Ctx, leadId: string, limit: number): ThreadM
     .reverse();
 }
 
+/**
+ * Whether the lead's thread already holds a message from the lead with this provider id: a
+ * mailbox read again from the start (its UIDVALIDITY changed, or its cursor was reset) hands
+ * back replies already recorded.
+ */
+export function hasInboundMessage(ctx: Pick<Ctx, 'db'>, leadId: string, externalId: string): boolean {
+  return (
+    ctx.db
+      .select({ seq: messages.seq })
+      .from(messages)
+      .where(and(eq(messages.leadId, leadId), eq(messages.direction, 'inbound'), eq(messages.externalId, externalId)))
+      .limit(1)
+      .get() !== undefined
+  );
+}
+
 /** Messages stored for a lead. */
 export const messageCount = (ctx: Pick<Ctx, 'db'>, leadId: string): number =>
   ctx.db.select({ n: count() }).from(messages).where(eq(messages.leadId, leadId)).get()?.n ?? 0;

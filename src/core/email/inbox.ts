@@ -8,6 +8,7 @@ import { recordBounced } from '../sequences/store.js';
 import type { LeadRow } from '../../db/sql/leads.js';
 import { MailLoginError, type BounceReport, type InboundEmail, type InboundHeaders } from '../network/mail.js';
 import { recordMessage } from '../conversations/record.js';
+import { hasInboundMessage } from '../conversations/store.js';
 import { applyLeadReply } from '../outreach/inbound.js';
 import type { EngineSettings } from '../outreach/settings.js';
 import { loadCampaignInfo, updateAndReplan } from '../outreach/state.js';
@@ -131,6 +132,9 @@ function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, s
   const lead = leadStatements(ctx.db).byId.get(send.leadId);
   const info = lead ? loadCampaignInfo(ctx, lead.campaignId) : null;
   if (!lead || !info) return 'ignored';
+  // A reply read before (the inbox read again from its start) is recorded once.
+  const externalId = message.messageId ?? `${mailboxId}:${message.uid}`;
+  if (hasInboundMessage(ctx, lead.id, externalId)) return 'ignored';
   markEmailSend(ctx, send.id, { repliedAt: now });
   markLeadEmail(ctx, lead.id, send.mailboxId, 'repliedAt', now);
   applyLeadReply(
@@ -140,7 +144,7 @@ function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, s
       text: replyWords(message.text),
       at: now,
       accountId: mailboxId,
-      externalId: message.messageId ?? `${mailboxId}:${message.uid}`,
+      externalId,
       chatId: null,
       channel: 'email',
     },
