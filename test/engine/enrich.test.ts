@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { utcDay } from '../../src/core/clock.js';
-import { enrichmentOf, ENRICH_RETRY_MS } from '../../src/core/outreach/enrich.js';
+import { enrichmentOf, ENRICH_RETRY_MS, recordProfile } from '../../src/core/outreach/enrich.js';
+import { searchLeads } from '../../src/core/leads/search.js';
 import { getPosition } from '../../src/core/sequences/store.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { accountDaily, drafts } from '../../src/db/schema.js';
@@ -163,5 +164,32 @@ describe('enrichment: leads known only by their URL', () => {
     expect(draft).toMatchObject({ leadId: 'lead_1', accountId: 'acc_a' });
     expect(draft?.text).toMatch(/^Hi Ada, I work with fintechs like /);
     expect(lookups()).toBe(1);
+  });
+
+  it('writes only the blank fields the profile has, makes the lead findable by its new name at once, and leaves a deleted lead alone', () => {
+    const { h } = setup([{ slug: 'ada-lovelace-sim-never-accepts', companyName: 'Given Co', headline: '   ' }]);
+    const profile = simPerson('ada-lovelace-sim-never-accepts').profile;
+    const find = (query: string) => searchLeads(h.ctx, { campaignId: 'cmp', query, limit: 5 }).leads.map((l) => l.id);
+    expect(find('Ada Lov')).toEqual([]);
+    expect(find('Given')).toEqual(['lead_1']);
+    const before = h.lead('lead_1').updatedAt;
+    expect(recordProfile(h.ctx, 'lead_1', profile, before + 1_000)).toEqual({ kind: 'enriched' });
+    // A blank field counts as empty; the customer's company stays as given.
+    expect(h.lead('lead_1')).toMatchObject({
+      firstName: 'Ada',
+      fullName: 'Ada Lovelace',
+      headline: profile.headline,
+      companyName: 'Given Co',
+      updatedAt: before + 1_000,
+    });
+    expect(find('ada lov')).toEqual(['lead_1']);
+    expect(find('lovel')).toEqual(['lead_1']);
+    // Nothing left to fill: nothing is written, not even the lead's time.
+    recordProfile(h.ctx, 'lead_1', profile, before + 2_000);
+    expect(h.lead('lead_1').updatedAt).toBe(before + 1_000);
+    // A lead deleted while it was looked up gets no record, even from a profile with no name.
+    const nameless = simPerson('sim-no-name-sim-never-accepts').profile;
+    expect(recordProfile(h.ctx, 'lead_gone', nameless, before)).toEqual({ kind: 'enriched' });
+    expect(enrichmentOf(h.ctx, 'lead_gone')).toBeNull();
   });
 });

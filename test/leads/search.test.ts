@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addLead } from '../../src/core/leads/add.js';
-import { searchLeads } from '../../src/core/leads/search.js';
+import { SEARCH_EXPRESSIONS, searchLeads } from '../../src/core/leads/search.js';
+import { updateLead } from '../../src/core/outreach/state.js';
 import { ApiError } from '../../src/core/errors.js';
 import { generateLeads } from '../../src/core/seed/fixture.js';
 import { restoreCampaign } from '../../src/core/campaigns/state-machine.js';
@@ -76,6 +77,27 @@ describe('search_leads', () => {
     expect(code(() => search('   '))).toEqual(['validation_error', ['query']]);
     expect(code(() => search('x'.repeat(201)))).toEqual(['validation_error', ['query']]);
     expect(code(() => search('mary', 20, 'cmp_nope'))[0]).toBe('not_found');
+  });
+
+  it('keeps a lead out of a search index while its key is blank, and puts it in once the key is given', () => {
+    // The indexes are partial (migration 0031): a lead known only by its URL is in none of them,
+    // so naming it later is an insert into each. Read through each index, which holds only what it indexes.
+    const indexed = (index: string, expr: string) =>
+      ctx.db.$client.prepare(`SELECT count(*) FROM leads INDEXED BY ${index} WHERE campaign_id = 'cmp_blank' AND ${expr} <> ''`).pluck().get() as number;
+    const counts = () => Object.entries(SEARCH_EXPRESSIONS).map(([index, expr]) => indexed(index, expr));
+    const now = ctx.clock.now();
+    restoreCampaign(ctx, { id: 'cmp_blank', name: 'Blank', status: 'READY_TO_SEND', createdAt: now, updatedAt: now });
+    const { leadId: id } = addLead(ctx, 'cmp_blank', { networkUrl: 'https://www.linkedin.com/in/nameless-one' });
+    addLead(ctx, 'cmp_blank', { networkUrl: 'https://www.linkedin.com/in/blank-two', firstName: '  ', companyName: ' ' });
+    expect(counts()).toEqual([0, 0, 0]);
+    expect(search('nameless', 20, 'cmp_blank').leads.map((l) => l.id)).toEqual([id]);
+    updateLead(ctx.db, id, { firstName: 'Hedy', lastName: 'Lamarr', companyName: 'Frequency Hopping' });
+    expect(counts()).toEqual([1, 1, 1]);
+    expect(names(search('hedy', 20, 'cmp_blank'))).toEqual(['Hedy Lamarr']);
+    expect(names(search('lama', 20, 'cmp_blank'))).toEqual(['Hedy Lamarr']);
+    expect(names(search('freq', 20, 'cmp_blank'))).toEqual(['Hedy Lamarr']);
+    const index = ctx.db.$client.prepare<[], string>("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'leads_search_company'").pluck().get();
+    expect(index).toContain(`WHERE ${SEARCH_EXPRESSIONS.leads_search_company} <> ''`);
   });
 
   it('reads each match as a range over an index starting with the campaign, never a scan or a sort', () => {

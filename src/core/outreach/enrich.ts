@@ -17,7 +17,7 @@ import { moveDue } from './queue.js';
 import { countEnrichmentFailure, enrichmentRow } from './store.js';
 import type { SequenceIndex } from './sequence.js';
 import type { EngineSettings } from './settings.js';
-import { getLead, updateAndReplan, type CampaignInfo, type LeadRow } from './state.js';
+import { getLead, updateAndReplan, updateLead, type CampaignInfo, type LeadRow } from './state.js';
 import { enrichmentStatements } from '../../db/sql/leads.js';
 
 /**
@@ -103,6 +103,8 @@ export type EnrichOutcome =
 function fitField(field: EnrichedField, value: string | null): string | null {
   if (value === null) return null;
   const max = field in LEAD_FIELD_MAX ? LEAD_FIELD_MAX[field as keyof typeof LEAD_FIELD_MAX] : 500;
+  // A string no longer in UTF-16 units than the limit has no more characters than it either.
+  if (value.length <= max) return value;
   const chars = [...value];
   return chars.length <= max ? value : chars.slice(0, max).join('').trimEnd();
 }
@@ -157,32 +159,43 @@ export async function enrichLead(ctx: Ctx, input: EnrichInput, info: CampaignInf
 }
 
 /**
- * Fills the lead's empty fields from the profile, in one transaction. The lead stays due (it
- * was due when looked up); the engine plans it again right after, and its words render now.
+ * Fills the lead's empty fields from the profile, in one transaction: the fields are read inside
+ * it and only those that are blank and that the profile has are written (a field the customer
+ * gave stays as given, and a search index whose key does not change is not touched). The lead
+ * stays due (it was due when looked up); the engine plans it again right after, and its words
+ * render now. A lead deleted while it was looked up is left alone.
  */
 export function recordProfile(ctx: Ctx, leadId: string, profile: Pick<Profile, EnrichedField>, now: number): EnrichOutcome {
-  const value = (field: EnrichedField) => fitField(field, clean(profile[field]));
+  const values = {} as Record<EnrichedField, string | null>;
+  for (const field of ENRICHED_FIELDS) values[field] = fitField(field, clean(profile[field]));
+  // A lead given a name is never looked up again (it is no longer nameless): it needs a record
+  // only when the profile showed no name, so that it is not looked up on every step.
+  const named = values.firstName !== null || values.lastName !== null || values.fullName !== null;
   const at = Math.max(1, now);
   return transaction(ctx.db, () => {
     const s = enrichmentStatements(ctx.db);
-    s.fill.run({
-      id: leadId,
-      firstName: value('firstName'),
-      lastName: value('lastName'),
-      fullName: value('fullName'),
-      headline: value('headline'),
-      jobTitle: value('jobTitle'),
-      companyName: value('companyName'),
-      location: value('location'),
-      at,
-    });
-    // A lead given a name is never looked up again (it is no longer nameless): it needs a record
-    // only when the profile showed no name, so that it is not looked up on every step.
-    if (value('firstName') === null && value('lastName') === null && value('fullName') === null) s.enriched.run({ leadId, at });
-    else s.reset.run({ leadId, at });
-    return { kind: 'enriched' };
+    const current = s.fields.get(leadId);
+    if (current === undefined) return ENRICHED;
+    const changes: Partial<LeadRow> = {};
+    let changed = false;
+    for (const field of ENRICHED_FIELDS) {
+      const value = values[field];
+      if (value !== null && clean(current[field]) === null) {
+        changes[field] = value;
+        changed = true;
+      }
+    }
+    if (changed) {
+      changes.updatedAt = at;
+      updateLead(ctx.db, leadId, changes);
+    }
+    if (named) s.reset.run({ leadId, at });
+    else s.enriched.run({ leadId, at });
+    return ENRICHED;
   });
 }
+
+const ENRICHED: EnrichOutcome = { kind: 'enriched' };
 
 /**
  * A failed lookup. The provider's refusal of the account (its quota, a disconnection) is the

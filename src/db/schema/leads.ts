@@ -85,7 +85,8 @@ export const leads = sqliteTable(
     index('leads_needs_reply_created').on(t.campaignId, t.needsReply, t.createdAt, t.seq),
     index('leads_excluded_created').on(t.campaignId, t.excluded, t.createdAt, t.seq),
     // Lead search (leads_search_name, leads_search_last_name, leads_search_company) indexes
-    // expressions, so migration 0011 creates them and src/core/leads/search.ts queries them.
+    // expressions, so migration 0011 creates them (0031 made them partial: blank keys left out)
+    // and src/core/leads/search.ts queries them.
   ],
 );
 

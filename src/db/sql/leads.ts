@@ -160,10 +160,13 @@ export const leadStatements: (db: Db) => LeadStatements = perDb((db) => {
 export const updateLeadById = updaterById(leads);
 
 /**
- * What each search index holds (migration 0011 creates them on exactly these expressions; a
- * query uses an expression index only when it compares the identical expression). The name is
- * what lists show (composeFullName); the last name falls back to what follows the first space
- * of the full name, for leads imported with one name column.
+ * What each search index holds (migration 0011 created them on exactly these expressions, and
+ * 0031 made them partial, `WHERE <expression> <> ''`; a query uses an expression index only when
+ * it compares the identical expression, and a partial one only when it states the same
+ * condition). The name is what lists show (composeFullName); the last name falls back to what
+ * follows the first space of the full name, for leads imported with one name column. A lead
+ * with a blank key (no name, no company) is not in that index: naming it later, as enrichment
+ * does, is one insert per index rather than a move out of the blank keys.
  */
 export const SEARCH_EXPRESSIONS = {
   leads_search_name: "coalesce(nullif(trim(full_name), ''), trim(coalesce(trim(first_name), '') || ' ' || coalesce(trim(last_name), '')))",
@@ -192,20 +195,20 @@ export interface LeadSearchStatements {
  */
 export function prepareLeadSearch(db: Db, select: string): LeadSearchStatements {
   const c = db.$client;
-  const range = (expr: string) =>
+  const range = (key: string, where = '') =>
     c.prepare<SearchRange, Record<string, unknown>>(
-      `SELECT ${select} FROM leads WHERE campaign_id = (SELECT ?) AND ${expr} >= (SELECT ?) AND ${expr} < (SELECT ?) ORDER BY ${expr}, seq LIMIT (SELECT ?)`,
+      `SELECT ${select} FROM leads WHERE campaign_id = (SELECT ?)${where} AND ${key} >= (SELECT ?) AND ${key} < (SELECT ?) ORDER BY ${key}, seq LIMIT (SELECT ?)`,
     );
   return {
-    byExpression: Object.values(SEARCH_EXPRESSIONS).map((expr) => range(`${expr} COLLATE NOCASE`)),
+    // The partial index's condition, stated as the index states it (a prefix is never blank, so it drops no match).
+    byExpression: Object.values(SEARCH_EXPRESSIONS).map((expr) => range(`${expr} COLLATE NOCASE`, ` AND ${expr} <> ''`)),
     byUrlRange: range('network_url'),
     byUrl: c.prepare(`SELECT ${select} FROM leads WHERE campaign_id = (SELECT ?) AND network_url = (SELECT ?)`),
   };
 }
 
-/** A profile's values for a lead's fields; null where the profile has none. */
-export interface EnrichValues {
-  id: string;
+/** The lead fields a profile lookup may fill, as the lead holds them. */
+export interface EnrichableFields {
   firstName: string | null;
   lastName: string | null;
   fullName: string | null;
@@ -213,30 +216,19 @@ export interface EnrichValues {
   jobTitle: string | null;
   companyName: string | null;
   location: string | null;
-  at: number;
 }
 
 /*
- * Enrichment's writes: a profile's values go only into the lead's empty fields (a field holding
- * anything but blanks stays as the customer gave it); its due time is left as it was (it was due,
- * and the engine plans it right after). The lead's enrichment record is kept beside it
- * (lead_enrichment). One statement each, no read first.
+ * Enrichment's statements: the lead's fillable fields, read inside the write transaction that
+ * fills them (so what it reads is what it writes over: the fill itself is `updateLeadById`, with
+ * only the columns that change, and an index whose key is unchanged is left alone); and the lead's
+ * enrichment record kept beside it (lead_enrichment).
  */
 export const enrichmentStatements = perDb((db) => {
   const c = db.$client;
-  const fill = (column: string, param: string) =>
-    `${column} = CASE WHEN trim(coalesce(${column}, '')) = '' THEN coalesce(@${param}, ${column}) ELSE ${column} END`;
   return {
-    fill: c.prepare<[EnrichValues]>(
-      `UPDATE leads SET ${[
-        fill('first_name', 'firstName'),
-        fill('last_name', 'lastName'),
-        fill('full_name', 'fullName'),
-        fill('headline', 'headline'),
-        fill('job_title', 'jobTitle'),
-        fill('company_name', 'companyName'),
-        fill('location', 'location'),
-      ].join(', ')}, updated_at = @at WHERE id = @id`,
+    fields: c.prepare<[string], EnrichableFields>(
+      'SELECT first_name AS firstName, last_name AS lastName, full_name AS fullName, headline, job_title AS jobTitle, company_name AS companyName, location FROM leads WHERE id = ?',
     ),
     /** Marks an existing record enriched (a lead whose earlier lookups failed); no record, no change. */
     reset: c.prepare<[{ leadId: string; at: number }]>(
