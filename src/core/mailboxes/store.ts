@@ -29,7 +29,7 @@ const hot = perDb((db) => {
     leadEmailById: rowsOf<[string], LeadEmailRow>(leadEmail, c.prepare(`SELECT ${selectList(leadEmail)} FROM lead_email WHERE lead_id = ?`)),
     pin: c.prepare<[string, string, number]>('INSERT INTO lead_email (lead_id, mailbox_id, pinned_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
     exclusion: c.prepare<[string], { reason: string; createdAt: number }>('SELECT reason, created_at AS createdAt FROM email_exclusions WHERE address = ?'),
-    // Read on the (mailbox_id, at) index; the state is looked up for the day's rows only.
+    // Both counts and the last send are answered from the (mailbox_id, at, state) index alone (migration 0032).
     sentBetween: c
       .prepare<[string, number, number], number>("SELECT count(*) FROM email_sends WHERE mailbox_id = ? AND at >= ? AND at <= ? AND state != 'failed'")
       .pluck(),
@@ -38,8 +38,8 @@ const hot = perDb((db) => {
        WHERE mailbox_id IN (SELECT value FROM json_each(?)) AND at >= ? AND at <= ? AND state != 'failed'
        GROUP BY mailbox_id`,
     ),
-    // Down the (mailbox_id, at) index from the newest, to the first send that did not fail: max(at)
-    // with the state's condition would read every send the mailbox ever made.
+    // Down the index from the newest to the first send that did not fail: max(at) with the
+    // state's condition would read every send the mailbox ever made.
     lastSent: c.prepare<[string], number>("SELECT at FROM email_sends WHERE mailbox_id = ? AND state != 'failed' ORDER BY at DESC LIMIT 1").pluck(),
     settle: c.prepare<[string, string | null, string]>('UPDATE email_sends SET state = ?, error = ? WHERE id = ?'),
   };
