@@ -175,7 +175,8 @@ export async function sendCost(
   );
   client.transaction(() => {
     for (let n = 0; n < leads; n++) {
-      const person = `send-person-${n.toString(36)}`;
+      // Nobody accepts (the simulator's marker): no inbound work lands in either probe's ticks (see sendCost).
+      const person = `send-person-${n.toString(36)}-sim-never-accepts`;
       const id = `lead_${tag}_${n}`;
       insert.run(
         id,

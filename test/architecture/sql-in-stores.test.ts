@@ -56,7 +56,6 @@ const NOT_YET_IN_A_STORE: Record<string, number> = {
   'core/exclusions/exclusions.ts': 3,
   'core/insights/overview.ts': 3,
   'core/sequences/senders.ts': 3,
-  'core/auth/secrets.ts': 3,
   'core/leads/delete.ts': 3,
   'core/lookalike/launch.ts': 3,
   'core/conversations/record.ts': 2,

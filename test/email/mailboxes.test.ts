@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { auditSafety } from '../../src/core/safety/audit.js';
 import { MAILBOX_WARM_UP, mailboxLimitOn, mailboxReadiness } from '../../src/core/safety/mailbox.js';
-import { findMailbox, insertEmailSend } from '../../src/core/mailboxes/store.js';
+import { findMailbox, insertEmailSend, lastSendAt, mailboxSendCount } from '../../src/core/mailboxes/store.js';
 import { resolveSafety } from '../../src/core/safety/rules.js';
 import { RELAXED_LIMITS, startTestServer, testCtx, type TestServer } from '../helpers.js';
 import { startTestSmtp, type TestSmtp } from './smtp-fixture.js';
@@ -190,6 +190,34 @@ describe('mailbox sending rules', () => {
     const weekdays = resolveSafety({ workingHours: { start: '09:00', end: '10:00', days: ['mon'] } });
     const r = mailboxReadiness(ctx, { ...row, id: 'mbx_other' }, weekdays, Date.parse('2026-11-24T12:00:00Z'));
     expect(r).toMatchObject({ ready: false, reason: 'hours' });
+  });
+
+  it('a failed send counts toward neither the day nor the spacing; the last send is the newest that did not fail', () => {
+    const ctx = testCtx();
+    const now = ctx.simClock.now();
+    const row = findMailbox(ctx, 'mbx_sales')!;
+    const send = (n: number, at: number, state: 'sent' | 'failed' | 'sending') =>
+      insertEmailSend(ctx, {
+        id: `es_${n}`,
+        messageId: `<f${n}@outreach.test>`,
+        mailboxId: row.id,
+        leadId: 'lead_x',
+        campaignId: 'cmp_q4',
+        address: 'x@example.com',
+        subject: 's',
+        state,
+        at,
+      });
+    expect(lastSendAt(ctx, row.id)).toBeNull();
+    send(1, now - 3_600_000, 'sent');
+    send(2, now - 60_000, 'sending');
+    send(3, now - 1000, 'failed');
+    expect(lastSendAt(ctx, row.id)).toBe(now - 60_000);
+    expect(mailboxSendCount(ctx, row.id, now - 2 * 3_600_000, now)).toBe(2);
+    expect(mailboxSendCount(ctx, row.id, now - 30_000, now)).toBe(0);
+    expect(mailboxSendCount(ctx, 'mbx_other', now - 2 * 3_600_000, now)).toBe(0);
+    // The spacing runs from the send on its way, not from the failed one after it.
+    expect(mailboxReadiness(ctx, row, safety, now)).toEqual({ ready: false, reason: 'spacing', until: now - 60_000 + row.spacingSeconds * 1000 });
   });
 });
 

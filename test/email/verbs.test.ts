@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { getConversation, listConversations, replyToConversation } from '../../src/core/conversations/threads.js';
 import { ApiError } from '../../src/core/errors.js';
 import { readMailbox } from '../../src/core/email/inbox.js';
-import { sendEmail, unsubscribeToken } from '../../src/core/email/send.js';
+import { deliverEmail, planEmail, recordEmailSent, sendEmail, unsubscribeToken } from '../../src/core/email/send.js';
+import { transaction } from '../../src/db/tx.js';
 import { unsubscribe } from '../../src/core/email/unsubscribe.js';
 import { addLead } from '../../src/core/leads/add.js';
 import { updateMailboxRow } from '../../src/core/mailboxes/store.js';
@@ -144,6 +145,31 @@ describe('sendEmail and the inbox, on the simulated mail server', () => {
     ctx.clock.advance(HOUR);
     expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ unsubscribes: 1 });
     expect(getPosition(ctx, other)?.endReason).toBe('excluded');
+  });
+
+  it('in steps, as the engine sends: the plan rolls back with its caller, the record commits with it', async () => {
+    const { ctx, lead, q } = setup();
+    const leadId = lead('lea@example.com');
+    const input = { mailboxId: 'mbx_sales', leadId, subject: 'Hello Lea', text: 'A short note.' };
+    // Planned in a transaction that then fails: nothing of the email is left, and it may be planned again.
+    expect(() =>
+      transaction(ctx.db, () => {
+        expect(planEmail(ctx, input, ctx.simClock.now())).toMatchObject({ status: 'go' });
+        throw new Error('the intent could not be recorded');
+      }),
+    ).toThrow('the intent could not be recorded');
+    expect(q('SELECT id FROM email_sends')).toEqual([]);
+    const planned = transaction(ctx.db, () => planEmail(ctx, input, ctx.simClock.now()));
+    if (planned.status !== 'go') throw new Error(`planned ${planned.status}`);
+    expect(q<{ state: string }>('SELECT state FROM email_sends')).toEqual([{ state: 'sending' }]);
+    const sent = await deliverEmail(ctx, planned, input);
+    if ('status' in sent) throw new Error(sent.error);
+    // Delivered but not yet recorded: still on its way, and not in the thread.
+    expect(q<{ state: string }>('SELECT state FROM email_sends')).toEqual([{ state: 'sending' }]);
+    expect(q('SELECT lead_id FROM conversations WHERE lead_id = ?', leadId)).toEqual([]);
+    transaction(ctx.db, () => recordEmailSent(ctx, sent));
+    expect(q<{ state: string; message_id: string }>('SELECT state, message_id FROM email_sends')).toEqual([{ state: 'sent', message_id: planned.messageId }]);
+    expect(q<{ last_channel: string }>('SELECT last_channel FROM conversations WHERE lead_id = ?', leadId)).toEqual([{ last_channel: 'email' }]);
   });
 
   it('waits while the mailbox may not send: spacing, then the warm-up day limit', async () => {

@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { eq } from 'drizzle-orm';
-import { serverSecrets } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
+import { insertServerSecret, serverSecretValue } from './store.js';
 import { randomBase62 } from '../ids.js';
 
 /**
@@ -9,16 +8,12 @@ import { randomBase62 } from '../ids.js';
  * survive restarts and every process on the same database agrees.
  */
 export function serverSecret(ctx: Ctx, name: string): string {
-  const row = ctx.db.select({ value: serverSecrets.value }).from(serverSecrets).where(eq(serverSecrets.name, name)).get();
-  if (row) return row.value;
-  ctx.db
-    .insert(serverSecrets)
-    .values({ name, value: randomBase62(43), createdAt: ctx.clock.now() })
-    .onConflictDoNothing()
-    .run();
-  const created = ctx.db.select({ value: serverSecrets.value }).from(serverSecrets).where(eq(serverSecrets.name, name)).get();
-  if (!created) throw new Error(`server secret ${name} could not be stored`);
-  return created.value;
+  const value = serverSecretValue(ctx, name);
+  if (value !== undefined) return value;
+  insertServerSecret(ctx, { name, value: randomBase62(43), createdAt: ctx.clock.now() });
+  const created = serverSecretValue(ctx, name);
+  if (created === undefined) throw new Error(`server secret ${name} could not be stored`);
+  return created;
 }
 
 /** HMAC-SHA256 of `data` under `secret`, base64url. `purpose` keeps signatures of different kinds apart. */

@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { perDb } from '../../db/prepared.js';
-import { apiKeys, loginTokens, operatorSessions } from '../../db/schema.js';
+import { apiKeys, loginTokens, operatorSessions, serverSecrets } from '../../db/schema.js';
 import { countRows } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 
@@ -11,6 +11,19 @@ import type { Ctx } from '../context.js';
  */
 
 type Conn = Pick<Ctx, 'db'>;
+
+/**
+ * A named server secret's value (./secrets.ts), prepared once per connection: every email's
+ * unsubscribe link is signed with one, so it is read for every send.
+ */
+const secretByName = perDb((db) => db.$client.prepare<[string], string>('SELECT value FROM server_secrets WHERE name = ?').pluck());
+
+export const serverSecretValue = (ctx: Conn, name: string): string | undefined => secretByName(ctx.db).get(name);
+
+/** Stores a new secret; one stored already (by another process meanwhile) is kept. */
+export function insertServerSecret(ctx: Conn, row: typeof serverSecrets.$inferInsert): void {
+  ctx.db.insert(serverSecrets).values(row).onConflictDoNothing().run();
+}
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 

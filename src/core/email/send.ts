@@ -5,14 +5,15 @@ import type { Ctx } from '../context.js';
 import { recordMessage, type MessageSender } from '../conversations/record.js';
 import { newSortableId } from '../ids.js';
 import { mailOf, recordLoginFailure, requireMailbox, serversOf } from '../mailboxes/mailbox.js';
+import type { MailboxRow } from '../mailboxes/store.js';
 import { emailExclusion, insertEmailSend, settleEmailSend } from '../mailboxes/store.js';
-import { MailLoginError, MailRejectedError } from '../network/mail.js';
+import { MailLoginError, MailRejectedError, type SentEmail } from '../network/mail.js';
 import { mailboxReadiness, type MailboxWait } from '../safety/mailbox.js';
 import { safetyOf } from '../safety/rules.js';
-import { leadStatements } from '../../db/sql/leads.js';
+import { leadStatements, type LeadRow } from '../../db/sql/leads.js';
 
 /**
- * Sending one email to a lead: the verb an email step will call. It refuses what must never be
+ * Sending one email to a lead: the verb an email step calls. It refuses what must never be
  * mailed (no address, an address that unsubscribed or bounced, in any campaign), waits while
  * the mailbox may not send (its limit, warm-up, hours, spacing), and otherwise records the send
  * with the Message-ID it carries before the server is called (network I/O never inside a
@@ -67,11 +68,36 @@ export function withUnsubscribeLine(text: string, url: string): string {
   return `${text.replace(/\s+$/, '')}\n\n--\nTo receive no more emails from us: ${url}\n`;
 }
 
-export async function sendEmail(ctx: Ctx, input: SendEmailInput): Promise<SendEmailResult> {
-  const now = ctx.simClock.now();
-  const planned = transaction(ctx.db, (): SendEmailResult | { status: 'go'; sendId: string; messageId: string; address: string } => {
+/** An email recorded as on its way (state `sending`), with the Message-ID it carries: what the server is then given. */
+export interface PlannedEmail {
+  status: 'go';
+  sendId: string;
+  messageId: string;
+  /** The recipient, lower-cased. */
+  address: string;
+  mailbox: MailboxRow;
+  /** When it was planned (sim clock): the thread's entry is dated so. */
+  at: number;
+}
+
+/** What planning an email came to: on its way (`go`), skipped, or waiting for its mailbox. */
+export type EmailPlan = Exclude<SendEmailResult, { status: 'sent' } | { status: 'failed' }> | PlannedEmail;
+
+/**
+ * Step one of a send, synchronous, in the caller's transaction (the engine's, with the send's
+ * intent) or in one of its own: what must never be mailed is refused, the mailbox's rules are
+ * read, and the send is recorded with its Message-ID before any server is called.
+ */
+export function planEmail(
+  ctx: Ctx,
+  input: Pick<SendEmailInput, 'mailboxId' | 'leadId' | 'subject'>,
+  now: number,
+  /** The lead as the caller's open transaction just read it, when it did. */
+  known?: LeadRow,
+): EmailPlan {
+  return transaction(ctx.db, (): EmailPlan => {
     const mailbox = requireMailbox(ctx, input.mailboxId);
-    const lead = leadStatements(ctx.db).byId.get(input.leadId);
+    const lead = known?.id === input.leadId ? known : leadStatements(ctx.db).byId.get(input.leadId);
     if (!lead) throw new Error(`lead ${input.leadId} not found`);
     const address = lead.email?.trim().toLowerCase();
     if (!address) return { status: 'skipped', reason: 'no_email' };
@@ -93,18 +119,28 @@ export async function sendEmail(ctx: Ctx, input: SendEmailInput): Promise<SendEm
       state: 'sending',
       at: now,
     });
-    return { status: 'go', sendId, messageId, address };
+    return { status: 'go', sendId, messageId, address, mailbox, at: now };
   });
-  if (planned.status !== 'go') return planned;
+}
 
-  const mailbox = requireMailbox(ctx, input.mailboxId);
+/**
+ * Step two: the planned email given to its mailbox's server, with its unsubscribe line and
+ * headers; network I/O, outside any transaction. A refusal is recorded (the send failed, a
+ * refused login stops the mailbox) and answered as `failed`; what the server took is returned,
+ * for the caller to record in its own transaction (recordEmailSent).
+ */
+export async function deliverEmail(
+  ctx: Ctx,
+  planned: PlannedEmail,
+  input: SendEmailInput,
+): Promise<SentEmail | Extract<SendEmailResult, { status: 'failed' }>> {
+  const { mailbox } = planned;
   const url = unsubscribeUrl(ctx, planned.sendId);
-  const text = withUnsubscribeLine(input.text, url);
   try {
     await mailOf(ctx).send(serversOf(mailbox), {
       to: planned.address,
       subject: input.subject,
-      text,
+      text: withUnsubscribeLine(input.text, url),
       messageId: planned.messageId,
       headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
       ...(input.inReplyTo ? { inReplyTo: input.inReplyTo } : {}),
@@ -118,19 +154,41 @@ export async function sendEmail(ctx: Ctx, input: SendEmailInput): Promise<SendEm
     ctx.log.warn({ mailbox: mailbox.id, sendId: planned.sendId, err }, 'email not sent');
     return { status: 'failed', sendId: planned.sendId, permanent, error };
   }
+  return {
+    sendId: planned.sendId,
+    messageId: planned.messageId,
+    mailboxId: mailbox.id,
+    leadId: input.leadId,
+    subject: input.subject,
+    text: input.text,
+    at: planned.at,
+  };
+}
+
+/** Step three, in the caller's transaction: the send settled as sent, and entered in the lead's thread as written by `sender`. */
+export function recordEmailSent(ctx: Ctx, sent: SentEmail, sender: MessageSender = 'sequence'): void {
   transaction(ctx.db, () => {
-    settleEmailSend(ctx, planned.sendId, { state: 'sent' });
-    const lead = leadStatements(ctx.db).byId.get(input.leadId);
+    settleEmailSend(ctx, sent.sendId, { state: 'sent' });
+    const lead = leadStatements(ctx.db).byId.get(sent.leadId);
     if (lead)
       recordMessage(ctx, {
         lead,
-        sender: input.sender ?? 'sequence',
-        text: `${input.subject}\n\n${input.text}`,
-        at: now,
-        accountId: mailbox.id,
-        externalId: planned.messageId,
+        sender,
+        text: `${sent.subject}\n\n${sent.text}`,
+        at: sent.at,
+        accountId: sent.mailboxId,
+        externalId: sent.messageId,
         channel: 'email',
       });
   });
-  return { status: 'sent', sendId: planned.sendId, messageId: planned.messageId };
+}
+
+/** The three steps in transactions of their own: for a caller with no transaction of its own to fold them into. */
+export async function sendEmail(ctx: Ctx, input: SendEmailInput): Promise<SendEmailResult> {
+  const planned = planEmail(ctx, input, ctx.simClock.now());
+  if (planned.status !== 'go') return planned;
+  const sent = await deliverEmail(ctx, planned, input);
+  if ('status' in sent) return sent;
+  recordEmailSent(ctx, sent, input.sender);
+  return { status: 'sent', sendId: sent.sendId, messageId: sent.messageId };
 }

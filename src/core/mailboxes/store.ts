@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNotNull, lte, sql } from 'drizzle-orm';
 import { emailExclusions, emailSends, leadEmail, leads, mailboxes, simMail } from '../../db/schema.js';
-import { perDb } from '../../db/prepared.js';
+import { inserterOf, perDb, rowsOf, selectList } from '../../db/prepared.js';
 import type { Ctx } from '../context.js';
 
 /**
@@ -15,6 +15,38 @@ export type EmailSendRow = typeof emailSends.$inferSelect;
 export type LeadEmailRow = typeof leadEmail.$inferSelect;
 type Db = Pick<Ctx, 'db'>;
 
+/**
+ * The statements an email send runs, prepared once per connection: every email step reads the
+ * lead's mailbox and its exclusion, the mailbox's rules read its sends of the day and its last
+ * one, and the send is written and settled. Built with drizzle on each call, building and
+ * preparing the query cost several times what running it does (bench/METHOD.md, issue 37).
+ * `state != 'failed'` is written into the statements, not bound.
+ */
+const hot = perDb((db) => {
+  const c = db.$client;
+  return {
+    mailboxById: rowsOf<[string], MailboxRow>(mailboxes, c.prepare(`SELECT ${selectList(mailboxes)} FROM mailboxes WHERE id = ?`)),
+    leadEmailById: rowsOf<[string], LeadEmailRow>(leadEmail, c.prepare(`SELECT ${selectList(leadEmail)} FROM lead_email WHERE lead_id = ?`)),
+    pin: c.prepare<[string, string, number]>('INSERT INTO lead_email (lead_id, mailbox_id, pinned_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    exclusion: c.prepare<[string], { reason: string; createdAt: number }>('SELECT reason, created_at AS createdAt FROM email_exclusions WHERE address = ?'),
+    // Both counts and the last send are answered from the (mailbox_id, at, state) index alone (migration 0032).
+    sentBetween: c
+      .prepare<[string, number, number], number>("SELECT count(*) FROM email_sends WHERE mailbox_id = ? AND at >= ? AND at <= ? AND state != 'failed'")
+      .pluck(),
+    sentBetweenMany: c.prepare<[string, number, number], { mailboxId: string; n: number }>(
+      `SELECT mailbox_id AS mailboxId, count(*) AS n FROM email_sends
+       WHERE mailbox_id IN (SELECT value FROM json_each(?)) AND at >= ? AND at <= ? AND state != 'failed'
+       GROUP BY mailbox_id`,
+    ),
+    // Down the index from the newest to the first send that did not fail: max(at) with the
+    // state's condition would read every send the mailbox ever made.
+    lastSent: c.prepare<[string], number>("SELECT at FROM email_sends WHERE mailbox_id = ? AND state != 'failed' ORDER BY at DESC LIMIT 1").pluck(),
+    settle: c.prepare<[string, string | null, string]>('UPDATE email_sends SET state = ?, error = ? WHERE id = ?'),
+  };
+});
+
+const insertSend = inserterOf(emailSends);
+
 export function insertMailbox(ctx: Db, row: MailboxInsert): void {
   ctx.db.insert(mailboxes).values(row).run();
 }
@@ -24,7 +56,7 @@ export function deleteMailbox(ctx: Db, id: string): void {
 }
 
 export function findMailbox(ctx: Db, id: string): MailboxRow | undefined {
-  return ctx.db.select().from(mailboxes).where(eq(mailboxes.id, id)).get();
+  return hot(ctx.db).mailboxById.get(id);
 }
 
 export function findMailboxByAddress(ctx: Db, address: string): MailboxRow | undefined {
@@ -45,15 +77,11 @@ export function updateMailboxRow(ctx: Db, id: string, set: Partial<MailboxInsert
 }
 
 export function insertEmailSend(ctx: Db, row: typeof emailSends.$inferInsert): void {
-  ctx.db.insert(emailSends).values(row).run();
+  insertSend(ctx.db, row);
 }
 
 export function settleEmailSend(ctx: Db, id: string, set: { state: 'sent' | 'failed'; error?: string | null }): void {
-  ctx.db
-    .update(emailSends)
-    .set({ state: set.state, error: set.error ?? null })
-    .where(eq(emailSends.id, id))
-    .run();
+  hot(ctx.db).settle.run(set.state, set.error ?? null, id);
 }
 
 export function emailSendById(ctx: Db, id: string): EmailSendRow | undefined {
@@ -136,21 +164,17 @@ export function mailboxSends(ctx: Db, mailboxId: string): number[] {
   return mailboxSendTimes(ctx, mailboxId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 }
 
+/** How many sends of the mailbox that reached the server (or are on their way) were made from `from` to `to` (sim-clock ms). */
+export function mailboxSendCount(ctx: Db, mailboxId: string, from: number, to: number): number {
+  return hot(ctx.db).sentBetween.get(mailboxId, from, to) ?? 0;
+}
+
 export function lastSendAt(ctx: Db, mailboxId: string): number | null {
-  const row = ctx.db
-    .select({ at: sql<number | null>`max(${emailSends.at})` })
-    .from(emailSends)
-    .where(and(eq(emailSends.mailboxId, mailboxId), sql`${emailSends.state} != 'failed'`))
-    .get();
-  return row?.at ?? null;
+  return hot(ctx.db).lastSent.get(mailboxId) ?? null;
 }
 
 export function emailExclusion(ctx: Db, address: string): { reason: string; createdAt: number } | undefined {
-  return ctx.db
-    .select({ reason: emailExclusions.reason, createdAt: emailExclusions.createdAt })
-    .from(emailExclusions)
-    .where(eq(emailExclusions.address, address))
-    .get();
+  return hot(ctx.db).exclusion.get(address);
 }
 
 /** Adds the address to the list; an address already on it keeps its first reason. Returns whether it was new. */
@@ -190,12 +214,12 @@ export function simMailSince(ctx: Db, mailboxId: string, afterUid: number, now: 
 
 /** A lead's state on the email channel: its pinned mailbox, its first reply and first bounce; undefined before its first email step. */
 export function leadEmailOf(ctx: Db, leadId: string): LeadEmailRow | undefined {
-  return ctx.db.select().from(leadEmail).where(eq(leadEmail.leadId, leadId)).get();
+  return hot(ctx.db).leadEmailById.get(leadId);
 }
 
 /** Pins the lead's mailbox; a lead pinned already keeps its own. Returns the lead's mailbox. */
 export function pinLeadMailbox(ctx: Db, leadId: string, mailboxId: string, at: number): string {
-  ctx.db.insert(leadEmail).values({ leadId, mailboxId, pinnedAt: at }).onConflictDoNothing().run();
+  if (hot(ctx.db).pin.run(leadId, mailboxId, at).changes === 1) return mailboxId;
   return leadEmailOf(ctx, leadId)?.mailboxId ?? mailboxId;
 }
 
@@ -219,19 +243,6 @@ const markLead = perDb((db) => {
 export function mailboxSendCounts(ctx: Db, mailboxIds: readonly string[], from: number, to: number): Map<string, number> {
   const out = new Map<string, number>();
   if (mailboxIds.length === 0) return out;
-  const rows = ctx.db
-    .select({ mailboxId: emailSends.mailboxId, n: sql<number>`count(*)` })
-    .from(emailSends)
-    .where(
-      and(
-        sql`${emailSends.mailboxId} IN (SELECT value FROM json_each(${JSON.stringify(mailboxIds)}))`,
-        sql`${emailSends.state} != 'failed'`,
-        sql`${emailSends.at} >= ${from}`,
-        lte(emailSends.at, to),
-      ),
-    )
-    .groupBy(emailSends.mailboxId)
-    .all();
-  for (const r of rows) out.set(r.mailboxId, r.n);
+  for (const r of hot(ctx.db).sentBetweenMany.all(JSON.stringify(mailboxIds), from, to)) out.set(r.mailboxId, r.n);
   return out;
 }

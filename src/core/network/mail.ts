@@ -127,3 +127,19 @@ export interface MailPort {
    */
   readSince(mailbox: MailboxServers, cursor: InboxCursor, options: InboxReadOptions, take: (batch: InboxBatch) => void): Promise<void>;
 }
+
+/**
+ * An email its mailbox's server took, as core records it (core/email/send.ts): the send to settle
+ * and the thread's entry, written in the transaction that settles the send.
+ */
+export interface SentEmail {
+  sendId: string;
+  messageId: string;
+  mailboxId: string;
+  leadId: string;
+  subject: string;
+  /** The words as written, without the unsubscribe line. */
+  text: string;
+  /** When it was planned (sim clock): the thread's entry is dated so. */
+  at: number;
+}

@@ -15,7 +15,7 @@ import { insertIntentRow, pendingIntentRows } from './store.js';
 import { lockStepWait } from './lockstep.js';
 import { placeholders } from './personalize.js';
 import { recordMessage } from '../conversations/record.js';
-import { sendEmail } from '../email/send.js';
+import { deliverEmail, planEmail, recordEmailSent, type EmailPlan, type SendEmailResult } from '../email/send.js';
 import { findMailbox } from '../mailboxes/store.js';
 import { isStepSend, type SendKind } from './plan.js';
 import type { ActionKind, CallResult, SkippedOutcome } from '../steps/kind.js';
@@ -64,6 +64,8 @@ export interface BegunSend {
   info: CampaignInfo;
   /** An InMail's subject, rendered (the intent keeps its text). */
   subject: string | null;
+  /** An email step's email, planned (recorded as on its way, or skipped, or waiting) with its intent. */
+  email?: EmailPlan;
 }
 
 /** The account may not call before this instant (lock-step with another account; see lockstep.ts). */
@@ -170,6 +172,9 @@ export function beginSend(
     };
     const { seq: _seq, ...values } = intent;
     insertIntent(ctx.db, values);
+    // An email is recorded with its Message-ID in the same commit as its intent (core's planEmail).
+    if (kindOfSend(kind)?.channel === 'email')
+      return { intent, lead, info, subject: what.subject, email: planEmail(ctx, { mailboxId: accountId, leadId, subject: what.subject ?? '' }, now, lead) };
     return { intent, lead, info, subject: what.subject };
   });
 }
@@ -353,6 +358,8 @@ export function settleManualFailed(ctx: Ctx, intent: IntentRow, code: string): v
 
 export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: CallResult): void {
   transaction(ctx.db, () => {
+    // The email went out whatever became of its intent meanwhile (recovery may have settled it): its record is its own.
+    if (result.email) recordEmailSent(ctx, result.email);
     if (!settle(ctx, intent, 'sent', { chatId: result.chatId ?? null, messageId: result.messageId ?? null })) return;
     applySent(ctx, settings, intent, result);
   });
@@ -440,7 +447,7 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
  * invitation, a withdrawal, a visit, a like, an InMail or a message. Network I/O, outside any
  * transaction.
  */
-export async function callProvider(ctx: Ctx, { intent, lead, subject }: BegunSend, account: AccountRef | null): Promise<CallResult> {
+export async function callProvider(ctx: Ctx, { intent, lead, subject, email }: BegunSend, account: AccountRef | null): Promise<CallResult> {
   const step = kindOfIntent(intent.kind);
   if (step?.channel === 'email') {
     // An email goes from the mailbox the intent names (the lane's), to the lead's address: no profile, no account.
@@ -451,7 +458,7 @@ export async function callProvider(ctx: Ctx, { intent, lead, subject }: BegunSen
       text: intent.text,
       subject,
       chatId: null,
-      email: (words) => emailStepCall(ctx, intent, words),
+      email: (words) => emailStepCall(ctx, intent, words, email),
     });
   }
   const recipient = recipientOf(lead);
@@ -463,17 +470,25 @@ export async function callProvider(ctx: Ctx, { intent, lead, subject }: BegunSen
 }
 
 /**
- * An email step's send through core's sendEmail verb (it records the email with its Message-ID
- * and its unsubscribe link, and enters it in the lead's thread), read as a provider call: sent,
- * skipped for why (no address, an address that unsubscribed or bounced meanwhile), or a failure
- * the engine retries (the mailbox may not send right now, the server was unreachable) or gives up
- * on (the server refused the recipient: `send_failed`, which the step answers with a skip).
+ * An email step's send through core's email verbs, read as a provider call: sent, skipped for
+ * why (no address, an address that unsubscribed or bounced meanwhile), or a failure the engine
+ * retries (the mailbox may not send right now, the server was unreachable) or gives up on (the
+ * server refused the recipient: `send_failed`, which the step answers with a skip). The email was
+ * planned with the intent (beginSend); what the server took comes back to be recorded with the
+ * send's settlement (settleSent), so an email costs the engine's two commits, as any send does.
+ * A send begun without its plan has it made now, in a transaction of its own.
  */
-async function emailStepCall(ctx: Ctx, intent: IntentRow, words: { subject: string; text: string }): Promise<CallResult> {
-  const result = await sendEmail(ctx, { mailboxId: intent.accountId, leadId: intent.leadId, subject: words.subject, text: words.text });
+async function emailStepCall(ctx: Ctx, intent: IntentRow, words: { subject: string; text: string }, plan: EmailPlan | undefined): Promise<CallResult> {
+  const input = { mailboxId: intent.accountId, leadId: intent.leadId, subject: words.subject, text: words.text };
+  const planned = plan ?? planEmail(ctx, input, ctx.simClock.now());
+  if (planned.status !== 'go') return emailOutcome(ctx, intent, planned);
+  const sent = await deliverEmail(ctx, planned, input);
+  if ('status' in sent) return emailOutcome(ctx, intent, sent);
+  return { messageId: sent.messageId, email: sent };
+}
+
+function emailOutcome(ctx: Ctx, intent: IntentRow, result: Exclude<SendEmailResult, { status: 'sent' }>): CallResult {
   switch (result.status) {
-    case 'sent':
-      return { messageId: result.messageId };
     case 'skipped':
       return { skipped: result.reason };
     case 'wait':

@@ -1,6 +1,6 @@
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
-import { lastSendAt, mailboxSendTimes, type MailboxRow } from '../mailboxes/store.js';
+import { lastSendAt, mailboxSendCount, mailboxSendTimes, type MailboxRow } from '../mailboxes/store.js';
 import { insideHours, nextWorkingTime } from './hours.js';
 import { hoursOf, rhythmOf, warmUpLimit, type SafetySettings } from './rules.js';
 
@@ -40,7 +40,7 @@ export function mailboxLimitOn(row: Row, at: number): number {
 
 export function mailboxSentOn(ctx: Pick<Ctx, 'db'>, mailboxId: string, at: number): number {
   const start = dayStart(at);
-  return mailboxSendTimes(ctx, mailboxId, start, start + DAY - 1).length;
+  return mailboxSendCount(ctx, mailboxId, start, start + DAY - 1);
 }
 
 export type MailboxWait = 'paused' | 'login_failed' | 'hours' | 'spacing' | 'daily_limit';

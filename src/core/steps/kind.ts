@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { leads } from '../../db/schema.js';
 import type { DailyCounter } from '../activity/record.js';
 import type { RenderLead } from '../agents/render.js';
+import type { SentEmail } from '../network/mail.js';
 import type { AccountRef, NetworkProvider, ProfileRef } from '../network/provider.js';
 
 /**
@@ -72,6 +73,8 @@ export type SkippedOutcome = string;
 export interface CallResult {
   chatId?: string;
   messageId?: string;
+  /** An email the server took: recorded (its send settled, the thread's entry) in the transaction that settles the send. */
+  email?: SentEmail;
   /** The network answered that there was nothing to do (no post to like, InMail refused): the step is skipped for this reason. */
   skipped?: SkippedOutcome;
 }

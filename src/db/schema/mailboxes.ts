@@ -71,7 +71,13 @@ export const emailSends = sqliteTable(
     bouncedAt: integer('bounced_at'),
     repliedAt: integer('replied_at'),
   },
-  (t) => [index('email_sends_mailbox_at').on(t.mailboxId, t.at), index('email_sends_lead').on(t.leadId, t.at), index('email_sends_address').on(t.address)],
+  // The mailbox's sends by time with their state (migration 0032): a mailbox's rules count its sends
+  // of the day and read its last one that did not fail on every email, from the index alone.
+  (t) => [
+    index('email_sends_mailbox_at_state').on(t.mailboxId, t.at, t.state),
+    index('email_sends_lead').on(t.leadId, t.at),
+    index('email_sends_address').on(t.address),
+  ],
 );
 
 /** The workspace's excluded email addresses (migration 0027): never mailed again, by any campaign. */
