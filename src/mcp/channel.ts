@@ -1,14 +1,4 @@
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type JSONRPCResponse,
-  type MessageExtraInfo,
-  type RequestId,
-  type ServerContext,
-  type Transport,
-} from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, JSONRPCRequest, JSONRPCResponse, MessageExtraInfo, RequestId, ServerContext, Transport } from '@modelcontextprotocol/server';
 import type { McpScope } from './server.js';
 
 interface Pending {
@@ -76,13 +66,14 @@ export class CallChannel implements Transport {
   };
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    // A reply (the instance writes only well-formed messages, so no schema check is needed).
+    if (!('id' in message) || !('result' in message || 'error' in message)) return;
     const id = message.id;
     const pending = typeof id === 'number' ? this.pending.get(id) : undefined;
     // A reply to a cancelled request has no one left to read it.
     if (!pending) return;
     this.pending.delete(id as number);
-    pending.resolve({ ...message, id: pending.id });
+    pending.resolve({ ...message, id: pending.id } as JSONRPCResponse);
   }
 
   async close(): Promise<void> {

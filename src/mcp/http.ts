@@ -184,12 +184,13 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const listed = keyListing(offered, opts.toolSets?.universe ?? tools, caller.reach);
     const scope: McpScope = { offered: offeredToKey(offered, listed), entrant: { caller }, live: live.forKey(caller.keyId) };
     // A single request registers only its method's handler (see McpServerOptions.only).
-    scope.only = isJSONRPCRequest(body.value) ? body.value.method : undefined;
+    const single = isJSONRPCRequest(body.value);
+    scope.only = single ? (body.value as JSONRPCRequest).method : undefined;
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
     // A listen stream lasts: its key is checked again while it is open, and a revoked key's stream ends.
     const served = scope.only === 'subscriptions/listen' ? whileAdmitted(ctx, req, credential) : req;
     // A 2025-era cancellation of a call this process is following (see cancelFollowed).
-    if (isJSONRPCNotification(body.value) && body.value.method === 'notifications/cancelled') {
+    if (!single && isJSONRPCNotification(body.value) && body.value.method === 'notifications/cancelled') {
       const requestId = (body.value.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') cancelFollowed(ctx, caller.keyId, requestId);
     }
@@ -202,8 +203,8 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
       body: body.value,
     });
     try {
-      if (plainCall(req, body.value, route, scope.offered)) {
-        const reply = await shared[route.kind === 'legacy' ? 'legacy' : 'modern'].exchange(body.value, scope, req.closed);
+      if (single && plainCall(req, body.value as JSONRPCRequest, route, scope.offered)) {
+        const reply = await shared[route.kind === 'legacy' ? 'legacy' : 'modern'].exchange(body.value as JSONRPCRequest, scope, req.closed);
         // No reply: the client went away (nothing to write), or the instance closed.
         if (!reply) {
           if (!req.closed.aborted) throw new Error('The shared MCP instance closed before answering.');
@@ -243,7 +244,7 @@ function sharedInstance(ctx: Ctx, era: Era, tasks: TaskRunner, onerror: (err: Er
 const PLAIN_METHODS: ReadonlySet<string> = new Set(['tools/list', 'tools/call']);
 
 /**
- * Whether a request goes to its era's shared instance: one request (not a batch) of a plain
+ * Whether a request (one, not a batch) goes to its era's shared instance: a request of a plain
  * method, in JSON, that asks for no progress (which streams), and that the SDK's HTTP entry for
  * its era would pass to a handler as it is:
  * - a tools/call names a tool the request is offered that neither confirms (a confirmation is
@@ -256,8 +257,8 @@ const PLAIN_METHODS: ReadonlySet<string> = new Set(['tools/list', 'tools/call'])
  *   capabilities (read per request, never the connection's).
  * Anything else, a refusal above all, is the SDK's per-request entry to answer.
  */
-function plainCall(req: McpHttpRequest, body: unknown, route: InboundClassificationOutcome, offered: OfferedTools): body is JSONRPCRequest {
-  if (!isJSONRPCRequest(body) || !PLAIN_METHODS.has(body.method) || !isJsonContentType(req.header('content-type'))) return false;
+function plainCall(req: McpHttpRequest, body: JSONRPCRequest, route: InboundClassificationOutcome, offered: OfferedTools): boolean {
+  if (!PLAIN_METHODS.has(body.method) || !isJsonContentType(req.header('content-type'))) return false;
   const params = body.params as { name?: unknown; arguments?: unknown; _meta?: Record<string, unknown> } | undefined;
   if (params?._meta?.progressToken !== undefined) return false;
   const name = req.header('mcp-name');
@@ -365,15 +366,22 @@ function whileAdmitted(ctx: Ctx, req: McpHttpRequest, credential: Credential): M
   return { ...req, closed: closed.signal };
 }
 
+/** Why a request's `closed` signal fired: its exchange ended, answered or not. */
+const EXCHANGE_CLOSED = new Error('The HTTP exchange closed.');
+
 /** An Express request as the handlers read it. */
 export function expressRequest(req: Request, res: Response): McpHttpRequest {
   const closed = new AbortController();
-  res.on('close', () => closed.abort());
+  // With a reason made once: abort() without one builds a DOMException, stack and all, per request.
+  res.on('close', () => closed.abort(EXCHANGE_CLOSED));
   return {
     header: (name) => req.get(name),
     ip: clientAddress(req),
     query: req.query as Record<string, unknown>,
-    origin: baseUrl(req),
+    // Read only by a refusal's challenge and the SDK's per-request entries.
+    get origin() {
+      return baseUrl(req);
+    },
     url: req.originalUrl,
     raw: req.body,
     requestId: requestIdOf(res),
