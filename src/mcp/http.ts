@@ -2,14 +2,20 @@ import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  classifyInboundRequest,
   createMcpHandler,
   isJSONRPCNotification,
   isJSONRPCRequest,
-  isLegacyRequest,
+  isJsonContentType,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
+  type InboundClassificationOutcome,
+  type JSONRPCRequest,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
@@ -20,9 +26,11 @@ import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { authenticate, type Authenticated, type Credential } from '../tools/pipeline.js';
 import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
+import { MODERN_PROTOCOL_VERSION } from './card.js';
+import { CallChannel } from './channel.js';
 import { cancelFollowed } from './follow.js';
 import { KeyedLive, LiveBus } from './live.js';
-import { keepProtoKey, LegacyRules, mcpServer, offeredToKey, type McpScope } from './server.js';
+import { keepProtoKey, LegacyRules, mcpServer, offeredToKey, type Era, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
 
 /**
@@ -113,16 +121,20 @@ const scopeOf = (authInfo: AuthInfo | undefined): McpScope => {
 };
 
 /**
- * Streamable HTTP for both eras on one endpoint, each on the SDK's own transport for it. The
- * key or token is checked before any protocol work, so a bad one is a plain HTTP 401. The SDK
- * decides the era of each request (isLegacyRequest, the classification createMcpHandler itself
- * runs):
- * - 2026-07-28 (the `_meta` envelope, or a request its rules refuse): createMcpHandler, which
- *   answers server/discover, the envelope and header rules, the revision's error codes and the
- *   subscriptions/listen streams;
- * - every other request is 2025-era: a fresh instance on the SDK's streamable HTTP transport,
- *   stateless, answering in JSON (or as an event stream when a call asked for progress). Its
- *   JSON-RPC errors stay in the body with HTTP 200, as that transport answers them.
+ * Streamable HTTP for both eras on one endpoint. The key or token is checked before any protocol
+ * work, so a bad one is a plain HTTP 401. The SDK decides the era of each request
+ * (classifyInboundRequest, the classification createMcpHandler and isLegacyRequest run), and
+ * each era has one path:
+ * - a plain call (see plainCall: tools/list, or a tools/call that neither confirms, may become a
+ *   task nor asks for progress, with nothing the SDK's HTTP entry would refuse) goes to the era's
+ *   one shared instance (sharedInstance), its caller's scope passed with the request;
+ * - anything else goes to a fresh instance on the SDK's own HTTP entry for the era:
+ *   createMcpHandler for 2026-07-28 (server/discover, the envelope and header rules, the
+ *   revision's error codes, the subscriptions/listen streams, confirmations and tasks), and for
+ *   2025 the SDK's streamable HTTP transport, stateless, answering in JSON (or as an event
+ *   stream when a call asked for progress), its JSON-RPC errors in the body with HTTP 200.
+ * Both answer a plain call alike; the shared instance only saves building a server and a
+ * transport per request, which was most of a short call's cost (bench/METHOD.md).
  */
 export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOptions = {}): (req: McpHttpRequest, res: ServerResponse) => Promise<void> {
   const tasks = opts.tasks ?? new TaskRunner(ctx);
@@ -132,6 +144,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     return mcpServer(ctx, scope, { era, tasks, only: scope.only });
   };
   const live = opts.live ?? new KeyedLive(ctx);
+  const shared: Record<Era, CallChannel> = { legacy: sharedInstance(ctx, 'legacy', tasks, onerror), modern: sharedInstance(ctx, 'modern', tasks, onerror) };
   // subscriptions/listen streams hear of changes through this bus (fed by core's change feed).
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror, bus: new LiveBus(ctx) });
   // A 2025-era request: answered, and written out, before its instance closes (an event
@@ -171,24 +184,102 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const listed = keyListing(offered, opts.toolSets?.universe ?? tools, caller.reach);
     const scope: McpScope = { offered: offeredToKey(offered, listed), entrant: { caller }, live: live.forKey(caller.keyId) };
     // A single request registers only its method's handler (see McpServerOptions.only).
-    scope.only = isJSONRPCRequest(body.value) ? body.value.method : undefined;
+    const single = isJSONRPCRequest(body.value);
+    scope.only = single ? (body.value as JSONRPCRequest).method : undefined;
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
     // A listen stream lasts: its key is checked again while it is open, and a revoked key's stream ends.
     const served = scope.only === 'subscriptions/listen' ? whileAdmitted(ctx, req, credential) : req;
     // A 2025-era cancellation of a call this process is following (see cancelFollowed).
-    if (isJSONRPCNotification(body.value) && body.value.method === 'notifications/cancelled') {
+    if (!single && isJSONRPCNotification(body.value) && body.value.method === 'notifications/cancelled') {
       const requestId = (body.value.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') cancelFollowed(ctx, caller.keyId, requestId);
     }
-    const request = webRequest(served, body.value);
+    // The SDK's classification, from the headers it reads and the parsed body.
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: req.header('mcp-protocol-version'),
+      mcpMethodHeader: req.header('mcp-method'),
+      mcpNameHeader: req.header('mcp-name'),
+      body: body.value,
+    });
     try {
-      if (await isLegacyRequest(request, body.value)) await legacy(res, request, body.value, authInfo);
+      if (single && plainCall(req, body.value as JSONRPCRequest, route, scope.offered)) {
+        const reply = await shared[route.kind === 'legacy' ? 'legacy' : 'modern'].exchange(body.value as JSONRPCRequest, scope, req.closed);
+        // No reply: the client went away (nothing to write), or the instance closed.
+        if (!reply) {
+          if (!req.closed.aborted) throw new Error('The shared MCP instance closed before answering.');
+          return;
+        }
+        const json = JSON.stringify(reply);
+        // As the SDK's entries answer a handler's own reply: HTTP 200, the JSON-RPC message as the body.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) }).end(json);
+        return;
+      }
+      const request = webRequest(served, body.value);
+      if (route.kind === 'legacy') await legacy(res, request, body.value, authInfo);
       else await answer(res, await modern.fetch(request, { authInfo, parsedBody: body.value }));
     } catch (err) {
       ctx.log.error({ err }, 'mcp request failed');
       if (!res.headersSent) sendError(res, toApiError(err));
     }
   };
+}
+
+/**
+ * The one long-lived instance of an era that serves plain calls (see plainCall), on an in-process
+ * connection (CallChannel) that the SDK's serveStdio serves as it serves a stdio client, behind
+ * the same LegacyRules: the first call pins the era, and each call's scope comes with it.
+ */
+function sharedInstance(ctx: Ctx, era: Era, tasks: TaskRunner, onerror: (err: Error) => void): CallChannel {
+  const channel = new CallChannel();
+  serveStdio(({ era }) => mcpServer(ctx, channel.scopeFor, { era, tasks }), {
+    transport: new LegacyRules(channel),
+    legacy: era === 'legacy' ? 'serve' : 'reject',
+    onerror,
+  });
+  return channel;
+}
+
+/** The methods a shared instance serves: their answer depends on the request and its caller alone. */
+const PLAIN_METHODS: ReadonlySet<string> = new Set(['tools/list', 'tools/call']);
+
+/**
+ * Whether a request (one, not a batch) goes to its era's shared instance: a request of a plain
+ * method, in JSON, that asks for no progress (which streams), and that the SDK's HTTP entry for
+ * its era would pass to a handler as it is:
+ * - a tools/call names a tool the request is offered that neither confirms (a confirmation is
+ *   bound to the caller's key by the HTTP entry) nor may become a task, with arguments that are
+ *   an object (a malformed call is the entry's and LegacyRules' to answer);
+ * - 2025: the client accepts JSON and event streams, and names a revision the transport serves
+ *   or none;
+ * - 2026-07-28: the SDK classifies it as a request of the revision this server speaks, its
+ *   standard headers repeat exactly what its body says, and its envelope declares the client's
+ *   capabilities (read per request, never the connection's).
+ * Anything else, a refusal above all, is the SDK's per-request entry to answer.
+ */
+function plainCall(req: McpHttpRequest, body: JSONRPCRequest, route: InboundClassificationOutcome, offered: OfferedTools): boolean {
+  if (!PLAIN_METHODS.has(body.method) || !isJsonContentType(req.header('content-type'))) return false;
+  const params = body.params as { name?: unknown; arguments?: unknown; _meta?: Record<string, unknown> } | undefined;
+  if (params?._meta?.progressToken !== undefined) return false;
+  const name = req.header('mcp-name');
+  if (body.method === 'tools/call') {
+    const tool = typeof params?.name === 'string' ? offered.byName.get(params.name) : undefined;
+    if (!tool || tool.confirm || tool.task) return false;
+    const args = params?.arguments;
+    if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) return false;
+    if (route.kind === 'modern' && name !== tool.name) return false;
+  } else if (route.kind === 'modern' && name !== undefined) return false;
+  const version = req.header('mcp-protocol-version');
+  if (route.kind === 'legacy') {
+    const accept = req.header('accept') ?? '';
+    return (
+      accept.includes('application/json') && accept.includes('text/event-stream') && (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+    );
+  }
+  if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== MODERN_PROTOCOL_VERSION) return false;
+  if (version !== MODERN_PROTOCOL_VERSION || req.header('mcp-method') !== body.method) return false;
+  const caps = params?._meta?.[CLIENT_CAPABILITIES_META_KEY];
+  return caps !== null && typeof caps === 'object' && !Array.isArray(caps);
 }
 
 /** Whether a message (or any of a batch) is a request that asks for progress notifications. */
@@ -275,15 +366,22 @@ function whileAdmitted(ctx: Ctx, req: McpHttpRequest, credential: Credential): M
   return { ...req, closed: closed.signal };
 }
 
+/** Why a request's `closed` signal fired: its exchange ended, answered or not. */
+const EXCHANGE_CLOSED = new Error('The HTTP exchange closed.');
+
 /** An Express request as the handlers read it. */
 export function expressRequest(req: Request, res: Response): McpHttpRequest {
   const closed = new AbortController();
-  res.on('close', () => closed.abort());
+  // With a reason made once: abort() without one builds a DOMException, stack and all, per request.
+  res.on('close', () => closed.abort(EXCHANGE_CLOSED));
   return {
     header: (name) => req.get(name),
     ip: clientAddress(req),
     query: req.query as Record<string, unknown>,
-    origin: baseUrl(req),
+    // Read only by a refusal's challenge and the SDK's per-request entries.
+    get origin() {
+      return baseUrl(req);
+    },
     url: req.originalUrl,
     raw: req.body,
     requestId: requestIdOf(res),

@@ -443,8 +443,8 @@ const LEGACY_OPTIONS = serverOptions('legacy');
 
 /**
  * One MCP server instance over the registry: per HTTP request (both eras), per stdio
- * connection, or one for the 2025-era HTTP calls of the process (./channel.ts), whose scope
- * then comes with each request (`scope` is a function of the request's context). Validation is
+ * connection, or one per era for the plain HTTP calls of the process (http.ts, sharedInstance),
+ * whose scope then comes with each request (`scope` is a function of the request's context). Validation is
  * ours, so a bad argument is an isError result with the spec's validation_error body, on every
  * revision.
  */
