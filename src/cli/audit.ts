@@ -1,7 +1,7 @@
 import { UsageError } from '../config.js';
 import type { AuditEvent } from '../core/audit/list.js';
 import { listAuditEventsTool } from '../tools/list-audit-events.js';
-import { asUsageError, operate, parse, stdout, withDbAsync, type Options } from './shared.js';
+import { asUsageError, operate, pageLimit, parse, stdout, withDbAsync, type Options } from './shared.js';
 
 export const AUDIT_USAGE = `  audit [--actor ID] [--target ID] [--since ISO] [--until ISO] [--limit N] [--cursor C] [--json|--csv] [--db PATH]
                         Print the audit trail, newest first: when, who (member, key or OAuth
@@ -35,11 +35,7 @@ export function auditCsvLine(e: AuditEvent): string {
 export async function audit(args: string[]): Promise<void> {
   const { values } = parse(args, FLAGS);
   if (values.json && values.csv) throw new UsageError('--json and --csv: choose one');
-  let limit = 50;
-  if (values.limit !== undefined) {
-    limit = Number(values.limit);
-    if (!/^\d+$/.test(values.limit) || limit < 1 || limit > 100) throw new UsageError(`--limit: "${values.limit}" must be a whole number from 1 to 100`);
-  }
+  const limit = pageLimit(values.limit, 100);
   const filters = Object.fromEntries(
     Object.entries({ actorId: values.actor, targetId: values.target, since: values.since, until: values.until }).filter(([, v]) => v !== undefined),
   );

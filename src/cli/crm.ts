@@ -1,8 +1,7 @@
 import { resolveSettings, UsageError } from '../config.js';
 import { crmStatus, listCrmSyncLog, SYNC_DIRECTIONS, SYNC_OUTCOMES, type CrmSyncEntry } from '../core/crm/log.js';
 import { crmConnection } from '../core/crm/read.js';
-import { getWorkspace } from '../core/workspace/get.js';
-import { asUsageError, parse, stdout, table, withDbAsync, type Options } from './shared.js';
+import { asUsageError, pageLimit, parse, stdout, table, withDbAsync, workspaceSecret, type Options } from './shared.js';
 
 export const CRM_USAGE = `  crm status [--json] [--db PATH] [--config FILE]
                         The CRM connection (which CRM, the token's variable and whether it is set,
@@ -60,19 +59,14 @@ export async function crm(args: string[]): Promise<void> {
     });
     const direction = oneOf('--direction', values.direction, SYNC_DIRECTIONS);
     const outcome = oneOf('--outcome', values.outcome, SYNC_OUTCOMES);
-    let limit = 50;
-    if (values.limit !== undefined) {
-      limit = Number(values.limit);
-      if (!/^\d+$/.test(values.limit) || limit < 1 || limit > 200) throw new UsageError(`--limit: "${values.limit}" must be a whole number from 1 to 200`);
-    }
+    const limit = pageLimit(values.limit, 200);
     return withDbAsync(
       values.db,
       async (ctx) => {
-        const ws = getWorkspace(ctx);
-        if (!ws) throw new UsageError('--db: the database has no workspace yet; run npx outreach start or npx outreach seed first');
+        const secret = workspaceSecret(ctx);
         let page: { entries: CrmSyncEntry[]; nextCursor: string | null };
         try {
-          page = listCrmSyncLog(ctx, ws.cursorSecret, {
+          page = listCrmSyncLog(ctx, secret, {
             limit,
             ...(direction ? { direction } : {}),
             ...(outcome ? { outcome } : {}),

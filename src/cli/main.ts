@@ -355,6 +355,34 @@ function keys(args: string[]): void {
   }
 }
 
+/**
+ * Every command and what runs it, in the order the unknown-command error lists them. A command
+ * that returns no exit code exits 0; `start` returns -1: the server keeps the process alive.
+ */
+const COMMANDS: Record<string, (args: string[]) => unknown> = {
+  start: async (args) => {
+    await start(args);
+    return -1;
+  },
+  mcp,
+  seed,
+  keys,
+  credits,
+  webhooks,
+  campaigns,
+  agents,
+  accounts,
+  mailboxes,
+  import: importCommand,
+  exclusions,
+  login,
+  members,
+  audit,
+  crm,
+  backup,
+  restore,
+};
+
 export async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   // `outreach help keys` is `outreach keys --help`.
@@ -367,75 +395,18 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
   try {
-    switch (command) {
-      case 'start':
-        await start(args);
-        return -1;
-      case 'mcp':
-        await mcp(args);
-        return 0;
-      case 'seed':
-        seed(args);
-        return 0;
-      case 'keys':
-        keys(args);
-        return 0;
-      case 'webhooks':
-        webhooks(args);
-        return 0;
-      case 'credits':
-        await credits(args);
-        return 0;
-      case 'members':
-        await members(args);
-        return 0;
-      case 'audit':
-        await audit(args);
-        return 0;
-      case 'crm':
-        await crm(args);
-        return 0;
-      case 'login':
-        login(args);
-        return 0;
-      case 'campaigns':
-        await campaigns(args);
-        return 0;
-      case 'agents':
-        await agents(args);
-        return 0;
-      case 'accounts':
-        await accounts(args);
-        return 0;
-      case 'mailboxes':
-        await mailboxes(args);
-        return 0;
-      case 'import':
-        return await importCommand(args);
-      case 'exclusions':
-        await exclusions(args);
-        return 0;
-      case 'backup':
-        await backup(args);
-        return 0;
-      case 'restore':
-        await restore(args);
-        return 0;
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        stdout(USAGE);
-        return command === undefined ? 2 : 0;
-      case '--version':
-      case '-v':
-        stdout(SERVER_VERSION);
-        return 0;
-      default:
-        throw new UsageError(
-          `unknown command "${command}" (start, mcp, seed, keys, credits, webhooks, campaigns, agents, accounts, mailboxes, import, exclusions, login, members, audit, crm, backup, restore; see --help)`,
-        );
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      stdout(USAGE);
+      return command === undefined ? 2 : 0;
     }
+    if (command === '--version' || command === '-v') {
+      stdout(SERVER_VERSION);
+      return 0;
+    }
+    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (!run) throw new UsageError(`unknown command "${command}" (${Object.keys(COMMANDS).join(', ')}; see --help)`);
+    const code = await run(args);
+    return typeof code === 'number' ? code : 0;
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`outreach: ${err.message}\n`);

@@ -20,7 +20,6 @@ import {
 import { creditsAddCommand } from './credits.js';
 import { describeIssue } from '../core/validation.js';
 import { ApiError } from '../core/errors.js';
-import { getWorkspace } from '../core/workspace/get.js';
 import { createLogger } from '../log.js';
 import { createContext } from '../server.js';
 import { connectAccountTool } from '../tools/connect-account.js';
@@ -34,7 +33,7 @@ import { connectMailboxTool } from '../tools/connect-mailbox.js';
 import { updateMailboxTool } from '../tools/update-mailbox.js';
 import { updateAgentTool } from '../tools/update-agent.js';
 import { updateCampaignTool } from '../tools/update-campaign.js';
-import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, stdout, table, type Options } from './shared.js';
+import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, stdout, table, workspaceSecret, type Options } from './shared.js';
 import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
@@ -152,12 +151,6 @@ function readJsonFile(path: string | undefined, flag = '--file'): unknown {
   }
 }
 
-function workspaceSecret(ctx: Ctx): string {
-  const ws = getWorkspace(ctx);
-  if (!ws) throw new UsageError('--db: the database has no workspace yet; run npx outreach start or npx outreach seed first');
-  return ws.cursorSecret;
-}
-
 /** Every page of a keyset list. */
 function allPages<T>(page: (cursor: string | undefined) => { items: T[]; nextCursor: string | null }): T[] {
   const out: T[] = [];
@@ -174,43 +167,70 @@ function subcommand(name: string, sub: string | undefined, known: string[]): nev
   throw new UsageError(sub ? `${name}: unknown subcommand "${sub}" (${known.join(', ')})` : `${name}: a subcommand is required (${known.join(', ')})`);
 }
 
+/** A keyset list verb of the workspace: `listCampaigns(ctx, secret, { limit, cursor })` and its kin. */
+type PagedList<K extends string, T> = (
+  ctx: Ctx,
+  secret: string,
+  input: { limit: number; cursor?: string | undefined },
+) => { [P in K]: T[] } & { nextCursor: string | null };
+
+/** Every item of a keyset list verb, read a hundred a page. */
+const everyPage =
+  <K extends string, T>(list: PagedList<K, T>, key: K) =>
+  (ctx: Ctx): T[] => {
+    const secret = workspaceSecret(ctx);
+    return allPages((cursor) => {
+      const p = list(ctx, secret, { limit: 100, cursor });
+      return { items: p[key], nextCursor: p.nextCursor };
+    });
+  };
+
+/**
+ * What a `list` subcommand shows: the JSON key its items go under with --json, the line when
+ * there are none, and the table's columns as header and cell. `config` takes --config (for
+ * the lists whose rows depend on the config's limits).
+ */
+interface ListSpec<T> {
+  key: string;
+  read: (ctx: Ctx) => T[];
+  empty: string;
+  columns: ReadonlyArray<readonly [header: string, cell: (item: T) => string]>;
+  config?: boolean;
+}
+
+/** Runs a `list` subcommand: its flags, its read, and its output as a table or with --json as `{ key: [...] }`. */
+function listCommand<T>(rest: string[], spec: ListSpec<T>): Promise<void> {
+  const { values } = parse(rest, { ...DB, ...JSON_FLAG, ...(spec.config ? { config: { type: 'string' } } : {}) } as typeof DB &
+    typeof JSON_FLAG & { config: { type: 'string' } });
+  return withCtx(values, (ctx) => {
+    const list = spec.read(ctx);
+    if (values.json) return stdout(JSON.stringify({ [spec.key]: list }, null, 2));
+    if (list.length === 0) return stdout(spec.empty);
+    table([spec.columns.map(([header]) => header), ...list.map((item) => spec.columns.map(([, cell]) => cell(item)))]);
+  });
+}
+
 export async function campaigns(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
-    case 'list': {
-      const { values } = parse(rest, { ...DB, ...JSON_FLAG, config: { type: 'string' } });
-      return withCtx(values, (ctx) => {
-        const list = allPages((cursor) => {
-          const p = listCampaigns(ctx, workspaceSecret(ctx), { limit: 100, cursor });
-          return { items: p.campaigns, nextCursor: p.nextCursor };
-        });
-        if (values.json) return stdout(JSON.stringify({ campaigns: list }, null, 2));
-        if (list.length === 0) return stdout('No campaigns. Create one with: npx outreach campaigns create --name "Q1 outreach"');
-        table([['ID', 'NAME', 'STATUS', 'LEADS', 'AGENT'], ...list.map((c) => [c.id, c.name, c.status, String(c.totalLeads), c.assignedTemplateId ?? '-'])]);
+    case 'list':
+      return listCommand<Campaign>(rest, {
+        key: 'campaigns',
+        read: everyPage(listCampaigns, 'campaigns'),
+        empty: 'No campaigns. Create one with: npx outreach campaigns create --name "Q1 outreach"',
+        columns: [
+          ['ID', (c) => c.id],
+          ['NAME', (c) => c.name],
+          ['STATUS', (c) => c.status],
+          ['LEADS', (c) => String(c.totalLeads)],
+          ['AGENT', (c) => c.assignedTemplateId ?? '-'],
+        ],
+        config: true,
       });
-    }
     case 'create': {
-      const { values } = parse(rest, {
-        ...DB,
-        ...IDEMPOTENCY_FLAG,
-        name: { type: 'string' },
-        agent: { type: 'string' },
-        senders: { type: 'string' },
-        mailbox: { type: 'string', multiple: true },
-        approval: { type: 'string' },
-      });
+      const { values } = parse(rest, { ...DB, ...IDEMPOTENCY_FLAG, ...CAMPAIGN_FLAGS });
       if (values.name === undefined) throw new UsageError('--name: required');
-      const input = checked(
-        CreateCampaignInput,
-        {
-          name: values.name,
-          assignedTemplateId: values.agent,
-          senderAccountIds: senderList(values.senders),
-          mailboxIds: mailboxList(values.mailbox),
-          approval: values.approval,
-        },
-        CAMPAIGN_NAMES,
-      );
+      const input = checked(CreateCampaignInput, campaignFields(values, values.agent), CAMPAIGN_NAMES);
       return withCtx(values, (ctx) =>
         run({ ...CAMPAIGN_NAMES, ...IDEMPOTENCY_NAME }, async () => {
           const c = await operate<Campaign>(ctx, createCampaignTool, input, values['idempotency-key']);
@@ -219,32 +239,10 @@ export async function campaigns(args: string[]): Promise<void> {
       );
     }
     case 'update': {
-      const { values, positionals } = parse(
-        rest,
-        {
-          ...DB,
-          name: { type: 'string' },
-          agent: { type: 'string' },
-          senders: { type: 'string' },
-          mailbox: { type: 'string', multiple: true },
-          approval: { type: 'string' },
-        },
-        1,
-      );
+      const { values, positionals } = parse(rest, { ...DB, ...CAMPAIGN_FLAGS }, 1);
       const id = positionals[0];
       if (!id) throw new UsageError('campaigns update: the campaign ID is required (see npx outreach campaigns list)');
-      const agent = values.agent === 'none' ? null : values.agent;
-      const input = checked(
-        UpdateCampaignInput,
-        {
-          name: values.name,
-          assignedTemplateId: agent,
-          senderAccountIds: senderList(values.senders),
-          mailboxIds: mailboxList(values.mailbox),
-          approval: values.approval,
-        },
-        CAMPAIGN_NAMES,
-      );
+      const input = checked(UpdateCampaignInput, campaignFields(values, values.agent === 'none' ? null : values.agent), CAMPAIGN_NAMES);
       return withCtx(values, (ctx) =>
         run({ ...CAMPAIGN_NAMES, campaignId: 'ID' }, async () => {
           const c = await operate<Campaign>(ctx, updateCampaignTool, { campaignId: id, ...input });
@@ -276,6 +274,27 @@ const mailboxList = (raw: string[] | undefined): string[] | undefined => {
   if (raw.includes('none')) throw new UsageError('--mailbox: none clears the mailboxes and cannot be given with a mailbox id');
   return raw.map((s) => s.trim());
 };
+const CAMPAIGN_FLAGS = {
+  name: { type: 'string' },
+  agent: { type: 'string' },
+  senders: { type: 'string' },
+  mailbox: { type: 'string', multiple: true },
+  approval: { type: 'string' },
+} satisfies Options;
+
+/** The campaign flags as the verb's fields; `agent` is --agent as the command reads it (`none` is null for update). */
+function campaignFields(
+  values: { name?: string | undefined; senders?: string | undefined; mailbox?: string[] | undefined; approval?: string | undefined },
+  agent: string | null | undefined,
+): Record<string, unknown> {
+  return {
+    name: values.name,
+    assignedTemplateId: agent,
+    senderAccountIds: senderList(values.senders),
+    mailboxIds: mailboxList(values.mailbox),
+    approval: values.approval,
+  };
+}
 const CAMPAIGN_NAMES = { name: '--name', assignedTemplateId: '--agent', senderAccountIds: '--senders', mailboxIds: '--mailbox', approval: '--approval' };
 
 const AGENT_FIELDS = {
@@ -302,21 +321,20 @@ async function runAgentFile<T>(fn: () => Promise<T>): Promise<T> {
 export async function agents(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
-    case 'list': {
-      const { values } = parse(rest, { ...DB, ...JSON_FLAG, config: { type: 'string' } });
-      return withCtx(values, (ctx) => {
-        const list = allPages((cursor) => {
-          const p = listAgents(ctx, workspaceSecret(ctx), { limit: 100, cursor });
-          return { items: p.agents, nextCursor: p.nextCursor };
-        });
-        if (values.json) return stdout(JSON.stringify({ agents: list }, null, 2));
-        if (list.length === 0) return stdout('No agents. Create one with: npx outreach agents create --file agent.json');
-        table([
-          ['ID', 'NAME', 'ACCOUNT', 'NOTE', 'MESSAGES'],
-          ...list.map((a) => [a.id, a.name, a.accountId ?? '-', a.connectionNote ? 'yes' : 'no', String(a.messages.length)]),
-        ]);
+    case 'list':
+      return listCommand<Agent>(rest, {
+        key: 'agents',
+        read: everyPage(listAgents, 'agents'),
+        empty: 'No agents. Create one with: npx outreach agents create --file agent.json',
+        columns: [
+          ['ID', (a) => a.id],
+          ['NAME', (a) => a.name],
+          ['ACCOUNT', (a) => a.accountId ?? '-'],
+          ['NOTE', (a) => (a.connectionNote ? 'yes' : 'no')],
+          ['MESSAGES', (a) => String(a.messages.length)],
+        ],
+        config: true,
       });
-    }
     case 'create':
     case 'update': {
       const { values, positionals } = parse(rest, { ...DB, file: { type: 'string' }, ...(sub === 'create' ? IDEMPOTENCY_FLAG : {}) }, sub === 'update' ? 1 : 0);
@@ -375,6 +393,16 @@ const ACCOUNT_NAMES = {
   warmUp: '--warm-up',
 };
 
+/** The daily-limit flags as the verb's fields. */
+function accountLimits(values: { [K in 'connection-limit' | 'message-limit' | 'visit-limit' | 'like-limit']?: string | undefined }) {
+  return {
+    connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
+    messageLimit: int(values['message-limit'], '--message-limit'),
+    profileVisitLimit: int(values['visit-limit'], '--visit-limit'),
+    postReactionLimit: int(values['like-limit'], '--like-limit'),
+  };
+}
+
 /**
  * An account's limits in words: the configured ones, and while a warm-up runs, its day and the
  * lower limits in force today, since the configured number alone would promise sends that the
@@ -387,49 +415,37 @@ function limitsText(a: Account, state = ''): string {
     : configured;
 }
 
+/** A warm-up's `day N of M`, or `-` when none runs. */
+const warmUpDay = (w: { day: number; days: number } | null | undefined): string => (w ? `day ${w.day} of ${w.days}` : '-');
+
 /** `sent/limit today`, and the configured limit when today's is lower (warm-up or a full week). */
 const counter = (sent: number, today: number, configured: number): string => `${sent}/${today}${today === configured ? '' : ` of ${configured}`}`;
 
 export async function accounts(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
-    case 'list': {
-      const { values } = parse(rest, { ...DB, ...JSON_FLAG, config: { type: 'string' } });
-      return withCtx(values, (ctx) => {
-        const list = allPages((cursor) => {
-          const p = listAccounts(ctx, workspaceSecret(ctx), { limit: 100, cursor });
-          return { items: p.accounts, nextCursor: p.nextCursor };
-        });
-        if (values.json) return stdout(JSON.stringify({ accounts: list }, null, 2));
-        if (list.length === 0) return stdout('No accounts. Add one with: npx outreach accounts connect --name "My LinkedIn"');
-        table([
-          ['ID', 'NAME', 'STATUS', 'ACTIVE', 'INVITES TODAY', 'MESSAGES TODAY', 'WARM-UP'],
-          ...list.map((a) => [
-            a.id,
-            a.name,
-            a.status,
-            a.active ? 'yes' : 'no',
-            counter(a.today.connectionRequestsSent, a.today.connectionRequestLimit, a.limits.connectionRequestLimit),
-            counter(a.today.messagesSent, a.today.messageLimit, a.limits.messageLimit),
-            a.warmUp ? `day ${a.warmUp.day} of ${a.warmUp.days}` : '-',
-          ]),
-        ]);
+    case 'list':
+      return listCommand<Account>(rest, {
+        key: 'accounts',
+        read: everyPage(listAccounts, 'accounts'),
+        empty: 'No accounts. Add one with: npx outreach accounts connect --name "My LinkedIn"',
+        columns: [
+          ['ID', (a) => a.id],
+          ['NAME', (a) => a.name],
+          ['STATUS', (a) => a.status],
+          ['ACTIVE', (a) => (a.active ? 'yes' : 'no')],
+          ['INVITES TODAY', (a) => counter(a.today.connectionRequestsSent, a.today.connectionRequestLimit, a.limits.connectionRequestLimit)],
+          ['MESSAGES TODAY', (a) => counter(a.today.messagesSent, a.today.messageLimit, a.limits.messageLimit)],
+          ['WARM-UP', (a) => warmUpDay(a.warmUp)],
+        ],
+        config: true,
       });
-    }
     case 'connect': {
       const { values } = parse(rest, { ...DB, ...ACCOUNT_FLAGS, ...IDEMPOTENCY_FLAG, 'sales-navigator': { type: 'boolean' }, env: { type: 'string' } });
       if (values.name === undefined) throw new UsageError('--name: required');
       const input = checked(
         ConnectAccountInput,
-        {
-          name: values.name,
-          hasSalesNavigator: values['sales-navigator'],
-          connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
-          messageLimit: int(values['message-limit'], '--message-limit'),
-          profileVisitLimit: int(values['visit-limit'], '--visit-limit'),
-          postReactionLimit: int(values['like-limit'], '--like-limit'),
-          warmUp: bool(values['warm-up'], '--warm-up'),
-        },
+        { name: values.name, hasSalesNavigator: values['sales-navigator'], ...accountLimits(values), warmUp: bool(values['warm-up'], '--warm-up') },
         ACCOUNT_NAMES,
       );
       return withCtx(
@@ -449,15 +465,7 @@ export async function accounts(args: string[]): Promise<void> {
       if (!id) throw new UsageError('accounts update: the account ID is required (see npx outreach accounts list)');
       const input = checked(
         UpdateAccountInput,
-        {
-          name: values.name,
-          connectionRequestLimit: int(values['connection-limit'], '--connection-limit'),
-          messageLimit: int(values['message-limit'], '--message-limit'),
-          profileVisitLimit: int(values['visit-limit'], '--visit-limit'),
-          postReactionLimit: int(values['like-limit'], '--like-limit'),
-          active: bool(values.active, '--active'),
-          warmUp: bool(values['warm-up'], '--warm-up'),
-        },
+        { name: values.name, ...accountLimits(values), active: bool(values.active, '--active'), warmUp: bool(values['warm-up'], '--warm-up') },
         ACCOUNT_NAMES,
       );
       return withCtx(values, (ctx) =>
@@ -609,18 +617,22 @@ async function exclude(ctx: Ctx, urls: readonly string[]): Promise<{ added: stri
   return total;
 }
 
+const excludedLine = (r: Awaited<ReturnType<typeof exclude>>): string =>
+  `Excluded ${r.added.length} new profile(s) (${r.alreadyExcluded.length} already on the list); ${r.leadsExcluded} lead(s) newly excluded.`;
+
 export async function exclusions(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
-    case 'list': {
-      const { values } = parse(rest, { ...DB, ...JSON_FLAG });
-      return withCtx(values, (ctx) => {
-        const list = listExclusions(ctx);
-        if (values.json) return stdout(JSON.stringify({ exclusions: list }, null, 2));
-        if (list.length === 0) return stdout('The exclusion list is empty.');
-        table([['PROFILE URL', 'ADDED'], ...list.map((e) => [e.networkUrl, e.createdAt])]);
+    case 'list':
+      return listCommand(rest, {
+        key: 'exclusions',
+        read: listExclusions,
+        empty: 'The exclusion list is empty.',
+        columns: [
+          ['PROFILE URL', (e) => e.networkUrl],
+          ['ADDED', (e) => e.createdAt],
+        ],
       });
-    }
     case 'add':
     case 'remove': {
       const { values, positionals } = parse(rest, DB, Number.MAX_SAFE_INTEGER);
@@ -628,8 +640,7 @@ export async function exclusions(args: string[]): Promise<void> {
       return withCtx(values, (ctx) =>
         run({ urls: 'URL' }, async () => {
           if (sub === 'add') {
-            const r = await exclude(ctx, positionals);
-            stdout(`Excluded ${r.added.length} new profile(s) (${r.alreadyExcluded.length} already on the list); ${r.leadsExcluded} lead(s) newly excluded.`);
+            stdout(excludedLine(await exclude(ctx, positionals)));
           } else {
             const r = await operate<{ removed: string[]; notExcluded: string[] }>(ctx, removeExclusionsTool, { urls: positionals });
             stdout(`Removed ${r.removed.length} profile(s) from the list${r.notExcluded.length ? `; not on it: ${r.notExcluded.join(', ')}` : ''}.`);
@@ -646,8 +657,7 @@ export async function exclusions(args: string[]): Promise<void> {
         run({ urls: '--file', file: '--file' }, async () => {
           const urls = exclusionUrlsFromText(text);
           if (urls.length === 0) throw new UsageError(`--file: ${values.file} has no profile URLs`);
-          const r = await exclude(ctx, urls);
-          stdout(`Excluded ${r.added.length} new profile(s) (${r.alreadyExcluded.length} already on the list); ${r.leadsExcluded} lead(s) newly excluded.`);
+          stdout(excludedLine(await exclude(ctx, urls)));
         }),
       );
     }
@@ -716,38 +726,43 @@ function hoursFlag(raw: string | undefined): unknown {
   return { start: m[1], end: m[2] };
 }
 
+/** The mailbox flags that `add` and `update` share, as the verb's fields. */
+function mailboxSettings(values: MailboxFlagValues): Record<string, unknown> {
+  return {
+    fromName: values['from-name'],
+    smtp: serverFlags(values, 'smtp'),
+    imap: serverFlags(values, 'imap'),
+    dailyLimit: int(values['daily-limit'], '--daily-limit'),
+    warmUp: bool(values['warm-up'], '--warm-up'),
+    spacingSeconds: int(values.spacing, '--spacing'),
+    timeZone: values['time-zone'],
+    workingHours: hoursFlag(values.hours),
+  };
+}
+
 const mailboxLine = (m: Mailbox): string =>
   `${m.address}, ${m.status}, ${m.today.sent}/${m.today.limit} today${m.warmUp ? ` (warming up, day ${m.warmUp.day} of ${m.warmUp.days}; ${m.dailyLimit} a day after)` : ''}`;
 
 export async function mailboxes(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
-    case 'list': {
-      const { values } = parse(rest, { ...DB, ...JSON_FLAG, config: { type: 'string' } });
-      return withCtx(values, (ctx) => {
-        const list = allPages((cursor) => {
-          const p = listMailboxes(ctx, workspaceSecret(ctx), { limit: 100, cursor });
-          return { items: p.mailboxes, nextCursor: p.nextCursor };
-        });
-        if (values.json) return stdout(JSON.stringify({ mailboxes: list }, null, 2));
-        if (list.length === 0)
-          return stdout(
-            'No mailboxes. Add one with: npx outreach mailboxes add --name Sales --address you@example.com --smtp-host smtp.example.com --smtp-password-env SMTP_PASSWORD',
-          );
-        table([
-          ['ID', 'NAME', 'ADDRESS', 'STATUS', 'SENT TODAY', 'WARM-UP', 'SERVERS'],
-          ...list.map((m) => [
-            m.id,
-            m.name,
-            m.address,
-            m.status,
-            `${m.today.sent}/${m.today.limit}`,
-            m.warmUp ? `day ${m.warmUp.day} of ${m.warmUp.days}` : '-',
-            m.sim ? 'simulated' : `${m.smtp?.host}:${m.smtp?.port}${m.imap ? `, ${m.imap.host}:${m.imap.port}` : ''}`,
-          ]),
-        ]);
+    case 'list':
+      return listCommand<Mailbox>(rest, {
+        key: 'mailboxes',
+        read: everyPage(listMailboxes, 'mailboxes'),
+        empty:
+          'No mailboxes. Add one with: npx outreach mailboxes add --name Sales --address you@example.com --smtp-host smtp.example.com --smtp-password-env SMTP_PASSWORD',
+        columns: [
+          ['ID', (m) => m.id],
+          ['NAME', (m) => m.name],
+          ['ADDRESS', (m) => m.address],
+          ['STATUS', (m) => m.status],
+          ['SENT TODAY', (m) => `${m.today.sent}/${m.today.limit}`],
+          ['WARM-UP', (m) => warmUpDay(m.warmUp)],
+          ['SERVERS', (m) => (m.sim ? 'simulated' : `${m.smtp?.host}:${m.smtp?.port}${m.imap ? `, ${m.imap.host}:${m.imap.port}` : ''}`)],
+        ],
+        config: true,
       });
-    }
     case 'add': {
       const { values } = parse(rest, {
         ...DB,
@@ -762,19 +777,7 @@ export async function mailboxes(args: string[]): Promise<void> {
       if (values.address === undefined) throw new UsageError('--address: required');
       const input = checked(
         ConnectMailboxInput,
-        {
-          name: values.name,
-          address: values.address,
-          fromName: values['from-name'],
-          smtp: serverFlags(values, 'smtp'),
-          imap: serverFlags(values, 'imap'),
-          sim: values.sim ? true : undefined,
-          dailyLimit: int(values['daily-limit'], '--daily-limit'),
-          warmUp: bool(values['warm-up'], '--warm-up'),
-          spacingSeconds: int(values.spacing, '--spacing'),
-          timeZone: values['time-zone'],
-          workingHours: hoursFlag(values.hours),
-        },
+        { name: values.name, address: values.address, sim: values.sim ? true : undefined, ...mailboxSettings(values) },
         MAILBOX_NAMES,
       );
       return withCtx(
@@ -795,22 +798,7 @@ export async function mailboxes(args: string[]): Promise<void> {
       );
       const id = positionals[0];
       if (!id) throw new UsageError('mailboxes update: the mailbox ID is required (see npx outreach mailboxes list)');
-      const input = checked(
-        UpdateMailboxInput,
-        {
-          name: values.name,
-          fromName: values['from-name'],
-          smtp: serverFlags(values, 'smtp'),
-          imap: serverFlags(values, 'imap'),
-          dailyLimit: int(values['daily-limit'], '--daily-limit'),
-          warmUp: bool(values['warm-up'], '--warm-up'),
-          spacingSeconds: int(values.spacing, '--spacing'),
-          timeZone: values['time-zone'],
-          workingHours: hoursFlag(values.hours),
-          active: bool(values.active, '--active'),
-        },
-        MAILBOX_NAMES,
-      );
+      const input = checked(UpdateMailboxInput, { name: values.name, ...mailboxSettings(values), active: bool(values.active, '--active') }, MAILBOX_NAMES);
       return withCtx(
         values,
         (ctx) =>

@@ -5,6 +5,7 @@ import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { createLogger } from '../log.js';
 import { closeContext, type Ctx } from '../core/context.js';
+import { getWorkspace } from '../core/workspace/get.js';
 import { createContext } from '../server.js';
 import type { Tool } from '../tools/define.js';
 import { callTool } from '../tools/pipeline.js';
@@ -96,6 +97,21 @@ export async function withDbAsync(
   } finally {
     closeContext(ctx);
   }
+}
+
+/** The workspace's cursor secret, for the keyset list verbs; a database with no workspace is a usage error. */
+export function workspaceSecret(ctx: Ctx): string {
+  const ws = getWorkspace(ctx);
+  if (!ws) throw new UsageError('--db: the database has no workspace yet; run npx outreach start or npx outreach seed first');
+  return ws.cursorSecret;
+}
+
+/** `--limit N` of a paged listing: a whole number from 1 to `max`, 50 when not given. */
+export function pageLimit(raw: string | undefined, max: number): number {
+  if (raw === undefined) return 50;
+  const limit = Number(raw);
+  if (!/^\d+$/.test(raw) || limit < 1 || limit > max) throw new UsageError(`--limit: "${raw}" must be a whole number from 1 to ${max}`);
+  return limit;
 }
 
 /** The `--idempotency-key` flag of a command whose tool takes a key. */

@@ -11,6 +11,7 @@ import {
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import { allCampaignIds } from '../core/campaigns/campaign.js';
+import type { ApiError } from '../core/errors.js';
 import type { Ctx } from '../core/context.js';
 import { listenToChanges, type LiveChange } from '../core/live/feed.js';
 import { toolByName } from '../tools/index.js';
@@ -157,16 +158,31 @@ function addBounded(uris: Set<string>, uri: string): void {
 }
 
 /**
+ * What a stdio connection's live updates check of its key: `refusal` is the key's refusal now
+ * (null while it authenticates); `ended` is told once, when a refusal ends the updates.
+ */
+export interface KeyWatch {
+  refusal(): ApiError | null;
+  ended(refusal: ApiError): void;
+}
+
+/**
  * One stdio connection's live updates. A 2025 connection hears of the URIs it subscribed to;
  * on 2026-07-28 the SDK's stdio entry keeps the `subscriptions/listen` filters and drops every
- * update no subscription asked for, so the instance sends each changed URI.
+ * update no subscription asked for, so the instance sends each changed URI. Every batch checks
+ * the connection's key first, as the HTTP streams do: once it no longer authenticates (revoked,
+ * expired), the subscriptions are dropped, the feed is left, and nothing more is sent.
  */
 export class ConnectionLive implements LiveSubscriptions {
   private readonly uris = new Set<string>();
   private current: { server: Server; era: Era } | undefined;
   private stop: (() => void) | undefined;
+  private over = false;
 
-  constructor(private readonly ctx: Ctx) {}
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly key?: KeyWatch,
+  ) {}
 
   /** The instance now serving the connection (the SDK builds one per era it settles on). */
   attach(server: Server, era: Era): void {
@@ -189,7 +205,10 @@ export class ConnectionLive implements LiveSubscriptions {
   }
 
   private listen(): void {
+    if (this.over) return;
     this.stop ??= listenToChanges(this.ctx, (batch) => {
+      const refusal = this.key?.refusal() ?? null;
+      if (refusal) return this.end(refusal);
       const current = this.current;
       if (!current) return;
       for (const uri of urisOfChanges(this.ctx, batch)) {
@@ -197,6 +216,13 @@ export class ConnectionLive implements LiveSubscriptions {
         current.server.sendResourceUpdated({ uri }).catch((err: unknown) => this.ctx.log.debug({ err }, 'resource update not sent'));
       }
     });
+  }
+
+  private end(refusal: ApiError): void {
+    this.over = true;
+    this.uris.clear();
+    this.close();
+    this.key?.ended(refusal);
   }
 }
 

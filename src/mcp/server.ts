@@ -299,21 +299,15 @@ function legacyToolCall(message: JSONRPCMessage): message is JSONRPCRequest {
 }
 
 /**
- * The rules this server keeps on every transport before the SDK reads a message, as a
- * transport around the SDK's own (the streamable HTTP one of a 2025-era request, the stdio
- * one): the one place where they live.
- * - A `__proto__` argument is kept aside (keepProtoKey) so the tool's schema sees it.
- * - A malformed 2025-era tools/call (see malformedToolCall), which the SDK would refuse with a
- *   JSON-RPC error of its own wording, is answered as every failed call is on those
- *   revisions: an isError result carrying our validation_error body, alone or in a batch.
- *   (2026-07-28 makes a malformed request a protocol error, and the SDK's answer stands.)
+ * A transport around another that passes everything through, each inbound message by way of
+ * `receive`, which a subclass overrides to look at (or answer) a message before the SDK does.
  */
-export class LegacyRules implements Transport {
+export class RelayTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
-  constructor(private readonly inner: Transport) {
+  constructor(protected readonly inner: Transport) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => this.receive(message, extra);
@@ -339,7 +333,23 @@ export class LegacyRules implements Transport {
     return this.inner.close();
   }
 
-  private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+  protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    this.onmessage?.(message, extra);
+  }
+}
+
+/**
+ * The rules this server keeps on every transport before the SDK reads a message, as a
+ * transport around the SDK's own (the streamable HTTP one of a 2025-era request, the stdio
+ * one): the one place where they live.
+ * - A `__proto__` argument is kept aside (keepProtoKey) so the tool's schema sees it.
+ * - A malformed 2025-era tools/call (see malformedToolCall), which the SDK would refuse with a
+ *   JSON-RPC error of its own wording, is answered as every failed call is on those
+ *   revisions: an isError result carrying our validation_error body, alone or in a batch.
+ *   (2026-07-28 makes a malformed request a protocol error, and the SDK's answer stands.)
+ */
+export class LegacyRules extends RelayTransport {
+  protected override receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     keepProtoKey(message);
     const refusal = legacyToolCall(message) ? malformedToolCall(message.params) : null;
     if (!refusal) return this.onmessage?.(message, extra);

@@ -38,7 +38,7 @@ export const createLookalikeCampaignTool = defineTool({
   name: 'create_lookalike_campaign',
   title: 'Create or extend a Lookalike campaign',
   description:
-    'Finds people similar to a seed profile and adds them as leads to a new campaign, or to campaignId to extend it. Leads arrive in the background: poll get_campaign and list_leads. Uses the Lookalike allowance (reserved up front, unused part refunded), never normal credits.',
+    'Adds people like a seed profile as leads to a new campaign or campaignId, from the Lookalike allowance, never credits. Answers at the launch: poll get_campaign. With a progressToken it first waits for the build (up to 50 s), reporting each stage as progress.',
   input: z.strictObject({
     seed: z
       .string()

@@ -193,7 +193,7 @@ describe('live resources over stdio, changed by another process', () => {
   const env = { ...(process.env as Record<string, string>), OUTREACH_API_KEY: TEST_KEY, OUTREACH_ENV: '' };
   beforeAll(() => {
     const file = join(dir, 'ws.json');
-    writeFileSync(file, JSON.stringify(reviewWorkspace(2)));
+    writeFileSync(file, JSON.stringify(reviewWorkspace(4)));
     execFileSync(process.execPath, [BIN, 'seed', '--file', file, '--db', db]);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -208,6 +208,92 @@ describe('live resources over stdio, changed by another process', () => {
       other.db.$client.close();
     }
   };
+
+  /** A key made, or revoked, by another process (the CLI, the dashboard's server). */
+  const elsewhere = <T>(fn: (ctx: ReturnType<typeof testCtx>) => T): T => {
+    const other = { ...testCtx({ workspace: null }), db: openDatabase(db) };
+    try {
+      return fn(other);
+    } finally {
+      other.db.$client.close();
+    }
+  };
+
+  /** The child's stderr as it comes, and a wait for a line that holds some text. */
+  const stderrOf = (transport: { stderr: import('node:stream').Stream | null }) => {
+    let text = '';
+    const waiters: { part: string; resolve: () => void }[] = [];
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      for (const w of waiters.filter((w) => text.includes(w.part))) w.resolve();
+    });
+    return {
+      saying: (part: string) => (text.includes(part) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ part, resolve }))),
+    };
+  };
+
+  const REVOKED_LINE = 'the API key no longer works';
+
+  it('a 2025 connection whose key is revoked elsewhere hears nothing more, and its calls are refused', async () => {
+    const { id, key } = elsewhere((ctx) => createApiKey(ctx, 'test', 'revoked over stdio, 2025'));
+    const transport = new StdioV1({ command: process.execPath, args: [BIN, 'mcp', '--db', db], env: { ...env, OUTREACH_API_KEY: key }, stderr: 'pipe' });
+    const stderr = stderrOf(transport);
+    const client = new ClientV1({ name: 'live-stdio-revoked-v1', version: '1.0.0' });
+    await client.connect(transport);
+    // A client of a key that still works, on the same database, shows when the update went out.
+    const control = new ClientV1({ name: 'live-stdio-control', version: '1.0.0' });
+    await control.connect(new StdioV1({ command: process.execPath, args: [BIN, 'mcp', '--db', db], env, stderr: 'pipe' }));
+    try {
+      const got = updates();
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => got.note(n.params.uri));
+      await client.subscribeResource({ uri: campaignDraftsUri('cmp_review') });
+      const heard = updates();
+      control.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => heard.note(n.params.uri));
+      await control.subscribeResource({ uri: campaignDraftsUri('cmp_review') });
+
+      elsewhere((ctx) => revokeApiKey(ctx, id));
+      // The revocation alone ends the subscriptions, and the server says so on stderr.
+      await stderr.saying(REVOKED_LINE);
+      const controlHeard = heard.next(campaignDraftsUri('cmp_review'));
+      approveElsewhere('lead_r2');
+      await controlHeard;
+      await client.ping(); // stdio keeps order: anything sent before this answer has arrived
+      expect(got.seen).toEqual([]);
+
+      const call = await client.callTool({ name: 'list_campaigns', arguments: {} });
+      expect(call.isError).toBe(true);
+      expect(JSON.parse((call.content as { text: string }[])[0]!.text).error.code).toBe('unauthorized');
+      await expect(client.subscribeResource({ uri: DRAFTS_URI })).rejects.toThrow(/revoked/);
+    } finally {
+      await client.close();
+      await control.close();
+    }
+  });
+
+  it('a 2026-07-28 listen whose key is revoked elsewhere is ended by the server, and its calls are refused', async () => {
+    const { id, key } = elsewhere((ctx) => createApiKey(ctx, 'test', 'revoked over stdio, 2026'));
+    const transport = new StdioV2({ command: process.execPath, args: [BIN, 'mcp', '--db', db], env: { ...env, OUTREACH_API_KEY: key }, stderr: 'pipe' });
+    const stderr = stderrOf(transport);
+    const client = new ClientV2({ name: 'live-stdio-revoked-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(transport);
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      const got = updates();
+      client.setNotificationHandler('notifications/resources/updated', (n) => got.note(n.params.uri));
+      const sub = await client.listen({ resourceSubscriptions: [campaignUri('cmp_review')] });
+      elsewhere((ctx) => revokeApiKey(ctx, id));
+      // Nothing else changes: the revocation alone ends the listen, from the server's side.
+      expect(await sub.closed).toBe('remote');
+      await stderr.saying(REVOKED_LINE);
+      expect(got.seen).toEqual([]);
+      await expect(client.listen({ resourceSubscriptions: [DRAFTS_URI] })).rejects.toThrow(/revoked/);
+      const call = await client.callTool({ name: 'list_campaigns', arguments: {} });
+      expect(call.isError).toBe(true);
+      expect(JSON.parse((call.content as { text: string }[])[0]!.text).error.code).toBe('unauthorized');
+    } finally {
+      await client.close();
+    }
+  });
 
   it('the v1 client at 2025-11-25 hears of it on its subscription', async () => {
     const client = new ClientV1({ name: 'live-stdio-v1', version: '1.0.0' });
