@@ -18,7 +18,8 @@ type Db = Pick<Ctx, 'db'>;
 /**
  * The statements an email send runs, prepared once per connection: every email step reads the
  * lead's mailbox and its exclusion, the mailbox's rules read its sends of the day and its last
- * one, and the send is written and settled. Built with drizzle on each call, building and
+ * one, and the send is written and settled; an inbox read finds the send each message answers
+ * and marks the replies and bounces. Built with drizzle on each call, building and
  * preparing the query cost several times what running it does (bench/METHOD.md, issue 37).
  * `state != 'failed'` is written into the statements, not bound.
  */
@@ -42,6 +43,23 @@ const hot = perDb((db) => {
     // state's condition would read every send the mailbox ever made.
     lastSent: c.prepare<[string], number>("SELECT at FROM email_sends WHERE mailbox_id = ? AND state != 'failed' ORDER BY at DESC LIMIT 1").pluck(),
     settle: c.prepare<[string, string | null, string]>('UPDATE email_sends SET state = ?, error = ? WHERE id = ?'),
+    // An inbox read asks for every id every message names, and marks every reply and bounce it records.
+    sendByMessageId: rowsOf<[string], EmailSendRow>(emailSends, c.prepare(`SELECT ${selectList(emailSends)} FROM email_sends WHERE message_id = ?`)),
+    // A time not given (null) keeps its value.
+    markSend: c.prepare<[{ id: string; repliedAt: number | null; bouncedAt: number | null }]>(
+      'UPDATE email_sends SET replied_at = coalesce(@repliedAt, replied_at), bounced_at = coalesce(@bouncedAt, bounced_at) WHERE id = @id',
+    ),
+    // The lead's first reply or first bounce: a later one keeps the first time.
+    markLead: {
+      repliedAt: c.prepare<[{ leadId: string; mailboxId: string; at: number }]>(
+        `INSERT INTO lead_email (lead_id, mailbox_id, pinned_at, replied_at) VALUES (@leadId, @mailboxId, @at, @at)
+         ON CONFLICT (lead_id) DO UPDATE SET replied_at = coalesce(replied_at, @at)`,
+      ),
+      bouncedAt: c.prepare<[{ leadId: string; mailboxId: string; at: number }]>(
+        `INSERT INTO lead_email (lead_id, mailbox_id, pinned_at, bounced_at) VALUES (@leadId, @mailboxId, @at, @at)
+         ON CONFLICT (lead_id) DO UPDATE SET bounced_at = coalesce(bounced_at, @at)`,
+      ),
+    },
   };
 });
 
@@ -88,34 +106,13 @@ export function emailSendById(ctx: Db, id: string): EmailSendRow | undefined {
   return ctx.db.select().from(emailSends).where(eq(emailSends.id, id)).get();
 }
 
-/** Prepared once per connection: reading an inbox asks it for every id every message names. */
-const sendByMessageId = perDb((db) =>
-  db
-    .select()
-    .from(emailSends)
-    .where(eq(emailSends.messageId, sql.placeholder('messageId')))
-    .prepare(),
-);
-
 export function emailSendByMessageId(ctx: Db, messageId: string): EmailSendRow | undefined {
-  return sendByMessageId(ctx.db).get({ messageId });
+  return hot(ctx.db).sendByMessageId.get(messageId);
 }
-
-/** Prepared once per connection: an inbox read marks every reply and bounce it records. */
-const markSend = perDb((db) =>
-  db
-    .update(emailSends)
-    .set({
-      repliedAt: sql`coalesce(${sql.placeholder('repliedAt')}, ${emailSends.repliedAt})`,
-      bouncedAt: sql`coalesce(${sql.placeholder('bouncedAt')}, ${emailSends.bouncedAt})`,
-    })
-    .where(eq(emailSends.id, sql.placeholder('id')))
-    .prepare(),
-);
 
 /** Sets the times given; a time not given keeps its value. */
 export function markEmailSend(ctx: Db, id: string, set: { bouncedAt?: number; repliedAt?: number }): void {
-  markSend(ctx.db).run({ id, repliedAt: set.repliedAt ?? null, bouncedAt: set.bouncedAt ?? null });
+  hot(ctx.db).markSend.run({ id, repliedAt: set.repliedAt ?? null, bouncedAt: set.bouncedAt ?? null });
 }
 
 /** When each of the lead's emails that bounced came back, by its Message-ID (the inbox marks the email it sent). */
@@ -225,19 +222,8 @@ export function pinLeadMailbox(ctx: Db, leadId: string, mailboxId: string, at: n
 
 /** Records the lead's first reply to an email, or its first bounce (a later one keeps the first time). */
 export function markLeadEmail(ctx: Db, leadId: string, mailboxId: string, what: 'repliedAt' | 'bouncedAt', at: number): void {
-  markLead(ctx.db)[what].run({ leadId, mailboxId, at });
+  hot(ctx.db).markLead[what].run({ leadId, mailboxId, at });
 }
-
-/** Prepared once per connection, one statement per time kept: an inbox read marks every reply and bounce it records. */
-const markLead = perDb((db) => {
-  const statement = (what: 'repliedAt' | 'bouncedAt') =>
-    db
-      .insert(leadEmail)
-      .values({ leadId: sql.placeholder('leadId'), mailboxId: sql.placeholder('mailboxId'), pinnedAt: sql.placeholder('at'), [what]: sql.placeholder('at') })
-      .onConflictDoUpdate({ target: leadEmail.leadId, set: { [what]: sql`coalesce(${leadEmail[what]}, ${sql.placeholder('at')})` } })
-      .prepare();
-  return { repliedAt: statement('repliedAt'), bouncedAt: statement('bouncedAt') };
-});
 
 /** How many of the mailbox's sends are counted on the UTC day from `from` to `to`, for several mailboxes at once. */
 export function mailboxSendCounts(ctx: Db, mailboxIds: readonly string[], from: number, to: number): Map<string, number> {
