@@ -34,26 +34,37 @@ function headerText(mail: ParsedMail, name: string): string | null {
 }
 
 /**
+ * One block of header lines: each field's values in order, by lower-cased name, a folded line
+ * joined to its field's value with one space. Nothing here decodes MIME words.
+ */
+function headerLines(text: string): Map<string, string[]> {
+  const fields = new Map<string, string[]>();
+  let last: string[] | null = null;
+  for (const line of text.replace(/\r\n/g, '\n').split('\n')) {
+    if (/^\s/.test(line) && last) last[last.length - 1] = `${last.at(-1)} ${line.trim()}`;
+    else {
+      const i = line.indexOf(':');
+      if (i <= 0) continue;
+      const name = line.slice(0, i).trim().toLowerCase();
+      last = fields.get(name) ?? [];
+      last.push(line.slice(i + 1).trim());
+      fields.set(name, last);
+    }
+  }
+  return fields;
+}
+
+/**
  * The fields of a message/delivery-status part are header blocks (RFC 3464 §2.1): a
- * per-message block, then one block per recipient. They are read as the header lines they are.
+ * per-message block, then one block per recipient. They are read as the header lines they are;
+ * a field given twice in a block is read as its last.
  */
 function dsnFields(text: string): Map<string, string>[] {
-  const blocks: Map<string, string>[] = [];
-  for (const block of text.replace(/\r\n/g, '\n').split(/\n\s*\n/)) {
-    const fields = new Map<string, string>();
-    let last: string | null = null;
-    for (const line of block.split('\n')) {
-      if (/^\s/.test(line) && last) fields.set(last, `${fields.get(last)} ${line.trim()}`);
-      else {
-        const i = line.indexOf(':');
-        if (i <= 0) continue;
-        last = line.slice(0, i).trim().toLowerCase();
-        fields.set(last, line.slice(i + 1).trim());
-      }
-    }
-    if (fields.size > 0) blocks.push(fields);
-  }
-  return blocks;
+  return text
+    .replace(/\r\n/g, '\n')
+    .split(/\n\s*\n/)
+    .map((block) => new Map([...headerLines(block)].map(([name, values]) => [name, values.at(-1)!])))
+    .filter((fields) => fields.size > 0);
 }
 
 const addressOf = (field: string | undefined): string | null => {
@@ -85,24 +96,11 @@ async function bounceOf(mail: ParsedMail): Promise<BounceReport | null> {
 }
 
 /**
- * A header block as an IMAP server returns it for `BODY.PEEK[HEADER.FIELDS (…)]`: each field's
- * values, folded lines joined, by lower-cased name. Used to pick messages and to read a few
- * plain fields (ids, a marker) before anything is downloaded; nothing here decodes MIME words.
+ * A header block as an IMAP server returns it for `BODY.PEEK[HEADER.FIELDS (…)]`, read as
+ * headerLines reads one. Used to pick messages and to read a few plain fields (ids, a marker)
+ * before anything is downloaded.
  */
-export function headerFields(block: Buffer | undefined): Map<string, string[]> {
-  const fields = new Map<string, string[]>();
-  if (!block) return fields;
-  for (const line of block
-    .toString('utf8')
-    .replace(/\r?\n(?=[ \t])/g, '')
-    .split(/\r?\n/)) {
-    const i = line.indexOf(':');
-    if (i <= 0) continue;
-    const name = line.slice(0, i).trim().toLowerCase();
-    fields.set(name, [...(fields.get(name) ?? []), line.slice(i + 1).trim()]);
-  }
-  return fields;
-}
+export const headerFields = (block: Buffer | undefined): Map<string, string[]> => (block ? headerLines(block.toString('utf8')) : new Map());
 
 /** The message ids (`<…>`) a header value names: a References line is a list of them. */
 export const messageIdsIn = (value: string | undefined): string[] => value?.match(/<[^<>\s]+>/g) ?? [];
