@@ -4,6 +4,7 @@ import {
   ProtocolErrorCode,
   type JSONRPCMessage,
   type MessageExtraInfo,
+  type RequestId,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { serveStdio as serveOverStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
@@ -71,9 +72,6 @@ export async function serveStdio(ctx: Ctx, tools: readonly Tool[], apiKey: strin
   live.close();
   await handle.close();
 }
-
-/** A JSON-RPC id, as the `subscriptions/listen` requests carry them. */
-type RequestId = string | number;
 
 /**
  * The connection's transport, which keeps the ids of its open 2026-07-28
