@@ -6,6 +6,7 @@ import type { CrmPort } from '../../core/network/crm.js';
 import type { Rng } from '../../core/webhooks/schedule.js';
 import { settledWithin } from '../grace.js';
 import { InFlight } from '../in-flight.js';
+import { Repeat } from '../repeat.js';
 
 export interface CrmWorkerOptions {
   /** Pushes in flight at once (HubSpot allows about ten requests a second on a private app). */
@@ -36,9 +37,8 @@ export class CrmWorker {
   private readonly leaseMs: number;
   private readonly stopGraceMs: number;
   private readonly rng: Rng;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly repeat: Repeat;
   private pulling: Promise<void> | null = null;
-  private running = false;
   private stopped = false;
   /** Set when stop() gives up on pushes in flight: their outcome is then left to the lease. */
   private abandoning = false;
@@ -54,12 +54,7 @@ export class CrmWorker {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.stopGraceMs = options.stopGraceMs ?? 5_000;
     this.rng = options.rng ?? Math.random;
-  }
-
-  start(): void {
-    if (this.running || this.stopped || !this.ctx.crm) return;
-    this.running = true;
-    const loop = () => {
+    this.repeat = new Repeat(this.pollIntervalMs, () => {
       this.pump();
       if (!this.pulling && pullDueSafely(this.ctx)) {
         this.pulling = this.poll()
@@ -68,10 +63,16 @@ export class CrmWorker {
             this.pulling = null;
           });
       }
-      this.timer = setTimeout(loop, this.pollIntervalMs);
-      this.timer.unref();
-    };
-    loop();
+    });
+  }
+
+  private get running(): boolean {
+    return this.repeat.started;
+  }
+
+  start(): void {
+    if (this.stopped || !this.ctx.crm) return;
+    this.repeat.start();
   }
 
   /**
@@ -81,9 +82,7 @@ export class CrmWorker {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.repeat.stop();
     const outcome = await settledWithin(Promise.all([this.idle(), this.pulling]), this.stopGraceMs);
     if (outcome === 'late') this.abandoning = true;
   }

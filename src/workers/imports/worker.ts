@@ -1,6 +1,7 @@
 import type { Ctx } from '../../core/context.js';
 import { resumeLeadImports } from '../../core/imports/background.js';
 import { importLeaseMs } from '../../core/imports/csv.js';
+import { Repeat } from '../repeat.js';
 
 /**
  * Resumes dashboard imports that nobody runs: at start, and then every third of the import
@@ -9,7 +10,7 @@ import { importLeaseMs } from '../../core/imports/csv.js';
  * this only keeps the timer.
  */
 export class ImportResumer {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly repeat: Repeat;
   private readonly runs = new Set<Promise<void>>();
   readonly intervalMs: number;
 
@@ -18,16 +19,11 @@ export class ImportResumer {
     options: { intervalMs?: number } = {},
   ) {
     this.intervalMs = options.intervalMs ?? Math.max(1_000, Math.floor(importLeaseMs(ctx) / 3));
+    this.repeat = new Repeat(this.intervalMs, () => void this.tick());
   }
 
   start(): void {
-    if (this.timer) return;
-    const loop = () => {
-      this.tick();
-      this.timer = setTimeout(loop, this.intervalMs);
-      this.timer.unref();
-    };
-    loop();
+    this.repeat.start();
   }
 
   /** One look for stranded imports; returns the runs it started. */
@@ -48,7 +44,6 @@ export class ImportResumer {
 
   /** Stops looking. Runs in progress stop when the database closes and resume on the next start. */
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.repeat.stop();
   }
 }

@@ -4,6 +4,8 @@ import type { Ctx } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
 import { claimJobs, deferJob, findJob, finishJob, recordPage, releaseJob, renewLease, type JobOutcome, type JobRow } from '../../core/lookalike/jobs.js';
 import type { LookalikePage } from '../../core/network/provider.js';
+import { settledWithin } from '../grace.js';
+import { Repeat } from '../repeat.js';
 
 export interface LookalikeWorkerOptions {
   /** The lease holder name; unique per worker instance by default. */
@@ -51,8 +53,7 @@ export class LookalikeWorker {
   private readonly running = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
   private readonly o: Required<Omit<LookalikeWorkerOptions, 'holder'>>;
-  private timer: NodeJS.Timeout | null = null;
-  private looping = false;
+  private readonly repeat: Repeat;
   private stopping = false;
   /** Set when stop() gave up waiting: late provider answers are then left to the lease, unrecorded. */
   private abandoning = false;
@@ -65,19 +66,14 @@ export class LookalikeWorker {
     const { holder: _holder, ...rest } = options;
     this.o = { ...LOOKALIKE_DEFAULTS, ...rest };
     this.queue = new PQueue({ concurrency: this.o.concurrency });
+    this.repeat = new Repeat(this.o.pollIntervalMs, () => this.tick());
   }
 
   /** Polls for due jobs until `stop()`. */
   start(): void {
-    if (this.looping) return;
-    this.looping = true;
+    if (this.repeat.started) return;
     this.stopping = false;
-    const loop = () => {
-      this.tick();
-      this.timer = setTimeout(loop, this.o.pollIntervalMs);
-      this.timer.unref();
-    };
-    loop();
+    this.repeat.start();
   }
 
   /**
@@ -87,13 +83,8 @@ export class LookalikeWorker {
    */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.looping = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.o.stopGraceMs)));
-    const outcome = await Promise.race([this.idle().then(() => 'idle' as const), grace]);
-    clearTimeout(timer);
+    this.repeat.stop();
+    const outcome = await settledWithin(this.idle(), this.o.stopGraceMs);
     if (outcome === 'late') this.abandoning = true;
   }
 
@@ -116,7 +107,7 @@ export class LookalikeWorker {
           this.running.delete(job.id);
           this.pending.delete(done);
           // A finished job frees a slot: the next due one need not wait for the poll.
-          if (this.looping) this.tick();
+          if (this.repeat.started) this.tick();
         });
       this.pending.add(done);
     }

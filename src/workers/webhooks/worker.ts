@@ -9,6 +9,7 @@ import { deliveryHeaders } from '../../core/webhooks/sign.js';
 import type { SsrfPolicy } from '../../core/webhooks/ssrf.js';
 import { settledWithin } from '../grace.js';
 import { InFlight } from '../in-flight.js';
+import { Repeat } from '../repeat.js';
 
 export interface WebhookWorkerOptions {
   policy: SsrfPolicy;
@@ -51,11 +52,10 @@ export class WebhookWorker {
   private readonly timeoutMs: number;
   private readonly leaseMs: number;
   private readonly stopGraceMs: number;
-  private running = false;
   private stopped = false;
   /** Set when stop() gives up on in-flight attempts: their outcome is then left to the lease. */
   private abandoning = false;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly repeat: Repeat;
   private pumpQueued = false;
 
   constructor(
@@ -71,18 +71,17 @@ export class WebhookWorker {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? this.timeoutMs + LEASE_MARGIN_MS;
     this.stopGraceMs = options.stopGraceMs ?? 5_000;
+    this.repeat = new Repeat(this.pollIntervalMs, () => this.pump());
+  }
+
+  private get running(): boolean {
+    return this.repeat.started;
   }
 
   /** Polls on the wall clock; a finished attempt also frees its slot for the next due one at once. */
   start(): void {
-    if (this.running || this.stopped) return;
-    this.running = true;
-    const loop = () => {
-      this.pump();
-      this.timer = setTimeout(loop, this.pollIntervalMs);
-      this.timer.unref();
-    };
-    loop();
+    if (this.stopped) return;
+    this.repeat.start();
   }
 
   /**
@@ -93,9 +92,7 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.running = false;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.repeat.stop();
     const outcome = await settledWithin(this.idle(), this.stopGraceMs);
     const owned = this.ownsDispatcher ? this.dispatcher : null;
     if (outcome === 'idle') {
