@@ -462,7 +462,20 @@ export function senderFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: numb
  * `finish`: the end of its sequence, or of the reply window after it): records what the step
  * runner has to, then stores when the lead is next due (null: no work left). Returns the lead after.
  */
-export function recordSequence(ctx: Ctx, given: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): LeadRow {
+export const recordSequence = (ctx: Ctx, given: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number): LeadRow =>
+  recordSequenceAt(ctx, given, info, settings, now).lead;
+
+/**
+ * `recordSequence`, also giving where the runner left the lead (`position`, undefined when it did
+ * not walk), so a caller that plans the lead again at once does not read the position back.
+ */
+export function recordSequenceAt(
+  ctx: Ctx,
+  given: LeadRow,
+  info: CampaignInfo,
+  settings: EngineSettings,
+  now: number,
+): { lead: LeadRow; position: WalkStart | 'ended' | null | undefined } {
   return transaction(ctx.db, () => {
     // Read again: the caller may hold the row from before an await (a draft being written).
     const lead = getLead(ctx, given.id) ?? given;
@@ -471,6 +484,6 @@ export function recordSequence(ctx: Ctx, given: LeadRow, info: CampaignInfo, set
     const done = plan === null || (plan.action.kind === 'finish' && plan.at <= now);
     const nextActionAt = done ? null : plan.at === 0 ? Math.max(1, now) : plan.at;
     if (nextActionAt !== lead.nextActionAt) updateLead(ctx.db, lead.id, { nextActionAt });
-    return { ...lead, nextActionAt };
+    return { lead: { ...lead, nextActionAt }, position: advanced?.position };
   });
 }

@@ -11,7 +11,8 @@ import { excludeNow, failLead, moveDue, recordAgentDecision } from './queue.js';
 import type { EngineSettings } from './settings.js';
 import { wordsProblem } from '../validation.js';
 import type { DraftInput } from '../drafts/prepare.js';
-import { draftInputFor, recordSequence, senderFor, type SenderPins } from './runner.js';
+import { draftInputFor, recordSequenceAt, senderFor, type SenderPins } from './runner.js';
+import type { WalkStart } from './sequence.js';
 import { mailboxFor } from '../email/lead.js';
 import { effectiveAccountId, getLead, planFor, sendersOf, type CampaignInfo, type LeadRow } from './state.js';
 
@@ -74,10 +75,20 @@ function enrichFirst(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: LeadActi
 /**
  * The one verb that decides a lead's next action (src/core/outreach/plan.ts gives it, from the
  * lead's stored state), and records whatever needs no provider call: the worker only queues
- * what this returns. `now` is the tick's time.
+ * what this returns. `now` is the tick's time. `position` is the lead's stored position when
+ * the step runner has just written it (see planFor), so it is not read back.
  */
-export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number, pins?: SenderPins, again = true): LeadWork {
-  const plan = planFor(ctx, lead, info, settings);
+export function workLead(
+  ctx: Ctx,
+  lead: LeadRow,
+  info: CampaignInfo,
+  settings: EngineSettings,
+  now: number,
+  pins?: SenderPins,
+  again = true,
+  position?: WalkStart | 'ended' | null,
+): LeadWork {
+  const plan = planFor(ctx, lead, info, settings, position);
   if (plan === null || plan.at > now) {
     moveDue(ctx, lead.id, lead.nextActionAt, plan?.at ?? null);
     return RECORDED;
@@ -88,8 +99,8 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
     case 'step': {
       // The step runner records what it passed (a start, skipped steps, the end); a step due at
       // once is then worked in this same turn.
-      const after = recordSequence(ctx, lead, info, settings, now);
-      if (again && after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false);
+      const { lead: after, position: at } = recordSequenceAt(ctx, lead, info, settings, now);
+      if (again && after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false, at);
       return RECORDED;
     }
     case 'draft': {
@@ -102,8 +113,8 @@ export function workLead(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: 
       }
       if (input !== null) return { kind: 'draft', input };
       // Nothing to write after all (a rejected answer handed to a person, a note empty for the lead).
-      const after = recordSequence(ctx, lead, info, settings, now);
-      if (again && after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false);
+      const { lead: after, position: at } = recordSequenceAt(ctx, lead, info, settings, now);
+      if (again && after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false, at);
       return RECORDED;
     }
     case 'fail':
@@ -210,8 +221,8 @@ export function afterAgent(
 
 /** After the engine wrote a lead's draft (or found none to write): the lead is planned again; it waits for a person, or goes on. */
 export function afterDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: EngineSettings, now: number, pins?: SenderPins): LeadWork {
-  const after = recordSequence(ctx, lead, info, settings, now);
-  if (after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false);
+  const { lead: after, position } = recordSequenceAt(ctx, lead, info, settings, now);
+  if (after.nextActionAt !== null && after.nextActionAt <= now) return workLead(ctx, after, info, settings, now, pins, false, position);
   return RECORDED;
 }
 
