@@ -98,5 +98,14 @@ describe('an email reply to an excluded lead', () => {
       details: { address: 'ella.gone@example.com', reason: 'unsubscribed' },
     });
     expect(count('SELECT count(*) FROM email_sends WHERE lead_id = ?', gone.leadId)).toBe(sends);
+    // get_conversation says so before any reply is typed: email is not available, and why.
+    const thread = await call('get_conversation', { leadId: gone.leadId });
+    expect(thread.body.structuredContent.reply.email).toMatchObject({
+      to: 'ella.gone@example.com',
+      unavailable: { reason: 'unsubscribed', message: expect.stringContaining('ella.gone@example.com unsubscribed, so it is never emailed again') },
+    });
+    // A lead whose address may be mailed has no such word.
+    const listed = await call('get_conversation', { leadId: flagged.leadId });
+    expect(listed.body.structuredContent.reply.email).not.toHaveProperty('unavailable');
   });
 });

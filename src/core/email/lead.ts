@@ -20,7 +20,8 @@ export function emailFactsOf(ctx: Pick<Ctx, 'db'>, lead: LeadRow): LeadEmailFact
 }
 
 /** Why a lead cannot be emailed: it has no address, or its address unsubscribed or bounced (in any campaign). */
-export type EmailUnavailable = 'no_email' | 'unsubscribed' | 'bounced';
+export const EMAIL_UNAVAILABLE = ['no_email', 'unsubscribed', 'bounced'] as const;
+export type EmailUnavailable = (typeof EMAIL_UNAVAILABLE)[number];
 
 /**
  * The lead's address as it is mailed (trimmed, lower-cased), or why it may not be. One rule for
