@@ -89,6 +89,52 @@ export function eachInOneTransaction<T>(db: Db, steps: readonly (() => T)[]): St
   }
 }
 
+/**
+ * Runs write steps and then `last` in one transaction, one commit for all, where `last` must
+ * commit with whatever of the steps committed (a read's cursor after the items it read). If a
+ * step throws, the transaction is rolled back and run again, each step in a savepoint of its
+ * own: a failing step's writes alone are undone and it is reported as failed, the others and
+ * `last` commit together. A throw from `last`, or an error that ends the transaction (SQLite
+ * rolls it back on its own on SQLITE_FULL), rolls back everything and goes on to the caller:
+ * nothing of the batch is half-applied. Steps must only write to the database, since they may
+ * run twice. The savepoints are paid only on the run that follows a failure.
+ */
+export function stepsThenLast<T, L>(db: Db, steps: readonly (() => T)[], last: () => L): { outcomes: StepOutcome<T>[]; last: L } {
+  const all = (step: (fn: () => T) => StepOutcome<T>) => () => {
+    const outcomes = steps.map(step);
+    return { outcomes, last: last() };
+  };
+  // Inside an open transaction the first run is a savepoint, so a failure takes back its writes alone.
+  const first = db.$client.inTransaction ? savepoint : transaction;
+  let failed = false;
+  try {
+    return first(
+      db,
+      all((fn) => {
+        try {
+          return { ok: true, value: fn() };
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      }),
+    );
+  } catch (err) {
+    if (!failed) throw err;
+  }
+  return first(
+    db,
+    all((fn) => {
+      try {
+        return { ok: true, value: savepoint(db, fn) };
+      } catch (err) {
+        if (!db.$client.inTransaction) throw err;
+        return { ok: false, err };
+      }
+    }),
+  );
+}
+
 export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {
   const row = db.select({ n: sql<number>`count(*)` }).from(table).where(where).get();
   return row?.n ?? 0;

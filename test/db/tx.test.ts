@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.js';
-import { eachInOneTransaction, savepoint, transaction } from '../../src/db/tx.js';
+import { eachInOneTransaction, savepoint, stepsThenLast, transaction } from '../../src/db/tx.js';
 
 /** A fresh database with one scratch table, written through the connection as the helpers see it. */
 function scratch() {
@@ -111,5 +111,82 @@ describe('eachInOneTransaction', () => {
     // The steps before the failing one ran twice, the ones after it once.
     expect(runs).toEqual({ a: 2, c: 1 });
     expect(db.$client.inTransaction).toBe(false);
+  });
+});
+
+describe('stepsThenLast', () => {
+  const count = (db: ReturnType<typeof scratch>['db']) => db.$client.prepare('SELECT count(*) FROM scratch').pluck().get() as number;
+
+  it('commits the steps and the last write in one transaction, the last seeing every step', () => {
+    const { db, put, values } = scratch();
+    const r = stepsThenLast(db, [() => (put('a'), 1), () => (put('b'), 2)], () => (put('cursor'), count(db)));
+    expect(r).toEqual({
+      outcomes: [
+        { ok: true, value: 1 },
+        { ok: true, value: 2 },
+      ],
+      last: 3,
+    });
+    expect(values()).toEqual(['a', 'b', 'cursor']);
+  });
+
+  it('a failing step is left out with its own writes; the others and the last write commit together', () => {
+    const { db, put, values } = scratch();
+    const r = stepsThenLast(
+      db,
+      [
+        () => (put('a'), 'a'),
+        () => {
+          put('b');
+          throw new Error('step b cannot be applied');
+        },
+        () => (put('c'), 'c'),
+      ],
+      () => put('cursor'),
+    );
+    expect(r.outcomes.map((o) => o.ok)).toEqual([true, false, true]);
+    expect(String((r.outcomes[1] as { err: unknown }).err)).toContain('step b cannot be applied');
+    // The first run, stopped at b, left nothing behind: a is written once.
+    expect(values()).toEqual(['a', 'c', 'cursor']);
+    expect(db.$client.inTransaction).toBe(false);
+  });
+
+  it('a throw from the last write commits nothing of the steps', () => {
+    const { db, put, values } = scratch();
+    expect(() =>
+      stepsThenLast(db, [() => put('a'), () => put('b')], () => {
+        throw new Error('the cursor cannot be written');
+      }),
+    ).toThrow('the cursor cannot be written');
+    expect(values()).toEqual([]);
+    expect(db.$client.inTransaction).toBe(false);
+  });
+
+  it('an error that ends the transaction (SQLite rolls it back itself) commits nothing, not even the steps before it', () => {
+    const { db, put, values } = scratch();
+    db.$client.exec("CREATE TRIGGER scratch_full BEFORE INSERT ON scratch WHEN NEW.v = 'full' BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END");
+    expect(() => stepsThenLast(db, [() => put('a'), () => put('full'), () => put('c')], () => put('cursor'))).toThrow('database or disk is full');
+    expect(values()).toEqual([]);
+    expect(db.$client.inTransaction).toBe(false);
+  });
+
+  it('inside an open transaction a failing step is undone alone, and the outer transaction keeps its own writes', () => {
+    const { db, put, values } = scratch();
+    transaction(db, () => {
+      put('outer');
+      const r = stepsThenLast(
+        db,
+        [
+          () => put('a'),
+          () => {
+            put('b');
+            throw new Error('b fails');
+          },
+        ],
+        () => put('cursor'),
+      );
+      expect(r.outcomes.map((o) => o.ok)).toEqual([true, false]);
+    });
+    expect(values()).toEqual(['outer', 'a', 'cursor']);
   });
 });

@@ -417,10 +417,13 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     const notice = messages.getByRole('listitem').filter({ has: page.locator('.o-msg-meta', { hasText: 'Mail server' }) });
     await notice.getByText(/Not delivered: the email "Hello Bea" to sim-bounces@example\.com bounced\./).waitFor();
     await notice.getByText(/The mail server said: 5\.1\.1/).waitFor();
-    // Answering it by email is refused, and the page says why.
-    await page.getByLabel('Your reply').fill('Did this reach you?');
-    await page.getByRole('button', { name: 'Send reply' }).click();
-    await page.getByText(/sim-bounces@example\.com bounced an earlier email, so it is never emailed again/).waitFor();
+    // Email is not offered: before anything is typed, the reply box says why (get_conversation's
+    // reply.email.unavailable), tied to the text box for a screen reader, and a reply goes on LinkedIn.
+    const why = page.getByText(/^Email is not available: sim-bounces@example\.com bounced an earlier email, so it is never emailed again/);
+    await why.waitFor();
+    expect(await page.getByRole('radio', { name: 'Email' }).count()).toBe(0);
+    expect(await page.getByLabel('Your reply').getAttribute('aria-describedby')).toBe(await why.getAttribute('id'));
+    await page.getByText("This reply goes out as a LinkedIn message from the lead's sender.", { exact: false }).waitFor();
     expect(await messages.getByRole('listitem').count()).toBe(2);
     await expectAccessible();
     await page.screenshot({ path: join(shots, 'inbox-bounce.png') });

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, isNotNull, isNull, lt, or } from 'drizzle-orm';
 import { conversations, messages } from '../../db/schema.js';
+import { messageStatements } from '../../db/sql/messages.js';
 import type { Ctx } from '../context.js';
 
 /* The triage's SQL on a thread's row: its suggestion and the model's queue. */
@@ -135,14 +136,7 @@ export function newestMessages(ctx: Ctx, leadId: string, limit: number): ThreadM
  * back replies already recorded.
  */
 export function hasInboundMessage(ctx: Pick<Ctx, 'db'>, leadId: string, externalId: string): boolean {
-  return (
-    ctx.db
-      .select({ seq: messages.seq })
-      .from(messages)
-      .where(and(eq(messages.leadId, leadId), eq(messages.direction, 'inbound'), eq(messages.externalId, externalId)))
-      .limit(1)
-      .get() !== undefined
-  );
+  return messageStatements(ctx.db).hasInbound.get(leadId, externalId) !== undefined;
 }
 
 /** Messages stored for a lead. */

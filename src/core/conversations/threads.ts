@@ -14,7 +14,8 @@ import { LeadTag } from '../leads/enums.js';
 import { suggestionView, TagSuggestion } from '../triage/suggest.js';
 import { messageChannelsOf, messageCount, readSuggestion } from './store.js';
 import { bouncedSendsOfLead } from '../mailboxes/store.js';
-import { emailReplyPlan, replyByEmail } from '../email/reply.js';
+import { emailAddressOf, EMAIL_UNAVAILABLE } from '../email/lead.js';
+import { emailReplyPlan, emailUnavailableText, replyByEmail } from '../email/reply.js';
 
 export const CONVERSATION_FILTERS = ['needs_reply', 'handed_off', 'all'] as const;
 export type ConversationFilter = (typeof CONVERSATION_FILTERS)[number];
@@ -90,6 +91,13 @@ export const Conversation = z.object({
           from: z.string().describe("the mailbox's address"),
           to: z.string().nullable().describe("the lead's address; null when it has none"),
           subject: z.string().describe('"Re: " and the subject of the thread'),
+          unavailable: z
+            .object({
+              reason: z.enum(EMAIL_UNAVAILABLE).describe('no_email: the lead has no address; unsubscribed or bounced: its address did, in any campaign'),
+              message: z.string().describe('why, in words a person can act on'),
+            })
+            .optional()
+            .describe('present when a reply by email would be refused, and why (reply on LinkedIn then); absent when it may go'),
         })
         .nullable()
         .describe('how a reply by email goes out; null when the thread holds no email to answer'),
@@ -241,10 +249,14 @@ function replyChannelOf(rows: readonly Pick<MessageRow, 'sender' | 'channel'>[])
   return last ? channelOf(last.channel) : 'linkedin';
 }
 
+/** How a reply by email goes, and, when it would be refused (the lead's address is gone, bounced or unsubscribed), why. */
 function replyEmailOf(ctx: Ctx, lead: typeof leads.$inferSelect, rows: readonly Pick<MessageRow, 'channel'>[]): Conversation['reply']['email'] {
   if (!rows.some((m) => m.channel === 'email')) return null;
   const plan = emailReplyPlan(ctx, lead);
-  return plan && { mailboxId: plan.mailboxId, from: plan.from, to: plan.to, subject: plan.subject };
+  if (!plan) return null;
+  const to = emailAddressOf(ctx, lead);
+  const how = { mailboxId: plan.mailboxId, from: plan.from, to: plan.to, subject: plan.subject };
+  return to.unavailable === null ? how : { ...how, unavailable: { reason: to.unavailable, message: emailUnavailableText(to.unavailable, to.address) } };
 }
 
 /**

@@ -1,17 +1,17 @@
 import { leadStatements } from '../../db/sql/leads.js';
-import { transaction } from '../../db/tx.js';
+import { stepsThenLast } from '../../db/tx.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { mailOf, recordLoginFailure, requireMailbox, serversOf } from '../mailboxes/mailbox.js';
 import { allMailboxes, emailSendByMessageId, latestSendTo, markEmailSend, markLeadEmail, updateMailboxRow, type EmailSendRow } from '../mailboxes/store.js';
 import { recordBounced } from '../sequences/store.js';
 import type { LeadRow } from '../../db/sql/leads.js';
-import { MailLoginError, type BounceReport, type InboundEmail, type InboundHeaders } from '../network/mail.js';
+import { MailLoginError, type BounceReport, type InboundEmail, type InboundHeaders, type InboxBatch } from '../network/mail.js';
 import { recordMessage } from '../conversations/record.js';
 import { hasInboundMessage } from '../conversations/store.js';
 import { applyLeadReply } from '../outreach/inbound.js';
 import type { EngineSettings } from '../outreach/settings.js';
-import { loadCampaignInfo, updateAndReplan } from '../outreach/state.js';
+import { loadCampaignInfo, updateAndReplan, type CampaignInfo } from '../outreach/state.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
 import { excludeAddress } from './unsubscribe.js';
 
@@ -25,8 +25,42 @@ export interface InboxReadResult {
   replies: number;
   bounces: number;
   unsubscribes: number;
-  /** Messages that answer nothing we sent (newsletters, other threads): left alone. */
+  /** Messages that answer nothing we sent (newsletters, other threads), or that were recorded before: left alone. */
   ignored: number;
+  /** Messages whose record failed: each is logged and left out, the rest of its batch committed. */
+  failed: number;
+}
+
+const OUTCOME_KEYS = ['read', 'replies', 'bounces', 'unsubscribes', 'ignored', 'failed'] as const;
+
+/**
+ * Records a batch of messages read from a mailbox and where reading stopped, in one synchronous
+ * transaction (one commit, whatever the batch holds): each message through `applyInboundEmail`,
+ * a reply through the verb a LinkedIn reply takes (`applyLeadReply`). A message whose record
+ * throws is logged and left out with its own writes alone undone; the others and the cursor
+ * still commit, so one bad message cannot hold the inbox back. An error that ends the
+ * transaction, or one from the cursor's write, commits nothing: the batch is read again.
+ * A message recorded before (the inbox read again) is known by its Message-ID and ignored.
+ */
+export function recordInboxBatch(ctx: Ctx, mailboxId: string, batch: InboxBatch, settings: EngineSettings): InboxReadResult {
+  const result: InboxReadResult = { read: batch.skipped + batch.messages.length, replies: 0, bounces: 0, unsubscribes: 0, ignored: batch.skipped, failed: 0 };
+  // The campaigns of the batch's leads, read once per batch (a campaign's sequence does not change under its replies).
+  const infos = new Map<string, CampaignInfo | null>();
+  const { outcomes } = stepsThenLast(
+    ctx.db,
+    batch.messages.map((message) => () => applyInboundEmail(ctx, mailboxId, message, settings, infos)),
+    () => updateMailboxRow(ctx, mailboxId, { inboxUidValidity: batch.cursor.uidValidity, inboxLastUid: batch.cursor.lastUid, inboxReadAt: ctx.clock.now() }),
+  );
+  outcomes.forEach((outcome, i) => {
+    if (outcome.ok) {
+      result[outcome.value]++;
+      return;
+    }
+    result.failed++;
+    const message = batch.messages[i];
+    ctx.log.error({ err: outcome.err, mailbox: mailboxId, uid: message?.uid, messageId: message?.messageId }, 'inbox message could not be recorded; left out');
+  });
+  return result;
 }
 
 /** Whether a message's headers say it can mean anything here: it names an email we sent, or it is a report (a bounce). */
@@ -63,7 +97,7 @@ export function replyWords(text: string): string {
  * and where reading stopped commit together, so a crash re-reads rather than loses a message.
  */
 export async function readMailbox(ctx: Ctx, mailboxId: string, settings: EngineSettings): Promise<InboxReadResult> {
-  const result: InboxReadResult = { read: 0, replies: 0, bounces: 0, unsubscribes: 0, ignored: 0 };
+  const result: InboxReadResult = { read: 0, replies: 0, bounces: 0, unsubscribes: 0, ignored: 0, failed: 0 };
   const row = requireMailbox(ctx, mailboxId);
   if (row.status !== 'connected' && row.status !== 'paused') return result;
   const servers = serversOf(row);
@@ -80,16 +114,8 @@ export async function readMailbox(ctx: Ctx, mailboxId: string, settings: EngineS
       },
       // Each batch and where reading stopped commit together, before the next batch is read.
       (batch) => {
-        result.read += batch.skipped;
-        result.ignored += batch.skipped;
-        transaction(ctx.db, () => {
-          for (const message of batch.messages) {
-            result.read++;
-            const outcome = applyInboundEmail(ctx, row.id, message, settings);
-            result[outcome]++;
-          }
-          updateMailboxRow(ctx, row.id, { inboxUidValidity: batch.cursor.uidValidity, inboxLastUid: batch.cursor.lastUid, inboxReadAt: ctx.clock.now() });
-        });
+        const recorded = recordInboxBatch(ctx, row.id, batch, settings);
+        for (const k of OUTCOME_KEYS) result[k] += recorded[k];
       },
     );
   } catch (err) {
@@ -101,7 +127,16 @@ export async function readMailbox(ctx: Ctx, mailboxId: string, settings: EngineS
 
 type Outcome = 'replies' | 'bounces' | 'unsubscribes' | 'ignored';
 
-function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, settings: EngineSettings): Outcome {
+function campaignInfoOf(ctx: Ctx, campaignId: string, infos: Map<string, CampaignInfo | null>): CampaignInfo | null {
+  let info = infos.get(campaignId);
+  if (info === undefined) {
+    info = loadCampaignInfo(ctx, campaignId);
+    infos.set(campaignId, info);
+  }
+  return info;
+}
+
+function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, settings: EngineSettings, infos: Map<string, CampaignInfo | null>): Outcome {
   const now = ctx.simClock.now();
   if (message.bounce) {
     const b = message.bounce;
@@ -130,7 +165,7 @@ function applyInboundEmail(ctx: Ctx, mailboxId: string, message: InboundEmail, s
     return 'unsubscribes';
   }
   const lead = leadStatements(ctx.db).byId.get(send.leadId);
-  const info = lead ? loadCampaignInfo(ctx, lead.campaignId) : null;
+  const info = lead ? campaignInfoOf(ctx, lead.campaignId, infos) : null;
   if (!lead || !info) return 'ignored';
   // A reply read before (the inbox read again from its start) is recorded once.
   const externalId = message.messageId ?? `${mailboxId}:${message.uid}`;

@@ -10,14 +10,32 @@ import { mailboxLimitOn } from '../safety/mailbox.js';
  * replied to one of our emails or one of them first bounced.
  */
 export function emailFactsOf(ctx: Pick<Ctx, 'db'>, lead: LeadRow): LeadEmailFacts {
-  const address = lead.email?.trim().toLowerCase();
-  const excluded = address ? emailExclusion(ctx, address) : undefined;
+  const to = emailAddressOf(ctx, lead);
   const state = leadEmailOf(ctx, lead.id);
   return {
-    excluded: excluded === undefined ? null : excluded.reason === 'bounced' ? 'bounced' : 'unsubscribed',
+    excluded: to.unavailable === 'unsubscribed' || to.unavailable === 'bounced' ? to.unavailable : null,
     repliedAt: state?.repliedAt ?? null,
     bouncedAt: state?.bouncedAt ?? null,
   };
+}
+
+/** Why a lead cannot be emailed: it has no address, or its address unsubscribed or bounced (in any campaign). */
+export const EMAIL_UNAVAILABLE = ['no_email', 'unsubscribed', 'bounced'] as const;
+export type EmailUnavailable = (typeof EMAIL_UNAVAILABLE)[number];
+
+/**
+ * The lead's address as it is mailed (trimmed, lower-cased), or why it may not be. One rule for
+ * the email step, the operator's email reply and the inbox's word on how a reply goes.
+ */
+export function emailAddressOf(
+  ctx: Pick<Ctx, 'db'>,
+  lead: Pick<LeadRow, 'email'>,
+): { address: string; unavailable: null } | { address: string | null; unavailable: EmailUnavailable } {
+  const address = lead.email?.trim().toLowerCase() || null;
+  if (address === null) return { address, unavailable: 'no_email' };
+  const excluded = emailExclusion(ctx, address);
+  if (excluded) return { address, unavailable: excluded.reason === 'bounced' ? 'bounced' : 'unsubscribed' };
+  return { address, unavailable: null };
 }
 
 const DAY = 86_400_000;

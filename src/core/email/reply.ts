@@ -6,6 +6,8 @@ import { emailMessagesOf } from '../conversations/store.js';
 import { ApiError, validationError } from '../errors.js';
 import { findMailbox, sentEmailsOfLead } from '../mailboxes/store.js';
 import { applyOperatorEmailSent } from '../outreach/sends.js';
+import { refuseExcludedLead } from '../leads/exclude.js';
+import { emailAddressOf, type EmailUnavailable } from './lead.js';
 import { sendEmail } from './send.js';
 
 /**
@@ -64,6 +66,18 @@ export function emailReplyPlan(ctx: Pick<Ctx, 'db'>, lead: Pick<LeadRow, 'id' | 
   };
 }
 
+/** Why an email cannot go to the lead, in one sentence a person can act on. */
+export function emailUnavailableText(reason: EmailUnavailable, address: string | null): string {
+  if (reason === 'no_email') return 'The lead has no email address to answer.';
+  return `${address} ${reason === 'bounced' ? 'bounced an earlier email' : 'unsubscribed'}, so it is never emailed again, in any campaign. Reply on LinkedIn instead.`;
+}
+
+/** The refusal of an email reply to an address that may not be mailed: `validation_error` without one, `conflict` for one excluded. */
+function refuseUnavailable(lead: Pick<LeadRow, 'id'>, address: string | null, reason: EmailUnavailable): never {
+  if (reason === 'no_email') throw validationError(`Lead ${lead.id} has no email address to answer.`, ['leadId']);
+  throw new ApiError('conflict', emailUnavailableText(reason, address), { address, reason });
+}
+
 const secondsUntil = (ctx: Ctx, until: number | null): number => Math.max(1, Math.ceil(((until ?? ctx.simClock.now()) - ctx.simClock.now()) / 1000));
 
 /**
@@ -81,14 +95,13 @@ export async function replyByEmail(
   text: string,
   sender: 'operator' | 'api',
 ): Promise<{ ok: boolean; chatId: string; messageId: string }> {
-  if (lead.excluded) {
-    throw new ApiError('conflict', `Lead ${lead.id} is excluded from outreach, so it is not emailed. Clear the exclusion first if this is intended.`);
-  }
+  refuseExcludedLead(ctx, lead, 'email');
   const plan = emailReplyPlan(ctx, lead);
   if (plan === null) {
     throw validationError(`Lead ${lead.id}'s thread holds no email to answer. Reply on LinkedIn (channel "linkedin").`, ['channel']);
   }
-  if (plan.to === null) throw validationError(`Lead ${lead.id} has no email address to answer.`, ['leadId']);
+  const to = emailAddressOf(ctx, lead);
+  if (to.unavailable !== null) refuseUnavailable(lead, to.address, to.unavailable);
   const r = await sendEmail(ctx, {
     mailboxId: plan.mailboxId,
     leadId: lead.id,
@@ -101,12 +114,8 @@ export async function replyByEmail(
   const mailbox = `mailbox ${plan.from} (${plan.mailboxId})`;
   switch (r.status) {
     case 'skipped':
-      if (r.reason === 'no_email') throw validationError(`Lead ${lead.id} has no email address to answer.`, ['leadId']);
-      throw new ApiError(
-        'conflict',
-        `${plan.to} ${r.reason === 'bounced' ? 'bounced an earlier email' : 'unsubscribed'}, so it is never emailed again, in any campaign. Reply on LinkedIn instead.`,
-        { address: plan.to, reason: r.reason },
-      );
+      // The address was excluded between the check above and the send.
+      return refuseUnavailable(lead, plan.to, r.reason);
     case 'wait': {
       const retryAfterSeconds = secondsUntil(ctx, r.until);
       if (r.reason === 'daily_limit')

@@ -5,7 +5,7 @@ import { accountRef, requireConnectedAccount } from '../accounts/resolve.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError, validationError } from '../errors.js';
-import { isOnExclusionList } from '../leads/exclude.js';
+import { refuseExcludedLead } from '../leads/exclude.js';
 import { findLeadRow } from '../leads/lead.js';
 import { beginManualSend, recipientOf, settleManualFailed, settleManualSent } from '../outreach/sends.js';
 import { composeFullName } from '../text.js';
@@ -36,9 +36,7 @@ function planSend(ctx: Ctx, input: SendMessageInput) {
     throw validationError('Neither the lead nor the campaign agent has an account to send from. Pass accountId (see list_accounts).', ['accountId']);
   }
   const account = requireConnectedAccount(ctx, accountId);
-  if (lead.excluded || isOnExclusionList(ctx, lead.networkUrl)) {
-    throw new ApiError('conflict', `Lead ${lead.id} is excluded from outreach, so it is not messaged. Clear the exclusion first if this is intended.`);
-  }
+  refuseExcludedLead(ctx, lead, 'linkedin');
   const recipient = recipientOf(lead);
   if (recipient === null) throw validationError(`Lead ${lead.id} has no profile URL to message.`, ['leadId']);
   return { campaign, lead, account, recipient };

@@ -3,6 +3,7 @@ import { cached } from '../../db/cache.js';
 import { exclusions, leads } from '../../db/schema.js';
 import { exclusionStatements } from '../../db/sql/exclusions.js';
 import type { Ctx } from '../context.js';
+import { ApiError } from '../errors.js';
 
 type LeadRef = { id: string; networkUrl: string | null };
 
@@ -58,4 +59,22 @@ export function isOnExclusionList(ctx: Ctx, networkUrl: string | null): boolean 
   if (networkUrl === null) return false;
   const list = keptList(ctx.db);
   return list !== null ? list.has(networkUrl) : exclusionStatements(ctx.db).has.get(networkUrl) !== undefined;
+}
+
+/** Whether a lead is kept out of outreach: its own flag, or its profile URL on the workspace exclusion list. */
+export function isExcludedLead(ctx: Ctx, lead: { excluded: boolean; networkUrl: string | null }): boolean {
+  return lead.excluded || isOnExclusionList(ctx, lead.networkUrl);
+}
+
+/**
+ * Refuses a person's message to an excluded lead (see isExcludedLead), on either channel, with
+ * a `conflict` before anything is recorded: the LinkedIn send (send_message, reply_conversation)
+ * and the email reply make this one check.
+ */
+export function refuseExcludedLead(ctx: Ctx, lead: { id: string; excluded: boolean; networkUrl: string | null }, channel: 'linkedin' | 'email'): void {
+  if (!isExcludedLead(ctx, lead)) return;
+  throw new ApiError(
+    'conflict',
+    `Lead ${lead.id} is excluded from outreach, so it is not ${channel === 'email' ? 'emailed' : 'messaged'}. Clear the exclusion first if this is intended.`,
+  );
 }

@@ -21,7 +21,12 @@ export interface ThreadValues {
 export const messageStatements: (db: Db) => {
   upsertThread: Statement<[ThreadValues]>;
   threadChannel: Statement<[{ leadId: string; at: number; channel: string }]>;
+  hasInbound: Statement<[string, string], number>;
 } = perDb((db) => ({
+  // Whether a lead's thread holds an inbound message of this provider id (an email's Message-ID): read once per reply an inbox read records.
+  hasInbound: db.$client
+    .prepare<[string, string], number>("SELECT 1 FROM messages WHERE lead_id = ? AND direction = 'inbound' AND external_id = ? LIMIT 1")
+    .pluck(),
   // The thread shows the channel of its newest message (run after upsertThread, for a message not of LinkedIn).
   threadChannel: db.$client.prepare<[{ leadId: string; at: number; channel: string }]>(
     'UPDATE conversations SET last_channel = @channel WHERE lead_id = @leadId AND last_message_at <= @at',

@@ -97,9 +97,11 @@ function Thread({ leadId }: { leadId: string }) {
   if (conversation.isPending) return <Loading label="Loading the conversation…" />;
   if (conversation.error) return <ErrorNote error={conversation.error} />;
   const { lead, campaign, messages, reply: how } = conversation.data;
-  const channel = how.email === null ? 'linkedin' : (picked ?? how.channel);
+  // Email is offered only when a reply by email may go: not to an address that is gone, bounced or unsubscribed.
+  const byEmail = how.email !== null && how.email.unavailable === undefined ? how.email : null;
+  const channel = byEmail === null ? 'linkedin' : (picked ?? how.channel);
   // A thread with both channels lets the person choose; an email thread answers by email.
-  const choice = how.email !== null && messages.some((m) => m.channel === 'linkedin');
+  const choice = byEmail !== null && messages.some((m) => m.channel === 'linkedin');
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -159,10 +161,15 @@ function Thread({ leadId }: { leadId: string }) {
                 </fieldset>
               ) : null}
               <label htmlFor={`${id}-reply`}>Your reply</label>
-              {channel === 'email' && how.email ? (
+              {channel === 'email' && byEmail ? (
                 <span id={`${id}-reply-h`} className="o-hint">
-                  Goes out by email from {how.email.from}
-                  {how.email.to ? ` to ${how.email.to}` : ''}, as “<Untrusted>{how.email.subject}</Untrusted>”, in the same thread, with the unsubscribe link.
+                  Goes out by email from {byEmail.from}
+                  {byEmail.to ? ` to ${byEmail.to}` : ''}, as “<Untrusted>{byEmail.subject}</Untrusted>”, in the same thread, with the unsubscribe link.
+                </span>
+              ) : how.email?.unavailable ? (
+                <span id={`${id}-reply-h`} className="o-hint">
+                  Email is not available: <Untrusted>{how.email.unavailable.message}</Untrusted> This reply goes out as a LinkedIn message from the lead's
+                  sender.
                 </span>
               ) : messages.some((m) => m.channel === 'email') ? (
                 <span id={`${id}-reply-h`} className="o-hint">
