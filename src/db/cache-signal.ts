@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
  * moves when the group may have changed. This module knows connections only (no drizzle handle),
  * so the connection can install it without importing the cache.
  */
-export type Counter = 'campaigns' | 'accounts' | 'exclusions' | 'keys' | 'workspace' | 'credits';
+export type Counter = 'campaigns' | 'accounts' | 'mailboxes' | 'exclusions' | 'keys' | 'workspace' | 'credits';
 
 /** Which writes move which group. Columns: only a change of these (an UPDATE OF) moves it. */
 const WATCHED: readonly { table: string; group: Counter; columns?: readonly string[] }[] = [
@@ -14,6 +14,8 @@ const WATCHED: readonly { table: string; group: Counter; columns?: readonly stri
   { table: 'campaigns', group: 'campaigns', columns: ['status', 'assigned_template_id', 'sender_account_ids', 'approval'] },
   { table: 'agents', group: 'campaigns' },
   { table: 'accounts', group: 'accounts' },
+  // Every column, the inbox's cursor too: a kept row is the whole row.
+  { table: 'mailboxes', group: 'mailboxes' },
   { table: 'exclusions', group: 'exclusions' },
   { table: 'api_keys', group: 'keys' },
   // The workspace's lifetime counters move with every send; its settings are what is kept.
@@ -25,7 +27,7 @@ const WATCHED: readonly { table: string; group: Counter; columns?: readonly stri
   { table: 'credit_balance', group: 'credits' },
 ];
 
-const GROUPS: readonly Counter[] = ['campaigns', 'accounts', 'exclusions', 'keys', 'workspace', 'credits'];
+const GROUPS: readonly Counter[] = ['campaigns', 'accounts', 'mailboxes', 'exclusions', 'keys', 'workspace', 'credits'];
 
 /** One connection's generations. */
 export class Signal {

@@ -6,8 +6,8 @@ import { perDb } from './prepared.js';
  * The one cache of values read from the database (docs/architecture.md, "Caching").
  *
  * What it holds: values derived from a few small tables that hot paths read again and again (the
- * running campaigns with their agents, the accounts, the exclusion list, API keys, the workspace's
- * settings, the credit balance).
+ * running campaigns with their agents, the accounts, the mailboxes, the exclusion list, API keys,
+ * the workspace's settings, the credit balance).
  *
  * The one signal: a generation per group of tables, kept in memory per connection. A kept value
  * is served while its group's generation is the one it was loaded under. The generation moves

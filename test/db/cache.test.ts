@@ -19,7 +19,7 @@ import { getWorkspace } from '../../src/core/workspace/get.js';
 import { cached, cachedBy, versionOf } from '../../src/db/cache.js';
 import { openDatabase } from '../../src/db/connection.js';
 import * as schema from '../../src/db/schema.js';
-import { accounts, agents, apiKeys, campaigns, creditBalance, exclusions, workspace } from '../../src/db/schema.js';
+import { accounts, agents, apiKeys, campaigns, creditBalance, exclusions, mailboxes, workspace } from '../../src/db/schema.js';
 import { savepoint, transaction } from '../../src/db/tx.js';
 import { fixture, setCampaignState, TEST_KEY, testCtx } from '../helpers.js';
 import { freshHandle } from '../plans.js';
@@ -77,6 +77,9 @@ describe('the cache signal (a generation per group, per connection)', () => {
     expect(moved('campaigns', () => updateCampaign(ctx, campaign!.id, { senderAccountIds: ['acc_nav'] }))).toBe(true);
     expect(moved('campaigns', () => updateCampaign(ctx, campaign!.id, { name: 'Renamed' }))).toBe(false);
     expect(moved('accounts', () => db.update(accounts).set({ messageLimit: 7 }).run())).toBe(true);
+    // Every write to a mailbox moves its group: a kept row is the whole row, the inbox's cursor included.
+    expect(moved('mailboxes', () => db.update(mailboxes).set({ inboxLastUid: 7 }).where(eq(mailboxes.id, 'mbx_sales')).run())).toBe(true);
+    expect(moved('mailboxes', () => db.update(mailboxes).set({ dailyLimit: 7 }).where(eq(mailboxes.id, 'mbx_sales')).run())).toBe(true);
     expect(moved('exclusions', () => db.insert(exclusions).values({ networkUrl: 'https://www.linkedin.com/in/x', createdAt: 1 }).run())).toBe(true);
     expect(moved('exclusions', () => db.delete(exclusions).run())).toBe(true);
     expect(moved('keys', () => db.update(apiKeys).set({ lastUsedAt: 5 }).run())).toBe(true);
@@ -89,7 +92,7 @@ describe('the cache signal (a generation per group, per connection)', () => {
   it('is told by TEMP triggers of this connection alone, which write no table', () => {
     const { db } = testCtx();
     const temp = db.$client.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM temp.sqlite_master WHERE type = 'trigger'").all();
-    expect(temp.length).toBe(21);
+    expect(temp.length).toBe(24);
     for (const t of temp) expect(t.sql, t.name).toMatch(/BEGIN SELECT cache_touched\('[a-z]+'\); END$/);
     // Nothing of it is in the file: another connection, or the sqlite3 shell, sees no trigger of the cache.
     expect(db.$client.prepare("SELECT count(*) FROM main.sqlite_master WHERE type = 'trigger' AND sql LIKE '%cache_touched%'").pluck().get()).toBe(0);
@@ -110,7 +113,8 @@ describe('the cache signal (a generation per group, per connection)', () => {
   it('holds through a workspace reset, which empties every table', () => {
     const ctx = testCtx();
     loadWorkspace(ctx, WorkspaceFile.parse(fixture()), { reset: true });
-    for (const c of ['campaigns', 'accounts', 'exclusions', 'keys', 'workspace', 'credits'] as const) expect(versionOf(ctx.db, c), c).toBeDefined();
+    for (const c of ['campaigns', 'accounts', 'mailboxes', 'exclusions', 'keys', 'workspace', 'credits'] as const)
+      expect(versionOf(ctx.db, c), c).toBeDefined();
   });
 });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { auditSafety } from '../../src/core/safety/audit.js';
 import { MAILBOX_WARM_UP, mailboxLimitOn, mailboxReadiness } from '../../src/core/safety/mailbox.js';
-import { findMailbox, insertEmailSend, lastSendAt, mailboxSendCount } from '../../src/core/mailboxes/store.js';
+import { findMailbox, insertEmailSend, lastSendAt, mailboxSentOnDay, mailboxSentOnDays, settleEmailSend } from '../../src/core/mailboxes/store.js';
 import { resolveSafety } from '../../src/core/safety/rules.js';
 import { RELAXED_LIMITS, startTestServer, testCtx, type TestServer } from '../helpers.js';
 import { startTestSmtp, type TestSmtp } from './smtp-fixture.js';
@@ -213,11 +213,55 @@ describe('mailbox sending rules', () => {
     send(2, now - 60_000, 'sending');
     send(3, now - 1000, 'failed');
     expect(lastSendAt(ctx, row.id)).toBe(now - 60_000);
-    expect(mailboxSendCount(ctx, row.id, now - 2 * 3_600_000, now)).toBe(2);
-    expect(mailboxSendCount(ctx, row.id, now - 30_000, now)).toBe(0);
-    expect(mailboxSendCount(ctx, 'mbx_other', now - 2 * 3_600_000, now)).toBe(0);
+    expect(mailboxSentOnDay(ctx, row.id, now)).toBe(2);
+    expect(mailboxSentOnDay(ctx, row.id, now + DAY)).toBe(0);
+    expect(mailboxSentOnDay(ctx, 'mbx_other', now)).toBe(0);
     // The spacing runs from the send on its way, not from the failed one after it.
     expect(mailboxReadiness(ctx, row, safety, now)).toEqual({ ready: false, reason: 'spacing', until: now - 60_000 + row.spacingSeconds * 1000 });
+  });
+
+  it("keeps the day's count with the sends: a send that fails is taken off its day, each mailbox and day apart", () => {
+    const ctx = testCtx();
+    const now = ctx.simClock.now();
+    const send = (id: string, mailboxId: string, at: number) =>
+      insertEmailSend(ctx, {
+        id,
+        messageId: `<${id}@outreach.test>`,
+        mailboxId,
+        leadId: 'lead_x',
+        campaignId: 'cmp_q4',
+        address: 'x@example.com',
+        subject: 's',
+        state: 'sending',
+        at,
+      });
+    send('es_a', 'mbx_sales', now);
+    send('es_b', 'mbx_sales', now + 1000);
+    send('es_c', 'mbx_sales', now + DAY);
+    send('es_d', 'mbx_other', now);
+    expect(mailboxSentOnDays(ctx, ['mbx_sales', 'mbx_other', 'mbx_none'], now)).toEqual(
+      new Map([
+        ['mbx_sales', 2],
+        ['mbx_other', 1],
+      ]),
+    );
+    settleEmailSend(ctx, 'es_a', { state: 'sent' });
+    expect(mailboxSentOnDay(ctx, 'mbx_sales', now)).toBe(2);
+    settleEmailSend(ctx, 'es_b', { state: 'failed', error: 'refused' });
+    expect(mailboxSentOnDay(ctx, 'mbx_sales', now)).toBe(1);
+    // Settled as failed again, it is not taken off twice; settled as sent after all, it counts again.
+    settleEmailSend(ctx, 'es_b', { state: 'failed', error: 'refused' });
+    expect(mailboxSentOnDay(ctx, 'mbx_sales', now)).toBe(1);
+    settleEmailSend(ctx, 'es_b', { state: 'sent' });
+    expect(mailboxSentOnDay(ctx, 'mbx_sales', now)).toBe(2);
+    expect(mailboxSentOnDay(ctx, 'mbx_sales', now + DAY)).toBe(1);
+    // The count is what the sends say, day by day.
+    const counted = ctx.db.$client
+      .prepare(
+        "SELECT mailbox_id AS mailboxId, date(at / 1000, 'unixepoch') AS day, count(*) AS sent FROM email_sends WHERE state != 'failed' GROUP BY 1, 2 ORDER BY 1, 2",
+      )
+      .all();
+    expect(ctx.db.$client.prepare('SELECT mailbox_id AS mailboxId, day, sent FROM mailbox_daily ORDER BY 1, 2').all()).toEqual(counted);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.js';
-import { mailboxSendCounts, emailExclusion, findMailbox, leadEmailOf, pinLeadMailbox } from '../mailboxes/store.js';
+import { emailExclusion, findMailbox, leadEmailOf, mailboxSentOnDays, pinLeadMailbox } from '../mailboxes/store.js';
 import type { LeadEmailFacts } from '../outreach/plan.js';
 import type { LeadRow } from '../../db/sql/leads.js';
 import { mailboxLimitOn } from '../safety/mailbox.js';
@@ -38,8 +38,6 @@ export function emailAddressOf(
   return { address, unavailable: null };
 }
 
-const DAY = 86_400_000;
-
 /**
  * The mailbox that sends the lead's email steps. A lead gets one at its first email step and
  * keeps it ever after, as it keeps its sender: among the campaign's mailboxes that may send
@@ -52,12 +50,10 @@ export function mailboxFor(ctx: Ctx, lead: LeadRow, info: { mailboxIds: readonly
   if (pinned) return pinned.mailboxId;
   const rows = info.mailboxIds.map((id) => findMailbox(ctx, id)).filter((m) => m !== undefined && m.status === 'connected');
   if (rows.length === 0) return null;
-  const dayStart = Math.floor(now / DAY) * DAY;
-  const sent = mailboxSendCounts(
+  const sent = mailboxSentOnDays(
     ctx,
     rows.map((m) => m!.id),
-    dayStart,
-    dayStart + DAY - 1,
+    now,
   );
   let best: { id: string; left: number } | null = null;
   for (const m of rows) {

@@ -1,5 +1,8 @@
 import { and, asc, eq, gt, isNotNull, lte, sql } from 'drizzle-orm';
 import { emailExclusions, emailSends, leadEmail, leads, mailboxes, simMail } from '../../db/schema.js';
+import { transaction } from '../../db/tx.js';
+import { utcDay } from '../clock.js';
+import { cached } from '../../db/cache.js';
 import { inserterOf, perDb, rowsOf, selectList } from '../../db/prepared.js';
 import type { Ctx } from '../context.js';
 
@@ -17,31 +20,31 @@ type Db = Pick<Ctx, 'db'>;
 
 /**
  * The statements an email send runs, prepared once per connection: every email step reads the
- * lead's mailbox and its exclusion, the mailbox's rules read its sends of the day and its last
- * one, and the send is written and settled; an inbox read finds the send each message answers
- * and marks the replies and bounces. Built with drizzle on each call, building and
- * preparing the query cost several times what running it does (bench/METHOD.md, issue 37).
- * `state != 'failed'` is written into the statements, not bound.
+ * lead's mailbox and its exclusion, the mailbox's rules read its count of the day and its last
+ * send, and the send is written and settled with its day's count; an inbox read finds the send
+ * each message answers and marks the replies and bounces. Built with drizzle on each call,
+ * building and preparing the query cost several times what running it does (bench/METHOD.md,
+ * issue 37). `state != 'failed'` is written into the statements, not bound.
  */
 const hot = perDb((db) => {
   const c = db.$client;
   return {
-    mailboxById: rowsOf<[string], MailboxRow>(mailboxes, c.prepare(`SELECT ${selectList(mailboxes)} FROM mailboxes WHERE id = ?`)),
     leadEmailById: rowsOf<[string], LeadEmailRow>(leadEmail, c.prepare(`SELECT ${selectList(leadEmail)} FROM lead_email WHERE lead_id = ?`)),
     pin: c.prepare<[string, string, number]>('INSERT INTO lead_email (lead_id, mailbox_id, pinned_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
     exclusion: c.prepare<[string], { reason: string; createdAt: number }>('SELECT reason, created_at AS createdAt FROM email_exclusions WHERE address = ?'),
-    // Both counts and the last send are answered from the (mailbox_id, at, state) index alone (migration 0032).
-    sentBetween: c
-      .prepare<[string, number, number], number>("SELECT count(*) FROM email_sends WHERE mailbox_id = ? AND at >= ? AND at <= ? AND state != 'failed'")
-      .pluck(),
-    sentBetweenMany: c.prepare<[string, number, number], { mailboxId: string; n: number }>(
-      `SELECT mailbox_id AS mailboxId, count(*) AS n FROM email_sends
-       WHERE mailbox_id IN (SELECT value FROM json_each(?)) AND at >= ? AND at <= ? AND state != 'failed'
-       GROUP BY mailbox_id`,
+    // The mailbox's emails of a day, one row (migration 0034): a count of email_sends walked the
+    // day's index entries, as many as the mailbox had sent (up to 500), on every email.
+    sentOn: c.prepare<[string, string], number>('SELECT sent FROM mailbox_daily WHERE mailbox_id = ? AND day = ?').pluck(),
+    sentOnMany: c.prepare<[string, string], { mailboxId: string; sent: number }>(
+      'SELECT mailbox_id AS mailboxId, sent FROM mailbox_daily WHERE mailbox_id IN (SELECT value FROM json_each(?)) AND day = ?',
     ),
-    // Down the index from the newest to the first send that did not fail: max(at) with the
-    // state's condition would read every send the mailbox ever made.
+    count: c.prepare<[string, string, number]>(
+      'INSERT INTO mailbox_daily (mailbox_id, day, sent) VALUES (?, ?, ?) ON CONFLICT (mailbox_id, day) DO UPDATE SET sent = sent + excluded.sent',
+    ),
+    // Down the (mailbox_id, at, state) index (migration 0032) from the newest to the first send
+    // that did not fail: max(at) with the state's condition would read every send the mailbox ever made.
     lastSent: c.prepare<[string], number>("SELECT at FROM email_sends WHERE mailbox_id = ? AND state != 'failed' ORDER BY at DESC LIMIT 1").pluck(),
+    stateOf: c.prepare<[string], { mailboxId: string; at: number; state: string }>('SELECT mailbox_id AS mailboxId, at, state FROM email_sends WHERE id = ?'),
     settle: c.prepare<[string, string | null, string]>('UPDATE email_sends SET state = ?, error = ? WHERE id = ?'),
     // An inbox read asks for every id every message names, and marks every reply and bounce it records.
     sendByMessageId: rowsOf<[string], EmailSendRow>(emailSends, c.prepare(`SELECT ${selectList(emailSends)} FROM email_sends WHERE message_id = ?`)),
@@ -73,8 +76,26 @@ export function deleteMailbox(ctx: Db, id: string): void {
   ctx.db.delete(mailboxes).where(eq(mailboxes.id, id)).run();
 }
 
+/**
+ * Every mailbox by id, kept while the `mailboxes` group of the cache stands still (any write to
+ * the table moves it, an inbox read's cursor too), as the accounts are: an email step reads its
+ * mailbox at the lane, at the choice of a new lead's mailbox (each of the campaign's) and at the
+ * plan, and a workspace has a few dozen. Shared and frozen.
+ */
+const mailboxesById = cached(
+  'mailboxes',
+  (db) =>
+    new Map(
+      db
+        .select()
+        .from(mailboxes)
+        .all()
+        .map((m) => [m.id, Object.freeze(m)]),
+    ),
+);
+
 export function findMailbox(ctx: Db, id: string): MailboxRow | undefined {
-  return hot(ctx.db).mailboxById.get(id);
+  return mailboxesById(ctx.db).get(id);
 }
 
 export function findMailboxByAddress(ctx: Db, address: string): MailboxRow | undefined {
@@ -94,12 +115,30 @@ export function updateMailboxRow(ctx: Db, id: string, set: Partial<MailboxInsert
   ctx.db.update(mailboxes).set(set).where(eq(mailboxes.id, id)).run();
 }
 
+/**
+ * The mailbox's count of the day moves with the send it counts, in the same transaction: every
+ * send that did not fail counts on the UTC day it was planned, a send that fails is taken back
+ * off (and counted again should it be settled as sent after all).
+ */
+const counts = (state: string): boolean => state !== 'failed';
+
+/** Records a send (and counts it on its day unless it failed). */
 export function insertEmailSend(ctx: Db, row: typeof emailSends.$inferInsert): void {
-  insertSend(ctx.db, row);
+  transaction(ctx.db, () => {
+    insertSend(ctx.db, row);
+    if (counts(row.state)) hot(ctx.db).count.run(row.mailboxId, utcDay(row.at), 1);
+  });
 }
 
+/** Settles a send as sent or failed; the day's count follows. */
 export function settleEmailSend(ctx: Db, id: string, set: { state: 'sent' | 'failed'; error?: string | null }): void {
-  hot(ctx.db).settle.run(set.state, set.error ?? null, id);
+  const statements = hot(ctx.db);
+  transaction(ctx.db, () => {
+    const before = statements.stateOf.get(id);
+    statements.settle.run(set.state, set.error ?? null, id);
+    if (!before || counts(before.state) === counts(set.state)) return;
+    statements.count.run(before.mailboxId, utcDay(before.at), counts(set.state) ? 1 : -1);
+  });
 }
 
 export function emailSendById(ctx: Db, id: string): EmailSendRow | undefined {
@@ -161,9 +200,9 @@ export function mailboxSends(ctx: Db, mailboxId: string): number[] {
   return mailboxSendTimes(ctx, mailboxId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 }
 
-/** How many sends of the mailbox that reached the server (or are on their way) were made from `from` to `to` (sim-clock ms). */
-export function mailboxSendCount(ctx: Db, mailboxId: string, from: number, to: number): number {
-  return hot(ctx.db).sentBetween.get(mailboxId, from, to) ?? 0;
+/** How many sends of the mailbox that reached the server (or are on their way) were planned on the UTC day holding `at` (sim-clock ms). */
+export function mailboxSentOnDay(ctx: Db, mailboxId: string, at: number): number {
+  return hot(ctx.db).sentOn.get(mailboxId, utcDay(at)) ?? 0;
 }
 
 export function lastSendAt(ctx: Db, mailboxId: string): number | null {
@@ -225,10 +264,10 @@ export function markLeadEmail(ctx: Db, leadId: string, mailboxId: string, what: 
   hot(ctx.db).markLead[what].run({ leadId, mailboxId, at });
 }
 
-/** How many of the mailbox's sends are counted on the UTC day from `from` to `to`, for several mailboxes at once. */
-export function mailboxSendCounts(ctx: Db, mailboxIds: readonly string[], from: number, to: number): Map<string, number> {
+/** mailboxSentOnDay for several mailboxes at once; a mailbox with no send that day is left out. */
+export function mailboxSentOnDays(ctx: Db, mailboxIds: readonly string[], at: number): Map<string, number> {
   const out = new Map<string, number>();
   if (mailboxIds.length === 0) return out;
-  for (const r of hot(ctx.db).sentBetweenMany.all(JSON.stringify(mailboxIds), from, to)) out.set(r.mailboxId, r.n);
+  for (const r of hot(ctx.db).sentOnMany.all(JSON.stringify(mailboxIds), utcDay(at))) out.set(r.mailboxId, r.sent);
   return out;
 }

@@ -1,6 +1,6 @@
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
-import { lastSendAt, mailboxSendCount, mailboxSendTimes, type MailboxRow } from '../mailboxes/store.js';
+import { lastSendAt, mailboxSendTimes, mailboxSentOnDay, type MailboxRow } from '../mailboxes/store.js';
 import { insideHours, nextWorkingTime } from './hours.js';
 import { hoursOf, rhythmOf, warmUpLimit, type SafetySettings } from './rules.js';
 
@@ -38,9 +38,9 @@ export function mailboxLimitOn(row: Row, at: number): number {
   return warmUpLimit(row.dailyLimit, Math.min(MAILBOX_WARM_UP.start, row.dailyLimit), MAILBOX_WARM_UP.days, index);
 }
 
+/** The mailbox's emails on the UTC day holding `at` (every one that did not fail). */
 export function mailboxSentOn(ctx: Pick<Ctx, 'db'>, mailboxId: string, at: number): number {
-  const start = dayStart(at);
-  return mailboxSendCount(ctx, mailboxId, start, start + DAY - 1);
+  return mailboxSentOnDay(ctx, mailboxId, at);
 }
 
 export type MailboxWait = 'paused' | 'login_failed' | 'hours' | 'spacing' | 'daily_limit';

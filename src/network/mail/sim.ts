@@ -55,6 +55,11 @@ const build = (node: MimeNode): Promise<string> => node.build().then((b) => b.to
  * `sim-bounces`, a reply an hour after the Nth email for `sim-replies-after-N`, and a one-click
  * unsubscribe half an hour later for `sim-unsubscribes`. Everything is decided by the address
  * and the count of emails to it, so a run is the same every time.
+ *
+ * It takes the email as the port hands it, fields and headers, as the simulated network takes a
+ * call's fields and builds no HTTP request: composing MIME is the SMTP adapter's work
+ * (nodemailer's). The simulator composes a message only when one of its answers needs the
+ * bytes: the reply and the unsubscribe it writes, and the bounce report that returns the email.
  */
 export class SimulatedMail implements MailPort {
   constructor(
@@ -70,10 +75,13 @@ export class SimulatedMail implements MailPort {
   async send(mailbox: MailboxServers, email: OutgoingEmail): Promise<{ messageId: string }> {
     await this.verifyLogin(mailbox);
     const now = this.clock.now();
-    const sent = await build(new MailComposer({ ...messageOf(mailbox, email), date: new Date(now) }).compile());
     const local = localPart(email.to);
     const count = this.store.tally(`mail:${mailbox.id}:${email.to.toLowerCase()}`);
     if (local.includes(MAIL_MARKERS.bounces)) {
+      // The one answer that carries the message itself: the report returns it, as a receiving
+      // server returns what it could not deliver. Composed here, as a real SMTP client would
+      // have composed it; an email that nobody answers with its own bytes is never composed.
+      const sent = await build(new MailComposer({ ...messageOf(mailbox, email), date: new Date(now) }).compile());
       this.store.deliver(mailbox.id, now + MINUTE, await this.bounce(mailbox, email, sent, now + MINUTE));
       return { messageId: email.messageId };
     }
