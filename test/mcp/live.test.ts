@@ -54,7 +54,11 @@ describe('live resources', () => {
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toContain(DRAFTS_URI);
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['outreach://campaigns/{campaignId}', 'outreach://campaigns/{campaignId}/drafts']);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'outreach://campaigns/{campaignId}',
+      'outreach://campaigns/{campaignId}/drafts',
+      'outreach://changes{?campaignId,after,wait}',
+    ]);
     const campaign = await client.readResource({ uri: campaignUri('cmp_review') });
     expect(JSON.parse((campaign.contents[0] as { text: string }).text)).toMatchObject({ id: 'cmp_review', status: 'CAMPAIGN_IN_PROGRESS' });
     const queue = await client.readResource({ uri: campaignDraftsUri('cmp_review') });
