@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useApp, useHostStyles, type App } from '@modelcontextprotocol/ext-apps/react';
 import { useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { useHostChanges, type ReadResource } from '../../shared/live.js';
 import { CallToolProvider, unwrap, type CallTool, type ToolError, type ToolResult } from '../../shared/seam.js';
 import { learningCallTool, offeredFromDocument, OfferedToolsProvider, useOffered } from '../../shared/offered.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
@@ -46,6 +47,25 @@ function useHostLinks(app: App): void {
   }, [app]);
 }
 
+/** How long one read of the server's changes may take: above the server's longest wait (25 s). */
+const CHANGES_READ_TIMEOUT_MS = 45_000;
+
+/**
+ * The server's changes, read through the host while the view is shown (ui/shared/live.ts): the
+ * queue and the other reads refresh when something changes, instead of every few seconds. A
+ * host that does not pass resource reads on (no `serverResources` among its capabilities)
+ * leaves the view polling. A view of one campaign hears of that campaign only.
+ */
+function HostChanges({ app, campaignId }: { app: App; campaignId: string | undefined }) {
+  const proxies = app.getHostCapabilities()?.serverResources !== undefined;
+  const read = useMemo<ReadResource | null>(
+    () => (proxies ? (uri, signal) => app.readServerResource({ uri }, { signal, timeout: CHANGES_READ_TIMEOUT_MS }) : null),
+    [app, proxies],
+  );
+  useHostChanges(read, campaignId);
+  return null;
+}
+
 function Connected<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
   useHostLinks(app);
   const { refuse } = useOffered();
@@ -64,9 +84,11 @@ function Connected<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
 interface Handed {
   args: Record<string, unknown>;
   result: ToolResult | null;
+  /** The host is tearing the view down: it renders nothing more, and its reads stop. */
+  torn: boolean;
 }
 
-let handed: Handed = { args: {}, result: null };
+let handed: Handed = { args: {}, result: null, torn: false };
 const listeners = new Set<() => void>();
 const hand = (change: Partial<Handed>) => {
   handed = { ...handed, ...change };
@@ -81,11 +103,16 @@ const subscribe = (listener: () => void) => {
 function listen(app: App): void {
   app.ontoolinput = (params) => hand({ args: params.arguments ?? {} });
   app.ontoolresult = (params) => hand({ result: params as ToolResult });
+  app.onteardown = async () => {
+    hand({ torn: true });
+    return {};
+  };
 }
 
 function Result<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
-  const { args, result } = useSyncExternalStore(subscribe, () => handed);
+  const { args, result, torn } = useSyncExternalStore(subscribe, () => handed);
   useHostStyles(app, app.getHostContext());
+  if (torn) return null;
   if (!result) return <Loading label={spec.waiting} />;
   let data: T;
   try {
@@ -93,7 +120,12 @@ function Result<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
   } catch (err) {
     return <ErrorNote error={err as ToolError} />;
   }
-  return <>{spec.render({ data, args })}</>;
+  return (
+    <>
+      <HostChanges app={app} campaignId={typeof args.campaignId === 'string' ? args.campaignId : undefined} />
+      {spec.render({ data, args })}
+    </>
+  );
 }
 
 function Shell<T>({ spec }: { spec: ViewSpec<T> }) {
