@@ -156,7 +156,7 @@ export async function followChanges(
       const result = await read(uri, signal);
       const text = (result.contents[0] as { text?: unknown } | undefined)?.text;
       const answer = JSON.parse(typeof text === 'string' ? text : '') as ChangesAnswer;
-      if (typeof answer.cursor !== 'string') throw new Error('The changes resource answered without a cursor.');
+      if (typeof answer.cursor !== 'string') throw new Error('No cursor');
       // The first answer only says where to start; what was shown may be older than it, so read it again once.
       if (cursor === undefined) on.onChanges([], true);
       else if (answer.reset || answer.changes.length > 0) on.onChanges(answer.changes, answer.reset);
@@ -175,8 +175,7 @@ export async function followChanges(
 
 /**
  * While mounted, follows the server's changes through the host's resource reads (an MCP App
- * view), marking stale what they touch; pages stop polling while the reads work. `read` null:
- * the host passes on no resource read, and the pages poll.
+ * view), marking stale what they touch; pages stop polling while the reads work. `read` null: the host passes on no resource read, and the pages poll.
  */
 export function useHostChanges(read: ReadResource | null, campaignId?: string): void {
   const client = useQueryClient();

@@ -2,7 +2,6 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useApp, useHostStyles, type App } from '@modelcontextprotocol/ext-apps/react';
 import { useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { useHostChanges, type ReadResource } from '../../shared/live.js';
 import { CallToolProvider, unwrap, type CallTool, type ToolError, type ToolResult } from '../../shared/seam.js';
 import { learningCallTool, offeredFromDocument, OfferedToolsProvider, useOffered } from '../../shared/offered.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
@@ -27,6 +26,12 @@ interface ViewSpec<T> {
   /** Shown while the host has not yet handed over the tool result. */
   waiting: string;
   render: (props: ViewProps<T>) => ReactNode;
+  /**
+   * Rendered beside the view while it is shown: the drafts view's reads of the server's changes
+   * (./live.tsx). A prop, not an import of the shell, so the views that do not refresh carry none
+   * of its code (each view has a size budget).
+   */
+  follow?: (props: { app: App; args: Record<string, unknown> }) => ReactNode;
 }
 
 /**
@@ -45,25 +50,6 @@ function useHostLinks(app: App): void {
     document.addEventListener('click', onClick);
     return () => document.removeEventListener('click', onClick);
   }, [app]);
-}
-
-/** How long one read of the server's changes may take: above the server's longest wait (25 s). */
-const CHANGES_READ_TIMEOUT_MS = 45_000;
-
-/**
- * The server's changes, read through the host while the view is shown (ui/shared/live.ts): the
- * queue and the other reads refresh when something changes, instead of every few seconds. A
- * host that does not pass resource reads on (no `serverResources` among its capabilities)
- * leaves the view polling. A view of one campaign hears of that campaign only.
- */
-function HostChanges({ app, campaignId }: { app: App; campaignId: string | undefined }) {
-  const proxies = app.getHostCapabilities()?.serverResources !== undefined;
-  const read = useMemo<ReadResource | null>(
-    () => (proxies ? (uri, signal) => app.readServerResource({ uri }, { signal, timeout: CHANGES_READ_TIMEOUT_MS }) : null),
-    [app, proxies],
-  );
-  useHostChanges(read, campaignId);
-  return null;
 }
 
 function Connected<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
@@ -122,7 +108,7 @@ function Result<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
   }
   return (
     <>
-      <HostChanges app={app} campaignId={typeof args.campaignId === 'string' ? args.campaignId : undefined} />
+      {spec.follow ? <spec.follow app={app} args={args} /> : null}
       {spec.render({ data, args })}
     </>
   );
