@@ -3,19 +3,15 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/core/auth/keys.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { updateDrafts } from '../../src/core/drafts/update.js';
 import { waitingReaders } from '../../src/core/live/journal.js';
-import { openDatabase } from '../../src/db/connection.js';
 import { campaignDraftsUri, changesUri, DRAFTS_URI } from '../../src/mcp/live.js';
 import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
-import { RELAXED_LIMITS, startTestServer, TEST_KEY, testCtx, type TestServer } from '../helpers.js';
+import { stdioWorkspace } from './stdio-workspace.js';
+import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 
 /**
  * The changes resource (outreach://changes): a read that waits, from a cursor, for the next
@@ -196,26 +192,7 @@ describe('the changes resource over HTTP', () => {
 });
 
 describe('the changes resource over stdio, changed by another process', () => {
-  const BIN = new URL('../../bin/outreach.js', import.meta.url).pathname;
-  const dir = mkdtempSync(join(tmpdir(), 'outreach-changes-'));
-  const db = join(dir, 'o.db');
-  const env = { ...(process.env as Record<string, string>), OUTREACH_API_KEY: TEST_KEY, OUTREACH_ENV: '' };
-  beforeAll(() => {
-    const file = join(dir, 'ws.json');
-    writeFileSync(file, JSON.stringify(reviewWorkspace(4)));
-    execFileSync(process.execPath, [BIN, 'seed', '--file', file, '--db', db]);
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  /** Work done by another process on the same database (the CLI, a second server). */
-  const elsewhere = <T>(fn: (ctx: ReturnType<typeof testCtx>) => T): T => {
-    const other = { ...testCtx({ workspace: null }), db: openDatabase(db) };
-    try {
-      return fn(other);
-    } finally {
-      other.db.$client.close();
-    }
-  };
+  const { BIN, db, env, elsewhere } = stdioWorkspace('outreach-changes-');
 
   const clients: Record<string, (key: string) => Promise<Reader>> = {
     '2025-11-25 (v1 client)': async (key) => {
