@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { waitingReaders } from '../../src/core/live/journal.js';
 import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { buildHost } from './host-page.js';
+import { buildHost, openHostPage } from './host-page.js';
 
 /**
  * The drafts view learns of changes from the server's change feed, through its host: it reads
@@ -45,20 +45,14 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       let hostHtml: string;
       [server, hostHtml] = await Promise.all([startTestServer({ limits: RELAXED_LIMITS, workspace: reviewWorkspace(4) }), buildHost()]);
       for (let i = 0; i < 4; i++) ids.push(draftFor(server.ctx, noteFor(`lead_r${i}`, { text: `Hello (${i}).` })).id);
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      });
-      page = await browser.newPage({ viewport: { width: 960, height: 1400 } });
-      page.on('request', (r) => {
-        const body = r.postData();
-        if (!body || !r.url().includes('/mcp')) return;
-        const message = JSON.parse(body) as { method?: string; params?: { name?: string; uri?: string } };
-        if (message.method) sent.push({ method: message.method, what: message.params?.name ?? message.params?.uri ?? '' });
-      });
-      await page.route(`${server.url}/__test-host`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: hostHtml }));
-      await page.goto(`${server.url}/__test-host`);
-      await page.waitForSelector('body[data-ready="1"]');
+      ({ browser, page } = await openHostPage(server.url, hostHtml, { width: 960, height: 1400 }, (page) =>
+        page.on('request', (r) => {
+          const body = r.postData();
+          if (!body || !r.url().includes('/mcp')) return;
+          const message = JSON.parse(body) as { method?: string; params?: { name?: string; uri?: string } };
+          if (message.method) sent.push({ method: message.method, what: message.params?.name ?? message.params?.uri ?? '' });
+        }),
+      ));
       await page.evaluate(([url, key]) => (globalThis as any).outreachHost.connect(url, key), [`${server.url}/mcp?toolsets=drafts`, TEST_KEY] as const);
     }, 120_000);
 
