@@ -35,11 +35,7 @@ export async function followWithProgress(
 ): Promise<void> {
   const follow = tool.task?.follow;
   if (!follow) return;
-  const calls = followedOf(ctx);
-  const id = followedId(call.keyId, call.requestId);
-  const cancelled = new AbortController();
-  calls.set(id, cancelled);
-  const signal = AbortSignal.any([call.signal, cancelled.signal]);
+  const { signal, release } = cancellable(ctx, call);
   let wake: (() => void) | undefined;
   const stop = listenToChanges(ctx, () => wake?.());
   const aborted = () => wake?.();
@@ -65,14 +61,15 @@ export async function followWithProgress(
   } finally {
     signal.removeEventListener('abort', aborted);
     stop();
-    if (calls.get(id) === cancelled) calls.delete(id);
+    release();
   }
 }
 
 /**
- * The followed calls in flight, by key and request id. A 2025-era client over stateless HTTP
- * cancels with a notifications/cancelled POST of its own, which reaches a fresh server
- * instance, not the one holding the call: the HTTP face hands it to `cancelFollowed`.
+ * The requests held open in flight (a followed call, a waiting read of the changes resource),
+ * by key and request id. A 2025-era client over stateless HTTP cancels with a
+ * notifications/cancelled POST of its own, which reaches a fresh server instance, not the one
+ * holding the request: the HTTP face hands it to `cancelFollowed`.
  */
 const followed = new WeakMap<object, Map<string, AbortController>>();
 
@@ -87,7 +84,24 @@ function followedOf(ctx: Ctx): Map<string, AbortController> {
 
 const followedId = (keyId: string, requestId: string | number): string => `${keyId}\n${JSON.stringify(requestId)}`;
 
-/** Stops following the call `requestId` of this key, if one is followed; its answer then goes out at once. */
+/**
+ * A signal for a request held open: it aborts with the request's own signal, or when the key
+ * cancels the request by id (cancelFollowed). `release` forgets it once the request ends.
+ */
+export function cancellable(ctx: Ctx, call: { keyId: string; requestId: string | number; signal: AbortSignal }): { signal: AbortSignal; release: () => void } {
+  const calls = followedOf(ctx);
+  const id = followedId(call.keyId, call.requestId);
+  const cancelled = new AbortController();
+  calls.set(id, cancelled);
+  return {
+    signal: AbortSignal.any([call.signal, cancelled.signal]),
+    release: () => {
+      if (calls.get(id) === cancelled) calls.delete(id);
+    },
+  };
+}
+
+/** Ends the request `requestId` of this key held open, if there is one: a followed call answers at once, a waiting read ends. */
 export function cancelFollowed(ctx: Ctx, keyId: string, requestId: string | number): void {
   followed.get(ctx.db)?.get(followedId(keyId, requestId))?.abort();
 }

@@ -29,7 +29,7 @@ import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, t
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel } from './channel.js';
 import { cancelFollowed } from './follow.js';
-import { KeyedLive, LiveBus } from './live.js';
+import { isChangesUri, KeyedLive, LiveBus } from './live.js';
 import { keepProtoKey, LegacyRules, mcpServer, offeredToKey, type Era, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
 
@@ -182,14 +182,19 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const { caller } = auth;
     // A scoped key lists only its tools (core/auth/scope.ts decides which).
     const listed = keyListing(offered, opts.toolSets?.universe ?? tools, caller.reach);
-    const scope: McpScope = { offered: offeredToKey(offered, listed), entrant: { caller }, live: live.forKey(caller.keyId) };
+    const scope: McpScope = {
+      offered: offeredToKey(offered, listed),
+      entrant: { caller },
+      live: live.forKey(caller.keyId),
+      recheck: () => authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }),
+    };
     // A single request registers only its method's handler (see McpServerOptions.only).
     const single = isJSONRPCRequest(body.value);
     scope.only = single ? (body.value as JSONRPCRequest).method : undefined;
     const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
     // A listen stream lasts: its key is checked again while it is open, and a revoked key's stream ends.
     const served = scope.only === 'subscriptions/listen' ? whileAdmitted(ctx, req, credential) : req;
-    // A 2025-era cancellation of a call this process is following (see cancelFollowed).
+    // A 2025-era cancellation of a request this process holds open: a followed call, a waiting read (see cancelFollowed).
     if (!single && isJSONRPCNotification(body.value) && body.value.method === 'notifications/cancelled') {
       const requestId = (body.value.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') cancelFollowed(ctx, caller.keyId, requestId);
@@ -282,6 +287,15 @@ function plainCall(req: McpHttpRequest, body: JSONRPCRequest, route: InboundClas
   return caps !== null && typeof caps === 'object' && !Array.isArray(caps);
 }
 
+/** Whether a message (or any of a batch) reads the changes resource, which waits for a change. */
+function readsChanges(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some((m) => {
+    if (!isJSONRPCRequest(m) || m.method !== 'resources/read') return false;
+    const uri = (m.params as { uri?: unknown } | undefined)?.uri;
+    return typeof uri === 'string' && isChangesUri(uri);
+  });
+}
+
 /** Whether a message (or any of a batch) is a request that asks for progress notifications. */
 function asksProgress(body: unknown): boolean {
   return (Array.isArray(body) ? body : [body]).some(
@@ -311,9 +325,9 @@ function webRequest(req: McpHttpRequest, parsedBody: unknown): globalThis.Reques
   const url = `${req.origin}${req.url}`;
   const values = FORWARDED_HEADERS.map((name) => req.header(name));
   const headers = (): [string, string][] => FORWARDED_HEADERS.flatMap((name, i) => (values[i] === undefined ? [] : [[name, values[i] as string]]));
-  // A listen stream, and a call that asked for progress (it may stay open while it reports), end
-  // their exchange when the client goes away.
-  if ((parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen' || asksProgress(parsedBody)) {
+  // A listen stream, a call that asked for progress (it may stay open while it reports), and a
+  // read of the changes resource (it waits) end their exchange when the client goes away.
+  if ((parsedBody as { method?: unknown } | null)?.method === 'subscriptions/listen' || asksProgress(parsedBody) || readsChanges(parsedBody)) {
     return new globalThis.Request(url, { method: 'POST', headers: headers(), signal: req.closed });
   }
   // Header values never hold a line break (Node refuses them), so the key is unambiguous.

@@ -10,12 +10,14 @@ import {
   type ServerEvent,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import { allCampaignIds } from '../core/campaigns/campaign.js';
-import type { ApiError } from '../core/errors.js';
+import { reachesCampaign, withReach } from '../core/auth/scope.js';
+import { allCampaignIds, findCampaignRow } from '../core/campaigns/campaign.js';
+import { ApiError, validationError } from '../core/errors.js';
 import type { Ctx } from '../core/context.js';
 import { listenToChanges, type LiveChange } from '../core/live/feed.js';
+import { awaitChanges } from '../core/live/journal.js';
 import { toolByName } from '../tools/index.js';
-import { callTool, toolArguments, type Entrant } from '../tools/pipeline.js';
+import { admit, callTool, toolArguments, type Authenticated, type Entrant } from '../tools/pipeline.js';
 
 /*
  * Live resources: a campaign and its draft queue, read as JSON and subscribed to for change
@@ -25,6 +27,9 @@ import { callTool, toolArguments, type Entrant } from '../tools/pipeline.js';
  * - 2025 revisions over HTTP: `resources/subscribe` for the key, delivered on the key's GET
  *   event streams (KeyedLive): the endpoint is stateless, so a subscription belongs to the key;
  * - 2026-07-28: `subscriptions/listen`, served by the SDK, fed through the event bus (LiveBus).
+ * And for a reader that hears no notification at all (an MCP App view: its host passes on
+ * resource reads, not updates), the changes resource (readChanges): a read that waits, with a
+ * cursor, for the next change in the reader's scope.
  */
 
 /** The protocol era of a request (as server.ts names it; not imported from there, which imports this module). */
@@ -61,6 +66,14 @@ export const LIVE_TEMPLATES: ListResourceTemplatesResult['resourceTemplates'] = 
     name: 'campaign_drafts',
     title: "Campaign's draft queue",
     description: `A campaign's drafts waiting for approval, oldest first (the first ${QUEUE_PAGE}, as list_drafts with status pending). Subscribe to hear when a draft is created, edited, approved, rejected, skipped or sent.`,
+    mimeType: JSON_MIME,
+  },
+  {
+    uriTemplate: 'outreach://changes{?campaignId,after,wait}',
+    name: 'changes',
+    title: 'Changes (long poll)',
+    description:
+      'For a client that cannot receive resource notifications (an MCP App view). Read without after for a cursor; read with after=<cursor> and the answer comes as soon as a campaign, draft queue or conversation you may see changes (at most once a second), or after wait seconds (default 20, at most 25) with no change. Each answer gives the next cursor, what changed, and the live resource URIs to read again; reset: true means read everything again. campaignId narrows it to one campaign.',
     mimeType: JSON_MIME,
   },
 ];
@@ -106,6 +119,99 @@ export async function readLiveResource(ctx: Ctx, entrant: Entrant, uri: string, 
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, outcome.error.message, outcome.error.toBody());
   }
   const result: ReadResourceResult = { contents: [{ uri, mimeType: JSON_MIME, text: outcome.json }] };
+  return era === 'modern' ? { ...result, ttlMs: 0, cacheScope: 'private' } : result;
+}
+
+export const CHANGES_URI = 'outreach://changes';
+/** The changes resource's wait, in seconds: the default, and the longest (below the SDKs' 60 s request timeout, and the 30 s of many proxies). */
+export const CHANGES_WAIT_S = 20;
+export const CHANGES_MAX_WAIT_S = 25;
+
+export const isChangesUri = (uri: string): boolean => uri === CHANGES_URI || uri.startsWith(`${CHANGES_URI}?`);
+
+/** A read of the changes resource: the campaign it narrows to, the cursor, and the wait. */
+export function changesUri(q: { campaignId?: string | undefined; after?: string | undefined; wait?: number | undefined } = {}): string {
+  const params = new URLSearchParams();
+  if (q.campaignId !== undefined) params.set('campaignId', q.campaignId);
+  if (q.after !== undefined) params.set('after', q.after);
+  if (q.wait !== undefined) params.set('wait', String(q.wait));
+  const query = params.toString();
+  return query ? `${CHANGES_URI}?${query}` : CHANGES_URI;
+}
+
+const CHANGES_PARAMS: ReadonlySet<string> = new Set(['campaignId', 'after', 'wait']);
+
+function badChangesRead(uri: string, message: string, field: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, message, { uri, ...validationError(message, [field]).toBody() });
+}
+
+function parseChangesUri(uri: string): { campaignId?: string; after?: string; waitMs: number } {
+  const query = new URLSearchParams(uri.slice(CHANGES_URI.length + 1));
+  const out: { campaignId?: string; after?: string; waitMs: number } = { waitMs: CHANGES_WAIT_S * 1000 };
+  for (const name of new Set(query.keys())) {
+    if (!CHANGES_PARAMS.has(name)) throw badChangesRead(uri, `${CHANGES_URI} takes campaignId, after and wait, not ${name}.`, name);
+    if (query.getAll(name).length > 1) throw badChangesRead(uri, `${name} may be given once.`, name);
+  }
+  const campaignId = query.get('campaignId');
+  if (campaignId !== null) out.campaignId = campaignId;
+  const after = query.get('after');
+  if (after !== null) out.after = after;
+  const wait = query.get('wait');
+  if (wait !== null) {
+    if (!/^\d{1,2}$/.test(wait) || Number(wait) > CHANGES_MAX_WAIT_S) {
+      throw badChangesRead(uri, `wait must be a whole number of seconds from 0 to ${CHANGES_MAX_WAIT_S}.`, 'wait');
+    }
+    out.waitMs = Number(wait) * 1000;
+  }
+  return out;
+}
+
+/** The live resources a change in the reader's scope touches (a workspace change: every one, which the answer says by itself). */
+function urisOfChange(change: LiveChange): string[] {
+  if (change.resource === 'campaign') return [campaignUri(change.campaignId)];
+  if (change.resource === 'drafts') return [campaignDraftsUri(change.campaignId), DRAFTS_URI];
+  return [];
+}
+
+/**
+ * Reads the changes resource (outreach://changes): waits, from the cursor `after`, for the
+ * next changes the caller may see (its key's campaigns; one campaign with `campaignId`), and
+ * answers with them and the next cursor; or answers after the wait with none. The caller is
+ * admitted first, and checked again on every batch of the feed while it waits (`recheck`:
+ * over HTTP the request's credential, authenticated again), so a revoked key's read ends with
+ * the key's error at once. `signal` ends the wait when the reader goes away.
+ */
+export async function readChanges(
+  ctx: Ctx,
+  scope: { entrant: Entrant; recheck?: (() => Authenticated) | undefined },
+  uri: string,
+  era: Era,
+  signal: AbortSignal | undefined,
+): Promise<ReadResourceResult> {
+  const refusalNow = (): ApiError | null => {
+    const auth = scope.recheck ? scope.recheck() : admit(ctx, scope.entrant);
+    return auth.ok ? null : auth.error;
+  };
+  const auth = admit(ctx, scope.entrant);
+  if (!auth.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, auth.error.message, auth.error.toBody());
+  const q = parseChangesUri(uri);
+  const scoped = withReach(ctx, auth.caller.reach ?? null);
+  if (q.campaignId !== undefined && !findCampaignRow(scoped, q.campaignId)) {
+    throw new ProtocolError(era === 'modern' ? ProtocolErrorCode.InvalidParams : RESOURCE_NOT_FOUND, `Campaign ${q.campaignId} not found.`, { uri });
+  }
+  const mine = (campaignId: string | null): boolean =>
+    campaignId === null ? q.campaignId === undefined && !scoped.campaigns : (q.campaignId ?? campaignId) === campaignId && reachesCampaign(scoped, campaignId);
+  const wanted = (c: LiveChange): boolean => c.resource === 'workspace' || (c.resource !== 'access' && mine(c.campaignId));
+  let answer: Awaited<ReturnType<typeof awaitChanges>>;
+  try {
+    answer = await awaitChanges(ctx, { after: q.after, wanted, waitMs: q.waitMs, signal, refusal: refusalNow });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    if (err.code === 'validation_error') throw badChangesRead(uri, err.message, 'after');
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, err.message, err.toBody());
+  }
+  const body = { ...answer, uris: [...new Set(answer.changes.flatMap(urisOfChange))] };
+  const result: ReadResourceResult = { contents: [{ uri, mimeType: JSON_MIME, text: JSON.stringify(body) }] };
   return era === 'modern' ? { ...result, ttlMs: 0, cacheScope: 'private' } : result;
 }
 

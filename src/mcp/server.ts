@@ -24,17 +24,17 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Ctx } from '../core/context.js';
 import type { ProgressReporter } from '../core/progress.js';
-import { followWithProgress } from './follow.js';
+import { cancellable, followWithProgress } from './follow.js';
 import { ApiError, validationError } from '../core/errors.js';
 import { requestFingerprint } from '../core/idempotency/store.js';
 import type { Tool } from '../tools/define.js';
 import { toolByName } from '../tools/index.js';
-import { admit, callTool, mcpInput, toolArguments, toolInputProblem, type Confirmation, type Entrant } from '../tools/pipeline.js';
+import { admit, callTool, mcpInput, toolArguments, toolInputProblem, type Authenticated, type Confirmation, type Entrant } from '../tools/pipeline.js';
 import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
 import { completeArgument } from './completion.js';
-import { LIVE_RESOURCES, LIVE_TEMPLATES, readLiveResource, type LiveSubscriptions } from './live.js';
+import { isChangesUri, LIVE_RESOURCES, LIVE_TEMPLATES, readChanges, readLiveResource, type LiveSubscriptions } from './live.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { toToolResult } from './results.js';
 import { registerTaskMethods, TASKS_EXTENSION, type TaskRunner } from './tasks.js';
@@ -228,6 +228,13 @@ export interface McpScope {
    * HTTP the key's (./live.ts). Absent, the revision offers no subscribe (2026-07-28 listens).
    */
   live?: LiveSubscriptions | undefined;
+  /**
+   * Authenticates the request's credential again, for a read that waits (the changes resource):
+   * over HTTP the entrant is the caller as authenticated when the request came, so a revocation
+   * while it waits is seen only this way. Over stdio the entrant is the key, and admitting it
+   * authenticates it anyway.
+   */
+  recheck?: (() => Authenticated) | undefined;
 }
 
 /**
@@ -480,6 +487,19 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
     server.setRequestHandler('resources/read', async (request, rc) => {
       const { uri } = request.params;
       const scope = scopeOf(rc);
+      if (isChangesUri(uri)) {
+        // A read that waits: a 2025 client over stateless HTTP cancels it by id (see cancellable).
+        const held = cancellable(ctx, {
+          keyId: 'caller' in scope.entrant ? scope.entrant.caller.keyId : '',
+          requestId: rc.mcpReq.id,
+          signal: rc.mcpReq.signal,
+        });
+        try {
+          return await readChanges(ctx, scope, uri, opts.era, held.signal);
+        } finally {
+          held.release();
+        }
+      }
       return (await readLiveResource(ctx, scope.entrant, uri, opts.era)) ?? readViewResource(uri, scope.offered.byName, opts.era);
     });
   if (wants('resources/templates/list')) server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: LIVE_TEMPLATES }));

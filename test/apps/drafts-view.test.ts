@@ -2,14 +2,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
 import { scratchScreenshots } from '../screenshots.js';
-import { buildHost } from './host-page.js';
+import { buildHost, openHostPage } from './host-page.js';
 
 /**
  * The drafts view in a real MCP Apps host: the test host (ext-apps' own AppBridge and the MCP
@@ -52,23 +52,17 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       const d = draftFor(server.ctx, noteFor(`lead_r${i}`, { text: `Hi, glad to connect (${i}).` }));
       ids.push(d.id);
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    page = await browser.newPage({ viewport: { width: 960, height: 1600 } });
-    page.on('request', (r) => {
-      requests.push(r.url());
-      const body = r.postData();
-      const message = body ? (JSON.parse(body) as { method?: string; params?: { name?: string } }) : null;
-      if (message?.method === 'tools/call') toolCalls.push(message.params?.name ?? '');
-      if (message?.method === 'tools/call' && message.params?.name === 'update_drafts') updateArgs.push((message.params as any).arguments);
-    });
-    page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
-    page.on('pageerror', (e) => consoleLines.push(`pageerror: ${e.message}`));
-    await page.route(`${server.url}/__test-host`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: hostHtml }));
-    await page.goto(`${server.url}/__test-host`);
-    await page.waitForSelector('body[data-ready="1"]');
+    ({ browser, page } = await openHostPage(server.url, hostHtml, { width: 960, height: 1600 }, (page) => {
+      page.on('request', (r) => {
+        requests.push(r.url());
+        const body = r.postData();
+        const message = body ? (JSON.parse(body) as { method?: string; params?: { name?: string } }) : null;
+        if (message?.method === 'tools/call') toolCalls.push(message.params?.name ?? '');
+        if (message?.method === 'tools/call' && message.params?.name === 'update_drafts') updateArgs.push((message.params as any).arguments);
+      });
+      page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+      page.on('pageerror', (e) => consoleLines.push(`pageerror: ${e.message}`));
+    }));
     // The drafts toolset, as a client reviewing drafts asks for it.
     await page.evaluate(([url, key]) => (globalThis as any).outreachHost.connect(url, key), [`${server.url}/mcp?toolsets=drafts`, TEST_KEY] as const);
   }, 120_000);

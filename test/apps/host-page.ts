@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 
@@ -23,4 +24,27 @@ export async function buildHost(): Promise<string> {
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+}
+
+/**
+ * Debian's Chromium with the test host page served at `${serverUrl}/__test-host` (the page is
+ * routed, not served by the server), loaded and ready. `watch` sees the page before it loads, to
+ * record its requests and console from the first.
+ */
+export async function openHostPage(
+  serverUrl: string,
+  hostHtml: string,
+  viewport: { width: number; height: number },
+  watch: (page: Page) => void = () => undefined,
+): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const page = await browser.newPage({ viewport });
+  watch(page);
+  await page.route(`${serverUrl}/__test-host`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: hostHtml }));
+  await page.goto(`${serverUrl}/__test-host`);
+  await page.waitForSelector('body[data-ready="1"]');
+  return { browser, page };
 }

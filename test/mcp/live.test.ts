@@ -2,10 +2,6 @@ import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@mo
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +12,7 @@ import { openDatabase } from '../../src/db/connection.js';
 import { campaignDraftsUri, campaignUri, DRAFTS_URI } from '../../src/mcp/live.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, testCtx, type TestServer } from '../helpers.js';
 import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
+import { stdioWorkspace } from './stdio-workspace.js';
 
 /** The URIs a client has been told changed, and a wait for the next one of a URI. */
 function updates() {
@@ -54,7 +51,11 @@ describe('live resources', () => {
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toContain(DRAFTS_URI);
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['outreach://campaigns/{campaignId}', 'outreach://campaigns/{campaignId}/drafts']);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'outreach://campaigns/{campaignId}',
+      'outreach://campaigns/{campaignId}/drafts',
+      'outreach://changes{?campaignId,after,wait}',
+    ]);
     const campaign = await client.readResource({ uri: campaignUri('cmp_review') });
     expect(JSON.parse((campaign.contents[0] as { text: string }).text)).toMatchObject({ id: 'cmp_review', status: 'CAMPAIGN_IN_PROGRESS' });
     const queue = await client.readResource({ uri: campaignDraftsUri('cmp_review') });
@@ -187,16 +188,7 @@ describe('live resources', () => {
 });
 
 describe('live resources over stdio, changed by another process', () => {
-  const BIN = new URL('../../bin/outreach.js', import.meta.url).pathname;
-  const dir = mkdtempSync(join(tmpdir(), 'outreach-live-'));
-  const db = join(dir, 'o.db');
-  const env = { ...(process.env as Record<string, string>), OUTREACH_API_KEY: TEST_KEY, OUTREACH_ENV: '' };
-  beforeAll(() => {
-    const file = join(dir, 'ws.json');
-    writeFileSync(file, JSON.stringify(reviewWorkspace(4)));
-    execFileSync(process.execPath, [BIN, 'seed', '--file', file, '--db', db]);
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const { BIN, db, env, elsewhere } = stdioWorkspace('outreach-live-');
 
   /** Another process's draft, approved: what the CLI or a second server would write. */
   const approveElsewhere = (lead: string) => {
@@ -204,16 +196,6 @@ describe('live resources over stdio, changed by another process', () => {
     try {
       const draft = draftFor(other, noteFor(lead));
       expect(updateDrafts(other, [{ id: draft.id, status: 'approved' }]).results[0]?.status).toBe('updated');
-    } finally {
-      other.db.$client.close();
-    }
-  };
-
-  /** A key made, or revoked, by another process (the CLI, the dashboard's server). */
-  const elsewhere = <T>(fn: (ctx: ReturnType<typeof testCtx>) => T): T => {
-    const other = { ...testCtx({ workspace: null }), db: openDatabase(db) };
-    try {
-      return fn(other);
     } finally {
       other.db.$client.close();
     }

@@ -49,8 +49,12 @@ interface Opened {
   result: CallToolResult;
 }
 
-/** Calls a tool as the model would, and shows its view as a new turn of the conversation. */
-async function open(id: string, name: string, args: Record<string, unknown>): Promise<Opened> {
+/**
+ * Calls a tool as the model would, and shows its view as a new turn of the conversation.
+ * `proxyResources: false` plays a host that passes on tool calls but no resource reads (it
+ * declares no `serverResources`).
+ */
+async function open(id: string, name: string, args: Record<string, unknown>, opts: { proxyResources?: boolean } = {}): Promise<Opened> {
   if (!client) throw new Error('connect first');
   const tool = tools.get(name);
   if (!tool) throw new Error(`the server does not offer ${name}`);
@@ -84,7 +88,7 @@ async function open(id: string, name: string, args: Record<string, unknown>): Pr
   const bridge = new AppBridge(
     client,
     HOST_INFO,
-    { serverTools: {}, serverResources: {}, openLinks: {} },
+    { serverTools: {}, ...(opts.proxyResources === false ? {} : { serverResources: {} }), openLinks: {} },
     {
       hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], toolInfo: { tool } },
     },
@@ -106,8 +110,21 @@ async function open(id: string, name: string, args: Record<string, unknown>): Pr
   await initialized;
   await bridge.sendToolInput({ arguments: args });
   await bridge.sendToolResult(result);
+  bridges.set(id, { bridge, turn });
   return { resourceUri, csp, result };
 }
 
-Object.assign(window, { outreachHost: { connect, open, links } });
+const bridges = new Map<string, { bridge: AppBridge; turn: HTMLElement }>();
+
+/** Closes a turn's view as a host does when the conversation moves on: the view is torn down, then its frame removed. */
+async function close(id: string): Promise<void> {
+  const opened = bridges.get(id);
+  if (!opened) throw new Error(`no view ${id} is open`);
+  bridges.delete(id);
+  await opened.bridge.teardownResource({});
+  await opened.bridge.close();
+  opened.turn.remove();
+}
+
+Object.assign(window, { outreachHost: { connect, open, close, links } });
 document.body.dataset.ready = '1';

@@ -1,5 +1,6 @@
 import { DraftQueue } from '../../shared/components/DraftQueue.js';
 import type { ListDraftsResult, ToolArgs } from '../../shared/types.js';
+import { HostChanges } from './live.js';
 import { mountView, type ViewProps } from './shell.js';
 
 /**
@@ -25,4 +26,4 @@ function Drafts({ data, args }: ViewProps<ListDraftsResult>) {
   );
 }
 
-mountView<ListDraftsResult>({ name: 'drafts', waiting: 'Waiting for the drafts…', render: (props) => <Drafts {...props} /> });
+mountView<ListDraftsResult>({ name: 'drafts', waiting: 'Waiting for the drafts…', render: (props) => <Drafts {...props} />, follow: HostChanges });

@@ -26,6 +26,12 @@ interface ViewSpec<T> {
   /** Shown while the host has not yet handed over the tool result. */
   waiting: string;
   render: (props: ViewProps<T>) => ReactNode;
+  /**
+   * Rendered beside the view while it is shown: the drafts view's reads of the server's changes
+   * (./live.tsx). A prop, not an import of the shell, so the views that do not refresh carry none
+   * of its code (each view has a size budget).
+   */
+  follow?: (props: { app: App; args: Record<string, unknown> }) => ReactNode;
 }
 
 /**
@@ -64,9 +70,11 @@ function Connected<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
 interface Handed {
   args: Record<string, unknown>;
   result: ToolResult | null;
+  /** The host is tearing the view down: it renders nothing more, and its reads stop. */
+  torn: boolean;
 }
 
-let handed: Handed = { args: {}, result: null };
+let handed: Handed = { args: {}, result: null, torn: false };
 const listeners = new Set<() => void>();
 const hand = (change: Partial<Handed>) => {
   handed = { ...handed, ...change };
@@ -81,11 +89,16 @@ const subscribe = (listener: () => void) => {
 function listen(app: App): void {
   app.ontoolinput = (params) => hand({ args: params.arguments ?? {} });
   app.ontoolresult = (params) => hand({ result: params as ToolResult });
+  app.onteardown = async () => {
+    hand({ torn: true });
+    return {};
+  };
 }
 
 function Result<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
-  const { args, result } = useSyncExternalStore(subscribe, () => handed);
+  const { args, result, torn } = useSyncExternalStore(subscribe, () => handed);
   useHostStyles(app, app.getHostContext());
+  if (torn) return null;
   if (!result) return <Loading label={spec.waiting} />;
   let data: T;
   try {
@@ -93,7 +106,12 @@ function Result<T>({ app, spec }: { app: App; spec: ViewSpec<T> }) {
   } catch (err) {
     return <ErrorNote error={err as ToolError} />;
   }
-  return <>{spec.render({ data, args })}</>;
+  return (
+    <>
+      {spec.follow ? <spec.follow app={app} args={args} /> : null}
+      {spec.render({ data, args })}
+    </>
+  );
 }
 
 function Shell<T>({ spec }: { spec: ViewSpec<T> }) {
