@@ -19,8 +19,8 @@ const DAY = 86_400_000;
  * decided in the same instant by other lanes are seen.
  *
  * Only accounts with a call in this same minute and one in the minute of the account's first call
- * today can be the twin; one statement finds them and compares each one's day with the account's
- * (`twinOf`), so the check costs two reads whatever the number of candidates.
+ * today can be the twin: those two minutes' calls are read by time (index engine_intents_at), then
+ * each candidate's day by account.
  */
 export function lockStepTwin(ctx: Ctx, accountId: string, now: number): string | null {
   const s = intentStatements(ctx.db);
@@ -29,19 +29,20 @@ export function lockStepTwin(ctx: Ctx, accountId: string, now: number): string |
   if (mine.length + 1 < LOCK_STEP_MIN_CALLS) return null;
   const minute = Math.floor(now / MINUTE);
   const minutes = [...mine.map((at) => Math.floor(at / MINUTE)), minute];
+  const signature = minutes.join(',');
   const first = minutes[0] as number;
-  return (
-    s.twinOf.get({
-      me: accountId,
-      from: minute * MINUTE,
-      to: (minute + 1) * MINUTE,
-      firstFrom: first * MINUTE,
-      firstTo: (first + 1) * MINUTE,
-      dayStart,
-      upTo: (minute + 1) * MINUTE - 1,
-      minutes: minutes.join(','),
-    }) ?? null
-  );
+  const others = s.othersCalling.all({
+    me: accountId,
+    from: minute * MINUTE,
+    to: (minute + 1) * MINUTE,
+    firstFrom: first * MINUTE,
+    firstTo: (first + 1) * MINUTE,
+  });
+  for (const other of others) {
+    const theirs = s.callsOfAccount.all(other, dayStart, (minute + 1) * MINUTE - 1);
+    if (theirs.length === mine.length + 1 && theirs.map((at) => Math.floor(at / MINUTE)).join(',') === signature) return other;
+  }
+  return null;
 }
 
 /** Until when a call by the account at `now` must wait so as not to be in lock-step (the next minute), or null when it may go. */

@@ -22,17 +22,6 @@ export interface SettleValues {
   errorCode: string | null;
 }
 
-export interface TwinQuery {
-  me: string;
-  from: number;
-  to: number;
-  firstFrom: number;
-  firstTo: number;
-  dayStart: number;
-  upTo: number;
-  minutes: string;
-}
-
 export interface IntentStatements {
   /** 1 when the lead has an intent still pending. */
   pendingOfLead: Statement<[string], number>;
@@ -45,13 +34,10 @@ export interface IntentStatements {
   /** When the account's provider calls in [from, to] were made (an operator's manual sends aside), in order. */
   callsOfAccount: Statement<[string, number, number], number>;
   /**
-   * The first other account (by id) whose provider calls from `dayStart` to `upTo` (manual sends
-   * aside) fall in exactly the minutes `minutes` names (minute numbers since the epoch, in order,
-   * comma-separated). Only accounts with a call in [from, to) and one in [firstFrom, firstTo) can
-   * match: those two minutes' calls are read by time (index engine_intents_at), then each
-   * candidate's day by account (engine_intents_account), all in this one statement.
+   * The other accounts with a provider call in [from, to) and one in [firstFrom, firstTo) (manual
+   * sends aside), read by time: two minutes' calls.
    */
-  twinOf: Statement<[TwinQuery], string>;
+  othersCalling: Statement<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>;
   /**
    * How many leads other than `lead` the account touched since `from` with a send of one of `kinds`
    * (a JSON array: the visits and likes; calls that did not fail) and has not invited yet, while they may still be invited: the touches running ahead of
@@ -79,17 +65,11 @@ export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
         "SELECT created_at FROM engine_intents WHERE account_id = ? AND created_at >= ? AND created_at <= ? AND kind != 'manual_message' ORDER BY created_at",
       )
       .pluck(),
-    twinOf: c
-      .prepare<[TwinQuery], string>(
-        `SELECT account_id FROM (
-           SELECT account_id, group_concat(created_at / 60000, ',' ORDER BY created_at) AS minutes FROM engine_intents
-           WHERE account_id IN (
-             SELECT account_id FROM engine_intents WHERE created_at >= @from AND created_at < @to AND account_id != @me AND kind != 'manual_message'
-             INTERSECT
-             SELECT account_id FROM engine_intents WHERE created_at >= @firstFrom AND created_at < @firstTo AND kind != 'manual_message')
-           AND created_at >= @dayStart AND created_at <= @upTo AND kind != 'manual_message'
-           GROUP BY account_id)
-         WHERE minutes = @minutes ORDER BY account_id LIMIT 1`,
+    othersCalling: c
+      .prepare<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>(
+        `SELECT account_id FROM engine_intents WHERE created_at >= @from AND created_at < @to AND account_id != @me AND kind != 'manual_message'
+         INTERSECT
+         SELECT account_id FROM engine_intents WHERE created_at >= @firstFrom AND created_at < @firstTo AND kind != 'manual_message'`,
       )
       .pluck(),
     kindsOfMany: c.prepare<[{ ids: string; kinds: string; from: number; to: number }], { accountId: string; kind: string; n: number }>(
