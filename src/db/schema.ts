@@ -29,3 +29,4 @@ export * from './schema/audit.js';
 export * from './schema/mailboxes.js';
 export * from './schema/crm.js';
 export * from './schema/lead-email.js';
+export * from './schema/call-minutes.js';

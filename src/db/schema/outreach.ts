@@ -32,13 +32,9 @@ export const engineIntents = sqliteTable(
   },
   // The intents in flight, by lead (partial: it stays a page or two however long the history),
   // for recovery, the completion rule and the one-send-at-a-time check of beginSend. Per-account
-  // history: the spacing after a restart and the safety audit read it in order. By time: which
-  // accounts called in a given minute (the lock-step check before each call, core/outreach/lockstep.ts).
-  (t) => [
-    index('engine_intents_pending').on(t.leadId).where(sql`${t.state} = 'pending'`),
-    index('engine_intents_account').on(t.accountId, t.createdAt),
-    index('engine_intents_at').on(t.createdAt),
-  ],
+  // history: the spacing after a restart and the safety audit read it in order. (The lock-step
+  // check reads account_call_minutes, not the intents by time.)
+  (t) => [index('engine_intents_pending').on(t.leadId).where(sql`${t.state} = 'pending'`), index('engine_intents_account').on(t.accountId, t.createdAt)],
 );
 
 /** One row (id 1): the engine lease, so only one process drives a database, and the sim-clock high-water mark. */
