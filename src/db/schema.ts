@@ -30,3 +30,4 @@ export * from './schema/mailboxes.js';
 export * from './schema/crm.js';
 export * from './schema/lead-email.js';
 export * from './schema/mailbox-daily.js';
+export * from './schema/call-minutes.js';

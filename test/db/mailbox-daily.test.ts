@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { mailboxSentOnDay } from '../../src/core/mailboxes/store.js';
 import { MIGRATIONS_FOLDER, openDatabase } from '../../src/db/connection.js';
 
-const TAG = '0034_mailbox_daily';
+const TAG = '0033_mailbox_daily';
 
-describe('migration 0034 (mailbox_daily)', () => {
+describe('migration 0033 (mailbox_daily)', () => {
   it('counts the sends a database already holds, per mailbox and UTC day, failed sends left out', () => {
     const dir = mkdtempSync(join(tmpdir(), 'outreach-mailbox-daily-'));
     try {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
+import { recordCallMinute } from '../../src/core/outreach/lockstep.js';
 import { engineIntents } from '../../src/db/schema.js';
 import { expectSafe } from '../safety/audit.js';
 import { MINUTE, engineSettings, engineWorkspace, harness } from './helpers.js';
@@ -12,7 +13,9 @@ describe('the engine and lock-step between accounts', () => {
     const h = harness(engineWorkspace(['ann-sim-never-accepts'], { extraAccounts: ['acc_b'] }), { clock: new FakeClock(NOW) });
     // acc_b called at 10:03, 10:05 and 10:07; acc_a (lead_1's sender) at 10:03 and 10:05.
     let n = 0;
-    const call = (accountId: string, at: number) =>
+    // As beginSend records a call: its intent and the account's day of calls.
+    const call = (accountId: string, at: number) => {
+      recordCallMinute(h.ctx, accountId, at);
       h.ctx.db
         .insert(engineIntents)
         .values({
@@ -26,6 +29,7 @@ describe('the engine and lock-step between accounts', () => {
           createdAt: at,
         })
         .run();
+    };
     for (const at of [NOW - 4 * MINUTE, NOW - 2 * MINUTE, NOW + 10_000]) call('acc_b', at);
     for (const at of [NOW - 4 * MINUTE + 20_000, NOW - 2 * MINUTE + 30_000]) call('acc_a', at);
 

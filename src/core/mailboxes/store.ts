@@ -32,7 +32,7 @@ const hot = perDb((db) => {
     leadEmailById: rowsOf<[string], LeadEmailRow>(leadEmail, c.prepare(`SELECT ${selectList(leadEmail)} FROM lead_email WHERE lead_id = ?`)),
     pin: c.prepare<[string, string, number]>('INSERT INTO lead_email (lead_id, mailbox_id, pinned_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
     exclusion: c.prepare<[string], { reason: string; createdAt: number }>('SELECT reason, created_at AS createdAt FROM email_exclusions WHERE address = ?'),
-    // The mailbox's emails of a day, one row (migration 0034): a count of email_sends walked the
+    // The mailbox's emails of a day, one row (migration 0033): a count of email_sends walked the
     // day's index entries, as many as the mailbox had sent (up to 500), on every email.
     sentOn: c.prepare<[string, string], number>('SELECT sent FROM mailbox_daily WHERE mailbox_id = ? AND day = ?').pluck(),
     sentOnMany: c.prepare<[string, string], { mailboxId: string; sent: number }>(

@@ -12,7 +12,7 @@ import { classify } from './failures.js';
 import { approvedReplyDraft, beginStep, claimStepDraft, failStepSend, releaseStepDraft, settleReplyDraft, settleStep } from './runner.js';
 import { leaseHolder } from './lease.js';
 import { insertIntentRow, pendingIntentRows } from './store.js';
-import { lockStepWait } from './lockstep.js';
+import { lockStepWait, recordCallMinute } from './lockstep.js';
 import { placeholders } from './personalize.js';
 import { recordMessage } from '../conversations/record.js';
 import { deliverEmail, planEmail, recordEmailSent, type EmailPlan, type SendEmailResult } from '../email/send.js';
@@ -175,6 +175,8 @@ export function beginSend(
     // An email is recorded with its Message-ID in the same commit as its intent (core's planEmail).
     if (kindOfSend(kind)?.channel === 'email')
       return { intent, lead, info, subject: what.subject, email: planEmail(ctx, { mailboxId: accountId, leadId, subject: what.subject ?? '' }, now, lead) };
+    // The call joins the account's day of calls, which the next lock-step check compares.
+    recordCallMinute(ctx, accountId, now);
     return { intent, lead, info, subject: what.subject };
   });
 }

@@ -1,7 +1,7 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
- * A mailbox's emails of one UTC day (migration 0034), as `account_daily` counts an account's
+ * A mailbox's emails of one UTC day (migration 0033), as `account_daily` counts an account's
  * sends: the emails that reached the server or are on their way (state sending or sent; a send
  * that fails is taken back off). The mailbox's daily limit and the choice of a lead's mailbox
  * read it before every email. The mailbox store writes it with the send it counts, in the same

@@ -32,12 +32,14 @@ export const engineIntents = sqliteTable(
   },
   // The intents in flight, by lead (partial: it stays a page or two however long the history),
   // for recovery, the completion rule and the one-send-at-a-time check of beginSend. Per-account
-  // history: the spacing after a restart and the safety audit read it in order. By time: which
-  // accounts called in a given minute (the lock-step check before each call, core/outreach/lockstep.ts).
+  // history: the spacing after a restart and the safety audit read it in order. Per account and
+  // kind: today's sends of the kinds counted from here (a step kind's own limit, the touches ahead
+  // of invitations), read for every account that may take new leads each tick; by account alone
+  // that read every call of the account's day. (The lock-step check reads account_call_minutes.)
   (t) => [
     index('engine_intents_pending').on(t.leadId).where(sql`${t.state} = 'pending'`),
     index('engine_intents_account').on(t.accountId, t.createdAt),
-    index('engine_intents_at').on(t.createdAt),
+    index('engine_intents_account_kind').on(t.accountId, t.kind, t.createdAt),
   ],
 );
 

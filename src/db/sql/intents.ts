@@ -31,13 +31,12 @@ export interface IntentStatements {
   settle: Statement<[SettleValues]>;
   /** When the account's latest intent was made. */
   lastOfAccount: Statement<[string], number>;
-  /** When the account's provider calls in [from, to] were made (an operator's manual sends aside), in order. */
-  callsOfAccount: Statement<[string, number, number], number>;
-  /**
-   * The other accounts with a provider call in [from, to) and one in [firstFrom, firstTo) (manual
-   * sends aside), read by time: two minutes' calls.
-   */
-  othersCalling: Statement<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>;
+  /** The minutes of the account's calls on a UTC day (account_call_minutes), comma-joined; undefined before its first. */
+  minutesOfDay: Statement<[string, number], string>;
+  /** Another account whose calls of the day are at exactly these minutes: one seek in account_call_minutes_day. */
+  twinOfMinutes: Statement<[{ me: string; day: number; minutes: string }], string>;
+  /** Adds a call at `minute` (of the day, as text: a number would be bound as a real, 600.0) to the account's day. */
+  addCallMinute: Statement<[{ account: string; day: number; minute: string }]>;
   /**
    * How many leads other than `lead` the account touched since `from` with a send of one of `kinds`
    * (a JSON array: the visits and likes; calls that did not fail) and has not invited yet, while they may still be invited: the touches running ahead of
@@ -60,18 +59,16 @@ export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
        WHERE id = @id AND state = 'pending'`,
     ),
     lastOfAccount: c.prepare<[string], number>('SELECT created_at FROM engine_intents WHERE account_id = ? ORDER BY created_at DESC LIMIT 1').pluck(),
-    callsOfAccount: c
-      .prepare<[string, number, number], number>(
-        "SELECT created_at FROM engine_intents WHERE account_id = ? AND created_at >= ? AND created_at <= ? AND kind != 'manual_message' ORDER BY created_at",
+    minutesOfDay: c.prepare<[string, number], string>('SELECT minutes FROM account_call_minutes WHERE account_id = ? AND day = ?').pluck(),
+    twinOfMinutes: c
+      .prepare<[{ me: string; day: number; minutes: string }], string>(
+        'SELECT account_id FROM account_call_minutes WHERE day = @day AND minutes = @minutes AND account_id != @me LIMIT 1',
       )
       .pluck(),
-    othersCalling: c
-      .prepare<[{ me: string; from: number; to: number; firstFrom: number; firstTo: number }], string>(
-        `SELECT account_id FROM engine_intents WHERE created_at >= @from AND created_at < @to AND account_id != @me AND kind != 'manual_message'
-         INTERSECT
-         SELECT account_id FROM engine_intents WHERE created_at >= @firstFrom AND created_at < @firstTo AND kind != 'manual_message'`,
-      )
-      .pluck(),
+    addCallMinute: c.prepare<[{ account: string; day: number; minute: string }]>(
+      `INSERT INTO account_call_minutes (account_id, day, minutes, calls) VALUES (@account, @day, @minute, 1)
+       ON CONFLICT (account_id, day) DO UPDATE SET minutes = minutes || ',' || excluded.minutes, calls = calls + 1`,
+    ),
     kindsOfMany: c.prepare<[{ ids: string; kinds: string; from: number; to: number }], { accountId: string; kind: string; n: number }>(
       `SELECT account_id AS accountId, kind, count(*) AS n FROM engine_intents
        WHERE account_id IN (SELECT value FROM json_each(@ids)) AND kind IN (SELECT value FROM json_each(@kinds))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/core/clock.js';
-import { lockStepTwin } from '../../../src/core/outreach/lockstep.js';
+import { lockStepTwin, recordCallMinute } from '../../../src/core/outreach/lockstep.js';
 import { auditSafety } from '../../../src/core/safety/audit.js';
 import { resolveEngineSettings } from '../../../src/core/outreach/settings.js';
 import { engineIntents } from '../../../src/db/schema.js';
@@ -22,6 +22,8 @@ function call(ctx: ReturnType<typeof ctxWith>, accountId: string, at: number, ki
     .insert(engineIntents)
     .values({ id: `int_${n++}`, leadId: `l_${n}`, campaignId: 'cmp', accountId, kind, state: 'sent', holder: 'e', createdAt: at })
     .run();
+  // As beginSend records a call beside its intent (an operator's manual send is no call of the pattern).
+  if (kind !== 'manual_message') recordCallMinute(ctx, accountId, at);
 }
 
 /** Park-Miller: a deterministic uniform draw. */
