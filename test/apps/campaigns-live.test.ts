@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitingReaders } from '../../src/core/live/journal.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { buildHost, openHostPage } from './host-page.js';
+import { buildHost, openHostPage, recordMcpRequests, type SentRequest } from './host-page.js';
 
 /**
  * The campaigns view follows the server's change feed through its host, as the drafts view does
@@ -24,7 +24,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
     let browser: Browser;
     let page: Page;
     /** Each MCP request the host made for its views, in order: the method, and the tool or the URI. */
-    const sent: { method: string; what: string }[] = [];
+    const sent: SentRequest[] = [];
 
     const calls = (tool: string, from = 0) => sent.slice(from).filter((m) => m.method === 'tools/call' && m.what === tool).length;
     const frame = (id: string) => page.frameLocator(`iframe[data-view="${id}"]`);
@@ -47,14 +47,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
     beforeAll(async () => {
       let hostHtml: string;
       [server, hostHtml] = await Promise.all([startTestServer({ limits: RELAXED_LIMITS }), buildHost()]);
-      ({ browser, page } = await openHostPage(server.url, hostHtml, { width: 960, height: 1400 }, (page) =>
-        page.on('request', (r) => {
-          const body = r.postData();
-          if (!body || !r.url().includes('/mcp')) return;
-          const message = JSON.parse(body) as { method?: string; params?: { name?: string; uri?: string } };
-          if (message.method) sent.push({ method: message.method, what: message.params?.name ?? message.params?.uri ?? '' });
-        }),
-      ));
+      ({ browser, page } = await openHostPage(server.url, hostHtml, { width: 960, height: 1400 }, recordMcpRequests(sent)));
       // The manage tool set: the cards' step funnels (get_agent_stats) as well as the campaigns.
       await page.evaluate(([url, key]) => (globalThis as any).outreachHost.connect(url, key), [`${server.url}/mcp?toolsets=manage`, TEST_KEY] as const);
     }, 120_000);
