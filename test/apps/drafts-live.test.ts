@@ -6,7 +6,7 @@ import { waitingReaders } from '../../src/core/live/journal.js';
 import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { buildHost, openHostPage } from './host-page.js';
+import { buildHost, openHostPage, recordMcpRequests, type SentRequest } from './host-page.js';
 
 /**
  * The drafts view learns of changes from the server's change feed, through its host: it reads
@@ -30,7 +30,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
     let page: Page;
     const ids: string[] = [];
     /** Each MCP request the host made for its views, in order: the method, and the tool or the URI. */
-    const sent: { method: string; what: string }[] = [];
+    const sent: SentRequest[] = [];
 
     const listDraftsCalls = () => sent.filter((m) => m.method === 'tools/call' && m.what === 'list_drafts').length;
     const changesReads = () => sent.filter((m) => m.method === 'resources/read' && m.what.startsWith('outreach://changes')).length;
@@ -45,14 +45,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       let hostHtml: string;
       [server, hostHtml] = await Promise.all([startTestServer({ limits: RELAXED_LIMITS, workspace: reviewWorkspace(4) }), buildHost()]);
       for (let i = 0; i < 4; i++) ids.push(draftFor(server.ctx, noteFor(`lead_r${i}`, { text: `Hello (${i}).` })).id);
-      ({ browser, page } = await openHostPage(server.url, hostHtml, { width: 960, height: 1400 }, (page) =>
-        page.on('request', (r) => {
-          const body = r.postData();
-          if (!body || !r.url().includes('/mcp')) return;
-          const message = JSON.parse(body) as { method?: string; params?: { name?: string; uri?: string } };
-          if (message.method) sent.push({ method: message.method, what: message.params?.name ?? message.params?.uri ?? '' });
-        }),
-      ));
+      ({ browser, page } = await openHostPage(server.url, hostHtml, { width: 960, height: 1400 }, recordMcpRequests(sent)));
       await page.evaluate(([url, key]) => (globalThis as any).outreachHost.connect(url, key), [`${server.url}/mcp?toolsets=drafts`, TEST_KEY] as const);
     }, 120_000);
 

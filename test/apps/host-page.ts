@@ -48,3 +48,21 @@ export async function openHostPage(
   await page.waitForSelector('body[data-ready="1"]');
   return { browser, page };
 }
+
+/** An MCP request the host made for its views: the method, and the tool it calls or the URI it reads. */
+export interface SentRequest {
+  method: string;
+  what: string;
+}
+
+/** A `watch` for openHostPage that records into `sent` each MCP request the page makes, in order. */
+export const recordMcpRequests =
+  (sent: SentRequest[]) =>
+  (page: Page): void => {
+    page.on('request', (r) => {
+      const body = r.postData();
+      if (!body || !r.url().includes('/mcp')) return;
+      const message = JSON.parse(body) as { method?: string; params?: { name?: string; uri?: string } };
+      if (message.method) sent.push({ method: message.method, what: message.params?.name ?? message.params?.uri ?? '' });
+    });
+  };

@@ -1,6 +1,6 @@
 /** Formatting shared by the dashboard and the views; locale-aware, never throws on null. */
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const dateTime = /* @__PURE__ */ new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export function formatWhen(iso: string | null | undefined): string {
   if (!iso) return '—';

@@ -21,7 +21,7 @@ export type LiveChange =
 
 /** Which cached tool reads a change makes stale. */
 const STALE: Record<LiveChange['resource'], readonly ToolName[]> = {
-  campaign: ['get_campaign', 'list_campaigns', 'get_insights_overview'],
+  campaign: ['get_campaign', 'list_campaigns', 'get_insights_overview', 'get_agent_stats'],
   drafts: ['list_drafts', 'list_draft_queues', 'get_campaign'],
   conversation: ['list_conversations', 'get_conversation'],
   workspace: [],

@@ -14,7 +14,7 @@ const KINDS = {
   wait: 'Wait',
   if: 'If',
 } as Record<StepKind, string>;
-export const STEP_KINDS = Object.keys(KINDS) as StepKind[];
+export const STEP_KINDS = /* @__PURE__ */ Object.keys(KINDS) as StepKind[];
 export const stepKindLabel = (kind: string): string => KINDS[kind as StepKind] ?? kind;
 
 /** The variant letters: a step's own text is A, its alternatives B to E (the API takes 1..4 of them). */
@@ -43,7 +43,7 @@ export const CONDITION_LABELS: Readonly<Record<Condition, { option: string; hold
   email_bounced: { option: 'An email to the lead bounces', holds: 'Email bounced', not: 'No bounce' },
   tagged: { option: 'The lead is tagged', holds: 'Tagged', not: 'Not tagged' },
 };
-export const CONDITIONS = Object.keys(CONDITION_LABELS) as Condition[];
+export const CONDITIONS = /* @__PURE__ */ Object.keys(CONDITION_LABELS) as Condition[];
 /** The conditions after which a reply has ended the sequence, so their `then` branch never runs. */
 export const ENDS_AT_REPLY: ReadonlySet<Condition> = new Set<Condition>(['replied', 'email_replied']);
 

@@ -10,7 +10,7 @@ import { clean, composeFullName } from '../text.js';
 export const PLACEHOLDERS = ['firstName', 'lastName', 'fullName', 'companyName', 'jobTitle', 'location', 'headline', 'personalization'] as const;
 export type PlaceholderName = (typeof PLACEHOLDERS)[number];
 
-const KNOWN: ReadonlyMap<string, PlaceholderName> = new Map(PLACEHOLDERS.map((p) => [p.toLowerCase(), p]));
+const KNOWN: ReadonlyMap<string, PlaceholderName> = /* @__PURE__ */ new Map(/* @__PURE__ */ PLACEHOLDERS.map((p) => [p.toLowerCase(), p]));
 
 /** `{{ name }}` or `{{ name | fallback }}`; the fallback may hold anything but braces. */
 const TOKEN = /\{\{\s*([^{}|]*?)\s*(?:\|([^{}]*))?\}\}/g;

@@ -4,6 +4,7 @@ import type { ActivityEvent } from '../types.js';
 import { EmptyState } from './EmptyState.js';
 import { Untrusted, UntrustedBlock } from './Untrusted.js';
 import './data.css';
+import './timeline.css';
 
 export interface ActivityTimelineProps {
   /** The events of a get_recent_activity result, newest first. */

@@ -102,8 +102,8 @@ export interface CampaignCardProps {
 /** Status, lead count and agent, funnel, and Start / Pause through start_campaign / pause_campaign. */
 export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, confirmStart, children }: CampaignCardProps) {
   const [asking, setAsking] = useState(false);
-  // A view renders from the result its host handed it, so the card keeps the campaign that
-  // start/pause returned until a fresher one comes in as a prop.
+  // The card shows the campaign that start/pause returned until a fresher one comes in as a
+  // prop (the list's own re-read, which a slow or failed call may hold back).
   const [latest, setLatest] = useState<Campaign | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a fresher campaign prop replaces the one start/pause returned
   useEffect(() => setLatest(null), [campaign]);

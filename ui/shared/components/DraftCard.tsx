@@ -3,6 +3,7 @@ import { clip, type Seen } from '../drafts.js';
 import { formatWhen } from '../format.js';
 import type { Draft, DraftKind, DraftStatus } from '../types.js';
 import { Untrusted, UntrustedBlock } from './Untrusted.js';
+import './forms.css';
 
 /** What a draft of each kind may hold, in characters (the server holds every edit to the same). */
 export const LIMITS: Record<DraftKind, { text: number; subject: number | null; label: string }> = {

@@ -4,6 +4,7 @@ import type { ActivitySeries, Credits, InsightsOverview } from '../types.js';
 import { EmptyState } from './EmptyState.js';
 import { Untrusted } from './Untrusted.js';
 import './data.css';
+import './charts.css';
 
 const SERIES = [
   { key: 'sends', name: 'Sends', className: 'o-series-1' },

@@ -1,5 +1,7 @@
 import { useState } from 'react';
-import { ActivityTimeline, EmptyState, ErrorNote } from '../../shared/components/index.js';
+import { ActivityTimeline } from '../../shared/components/ActivityTimeline.js';
+import { EmptyState } from '../../shared/components/EmptyState.js';
+import { ErrorNote } from '../../shared/components/Feedback.js';
 import { activityLabel } from '../../shared/format.js';
 import { useOffered } from '../../shared/offered.js';
 import { unwrap, useCallTool, type ToolError } from '../../shared/seam.js';

@@ -1,15 +1,25 @@
-import { useId, useState } from 'react';
-import { CampaignCard, ErrorNote, Untrusted } from '../../shared/components/index.js';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useRef, useState } from 'react';
+import { CampaignCard } from '../../shared/components/CampaignCard.js';
+import { ErrorNote } from '../../shared/components/Feedback.js';
 import { StepFunnel } from '../../shared/components/StepFunnel.js';
+import { Untrusted } from '../../shared/components/Untrusted.js';
 import { useOffered } from '../../shared/offered.js';
 import { unwrap, useCallTool, type ToolError } from '../../shared/seam.js';
 import type { Campaign, ToolOutput } from '../../shared/types.js';
+import { HostChanges } from './live.js';
 import { mountView, type ViewProps } from './shell.js';
 
 type CampaignPage = ToolOutput<'list_campaigns'>;
 
 /** list_campaigns hands a page, get_campaign one campaign: the same cards either way. */
 const isPage = (data: CampaignPage | Campaign): data is CampaignPage => Array.isArray((data as CampaignPage).campaigns);
+const asPage = (data: CampaignPage | Campaign): CampaignPage => (isPage(data) ? data : { campaigns: [data], nextCursor: null });
+/** The campaigns shown and a further page, each once: a campaign created meanwhile shifts the next page by one. */
+const merge = (shown: Campaign[], page: CampaignPage): CampaignPage => ({
+  campaigns: [...new Map([...shown, ...page.campaigns].map((c) => [c.id, c])).values()],
+  nextCursor: page.nextCursor,
+});
 
 /**
  * A campaign's card, and under it its step funnel where the connection offers get_agent_stats
@@ -46,28 +56,54 @@ function CampaignWithSteps({ campaign, single }: { campaign: Campaign; single: b
   );
 }
 
+/**
+ * The campaigns the host's call returned, kept current: the view follows the server's changes
+ * (./live.tsx), and a change to a campaign makes this query stale, so it calls the same tool
+ * again through the host, with the same arguments, and re-reads as many pages as were loaded.
+ * Cards keep their place (their keys are the campaigns' ids), and so do opened step funnels.
+ */
 function Campaigns({ data, args }: ViewProps<CampaignPage | Campaign>) {
   const callTool = useCallTool();
+  const client = useQueryClient();
   const { offers } = useOffered();
-  const first = isPage(data) ? data : { campaigns: [data], nextCursor: null };
-  const [more, setMore] = useState<CampaignPage>({ campaigns: [], nextCursor: first.nextCursor });
+  const single = !isPage(data);
+  const key = [single ? 'get_campaign' : 'list_campaigns', args];
+  /** Pages loaded with More, besides the first: a refresh reads as many again. */
+  const loaded = useRef(0);
+  const read = async (cursor: string | null) => asPage(unwrap<CampaignPage | Campaign>(await callTool(key[0] as string, cursor ? { ...args, cursor } : args)));
+  const query = useQuery<CampaignPage, ToolError>({
+    queryKey: key,
+    queryFn: async () => {
+      let page = await read(null);
+      let out = page;
+      // `loaded` is read at each turn: a More that lands meanwhile is read again too.
+      for (let n = 0; n < loaded.current && page.nextCursor; n++) {
+        page = await read(page.nextCursor);
+        out = merge(out.campaigns, page);
+      }
+      return out;
+    },
+    // The handed result is fresh: no call until a change (or a start or pause) makes it stale.
+    initialData: asPage(data),
+    staleTime: 60_000,
+  });
+  const { campaigns, nextCursor } = query.data;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ToolError | null>(null);
   const next = async () => {
-    if (!more.nextCursor) return;
+    if (!nextCursor) return;
     setBusy(true);
     setError(null);
     try {
-      const page = unwrap<CampaignPage>(await callTool('list_campaigns', { ...args, cursor: more.nextCursor }));
-      setMore((prev) => ({ campaigns: [...prev.campaigns, ...page.campaigns], nextCursor: page.nextCursor }));
+      const page = await read(nextCursor);
+      loaded.current++;
+      client.setQueryData<CampaignPage>(key, (shown) => merge(shown?.campaigns ?? [], page));
     } catch (err) {
       setError(err as ToolError);
     } finally {
       setBusy(false);
     }
   };
-  const campaigns = [...first.campaigns, ...more.campaigns];
-  const single = !isPage(data);
   return (
     <section className="o-stack" aria-labelledby="campaigns-h">
       <h2 id="campaigns-h">{single ? 'Campaign' : 'Campaigns'}</h2>
@@ -75,16 +111,21 @@ function Campaigns({ data, args }: ViewProps<CampaignPage | Campaign>) {
       {campaigns.map((c) => (
         <CampaignWithSteps key={c.id} campaign={c} single={single} />
       ))}
-      {more.nextCursor ? (
+      {nextCursor ? (
         <div className="o-row">
           <button type="button" className="o-button" disabled={busy || !offers('list_campaigns')} onClick={() => void next()}>
             More campaigns
           </button>
         </div>
       ) : null}
-      <ErrorNote error={error} prefix="Could not load more campaigns" />
+      <ErrorNote error={error ?? query.error} prefix={error ? 'Could not load more campaigns' : 'Could not refresh the campaigns'} />
     </section>
   );
 }
 
-mountView<CampaignPage | Campaign>({ name: 'campaigns', waiting: 'Waiting for the campaigns…', render: (props) => <Campaigns {...props} /> });
+mountView<CampaignPage | Campaign>({
+  name: 'campaigns',
+  waiting: 'Waiting for the campaigns…',
+  render: (props) => <Campaigns {...props} />,
+  follow: HostChanges,
+});

@@ -1,4 +1,4 @@
-import { InsightsPanel } from '../../shared/components/index.js';
+import { InsightsPanel } from '../../shared/components/InsightsPanel.js';
 import type { InsightsOverview } from '../../shared/types.js';
 import { mountView } from './shell.js';
 

@@ -1,4 +1,4 @@
-import { LeadsTable } from '../../shared/components/index.js';
+import { LeadsTable } from '../../shared/components/LeadsTable.js';
 import type { ListLeadsResult, ToolArgs } from '../../shared/types.js';
 import { mountView, type ViewProps } from './shell.js';
 

@@ -5,6 +5,7 @@ import { notOffered, useOffered } from '../../offered.js';
 import { LEAD_TAGS, type LeadTag } from '../../types.js';
 import { ErrorNote } from '../Feedback.js';
 import type { Selection } from './useSelection.js';
+import '../forms.css';
 
 const INVALIDATES = ['list_leads', 'search_leads', 'get_campaign', 'list_campaigns'] as const;
 

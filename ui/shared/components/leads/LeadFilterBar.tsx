@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { LEAD_SORT_LABELS, type LeadSort } from '../../types.js';
 import { FILTER_OPTIONS, filterValue, SORTS_BY_FILTER, type LeadFilter } from './filters.js';
+import '../forms.css';
 
 /** The filter and sort selects; a filter that does not allow the current sort falls back to createdAt. */
 export function LeadFilterBar({ filter, sort, onChange }: { filter: LeadFilter; sort: LeadSort; onChange: (filter: LeadFilter, sort: LeadSort) => void }) {

@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import '../forms.css';
 
 /**
  * Find a lead of the campaign by the start of its name, last name or company, or by its profile
