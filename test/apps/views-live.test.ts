@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +6,7 @@ import { waitingReaders } from '../../src/core/live/journal.js';
 import { leads } from '../../src/db/schema.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { buildHost, openHostPage, recordMcpRequests, type SentRequest } from './host-page.js';
+import { buildHost, openHostPage, recordMcpRequests, type SentRequest, viewAxeViolations } from './host-page.js';
 
 /**
  * The leads, insights and activity views follow the server's change feed through their host,
@@ -57,14 +56,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       expect(calls(tool, from), JSON.stringify(sent)).toBe(0);
       return from;
     };
-    const axeViolations = async (id: string): Promise<string[]> => {
-      const inner = await (await page.$(`iframe[data-view="${id}"]`))!.contentFrame();
-      await inner!.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
-      return (await inner!.evaluate(async () => {
-        const result = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
-        return result.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-      })) as string[];
-    };
+    const axeViolations = (id: string) => viewAxeViolations(page, id);
 
     beforeAll(async () => {
       let hostHtml: string;
