@@ -3,29 +3,16 @@ import { ActivityTimeline } from '../../shared/components/ActivityTimeline.js';
 import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote } from '../../shared/components/Feedback.js';
 import { activityLabel } from '../../shared/format.js';
-import { useTool } from '../../shared/hooks.js';
-import { alsoStale } from '../../shared/live.js';
 import { useOffered } from '../../shared/offered.js';
 import { unwrap, useCallTool, type ToolError } from '../../shared/seam.js';
-import type { ActivityEvent, ToolArgs, ToolOutput } from '../../shared/types.js';
-import { HostChanges } from './live.js';
+import type { ActivityEvent, ToolOutput } from '../../shared/types.js';
 import { mountView, type ViewProps } from './shell.js';
 
 type Page = ToolOutput<'get_recent_activity'>;
 
-// Events come with a campaign's counters (a `campaign` change) or a message (`conversation`).
-alsoStale({ campaign: ['get_recent_activity'], conversation: ['get_recent_activity'] });
-
-/**
- * The handed result, then older events page by page through its cursor, with the same filter.
- * The newest page is kept current: the view follows the changes in the key's scope
- * (./live.tsx), and a change makes it stale, so it calls get_recent_activity again through the
- * host. The older pages loaded stay as they were (past events do not change); an event the
- * newer page pushed down into them is shown once.
- */
+/** The handed result, then older events page by page through its cursor, with the same filter. */
 function Activity({ data, args }: ViewProps<Page>) {
   const callTool = useCallTool();
-  const newest = useTool('get_recent_activity', args as ToolArgs<'get_recent_activity'>, { initialData: data }).data ?? data;
   const { offers } = useOffered();
   const [older, setOlder] = useState<{ events: ActivityEvent[]; nextCursor: string | null }>({ events: [], nextCursor: data.nextCursor });
   const [busy, setBusy] = useState(false);
@@ -47,7 +34,7 @@ function Activity({ data, args }: ViewProps<Page>) {
     <section className="o-stack" aria-labelledby="activity-h">
       <h2 id="activity-h">Recent activity</h2>
       <ActivityTimeline
-        events={[...new Map([...newest.events, ...older.events].map((e) => [e.id, e])).values()]}
+        events={[...data.events, ...older.events]}
         {...(typeof args.type === 'string'
           ? {
               empty: (
@@ -70,4 +57,4 @@ function Activity({ data, args }: ViewProps<Page>) {
   );
 }
 
-mountView<Page>({ name: 'activity', waiting: 'Waiting for the activity…', render: (props) => <Activity {...props} />, follow: HostChanges });
+mountView<Page>({ name: 'activity', waiting: 'Waiting for the activity…', render: (props) => <Activity {...props} /> });
