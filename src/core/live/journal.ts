@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/connection.js';
+import { perDb } from '../../db/prepared.js';
 import { type ApiError, validationError } from '../errors.js';
 import { listenToChanges, type LiveChange } from './feed.js';
 
@@ -179,16 +180,8 @@ function parseCursor(text: string): Cursor {
   return { epoch: m[1] as string, seq: Number(m[2]), at: Number(m[3]) };
 }
 
-const journals = new WeakMap<Db, Journal>();
-
-function journalOf(db: Db): Journal {
-  let journal = journals.get(db);
-  if (!journal) {
-    journal = new Journal(db);
-    journals.set(db, journal);
-  }
-  return journal;
-}
+/** One journal per database connection, built on the first question (it listens only once asked). */
+const journalOf = perDb((db) => new Journal(db));
 
 /**
  * Waits for the changes after a cursor: answers as soon as a wanted change is in the journal
@@ -201,4 +194,4 @@ export function awaitChanges(ctx: { db: Db }, question: ChangesQuestion): Promis
 }
 
 /** How many readers wait on this database's journal now. */
-export const waitingReaders = (ctx: { db: Db }): number => journals.get(ctx.db)?.waiting ?? 0;
+export const waitingReaders = (ctx: { db: Db }): number => journalOf(ctx.db).waiting;
