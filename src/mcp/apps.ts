@@ -43,7 +43,13 @@ const view = (name: string, title: string, description: string, renders: string[
 });
 
 export const APP_VIEWS: readonly AppView[] = [
-  view('insights', 'Insights view', 'Workspace counters and the top campaigns by reply and acceptance rate, as charts.', ['get_insights_overview'], []),
+  view(
+    'insights',
+    'Insights view',
+    'Workspace counters and the top campaigns by reply and acceptance rate, as charts.',
+    ['get_insights_overview'],
+    ['get_insights_overview'],
+  ),
   view(
     'campaigns',
     'Campaigns view',

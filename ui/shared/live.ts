@@ -20,12 +20,21 @@ export type LiveChange =
   | { resource: 'workspace' };
 
 /** Which cached tool reads a change makes stale. */
-const STALE: Record<LiveChange['resource'], readonly ToolName[]> = {
+const STALE: Record<LiveChange['resource'], ToolName[]> = {
   campaign: ['get_campaign', 'list_campaigns', 'get_insights_overview', 'get_agent_stats'],
   drafts: ['list_drafts', 'list_draft_queues', 'get_campaign'],
   conversation: ['list_conversations', 'get_conversation'],
   workspace: [],
 };
+
+/**
+ * Adds reads a change makes stale, besides those above: a view that shows them (an MCP App view's
+ * leads, activity) names them once as it loads. A function, not entries in the table, so the
+ * views that show none of them (each view has a size budget) carry none of it.
+ */
+export function alsoStale(more: Partial<Record<LiveChange['resource'], readonly ToolName[]>>): void {
+  for (const [resource, tools] of Object.entries(more) as [LiveChange['resource'], ToolName[]][]) STALE[resource].push(...tools);
+}
 
 let connected = false;
 const watchers = new Set<() => void>();

@@ -1,5 +1,6 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState, type ReactNode } from 'react';
-import { useTool } from '../hooks.js';
+import { toolKey, useTool } from '../hooks.js';
 import type { Lead, LeadSort, ListLeadsResult, ToolArgs } from '../types.js';
 import { EmptyState } from './EmptyState.js';
 import { ErrorNote, Loading } from './Feedback.js';
@@ -54,6 +55,12 @@ export function LeadsTable({ campaignId, initial, initialArgs, pageSize: pageSiz
   const shown = searching ? found : page;
   const leads = shown.data?.leads ?? [];
   const selection = useSelection(leads.map((l) => l.id));
+  // Each read is cached under the arguments it was asked with (filter, sort, page), and the table
+  // shows only the entry of the current ones: a re-read of a page the user left (a change made it
+  // stale) lands under that page and never replaces what is shown. Leaving a page also cancels
+  // its read in flight.
+  const client = useQueryClient();
+  const leave = () => void client.cancelQueries({ queryKey: toolKey('list_leads', args), exact: true });
   // The dashboard hides the bulk actions from a role that can do neither (a viewer, a reviewer).
   const canUpdate = useCan('update_leads_batch');
   const canDelete = useCan('delete_leads_batch');
@@ -90,6 +97,7 @@ export function LeadsTable({ campaignId, initial, initialArgs, pageSize: pageSiz
           filter={filter}
           sort={sort}
           onChange={(f, s) => {
+            leave();
             setFilter(f);
             setSort(s);
             paging.reset();
@@ -112,17 +120,29 @@ export function LeadsTable({ campaignId, initial, initialArgs, pageSize: pageSiz
       ) : null}
       {searching ? null : (
         <nav className="o-row" aria-label="Lead pages">
-          <button type="button" className="o-button" disabled={paging.page <= 1} onClick={paging.previous}>
+          <button
+            type="button"
+            className="o-button"
+            disabled={paging.page <= 1}
+            onClick={() => {
+              leave();
+              paging.previous();
+            }}
+          >
             Previous page
           </button>
           <span>Page {paging.page}</span>
           <button
             type="button"
             className="o-button"
-            disabled={!page.data?.nextCursor || page.isFetching}
+            // Only the page the user asked for, still loading, holds the button: a re-read of
+            // the page shown (a change made it stale) does not.
+            disabled={!page.data?.nextCursor || page.isPlaceholderData}
             onClick={() => {
               const next = page.data?.nextCursor;
-              if (next) paging.next(next);
+              if (!next) return;
+              leave();
+              paging.next(next);
             }}
           >
             Next page
