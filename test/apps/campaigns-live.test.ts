@@ -1,11 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitingReaders } from '../../src/core/live/journal.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { buildHost, openHostPage, recordMcpRequests, type SentRequest } from './host-page.js';
+import { buildHost, openHostPage, recordMcpRequests, type SentRequest, viewAxeViolations } from './host-page.js';
 
 /**
  * The campaigns view follows the server's change feed through its host, as the drafts view does
@@ -35,14 +34,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       const r = await server.rest(path, { method: 'POST', body: JSON.stringify(body) });
       expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBe(200);
     };
-    const axeViolations = async (id: string): Promise<string[]> => {
-      const inner = await (await page.$(`iframe[data-view="${id}"]`))!.contentFrame();
-      await inner!.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
-      return (await inner!.evaluate(async () => {
-        const result = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
-        return result.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-      })) as string[];
-    };
+    const axeViolations = (id: string) => viewAxeViolations(page, id);
 
     beforeAll(async () => {
       let hostHtml: string;

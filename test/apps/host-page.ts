@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,3 +67,13 @@ export const recordMcpRequests =
       if (message.method) sent.push({ method: message.method, what: message.params?.name ?? message.params?.uri ?? '' });
     });
   };
+
+/** What axe-core (WCAG 2 A and AA) finds in the view shown in `iframe[data-view=id]`, one line a rule. */
+export async function viewAxeViolations(page: Page, id: string): Promise<string[]> {
+  const inner = await (await page.$(`iframe[data-view="${id}"]`))!.contentFrame();
+  await inner!.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+  return (await inner!.evaluate(async () => {
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+    return result.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+  })) as string[];
+}

@@ -148,8 +148,14 @@ describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', existsSync(CHROMIUM
     await p.evaluate(([url, key]) => (globalThis as any).outreachHost.connect(url, key), [`${server.url}${mcpPath}`, TEST_KEY] as const);
     return p;
   };
+  /**
+   * Opens a view as a host that passes on no resource read: the views render and act here, and
+   * do not follow the changes (the *-live tests cover that). A dozen views following at once
+   * would each hold one of the six connections Chromium opens to the server over HTTP/1.1 for a
+   * read that waits up to 25 seconds, and the tests' own calls would queue behind them.
+   */
   const open = (p: Page, id: string, tool: string, args: Record<string, unknown>): Promise<Opened> =>
-    p.evaluate(([i, t, a]) => (globalThis as any).outreachHost.open(i, t, a), [id, tool, args] as const) as Promise<Opened>;
+    p.evaluate(([i, t, a]) => (globalThis as any).outreachHost.open(i, t, a, { proxyResources: false }), [id, tool, args] as const) as Promise<Opened>;
   const view = (p: Page, id: string): FrameLocator => p.frameLocator(`iframe[data-view="${id}"]`);
   /** Once the view has told the host its size and that size has held for a moment. */
   const shoot = async (p: Page, id: string) => {
