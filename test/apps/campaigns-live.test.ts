@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitingReaders } from '../../src/core/live/journal.js';
-import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { buildHost, openHostPage, recordMcpRequests, type SentRequest, viewAxeViolations } from './host-page.js';
+import { CHROMIUM, liveHost, WAIT } from './host-page.js';
 
 /**
  * The campaigns view follows the server's change feed through its host, as the drafts view does
@@ -13,41 +11,16 @@ import { buildHost, openHostPage, recordMcpRequests, type SentRequest, viewAxeVi
  * pages loaded and the step funnels opened. It never polled, and it does not start to.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const WAIT = { timeout: 20_000 };
-
 describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)))(
   'the campaigns view refreshes from the change feed (Chromium, AppBridge, real server)',
   () => {
-    let server: TestServer;
-    let browser: Browser;
-    let page: Page;
-    /** Each MCP request the host made for its views, in order: the method, and the tool or the URI. */
-    const sent: SentRequest[] = [];
-
-    const calls = (tool: string, from = 0) => sent.slice(from).filter((m) => m.method === 'tools/call' && m.what === tool).length;
-    const frame = (id: string) => page.frameLocator(`iframe[data-view="${id}"]`);
+    const live = liveHost('?toolsets=manage');
+    const { sent, calls, frame, open, close, axe } = live;
     const card = (id: string, name: string) => frame(id).getByRole('article', { name: `Campaign ${name}` });
-    const open = (id: string, tool: string, args: Record<string, unknown>) =>
-      page.evaluate(([i, t, a]) => (globalThis as any).outreachHost.open(i, t, a), [id, tool, args] as const);
     const post = async (path: string, body: unknown = {}) => {
-      const r = await server.rest(path, { method: 'POST', body: JSON.stringify(body) });
+      const r = await live.server.rest(path, { method: 'POST', body: JSON.stringify(body) });
       expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBe(200);
     };
-    const axeViolations = (id: string) => viewAxeViolations(page, id);
-
-    beforeAll(async () => {
-      let hostHtml: string;
-      [server, hostHtml] = await Promise.all([startTestServer({ limits: RELAXED_LIMITS }), buildHost()]);
-      ({ browser, page } = await openHostPage(server.url, hostHtml, { width: 960, height: 1400 }, recordMcpRequests(sent)));
-      // The manage tool set: the cards' step funnels (get_agent_stats) as well as the campaigns.
-      await page.evaluate(([url, key]) => (globalThis as any).outreachHost.connect(url, key), [`${server.url}/mcp?toolsets=manage`, TEST_KEY] as const);
-    }, 120_000);
-
-    afterAll(async () => {
-      await browser?.close();
-      await server?.close();
-    });
 
     it('shows a campaign paused and given leads elsewhere, keeping the pages loaded and the funnel opened', async () => {
       const start = sent.length;
@@ -64,10 +37,10 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       // The view waits on the server for the next change, for every campaign (the call named none).
       await expect.poll(() => sent.slice(start).some((m) => m.method === 'resources/read' && m.what.includes('after=')), WAIT).toBe(true);
       expect(sent.slice(start).find((m) => m.what.startsWith('outreach://changes'))?.what).not.toContain('campaignId=');
-      await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(1);
+      await expect.poll(() => waitingReaders(live.server.ctx), WAIT).toBe(1);
       // While nothing changes, nothing is read again: the view has no interval.
       const quiet = sent.length;
-      await page.waitForTimeout(2_000);
+      await live.page.waitForTimeout(2_000);
       expect(calls('list_campaigns', quiet) + calls('get_agent_stats', quiet)).toBe(0);
 
       // Paused over REST: the open card says so, with no reload and no click.
@@ -81,30 +54,30 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       expect(await funnel.getByRole('table').count()).toBe(1);
 
       // A lead added over REST moves the card's counter.
-      const before = (await server.rest('/campaigns/cmp_paused')).body.totalLeads as number;
+      const before = (await live.server.rest('/campaigns/cmp_paused')).body.totalLeads as number;
       await post('/campaigns/cmp_paused/leads', { networkUrl: 'https://www.linkedin.com/in/campaigns-live-probe', firstName: 'Probe' });
       await card('campaigns', 'Paused')
         .getByText(new RegExp(`^${(before + 1).toLocaleString('en-US')} leads`))
         .waitFor(WAIT);
-      await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(1);
-      expect(await axeViolations('campaigns')).toEqual([]);
+      await expect.poll(() => waitingReaders(live.server.ctx), WAIT).toBe(1);
+      expect(await axe('campaigns')).toEqual([]);
     }, 90_000);
 
     it('follows the one campaign a get_campaign view shows, and stops when torn down', async () => {
-      await page.evaluate(() => (globalThis as any).outreachHost.close('campaigns'));
+      await close('campaigns');
       const start = sent.length;
       await open('campaign', 'get_campaign', { campaignId: 'cmp_paused' });
       await card('campaign', 'Paused').getByRole('button', { name: 'Resume Paused' }).waitFor(WAIT);
       await expect.poll(() => sent.slice(start).some((m) => m.what.startsWith('outreach://changes?campaignId=cmp_paused&after=')), WAIT).toBe(true);
-      await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(1);
+      await expect.poll(() => waitingReaders(live.server.ctx), WAIT).toBe(1);
 
       await post('/campaigns/cmp_paused/start');
       await card('campaign', 'Paused').getByRole('button', { name: 'Pause Paused' }).waitFor(WAIT);
       expect(calls('get_campaign', start)).toBeGreaterThanOrEqual(2);
-      expect(await axeViolations('campaign')).toEqual([]);
+      expect(await axe('campaign')).toEqual([]);
 
-      await page.evaluate(() => (globalThis as any).outreachHost.close('campaign'));
-      await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(0);
+      await close('campaign');
+      await expect.poll(() => waitingReaders(live.server.ctx), WAIT).toBe(0);
     });
   },
 );

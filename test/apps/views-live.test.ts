@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
-import type { Browser, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Request } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { recordActivity } from '../../src/core/activity/record.js';
 import { waitingReaders } from '../../src/core/live/journal.js';
 import { leads } from '../../src/db/schema.js';
-import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { buildHost, openHostPage, recordMcpRequests, type SentRequest, viewAxeViolations } from './host-page.js';
+import { CHROMIUM, liveHost, WAIT } from './host-page.js';
 
 /**
  * The leads, insights and activity views follow the server's change feed through their host,
@@ -18,24 +17,13 @@ import { buildHost, openHostPage, recordMcpRequests, type SentRequest, viewAxeVi
  * observable (a request sent, a row shown, the table no longer busy), never on time alone.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const WAIT = { timeout: 20_000 };
-
 describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)))(
   'the leads, insights and activity views refresh from the change feed (Chromium, AppBridge, real server)',
   () => {
-    let server: TestServer;
-    let browser: Browser;
-    let page: Page;
-    const sent: SentRequest[] = [];
-
-    const calls = (tool: string, from = 0) => sent.slice(from).filter((m) => m.method === 'tools/call' && m.what === tool).length;
-    const frame = (id: string) => page.frameLocator(`iframe[data-view="${id}"]`);
-    const open = (id: string, tool: string, args: Record<string, unknown>) =>
-      page.evaluate(([i, t, a]) => (globalThis as any).outreachHost.open(i, t, a), [id, tool, args] as const);
-    const close = (id: string) => page.evaluate((i) => (globalThis as any).outreachHost.close(i), id);
+    const live = liveHost('');
+    const { sent, calls, frame, open, close, axe } = live;
     const rest = async (method: string, path: string, body: unknown = {}) => {
-      const r = await server.rest(path, { method, body: JSON.stringify(body) });
+      const r = await live.server.rest(path, { method, body: JSON.stringify(body) });
       expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBe(200);
       return r.body;
     };
@@ -56,7 +44,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       const uri = sent.slice(start).find((m) => m.what.startsWith('outreach://changes'))?.what ?? '';
       if (campaignId) expect(uri).toContain(`campaignId=${campaignId}`);
       else expect(uri).not.toContain('campaignId=');
-      await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(1);
+      await expect.poll(() => waitingReaders(live.server.ctx), WAIT).toBe(1);
     };
     /**
      * Nothing is read again while nothing changes (the views have no interval). Proving a
@@ -64,21 +52,9 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
      */
     const quiet = async (tool: string) => {
       const from = sent.length;
-      await page.waitForTimeout(2_000);
+      await live.page.waitForTimeout(2_000);
       expect(calls(tool, from), JSON.stringify(sent)).toBe(0);
     };
-
-    beforeAll(async () => {
-      let hostHtml: string;
-      [server, hostHtml] = await Promise.all([startTestServer({ limits: RELAXED_LIMITS }), buildHost()]);
-      ({ browser, page } = await openHostPage(server.url, hostHtml, { width: 960, height: 1400 }, recordMcpRequests(sent)));
-      await page.evaluate(([url, key]) => (globalThis as any).outreachHost.connect(url, key), [`${server.url}/mcp`, TEST_KEY] as const);
-    }, 120_000);
-
-    afterAll(async () => {
-      await browser?.close();
-      await server?.close();
-    });
 
     it('leads: a lead added elsewhere shows under the filter the user chose', async () => {
       await addLead('cmp_paused', 'Leadfirst');
@@ -99,9 +75,9 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       // Read again with the user's filter, which still holds.
       expect(calls('list_leads', from)).toBeGreaterThanOrEqual(1);
       expect(await show.inputValue()).toBe('replied:false');
-      expect(await viewAxeViolations(page, 'leads')).toEqual([]);
+      expect(await axe('leads')).toEqual([]);
       await close('leads');
-      await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(0);
+      await expect.poll(() => waitingReaders(live.server.ctx), WAIT).toBe(0);
     }, 90_000);
 
     it('leads: the next page the user asks for while a re-read of the page shown is on its way stays shown', async () => {
@@ -122,7 +98,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       const gate = new Promise<void>((resolve) => (release = resolve));
       let held: Request | null = null;
       const mcp = (url: URL) => url.pathname === '/mcp';
-      await page.route(mcp, async (route) => {
+      await live.page.route(mcp, async (route) => {
         const body = route.request().postData();
         const message = body ? (JSON.parse(body) as { method?: string; params?: { name?: string } }) : null;
         if (armed && message?.method === 'tools/call' && message.params?.name === 'list_leads') {
@@ -148,7 +124,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
         await rows.getByText(/Pagea/).waitFor(WAIT);
 
         // The held re-read of the first page answers now, after the user moved on.
-        const finished = page.waitForEvent('requestfinished', { predicate: (r) => r === heldRead, ...WAIT });
+        const finished = live.page.waitForEvent('requestfinished', { predicate: (r) => r === heldRead, ...WAIT });
         release();
         await finished;
         // One more change, so the view reads the page it shows again and its answer lands after
@@ -169,17 +145,17 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
         await rows.getByText(/Pagee/).waitFor(WAIT);
         await rows.getByText(/Paged/).waitFor(WAIT);
         expect(await rows.count()).toBe(2);
-        expect(await viewAxeViolations(page, 'paging')).toEqual([]);
+        expect(await axe('paging')).toEqual([]);
       } finally {
         release();
-        await page.unroute(mcp);
+        await live.page.unroute(mcp);
       }
       await close('paging');
-      await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(0);
+      await expect.poll(() => waitingReaders(live.server.ctx), WAIT).toBe(0);
     }, 90_000);
 
     it('insights: a top campaign renamed elsewhere shows under its new name', async () => {
-      const overview = (await server.rest('/insights/overview')).body as { topCampaigns?: { id: string; name: string }[] };
+      const overview = (await live.server.rest('/insights/overview')).body as { topCampaigns?: { id: string; name: string }[] };
       const top = JSON.stringify(overview);
       const start = sent.length;
       await open('insights', 'get_insights_overview', {});
@@ -196,22 +172,22 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
         .first()
         .waitFor(WAIT);
       expect(calls('get_insights_overview', from)).toBeGreaterThanOrEqual(1);
-      expect(await viewAxeViolations(page, 'insights')).toEqual([]);
+      expect(await axe('insights')).toEqual([]);
       await close('insights');
-      await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(0);
+      await expect.poll(() => waitingReaders(live.server.ctx), WAIT).toBe(0);
     }, 90_000);
 
     it('activity: an event recorded elsewhere goes on top, and the older events loaded and still to load are each shown once', async () => {
       // Setup, before the view opens: four events after the fixture's one (a reply), and the
       // lead who replied marked so on her row, so a message to her hands the conversation off.
-      const db = server.ctx.db;
+      const db = live.server.ctx.db;
       db.update(leads).set({ replied: true }).where(eq(leads.id, 'lead_ada1')).run();
       const ada = db.select().from(leads).where(eq(leads.id, 'lead_ada1')).get()!;
       const types = ['connection_request_sent', 'connection_accepted', 'message_sent', 'message_sent'] as const;
       types.forEach((type, i) => {
-        recordActivity(server.ctx, { type, at: Date.parse('2026-11-10T09:00:00Z') + i * 3_600_000, lead: ada, text: `Step ${i + 1}`, accountId: null });
+        recordActivity(live.server.ctx, { type, at: Date.parse('2026-11-10T09:00:00Z') + i * 3_600_000, lead: ada, text: `Step ${i + 1}`, accountId: null });
       });
-      const listed = async () => ((await server.rest('/activity?limit=50')).body as { events: { timestamp: string }[] }).events.map((e) => e.timestamp);
+      const listed = async () => ((await live.server.rest('/activity?limit=50')).body as { events: { timestamp: string }[] }).events.map((e) => e.timestamp);
       expect(await listed()).toHaveLength(5);
 
       const start = sent.length;
@@ -241,9 +217,9 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       await expect.poll(() => times.count(), WAIT).toBe(6);
       expect(await shownTimes()).toEqual(all);
       await expect.poll(() => older.count(), WAIT).toBe(0);
-      expect(await viewAxeViolations(page, 'activity')).toEqual([]);
+      expect(await axe('activity')).toEqual([]);
       await close('activity');
-      await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(0);
+      await expect.poll(() => waitingReaders(live.server.ctx), WAIT).toBe(0);
     }, 90_000);
   },
 );
