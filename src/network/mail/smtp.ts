@@ -21,6 +21,9 @@ export interface SmtpMailOptions {
   timeoutMs?: number;
 }
 
+/** Batches of UIDs one FETCH asks for at most (each batch is still handed over on its own). */
+const BATCHES_PER_COMMAND = 10;
+
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1)$/i;
 
 /**
@@ -141,19 +144,23 @@ export class SmtpMail implements MailPort {
       const from = uidValidity === cursor.uidValidity ? cursor.lastUid + 1 : 1;
       if (box.exists === 0 || from >= box.uidNext) return take({ messages: [], cursor: { uidValidity, lastUid: from - 1 }, skipped: 0 });
       // What arrives while this call reads is left to the next call: the UIDs end where they ended at SELECT.
-      const end = box.uidNext - 1;
-      const rangeFrom = (first: number) => ({ first, last: Math.min(end, first + options.batch - 1) });
-      let range = rangeFrom(from);
+      const last = Math.min(box.uidNext - 1, from + options.batch * options.batches - 1);
+      // Each command asks for several batches' worth of UIDs (a command is a round trip the
+      // connection waits on, one at a time); each batch is still handed over, and so committed,
+      // on its own, oldest first.
+      const span = options.batch * Math.max(1, Math.min(options.batches, BATCHES_PER_COMMAND));
+      const spanFrom = (first: number) => ({ first, last: Math.min(last, first + span - 1) });
+      let range = spanFrom(from);
       let pending = this.select(client, range, options.wanted);
-      for (let n = 0; ; n++) {
-        const { uids, skipped } = await pending;
+      for (;;) {
+        const { uids, seen } = await pending;
         const fetched = uids.length === 0 ? [] : await this.fetchWanted(client, uids);
-        const more = n + 1 < options.batches && range.last < end;
         const current = range;
-        // The next batch's headers are asked for while this batch is parsed (one command at a
-        // time on the connection; mailparser's work overlaps the server's).
+        const more = current.last < last;
+        // The next span's headers are asked for while this one is parsed and recorded (one
+        // command at a time on the connection; the server's work overlaps ours).
         if (more) {
-          range = rangeFrom(current.last + 1);
+          range = spanFrom(current.last + 1);
           pending = this.select(client, range, options.wanted);
           // Awaited on the next turn; if this turn fails first, the connection closes and its
           // failure has nobody left to tell.
@@ -161,7 +168,20 @@ export class SmtpMail implements MailPort {
         }
         const messages: InboundEmail[] = [];
         for (const m of fetched) messages.push(m.message ?? (await parseInbound(m.uid, m.source)));
-        take({ messages, cursor: { uidValidity, lastUid: current.last }, skipped });
+        let at = 0;
+        let seenAt = 0;
+        for (let first = current.first; first <= current.last; first += options.batch) {
+          const upTo = Math.min(current.last, first + options.batch - 1);
+          const batch: InboundEmail[] = [];
+          while (at < messages.length && messages[at]!.uid <= upTo) batch.push(messages[at++]!);
+          let wantedHere = 0;
+          let seenHere = 0;
+          for (; seenAt < seen.length && seen[seenAt]!.uid <= upTo; seenAt++) {
+            seenHere++;
+            if (seen[seenAt]!.wanted) wantedHere++;
+          }
+          take({ messages: batch, cursor: { uidValidity, lastUid: upTo }, skipped: seenHere - wantedHere });
+        }
         if (!more) break;
       }
     } finally {
@@ -178,22 +198,27 @@ export class SmtpMail implements MailPort {
     client: ImapFlow,
     range: { first: number; last: number },
     wanted: InboxReadOptions['wanted'],
-  ): Promise<{ uids: number[]; skipped: number }> {
+  ): Promise<{ uids: number[]; seen: { uid: number; wanted: boolean }[] }> {
     const all = `${range.first}:${range.last}`;
+    const seen: { uid: number; wanted: boolean }[] = [];
     if (!wanted) {
-      const uids = (await client.fetchAll(all, { uid: true }, { uid: true })).map((m) => m.uid);
-      return { uids, skipped: 0 };
+      for (const m of await client.fetchAll(all, { uid: true }, { uid: true })) seen.push({ uid: m.uid, wanted: true });
+    } else {
+      for (const m of await client.fetchAll(all, { uid: true, headers: ['in-reply-to', 'references', 'content-type'] }, { uid: true })) {
+        const fields = headerFields(m.headers);
+        seen.push({
+          uid: m.uid,
+          wanted: wanted({
+            inReplyTo: messageIdsIn(fields.get('in-reply-to')?.join(' '))[0] ?? null,
+            references: messageIdsIn(fields.get('references')?.join(' ')),
+            report: (fields.get('content-type') ?? []).some((v) => /^multipart\/report\b/i.test(v)),
+          }),
+        });
+      }
     }
-    const heads = await client.fetchAll(all, { uid: true, headers: ['in-reply-to', 'references', 'content-type'] }, { uid: true });
-    const keep = heads.filter((m) => {
-      const fields = headerFields(m.headers);
-      return wanted({
-        inReplyTo: messageIdsIn(fields.get('in-reply-to')?.join(' '))[0] ?? null,
-        references: messageIdsIn(fields.get('references')?.join(' ')),
-        report: (fields.get('content-type') ?? []).some((v) => /^multipart\/report\b/i.test(v)),
-      });
-    });
-    return { uids: keep.map((m) => m.uid), skipped: heads.length - keep.length };
+    // Oldest first, as batches are cut and handed over (a server answers a FETCH in any order).
+    seen.sort((a, b) => a.uid - b.uid);
+    return { uids: seen.filter((m) => m.wanted).map((m) => m.uid), seen };
   }
 
   /**
@@ -201,34 +226,43 @@ export class SmtpMail implements MailPort {
    * server's envelope, two header lines and its one body part with the transfer encoding
    * removed by the server (IMAP BINARY), read without mailparser; any other message (multipart,
    * HTML, another charset, a delivery report) is downloaded whole for mailparser to parse.
+   * Envelope, structure, header lines and first part come in one command; the structure then
+   * says which first parts are the message's text.
    */
   private async fetchWanted(client: ImapFlow, uids: number[]): Promise<{ uid: number; message: InboundEmail | null; source: Buffer }[]> {
-    const heads = await client.fetchAll(
-      uids.join(','),
-      { uid: true, envelope: true, bodyStructure: true, headers: ['references', 'x-outreach-sim'] },
-      { uid: true },
-    );
-    const plain = heads.filter((m) => isPlainTextBody(m.bodyStructure));
+    const set = uids.join(',');
+    const query = { uid: true, envelope: true, bodyStructure: true, headers: ['references', 'x-outreach-sim'] };
+    let heads: Awaited<ReturnType<ImapFlow['fetchAll']>>;
+    let parts: Awaited<ReturnType<ImapFlow['fetchAll']>> = [];
+    try {
+      heads = await client.fetchAll(set, { ...query, bodyParts: ['1'] }, { uid: true, binary: true });
+      parts = heads;
+    } catch (err) {
+      // A server that cannot decode a body (damaged base64, say) refuses the whole command:
+      // the rest is asked for alone, and only the plain-text bodies again.
+      if (!client.usable) throw err;
+      heads = await client.fetchAll(set, query, { uid: true });
+      const plain = heads.filter((m) => isPlainTextBody(m.bodyStructure));
+      if (plain.length > 0) {
+        try {
+          parts = await client.fetchAll(plain.map((p) => p.uid).join(','), { uid: true, bodyParts: ['1'] }, { uid: true, binary: true });
+        } catch (err2) {
+          // Then those messages are downloaded whole and parsed by mailparser like any other.
+          if (!client.usable) throw err2;
+        }
+      }
+    }
     const bodies = new Map<number, InboundEmail>();
-    if (plain.length > 0) {
-      const byUid = new Map(plain.map((m) => [m.uid, m]));
-      let parts: Awaited<ReturnType<ImapFlow['fetchAll']>> = [];
-      try {
-        parts = await client.fetchAll(plain.map((p) => p.uid).join(','), { uid: true, bodyParts: ['1'] }, { uid: true, binary: true });
-      } catch (err) {
-        // A server that cannot decode a body (damaged base64, say) refuses the whole command:
-        // those messages are then downloaded whole and parsed by mailparser like any other.
-        if (!client.usable) throw err;
-      }
-      for (const m of parts) {
-        const body = m.bodyParts?.get('1');
-        const head = byUid.get(m.uid);
-        // Only a body the server decoded (or that had nothing to decode) is the text as it is.
-        const identity = ['7bit', '8bit', 'binary'].includes((head?.bodyStructure?.encoding ?? '7bit').toLowerCase());
-        if (!body || !head || !(m.binaryParts?.has('1') || identity)) continue;
-        const message = plainTextInbound(m.uid, head.envelope, head.headers, body);
-        if (message) bodies.set(m.uid, message);
-      }
+    const byUid = new Map(heads.map((m) => [m.uid, m]));
+    for (const m of parts) {
+      const body = m.bodyParts?.get('1');
+      const head = byUid.get(m.uid);
+      if (!body || !head || !isPlainTextBody(head.bodyStructure)) continue;
+      // Only a body the server decoded (or that had nothing to decode) is the text as it is.
+      const identity = ['7bit', '8bit', 'binary'].includes((head.bodyStructure?.encoding ?? '7bit').toLowerCase());
+      if (!(m.binaryParts?.has('1') || identity)) continue;
+      const message = plainTextInbound(m.uid, head.envelope, head.headers, body);
+      if (message) bodies.set(m.uid, message);
     }
     const rest = heads.filter((m) => !bodies.has(m.uid)).map((m) => m.uid);
     const sources = new Map<number, Buffer>();
