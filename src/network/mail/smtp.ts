@@ -21,6 +21,12 @@ export interface SmtpMailOptions {
   timeoutMs?: number;
 }
 
+/** What select found in a span: the UIDs to fetch, and every UID seen, oldest first, with whether it is wanted. */
+interface Selected {
+  uids: number[];
+  seen: { uid: number; wanted: boolean }[];
+}
+
 /** Batches of UIDs one FETCH asks for at most (each batch is still handed over on its own). */
 const BATCHES_PER_COMMAND = 10;
 
@@ -149,23 +155,28 @@ export class SmtpMail implements MailPort {
       // connection waits on, one at a time); each batch is still handed over, and so committed,
       // on its own, oldest first.
       const span = options.batch * Math.max(1, Math.min(options.batches, BATCHES_PER_COMMAND));
-      const spanFrom = (first: number) => ({ first, last: Math.min(last, first + span - 1) });
-      let range = spanFrom(from);
-      let pending = this.select(client, range, options.wanted);
-      for (;;) {
-        const { uids, seen } = await pending;
-        const fetched = uids.length === 0 ? [] : await this.fetchWanted(client, uids);
-        const current = range;
-        const more = current.last < last;
-        // The next span's headers are asked for while this one is parsed and recorded (one
-        // command at a time on the connection; the server's work overlaps ours).
-        if (more) {
-          range = spanFrom(current.last + 1);
-          pending = this.select(client, range, options.wanted);
-          // Awaited on the next turn; if this turn fails first, the connection closes and its
-          // failure has nobody left to tell.
-          pending.catch(() => undefined);
-        }
+      const spans: { first: number; last: number }[] = [];
+      for (let first = from; first <= last; first += span) spans.push({ first, last: Math.min(last, first + span - 1) });
+      // The commands go out in the order S0 S1 W0 S2 W1 S3 W2 …, where S is a span's header
+      // lines and W the wanted messages of a span: while a span is parsed and recorded, the
+      // server is already answering the next two commands (one command at a time on the
+      // connection), and no command waits on one that is not yet asked.
+      const quiet = <T>(p: Promise<T>): Promise<T> => {
+        // Awaited later; if the read fails first, the connection closes and its failure has
+        // nobody left to tell.
+        p.catch(() => undefined);
+        return p;
+      };
+      const select = (i: number) => quiet(this.select(client, spans[i]!, options.wanted));
+      const fetchWanted = (selected: Promise<Selected>) =>
+        quiet(selected.then(async ({ uids, seen }) => ({ seen, fetched: uids.length === 0 ? [] : await this.fetchWanted(client, uids) })));
+      const selects = [select(0), ...(spans.length > 1 ? [select(1)] : [])];
+      let wanted = fetchWanted(selects[0]!);
+      for (let i = 0; i < spans.length; i++) {
+        const current = spans[i]!;
+        const { seen, fetched } = await wanted;
+        if (i + 2 < spans.length) selects.push(select(i + 2));
+        if (i + 1 < spans.length) wanted = fetchWanted(selects[i + 1]!);
         const messages: InboundEmail[] = [];
         for (const m of fetched) messages.push(m.message ?? (await parseInbound(m.uid, m.source)));
         let at = 0;
@@ -182,7 +193,6 @@ export class SmtpMail implements MailPort {
           }
           take({ messages: batch, cursor: { uidValidity, lastUid: upTo }, skipped: seenHere - wantedHere });
         }
-        if (!more) break;
       }
     } finally {
       await closeQuietly(client);
@@ -194,11 +204,7 @@ export class SmtpMail implements MailPort {
    * the In-Reply-To, References and Content-Type lines alone (most of an inbox answers nothing
    * we sent and needs nothing more than those three lines); without it, the whole range.
    */
-  private async select(
-    client: ImapFlow,
-    range: { first: number; last: number },
-    wanted: InboxReadOptions['wanted'],
-  ): Promise<{ uids: number[]; seen: { uid: number; wanted: boolean }[] }> {
+  private async select(client: ImapFlow, range: { first: number; last: number }, wanted: InboxReadOptions['wanted']): Promise<Selected> {
     const all = `${range.first}:${range.last}`;
     const seen: { uid: number; wanted: boolean }[] = [];
     if (!wanted) {
