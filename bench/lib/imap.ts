@@ -26,10 +26,10 @@ import type * as Worker from '../../src/workers/mail/worker.js';
  * email the bench recorded as sent (its In-Reply-To names that email's Message-ID), the rest mail
  * that answers nothing we sent. The product's path is the mail poller's: `MailPoller.round()`
  * until the inbox is read (each round one connection reading batches of 200 messages, up to 50
- * of them; each batch's In-Reply-To, References and Content-Type lines matched against the
- * sent Message-IDs; of the matching messages the envelope, structure and, for a plain-text
- * reply, the one body part decoded by the server, any other shape downloaded whole for
- * mailparser; each batch recorded in one transaction), into a database of its own per turn that
+ * of them, asked for ten batches a command; the In-Reply-To, References and Content-Type lines
+ * matched against the sent Message-IDs; of the matching messages the envelope, structure and
+ * first body part in one command, that part taken as the text of a plain-text reply, any other
+ * shape downloaded whole for mailparser; each batch recorded in one transaction), into a database of its own per turn that
  * has not seen the replies, so every turn records the 1,000 replies (a reply read before is
  * known by its Message-ID and left alone). The baseline is imapflow alone fetching the same
  * UIDs' sources on one connection. Rounds take turns; the figure is the median of each side.

@@ -10,6 +10,8 @@ import { freePort, mailServersInstalled, startMailServers, type MailServers } fr
 
 const USER = 'reader@outreach.test';
 const PASSWORD = 'reader-secret-4';
+/** A second inbox, holding a message whose body the server cannot decode. */
+const DAMAGED_USER = 'damaged@outreach.test';
 const ASKED = '<eml_asked_1@outreach.test>';
 
 const build = (options: Mail.Options): Promise<Buffer> =>
@@ -146,10 +148,10 @@ describe.runIf(requireTool('Postfix and Dovecot (run as root)', mailServersInsta
   let shapes: { name: string; raw: Buffer; plain: boolean }[];
   let mailbox: MailboxServers;
   const mail = new SmtpMail({ env: { READER_PW: PASSWORD } });
-  const client = () => new ImapFlow({ host: '127.0.0.1', port: servers.imapPort, secure: false, auth: { user: USER, pass: PASSWORD }, logger: false });
+  const client = (user = USER) => new ImapFlow({ host: '127.0.0.1', port: servers.imapPort, secure: false, auth: { user, pass: PASSWORD }, logger: false });
 
   beforeAll(async () => {
-    servers = await startMailServers({ [USER]: PASSWORD }, { bounceRelayPort: await freePort() });
+    servers = await startMailServers({ [USER]: PASSWORD, [DAMAGED_USER]: PASSWORD }, { bounceRelayPort: await freePort() });
     mailbox = {
       id: 'mbx_reader',
       address: USER,
@@ -233,5 +235,51 @@ describe.runIf(requireTool('Postfix and Dovecot (run as root)', mailServersInsta
     expect(seen.filter((h) => h.inReplyTo === ASKED)).toHaveLength(2 * (shapes.length - 1));
     expect(seen.at(-1)).toEqual({ inReplyTo: '<elsewhere@example.org>', references: [], report: false });
     expect(seen[3]?.references).toHaveLength(10);
+  });
+
+  it('hands over each batch with its own cursor, oldest first, however many UIDs one command asked for', async () => {
+    const taken: { uids: number[]; lastUid: number; skipped: number }[] = [];
+    await mail.readSince(mailbox, { uidValidity: null, lastUid: 0 }, { batch: 2, batches: 3, now: Date.now(), wanted: (h) => h.inReplyTo === ASKED }, (b) =>
+      taken.push({ uids: b.messages.map((m) => m.uid), lastUid: b.cursor.lastUid, skipped: b.skipped }),
+    );
+    // Three batches of two UIDs: the read stops there, the rest is left to the next call.
+    expect(taken.map((t) => t.lastUid)).toEqual([2, 4, 6]);
+    for (const t of taken) {
+      expect(t.uids.every((uid) => uid > t.lastUid - 2 && uid <= t.lastUid)).toBe(true);
+      expect(t.uids.length + t.skipped).toBe(2);
+    }
+    const wanted = shapes.slice(0, 6).map((s, i) => ({ uid: i + 1, asks: s.raw.toString('utf8').includes(`In-Reply-To: ${ASKED}`) }));
+    expect(taken.flatMap((t) => t.uids)).toEqual(wanted.filter((w) => w.asks).map((w) => w.uid));
+  });
+
+  it('a body the server cannot decode is downloaded whole and read by mailparser, beside the plain replies', async () => {
+    const damaged = crlf([
+      'From: lea@example.com',
+      `To: ${DAMAGED_USER}`,
+      `In-Reply-To: ${ASKED}`,
+      'Message-ID: <damaged@example.com>',
+      'Content-Type: text/plain; charset=utf-8',
+      'Content-Transfer-Encoding: base64',
+      '',
+      'WWVz!!!*** not base64 at all ***',
+    ]);
+    const plain = shapes[0]!.raw;
+    const c = client(DAMAGED_USER);
+    await c.connect();
+    try {
+      for (const raw of [plain, damaged, plain]) await c.append('INBOX', raw);
+    } finally {
+      await c.logout();
+    }
+    const messages: InboundEmail[] = [];
+    await mail.readSince(
+      { ...mailbox, imap: { ...mailbox.imap!, user: DAMAGED_USER } },
+      { uidValidity: null, lastUid: 0 },
+      { batch: 200, batches: 1, now: Date.now(), wanted: () => true },
+      (b) => messages.push(...b.messages),
+    );
+    expect(messages.map((m) => m.uid)).toEqual([1, 2, 3]);
+    const expected = await Promise.all([plain, damaged, plain].map((raw, i) => parseInbound(i + 1, raw)));
+    expect(messages).toEqual(expected);
   });
 });

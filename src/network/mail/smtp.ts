@@ -21,6 +21,15 @@ export interface SmtpMailOptions {
   timeoutMs?: number;
 }
 
+/** What select found in a span: the UIDs to fetch, and every UID seen, oldest first, with whether it is wanted. */
+interface Selected {
+  uids: number[];
+  seen: { uid: number; wanted: boolean }[];
+}
+
+/** Batches of UIDs one FETCH asks for at most (each batch is still handed over on its own). */
+const BATCHES_PER_COMMAND = 10;
+
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1)$/i;
 
 /**
@@ -141,28 +150,49 @@ export class SmtpMail implements MailPort {
       const from = uidValidity === cursor.uidValidity ? cursor.lastUid + 1 : 1;
       if (box.exists === 0 || from >= box.uidNext) return take({ messages: [], cursor: { uidValidity, lastUid: from - 1 }, skipped: 0 });
       // What arrives while this call reads is left to the next call: the UIDs end where they ended at SELECT.
-      const end = box.uidNext - 1;
-      const rangeFrom = (first: number) => ({ first, last: Math.min(end, first + options.batch - 1) });
-      let range = rangeFrom(from);
-      let pending = this.select(client, range, options.wanted);
-      for (let n = 0; ; n++) {
-        const { uids, skipped } = await pending;
-        const fetched = uids.length === 0 ? [] : await this.fetchWanted(client, uids);
-        const more = n + 1 < options.batches && range.last < end;
-        const current = range;
-        // The next batch's headers are asked for while this batch is parsed (one command at a
-        // time on the connection; mailparser's work overlaps the server's).
-        if (more) {
-          range = rangeFrom(current.last + 1);
-          pending = this.select(client, range, options.wanted);
-          // Awaited on the next turn; if this turn fails first, the connection closes and its
-          // failure has nobody left to tell.
-          pending.catch(() => undefined);
-        }
+      const last = Math.min(box.uidNext - 1, from + options.batch * options.batches - 1);
+      // Each command asks for several batches' worth of UIDs (a command is a round trip the
+      // connection waits on, one at a time); each batch is still handed over, and so committed,
+      // on its own, oldest first.
+      const span = options.batch * Math.max(1, Math.min(options.batches, BATCHES_PER_COMMAND));
+      const spans: { first: number; last: number }[] = [];
+      for (let first = from; first <= last; first += span) spans.push({ first, last: Math.min(last, first + span - 1) });
+      // The commands go out in the order S0 S1 W0 S2 W1 S3 W2 …, where S is a span's header
+      // lines and W the wanted messages of a span: while a span is parsed and recorded, the
+      // server is already answering the next two commands (one command at a time on the
+      // connection), and no command waits on one that is not yet asked.
+      const quiet = <T>(p: Promise<T>): Promise<T> => {
+        // Awaited later; if the read fails first, the connection closes and its failure has
+        // nobody left to tell.
+        p.catch(() => undefined);
+        return p;
+      };
+      const select = (i: number) => quiet(this.select(client, spans[i]!, options.wanted));
+      const fetchWanted = (selected: Promise<Selected>) =>
+        quiet(selected.then(async ({ uids, seen }) => ({ seen, fetched: uids.length === 0 ? [] : await this.fetchWanted(client, uids) })));
+      const selects = [select(0), ...(spans.length > 1 ? [select(1)] : [])];
+      let wanted = fetchWanted(selects[0]!);
+      for (let i = 0; i < spans.length; i++) {
+        const current = spans[i]!;
+        const { seen, fetched } = await wanted;
+        if (i + 2 < spans.length) selects.push(select(i + 2));
+        if (i + 1 < spans.length) wanted = fetchWanted(selects[i + 1]!);
         const messages: InboundEmail[] = [];
         for (const m of fetched) messages.push(m.message ?? (await parseInbound(m.uid, m.source)));
-        take({ messages, cursor: { uidValidity, lastUid: current.last }, skipped });
-        if (!more) break;
+        let at = 0;
+        let seenAt = 0;
+        for (let first = current.first; first <= current.last; first += options.batch) {
+          const upTo = Math.min(current.last, first + options.batch - 1);
+          const batch: InboundEmail[] = [];
+          while (at < messages.length && messages[at]!.uid <= upTo) batch.push(messages[at++]!);
+          let wantedHere = 0;
+          let seenHere = 0;
+          for (; seenAt < seen.length && seen[seenAt]!.uid <= upTo; seenAt++) {
+            seenHere++;
+            if (seen[seenAt]!.wanted) wantedHere++;
+          }
+          take({ messages: batch, cursor: { uidValidity, lastUid: upTo }, skipped: seenHere - wantedHere });
+        }
       }
     } finally {
       await closeQuietly(client);
@@ -174,26 +204,27 @@ export class SmtpMail implements MailPort {
    * the In-Reply-To, References and Content-Type lines alone (most of an inbox answers nothing
    * we sent and needs nothing more than those three lines); without it, the whole range.
    */
-  private async select(
-    client: ImapFlow,
-    range: { first: number; last: number },
-    wanted: InboxReadOptions['wanted'],
-  ): Promise<{ uids: number[]; skipped: number }> {
+  private async select(client: ImapFlow, range: { first: number; last: number }, wanted: InboxReadOptions['wanted']): Promise<Selected> {
     const all = `${range.first}:${range.last}`;
+    const seen: { uid: number; wanted: boolean }[] = [];
     if (!wanted) {
-      const uids = (await client.fetchAll(all, { uid: true }, { uid: true })).map((m) => m.uid);
-      return { uids, skipped: 0 };
+      for (const m of await client.fetchAll(all, { uid: true }, { uid: true })) seen.push({ uid: m.uid, wanted: true });
+    } else {
+      for (const m of await client.fetchAll(all, { uid: true, headers: ['in-reply-to', 'references', 'content-type'] }, { uid: true })) {
+        const fields = headerFields(m.headers);
+        seen.push({
+          uid: m.uid,
+          wanted: wanted({
+            inReplyTo: messageIdsIn(fields.get('in-reply-to')?.join(' '))[0] ?? null,
+            references: messageIdsIn(fields.get('references')?.join(' ')),
+            report: (fields.get('content-type') ?? []).some((v) => /^multipart\/report\b/i.test(v)),
+          }),
+        });
+      }
     }
-    const heads = await client.fetchAll(all, { uid: true, headers: ['in-reply-to', 'references', 'content-type'] }, { uid: true });
-    const keep = heads.filter((m) => {
-      const fields = headerFields(m.headers);
-      return wanted({
-        inReplyTo: messageIdsIn(fields.get('in-reply-to')?.join(' '))[0] ?? null,
-        references: messageIdsIn(fields.get('references')?.join(' ')),
-        report: (fields.get('content-type') ?? []).some((v) => /^multipart\/report\b/i.test(v)),
-      });
-    });
-    return { uids: keep.map((m) => m.uid), skipped: heads.length - keep.length };
+    // Oldest first, as batches are cut and handed over (a server answers a FETCH in any order).
+    seen.sort((a, b) => a.uid - b.uid);
+    return { uids: seen.filter((m) => m.wanted).map((m) => m.uid), seen };
   }
 
   /**
@@ -201,34 +232,43 @@ export class SmtpMail implements MailPort {
    * server's envelope, two header lines and its one body part with the transfer encoding
    * removed by the server (IMAP BINARY), read without mailparser; any other message (multipart,
    * HTML, another charset, a delivery report) is downloaded whole for mailparser to parse.
+   * Envelope, structure, header lines and first part come in one command; the structure then
+   * says which first parts are the message's text.
    */
   private async fetchWanted(client: ImapFlow, uids: number[]): Promise<{ uid: number; message: InboundEmail | null; source: Buffer }[]> {
-    const heads = await client.fetchAll(
-      uids.join(','),
-      { uid: true, envelope: true, bodyStructure: true, headers: ['references', 'x-outreach-sim'] },
-      { uid: true },
-    );
-    const plain = heads.filter((m) => isPlainTextBody(m.bodyStructure));
+    const set = uids.join(',');
+    const query = { uid: true, envelope: true, bodyStructure: true, headers: ['references', 'x-outreach-sim'] };
+    let heads: Awaited<ReturnType<ImapFlow['fetchAll']>>;
+    let parts: Awaited<ReturnType<ImapFlow['fetchAll']>> = [];
+    try {
+      heads = await client.fetchAll(set, { ...query, bodyParts: ['1'] }, { uid: true, binary: true });
+      parts = heads;
+    } catch (err) {
+      // A server that cannot decode a body (damaged base64, say) refuses the whole command:
+      // the rest is asked for alone, and only the plain-text bodies again.
+      if (!client.usable) throw err;
+      heads = await client.fetchAll(set, query, { uid: true });
+      const plain = heads.filter((m) => isPlainTextBody(m.bodyStructure));
+      if (plain.length > 0) {
+        try {
+          parts = await client.fetchAll(plain.map((p) => p.uid).join(','), { uid: true, bodyParts: ['1'] }, { uid: true, binary: true });
+        } catch (err2) {
+          // Then those messages are downloaded whole and parsed by mailparser like any other.
+          if (!client.usable) throw err2;
+        }
+      }
+    }
     const bodies = new Map<number, InboundEmail>();
-    if (plain.length > 0) {
-      const byUid = new Map(plain.map((m) => [m.uid, m]));
-      let parts: Awaited<ReturnType<ImapFlow['fetchAll']>> = [];
-      try {
-        parts = await client.fetchAll(plain.map((p) => p.uid).join(','), { uid: true, bodyParts: ['1'] }, { uid: true, binary: true });
-      } catch (err) {
-        // A server that cannot decode a body (damaged base64, say) refuses the whole command:
-        // those messages are then downloaded whole and parsed by mailparser like any other.
-        if (!client.usable) throw err;
-      }
-      for (const m of parts) {
-        const body = m.bodyParts?.get('1');
-        const head = byUid.get(m.uid);
-        // Only a body the server decoded (or that had nothing to decode) is the text as it is.
-        const identity = ['7bit', '8bit', 'binary'].includes((head?.bodyStructure?.encoding ?? '7bit').toLowerCase());
-        if (!body || !head || !(m.binaryParts?.has('1') || identity)) continue;
-        const message = plainTextInbound(m.uid, head.envelope, head.headers, body);
-        if (message) bodies.set(m.uid, message);
-      }
+    const byUid = new Map(heads.map((m) => [m.uid, m]));
+    for (const m of parts) {
+      const body = m.bodyParts?.get('1');
+      const head = byUid.get(m.uid);
+      if (!body || !head || !isPlainTextBody(head.bodyStructure)) continue;
+      // Only a body the server decoded (or that had nothing to decode) is the text as it is.
+      const identity = ['7bit', '8bit', 'binary'].includes((head.bodyStructure?.encoding ?? '7bit').toLowerCase());
+      if (!(m.binaryParts?.has('1') || identity)) continue;
+      const message = plainTextInbound(m.uid, head.envelope, head.headers, body);
+      if (message) bodies.set(m.uid, message);
     }
     const rest = heads.filter((m) => !bodies.has(m.uid)).map((m) => m.uid);
     const sources = new Map<number, Buffer>();
