@@ -27,7 +27,7 @@ import type { Tool } from '../tools/define.js';
 import { authenticate, type Authenticated, type Credential } from '../tools/pipeline.js';
 import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
 import { MODERN_PROTOCOL_VERSION } from './card.js';
-import { CallChannel } from './channel.js';
+import { CallChannel, whenAborted, type WhenGone } from './channel.js';
 import { cancelFollowed } from './follow.js';
 import { isChangesUri, KeyedLive, LiveBus } from './live.js';
 import { keepProtoKey, LegacyRules, mcpServer, offeredToKey, type Era, type McpScope, type OfferedTools } from './server.js';
@@ -52,6 +52,8 @@ export interface McpHttpRequest {
   requestId: string;
   /** Aborted when the client goes away (ends a subscriptions/listen stream). */
   closed: AbortSignal;
+  /** The same moment as `closed`, as a plain listener (see WhenGone). */
+  whenGone: WhenGone;
 }
 
 export function mcpCredential(req: McpHttpRequest): Credential {
@@ -209,7 +211,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     });
     try {
       if (single && plainCall(req, body.value as JSONRPCRequest, route, scope.offered)) {
-        const reply = await shared[route.kind === 'legacy' ? 'legacy' : 'modern'].exchange(body.value as JSONRPCRequest, scope, req.closed);
+        const reply = await shared[route.kind === 'legacy' ? 'legacy' : 'modern'].exchange(body.value as JSONRPCRequest, scope, req.whenGone);
         // No reply: the client went away (nothing to write), or the instance closed.
         if (!reply) {
           if (!req.closed.aborted) throw new Error('The shared MCP instance closed before answering.');
@@ -377,7 +379,7 @@ function whileAdmitted(ctx: Ctx, req: McpHttpRequest, credential: Credential): M
   closed.signal.addEventListener('abort', stop, { once: true });
   if (req.closed.aborted) closed.abort();
   else req.closed.addEventListener('abort', () => closed.abort(), { once: true });
-  return { ...req, closed: closed.signal };
+  return { ...req, closed: closed.signal, whenGone: whenAborted(closed.signal) };
 }
 
 /** Why a request's `closed` signal fired: its exchange ended, answered or not. */
@@ -385,9 +387,16 @@ const EXCHANGE_CLOSED = new Error('The HTTP exchange closed.');
 
 /** An Express request as the handlers read it. */
 export function expressRequest(req: Request, res: Response): McpHttpRequest {
-  const closed = new AbortController();
-  // With a reason made once: abort() without one builds a DOMException, stack and all, per request.
-  res.on('close', () => closed.abort(EXCHANGE_CLOSED));
+  // The `closed` signal is made when first read (a plain call never reads it: an AbortSignal and
+  // its listeners cost more than the rest of the request's own bookkeeping); `whenGone` listens
+  // on the response itself.
+  let ended = false;
+  let closed: AbortController | undefined;
+  res.once('close', () => {
+    ended = true;
+    // With a reason made once: abort() without one builds a DOMException, stack and all, per request.
+    closed?.abort(EXCHANGE_CLOSED);
+  });
   return {
     header: (name) => req.get(name),
     ip: clientAddress(req),
@@ -399,7 +408,21 @@ export function expressRequest(req: Request, res: Response): McpHttpRequest {
     url: req.originalUrl,
     raw: req.body,
     requestId: requestIdOf(res),
-    closed: closed.signal,
+    get closed() {
+      if (!closed) {
+        closed = new AbortController();
+        if (ended) closed.abort(EXCHANGE_CLOSED);
+      }
+      return closed.signal;
+    },
+    whenGone: (gone) => {
+      if (ended) {
+        gone();
+        return () => undefined;
+      }
+      res.once('close', gone);
+      return () => res.off('close', gone);
+    },
   };
 }
 
