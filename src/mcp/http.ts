@@ -181,6 +181,14 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     if (!body.ok) return sendError(res, body.error);
     keepProtoKey(body.value);
 
+    // The SDK's classification, from the headers it reads and the parsed body.
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: req.header('mcp-protocol-version'),
+      mcpMethodHeader: req.header('mcp-method'),
+      mcpNameHeader: req.header('mcp-name'),
+      body: body.value,
+    });
     const { caller } = auth;
     // A scoped key lists only its tools (core/auth/scope.ts decides which).
     const listed = keyListing(offered, opts.toolSets?.universe ?? tools, caller.reach);
@@ -191,9 +199,8 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
       recheck: () => authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }),
     };
     // A single request registers only its method's handler (see McpServerOptions.only).
-    const single = isJSONRPCRequest(body.value);
+    const single = isSingleRequest(route, body.value);
     scope.only = single ? (body.value as JSONRPCRequest).method : undefined;
-    const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
     // A listen stream lasts: its key is checked again while it is open, and a revoked key's stream ends.
     const served = scope.only === 'subscriptions/listen' ? whileAdmitted(ctx, req, credential) : req;
     // A 2025-era cancellation of a request this process holds open: a followed call, a waiting read (see cancelFollowed).
@@ -201,14 +208,6 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
       const requestId = (body.value.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') cancelFollowed(ctx, caller.keyId, requestId);
     }
-    // The SDK's classification, from the headers it reads and the parsed body.
-    const route = classifyInboundRequest({
-      httpMethod: 'POST',
-      protocolVersionHeader: req.header('mcp-protocol-version'),
-      mcpMethodHeader: req.header('mcp-method'),
-      mcpNameHeader: req.header('mcp-name'),
-      body: body.value,
-    });
     try {
       if (single && plainCall(req, body.value as JSONRPCRequest, route, scope.offered)) {
         const reply = await shared[route.kind === 'legacy' ? 'legacy' : 'modern'].exchange(body.value as JSONRPCRequest, scope, req.whenGone);
@@ -223,6 +222,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
         return;
       }
       const request = webRequest(served, body.value);
+      const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
       if (route.kind === 'legacy') await legacy(res, request, body.value, authInfo);
       else await answer(res, await modern.fetch(request, { authInfo, parsedBody: body.value }));
     } catch (err) {
@@ -245,6 +245,20 @@ function sharedInstance(ctx: Ctx, era: Era, tasks: TaskRunner, onerror: (err: Er
     onerror,
   });
   return channel;
+}
+
+/**
+ * Whether the body is one JSON-RPC request (isJSONRPCRequest), read from the SDK's classification
+ * where it already tells (a request or a notification of either era, a batch), so a plain call
+ * is not checked against the request schema twice.
+ */
+function isSingleRequest(route: InboundClassificationOutcome, body: unknown): boolean {
+  if (route.kind === 'modern') return route.messageKind === 'request';
+  if (route.kind === 'legacy') {
+    if (route.reason === 'no-claim' || route.reason === 'initialize') return true;
+    if (route.reason === 'notification' || route.reason === 'batch') return false;
+  }
+  return isJSONRPCRequest(body);
 }
 
 /** The methods a shared instance serves: their answer depends on the request and its caller alone. */
