@@ -174,7 +174,7 @@ export interface ServerHostOptions extends Pick<HostOptions, 'host' | 'webhooks'
   web?: WebOptions;
 }
 
-/** The HTTP host with its faces: REST, then MCP, then the dashboard. */
+/** The HTTP host with its faces: MCP, then REST, then the dashboard. */
 export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
   const mcpTools = opts.mcpTools ?? opts.tools.filter((t) => t.toolset === undefined);
   const toolSets: ToolSets = opts.mcpToolSets ?? { universe: opts.tools, base: {} };
