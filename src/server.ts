@@ -174,7 +174,7 @@ export interface ServerHostOptions extends Pick<HostOptions, 'host' | 'webhooks'
   web?: WebOptions;
 }
 
-/** The HTTP host with its faces: REST, then MCP, then the dashboard. */
+/** The HTTP host with its faces: MCP, then REST, then the dashboard. */
 export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
   const mcpTools = opts.mcpTools ?? opts.tools.filter((t) => t.toolset === undefined);
   const toolSets: ToolSets = opts.mcpToolSets ?? { universe: opts.tools, base: {} };
@@ -182,10 +182,12 @@ export function serverHost(ctx: Ctx, opts: ServerHostOptions): Host {
     host: opts.host,
     mcpTools,
     mcpPermitted: toolSets.universe,
-    // REST first: its routes are the hot path, and no other route shares its prefix.
+    // MCP's few routes first, then REST's one route per tool: Express tries each route in turn,
+    // so a call to /mcp behind REST's routes paid for some fifty path matches (bench/METHOD.md),
+    // and REST's own calls pay for MCP's seven. No route of one shares a path with the other.
     mounts: [
-      (app, host) => mountRest(app, host, ctx, opts.tools),
       (app, host) => mountMcp(app, host, ctx, mcpTools, toolSets),
+      (app, host) => mountRest(app, host, ctx, opts.tools),
       ...(opts.web ? [(app: Express) => mountWeb(app, ctx, opts.web!)] : []),
     ],
     webhooks: opts.webhooks,

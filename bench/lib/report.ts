@@ -253,6 +253,12 @@ export function evaluateTargets(r: Omit<Results, 'targets'>): Target[] {
       met: mcpVsRest >= 0.5 && modernVsRest >= 0.5,
     },
     {
+      id: 'mcp-vs-rest-plain',
+      text: 'MCP tools/call get_credits (a plain call) reaches ≥ 60% of REST throughput, in both protocol eras (issue 35)',
+      measured: `2025-11-25: ${pct(mcpVsRest)}; 2026-07-28: ${pct(modernVsRest)}`,
+      met: mcpVsRest >= 0.6 && modernVsRest >= 0.6,
+    },
+    {
       id: 'list-cost',
       text: 'A list_leads page at 1M leads costs ≤ 2× the raw keyset query',
       measured: cost.row

@@ -1,6 +1,24 @@
 import type { JSONRPCMessage, JSONRPCRequest, JSONRPCResponse, MessageExtraInfo, RequestId, ServerContext, Transport } from '@modelcontextprotocol/server';
 import type { McpScope } from './server.js';
 
+/**
+ * Calls `gone` once when the client goes away (at once if it has already), and returns the call
+ * that stops listening.
+ */
+export type WhenGone = (gone: () => void) => () => void;
+
+/** A WhenGone of an abort signal. */
+export function whenAborted(signal: AbortSignal): WhenGone {
+  return (gone) => {
+    if (signal.aborted) {
+      gone();
+      return () => undefined;
+    }
+    signal.addEventListener('abort', gone, { once: true });
+    return () => signal.removeEventListener('abort', gone);
+  };
+}
+
 interface Pending {
   /** The id the client gave the request, restored on its reply. */
   id: RequestId;
@@ -32,28 +50,32 @@ export class CallChannel implements Transport {
 
   /**
    * Delivers one request for `scope` and resolves with its reply under the request's own id, or
-   * with undefined when `signal` aborts first (the client went away) or the channel closes.
+   * with undefined when the client goes away first (`whenGone`) or the channel closes.
    */
-  exchange(request: JSONRPCRequest, scope: McpScope, signal: AbortSignal): Promise<JSONRPCResponse | undefined> {
+  exchange(request: JSONRPCRequest, scope: McpScope, whenGone: WhenGone): Promise<JSONRPCResponse | undefined> {
     const deliver = this.onmessage;
     if (!deliver) return Promise.reject(new Error('The MCP call channel is not connected to a server.'));
-    if (signal.aborted) return Promise.resolve(undefined);
     const id = ++this.next;
     return new Promise((resolve) => {
+      let delivered = false;
+      let stop = (): void => undefined;
       const gone = () => {
         if (!this.pending.delete(id)) return;
         resolve(undefined);
-        deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'The client closed the connection.' } });
+        if (delivered) deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'The client closed the connection.' } });
       };
-      signal.addEventListener('abort', gone, { once: true });
       this.pending.set(id, {
         id: request.id,
         scope,
         resolve: (reply) => {
-          signal.removeEventListener('abort', gone);
+          stop();
           resolve(reply);
         },
       });
+      stop = whenGone(gone);
+      // Gone already: nothing was delivered, so nothing is cancelled.
+      if (!this.pending.has(id)) return;
+      delivered = true;
       deliver({ ...request, id });
     });
   }

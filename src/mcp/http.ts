@@ -27,7 +27,7 @@ import type { Tool } from '../tools/define.js';
 import { authenticate, type Authenticated, type Credential } from '../tools/pipeline.js';
 import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
 import { MODERN_PROTOCOL_VERSION } from './card.js';
-import { CallChannel } from './channel.js';
+import { CallChannel, whenAborted, type WhenGone } from './channel.js';
 import { cancelFollowed } from './follow.js';
 import { isChangesUri, KeyedLive, LiveBus } from './live.js';
 import { keepProtoKey, LegacyRules, mcpServer, offeredToKey, type Era, type McpScope, type OfferedTools } from './server.js';
@@ -52,6 +52,8 @@ export interface McpHttpRequest {
   requestId: string;
   /** Aborted when the client goes away (ends a subscriptions/listen stream). */
   closed: AbortSignal;
+  /** The same moment as `closed`, as a plain listener (see WhenGone). */
+  whenGone: WhenGone;
 }
 
 export function mcpCredential(req: McpHttpRequest): Credential {
@@ -179,6 +181,14 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     if (!body.ok) return sendError(res, body.error);
     keepProtoKey(body.value);
 
+    // The SDK's classification, from the headers it reads and the parsed body.
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: req.header('mcp-protocol-version'),
+      mcpMethodHeader: req.header('mcp-method'),
+      mcpNameHeader: req.header('mcp-name'),
+      body: body.value,
+    });
     const { caller } = auth;
     // A scoped key lists only its tools (core/auth/scope.ts decides which).
     const listed = keyListing(offered, opts.toolSets?.universe ?? tools, caller.reach);
@@ -189,9 +199,8 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
       recheck: () => authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }),
     };
     // A single request registers only its method's handler (see McpServerOptions.only).
-    const single = isJSONRPCRequest(body.value);
+    const single = isSingleRequest(route, body.value);
     scope.only = single ? (body.value as JSONRPCRequest).method : undefined;
-    const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
     // A listen stream lasts: its key is checked again while it is open, and a revoked key's stream ends.
     const served = scope.only === 'subscriptions/listen' ? whileAdmitted(ctx, req, credential) : req;
     // A 2025-era cancellation of a request this process holds open: a followed call, a waiting read (see cancelFollowed).
@@ -199,17 +208,9 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
       const requestId = (body.value.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') cancelFollowed(ctx, caller.keyId, requestId);
     }
-    // The SDK's classification, from the headers it reads and the parsed body.
-    const route = classifyInboundRequest({
-      httpMethod: 'POST',
-      protocolVersionHeader: req.header('mcp-protocol-version'),
-      mcpMethodHeader: req.header('mcp-method'),
-      mcpNameHeader: req.header('mcp-name'),
-      body: body.value,
-    });
     try {
       if (single && plainCall(req, body.value as JSONRPCRequest, route, scope.offered)) {
-        const reply = await shared[route.kind === 'legacy' ? 'legacy' : 'modern'].exchange(body.value as JSONRPCRequest, scope, req.closed);
+        const reply = await shared[route.kind === 'legacy' ? 'legacy' : 'modern'].exchange(body.value as JSONRPCRequest, scope, req.whenGone);
         // No reply: the client went away (nothing to write), or the instance closed.
         if (!reply) {
           if (!req.closed.aborted) throw new Error('The shared MCP instance closed before answering.');
@@ -221,6 +222,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
         return;
       }
       const request = webRequest(served, body.value);
+      const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
       if (route.kind === 'legacy') await legacy(res, request, body.value, authInfo);
       else await answer(res, await modern.fetch(request, { authInfo, parsedBody: body.value }));
     } catch (err) {
@@ -243,6 +245,20 @@ function sharedInstance(ctx: Ctx, era: Era, tasks: TaskRunner, onerror: (err: Er
     onerror,
   });
   return channel;
+}
+
+/**
+ * Whether the body is one JSON-RPC request (isJSONRPCRequest), read from the SDK's classification
+ * where it already tells (a request or a notification of either era, a batch), so a plain call
+ * is not checked against the request schema twice.
+ */
+function isSingleRequest(route: InboundClassificationOutcome, body: unknown): boolean {
+  if (route.kind === 'modern') return route.messageKind === 'request';
+  if (route.kind === 'legacy') {
+    if (route.reason === 'no-claim' || route.reason === 'initialize') return true;
+    if (route.reason === 'notification' || route.reason === 'batch') return false;
+  }
+  return isJSONRPCRequest(body);
 }
 
 /** The methods a shared instance serves: their answer depends on the request and its caller alone. */
@@ -377,7 +393,7 @@ function whileAdmitted(ctx: Ctx, req: McpHttpRequest, credential: Credential): M
   closed.signal.addEventListener('abort', stop, { once: true });
   if (req.closed.aborted) closed.abort();
   else req.closed.addEventListener('abort', () => closed.abort(), { once: true });
-  return { ...req, closed: closed.signal };
+  return { ...req, closed: closed.signal, whenGone: whenAborted(closed.signal) };
 }
 
 /** Why a request's `closed` signal fired: its exchange ended, answered or not. */
@@ -385,9 +401,16 @@ const EXCHANGE_CLOSED = new Error('The HTTP exchange closed.');
 
 /** An Express request as the handlers read it. */
 export function expressRequest(req: Request, res: Response): McpHttpRequest {
-  const closed = new AbortController();
-  // With a reason made once: abort() without one builds a DOMException, stack and all, per request.
-  res.on('close', () => closed.abort(EXCHANGE_CLOSED));
+  // The `closed` signal is made when first read (a plain call never reads it: an AbortSignal and
+  // its listeners cost more than the rest of the request's own bookkeeping); `whenGone` listens
+  // on the response itself.
+  let ended = false;
+  let closed: AbortController | undefined;
+  res.once('close', () => {
+    ended = true;
+    // With a reason made once: abort() without one builds a DOMException, stack and all, per request.
+    closed?.abort(EXCHANGE_CLOSED);
+  });
   return {
     header: (name) => req.get(name),
     ip: clientAddress(req),
@@ -399,7 +422,21 @@ export function expressRequest(req: Request, res: Response): McpHttpRequest {
     url: req.originalUrl,
     raw: req.body,
     requestId: requestIdOf(res),
-    closed: closed.signal,
+    get closed() {
+      if (!closed) {
+        closed = new AbortController();
+        if (ended) closed.abort(EXCHANGE_CLOSED);
+      }
+      return closed.signal;
+    },
+    whenGone: (gone) => {
+      if (ended) {
+        gone();
+        return () => undefined;
+      }
+      res.once('close', gone);
+      return () => res.off('close', gone);
+    },
   };
 }
 

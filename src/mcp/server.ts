@@ -300,9 +300,11 @@ function malformedToolCall(params: unknown): ApiError | null {
 
 /** A 2025-era tools/call: a request without the 2026-07-28 envelope's protocol version. */
 function legacyToolCall(message: JSONRPCMessage): message is JSONRPCRequest {
-  if (!isJSONRPCRequest(message) || message.method !== 'tools/call') return false;
-  const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  return meta?.[PROTOCOL_VERSION_META_KEY] === undefined;
+  // The method and the envelope first: a 2026-07-28 call, and any other method, skip the schema check.
+  if ((message as { method?: unknown }).method !== 'tools/call') return false;
+  const meta = ((message as { params?: unknown }).params as { _meta?: Record<string, unknown> } | null | undefined)?._meta;
+  if (meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) return false;
+  return isJSONRPCRequest(message);
 }
 
 /**

@@ -2,7 +2,7 @@ import { Server, type ServerContext } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/core/auth/keys.js';
-import { CallChannel } from '../../src/mcp/channel.js';
+import { CallChannel, whenAborted } from '../../src/mcp/channel.js';
 import type { McpScope } from '../../src/mcp/server.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 
@@ -106,8 +106,8 @@ describe('the in-process connection of a shared instance', () => {
     const a = { who: 'a' } as unknown as McpScope;
     const b = { who: 'b' } as unknown as McpScope;
     const [ra, rb] = await Promise.all([
-      channel.exchange(request, a, new AbortController().signal),
-      channel.exchange(request, b, new AbortController().signal),
+      channel.exchange(request, a, whenAborted(new AbortController().signal)),
+      channel.exchange(request, b, whenAborted(new AbortController().signal)),
     ]);
     expect(ra).toMatchObject({ id: 7, result: { tools: [] } });
     expect(rb).toMatchObject({ id: 7, result: { tools: [] } });
@@ -117,12 +117,22 @@ describe('the in-process connection of a shared instance', () => {
   it('cancels the call of a client that went away: its handler is aborted and the exchange settles with no reply', async () => {
     const { channel, signals } = served();
     const gone = new AbortController();
-    const reply = channel.exchange(request, { wait: true } as unknown as McpScope, gone.signal);
+    const reply = channel.exchange(request, { wait: true } as unknown as McpScope, whenAborted(gone.signal));
     await expect.poll(() => signals.length).toBe(1);
     gone.abort();
     expect(await reply).toBeUndefined();
     await expect.poll(() => signals[0]?.aborted).toBe(true);
     // The instance goes on serving others.
-    expect(await channel.exchange(request, {} as McpScope, new AbortController().signal)).toMatchObject({ id: 7, result: { tools: [] } });
+    expect(await channel.exchange(request, {} as McpScope, whenAborted(new AbortController().signal))).toMatchObject({ id: 7, result: { tools: [] } });
+  });
+
+  it('delivers nothing for a client already gone, and cancels nothing', async () => {
+    const { channel, scopes } = served();
+    const gone = new AbortController();
+    gone.abort();
+    expect(await channel.exchange(request, { who: 'gone' } as unknown as McpScope, whenAborted(gone.signal))).toBeUndefined();
+    const here = { who: 'here' } as unknown as McpScope;
+    expect(await channel.exchange(request, here, whenAborted(new AbortController().signal))).toMatchObject({ id: 7, result: { tools: [] } });
+    expect(scopes).toEqual([here]);
   });
 });
