@@ -21,10 +21,10 @@ export interface SmtpMailOptions {
   timeoutMs?: number;
 }
 
-/** What select found in a span: the UIDs to fetch, and every UID seen, oldest first, with whether it is wanted. */
+/** What select found in a span, each list oldest first: the UIDs to fetch, and those left alone. */
 interface Selected {
   uids: number[];
-  seen: { uid: number; wanted: boolean }[];
+  skipped: number[];
 }
 
 /** Batches of UIDs one FETCH asks for at most (each batch is still handed over on its own). */
@@ -169,29 +169,25 @@ export class SmtpMail implements MailPort {
       };
       const select = (i: number) => quiet(this.select(client, spans[i]!, options.wanted));
       const fetchWanted = (selected: Promise<Selected>) =>
-        quiet(selected.then(async ({ uids, seen }) => ({ seen, fetched: uids.length === 0 ? [] : await this.fetchWanted(client, uids) })));
+        quiet(selected.then(async ({ uids, skipped }) => ({ skipped, fetched: uids.length === 0 ? [] : await this.fetchWanted(client, uids) })));
       const selects = [select(0), ...(spans.length > 1 ? [select(1)] : [])];
       let wanted = fetchWanted(selects[0]!);
       for (let i = 0; i < spans.length; i++) {
         const current = spans[i]!;
-        const { seen, fetched } = await wanted;
+        const { skipped, fetched } = await wanted;
         if (i + 2 < spans.length) selects.push(select(i + 2));
         if (i + 1 < spans.length) wanted = fetchWanted(selects[i + 1]!);
         const messages: InboundEmail[] = [];
         for (const m of fetched) messages.push(m.message ?? (await parseInbound(m.uid, m.source)));
         let at = 0;
-        let seenAt = 0;
+        let skippedAt = 0;
         for (let first = current.first; first <= current.last; first += options.batch) {
           const upTo = Math.min(current.last, first + options.batch - 1);
           const batch: InboundEmail[] = [];
           while (at < messages.length && messages[at]!.uid <= upTo) batch.push(messages[at++]!);
-          let wantedHere = 0;
-          let seenHere = 0;
-          for (; seenAt < seen.length && seen[seenAt]!.uid <= upTo; seenAt++) {
-            seenHere++;
-            if (seen[seenAt]!.wanted) wantedHere++;
-          }
-          take({ messages: batch, cursor: { uidValidity, lastUid: upTo }, skipped: seenHere - wantedHere });
+          const skippedFrom = skippedAt;
+          while (skippedAt < skipped.length && skipped[skippedAt]! <= upTo) skippedAt++;
+          take({ messages: batch, cursor: { uidValidity, lastUid: upTo }, skipped: skippedAt - skippedFrom });
         }
       }
     } finally {
@@ -206,25 +202,24 @@ export class SmtpMail implements MailPort {
    */
   private async select(client: ImapFlow, range: { first: number; last: number }, wanted: InboxReadOptions['wanted']): Promise<Selected> {
     const all = `${range.first}:${range.last}`;
-    const seen: { uid: number; wanted: boolean }[] = [];
+    const uids: number[] = [];
+    const skipped: number[] = [];
     if (!wanted) {
-      for (const m of await client.fetchAll(all, { uid: true }, { uid: true })) seen.push({ uid: m.uid, wanted: true });
+      for (const m of await client.fetchAll(all, { uid: true }, { uid: true })) uids.push(m.uid);
     } else {
       for (const m of await client.fetchAll(all, { uid: true, headers: ['in-reply-to', 'references', 'content-type'] }, { uid: true })) {
         const fields = headerFields(m.headers);
-        seen.push({
-          uid: m.uid,
-          wanted: wanted({
-            inReplyTo: messageIdsIn(fields.get('in-reply-to')?.join(' '))[0] ?? null,
-            references: messageIdsIn(fields.get('references')?.join(' ')),
-            report: (fields.get('content-type') ?? []).some((v) => /^multipart\/report\b/i.test(v)),
-          }),
+        const keep = wanted({
+          inReplyTo: messageIdsIn(fields.get('in-reply-to')?.join(' '))[0] ?? null,
+          references: messageIdsIn(fields.get('references')?.join(' ')),
+          report: (fields.get('content-type') ?? []).some((v) => /^multipart\/report\b/i.test(v)),
         });
+        (keep ? uids : skipped).push(m.uid);
       }
     }
     // Oldest first, as batches are cut and handed over (a server answers a FETCH in any order).
-    seen.sort((a, b) => a.uid - b.uid);
-    return { uids: seen.filter((m) => m.wanted).map((m) => m.uid), seen };
+    const oldestFirst = (a: number, b: number) => a - b;
+    return { uids: uids.sort(oldestFirst), skipped: skipped.sort(oldestFirst) };
   }
 
   /**
