@@ -6,7 +6,7 @@ import { waitingReaders } from '../../src/core/live/journal.js';
 import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
-import { buildHost, openHostPage, recordMcpRequests, type SentRequest } from './host-page.js';
+import { buildHost, CHROMIUM, openHostPage, recordMcpRequests, type SentRequest, WAIT } from './host-page.js';
 
 /**
  * The drafts view learns of changes from the server's change feed, through its host: it reads
@@ -15,8 +15,6 @@ import { buildHost, openHostPage, recordMcpRequests, type SentRequest } from './
  * it polling as before.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const WAIT = { timeout: 20_000 };
 /** The queue's poll interval where it polls, read from its source (ui/shared is outside this project's type check). */
 const DRAFTS_POLL_MS = Number(
   /DRAFTS_POLL_MS = ([\d_]+)/.exec(readFileSync(new URL('../../ui/shared/draftsFeed.ts', import.meta.url), 'utf8'))?.[1]?.replaceAll('_', '') ?? Number.NaN,

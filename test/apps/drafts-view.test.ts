@@ -9,7 +9,7 @@ import { noteFor, reviewWorkspace } from '../drafts/helpers.js';
 import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
 import { scratchScreenshots } from '../screenshots.js';
-import { buildHost, openHostPage } from './host-page.js';
+import { buildHost, CHROMIUM, openHostPage } from './host-page.js';
 
 /**
  * The drafts view in a real MCP Apps host: the test host (ext-apps' own AppBridge and the MCP
@@ -17,7 +17,6 @@ import { buildHost, openHostPage } from './host-page.js';
  * view edits and approves through the host, and the server holds exactly that.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const WAIT = { timeout: 15_000 };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VIEW = join(ROOT, 'dist/ui/views/drafts.html');

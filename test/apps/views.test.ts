@@ -13,7 +13,7 @@ import { recordAccepted, recordReplied, recordStep } from '../../src/core/sequen
 import { fixture, RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 import { requireTool } from '../optional.js';
 import { scratchScreenshots } from '../screenshots.js';
-import { buildHost } from './host-page.js';
+import { buildHost, CHROMIUM } from './host-page.js';
 
 /**
  * The views in a real MCP Apps host: Debian's Chromium (driven by playwright-core, no browser
@@ -24,7 +24,6 @@ import { buildHost } from './host-page.js';
  * to a scratch folder (test/screenshots.ts).
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 /** How long a condition may take to come true on a busy two-core machine. */
 const WAIT = { timeout: 15_000 };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
