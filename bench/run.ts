@@ -367,8 +367,8 @@ async function batchFloor(app: App, ctx: Ctx, from: number): Promise<{ runsMs: n
         client.exec('ROLLBACK');
       }
       if (!outcome.ok) throw new Error(`floor batch refused: ${outcome.error.message}`);
-      writes = recording.writes.length;
-      const ms = replayWrites(client, recording.writes, 1);
+      writes = recording.writeCount;
+      const ms = replayWrites(client, recording.writes(), 1);
       // The first two warm SQLite's page cache and the statements, as the HTTP case's warm-up does.
       if (i >= 2) runsMs.push(ms);
     }
