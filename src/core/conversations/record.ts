@@ -61,9 +61,9 @@ export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
     direction,
     sender: input.sender,
     preview,
+    // A thread is marked by the channel of its newest message, in the same statement.
+    channel: input.channel ?? 'linkedin',
   });
-  // A thread is marked by the channel of its newest message; LinkedIn is the column's default.
-  messageStatements(ctx.db).threadChannel.run({ leadId: input.lead.id, at: input.at, channel: input.channel ?? 'linkedin' });
   noteChange(ctx, { resource: 'conversation', leadId: input.lead.id, campaignId: input.lead.campaignId });
   return id;
 }

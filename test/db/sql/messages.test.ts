@@ -5,7 +5,10 @@ import { conversations, messages } from '../../../src/db/schema.js';
 import { insertMessage, messageStatements, type ThreadValues } from '../../../src/db/sql/messages.js';
 import { variedCtx } from './helpers.js';
 
-/** The thread summary as the query builder writes it (what messageStatements replaced). */
+/**
+ * The thread summary as the query builder writes it (what messageStatements replaced), the
+ * channel set after it as it was before upsertThread wrote it: by the newest message.
+ */
 function builderUpsert(db: Db, v: ThreadValues): void {
   const p = (x: unknown) => sql`${x}`;
   db.insert(conversations)
@@ -31,13 +34,17 @@ function builderUpsert(db: Db, v: ThreadValues): void {
       },
     })
     .run();
+  db.update(conversations)
+    .set({ lastChannel: v.channel })
+    .where(sql`${conversations.leadId} = ${v.leadId} AND ${conversations.lastMessageAt} <= ${v.at}`)
+    .run();
 }
 
 /** src/db/sql/messages.ts writes what the query builder would. */
 describe('message statements', () => {
   it('records messages and keeps each thread summary, a late message leaving the newest preview', () => {
     const [a, b] = [variedCtx(), variedCtx()];
-    const thread = (leadId: string, at: number, direction: string, preview: string): ThreadValues => ({
+    const thread = (leadId: string, at: number, direction: string, preview: string, channel = 'linkedin'): ThreadValues => ({
       leadId,
       campaignId: 'cmp',
       inboundAt: direction === 'inbound' ? at : 0,
@@ -45,12 +52,14 @@ describe('message statements', () => {
       direction,
       sender: direction === 'inbound' ? 'lead' : 'sequence',
       preview,
+      channel,
     });
     const steps = [
       thread('lead_1', 10, 'outbound', 'Hi'),
-      thread('lead_1', 30, 'inbound', 'Hello'),
+      thread('lead_1', 30, 'inbound', 'Hello', 'email'),
       thread('lead_1', 20, 'outbound', 'Late'),
-      thread('lead_3', 5, 'outbound', 'Yo'),
+      thread('lead_3', 5, 'outbound', 'Yo', 'email'),
+      thread('lead_3', 5, 'inbound', 'Same time'),
     ];
     steps.forEach((t, i) => {
       const m = {
@@ -78,6 +87,9 @@ describe('message statements', () => {
       lastMessageAt: 30,
       lastInboundAt: 30,
       messageCount: 3,
+      lastChannel: 'email',
     });
+    // A message at the thread's newest time marks it with its own channel.
+    expect(a.db.select().from(conversations).where(eq(conversations.leadId, 'lead_3')).get()).toMatchObject({ lastChannel: 'linkedin', messageCount: 2 });
   });
 });
