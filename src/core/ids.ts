@@ -28,6 +28,13 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/** `bytes` CSPRNG bytes as lower-case hex (2 characters a byte), drawn from the same pool. */
+export function randomHex(bytes: number): string {
+  let out = '';
+  for (let i = 0; i < bytes; i++) out += (randomByte() + 0x100).toString(16).slice(1);
+  return out;
+}
+
 /** A new public id such as `lead_3fK9…`: 16 base62 characters (~95 bits). */
 export const newId = (prefix: string): string => `${prefix}_${randomBase62(16)}`;
 

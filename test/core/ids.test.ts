@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId, newSortableId, randomBase62 } from '../../src/core/ids.js';
+import { newId, newSortableId, randomBase62, randomHex } from '../../src/core/ids.js';
 
 describe('random ids', () => {
   it('draws fresh base62 text across many refills of the byte pool', () => {
@@ -9,6 +9,14 @@ describe('random ids', () => {
     expect(new Set(tokens).size).toBe(tokens.length);
     // Every character of the alphabet turns up: no byte range is lost to the rejection step.
     expect(new Set(tokens.join('')).size).toBe(62);
+  });
+
+  it('draws random hex, two lower-case digits a byte, every digit in every place', () => {
+    // 2,000 × 6 bytes cross the pool's refills (4 KiB each).
+    const tokens = Array.from({ length: 2000 }, () => randomHex(6));
+    expect(tokens.every((t) => /^[0-9a-f]{12}$/.test(t))).toBe(true);
+    expect(new Set(tokens).size).toBe(tokens.length);
+    for (const place of [0, 1, 11]) expect(new Set(tokens.map((t) => t[place])).size).toBe(16);
   });
 
   it('makes public ids of the prefix and 16 characters', () => {

@@ -205,12 +205,14 @@ export function stepsUseEmail(steps: readonly Step[]): boolean {
   return walkSteps(steps).some(({ step }) => step.kind !== 'wait' && step.kind !== 'if' && kindOf(step).channel === 'email');
 }
 
+/** Whether an `if` of the steps waits on an email: a reply to one, or a bounce. */
+export function stepsWaitOnEmail(steps: readonly Step[]): boolean {
+  return walkSteps(steps).some(({ step }) => step.kind === 'if' && (step.condition === 'email_replied' || step.condition === 'email_bounced'));
+}
+
 /** Whether the steps read what the email channel knows of a lead: they email, or an `if` waits on an email. */
 export function stepsReadEmail(steps: readonly Step[]): boolean {
-  return (
-    stepsUseEmail(steps) ||
-    walkSteps(steps).some(({ step }) => step.kind === 'if' && (step.condition === 'email_replied' || step.condition === 'email_bounced'))
-  );
+  return stepsUseEmail(steps) || stepsWaitOnEmail(steps);
 }
 
 /** How many variants a step has (1 for a step without variants or one that takes none). */

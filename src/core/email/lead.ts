@@ -7,11 +7,12 @@ import { mailboxLimitOn } from '../safety/mailbox.js';
 /**
  * What the email channel knows of a lead, for the step runner: whether its address is on the
  * workspace's exclusion list (it unsubscribed or bounced, in any campaign), and when it first
- * replied to one of our emails or one of them first bounced.
+ * replied to one of our emails or one of them first bounced. Those two times are read only for
+ * `events` (steps with an `if` on an email reply or bounce, the only readers); else they are null.
  */
-export function emailFactsOf(ctx: Pick<Ctx, 'db'>, lead: LeadRow): LeadEmailFacts {
+export function emailFactsOf(ctx: Pick<Ctx, 'db'>, lead: LeadRow, events = true): LeadEmailFacts {
   const to = emailAddressOf(ctx, lead);
-  const state = leadEmailOf(ctx, lead.id);
+  const state = events ? leadEmailOf(ctx, lead.id) : undefined;
   return {
     excluded: to.unavailable === 'unsubscribed' || to.unavailable === 'bounced' ? to.unavailable : null,
     repliedAt: state?.repliedAt ?? null,

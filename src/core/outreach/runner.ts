@@ -65,7 +65,7 @@ function factsFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, salesNavigator: b
     salesNavigator ?? knownSalesNavigator(ctx, lead, info),
     approval,
     info.draftsInUse ? draftLookup(ctx, lead, approval) : undefined,
-    info.readsEmail ? emailFactsOf(ctx, lead) : undefined,
+    info.readsEmail ? emailFactsOf(ctx, lead, info.readsEmailEvents) : undefined,
   );
 }
 

@@ -206,8 +206,8 @@ export type { CallResult, SkippedOutcome };
  * step runner records it and moves the lead on) and the lead's next due time. `result` is null
  * for a send whose outcome is unknown (see settleAssumedSent): it counts as carried out.
  */
-function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: CallResult | null): void {
-  const lead = getLead(ctx, intent.leadId);
+function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: CallResult | null, known?: LeadRow | null): void {
+  const lead = known !== undefined ? (known ?? undefined) : getLead(ctx, intent.leadId);
   const info = lead ? loadCampaignInfo(ctx, lead.campaignId) : null;
   if (!lead || !info) return;
   const at = ctx.simClock.now();
@@ -361,9 +361,11 @@ export function settleManualFailed(ctx: Ctx, intent: IntentRow, code: string): v
 export function settleSent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result: CallResult): void {
   transaction(ctx.db, () => {
     // The email went out whatever became of its intent meanwhile (recovery may have settled it): its record is its own.
-    if (result.email) recordEmailSent(ctx, result.email);
+    // Its thread's entry and the send's effects read the same lead row (neither record changes it): read once.
+    const lead = result.email && result.email.leadId === intent.leadId ? (getLead(ctx, intent.leadId) ?? null) : undefined;
+    if (result.email) recordEmailSent(ctx, result.email, 'sequence', lead);
     if (!settle(ctx, intent, 'sent', { chatId: result.chatId ?? null, messageId: result.messageId ?? null })) return;
-    applySent(ctx, settings, intent, result);
+    applySent(ctx, settings, intent, result, lead);
   });
 }
 

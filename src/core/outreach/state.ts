@@ -8,7 +8,7 @@ import { findAccount } from '../accounts/resolve.js';
 import { stepsOf } from '../agents/agents.js';
 import { mailboxIdsOf, senderAccountIdsOf } from '../campaigns/campaign.js';
 import { emailFactsOf } from '../email/lead.js';
-import { stepsReadEmail } from '../agents/steps.js';
+import { stepsReadEmail, stepsWaitOnEmail } from '../agents/steps.js';
 import type { Ctx } from '../context.js';
 import { isOnExclusionList } from '../leads/exclude.js';
 import { campaignHasDrafts } from '../drafts/store.js';
@@ -36,6 +36,11 @@ export interface CampaignInfo {
   mailboxIds: readonly string[];
   /** Whether the agent's steps read the email channel (an email step, an `if` on an email): the runner then looks the lead's email state up. */
   readsEmail: boolean;
+  /**
+   * Whether an `if` of the steps waits on an email (a reply, a bounce): only then are the lead's
+   * first reply to an email and first bounce looked up (nothing else reads them).
+   */
+  readsEmailEvents: boolean;
   /** Whether each note, message and InMail waits as a draft for a person's approval. */
   approval: 'off' | 'required';
   /**
@@ -78,19 +83,20 @@ function infoOf(db: Db, row: CampaignWithAgent): CampaignInfo {
     steps,
     senderIds: Object.freeze(senderAccountIdsOf({ senderAccountIds: sending?.senders ?? '[]' })),
     mailboxIds: Object.freeze(mailboxIdsOf({ mailboxIds: sending?.mailboxes ?? '[]' })),
-    readsEmail: readsEmail(steps),
+    readsEmail: emailReadsOf(steps).reads,
+    readsEmailEvents: emailReadsOf(steps).events,
     approval,
     draftsInUse: approval === 'required' || campaignHasDrafts({ db }, row.id),
   };
 }
 
-/** Whether indexed steps read the email channel, kept per index (the engine keeps its indexes). */
-const readsEmailOf = new WeakMap<SequenceIndex, boolean>();
-function readsEmail(steps: SequenceIndex): boolean {
-  let known = readsEmailOf.get(steps);
+/** Whether indexed steps read the email channel, and its events, kept per index (the engine keeps its indexes). */
+const emailReads = new WeakMap<SequenceIndex, { reads: boolean; events: boolean }>();
+function emailReadsOf(steps: SequenceIndex): { reads: boolean; events: boolean } {
+  let known = emailReads.get(steps);
   if (known === undefined) {
-    known = stepsReadEmail(steps.steps);
-    readsEmailOf.set(steps, known);
+    known = { reads: stepsReadEmail(steps.steps), events: stepsWaitOnEmail(steps.steps) };
+    emailReads.set(steps, known);
   }
   return known;
 }
@@ -162,7 +168,7 @@ export function planFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: E
       replyDraft: lead.agentSendKind === null || !info.draftsInUse ? null : replyDraftOf(ctx, lead),
       now: ctx.simClock.now(),
       onExclusionList: isOnExclusionList(ctx, lead.networkUrl),
-      ...(info.readsEmail ? { email: emailFactsOf(ctx, lead) } : {}),
+      ...(info.readsEmail ? { email: emailFactsOf(ctx, lead, info.readsEmailEvents) } : {}),
       invitationTimeoutMs: settings.invitationTimeoutMs,
       replyWaitMs: settings.replyWaitMs,
       withdrawStale: settings.safety.withdrawStaleInvitations,

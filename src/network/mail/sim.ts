@@ -76,7 +76,10 @@ export class SimulatedMail implements MailPort {
     await this.verifyLogin(mailbox);
     const now = this.clock.now();
     const local = localPart(email.to);
-    const count = this.store.tally(`mail:${mailbox.id}:${email.to.toLowerCase()}`);
+    // The emails to an address are counted (durably) only for `sim-replies-after-<N>`, the one
+    // answer that reads the count: an address without it is never answered by its count.
+    const repliesAfter = repliesAfterEmail(email.to);
+    const count = repliesAfter === null ? null : this.store.tally(`mail:${mailbox.id}:${email.to.toLowerCase()}`);
     if (local.includes(MAIL_MARKERS.bounces)) {
       // The one answer that carries the message itself: the report returns it, as a receiving
       // server returns what it could not deliver. Composed here, as a real SMTP client would
@@ -92,7 +95,7 @@ export class SimulatedMail implements MailPort {
         await this.answer(mailbox, email, 'Please take me off your list.', now + 30 * MINUTE, { 'X-Outreach-Sim': 'unsubscribe' }),
       );
     }
-    if (repliesAfterEmail(email.to) === count) {
+    if (count !== null && count === repliesAfter) {
       this.store.deliver(mailbox.id, now + HOUR, await this.answer(mailbox, email, 'Thanks for writing. Could we talk next week?', now + HOUR, {}));
     }
     return { messageId: email.messageId };
