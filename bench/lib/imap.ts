@@ -26,8 +26,10 @@ import type * as Worker from '../../src/workers/mail/worker.js';
  * email the bench recorded as sent (its In-Reply-To names that email's Message-ID), the rest mail
  * that answers nothing we sent. The product's path is the mail poller's: `MailPoller.round()`
  * until the inbox is read (each round one connection reading batches of 200 messages, up to 50
- * of them, asked for ten batches a command; the In-Reply-To, References and Content-Type lines
- * matched against the sent Message-IDs; of the matching messages the envelope, structure and
+ * of them, asked for ten batches a command; the server searches each span for the messages whose
+ * In-Reply-To or References contain `<eml_`, how every Message-ID we send starts, or that are
+ * reports, and only those have their In-Reply-To, References and Content-Type lines read and
+ * matched against the sent Message-IDs, the rest counted and left alone; of the matching messages the envelope, structure and
  * first body part in one command, that part taken as the text of a plain-text reply, any other
  * shape downloaded whole for mailparser; each batch recorded in one transaction), into a database of its own per turn that
  * has not seen the replies, so every turn records the 1,000 replies (a reply read before is
@@ -223,18 +225,11 @@ export async function runImap(root: string, opts: { messages?: number; rounds?: 
       let found = 0;
       while (read < total) {
         const before = read;
-        await mailbox
-          .mailOf(ctx)
-          .readSince(
-            servers_,
-            cursor,
-            { batch: inbox.INBOX_BATCH, batches: inbox.INBOX_BATCHES_PER_READ, now: ctx.simClock.now(), wanted: (h) => inbox.namesOurMail(ctx, h) },
-            (batch) => {
-              read += batch.skipped + batch.messages.length;
-              for (const m of batch.messages) if (inbox.answeredSend(ctx, m) !== undefined) found++;
-              cursor = batch.cursor;
-            },
-          );
+        await mailbox.mailOf(ctx).readSince(servers_, cursor, inbox.inboxReadOptions(ctx), (batch) => {
+          read += batch.skipped + batch.messages.length;
+          for (const m of batch.messages) if (inbox.answeredSend(ctx, m) !== undefined) found++;
+          cursor = batch.cursor;
+        });
         if (read === before) throw new Error(`imap: the read stopped after ${read} of ${total} messages`);
       }
       const ms = performance.now() - t0;

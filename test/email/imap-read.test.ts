@@ -12,6 +12,8 @@ const USER = 'reader@outreach.test';
 const PASSWORD = 'reader-secret-4';
 /** A second inbox, holding a message whose body the server cannot decode. */
 const DAMAGED_USER = 'damaged@outreach.test';
+/** A third inbox, where the server picks what can answer us before any header is read here. */
+const PICKED_USER = 'picked@outreach.test';
 const ASKED = '<eml_asked_1@outreach.test>';
 
 const build = (options: Mail.Options): Promise<Buffer> =>
@@ -151,7 +153,7 @@ describe.runIf(requireTool('Postfix and Dovecot (run as root)', mailServersInsta
   const client = (user = USER) => new ImapFlow({ host: '127.0.0.1', port: servers.imapPort, secure: false, auth: { user, pass: PASSWORD }, logger: false });
 
   beforeAll(async () => {
-    servers = await startMailServers({ [USER]: PASSWORD, [DAMAGED_USER]: PASSWORD }, { bounceRelayPort: await freePort() });
+    servers = await startMailServers({ [USER]: PASSWORD, [DAMAGED_USER]: PASSWORD, [PICKED_USER]: PASSWORD }, { bounceRelayPort: await freePort() });
     mailbox = {
       id: 'mbx_reader',
       address: USER,
@@ -281,5 +283,63 @@ describe.runIf(requireTool('Postfix and Dovecot (run as root)', mailServersInsta
     expect(messages.map((m) => m.uid)).toEqual([1, 2, 3]);
     const expected = await Promise.all([plain, damaged, plain].map((raw, i) => parseInbound(i + 1, raw)));
     expect(messages).toEqual(expected);
+  });
+
+  it('with ourMessageIds, the server picks the messages that name one of ours or are reports; the rest are counted, never asked about', async () => {
+    const dsn = shapes.find((x) => x.name === 'a delivery-status report')!.raw;
+    const inbox = [
+      await build({ from: 'news@lists.example.org', to: PICKED_USER, subject: 'News', inReplyTo: '<elsewhere@example.org>', text: 'News.\n' }),
+      // Ours only deep in a folded References line, In-Reply-To someone else's.
+      await build({
+        from: 'lea@example.com',
+        to: PICKED_USER,
+        subject: 'Re: Engines',
+        inReplyTo: '<a-colleague@example.org>',
+        references: [...Array.from({ length: 8 }, (_, i) => `<thread-${i}-${'y'.repeat(24)}@example.org>`), ASKED],
+        text: 'Forwarded to me; yes.\n',
+      }),
+      // Our prefix in the subject and body only: nothing of ours is answered.
+      await build({ from: 'x@example.org', to: PICKED_USER, subject: `About ${ASKED}`, text: `${ASKED}\n` }),
+      dsn,
+      // Upper case: a Message-ID is matched whatever a client did to its case.
+      crlf(['From: lea@example.com', `To: ${PICKED_USER}`, `In-Reply-To: ${ASKED.toUpperCase()}`, 'Message-ID: <upper@example.com>', '', 'Ok']),
+      await build({ from: 'news@lists.example.org', to: PICKED_USER, subject: 'News 2', text: 'More news.\n' }),
+    ];
+    const c = client(PICKED_USER);
+    await c.connect();
+    try {
+      for (const raw of inbox) await c.append('INBOX', raw);
+    } finally {
+      await c.logout();
+    }
+    const picked = { ...mailbox, imap: { ...mailbox.imap!, user: PICKED_USER } };
+    const readAll = async (ourMessageIds: string | undefined) => {
+      const asked: InboundHeaders[] = [];
+      const messages: InboundEmail[] = [];
+      const batches: { lastUid: number; skipped: number }[] = [];
+      const wanted = (h: InboundHeaders) => {
+        asked.push(h);
+        return h.report || [h.inReplyTo, ...h.references].some((id) => id?.toLowerCase() === ASKED);
+      };
+      await mail.readSince(picked, { uidValidity: null, lastUid: 0 }, { batch: 2, batches: 10, now: Date.now(), wanted, ourMessageIds }, (b) => {
+        messages.push(...b.messages);
+        batches.push({ lastUid: b.cursor.lastUid, skipped: b.skipped });
+      });
+      return { asked, messages, batches };
+    };
+    const searched = await readAll('<eml_');
+    const whole = await readAll(undefined);
+    // Every header was asked about without the search; with it, only the three that can answer us.
+    expect(whole.asked).toHaveLength(inbox.length);
+    expect(searched.asked.map((h) => h.report || h.inReplyTo)).toEqual(['<a-colleague@example.org>', true, ASKED.toUpperCase()]);
+    expect(searched.messages.map((m) => m.uid)).toEqual([2, 4, 5]);
+    // The same messages, batches, cursors and counts either way.
+    expect(searched.messages).toEqual(whole.messages);
+    expect(searched.batches).toEqual(whole.batches);
+    expect(searched.batches).toEqual([
+      { lastUid: 2, skipped: 1 },
+      { lastUid: 4, skipped: 1 },
+      { lastUid: 6, skipped: 1 },
+    ]);
   });
 });

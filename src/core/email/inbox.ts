@@ -6,19 +6,31 @@ import { mailOf, recordLoginFailure, requireMailbox, serversOf } from '../mailbo
 import { allMailboxes, emailSendByMessageId, latestSendTo, markEmailSend, markLeadEmail, updateMailboxRow, type EmailSendRow } from '../mailboxes/store.js';
 import { recordBounced } from '../sequences/store.js';
 import type { LeadRow } from '../../db/sql/leads.js';
-import { MailLoginError, type BounceReport, type InboundEmail, type InboundHeaders, type InboxBatch } from '../network/mail.js';
+import { MailLoginError, type BounceReport, type InboundEmail, type InboundHeaders, type InboxBatch, type InboxReadOptions } from '../network/mail.js';
 import { recordMessage } from '../conversations/record.js';
 import { hasInboundMessage } from '../conversations/store.js';
 import { applyLeadReply } from '../outreach/inbound.js';
 import type { EngineSettings } from '../outreach/settings.js';
 import { loadCampaignInfo, updateAndReplan, type CampaignInfo } from '../outreach/state.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
+import { OUR_MESSAGE_ID_START } from './send.js';
 import { excludeAddress } from './unsubscribe.js';
 
 /** Messages read and committed together: one transaction, one cursor step. */
 export const INBOX_BATCH = 200;
 /** Batches one read takes at most, on one connection: a backlog past 10,000 messages is read over several polls. */
 export const INBOX_BATCHES_PER_READ = 50;
+
+/** How the inbox is read: batches, the engine's clock, and which messages can answer us. */
+export function inboxReadOptions(ctx: Ctx): InboxReadOptions {
+  return {
+    batch: INBOX_BATCH,
+    batches: INBOX_BATCHES_PER_READ,
+    now: ctx.simClock.now(),
+    wanted: (h) => namesOurMail(ctx, h),
+    ourMessageIds: OUR_MESSAGE_ID_START,
+  };
+}
 
 export interface InboxReadResult {
   read: number;
@@ -106,12 +118,7 @@ export async function readMailbox(ctx: Ctx, mailboxId: string, settings: EngineS
     await mailOf(ctx).readSince(
       servers,
       { uidValidity: row.inboxUidValidity, lastUid: row.inboxLastUid },
-      {
-        batch: INBOX_BATCH,
-        batches: INBOX_BATCHES_PER_READ,
-        now: ctx.simClock.now(),
-        wanted: (h) => namesOurMail(ctx, h),
-      },
+      inboxReadOptions(ctx),
       // Each batch and where reading stopped commit together, before the next batch is read.
       (batch) => {
         const recorded = recordInboxBatch(ctx, row.id, batch, settings);

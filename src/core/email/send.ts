@@ -12,6 +12,13 @@ import { mailboxReadiness, type MailboxWait } from '../safety/mailbox.js';
 import { safetyOf } from '../safety/rules.js';
 import { leadStatements, type LeadRow } from '../../db/sql/leads.js';
 
+const EMAIL_SEND_ID_PREFIX = 'eml';
+/**
+ * How every Message-ID we send begins: `<`, then the send's id (`eml_…`). The inbox reader
+ * lets the mail server pick the messages whose In-Reply-To or References contain it.
+ */
+export const OUR_MESSAGE_ID_START = `<${EMAIL_SEND_ID_PREFIX}_`;
+
 /**
  * Sending one email to a lead: the verb an email step calls. It refuses what must never be
  * mailed (no address, an address that unsubscribed or bounced, in any campaign), waits while
@@ -104,10 +111,10 @@ export function planEmail(
     const address = to.address;
     const ready = mailboxReadiness(ctx, mailbox, safetyOf(ctx), now);
     if (!ready.ready) return { status: 'wait', reason: ready.reason, until: ready.until };
-    const sendId = newSortableId('eml');
+    const sendId = newSortableId(EMAIL_SEND_ID_PREFIX);
     const domain = mailbox.address.slice(mailbox.address.lastIndexOf('@') + 1);
     // 48 random bits from the ids' pooled generator (one system call per 4 KiB, not one per email).
-    const messageId = `<${sendId}.${randomHex(6)}@${domain}>`;
+    const messageId = `<${sendId}.${randomHex(6)}@${domain}>`; // starts with OUR_MESSAGE_ID_START
     insertEmailSend(ctx, {
       id: sendId,
       messageId,

@@ -108,6 +108,13 @@ export interface InboxReadOptions {
   batches: number;
   now: number;
   wanted?: (headers: InboundHeaders) => boolean;
+  /**
+   * Text that every Message-ID we send contains. A message whose In-Reply-To and References
+   * both lack it, and that is no delivery report, cannot answer us: an adapter that can search
+   * on the server may count such messages as skipped without reading them, and ask `wanted`
+   * only about the rest.
+   */
+  ourMessageIds?: string;
 }
 
 export interface MailPort {

@@ -1,6 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { engineIntents, engineState, leadEnrichment } from '../../db/schema.js';
+import { perDb } from '../../db/prepared.js';
+import { engineIntents, type engineState, leadEnrichment } from '../../db/schema.js';
+import { workspaceStatements } from '../../db/sql/workspace.js';
 
 /**
  * SQL of the engine's own tables that the shared statements (src/db/sql/intents.ts, leads.ts,
@@ -13,31 +15,41 @@ const ROW = 1;
 export type EngineStateRow = typeof engineState.$inferSelect;
 export type EngineLease = Pick<EngineStateRow, 'holder' | 'holderHost' | 'holderPid' | 'leaseExpiresAt'>;
 
+/**
+ * The engine's row and lease writes, prepared once per connection: an engine takes or renews its
+ * lease and records how far simulated time got on every renewal, and building those queries
+ * cost several times running them.
+ */
+const engineStatements = perDb((db: Db) => {
+  const c = db.$client;
+  return {
+    writeLease: c.prepare<[EngineLease]>(
+      `INSERT INTO engine_state (id, holder, holder_host, holder_pid, lease_expires_at) VALUES (${ROW}, @holder, @holderHost, @holderPid, @leaseExpiresAt)
+       ON CONFLICT (id) DO UPDATE SET holder = @holder, holder_host = @holderHost, holder_pid = @holderPid, lease_expires_at = @leaseExpiresAt`,
+    ),
+    clearLease: c.prepare<[string]>(`UPDATE engine_state SET holder = NULL, lease_expires_at = 0 WHERE id = ${ROW} AND holder = ?`),
+    raiseSimTime: c.prepare<[{ simNow: number }]>(
+      `INSERT INTO engine_state (id, sim_now) VALUES (${ROW}, @simNow) ON CONFLICT (id) DO UPDATE SET sim_now = max(sim_now, @simNow)`,
+    ),
+  };
+});
+
 /** The engine's row, undefined before any engine ran. */
-export const engineStateRow = (db: Db): EngineStateRow | undefined => db.select().from(engineState).where(eq(engineState.id, ROW)).get();
+export const engineStateRow = (db: Db): EngineStateRow | undefined => workspaceStatements(db).engineState.get();
 
 /** Writes the lease columns, creating the row if there is none. */
 export function writeEngineLease(db: Db, lease: EngineLease): void {
-  db.insert(engineState)
-    .values({ id: ROW, ...lease })
-    .onConflictDoUpdate({ target: engineState.id, set: lease })
-    .run();
+  engineStatements(db).writeLease.run(lease);
 }
 
 /** Clears the lease if `holder` holds it. */
 export function clearEngineLease(db: Db, holder: string): void {
-  db.update(engineState)
-    .set({ holder: null, leaseExpiresAt: 0 })
-    .where(and(eq(engineState.id, ROW), eq(engineState.holder, holder)))
-    .run();
+  engineStatements(db).clearLease.run(holder);
 }
 
 /** Moves the recorded sim time up to `simNow`, never back. */
 export function raiseSimTime(db: Db, simNow: number): void {
-  db.insert(engineState)
-    .values({ id: ROW, simNow })
-    .onConflictDoUpdate({ target: engineState.id, set: { simNow: sql`max(${engineState.simNow}, ${simNow})` } })
-    .run();
+  engineStatements(db).raiseSimTime.run({ simNow });
 }
 
 export type IntentRow = typeof engineIntents.$inferSelect;

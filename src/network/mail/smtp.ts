@@ -167,7 +167,7 @@ export class SmtpMail implements MailPort {
         p.catch(() => undefined);
         return p;
       };
-      const select = (i: number) => quiet(this.select(client, spans[i]!, options.wanted));
+      const select = (i: number) => quiet(this.select(client, spans[i]!, options));
       const fetchWanted = (selected: Promise<Selected>) =>
         quiet(selected.then(async ({ uids, skipped }) => ({ skipped, fetched: uids.length === 0 ? [] : await this.fetchWanted(client, uids) })));
       const selects = [select(0), ...(spans.length > 1 ? [select(1)] : [])];
@@ -198,28 +198,56 @@ export class SmtpMail implements MailPort {
   /**
    * Which UIDs of a batch to fetch: with `wanted`, only those it answers true for, judged on
    * the In-Reply-To, References and Content-Type lines alone (most of an inbox answers nothing
-   * we sent and needs nothing more than those three lines); without it, the whole range.
+   * we sent and needs nothing more than those three lines); without it, the whole range. With
+   * `ourMessageIds`, the server first searches the range for the messages whose In-Reply-To or
+   * References contain it or that are delivery reports, and only those are read and asked.
    */
-  private async select(client: ImapFlow, range: { first: number; last: number }, wanted: InboxReadOptions['wanted']): Promise<Selected> {
+  private async select(client: ImapFlow, range: { first: number; last: number }, options: InboxReadOptions): Promise<Selected> {
     const all = `${range.first}:${range.last}`;
+    const { wanted, ourMessageIds } = options;
     const uids: number[] = [];
     const skipped: number[] = [];
+    // Oldest first, as batches are cut and handed over (a server answers in any order).
+    const oldestFirst = (a: number, b: number) => a - b;
     if (!wanted) {
       for (const m of await client.fetchAll(all, { uid: true }, { uid: true })) uids.push(m.uid);
-    } else {
-      for (const m of await client.fetchAll(all, { uid: true, headers: ['in-reply-to', 'references', 'content-type'] }, { uid: true })) {
+      return { uids: uids.sort(oldestFirst), skipped };
+    }
+    // The server picks the few messages that can answer us (IMAP SEARCH HEADER is a substring
+    // match): only those have their header lines read here; the rest are counted, never read.
+    let present: number[] | null = null;
+    let candidates = all;
+    if (ourMessageIds) {
+      const [inRange, picked] = await Promise.all([
+        client.search({ uid: all }, { uid: true }),
+        client.search(
+          {
+            uid: all,
+            or: [{ header: { 'in-reply-to': ourMessageIds } }, { header: { references: ourMessageIds } }, { header: { 'content-type': 'multipart/report' } }],
+          },
+          { uid: true },
+        ),
+      ]);
+      // A server that refuses either search is read the long way: every message's header lines.
+      if (Array.isArray(inRange) && Array.isArray(picked)) {
+        present = inRange;
+        candidates = picked.join(',');
+      }
+    }
+    const kept = new Set<number>();
+    if (candidates !== '')
+      for (const m of await client.fetchAll(candidates, { uid: true, headers: ['in-reply-to', 'references', 'content-type'] }, { uid: true })) {
         const fields = headerFields(m.headers);
         const keep = wanted({
           inReplyTo: messageIdsIn(fields.get('in-reply-to')?.join(' '))[0] ?? null,
           references: messageIdsIn(fields.get('references')?.join(' ')),
           report: (fields.get('content-type') ?? []).some((v) => /^multipart\/report\b/i.test(v)),
         });
-        (keep ? uids : skipped).push(m.uid);
+        if (keep) kept.add(m.uid);
+        else if (present === null) skipped.push(m.uid);
       }
-    }
-    // Oldest first, as batches are cut and handed over (a server answers a FETCH in any order).
-    const oldestFirst = (a: number, b: number) => a - b;
-    return { uids: uids.sort(oldestFirst), skipped: skipped.sort(oldestFirst) };
+    if (present !== null) for (const uid of present) if (!kept.has(uid)) skipped.push(uid);
+    return { uids: [...kept].sort(oldestFirst), skipped: skipped.sort(oldestFirst) };
   }
 
   /**

@@ -6,6 +6,7 @@ import { exclusionStatements } from '../../../src/db/sql/exclusions.js';
 import { simInboxStatements } from '../../../src/db/sql/sim-inbox.js';
 import { webhookStatements } from '../../../src/db/sql/webhooks.js';
 import { workspaceStatements } from '../../../src/db/sql/workspace.js';
+import { clearEngineLease, engineStateRow, raiseSimTime, writeEngineLease } from '../../../src/core/outreach/store.js';
 import { variedCtx } from './helpers.js';
 
 /** The small statement modules (sim inbox, workspace and lease, exclusions, webhook outbox) against the query builder. */
@@ -68,6 +69,39 @@ describe('workspace, lease, exclusion and outbox statements', () => {
     expect(s.engineState.get()).toBeUndefined();
     db.insert(engineState).values({ id: 1, holder: 'h', leaseExpiresAt: 5, simNow: 3 }).run();
     expect(s.engineState.get()).toStrictEqual(db.select().from(engineState).where(eq(engineState.id, 1)).get());
+  });
+
+  it('writes the lease and the sim-time mark as the query builder would', () => {
+    const mine = variedCtx().db;
+    const theirs = variedCtx().db;
+    const row = (db: Db) => db.select().from(engineState).where(eq(engineState.id, 1)).get();
+    const lease = { holder: 'h1', holderHost: 'host', holderPid: 42, leaseExpiresAt: 30_000 };
+    // No row yet: each write creates it; the sim time only ever rises; a clear by another holder changes nothing.
+    raiseSimTime(mine, 50);
+    theirs
+      .insert(engineState)
+      .values({ id: 1, simNow: 50 })
+      .onConflictDoUpdate({ target: engineState.id, set: { simNow: sql`max(${engineState.simNow}, 50)` } })
+      .run();
+    expect(row(mine)).toStrictEqual(row(theirs));
+    writeEngineLease(mine, lease);
+    theirs
+      .insert(engineState)
+      .values({ id: 1, ...lease })
+      .onConflictDoUpdate({ target: engineState.id, set: lease })
+      .run();
+    expect(row(mine)).toStrictEqual(row(theirs));
+    raiseSimTime(mine, 20);
+    expect(engineStateRow(mine)).toStrictEqual({ id: 1, ...lease, simNow: 50 });
+    raiseSimTime(mine, 70);
+    clearEngineLease(mine, 'someone else');
+    expect(engineStateRow(mine)).toStrictEqual({ id: 1, ...lease, simNow: 70 });
+    clearEngineLease(mine, 'h1');
+    expect(engineStateRow(mine)).toStrictEqual({ id: 1, holder: null, holderHost: 'host', holderPid: 42, leaseExpiresAt: 0, simNow: 70 });
+    // A lease written first creates the row with the sim time at its default.
+    const fresh = variedCtx().db;
+    writeEngineLease(fresh, lease);
+    expect(engineStateRow(fresh)).toStrictEqual({ id: 1, ...lease, simNow: 0 });
   });
 
   it('looks a URL up on the exclusion list', () => {
