@@ -65,6 +65,8 @@ async function setup(leads: number) {
   };
   const cursor = () => {
     const m = findMailbox(ctx, 'mbx_sales')!;
+    // When it was read is the server's clock at the batch's commit.
+    expect(m.inboxReadAt).toBe(m.inboxLastUid === 0 ? null : ctx.clock.now());
     return { uidValidity: m.inboxUidValidity, lastUid: m.inboxLastUid };
   };
   return { ctx, q, reply, recorded, cursor };

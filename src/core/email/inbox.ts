@@ -3,7 +3,7 @@ import { stepsThenLast } from '../../db/tx.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { mailOf, recordLoginFailure, requireMailbox, serversOf } from '../mailboxes/mailbox.js';
-import { allMailboxes, emailSendByMessageId, latestSendTo, markEmailSend, markLeadEmail, updateMailboxRow, type EmailSendRow } from '../mailboxes/store.js';
+import { allMailboxes, emailSendByMessageId, latestSendTo, markEmailSend, markLeadEmail, recordInboxCursor, type EmailSendRow } from '../mailboxes/store.js';
 import { recordBounced } from '../sequences/store.js';
 import type { LeadRow } from '../../db/sql/leads.js';
 import { MailLoginError, type BounceReport, type InboundEmail, type InboundHeaders, type InboxBatch, type InboxReadOptions } from '../network/mail.js';
@@ -61,7 +61,7 @@ export function recordInboxBatch(ctx: Ctx, mailboxId: string, batch: InboxBatch,
   const { outcomes } = stepsThenLast(
     ctx.db,
     batch.messages.map((message) => () => applyInboundEmail(ctx, mailboxId, message, settings, infos)),
-    () => updateMailboxRow(ctx, mailboxId, { inboxUidValidity: batch.cursor.uidValidity, inboxLastUid: batch.cursor.lastUid, inboxReadAt: ctx.clock.now() }),
+    () => recordInboxCursor(ctx, mailboxId, batch.cursor, ctx.clock.now()),
   );
   outcomes.forEach((outcome, i) => {
     if (outcome.ok) {

@@ -46,6 +46,10 @@ const hot = perDb((db) => {
     lastSent: c.prepare<[string], number>("SELECT at FROM email_sends WHERE mailbox_id = ? AND state != 'failed' ORDER BY at DESC LIMIT 1").pluck(),
     stateOf: c.prepare<[string], { mailboxId: string; at: number; state: string }>('SELECT mailbox_id AS mailboxId, at, state FROM email_sends WHERE id = ?'),
     settle: c.prepare<[string, string | null, string]>('UPDATE email_sends SET state = ?, error = ? WHERE id = ?'),
+    // Where an inbox read got to: written with every batch it commits.
+    inboxCursor: c.prepare<[{ id: string; uidValidity: string | null; lastUid: number; at: number }]>(
+      'UPDATE mailboxes SET inbox_uid_validity = @uidValidity, inbox_last_uid = @lastUid, inbox_read_at = @at WHERE id = @id',
+    ),
     // An inbox read asks for every id every message names, and marks every reply and bounce it records.
     sendByMessageId: rowsOf<[string], EmailSendRow>(emailSends, c.prepare(`SELECT ${selectList(emailSends)} FROM email_sends WHERE message_id = ?`)),
     // A time not given (null) keeps its value.
@@ -109,6 +113,11 @@ export function mailboxPage(ctx: Db, afterSeq: number, limit: number): MailboxRo
 
 export function allMailboxes(ctx: Db): MailboxRow[] {
   return ctx.db.select().from(mailboxes).orderBy(asc(mailboxes.seq)).all();
+}
+
+/** Where the mailbox's inbox read got to, and when: the last write of every batch it commits. */
+export function recordInboxCursor(ctx: Db, id: string, cursor: { uidValidity: string | null; lastUid: number }, at: number): void {
+  hot(ctx.db).inboxCursor.run({ id, uidValidity: cursor.uidValidity, lastUid: cursor.lastUid, at });
 }
 
 export function updateMailboxRow(ctx: Db, id: string, set: Partial<MailboxInsert>): void {
