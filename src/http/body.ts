@@ -12,10 +12,44 @@ export const bodyTooLarge = () =>
   });
 
 /**
- * Reads the raw body with a hard byte limit: body-parser refuses an over-long
- * Content-Length at once and stops a chunked upload as soon as it passes the limit.
+ * body-parser's raw reader with the hard byte limit: it refuses an over-long Content-Length at
+ * once, stops a chunked upload as soon as it passes the limit, and inflates a compressed body.
  */
-export const readRawBody: RequestHandler = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+const parseRaw: RequestHandler = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+
+/** A body that failed to arrive whole (the client went away): 400, as body-parser reports it. */
+const bodyAborted = () => Object.assign(new Error('request aborted'), { status: 400, type: 'request.aborted' });
+
+/**
+ * Reads the raw body into `req.body` (a Buffer) with a hard byte limit. The common case, an
+ * uncompressed body of a declared length within the limit, is read here: Node's parser already
+ * holds such a body to its declared length, so nothing is left to check but that it arrived,
+ * and body-parser's own checks and layers were a measurable share of a short MCP call
+ * (bench/METHOD.md). Everything else (no length, an over-long one, a compressed body) goes to
+ * body-parser, which answers as before.
+ */
+export const readRawBody: RequestHandler = (req, res, next) => {
+  const declared = req.headers['content-length'];
+  const length = declared === undefined ? Number.NaN : Number(declared);
+  const common = length <= MAX_BODY_BYTES && req.headers['content-encoding'] === undefined && req.headers['transfer-encoding'] === undefined;
+  // A body already read, or a request already gone, is body-parser's to answer too.
+  if (!common || req.readableEnded || req.destroyed) {
+    parseRaw(req, res, next);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  const onData = (chunk: Buffer) => void chunks.push(chunk);
+  const finish = (err?: Error) => {
+    req.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
+    if (err) return next(err);
+    req.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    next();
+  };
+  const onEnd = () => finish();
+  // Closed or failed before its end: the client went away mid-body.
+  const onClose = () => finish(bodyAborted());
+  req.on('data', onData).on('end', onEnd).on('close', onClose).on('error', onClose);
+};
 
 /** Whether a request announces a body: the test body-parser itself applies before reading. */
 const announcesBody = (req: IncomingMessage): boolean => req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
