@@ -440,9 +440,12 @@ export function expressRequest(req: Request, res: Response): McpHttpRequest {
   };
 }
 
-/** The Express route's view of a request (the route has read the body with readRawBody). */
+/**
+ * The Express route of a handler, behind readingBody (one layer with the body read): a rejection
+ * goes to the error handlers, as Express sends it there from a layer of its own.
+ */
 export function expressRoute(handle: (req: McpHttpRequest, res: ServerResponse) => Promise<void>): RequestHandler {
-  return (req: Request, res: Response) => handle(expressRequest(req, res), res);
+  return (req: Request, res: Response, next) => handle(expressRequest(req, res), res).catch(next);
 }
 
 /**

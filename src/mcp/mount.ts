@@ -1,6 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import type { Ctx } from '../core/context.js';
-import { readRawBody } from '../http/body.js';
+import { readingBody, readRawBody } from '../http/body.js';
 import { baseUrl } from '../http/request.js';
 import type { HostServices } from '../http/host.js';
 import type { Tool } from '../tools/define.js';
@@ -35,12 +35,16 @@ export function mountMcp(app: Express, _host: HostServices, ctx: Ctx, tools: rea
   app.get(['/.well-known/mcp/server-card.json', '/mcp/server-card'], readRawBody, (req, res) => {
     res.json(serverCard(baseUrl(req), ctx.env, tools, toolSets?.universe));
   });
+  // One router layer per path, and the POST's body read and handler as one (see readingBody):
+  // each layer Express walks costs a share of a short call.
   for (const path of ['/', '/mcp']) {
-    app.get(path, (req, res, next) => {
-      if (wantsEventStream(req.get('accept'))) return stream(expressRequest(req, res), res);
-      next();
-    });
-    app.delete(path, methodNotAllowed('GET, POST'));
-    app.post(path, readRawBody, post);
+    app
+      .route(path)
+      .get((req, res, next) => {
+        if (wantsEventStream(req.get('accept'))) return stream(expressRequest(req, res), res);
+        next();
+      })
+      .delete(methodNotAllowed('GET, POST'))
+      .post(readingBody(post));
   }
 }

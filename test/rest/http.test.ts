@@ -1,4 +1,5 @@
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import cors from 'cors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
@@ -104,6 +105,35 @@ describe('REST facade', () => {
     });
     expect([413, -1]).toContain(chunked.status);
     if (chunked.status === 413) expect(JSON.parse(chunked.body).error.details.maxBytes).toBe(131072);
+  });
+
+  it('reads a body however it arrives: in pieces of a declared length, chunked, gzip-compressed; a client gone mid-body costs nothing', async () => {
+    const call = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_credits', arguments: {} } }));
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': TEST_KEY };
+    const credits = (r: { status: number; body: string }) => {
+      expect(r.status).toBe(200);
+      const reply = JSON.parse(r.body);
+      expect(reply.id).toBe(7);
+      return reply.result.structuredContent.credits as number;
+    };
+    const pieces = [call.subarray(0, 5), call.subarray(5, 40), call.subarray(40)];
+    const declared = credits(await raw({ method: 'POST', path: '/mcp', headers: { ...headers, 'content-length': String(call.length) }, chunks: pieces }));
+    expect(typeof declared).toBe('number');
+    expect(credits(await raw({ method: 'POST', path: '/mcp', headers: { ...headers, 'transfer-encoding': 'chunked' }, chunks: pieces }))).toBe(declared);
+    const zipped = gzipSync(call);
+    const gz = { ...headers, 'content-encoding': 'gzip', 'content-length': String(zipped.length) };
+    expect(credits(await raw({ method: 'POST', path: '/mcp', headers: gz, chunks: [zipped] }))).toBe(declared);
+    // Half a declared body, then the connection closes: no answer to give, and the server goes on.
+    const url = new URL(server.url);
+    await new Promise<void>((resolve) => {
+      const req = request({ host: url.hostname, port: url.port, method: 'POST', path: '/mcp', headers: { ...headers, 'content-length': String(call.length) } });
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+      req.write(call.subarray(0, 10), () => setTimeout(() => req.destroy(), 50));
+    });
+    const empty = await raw({ method: 'POST', path: '/mcp', headers: { ...headers, 'content-length': '0' } });
+    expect(empty.status).toBe(400);
+    expect(credits(await raw({ method: 'POST', path: '/mcp', headers: { ...headers, 'content-length': String(call.length) }, chunks: [call] }))).toBe(declared);
   });
 
   it('answers 404 not_found for unknown routes, after checking the key', async () => {
