@@ -75,6 +75,7 @@ function infoOf(db: Db, row: CampaignWithAgent): CampaignInfo {
   const sending = campaignStatements(db).sending.get(row.id);
   const approval = sending?.approval === 'required' ? 'required' : 'off';
   const steps = sequenceOf(row.agent);
+  const email = emailReadsOf(steps);
   return {
     id: row.id,
     status: row.status,
@@ -83,8 +84,8 @@ function infoOf(db: Db, row: CampaignWithAgent): CampaignInfo {
     steps,
     senderIds: Object.freeze(senderAccountIdsOf({ senderAccountIds: sending?.senders ?? '[]' })),
     mailboxIds: Object.freeze(mailboxIdsOf({ mailboxIds: sending?.mailboxes ?? '[]' })),
-    readsEmail: emailReadsOf(steps).reads,
-    readsEmailEvents: emailReadsOf(steps).events,
+    readsEmail: email.reads,
+    readsEmailEvents: email.events,
     approval,
     draftsInUse: approval === 'required' || campaignHasDrafts({ db }, row.id),
   };

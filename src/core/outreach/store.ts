@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { perDb } from '../../db/prepared.js';
-import { engineIntents, type engineState, leadEnrichment } from '../../db/schema.js';
-import { workspaceStatements } from '../../db/sql/workspace.js';
+import { engineIntents, leadEnrichment } from '../../db/schema.js';
+import { workspaceStatements, type EngineStateRow } from '../../db/sql/workspace.js';
 
 /**
  * SQL of the engine's own tables that the shared statements (src/db/sql/intents.ts, leads.ts,
@@ -12,7 +12,7 @@ import { workspaceStatements } from '../../db/sql/workspace.js';
 
 const ROW = 1;
 
-export type EngineStateRow = typeof engineState.$inferSelect;
+export type { EngineStateRow };
 export type EngineLease = Pick<EngineStateRow, 'holder' | 'holderHost' | 'holderPid' | 'leaseExpiresAt'>;
 
 /**

@@ -235,6 +235,7 @@ export class SmtpMail implements MailPort {
       }
     }
     const kept = new Set<number>();
+    const read: number[] = [];
     if (candidates !== '')
       for (const m of await client.fetchAll(candidates, { uid: true, headers: ['in-reply-to', 'references', 'content-type'] }, { uid: true })) {
         const fields = headerFields(m.headers);
@@ -243,10 +244,11 @@ export class SmtpMail implements MailPort {
           references: messageIdsIn(fields.get('references')?.join(' ')),
           report: (fields.get('content-type') ?? []).some((v) => /^multipart\/report\b/i.test(v)),
         });
+        read.push(m.uid);
         if (keep) kept.add(m.uid);
-        else if (present === null) skipped.push(m.uid);
       }
-    if (present !== null) for (const uid of present) if (!kept.has(uid)) skipped.push(uid);
+    // Skipped: every message of the span (as the search listed them, else as read) not kept.
+    for (const uid of present ?? read) if (!kept.has(uid)) skipped.push(uid);
     return { uids: [...kept].sort(oldestFirst), skipped: skipped.sort(oldestFirst) };
   }
 
