@@ -399,11 +399,16 @@ function whileAdmitted(ctx: Ctx, req: McpHttpRequest, credential: Credential): M
 /** Why a request's `closed` signal fired: its exchange ended, answered or not. */
 const EXCHANGE_CLOSED = new Error('The HTTP exchange closed.');
 
-/** An Express request as the handlers read it. */
-export function expressRequest(req: Request, res: Response): McpHttpRequest {
-  // The `closed` signal is made when first read (a plain call never reads it: an AbortSignal and
-  // its listeners cost more than the rest of the request's own bookkeeping); `whenGone` listens
-  // on the response itself.
+/** What an exchange's request gives the handlers, beside the `closed` signal and `whenGone` that its response gives. */
+export type McpRequestFields = Omit<McpHttpRequest, 'closed' | 'whenGone' | 'origin'>;
+
+/**
+ * A request as the handlers read it, from Express or from the edge: `fields`, `origin` read only
+ * when wanted (a refusal's challenge, the SDK's per-request entries), and the `closed` signal
+ * made when first read (a plain call never reads it: an AbortSignal and its listeners cost more
+ * than the rest of the request's own bookkeeping); `whenGone` listens on the response itself.
+ */
+export function mcpRequest(res: ServerResponse, fields: McpRequestFields, origin: () => string): McpHttpRequest {
   let ended = false;
   let closed: AbortController | undefined;
   res.once('close', () => {
@@ -412,16 +417,10 @@ export function expressRequest(req: Request, res: Response): McpHttpRequest {
     closed?.abort(EXCHANGE_CLOSED);
   });
   return {
-    header: (name) => req.get(name),
-    ip: clientAddress(req),
-    query: req.query as Record<string, unknown>,
-    // Read only by a refusal's challenge and the SDK's per-request entries.
+    ...fields,
     get origin() {
-      return baseUrl(req);
+      return origin();
     },
-    url: req.originalUrl,
-    raw: req.body,
-    requestId: requestIdOf(res),
     get closed() {
       if (!closed) {
         closed = new AbortController();
@@ -438,6 +437,22 @@ export function expressRequest(req: Request, res: Response): McpHttpRequest {
       return () => res.off('close', gone);
     },
   };
+}
+
+/** An Express request as the handlers read it. */
+export function expressRequest(req: Request, res: Response): McpHttpRequest {
+  return mcpRequest(
+    res,
+    {
+      header: (name) => req.get(name),
+      ip: clientAddress(req),
+      query: req.query as Record<string, unknown>,
+      url: req.originalUrl,
+      raw: req.body,
+      requestId: requestIdOf(res),
+    },
+    () => baseUrl(req),
+  );
 }
 
 /**

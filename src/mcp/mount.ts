@@ -7,6 +7,7 @@ import type { Tool } from '../tools/define.js';
 import type { ToolSets } from '../tools/select.js';
 import { serverCard } from './card.js';
 import { expressRequest, expressRoute, mcpPostHandler, mcpStreamHandler } from './http.js';
+import { mcpEdge } from './edge.js';
 import { KeyedLive } from './live.js';
 
 const methodNotAllowed =
@@ -26,11 +27,13 @@ const wantsEventStream = (accept: string | undefined): boolean => (accept ?? '')
  * ./live.ts); any other GET falls through to the host's overview. `tools` is the MCP tool set
  * after the config's selection.
  */
-export function mountMcp(app: Express, _host: HostServices, ctx: Ctx, tools: readonly Tool[], toolSets?: ToolSets): void {
+export function mountMcp(app: Express, host: HostServices, ctx: Ctx, tools: readonly Tool[], toolSets?: ToolSets): void {
   const live = new KeyedLive(ctx);
   const handle = mcpPostHandler(ctx, tools, { toolSets, live });
   const stream = mcpStreamHandler(ctx, live);
   const post = expressRoute(handle);
+  // Most POSTs are answered before Express, by the same handler (see ./edge.ts).
+  host.edge(mcpEdge(ctx, host.front, handle));
   // The Server Card: at the well-known path, and at the one the card's own draft reserves.
   app.get(['/.well-known/mcp/server-card.json', '/mcp/server-card'], readRawBody, (req, res) => {
     res.json(serverCard(baseUrl(req), ctx.env, tools, toolSets?.universe));

@@ -1,0 +1,66 @@
+import type { ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { Request, Response } from 'express';
+import type { Ctx } from '../core/context.js';
+import { toApiError } from '../core/errors.js';
+import { bodyErrors, readingBody, sendError } from '../http/body.js';
+import type { FrontDoor } from '../http/front-door.js';
+import type { EdgeHandler } from '../http/host.js';
+import { mcpRequest, type McpHttpRequest } from './http.js';
+
+/** The paths MCP answers POSTs on; nothing else shares them. */
+const MCP_PATHS = new Set(['/mcp', '/']);
+
+/**
+ * MCP POSTs before Express. A call is one JSON-RPC exchange on two fixed paths, and Express's
+ * own per-request work (its request and response objects, the router) was about half of a plain
+ * call's server time: with it, both eras ran under half of REST's throughput (bench/METHOD.md,
+ * "MCP before Express"). The edge takes only requests it answers exactly as the Express route
+ * would, and leaves every other to Express untouched:
+ * - a POST to `/mcp` or `/` with no query string (the route's only input beyond the body);
+ * - a Host the front door accepted before, and no `X-Forwarded-*` header (the client's address
+ *   and scheme are then the socket's, as Express's settings would also find);
+ * - a key or a bearer token.
+ * The body is read by the route's own reader (`readingBody`, body-parser under the 128 KiB
+ * limit), its failures are answered as the host answers them (`bodyErrors`, then the last
+ * resort), and the handler is the route's own (`mcpPostHandler`), so the answers are the same;
+ * `test/mcp/edge.test.ts` compares the two.
+ */
+export function mcpEdge(ctx: Ctx, front: FrontDoor, handle: (req: McpHttpRequest, res: ServerResponse) => Promise<void>): EdgeHandler {
+  return (req, res) => {
+    if (req.method !== 'POST' || !MCP_PATHS.has(req.url ?? '')) return false;
+    const h = req.headers;
+    if (h['x-forwarded-for'] !== undefined || h['x-forwarded-proto'] !== undefined || h['x-forwarded-host'] !== undefined) return false;
+    const key = h['x-api-key'];
+    if ((typeof key !== 'string' || key === '') && !/^Bearer[ \t]/i.test(h.authorization ?? '')) return false;
+    if (!front.hostKnownGood(req)) return false;
+
+    const requestId = front.begin(req, res, () => undefined);
+    front.simpleCors(res);
+    const url = req.url as string;
+    const origin = () => `${(req.socket as Partial<TLSSocket>).encrypted ? 'https' : 'http'}://${h.host ?? 'localhost'}`;
+    // body-parser reads a bare node request as it reads Express's (it is connect middleware).
+    const express = { req: req as Request, res: res as Response };
+    const failed = (err?: unknown) =>
+      bodyErrors(err, express.req, express.res, (rest?: unknown) => {
+        // As the host's last resort answers what a route threw.
+        ctx.log.error({ err: rest, requestId }, 'unhandled error');
+        if (!res.headersSent) sendError(res, toApiError(rest));
+      });
+    const route = readingBody((read) =>
+      handle(
+        mcpRequest(
+          res,
+          { header: (name) => single(h[name.toLowerCase()]), ip: req.socket.remoteAddress, query: {}, url, raw: read.body as unknown, requestId },
+          origin,
+        ),
+        res,
+      ).catch(failed),
+    );
+    route(express.req, express.res, failed);
+    return true;
+  };
+}
+
+/** A header as Express's `req.get` gives it: several values joined. */
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
