@@ -89,20 +89,16 @@ function write(scope: Scope): void {
   const actor = resolveActor(ctx, call.actor);
   const targets = [...new Set([...call.targets, ...scope.created])].slice(0, MAX_TARGETS);
   const now = ctx.clock.now();
-  auditStore.insert(
-    ctx.db,
-    {
-      id: newSortableId('aud', now),
-      actorType: actor.type,
-      actorId: actor.id,
-      actorName: actor.name,
-      action: call.action,
-      targets: JSON.stringify(targets),
-      summary: call.summary.slice(0, 300),
-      at: now,
-    },
-    targets,
-  );
+  auditStore.insert(ctx.db, {
+    id: newSortableId('aud', now),
+    actorType: actor.type,
+    actorId: actor.id,
+    actorName: actor.name,
+    action: call.action,
+    targets: JSON.stringify(targets),
+    summary: call.summary.slice(0, 300),
+    at: now,
+  });
   scope.written = true;
 }
 

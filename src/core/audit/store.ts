@@ -11,7 +11,8 @@ const statements = perDb((db) => ({
   event: db.$client.prepare<[Omit<AuditRow, 'seq'>]>(
     'INSERT INTO audit_events (id, actor_type, actor_id, actor_name, action, targets, summary, at) VALUES (@id, @actorType, @actorId, @actorName, @action, @targets, @summary, @at)',
   ),
-  target: db.$client.prepare<[string, number]>('INSERT OR IGNORE INTO audit_targets (target_id, event_seq) VALUES (?, ?)'),
+  // The event's targets from the JSON list the event row holds: one statement, not one a target.
+  targets: db.$client.prepare<[number, string]>('INSERT OR IGNORE INTO audit_targets (target_id, event_seq) SELECT value, ? FROM json_each(?)'),
 }));
 
 export interface AuditFilter {
@@ -29,10 +30,11 @@ export interface AuditFilter {
 export const auditStore = {
   /** Rows changed on this connection since it opened, triggers included: how a transaction tells it wrote. */
   totalChanges: (db: Db): number => statements(db).totalChanges.get() as number,
-  insert: (db: Db, row: Omit<AuditRow, 'seq'>, targets: readonly string[]): void => {
+  /** The event and a target row for each id of its `targets` (a JSON list of strings). */
+  insert: (db: Db, row: Omit<AuditRow, 'seq'>): void => {
     const st = statements(db);
     const seq = Number(st.event.run(row).lastInsertRowid);
-    for (const target of targets) st.target.run(target, seq);
+    st.targets.run(seq, row.targets);
   },
   /** Newest first, `limit` rows. */
   page: (db: Db, filter: AuditFilter, limit: number): AuditRow[] => {
