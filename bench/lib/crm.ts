@@ -134,7 +134,8 @@ async function oneRound(m: Mods, dir: string, name: string, sync: boolean, leads
 export async function runCrmEngine(root: string, opts: { leads?: number; days?: number; rounds?: number } = {}): Promise<CrmEngineBench> {
   const leads = opts.leads ?? 600;
   const days = opts.days ?? 6;
-  const rounds = opts.rounds ?? 5;
+  // Nine pairs: with five, runs of one build on a quiet machine gave 0.95× to 1.19× (bench/METHOD.md).
+  const rounds = opts.rounds ?? 9;
   const load = <T>(path: string): Promise<T> => loadDist<T>(root, path);
   const m: Mods = {
     clock: await load('core/clock.js'),
