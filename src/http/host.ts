@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
 import type { Ctx } from '../core/context.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
@@ -54,6 +54,19 @@ export interface Host {
 }
 
 /**
+ * The host's answer to an error a route passed on: a body it could not read is answered as the
+ * body errors say (413, or 400 naming the body); anything else is logged and answered by its
+ * error body, unless the response has begun (the last resort). The app's error handler and an
+ * edge that runs a route's handler itself (src/mcp/edge.ts) both answer with it.
+ */
+export function answerRouteError(ctx: Ctx, err: unknown, req: Request, res: Response, requestId: unknown): void {
+  bodyErrors(err, req, res, (rest?: unknown) => {
+    ctx.log.error({ err: rest, requestId }, 'unhandled error');
+    if (!res.headersSent) sendError(res, toApiError(rest));
+  });
+}
+
+/**
  * The one HTTP host: the front door (request id, access log, Host check, CORS), the faces in
  * order, then OAuth, `/health`, discovery (`/llms.txt`, `/.well-known/mcp.json`, the overview at
  * GET / and /mcp), the provider webhooks, the one-click unsubscribe of emails, and the answers of last resort (404, body errors, 503).
@@ -97,12 +110,8 @@ export function createHost(ctx: Ctx, opts: HostOptions): Host {
   app.use((req, res) => {
     sendError(res, new ApiError('not_found', `No route ${req.method} ${req.path}. See /llms.txt.`));
   });
-  app.use(bodyErrors);
-  const lastResort: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
-    ctx.log.error({ err, requestId: res.locals.requestId }, 'unhandled error');
-    if (!res.headersSent) sendError(res, toApiError(err));
-  };
-  app.use(lastResort);
+  const routeErrors: ErrorRequestHandler = (err: unknown, req, res, _next) => answerRouteError(ctx, err, req, res, res.locals.requestId);
+  app.use(routeErrors);
 
   const handler: RequestListener =
     edges.length === 0

@@ -2,10 +2,9 @@ import type { ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Request, Response } from 'express';
 import type { Ctx } from '../core/context.js';
-import { toApiError } from '../core/errors.js';
-import { bodyErrors, readingBody, sendError } from '../http/body.js';
+import { readingBody } from '../http/body.js';
 import type { FrontDoor } from '../http/front-door.js';
-import type { EdgeHandler } from '../http/host.js';
+import { answerRouteError, type EdgeHandler } from '../http/host.js';
 import { mcpRequest, type McpHttpRequest } from './http.js';
 
 /** The paths MCP answers POSTs on; nothing else shares them. */
@@ -22,9 +21,9 @@ const MCP_PATHS = new Set(['/mcp', '/']);
  *   and scheme are then the socket's, as Express's settings would also find);
  * - a key or a bearer token.
  * The body is read by the route's own reader (`readingBody`, body-parser under the 128 KiB
- * limit), its failures are answered as the host answers them (`bodyErrors`, then the last
- * resort), and the handler is the route's own (`mcpPostHandler`), so the answers are the same;
- * `test/mcp/edge.test.ts` compares the two.
+ * limit), its failures and the handler's are answered as the host answers them
+ * (`answerRouteError`), and the handler is the route's own (`mcpPostHandler`), so the answers
+ * are the same; `test/mcp/edge.test.ts` compares the two.
  */
 export function mcpEdge(ctx: Ctx, front: FrontDoor, handle: (req: McpHttpRequest, res: ServerResponse) => Promise<void>): EdgeHandler {
   return (req, res) => {
@@ -40,13 +39,10 @@ export function mcpEdge(ctx: Ctx, front: FrontDoor, handle: (req: McpHttpRequest
     const url = req.url as string;
     const origin = () => `${(req.socket as Partial<TLSSocket>).encrypted ? 'https' : 'http'}://${h.host ?? 'localhost'}`;
     // body-parser reads a bare node request as it reads Express's (it is connect middleware).
-    const express = { req: req as Request, res: res as Response };
-    const failed = (err?: unknown) =>
-      bodyErrors(err, express.req, express.res, (rest?: unknown) => {
-        // As the host's last resort answers what a route threw.
-        ctx.log.error({ err: rest, requestId }, 'unhandled error');
-        if (!res.headersSent) sendError(res, toApiError(rest));
-      });
+    const expressReq = req as Request;
+    const expressRes = res as Response;
+    // A body that could not be read, or a handler that threw: answered as the host answers them.
+    const failed = (err?: unknown) => answerRouteError(ctx, err, expressReq, expressRes, requestId);
     const route = readingBody((read) =>
       handle(
         mcpRequest(
@@ -57,7 +53,7 @@ export function mcpEdge(ctx: Ctx, front: FrontDoor, handle: (req: McpHttpRequest
         res,
       ).catch(failed),
     );
-    route(express.req, express.res, failed);
+    route(expressReq, expressRes, failed);
     return true;
   };
 }

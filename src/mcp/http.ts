@@ -400,7 +400,7 @@ function whileAdmitted(ctx: Ctx, req: McpHttpRequest, credential: Credential): M
 const EXCHANGE_CLOSED = new Error('The HTTP exchange closed.');
 
 /** What an exchange's request gives the handlers, beside the `closed` signal and `whenGone` that its response gives. */
-export type McpRequestFields = Omit<McpHttpRequest, 'closed' | 'whenGone' | 'origin'>;
+type McpRequestFields = Omit<McpHttpRequest, 'closed' | 'whenGone' | 'origin'>;
 
 /**
  * A request as the handlers read it, from Express or from the edge: `fields`, `origin` read only
