@@ -2,6 +2,9 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { allowance, resolveSafety } from '../../src/core/safety/rules.js';
 import { findAccount } from '../../src/core/accounts/resolve.js';
+import { nextUtcDay } from '../../src/core/outreach/calendar.js';
+import { touchWait } from '../../src/core/outreach/readiness.js';
+import type { TouchCount, TouchMemo } from '../../src/core/outreach/runner.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { engineIntents, leads } from '../../src/db/schema.js';
 import { TEST_KEY } from '../helpers.js';
@@ -90,5 +93,50 @@ describe('visits before an invitation are paced with the invitations', () => {
     const sent = h.ctx.db.select().from(engineIntents).where(eq(engineIntents.kind, 'connection_request')).all();
     expect(sent).toHaveLength(10);
     expect(maxAhead).toBeGreaterThanOrEqual(5);
+  });
+
+  it("reads a sender's touch count once per instant through a memo, and answers every lead as a fresh read does", async () => {
+    const h = harness(workspace(30, 10));
+    const safety = resolveSafety({ workingHours: null });
+    const ids = Array.from({ length: 30 }, (_, i) => `lead_${i + 1}`);
+    let reads = 0;
+    let checked = 0;
+    const answers = new Set<string>();
+    const end = h.ctx.simClock.now() + 6 * DAY;
+    while (h.ctx.simClock.now() < end) {
+      await h.tick();
+      const now = h.ctx.simClock.now();
+      const kept = new Map<string, TouchCount>();
+      const memo: TouchMemo = {
+        get: (id) => kept.get(id),
+        set: (id, _at, count) => {
+          reads++;
+          kept.set(id, count);
+        },
+      };
+      const before = reads;
+      // The rule, read on its own: the other leads visited this rolling week and not invited, against the week's invitations left.
+      const a = allowance(h.ctx, findAccount(h.ctx, 'acc_a')!, safety, now);
+      const weekLeft = a.week.connectionRequestLimit - a.week.connectionRequestsSent;
+      const others = h.ctx.db.$client
+        .prepare<[number, string], number>(
+          `SELECT count(DISTINCT i.lead_id) FROM engine_intents i JOIN leads l ON l.id = i.lead_id
+         WHERE i.account_id = 'acc_a' AND i.created_at >= ? AND i.kind = 'visit' AND i.state != 'failed' AND i.lead_id != ?
+         AND l.invited_at IS NULL AND l.connection_request_accepted = 0 AND l.excluded = 0 AND l.replied = 0 AND l.stage = 'new'`,
+        )
+        .pluck();
+      for (const id of ids) {
+        const fresh = touchWait(h.ctx, safety, 'acc_a', id, now);
+        expect(fresh === null).toBe(weekLeft > 0 && (others.get(nextUtcDay(now) - 7 * DAY, id) ?? 0) < weekLeft);
+        expect(touchWait(h.ctx, safety, 'acc_a', id, now, memo)).toBe(fresh);
+        answers.add(fresh === null ? 'goes' : 'waits');
+        checked++;
+      }
+      expect(reads - before).toBe(1);
+      h.ctx.clock.advance(HOUR / 2);
+    }
+    // The instants compared include both answers: leads whose touch goes and leads held back.
+    expect(answers).toStrictEqual(new Set(['goes', 'waits']));
+    expect(checked).toBeGreaterThan(1000);
   });
 });

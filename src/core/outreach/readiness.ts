@@ -10,6 +10,7 @@ import { mailboxReadiness } from '../safety/mailbox.js';
 import { capReached, type SendKind } from './plan.js';
 import { intentStatements } from '../../db/sql/intents.js';
 import { lastCallAt } from './queue.js';
+import type { TouchCount, TouchMemo } from './runner.js';
 import type { EngineSettings } from './settings.js';
 
 /**
@@ -126,19 +127,32 @@ const TOUCH_INTENTS = JSON.stringify(ACTION_KINDS.filter((k) => (k as { touch?: 
  * and has not invited yet are fewer than the invitations it may still send this week (its weekly
  * cap, less what it sent). Without it, visits ran days ahead of invitations the account could no
  * longer send. Returns null when the touch may go, else when to look again: the next day's
- * working time, when the week has moved on and the day's invitations have gone.
+ * working time, when the week has moved on and the day's invitations have gone. `memo` keeps
+ * the account's count for the rest of the instant (the engine's tick).
  */
-export function touchWait(ctx: Ctx, safety: SafetySettings, accountId: string, leadId: string, now: number): number | null {
+export function touchWait(ctx: Ctx, safety: SafetySettings, accountId: string, leadId: string, now: number, memo?: TouchMemo): number | null {
   const account = findAccount(ctx, accountId);
   if (!account) return null;
-  const week = weekAllowance(ctx, account, safety, now);
-  const weekLeft = Math.max(0, week.connectionRequestLimit - week.connectionRequestsSent);
-  // No invitation left this week: no touch may go ahead, whatever the count (most touch checks
-  // late in a week end here). Else the count only needs to reach what is left.
-  if (weekLeft > 0) {
-    const from = nextUtcDay(now) - WEEK_DAYS * 86_400_000;
-    const ahead = intentStatements(ctx.db).touchedNotInvited.get({ account: accountId, from, lead: leadId, kinds: TOUCH_INTENTS, upTo: weekLeft }) ?? 0;
-    if (ahead < weekLeft) return null;
+  let count = memo?.get(accountId, now);
+  if (count === undefined) {
+    count = touchCount(ctx, account, safety, now);
+    memo?.set(accountId, now, count);
   }
+  // No invitation left this week: no touch may go ahead, whatever the count (most touch checks
+  // late in a week end here). Else the leads ahead other than this one only need to reach what
+  // is left: read up to one more than that, they reach it exactly when the read does, less this
+  // lead when it is among them.
+  if (count.weekLeft > 0 && count.ahead.size - (count.ahead.has(leadId) ? 1 : 0) < count.weekLeft) return null;
   return nextWorkingTime(nextUtcDay(now), rhythmOf(account, safety));
 }
+
+function touchCount(ctx: Ctx, account: AccountRow, safety: SafetySettings, now: number): TouchCount {
+  const week = weekAllowance(ctx, account, safety, now);
+  const weekLeft = Math.max(0, week.connectionRequestLimit - week.connectionRequestsSent);
+  if (weekLeft === 0) return { weekLeft, ahead: NONE };
+  const from = nextUtcDay(now) - WEEK_DAYS * 86_400_000;
+  const ahead = intentStatements(ctx.db).touchedNotInvited.all({ account: account.id, from, kinds: TOUCH_INTENTS, upTo: weekLeft + 1 });
+  return { weekLeft, ahead: new Set(ahead) };
+}
+
+const NONE: ReadonlySet<string> = new Set();

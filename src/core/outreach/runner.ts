@@ -431,11 +431,35 @@ export function releaseStepDraft(ctx: Ctx, leadId: string, info: CampaignInfo, i
   if (draft) releaseDraftClaim(ctx, draft.id, intent.id);
 }
 
-/** What the engine remembers of the leads it gave a sender today and has not invited yet, and the senders' counters it read this tick. */
+/**
+ * What touchWait (readiness.ts) reads of an account at one instant: the invitations it may still send this
+ * week, and the leads it touched ahead of their invitations (at most one more than those left,
+ * which is all the rule needs to know).
+ */
+export interface TouchCount {
+  weekLeft: number;
+  ahead: ReadonlySet<string>;
+}
+
+/**
+ * Where the engine keeps the touch counts it read in a tick (its memory): every lead of an
+ * account due for a visit in that tick asks the same question, and the answer moves only when
+ * the account sends (the engine forgets the count then) or the tick's instant passes.
+ */
+export interface TouchMemo {
+  get(accountId: string, now: number): TouchCount | undefined;
+  set(accountId: string, now: number, count: TouchCount): void;
+}
+
+/**
+ * What the engine remembers of the leads it gave a sender today and has not invited yet, the
+ * senders' counters it read this tick, and the touch counts (touchWait) it read this tick.
+ */
 export interface SenderPins {
   count(accountId: string): number;
   add(accountId: string, leadId: string): void;
   counters?: ReadonlyMap<string, Allowance>;
+  touches?: TouchMemo;
 }
 
 /**

@@ -38,12 +38,13 @@ export interface IntentStatements {
   /** Adds a call at `minute` (of the day, as text: a number would be bound as a real, 600.0) to the account's day. */
   addCallMinute: Statement<[{ account: string; day: number; minute: string }]>;
   /**
-   * How many leads other than `lead` the account touched since `from` with a send of one of `kinds`
-   * (a JSON array: the visits and likes; calls that did not fail) and has not invited yet, while they may still be invited: the touches running ahead of
-   * its invitations. Counted up to `upTo` (what the account may still invite this week): the
-   * caller needs only to know whether the count reaches it.
+   * The leads the account touched since `from` with a send of one of `kinds` (a JSON array: the
+   * visits and likes; calls that did not fail) and has not invited yet, while they may still be
+   * invited: the touches running ahead of its invitations. Each lead once, at most `upTo` of them
+   * (one more than the account may still invite this week): the caller needs only to know whether
+   * the leads other than one reach that.
    */
-  touchedNotInvited: Statement<[{ account: string; from: number; lead: string; kinds: string; upTo: number }], number>;
+  touchedNotInvited: Statement<[{ account: string; from: number; kinds: string; upTo: number }], string>;
   /** Send records of the given kinds (a JSON array) per account in [from, to), calls that did not fail. */
   kindsOfMany: Statement<[{ ids: string; kinds: string; from: number; to: number }], { accountId: string; kind: string; n: number }>;
 }
@@ -76,11 +77,11 @@ export const intentStatements: (db: Db) => IntentStatements = perDb((db) => {
        GROUP BY account_id, kind`,
     ),
     touchedNotInvited: c
-      .prepare<[{ account: string; from: number; lead: string; kinds: string; upTo: number }], number>(
-        `SELECT count(*) FROM (SELECT DISTINCT i.lead_id FROM engine_intents i JOIN leads l ON l.id = i.lead_id
+      .prepare<[{ account: string; from: number; kinds: string; upTo: number }], string>(
+        `SELECT DISTINCT i.lead_id FROM engine_intents i JOIN leads l ON l.id = i.lead_id
          WHERE i.account_id = @account AND i.created_at >= @from AND i.kind IN (SELECT value FROM json_each(@kinds)) AND i.state != 'failed'
-         AND i.lead_id != @lead AND l.invited_at IS NULL AND l.connection_request_accepted = 0 AND l.excluded = 0 AND l.replied = 0
-         AND l.stage = 'new' LIMIT (SELECT @upTo))`,
+         AND l.invited_at IS NULL AND l.connection_request_accepted = 0 AND l.excluded = 0 AND l.replied = 0
+         AND l.stage = 'new' LIMIT (SELECT @upTo)`,
       )
       .pluck(),
   };

@@ -77,6 +77,14 @@ export class Engine {
     this.holder = options.holder ?? `engine-${process.pid}-${randomUUID().slice(0, 8)}`;
     const memory = this.memory;
     this.pins = dayPins({ get: (id) => memory.get('pins', id), set: (id, until, leads) => memory.set('pins', id, until, leads) }, () => ctx.simClock.now());
+    // A touch count holds for the instant it was read at (the tick's), unless the account sends meanwhile (the lanes forget it).
+    this.pins.touches = {
+      get: (id, now) => {
+        const known = memory.get('touched', id);
+        return known && known.until === now + 1 ? known.value : undefined;
+      },
+      set: (id, now, count) => memory.set('touched', id, now + 1, count),
+    };
     this.recall = {
       idleUntil: (id) => memory.until('idle', id),
       quietUntil: (id) => memory.until('quiet', id),
@@ -190,6 +198,8 @@ export class Engine {
     const inbound = await this.drainInbound();
     report.inbound = inbound.count;
     this.memory.sync(memoryStamp(this.ctx));
+    // Touch counts hold for one tick: whatever changed the leads since (an acceptance, a reply, an operator) is read again.
+    this.memory.forgetAll('touched');
     const running = runningCampaigns(this.ctx);
     const now = this.ctx.simClock.now();
     const seen = new Set<string>();

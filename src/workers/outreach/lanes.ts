@@ -203,6 +203,8 @@ export class SendLanes {
       this.inFlight.delete(intent.id);
       const next = nextSendAt(this.settings, this.ctx.simClock.now(), this.o.random);
       this.memory.set('pace', item.accountId, blockedUntil ?? next, { blocked: blockedUntil !== null });
+      // What the account touched and may still invite this week moved with this send.
+      this.memory.forget('touched', item.accountId);
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { InvitationBooking } from '../../core/outreach/booking.js';
+import type { TouchCount } from '../../core/outreach/runner.js';
 
 /**
  * The engine's memory: its one cache (docs/architecture.md, "Caching"). Each entry is a sim time
@@ -14,7 +15,10 @@ import type { InvitationBooking } from '../../core/outreach/booking.js';
  * - `invites` (account): it has no invitation left before this, so its campaigns' new leads wait;
  * - `quiet` (campaign): none of its leads with scheduled work comes due before this;
  * - `close` (lead): its polite close waits for its account until this;
- * - `booking` (account): where its invitations held by a cap are being booked.
+ * - `booking` (account): where its invitations held by a cap are being booked;
+ * - `touched` (account): the invitations it may still send this week and the leads it touched
+ *   ahead of them (core: touchWait), for the rest of the tick: forgotten when a tick begins and
+ *   when the account sends.
  *
  * The one rule: an entry holds until its subject may have changed other than by time passing.
  * The engine drops or replaces an entry whenever it writes that subject itself (it sends from the
@@ -35,6 +39,7 @@ export interface Subjects {
   quiet: undefined;
   close: undefined;
   booking: InvitationBooking;
+  touched: TouchCount;
 }
 type Subject = keyof Subjects;
 
@@ -84,5 +89,10 @@ export class EngineMemory {
 
   forget(subject: Subject, id: string): void {
     this.entries.get(subject)?.delete(id);
+  }
+
+  /** Drops every entry of one subject. */
+  forgetAll(subject: Subject): void {
+    this.entries.get(subject)?.clear();
   }
 }

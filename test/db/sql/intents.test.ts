@@ -80,7 +80,7 @@ describe('intent statements', () => {
     expect(intentStatements(a.db).settle.run({ ...settle, state: 'failed' }).changes).toBe(0);
   });
 
-  it('counts the leads touched ahead of their invitation, each once, up to what the caller asks', () => {
+  it('reads the leads touched ahead of their invitation, each once, up to what the caller asks', () => {
     const { db } = variedCtx();
     const s = intentStatements(db);
     // Two visits of lead_5, one of lead_6, a failed one of lead_7, and an invitation (not a touch).
@@ -89,12 +89,13 @@ describe('intent statements', () => {
     insertIntent(db, intent('int_3', { leadId: 'lead_6', kind: 'visit', state: 'sent', createdAt: 120 }));
     insertIntent(db, intent('int_4', { leadId: 'lead_7', kind: 'visit', state: 'failed', createdAt: 130 }));
     insertIntent(db, intent('int_5', { leadId: 'lead_1', kind: 'connection_request', state: 'sent', createdAt: 140 }));
-    const count = (upTo: number, lead = 'lead_none', from = 0) =>
-      s.touchedNotInvited.get({ account: 'acc_a', from, lead, kinds: JSON.stringify(['visit']), upTo });
-    expect(count(100)).toBe(2);
-    expect(count(100, 'lead_5')).toBe(1);
-    expect(count(100, 'lead_none', 115)).toBe(1);
-    expect(count(2)).toBe(2);
-    expect(count(1)).toBe(1);
+    const ahead = (upTo: number, from = 0) => s.touchedNotInvited.all({ account: 'acc_a', from, kinds: JSON.stringify(['visit']), upTo }).sort();
+    expect(ahead(100)).toStrictEqual(['lead_5', 'lead_6']);
+    expect(ahead(100, 115)).toStrictEqual(['lead_6']);
+    expect(ahead(2)).toStrictEqual(['lead_5', 'lead_6']);
+    expect(ahead(1)).toHaveLength(1);
+    // A lead invited meanwhile is no longer ahead of its invitation.
+    db.$client.prepare("UPDATE leads SET invited_at = 1 WHERE id = 'lead_6'").run();
+    expect(ahead(100)).toStrictEqual(['lead_5']);
   });
 });
