@@ -98,4 +98,14 @@ describe('intent statements', () => {
     db.$client.prepare("UPDATE leads SET invited_at = 1 WHERE id = 'lead_6'").run();
     expect(ahead(100)).toStrictEqual(['lead_5']);
   });
+
+  it('reads an account\'s touches and its sends of some kinds from their index alone', () => {
+    const { db } = variedCtx();
+    const s = intentStatements(db);
+    const plan = (source: string, params: Record<string, unknown>) =>
+      (db.$client.prepare(`EXPLAIN QUERY PLAN ${source}`).all(params) as { detail: string }[]).map((r) => r.detail).join('\n');
+    const kinds = JSON.stringify(['visit']);
+    expect(plan(s.touchedNotInvited.source, { account: 'acc_a', from: 0, kinds, upTo: 5 })).toContain('USING COVERING INDEX engine_intents_account_kind');
+    expect(plan(s.kindsOfMany.source, { ids: JSON.stringify(['acc_a']), kinds, from: 0, to: 1 })).toContain('USING COVERING INDEX engine_intents_account_kind');
+  });
 });
