@@ -99,7 +99,7 @@ describe('intent statements', () => {
     expect(ahead(100)).toStrictEqual(['lead_5']);
   });
 
-  it('reads an account\'s touches and its sends of some kinds from their index alone', () => {
+  it("reads an account's touches and its sends of some kinds from their index alone", () => {
     const { db } = variedCtx();
     const s = intentStatements(db);
     const plan = (source: string, params: Record<string, unknown>) =>
