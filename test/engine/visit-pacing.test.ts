@@ -95,7 +95,7 @@ describe('visits before an invitation are paced with the invitations', () => {
     expect(maxAhead).toBeGreaterThanOrEqual(5);
   });
 
-  it("reads a sender's touch count once per instant through a memo, and answers every lead as a fresh read does", async () => {
+  it("reads a sender's touch count once per tick through a memo, and answers every lead as a fresh read does", async () => {
     const h = harness(workspace(30, 10));
     const safety = resolveSafety({ workingHours: null });
     const ids = Array.from({ length: 30 }, (_, i) => `lead_${i + 1}`);
@@ -109,7 +109,7 @@ describe('visits before an invitation are paced with the invitations', () => {
       const kept = new Map<string, TouchCount>();
       const memo: TouchMemo = {
         get: (id) => kept.get(id),
-        set: (id, _at, count) => {
+        set: (id, count) => {
           reads++;
           kept.set(id, count);
         },

@@ -128,15 +128,15 @@ const TOUCH_INTENTS = JSON.stringify(ACTION_KINDS.filter((k) => (k as { touch?: 
  * cap, less what it sent). Without it, visits ran days ahead of invitations the account could no
  * longer send. Returns null when the touch may go, else when to look again: the next day's
  * working time, when the week has moved on and the day's invitations have gone. `memo` keeps
- * the account's count for the rest of the instant (the engine's tick).
+ * the account's count for the rest of the engine's tick.
  */
 export function touchWait(ctx: Ctx, safety: SafetySettings, accountId: string, leadId: string, now: number, memo?: TouchMemo): number | null {
   const account = findAccount(ctx, accountId);
   if (!account) return null;
-  let count = memo?.get(accountId, now);
+  let count = memo?.get(accountId);
   if (count === undefined) {
     count = touchCount(ctx, account, safety, now);
-    memo?.set(accountId, now, count);
+    memo?.set(accountId, count);
   }
   // No invitation left this week: no touch may go ahead, whatever the count (most touch checks
   // late in a week end here). Else the leads ahead other than this one only need to reach what

@@ -444,11 +444,11 @@ export interface TouchCount {
 /**
  * Where the engine keeps the touch counts it read in a tick (its memory): every lead of an
  * account due for a visit in that tick asks the same question, and the answer moves only when
- * the account sends (the engine forgets the count then) or the tick's instant passes.
+ * the account sends or the tick ends (the engine forgets the count then).
  */
 export interface TouchMemo {
-  get(accountId: string, now: number): TouchCount | undefined;
-  set(accountId: string, now: number, count: TouchCount): void;
+  get(accountId: string): TouchCount | undefined;
+  set(accountId: string, count: TouchCount): void;
 }
 
 /**

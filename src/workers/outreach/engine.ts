@@ -77,13 +77,10 @@ export class Engine {
     this.holder = options.holder ?? `engine-${process.pid}-${randomUUID().slice(0, 8)}`;
     const memory = this.memory;
     this.pins = dayPins({ get: (id) => memory.get('pins', id), set: (id, until, leads) => memory.set('pins', id, until, leads) }, () => ctx.simClock.now());
-    // A touch count holds for the instant it was read at (the tick's), unless the account sends meanwhile (the lanes forget it).
+    // A touch count holds for the rest of its tick (forgotten when the next begins), unless the account sends meanwhile (the lanes forget it).
     this.pins.touches = {
-      get: (id, now) => {
-        const known = memory.get('touched', id);
-        return known && known.until === now + 1 ? known.value : undefined;
-      },
-      set: (id, now, count) => memory.set('touched', id, now + 1, count),
+      get: (id) => memory.get('touched', id)?.value,
+      set: (id, count) => memory.set('touched', id, ctx.simClock.now(), count),
     };
     this.recall = {
       idleUntil: (id) => memory.until('idle', id),

@@ -17,8 +17,8 @@ import type { TouchCount } from '../../core/outreach/runner.js';
  * - `close` (lead): its polite close waits for its account until this;
  * - `booking` (account): where its invitations held by a cap are being booked;
  * - `touched` (account): the invitations it may still send this week and the leads it touched
- *   ahead of them (core: touchWait), for the rest of the tick: forgotten when a tick begins and
- *   when the account sends.
+ *   ahead of them (core: touchWait), with when they were read, for the rest of the tick:
+ *   forgotten when a tick begins and when the account sends.
  *
  * The one rule: an entry holds until its subject may have changed other than by time passing.
  * The engine drops or replaces an entry whenever it writes that subject itself (it sends from the
