@@ -88,6 +88,10 @@ describe('credits and idempotency model', () => {
           const args = 'picks' in call.args ? resolve(call) : call.args;
           history.push(call);
           const chargesBefore = ledger().length;
+          // A minute between calls, as a client keeping to the limits would: batch adds allow 10 a
+          // minute, and a run of up to 25 calls at one fake instant was refused by the rate limit
+          // (which comes before idempotency) instead of answering what this model checks.
+          ctx.clock.advance(60_000);
           const auth = authenticate(ctx, { apiKey: TEST_KEY }, { requestId: 'model' });
           if (!auth.ok) throw auth.error;
           const outcome = await invokeTool(ctx, toolByName.get(call.tool)!, { caller: auth.caller, input: args, idempotencyKey: call.key });
