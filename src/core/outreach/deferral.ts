@@ -46,3 +46,33 @@ export function splitByLimit(items: readonly PendingSend[], kind: SendKind): { h
   const limit = limitOf(kind);
   return { held: items.filter((x) => limitOf(x.kind) === limit), others: items.filter((x) => limitOf(x.kind) !== limit) };
 }
+
+/** What `heldForSender` reads of a due lead. */
+export interface HeldCandidate {
+  accountId: string | null;
+  excluded: boolean;
+  replied: boolean;
+  politeClosePendingAt: number | null;
+  pendingReplyText: string | null;
+  agentSendKind: string | null;
+}
+
+/**
+ * A due lead of a campaign with several senders, whose sender (fixed at its first step) cannot
+ * send it in this tick (`busy`: the engine knows the sender idle, or its lane already holds the
+ * one send its spacing allows): working it now would only queue a send the lane holds back
+ * (deferSends). Only a lead on its sequence's plain path is held; a reply, a close or an agent's
+ * answer pending, or an exclusion, is worked as it comes. Returns the sender, or null when the
+ * lead is to be worked now.
+ */
+export function heldForSender(senderIds: readonly string[], lead: HeldCandidate, busy: (accountId: string) => boolean): string | null {
+  const sender = lead.accountId;
+  if (senderIds.length < 2 || sender === null || !senderIds.includes(sender)) return null;
+  if (lead.excluded || lead.replied || lead.politeClosePendingAt !== null || lead.pendingReplyText !== null || lead.agentSendKind !== null) return null;
+  return busy(sender) ? sender : null;
+}
+
+/** Where leads held for their sender go: behind the time it may send again (`until`), at the average spacing (`step`), as deferSends puts an idle lane's sends. */
+export function deferHeld(leads: readonly { leadId: string; due: number | null }[], until: number, step: number): Deferral['moves'] {
+  return leads.map((lead, j) => ({ leadId: lead.leadId, from: lead.due, to: until + j * step }));
+}

@@ -5,6 +5,7 @@ import { applyInboundAll } from '../../core/outreach/inbound.js';
 import { acquireLease, recordSimTime, releaseLease } from '../../core/outreach/lease.js';
 import { dayPins, readDue, workCampaignDue, type DayPins, type DueMemory } from '../../core/outreach/due.js';
 import { closingLeads, completeFinished, runningCampaigns } from '../../core/outreach/queue.js';
+import { heldForSender } from '../../core/outreach/deferral.js';
 import { settleAbandoned } from '../../core/outreach/sends.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
 import { loadCampaignInfo, memoryStamp, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
@@ -32,6 +33,8 @@ export interface TickReport {
   inbound: number;
   /** Leads looked at because they came due. */
   due: number;
+  /** Of those, leads not worked because their sender could not send them in this tick: each was put behind its sender's next send. */
+  held: number;
   /** Provider calls made (successful or not). */
   sends: number;
   /** Campaigns completed in this tick. */
@@ -185,7 +188,7 @@ export class Engine {
   }
 
   private async runTick(): Promise<TickReport> {
-    const report: TickReport = { leased: false, inbound: 0, due: 0, sends: 0, completed: [] };
+    const report: TickReport = { leased: false, inbound: 0, due: 0, held: 0, sends: 0, completed: [] };
     if (this.stopping || !this.ensureLease()) return report;
     report.leased = true;
     if (this.recoverPending) {
@@ -213,7 +216,7 @@ export class Engine {
       this.memory.forget('quiet', lead.campaignId);
       await this.work(lead, info, now);
     }
-    await this.workDue(running, now, seen, touched);
+    report.held = await this.workDue(running, now, seen, touched);
     report.due = seen.size;
     report.sends = await this.lanes.run();
 
@@ -222,11 +225,12 @@ export class Engine {
     return report;
   }
 
-  /** Reads the due leads of the running campaigns (core: readDue) and works each campaign's (workCampaignDue). */
-  private async workDue(running: readonly CampaignInfo[], now: number, seen: Set<string>, touched: Set<string>): Promise<void> {
+  /** Reads the due leads of the running campaigns (core: readDue) and works each campaign's (workCampaignDue). Returns the leads held. */
+  private async workDue(running: readonly CampaignInfo[], now: number, seen: Set<string>, touched: Set<string>): Promise<number> {
     const reads = readDue(this.ctx, this.settings, running, now, this.recall);
     for (const [id, at] of reads.quiet) this.memory.set('quiet', id, at);
     for (const [accountId, until] of reads.full) this.memory.set('invites', accountId, until);
+    let held = 0;
     for (const info of reads.due) {
       touched.add(info.id);
       await workCampaignDue(
@@ -236,10 +240,18 @@ export class Engine {
         now,
         reads,
         seen,
-        (lead) => this.work(lead, info, now),
+        (lead) => {
+          // A lead whose sender cannot send it this tick is not worked, only put behind the sender's next send (the lanes: hold).
+          const sender = heldForSender(info.senderIds, lead, (accountId) => this.lanes.busy(accountId, now));
+          if (sender === null) return this.work(lead, info, now);
+          this.lanes.hold(sender, lead.id, lead.nextActionAt);
+          held++;
+          return Promise.resolve();
+        },
         () => this.lanes.queued,
       );
     }
+    return held;
   }
 
   /** Applies the network's inbound events; returns how many, and the campaigns whose leads they changed. */

@@ -4,7 +4,7 @@ import type { Ctx } from '../../core/context.js';
 import { bookInvitationFor } from '../../core/outreach/booking.js';
 import { CommitGroup } from '../../core/outreach/commit-group.js';
 import type { DayPins } from '../../core/outreach/due.js';
-import { deferSends, splitByLimit, type PendingSend } from '../../core/outreach/deferral.js';
+import { deferHeld, deferSends, splitByLimit, type PendingSend } from '../../core/outreach/deferral.js';
 import { sendFailure } from '../../core/outreach/failures.js';
 import { moveDueMany } from '../../core/outreach/queue.js';
 import { accountReadiness, averageSpacing, firstSendAt, nextSendAt, sendingCounters, type AccountWait } from '../../core/outreach/readiness.js';
@@ -46,6 +46,7 @@ export class SendLanes {
   private readonly queue: PQueue;
   private readonly group: CommitGroup;
   private lanes = new Map<string, PendingSend[]>();
+  private held = new Map<string, { leadId: string; due: number | null }[]>();
   private readonly ctx: Ctx;
   private readonly settings: EngineSettings;
   private readonly memory: EngineMemory;
@@ -64,16 +65,33 @@ export class SendLanes {
     this.group = new CommitGroup(o.ctx.db);
   }
 
+  /**
+   * Whether the account can send no further lead in this tick: the engine knows it idle, or its
+   * sends are spaced and its lane already holds one (a lane makes at most one spaced send a tick).
+   */
+  busy(accountId: string, now: number): boolean {
+    if (this.memory.until('idle', accountId) > now) return true;
+    return this.settings.spacingMinMs > 0 && (this.lanes.get(accountId)?.length ?? 0) > 0;
+  }
+
+  /** A lead the account cannot send in this tick, left unworked: after the lanes run it is put behind the account's next send (core: deferHeld). */
+  hold(accountId: string, leadId: string, due: number | null): void {
+    const list = this.held.get(accountId) ?? [];
+    list.push({ leadId, due });
+    this.held.set(accountId, list);
+  }
+
   push(send: PendingSend): void {
     const lane = this.lanes.get(send.accountId) ?? [];
     lane.push(send);
     this.lanes.set(send.accountId, lane);
   }
 
-  /** Sends queued so far in this tick. */
+  /** Sends queued (or leads held) so far in this tick. */
   get queued(): number {
     let n = 0;
     for (const lane of this.lanes.values()) n += lane.length;
+    for (const leads of this.held.values()) n += leads.length;
     return n;
   }
 
@@ -86,9 +104,22 @@ export class SendLanes {
     const lanes = this.lanes;
     const at = this.ctx.simClock.now();
     const counters = sendingCounters(this.ctx, this.settings.safety, [...lanes.keys()], at);
+    const held = this.held;
     this.lanes = new Map();
+    this.held = new Map();
     const calls = await Promise.all([...lanes].map(([accountId, items]) => this.runLane(accountId, items.sort(bySendOrder), at, counters.get(accountId))));
+    if (held.size > 0 && this.mayContinue()) this.deferHeld(held);
     return calls.reduce((n, c) => n + c, 0);
+  }
+
+  /** The held leads, behind each account's next possible send (what the engine now knows of its idle time and pace; at least now). */
+  private deferHeld(held: ReadonlyMap<string, readonly { leadId: string; due: number | null }[]>): void {
+    const now = this.ctx.simClock.now();
+    const step = averageSpacing(this.settings);
+    const moves = [...held].flatMap(([accountId, leads]) =>
+      deferHeld(leads, Math.max(now, this.memory.until('idle', accountId), this.memory.until('pace', accountId)), step),
+    );
+    moveDueMany(this.ctx, moves);
   }
 
   /** One account's sends, one after another, while the account may send. */
@@ -203,6 +234,9 @@ export class SendLanes {
       this.inFlight.delete(intent.id);
       const next = nextSendAt(this.settings, this.ctx.simClock.now(), this.o.random);
       this.memory.set('pace', item.accountId, blockedUntil ?? next, { blocked: blockedUntil !== null });
+      // Within its spacing the account sends nothing, of any kind (core: accountReadiness), so its
+      // campaigns need not be read before then. A mailbox's lane keeps its own spacing.
+      if (account !== null && blockedUntil === null && next > this.memory.until('idle', item.accountId)) this.memory.set('idle', item.accountId, next);
       // What the account touched and may still invite this week moved with this send.
       this.memory.forget('touched', item.accountId);
     }

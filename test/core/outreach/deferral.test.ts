@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deferSends, type PendingSend } from '../../../src/core/outreach/deferral.js';
+import { deferHeld, deferSends, heldForSender, type HeldCandidate, type PendingSend } from '../../../src/core/outreach/deferral.js';
 
 const send = (leadId: string, kind: PendingSend['kind'], over: Partial<PendingSend> = {}): PendingSend => ({
   leadId,
@@ -35,5 +35,54 @@ describe('deferring sends an account cannot make now', () => {
     ]);
     expect(deferSends(items, { until: 9000, why: 'blocked' }, 60, book).moves.map((m) => m.to)).toEqual([9000, 9060, 9120]);
     expect(deferSends(items, { until: 9000, why: 'unavailable' }, 60, book).moves.map((m) => m.to)).toEqual([9000, 9060, 9120]);
+  });
+});
+
+describe('holding a lead whose sender cannot send it this tick', () => {
+  const plain: HeldCandidate = { accountId: 'acc_b', excluded: false, replied: false, politeClosePendingAt: null, pendingReplyText: null, agentSendKind: null };
+  const busy = (ids: string[]) => (accountId: string) => ids.includes(accountId);
+
+  it('holds a plain-path lead of a campaign with several senders when its own sender is busy', () => {
+    expect(heldForSender(['acc_a', 'acc_b'], plain, busy(['acc_b']))).toBe('acc_b');
+    // Its sender free: worked now, whoever else is busy.
+    expect(heldForSender(['acc_a', 'acc_b'], plain, busy(['acc_a']))).toBeNull();
+  });
+
+  it('works it now with one sender, without a sender yet, or with a sender the campaign no longer has', () => {
+    expect(heldForSender(['acc_b'], plain, busy(['acc_b']))).toBeNull();
+    expect(heldForSender([], plain, busy(['acc_b']))).toBeNull();
+    expect(heldForSender(['acc_a', 'acc_b'], { ...plain, accountId: null }, busy(['acc_a', 'acc_b']))).toBeNull();
+    expect(heldForSender(['acc_a', 'acc_c'], plain, busy(['acc_a', 'acc_b', 'acc_c']))).toBeNull();
+  });
+
+  it('works a reply, a close, an agent answer or an exclusion as it comes', () => {
+    const all = busy(['acc_a', 'acc_b']);
+    for (const over of [
+      { excluded: true },
+      { replied: true },
+      { politeClosePendingAt: 5 },
+      { pendingReplyText: 'Tell me more' },
+      { agentSendKind: 'reply' },
+    ] satisfies Partial<HeldCandidate>[])
+      expect(heldForSender(['acc_a', 'acc_b'], { ...plain, ...over }, all), JSON.stringify(over)).toBeNull();
+  });
+
+  it('puts held leads behind the wait at the average spacing, each moved only from the due time it was read with', () => {
+    expect(
+      deferHeld(
+        [
+          { leadId: 'a', due: 100 },
+          { leadId: 'b', due: null },
+          { leadId: 'c', due: 7 },
+        ],
+        9000,
+        60,
+      ),
+    ).toEqual([
+      { leadId: 'a', from: 100, to: 9000 },
+      { leadId: 'b', from: null, to: 9060 },
+      { leadId: 'c', from: 7, to: 9120 },
+    ]);
+    expect(deferHeld([], 9000, 60)).toEqual([]);
   });
 });

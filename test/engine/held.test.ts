@@ -1,0 +1,115 @@
+import { asc, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
+import { engineIntents, leadPositions, leads } from '../../src/db/schema.js';
+import { TEST_KEY } from '../helpers.js';
+import { MINUTE, harness, url } from './helpers.js';
+
+/**
+ * A campaign with several senders reads its due leads whoever sends them, and an account's
+ * spacing lets it make one call a tick. A lead whose sender cannot send it in the tick (the
+ * engine knows the sender idle, or its lane already holds its one send) is not worked: it is
+ * put behind the sender's next send, with nothing else written, and is sent from its own sender
+ * in its turn.
+ */
+const SPACING = 3 * MINUTE;
+
+function workspace(pins: string[], senders = ['acc_a', 'acc_b', 'acc_c']): WorkspaceFileInput {
+  return {
+    apiKeys: [{ key: TEST_KEY, name: 'ci' }],
+    accounts: ['acc_a', 'acc_b', 'acc_c'].map((id) => ({ id, name: id, status: 'connected' as const, connectionRequestLimit: 20 })),
+    agents: [{ id: 'tpl', accountId: 'acc_a', connectionNote: 'Hi {{firstName}}, glad to connect.', messages: [] }],
+    campaigns: [
+      {
+        id: 'cmp',
+        name: 'Three senders',
+        status: 'CAMPAIGN_IN_PROGRESS',
+        assignedTemplateId: 'tpl',
+        senderAccountIds: senders,
+        leads: pins.map((accountId, i) => ({
+          id: `lead_${i + 1}`,
+          networkUrl: url(`held-${i + 1}-sim-never-accepts`),
+          firstName: `P${i + 1}`,
+          accountId,
+        })),
+      },
+    ],
+  } as WorkspaceFileInput;
+}
+
+const config = { spacingSeconds: { min: SPACING / 1000, max: SPACING / 1000 } };
+
+describe('leads whose sender cannot send them this tick', () => {
+  it('are held unworked behind the sender’s next send', async () => {
+    const h = harness(workspace(['acc_a', 'acc_a', 'acc_b']), { config });
+    const t0 = h.ctx.simClock.now();
+    const first = await h.tick();
+    expect(first.sends).toBe(1);
+    expect(h.lead('lead_1').invitedAt).toBe(t0);
+    // lead_2 shares lead_1's sender, which has made its one send of the tick: not worked (never
+    // placed in its sequence), only due again when its sender may send.
+    expect(first.held).toBe(1);
+    expect(h.lead('lead_2').invitedAt).toBeNull();
+    expect(h.lead('lead_2').nextActionAt).toBe(t0 + SPACING);
+    expect(h.ctx.db.select().from(leadPositions).where(eq(leadPositions.leadId, 'lead_2')).get()).toBeUndefined();
+
+    // Next tick: acc_a is idle (within its spacing), acc_b is not; lead_3 goes, nothing is held.
+    h.ctx.clock.advance(MINUTE);
+    const second = await h.tick();
+    expect(second.sends).toBe(1);
+    expect(h.lead('lead_3').invitedAt).toBe(t0 + MINUTE);
+    expect(h.lead('lead_2').invitedAt).toBeNull();
+
+    // lead_2 goes from acc_a as soon as its spacing is over.
+    await h.runUntil(() => h.lead('lead_2').invitedAt !== null);
+    expect(h.lead('lead_2').invitedAt).toBe(t0 + SPACING);
+  });
+
+  it('lose nothing: every lead is invited once, from its own sender, each sender keeping its spacing', async () => {
+    const pins = Array.from({ length: 18 }, (_, i) => ['acc_a', 'acc_a', 'acc_b', 'acc_c', 'acc_a', 'acc_b'][i % 6] as string);
+    const h = harness(workspace(pins), { config });
+    const calls = () => h.ctx.db.select().from(engineIntents).orderBy(asc(engineIntents.createdAt)).all();
+    let held = 0;
+    for (let i = 0; i < 200 && calls().length < pins.length; i++) {
+      held += (await h.tick()).held;
+      h.ctx.clock.advance(MINUTE);
+    }
+    // Leads were held on the way (a sender's leads come due faster than its spacing lets it send).
+    expect(held).toBeGreaterThan(0);
+    let after = 0;
+    for (let i = 0; i < 30; i++) {
+      const r = await h.tick();
+      after += r.held + r.sends;
+      h.ctx.clock.advance(MINUTE);
+    }
+    expect(after).toBe(0);
+    const sent = calls();
+    expect(sent).toHaveLength(pins.length);
+    expect(new Set(sent.map((c) => c.leadId)).size).toBe(pins.length);
+    for (const c of sent) expect(c.accountId).toBe(pins[Number(c.leadId.slice('lead_'.length)) - 1]);
+    for (const account of ['acc_a', 'acc_b', 'acc_c']) {
+      const at = sent.filter((c) => c.accountId === account).map((c) => c.createdAt);
+      for (let i = 1; i < at.length; i++) expect((at[i] as number) - (at[i - 1] as number)).toBeGreaterThanOrEqual(SPACING);
+    }
+  });
+
+  it('an account that has just sent is idle until its spacing ends: its campaigns are not read before', async () => {
+    // One sender only: the campaign follows acc_a.
+    const h = harness(workspace(['acc_a'], []), { config });
+    const t0 = h.ctx.simClock.now();
+    expect((await h.tick()).sends).toBe(1);
+    // A lead added after acc_a's send is not looked at while acc_a's spacing runs.
+    h.ctx.db
+      .insert(leads)
+      .values({ id: 'lead_late', campaignId: 'cmp', networkUrl: url('held-late-sim-never-accepts'), firstName: 'Late', createdAt: t0, updatedAt: t0 })
+      .run();
+    for (let i = 1; i < SPACING / MINUTE; i++) {
+      h.ctx.clock.advance(MINUTE);
+      expect((await h.tick()).due).toBe(0);
+    }
+    h.ctx.clock.advance(MINUTE);
+    const r = await h.tick();
+    expect(r.due).toBe(1);
+    expect(h.lead('lead_late').invitedAt).toBe(t0 + SPACING);
+  });
+});
