@@ -62,12 +62,17 @@ export interface HeldCandidate {
  * send it in this tick (`busy`: the engine knows the sender idle, or its lane already holds the
  * one send its spacing allows): working it now would only queue a send the lane holds back
  * (deferSends). Only a lead on its sequence's plain path is held; a reply, a close or an agent's
- * answer pending, or an exclusion, is worked as it comes. Returns the sender, or null when the
- * lead is to be worked now.
+ * answer pending, or an exclusion, is worked as it comes, and so is every lead of a campaign whose
+ * steps read email (its next step may go from a mailbox, which keeps its own pace). Returns the
+ * sender, or null when the lead is to be worked now.
  */
-export function heldForSender(senderIds: readonly string[], lead: HeldCandidate, busy: (accountId: string) => boolean): string | null {
+export function heldForSender(
+  campaign: { senderIds: readonly string[]; readsEmail: boolean },
+  lead: HeldCandidate,
+  busy: (accountId: string) => boolean,
+): string | null {
   const sender = lead.accountId;
-  if (senderIds.length < 2 || sender === null || !senderIds.includes(sender)) return null;
+  if (campaign.senderIds.length < 2 || campaign.readsEmail || sender === null || !campaign.senderIds.includes(sender)) return null;
   if (lead.excluded || lead.replied || lead.politeClosePendingAt !== null || lead.pendingReplyText !== null || lead.agentSendKind !== null) return null;
   return busy(sender) ? sender : null;
 }

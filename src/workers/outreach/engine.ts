@@ -242,7 +242,7 @@ export class Engine {
         seen,
         (lead) => {
           // A lead whose sender cannot send it this tick is not worked, only put behind the sender's next send (the lanes: hold).
-          const sender = heldForSender(info.senderIds, lead, (accountId) => this.lanes.busy(accountId, now));
+          const sender = heldForSender(info, lead, (accountId) => this.lanes.busy(accountId, now));
           if (sender === null) return this.work(lead, info, now);
           this.lanes.hold(sender, lead.id, lead.nextActionAt);
           held++;

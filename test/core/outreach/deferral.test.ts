@@ -41,18 +41,23 @@ describe('deferring sends an account cannot make now', () => {
 describe('holding a lead whose sender cannot send it this tick', () => {
   const plain: HeldCandidate = { accountId: 'acc_b', excluded: false, replied: false, politeClosePendingAt: null, pendingReplyText: null, agentSendKind: null };
   const busy = (ids: string[]) => (accountId: string) => ids.includes(accountId);
+  const senders = (senderIds: string[], readsEmail = false) => ({ senderIds, readsEmail });
 
   it('holds a plain-path lead of a campaign with several senders when its own sender is busy', () => {
-    expect(heldForSender(['acc_a', 'acc_b'], plain, busy(['acc_b']))).toBe('acc_b');
+    expect(heldForSender(senders(['acc_a', 'acc_b']), plain, busy(['acc_b']))).toBe('acc_b');
     // Its sender free: worked now, whoever else is busy.
-    expect(heldForSender(['acc_a', 'acc_b'], plain, busy(['acc_a']))).toBeNull();
+    expect(heldForSender(senders(['acc_a', 'acc_b']), plain, busy(['acc_a']))).toBeNull();
   });
 
   it('works it now with one sender, without a sender yet, or with a sender the campaign no longer has', () => {
-    expect(heldForSender(['acc_b'], plain, busy(['acc_b']))).toBeNull();
-    expect(heldForSender([], plain, busy(['acc_b']))).toBeNull();
-    expect(heldForSender(['acc_a', 'acc_b'], { ...plain, accountId: null }, busy(['acc_a', 'acc_b']))).toBeNull();
-    expect(heldForSender(['acc_a', 'acc_c'], plain, busy(['acc_a', 'acc_b', 'acc_c']))).toBeNull();
+    expect(heldForSender(senders(['acc_b']), plain, busy(['acc_b']))).toBeNull();
+    expect(heldForSender(senders([]), plain, busy(['acc_b']))).toBeNull();
+    expect(heldForSender(senders(['acc_a', 'acc_b']), { ...plain, accountId: null }, busy(['acc_a', 'acc_b']))).toBeNull();
+    expect(heldForSender(senders(['acc_a', 'acc_c']), plain, busy(['acc_a', 'acc_b', 'acc_c']))).toBeNull();
+  });
+
+  it('works every lead of a campaign whose steps read email: its next step may go from a mailbox', () => {
+    expect(heldForSender(senders(['acc_a', 'acc_b'], true), plain, busy(['acc_a', 'acc_b']))).toBeNull();
   });
 
   it('works a reply, a close, an agent answer or an exclusion as it comes', () => {
@@ -64,7 +69,7 @@ describe('holding a lead whose sender cannot send it this tick', () => {
       { pendingReplyText: 'Tell me more' },
       { agentSendKind: 'reply' },
     ] satisfies Partial<HeldCandidate>[])
-      expect(heldForSender(['acc_a', 'acc_b'], { ...plain, ...over }, all), JSON.stringify(over)).toBeNull();
+      expect(heldForSender(senders(['acc_a', 'acc_b']), { ...plain, ...over }, all), JSON.stringify(over)).toBeNull();
   });
 
   it('puts held leads behind the wait at the average spacing, each moved only from the due time it was read with', () => {
