@@ -1,5 +1,9 @@
 import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { updateAgent } from '../../src/core/agents/agents.js';
+import { startCampaign } from '../../src/core/campaigns/lifecycle.js';
+import { updateCampaign } from '../../src/core/campaigns/manage.js';
+import { connectMailbox } from '../../src/core/mailboxes/mailbox.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { engineIntents, leadPositions, leads } from '../../src/db/schema.js';
 import { TEST_KEY } from '../helpers.js';
@@ -14,7 +18,7 @@ import { MINUTE, harness, url } from './helpers.js';
  */
 const SPACING = 3 * MINUTE;
 
-function workspace(pins: string[], senders = ['acc_a', 'acc_b', 'acc_c']): WorkspaceFileInput {
+function workspace(pins: string[], senders = ['acc_a', 'acc_b', 'acc_c'], status = 'CAMPAIGN_IN_PROGRESS'): WorkspaceFileInput {
   return {
     apiKeys: [{ key: TEST_KEY, name: 'ci' }],
     accounts: ['acc_a', 'acc_b', 'acc_c'].map((id) => ({ id, name: id, status: 'connected' as const, connectionRequestLimit: 20 })),
@@ -23,7 +27,7 @@ function workspace(pins: string[], senders = ['acc_a', 'acc_b', 'acc_c']): Works
       {
         id: 'cmp',
         name: 'Three senders',
-        status: 'CAMPAIGN_IN_PROGRESS',
+        status,
         assignedTemplateId: 'tpl',
         senderAccountIds: senders,
         leads: pins.map((accountId, i) => ({
@@ -111,5 +115,37 @@ describe('leads whose sender cannot send them this tick', () => {
     const r = await h.tick();
     expect(r.due).toBe(1);
     expect(h.lead('lead_late').invitedAt).toBe(t0 + SPACING);
+  });
+
+  it('a sender of a campaign whose steps send email is not put to sleep by its own spacing: the mailbox keeps its own pace', async () => {
+    const h = harness(workspace(['acc_a'], [], 'READY_TO_SEND'), { config });
+    const { mailbox } = await connectMailbox(h.ctx, {
+      name: 'one',
+      address: 'one@outreach.test',
+      sim: true,
+      warmUp: false,
+      dailyLimit: 200,
+      workingHours: 'always',
+      spacingSeconds: 10,
+    });
+    updateAgent(h.ctx, 'tpl', {
+      steps: [
+        { kind: 'invite', note: 'Hi {{firstName}}.' },
+        { kind: 'email', subject: 'Hello', text: 'Hi {{firstName}}.' },
+      ],
+    });
+    updateCampaign(h.ctx, 'cmp', { mailboxIds: [mailbox.id] });
+    h.ctx.db.update(leads).set({ email: 'p1@example.com' }).where(eq(leads.id, 'lead_1')).run();
+    await startCampaign(h.ctx, 'cmp');
+    const t0 = h.ctx.simClock.now();
+    expect((await h.tick()).sends).toBe(1);
+    expect(h.lead('lead_1').invitedAt).toBe(t0);
+    // The email step follows at once: within acc_a's spacing the campaign is still read, and the email goes from the mailbox.
+    h.ctx.clock.advance(MINUTE);
+    const next = await h.tick();
+    expect(next.due).toBe(1);
+    expect(next.sends).toBe(1);
+    const emails = h.ctx.db.select().from(engineIntents).where(eq(engineIntents.leadId, 'lead_1')).all();
+    expect(emails.map((i) => i.kind).sort()).toEqual(['connection_request', 'email']);
   });
 });

@@ -8,7 +8,7 @@ import { closingLeads, completeFinished, runningCampaigns } from '../../core/out
 import { heldForSender } from '../../core/outreach/deferral.js';
 import { settleAbandoned } from '../../core/outreach/sends.js';
 import { resolveEngineSettings, type EngineSettings } from '../../core/outreach/settings.js';
-import { loadCampaignInfo, memoryStamp, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
+import { loadCampaignInfo, memoryStamp, sendersOf, type CampaignInfo, type LeadRow } from '../../core/outreach/state.js';
 import { enrichLead } from '../../core/outreach/enrich.js';
 import { AGENT_FAILED, afterAgent, afterDraft, afterEnrich, leadFailed, workLead } from '../../core/outreach/work.js';
 import { prepareDraft } from '../../core/drafts/prepare.js';
@@ -61,6 +61,8 @@ export class Engine {
   private readonly pins: DayPins;
   /** The memory as the due-work rules read it. */
   private readonly recall: DueMemory;
+  /** The senders of the running campaigns whose steps send email from mailboxes (refreshed each tick): their own spacing does not put those campaigns to sleep. */
+  private emailSenders = new Set<string>();
   private leased = false;
   /** Set when a send's result could not be recorded: the next tick settles it (see recover). */
   private recoverPending = false;
@@ -103,6 +105,7 @@ export class Engine {
       unrecorded: () => {
         this.recoverPending = true;
       },
+      idleAfterSend: (accountId) => !this.emailSenders.has(accountId),
     });
   }
 
@@ -201,6 +204,7 @@ export class Engine {
     // Touch counts hold for one tick: whatever changed the leads since (an acceptance, a reply, an operator) is read again.
     this.memory.forgetAll('touched');
     const running = runningCampaigns(this.ctx);
+    this.emailSenders = new Set(running.filter((info) => info.readsEmail && info.mailboxIds.length > 0).flatMap((info) => sendersOf(info)));
     const now = this.ctx.simClock.now();
     const seen = new Set<string>();
     // Campaigns whose leads changed in this tick: only they can have just run out of work.

@@ -31,6 +31,12 @@ export interface LaneOptions {
   stopped: () => boolean;
   /** A call went out but its result could not be recorded: the engine's next tick settles it. */
   unrecorded: () => void;
+  /**
+   * Whether the account is remembered idle from its send to the end of its spacing, so that its
+   * campaigns are not read meanwhile. Not for a sender of a campaign whose steps send email: its
+   * emails go from mailboxes with a pace of their own.
+   */
+  idleAfterSend: (accountId: string) => boolean;
 }
 
 /**
@@ -235,8 +241,9 @@ export class SendLanes {
       const next = nextSendAt(this.settings, this.ctx.simClock.now(), this.o.random);
       this.memory.set('pace', item.accountId, blockedUntil ?? next, { blocked: blockedUntil !== null });
       // Within its spacing the account sends nothing, of any kind (core: accountReadiness), so its
-      // campaigns need not be read before then. A mailbox's lane keeps its own spacing.
-      if (account !== null && blockedUntil === null && next > this.memory.until('idle', item.accountId)) this.memory.set('idle', item.accountId, next);
+      // campaigns need not be read before then (unless one sends email). A mailbox's lane keeps its own spacing.
+      if (account !== null && blockedUntil === null && next > this.memory.until('idle', item.accountId) && this.o.idleAfterSend(item.accountId))
+        this.memory.set('idle', item.accountId, next);
       // What the account touched and may still invite this week moved with this send.
       this.memory.forget('touched', item.accountId);
     }
