@@ -235,6 +235,7 @@ export class Engine {
     for (const [id, at] of reads.quiet) this.memory.set('quiet', id, at);
     for (const [accountId, until] of reads.full) this.memory.set('invites', accountId, until);
     let held = 0;
+    const busy = (accountId: string) => this.lanes.busy(accountId, now);
     for (const info of reads.due) {
       touched.add(info.id);
       await workCampaignDue(
@@ -246,7 +247,7 @@ export class Engine {
         seen,
         (lead) => {
           // A lead whose sender cannot send it this tick is not worked, only put behind the sender's next send (the lanes: hold).
-          const sender = heldForSender(info, lead, (accountId) => this.lanes.busy(accountId, now));
+          const sender = heldForSender(info, lead, busy);
           if (sender === null) return this.work(lead, info, now);
           this.lanes.hold(sender, lead.id, lead.nextActionAt);
           held++;

@@ -11,8 +11,9 @@ import type { TouchCount } from '../../core/outreach/runner.js';
  * - `pace` (account): no send before this: the spacing drawn after its last send, or a block the
  *   provider gave (its quota, a disconnection);
  * - `idle` (account): it can send nothing before this (out of hours, or within its spacing: set
- *   by the lanes after each of its sends, unless it sends for a campaign with email steps), so its campaigns are not read for due leads until
- *   then, and a due lead fixed to it in a campaign with other senders is held (core: heldForSender);
+ *   by the lanes after each of its sends, unless it sends for a campaign with email steps), so
+ *   its campaigns are not read for due leads until then, and a due lead fixed to it in a
+ *   campaign with other senders is held (core: heldForSender);
  * - `invites` (account): it has no invitation left before this, so its campaigns' new leads wait;
  * - `quiet` (campaign): none of its leads with scheduled work comes due before this;
  * - `close` (lead): its polite close waits for its account until this;
