@@ -2,10 +2,12 @@ import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { updateAgent } from '../../src/core/agents/agents.js';
 import { startCampaign } from '../../src/core/campaigns/lifecycle.js';
+import { updateAccount } from '../../src/core/accounts/manage.js';
 import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import { connectMailbox } from '../../src/core/mailboxes/mailbox.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { engineIntents, leadPositions, leads } from '../../src/db/schema.js';
+import { ACCOUNT_RETRY_MS } from '../../src/core/outreach/failures.js';
 import { TEST_KEY } from '../helpers.js';
 import { MINUTE, harness, url } from './helpers.js';
 
@@ -94,6 +96,30 @@ describe('leads whose sender cannot send them this tick', () => {
     for (const account of ['acc_a', 'acc_b', 'acc_c']) {
       const at = sent.filter((c) => c.accountId === account).map((c) => c.createdAt);
       for (let i = 1; i < at.length; i++) expect((at[i] as number) - (at[i - 1] as number)).toBeGreaterThanOrEqual(SPACING);
+    }
+  });
+
+  it('of a sender that cannot send at all (paused) wait as long as the lead its lane tried, not one tick', async () => {
+    const h = harness(workspace(['acc_a', 'acc_a', 'acc_a', 'acc_b']), { config });
+    updateAccount(h.ctx, 'acc_a', { active: false });
+    const t0 = h.ctx.simClock.now();
+    let held = 0;
+    let due = 0;
+    for (let i = 0; i < 10; i++) {
+      const r = await h.tick();
+      held += r.held;
+      due += r.due;
+      h.ctx.clock.advance(MINUTE);
+    }
+    // acc_b's lead went; acc_a's lane tried one lead and found the account unavailable, and the
+    // leads held behind it wait as long as that one: each is read and held once, not every tick.
+    expect(h.lead('lead_4').invitedAt).not.toBeNull();
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(2);
+    expect(due).toBeLessThanOrEqual(4);
+    for (const id of ['lead_1', 'lead_2', 'lead_3']) {
+      expect(h.lead(id).invitedAt).toBeNull();
+      expect(h.lead(id).nextActionAt).toBeGreaterThanOrEqual(t0 + ACCOUNT_RETRY_MS);
     }
   });
 

@@ -53,6 +53,8 @@ export class SendLanes {
   private readonly group: CommitGroup;
   private lanes = new Map<string, PendingSend[]>();
   private held = new Map<string, { leadId: string; due: number | null }[]>();
+  /** In this run, until when an account's lane found it unable to send anything (away, paused, idle), as the core's readiness said. */
+  private waits = new Map<string, number>();
   private readonly ctx: Ctx;
   private readonly settings: EngineSettings;
   private readonly memory: EngineMemory;
@@ -113,17 +115,22 @@ export class SendLanes {
     const held = this.held;
     this.lanes = new Map();
     this.held = new Map();
+    this.waits = new Map();
     const calls = await Promise.all([...lanes].map(([accountId, items]) => this.runLane(accountId, items.sort(bySendOrder), at, counters.get(accountId))));
     if (held.size > 0 && this.mayContinue()) this.deferHeld(held);
     return calls.reduce((n, c) => n + c, 0);
   }
 
-  /** The held leads, behind each account's next possible send (what the engine now knows of its idle time and pace; at least now). */
+  /**
+   * The held leads, behind each account's next possible send: what the engine now knows of its
+   * idle time and pace, and the wait its lane met in this run (a paused or disconnected account);
+   * at least now.
+   */
   private deferHeld(held: ReadonlyMap<string, readonly { leadId: string; due: number | null }[]>): void {
     const now = this.ctx.simClock.now();
     const step = averageSpacing(this.settings);
     const moves = [...held].flatMap(([accountId, leads]) =>
-      deferHeld(leads, Math.max(now, this.memory.until('idle', accountId), this.memory.until('pace', accountId)), step),
+      deferHeld(leads, Math.max(now, this.memory.until('idle', accountId), this.memory.until('pace', accountId), this.waits.get(accountId) ?? 0), step),
     );
     moveDueMany(this.ctx, moves);
   }
@@ -148,6 +155,7 @@ export class SendLanes {
       }
       if ('until' in ready) {
         if (ready.why === 'idle') this.memory.set('idle', accountId, ready.until);
+        this.waits.set(accountId, ready.until);
         this.defer(accountId, items.slice(i), ready);
         return calls;
       }
