@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +65,24 @@ async function startAndLoad(check: (base: string, key: string) => Promise<void>,
 
 const fromPackage = (urls: readonly string[], name: string): string[] => urls.filter((u) => u.includes(`/node_modules/${name}/`));
 
+/** The packages bundled into the loaded chunks of dist/bundle/, as each chunk's source map names them. */
+function bundledPackages(urls: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const url of urls.filter((u) => u.startsWith('file:') && u.includes('/dist/bundle/') && u.endsWith('.mjs'))) {
+    const file = `${new URL(url).pathname}.map`;
+    // The bundler's own runtime chunk has no map, and no package in it.
+    if (!existsSync(file)) continue;
+    const map = JSON.parse(readFileSync(file, 'utf8')) as { sources: string[] };
+    for (const source of map.sources) {
+      const tail = source.split('node_modules/').at(-1) as string;
+      if (tail === source) continue;
+      const parts = tail.split('/');
+      out.add(tail.startsWith('@') ? `${parts[0]}/${parts[1]}` : (parts[0] as string));
+    }
+  }
+  return out;
+}
+
 describe('start loads what serving needs, and the rest on first use', () => {
   it('a server without a drafter, webhook endpoints or a CRM never loads the AI SDK, undici, HubSpot’s client, the stdio transport or the progress bar, and answers all three faces', async () => {
     const { loaded, stderr } = await startAndLoad(async (base, key) => {
@@ -90,6 +108,11 @@ describe('start loads what serving needs, and the rest on first use', () => {
     expect(loaded.filter((u) => u.includes('/dist/') && !u.includes('/dist/bundle/') && !u.includes('/node_modules/'))).toEqual([]);
     // Neither the SDK's stdio transport nor ours, bundled (a chunk of its own) or not.
     expect(loaded.filter((u) => /stdio/.test(u.slice(u.lastIndexOf('/'))))).toEqual([]);
+    // The mail stack (nodemailer, imapflow, mailparser and what they pull in) is bundled into
+    // chunks of its own, loaded on a mailbox's first message: none of it by a start.
+    const bundled = bundledPackages(loaded);
+    expect(bundled.has('zod'), 'the loaded chunks are read').toBe(true);
+    for (const name of ['nodemailer', 'imapflow', 'mailparser', 'libmime', 'iconv-lite']) expect(bundled.has(name), name).toBe(false);
   });
 
   it('a server with a drafter configured still loads none of the AI SDK until a draft is written', async () => {

@@ -1,5 +1,4 @@
-import MailComposer from 'nodemailer/lib/mail-composer';
-import MimeNode from 'nodemailer/lib/mime-node';
+import type MimeNode from 'nodemailer/lib/mime-node';
 import type { Clock } from '../../core/clock.js';
 import {
   MailLoginError,
@@ -11,7 +10,6 @@ import {
   type OutgoingEmail,
 } from '../../core/network/mail.js';
 import { messageOf } from './compose.js';
-import { parseInbound } from './parse.js';
 
 /**
  * The simulated mail server's memory, which core keeps in SQLite: what it has delivered to each
@@ -47,6 +45,15 @@ export function repliesAfterEmail(address: string): number | null {
 }
 
 const build = (node: MimeNode): Promise<string> => node.build().then((b) => b.toString('utf8'));
+
+/*
+ * nodemailer's MIME builder and mailparser are loaded when the simulator first writes or reads a
+ * message, not when the server starts: with the SMTP adapter's imapflow they are about half of
+ * the program's code, and a server whose mailboxes get no answer never needs them.
+ */
+const composer = async () => (await import('nodemailer/lib/mail-composer')).default;
+const mimeNode = async () => (await import('nodemailer/lib/mime-node')).default;
+const parser = async () => (await import('./parse.js')).parseInbound;
 
 /**
  * The simulated mail server of development: every send is accepted, and what the recipient's
@@ -84,6 +91,7 @@ export class SimulatedMail implements MailPort {
       // The one answer that carries the message itself: the report returns it, as a receiving
       // server returns what it could not deliver. Composed here, as a real SMTP client would
       // have composed it; an email that nobody answers with its own bytes is never composed.
+      const MailComposer = await composer();
       const sent = await build(new MailComposer({ ...messageOf(mailbox, email), date: new Date(now) }).compile());
       this.store.deliver(mailbox.id, now + MINUTE, await this.bounce(mailbox, email, sent, now + MINUTE));
       return { messageId: email.messageId };
@@ -107,7 +115,7 @@ export class SimulatedMail implements MailPort {
     for (let n = 0; n < options.batches; n++) {
       const rows = this.store.since(mailbox.id, after, options.now, options.batch);
       const messages = [];
-      for (const row of rows) messages.push(await parseInbound(row.uid, row.raw));
+      for (const row of rows) messages.push(await (await parser())(row.uid, row.raw));
       // The simulated inbox is in memory and small: every message is parsed, whatever `wanted` would say.
       after = rows.at(-1)?.uid ?? after;
       take({ messages, cursor: { uidValidity, lastUid: after }, skipped: 0 });
@@ -115,8 +123,9 @@ export class SimulatedMail implements MailPort {
     }
   }
 
-  private answer(mailbox: MailboxServers, email: OutgoingEmail, text: string, at: number, headers: Record<string, string>): Promise<string> {
+  private async answer(mailbox: MailboxServers, email: OutgoingEmail, text: string, at: number, headers: Record<string, string>): Promise<string> {
     const domain = email.to.slice(email.to.lastIndexOf('@') + 1);
+    const MailComposer = await composer();
     return build(
       new MailComposer({
         from: email.to,
@@ -133,8 +142,9 @@ export class SimulatedMail implements MailPort {
   }
 
   /** A delivery-status report as a receiving server would write it (RFC 3464), built with nodemailer's MIME nodes. */
-  private bounce(mailbox: MailboxServers, email: OutgoingEmail, original: string, at: number): Promise<string> {
+  private async bounce(mailbox: MailboxServers, email: OutgoingEmail, original: string, at: number): Promise<string> {
     const domain = email.to.slice(email.to.lastIndexOf('@') + 1);
+    const MimeNode = await mimeNode();
     const root = new MimeNode('multipart/report; report-type=delivery-status');
     root.setHeader({
       from: `Mail Delivery System <MAILER-DAEMON@${domain}>`,
