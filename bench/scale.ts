@@ -28,6 +28,7 @@ import type * as SeedLoad from '../src/core/seed/load.js';
 import type * as Schema from '../src/db/schema.js';
 import type * as Log from '../src/log.js';
 import type * as Server from '../src/server.js';
+import type * as SimMail from '../src/network/mail/sim.js';
 import type * as Outreach from '../src/workers/outreach/index.js';
 import type * as StateMachine from '../src/core/campaigns/state-machine.js';
 import { repoRoot, loadDist } from './lib/app.js';
@@ -143,6 +144,7 @@ interface Mods {
   schema: typeof Schema;
   log: typeof Log;
   server: typeof Server;
+  simMail: typeof SimMail;
   outreach: typeof Outreach;
   campaigns: typeof StateMachine;
 }
@@ -157,6 +159,7 @@ async function loadMods(root: string): Promise<Mods> {
     schema: await load('db/schema.js'),
     log: await load('log.js'),
     server: await load('server.js'),
+    simMail: await load('network/mail/sim.js'),
     outreach: await load('workers/outreach/index.js'),
     campaigns: await load('core/campaigns/state-machine.js'),
   };
@@ -518,6 +521,9 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     seed.db.$client.pragma('wal_checkpoint(TRUNCATE)');
     seed.db.$client.close();
     const ctx = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), m.clock.systemClock, clock);
+    // The simulated mail server loads its MIME builder and parser on first use: loaded here, so
+    // no tick of the run waits on reading them from disk (which would change how its sends interleave).
+    await m.simMail.loadSimMail();
     // What a started server sets from its address: the base of the emails' unsubscribe links.
     ctx.publicUrl = PUBLIC_URL;
     const setupMs = performance.now() - t0;

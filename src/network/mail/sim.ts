@@ -55,6 +55,11 @@ const composer = async () => (await import('nodemailer/lib/mail-composer')).defa
 const mimeNode = async () => (await import('nodemailer/lib/mime-node')).default;
 const parser = async () => (await import('./parse.js')).parseInbound;
 
+/** Loads the simulator's MIME builder and parser now: a run that must not wait for them in the middle of a tick (the scale bench) calls it first. */
+export async function loadSimMail(): Promise<void> {
+  await Promise.all([composer(), mimeNode(), parser()]);
+}
+
 /**
  * The simulated mail server of development: every send is accepted, and what the recipient's
  * markers say comes back into the sender's inbox as real messages (composed by nodemailer, read
