@@ -117,10 +117,15 @@ export class SimulatedMail implements MailPort {
   async readSince(mailbox: MailboxServers, cursor: InboxCursor, options: InboxReadOptions, take: (batch: InboxBatch) => void): Promise<void> {
     const uidValidity = 'sim';
     let after = cursor.uidValidity === uidValidity ? cursor.lastUid : 0;
+    // The parser is loaded once, for the first message there is to read.
+    let parse: Awaited<ReturnType<typeof parser>> | null = null;
     for (let n = 0; n < options.batches; n++) {
       const rows = this.store.since(mailbox.id, after, options.now, options.batch);
       const messages = [];
-      for (const row of rows) messages.push(await (await parser())(row.uid, row.raw));
+      for (const row of rows) {
+        parse ??= await parser();
+        messages.push(await parse(row.uid, row.raw));
+      }
       // The simulated inbox is in memory and small: every message is parsed, whatever `wanted` would say.
       after = rows.at(-1)?.uid ?? after;
       take({ messages, cursor: { uidValidity, lastUid: after }, skipped: 0 });
