@@ -14,8 +14,8 @@ export interface MailOptions {
 
 /**
  * The server's mail adapter: real servers for SMTP mailboxes, the simulator for simulated ones
- * (development). The SMTP adapter (nodemailer, imapflow, mailparser: about half of the program's
- * code) is loaded on an SMTP mailbox's first use, not when the server starts.
+ * (development). The SMTP adapter (imapflow and nodemailer's transport; mailparser with the
+ * simulator's codecs, see sim.ts) is loaded on an SMTP mailbox's first use, not when the server starts.
  */
 export class Mail implements MailPort {
   private smtp: Promise<MailPort> | null = null;
