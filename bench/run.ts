@@ -3,7 +3,8 @@
  * bench/results.json and bench/RESULTS.md. See the Method section of RESULTS.md.
  *
  * Overrides for a quick try (the committed results use the defaults): BENCH_LEADS,
- * BENCH_DURATION (seconds per case), BENCH_DEEP_PAGE (default: 1000, or one page per 1,000
+ * BENCH_DURATION (seconds per case), BENCH_TURNS (1-second turns of the cases whose throughput ratios
+ * are targets: GET /credits, MCP, get_lead; default 9), BENCH_DEEP_PAGE (default: 1000, or one page per 1,000
  * leads on a smaller fixture, so every list still reaches it), BENCH_ITERATIONS; the scale
  * simulation that follows a whole run takes BENCH_SCALE_LEADS and BENCH_SCALE_DAYS (bench/scale.ts).
  *
@@ -85,6 +86,8 @@ const SETTINGS = {
   connections: 10,
   durationSeconds: envInt('BENCH_DURATION', 3),
   warmupSeconds: 1,
+  /** Turns of 1 s each that GET /credits, MCP and get_lead take with their baselines: their ratios are targets. */
+  turns: envInt('BENCH_TURNS', 9),
   leads: LEADS,
   pageSize: 50,
   // Every list of the fixture holds at least 5% of the leads (50 pages per 1,000 leads at 50 a page).
@@ -606,12 +609,21 @@ async function main(): Promise<boolean> {
     const run = async (spec: LoadSpec) => report(await runLoad(spec));
     // A case and its baselines take turns, so drifting load from other work hits them alike.
     const together = async (...specs: LoadSpec[]) => (await runInterleaved(specs, ROUNDS)).map(report);
+    // The cases whose ratios are targets take more turns of the same 1-second slices: one slowed
+    // second on a shared machine then moves the median of their turns' ratios little.
+    const inTurns = async (...specs: LoadSpec[]) =>
+      (
+        await runInterleaved(
+          specs.map((spec) => ({ ...spec, durationSeconds: SETTINGS.turns })),
+          SETTINGS.turns,
+        )
+      ).map(report);
 
     const rss = sampleRss(server.pid);
     const mcpCall = rpc('tools/call', { name: 'get_credits', arguments: {} });
     const modernCall = modernRpc('tools/call', { name: 'get_credits', arguments: {} });
     if (want('credits'))
-      await together(
+      await inTurns(
         {
           ...base,
           ...log('get_credits'),
@@ -689,7 +701,7 @@ async function main(): Promise<boolean> {
     let nextLead = 0;
     const leadPath = (id: string) => `/public/v1/campaigns/${LIST_CAMPAIGN}/leads/${id}`;
     if (want('lead'))
-      await together(
+      await inTurns(
         {
           ...base,
           ...log('get_lead'),

@@ -22,6 +22,12 @@ export interface LoadRun {
   baselines?: string[];
   /** Case-specific figures, e.g. leadsPerSec. */
   extra?: Record<string, number>;
+  /**
+   * req/s of each turn, in the order of the turns, when the run took turns with others
+   * (runInterleaved): a ratio to another run of the same turns is then the median of the turns'
+   * ratios (./report.ts, throughputRatio).
+   */
+  turns?: number[];
 }
 
 export interface LoadSpec {
@@ -180,15 +186,20 @@ export async function runLoad(spec: LoadSpec): Promise<LoadRun> {
 }
 
 /**
- * Several targets in turns (A B C, A B C, …), each warmed first and each measured for its
- * `durationSeconds` split over the rounds. On a shared machine whose load drifts, every
- * target then meets the same drift, which is what their ratio needs.
+ * Several targets in turns (A B C, C B A, A B C, …), each warmed first and each measured for
+ * its `durationSeconds` split over the rounds. On a shared machine whose load drifts, every
+ * target then meets the same drift, which is what their ratio needs; the order is reversed
+ * every other round, so no target always follows the same neighbour (a server still busy
+ * with what the last slice left, or one not yet back at full speed, costs the next one). Each
+ * run keeps its turns' req/s, so a ratio between two of them is the median of the rounds' own.
  */
 export async function runInterleaved(specs: readonly LoadSpec[], rounds: number): Promise<LoadRun[]> {
   for (const spec of specs) await warm(spec);
   const slices = specs.map((): Slice[] => []);
   for (let r = 0; r < rounds; r++) {
-    for (const [i, spec] of specs.entries()) slices[i]!.push(await runSlice(spec, spec.durationSeconds / rounds));
+    const order = [...specs.entries()];
+    if (r % 2 === 1) order.reverse();
+    for (const [i, spec] of order) slices[i]!.push(await runSlice(spec, spec.durationSeconds / rounds));
   }
-  return specs.map((spec, i) => combine(spec, slices[i]!));
+  return specs.map((spec, i) => ({ ...combine(spec, slices[i]!), turns: slices[i]!.map((x) => (x.seconds > 0 ? x.requests / x.seconds : 0)) }));
 }

@@ -1,9 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../bench/lib/app.js';
 import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQueries } from '../../bench/lib/leads.js';
-import { combine, parseRequestLog, type Slice } from '../../bench/lib/load.js';
+import { createServer, type Server } from 'node:http';
+import { combine, parseRequestLog, runInterleaved, type LoadSpec, type Slice } from '../../bench/lib/load.js';
 import type { DashboardBench } from '../../bench/lib/dashboard.js';
-import { dashboardMarkdown, dashboardTargets, evaluateTargets, renderMarkdown, type ListRow, type LoadRun, type Results } from '../../bench/lib/report.js';
+import {
+  dashboardMarkdown,
+  dashboardTargets,
+  evaluateTargets,
+  renderMarkdown,
+  throughputRatio,
+  type ListRow,
+  type LoadRun,
+  type Results,
+} from '../../bench/lib/report.js';
 import { batchBody, benchWorkspace, raisedLimits, rpc } from '../../bench/lib/setup.js';
 import { percentile, summarize, timeInTurns } from '../../bench/lib/stats.js';
 import * as cursor from '../../src/core/cursor.js';
@@ -172,6 +182,67 @@ describe('bench: figures', () => {
       baselines: ['y'],
     });
     expect(run.serverSide).toMatchObject({ n: 3, p50: 2 });
+  });
+
+  it("takes a ratio between runs of the same turns as the median of the turns' ratios, else as their totals' ratio", () => {
+    const run = (reqPerSec: number, turns?: number[]): LoadRun => ({
+      id: 'x',
+      title: 'X',
+      kind: 'server',
+      connections: 10,
+      durationSeconds: 3,
+      reqPerSec,
+      p50Ms: 1,
+      p99Ms: 2,
+      requests: reqPerSec * 3,
+      statusCounts: {},
+      errors: 0,
+      ...(turns ? { turns } : {}),
+    });
+    // One turn that the machine slowed for our side alone moves the totals, not the median.
+    expect(throughputRatio(run(70, [100, 100, 10]), run(200, [200, 200, 200]))).toBe(0.5);
+    expect(throughputRatio(run(70), run(200))).toBe(0.35);
+    // Turns that do not pair up (a different count, too few, a turn with nothing answered): totals.
+    expect(throughputRatio(run(70, [100, 100, 10]), run(200, [200, 200]))).toBe(0.35);
+    expect(throughputRatio(run(70, [100, 40]), run(200, [200, 200]))).toBe(0.35);
+    expect(throughputRatio(run(70, [100, 100, 10]), run(200, [200, 0, 400]))).toBe(0.35);
+  });
+
+  it("runs targets in turns, the order reversed every other turn, and keeps each turn's req/s", async () => {
+    const order: string[] = [];
+    const servers: Server[] = [];
+    const listen = async (name: string): Promise<string> => {
+      const server = createServer((req, res) => {
+        if (req.url !== '/health' && order.at(-1) !== name) order.push(name);
+        res.end('ok');
+      });
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = server.address();
+      return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    };
+    try {
+      const spec = async (id: string): Promise<LoadSpec> => ({
+        id,
+        title: id,
+        kind: 'server',
+        url: await listen(id),
+        path: '/',
+        connections: 1,
+        durationSeconds: 0.6,
+        warmupSeconds: 0,
+      });
+      const runs = await runInterleaved([await spec('a'), await spec('b'), await spec('c')], 3);
+      // a b c, then c b a, then a b c; a server that takes two slices running shows once.
+      expect(order.join('')).toBe('abcbabc');
+      for (const r of runs) {
+        expect(r.turns).toHaveLength(3);
+        for (const t of r.turns ?? []) expect(t).toBeGreaterThan(0);
+      }
+    } finally {
+      for (const server of servers) server.closeAllConnections();
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    }
   });
 
   it('reads the server-side time of one tool, or one path, from the request log', () => {
