@@ -156,29 +156,30 @@ export const COLD_START_RATIO = 3;
 export const FLAT_MEMORY_MB = 10;
 
 /**
- * Our throughput as a share of a baseline's (0.6 means 60% of it). Two runs that took the same turns (bench/lib/load.ts,
- * runInterleaved) give the median of the turns' ratios: a turn pairs two slices taken seconds
- * apart, and one turn that the machine slowed for one side alone moves a median of several
- * less than it moves their totals. Other runs give the ratio of their totals.
+ * Our throughput as a share of a baseline's (0.6 means 60% of it). Two runs that took the same
+ * turns (bench/lib/load.ts, runInterleaved) give the median of the turns' ratios: a turn pairs
+ * two slices taken seconds apart, and one turn that the machine slowed for one side alone moves
+ * a median of several less than it moves their totals. Other runs give the ratio of their totals.
  */
 export const throughputRatio = (ours: LoadRun, baseline: LoadRun): number => {
-  const n = pairedTurns(ours, baseline);
-  if (n > 0) return median((ours.turns as number[]).map((x, i) => x / ((baseline.turns as number[])[i] as number)));
+  const ratios = turnRatios(ours, baseline);
+  if (ratios) return median(ratios);
   return baseline.reqPerSec > 0 ? ours.reqPerSec / baseline.reqPerSec : 0;
 };
 
-/** How many turns two runs took together (at least 3, every one of them answered), or 0. */
-function pairedTurns(ours: LoadRun, baseline: LoadRun): number {
+/** Each turn's ratio, when two runs took the same turns (at least 3, every baseline turn answered); else null. */
+function turnRatios(ours: LoadRun, baseline: LoadRun): number[] | null {
   const a = ours.turns;
   const b = baseline.turns;
-  return a && b && a.length === b.length && a.length >= 3 && b.every((x) => x > 0) ? a.length : 0;
+  if (!a || !b || a.length !== b.length || a.length < 3 || !b.every((x) => x > 0)) return null;
+  return a.map((x, i) => x / (b[i] as number));
 }
 
 /** What a throughput ratio was taken from: the turns, and both sides' req/s over all of them. */
 function ratioBasis(ours: LoadRun, baseline: LoadRun): string {
-  const n = pairedTurns(ours, baseline);
+  const ratios = turnRatios(ours, baseline);
   const totals = `${int(ours.reqPerSec)} vs ${int(baseline.reqPerSec)} req/s`;
-  return n > 0 ? `median of ${n} turns' ratios; ${totals} over all of them` : totals;
+  return ratios ? `median of ${ratios.length} turns' ratios; ${totals} over all of them` : totals;
 }
 
 export function runById(runs: readonly LoadRun[], id: string): LoadRun {
