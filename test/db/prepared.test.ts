@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { columnsOf, inserterOf, rowsOf, selectList, tableName, updaterById } from '../../src/db/prepared.js';
+import { columnsOf, inserterOf, rawByName, rowsOf, selectList, tableName, updaterById } from '../../src/db/prepared.js';
 import { accounts, agents, campaigns, leads, workspace } from '../../src/db/schema.js';
 import { engineWorkspace } from '../engine/helpers.js';
 import { testCtx } from '../helpers.js';
@@ -50,5 +50,23 @@ describe('rows read in SQL', () => {
         .filter((c) => c.boolean)
         .map((c) => c.key),
     ).toEqual(['excluded', 'replied', 'needsReply', 'connectionRequestAccepted', 'messageSent']);
+  });
+});
+
+describe('rawByName', () => {
+  it('gives rows as arrays and each named column at its index in the statement, whatever the order of the SELECT', () => {
+    const ctx = testCtx({ workspace: engineWorkspace(['ann-sim-never-accepts']) });
+    const read = rawByName(ctx.db.$client.prepare<[string]>('SELECT first_name, id, stage AS stage FROM leads WHERE id = ?'), ['id', 'stage', 'first_name']);
+    expect(read.at).toEqual({ id: 1, stage: 2, first_name: 0 });
+    const row = read.stmt.get('lead_1');
+    expect(Array.isArray(row)).toBe(true);
+    const built = ctx.db.select().from(leads).where(eq(leads.id, 'lead_1')).get()!;
+    expect([row![read.at.id], row![read.at.stage], row![read.at.first_name]]).toEqual([built.id, built.stage, built.firstName]);
+  });
+
+  it('refuses, when prepared, a name the SELECT does not give or gives twice', () => {
+    const ctx = testCtx({ workspace: engineWorkspace(['ann-sim-never-accepts']) });
+    expect(() => rawByName(ctx.db.$client.prepare('SELECT id, stage FROM leads'), ['id', 'first_name'])).toThrow(/no columns named first_name/);
+    expect(() => rawByName(ctx.db.$client.prepare('SELECT id, stage AS id FROM leads'), ['id'])).toThrow(/two columns named id/);
   });
 });

@@ -29,7 +29,13 @@ export function listDrafts(ctx: Ctx, secret: string, input: ListDraftsInput): { 
   }
   const rows = draftPage(ctx, { campaignId: input.campaignId, status: input.status }, after, input.limit + 1);
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, scope, [last.seq]));
-  return { drafts: page.items.map((row) => ({ ...toDraft(row), lead: toDraftLead(row.lead) })), nextCursor: page.nextCursor };
+  const drafts = page.items.map((row) => {
+    // The draft's own object gains its lead, rather than being copied into a new one.
+    const draft = toDraft(row) as ListedDraft;
+    draft.lead = toDraftLead(row.lead);
+    return draft;
+  });
+  return { drafts, nextCursor: page.nextCursor };
 }
 
 export interface DraftQueue {

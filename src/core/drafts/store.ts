@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { asDraftsWriter } from '../../db/drafts-writer.js';
-import { perDb, type SqlRow } from '../../db/prepared.js';
+import { perDb, rawByName } from '../../db/prepared.js';
 import { drafts } from '../../db/schema.js';
 import { leadStatements } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
@@ -108,59 +108,88 @@ export interface NewDraft {
 
 /*
  * The hot statements in SQL on better-sqlite3's `prepare`: the engine creates and reads drafts
- * per send, the queue pages them, an approval reads and changes one. Rows come as plain objects
- * keyed by column name and are mapped by name into one object literal (`draftOf`): the row
- * object, built key by key by better-sqlite3, is a slow dictionary object, so it is read once
- * and dropped. Limits are `LIMIT (SELECT ?)` and statuses written in,
- * so SQLite does not plan a statement again on every call. test/drafts/statements.test.ts checks
- * every read against the query builder.
+ * per send, the queue pages them, an approval reads and changes one. The reads take their rows
+ * as arrays, each column found by its name in the statement (`rawByName`), and map them by name
+ * into one object literal (`draftOf`): the row object better-sqlite3 would build key by key is a
+ * slow dictionary object, and for a page of drafts with their leads it cost as much as the query.
+ * Limits are `LIMIT (SELECT ?)` and statuses written in, so SQLite does not plan a statement
+ * again on every call. test/drafts/statements.test.ts checks every read against the query builder.
  */
-const DRAFT_COLUMNS =
-  'd.seq, d.id, d.campaign_id, d.lead_id, d.step_id, d.slot, d.variant, d.kind, d.account_id, d.subject, d.text, d.rendered_subject, d.rendered_text, d.status, d.drafter_error, d.sending_intent_id, d.sent_at, d.created_at, d.updated_at, d.revision, d.skip_reason, d.approved_at, d.decided_by_type, d.decided_by_id, d.decided_by_name';
-const DRAFT_LEAD_COLUMNS = 'l.full_name, l.first_name, l.last_name, l.job_title, l.company_name, l.headline, l.location, l.personalization, l.network_url';
+const DRAFT_NAMES = [
+  'seq',
+  'id',
+  'campaign_id',
+  'lead_id',
+  'step_id',
+  'slot',
+  'variant',
+  'kind',
+  'account_id',
+  'subject',
+  'text',
+  'rendered_subject',
+  'rendered_text',
+  'status',
+  'drafter_error',
+  'sending_intent_id',
+  'sent_at',
+  'created_at',
+  'updated_at',
+  'revision',
+  'skip_reason',
+  'approved_at',
+  'decided_by_type',
+  'decided_by_id',
+  'decided_by_name',
+] as const;
+const LEAD_NAMES = ['full_name', 'first_name', 'last_name', 'job_title', 'company_name', 'headline', 'location', 'personalization', 'network_url'] as const;
+const DRAFT_COLUMNS = DRAFT_NAMES.map((n) => `d.${n}`).join(', ');
+const DRAFT_LEAD_COLUMNS = LEAD_NAMES.map((n) => `l.${n}`).join(', ');
+type DraftAt = Readonly<Record<(typeof DRAFT_NAMES)[number], number>>;
+type DraftLeadAt = DraftAt & Readonly<Record<(typeof LEAD_NAMES)[number], number>>;
 
-function draftOf(r: SqlRow): DraftRow {
+function draftOf(r: unknown[], at: DraftAt): DraftRow {
   return {
-    seq: r.seq as number,
-    id: r.id as string,
-    campaignId: r.campaign_id as string,
-    leadId: r.lead_id as string,
-    stepId: r.step_id as string | null,
-    slot: r.slot as string,
-    variant: r.variant as string | null,
-    kind: r.kind as string,
-    accountId: r.account_id as string | null,
-    subject: r.subject as string | null,
-    text: r.text as string,
-    renderedSubject: r.rendered_subject as string | null,
-    renderedText: r.rendered_text as string,
-    status: r.status as string,
-    drafterError: r.drafter_error as string | null,
-    sendingIntentId: r.sending_intent_id as string | null,
-    sentAt: r.sent_at as number | null,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
-    revision: r.revision as number,
-    skipReason: r.skip_reason as string | null,
-    approvedAt: r.approved_at as number | null,
-    decidedByType: r.decided_by_type as string | null,
-    decidedById: r.decided_by_id as string | null,
-    decidedByName: r.decided_by_name as string | null,
+    seq: r[at.seq] as number,
+    id: r[at.id] as string,
+    campaignId: r[at.campaign_id] as string,
+    leadId: r[at.lead_id] as string,
+    stepId: r[at.step_id] as string | null,
+    slot: r[at.slot] as string,
+    variant: r[at.variant] as string | null,
+    kind: r[at.kind] as string,
+    accountId: r[at.account_id] as string | null,
+    subject: r[at.subject] as string | null,
+    text: r[at.text] as string,
+    renderedSubject: r[at.rendered_subject] as string | null,
+    renderedText: r[at.rendered_text] as string,
+    status: r[at.status] as string,
+    drafterError: r[at.drafter_error] as string | null,
+    sendingIntentId: r[at.sending_intent_id] as string | null,
+    sentAt: r[at.sent_at] as number | null,
+    createdAt: r[at.created_at] as number,
+    updatedAt: r[at.updated_at] as number,
+    revision: r[at.revision] as number,
+    skipReason: r[at.skip_reason] as string | null,
+    approvedAt: r[at.approved_at] as number | null,
+    decidedByType: r[at.decided_by_type] as string | null,
+    decidedById: r[at.decided_by_id] as string | null,
+    decidedByName: r[at.decided_by_name] as string | null,
   };
 }
 
-function draftWithLeadOf(r: SqlRow): DraftListRow {
-  const row = draftOf(r) as DraftListRow;
+function draftWithLeadOf(r: unknown[], at: DraftLeadAt): DraftListRow {
+  const row = draftOf(r, at) as DraftListRow;
   row.lead = {
-    fullName: r.full_name as string | null,
-    firstName: r.first_name as string | null,
-    lastName: r.last_name as string | null,
-    jobTitle: r.job_title as string | null,
-    companyName: r.company_name as string | null,
-    headline: r.headline as string | null,
-    location: r.location as string | null,
-    personalization: r.personalization as string | null,
-    networkUrl: r.network_url as string | null,
+    fullName: r[at.full_name] as string | null,
+    firstName: r[at.first_name] as string | null,
+    lastName: r[at.last_name] as string | null,
+    jobTitle: r[at.job_title] as string | null,
+    companyName: r[at.company_name] as string | null,
+    headline: r[at.headline] as string | null,
+    location: r[at.location] as string | null,
+    personalization: r[at.personalization] as string | null,
+    networkUrl: r[at.network_url] as string | null,
   };
   return row;
 }
@@ -169,16 +198,16 @@ type NewDraftRow = NewDraft & { id: string; status: DraftStatus; now: number; ap
 
 const statements = perDb((db) => {
   const c = db.$client;
-  const byId = c.prepare<[string], SqlRow>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.id = ?`);
-  const bySlot = c.prepare<[string, string], SqlRow>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.lead_id = ? AND d.slot = ?`);
+  const byId = rawByName(c.prepare<[string]>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.id = ?`), DRAFT_NAMES);
+  const bySlot = rawByName(c.prepare<[string, string]>(`SELECT ${DRAFT_COLUMNS} FROM drafts d WHERE d.lead_id = ? AND d.slot = ?`), DRAFT_NAMES);
   return {
     byId: (id: string): DraftRow | undefined => {
-      const r = byId.get(id);
-      return r === undefined ? undefined : draftOf(r);
+      const r = byId.stmt.get(id);
+      return r === undefined ? undefined : draftOf(r, byId.at);
     },
     bySlot: (leadId: string, slot: string): DraftRow | undefined => {
-      const r = bySlot.get(leadId, slot);
-      return r === undefined ? undefined : draftOf(r);
+      const r = bySlot.stmt.get(leadId, slot);
+      return r === undefined ? undefined : draftOf(r, bySlot.at);
     },
     bySeq: c.prepare<[number], number>('SELECT seq FROM drafts WHERE seq = ?').pluck(),
     anyOfCampaign: c.prepare<[string], number>('SELECT seq FROM drafts WHERE campaign_id = ? LIMIT 1').pluck(),
@@ -619,7 +648,7 @@ export function draftPageSql(byCampaign: boolean, byStatus: boolean, byReach = f
 }
 
 function preparePage(db: Db, byCampaign: boolean, byStatus: boolean, byReach = false) {
-  return db.$client.prepare<[PageParams], SqlRow>(draftPageSql(byCampaign, byStatus, byReach));
+  return rawByName(db.$client.prepare<[PageParams]>(draftPageSql(byCampaign, byStatus, byReach)), [...DRAFT_NAMES, ...LEAD_NAMES]);
 }
 
 const pageStatements = perDb((db) => ({
@@ -637,19 +666,20 @@ export function draftPage(ctx: Ctx, filter: DraftPageFilter, after: number, limi
   const { campaignId, status } = filter;
   // A named campaign was checked against the reach (findCampaignRow); without one, the reach filters.
   const campaigns = campaignId === undefined && ctx.campaigns ? JSON.stringify([...ctx.campaigns]) : undefined;
-  const rows =
+  const page =
     campaigns !== undefined
       ? status !== undefined
-        ? st.reachStatus.all({ after, limit, status, campaigns })
-        : st.reach.all({ after, limit, campaigns })
+        ? st.reachStatus
+        : st.reach
       : campaignId !== undefined
         ? status !== undefined
-          ? st.both.all({ after, limit, campaignId, status })
-          : st.campaign.all({ after, limit, campaignId })
+          ? st.both
+          : st.campaign
         : status !== undefined
-          ? st.status.all({ after, limit, status })
-          : st.none.all({ after, limit });
-  return rows.map(draftWithLeadOf);
+          ? st.status
+          : st.none;
+  const { at } = page;
+  return page.stmt.all({ after, limit, campaignId, status, campaigns }).map((r) => draftWithLeadOf(r, at));
 }
 
 /** Pending drafts per campaign (campaigns with none are left out). */
