@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../connection.js';
-import { perDb, type SqlRow, updaterById } from '../prepared.js';
+import { perDb, rawByName, updaterById } from '../prepared.js';
 import { leads } from '../schema.js';
 
 /*
@@ -16,60 +16,108 @@ import { leads } from '../schema.js';
 export type LeadRow = typeof leads.$inferSelect;
 
 /**
- * Every column of a lead. A lead row comes from better-sqlite3 as a plain object keyed by column
- * name and is mapped by name, in one object literal (`leadOf`): the row object, built key by key,
- * is a slow dictionary object, and the engine reads several leads a send, so it is read once and
- * dropped. test/db/sql/leads.test.ts fails when a column of the schema is missing here.
+ * Every column of a lead. A lead row comes from better-sqlite3 as an array (raw mode), each column
+ * found by its name in the statement (`rawByName`), and is mapped by name in one object literal
+ * (`leadOf`): the row object better-sqlite3 would build key by key is a slow dictionary object,
+ * and the engine reads several leads a send. test/db/sql/leads.test.ts fails when a column of the
+ * schema is missing here.
  */
-export const LEAD_COLUMNS =
-  'seq, id, campaign_id, account_id, network_url, full_name, first_name, last_name, job_title, company_name, company_network, website, email, location, headline, personalization, work_experience, tag, tagged_at, polite_close_pending_at, stage, excluded, replied, needs_reply, replied_at, last_inbound_message_at, connection_request_accepted, message_sent, source, provider_id, chat_id, next_action_at, sequence_step, invited_at, connected_at, last_sequence_sent_at, send_attempts, pending_reply_text, agent_send_kind, agent_send_text, agent_turns, invitation_withdrawn_at, created_at, updated_at';
+const LEAD_NAMES = [
+  'seq',
+  'id',
+  'campaign_id',
+  'account_id',
+  'network_url',
+  'full_name',
+  'first_name',
+  'last_name',
+  'job_title',
+  'company_name',
+  'company_network',
+  'website',
+  'email',
+  'location',
+  'headline',
+  'personalization',
+  'work_experience',
+  'tag',
+  'tagged_at',
+  'polite_close_pending_at',
+  'stage',
+  'excluded',
+  'replied',
+  'needs_reply',
+  'replied_at',
+  'last_inbound_message_at',
+  'connection_request_accepted',
+  'message_sent',
+  'source',
+  'provider_id',
+  'chat_id',
+  'next_action_at',
+  'sequence_step',
+  'invited_at',
+  'connected_at',
+  'last_sequence_sent_at',
+  'send_attempts',
+  'pending_reply_text',
+  'agent_send_kind',
+  'agent_send_text',
+  'agent_turns',
+  'invitation_withdrawn_at',
+  'created_at',
+  'updated_at',
+] as const;
+export const LEAD_COLUMNS = LEAD_NAMES.join(', ');
 
-export function leadOf(r: SqlRow): LeadRow {
+type LeadAt = Readonly<Record<(typeof LEAD_NAMES)[number], number>>;
+
+export function leadOf(r: unknown[], at: LeadAt): LeadRow {
   return {
-    seq: r.seq as number,
-    id: r.id as string,
-    campaignId: r.campaign_id as string,
-    accountId: r.account_id as string | null,
-    networkUrl: r.network_url as string | null,
-    fullName: r.full_name as string | null,
-    firstName: r.first_name as string | null,
-    lastName: r.last_name as string | null,
-    jobTitle: r.job_title as string | null,
-    companyName: r.company_name as string | null,
-    companyNetwork: r.company_network as string | null,
-    website: r.website as string | null,
-    email: r.email as string | null,
-    location: r.location as string | null,
-    headline: r.headline as string | null,
-    personalization: r.personalization as string | null,
-    workExperience: r.work_experience as string,
-    tag: r.tag as string | null,
-    taggedAt: r.tagged_at as number | null,
-    politeClosePendingAt: r.polite_close_pending_at as number | null,
-    stage: r.stage as string,
-    excluded: r.excluded === 1,
-    replied: r.replied === 1,
-    needsReply: r.needs_reply === 1,
-    repliedAt: r.replied_at as number | null,
-    lastInboundMessageAt: r.last_inbound_message_at as number | null,
-    connectionRequestAccepted: r.connection_request_accepted === 1,
-    messageSent: r.message_sent === 1,
-    source: r.source as string,
-    providerId: r.provider_id as string | null,
-    chatId: r.chat_id as string | null,
-    nextActionAt: r.next_action_at as number | null,
-    sequenceStep: r.sequence_step as number,
-    invitedAt: r.invited_at as number | null,
-    connectedAt: r.connected_at as number | null,
-    lastSequenceSentAt: r.last_sequence_sent_at as number | null,
-    sendAttempts: r.send_attempts as number,
-    pendingReplyText: r.pending_reply_text as string | null,
-    agentSendKind: r.agent_send_kind as string | null,
-    agentSendText: r.agent_send_text as string | null,
-    agentTurns: r.agent_turns as number,
-    invitationWithdrawnAt: r.invitation_withdrawn_at as number | null,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
+    seq: r[at.seq] as number,
+    id: r[at.id] as string,
+    campaignId: r[at.campaign_id] as string,
+    accountId: r[at.account_id] as string | null,
+    networkUrl: r[at.network_url] as string | null,
+    fullName: r[at.full_name] as string | null,
+    firstName: r[at.first_name] as string | null,
+    lastName: r[at.last_name] as string | null,
+    jobTitle: r[at.job_title] as string | null,
+    companyName: r[at.company_name] as string | null,
+    companyNetwork: r[at.company_network] as string | null,
+    website: r[at.website] as string | null,
+    email: r[at.email] as string | null,
+    location: r[at.location] as string | null,
+    headline: r[at.headline] as string | null,
+    personalization: r[at.personalization] as string | null,
+    workExperience: r[at.work_experience] as string,
+    tag: r[at.tag] as string | null,
+    taggedAt: r[at.tagged_at] as number | null,
+    politeClosePendingAt: r[at.polite_close_pending_at] as number | null,
+    stage: r[at.stage] as string,
+    excluded: r[at.excluded] === 1,
+    replied: r[at.replied] === 1,
+    needsReply: r[at.needs_reply] === 1,
+    repliedAt: r[at.replied_at] as number | null,
+    lastInboundMessageAt: r[at.last_inbound_message_at] as number | null,
+    connectionRequestAccepted: r[at.connection_request_accepted] === 1,
+    messageSent: r[at.message_sent] === 1,
+    source: r[at.source] as string,
+    providerId: r[at.provider_id] as string | null,
+    chatId: r[at.chat_id] as string | null,
+    nextActionAt: r[at.next_action_at] as number | null,
+    sequenceStep: r[at.sequence_step] as number,
+    invitedAt: r[at.invited_at] as number | null,
+    connectedAt: r[at.connected_at] as number | null,
+    lastSequenceSentAt: r[at.last_sequence_sent_at] as number | null,
+    sendAttempts: r[at.send_attempts] as number,
+    pendingReplyText: r[at.pending_reply_text] as string | null,
+    agentSendKind: r[at.agent_send_kind] as string | null,
+    agentSendText: r[at.agent_send_text] as string | null,
+    agentTurns: r[at.agent_turns] as number,
+    invitationWithdrawnAt: r[at.invitation_withdrawn_at] as number | null,
+    createdAt: r[at.created_at] as number,
+    updatedAt: r[at.updated_at] as number,
   };
 }
 
@@ -84,13 +132,14 @@ export interface LeadRows<P extends unknown[]> {
   all(...params: P): LeadRow[];
 }
 
-function leadRows<P extends unknown[]>(stmt: Statement<P, SqlRow>): LeadRows<P> {
+function leadRows<P extends unknown[]>(prepared: Statement<P>): LeadRows<P> {
+  const { stmt, at } = rawByName(prepared, LEAD_NAMES);
   return {
     get: (...params) => {
       const row = stmt.get(...params);
-      return row === undefined ? undefined : leadOf(row);
+      return row === undefined ? undefined : leadOf(row, at);
     },
-    all: (...params) => stmt.all(...params).map(leadOf),
+    all: (...params) => stmt.all(...params).map((row) => leadOf(row, at)),
   };
 }
 
@@ -127,7 +176,7 @@ export interface LeadStatements {
 
 export const leadStatements: (db: Db) => LeadStatements = perDb((db) => {
   const c = db.$client;
-  const rows = <P extends unknown[]>(sql: string) => leadRows<P>(c.prepare<P, SqlRow>(sql));
+  const rows = <P extends unknown[]>(sql: string) => leadRows<P>(c.prepare<P>(sql));
   const one = (sql: string) => c.prepare<[string], number>(sql).pluck();
   return {
     byId: rows<[string]>(`SELECT ${LEAD} FROM leads WHERE id = ?`),
