@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { idempotencyRecords } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
@@ -45,7 +45,7 @@ export function canonicalJson(value: unknown): string {
  * another route or the same route on another campaign included, is a different request.
  */
 export function requestFingerprint(request: { method: string; route: string; params: Record<string, unknown>; body: unknown }): string {
-  return createHash('sha256').update(canonicalJson(request)).digest('hex');
+  return hash('sha256', canonicalJson(request), 'hex');
 }
 
 const scopeWhere = (scope: Pick<IdempotencyScope, 'apiKeyId' | 'key'>) =>

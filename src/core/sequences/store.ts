@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { leadPositions, stepEvents, stepStats } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
@@ -90,7 +90,7 @@ export function leadsAtSteps(ctx: Pick<Ctx, 'db'>, agentId: string, stepIds: rea
 
 /** An even draw that does not depend on when or how often it is made: a hash of lead and step. */
 function evenDraw(leadId: string, stepId: string, count: number): VariantLetter {
-  const n = createHash('sha256').update(`${leadId}:${stepId}`).digest().readUInt32BE(0);
+  const n = hash('sha256', `${leadId}:${stepId}`, 'buffer').readUInt32BE(0);
   return VARIANT_LETTERS[n % Math.max(1, Math.min(count, VARIANT_LETTERS.length))] as VariantLetter;
 }
 
