@@ -6,7 +6,7 @@ import type { Ctx } from '../context.js';
 import { chargeLeadCredit, GRANT_HINT, insufficientCredits, leadCreditsAvailable } from '../credits/charge.js';
 import { validationError } from '../errors.js';
 import { failpoint } from '../faults.js';
-import { newId } from '../ids.js';
+import { newSortableId } from '../ids.js';
 import { clean } from '../text.js';
 import { wordsProblem } from '../validation.js';
 import { BatchSummary, failedItem, summarize, writeBatch } from './batch.js';
@@ -99,6 +99,14 @@ function storeLead(ctx: Ctx, lead: LeadInsert): void {
 }
 
 /**
+ * A new lead's id: `lead_` and 16 base62 characters, the first 7 the creation millisecond (on
+ * the context's clock), the rest random. Ids in time order append to the leads' unique id index
+ * and to the audit trail's target index instead of landing each on a random page: a batch of 100
+ * adds dirtied a page of each index per lead.
+ */
+export const newLeadId = (ctx: Pick<Ctx, 'clock'>): string => newSortableId('lead', ctx.clock.now());
+
+/**
  * Inserts one lead (its URL already normalised and deduplicated) and books it on its campaign.
  * Call it inside the transaction that decided the insert, and that charges for it if anything.
  */
@@ -125,7 +133,7 @@ function placeLead(ctx: Ctx, campaignId: string, url: string, fields: LeadFieldV
   if (existing !== undefined) return { leadId: existing, status: 'duplicate', creditsCharged: 0 };
 
   const excluded = isOnExclusionList(ctx, url);
-  const id = newId('lead');
+  const id = newLeadId(ctx);
   noteAuditTarget(id);
   if (!excluded && !chargeLeadCredit(ctx, id)) return { status: 'insufficient_credits' };
   storeLead(ctx, { campaignId, url, fields, id, excluded, source: 'manual' });

@@ -4,8 +4,7 @@ import { applyCampaignEvent, endImporting, lookalikeHolder } from '../campaigns/
 import type { Ctx } from '../context.js';
 import { refundLookalike } from '../credits/lookalike.js';
 import { failpoint } from '../faults.js';
-import { newId } from '../ids.js';
-import { insertLead, leadInCampaign } from '../leads/add.js';
+import { insertLead, leadInCampaign, newLeadId } from '../leads/add.js';
 import { isOnExclusionList } from '../leads/exclude.js';
 import { urlInOtherCampaign } from '../leads/store.js';
 import { normalizeProfileUrl } from '../leads/url.js';
@@ -109,7 +108,7 @@ export function recordPage(
       else if (job.protectAcrossCampaigns && urlInOtherCampaign(ctx.db, job.campaignId, url)) result.elsewhere += 1;
       else if (isOnExclusionList(ctx, url)) result.excluded += 1;
       else {
-        insertLead(ctx, job.campaignId, url, candidate, { id: newId('lead'), excluded: false, source: 'lookalike' });
+        insertLead(ctx, job.campaignId, url, candidate, { id: newLeadId(ctx), excluded: false, source: 'lookalike' });
         result.inserted += 1;
       }
     }

@@ -5,7 +5,7 @@ import { insertMailbox } from '../mailboxes/store.js';
 import { accountDaily, accounts, activity, agents, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
-import { newId } from '../ids.js';
+import { newSortableId } from '../ids.js';
 import { normalizeProfileUrl } from '../leads/url.js';
 import { restoreCampaign } from '../campaigns/state-machine.js';
 import { forgetAllDrafts } from '../drafts/store.js';
@@ -212,7 +212,7 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       const urls = new Set<string>();
       c.leads.forEach((l, li) => {
         const lat = `${at}.leads[${li}]`;
-        const id = l.id ?? newId('lead');
+        const id = l.id ?? newSortableId('lead', now);
         if (leadIds.has(id)) throw new SeedError(`${lat}.id`, `duplicate lead id "${id}"`);
         const url = l.networkUrl ? normalizeProfileUrl(l.networkUrl) : null;
         if (url) {
