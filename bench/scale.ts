@@ -675,7 +675,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
 
     let emailCost: ScaleResults['email']['cost'] = null;
     if (settings.measureSequences) {
-      say(`send cost: ${settings.probeLeads} leads each, LinkedIn then email, CPU time`);
+      say(`send cost: ${settings.probeLeads} leads each, LinkedIn and email taking turns at going first, CPU time`);
       emailCost = await sendCosts(seq, emailMods, dbPath, settings.probeLeads, 2, settings.probeRounds, START + 400 * DAY);
       say(
         `send cost: email ${emailCost.email.cpuUsPerCall.toFixed(0)} µs ÷ LinkedIn ${emailCost.linkedin.cpuUsPerCall.toFixed(0)} µs = ${emailCost.ratio.toFixed(2)}×`,

@@ -227,7 +227,8 @@ export async function sendCost(
 
 /**
  * Both channels, in turns, as the sequence probes: a warm-up pair (not counted), then `rounds`
- * pairs, LinkedIn then email, each with campaigns, accounts and mailboxes of its own. Each
+ * pairs, LinkedIn first in one round and email first in the next, each with campaigns, accounts
+ * and mailboxes of its own. Each
  * channel's figure is its round with the median CPU cost per call.
  */
 export async function sendCosts(
@@ -241,7 +242,8 @@ export async function sendCosts(
 ): Promise<{ linkedin: SendCost; email: SendCost; ratio: number }> {
   const runs: Record<'linkedin' | 'email', SendCost[]> = { linkedin: [], email: [] };
   for (let r = 0; r <= rounds; r++) {
-    for (const channel of ['linkedin', 'email'] as const) {
+    // Taking turns at going first, so neither channel always meets the database one round bigger.
+    for (const channel of r % 2 === 0 ? (['linkedin', 'email'] as const) : (['email', 'linkedin'] as const)) {
       const cost = await sendCost(s, e, dbPath, channel, leads, days, start + (2 * r + (channel === 'linkedin' ? 0 : 1)) * (days + 2) * DAY, r);
       if (cost.calls === 0) throw new Error(`send probe: no ${channel} sends`);
       if (r > 0) runs[channel].push(cost);
