@@ -122,9 +122,7 @@ export function leadOf(r: unknown[], at: LeadAt): LeadRow {
 }
 
 const LEAD = LEAD_COLUMNS;
-const LEAD_D = LEAD_COLUMNS.split(', ')
-  .map((c) => `l.${c}`)
-  .join(', ');
+const LEAD_D = LEAD_NAMES.map((c) => `l.${c}`).join(', ');
 
 /** A statement whose rows are leads. */
 export interface LeadRows<P extends unknown[]> {
