@@ -3,9 +3,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'ui/**/*.test.tsx'],
-    // Integration tests start real servers and child processes; a slow shared machine needs room.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Integration tests start real servers, child processes and Chromium; a slow shared 2-core
+    // machine running two browser files at once needs room (a test with fixed waits of its own,
+    // an Undo window or a poll interval, sets a longer one beside it).
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     // In CI a JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: process.env.VITEST_JSON_REPORT ? ['default', 'json'] : ['default'],

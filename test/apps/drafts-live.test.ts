@@ -82,7 +82,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       expect(reads).toBeLessThanOrEqual(2);
       // And it waits again for the next change.
       await expect.poll(() => waitingReaders(server.ctx), WAIT).toBe(1);
-    });
+    }, 120_000);
 
     it('stops reading when the host tears the view down', async () => {
       const before = changesReads();
@@ -109,6 +109,6 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
       // And it still shows a change, at the next poll.
       await approveOverRest(ids[2] as string);
       await expect.poll(() => queueOf('polled').count(), WAIT).toBe(1);
-    });
+    }, 120_000);
   },
 );

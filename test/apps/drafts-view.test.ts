@@ -133,7 +133,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', existsSync(CHROMIUM)
     expect((await draft(2)).status).toBe('pending');
     await expect.poll(async () => (await draft(2)).status, { timeout: 25_000 }).toBe('rejected');
     await frame().getByText('Nothing waits for approval here.').waitFor();
-  });
+  }, 120_000);
 
   it('passes axe (WCAG 2 A and AA), and fetched nothing beyond the host bridge', async () => {
     const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

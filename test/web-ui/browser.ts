@@ -58,8 +58,8 @@ export interface DashboardOptions {
 
 /**
  * A fresh browser context and page on the dashboard, signed in with a one-time login link as a
- * real person would be: every browser test starts here. Steps fail after 15 seconds, not at the
- * test's own timeout.
+ * real person would be: every browser test starts here. Steps fail after 25 seconds, inside the
+ * test's own timeout (60 s), so a failure names the step.
  */
 export async function openDashboard(
   browser: Browser,
@@ -71,7 +71,7 @@ export async function openDashboard(
     ...(options.deviceScaleFactor !== undefined ? { deviceScaleFactor: options.deviceScaleFactor } : {}),
     ...(options.acceptDownloads !== undefined ? { acceptDownloads: options.acceptDownloads } : {}),
   });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(25_000);
   const page = await context.newPage();
   const errors = options.errors;
   if (errors) {

@@ -208,7 +208,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the D
     await expect.poll(() => items().count()).toBe(2);
     await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName")).toMatch(/^Draft for /);
     await expectAccessible();
-  });
+  }, 120_000);
 
   it('shows what was rejected and approved under the other filters, read only', async () => {
     await page.getByLabel('Show').selectOption('rejected');
