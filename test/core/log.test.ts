@@ -21,6 +21,15 @@ describe('logs', () => {
     expect(JSON.parse(lines[0]!).msg).toBe('hello [email]');
   });
 
+  it('share one standard-error sink, so a process with many loggers adds one exit listener', () => {
+    const before = process.listenerCount('exit');
+    for (let i = 0; i < 20; i++) createLogger('silent');
+    expect(process.listenerCount('exit') - before).toBeLessThanOrEqual(1);
+    const after = process.listenerCount('exit');
+    for (let i = 0; i < 20; i++) createLogger('silent');
+    expect(process.listenerCount('exit')).toBe(after);
+  });
+
   it('write access lines to the same destination at the same level, with e-mail addresses scrubbed from the path', () => {
     const lines: string[] = [];
     const log = createLogger('warn', { write: (s: string) => lines.push(s) });
