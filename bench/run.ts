@@ -28,7 +28,7 @@
  * the fixture too). E.g. `BENCH_LEADS=100000 BENCH_ONLY=credits,batch`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -72,6 +72,7 @@ import { type EnrichBench, runEnrich } from './lib/enrich.js';
 import { runTriage, type TriageBench } from './lib/triage.js';
 import { type ImapBench, runImap } from './lib/imap.js';
 import { type AuditBench, runAudit } from './lib/audit.js';
+import { AGENCY_SECTION, carrySection } from './lib/sections.js';
 import { type CrmEngineBench, type CrmPushBench, runCrmEngine, runCrmPush } from './lib/crm.js';
 
 const envInt = (name: string, fallback: number): number => {
@@ -934,7 +935,10 @@ async function main(): Promise<boolean> {
     };
     const results: Results = { ...partial, targets: evaluateTargets(partial) };
     writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-    writeFileSync(join(root, 'bench', 'RESULTS.md'), renderMarkdown(results));
+    // The agency run's section (`npm run bench:scale -- --agency`, not part of this run) stays.
+    const resultsFile = join(root, 'bench', 'RESULTS.md');
+    const previous = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '';
+    writeFileSync(resultsFile, carrySection(previous, renderMarkdown(results), AGENCY_SECTION));
     for (const t of results.targets) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
     say(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s; wrote bench/results.json and bench/RESULTS.md`);
   } finally {

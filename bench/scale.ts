@@ -32,6 +32,7 @@ import type * as SimMail from '../src/network/mail/sim.js';
 import type * as Outreach from '../src/workers/outreach/index.js';
 import type * as StateMachine from '../src/core/campaigns/state-machine.js';
 import { repoRoot, loadDist } from './lib/app.js';
+import { AGENCY_SECTION, SCALE_SECTION, type SectionMarkers, withSection } from './lib/sections.js';
 import { giveAddresses, loadEmailMods, makeEmail, PUBLIC_URL, sendCosts, type SendCost } from './lib/email.js';
 import { decisionCost, loadSequenceMods, makeBranching, sequenceCosts, type DecisionCost, type SequenceCost } from './lib/sequences.js';
 import { openLikeTheServer, recordStatements, replayWrites, topStatements, type Recording } from './lib/statements.js';
@@ -796,10 +797,7 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
 }
 
 /** The markers of a profile's section in RESULTS.md. */
-export const markers = (profile: ScaleSettings['profile']) =>
-  profile === 'agency'
-    ? { begin: '<!-- scale-agency:begin -->', end: '<!-- scale-agency:end -->' }
-    : { begin: '<!-- scale:begin -->', end: '<!-- scale:end -->' };
+export const markers = (profile: ScaleSettings['profile']): SectionMarkers => (profile === 'agency' ? AGENCY_SECTION : SCALE_SECTION);
 
 export function renderScale(r: ScaleResults): string {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
@@ -891,18 +889,14 @@ export function renderScale(r: ScaleResults): string {
 
 /** Replaces the scale section of RESULTS.md (or appends it); the section's first line names its markers. */
 export function writeScaleSection(file: string, section: string): void {
-  const BEGIN = section.slice(0, section.indexOf('\n'));
-  const END = BEGIN.replace(':begin', ':end');
-  let text = '';
+  const begin = section.slice(0, section.indexOf('\n'));
+  const m = [SCALE_SECTION, AGENCY_SECTION].find((x) => x.begin === begin);
+  if (!m) throw new Error(`not a scale section: ${begin}`);
+  let text = '# Benchmark results\n\n';
   try {
     text = readFileSync(file, 'utf8');
-  } catch {
-    text = '# Benchmark results\n\n';
-  }
-  const a = text.indexOf(BEGIN);
-  const b = text.indexOf(END);
-  const out = a >= 0 && b > a ? text.slice(0, a) + section.trimEnd() + text.slice(b + END.length) : `${text.trimEnd()}\n\n${section}`;
-  writeFileSync(file, out.endsWith('\n') ? out : `${out}\n`);
+  } catch {}
+  writeFileSync(file, withSection(text, section, m));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
