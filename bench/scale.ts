@@ -16,7 +16,7 @@
  * write floor and the sequence probes (those are the 200-account run's targets, and recording a
  * day's writes at this size would hold hundreds of MB of parameters in the bench's own heap).
  */
-import { accessSync, constants, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -892,10 +892,7 @@ export function writeScaleSection(file: string, section: string): void {
   const begin = section.slice(0, section.indexOf('\n'));
   const m = [SCALE_SECTION, AGENCY_SECTION].find((x) => x.begin === begin);
   if (!m) throw new Error(`not a scale section: ${begin}`);
-  let text = '# Benchmark results\n\n';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {}
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n';
   writeFileSync(file, withSection(text, section, m));
 }
 
