@@ -228,8 +228,7 @@ export async function sendCost(
 /**
  * Both channels, in turns, as the sequence probes: a warm-up pair (not counted), then `rounds`
  * pairs, LinkedIn first in one round and email first in the next, each with campaigns, accounts
- * and mailboxes of its own. Each
- * channel's figure is its round with the median CPU cost per call.
+ * and mailboxes of its own. Each channel's figure is its round with the median CPU cost per call.
  */
 export async function sendCosts(
   s: SequenceMods,

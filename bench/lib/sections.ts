@@ -28,8 +28,7 @@ export function withSection(text: string, section: string, m: SectionMarkers): s
  */
 export function carrySection(previous: string, next: string, m: SectionMarkers): string {
   const kept = sectionOf(previous, m);
-  if (kept === null || sectionOf(next, m) !== null) return next;
-  return `${next.trimEnd()}\n\n${kept}\n`;
+  return kept === null || sectionOf(next, m) !== null ? next : withSection(next, kept, m);
 }
 
 /** The 200-account scale simulation's section (`npm run bench:scale`, the last step of `npm run bench`). */
