@@ -1,5 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { accountDaily } from '../../db/schema.js';
+import type { Statement } from 'better-sqlite3';
+import { perDb } from '../../db/prepared.js';
 import type { Ctx } from '../context.js';
 
 /** SQL of the per-account daily quota counters (`account_daily`, one row per account and UTC day). */
@@ -9,34 +9,51 @@ type Conn = Pick<Ctx, 'db'>;
 /** A daily counter, as the schema names it in code. */
 export type DailyCounter = 'profileLookups' | 'searchResults';
 
-const COLUMNS = { profileLookups: accountDaily.profileLookups, searchResults: accountDaily.searchResults } as const;
+/** The counter's column: fixed names, never input. */
+const COLUMN: Record<DailyCounter, string> = { profileLookups: 'profile_lookups', searchResults: 'search_results' };
 
-const counter = <V>(name: DailyCounter, value: V) => (name === 'profileLookups' ? { profileLookups: value } : { searchResults: value });
+interface Change {
+  accountId: string;
+  day: string;
+  n: number;
+}
+
+interface CounterStatements {
+  read: Statement<[string, string], number>;
+  add: Statement<[Change]>;
+  take: Statement<[Change]>;
+}
+
+/**
+ * Prepared once per connection and counter: every lookup and search page reads its counter and
+ * writes it (lookup_profile, people search, the engine's enrichment), where building the query
+ * each time cost more than running it.
+ */
+const statements = perDb(
+  (db): Record<DailyCounter, CounterStatements> => {
+    const c = db.$client;
+    const forColumn = (col: string): CounterStatements => ({
+      read: c.prepare<[string, string], number>(`SELECT ${col} FROM account_daily WHERE account_id = ? AND day = ?`).pluck(),
+      add: c.prepare<[Change]>(
+        `INSERT INTO account_daily (account_id, day, ${col}) VALUES (@accountId, @day, @n) ON CONFLICT (account_id, day) DO UPDATE SET ${col} = ${col} + @n`,
+      ),
+      take: c.prepare<[Change]>(`UPDATE account_daily SET ${col} = max(0, ${col} - @n) WHERE account_id = @accountId AND day = @day`),
+    });
+    return { profileLookups: forColumn(COLUMN.profileLookups), searchResults: forColumn(COLUMN.searchResults) };
+  },
+);
 
 /** How much of the counter the account used on `day` (0 before the first use). */
 export function dailyCount(ctx: Conn, name: DailyCounter, accountId: string, day: string): number {
-  const row = ctx.db
-    .select({ used: COLUMNS[name] })
-    .from(accountDaily)
-    .where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, day)))
-    .get();
-  return row?.used ?? 0;
+  return statements(ctx.db)[name].read.get(accountId, day) ?? 0;
 }
 
 /** Adds `n` to the account's counter of `day`, creating the day's row on its first use. */
 export function addToDailyCount(ctx: Conn, name: DailyCounter, accountId: string, day: string, n: number): void {
-  ctx.db
-    .insert(accountDaily)
-    .values({ accountId, day, ...counter(name, n) })
-    .onConflictDoUpdate({ target: [accountDaily.accountId, accountDaily.day], set: counter(name, sql`${COLUMNS[name]} + ${n}`) })
-    .run();
+  statements(ctx.db)[name].add.run({ accountId, day, n });
 }
 
 /** Gives `n` back to the account's counter of `day`, never below zero. */
 export function takeFromDailyCount(ctx: Conn, name: DailyCounter, accountId: string, day: string, n: number): void {
-  ctx.db
-    .update(accountDaily)
-    .set(counter(name, sql`max(0, ${COLUMNS[name]} - ${n})`))
-    .where(and(eq(accountDaily.accountId, accountId), eq(accountDaily.day, day)))
-    .run();
+  statements(ctx.db)[name].take.run({ accountId, day, n });
 }
