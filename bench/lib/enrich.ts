@@ -15,8 +15,8 @@ import type * as Outreach from '../../src/workers/outreach/index.js';
 
 /**
  * Enrichment's cost per lead (issue 34): the engine looking a lead known only by its URL up
- * through its sender and filling it in (`enrichLead`: the admission, the provider call, the
- * record and the lead planned again), against the profile lookup alone (`lookupProfile`, what the
+ * through its sender and filling it in (`enrichLead`: the admission, the provider call and the
+ * record; the engine plans the lead again after it, as after any lookup), against the profile lookup alone (`lookupProfile`, what the
  * lookup_profile tool runs: the same quota admission and the same provider call), both on the
  * simulated network over one file database. Rounds alternate, each on leads of its own; the
  * figure is the median round's CPU microseconds per lead (the process's user and system time,

@@ -29,19 +29,17 @@ interface CounterStatements {
  * writes it (lookup_profile, people search, the engine's enrichment), where building the query
  * each time cost more than running it.
  */
-const statements = perDb(
-  (db): Record<DailyCounter, CounterStatements> => {
-    const c = db.$client;
-    const forColumn = (col: string): CounterStatements => ({
-      read: c.prepare<[string, string], number>(`SELECT ${col} FROM account_daily WHERE account_id = ? AND day = ?`).pluck(),
-      add: c.prepare<[Change]>(
-        `INSERT INTO account_daily (account_id, day, ${col}) VALUES (@accountId, @day, @n) ON CONFLICT (account_id, day) DO UPDATE SET ${col} = ${col} + @n`,
-      ),
-      take: c.prepare<[Change]>(`UPDATE account_daily SET ${col} = max(0, ${col} - @n) WHERE account_id = @accountId AND day = @day`),
-    });
-    return { profileLookups: forColumn(COLUMN.profileLookups), searchResults: forColumn(COLUMN.searchResults) };
-  },
-);
+const statements = perDb((db): Record<DailyCounter, CounterStatements> => {
+  const c = db.$client;
+  const forColumn = (col: string): CounterStatements => ({
+    read: c.prepare<[string, string], number>(`SELECT ${col} FROM account_daily WHERE account_id = ? AND day = ?`).pluck(),
+    add: c.prepare<[Change]>(
+      `INSERT INTO account_daily (account_id, day, ${col}) VALUES (@accountId, @day, @n) ON CONFLICT (account_id, day) DO UPDATE SET ${col} = ${col} + @n`,
+    ),
+    take: c.prepare<[Change]>(`UPDATE account_daily SET ${col} = max(0, ${col} - @n) WHERE account_id = @accountId AND day = @day`),
+  });
+  return { profileLookups: forColumn(COLUMN.profileLookups), searchResults: forColumn(COLUMN.searchResults) };
+});
 
 /** How much of the counter the account used on `day` (0 before the first use). */
 export function dailyCount(ctx: Conn, name: DailyCounter, accountId: string, day: string): number {
