@@ -70,8 +70,17 @@ const keyByDigest = perDb((db) =>
 /** The key stored with this digest, as authentication reads it. */
 export const apiKeyByDigest = (db: Db, digest: string): KeyAuthRow | undefined => keyByDigest(db).get({ digest });
 
+/**
+ * Reads by key id, prepared once per connection: every call made with an OAuth token resolves
+ * its key by id, and every audited write names its key's actor.
+ */
+const byId = perDb((db) => ({
+  auth: db.$client.prepare<[string], KeyAuthRow>('SELECT id, env, revoked_at AS revokedAt, last_used_at AS lastUsedAt, scope FROM api_keys WHERE id = ?'),
+  name: db.$client.prepare<[string], string>('SELECT name FROM api_keys WHERE id = ?').pluck(),
+}));
+
 /** The key with this id, as authentication reads it. */
-export const apiKeyById = (ctx: Conn, id: string): KeyAuthRow | undefined => ctx.db.select(KEY_COLUMNS).from(apiKeys).where(eq(apiKeys.id, id)).get();
+export const apiKeyById = (ctx: Conn, id: string): KeyAuthRow | undefined => byId(ctx.db).auth.get(id);
 
 /** Notes that the key was used at `now`. */
 export function markApiKeyUsed(ctx: Conn, id: string, now: number): void {
@@ -79,8 +88,7 @@ export function markApiKeyUsed(ctx: Conn, id: string, now: number): void {
 }
 
 /** A key's name, or undefined for an unknown id. */
-export const apiKeyNameOf = (ctx: Conn, id: string): string | undefined =>
-  ctx.db.select({ name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.id, id)).get()?.name;
+export const apiKeyNameOf = (ctx: Conn, id: string): string | undefined => byId(ctx.db).name.get(id);
 
 export type LoginTokenRow = typeof loginTokens.$inferSelect;
 export type OperatorSessionRow = typeof operatorSessions.$inferSelect;
