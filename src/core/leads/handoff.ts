@@ -1,10 +1,7 @@
-import { eq } from 'drizzle-orm';
-import { leads } from '../../db/schema.js';
+import { leadStatements, updateLeadById, type LeadRow } from '../../db/sql/leads.js';
 import { recordActivity } from '../activity/record.js';
 import type { Ctx } from '../context.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
-
-type LeadRow = typeof leads.$inferSelect;
 
 /**
  * Hands a conversation to a person: stage `handed_off`, the agent's pending work dropped,
@@ -12,12 +9,17 @@ type LeadRow = typeof leads.$inferSelect;
  * Call inside a transaction. Returns the updated row.
  */
 export function handOffLead(ctx: Ctx, lead: LeadRow, reason: string, at: number, accountId: string | null, changes: Partial<LeadRow> = {}): LeadRow {
-  ctx.db
-    .update(leads)
-    .set({ ...changes, stage: 'handed_off', pendingReplyText: null, agentSendKind: null, agentSendText: null, nextActionAt: null, updatedAt: at })
-    .where(eq(leads.id, lead.id))
-    .run();
-  const updated = ctx.db.select().from(leads).where(eq(leads.id, lead.id)).get() as LeadRow;
+  // On the prepared statements of every send (an agent's reply handed off on each of a run's many replies).
+  updateLeadById(ctx.db, lead.id, {
+    ...changes,
+    stage: 'handed_off',
+    pendingReplyText: null,
+    agentSendKind: null,
+    agentSendText: null,
+    nextActionAt: null,
+    updatedAt: at,
+  });
+  const updated = leadStatements(ctx.db).byId.get(lead.id) as LeadRow;
   recordActivity(ctx, { type: 'agent_handed_off', at, lead: updated, handOffReason: reason, accountId });
   recordLeadEvent(ctx, 'lead.handed_off', updated, { handOffReason: reason });
   return updated;
