@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
-import { idempotencyRecords } from '../../db/schema.js';
+import { perDb } from '../../db/prepared.js';
+import type { idempotencyRecords } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -48,8 +48,36 @@ export function requestFingerprint(request: { method: string; route: string; par
   return hash('sha256', canonicalJson(request), 'hex');
 }
 
-const scopeWhere = (scope: Pick<IdempotencyScope, 'apiKeyId' | 'key'>) =>
-  and(eq(idempotencyRecords.apiKeyId, scope.apiKeyId), eq(idempotencyRecords.key, scope.key));
+type RecordRow = typeof idempotencyRecords.$inferSelect;
+
+/** The records' statements, prepared once per connection: a write with a key runs three of them. */
+const statements = perDb((db) => {
+  const c = db.$client;
+  return {
+    get: c.prepare<[{ apiKeyId: string; key: string }], RecordRow>(
+      `SELECT api_key_id AS apiKeyId, key, fingerprint, state, status, body, created_at AS createdAt, expires_at AS expiresAt
+       FROM idempotency_records WHERE api_key_id = @apiKeyId AND key = @key`,
+    ),
+    remove: c.prepare<[{ apiKeyId: string; key: string }]>('DELETE FROM idempotency_records WHERE api_key_id = @apiKeyId AND key = @key'),
+    reserve: c.prepare<[IdempotencyScope & { createdAt: number; expiresAt: number }]>(
+      `INSERT INTO idempotency_records (api_key_id, key, fingerprint, state, created_at, expires_at)
+       VALUES (@apiKeyId, @key, @fingerprint, 'in_flight', @createdAt, @expiresAt)`,
+    ),
+    finalize: c.prepare<[IdempotencyScope & { status: number; body: string }]>(
+      `UPDATE idempotency_records SET state = 'done', status = @status, body = @body
+       WHERE api_key_id = @apiKeyId AND key = @key AND fingerprint = @fingerprint AND state = 'in_flight'`,
+    ),
+    release: c.prepare<[IdempotencyScope]>(
+      "DELETE FROM idempotency_records WHERE api_key_id = @apiKeyId AND key = @key AND fingerprint = @fingerprint AND state = 'in_flight'",
+    ),
+    sweep: c.prepare<[{ now: number; limit: number }]>(
+      'DELETE FROM idempotency_records WHERE rowid IN (SELECT rowid FROM idempotency_records WHERE expires_at <= @now ORDER BY expires_at LIMIT @limit)',
+    ),
+  };
+});
+
+const scopeKey = (scope: IdempotencyScope) => ({ apiKeyId: scope.apiKeyId, key: scope.key });
+const scopeParams = (scope: IdempotencyScope): IdempotencyScope => ({ apiKeyId: scope.apiKeyId, key: scope.key, fingerprint: scope.fingerprint });
 
 /**
  * Reserves the key for a request about to run, or answers how a retry must be served: a replay
@@ -62,7 +90,7 @@ export function reserveKey(ctx: Ctx, scope: IdempotencyScope, keyField: string):
   return transaction(ctx.db, () => {
     failpoint(ctx, 'idempotency.reserve', scope.key);
     sweepExpiredKeys(ctx, SWEEP_BATCH);
-    const row = ctx.db.select().from(idempotencyRecords).where(scopeWhere(scope)).get();
+    const row = statements(ctx.db).get.get(scopeKey(scope));
     if (row && row.expiresAt > now) {
       const abandoned = row.state === 'in_flight' && now - row.createdAt >= IN_FLIGHT_LEASE_MS;
       if (!abandoned) {
@@ -83,32 +111,23 @@ export function reserveKey(ctx: Ctx, scope: IdempotencyScope, keyField: string):
         return { kind: 'replay', status: row.status ?? 200, body: row.body ?? 'null' };
       }
     }
-    if (row) ctx.db.delete(idempotencyRecords).where(scopeWhere(scope)).run();
-    ctx.db
-      .insert(idempotencyRecords)
-      .values({ ...scope, state: 'in_flight', createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS })
-      .run();
+    if (row) statements(ctx.db).remove.run(scopeKey(scope));
+    statements(ctx.db).reserve.run({ ...scopeParams(scope), createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS });
     return { kind: 'reserved' };
   });
 }
 
-const ownReservation = (scope: IdempotencyScope) =>
-  and(scopeWhere(scope), eq(idempotencyRecords.fingerprint, scope.fingerprint), eq(idempotencyRecords.state, 'in_flight'));
-
 /** Stores the outcome to replay: the exact bytes that were sent, so a replay is byte for byte. */
 export function finalizeKey(ctx: Ctx, scope: IdempotencyScope, status: number, body: string): void {
-  ctx.db.update(idempotencyRecords).set({ state: 'done', status, body }).where(ownReservation(scope)).run();
+  statements(ctx.db).finalize.run({ ...scopeParams(scope), status, body });
 }
 
 /** Frees the key: the request it was reserved for is not to be replayed, so a retry runs again. */
 export function releaseKey(ctx: Ctx, scope: IdempotencyScope): void {
-  ctx.db.delete(idempotencyRecords).where(ownReservation(scope)).run();
+  statements(ctx.db).release.run(scopeParams(scope));
 }
 
 /** Deletes records past their window (at most `limit`, oldest first); returns how many went. */
 export function sweepExpiredKeys(ctx: Ctx, limit = 10_000): number {
-  const t = idempotencyRecords;
-  return ctx.db.run(
-    sql`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE ${t.expiresAt} <= ${ctx.clock.now()} ORDER BY ${t.expiresAt} LIMIT ${limit})`,
-  ).changes;
+  return statements(ctx.db).sweep.run({ now: ctx.clock.now(), limit }).changes;
 }
