@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { apiKeyName } from '../../src/core/auth/keys.js';
+import { consumeLoginToken, createLoginToken, findSession } from '../../src/core/auth/sessions.js';
 import { finalizeKey, releaseKey, reserveKey } from '../../src/core/idempotency/store.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 
@@ -53,6 +54,22 @@ describe('statements prepared once per connection', () => {
     const prepare = vi.spyOn(server.ctx.db.$client, 'prepare');
     try {
       expect(round('k2')).toBe(first);
+      expect(prepare.mock.calls.map((c) => c[0])).toEqual([]);
+    } finally {
+      prepare.mockRestore();
+    }
+  });
+
+  it("a dashboard request's session and member prepare nothing once warm", async () => {
+    server = await startTestServer();
+    const login = consumeLoginToken(server.ctx, createLoginToken(server.ctx).token);
+    if (!login.ok) throw new Error(`login failed: ${login.reason}`);
+    const first = findSession(server.ctx, login.session);
+    expect(first?.member.role).toBe('owner');
+    const prepare = vi.spyOn(server.ctx.db.$client, 'prepare');
+    try {
+      expect(findSession(server.ctx, login.session)).toEqual(first);
+      expect(findSession(server.ctx, `${login.session.slice(0, -1)}x`)).toBeNull();
       expect(prepare.mock.calls.map((c) => c[0])).toEqual([]);
     } finally {
       prepare.mockRestore();

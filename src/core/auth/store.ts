@@ -114,9 +114,16 @@ export function insertOperatorSession(ctx: Conn, row: typeof operatorSessions.$i
   ctx.db.insert(operatorSessions).values(row).run();
 }
 
+/** Every dashboard request finds its session by the cookie's digest: prepared once per connection. */
+const sessionByDigest = perDb((db) =>
+  db.$client.prepare<[string], OperatorSessionRow>(
+    `SELECT digest, id, created_at AS createdAt, expires_at AS expiresAt, last_seen_at AS lastSeenAt, revoked_at AS revokedAt, member_id AS memberId
+     FROM operator_sessions WHERE digest = ?`,
+  ),
+);
+
 /** The session with this digest. */
-export const operatorSessionByDigest = (ctx: Conn, digest: string): OperatorSessionRow | undefined =>
-  ctx.db.select().from(operatorSessions).where(eq(operatorSessions.digest, digest)).get();
+export const operatorSessionByDigest = (ctx: Conn, digest: string): OperatorSessionRow | undefined => sessionByDigest(ctx.db).get(digest);
 
 /** Notes that the session was seen at `now`. */
 export function markSessionSeen(ctx: Conn, digest: string, now: number): void {

@@ -2,13 +2,19 @@ import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { loginTokens, members, operatorSessions } from '../../db/schema.js';
 
 import type { Db } from '../../db/connection.js';
+import { perDb } from '../../db/prepared.js';
 
 /** A member row as stored (times in ms). */
 export type MemberRow = typeof members.$inferSelect;
 
+/** A member by id, prepared once per connection: every dashboard request reads its session's member. */
+const memberById = perDb((db) =>
+  db.$client.prepare<[string], MemberRow>('SELECT id, name, email, role, created_at AS createdAt, disabled_at AS disabledAt FROM members WHERE id = ?'),
+);
+
 /** The members table's SQL, and nothing else's: every member verb reads and writes through here. */
 export const memberStore = {
-  byId: (db: Db, id: string): MemberRow | undefined => db.select().from(members).where(eq(members.id, id)).get(),
+  byId: (db: Db, id: string): MemberRow | undefined => memberById(db).get(id),
   byEmail: (db: Db, email: string): MemberRow | undefined => db.select().from(members).where(eq(members.email, email)).get(),
   owner: (db: Db): MemberRow | undefined => db.select().from(members).where(eq(members.role, 'owner')).get(),
   /** Oldest first: the owner, then the team in the order it joined. */
