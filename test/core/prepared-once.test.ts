@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { apiKeyName } from '../../src/core/auth/keys.js';
+import { authenticateAccessToken, exchangeAuthorizationCode, getClient, issueAuthorizationCode, registerClient, s256 } from '../../src/core/auth/oauth.js';
 import { consumeLoginToken, createLoginToken, findSession } from '../../src/core/auth/sessions.js';
 import { finalizeKey, releaseKey, reserveKey } from '../../src/core/idempotency/store.js';
-import { startTestServer, type TestServer } from '../helpers.js';
+import { startTestServer, testCtx, type TestServer } from '../helpers.js';
 
 /**
  * Paths every call runs prepare their statements once per connection: building a query and
@@ -73,6 +74,34 @@ describe('statements prepared once per connection', () => {
       expect(prepare.mock.calls.map((c) => c[0])).toEqual([]);
     } finally {
       prepare.mockRestore();
+    }
+  });
+
+  it('a call with an OAuth bearer token, and its client named for the audit trail, prepare nothing once warm', () => {
+    const ctx = testCtx();
+    const verifier = 'v'.repeat(43);
+    const client = registerClient(ctx, { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none', client_name: 'Bench client' });
+    const keyId = ctx.db.$client.prepare('SELECT id FROM api_keys ORDER BY created_at LIMIT 1').pluck().get() as string;
+    const code = issueAuthorizationCode(ctx, {
+      clientId: client.id,
+      apiKeyId: keyId,
+      redirectUri: 'http://127.0.0.1/cb',
+      codeChallenge: s256(verifier),
+      scopes: [],
+      resource: null,
+      formNonce: 'n-prepared-once',
+    });
+    const { accessToken } = exchangeAuthorizationCode(ctx, { clientId: client.id, code, codeVerifier: verifier });
+    const call = () => ({ key: authenticateAccessToken(ctx, accessToken).keyId, client: getClient(ctx, client.id)?.metadata.client_name });
+    const first = call();
+    expect(first).toEqual({ key: keyId, client: 'Bench client' });
+    const prepare = vi.spyOn(ctx.db.$client, 'prepare');
+    try {
+      expect(call()).toEqual(first);
+      expect(prepare.mock.calls.map((c) => c[0])).toEqual([]);
+    } finally {
+      prepare.mockRestore();
+      ctx.db.$client.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { and, eq, isNull, lt } from 'drizzle-orm';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { oauthClients, oauthCodes, oauthGrants, oauthTokens } from '../../db/schema.js';
+import { perDb } from '../../db/prepared.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -130,8 +131,17 @@ export function registerClient(ctx: Ctx, input: ClientMetadata): RegisteredClien
   });
 }
 
+/** A client by id, prepared once per connection: an audited write made through a client names it. */
+const clientById = perDb((db) =>
+  db
+    .select()
+    .from(oauthClients)
+    .where(eq(oauthClients.id, sql.placeholder('id')))
+    .prepare(),
+);
+
 export function getClient(ctx: Ctx, id: string): RegisteredClient | null {
-  const row = ctx.db.select().from(oauthClients).where(eq(oauthClients.id, id)).get();
+  const row = clientById(ctx.db).get({ id });
   return row ? toClient(row) : null;
 }
 
@@ -329,13 +339,18 @@ export function revokeToken(ctx: Ctx, clientId: string, token: string): void {
   });
 }
 
-function findToken(ctx: Ctx, token: string) {
-  return ctx.db
+/** A token and its grant by the token's digest, prepared once per connection: every call made with a bearer token reads it. */
+const tokenByDigest = perDb((db) =>
+  db
     .select({ token: oauthTokens, grant: oauthGrants })
     .from(oauthTokens)
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
-    .where(eq(oauthTokens.digest, digestKey(token)))
-    .get();
+    .where(eq(oauthTokens.digest, sql.placeholder('digest')))
+    .prepare(),
+);
+
+function findToken(ctx: Ctx, token: string) {
+  return tokenByDigest(ctx.db).get({ digest: digestKey(token) });
 }
 
 function liveKey(ctx: Ctx, apiKeyId: string): KeyIdentity | OAuthFailure {
