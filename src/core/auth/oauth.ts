@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { and, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt } from 'drizzle-orm';
 import { oauthClients, oauthCodes, oauthGrants, oauthTokens } from '../../db/schema.js';
-import { perDb } from '../../db/prepared.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import { authenticateKeyId, digestKey, type KeyIdentity } from './keys.js';
+import { oauthClientRowById, oauthTokenWithGrant } from './store.js';
 import { serverSecret } from './secrets.js';
 import { expiryRefusal, narrowScope, parseStoredScope, reachOf, type KeyScope } from './scope.js';
 import { noteChange } from '../live/feed.js';
@@ -131,17 +131,8 @@ export function registerClient(ctx: Ctx, input: ClientMetadata): RegisteredClien
   });
 }
 
-/** A client by id, prepared once per connection: an audited write made through a client names it. */
-const clientById = perDb((db) =>
-  db
-    .select()
-    .from(oauthClients)
-    .where(eq(oauthClients.id, sql.placeholder('id')))
-    .prepare(),
-);
-
 export function getClient(ctx: Ctx, id: string): RegisteredClient | null {
-  const row = clientById(ctx.db).get({ id });
+  const row = oauthClientRowById(ctx, id);
   return row ? toClient(row) : null;
 }
 
@@ -339,18 +330,8 @@ export function revokeToken(ctx: Ctx, clientId: string, token: string): void {
   });
 }
 
-/** A token and its grant by the token's digest, prepared once per connection: every call made with a bearer token reads it. */
-const tokenByDigest = perDb((db) =>
-  db
-    .select({ token: oauthTokens, grant: oauthGrants })
-    .from(oauthTokens)
-    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
-    .where(eq(oauthTokens.digest, sql.placeholder('digest')))
-    .prepare(),
-);
-
 function findToken(ctx: Ctx, token: string) {
-  return tokenByDigest(ctx.db).get({ digest: digestKey(token) });
+  return oauthTokenWithGrant(ctx, digestKey(token));
 }
 
 function liveKey(ctx: Ctx, apiKeyId: string): KeyIdentity | OAuthFailure {

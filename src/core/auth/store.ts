@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { perDb } from '../../db/prepared.js';
-import { apiKeys, loginTokens, operatorSessions, serverSecrets } from '../../db/schema.js';
+import { apiKeys, loginTokens, oauthClients, oauthGrants, oauthTokens, operatorSessions, serverSecrets } from '../../db/schema.js';
 import { countRows } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 
@@ -153,3 +153,27 @@ export function revokeLiveSessions(ctx: Conn, now: number): number {
     .run();
   return live;
 }
+
+/**
+ * The OAuth reads every call pays for (./oauth.ts holds the rest of the OAuth tables' queries):
+ * a bearer token and its grant by the token's digest, read on every call made with a token, and
+ * a client by id, read when an audited write names the client. Prepared once per connection
+ * (drizzle's own prepare: the token's row is a join it maps into its two tables).
+ */
+const oauthReads = perDb((db) => ({
+  client: db
+    .select()
+    .from(oauthClients)
+    .where(eq(oauthClients.id, sql.placeholder('id')))
+    .prepare(),
+  token: db
+    .select({ token: oauthTokens, grant: oauthGrants })
+    .from(oauthTokens)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
+    .where(eq(oauthTokens.digest, sql.placeholder('digest')))
+    .prepare(),
+}));
+
+export const oauthClientRowById = (ctx: Conn, id: string) => oauthReads(ctx.db).client.get({ id });
+
+export const oauthTokenWithGrant = (ctx: Conn, digest: string) => oauthReads(ctx.db).token.get({ digest });
