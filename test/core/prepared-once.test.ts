@@ -7,8 +7,8 @@ import { startTestServer, testCtx, type TestServer } from '../helpers.js';
 
 /**
  * Paths every call runs prepare their statements once per connection: building a query and
- * having SQLite prepare it cost more than running it (the daily quota counters were 45% of a
- * profile lookup). After a first call has warmed them, the same call prepares nothing.
+ * having SQLite prepare it cost more than running it (the daily quota counters took nearly half of
+ * the enrichment bench's CPU time). After a first call has warmed them, the same call prepares nothing.
  */
 describe('statements prepared once per connection', () => {
   let server: TestServer;
