@@ -75,12 +75,20 @@ export const apiKeyByDigest = (db: Db, digest: string): KeyAuthRow | undefined =
  * its key by id, and every audited write names its key's actor.
  */
 const byId = perDb((db) => ({
-  auth: db.$client.prepare<[string], KeyAuthRow>('SELECT id, env, revoked_at AS revokedAt, last_used_at AS lastUsedAt, scope FROM api_keys WHERE id = ?'),
-  name: db.$client.prepare<[string], string>('SELECT name FROM api_keys WHERE id = ?').pluck(),
+  auth: db
+    .select(KEY_COLUMNS)
+    .from(apiKeys)
+    .where(eq(apiKeys.id, sql.placeholder('id')))
+    .prepare(),
+  name: db
+    .select({ name: apiKeys.name })
+    .from(apiKeys)
+    .where(eq(apiKeys.id, sql.placeholder('id')))
+    .prepare(),
 }));
 
 /** The key with this id, as authentication reads it. */
-export const apiKeyById = (ctx: Conn, id: string): KeyAuthRow | undefined => byId(ctx.db).auth.get(id);
+export const apiKeyById = (ctx: Conn, id: string): KeyAuthRow | undefined => byId(ctx.db).auth.get({ id });
 
 /** Notes that the key was used at `now`. */
 export function markApiKeyUsed(ctx: Conn, id: string, now: number): void {
@@ -88,7 +96,7 @@ export function markApiKeyUsed(ctx: Conn, id: string, now: number): void {
 }
 
 /** A key's name, or undefined for an unknown id. */
-export const apiKeyNameOf = (ctx: Conn, id: string): string | undefined => byId(ctx.db).name.get(id);
+export const apiKeyNameOf = (ctx: Conn, id: string): string | undefined => byId(ctx.db).name.get({ id })?.name;
 
 export type LoginTokenRow = typeof loginTokens.$inferSelect;
 export type OperatorSessionRow = typeof operatorSessions.$inferSelect;
