@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DraftQueue } from '../shared/components/DraftQueue.js';
 import { clip, countSends, kindsInWords, reconcile, seenOf } from '../shared/drafts.js';
 import type { Draft } from '../shared/types.js';
-import { fakeCallTool, renderWith } from './render.js';
+import { fakeCallTool, holdAnswers, renderWith } from './render.js';
 
 afterEach(cleanup);
 
@@ -238,6 +238,40 @@ describe('DraftQueue', () => {
     expect(more.getAttribute('aria-expanded')).toBe('false');
     fireEvent.click(more);
     expect(within(item).getByText(/END$/)).toBeTruthy();
+  });
+
+  it('keeps the words typed while a save is on its way, and later saves those', async () => {
+    let stored = 'Hi 1';
+    let revision = 1;
+    const fake = fakeCallTool({
+      list_drafts: () => ({ drafts: [draft(1, { text: stored, revision })], nextCursor: null }),
+      update_drafts: (args) => {
+        const item = (args.drafts as { text?: string }[])[0];
+        if (item?.text !== undefined) stored = item.text;
+        revision += 1;
+        return updated(args);
+      },
+    });
+    // The save's answer waits until the test lets it go.
+    const { callTool, release: answer } = holdAnswers(fake.callTool, 'update_drafts');
+    renderWith(<DraftQueue args={{ campaignId: 'cmp_1' }} />, callTool);
+    const item = await screen.findByRole('article', { name: 'Draft for Lead 1' });
+    const text = within(item).getByLabelText('Invitation note for Lead 1') as HTMLTextAreaElement;
+    fireEvent.change(text, { target: { value: 'First words' } });
+    fireEvent.click(within(item).getByRole('button', { name: 'Save the draft for Lead 1' }));
+    await waitFor(() => expect(fake.callsOf('update_drafts')).toHaveLength(1));
+    // The reviewer goes on typing before the save's answer arrives.
+    fireEvent.change(text, { target: { value: 'First words, and then some more' } });
+    await act(async () => answer());
+    await screen.findByText('Saved: 1 of 1.');
+    await waitFor(() => expect(fake.callsOf('list_drafts').length).toBeGreaterThan(1));
+    // The answer and the queue's reread leave the newer words alone, still to be saved.
+    expect(text.value).toBe('First words, and then some more');
+    expect(within(item).getByText('31 of 300 characters')).toBeTruthy();
+    expect(within(item).queryByText('Changed since you opened it')).toBeNull();
+    fireEvent.click(within(item).getByRole('button', { name: 'Save the draft for Lead 1' }));
+    await waitFor(() => expect(fake.callsOf('update_drafts')).toHaveLength(2));
+    expect(fake.callsOf('update_drafts')[1]?.args).toEqual({ drafts: [{ id: 'drf_1', text: 'First words, and then some more', revision: 2 }] });
   });
 
   it('works against a server without revisions: sends none, and still marks changed words', async () => {

@@ -52,3 +52,20 @@ export function renderWith(ui: ReactElement, callTool: CallTool) {
     </QueryClientProvider>,
   );
 }
+
+/**
+ * `callTool` with the answers of one tool held back until `release()`, as a slow server's would
+ * be: the call is made (and recorded) at once, and its answer arrives only when released.
+ */
+export function holdAnswers(callTool: CallTool, tool: string) {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const slow: CallTool = async (name, args) => {
+    const result = callTool(name, args);
+    if (name === tool) await held;
+    return result;
+  };
+  return { callTool: slow, release: () => release() };
+}

@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else, as the API names them; these objects are never awaited.
-import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { useState } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentEditorPage } from '../dashboard/pages/Agents.js';
 import { CampaignSenders } from '../dashboard/pages/campaigns/Senders.js';
@@ -24,7 +25,7 @@ import { OfferedToolsProvider } from '../shared/offered.js';
 import { ToolError } from '../shared/seam.js';
 import type { AgentPreviewResult, AgentStats, StepInput } from '../shared/types.js';
 import { account, campaign, lead, legacyAgent, stepsAgent } from './fixtures.js';
-import { fakeTools, renderWith, type ToolHandlers } from './render.js';
+import { fakeTools, holdAnswers, renderWith, type ToolHandlers } from './render.js';
 
 afterEach(cleanup);
 
@@ -189,6 +190,13 @@ function preview(): AgentPreviewResult {
 
 const group = (name: string) => screen.getByRole('group', { name });
 
+/** The senders form on a campaign the page polls: `onStore` hands out the setter standing in for each new read. */
+function PolledSenders({ initial, onStore }: { initial: string[]; onStore: (set: (ids: string[]) => void) => void }) {
+  const [ids, setIds] = useState(initial);
+  onStore(setIds);
+  return <CampaignSenders campaign={campaign({ senderAccountIds: ids })} />;
+}
+
 describe('the sequence editor', () => {
   it('shows the steps as a tree, the branches under their if, and saves changes with every kept id', async () => {
     const fake = fakeTools(editorTools());
@@ -241,6 +249,28 @@ describe('the sequence editor', () => {
         ],
       },
     ]);
+  });
+
+  it('keeps a change made while a save is on its way unsaved, and says so', async () => {
+    const fake = fakeTools(editorTools());
+    // The save's answer waits until the test lets it go.
+    const { callTool, release: answer } = holdAnswers(fake.callTool, 'update_agent');
+    renderWith(<AgentEditorPage agentId="tpl_steps" />, callTool);
+    await screen.findByRole('group', { name: 'Step 1: Visit the profile' });
+    const name = screen.getByLabelText('Name') as HTMLInputElement;
+    fireEvent.change(name, { target: { value: 'Branching intro, take 2' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save agent' }));
+    await waitFor(() => expect(fake.callsOf('update_agent')).toHaveLength(1));
+    fireEvent.change(name, { target: { value: 'Branching intro, take 3' } });
+    await act(async () => answer());
+    await waitFor(() => expect(fake.callsOf('get_agent').length).toBeGreaterThan(1));
+    // The first save landed; the name typed since is still the person's, and still unsaved.
+    expect(name.value).toBe('Branching intro, take 3');
+    expect(screen.queryByText(/^Saved\./)).toBeNull();
+    expect(screen.getByText(/save to see your changes here/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Save agent' }));
+    await screen.findByText(/^Saved\./);
+    expect(fake.callsOf('update_agent')[1]?.args).toMatchObject({ name: 'Branching intro, take 3' });
   });
 
   it('shows a refused save at the field it names, puts the cursor there, and clears it once edited', async () => {
@@ -462,6 +492,40 @@ describe('a campaign’s senders', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Save senders' }));
     await screen.findByText('Senders saved.');
     expect(fake.callsOf('update_campaign')[0]?.args).toEqual({ campaignId: 'cmp_1', senderAccountIds: ['acc_2', 'acc_3'] });
+  });
+
+  it('follows the stored senders while nothing is ticked, keeps ticks made during a save, and calls only what was sent saved', async () => {
+    const fake = fakeTools({
+      list_accounts: pages,
+      update_campaign: (args) => campaign({ senderAccountIds: args.senderAccountIds ?? [] }),
+      list_agents: () => ({ agents: [stepsAgent()], nextCursor: null }),
+    });
+    // The save's answer waits until the test lets it go.
+    const { callTool, release: answer } = holdAnswers(fake.callTool, 'update_campaign');
+    let store: (ids: string[]) => void = () => undefined;
+    renderWith(<PolledSenders initial={['acc_2']} onStore={(set) => (store = set)} />, callTool);
+    const box = (name: RegExp) => screen.getByRole('checkbox', { name }) as HTMLInputElement;
+    await screen.findByRole('checkbox', { name: /Third/ });
+    // Another writer's change, with nothing ticked here, replaces the ticks.
+    act(() => store(['acc_1']));
+    expect([box(/First/).checked, box(/Second/).checked]).toEqual([true, false]);
+    fireEvent.click(box(/Third/));
+    fireEvent.click(screen.getByRole('button', { name: 'Save senders' }));
+    await waitFor(() => expect(fake.callsOf('update_campaign')).toHaveLength(1));
+    // Ticked while the save is on its way: the answer and the next read leave it ticked, unsaved.
+    fireEvent.click(box(/Second/));
+    const save = screen.getByRole('button', { name: 'Save senders' }) as HTMLButtonElement;
+    expect(save.disabled).toBe(true);
+    await act(async () => answer());
+    // The save is done when its button comes back.
+    await waitFor(() => expect(save.disabled).toBe(false));
+    act(() => store(['acc_1', 'acc_3']));
+    expect([box(/First/).checked, box(/Second/).checked, box(/Third/).checked]).toEqual([true, true, true]);
+    expect(screen.queryByText('Senders saved.')).toBeNull();
+    expect(save.disabled).toBe(false);
+    // Taken back to what was saved, the form says so again.
+    fireEvent.click(box(/Second/));
+    await screen.findByText('Senders saved.');
   });
 
   it('locks the senders of a running campaign, and says how to change them', async () => {

@@ -4,6 +4,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { useCan } from '../../shared/access.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
+import { useSavedMark } from '../../shared/forms.js';
 import { formatWhen } from '../../shared/format.js';
 import type { Account } from '../../shared/types.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
@@ -59,13 +60,13 @@ function AccountCard({ account }: { account: Account }) {
   // The configured limits, not today's: saving an unchanged form must not lock a warm-up's low limit in.
   const [requests, setRequests] = useState(String(account.limits.connectionRequestLimit));
   const [messages, setMessages] = useState(String(account.limits.messageLimit));
-  const [saved, setSaved] = useState(false);
+  const { saved, mark } = useSavedMark({ requests, messages });
   const update = useToolMutation('update_account', ['list_accounts']);
   const canUpdate = useCan('update_account');
   const save = (e: FormEvent) => {
     e.preventDefault();
-    setSaved(false);
-    update.mutate({ accountId: account.id, connectionRequestLimit: Number(requests), messageLimit: Number(messages) }, { onSuccess: () => setSaved(true) });
+    const sent = { requests, messages };
+    update.mutate({ accountId: account.id, connectionRequestLimit: Number(requests), messageLimit: Number(messages) }, { onSuccess: () => mark(sent) });
   };
   const t = account.today;
   return (

@@ -9,6 +9,7 @@ import { Untrusted } from '../../shared/components/Untrusted.js';
 import { campaignStatusLabel, formatNumber, formatRate } from '../../shared/format.js';
 import { useCan } from '../../shared/access.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
+import { useSavedMark } from '../../shared/forms.js';
 import type { Campaign } from '../../shared/types.js';
 import { StepFunnel } from '../../shared/components/StepFunnel.js';
 import { Link, navigate } from '../router.js';
@@ -185,17 +186,17 @@ function EditCampaign({ campaign }: { campaign: Campaign }) {
   const [name, setName] = useState(campaign.name);
   const [agentId, setAgentId] = useState(campaign.assignedTemplateId ?? '');
   const [approval, setApproval] = useState<Approval>(campaign.approval);
-  const [saved, setSaved] = useState(false);
+  const { saved, mark } = useSavedMark({ name, agentId, approval });
   const update = useToolMutation('update_campaign', ['get_campaign', 'list_campaigns']);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setSaved(false);
+    const sent = { name, agentId, approval };
     const args: { campaignId: string; name?: string; assignedTemplateId?: string | null; approval?: Approval } = { campaignId: campaign.id };
     if (name !== campaign.name) args.name = name;
     if ((agentId || null) !== campaign.assignedTemplateId) args.assignedTemplateId = agentId || null;
     if (approval !== campaign.approval) args.approval = approval;
-    if (args.name === undefined && args.assignedTemplateId === undefined && args.approval === undefined) return setSaved(true);
-    update.mutate(args, { onSuccess: () => setSaved(true) });
+    if (args.name === undefined && args.assignedTemplateId === undefined && args.approval === undefined) return mark(sent);
+    update.mutate(args, { onSuccess: () => mark(sent) });
   };
   return (
     <form className="o-card" onSubmit={submit} aria-labelledby={`${id}-h`}>

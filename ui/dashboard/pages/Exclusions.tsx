@@ -94,7 +94,7 @@ function ImportForm({ onDone }: { onDone: (message: string) => void }) {
           accept=".csv,.txt,text/csv,text/plain"
           aria-describedby={`${id}-hint`}
           onChange={(e) => {
-            importFile.reset();
+            if (!importFile.isPending) importFile.reset();
             setFile(e.target.files?.[0] ?? null);
           }}
         />

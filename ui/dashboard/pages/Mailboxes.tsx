@@ -3,6 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
+import { useSavedMark } from '../../shared/forms.js';
 import type { ToolError } from '../../shared/seam.js';
 import type { ConnectMailboxArgs, Mailbox } from '../../shared/types.js';
 import { useCan } from '../../shared/access.js';
@@ -93,12 +94,12 @@ function MailboxSettings({ mailbox }: { mailbox: Mailbox }) {
   const [end, setEnd] = useState(hours && hours !== 'always' ? hours.end : '17:00');
   const [days, setDays] = useState<Weekday[]>(hours && hours !== 'always' ? (hours.days as Weekday[]) : WORK_WEEK);
   const [timeZone, setTimeZone] = useState(mailbox.timeZone ?? '');
-  const [saved, setSaved] = useState(false);
+  const form = { dailyLimit, spacing, warmUp, mode, start, end, days, timeZone };
+  const { saved, mark } = useSavedMark(form);
   const update = useToolMutation('update_mailbox', ['list_mailboxes']);
 
   const save = (e: FormEvent) => {
     e.preventDefault();
-    setSaved(false);
     const args: Parameters<typeof update.mutate>[0] = { mailboxId: mailbox.id };
     if (Number(dailyLimit) !== mailbox.dailyLimit) args.dailyLimit = Number(dailyLimit);
     if (Number(spacing) !== mailbox.spacingSeconds) args.spacingSeconds = Number(spacing);
@@ -111,10 +112,10 @@ function MailboxSettings({ mailbox }: { mailbox: Mailbox }) {
         args.workingHours = next;
     }
     if (Object.keys(args).length === 1) {
-      setSaved(true);
+      mark(form);
       return;
     }
-    update.mutate(args, { onSuccess: () => setSaved(true) });
+    update.mutate(args, { onSuccess: () => mark(form) });
   };
 
   return (

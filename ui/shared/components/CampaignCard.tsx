@@ -121,7 +121,9 @@ export function CampaignCard({ campaign, title, headingLevel = 3, onChanged, con
 
   const run = (which: 'start' | 'pause') => {
     const mutation = which === 'start' ? start : pause;
-    (which === 'start' ? pause : start).reset();
+    const other = which === 'start' ? pause : start;
+    // Clears the other's refusal; a call on its way keeps its answer.
+    if (!other.isPending) other.reset();
     mutation.mutate(
       { campaignId: shown.id },
       {

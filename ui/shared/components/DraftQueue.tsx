@@ -47,6 +47,10 @@ export interface DraftQueueProps {
 
 type Change = { draft: Draft; status?: 'approved' | 'rejected' };
 
+/** Whether an edit still holds what was sent: one typed after the call is newer, and stays. */
+const sameEdit = (now: Edit | undefined, sent: Edit | undefined) =>
+  now === undefined || (sent !== undefined && now.text === sent.text && now.subject === sent.subject);
+
 const names = (ds: readonly Draft[]) => (ds.length === 1 && ds[0] ? `the draft for ${nameOf(ds[0])}` : `${ds.length} drafts`);
 
 /**
@@ -151,8 +155,11 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
     setDone(null);
     setCallError(null);
     const mine: Record<string, Expected> = {};
+    // The edits as sent, to tell them from words typed while the call is on its way.
+    const sent: Record<string, Edit | undefined> = {};
     const body = changes.map(({ draft, status }) => {
       const edit = edits[draft.id];
+      sent[draft.id] = edit;
       const item: DraftUpdateItem = { id: draft.id };
       if (edit && edit.text !== draft.text) item.text = edit.text;
       if (edit && draft.kind === 'inmail' && edit.subject !== null && edit.subject !== draft.subject) item.subject = edit.subject;
@@ -182,7 +189,7 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
       setItemErrors((prev) => ({ ...without(prev), ...errors }));
       setHeld((prev) => ({ ...without(prev), ...keep }));
       setExpected((prev) => Object.fromEntries(Object.entries(prev).filter(([k]) => !errors[k])));
-      setEdits((prev) => without(prev));
+      setEdits((prev) => Object.fromEntries(Object.entries(prev).filter(([k, e]) => !ok.has(k) || !sameEdit(e, sent[k]))));
       setSelected((prev) => new Set([...prev].filter((k) => !ok.has(k))));
       const short = r.summary.total > r.summary.updated;
       setDone(`${verb}: ${r.summary.updated} of ${r.summary.total}${short ? ' (see the drafts marked below)' : ''}.`);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../../shared/hooks.js';
 import type { ToolError } from '../../../shared/seam.js';
 import type { Agent } from '../../../shared/types.js';
@@ -79,7 +79,11 @@ export function useAgentDraft(agentId: string | null) {
     if (draft && !draft.accountId && accounts.data?.accounts[0]) setDraft({ ...draft, accountId: accounts.data.accounts[0].id });
   }, [accounts.data, draft]);
 
+  // Counts changes, so a save's answer can tell whether the person changed anything while it was on its way.
+  const changes = useRef(0);
+
   const change = (patch: Partial<Draft>) => {
+    changes.current += 1;
     setSaved(false);
     setDirty(true);
     setDraft((d) => (d ? { ...d, ...patch } : d));
@@ -117,11 +121,15 @@ export function useAgentDraft(agentId: string | null) {
       return;
     }
     const args = simple ? { agentId, ...base, ...simple } : { agentId, ...base, steps: toInput(sent) };
+    const at = changes.current;
     update.mutate(args, {
       onSuccess: (a) => {
         setDraft((d) => (d && d.steps === sent ? { ...d, steps: withSavedIds(sent, a.steps) } : d));
-        setSaved(true);
-        setDirty(false);
+        // A change made while the save was on its way is not saved: the page keeps saying so.
+        if (changes.current === at) {
+          setSaved(true);
+          setDirty(false);
+        }
         setVersion((v) => v + 1);
       },
       onError,

@@ -1,7 +1,8 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import { ErrorNote } from '../../../shared/components/Feedback.js';
 import { Untrusted } from '../../../shared/components/Untrusted.js';
 import { useTool, useToolMutation } from '../../../shared/hooks.js';
+import { useSavedMark, useTicks } from '../../../shared/forms.js';
 import type { Campaign } from '../../../shared/types.js';
 import { useCan } from '../../../shared/access.js';
 import { Link } from '../../router.js';
@@ -26,25 +27,24 @@ function MailboxChoice({ campaign }: { campaign: Campaign }) {
   const canChange = useCan('update_campaign');
   // A role that cannot change the campaign reads the choice; it gets no form to submit.
   const Box = canChange ? 'form' : 'section';
-  const [chosen, setChosen] = useState<string[]>(stored);
-  const current = stored.join(',');
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the joined ids stand for the array, which is new on every poll
-  useEffect(() => setChosen(stored), [current]);
-  const [saved, setSaved] = useState(false);
+  // Mailboxes changed elsewhere (or just saved) replace the ticks, unless the person has ticked since.
+  const [chosen, setChosen] = useTicks(stored);
+  const { saved, mark } = useSavedMark([...chosen].sort());
   const update = useToolMutation('update_campaign', ['get_campaign', 'list_campaigns']);
   const running = campaign.status === 'CAMPAIGN_IN_PROGRESS';
   const changed = chosen.length !== stored.length || chosen.some((m) => !stored.includes(m));
   const list = mailboxes.data?.mailboxes ?? [];
 
   const toggle = (mailboxId: string, on: boolean) => {
-    setSaved(false);
-    update.reset();
+    // Clears a refusal shown; a save on its way keeps its answer.
+    if (!update.isPending) update.reset();
     setChosen((c) => (on ? [...c, mailboxId] : c.filter((m) => m !== mailboxId)));
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const ordered = list.map((m) => m.id).filter((m) => chosen.includes(m));
-    update.mutate({ campaignId: campaign.id, mailboxIds: [...ordered, ...chosen.filter((m) => !ordered.includes(m))] }, { onSuccess: () => setSaved(true) });
+    const mailboxIds = [...ordered, ...chosen.filter((m) => !ordered.includes(m))];
+    update.mutate({ campaignId: campaign.id, mailboxIds }, { onSuccess: () => mark([...mailboxIds].sort()) });
   };
 
   return (

@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import { ErrorNote } from '../../../shared/components/Feedback.js';
 import { Untrusted } from '../../../shared/components/Untrusted.js';
 import { useAgentName } from '../../../shared/agents.js';
 import { useCan } from '../../../shared/access.js';
 import { useTool, useToolMutation } from '../../../shared/hooks.js';
+import { useSavedMark, useTicks } from '../../../shared/forms.js';
 import { unwrap, useCallTool, type ToolError } from '../../../shared/seam.js';
 import type { Account, Campaign, ToolOutput } from '../../../shared/types.js';
 import { Link } from '../../router.js';
@@ -81,12 +82,9 @@ export function CampaignSenders({ campaign }: { campaign: Campaign }) {
   const id = useId();
   const accounts = useAllAccounts();
   const byId = new Map((accounts.data ?? []).map((a) => [a.id, a]));
-  const [chosen, setChosen] = useState<string[]>(campaign.senderAccountIds);
-  // The campaign is polled: senders changed elsewhere (or just saved) replace the ticks.
-  const current = campaign.senderAccountIds.join(',');
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the joined ids stand for the array, which is new on every poll
-  useEffect(() => setChosen(campaign.senderAccountIds), [current]);
-  const [saved, setSaved] = useState(false);
+  // The campaign is polled: senders changed elsewhere (or just saved) replace the ticks, unless the person has ticked since.
+  const [chosen, setChosen] = useTicks(campaign.senderAccountIds);
+  const { saved, mark } = useSavedMark([...chosen].sort());
   const update = useToolMutation('update_campaign', ['get_campaign', 'list_campaigns']);
   // A role that cannot change the campaign sees who sends, without the choice.
   const canUpdate = useCan('update_campaign');
@@ -96,8 +94,8 @@ export function CampaignSenders({ campaign }: { campaign: Campaign }) {
   const changed = chosen.length !== campaign.senderAccountIds.length || chosen.some((a) => !campaign.senderAccountIds.includes(a));
 
   const toggle = (accountId: string, on: boolean) => {
-    setSaved(false);
-    update.reset();
+    // Clears a refusal shown; a save on its way keeps its answer.
+    if (!update.isPending) update.reset();
     setChosen((c) => (on ? [...c, accountId] : c.filter((a) => a !== accountId)));
   };
   const submit = (e: FormEvent) => {
@@ -105,7 +103,7 @@ export function CampaignSenders({ campaign }: { campaign: Campaign }) {
     // In the order the accounts are listed, so the same set saves the same way.
     const ordered = (accounts.data ?? []).map((a) => a.id).filter((a) => chosen.includes(a));
     const senderAccountIds = [...ordered, ...chosen.filter((a) => !ordered.includes(a))];
-    update.mutate({ campaignId: campaign.id, senderAccountIds }, { onSuccess: () => setSaved(true) });
+    update.mutate({ campaignId: campaign.id, senderAccountIds }, { onSuccess: () => mark([...senderAccountIds].sort()) });
   };
   const conflict = update.error?.code === 'conflict';
 
