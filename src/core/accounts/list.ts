@@ -1,11 +1,9 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
-import { accountDaily, accounts } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import { allowance, safetyOf } from '../safety/rules.js';
 import { accountToday } from './today.js';
-import { countRows } from '../../db/tx.js';
+import { type AccountDailyRow, type AccountRow, accountPageWithDay, accountSeqExists, accountWithDay } from './store.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 
 export const ACCOUNT_STATUSES = ['connected', 'connecting', 'failed', 'disconnected'] as const;
@@ -63,17 +61,10 @@ export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput)
   let after = 0;
   if (input.cursor !== undefined) {
     const [seq] = decodeCursor(secret, SCOPE, input.cursor);
-    if (typeof seq !== 'number' || !countRows(ctx.db, accounts, eq(accounts.seq, seq))) throw invalidCursor();
+    if (typeof seq !== 'number' || !accountSeqExists(ctx.db, seq)) throw invalidCursor();
     after = seq;
   }
-  const rows = ctx.db
-    .select({ a: accounts, d: accountDaily })
-    .from(accounts)
-    .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, accountToday(ctx))))
-    .where(gt(accounts.seq, after))
-    .orderBy(asc(accounts.seq))
-    .limit(input.limit + 1)
-    .all();
+  const rows = accountPageWithDay(ctx.db, accountToday(ctx), after, input.limit + 1);
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, SCOPE, [last.a.seq]));
   return {
     accounts: page.items.map(({ a, d }) => toAccount(ctx, a, d, safety, now)),
@@ -81,14 +72,11 @@ export function listAccounts(ctx: Ctx, secret: string, input: ListAccountsInput)
   };
 }
 
-type AccountRow = typeof accounts.$inferSelect;
-type DailyRow = typeof accountDaily.$inferSelect;
-
 /**
  * An account as the API shows it, with today's counters (a missing day row is all zeros) and the
  * limits in force today: warm-up and the weekly cap can lower them, never raise them.
  */
-export function toAccount(ctx: Ctx, a: AccountRow, d: DailyRow | null | undefined, safety = safetyOf(ctx), now = ctx.simClock.now()): Account {
+export function toAccount(ctx: Ctx, a: AccountRow, d: AccountDailyRow | null | undefined, safety = safetyOf(ctx), now = ctx.simClock.now()): Account {
   const allowed = allowance(ctx, a, safety, now);
   return {
     id: a.id,
@@ -120,11 +108,6 @@ export function toAccount(ctx: Ctx, a: AccountRow, d: DailyRow | null | undefine
 
 /** One account with today's counters, or undefined. */
 export function findAccountView(ctx: Ctx, id: string): Account | undefined {
-  const row = ctx.db
-    .select({ a: accounts, d: accountDaily })
-    .from(accounts)
-    .leftJoin(accountDaily, and(eq(accountDaily.accountId, accounts.id), eq(accountDaily.day, accountToday(ctx))))
-    .where(eq(accounts.id, id))
-    .get();
+  const row = accountWithDay(ctx.db, id, accountToday(ctx));
   return row ? toAccount(ctx, row.a, row.d) : undefined;
 }

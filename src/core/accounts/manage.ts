@@ -1,6 +1,4 @@
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { accounts } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { supportsHostedSignIn } from '../network/provider.js';
 import type { Ctx } from '../context.js';
@@ -8,6 +6,7 @@ import { ApiError, toApiError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { Account, findAccountView } from './list.js';
 import { requireAccount } from './resolve.js';
+import { accountByProviderAccountId, accountRowById, deleteAccountRow, insertAccountRow, type NewAccountRow, updateAccountRow } from './store.js';
 import { AccountHoursInput, safetyOf, TimeZone, warmUpDay } from '../safety/rules.js';
 import { noteAuditTarget } from '../audit/current.js';
 
@@ -102,28 +101,25 @@ export async function connectAccount(ctx: Ctx, input: ConnectAccountInput): Prom
   // sign-in; completeHostedSignIn moves the start to the moment it is connected.
   const warmUp = input.warmUp ?? safetyOf(ctx).warmUp.onConnect;
   transaction(ctx.db, () => {
-    ctx.db
-      .insert(accounts)
-      .values({
-        id,
-        name: input.name,
-        status: production ? 'connecting' : 'connected',
-        hasSalesNavigator: production ? false : (input.hasSalesNavigator ?? false),
-        connectionRequestLimit: input.connectionRequestLimit ?? 25,
-        messageLimit: input.messageLimit ?? 50,
-        profileVisitLimit: input.profileVisitLimit ?? PROFILE_VISIT_LIMIT_DEFAULT,
-        postReactionLimit: input.postReactionLimit ?? POST_REACTION_LIMIT_DEFAULT,
-        warmUpStartedAt: warmUp ? ctx.simClock.now() : null,
-        createdAt: ctx.clock.now(),
-      })
-      .run();
+    insertAccountRow(ctx.db, {
+      id,
+      name: input.name,
+      status: production ? 'connecting' : 'connected',
+      hasSalesNavigator: production ? false : (input.hasSalesNavigator ?? false),
+      connectionRequestLimit: input.connectionRequestLimit ?? 25,
+      messageLimit: input.messageLimit ?? 50,
+      profileVisitLimit: input.profileVisitLimit ?? PROFILE_VISIT_LIMIT_DEFAULT,
+      postReactionLimit: input.postReactionLimit ?? POST_REACTION_LIMIT_DEFAULT,
+      warmUpStartedAt: warmUp ? ctx.simClock.now() : null,
+      createdAt: ctx.clock.now(),
+    });
   });
   if (!production || !supportsHostedSignIn(network)) return { account: view(ctx, id), connectUrl: null };
   try {
     const { url } = await network.startHostedSignIn({ accountId: id, name: input.name });
     return { account: view(ctx, id), connectUrl: url };
   } catch (err) {
-    transaction(ctx.db, () => ctx.db.delete(accounts).where(eq(accounts.id, id)).run());
+    transaction(ctx.db, () => deleteAccountRow(ctx.db, id));
     const error = toApiError(err);
     throw error.code === 'upstream_unavailable' || error.code === 'rate_limited'
       ? error
@@ -133,7 +129,7 @@ export async function connectAccount(ctx: Ctx, input: ConnectAccountInput): Prom
 
 /** Limits, the weekly cap and working hours take effect from the engine's next send; `active: false` stops all sending. */
 export function updateAccount(ctx: Ctx, id: string, input: UpdateAccountInput): Account {
-  const set: Partial<typeof accounts.$inferInsert> = {};
+  const set: Partial<NewAccountRow> = {};
   if (input.name !== undefined) set.name = input.name;
   if (input.connectionRequestLimit !== undefined) set.connectionRequestLimit = input.connectionRequestLimit;
   if (input.messageLimit !== undefined) set.messageLimit = input.messageLimit;
@@ -152,7 +148,7 @@ export function updateAccount(ctx: Ctx, id: string, input: UpdateAccountInput): 
     if (input.warmUp === false) set.warmUpStartedAt = null;
     // A running warm-up keeps its day: asking again must not send the account back to day 1.
     else if (input.warmUp === true && warmUpDay(row, safetyOf(ctx), ctx.simClock.now()) === null) set.warmUpStartedAt = ctx.simClock.now();
-    if (Object.keys(set).length > 0) ctx.db.update(accounts).set(set).where(eq(accounts.id, id)).run();
+    if (Object.keys(set).length > 0) updateAccountRow(ctx.db, id, set);
   });
   return view(ctx, id);
 }
@@ -172,20 +168,16 @@ export function completeHostedSignIn(
   provider: { providerAccountId: string; status: 'connected' | 'connecting' | 'failed' | 'disconnected'; hasSalesNavigator: boolean },
 ): boolean {
   return transaction(ctx.db, () => {
-    const row = ctx.db.select().from(accounts).where(eq(accounts.id, accountId)).get();
+    const row = accountRowById(ctx.db, accountId);
     if (row?.status !== 'connecting' || row.providerAccountId !== null) return false;
-    const taken = ctx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.providerAccountId, provider.providerAccountId)).get();
+    const taken = accountByProviderAccountId(ctx.db, provider.providerAccountId);
     if (taken) return false;
-    ctx.db
-      .update(accounts)
-      .set({
-        providerAccountId: provider.providerAccountId,
-        status: provider.status,
-        hasSalesNavigator: provider.hasSalesNavigator,
-        warmUpStartedAt: row.warmUpStartedAt === null ? null : simNow,
-      })
-      .where(eq(accounts.id, accountId))
-      .run();
+    updateAccountRow(ctx.db, accountId, {
+      providerAccountId: provider.providerAccountId,
+      status: provider.status,
+      hasSalesNavigator: provider.hasSalesNavigator,
+      warmUpStartedAt: row.warmUpStartedAt === null ? null : simNow,
+    });
     return true;
   });
 }

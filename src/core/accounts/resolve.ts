@@ -1,26 +1,16 @@
 import { cached } from '../../db/cache.js';
-import { accounts } from '../../db/schema.js';
 import type { AccountRef } from '../network/provider.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
+import { type AccountRow, accountRows } from './store.js';
 
-export type AccountRow = typeof accounts.$inferSelect;
+export type { AccountRow } from './store.js';
 
 /**
  * Every account by id, kept while the `accounts` counter stands still: the engine looks its
  * accounts up for every send, and a workspace has a few hundred at most. Shared and frozen.
  */
-const allAccounts = cached(
-  'accounts',
-  (db) =>
-    new Map(
-      db
-        .select()
-        .from(accounts)
-        .all()
-        .map((a) => [a.id, Object.freeze(a)]),
-    ),
-);
+const allAccounts = cached('accounts', (db) => new Map(accountRows(db).map((a) => [a.id, Object.freeze(a)])));
 
 export function findAccount(ctx: Ctx, id: string): AccountRow | undefined {
   return allAccounts(ctx.db).get(id);

@@ -1,9 +1,15 @@
-import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { accounts } from '../../db/schema.js';
-import { countRows, transaction } from '../../db/tx.js';
+import { transaction } from '../../db/tx.js';
 import { PATH_ID, newId } from '../ids.js';
 import type { ProviderAccount } from '../network/provider.js';
+import {
+  accountByProviderAccountId,
+  accountIdExists,
+  accountProviderLinks,
+  insertAccountRow,
+  setSalesNavigatorWhereDifferent,
+  updateAccountRow,
+} from './store.js';
 
 export interface AccountSyncResult {
   created: string[];
@@ -15,7 +21,7 @@ export interface AccountSyncResult {
 /** `acc_<provider account id>` when that is a valid, free id; otherwise a fresh random one. */
 function newAccountId(db: Db, providerAccountId: string): string {
   const candidate = `acc_${providerAccountId.replace(/[^A-Za-z0-9_-]/g, '')}`.slice(0, 64);
-  if (PATH_ID.test(candidate) && candidate.length > 4 && !countRows(db, accounts, eq(accounts.id, candidate))) return candidate;
+  if (PATH_ID.test(candidate) && candidate.length > 4 && !accountIdExists(db, candidate)) return candidate;
   return newId('acc');
 }
 
@@ -33,21 +39,26 @@ export function syncProviderAccounts(db: Db, now: number, list: readonly Provide
     for (const a of list) {
       listed.add(a.providerAccountId);
       const { status, hasSalesNavigator: salesNav } = a;
-      const existing = db.select({ id: accounts.id }).from(accounts).where(eq(accounts.providerAccountId, a.providerAccountId)).get();
+      const existing = accountByProviderAccountId(db, a.providerAccountId);
       if (existing) {
-        db.update(accounts).set({ status, hasSalesNavigator: salesNav }).where(eq(accounts.id, existing.id)).run();
+        updateAccountRow(db, existing.id, { status, hasSalesNavigator: salesNav });
         result.updated.push(existing.id);
       } else {
         const id = newAccountId(db, a.providerAccountId);
-        db.insert(accounts)
-          .values({ id, name: a.name ?? 'LinkedIn account', status, hasSalesNavigator: salesNav, providerAccountId: a.providerAccountId, createdAt: now })
-          .run();
+        insertAccountRow(db, {
+          id,
+          name: a.name ?? 'LinkedIn account',
+          status,
+          hasSalesNavigator: salesNav,
+          providerAccountId: a.providerAccountId,
+          createdAt: now,
+        });
         result.created.push(id);
       }
     }
-    for (const row of db.select({ id: accounts.id, p: accounts.providerAccountId, status: accounts.status }).from(accounts).all()) {
-      if (row.p !== null && !listed.has(row.p)) {
-        if (row.status !== 'disconnected') db.update(accounts).set({ status: 'disconnected' }).where(eq(accounts.id, row.id)).run();
+    for (const row of accountProviderLinks(db)) {
+      if (row.providerAccountId !== null && !listed.has(row.providerAccountId)) {
+        if (row.status !== 'disconnected') updateAccountRow(db, row.id, { status: 'disconnected' });
         result.missing.push(row.id);
       }
     }
@@ -60,11 +71,5 @@ export function syncProviderAccounts(db: Db, now: number, list: readonly Provide
  * starts): the account takes its word, as the sync does. Returns whether the flag changed.
  */
 export function recordSalesNavigator(db: Db, accountId: string, hasSalesNavigator: boolean): boolean {
-  return (
-    db
-      .update(accounts)
-      .set({ hasSalesNavigator })
-      .where(and(eq(accounts.id, accountId), ne(accounts.hasSalesNavigator, hasSalesNavigator)))
-      .run().changes === 1
-  );
+  return setSalesNavigatorWhereDifferent(db, accountId, hasSalesNavigator) === 1;
 }

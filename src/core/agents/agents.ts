@@ -1,8 +1,6 @@
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else (docs/sequences.md); these objects are never awaited.
-import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { z } from 'zod';
-import { agents, leads } from '../../db/schema.js';
-import { countRows, transaction } from '../../db/tx.js';
+import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 import { ApiError, validationError } from '../errors.js';
@@ -27,6 +25,8 @@ import {
   type StepKind,
 } from './steps.js';
 import { noteAuditTarget } from '../audit/current.js';
+import { type AgentRow, agentIdExists, agentPageRows, agentRowById, insertAgentRow, updateAgentRow } from './store.js';
+import { leadById } from '../leads/store.js';
 
 export const AGENT_NAME_MAX = 120;
 export const CONNECTION_NOTE_MAX = 300;
@@ -107,8 +107,6 @@ export const AgentPreview = z.object({
 });
 export type AgentPreview = z.infer<typeof AgentPreview>;
 
-type AgentRow = typeof agents.$inferSelect;
-
 function parseMessages(json: string): Agent['messages'] {
   try {
     const value: unknown = JSON.parse(json);
@@ -145,7 +143,7 @@ export const agentNotFound = (id: string, field?: string): ApiError =>
   new ApiError('not_found', `Agent ${id} not found. Call list_agents (GET /agents) for valid ids.`, field ? { fields: [field] } : {});
 
 export function findAgentRow(ctx: Ctx, id: string): AgentRow | undefined {
-  return ctx.db.select().from(agents).where(eq(agents.id, id)).get();
+  return agentRowById(ctx, id);
 }
 
 export function requireAgentRow(ctx: Ctx, id: string, field?: string): AgentRow {
@@ -213,7 +211,7 @@ export function createAgent(ctx: Ctx, input: CreateAgentInput): Agent {
       steps: null,
       ...(steps ? stepColumns(steps) : {}),
     };
-    ctx.db.insert(agents).values(row).run();
+    insertAgentRow(ctx, row);
     noteAuditTarget(row.id);
     return toAgent(row, invitationTimeoutHours(ctx));
   });
@@ -256,7 +254,7 @@ export function updateAgent(ctx: Ctx, id: string, input: UpdateAgentInput): Agen
       if (input.connectionNote !== undefined) set.connectionNote = noteValue(input.connectionNote);
       if (input.messages !== undefined) set.messages = JSON.stringify(input.messages);
     }
-    ctx.db.update(agents).set(set).where(eq(agents.id, id)).run();
+    updateAgentRow(ctx, id, set);
     return toAgent(requireAgentRow(ctx, id), timeout);
   });
 }
@@ -270,19 +268,13 @@ const SCOPE = 'agents';
 
 /** In the order they were created (id breaks ties), like accounts. */
 export function listAgents(ctx: Ctx, secret: string, input: ListAgentsInput): { agents: Agent[]; nextCursor: string | null } {
-  const conds = [];
+  let after: { createdAt: number; id: string } | undefined;
   if (input.cursor !== undefined) {
     const [at, id] = decodeCursor(secret, SCOPE, input.cursor);
-    if (typeof at !== 'number' || typeof id !== 'string' || !countRows(ctx.db, agents, eq(agents.id, id))) throw invalidCursor();
-    conds.push(or(gt(agents.createdAt, at), and(eq(agents.createdAt, at), gt(agents.id, id))));
+    if (typeof at !== 'number' || typeof id !== 'string' || !agentIdExists(ctx, id)) throw invalidCursor();
+    after = { createdAt: at, id };
   }
-  const rows = ctx.db
-    .select()
-    .from(agents)
-    .where(and(...conds))
-    .orderBy(asc(agents.createdAt), asc(agents.id))
-    .limit(input.limit + 1)
-    .all();
+  const rows = agentPageRows(ctx, after, input.limit + 1);
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, SCOPE, [last.createdAt, last.id]));
   const timeout = invitationTimeoutHours(ctx);
   return { agents: page.items.map((row) => toAgent(row, timeout)), nextCursor: page.nextCursor };
@@ -291,7 +283,7 @@ export function listAgents(ctx: Ctx, secret: string, input: ListAgentsInput): { 
 /** The exact texts one lead of any campaign would receive from this agent. */
 export function previewAgent(ctx: Ctx, agentId: string, leadId: string): AgentPreview {
   const agent = toAgent(requireAgentRow(ctx, agentId), invitationTimeoutHours(ctx));
-  const lead = ctx.db.select().from(leads).where(eq(leads.id, leadId)).get();
+  const lead = leadById(ctx.db, leadId);
   if (!lead) throw new ApiError('not_found', `Lead ${leadId} not found. Use a lead id from list_leads.`, { fields: ['leadId'] });
   return previewFor(agent, lead, leadId);
 }

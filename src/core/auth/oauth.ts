@@ -1,12 +1,25 @@
 import { createHash } from 'node:crypto';
-import { and, eq, isNull, lt } from 'drizzle-orm';
-import { oauthClients, oauthCodes, oauthGrants, oauthTokens } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import { authenticateKeyId, digestKey, type KeyIdentity } from './keys.js';
-import { oauthClientRowById, oauthTokenWithGrant } from './store.js';
+import {
+  deleteExpiredOAuth,
+  insertOAuthClient,
+  insertOAuthCode,
+  insertOAuthGrant,
+  insertOAuthTokens,
+  markOAuthCodeUsed,
+  markOAuthTokenUsed,
+  oauthClientByFingerprint,
+  oauthClientRowById,
+  oauthCodeByFormNonce,
+  oauthCodeChallengeRow,
+  oauthCodeWithGrant,
+  oauthTokenWithGrant,
+  revokeOAuthGrant,
+} from './store.js';
 import { serverSecret } from './secrets.js';
 import { expiryRefusal, narrowScope, parseStoredScope, reachOf, type KeyScope } from './scope.js';
 import { noteChange } from '../live/feed.js';
@@ -123,10 +136,10 @@ export function registerClient(ctx: Ctx, input: ClientMetadata): RegisteredClien
   };
   const fingerprint = createHash('sha256').update(canonical(metadata)).digest('hex');
   return transaction(ctx.db, () => {
-    const existing = ctx.db.select().from(oauthClients).where(eq(oauthClients.fingerprint, fingerprint)).get();
+    const existing = oauthClientByFingerprint(ctx, fingerprint);
     if (existing) return toClient(existing);
     const row = { id: newId('cli'), fingerprint, metadata: JSON.stringify(metadata), createdAt: ctx.clock.now() };
-    ctx.db.insert(oauthClients).values(row).run();
+    insertOAuthClient(ctx, row);
     return toClient(row);
   });
 }
@@ -161,45 +174,34 @@ export function issueAuthorizationCode(ctx: Ctx, req: CodeRequest): string {
   const now = ctx.clock.now();
   transaction(ctx.db, () => {
     purgeExpired(ctx, now);
-    const used = ctx.db.select({ digest: oauthCodes.digest }).from(oauthCodes).where(eq(oauthCodes.formNonce, req.formNonce)).get();
+    const used = oauthCodeByFormNonce(ctx, req.formNonce);
     if (used) throw new OAuthFailure('invalid_request', 'This consent form was already used. Start the connection again from your client.');
     const grantId = newId('grant');
-    ctx.db
-      .insert(oauthGrants)
-      .values({
-        id: grantId,
-        clientId: req.clientId,
-        apiKeyId: req.apiKeyId,
-        scopes: req.scopes.join(' '),
-        resource: req.resource,
-        keyScope: req.keyScope ? JSON.stringify(req.keyScope) : null,
-        createdAt: now,
-      })
-      .run();
-    ctx.db
-      .insert(oauthCodes)
-      .values({
-        digest: digestKey(code),
-        grantId,
-        formNonce: req.formNonce,
-        redirectUri: req.redirectUri,
-        codeChallenge: req.codeChallenge,
-        createdAt: now,
-        expiresAt: now + CODE_TTL_MS,
-      })
-      .run();
+    insertOAuthGrant(ctx, {
+      id: grantId,
+      clientId: req.clientId,
+      apiKeyId: req.apiKeyId,
+      scopes: req.scopes.join(' '),
+      resource: req.resource,
+      keyScope: req.keyScope ? JSON.stringify(req.keyScope) : null,
+      createdAt: now,
+    });
+    insertOAuthCode(ctx, {
+      digest: digestKey(code),
+      grantId,
+      formNonce: req.formNonce,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge,
+      createdAt: now,
+      expiresAt: now + CODE_TTL_MS,
+    });
   });
   return code;
 }
 
 /** The PKCE challenge of a live code, for a caller that checks PKCE itself. */
 export function authorizationCodeChallenge(ctx: Ctx, clientId: string, code: string): string {
-  const row = ctx.db
-    .select({ challenge: oauthCodes.codeChallenge, usedAt: oauthCodes.usedAt, expiresAt: oauthCodes.expiresAt, clientId: oauthGrants.clientId })
-    .from(oauthCodes)
-    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthCodes.grantId))
-    .where(eq(oauthCodes.digest, digestKey(code)))
-    .get();
+  const row = oauthCodeChallengeRow(ctx, digestKey(code));
   if (!row || row.clientId !== clientId || row.usedAt !== null || row.expiresAt <= ctx.clock.now()) {
     throw new OAuthFailure('invalid_grant', 'Unknown, used or expired authorization code. Start the sign-in again.');
   }
@@ -228,18 +230,13 @@ export function exchangeAuthorizationCode(
 ): IssuedTokens {
   const now = ctx.clock.now();
   const outcome = transaction(ctx.db, (): IssuedTokens | OAuthFailure => {
-    const row = ctx.db
-      .select({ code: oauthCodes, grant: oauthGrants })
-      .from(oauthCodes)
-      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthCodes.grantId))
-      .where(eq(oauthCodes.digest, digestKey(req.code)))
-      .get();
+    const row = oauthCodeWithGrant(ctx, digestKey(req.code));
     if (!row || row.grant.clientId !== req.clientId) return new OAuthFailure('invalid_grant', 'Unknown authorization code. Start the sign-in again.');
     if (row.code.usedAt !== null) {
       revokeGrant(ctx, row.grant.id, now);
       return new OAuthFailure('invalid_grant', 'This authorization code was already used; the tokens issued with it are now revoked. Start the sign-in again.');
     }
-    ctx.db.update(oauthCodes).set({ usedAt: now }).where(eq(oauthCodes.digest, row.code.digest)).run();
+    markOAuthCodeUsed(ctx, row.code.digest, now);
     if (row.code.expiresAt <= now) return new OAuthFailure('invalid_grant', 'The authorization code expired (codes last 10 minutes). Start the sign-in again.');
     if (!PKCE_VERIFIER.test(req.codeVerifier) || s256(req.codeVerifier) !== row.code.codeChallenge) {
       return new OAuthFailure('invalid_grant', 'code_verifier does not match the code_challenge sent to /authorize (PKCE S256).');
@@ -276,7 +273,7 @@ export function exchangeRefreshToken(ctx: Ctx, req: { clientId: string; refreshT
     if (row.token.expiresAt <= now) return new OAuthFailure('invalid_grant', 'The refresh token expired. Sign in again.');
     const key = liveKey(ctx, row.grant.apiKeyId);
     if (key instanceof OAuthFailure) return key;
-    ctx.db.update(oauthTokens).set({ usedAt: now }).where(eq(oauthTokens.digest, row.token.digest)).run();
+    markOAuthTokenUsed(ctx, row.token.digest, now);
     return issueTokens(ctx, row.grant.id, row.grant.scopes, now);
   });
   if (outcome instanceof OAuthFailure) throw outcome;
@@ -348,28 +345,20 @@ function issueTokens(ctx: Ctx, grantId: string, scopes: string, now: number): Is
   const accessToken = PREFIX.access + randomBase62(43);
   const refreshToken = PREFIX.refresh + randomBase62(43);
   purgeExpired(ctx, now);
-  ctx.db
-    .insert(oauthTokens)
-    .values([
-      { digest: digestKey(accessToken), grantId, kind: 'access', createdAt: now, expiresAt: now + ACCESS_TOKEN_TTL_MS },
-      { digest: digestKey(refreshToken), grantId, kind: 'refresh', createdAt: now, expiresAt: now + REFRESH_TOKEN_TTL_MS },
-    ])
-    .run();
+  insertOAuthTokens(ctx, [
+    { digest: digestKey(accessToken), grantId, kind: 'access', createdAt: now, expiresAt: now + ACCESS_TOKEN_TTL_MS },
+    { digest: digestKey(refreshToken), grantId, kind: 'refresh', createdAt: now, expiresAt: now + REFRESH_TOKEN_TTL_MS },
+  ]);
   return { accessToken, refreshToken, expiresIn: ACCESS_TOKEN_TTL_MS / 1000, scopes: scopes ? scopes.split(' ') : [] };
 }
 
 function revokeGrant(ctx: Ctx, grantId: string, now: number): void {
-  ctx.db
-    .update(oauthGrants)
-    .set({ revokedAt: now })
-    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
-    .run();
+  revokeOAuthGrant(ctx, grantId, now);
   // Streams held open with the grant's tokens (MCP resource updates) end now.
   noteChange(ctx, { resource: 'access' });
 }
 
 /** Expired codes and tokens are useless; dropping them when new ones are made keeps the tables small. */
 function purgeExpired(ctx: Ctx, now: number): void {
-  ctx.db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, now)).run();
-  ctx.db.delete(oauthTokens).where(lt(oauthTokens.expiresAt, now)).run();
+  deleteExpiredOAuth(ctx, now);
 }

@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { perDb } from '../../db/prepared.js';
-import { apiKeys, loginTokens, oauthClients, oauthGrants, oauthTokens, operatorSessions, serverSecrets } from '../../db/schema.js';
+import { apiKeys, loginTokens, oauthClients, oauthCodes, oauthGrants, oauthTokens, operatorSessions, serverSecrets } from '../../db/schema.js';
 import { countRows } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 
@@ -163,7 +163,7 @@ export function revokeLiveSessions(ctx: Conn, now: number): number {
 }
 
 /**
- * The OAuth reads every call pays for (./oauth.ts holds the rest of the OAuth tables' queries):
+ * The OAuth reads every call pays for (the rest of the OAuth tables' queries follow below):
  * a bearer token and its grant by the token's digest, read on every call made with a token, and
  * a client by id, read when an audited write names the client. Prepared once per connection
  * (drizzle's own prepare: the token's row is a join it maps into its two tables).
@@ -185,3 +185,79 @@ const oauthReads = perDb((db) => ({
 export const oauthClientRowById = (ctx: Conn, id: string) => oauthReads(ctx.db).client.get({ id });
 
 export const oauthTokenWithGrant = (ctx: Conn, digest: string) => oauthReads(ctx.db).token.get({ digest });
+
+export type OAuthClientRow = typeof oauthClients.$inferSelect;
+
+/** The client registered with this metadata fingerprint. */
+export const oauthClientByFingerprint = (ctx: Conn, fingerprint: string): OAuthClientRow | undefined =>
+  ctx.db.select().from(oauthClients).where(eq(oauthClients.fingerprint, fingerprint)).get();
+
+/** Stores a registered client's row. */
+export function insertOAuthClient(ctx: Conn, row: typeof oauthClients.$inferInsert): void {
+  ctx.db.insert(oauthClients).values(row).run();
+}
+
+/** The code already issued through this consent form's nonce, if any. */
+export const oauthCodeByFormNonce = (ctx: Conn, formNonce: string): { digest: string } | undefined =>
+  ctx.db.select({ digest: oauthCodes.digest }).from(oauthCodes).where(eq(oauthCodes.formNonce, formNonce)).get();
+
+/** Stores a consent (grant). */
+export function insertOAuthGrant(ctx: Conn, row: typeof oauthGrants.$inferInsert): void {
+  ctx.db.insert(oauthGrants).values(row).run();
+}
+
+/** Stores an authorization code's row (its digest, never the code). */
+export function insertOAuthCode(ctx: Conn, row: typeof oauthCodes.$inferInsert): void {
+  ctx.db.insert(oauthCodes).values(row).run();
+}
+
+/** What a PKCE check reads of the code with this digest: its challenge, state and client. */
+export const oauthCodeChallengeRow = (
+  ctx: Conn,
+  digest: string,
+): { challenge: string; usedAt: number | null; expiresAt: number; clientId: string } | undefined =>
+  ctx.db
+    .select({ challenge: oauthCodes.codeChallenge, usedAt: oauthCodes.usedAt, expiresAt: oauthCodes.expiresAt, clientId: oauthGrants.clientId })
+    .from(oauthCodes)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthCodes.grantId))
+    .where(eq(oauthCodes.digest, digest))
+    .get();
+
+/** The code with this digest and its grant. */
+export const oauthCodeWithGrant = (ctx: Conn, digest: string) =>
+  ctx.db
+    .select({ code: oauthCodes, grant: oauthGrants })
+    .from(oauthCodes)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthCodes.grantId))
+    .where(eq(oauthCodes.digest, digest))
+    .get();
+
+/** Marks the code with this digest used at `now`. */
+export function markOAuthCodeUsed(ctx: Conn, digest: string, now: number): void {
+  ctx.db.update(oauthCodes).set({ usedAt: now }).where(eq(oauthCodes.digest, digest)).run();
+}
+
+/** Marks the token with this digest used at `now`. */
+export function markOAuthTokenUsed(ctx: Conn, digest: string, now: number): void {
+  ctx.db.update(oauthTokens).set({ usedAt: now }).where(eq(oauthTokens.digest, digest)).run();
+}
+
+/** Stores tokens' rows (their digests, never the tokens), in one statement. */
+export function insertOAuthTokens(ctx: Conn, rows: (typeof oauthTokens.$inferInsert)[]): void {
+  ctx.db.insert(oauthTokens).values(rows).run();
+}
+
+/** Revokes the grant at `now`, unless it already is revoked. */
+export function revokeOAuthGrant(ctx: Conn, grantId: string, now: number): void {
+  ctx.db
+    .update(oauthGrants)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
+    .run();
+}
+
+/** Deletes the codes and tokens expired before `now`. */
+export function deleteExpiredOAuth(ctx: Conn, now: number): void {
+  ctx.db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, now)).run();
+  ctx.db.delete(oauthTokens).where(lt(oauthTokens.expiresAt, now)).run();
+}

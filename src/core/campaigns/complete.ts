@@ -1,8 +1,7 @@
-import { and } from 'drizzle-orm';
 import { completeByIdOrName, type Completion } from '../completion/match.js';
 import type { Ctx } from '../context.js';
 import { campaignReach } from '../auth/scope.js';
-import { campaignCompletable, hasPendingDrafts } from './store.js';
+import { campaignCompletable } from './store.js';
 
 export interface CompleteCampaignsOptions {
   /** Only campaigns with drafts waiting for a person (the drafts' campaigns). */
@@ -11,11 +10,10 @@ export interface CompleteCampaignsOptions {
 
 /** Campaign ids for a partly typed campaignId: by id prefix or by name, within the workspace. */
 export function completeCampaignIds(ctx: Ctx, typed: string, opts: CompleteCampaignsOptions = {}): Completion {
-  const pending = opts.withPendingDrafts ? hasPendingDrafts(ctx) : undefined;
   // A key held to campaigns completes only those.
   return completeByIdOrName(
     ctx,
-    campaignCompletable((id) => and(pending, campaignReach(ctx, id))),
+    campaignCompletable(ctx, (id) => campaignReach(ctx, id), opts.withPendingDrafts === true),
     typed,
   );
 }

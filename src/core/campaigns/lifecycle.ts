@@ -1,13 +1,12 @@
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { agents, leads } from '../../db/schema.js';
-import { countRows, transaction } from '../../db/tx.js';
+import { transaction } from '../../db/tx.js';
+import { campaignHasLeads } from '../leads/store.js';
 import { accountDisconnected, accountRef, findAccount } from '../accounts/resolve.js';
 import { recordSalesNavigator } from '../accounts/sync.js';
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError, validationError } from '../errors.js';
 import { Campaign, CampaignStatus, mailboxIdsOf, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
-import { stepsOf } from '../agents/agents.js';
+import { findAgentRow, stepsOf } from '../agents/agents.js';
 import { stepsUseEmail } from '../agents/steps.js';
 import { sendersPreview, type SendersPreview } from '../sequences/senders.js';
 import { applyCampaignEvent, isImporting, neverRestarted } from './state-machine.js';
@@ -40,7 +39,7 @@ function startAction(ctx: Ctx, row: CampaignRow): 'started' | 'resumed' | 'noop'
     case 'CAMPAIGN_PAUSED':
       return 'resumed';
     case 'FAILED':
-      if (countRows(ctx.db, leads, eq(leads.campaignId, row.id)) === 0) {
+      if (!campaignHasLeads(ctx.db, row.id)) {
         throw conflict(`Campaign ${row.id} is FAILED and has no leads. Add leads first (that makes it READY_TO_SEND), then start it.`);
       }
       return 'started';
@@ -81,7 +80,7 @@ export function startQuestion(ctx: Ctx, campaignId: string): string | null {
   try {
     const row = requireCampaignRow(ctx, campaignId);
     if (row.assignedTemplateId === null) return null;
-    const agent = ctx.db.select().from(agents).where(eq(agents.id, row.assignedTemplateId)).get();
+    const agent = findAgentRow(ctx, row.assignedTemplateId);
     const account = agent?.accountId ? findAccount(ctx, agent.accountId) : undefined;
     const action = startAction(ctx, row);
     if (action === 'noop' || !account) return null;
@@ -105,7 +104,7 @@ export async function startCampaign(ctx: Ctx, campaignId: string): Promise<Start
       'assignedTemplateId',
     ]);
   }
-  const agent = ctx.db.select().from(agents).where(eq(agents.id, row.assignedTemplateId)).get();
+  const agent = findAgentRow(ctx, row.assignedTemplateId);
   if (!agent) throw new ApiError('not_found', `Agent ${row.assignedTemplateId} assigned to campaign ${campaignId} no longer exists. Assign an existing agent.`);
 
   const action = startAction(ctx, row);

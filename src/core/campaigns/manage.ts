@@ -1,6 +1,4 @@
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { campaigns } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { requireAgentRow } from '../agents/agents.js';
 import type { Ctx } from '../context.js';
@@ -13,6 +11,7 @@ import { wakeDecidedLeads } from '../outreach/wake.js';
 import { type Campaign, CampaignApproval, mailboxIdsOf, requireCampaignRow, senderAccountIdsOf, toCampaign, type CampaignRow } from './campaign.js';
 import { findMailbox } from '../mailboxes/store.js';
 import { insertCampaign } from './state-machine.js';
+import { updateCampaignColumns } from './store.js';
 import { noteAuditTarget } from '../audit/current.js';
 
 export const CampaignName = z.string().trim().min(1, 'must not be blank').max(120).describe('Campaign name, 1..120 characters.');
@@ -164,7 +163,7 @@ export function updateCampaign(ctx: Ctx, id: string, input: UpdateCampaignInput)
       // Approval off: the pending drafts go as they stand, and their leads are due now.
       if (input.approval === 'off') wakeDecidedLeads(ctx, releasePendingDrafts(ctx, id));
     }
-    ctx.db.update(campaigns).set(set).where(eq(campaigns.id, id)).run();
+    updateCampaignColumns(ctx, id, set);
     noteChange(ctx, { resource: 'campaign', campaignId: id });
     return toCampaign(requireCampaignRow(ctx, id));
   });

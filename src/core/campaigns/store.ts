@@ -82,8 +82,17 @@ const rowStatements = perDb((db) => ({
   addTotal: db.$client.prepare<[number, string]>('UPDATE campaigns SET total_leads = total_leads + ? WHERE id = ?'),
 }));
 
+/** Writes the columns of `set` to a campaign's row (the plain ones: name, agent, senders, mailboxes, approval, update time). */
+export function updateCampaignColumns(ctx: Pick<Ctx, 'db'>, campaignId: string, set: Partial<CampaignRow>): void {
+  ctx.db.update(campaigns).set(set).where(eq(campaigns.id, campaignId)).run();
+}
+
 /** Whether the campaign exists. */
 export const campaignExists = (ctx: Pick<Ctx, 'db'>, campaignId: string): boolean => rowStatements(ctx.db).exists.get(campaignId) !== undefined;
+
+/** A campaign's total of leads; undefined when there is no such campaign. */
+export const totalLeadsOf = (ctx: Pick<Ctx, 'db'>, campaignId: string): number | undefined =>
+  ctx.db.select({ n: campaigns.totalLeads }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.n;
 
 /** Counts `count` more leads in a campaign's total (leads written in bulk, the fixture's). */
 export function addToTotalLeads(ctx: Pick<Ctx, 'db'>, campaignId: string, count: number): void {
@@ -141,7 +150,7 @@ export function campaignListed(
 }
 
 /** The condition, on the campaigns table, that a campaign has a draft waiting for a person. */
-export const hasPendingDrafts = (ctx: Pick<Ctx, 'db'>): SQL =>
+const hasPendingDrafts = (ctx: Pick<Ctx, 'db'>): SQL =>
   exists(
     ctx.db
       .select({ one: sql`1` })
@@ -184,12 +193,12 @@ export function recountTotalLeads(ctx: Pick<Ctx, 'db'>, campaignId: string, now:
     .run();
 }
 
-/** Campaigns as a completion reads them (by id and name), within `where` on the id column. */
-export const campaignCompletable = (where: (id: typeof campaigns.id) => SQL | undefined) => ({
+/** Campaigns as a completion reads them (by id and name), within `reach` on the id column, and only those with a pending draft when `withPendingDrafts`. */
+export const campaignCompletable = (ctx: Pick<Ctx, 'db'>, reach: (id: typeof campaigns.id) => SQL | undefined, withPendingDrafts: boolean) => ({
   table: campaigns,
   id: campaigns.id,
   name: campaigns.name,
-  where: where(campaigns.id),
+  where: and(withPendingDrafts ? hasPendingDrafts(ctx) : undefined, reach(campaigns.id)),
 });
 
 /** The outreach counters summed over the campaigns within `reach` (a condition on the id, or undefined for all). */
@@ -204,3 +213,7 @@ export const campaignCounterSums = (ctx: Pick<Ctx, 'db'>, reach: (id: typeof cam
     .from(campaigns)
     .where(reach(campaigns.id))
     .get();
+
+/** Up to `limit` campaign rows within `reach` (a condition on the id column), the most recently updated first. */
+export const recentlyUpdatedCampaignRows = (ctx: Pick<Ctx, 'db'>, reach: (id: typeof campaigns.id) => SQL | undefined, limit: number): CampaignRow[] =>
+  ctx.db.select().from(campaigns).where(reach(campaigns.id)).orderBy(desc(campaigns.updatedAt), desc(campaigns.seq)).limit(limit).all();

@@ -1,10 +1,10 @@
-import { eq } from 'drizzle-orm';
-import { conversations, messages, type leads } from '../../db/schema.js';
+import type { leads } from '../../db/schema.js';
 import { insertMessage, messageStatements } from '../../db/sql/messages.js';
 import { messagePreview } from '../activity/record.js';
 import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
 import { noteChange } from '../live/feed.js';
+import { deleteThreadOf } from './store.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -70,6 +70,5 @@ export function recordMessage(ctx: Ctx, input: RecordMessageInput): string {
 
 /** Deletes a lead's thread with the lead: a deleted lead's messages are not kept. Call in the delete's transaction. */
 export function forgetConversation(ctx: Ctx, leadId: string): void {
-  ctx.db.delete(messages).where(eq(messages.leadId, leadId)).run();
-  ctx.db.delete(conversations).where(eq(conversations.leadId, leadId)).run();
+  deleteThreadOf(ctx, leadId);
 }

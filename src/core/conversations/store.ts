@@ -1,9 +1,13 @@
-import { and, asc, count, desc, eq, isNotNull, isNull, lt, or } from 'drizzle-orm';
-import { conversations, messages } from '../../db/schema.js';
+import { and, asc, count, desc, eq, isNotNull, isNull, lt, or, type SQL } from 'drizzle-orm';
+import { campaigns, conversations, leads, messages } from '../../db/schema.js';
 import { messageStatements } from '../../db/sql/messages.js';
 import type { Ctx } from '../context.js';
 
-/* The triage's SQL on a thread's row: its suggestion and the model's queue. */
+/*
+ * SQL of threads and their messages: the inbox's page of threads and a thread's messages, the
+ * triage's writes on a thread's row (its suggestion and the model's queue), and the delete of a
+ * lead's thread.
+ */
 
 export interface StoredSuggestion {
   tag: string;
@@ -161,4 +165,66 @@ export function messageChannelsOf(ctx: Pick<Ctx, 'db'>, leadId: string): { sende
     .where(eq(messages.leadId, leadId))
     .orderBy(asc(messages.at), asc(messages.seq))
     .all();
+}
+
+export type ConversationRow = typeof conversations.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;
+
+/** Which threads an inbox page holds: by the lead's state, campaign and suggestion, within a reach. */
+export interface ConversationPageQuery {
+  /** Threads whose lead needs a reply, those handed off, or all. */
+  filter: 'needs_reply' | 'handed_off' | 'all';
+  campaignId?: string | undefined;
+  suggestedTag?: string | undefined;
+  /** The call's reach, a condition on the campaign id column (undefined for all). */
+  reach: (column: typeof conversations.campaignId) => SQL | undefined;
+  /** The cursor's thread (its newest inbound time and seq): only threads after it. */
+  after?: { inbound: number; seq: number } | undefined;
+  limit: number;
+}
+
+const FILTER_CONDITION: Record<ConversationPageQuery['filter'], SQL | undefined> = {
+  needs_reply: eq(leads.needsReply, true),
+  handed_off: eq(leads.stage, 'handed_off'),
+  all: undefined,
+};
+
+/**
+ * Up to `limit` threads with their lead and campaign name, newest inbound message first, then
+ * newest thread; threads of deleted leads are left out.
+ */
+export function conversationPageRows(
+  ctx: Pick<Ctx, 'db'>,
+  q: ConversationPageQuery,
+): { c: ConversationRow; lead: typeof leads.$inferSelect; campaignName: string | null }[] {
+  const after = q.after
+    ? or(lt(conversations.lastInboundAt, q.after.inbound), and(eq(conversations.lastInboundAt, q.after.inbound), lt(conversations.seq, q.after.seq)))
+    : undefined;
+  return ctx.db
+    .select({ c: conversations, lead: leads, campaignName: campaigns.name })
+    .from(conversations)
+    .innerJoin(leads, eq(leads.id, conversations.leadId))
+    .leftJoin(campaigns, eq(campaigns.id, conversations.campaignId))
+    .where(
+      and(
+        FILTER_CONDITION[q.filter],
+        q.campaignId ? eq(conversations.campaignId, q.campaignId) : undefined,
+        q.suggestedTag ? eq(conversations.suggestedTag, q.suggestedTag) : undefined,
+        q.reach(conversations.campaignId),
+        after,
+      ),
+    )
+    .orderBy(desc(conversations.lastInboundAt), desc(conversations.seq))
+    .limit(q.limit)
+    .all();
+}
+
+/** Every message stored for a lead, oldest first. */
+export const threadMessages = (ctx: Pick<Ctx, 'db'>, leadId: string): MessageRow[] =>
+  ctx.db.select().from(messages).where(eq(messages.leadId, leadId)).orderBy(asc(messages.at), asc(messages.seq)).all();
+
+/** Deletes a lead's messages and its thread. */
+export function deleteThreadOf(ctx: Pick<Ctx, 'db'>, leadId: string): void {
+  ctx.db.delete(messages).where(eq(messages.leadId, leadId)).run();
+  ctx.db.delete(conversations).where(eq(conversations.leadId, leadId)).run();
 }

@@ -1,7 +1,5 @@
 import { campaignReach, reachesCampaign } from '../auth/scope.js';
-import { and, asc, desc, eq, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { campaigns, conversations, leads, messages } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
@@ -12,8 +10,10 @@ import { clean, composeFullName } from '../text.js';
 import { MESSAGE_SENDERS } from './record.js';
 import { LeadTag } from '../leads/enums.js';
 import { suggestionView, TagSuggestion } from '../triage/suggest.js';
-import { messageChannelsOf, messageCount, readSuggestion } from './store.js';
+import { type ConversationRow, conversationPageRows, type MessageRow, messageChannelsOf, messageCount, readSuggestion, threadMessages } from './store.js';
+import { clearLeadNeedsReply, leadById, type LeadRow } from '../leads/store.js';
 import { bouncedSendsOfLead } from '../mailboxes/store.js';
+import { campaignRow } from '../campaigns/store.js';
 import { emailAddressOf, EMAIL_UNAVAILABLE } from '../email/lead.js';
 import { emailReplyPlan, emailUnavailableText, replyByEmail } from '../email/reply.js';
 
@@ -106,12 +106,6 @@ export const Conversation = z.object({
 });
 export type Conversation = z.infer<typeof Conversation>;
 
-const FILTER_CONDITION: Record<ConversationFilter, SQL | undefined> = {
-  needs_reply: eq(leads.needsReply, true),
-  handed_off: eq(leads.stage, 'handed_off'),
-  all: undefined,
-};
-
 export interface ListConversationsInput {
   filter: ConversationFilter;
   /** Only the threads of this campaign. */
@@ -129,30 +123,21 @@ export interface ListConversationsInput {
  */
 export function listConversations(ctx: Ctx, secret: string, input: ListConversationsInput): ConversationList {
   const scope = `conversations:${input.filter}:${input.campaignId ?? ''}:${input.suggestedTag ?? ''}`;
-  let after: SQL | undefined;
+  let after: { inbound: number; seq: number } | undefined;
   if (input.cursor !== undefined) {
     const [inbound, seq] = decodeCursor(secret, scope, input.cursor);
     if (typeof inbound !== 'number' || typeof seq !== 'number') throw invalidCursor();
-    after = or(lt(conversations.lastInboundAt, inbound), and(eq(conversations.lastInboundAt, inbound), lt(conversations.seq, seq)));
+    after = { inbound, seq };
   }
-  const rows = ctx.db
-    .select({ c: conversations, lead: leads, campaignName: campaigns.name })
-    .from(conversations)
-    .innerJoin(leads, eq(leads.id, conversations.leadId))
-    .leftJoin(campaigns, eq(campaigns.id, conversations.campaignId))
-    .where(
-      and(
-        FILTER_CONDITION[input.filter],
-        input.campaignId ? eq(conversations.campaignId, input.campaignId) : undefined,
-        input.suggestedTag ? eq(conversations.suggestedTag, input.suggestedTag) : undefined,
-        // A key held to campaigns (triage toolset) sees only their threads.
-        campaignReach(ctx, conversations.campaignId),
-        after,
-      ),
-    )
-    .orderBy(desc(conversations.lastInboundAt), desc(conversations.seq))
-    .limit(input.limit + 1)
-    .all();
+  const rows = conversationPageRows(ctx, {
+    filter: input.filter,
+    campaignId: input.campaignId,
+    suggestedTag: input.suggestedTag,
+    // A key held to campaigns (triage toolset) sees only their threads.
+    reach: (column) => campaignReach(ctx, column),
+    after,
+    limit: input.limit + 1,
+  });
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, scope, [last.c.lastInboundAt, last.c.seq]));
   return {
     conversations: page.items.map(({ c, lead, campaignName }) => ({
@@ -178,7 +163,7 @@ export function listConversations(ctx: Ctx, secret: string, input: ListConversat
   };
 }
 
-const suggestionOf = (c: typeof conversations.$inferSelect): TagSuggestion | null =>
+const suggestionOf = (c: ConversationRow): TagSuggestion | null =>
   c.suggestedTag === null || c.suggestedBy === null
     ? null
     : suggestionView({
@@ -191,8 +176,8 @@ const suggestionOf = (c: typeof conversations.$inferSelect): TagSuggestion | nul
 
 const leadNotFound = (leadId: string) => new ApiError('not_found', `No lead ${leadId}. Pick a thread from list_conversations.`, { fields: ['leadId'] });
 
-function requireLead(ctx: Ctx, leadId: string): typeof leads.$inferSelect {
-  const lead = ctx.db.select().from(leads).where(eq(leads.id, leadId)).get();
+function requireLead(ctx: Ctx, leadId: string): LeadRow {
+  const lead = leadById(ctx.db, leadId);
   if (!lead || !reachesCampaign(ctx, lead.campaignId)) throw leadNotFound(leadId);
   return lead;
 }
@@ -200,8 +185,8 @@ function requireLead(ctx: Ctx, leadId: string): typeof leads.$inferSelect {
 /** One lead's thread: every message stored for it, oldest first. A lead with no messages has an empty thread. */
 export function getConversation(ctx: Ctx, leadId: string): Conversation {
   const lead = requireLead(ctx, leadId);
-  const campaign = ctx.db.select({ name: campaigns.name }).from(campaigns).where(eq(campaigns.id, lead.campaignId)).get();
-  const rows = ctx.db.select().from(messages).where(eq(messages.leadId, leadId)).orderBy(asc(messages.at), asc(messages.seq)).all();
+  const campaign = campaignRow(ctx, lead.campaignId);
+  const rows = threadMessages(ctx, leadId);
   // An email we sent is known by its Message-ID; a bounce marks the email it answers.
   const bounced = rows.some((m) => m.channel === 'email') ? bouncedSendsOfLead(ctx, lead.id) : new Map<string, number>();
   const bouncedAt = (m: (typeof rows)[number]): string | null => {
@@ -237,8 +222,6 @@ export function getConversation(ctx: Ctx, leadId: string): Conversation {
   };
 }
 
-type MessageRow = typeof messages.$inferSelect;
-
 /**
  * The channel a reply takes by default: the one the lead last wrote on, else the one we last
  * wrote on (a mail server's bounce notice is neither); LinkedIn for an empty thread.
@@ -250,7 +233,7 @@ function replyChannelOf(rows: readonly Pick<MessageRow, 'sender' | 'channel'>[])
 }
 
 /** How a reply by email goes, and, when it would be refused (the lead's address is gone, bounced or unsubscribed), why. */
-function replyEmailOf(ctx: Ctx, lead: typeof leads.$inferSelect, rows: readonly Pick<MessageRow, 'channel'>[]): Conversation['reply']['email'] {
+function replyEmailOf(ctx: Ctx, lead: LeadRow, rows: readonly Pick<MessageRow, 'channel'>[]): Conversation['reply']['email'] {
   if (!rows.some((m) => m.channel === 'email')) return null;
   const plan = emailReplyPlan(ctx, lead);
   if (!plan) return null;
@@ -284,11 +267,7 @@ export const DoneResult = z.object({ leadId: z.string(), needsReply: z.literal(f
 export function markConversationDone(ctx: Ctx, leadId: string): z.infer<typeof DoneResult> {
   return transaction(ctx.db, () => {
     requireLead(ctx, leadId);
-    ctx.db
-      .update(leads)
-      .set({ needsReply: false, pendingReplyText: null, agentSendKind: null, agentSendText: null, updatedAt: ctx.simClock.now() })
-      .where(eq(leads.id, leadId))
-      .run();
+    clearLeadNeedsReply(ctx.db, leadId, ctx.simClock.now());
     return { leadId, needsReply: false as const };
   });
 }

@@ -71,6 +71,11 @@ export function spendLeadCredit(db: Db, at: number, ref: string): boolean {
   return false;
 }
 
+/** Sets the normal credits to `credits` and the top-up to none: a rehearsed import's balance, rolled back with it. */
+export function setRehearsalCredits(db: Db, credits: number): void {
+  db.update(creditBalance).set({ credits, topUpCredits: 0 }).run();
+}
+
 /** Makes sure the balance row exists (a grant on a fresh database). */
 export function ensureBalanceRow(db: Db): void {
   db.insert(creditBalance).values({ id: 1 }).onConflictDoNothing().run();

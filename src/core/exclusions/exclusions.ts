@@ -1,5 +1,3 @@
-import { asc, eq } from 'drizzle-orm';
-import { exclusions } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { excludedLeadCount } from '../leads/store.js';
@@ -8,6 +6,7 @@ import { normalizeProfileUrl, PROFILE_URL_HINT } from '../leads/url.js';
 import { validationError } from '../errors.js';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { detectDelimiter, mapColumns } from '../imports/csv.js';
+import { deleteExclusionUrl, exclusionKnown, exclusionRows } from './store.js';
 
 /**
  * The workspace exclusion list: profile URLs, normalised as leads' are, that are never
@@ -22,12 +21,7 @@ export interface Exclusion {
 }
 
 export function listExclusions(ctx: Ctx): Exclusion[] {
-  return ctx.db
-    .select()
-    .from(exclusions)
-    .orderBy(asc(exclusions.createdAt), asc(exclusions.networkUrl))
-    .all()
-    .map((r) => ({ networkUrl: r.networkUrl, createdAt: new Date(r.createdAt).toISOString() }));
+  return exclusionRows(ctx).map((r) => ({ networkUrl: r.networkUrl, createdAt: new Date(r.createdAt).toISOString() }));
 }
 
 /** Each input normalised; any that is not a personal profile URL is a 400 naming it, and nothing is written. */
@@ -56,8 +50,7 @@ export function addExclusions(ctx: Ctx, inputs: readonly string[], field = 'urls
     const result: AddExclusionsResult = { added: [], alreadyExcluded: [], leadsExcluded: 0 };
     const before = excludedCount(ctx);
     for (const url of urls) {
-      const known = ctx.db.select({ u: exclusions.networkUrl }).from(exclusions).where(eq(exclusions.networkUrl, url)).get();
-      (known ? result.alreadyExcluded : result.added).push(url);
+      (exclusionKnown(ctx, url) ? result.alreadyExcluded : result.added).push(url);
       excludeEverywhere(ctx, { id: '', networkUrl: url });
     }
     result.leadsExcluded = excludedCount(ctx) - before;
@@ -80,8 +73,7 @@ export function removeExclusions(ctx: Ctx, inputs: readonly string[]): RemoveExc
   return transaction(ctx.db, () => {
     const result: RemoveExclusionsResult = { removed: [], notExcluded: [] };
     for (const url of urls) {
-      const changes = ctx.db.delete(exclusions).where(eq(exclusions.networkUrl, url)).run().changes;
-      (changes > 0 ? result.removed : result.notExcluded).push(url);
+      (deleteExclusionUrl(ctx, url) > 0 ? result.removed : result.notExcluded).push(url);
     }
     return result;
   });

@@ -1,9 +1,8 @@
-import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
-import { exclusions } from '../../db/schema.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 import type { Exclusion } from './exclusions.js';
+import { exclusionPageRows } from './store.js';
 
 /** The exclusion list a page at a time, newest first (the dashboard's table), with a signed cursor. */
 export function listExclusionPage(
@@ -12,19 +11,13 @@ export function listExclusionPage(
   input: { limit: number; cursor?: string | undefined },
 ): { exclusions: Exclusion[]; nextCursor: string | null } {
   const scope = 'exclusions';
-  let after: SQL | undefined;
+  let after: { at: number; url: string } | undefined;
   if (input.cursor !== undefined) {
     const [at, url] = decodeCursor(secret, scope, input.cursor);
     if (typeof at !== 'number' || typeof url !== 'string') throw invalidCursor();
-    after = or(lt(exclusions.createdAt, at), and(eq(exclusions.createdAt, at), lt(exclusions.networkUrl, url)));
+    after = { at, url };
   }
-  const rows = ctx.db
-    .select()
-    .from(exclusions)
-    .where(after)
-    .orderBy(desc(exclusions.createdAt), desc(exclusions.networkUrl))
-    .limit(input.limit + 1)
-    .all();
+  const rows = exclusionPageRows(ctx, after, input.limit + 1);
   const page = pageOf(rows, input.limit, (last) => encodeCursor(secret, scope, [last.createdAt, last.networkUrl]));
   return { exclusions: page.items.map((r) => ({ networkUrl: r.networkUrl, createdAt: iso(r.createdAt) })), nextCursor: page.nextCursor };
 }

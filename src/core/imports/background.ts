@@ -1,6 +1,5 @@
-import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { leadImportRows, leadImports } from '../../db/schema.js';
+import type { leadImports } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { findCampaignRow, requireCampaignRow } from '../campaigns/campaign.js';
 import { beginImporting, importingHolder } from '../campaigns/state-machine.js';
@@ -24,6 +23,16 @@ import {
   type RowReport,
 } from './csv.js';
 import { noteAuditTarget } from '../audit/current.js';
+import {
+  importRowsOf,
+  insertLeadImport,
+  leadImportRow,
+  leadImportStatus,
+  runningImportOf,
+  runningImports,
+  updateLeadImport,
+  upsertImportRow,
+} from './store.js';
 
 const Count = z.number().int();
 /** The batch summary's counts, over the whole file. */
@@ -70,14 +79,6 @@ export const publicRow = (r: RowReport): RejectedRow => ({ line: r.line, status:
 
 const emptySummary = (): ImportSummaryShape => ({ total: 0, ...Object.fromEntries(ADD_ITEM_STATUSES.map((s) => [s, 0])) }) as ImportSummaryShape;
 
-/** Another dashboard import of this campaign that has not ended (run or waiting to resume). */
-const runningImportOf = (ctx: Ctx, campaignId: string) =>
-  ctx.db
-    .select({ id: leadImports.id })
-    .from(leadImports)
-    .where(and(eq(leadImports.campaignId, campaignId), eq(leadImports.status, 'running')))
-    .get();
-
 /**
  * Records an import of `csv` into a campaign and returns its id; `runLeadImport` does the
  * work. Everything that can be judged up front is judged here, before anything is recorded:
@@ -120,22 +121,19 @@ export async function startLeadImport(
     const importId = newId('imp');
     noteAuditTarget(importId);
     const now = ctx.clock.now();
-    ctx.db
-      .insert(leadImports)
-      .values({
-        id: importId,
-        campaignId: input.campaignId,
-        status: 'running',
-        csv: input.csv,
-        map: JSON.stringify(input.map ?? {}),
-        rowsTotal,
-        summary: JSON.stringify(emptySummary()),
-        header: JSON.stringify(file.header),
-        delimiter: file.delimiter,
-        heartbeatAt: now,
-        createdAt: now,
-      })
-      .run();
+    insertLeadImport(ctx, {
+      id: importId,
+      campaignId: input.campaignId,
+      status: 'running',
+      csv: input.csv,
+      map: JSON.stringify(input.map ?? {}),
+      rowsTotal,
+      summary: JSON.stringify(emptySummary()),
+      header: JSON.stringify(file.header),
+      delimiter: file.delimiter,
+      heartbeatAt: now,
+      createdAt: now,
+    });
     return { importId };
   });
 }
@@ -154,22 +152,17 @@ const add = (a: ImportSummaryShape, b: ImportSummaryShape): ImportSummaryShape =
  * `resumeLeadImports`. Never throws: a failure is recorded on the import.
  */
 export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
-  const row = ctx.db.select().from(leadImports).where(eq(leadImports.id, importId)).get();
+  const row = leadImportRow(ctx, importId);
   if (row?.status !== 'running' || row.csv === null) return;
   const holder = newImportHolder(importId);
   const ttlMs = importLeaseMs(ctx);
   const claimed = transaction(ctx.db, () => {
-    const current = ctx.db.select({ status: leadImports.status }).from(leadImports).where(eq(leadImports.id, importId)).get();
+    const current = leadImportStatus(ctx, importId);
     return current?.status === 'running' && beginImporting(ctx, row.campaignId, { holder, lease: { ttlMs } });
   });
   if (!claimed) return;
   const base = JSON.parse(row.summary) as ImportSummaryShape;
-  const write = (fields: Partial<typeof leadImports.$inferInsert>) =>
-    ctx.db
-      .update(leadImports)
-      .set({ ...fields, heartbeatAt: ctx.clock.now() })
-      .where(eq(leadImports.id, importId))
-      .run();
+  const write = (fields: Partial<typeof leadImports.$inferInsert>) => updateLeadImport(ctx, importId, { ...fields, heartbeatAt: ctx.clock.now() });
   try {
     const result = await importLeads(ctx, {
       campaignId: row.campaignId,
@@ -182,14 +175,7 @@ export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
           failpoint(ctx, 'imports.progress', importId);
           write({ rowsDone: row.rowsDone + p.rowsDone, summary: JSON.stringify(add(base, p.summary)), creditsCharged: row.creditsCharged + p.creditsCharged });
           for (const r of p.rows) {
-            ctx.db
-              .insert(leadImportRows)
-              .values({ importId, line: r.line, status: r.status, field: r.field ?? null, message: r.message, cells: JSON.stringify(r.cells) })
-              .onConflictDoUpdate({
-                target: [leadImportRows.importId, leadImportRows.line],
-                set: { status: r.status, field: r.field ?? null, message: r.message },
-              })
-              .run();
+            upsertImportRow(ctx, importId, { line: r.line, status: r.status, field: r.field ?? null, message: r.message, cells: JSON.stringify(r.cells) });
           }
         }),
     });
@@ -220,12 +206,7 @@ export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
  */
 export function resumeLeadImports(ctx: Ctx): Promise<void>[] {
   const now = ctx.clock.now();
-  const running = ctx.db
-    .select({ id: leadImports.id, campaignId: leadImports.campaignId })
-    .from(leadImports)
-    .where(eq(leadImports.status, 'running'))
-    .orderBy(asc(leadImports.seq))
-    .all();
+  const running = runningImports(ctx);
   const started = new Set<string>();
   return running.flatMap(({ id, campaignId }) => {
     const campaign = findCampaignRow(ctx, campaignId);
@@ -236,7 +217,7 @@ export function resumeLeadImports(ctx: Ctx): Promise<void>[] {
 }
 
 export function getLeadImport(ctx: Ctx, importId: string): ImportStatus {
-  const row = ctx.db.select().from(leadImports).where(eq(leadImports.id, importId)).get();
+  const row = leadImportRow(ctx, importId);
   if (!row) throw new ApiError('not_found', `No import ${importId}. start_import returns the id.`, { fields: ['importId'] });
   const status: ImportStatus = {
     importId: row.id,
@@ -250,19 +231,13 @@ export function getLeadImport(ctx: Ctx, importId: string): ImportStatus {
     ...(row.stoppedLine !== null ? { stoppedAt: { line: row.stoppedLine, message: row.error ?? '' } satisfies ImportStop } : {}),
   };
   if (row.status === 'running') return status;
-  const rejected: RowReport[] = ctx.db
-    .select()
-    .from(leadImportRows)
-    .where(eq(leadImportRows.importId, importId))
-    .orderBy(asc(leadImportRows.line))
-    .all()
-    .map((r) => ({
-      line: r.line,
-      status: r.status as RowReport['status'],
-      ...(r.field !== null ? { field: r.field as ImportField } : {}),
-      message: r.message,
-      cells: JSON.parse(r.cells) as string[],
-    }));
+  const rejected: RowReport[] = importRowsOf(ctx, importId).map((r) => ({
+    line: r.line,
+    status: r.status as RowReport['status'],
+    ...(r.field !== null ? { field: r.field as ImportField } : {}),
+    message: r.message,
+    cells: JSON.parse(r.cells) as string[],
+  }));
   return {
     ...status,
     rows: rejected.map(publicRow),

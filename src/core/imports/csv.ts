@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { and, eq } from 'drizzle-orm';
 import { parse } from 'csv-parse';
-import { creditBalance, lookalikeJobs } from '../../db/schema.js';
-import { countRows, rehearse, transaction } from '../../db/tx.js';
+import { rehearse, transaction } from '../../db/tx.js';
+import { hasPendingJob } from '../lookalike/store.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { beginImporting, endImporting, importingHolder, isFinished, neverRestarted, renewImporting } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
@@ -14,6 +13,7 @@ import { ApiError, validationError } from '../errors.js';
 import { ADD_ITEM_STATUSES, addLeadsBatch, profileUrlProblem, type AddItemStatus, type NewBatchLead } from '../leads/add.js';
 import { LEAD_FIELD_MAX } from '../leads/fields.js';
 import { wordsProblem } from '../validation.js';
+import { setRehearsalCredits } from '../credits/store.js';
 
 /**
  * CSV lead import. Rows go in file order, in chunks of at most 100, through the batch-add
@@ -399,7 +399,7 @@ export function checkImportable(ctx: Ctx, campaignId: string, holder?: string): 
   if (isFinished(row.status)) {
     throw new ApiError('conflict', `${neverRestarted(campaignId, row.status)}, so imported leads would never be contacted. Import into a new campaign.`);
   }
-  if (countRows(ctx.db, lookalikeJobs, and(eq(lookalikeJobs.campaignId, campaignId), eq(lookalikeJobs.state, 'pending')))) {
+  if (hasPendingJob(ctx, campaignId)) {
     throw new ApiError('conflict', `Lookalike is still adding leads to campaign ${campaignId}. Import once it has finished (poll get_campaign).`);
   }
   const current = importingHolder(row, ctx.clock.now());
@@ -517,7 +517,7 @@ function dryRun(ctx: Ctx, campaignId: string, rows: readonly Row[], credits: num
   const rejected: RowReport[] = [];
   let charged = 0;
   rehearse(ctx.db, () => {
-    if (credits !== null) ctx.db.update(creditBalance).set({ credits, topUpCredits: 0 }).run();
+    if (credits !== null) setRehearsalCredits(ctx.db, credits);
     for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
       const outcome = addChunk(ctx, campaignId, rows.slice(i, i + CHUNK_SIZE), summary);
       charged += outcome.charged;

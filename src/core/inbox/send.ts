@@ -1,6 +1,4 @@
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { agents } from '../../db/schema.js';
 import { accountRef, requireConnectedAccount } from '../accounts/resolve.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
@@ -9,6 +7,7 @@ import { refuseExcludedLead } from '../leads/exclude.js';
 import { findLeadRow } from '../leads/lead.js';
 import { beginManualSend, recipientOf, settleManualFailed, settleManualSent } from '../outreach/sends.js';
 import { composeFullName } from '../text.js';
+import { agentAccountId } from '../agents/store.js';
 
 export const SendMessageResult = z.object({ ok: z.boolean(), chatId: z.string(), messageId: z.string() });
 export type SendMessageResult = z.infer<typeof SendMessageResult>;
@@ -28,9 +27,7 @@ function planSend(ctx: Ctx, input: SendMessageInput) {
   const lead = findLeadRow(ctx, campaign.id, input.leadId);
   if (!lead) throw new ApiError('not_found', `Lead ${input.leadId} is not in campaign ${campaign.id}. List the campaign's leads for valid ids.`);
 
-  const agentAccount = campaign.assignedTemplateId
-    ? ctx.db.select({ accountId: agents.accountId }).from(agents).where(eq(agents.id, campaign.assignedTemplateId)).get()?.accountId
-    : null;
+  const agentAccount = campaign.assignedTemplateId ? agentAccountId(ctx, campaign.assignedTemplateId) : null;
   const accountId = input.accountId ?? lead.accountId ?? agentAccount ?? null;
   if (accountId === null) {
     throw validationError('Neither the lead nor the campaign agent has an account to send from. Pass accountId (see list_accounts).', ['accountId']);

@@ -1,14 +1,13 @@
-import { desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { activity, campaigns, workspace } from '../../db/schema.js';
-import { reachableEvents } from '../activity/list.js';
+import { latestPublicEvent } from '../activity/store.js';
 import { campaignReach } from '../auth/scope.js';
 import { Campaign, rate, toCampaign, type CampaignRow } from '../campaigns/campaign.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
-import { campaignCounterSums } from '../campaigns/store.js';
+import { campaignCounterSums, recentlyUpdatedCampaignRows } from '../campaigns/store.js';
 import { clean } from '../text.js';
 import { WORKSPACE_ID } from '../workspace/get.js';
+import { workspaceCounters } from '../workspace/store.js';
 
 /** Insights rank the most recently updated campaigns only, so the cost does not grow with history. */
 export const CAMPAIGN_SAMPLE_SIZE = 100;
@@ -50,15 +49,6 @@ function topBy(sample: CampaignRow[], numerator: (c: CampaignRow) => number, den
     .map((c) => toCampaign(c.row));
 }
 
-const latestEvent = (ctx: Ctx, where: ReturnType<typeof reachableEvents>) =>
-  ctx.db
-    .select({ at: activity.at, leadName: activity.leadName, campaignId: activity.campaignId })
-    .from(activity)
-    .where(where)
-    .orderBy(desc(activity.at), desc(activity.seq))
-    .limit(1)
-    .get();
-
 /**
  * For a key held to campaigns, the totals are its campaigns' own: the workspace's counters
  * would tell it that other campaigns exist and what they did.
@@ -68,27 +58,11 @@ function reachableTotals(ctx: Ctx) {
 }
 
 export function getInsightsOverview(ctx: Ctx): InsightsOverview {
-  const lastActivity = latestEvent(ctx, reachableEvents(ctx));
-  const lastReply = latestEvent(ctx, reachableEvents(ctx, 'reply_received'));
-  const counters = ctx.campaigns
-    ? reachableTotals(ctx)
-    : ctx.db
-        .select({
-          repliesReceived: workspace.repliesReceived,
-          connectionRequestsSent: workspace.connectionRequestsSent,
-          connectionRequestsAccepted: workspace.connectionRequestsAccepted,
-          messagesSent: workspace.messagesSent,
-        })
-        .from(workspace)
-        .where(eq(workspace.id, WORKSPACE_ID))
-        .get();
-  const sample = ctx.db
-    .select()
-    .from(campaigns)
-    .where(campaignReach(ctx, campaigns.id))
-    .orderBy(desc(campaigns.updatedAt), desc(campaigns.seq))
-    .limit(CAMPAIGN_SAMPLE_SIZE)
-    .all();
+  // A key held to campaigns sees its campaigns' events only.
+  const lastActivity = latestPublicEvent(ctx, (id) => campaignReach(ctx, id));
+  const lastReply = latestPublicEvent(ctx, (id) => campaignReach(ctx, id), 'reply_received');
+  const counters = ctx.campaigns ? reachableTotals(ctx) : workspaceCounters(ctx, WORKSPACE_ID);
+  const sample = recentlyUpdatedCampaignRows(ctx, (id) => campaignReach(ctx, id), CAMPAIGN_SAMPLE_SIZE);
   return {
     highlights: {
       lastActivityAt: lastActivity ? iso(lastActivity.at) : null,

@@ -1,8 +1,6 @@
-import { and, eq, inArray } from 'drizzle-orm';
 import { forgetConversation } from '../conversations/record.js';
 import { forgetDrafts } from '../drafts/store.js';
 import { z } from 'zod';
-import { leadEnrichment, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { isImporting } from '../campaigns/state-machine.js';
@@ -11,6 +9,7 @@ import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { failpoint } from '../faults.js';
 import { composeFullName } from '../text.js';
+import { deleteLeadEnrichment, deleteLeadOfCampaign, leadNamesInCampaign } from './store.js';
 import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, summarize, writeBatch } from './batch.js';
 
 export const DELETE_ITEM_STATUSES = ['deleted', 'not_found', 'validation_error', 'failed'] as const;
@@ -35,15 +34,11 @@ export type DeleteLeadsBatchResult = z.infer<typeof DeleteLeadsBatchResult>;
  * none. Call it inside a transaction or savepoint, so the delete and the count move together.
  */
 function deleteOne(ctx: Ctx, campaignId: string, leadId: string): boolean {
-  const gone = ctx.db
-    .delete(leads)
-    .where(and(eq(leads.id, leadId), eq(leads.campaignId, campaignId)))
-    .run();
-  if (gone.changes === 0) return false;
+  if (deleteLeadOfCampaign(ctx.db, campaignId, leadId) === 0) return false;
   bookLeadDeleted(ctx, campaignId);
   forgetConversation(ctx, leadId);
   forgetDrafts(ctx, leadId);
-  ctx.db.delete(leadEnrichment).where(eq(leadEnrichment.leadId, leadId)).run();
+  deleteLeadEnrichment(ctx.db, leadId);
   failpoint(ctx, 'leads.delete.item', leadId);
   return true;
 }
@@ -68,11 +63,7 @@ export function deleteQuestion(ctx: Ctx, campaignId: string, leadIds: readonly s
     .filter((item) => item.error === null)
     .map((item) => item.leadId);
   if (ids.length === 0) return null;
-  const found = ctx.db
-    .select({ id: leads.id, fullName: leads.fullName, firstName: leads.firstName, lastName: leads.lastName, networkUrl: leads.networkUrl })
-    .from(leads)
-    .where(and(eq(leads.campaignId, campaignId), inArray(leads.id, ids)))
-    .all();
+  const found = leadNamesInCampaign(ctx.db, campaignId, ids);
   if (found.length === 0) return null;
   const names = found.slice(0, NAMED).map((l) => composeFullName(l.fullName, l.firstName, l.lastName) ?? l.networkUrl ?? l.id);
   const more = found.length > NAMED ? ` and ${found.length - NAMED} more` : '';

@@ -1,9 +1,9 @@
-import { and, eq, isNotNull, or } from 'drizzle-orm';
 import { cached } from '../../db/cache.js';
-import { exclusions, leads } from '../../db/schema.js';
 import { exclusionStatements } from '../../db/sql/exclusions.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
+import { addExclusionUrl, deleteExclusionUrl, exclusionUrlsUpTo } from '../exclusions/store.js';
+import { type LeadExclusionChange, writeExclusionByUrl, writeLeadExclusion } from './store.js';
 
 type LeadRef = { id: string; networkUrl: string | null };
 
@@ -16,17 +16,13 @@ type LeadRef = { id: string; networkUrl: string | null };
 export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
   const now = ctx.clock.now();
   // nextActionAt null takes the lead off the engine's due-work queue.
-  const excluding = { excluded: true, politeClosePendingAt: null, nextActionAt: null, updatedAt: now };
+  const excluding: LeadExclusionChange = { excluded: true, politeClosePendingAt: null, nextActionAt: null, updatedAt: now };
   if (lead.networkUrl === null) {
-    ctx.db.update(leads).set(excluding).where(eq(leads.id, lead.id)).run();
+    writeLeadExclusion(ctx.db, lead.id, excluding);
     return;
   }
-  ctx.db.insert(exclusions).values({ networkUrl: lead.networkUrl, createdAt: now }).onConflictDoNothing().run();
-  ctx.db
-    .update(leads)
-    .set(excluding)
-    .where(and(eq(leads.networkUrl, lead.networkUrl), or(eq(leads.excluded, false), isNotNull(leads.politeClosePendingAt))))
-    .run();
+  addExclusionUrl(ctx, lead.networkUrl, now);
+  writeExclusionByUrl(ctx.db, lead.networkUrl, excluding);
 }
 
 /**
@@ -35,9 +31,9 @@ export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
  * flags: each may have been excluded for its own reason (a tag in its own campaign).
  */
 export function includeAgain(ctx: Ctx, lead: LeadRef): void {
-  if (lead.networkUrl !== null) ctx.db.delete(exclusions).where(eq(exclusions.networkUrl, lead.networkUrl)).run();
+  if (lead.networkUrl !== null) deleteExclusionUrl(ctx, lead.networkUrl);
   // nextActionAt 0 puts the lead back on the engine's queue, to pick up where it stopped.
-  ctx.db.update(leads).set({ excluded: false, politeClosePendingAt: null, nextActionAt: 0, updatedAt: ctx.clock.now() }).where(eq(leads.id, lead.id)).run();
+  writeLeadExclusion(ctx.db, lead.id, { excluded: false, politeClosePendingAt: null, nextActionAt: 0, updatedAt: ctx.clock.now() });
 }
 
 /** Past this many entries the list is not kept in memory, and each URL is looked up. */
@@ -47,12 +43,8 @@ const KEPT_EXCLUSIONS_MAX = 50_000;
  * about every lead it plans), or null when it is too long to keep.
  */
 const keptList = cached('exclusions', (db): ReadonlySet<string> | null => {
-  const rows = db
-    .select({ u: exclusions.networkUrl })
-    .from(exclusions)
-    .limit(KEPT_EXCLUSIONS_MAX + 1)
-    .all();
-  return rows.length > KEPT_EXCLUSIONS_MAX ? null : new Set(rows.map((r) => r.u));
+  const rows = exclusionUrlsUpTo({ db }, KEPT_EXCLUSIONS_MAX + 1);
+  return rows.length > KEPT_EXCLUSIONS_MAX ? null : new Set(rows.map((r) => r.networkUrl));
 });
 
 export function isOnExclusionList(ctx: Ctx, networkUrl: string | null): boolean {

@@ -1,16 +1,18 @@
 import type Database from 'better-sqlite3';
-import { and, count, desc, eq, isNotNull, lt, ne, param, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, lt, ne, or, param, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { perDb } from '../../db/prepared.js';
-import { leads } from '../../db/schema.js';
-import type { KeysetSource } from '../keyset.js';
+import { leadEnrichment, leads } from '../../db/schema.js';
+import { countRows } from '../../db/tx.js';
+import type { KeysetSource } from '../../db/keyset.js';
 
 /**
  * SQL of the leads table that the shared statements (src/db/sql/leads.ts) do not hold: a lead's
  * row and detail, the dedupe lookup and the one insert behind every way a lead is added, the
  * list pages of each (filter, sort) pair, and the bulk writes of generated leads (the fixture's
- * millions), which go straight through one prepared INSERT for speed. Rows come back keyed by
- * name (drizzle's column maps), never by position.
+ * millions), which go straight through one prepared INSERT for speed; and the writes of a lead's
+ * tag, exclusion and reply state, and its delete. Rows come back keyed by name (drizzle's column
+ * maps), never by position.
  */
 
 /**
@@ -272,3 +274,68 @@ export const excludedLeadCount = (db: Db): number => db.select({ n: count() }).f
 /** A campaign's leads counted per sender (`accountId`, null for unassigned). */
 export const leadsPerSender = (db: Db, campaignId: string): { accountId: string | null; n: number }[] =>
   db.select({ accountId: leads.accountId, n: count() }).from(leads).where(eq(leads.campaignId, campaignId)).groupBy(leads.accountId).all();
+
+/** The stored row of a lead, whichever campaign holds it, internal fields included. */
+export const leadById = (db: Db, leadId: string): LeadRow | undefined => db.select().from(leads).where(eq(leads.id, leadId)).get();
+
+/** The fields that excluding a lead, or taking it back, writes on its row. */
+export type LeadExclusionChange = Pick<typeof leads.$inferInsert, 'excluded' | 'politeClosePendingAt' | 'nextActionAt' | 'updatedAt'>;
+
+/** Writes one lead's exclusion fields. */
+export function writeLeadExclusion(db: Db, leadId: string, change: LeadExclusionChange): void {
+  db.update(leads).set(change).where(eq(leads.id, leadId)).run();
+}
+
+/**
+ * Writes the exclusion fields of every lead with this profile URL, in every campaign, that is
+ * not excluded yet or still has a polite close pending (the others already hold them).
+ */
+export function writeExclusionByUrl(db: Db, networkUrl: string, change: LeadExclusionChange): void {
+  db.update(leads)
+    .set(change)
+    .where(and(eq(leads.networkUrl, networkUrl), or(eq(leads.excluded, false), isNotNull(leads.politeClosePendingAt))))
+    .run();
+}
+
+/** The fields a change of a lead's tag writes. */
+export type LeadTagChange = Pick<typeof leads.$inferInsert, 'tag' | 'taggedAt' | 'politeClosePendingAt' | 'updatedAt'>;
+
+/** Writes a lead's new tag (and what moves with it). */
+export function writeLeadTag(db: Db, leadId: string, change: LeadTagChange): void {
+  db.update(leads).set(change).where(eq(leads.id, leadId)).run();
+}
+
+/** Marks a lead as owed no reply, dropping an agent answer still waiting to be decided or sent. */
+export function clearLeadNeedsReply(db: Db, leadId: string, now: number): void {
+  db.update(leads)
+    .set({ needsReply: false, pendingReplyText: null, agentSendKind: null, agentSendText: null, updatedAt: now })
+    .where(eq(leads.id, leadId))
+    .run();
+}
+
+/** Deletes one lead of a campaign; the number of rows deleted (0 when the campaign holds no such lead). */
+export const deleteLeadOfCampaign = (db: Db, campaignId: string, leadId: string): number =>
+  db
+    .delete(leads)
+    .where(and(eq(leads.id, leadId), eq(leads.campaignId, campaignId)))
+    .run().changes;
+
+/** Deletes a lead's enrichment record. */
+export function deleteLeadEnrichment(db: Db, leadId: string): void {
+  db.delete(leadEnrichment).where(eq(leadEnrichment.leadId, leadId)).run();
+}
+
+/** The names and profile URLs of those of `leadIds` that are leads of the campaign. */
+export const leadNamesInCampaign = (
+  db: Db,
+  campaignId: string,
+  leadIds: readonly string[],
+): Pick<LeadRow, 'id' | 'fullName' | 'firstName' | 'lastName' | 'networkUrl'>[] =>
+  db
+    .select({ id: leads.id, fullName: leads.fullName, firstName: leads.firstName, lastName: leads.lastName, networkUrl: leads.networkUrl })
+    .from(leads)
+    .where(and(eq(leads.campaignId, campaignId), inArray(leads.id, leadIds)))
+    .all();
+
+/** Whether the campaign has any lead. */
+export const campaignHasLeads = (db: Db, campaignId: string): boolean => countRows(db, leads, eq(leads.campaignId, campaignId)) > 0;

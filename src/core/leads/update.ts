@@ -1,6 +1,4 @@
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
@@ -12,8 +10,7 @@ import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, su
 import { AUTO_EXCLUDE_TAGS, LeadTag } from './enums.js';
 import { excludeEverywhere, includeAgain } from './exclude.js';
 import { findLeadRow } from './lead.js';
-
-type LeadRow = typeof leads.$inferSelect;
+import { leadById, type LeadRow, writeLeadTag } from './store.js';
 
 export interface LeadChange {
   tag?: LeadTag | null | undefined;
@@ -76,23 +73,19 @@ function applyChange(ctx: Ctx, lead: LeadRow, change: LeadChange, single: boolea
   const tagChanged = change.tag !== undefined && change.tag !== lead.tag;
   if (tagChanged) {
     const deferred = defersExclusion(lead, change, tagChanged, single);
-    ctx.db
-      .update(leads)
-      .set({
-        tag: change.tag ?? null,
-        taggedAt: change.tag === null ? null : now,
-        // A new tag replaces whatever the previous one asked of the engine.
-        politeClosePendingAt: deferred ? now : null,
-        updatedAt: now,
-      })
-      .where(eq(leads.id, lead.id))
-      .run();
+    writeLeadTag(ctx.db, lead.id, {
+      tag: change.tag ?? null,
+      taggedAt: change.tag === null ? null : now,
+      // A new tag replaces whatever the previous one asked of the engine.
+      politeClosePendingAt: deferred ? now : null,
+      updatedAt: now,
+    });
     if (!deferred && isAutoExclude(change.tag)) excludeEverywhere(ctx, lead);
   }
   if (change.excluded === true) excludeEverywhere(ctx, lead);
   if (change.excluded === false) includeAgain(ctx, lead);
 
-  const after = ctx.db.select().from(leads).where(eq(leads.id, lead.id)).get() as LeadRow;
+  const after = leadById(ctx.db, lead.id) as LeadRow;
   if (tagChanged && after.tag !== null) {
     recordLeadEvent(ctx, 'lead.tagged', after, { tag: after.tag, previousTag: lead.tag });
     crmOnTagged(ctx, after, after.tag, lead.tag);

@@ -1,6 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { accounts, agents, lookalikeJobs } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { CampaignStatus, findCampaignRow, type CampaignRow } from '../campaigns/campaign.js';
 import { beginImporting, insertCampaign, isFinished, isImporting, lookalikeHolder, neverRestarted } from '../campaigns/state-machine.js';
@@ -13,6 +11,7 @@ import type { Workspace } from '../workspace/get.js';
 import { findJob, latestJobFor } from './jobs.js';
 import { lookalikeQuery, seedLabel, type LookalikeQuery } from './query.js';
 import { noteAuditTarget } from '../audit/current.js';
+import { agentsWithAccountStatus, firstJobRowOf, insertJobRow } from './store.js';
 
 export const LOOKALIKE_DEFAULT_LEADS = 50;
 export const LOOKALIKE_MAX_LEADS = 10_000;
@@ -58,12 +57,7 @@ export function lookalikePlanRefusal(ctx: Ctx, ws: Workspace): ApiError | null {
  * call to assign one): the first agent whose account is connected, else the first agent.
  */
 function defaultAgent(ctx: Ctx): string | null {
-  const rows = ctx.db
-    .select({ id: agents.id, status: accounts.status })
-    .from(agents)
-    .leftJoin(accounts, eq(accounts.id, agents.accountId))
-    .orderBy(asc(agents.createdAt), asc(agents.id))
-    .all();
+  const rows = agentsWithAccountStatus(ctx);
   return (rows.find((r) => r.status === 'connected') ?? rows[0])?.id ?? null;
 }
 
@@ -168,28 +162,25 @@ function enqueue(ctx: Ctx, ws: Workspace, req: LookalikeRequest, query: Lookalik
       { kind: 'lookalike', jobId },
     );
   }
-  ctx.db
-    .insert(lookalikeJobs)
-    .values({
-      id: jobId,
-      campaignId,
-      kind: plan.campaign ? 'extend' : 'create',
-      seed: query.seed,
-      jobTitleKeywords: JSON.stringify(query.jobTitleKeywords),
-      countries: JSON.stringify(query.countries),
-      queryKey: query.key,
-      protectAcrossCampaigns: req.protectAcrossCampaigns,
-      requested: req.numberOfLeads,
-      reserved,
-      reservedCredits: drawn.credits,
-      reservedTopUp: drawn.topUp,
-      resume: plan.resume,
-      cursor: plan.cursor,
-      state: 'pending',
-      createdAt: now,
-      updatedAt: now,
-    })
-    .run();
+  insertJobRow(ctx, {
+    id: jobId,
+    campaignId,
+    kind: plan.campaign ? 'extend' : 'create',
+    seed: query.seed,
+    jobTitleKeywords: JSON.stringify(query.jobTitleKeywords),
+    countries: JSON.stringify(query.countries),
+    queryKey: query.key,
+    protectAcrossCampaigns: req.protectAcrossCampaigns,
+    requested: req.numberOfLeads,
+    reserved,
+    reservedCredits: drawn.credits,
+    reservedTopUp: drawn.topUp,
+    resume: plan.resume,
+    cursor: plan.cursor,
+    state: 'pending',
+    createdAt: now,
+    updatedAt: now,
+  });
   failpoint(ctx, 'lookalike.enqueue', jobId);
   const result: LookalikeResult = {
     campaignId,
@@ -240,9 +231,7 @@ export function lookalikeProgress(
   ctx: Ctx,
   launched: LookalikeResult,
 ): ({ done: false; message: string } | { done: true; result: LookalikeResult }) & { step?: { done: number; total: number } } {
-  const job = launched.extensionBatchId
-    ? findJob(ctx, launched.extensionBatchId)
-    : ctx.db.select().from(lookalikeJobs).where(eq(lookalikeJobs.campaignId, launched.campaignId)).orderBy(asc(lookalikeJobs.seq)).limit(1).get();
+  const job = launched.extensionBatchId ? findJob(ctx, launched.extensionBatchId) : firstJobRowOf(ctx, launched.campaignId);
   const campaign = findCampaignRow(ctx, launched.campaignId);
   if (!job || !campaign) return { done: true, result: launched };
   // The build's units: one per lead reserved, and one for its end (refund and status), so the

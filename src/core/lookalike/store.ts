@@ -1,19 +1,40 @@
 import { and, asc, desc, eq, isNull, lte, or, sql } from 'drizzle-orm';
-import { lookalikeJobs } from '../../db/schema.js';
+import { accounts, agents, lookalikeJobs } from '../../db/schema.js';
+import { countRows } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 
 /**
- * SQL of the Lookalike jobs (./jobs.ts holds their rules). Every write of a leased job names
- * its holder (`held`), so a worker presumed dead that comes back late changes nothing.
+ * SQL of the Lookalike jobs (./jobs.ts holds their rules, ./launch.ts queues them), and the agents
+ * a new Lookalike campaign may get. Every write of a leased job names its holder (`held`), so a
+ * worker presumed dead that comes back late changes nothing.
  */
 
 type Conn = Pick<Ctx, 'db'>;
 
 export type JobRow = typeof lookalikeJobs.$inferSelect;
+export type NewJobRow = typeof lookalikeJobs.$inferInsert;
 
 const held = (id: string, holder: string) => and(eq(lookalikeJobs.id, id), eq(lookalikeJobs.state, 'pending'), eq(lookalikeJobs.leasedBy, holder));
 
 export const jobRow = (ctx: Conn, id: string): JobRow | undefined => ctx.db.select().from(lookalikeJobs).where(eq(lookalikeJobs.id, id)).get();
+
+/** The first job of a campaign (the one that created it, for a Lookalike campaign). */
+export const firstJobRowOf = (ctx: Conn, campaignId: string): JobRow | undefined =>
+  ctx.db.select().from(lookalikeJobs).where(eq(lookalikeJobs.campaignId, campaignId)).orderBy(asc(lookalikeJobs.seq)).limit(1).get();
+
+/** Queues a job: inserts its row as given. */
+export function insertJobRow(ctx: Conn, row: NewJobRow): void {
+  ctx.db.insert(lookalikeJobs).values(row).run();
+}
+
+/** Every agent, oldest first, with the status of its account (null when it has none). */
+export const agentsWithAccountStatus = (ctx: Conn): { id: string; status: string | null }[] =>
+  ctx.db
+    .select({ id: agents.id, status: accounts.status })
+    .from(agents)
+    .leftJoin(accounts, eq(accounts.id, agents.accountId))
+    .orderBy(asc(agents.createdAt), asc(agents.id))
+    .all();
 
 /** The latest job of a campaign for one query. */
 export const latestJobRow = (ctx: Conn, campaignId: string, queryKey: string): JobRow | undefined =>
@@ -86,3 +107,7 @@ export function writeJobDone(ctx: Conn, jobId: string, done: Pick<JobRow, 'outco
     .where(eq(lookalikeJobs.id, jobId))
     .run();
 }
+
+/** Whether a Lookalike job is still waiting to add leads to the campaign. */
+export const hasPendingJob = (ctx: Conn, campaignId: string): boolean =>
+  countRows(ctx.db, lookalikeJobs, and(eq(lookalikeJobs.campaignId, campaignId), eq(lookalikeJobs.state, 'pending'))) > 0;

@@ -1,5 +1,3 @@
-import { and, asc, eq, inArray, ne } from 'drizzle-orm';
-import { accountDaily, accounts, activity, engineIntents } from '../../db/schema.js';
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { approvedDraftsWaiting } from '../drafts/store.js';
@@ -8,6 +6,7 @@ import { allMailboxes } from '../mailboxes/store.js';
 import { auditMailbox, type MailboxViolation } from './mailbox.js';
 import { dailyLimits, hoursOf, LOCK_STEP_MIN_CALLS, ownDailyLimits, rhythmOf, type SafetySettings } from './rules.js';
 import { OWN_LIMITS } from '../steps/registry.js';
+import { accountDailyRowsOf, accountRowsInOrder, type AccountRow, engineActivityOf, intentsInOrderExcept, intentsOfKinds, intentTimesOf } from './store.js';
 
 const DAY = 86_400_000;
 const dayStart = (ms: number): number => ms - (((ms % DAY) + DAY) % DAY);
@@ -82,7 +81,7 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
   const { safety } = opts;
   const minLockStep = opts.lockStepMinSends ?? LOCK_STEP_MIN_CALLS;
   const violations: Violation[] = [];
-  const rows = ctx.db.select().from(accounts).orderBy(asc(accounts.seq)).all();
+  const rows = accountRowsInOrder(ctx);
   let accountDays = 0;
   let calls = 0;
   /** Per UTC day: a day's minute-signature to the first account with it. */
@@ -96,21 +95,13 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
       counts.set(day, c);
     };
     // What the activity log says the engine sent.
-    const sent = ctx.db
-      .select({ type: activity.type, at: activity.at })
-      .from(activity)
-      .where(and(eq(activity.accountId, account.id), eq(activity.manual, false), inArray(activity.type, ['connection_request_sent', ...MESSAGE_TYPES])))
-      .all();
+    const sent = engineActivityOf(ctx, account.id, ['connection_request_sent', ...MESSAGE_TYPES]);
     for (const e of sent) bump(utcDay(e.at), e.type === 'connection_request_sent' ? 'connections' : 'messages');
     // Visits the engine's send records show made. A like may find no post, so likes are read from the counters alone.
-    const visits = ctx.db
-      .select({ at: engineIntents.createdAt })
-      .from(engineIntents)
-      .where(and(eq(engineIntents.accountId, account.id), eq(engineIntents.kind, VISIT_INTENT), inArray(engineIntents.state, PERFORMED)))
-      .all();
+    const visits = intentTimesOf(ctx, account.id, VISIT_INTENT, PERFORMED);
     for (const v of visits) bump(utcDay(v.at), 'visits');
     // The stored counters also hold seeded and manual sends, which the engine's caps count too.
-    for (const d of ctx.db.select().from(accountDaily).where(eq(accountDaily.accountId, account.id)).all()) {
+    for (const d of accountDailyRowsOf(ctx, account.id)) {
       const c = counts.get(d.day) ?? { connections: 0, messages: 0, visits: 0, reactions: 0 };
       counts.set(d.day, {
         connections: Math.max(c.connections, d.connectionRequestsSent),
@@ -130,20 +121,12 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
     // The limits step kinds declare of their own: their send records that reached the provider, per UTC day.
     if (OWN_LIMITS.length > 0) {
       const own = new Map<string, Map<string, number>>();
-      const performed = ctx.db
-        .select({ at: engineIntents.createdAt, kind: engineIntents.kind })
-        .from(engineIntents)
-        .where(
-          and(
-            eq(engineIntents.accountId, account.id),
-            inArray(
-              engineIntents.kind,
-              OWN_LIMITS.map((l) => l.intent),
-            ),
-            inArray(engineIntents.state, PERFORMED),
-          ),
-        )
-        .all();
+      const performed = intentsOfKinds(
+        ctx,
+        account.id,
+        OWN_LIMITS.map((l) => l.intent),
+        PERFORMED,
+      );
       for (const p of performed) {
         const day = utcDay(p.at);
         const byKind = own.get(day) ?? new Map<string, number>();
@@ -186,12 +169,7 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
 
     // Every provider call the engine made (an operator's manual sends aside), in order: hours, spacing and the day's rhythm.
     const { hours, timeZone } = hoursOf(account, safety);
-    const intents = ctx.db
-      .select({ at: engineIntents.createdAt, kind: engineIntents.kind })
-      .from(engineIntents)
-      .where(and(eq(engineIntents.accountId, account.id), ne(engineIntents.kind, 'manual_message')))
-      .orderBy(asc(engineIntents.createdAt))
-      .all();
+    const intents = intentsInOrderExcept(ctx, account.id, 'manual_message');
     calls += intents.length;
     let previous: number | null = null;
     const minutesByDay = new Map<string, number[]>();
@@ -237,8 +215,6 @@ export function auditSafety(ctx: Ctx, opts: AuditOptions): AuditReport {
   }
   return { violations, accounts: rows.length, accountDays, calls };
 }
-
-type AccountRow = typeof accounts.$inferSelect;
 
 /**
  * The close of the sender's next working window after `at`: the first window (jitter included,

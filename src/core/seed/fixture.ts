@@ -8,12 +8,10 @@
  * as batch inserts do, so keyset ties are exercised too.
  */
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { campaigns } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { CREATED_STATUS, restoreCampaign } from '../campaigns/state-machine.js';
-import { addToTotalLeads, campaignExists } from '../campaigns/store.js';
+import { addToTotalLeads, campaignExists, totalLeadsOf } from '../campaigns/store.js';
 import { highestLeadIdBetween, leadInserter, withLargePageCache } from '../leads/store.js';
 import type { Ctx } from '../context.js';
 import { AUTO_EXCLUDE_TAGS, LEAD_TAGS, type LeadTag } from '../leads/enums.js';
@@ -210,6 +208,6 @@ export function fillFixtureCampaign(ctx: Ctx, campaignId: string, count: number)
   const now = ctx.clock.now();
   restoreCampaign(ctx, { id: campaignId, name: `Fixture ${campaignId}`, status: CREATED_STATUS.plain, createdAt: now, updatedAt: now }, { ifMissing: true });
   const { from, to } = generateLeads(ctx.db, campaignId, count);
-  const totalLeads = ctx.db.select({ n: campaigns.totalLeads }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.n;
+  const totalLeads = totalLeadsOf(ctx, campaignId);
   return { written: to - from, totalLeads };
 }

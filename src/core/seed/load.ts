@@ -2,7 +2,6 @@ import { isEmptyScope } from '../auth/scope.js';
 import { randomBytes } from 'node:crypto';
 import { accountToday } from '../accounts/today.js';
 import { insertMailbox } from '../mailboxes/store.js';
-import { accountDaily, accounts, activity, agents, creditBalance, creditLedger, exclusions, leads, workspace } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
@@ -16,8 +15,18 @@ import { addEndpoint } from '../webhooks/endpoints.js';
 import { stepColumns } from '../agents/agents.js';
 import { buildSteps, givenStepIds, type StepInput } from '../agents/steps.js';
 import { WORKSPACE_ID, getWorkspace } from '../workspace/get.js';
-import { emptyStateTables } from '../workspace/store.js';
+import { emptyStateTables, insertWorkspaceRow } from '../workspace/store.js';
 import { WorkspaceSection, type WorkspaceContent } from './file.js';
+import {
+  insertBalanceRow,
+  insertLedgerRow,
+  insertSeededAccount,
+  insertSeededAccountDay,
+  insertSeededActivity,
+  insertSeededAgent,
+  insertSeededExclusion,
+  insertSeededLead,
+} from './store.js';
 
 /** A workspace file that parsed but does not hold together; `path` names the offending field. */
 export class SeedError extends Error {
@@ -56,24 +65,20 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       lifetime.accepted += c.stats?.connectionRequestsAccepted ?? 0;
       lifetime.messages += c.stats?.messagesSent ?? 0;
     }
-    db.insert(workspace)
-      .values({
-        id: WORKSPACE_ID,
-        ...ws,
-        cursorSecret: randomBytes(32).toString('base64url'),
-        webhookSecret: file.webhooks?.secret ?? null,
-        repliesReceived: lifetime.replies,
-        connectionRequestsSent: lifetime.sent,
-        connectionRequestsAccepted: lifetime.accepted,
-        messagesSent: lifetime.messages,
-        createdAt: now,
-      })
-      .run();
+    insertWorkspaceRow(ctx, {
+      id: WORKSPACE_ID,
+      ...ws,
+      cursorSecret: randomBytes(32).toString('base64url'),
+      webhookSecret: file.webhooks?.secret ?? null,
+      repliesReceived: lifetime.replies,
+      connectionRequestsSent: lifetime.sent,
+      connectionRequestsAccepted: lifetime.accepted,
+      messagesSent: lifetime.messages,
+      createdAt: now,
+    });
 
     const credits = file.credits ?? { credits: 0, topUpCredits: 0, lookalikeCredits: 0, lookalikeTopUpCredits: 0 };
-    db.insert(creditBalance)
-      .values({ id: 1, ...credits })
-      .run();
+    insertBalanceRow(ctx, { id: 1, ...credits });
     const buckets = [
       ['credits', credits.credits],
       ['top_up_credits', credits.topUpCredits],
@@ -81,7 +86,7 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       ['lookalike_top_up_credits', credits.lookalikeTopUpCredits],
     ] as const;
     for (const [bucket, delta] of buckets) {
-      if (delta !== 0) db.insert(creditLedger).values({ at: now, bucket, delta, reason: 'seed', ref: null }).run();
+      if (delta !== 0) insertLedgerRow(ctx, { at: now, bucket, delta, reason: 'seed', ref: null });
     }
 
     const seenKeys = new Set<string>();
@@ -135,29 +140,24 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
     file.accounts.forEach((a, i) => {
       if (accountIds.has(a.id)) throw new SeedError(`accounts[${i}].id`, `duplicate account id "${a.id}"`);
       accountIds.add(a.id);
-      db.insert(accounts)
-        .values({
-          id: a.id,
-          name: a.name ?? a.id,
-          status: a.status,
-          active: a.active,
-          hasSalesNavigator: a.hasSalesNavigator,
-          connectionRequestLimit: a.connectionRequestLimit,
-          messageLimit: a.messageLimit,
-          profileVisitLimit: a.profileVisitLimit,
-          postReactionLimit: a.postReactionLimit,
-          createdAt: now,
-          weeklyConnectionRequestLimit: a.weeklyConnectionRequestLimit ?? null,
-          // The engine's days are simulated; a warm-up starts on the simulated today.
-          warmUpStartedAt: a.warmUp ? ctx.simClock.now() : null,
-          timeZone: a.timeZone ?? null,
-          workingHours: a.workingHours === undefined ? null : JSON.stringify(a.workingHours),
-        })
-        .run();
-      if (a.today)
-        db.insert(accountDaily)
-          .values({ accountId: a.id, day: today, ...a.today })
-          .run();
+      insertSeededAccount(ctx, {
+        id: a.id,
+        name: a.name ?? a.id,
+        status: a.status,
+        active: a.active,
+        hasSalesNavigator: a.hasSalesNavigator,
+        connectionRequestLimit: a.connectionRequestLimit,
+        messageLimit: a.messageLimit,
+        profileVisitLimit: a.profileVisitLimit,
+        postReactionLimit: a.postReactionLimit,
+        createdAt: now,
+        weeklyConnectionRequestLimit: a.weeklyConnectionRequestLimit ?? null,
+        // The engine's days are simulated; a warm-up starts on the simulated today.
+        warmUpStartedAt: a.warmUp ? ctx.simClock.now() : null,
+        timeZone: a.timeZone ?? null,
+        workingHours: a.workingHours === undefined ? null : JSON.stringify(a.workingHours),
+      });
+      if (a.today) insertSeededAccountDay(ctx, { accountId: a.id, day: today, ...a.today });
     });
 
     const agentIds = new Set<string>();
@@ -174,9 +174,7 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
         g.steps === undefined
           ? { connectionNote: g.connectionNote ?? null, messages: JSON.stringify(g.messages ?? []), steps: null }
           : seededSteps(g.steps, `agents[${i}]`);
-      db.insert(agents)
-        .values({ id: g.id, name: g.name ?? g.id, accountId: g.accountId ?? null, ...sequence, createdAt: now })
-        .run();
+      insertSeededAgent(ctx, { id: g.id, name: g.name ?? g.id, accountId: g.accountId ?? null, ...sequence, createdAt: now });
     });
 
     const campaignIds = new Set<string>();
@@ -224,45 +222,43 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
         }
         const createdAt = ms(l.createdAt) ?? now;
         leadIds.set(id, { name: composeFullName(l.fullName, l.firstName, l.lastName), company: clean(l.companyName) });
-        db.insert(leads)
-          .values({
-            id,
-            campaignId: c.id,
-            accountId: l.accountId ?? null,
-            networkUrl: url,
-            fullName: l.fullName ?? null,
-            firstName: l.firstName ?? null,
-            lastName: l.lastName ?? null,
-            jobTitle: l.jobTitle ?? null,
-            companyName: l.companyName ?? null,
-            companyNetwork: l.companyNetwork ?? null,
-            website: l.website ?? null,
-            email: l.email ?? null,
-            location: l.location ?? null,
-            headline: l.headline ?? null,
-            personalization: l.personalization ?? null,
-            workExperience: JSON.stringify(l.workExperience),
-            tag: l.tag,
-            taggedAt: ms(l.taggedAt),
-            stage: l.stage,
-            excluded: l.excluded,
-            replied: l.replied,
-            needsReply: l.needsReply,
-            repliedAt: ms(l.repliedAt),
-            lastInboundMessageAt: ms(l.lastInboundMessageAt),
-            connectionRequestAccepted: l.connectionRequestAccepted,
-            messageSent: l.messageSent,
-            source: l.source,
-            createdAt,
-            updatedAt: createdAt,
-          })
-          .run();
+        insertSeededLead(ctx, {
+          id,
+          campaignId: c.id,
+          accountId: l.accountId ?? null,
+          networkUrl: url,
+          fullName: l.fullName ?? null,
+          firstName: l.firstName ?? null,
+          lastName: l.lastName ?? null,
+          jobTitle: l.jobTitle ?? null,
+          companyName: l.companyName ?? null,
+          companyNetwork: l.companyNetwork ?? null,
+          website: l.website ?? null,
+          email: l.email ?? null,
+          location: l.location ?? null,
+          headline: l.headline ?? null,
+          personalization: l.personalization ?? null,
+          workExperience: JSON.stringify(l.workExperience),
+          tag: l.tag,
+          taggedAt: ms(l.taggedAt),
+          stage: l.stage,
+          excluded: l.excluded,
+          replied: l.replied,
+          needsReply: l.needsReply,
+          repliedAt: ms(l.repliedAt),
+          lastInboundMessageAt: ms(l.lastInboundMessageAt),
+          connectionRequestAccepted: l.connectionRequestAccepted,
+          messageSent: l.messageSent,
+          source: l.source,
+          createdAt,
+          updatedAt: createdAt,
+        });
       });
     });
 
     for (const raw of file.exclusions) {
       const url = normalizeProfileUrl(raw) as string;
-      db.insert(exclusions).values({ networkUrl: url, createdAt: now }).onConflictDoNothing().run();
+      insertSeededExclusion(ctx, { networkUrl: url, createdAt: now });
     }
 
     const eventIds = new Set<string>();
@@ -270,21 +266,19 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
       if (eventIds.has(e.id)) throw new SeedError(`activity[${i}].id`, `duplicate activity id "${e.id}"`);
       eventIds.add(e.id);
       const lead = leadIds.get(e.leadId);
-      db.insert(activity)
-        .values({
-          id: e.id,
-          type: e.type,
-          at: Date.parse(e.timestamp),
-          leadId: e.leadId,
-          leadName: e.leadName !== undefined ? e.leadName : (lead?.name ?? null),
-          companyName: e.companyName !== undefined ? e.companyName : (lead?.company ?? null),
-          campaignId: e.campaignId,
-          messagePreview: e.messagePreview ?? null,
-          handOffReason: e.handOffReason ?? null,
-          accountId: e.accountId ?? null,
-          manual: e.manual,
-        })
-        .run();
+      insertSeededActivity(ctx, {
+        id: e.id,
+        type: e.type,
+        at: Date.parse(e.timestamp),
+        leadId: e.leadId,
+        leadName: e.leadName !== undefined ? e.leadName : (lead?.name ?? null),
+        companyName: e.companyName !== undefined ? e.companyName : (lead?.company ?? null),
+        campaignId: e.campaignId,
+        messagePreview: e.messagePreview ?? null,
+        handOffReason: e.handOffReason ?? null,
+        accountId: e.accountId ?? null,
+        manual: e.manual,
+      });
     });
 
     file.webhooks?.endpoints.forEach((endpoint, i) => {

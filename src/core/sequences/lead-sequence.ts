@@ -1,12 +1,10 @@
-import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { drafts, stepEvents } from '../../db/schema.js';
 import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { Draft, toDraft } from '../drafts/view.js';
 import { ApiError } from '../errors.js';
 import { findLeadRow } from '../leads/lead.js';
-import { getPosition } from './store.js';
+import { draftRowsOfLead, getPosition, stepEventsOf } from './store.js';
 
 /** At most this many step events are returned, the newest kept. */
 export const LEAD_EVENTS_MAX = 200;
@@ -44,8 +42,8 @@ export type LeadSequence = z.infer<typeof LeadSequence>;
 export function leadSequence(ctx: Ctx, campaignId: string, leadId: string): LeadSequence {
   if (!findLeadRow(ctx, campaignId, leadId)) throw new ApiError('not_found', `No lead ${leadId} in campaign ${campaignId}.`, { fields: ['leadId'] });
   const position = getPosition(ctx, leadId);
-  const rows = ctx.db.select().from(stepEvents).where(eq(stepEvents.leadId, leadId)).orderBy(asc(stepEvents.seq)).all().slice(-LEAD_EVENTS_MAX);
-  const draftRows = ctx.db.select().from(drafts).where(eq(drafts.leadId, leadId)).orderBy(asc(drafts.createdAt)).all();
+  const rows = stepEventsOf(ctx, leadId).slice(-LEAD_EVENTS_MAX);
+  const draftRows = draftRowsOfLead(ctx, leadId);
   return {
     position: position
       ? {

@@ -1,12 +1,11 @@
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { agents, leads } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { findAccounts, type AccountRow } from '../accounts/resolve.js';
 import { findCampaignRow, senderAccountIdsOf } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { leadsPerSender } from '../leads/store.js';
 import { allowances, safetyOf, type Allowance } from '../safety/rules.js';
+import { agentAccountOf, leadSenderOf, writeLeadSender } from './store.js';
 
 /**
  * Which account sends to a lead. Each lead has one sender, fixed at its first step: the lead's
@@ -30,7 +29,7 @@ export function campaignSenders(ctx: Ctx, campaignId: string): string[] {
   const senders = senderAccountIdsOf(campaign);
   if (senders.length > 0) return senders;
   if (campaign.assignedTemplateId === null) return [];
-  const agent = ctx.db.select({ accountId: agents.accountId }).from(agents).where(eq(agents.id, campaign.assignedTemplateId)).get();
+  const agent = agentAccountOf(ctx, campaign.assignedTemplateId);
   return agent?.accountId ? [agent.accountId] : [];
 }
 
@@ -81,10 +80,10 @@ export function pickSender(
  */
 export function pinSender(ctx: Ctx, leadId: string, now: number, promised?: ReadonlyMap<string, number>): string | null {
   return transaction(ctx.db, () => {
-    const lead = ctx.db.select({ accountId: leads.accountId, campaignId: leads.campaignId }).from(leads).where(eq(leads.id, leadId)).get();
+    const lead = leadSenderOf(ctx, leadId);
     if (!lead) return null;
     const choice = pickSender(ctx, lead, now, promised);
-    if (!choice.pinned && choice.accountId !== null) ctx.db.update(leads).set({ accountId: choice.accountId }).where(eq(leads.id, leadId)).run();
+    if (!choice.pinned && choice.accountId !== null) writeLeadSender(ctx, leadId, choice.accountId);
     return choice.accountId;
   });
 }

@@ -1,14 +1,13 @@
-import { and, eq, lt } from 'drizzle-orm';
-import { mcpTasks } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
+import { deleteTask, expiredTaskIds, insertTask, type TaskRow, taskRowOf, updateWorkingTask } from './store.js';
 
 /**
  * A tool call followed as a task (the MCP Tasks extension). The row is the task's truth: any
  * connection of the same key polls it, and it outlives a restart of the server.
  */
 export type TaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
-export type TaskRow = typeof mcpTasks.$inferSelect;
+export type { TaskRow };
 
 /** How long a heartbeat may be missing before a running call counts as cut off by a restart. */
 export const TASK_HEARTBEAT_MS = 10_000;
@@ -17,8 +16,8 @@ const SWEEP_BATCH = 100;
 
 export function createTask(ctx: Ctx, apiKeyId: string, tool: string, ttlMs: number): TaskRow {
   const now = ctx.clock.now();
-  const rows = ctx.db.select({ id: mcpTasks.id }).from(mcpTasks).where(lt(mcpTasks.expiresAt, now)).limit(SWEEP_BATCH).all();
-  for (const { id } of rows) ctx.db.delete(mcpTasks).where(eq(mcpTasks.id, id)).run();
+  const rows = expiredTaskIds(ctx, now, SWEEP_BATCH);
+  for (const { id } of rows) deleteTask(ctx, id);
   const row: TaskRow = {
     id: newId('task'),
     apiKeyId,
@@ -33,34 +32,24 @@ export function createTask(ctx: Ctx, apiKeyId: string, tool: string, ttlMs: numb
     heartbeatAt: now,
     expiresAt: now + ttlMs,
   };
-  ctx.db.insert(mcpTasks).values(row).run();
+  insertTask(ctx, row);
   return row;
 }
 
 /** A key's task, while it has not expired; another key's task does not exist for it. */
 export function findTask(ctx: Ctx, apiKeyId: string, id: string): TaskRow | null {
-  const row = ctx.db
-    .select()
-    .from(mcpTasks)
-    .where(and(eq(mcpTasks.id, id), eq(mcpTasks.apiKeyId, apiKeyId)))
-    .get();
+  const row = taskRowOf(ctx, apiKeyId, id);
   return row && row.expiresAt > ctx.clock.now() ? row : null;
 }
 
-const stillWorking = (id: string) => and(eq(mcpTasks.id, id), eq(mcpTasks.status, 'working'));
-
 export function heartbeat(ctx: Ctx, id: string): void {
-  ctx.db.update(mcpTasks).set({ heartbeatAt: ctx.clock.now() }).where(stillWorking(id)).run();
+  updateWorkingTask(ctx, id, { heartbeatAt: ctx.clock.now() });
 }
 
 /** Ends a working task; a cancelled one stays cancelled. */
 function settle(ctx: Ctx, id: string, fields: Partial<TaskRow> & { status: TaskStatus }): void {
   const now = ctx.clock.now();
-  ctx.db
-    .update(mcpTasks)
-    .set({ ...fields, following: null, updatedAt: now, heartbeatAt: now })
-    .where(stillWorking(id))
-    .run();
+  updateWorkingTask(ctx, id, { ...fields, following: null, updatedAt: now, heartbeatAt: now });
 }
 
 export function completeTask(ctx: Ctx, id: string, resultJson: string, isError: boolean): void {
@@ -74,11 +63,11 @@ export function failTask(ctx: Ctx, id: string, code: number, message: string): v
 /** The handler has answered and work it started goes on; the tool follows `body` on each poll. */
 export function followTask(ctx: Ctx, id: string, bodyJson: string, message: string): void {
   const now = ctx.clock.now();
-  ctx.db.update(mcpTasks).set({ following: bodyJson, statusMessage: message, updatedAt: now, heartbeatAt: now }).where(stillWorking(id)).run();
+  updateWorkingTask(ctx, id, { following: bodyJson, statusMessage: message, updatedAt: now, heartbeatAt: now });
 }
 
 export function noteProgress(ctx: Ctx, id: string, message: string): void {
-  ctx.db.update(mcpTasks).set({ statusMessage: message, updatedAt: ctx.clock.now() }).where(stillWorking(id)).run();
+  updateWorkingTask(ctx, id, { statusMessage: message, updatedAt: ctx.clock.now() });
 }
 
 /** Cancels a working task; false when the key has no such task. A finished task stays as it is. */

@@ -1,10 +1,32 @@
-import { and, asc, desc, eq, inArray, isNull, lt, lte, notInArray, or, type SQL } from 'drizzle-orm';
-import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { MAX_ATTEMPTS, nextAttemptDelay, type Rng } from './schedule.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
-import { endpointKnown } from './store.js';
+import {
+  activeEndpointRows,
+  activeEndpointUrl,
+  attemptRowsOf,
+  closeOpenAttempts,
+  deliveryLogRows,
+  deliveryTarget,
+  dueDeliveryRows,
+  endpointIdsWithDueDeliveries,
+  endpointKnown,
+  endpointRow,
+  eventExists,
+  eventRow,
+  failDelivery,
+  finishAttempt,
+  insertAttempt,
+  insertDeliveryRow,
+  leaseDelivery,
+  makeDeliveryDue,
+  markEventsFannedOut,
+  pendingDeliveryRow,
+  setDeliveryOutcome,
+  setPendingDeliveryOutcome,
+  unfannedEvents,
+} from './store.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -49,13 +71,7 @@ export const INTERRUPTED = 'interrupted: the server stopped before the answer wa
  */
 export function fanOut(ctx: Ctx, limit = FAN_OUT_BATCH): number {
   return transaction(ctx.db, () => {
-    const events = ctx.db
-      .select({ id: webhookEvents.id, type: webhookEvents.type })
-      .from(webhookEvents)
-      .where(isNull(webhookEvents.fannedOutAt))
-      .orderBy(asc(webhookEvents.seq))
-      .limit(limit)
-      .all();
+    const events = unfannedEvents(ctx, limit);
     if (events.length === 0) return 0;
     const endpoints = activeEndpoints(ctx);
     const now = ctx.clock.now();
@@ -64,32 +80,22 @@ export function fanOut(ctx: Ctx, limit = FAN_OUT_BATCH): number {
         if (endpoint.events.has(event.type)) insertDelivery(ctx, event.id, endpoint.id, now);
       }
     }
-    ctx.db
-      .update(webhookEvents)
-      .set({ fannedOutAt: now })
-      .where(
-        inArray(
-          webhookEvents.id,
-          events.map((e) => e.id),
-        ),
-      )
-      .run();
+    markEventsFannedOut(
+      ctx,
+      events.map((e) => e.id),
+      now,
+    );
     return events.length;
   });
 }
 
 function activeEndpoints(ctx: Ctx): { id: string; url: string; events: Set<string> }[] {
-  return ctx.db
-    .select()
-    .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.status, 'active'))
-    .all()
-    .map((row) => ({ id: row.id, url: row.url, events: new Set<string>(endpointEvents(row)) }));
+  return activeEndpointRows(ctx).map((row) => ({ id: row.id, url: row.url, events: new Set<string>(endpointEvents(row)) }));
 }
 
 function insertDelivery(ctx: Ctx, eventId: string, endpointId: string, now: number): string {
   const id = newId('whd');
-  ctx.db.insert(webhookDeliveries).values({ id, eventId, endpointId, nextAttemptAt: now, createdAt: now, updatedAt: now }).run();
+  insertDeliveryRow(ctx, id, eventId, endpointId, now);
   return id;
 }
 
@@ -107,17 +113,8 @@ export interface ClaimedAttempt {
 
 /** Active endpoints with at least one delivery due now, oldest due first. */
 export function endpointsWithDueDeliveries(ctx: Ctx): string[] {
-  const now = ctx.clock.now();
-  return ctx.db
-    .selectDistinct({ id: webhookDeliveries.endpointId })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, and(eq(webhookEndpoints.id, webhookDeliveries.endpointId), eq(webhookEndpoints.status, 'active')))
-    .where(and(eq(webhookDeliveries.state, 'pending'), lte(webhookDeliveries.nextAttemptAt, now), leaseFree(now)))
-    .all()
-    .map((r) => r.id);
+  return endpointIdsWithDueDeliveries(ctx, ctx.clock.now());
 }
-
-const leaseFree = (now: number): SQL => or(isNull(webhookDeliveries.leasedUntil), lte(webhookDeliveries.leasedUntil, now)) as SQL;
 
 /**
  * Claims up to `limit` due deliveries of one active endpoint: each gets a lease until
@@ -130,46 +127,19 @@ export function claimDue(ctx: Ctx, endpointId: string, limit: number, leaseMs: n
   if (limit <= 0) return [];
   return transaction(ctx.db, () => {
     const now = ctx.clock.now();
-    const endpoint = ctx.db
-      .select({ url: webhookEndpoints.url })
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'active')))
-      .get();
+    const endpoint = activeEndpointUrl(ctx, endpointId);
     if (!endpoint) return [];
-    const rows = ctx.db
-      .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId, attempts: webhookDeliveries.attempts, body: webhookEvents.payload })
-      .from(webhookDeliveries)
-      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-      .where(
-        and(
-          eq(webhookDeliveries.endpointId, endpointId),
-          eq(webhookDeliveries.state, 'pending'),
-          lte(webhookDeliveries.nextAttemptAt, now),
-          leaseFree(now),
-          skip.size > 0 ? notInArray(webhookDeliveries.id, [...skip]) : undefined,
-        ),
-      )
-      .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.seq))
-      .limit(limit)
-      .all();
+    const rows = dueDeliveryRows(ctx, endpointId, now, limit, skip);
     const claimed: ClaimedAttempt[] = [];
     for (const row of rows) {
       closeInterrupted(ctx, row.id, now);
       if (row.attempts >= MAX_ATTEMPTS) {
-        ctx.db
-          .update(webhookDeliveries)
-          .set({ state: 'failed', nextAttemptAt: null, leasedUntil: null, lastStatus: null, lastError: INTERRUPTED, updatedAt: now })
-          .where(eq(webhookDeliveries.id, row.id))
-          .run();
+        failDelivery(ctx, row.id, INTERRUPTED, now);
         continue;
       }
       const attempt = row.attempts + 1;
-      ctx.db
-        .update(webhookDeliveries)
-        .set({ attempts: attempt, leasedUntil: now + leaseMs, updatedAt: now })
-        .where(eq(webhookDeliveries.id, row.id))
-        .run();
-      ctx.db.insert(webhookAttempts).values({ deliveryId: row.id, attempt, at: now }).run();
+      leaseDelivery(ctx, row.id, attempt, now + leaseMs, now);
+      insertAttempt(ctx, row.id, attempt, now);
       claimed.push({ deliveryId: row.id, eventId: row.eventId, endpointId, url: endpoint.url, body: row.body, attempt });
     }
     return claimed;
@@ -177,11 +147,7 @@ export function claimDue(ctx: Ctx, endpointId: string, limit: number, leaseMs: n
 }
 
 function closeInterrupted(ctx: Ctx, deliveryId: string, now: number): void {
-  ctx.db
-    .update(webhookAttempts)
-    .set({ error: INTERRUPTED, finishedAt: now })
-    .where(and(eq(webhookAttempts.deliveryId, deliveryId), isNull(webhookAttempts.finishedAt)))
-    .run();
+  closeOpenAttempts(ctx, deliveryId, INTERRUPTED, now);
 }
 
 /**
@@ -193,38 +159,26 @@ function closeInterrupted(ctx: Ctx, deliveryId: string, now: number): void {
 export function completeAttempt(ctx: Ctx, claimed: ClaimedAttempt, result: DeliveryResult, rng: Rng): DeliveryState {
   return transaction(ctx.db, () => {
     const now = ctx.clock.now();
-    ctx.db
-      .update(webhookAttempts)
-      .set({ status: result.status, durationMs: result.durationMs, error: result.error, responseExcerpt: result.responseBody, finishedAt: now })
-      .where(and(eq(webhookAttempts.deliveryId, claimed.deliveryId), eq(webhookAttempts.attempt, claimed.attempt)))
-      .run();
+    finishAttempt(ctx, claimed.deliveryId, claimed.attempt, {
+      status: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      responseExcerpt: result.responseBody,
+      finishedAt: now,
+    });
     const outcome = { leasedUntil: null, lastStatus: result.status, lastError: result.error, updatedAt: now };
-    const self = eq(webhookDeliveries.id, claimed.deliveryId);
     if (result.ok) {
-      ctx.db
-        .update(webhookDeliveries)
-        .set({ ...outcome, state: 'succeeded', nextAttemptAt: null })
-        .where(self)
-        .run();
+      setDeliveryOutcome(ctx, claimed.deliveryId, { ...outcome, state: 'succeeded', nextAttemptAt: null });
       return 'succeeded';
     }
-    const stillPending = and(self, eq(webhookDeliveries.state, 'pending'));
     if (result.disableEndpoint) {
-      ctx.db
-        .update(webhookDeliveries)
-        .set({ ...outcome, state: 'failed', nextAttemptAt: null })
-        .where(stillPending)
-        .run();
+      setPendingDeliveryOutcome(ctx, claimed.deliveryId, { ...outcome, state: 'failed', nextAttemptAt: null });
       disableEndpoint(ctx, claimed.endpointId, `HTTP 410 Gone at ${iso(now)}`);
       return 'failed';
     }
     const delay = nextAttemptDelay(claimed.attempt, rng, result.retryAfterSeconds);
     const next = delay === null ? { state: 'failed' as const, nextAttemptAt: null } : { state: 'pending' as const, nextAttemptAt: now + delay };
-    const changed = ctx.db
-      .update(webhookDeliveries)
-      .set({ ...outcome, ...next })
-      .where(stillPending)
-      .run().changes;
+    const changed = setPendingDeliveryOutcome(ctx, claimed.deliveryId, { ...outcome, ...next });
     return changed > 0 ? next.state : 'failed';
   });
 }
@@ -311,34 +265,12 @@ function queryDeliveries(ctx: Ctx, input: ListDeliveriesInput): { seq: number; v
   if (input.endpointId !== undefined && !endpointKnown(ctx, input.endpointId)) {
     throw new ApiError('not_found', `no webhook endpoint "${input.endpointId}" and no delivery to it`, { fields: ['endpointId'] });
   }
-  const rows = ctx.db
-    .select({ d: webhookDeliveries, type: webhookEvents.type, url: webhookEndpoints.url })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-    .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(
-      and(
-        input.endpointId !== undefined ? eq(webhookDeliveries.endpointId, input.endpointId) : undefined,
-        input.eventId !== undefined ? eq(webhookDeliveries.eventId, input.eventId) : undefined,
-        input.state !== undefined ? eq(webhookDeliveries.state, input.state) : undefined,
-        input.beforeSeq !== undefined ? lt(webhookDeliveries.seq, input.beforeSeq) : undefined,
-      ),
-    )
-    .orderBy(desc(webhookDeliveries.seq))
-    .limit(limit)
-    .all();
+  const rows = deliveryLogRows(ctx, input, limit);
   const attempts = rows.length
-    ? ctx.db
-        .select()
-        .from(webhookAttempts)
-        .where(
-          inArray(
-            webhookAttempts.deliveryId,
-            rows.map((r) => r.d.id),
-          ),
-        )
-        .orderBy(asc(webhookAttempts.seq))
-        .all()
+    ? attemptRowsOf(
+        ctx,
+        rows.map((r) => r.d.id),
+      )
     : [];
   const logs = new Map<string, AttemptView[]>();
   for (const a of attempts) {
@@ -374,9 +306,6 @@ function queryDeliveries(ctx: Ctx, input: ListDeliveriesInput): { seq: number; v
   }));
 }
 
-const eventExists = (ctx: Ctx, id: string): boolean =>
-  ctx.db.select({ id: webhookEvents.id }).from(webhookEvents).where(eq(webhookEvents.id, id)).get() !== undefined;
-
 export interface RedeliveryView {
   deliveryId: string;
   endpointId: string;
@@ -392,7 +321,7 @@ export interface RedeliveryView {
  */
 export function redeliver(ctx: Ctx, eventId: string, endpointId?: string): RedeliveryView[] {
   return transaction(ctx.db, () => {
-    const event = ctx.db.select().from(webhookEvents).where(eq(webhookEvents.id, eventId)).get();
+    const event = eventRow(ctx, eventId);
     if (!event) {
       throw new ApiError('not_found', `no webhook event "${eventId}"; find event ids with: npx outreach webhooks deliveries`, { fields: ['eventId'] });
     }
@@ -401,15 +330,11 @@ export function redeliver(ctx: Ctx, eventId: string, endpointId?: string): Redel
     const now = ctx.clock.now();
     const targets = targetEndpoints(ctx, event.type, endpointId);
     return targets.map((endpoint): RedeliveryView => {
-      const pending = ctx.db
-        .select()
-        .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.eventId, eventId), eq(webhookDeliveries.endpointId, endpoint.id), eq(webhookDeliveries.state, 'pending')))
-        .get();
+      const pending = pendingDeliveryRow(ctx, eventId, endpoint.id);
       const base = { endpointId: endpoint.id, url: endpoint.url };
       if (!pending) return { ...base, deliveryId: insertDelivery(ctx, eventId, endpoint.id, now), action: 'created' };
       if (pending.leasedUntil !== null && pending.leasedUntil > now) return { ...base, deliveryId: pending.id, action: 'in_flight' };
-      ctx.db.update(webhookDeliveries).set({ nextAttemptAt: now, updatedAt: now }).where(eq(webhookDeliveries.id, pending.id)).run();
+      makeDeliveryDue(ctx, pending.id, now);
       return { ...base, deliveryId: pending.id, action: 'rescheduled' };
     });
   });
@@ -417,11 +342,7 @@ export function redeliver(ctx: Ctx, eventId: string, endpointId?: string): Redel
 
 /** Sends one logged delivery's event again to the same endpoint (the dashboard's redeliver button). */
 export function redeliverDelivery(ctx: Ctx, deliveryId: string): RedeliveryView {
-  const row = ctx.db
-    .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
-    .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.id, deliveryId))
-    .get();
+  const row = deliveryTarget(ctx, deliveryId);
   if (!row) throw new ApiError('not_found', `no webhook delivery "${deliveryId}"; pick one from the delivery log`, { fields: ['deliveryId'] });
   const [result] = redeliver(ctx, row.eventId, row.endpointId);
   return result as RedeliveryView;
@@ -435,7 +356,7 @@ function targetEndpoints(ctx: Ctx, eventType: string, endpointId: string | undef
     }
     return subscribed;
   }
-  const row = ctx.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).get();
+  const row = endpointRow(ctx, endpointId);
   if (!row) throw new ApiError('not_found', `no webhook endpoint "${endpointId}"; list them with: npx outreach webhooks list`, { fields: ['endpointId'] });
   if (row.status !== 'active') {
     throw validationError(

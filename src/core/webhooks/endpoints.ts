@@ -1,13 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { webhookDeliveries, webhookEndpoints, workspace } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import { signingSecretProblem } from './sign.js';
 import { validateWebhookUrl, type SsrfPolicy } from './ssrf.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
-import { endpointRow, endpointRows, pendingDeliveriesByEndpoint, pendingDeliveriesOf, type EndpointRow } from './store.js';
+import {
+  activateEndpoint,
+  deleteEndpoint,
+  disableActiveEndpoint,
+  endpointIdByUrl,
+  endpointRow,
+  endpointRows,
+  failPendingDeliveriesOf,
+  insertEndpoint,
+  pendingDeliveriesByEndpoint,
+  pendingDeliveriesOf,
+  setWebhookSecret,
+  webhookSecretOf,
+  type EndpointRow,
+} from './store.js';
 import { ApiError, validationError } from '../errors.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../events.js';
 import { newId } from '../ids.js';
@@ -63,14 +75,11 @@ export const endpointEvents = (row: Pick<EndpointRow, 'events'>): WebhookEventTy
 export function addEndpoint(ctx: Ctx, input: WebhookEndpointInput, policy?: SsrfPolicy): WebhookEndpointView {
   const { url, events } = checkEndpointInput(input, policy);
   return transaction(ctx.db, () => {
-    const same = ctx.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.url, url)).get();
+    const same = endpointIdByUrl(ctx, url);
     if (same) throw validationError(`url: endpoint ${same.id} already has this URL`, ['url']);
     const id = newId('whe');
     noteAuditTarget(id);
-    ctx.db
-      .insert(webhookEndpoints)
-      .values({ id, url, events: JSON.stringify(events), createdAt: ctx.clock.now() })
-      .run();
+    insertEndpoint(ctx, { id, url, events: JSON.stringify(events), createdAt: ctx.clock.now() });
     return endpointView(ctx, id) as WebhookEndpointView;
   });
 }
@@ -118,18 +127,13 @@ function notFound(id: string): ApiError {
 
 /** Ends every pending delivery of an endpoint; history stays in the log. */
 function failPending(ctx: Ctx, endpointId: string, reason: string): void {
-  ctx.db
-    .update(webhookDeliveries)
-    .set({ state: 'failed', nextAttemptAt: null, lastError: reason, updatedAt: ctx.clock.now() })
-    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.state, 'pending')))
-    .run();
+  failPendingDeliveriesOf(ctx, endpointId, reason, ctx.clock.now());
 }
 
 /** Removes an endpoint; its pending deliveries end as failed, and its delivery log is kept. */
 export function removeEndpoint(ctx: Ctx, id: string): void {
   transaction(ctx.db, () => {
-    const gone = ctx.db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).returning({ id: webhookEndpoints.id }).all();
-    if (gone.length === 0) throw notFound(id);
+    if (!deleteEndpoint(ctx, id)) throw notFound(id);
     failPending(ctx, id, 'endpoint removed');
   });
 }
@@ -140,11 +144,7 @@ export function removeEndpoint(ctx: Ctx, id: string): void {
  */
 export function disableEndpoint(ctx: Ctx, id: string, reason: string): boolean {
   return transaction(ctx.db, () => {
-    const changed = ctx.db
-      .update(webhookEndpoints)
-      .set({ status: 'disabled', disabledReason: reason })
-      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.status, 'active')))
-      .run().changes;
+    const changed = disableActiveEndpoint(ctx, id, reason);
     if (changed > 0) failPending(ctx, id, `endpoint disabled: ${reason}`);
     return changed > 0;
   });
@@ -153,7 +153,7 @@ export function disableEndpoint(ctx: Ctx, id: string, reason: string): boolean {
 /** Re-activates a disabled endpoint for events from now on; `redeliver` resends older ones. */
 export function enableEndpoint(ctx: Ctx, id: string): WebhookEndpointView {
   return transaction(ctx.db, () => {
-    const changed = ctx.db.update(webhookEndpoints).set({ status: 'active', disabledReason: null }).where(eq(webhookEndpoints.id, id)).run().changes;
+    const changed = activateEndpoint(ctx, id);
     if (changed === 0) throw notFound(id);
     return endpointView(ctx, id) as WebhookEndpointView;
   });
@@ -170,13 +170,13 @@ export function newSigningSecret(): string {
  */
 export function rotateSigningSecret(ctx: Ctx): string {
   const secret = newSigningSecret();
-  const changed = ctx.db.update(workspace).set({ webhookSecret: secret }).where(eq(workspace.id, WORKSPACE_ID)).run().changes;
+  const changed = setWebhookSecret(ctx, WORKSPACE_ID, secret);
   // Creating a bare workspace here would stop `npm start` from building the demo one.
   if (changed === 0) throw new ApiError('not_found', 'the database holds no workspace yet; run npx outreach start or npx outreach seed first');
   return secret;
 }
 
 export function signingSecret(ctx: Ctx): string | null {
-  const row = ctx.db.select({ secret: workspace.webhookSecret }).from(workspace).where(eq(workspace.id, WORKSPACE_ID)).get();
-  return row?.secret ? row.secret : null;
+  const secret = webhookSecretOf(ctx, WORKSPACE_ID);
+  return secret ? secret : null;
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { creditBalance, workspace } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { transaction } from '../../db/tx.js';
+import { ensureBalanceRow } from '../credits/store.js';
 import { WORKSPACE_ID, getWorkspace } from './get.js';
+import { insertWorkspaceRow } from './store.js';
 
 /**
  * Creates an empty paid workspace when none exists, so that a key created on a fresh
@@ -12,18 +13,15 @@ import { WORKSPACE_ID, getWorkspace } from './get.js';
 export function ensureWorkspace(ctx: Ctx): boolean {
   return transaction(ctx.db, () => {
     if (getWorkspace(ctx)) return false;
-    ctx.db
-      .insert(workspace)
-      .values({
-        id: WORKSPACE_ID,
-        name: 'Workspace',
-        plan: 'paid',
-        planId: 'growth',
-        cursorSecret: randomBytes(32).toString('base64url'),
-        createdAt: ctx.clock.now(),
-      })
-      .run();
-    ctx.db.insert(creditBalance).values({ id: 1 }).onConflictDoNothing().run();
+    insertWorkspaceRow(ctx, {
+      id: WORKSPACE_ID,
+      name: 'Workspace',
+      plan: 'paid',
+      planId: 'growth',
+      cursorSecret: randomBytes(32).toString('base64url'),
+      createdAt: ctx.clock.now(),
+    });
+    ensureBalanceRow(ctx.db);
     return true;
   });
 }
