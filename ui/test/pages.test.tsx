@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ImportPage } from '../dashboard/pages/Import.js';
 import { InboxPage } from '../dashboard/pages/Inbox.js';
@@ -10,7 +10,7 @@ import { WebhooksPage } from '../dashboard/pages/Webhooks.js';
 import type { ApiKey, ImportPreview, ImportStatus } from '../shared/types.js';
 import { SettingsPage } from '../dashboard/pages/Settings.js';
 import { campaign } from './fixtures.js';
-import { fakeCallTool, renderWith } from './render.js';
+import { fakeCallTool, holdAnswers, renderWith } from './render.js';
 
 afterEach(cleanup);
 
@@ -194,16 +194,30 @@ describe('Inbox page', () => {
         return { leadId: 'lead_1', needsReply: false };
       },
     });
-    renderWith(<InboxPage leadId="lead_1" />, fake.callTool);
+    // The first reply's answer waits until the test lets it go.
+    const slow = holdAnswers(fake.callTool, 'reply_conversation');
+    renderWith(<InboxPage leadId="lead_1" />, slow.callTool);
     expect(fake.callsOf('list_conversations')[0]?.args).toEqual({ filter: 'needs_reply', limit: 50 });
     const thread = await screen.findByRole('list', { name: 'Messages, oldest first' });
     expect(within(thread).getAllByRole('listitem')[1]?.textContent).toContain('the long part of this reply is never cut.');
-    fireEvent.change(screen.getByLabelText('Your reply'), { target: { value: 'Tuesday at 10 it is.' } });
+    const box = screen.getByLabelText('Your reply') as HTMLTextAreaElement;
+    fireEvent.change(box, { target: { value: 'Tuesday at 10 it is.' } });
     fireEvent.click(screen.getByRole('button', { name: 'Send reply' }));
+    await waitFor(() => expect(fake.callsOf('reply_conversation')).toHaveLength(1));
+    // Typed while the reply is on its way: the next reply's words, kept when the answer comes.
+    fireEvent.change(box, { target: { value: 'See you then.' } });
+    await act(async () => slow.release());
     expect((await screen.findByRole('status')).textContent).toBe('Reply sent.');
+    expect(box.value).toBe('See you then.');
     const sent = fake.callsOf('reply_conversation')[0]?.args;
     // The reply names the channel the page showed: a LinkedIn thread answers on LinkedIn.
     expect(sent).toEqual({ leadId: 'lead_1', text: 'Tuesday at 10 it is.', channel: 'linkedin', idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    // A reply sent with nothing typed since empties the box, and goes under a new key.
+    fireEvent.click(screen.getByRole('button', { name: 'Send reply' }));
+    await waitFor(() => expect(box.value).toBe(''));
+    const second = fake.callsOf('reply_conversation')[1]?.args as { text: string; idempotencyKey: string };
+    expect(second.text).toBe('See you then.');
+    expect(second.idempotencyKey).not.toBe((sent as { idempotencyKey: string }).idempotencyKey);
     fireEvent.click(screen.getByRole('button', { name: 'Mark done' }));
     await screen.findByText('Answered');
     expect(fake.callsOf('mark_conversation_done')).toEqual([{ name: 'mark_conversation_done', args: { leadId: 'lead_1' } }]);
@@ -508,14 +522,20 @@ describe('Exclusions page', () => {
         return { removed: args.urls, notExcluded: [] };
       },
     });
-    renderWith(<ExclusionsPage />, fake.callTool);
+    const slow = holdAnswers(fake.callTool, 'add_exclusions');
+    renderWith(<ExclusionsPage />, slow.callTool);
     await screen.findByText('No profile is excluded yet.');
 
-    fireEvent.change(screen.getByLabelText('Profile URLs, one a line'), {
-      target: { value: 'https://www.linkedin.com/in/one\n\n https://www.linkedin.com/in/two \n' },
-    });
+    const urls = screen.getByLabelText('Profile URLs, one a line') as HTMLTextAreaElement;
+    fireEvent.change(urls, { target: { value: 'https://www.linkedin.com/in/one\n\n https://www.linkedin.com/in/two \n' } });
     fireEvent.click(screen.getByRole('button', { name: 'Add to the list' }));
+    await waitFor(() => expect(fake.callsOf('add_exclusions')).toHaveLength(1));
+    // A URL typed while the call is on its way was not sent, and stays in the box.
+    fireEvent.change(urls, { target: { value: 'https://www.linkedin.com/in/four' } });
+    await act(async () => slow.release());
     expect((await screen.findByRole('status')).textContent).toBe('Added 2 profiles to the list; 1 lead newly excluded.');
+    expect(urls.value).toBe('https://www.linkedin.com/in/four');
+    fireEvent.change(urls, { target: { value: '' } });
     expect(fake.callsOf('add_exclusions')[0]?.args).toEqual({ urls: ['https://www.linkedin.com/in/one', 'https://www.linkedin.com/in/two'] });
     const table = await screen.findByRole('table', { name: 'Excluded profiles, newest first' });
     await within(table).findByText('https://www.linkedin.com/in/two', { selector: 'bdi' });

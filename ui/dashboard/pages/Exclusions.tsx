@@ -26,11 +26,13 @@ function AddForm({ onDone }: { onDone: (message: string) => void }) {
   const add = useToolMutation('add_exclusions', INVALIDATES);
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const sent = text;
     add.mutate(
-      { urls: urlsOf(text) },
+      { urls: urlsOf(sent) },
       {
         onSuccess: (r) => {
-          setText('');
+          // URLs typed while the call was on its way were not sent, and stay.
+          setText((now) => (now === sent ? '' : now));
           onDone(addedSentence(r));
         },
       },

@@ -106,11 +106,13 @@ function Thread({ leadId }: { leadId: string }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setSent(null);
+    const words = text;
     reply.mutate(
-      { leadId, text, channel, idempotencyKey: key },
+      { leadId, text: words, channel, idempotencyKey: key },
       {
         onSuccess: () => {
-          setText('');
+          // Words typed while the reply was on its way are the next reply's, and stay.
+          setText((now) => (now === words ? '' : now));
           setKey(newIdempotencyKey());
           setSent(channel === 'email' ? 'Reply sent by email.' : 'Reply sent.');
         },

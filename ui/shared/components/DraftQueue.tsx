@@ -47,10 +47,6 @@ export interface DraftQueueProps {
 
 type Change = { draft: Draft; status?: 'approved' | 'rejected' };
 
-/** Whether an edit still holds what was sent: one typed after the call is newer, and stays. */
-const sameEdit = (now: Edit | undefined, sent: Edit | undefined) =>
-  now === undefined || (sent !== undefined && now.text === sent.text && now.subject === sent.subject);
-
 const names = (ds: readonly Draft[]) => (ds.length === 1 && ds[0] ? `the draft for ${nameOf(ds[0])}` : `${ds.length} drafts`);
 
 /**
@@ -155,7 +151,7 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
     setDone(null);
     setCallError(null);
     const mine: Record<string, Expected> = {};
-    // The edits as sent, to tell them from words typed while the call is on its way.
+    // The edits as sent: each keystroke makes a new one, so words typed while the call is on its way are not among them.
     const sent: Record<string, Edit | undefined> = {};
     const body = changes.map(({ draft, status }) => {
       const edit = edits[draft.id];
@@ -189,7 +185,7 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
       setItemErrors((prev) => ({ ...without(prev), ...errors }));
       setHeld((prev) => ({ ...without(prev), ...keep }));
       setExpected((prev) => Object.fromEntries(Object.entries(prev).filter(([k]) => !errors[k])));
-      setEdits((prev) => Object.fromEntries(Object.entries(prev).filter(([k, e]) => !ok.has(k) || !sameEdit(e, sent[k]))));
+      setEdits((prev) => Object.fromEntries(Object.entries(prev).filter(([k, e]) => !ok.has(k) || e !== sent[k])));
       setSelected((prev) => new Set([...prev].filter((k) => !ok.has(k))));
       const short = r.summary.total > r.summary.updated;
       setDone(`${verb}: ${r.summary.updated} of ${r.summary.total}${short ? ' (see the drafts marked below)' : ''}.`);
