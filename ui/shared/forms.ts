@@ -1,4 +1,4 @@
-import { type Dispatch, type SetStateAction, useCallback, useState } from 'react';
+import { type Dispatch, type SetStateAction, useCallback, useRef, useState } from 'react';
 
 /**
  * A form's "Saved." that tells the truth: it holds while the form still shows the values that
@@ -27,4 +27,17 @@ export function useTicks(stored: readonly string[]): [string[], Dispatch<SetStat
     if (sameSet(chosen, base)) setChosen([...stored]);
   }
   return [chosen, setChosen];
+}
+
+/**
+ * Empties a form after its call succeeds, unless the person changed it while the call was on
+ * its way: `sent` is the form's values when it was sent, and `clear` runs only if the form still
+ * holds them. Words typed meanwhile are the next call's, and stay.
+ */
+export function useClearAfter<T>(values: T): (sent: T, clear: () => void) => void {
+  const latest = useRef(values);
+  latest.current = values;
+  return useCallback((sent: T, clear: () => void) => {
+    if (JSON.stringify(latest.current) === JSON.stringify(sent)) clear();
+  }, []);
 }

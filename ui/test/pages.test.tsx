@@ -256,6 +256,8 @@ describe('API keys page', () => {
     const shown = await screen.findByRole('region', { name: 'Your new API key' });
     expect(within(shown).getByText('sk_test_abcdefabcdefabcdef')).toBeTruthy();
     await screen.findByRole('cell', { name: 'CRM sync' });
+    // Nothing was typed while it was created, so the form is empty for the next key.
+    expect((screen.getByLabelText('Key name (optional)') as HTMLInputElement).value).toBe('');
     fireEvent.click(within(shown).getByRole('button', { name: 'I have stored it' }));
     expect(screen.queryByText('sk_test_abcdefabcdefabcdef')).toBeNull();
 

@@ -4,7 +4,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { useCan } from '../../shared/access.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
-import { useSavedMark } from '../../shared/forms.js';
+import { useClearAfter, useSavedMark } from '../../shared/forms.js';
 import { formatWhen } from '../../shared/format.js';
 import type { Account } from '../../shared/types.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
@@ -129,8 +129,10 @@ function Connect() {
   const [connectUrl, setConnectUrl] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const connect = useToolMutation('connect_account', ['list_accounts']);
+  const clearAfter = useClearAfter({ name, skipWarmUp, salesNavigator });
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const sent = { name, skipWarmUp, salesNavigator };
     connect.mutate(
       // Unticked leaves the choice to the server's config (on unless turned off there).
       {
@@ -143,9 +145,11 @@ function Connect() {
         onSuccess: (r) => {
           setConnectUrl(r.connectUrl);
           setDone(r.connectUrl ? null : `${r.account.name} is connected.`);
-          setName('');
-          setSkipWarmUp(false);
-          setSalesNavigator(false);
+          clearAfter(sent, () => {
+            setName('');
+            setSkipWarmUp(false);
+            setSalesNavigator(false);
+          });
         },
       },
     );

@@ -4,6 +4,7 @@ import { Table } from '../../shared/components/Table.js';
 import { formatWhen } from '../../shared/format.js';
 import { useCan } from '../../shared/access.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
+import { useClearAfter } from '../../shared/forms.js';
 import { ShownOnce } from './Secret.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import type { ApiKey } from '../../shared/types.js';
@@ -47,8 +48,10 @@ export function KeysPage() {
   const toggle = (list: string[], value: string, on: boolean) => (on ? [...list, value] : list.filter((v) => v !== value));
   const campaignName = (cid: string) => campaigns.data?.campaigns.find((c) => c.id === cid)?.name ?? cid;
 
+  const clearAfter = useClearAfter({ name, readOnly, toolsets, campaignIds, expires });
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const sent = { name, readOnly, toolsets, campaignIds, expires };
     const scope: Record<string, unknown> = {};
     if (readOnly) scope.readOnly = true;
     if (toolsets.length) scope.toolsets = toolsets;
@@ -60,11 +63,13 @@ export function KeysPage() {
       {
         onSuccess: (r) => {
           setSecret(r.secret);
-          setName('');
-          setReadOnly(false);
-          setToolsets([]);
-          setCampaignIds([]);
-          setExpires('');
+          clearAfter(sent, () => {
+            setName('');
+            setReadOnly(false);
+            setToolsets([]);
+            setCampaignIds([]);
+            setExpires('');
+          });
         },
       },
     );

@@ -3,7 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
-import { useSavedMark } from '../../shared/forms.js';
+import { useClearAfter, useSavedMark } from '../../shared/forms.js';
 import type { ToolError } from '../../shared/seam.js';
 import type { ConnectMailboxArgs, Mailbox } from '../../shared/types.js';
 import { useCan } from '../../shared/access.js';
@@ -412,9 +412,11 @@ function Connect() {
     setImap(serverOf(p, 'imap', imap.passwordEnv));
   };
 
+  const clearAfter = useClearAfter({ name, address, fromName });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setDone(null);
+    const sent = { name, address, fromName };
     const args: ConnectMailboxArgs & { idempotencyKey: string } = {
       name: name.trim(),
       address: address.trim(),
@@ -427,9 +429,11 @@ function Connect() {
     connect.mutate(args, {
       onSuccess: (r) => {
         setDone(`${r.mailbox.address} is connected.`);
-        setName('');
-        setAddress('');
-        setFromName('');
+        clearAfter(sent, () => {
+          setName('');
+          setAddress('');
+          setFromName('');
+        });
       },
     });
   };

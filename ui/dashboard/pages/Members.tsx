@@ -6,6 +6,7 @@ import { Untrusted } from '../../shared/components/Untrusted.js';
 import { formatWhen } from '../../shared/format.js';
 import { useCan } from '../../shared/access.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
+import { useClearAfter } from '../../shared/forms.js';
 import type { Member, MemberRole } from '../../shared/types.js';
 
 const ROLES: { role: Exclude<MemberRole, 'owner'>; label: string; note: string }[] = [
@@ -109,15 +110,19 @@ export function MembersPage() {
   const [role, setRole] = useState<MemberRole>('operator');
   const [added, setAdded] = useState<Member | null>(null);
 
+  const clearAfter = useClearAfter({ name, email, role });
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const sent = { name, email, role };
     add.mutate(
       { name: name.trim(), email: email.trim(), role },
       {
         onSuccess: (r) => {
           setAdded(r.member);
-          setName('');
-          setEmail('');
+          clearAfter(sent, () => {
+            setName('');
+            setEmail('');
+          });
         },
       },
     );

@@ -61,12 +61,14 @@ function GrantForm() {
       return;
     }
     setInvalid(null);
+    const sent = amount;
     grant.mutate(
       { amount: n, lookalike: chosen.lookalike, topUp: chosen.topUp, idempotencyKey: newIdempotencyKey() },
       {
         onSuccess: (r) => {
           setDone(r);
-          setAmount('');
+          // A number typed while the grant was on its way is the next grant's, and stays.
+          setAmount((now) => (now === sent ? '' : now));
         },
       },
     );

@@ -4,6 +4,7 @@ import { Table } from '../../shared/components/Table.js';
 import { formatWhen } from '../../shared/format.js';
 import { useCan } from '../../shared/access.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
+import { useClearAfter } from '../../shared/forms.js';
 import type { WebhookDelivery } from '../../shared/types.js';
 import { ShownOnce } from './Secret.js';
 import { CursorPager } from '../../shared/components/CursorPager.js';
@@ -18,9 +19,11 @@ function Endpoints() {
   const canRemove = useCan('remove_webhook_endpoint');
   const canToggle = useCan('set_webhook_endpoint_enabled');
   const [url, setUrl] = useState('');
+  const clearAfter = useClearAfter(url);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    add.mutate({ url }, { onSuccess: () => setUrl('') });
+    const sent = url;
+    add.mutate({ url: sent }, { onSuccess: () => clearAfter(sent, () => setUrl('')) });
   };
   return (
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
