@@ -8,7 +8,8 @@ import type { ElicitResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { draftFor } from '../../src/core/drafts/prepare.js';
-import { findAgentRow, invitationTimeoutHours, toAgent } from '../../src/core/agents/agents.js';
+import { invitationTimeoutHours, toAgent } from '../../src/core/agents/agents.js';
+import { agentRowById } from '../../src/core/agents/store.js';
 import { resolveEngineSettings } from '../../src/core/outreach/settings.js';
 import { createContext } from '../../src/server.js';
 import { Engine } from '../../src/workers/outreach/index.js';
@@ -49,7 +50,7 @@ describe('reviewing 20 drafts through the MCP SDK client, with the confirmation'
     const network = new SimulatedNetwork({ clock, inbox: new SqliteSimInboxStore(conn, clock) });
     const ctx: Ctx = { db: conn, clock, log: silentLogger(), env: 'development', limits: createLimiter(clock, resolveLimits()), simClock: clock, network };
     // At the agent's invitation step, where the engine (running in the server too) finds them.
-    inviteStep = toAgent(findAgentRow(ctx, 'tpl_intro')!, invitationTimeoutHours(ctx)).steps[0]!.id;
+    inviteStep = toAgent(agentRowById(ctx, 'tpl_intro')!, invitationTimeoutHours(ctx)).steps[0]!.id;
     for (let i = 0; i < COUNT; i++) ids.push(draftFor(ctx, noteFor(`lead_r${i}`, { stepId: inviteStep })).id);
     conn.$client.close();
 

@@ -26,7 +26,7 @@ import {
 } from './steps.js';
 import { noteAuditTarget } from '../audit/current.js';
 import { type AgentRow, agentIdExists, agentPageRows, agentRowById, insertAgentRow, updateAgentRow } from './store.js';
-import { leadById } from '../leads/store.js';
+import { leadStatements } from '../../db/sql/leads.js';
 
 export const AGENT_NAME_MAX = 120;
 export const CONNECTION_NOTE_MAX = 300;
@@ -142,12 +142,8 @@ export function toAgent(row: AgentRow, timeoutHours: number): Agent {
 export const agentNotFound = (id: string, field?: string): ApiError =>
   new ApiError('not_found', `Agent ${id} not found. Call list_agents (GET /agents) for valid ids.`, field ? { fields: [field] } : {});
 
-export function findAgentRow(ctx: Ctx, id: string): AgentRow | undefined {
-  return agentRowById(ctx, id);
-}
-
 export function requireAgentRow(ctx: Ctx, id: string, field?: string): AgentRow {
-  const row = findAgentRow(ctx, id);
+  const row = agentRowById(ctx, id);
   if (!row) throw agentNotFound(id, field);
   return row;
 }
@@ -283,7 +279,7 @@ export function listAgents(ctx: Ctx, secret: string, input: ListAgentsInput): { 
 /** The exact texts one lead of any campaign would receive from this agent. */
 export function previewAgent(ctx: Ctx, agentId: string, leadId: string): AgentPreview {
   const agent = toAgent(requireAgentRow(ctx, agentId), invitationTimeoutHours(ctx));
-  const lead = leadById(ctx.db, leadId);
+  const lead = leadStatements(ctx.db).byId.get(leadId);
   if (!lead) throw new ApiError('not_found', `Lead ${leadId} not found. Use a lead id from list_leads.`, { fields: ['leadId'] });
   return previewFor(agent, lead, leadId);
 }

@@ -3,7 +3,7 @@ import { agents } from '../../db/schema.js';
 import { countRows } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 
-/** SQL of the agents (./agents.ts): their rows, and the lead a preview renders for. */
+/** SQL of the agents (./agents.ts): their rows, and the account each sends from. */
 
 type Conn = Pick<Ctx, 'db'>;
 
@@ -15,11 +15,11 @@ export const agentRowById = (ctx: Conn, id: string): AgentRow | undefined => ctx
 /** Whether an agent has this id. */
 export const agentIdExists = (ctx: Conn, id: string): boolean => countRows(ctx.db, agents, eq(agents.id, id)) > 0;
 
-/** Stores a new agent's row. */
 /** The account of an agent (what a campaign's agent sends from); undefined when there is no such agent, null when it has none. */
 export const agentAccountId = (ctx: Conn, agentId: string): string | null | undefined =>
   ctx.db.select({ accountId: agents.accountId }).from(agents).where(eq(agents.id, agentId)).get()?.accountId;
 
+/** Stores a new agent's row. */
 export function insertAgentRow(ctx: Conn, row: AgentRow): void {
   ctx.db.insert(agents).values(row).run();
 }

@@ -6,7 +6,8 @@ import { recordSalesNavigator } from '../accounts/sync.js';
 import type { Ctx } from '../context.js';
 import { ApiError, toApiError, validationError } from '../errors.js';
 import { Campaign, CampaignStatus, mailboxIdsOf, requireCampaignRow, toCampaign, type CampaignRow } from './campaign.js';
-import { findAgentRow, stepsOf } from '../agents/agents.js';
+import { stepsOf } from '../agents/agents.js';
+import { agentRowById } from '../agents/store.js';
 import { stepsUseEmail } from '../agents/steps.js';
 import { sendersPreview, type SendersPreview } from '../sequences/senders.js';
 import { applyCampaignEvent, isImporting, neverRestarted } from './state-machine.js';
@@ -80,7 +81,7 @@ export function startQuestion(ctx: Ctx, campaignId: string): string | null {
   try {
     const row = requireCampaignRow(ctx, campaignId);
     if (row.assignedTemplateId === null) return null;
-    const agent = findAgentRow(ctx, row.assignedTemplateId);
+    const agent = agentRowById(ctx, row.assignedTemplateId);
     const account = agent?.accountId ? findAccount(ctx, agent.accountId) : undefined;
     const action = startAction(ctx, row);
     if (action === 'noop' || !account) return null;
@@ -104,7 +105,7 @@ export async function startCampaign(ctx: Ctx, campaignId: string): Promise<Start
       'assignedTemplateId',
     ]);
   }
-  const agent = findAgentRow(ctx, row.assignedTemplateId);
+  const agent = agentRowById(ctx, row.assignedTemplateId);
   if (!agent) throw new ApiError('not_found', `Agent ${row.assignedTemplateId} assigned to campaign ${campaignId} no longer exists. Assign an existing agent.`);
 
   const action = startAction(ctx, row);

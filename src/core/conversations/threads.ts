@@ -11,7 +11,8 @@ import { MESSAGE_SENDERS } from './record.js';
 import { LeadTag } from '../leads/enums.js';
 import { suggestionView, TagSuggestion } from '../triage/suggest.js';
 import { type ConversationRow, conversationPageRows, type MessageRow, messageChannelsOf, messageCount, readSuggestion, threadMessages } from './store.js';
-import { clearLeadNeedsReply, leadById, type LeadRow } from '../leads/store.js';
+import { leadStatements } from '../../db/sql/leads.js';
+import { clearLeadNeedsReply, type LeadRow } from '../leads/store.js';
 import { bouncedSendsOfLead } from '../mailboxes/store.js';
 import { campaignRow } from '../campaigns/store.js';
 import { emailAddressOf, EMAIL_UNAVAILABLE } from '../email/lead.js';
@@ -177,7 +178,7 @@ const suggestionOf = (c: ConversationRow): TagSuggestion | null =>
 const leadNotFound = (leadId: string) => new ApiError('not_found', `No lead ${leadId}. Pick a thread from list_conversations.`, { fields: ['leadId'] });
 
 function requireLead(ctx: Ctx, leadId: string): LeadRow {
-  const lead = leadById(ctx.db, leadId);
+  const lead = leadStatements(ctx.db).byId.get(leadId);
   if (!lead || !reachesCampaign(ctx, lead.campaignId)) throw leadNotFound(leadId);
   return lead;
 }

@@ -3,7 +3,8 @@ import { exclusionStatements } from '../../db/sql/exclusions.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { addExclusionUrl, deleteExclusionUrl, exclusionUrlsUpTo } from '../exclusions/store.js';
-import { type LeadExclusionChange, writeExclusionByUrl, writeLeadExclusion } from './store.js';
+import { updateLeadById } from '../../db/sql/leads.js';
+import { type LeadExclusionChange, writeExclusionByUrl } from './store.js';
 
 type LeadRef = { id: string; networkUrl: string | null };
 
@@ -18,7 +19,7 @@ export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
   // nextActionAt null takes the lead off the engine's due-work queue.
   const excluding: LeadExclusionChange = { excluded: true, politeClosePendingAt: null, nextActionAt: null, updatedAt: now };
   if (lead.networkUrl === null) {
-    writeLeadExclusion(ctx.db, lead.id, excluding);
+    updateLeadById(ctx.db, lead.id, excluding);
     return;
   }
   addExclusionUrl(ctx, lead.networkUrl, now);
@@ -33,7 +34,7 @@ export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
 export function includeAgain(ctx: Ctx, lead: LeadRef): void {
   if (lead.networkUrl !== null) deleteExclusionUrl(ctx, lead.networkUrl);
   // nextActionAt 0 puts the lead back on the engine's queue, to pick up where it stopped.
-  writeLeadExclusion(ctx.db, lead.id, { excluded: false, politeClosePendingAt: null, nextActionAt: 0, updatedAt: ctx.clock.now() });
+  updateLeadById(ctx.db, lead.id, { excluded: false, politeClosePendingAt: null, nextActionAt: 0, updatedAt: ctx.clock.now() });
 }
 
 /** Past this many entries the list is not kept in memory, and each URL is looked up. */

@@ -3,6 +3,7 @@ import { and, count, desc, eq, inArray, isNotNull, lt, ne, or, param, sql, type 
 import type { Db } from '../../db/connection.js';
 import { perDb } from '../../db/prepared.js';
 import { leadEnrichment, leads } from '../../db/schema.js';
+import { updateLeadById } from '../../db/sql/leads.js';
 import { countRows } from '../../db/tx.js';
 import type { KeysetSource } from '../../db/keyset.js';
 
@@ -10,8 +11,9 @@ import type { KeysetSource } from '../../db/keyset.js';
  * SQL of the leads table that the shared statements (src/db/sql/leads.ts) do not hold: a lead's
  * row and detail, the dedupe lookup and the one insert behind every way a lead is added, the
  * list pages of each (filter, sort) pair, and the bulk writes of generated leads (the fixture's
- * millions), which go straight through one prepared INSERT for speed; and the writes of a lead's
- * tag, exclusion and reply state, and its delete. Rows come back keyed by name (drizzle's column
+ * millions), which go straight through one prepared INSERT for speed; and the exclusion of every
+ * lead with a profile URL, a lead's reply state and its delete (one lead's other columns are written
+ * through `updateLeadById`, src/db/sql/leads.ts). Rows come back keyed by name (drizzle's column
  * maps), never by position.
  */
 
@@ -275,16 +277,8 @@ export const excludedLeadCount = (db: Db): number => db.select({ n: count() }).f
 export const leadsPerSender = (db: Db, campaignId: string): { accountId: string | null; n: number }[] =>
   db.select({ accountId: leads.accountId, n: count() }).from(leads).where(eq(leads.campaignId, campaignId)).groupBy(leads.accountId).all();
 
-/** The stored row of a lead, whichever campaign holds it, internal fields included. */
-export const leadById = (db: Db, leadId: string): LeadRow | undefined => db.select().from(leads).where(eq(leads.id, leadId)).get();
-
 /** The fields that excluding a lead, or taking it back, writes on its row. */
 export type LeadExclusionChange = Pick<typeof leads.$inferInsert, 'excluded' | 'politeClosePendingAt' | 'nextActionAt' | 'updatedAt'>;
-
-/** Writes one lead's exclusion fields. */
-export function writeLeadExclusion(db: Db, leadId: string, change: LeadExclusionChange): void {
-  db.update(leads).set(change).where(eq(leads.id, leadId)).run();
-}
 
 /**
  * Writes the exclusion fields of every lead with this profile URL, in every campaign, that is
@@ -297,21 +291,14 @@ export function writeExclusionByUrl(db: Db, networkUrl: string, change: LeadExcl
     .run();
 }
 
-/** The fields a change of a lead's tag writes. */
-export type LeadTagChange = Pick<typeof leads.$inferInsert, 'tag' | 'taggedAt' | 'politeClosePendingAt' | 'updatedAt'>;
-
-/** Writes a lead's new tag (and what moves with it). */
-export function writeLeadTag(db: Db, leadId: string, change: LeadTagChange): void {
-  db.update(leads).set(change).where(eq(leads.id, leadId)).run();
-}
-
 /** Marks a lead as owed no reply, dropping an agent answer still waiting to be decided or sent. */
 export function clearLeadNeedsReply(db: Db, leadId: string, now: number): void {
-  db.update(leads)
-    .set({ needsReply: false, pendingReplyText: null, agentSendKind: null, agentSendText: null, updatedAt: now })
-    .where(eq(leads.id, leadId))
-    .run();
+  updateLeadById(db, leadId, { needsReply: false, pendingReplyText: null, agentSendKind: null, agentSendText: null, updatedAt: now });
 }
+
+/** The lead's sender (null before it has one) and campaign; undefined when there is no such lead. */
+export const leadSenderOf = (db: Db, leadId: string): { accountId: string | null; campaignId: string } | undefined =>
+  db.select({ accountId: leads.accountId, campaignId: leads.campaignId }).from(leads).where(eq(leads.id, leadId)).get();
 
 /** Deletes one lead of a campaign; the number of rows deleted (0 when the campaign holds no such lead). */
 export const deleteLeadOfCampaign = (db: Db, campaignId: string, leadId: string): number =>

@@ -10,7 +10,8 @@ import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, su
 import { AUTO_EXCLUDE_TAGS, LeadTag } from './enums.js';
 import { excludeEverywhere, includeAgain } from './exclude.js';
 import { findLeadRow } from './lead.js';
-import { leadById, type LeadRow, writeLeadTag } from './store.js';
+import { leadStatements, updateLeadById } from '../../db/sql/leads.js';
+import type { LeadRow } from './store.js';
 
 export interface LeadChange {
   tag?: LeadTag | null | undefined;
@@ -73,7 +74,7 @@ function applyChange(ctx: Ctx, lead: LeadRow, change: LeadChange, single: boolea
   const tagChanged = change.tag !== undefined && change.tag !== lead.tag;
   if (tagChanged) {
     const deferred = defersExclusion(lead, change, tagChanged, single);
-    writeLeadTag(ctx.db, lead.id, {
+    updateLeadById(ctx.db, lead.id, {
       tag: change.tag ?? null,
       taggedAt: change.tag === null ? null : now,
       // A new tag replaces whatever the previous one asked of the engine.
@@ -85,7 +86,7 @@ function applyChange(ctx: Ctx, lead: LeadRow, change: LeadChange, single: boolea
   if (change.excluded === true) excludeEverywhere(ctx, lead);
   if (change.excluded === false) includeAgain(ctx, lead);
 
-  const after = leadById(ctx.db, lead.id) as LeadRow;
+  const after = leadStatements(ctx.db).byId.get(lead.id) as LeadRow;
   if (tagChanged && after.tag !== null) {
     recordLeadEvent(ctx, 'lead.tagged', after, { tag: after.tag, previousTag: lead.tag });
     crmOnTagged(ctx, after, after.tag, lead.tag);

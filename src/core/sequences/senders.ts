@@ -3,9 +3,10 @@ import { transaction } from '../../db/tx.js';
 import { findAccounts, type AccountRow } from '../accounts/resolve.js';
 import { findCampaignRow, senderAccountIdsOf } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
-import { leadsPerSender } from '../leads/store.js';
+import { leadSenderOf, leadsPerSender } from '../leads/store.js';
+import { updateLeadById } from '../../db/sql/leads.js';
+import { agentAccountId } from '../agents/store.js';
 import { allowances, safetyOf, type Allowance } from '../safety/rules.js';
-import { agentAccountOf, leadSenderOf, writeLeadSender } from './store.js';
 
 /**
  * Which account sends to a lead. Each lead has one sender, fixed at its first step: the lead's
@@ -29,8 +30,8 @@ export function campaignSenders(ctx: Ctx, campaignId: string): string[] {
   const senders = senderAccountIdsOf(campaign);
   if (senders.length > 0) return senders;
   if (campaign.assignedTemplateId === null) return [];
-  const agent = agentAccountOf(ctx, campaign.assignedTemplateId);
-  return agent?.accountId ? [agent.accountId] : [];
+  const accountId = agentAccountId(ctx, campaign.assignedTemplateId);
+  return accountId ? [accountId] : [];
 }
 
 const canSend = (a: AccountRow): boolean => a.status === 'connected' && a.active;
@@ -80,10 +81,10 @@ export function pickSender(
  */
 export function pinSender(ctx: Ctx, leadId: string, now: number, promised?: ReadonlyMap<string, number>): string | null {
   return transaction(ctx.db, () => {
-    const lead = leadSenderOf(ctx, leadId);
+    const lead = leadSenderOf(ctx.db, leadId);
     if (!lead) return null;
     const choice = pickSender(ctx, lead, now, promised);
-    if (!choice.pinned && choice.accountId !== null) writeLeadSender(ctx, leadId, choice.accountId);
+    if (!choice.pinned && choice.accountId !== null) updateLeadById(ctx.db, leadId, { accountId: choice.accountId });
     return choice.accountId;
   });
 }

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { agents, drafts, leadPositions, leads, stepEvents, stepStats } from '../../db/schema.js';
+import { drafts, leadPositions, stepEvents, stepStats } from '../../db/schema.js';
 import { transaction } from '../../db/tx.js';
 import type { StepKind, VariantLetter } from '../agents/steps.js';
 import { VARIANT_LETTERS } from '../agents/steps.js';
@@ -292,19 +292,6 @@ export function skipCounts(ctx: Ctx, agentId: string, campaignId: string | undef
     .groupBy(stepEvents.stepId, stepEvents.variant, stepEvents.reason)
     .orderBy(stepEvents.stepId, stepEvents.variant, sql`count(*) desc`, stepEvents.reason)
     .all();
-}
-
-/** The account of an agent (null when it has none); undefined when there is no such agent. */
-export const agentAccountOf = (ctx: Pick<Ctx, 'db'>, agentId: string): { accountId: string | null } | undefined =>
-  ctx.db.select({ accountId: agents.accountId }).from(agents).where(eq(agents.id, agentId)).get();
-
-/** The lead's sender (null before it has one) and campaign; undefined when there is no such lead. */
-export const leadSenderOf = (ctx: Pick<Ctx, 'db'>, leadId: string): { accountId: string | null; campaignId: string } | undefined =>
-  ctx.db.select({ accountId: leads.accountId, campaignId: leads.campaignId }).from(leads).where(eq(leads.id, leadId)).get();
-
-/** Stores the lead's sender. */
-export function writeLeadSender(ctx: Pick<Ctx, 'db'>, leadId: string, accountId: string): void {
-  ctx.db.update(leads).set({ accountId }).where(eq(leads.id, leadId)).run();
 }
 
 /** Every draft of the lead, oldest first. */
