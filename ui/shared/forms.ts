@@ -11,7 +11,8 @@ export function useSavedMark(values: unknown): { saved: boolean; mark: (sent: un
   return { saved: savedAs !== null && savedAs === JSON.stringify(values), mark };
 }
 
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
+/** Whether two lists of ids hold the same ids, in any order. */
+export const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 /**
  * Ids a person ticks, beside the stored set the page polls. A new stored set (another writer's,

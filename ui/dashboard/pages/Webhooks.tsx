@@ -4,7 +4,6 @@ import { Table } from '../../shared/components/Table.js';
 import { formatWhen } from '../../shared/format.js';
 import { useCan } from '../../shared/access.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
-import { useClearAfter } from '../../shared/forms.js';
 import type { WebhookDelivery } from '../../shared/types.js';
 import { ShownOnce } from './Secret.js';
 import { CursorPager } from '../../shared/components/CursorPager.js';
@@ -19,11 +18,11 @@ function Endpoints() {
   const canRemove = useCan('remove_webhook_endpoint');
   const canToggle = useCan('set_webhook_endpoint_enabled');
   const [url, setUrl] = useState('');
-  const clearAfter = useClearAfter(url);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const sent = url;
-    add.mutate({ url: sent }, { onSuccess: () => clearAfter(sent, () => setUrl('')) });
+    // A URL typed while the call was on its way was not sent, and stays.
+    add.mutate({ url: sent }, { onSuccess: () => setUrl((now) => (now === sent ? '' : now)) });
   };
   return (
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>

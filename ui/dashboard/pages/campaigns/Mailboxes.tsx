@@ -2,7 +2,7 @@ import { useId, type FormEvent } from 'react';
 import { ErrorNote } from '../../../shared/components/Feedback.js';
 import { Untrusted } from '../../../shared/components/Untrusted.js';
 import { useTool, useToolMutation } from '../../../shared/hooks.js';
-import { useSavedMark, useTicks } from '../../../shared/forms.js';
+import { sameSet, useSavedMark, useTicks } from '../../../shared/forms.js';
 import type { Campaign } from '../../../shared/types.js';
 import { useCan } from '../../../shared/access.js';
 import { Link } from '../../router.js';
@@ -32,7 +32,7 @@ function MailboxChoice({ campaign }: { campaign: Campaign }) {
   const { saved, mark } = useSavedMark([...chosen].sort());
   const update = useToolMutation('update_campaign', ['get_campaign', 'list_campaigns']);
   const running = campaign.status === 'CAMPAIGN_IN_PROGRESS';
-  const changed = chosen.length !== stored.length || chosen.some((m) => !stored.includes(m));
+  const changed = !sameSet(chosen, stored);
   const list = mailboxes.data?.mailboxes ?? [];
 
   const toggle = (mailboxId: string, on: boolean) => {

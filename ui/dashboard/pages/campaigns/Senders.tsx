@@ -5,7 +5,7 @@ import { Untrusted } from '../../../shared/components/Untrusted.js';
 import { useAgentName } from '../../../shared/agents.js';
 import { useCan } from '../../../shared/access.js';
 import { useTool, useToolMutation } from '../../../shared/hooks.js';
-import { useSavedMark, useTicks } from '../../../shared/forms.js';
+import { sameSet, useSavedMark, useTicks } from '../../../shared/forms.js';
 import { unwrap, useCallTool, type ToolError } from '../../../shared/seam.js';
 import type { Account, Campaign, ToolOutput } from '../../../shared/types.js';
 import { Link } from '../../router.js';
@@ -91,7 +91,7 @@ export function CampaignSenders({ campaign }: { campaign: Campaign }) {
   // Without the choice it is no form: the senders are only shown.
   const Box = canUpdate ? 'form' : 'section';
   const running = campaign.status === 'CAMPAIGN_IN_PROGRESS';
-  const changed = chosen.length !== campaign.senderAccountIds.length || chosen.some((a) => !campaign.senderAccountIds.includes(a));
+  const changed = !sameSet(chosen, campaign.senderAccountIds);
 
   const toggle = (accountId: string, on: boolean) => {
     // Clears a refusal shown; a save on its way keeps its answer.
