@@ -7,6 +7,7 @@ import type { Rng } from '../../core/webhooks/schedule.js';
 import { settledWithin } from '../grace.js';
 import { InFlight } from '../in-flight.js';
 import { Repeat } from '../repeat.js';
+import { Soon } from '../soon.js';
 
 export interface CrmWorkerOptions {
   /** Pushes in flight at once (HubSpot allows about ten requests a second on a private app). */
@@ -42,7 +43,12 @@ export class CrmWorker {
   private stopped = false;
   /** Set when stop() gives up on pushes in flight: their outcome is then left to the lease. */
   private abandoning = false;
-  private pumpQueued = false;
+  /** Wake-ups between polls (a finished attempt frees a slot), one tick on the next turn of the event loop. */
+  private readonly pump = new Soon(
+    () => this.running,
+    () => void this.tick(),
+    (err) => this.ctx.log.error({ err }, 'crm worker round failed; retrying on the next poll'),
+  );
 
   constructor(
     private readonly ctx: Ctx,
@@ -55,7 +61,7 @@ export class CrmWorker {
     this.stopGraceMs = options.stopGraceMs ?? 5_000;
     this.rng = options.rng ?? Math.random;
     this.repeat = new Repeat(this.pollIntervalMs, () => {
-      this.pump();
+      this.pump.ask();
       if (!this.pulling && pullDueSafely(this.ctx)) {
         this.pulling = this.poll()
           .then(() => undefined)
@@ -97,7 +103,7 @@ export class CrmWorker {
         push.id,
         () => this.carry(push),
         () => {
-          if (this.running) this.pump();
+          if (this.running) this.pump.ask();
         },
       );
     return claimed.length;
@@ -135,21 +141,6 @@ export class CrmWorker {
       // Recording failed (the database is closing): the lease makes the push due again.
       this.ctx.log.warn({ err, pushId: push.id }, 'crm: a push outcome could not be recorded; it is retried after its lease');
     }
-  }
-
-  /** Coalesces wake-ups into one tick on the next turn of the event loop. */
-  private pump(): void {
-    if (this.pumpQueued) return;
-    this.pumpQueued = true;
-    setImmediate(() => {
-      this.pumpQueued = false;
-      if (!this.running) return;
-      try {
-        this.tick();
-      } catch (err) {
-        this.ctx.log.error({ err }, 'crm worker round failed; retrying on the next poll');
-      }
-    });
   }
 }
 

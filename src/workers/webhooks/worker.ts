@@ -10,6 +10,7 @@ import type { SsrfPolicy } from '../../core/webhooks/ssrf.js';
 import { settledWithin } from '../grace.js';
 import { InFlight } from '../in-flight.js';
 import { Repeat } from '../repeat.js';
+import { Soon } from '../soon.js';
 
 export interface WebhookWorkerOptions {
   policy: SsrfPolicy;
@@ -56,7 +57,12 @@ export class WebhookWorker {
   /** Set when stop() gives up on in-flight attempts: their outcome is then left to the lease. */
   private abandoning = false;
   private readonly repeat: Repeat;
-  private pumpQueued = false;
+  /** Wake-ups between polls (a finished attempt frees a slot), one tick on the next turn of the event loop. */
+  private readonly pump = new Soon(
+    () => this.running,
+    () => void this.tick(),
+    (err) => this.ctx.log.error({ err }, 'webhook worker round failed; retrying on the next poll'),
+  );
 
   constructor(
     private readonly ctx: Ctx,
@@ -71,7 +77,7 @@ export class WebhookWorker {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? this.timeoutMs + LEASE_MARGIN_MS;
     this.stopGraceMs = options.stopGraceMs ?? 5_000;
-    this.repeat = new Repeat(this.pollIntervalMs, () => this.pump());
+    this.repeat = new Repeat(this.pollIntervalMs, () => this.pump.ask());
   }
 
   private get running(): boolean {
@@ -124,7 +130,7 @@ export class WebhookWorker {
           claimed.deliveryId,
           () => this.attempt(claimed),
           () => {
-            if (this.running) this.pump();
+            if (this.running) this.pump.ask();
           },
         );
       }
@@ -158,21 +164,6 @@ export class WebhookWorker {
       this.queues.set(endpointId, queue);
     }
     return queue;
-  }
-
-  /** Coalesces wake-ups into one tick on the next turn of the event loop. */
-  private pump(): void {
-    if (this.pumpQueued) return;
-    this.pumpQueued = true;
-    setImmediate(() => {
-      this.pumpQueued = false;
-      if (!this.running) return;
-      try {
-        this.tick();
-      } catch (err) {
-        this.ctx.log.error({ err }, 'webhook worker round failed; retrying on the next poll');
-      }
-    });
   }
 
   private async attempt(claimed: ClaimedAttempt): Promise<void> {

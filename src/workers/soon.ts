@@ -1,0 +1,29 @@
+/**
+ * A worker's round asked for again before its poll interval is up (a finished attempt freed a
+ * slot): however often it is asked, it runs once, on the next turn of the event loop, and only
+ * while `active()` says the worker still runs. A round that throws is passed to `failed`, and
+ * the next poll tries again.
+ */
+export class Soon {
+  private queued = false;
+
+  constructor(
+    private readonly active: () => boolean,
+    private readonly round: () => void,
+    private readonly failed: (err: unknown) => void,
+  ) {}
+
+  ask(): void {
+    if (this.queued) return;
+    this.queued = true;
+    setImmediate(() => {
+      this.queued = false;
+      if (!this.active()) return;
+      try {
+        this.round();
+      } catch (err) {
+        this.failed(err);
+      }
+    });
+  }
+}
