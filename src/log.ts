@@ -107,17 +107,50 @@ export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', de
   return log;
 }
 
+/** What the front door knows of a finished request: the fields of its access line. */
+export interface AccessRecord {
+  requestId: string;
+  method: string | undefined;
+  path: string;
+  status: number;
+  tool: string | undefined;
+  ms: number;
+}
+
+/** The per-request access log: one line a request, at `info`, on the process's log destination. */
+export interface AccessLog {
+  request(record: AccessRecord): void;
+}
+
 /**
- * The per-request access log: a plain pino logger on the same destination and level. Its
- * records are built by the server from fields that hold no secrets (request id, method, path,
- * status, tool, duration), so the redaction, the deep e-mail scrub and the hooks, most of the
- * cost of a log line, are skipped; `accessPath` scrubs the one client-chosen field.
+ * The access log of `log`. Its records are built by the server from fields that hold no secrets
+ * (request id, method, path, status, tool, duration; `accessPath` scrubs the one client-chosen
+ * field), so the redaction, the deep e-mail scrub and the hooks are skipped, and the line is
+ * written as `accessLine` spells it, without a logger between: under load, pino's own making of
+ * the line was a measurable share of a short request (bench/METHOD.md, "The access line"). A
+ * logger made elsewhere (tests) gets its own records, with all their scrubbing.
  */
-export function accessLogger(log: Logger): Logger {
+export function accessLog(log: Logger): AccessLog {
   const destination = destinations.get(log);
-  // A logger made elsewhere (tests): its own records, with all their scrubbing, are the access log.
-  if (!destination) return log;
-  return pino({ level: log.level, base: { service: SERVICE } }, destination);
+  if (!destination) return { request: (record) => log.info(record, 'request') };
+  return {
+    request(record) {
+      // The level is read at each line: an operator may change it while the server runs.
+      if (log.isLevelEnabled('info')) destination.write(accessLine(record, Date.now()));
+    },
+  };
+}
+
+/**
+ * An access record as the JSON line pino writes for `info(record, 'request')` on a logger with
+ * the service as its base: the same keys in the same order, and a field that is undefined left out.
+ */
+export function accessLine(record: AccessRecord, time: number): string {
+  let line = `{"level":30,"time":${time},"service":"${SERVICE}","requestId":${JSON.stringify(record.requestId)}`;
+  if (record.method !== undefined) line += `,"method":${JSON.stringify(record.method)}`;
+  line += `,"path":${JSON.stringify(record.path)},"status":${record.status}`;
+  if (record.tool !== undefined) line += `,"tool":${JSON.stringify(record.tool)}`;
+  return `${line},"ms":${record.ms},"msg":"request"}\n`;
 }
 
 /** A request path as the access log shows it: e-mail addresses (a client may put one in a path) scrubbed. */

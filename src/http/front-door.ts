@@ -3,7 +3,7 @@ import cors, { type CorsOptions } from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { localhostAllowedHostnames, validateHostHeader } from '@modelcontextprotocol/server';
 import type { Ctx } from '../core/context.js';
-import { accessLogger, accessPath } from '../log.js';
+import { accessLog, accessPath, type AccessLog } from '../log.js';
 import { newRequestId } from './request.js';
 
 export const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -45,7 +45,7 @@ const MAX_ACCEPTED_HOSTS = 32;
  * headers and log lines and share what the Host check accepted.
  */
 export class FrontDoor {
-  private readonly access;
+  private readonly access: AccessLog;
   private readonly allowedHosts = localhostAllowedHostnames();
   private readonly acceptedHosts = new Set<string>();
   private readonly preflight = cors(corsOptions);
@@ -55,7 +55,7 @@ export class FrontDoor {
     /** Whether the server binds a loopback address, where the Host check applies. */
     private readonly loopback: boolean,
   ) {
-    this.access = accessLogger(ctx.log);
+    this.access = accessLog(ctx.log);
   }
 
   /** Whether a request's Host needs no check: not a loopback bind, or a Host accepted before. */
@@ -69,19 +69,17 @@ export class FrontDoor {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : newRequestId();
     res.setHeader('X-Request-Id', id);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     res.on('finish', () => {
-      this.access.info(
-        {
-          requestId: id,
-          method: req.method,
-          path: accessPath((req as Partial<Request>).originalUrl?.split('?')[0] ?? req.url?.split('?')[0] ?? ''),
-          status: res.statusCode,
-          tool: tool(),
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
+      const name = tool();
+      this.access.request({
+        requestId: id,
+        method: req.method,
+        path: accessPath((req as Partial<Request>).originalUrl?.split('?')[0] ?? req.url?.split('?')[0] ?? ''),
+        status: res.statusCode,
+        tool: typeof name === 'string' ? name : undefined,
+        ms: performance.now() - started,
+      });
     });
     return id;
   }

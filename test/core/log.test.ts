@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { accessLogger, accessPath, createLogger } from '../../src/log.js';
+import { pino } from 'pino';
+import { accessLine, accessLog, accessPath, createLogger, type AccessRecord } from '../../src/log.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -30,15 +31,52 @@ describe('logs', () => {
     expect(process.listenerCount('exit')).toBe(after);
   });
 
-  it('write access lines to the same destination at the same level, with e-mail addresses scrubbed from the path', () => {
+  it('write access lines to the same destination, only at info or below, with e-mail addresses scrubbed from the path', () => {
     const lines: string[] = [];
     const log = createLogger('warn', { write: (s: string) => lines.push(s) });
-    const access = accessLogger(log);
-    access.info({ path: accessPath('/public/v1/x') }, 'below the level');
-    access.warn({ path: accessPath('/public/v1/ada@example.com/leads') }, 'request');
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 40, service: 'outreach-mcp', path: '/public/v1/[email]/leads', msg: 'request' });
+    const access = accessLog(log);
+    const record: AccessRecord = {
+      requestId: 'r1',
+      method: 'GET',
+      path: accessPath('/public/v1/ada@example.com/leads'),
+      status: 200,
+      tool: 'list_leads',
+      ms: 0.25,
+    };
+    access.request(record);
+    expect(lines).toHaveLength(0);
+    // The level is read per line: lowered while the server runs, the next request is logged.
+    log.level = 'info';
+    access.request(record);
+    log.warn('after');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 30, service: 'outreach-mcp', path: '/public/v1/[email]/leads', tool: 'list_leads', msg: 'request' });
+    expect(JSON.parse(lines[1]!)).toMatchObject({ level: 40, msg: 'after' });
     expect(accessPath('/public/v1/credits')).toBe('/public/v1/credits');
+  });
+
+  it('spell an access line as pino spells the same record, byte for byte', () => {
+    const records: AccessRecord[] = [
+      { requestId: '6f1c2c9e-2b1f-4a57-9d1e-9b1f7f2b0c11', method: 'GET', path: '/public/v1/credits', status: 200, tool: 'get_credits', ms: 0.092086 },
+      { requestId: 'client.id-7', method: 'POST', path: '/mcp', status: 202, tool: undefined, ms: 12 },
+      { requestId: 'r', method: undefined, path: '/a "quoted" \\ path\u2028\u0001é', status: 404, tool: 'we"ird\n', ms: 1e-7 },
+    ];
+    for (const record of records) {
+      const out: string[] = [];
+      const reference = pino(
+        { level: 'info', base: { service: 'outreach-mcp' }, timestamp: () => ',"time":1796000000000' },
+        { write: (s: string) => out.push(s) },
+      );
+      reference.info(record, 'request');
+      expect(accessLine(record, 1796000000000)).toBe(out[0]);
+    }
+  });
+
+  it('give a logger made elsewhere its own access records', () => {
+    const seen: unknown[] = [];
+    const log = pino({ level: 'info' }, { write: (s: string) => seen.push(JSON.parse(s)) });
+    accessLog(log).request({ requestId: 'r', method: 'GET', path: '/health', status: 200, tool: undefined, ms: 1 });
+    expect(seen).toEqual([expect.objectContaining({ requestId: 'r', path: '/health', status: 200, msg: 'request' })]);
   });
 
   it('reach stderr within the turn, and on exit or a crash nothing pending is lost', () => {

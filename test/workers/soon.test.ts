@@ -6,7 +6,11 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 describe('Soon (a round asked for between polls)', () => {
   it('runs the round once on the next turn, however often it is asked, and again when asked after', async () => {
     const round = vi.fn();
-    const soon = new Soon(() => true, round, () => {});
+    const soon = new Soon(
+      () => true,
+      round,
+      () => {},
+    );
     soon.ask();
     soon.ask();
     soon.ask();
@@ -21,7 +25,11 @@ describe('Soon (a round asked for between polls)', () => {
   it('does not run once the worker has stopped, and can be asked again when it runs', async () => {
     let active = true;
     const round = vi.fn();
-    const soon = new Soon(() => active, round, () => {});
+    const soon = new Soon(
+      () => active,
+      round,
+      () => {},
+    );
     soon.ask();
     active = false;
     await nextTurn();
@@ -46,7 +54,7 @@ describe('Soon (a round asked for between polls)', () => {
     soon.ask();
     await nextTurn();
     expect(failed).toHaveBeenCalledTimes(1);
-    expect((failed.mock.calls[0]?.[0] as Error).message).toBe('the database is busy');
+    expect(failed).toHaveBeenCalledWith(expect.objectContaining({ message: 'the database is busy' }));
     soon.ask();
     await nextTurn();
     expect(calls).toBe(2);
