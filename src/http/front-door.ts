@@ -65,19 +65,18 @@ export class FrontDoor {
   }
 
   /** Gives the request its id (header and return value) and its access-log line when it finishes. */
-  begin(req: IncomingMessage, res: ServerResponse, tool: () => unknown): string {
+  begin(req: IncomingMessage, res: ServerResponse, tool: () => string | undefined): string {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : newRequestId();
     res.setHeader('X-Request-Id', id);
     const started = performance.now();
     res.on('finish', () => {
-      const name = tool();
       this.access.request({
         requestId: id,
         method: req.method,
         path: accessPath((req as Partial<Request>).originalUrl?.split('?')[0] ?? req.url?.split('?')[0] ?? ''),
         status: res.statusCode,
-        tool: typeof name === 'string' ? name : undefined,
+        tool: tool(),
         ms: performance.now() - started,
       });
     });

@@ -40,6 +40,23 @@ describe('Soon (a round asked for between polls)', () => {
     expect(round).toHaveBeenCalledTimes(1);
   });
 
+  it('queues nothing when asked while the worker does not run (drained by hand), even if it starts before the turn', async () => {
+    let active = false;
+    const round = vi.fn();
+    const soon = new Soon(
+      () => active,
+      round,
+      () => {},
+    );
+    soon.ask();
+    active = true;
+    await nextTurn();
+    expect(round).not.toHaveBeenCalled();
+    soon.ask();
+    await nextTurn();
+    expect(round).toHaveBeenCalledTimes(1);
+  });
+
   it('hands a failed round to its handler, and the next ask runs again', async () => {
     const failed = vi.fn();
     let calls = 0;

@@ -102,9 +102,7 @@ export class CrmWorker {
         this.queue,
         push.id,
         () => this.carry(push),
-        () => {
-          if (this.running) this.pump.ask();
-        },
+        () => this.pump.ask(),
       );
     return claimed.length;
   }

@@ -129,9 +129,7 @@ export class WebhookWorker {
           queue,
           claimed.deliveryId,
           () => this.attempt(claimed),
-          () => {
-            if (this.running) this.pump.ask();
-          },
+          () => this.pump.ask(),
         );
       }
     }
