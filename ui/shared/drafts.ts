@@ -48,6 +48,10 @@ export function reconcile(
   return moved ? { seen: nextSeen, expected: nextExpected } : { seen: seen as Record<string, Seen>, expected: expected as Record<string, Expected> };
 }
 
+/** Words that differ from the draft's own: its text, or the subject of an InMail (the one kind whose subject is edited). */
+export const wordsDiffer = (d: Pick<Draft, 'kind' | 'text' | 'subject'>, text: string, subject: string | null): boolean =>
+  text !== d.text || (d.kind === 'inmail' && subject !== d.subject);
+
 /** The draft holds exactly the words the reviewer sent. */
 export const isExpected = (d: Pick<Draft, 'text' | 'subject'>, mine: Expected | undefined): boolean =>
   mine !== undefined && d.text === mine.text && d.subject === mine.subject;

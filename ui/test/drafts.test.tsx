@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DraftQueue } from '../shared/components/DraftQueue.js';
 import { clip, countSends, kindsInWords, reconcile, seenOf } from '../shared/drafts.js';
 import type { Draft } from '../shared/types.js';
+import type { CallTool } from '../shared/seam.js';
 import { fakeCallTool, holdAnswers, renderWith } from './render.js';
 
 afterEach(cleanup);
@@ -39,6 +40,27 @@ const updated = (args: Record<string, unknown>) => {
     summary: { total: items.length, updated: items.length, not_found: 0, validation_error: 0, conflict: 0 },
   };
 };
+
+/** A server holding one draft, which a save updates, moving its revision as the real one does. */
+function oneDraftServer() {
+  let stored = 'Hi 1';
+  let revision = 1;
+  const fake = fakeCallTool({
+    list_drafts: () => ({ drafts: [draft(1, { text: stored, revision })], nextCursor: null }),
+    update_drafts: (args) => {
+      const item = (args.drafts as { text?: string }[])[0];
+      if (item?.text !== undefined) stored = item.text;
+      revision += 1;
+      return updated(args);
+    },
+  });
+  /** Another writer changes the words. */
+  const writeElsewhere = (text: string) => {
+    stored = text;
+    revision += 1;
+  };
+  return { ...fake, writeElsewhere };
+}
 
 const accounts = () => ({
   accounts: [
@@ -241,17 +263,7 @@ describe('DraftQueue', () => {
   });
 
   it('keeps the words typed while a save is on its way, and later saves those', async () => {
-    let stored = 'Hi 1';
-    let revision = 1;
-    const fake = fakeCallTool({
-      list_drafts: () => ({ drafts: [draft(1, { text: stored, revision })], nextCursor: null }),
-      update_drafts: (args) => {
-        const item = (args.drafts as { text?: string }[])[0];
-        if (item?.text !== undefined) stored = item.text;
-        revision += 1;
-        return updated(args);
-      },
-    });
+    const fake = oneDraftServer();
     // The save's answer waits until the test lets it go.
     const { callTool, release: answer } = holdAnswers(fake.callTool, 'update_drafts');
     renderWith(<DraftQueue args={{ campaignId: 'cmp_1' }} />, callTool);
@@ -272,6 +284,43 @@ describe('DraftQueue', () => {
     fireEvent.click(within(item).getByRole('button', { name: 'Save the draft for Lead 1' }));
     await waitFor(() => expect(fake.callsOf('update_drafts')).toHaveLength(2));
     expect(fake.callsOf('update_drafts')[1]?.args).toEqual({ drafts: [{ id: 'drf_1', text: 'First words, and then some more', revision: 2 }] });
+  });
+
+  it('shows the saved words from the save’s answer to the queue’s reread, and then forgets them as an edit', async () => {
+    const fake = oneDraftServer();
+    // From the save on, the queue's rereads answer only when the test lets them.
+    let reads: Promise<void> | null = null;
+    let letReadsGo: () => void = () => undefined;
+    const callTool: CallTool = async (name, args) => {
+      const result = fake.callTool(name, args);
+      if (name === 'list_drafts' && reads) await reads;
+      return result;
+    };
+    renderWith(<DraftQueue args={{ campaignId: 'cmp_1' }} pollMs={30} />, callTool);
+    const item = await screen.findByRole('article', { name: 'Draft for Lead 1' });
+    const text = within(item).getByLabelText('Invitation note for Lead 1') as HTMLTextAreaElement;
+    fireEvent.change(text, { target: { value: 'Saved words' } });
+    reads = new Promise((resolve) => {
+      letReadsGo = resolve;
+    });
+    fireEvent.click(within(item).getByRole('button', { name: 'Save the draft for Lead 1' }));
+    await screen.findByText('Saved: 1 of 1.');
+    // The answer is in, the list still holds the old words: the box keeps the saved ones, so
+    // nothing typed into it now lands after a stale text.
+    expect(text.value).toBe('Saved words');
+    expect(within(item).getByText('11 of 300 characters')).toBeTruthy();
+    // Nothing can be sent again before the reread: it would carry the revision the save replaced.
+    expect((within(item).getByRole('button', { name: 'Save the draft for Lead 1' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((within(item).getByRole('button', { name: 'Approve the draft for Lead 1' }) as HTMLButtonElement).disabled).toBe(true);
+    await act(async () => letReadsGo());
+    await waitFor(() => expect((within(item).getByRole('button', { name: 'Save the draft for Lead 1' }) as HTMLButtonElement).disabled).toBe(true));
+    expect(text.value).toBe('Saved words');
+    // Once the list shows them, they are no longer the reviewer's edit: another writer's change
+    // then reads as the new text, not as "your text stays below".
+    fake.writeElsewhere('Changed elsewhere');
+    await within(item).findByText('Changed since you opened it', {}, { timeout: 3_000 });
+    expect(within(item).getByText(/The new text is below/)).toBeTruthy();
+    expect(text.value).toBe('Changed elsewhere');
   });
 
   it('works against a server without revisions: sends none, and still marks changed words', async () => {

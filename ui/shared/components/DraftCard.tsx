@@ -1,5 +1,5 @@
 import { type ReactNode, useId, useState } from 'react';
-import { clip, type Seen } from '../drafts.js';
+import { clip, type Seen, wordsDiffer } from '../drafts.js';
 import { formatWhen } from '../format.js';
 import type { Draft, DraftKind, DraftStatus } from '../types.js';
 import { Untrusted, UntrustedBlock } from './Untrusted.js';
@@ -118,7 +118,7 @@ export function DraftCard({
   const limits = LIMITS[d.kind];
   const text = edit?.text ?? d.text;
   const subject = edit?.subject ?? d.subject;
-  const dirty = text !== d.text || (d.kind === 'inmail' && subject !== d.subject);
+  const dirty = wordsDiffer(d, text, subject);
   const rewritten = text !== d.renderedText || (d.kind === 'inmail' && subject !== d.renderedSubject);
   const open = isOpen(d) && canDecide;
   const length = chars(text);

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useCan } from '../access.js';
 import { useAccountNames } from '../accounts.js';
-import { countSends, type Expected, isExpected, kindsInWords, reconcile, type Seen, sameAsSeen, seenOf } from '../drafts.js';
+import { countSends, type Expected, isExpected, kindsInWords, reconcile, type Seen, sameAsSeen, seenOf, wordsDiffer } from '../drafts.js';
 import { useDraftsFeed } from '../draftsFeed.js';
 import { notOffered, useOffered } from '../offered.js';
 import { ToolError, unwrap, useCallTool } from '../seam.js';
@@ -46,6 +46,12 @@ export interface DraftQueueProps {
 }
 
 type Change = { draft: Draft; status?: 'approved' | 'rejected' };
+
+/** `o` with only the entries `ok` keeps: `o` itself when it keeps them all, so a state set to it does not render again. */
+const only = <T,>(o: Record<string, T>, ok: (key: string, value: T) => boolean): Record<string, T> => {
+  const kept = Object.entries(o).filter(([k, v]) => ok(k, v));
+  return kept.length === Object.keys(o).length ? o : Object.fromEntries(kept);
+};
 
 const names = (ds: readonly Draft[]) => (ds.length === 1 && ds[0] ? `the draft for ${nameOf(ds[0])}` : `${ds.length} drafts`);
 
@@ -96,6 +102,19 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
     if (next.seen !== seen) setSeen(next.seen);
     if (next.expected !== expected) setExpected(next.expected);
   }, [list.data, seen, expected]);
+
+  // An edit stays the box's words until the list shows them: dropped at the save's answer, the box
+  // would show the old words until the reread, and a keystroke then would land after them. Once
+  // the list holds exactly the edit (the reviewer's own save, read back), it is no edit any more.
+  useEffect(() => {
+    const shown = new Map(list.data?.drafts.map((d) => [d.id, d]));
+    setEdits((prev) =>
+      only(prev, (k, e) => {
+        const d = shown.get(k);
+        return !d || wordsDiffer(d, e.text, e.subject ?? d.subject);
+      }),
+    );
+  }, [list.data]);
 
   // On screen: the page's drafts, less those waiting out their Undo, plus those kept for an error.
   const hidden = new Set((undo ?? []).map((d) => d.id));
@@ -151,11 +170,8 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
     setDone(null);
     setCallError(null);
     const mine: Record<string, Expected> = {};
-    // The edits as sent: each keystroke makes a new one, so words typed while the call is on its way are not among them.
-    const sent: Record<string, Edit | undefined> = {};
     const body = changes.map(({ draft, status }) => {
       const edit = edits[draft.id];
-      sent[draft.id] = edit;
       const item: DraftUpdateItem = { id: draft.id };
       if (edit && edit.text !== draft.text) item.text = edit.text;
       if (edit && draft.kind === 'inmail' && edit.subject !== null && edit.subject !== draft.subject) item.subject = edit.subject;
@@ -181,20 +197,20 @@ export function DraftQueue({ args, initial, shortcuts = false, rejectUndoMs = RE
         if (was) keep[item.draftId] = current ? { ...was, ...current, revision: current.revision ?? was.revision } : was;
       }
       const ok = new Set(r.results.filter((i) => i.status === 'updated').map((i) => i.draftId));
-      const without = <T,>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).filter(([k]) => !ok.has(k)));
+      const without = <T,>(o: Record<string, T>) => only(o, (k) => !ok.has(k));
       setItemErrors((prev) => ({ ...without(prev), ...errors }));
       setHeld((prev) => ({ ...without(prev), ...keep }));
-      setExpected((prev) => Object.fromEntries(Object.entries(prev).filter(([k]) => !errors[k])));
-      setEdits((prev) => Object.fromEntries(Object.entries(prev).filter(([k, e]) => !ok.has(k) || e !== sent[k])));
+      setExpected((prev) => only(prev, (k) => !errors[k]));
       setSelected((prev) => new Set([...prev].filter((k) => !ok.has(k))));
       const short = r.summary.total > r.summary.updated;
       setDone(`${verb}: ${r.summary.updated} of ${r.summary.total}${short ? ' (see the drafts marked below)' : ''}.`);
     } catch (err) {
-      setExpected((prev) => Object.fromEntries(Object.entries(prev).filter(([k]) => !mine[k])));
+      setExpected((prev) => only(prev, (k) => !mine[k]));
       setCallError(err instanceof Error ? err : new ToolError('failed', String(err)));
     } finally {
-      setBusy(false);
+      // Busy until the queue is read again: a second save before then would carry the old revision.
       await Promise.all([client.invalidateQueries({ queryKey: ['list_drafts'] }), client.invalidateQueries({ queryKey: ['list_draft_queues'] })]);
+      setBusy(false);
     }
   };
   const sendRef = useRef(send);
