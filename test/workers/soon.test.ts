@@ -3,14 +3,15 @@ import { Soon } from '../../src/workers/soon.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A Soon whose worker runs while `running` says so, with its round counted and no failure expected. */
+function counted(running: () => boolean) {
+  const round = vi.fn();
+  return { round, soon: new Soon(running, round, () => {}) };
+}
+
 describe('Soon (a round asked for between polls)', () => {
   it('runs the round once on the next turn, however often it is asked, and again when asked after', async () => {
-    const round = vi.fn();
-    const soon = new Soon(
-      () => true,
-      round,
-      () => {},
-    );
+    const { round, soon } = counted(() => true);
     soon.ask();
     soon.ask();
     soon.ask();
@@ -24,12 +25,7 @@ describe('Soon (a round asked for between polls)', () => {
 
   it('does not run once the worker has stopped, and can be asked again when it runs', async () => {
     let active = true;
-    const round = vi.fn();
-    const soon = new Soon(
-      () => active,
-      round,
-      () => {},
-    );
+    const { round, soon } = counted(() => active);
     soon.ask();
     active = false;
     await nextTurn();
@@ -42,12 +38,7 @@ describe('Soon (a round asked for between polls)', () => {
 
   it('queues nothing when asked while the worker does not run (drained by hand), even if it starts before the turn', async () => {
     let active = false;
-    const round = vi.fn();
-    const soon = new Soon(
-      () => active,
-      round,
-      () => {},
-    );
+    const { round, soon } = counted(() => active);
     soon.ask();
     active = true;
     await nextTurn();
