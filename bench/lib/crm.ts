@@ -12,13 +12,19 @@ import type * as Outreach from '../../src/workers/outreach/index.js';
 
 /**
  * The engine's cost per provider call with the CRM sync on against off (issue 39): the same
- * campaign (the same people, so the simulator answers alike) run by the engine on a fresh file
- * database for a few simulated days, once without a `crm` config and once with one, so every
- * reply queues its contact and notes and every later send of a contact its note, in the send's
- * transaction. The worker that carries pushes is not running: this is what the sync adds to the
- * engine's own work. Rounds alternate (and which goes first alternates too); each mode's figure is
- * its median round's CPU microseconds per provider call over the ticks that had work (the
- * process's user and system time, steadier than wall time on a shared machine; wall beside it).
+ * campaign (the same people, so the simulator answers alike) run by two engines side by side on
+ * fresh file databases for a few simulated days, one without a `crm` config and one with it, so
+ * every reply queues its contact and notes and every later send of a contact its note, in the
+ * send's transaction. The worker that carries pushes is not running: this is what the sync adds to
+ * the engine's own work.
+ *
+ * The two engines go in lockstep: each simulated minute, one ticks and then the other (which goes
+ * first alternates from tick to tick), and both clocks move on together. A tick with work is a few
+ * milliseconds, so a pair of ticks sees the same machine: a neighbour's load, a slower core or a
+ * cold cache lands on both sides alike, where rounds of half a second each did not (bench/METHOD.md,
+ * "The CRM sync's cost on the engine, again"). Each side's figure is its CPU microseconds (the
+ * process's user and system time, steadier than wall time on a shared machine; wall beside it)
+ * summed over the ticks where either side had work, per provider call, over all runs.
  * Target: at most 1.1× with the sync on.
  */
 
@@ -27,11 +33,14 @@ export const CRM_ENGINE_TARGET_RATIO = 1.1;
 export interface CrmEngineBench {
   leads: number;
   days: number;
+  /** Lockstep runs, each a fresh pair of databases. */
   rounds: number;
-  /** Provider calls in the median round of each mode (the same people: about the same calls). */
+  /** Tick pairs measured over all runs (ticks where either side had work). */
+  pairs: number;
+  /** Provider calls over all runs on each side (the same people: about the same calls). */
   callsOff: number;
   callsOn: number;
-  /** Pushes the sync queued in its median round. */
+  /** Pushes the sync queued over all runs. */
   pushes: number;
   offUs: number;
   onUs: number;
@@ -39,6 +48,8 @@ export interface CrmEngineBench {
   onWallUs: number;
   /** onUs / offUs. */
   ratio: number;
+  /** Each run's own ratio, in run order: the method's spread. */
+  runRatios: number[];
 }
 
 interface Mods {
@@ -55,14 +66,14 @@ const DAY = 24 * 60 * MINUTE;
 const START = Date.parse('2026-11-23T08:00:00Z');
 const ACCOUNTS = ['acc_crm_0', 'acc_crm_1', 'acc_crm_2'];
 
-interface Round {
+interface Totals {
   calls: number;
   cpuUs: number;
   wallUs: number;
   pushes: number;
 }
 
-/** A deterministic uniform draw (Park-Miller), the engine's random source in both modes. */
+/** A deterministic uniform draw (Park-Miller), the engine's random source on both sides. */
 function seeded(seed: number): () => number {
   let x = seed;
   return () => {
@@ -71,7 +82,8 @@ function seeded(seed: number): () => number {
   };
 }
 
-async function oneRound(m: Mods, dir: string, name: string, sync: boolean, leads: number, days: number): Promise<Round> {
+/** One side of a run: its own clock, database and engine, seeded alike. */
+function openSide(m: Mods, dir: string, name: string, sync: boolean, leads: number) {
   const clock = new m.clock.FakeClock(START);
   const config = sync ? { crm: { hubspot: { tokenEnv: 'BENCH_HUBSPOT_TOKEN' } } } : {};
   const ctx = m.server.createContext({ dbPath: join(dir, `${name}.db`), env: 'development', config }, m.log.silentLogger(), clock, clock);
@@ -107,35 +119,63 @@ async function oneRound(m: Mods, dir: string, name: string, sync: boolean, leads
     { reset: false },
   );
   const engine = new m.outreach.Engine(ctx, { settings: m.outreach.resolveEngineSettings({}), random: seeded(7), holder: `crm-bench-${name}` });
-  const end = clock.now() + days * DAY;
-  const round: Round = { calls: 0, cpuUs: 0, wallUs: 0, pushes: 0 };
-  while (clock.now() < end) {
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    const r = await engine.tick();
-    const wall = (performance.now() - t0) * 1000;
-    const c = process.cpuUsage(c0);
-    const busy = r.due + r.sends + r.inbound > 0;
-    round.calls += r.sends;
-    if (busy) {
-      round.cpuUs += c.user + c.system;
-      round.wallUs += wall;
+  return { sync, clock, ctx, engine, totals: { calls: 0, cpuUs: 0, wallUs: 0, pushes: 0 } as Totals };
+}
+
+type Side = ReturnType<typeof openSide>;
+
+/** One tick of one side: its CPU and wall time, whether it had work, and its sends. */
+async function tickOf(side: Side) {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await side.engine.tick();
+  const wallUs = (performance.now() - t0) * 1000;
+  const c = process.cpuUsage(c0);
+  return { cpuUs: c.user + c.system, wallUs, sends: r.sends, busy: r.due + r.sends + r.inbound > 0 };
+}
+
+/** A lockstep run of both sides over `days`; adds into each side's totals and returns the pairs measured. */
+async function lockstep(m: Mods, dir: string, name: string, leads: number, days: number, measure: boolean) {
+  const off = openSide(m, dir, `${name}-off`, false, leads);
+  const on = openSide(m, dir, `${name}-on`, true, leads);
+  const end = START + days * DAY;
+  let pairs = 0;
+  for (let i = 0; off.clock.now() < end; i++) {
+    const order = i % 2 === 0 ? [off, on] : [on, off];
+    const a = await tickOf(order[0] as Side);
+    const b = await tickOf(order[1] as Side);
+    const busy = a.busy || b.busy;
+    if (measure && busy) {
+      pairs++;
+      for (const [side, t] of [
+        [order[0] as Side, a],
+        [order[1] as Side, b],
+      ] as const) {
+        side.totals.cpuUs += t.cpuUs;
+        side.totals.wallUs += t.wallUs;
+        side.totals.calls += t.sends;
+      }
     }
-    clock.advance(busy ? MINUTE : 15 * MINUTE);
+    // Both clocks move alike, so the two sides stay on the same simulated minute.
+    off.clock.advance(busy ? MINUTE : 15 * MINUTE);
+    on.clock.advance(busy ? MINUTE : 15 * MINUTE);
   }
-  await engine.stop();
-  round.pushes = ctx.db.$client.prepare('SELECT count(*) FROM crm_pushes').pluck().get() as number;
-  ctx.db.$client.close();
-  if (!sync && round.pushes !== 0) throw new Error(`crm engine bench: ${round.pushes} pushes queued without a crm config`);
-  if (sync && round.pushes === 0) throw new Error('crm engine bench: the sync queued nothing (no lead replied?)');
-  return round;
+  for (const side of [off, on]) {
+    await side.engine.stop();
+    side.totals.pushes = side.ctx.db.$client.prepare('SELECT count(*) FROM crm_pushes').pluck().get() as number;
+    side.ctx.db.$client.close();
+  }
+  if (off.totals.pushes !== 0) throw new Error(`crm engine bench: ${off.totals.pushes} pushes queued without a crm config`);
+  if (on.totals.pushes === 0) throw new Error('crm engine bench: the sync queued nothing (no lead replied?)');
+  if (on.totals.calls !== off.totals.calls)
+    throw new Error(`crm engine bench: the sides made ${on.totals.calls} and ${off.totals.calls} calls; they ran different work`);
+  return { off: off.totals, on: on.totals, pairs };
 }
 
 export async function runCrmEngine(root: string, opts: { leads?: number; days?: number; rounds?: number } = {}): Promise<CrmEngineBench> {
   const leads = opts.leads ?? 600;
   const days = opts.days ?? 6;
-  // Nine pairs: with five, runs of one build on a quiet machine gave 0.95× to 1.19× (bench/METHOD.md).
-  const rounds = opts.rounds ?? 9;
+  const rounds = opts.rounds ?? 10;
   const load = <T>(path: string): Promise<T> => loadDist<T>(root, path);
   const m: Mods = {
     clock: await load('core/clock.js'),
@@ -147,33 +187,43 @@ export async function runCrmEngine(root: string, opts: { leads?: number; days?: 
   };
   const dir = mkdtempSync(join(os.tmpdir(), 'outreach-crm-engine-'));
   try {
-    const off: Round[] = [];
-    const on: Round[] = [];
-    // A warm-up pair (the first ticks of a process pay for compilation), then alternating pairs.
-    await oneRound(m, dir, 'warm-off', false, leads, days);
-    await oneRound(m, dir, 'warm-on', true, leads, days);
+    // A warm-up run (the first ticks of a process pay for compilation), not counted.
+    await lockstep(m, dir, 'warm', leads, days, false);
+    const off: Totals = { calls: 0, cpuUs: 0, wallUs: 0, pushes: 0 };
+    const on: Totals = { calls: 0, cpuUs: 0, wallUs: 0, pushes: 0 };
+    const runRatios: number[] = [];
+    let pairs = 0;
     for (let r = 0; r < rounds; r++) {
-      const order = r % 2 === 0 ? [false, true] : [true, false];
-      for (const sync of order) (sync ? on : off).push(await oneRound(m, dir, `${sync ? 'on' : 'off'}-${r}`, sync, leads, days));
+      const got = await lockstep(m, dir, `run-${r}`, leads, days, true);
+      pairs += got.pairs;
+      runRatios.push(got.on.cpuUs / Math.max(1, got.on.calls) / (got.off.cpuUs / Math.max(1, got.off.calls)));
+      for (const [sum, one] of [
+        [off, got.off],
+        [on, got.on],
+      ] as const) {
+        sum.calls += one.calls;
+        sum.cpuUs += one.cpuUs;
+        sum.wallUs += one.wallUs;
+        sum.pushes += one.pushes;
+      }
     }
-    const perCall = (x: Round) => x.cpuUs / Math.max(1, x.calls);
-    const mid = (list: Round[]) => [...list].sort((a, b) => perCall(a) - perCall(b))[Math.floor(list.length / 2)] as Round;
-    const offMid = mid(off);
-    const onMid = mid(on);
-    const offUs = perCall(offMid);
-    const onUs = perCall(onMid);
+    const per = (x: Totals, v: number) => v / Math.max(1, x.calls);
+    const offUs = per(off, off.cpuUs);
+    const onUs = per(on, on.cpuUs);
     return {
       leads,
       days,
       rounds,
-      callsOff: offMid.calls,
-      callsOn: onMid.calls,
-      pushes: onMid.pushes,
+      pairs,
+      callsOff: off.calls,
+      callsOn: on.calls,
+      pushes: on.pushes,
       offUs,
       onUs,
-      offWallUs: median(off.map((x) => x.wallUs / Math.max(1, x.calls))),
-      onWallUs: median(on.map((x) => x.wallUs / Math.max(1, x.calls))),
+      offWallUs: per(off, off.wallUs),
+      onWallUs: per(on, on.wallUs),
       ratio: onUs / offUs,
+      runRatios,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
