@@ -1,5 +1,6 @@
-import { and, asc, count, desc, eq, isNotNull, isNull, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { campaigns, conversations, leads, messages } from '../../db/schema.js';
+import { perDb } from '../../db/prepared.js';
 import { messageStatements } from '../../db/sql/messages.js';
 import type { Ctx } from '../context.js';
 
@@ -112,12 +113,9 @@ export interface ThreadMessage {
   accountId: string | null;
 }
 
-/**
- * A thread's newest `limit` messages, oldest first: what the triage model reads of a thread and
- * what the CRM sync's first contact carries as notes.
- */
-export function newestMessages(ctx: Ctx, leadId: string, limit: number): ThreadMessage[] {
-  return ctx.db
+/** Prepared once per connection: the CRM sync reads it on each lead's first reply, in the engine's send. */
+const newest = perDb((db) =>
+  db
     .select({
       direction: messages.direction,
       sender: messages.sender,
@@ -127,11 +125,18 @@ export function newestMessages(ctx: Ctx, leadId: string, limit: number): ThreadM
       accountId: messages.accountId,
     })
     .from(messages)
-    .where(eq(messages.leadId, leadId))
+    .where(eq(messages.leadId, sql.placeholder('leadId')))
     .orderBy(desc(messages.at), desc(messages.seq))
-    .limit(limit)
-    .all()
-    .reverse();
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
+/**
+ * A thread's newest `limit` messages, oldest first: what the triage model reads of a thread and
+ * what the CRM sync's first contact carries as notes.
+ */
+export function newestMessages(ctx: Ctx, leadId: string, limit: number): ThreadMessage[] {
+  return newest(ctx.db).all({ leadId, limit }).reverse();
 }
 
 /**

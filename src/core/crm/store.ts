@@ -15,9 +15,10 @@ export const PUSH_STATES = ['pending', 'succeeded', 'failed'] as const;
 export type PushState = (typeof PUSH_STATES)[number];
 
 /**
- * Prepared once per connection: the reads the event recorders make on every invitation and
- * message while the sync is on (does the lead have a contact yet?), so a send pays one bound
- * statement and no query building.
+ * Prepared once per connection: what the event recorders run while the sync is on. Every
+ * invitation and message asks whether the lead has a contact yet, and every reply or tag queues
+ * pushes, so a send pays bound statements and no query building (building and preparing cost
+ * several times the statement itself; bench/METHOD.md, "The CRM sync's cost on the engine").
  */
 const hot = perDb((db) => ({
   contactKnown: db.$client
@@ -25,6 +26,31 @@ const hot = perDb((db) => ({
       "SELECT 1 FROM crm_contacts WHERE lead_id = ? UNION ALL SELECT 1 FROM crm_pushes WHERE lead_id = ? AND kind = 'contact' AND state <> 'failed' LIMIT 1",
     )
     .pluck(),
+  insertPush: db
+    .insert(crmPushes)
+    .values({
+      id: sql.placeholder('id'),
+      leadId: sql.placeholder('leadId'),
+      kind: sql.placeholder('kind'),
+      payload: sql.placeholder('payload'),
+      nextAttemptAt: sql.placeholder('now'),
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    })
+    .prepare(),
+  untriedContactPush: db
+    .select({ id: crmPushes.id })
+    .from(crmPushes)
+    .where(
+      and(
+        eq(crmPushes.leadId, sql.placeholder('leadId')),
+        eq(crmPushes.kind, 'contact'),
+        eq(crmPushes.state, 'pending'),
+        eq(crmPushes.attempts, 0),
+        isNull(crmPushes.leasedUntil),
+      ),
+    )
+    .prepare(),
 }));
 
 export const crmStore = {
@@ -32,26 +58,11 @@ export const crmStore = {
   contactKnown: (db: Db, leadId: string): boolean => hot(db).contactKnown.get(leadId, leadId) !== undefined,
 
   insertPush: (db: Db, row: { id: string; leadId: string; kind: PushKind; payload: string; now: number }): void => {
-    db.insert(crmPushes)
-      .values({ id: row.id, leadId: row.leadId, kind: row.kind, payload: row.payload, nextAttemptAt: row.now, createdAt: row.now, updatedAt: row.now })
-      .run();
+    hot(db).insertPush.run(row);
   },
 
   /** The lead's contact push that no attempt has taken yet, if any: a newer contact push updates it instead of queueing another. */
-  untriedContactPush: (db: Db, leadId: string): string | undefined =>
-    db
-      .select({ id: crmPushes.id })
-      .from(crmPushes)
-      .where(
-        and(
-          eq(crmPushes.leadId, leadId),
-          eq(crmPushes.kind, 'contact'),
-          eq(crmPushes.state, 'pending'),
-          eq(crmPushes.attempts, 0),
-          isNull(crmPushes.leasedUntil),
-        ),
-      )
-      .get()?.id,
+  untriedContactPush: (db: Db, leadId: string): string | undefined => hot(db).untriedContactPush.get({ leadId })?.id,
 
   setPayload: (db: Db, id: string, payload: string, now: number): void => {
     db.update(crmPushes).set({ payload, updatedAt: now }).where(eq(crmPushes.id, id)).run();
