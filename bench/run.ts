@@ -372,7 +372,7 @@ async function batchFloor(app: App, ctx: Ctx, from: number): Promise<{ runsMs: n
       }
       if (!outcome.ok) throw new Error(`floor batch refused: ${outcome.error.message}`);
       writes = recording.writeCount;
-      const ms = replayWrites(client, recording.writes(), 1);
+      const { ms } = replayWrites(client, recording.writes(), 1);
       // The first two warm SQLite's page cache and the statements, as the HTTP case's warm-up does.
       if (i >= 2) runsMs.push(ms);
     }
@@ -439,7 +439,7 @@ async function auditPart(root: string): Promise<AuditBench> {
 /** The engine's cost per provider call with the CRM sync on against off (bench/lib/crm.ts), in this process. */
 async function crmEnginePart(root: string): Promise<CrmEngineBench> {
   const leads = envInt('BENCH_CRM_LEADS', 600);
-  say(`crmengine: ${leads} leads run by the engine on the simulator, the CRM sync off and on in turns`);
+  say(`crmengine: ${leads} leads run by two engines on the simulator in lockstep, one with the CRM sync and one without`);
   const r = await runCrmEngine(root, { leads });
   for (const t of crmTargets(r)) say(`${t.met ? 'met    ' : 'NOT MET'} ${t.text}: ${t.measured}`);
   return r;
