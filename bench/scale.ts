@@ -59,7 +59,7 @@ export interface ScaleSettings {
   probeLeads: number;
   probeDays: number;
   probeRounds: number;
-  /** Pairs of the send probe (an invitation round and an email round each), after a warm-up pair. */
+  /** Rounds of the send probe (an invitation side and an email side in lockstep each), after a warm-up round. */
   sendRounds: number;
   /** Capture one day's writes and replay them as the floor (the cost-per-call target). */
   measureFloor: boolean;
@@ -695,10 +695,10 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
 
     let emailCost: ScaleResults['email']['cost'] = null;
     if (settings.measureSequences) {
-      say(`send cost: ${settings.probeLeads} leads each, LinkedIn and email taking turns at going first, CPU time`);
+      say(`send cost: ${settings.probeLeads} leads each, LinkedIn and email in lockstep, each on its own copy of the database, CPU time`);
       emailCost = await sendCosts(seq, emailMods, dbPath, settings.probeLeads, 2, settings.sendRounds, START + 400 * DAY);
       say(
-        `send cost: ${emailCost.ratio.toFixed(2)}×, the median of the pairs' ratios (${emailCost.ratios.map((x) => x.toFixed(2)).join(', ')}); medians email ${emailCost.email.cpuUsPerCall.toFixed(0)} µs ÷ LinkedIn ${emailCost.linkedin.cpuUsPerCall.toFixed(0)} µs = ${emailCost.ratioOfMedians.toFixed(2)}×`,
+        `send cost: ${emailCost.ratio.toFixed(2)}×, the median of the lockstep rounds' ratios (${emailCost.ratios.map((x) => x.toFixed(2)).join(', ')}); medians email ${emailCost.email.cpuUsPerCall.toFixed(0)} µs ÷ LinkedIn ${emailCost.linkedin.cpuUsPerCall.toFixed(0)} µs = ${emailCost.ratioOfMedians.toFixed(2)}×`,
       );
     }
 
@@ -796,8 +796,8 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
     ...(e.cost
       ? [
           {
-            text: `An email send's cost within ${EMAIL_RATIO}× of a LinkedIn send's (CPU time per provider call, same people, same database), with ${n(e.campaigns)} of ${n(r.settings.accounts)} campaigns sending email in the simulation`,
-            measured: `${e.cost.ratio.toFixed(2)}×, the median of ${e.cost.ratios.length} pairs' ratios (${e.cost.ratios.map((x) => x.toFixed(2)).join(', ')}); medians ${e.cost.email.cpuUsPerCall.toFixed(0)} µs a call over ${n(e.cost.email.calls)} emails vs ${e.cost.linkedin.cpuUsPerCall.toFixed(0)} µs over ${n(e.cost.linkedin.calls)} invitations (${e.cost.ratioOfMedians.toFixed(2)}×); ${n(e.sends)} emails sent in the ${r.settings.days} days`,
+            text: `An email send's cost within ${EMAIL_RATIO}× of a LinkedIn send's (CPU time per provider call, same people, in lockstep on two copies of one database), with ${n(e.campaigns)} of ${n(r.settings.accounts)} campaigns sending email in the simulation`,
+            measured: `${e.cost.ratio.toFixed(2)}×, the median of ${e.cost.ratios.length} lockstep rounds' ratios (${e.cost.ratios.map((x) => x.toFixed(2)).join(', ')}); medians ${e.cost.email.cpuUsPerCall.toFixed(0)} µs a call over ${n(e.cost.email.calls)} emails vs ${e.cost.linkedin.cpuUsPerCall.toFixed(0)} µs over ${n(e.cost.linkedin.calls)} invitations (${e.cost.ratioOfMedians.toFixed(2)}×); ${n(e.sends)} emails sent in the ${r.settings.days} days`,
             met: e.cost.ratio <= EMAIL_RATIO,
           },
         ]

@@ -1,4 +1,6 @@
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else; these objects are never awaited.
+import { copyFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { loadDist } from './app.js';
 import type * as Steps from '../../src/core/agents/steps.js';
 import type * as Mailboxes from '../../src/core/mailboxes/mailbox.js';
@@ -112,15 +114,15 @@ const cpuMsNow = () => {
 };
 
 /**
- * What one send costs on one channel, in CPU time per provider call: a probe campaign of
- * `leads` new leads, three senders, a one-step sequence (an email from three simulated mailboxes,
- * or an invitation from three always-on accounts), every other campaign paused, run by the engine
- * on the stepped clock of the simulation (one simulated minute per busy tick, 15 when idle) for
- * `days` simulated days. Both channels get the same spacing (10 s, the shortest a mailbox allows)
- * and no working hours, and contact the same people (same names, same profiles), on the
- * simulation's database.
+ * One channel's probe, to measure what one send costs in CPU time per provider call: a campaign
+ * of `leads` new leads, three senders, a one-step sequence (an email from three simulated
+ * mailboxes, or an invitation from three always-on accounts), every other campaign paused, run by
+ * the engine on the stepped clock of the simulation for `days` simulated days, ticked by
+ * lockstepRound. Both channels get the same spacing (10 s, the shortest a mailbox allows) and no
+ * working hours, and contact the same people (same names, same profiles), on the simulation's
+ * database (the email side on its copy).
  */
-export async function sendCost(
+async function openProbe(
   s: SequenceMods,
   e: EmailMods,
   dbPath: string,
@@ -129,7 +131,7 @@ export async function sendCost(
   days: number,
   start: number,
   round: number,
-): Promise<SendCost> {
+) {
   const clock = new s.clock.FakeClock(start);
   const config = { engine: { workingHours: null, spacingSeconds: { min: 10, max: 10 } } };
   const ctx = s.server.createContext({ dbPath, env: 'development', config }, s.log.silentLogger(), clock, clock);
@@ -175,7 +177,7 @@ export async function sendCost(
   );
   client.transaction(() => {
     for (let n = 0; n < leads; n++) {
-      // Nobody accepts (the simulator's marker): no inbound work lands in either probe's ticks (see sendCost).
+      // Nobody accepts (the simulator's marker): no inbound work lands in either probe's ticks.
       const person = `send-person-${n.toString(36)}-sim-never-accepts`;
       const id = `lead_${tag}_${n}`;
       insert.run(
@@ -196,39 +198,74 @@ export async function sendCost(
   })();
   const engine = new s.outreach.Engine(ctx, { settings: s.outreach.resolveEngineSettings(config.engine), random: () => 0.5, holder: `send-${tag}` });
   const end = clock.now() + days * DAY;
-  let calls = 0;
-  let cpuMs = 0;
-  let wallMs = 0;
-  while (clock.now() < end) {
-    const c0 = cpuMsNow();
-    const t0 = performance.now();
-    const r = await engine.tick();
-    const ms = performance.now() - t0;
-    const cpu = cpuMsNow() - c0;
-    const busy = r.due + r.sends + r.inbound > 0;
-    calls += r.sends;
-    if (busy) {
-      cpuMs += cpu;
-      wallMs += ms;
-    }
-    clock.advance(busy ? MINUTE : 15 * MINUTE);
-  }
-  await engine.stop();
-  const byKind: Record<string, number> = {};
-  const kinds = client.prepare('SELECT kind, count(*) AS n FROM engine_intents WHERE campaign_id = ? GROUP BY kind').all(campaign.id) as {
-    kind: string;
-    n: number;
-  }[];
-  for (const row of kinds) byKind[row.kind] = row.n;
-  s.campaigns.applyCampaignEvent(ctx, campaign.id, 'pause');
-  client.close();
-  return { channel, leads, calls, cpuMs, wallMs, cpuUsPerCall: (cpuMs * 1000) / Math.max(1, calls), byKind };
+  const totals = { calls: 0, cpuMs: 0, wallMs: 0 };
+  return {
+    clock,
+    end,
+    /** One tick, its CPU and wall time counted when it had work; whether it had. */
+    tick: async (): Promise<boolean> => {
+      const c0 = cpuMsNow();
+      const t0 = performance.now();
+      const r = await engine.tick();
+      const ms = performance.now() - t0;
+      const cpu = cpuMsNow() - c0;
+      const busy = r.due + r.sends + r.inbound > 0;
+      totals.calls += r.sends;
+      if (busy) {
+        totals.cpuMs += cpu;
+        totals.wallMs += ms;
+      }
+      return busy;
+    },
+    close: async (): Promise<SendCost> => {
+      await engine.stop();
+      const byKind: Record<string, number> = {};
+      const kinds = client.prepare('SELECT kind, count(*) AS n FROM engine_intents WHERE campaign_id = ? GROUP BY kind').all(campaign.id) as {
+        kind: string;
+        n: number;
+      }[];
+      for (const row of kinds) byKind[row.kind] = row.n;
+      s.campaigns.applyCampaignEvent(ctx, campaign.id, 'pause');
+      client.close();
+      const { calls, cpuMs, wallMs } = totals;
+      return { channel, leads, calls, cpuMs, wallMs, cpuUsPerCall: (cpuMs * 1000) / Math.max(1, calls), byKind };
+    },
+  };
 }
 
+type Probe = Awaited<ReturnType<typeof openProbe>>;
+
 /**
- * Both channels, in turns, as the sequence probes: a warm-up pair (not counted), then `rounds`
- * pairs, LinkedIn first in one round and email first in the next, each with campaigns, accounts
- * and mailboxes of its own. Each channel's figure is its round with the median CPU cost per call.
+ * One round of both channels in lockstep, each on its own copy of the database: each simulated
+ * minute one probe ticks and then the other (which goes first alternates from tick to tick), and
+ * both clocks move on together, by a minute when either had work. A tick is milliseconds, so a
+ * neighbour's load or a slower core falls on both sides alike; rounds run one after the other
+ * saw a fifth or more between them (bench/METHOD.md).
+ */
+async function lockstepRound(
+  s: SequenceMods,
+  e: EmailMods,
+  paths: { linkedin: string; email: string },
+  leads: number,
+  days: number,
+  start: number,
+  round: number,
+): Promise<{ linkedin: SendCost; email: SendCost }> {
+  const linkedin = await openProbe(s, e, paths.linkedin, 'linkedin', leads, days, start, round);
+  const email = await openProbe(s, e, paths.email, 'email', leads, days, start, round);
+  for (let i = 0; linkedin.clock.now() < linkedin.end; i++) {
+    const order: Probe[] = i % 2 === 0 ? [linkedin, email] : [email, linkedin];
+    let busy = false;
+    for (const probe of order) busy = (await probe.tick()) || busy;
+    for (const probe of order) probe.clock.advance(busy ? MINUTE : 15 * MINUTE);
+  }
+  return { linkedin: await linkedin.close(), email: await email.close() };
+}
+/**
+ * Both channels in lockstep (lockstepRound), the email side on a copy of the database taken
+ * first, so each side meets a database of the same size: a warm-up round (not counted), then
+ * `rounds` rounds, each with campaigns, accounts and mailboxes of its own. Each channel's figure
+ * is its round with the median CPU cost per call; the ratio judged is the median of the rounds'.
  */
 export async function sendCosts(
   s: SequenceMods,
@@ -239,21 +276,34 @@ export async function sendCosts(
   rounds: number,
   start: number,
 ): Promise<{ linkedin: SendCost; email: SendCost; ratio: number; ratios: number[]; ratioOfMedians: number }> {
-  const runs: Record<'linkedin' | 'email', SendCost[]> = { linkedin: [], email: [] };
-  for (let r = 0; r <= rounds; r++) {
-    // Taking turns at going first, so neither channel always meets the database one round bigger.
-    for (const channel of r % 2 === 0 ? (['linkedin', 'email'] as const) : (['email', 'linkedin'] as const)) {
-      const cost = await sendCost(s, e, dbPath, channel, leads, days, start + (2 * r + (channel === 'linkedin' ? 0 : 1)) * (days + 2) * DAY, r);
-      if (cost.calls === 0) throw new Error(`send probe: no ${channel} sends`);
-      if (r > 0) runs[channel].push(cost);
+  const copy = join(dirname(dbPath), `send-probe-email-${basename(dbPath)}`);
+  copyDatabase(s, dbPath, copy);
+  try {
+    const runs: Record<'linkedin' | 'email', SendCost[]> = { linkedin: [], email: [] };
+    for (let r = 0; r <= rounds; r++) {
+      const got = await lockstepRound(s, e, { linkedin: dbPath, email: copy }, leads, days, start + r * (days + 2) * DAY, r);
+      for (const channel of ['linkedin', 'email'] as const) {
+        if (got[channel].calls === 0) throw new Error(`send probe: no ${channel} sends`);
+        if (r > 0) runs[channel].push(got[channel]);
+      }
     }
+    const median = (list: SendCost[]) => [...list].sort((a, b) => a.cpuUsPerCall - b.cpuUsPerCall)[Math.floor(list.length / 2)] as SendCost;
+    const linkedin = median(runs.linkedin);
+    const email = median(runs.email);
+    // Judged on the median of the rounds' ratios: the two sides of a round ran tick by tick together.
+    const ratios = runs.email.map((cost, i) => cost.cpuUsPerCall / (runs.linkedin[i] as SendCost).cpuUsPerCall);
+    const ratio = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] as number;
+    return { linkedin, email, ratio, ratios, ratioOfMedians: email.cpuUsPerCall / linkedin.cpuUsPerCall };
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
   }
-  const median = (list: SendCost[]) => [...list].sort((a, b) => a.cpuUsPerCall - b.cpuUsPerCall)[Math.floor(list.length / 2)] as SendCost;
-  const linkedin = median(runs.linkedin);
-  const email = median(runs.email);
-  // Judged on the median of each pair's ratio, as the HTTP cases are: the two sends of a pair run
-  // back to back, so a drift of the machine's load between pairs moves both and cancels out.
-  const ratios = runs.email.map((cost, i) => cost.cpuUsPerCall / (runs.linkedin[i] as SendCost).cpuUsPerCall);
-  const ratio = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] as number;
-  return { linkedin, email, ratio, ratios, ratioOfMedians: email.cpuUsPerCall / linkedin.cpuUsPerCall };
+}
+
+/** A consistent copy of the database file: its WAL checkpointed into it first, through a connection of its own. */
+function copyDatabase(s: SequenceMods, from: string, to: string): void {
+  const ctx = s.server.createContext({ dbPath: from, env: 'development', config: {} }, s.log.silentLogger());
+  const [result] = ctx.db.$client.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+  ctx.db.$client.close();
+  if (result?.busy !== 0) throw new Error('send probe: the database could not be checkpointed for its copy (another connection reads it)');
+  copyFileSync(from, to);
 }

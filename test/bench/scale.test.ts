@@ -64,7 +64,7 @@ describe('bench: the scale simulation', () => {
     expect(md).toMatch(/\| The 3-day simulation's cost per provider call within 3× of the bare SQLite writes a call needs .* \| \d+\.\d× in CPU time \(/);
     expect(md).toContain("| Floor: day 2's writes replayed |");
     expect(md).toMatch(
-      /\| An email send's cost within 1\.2× of a LinkedIn send's .* \| \d+\.\d\d×, the median of 1 pairs' ratios \(\d+\.\d\d\); medians \d+ µs a call over 60 emails/,
+      /\| An email send's cost within 1\.2× of a LinkedIn send's .* \| \d+\.\d\d×, the median of 1 lockstep rounds' ratios \(\d+\.\d\d\); medians \d+ µs a call over 60 emails/,
     );
     expect(md).toContain('| Email campaigns in the simulation | 1 of 6,');
   }, 300_000);
