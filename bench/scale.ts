@@ -35,7 +35,7 @@ import { repoRoot, loadDist } from './lib/app.js';
 import { AGENCY_SECTION, SCALE_SECTION, type SectionMarkers, withSection } from './lib/sections.js';
 import { giveAddresses, loadEmailMods, makeEmail, PUBLIC_URL, sendCosts, type SendCost } from './lib/email.js';
 import { decisionCost, loadSequenceMods, makeBranching, sequenceCosts, type DecisionCost, type SequenceCost } from './lib/sequences.js';
-import { openLikeTheServer, recordStatements, replayWrites, topStatements, type Recording } from './lib/statements.js';
+import { openLikeTheServer, recordStatements, removeDatabase, replayWrites, topStatements, type Recording } from './lib/statements.js';
 import { median } from './lib/stats.js';
 
 const MINUTE = 60_000;
@@ -647,7 +647,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
         const replayDb = openLikeTheServer(replayPath);
         replays.push(replayWrites(replayDb, writes, capture.sends));
         replayDb.close();
-        for (const suffix of ['', '-wal', '-shm']) rmSync(replayPath + suffix, { force: true });
+        removeDatabase(replayPath);
       }
       rmSync(capture.copy, { force: true });
       const replayMs = median(replays.map((x) => x.ms));

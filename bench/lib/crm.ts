@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadDist } from './app.js';
+import { inLockstep } from './lockstep.js';
 import { median } from './stats.js';
 import type * as Clock from '../../src/core/clock.js';
 import type * as SeedFile from '../../src/core/seed/file.js';
@@ -119,47 +120,25 @@ function openSide(m: Mods, dir: string, name: string, sync: boolean, leads: numb
     { reset: false },
   );
   const engine = new m.outreach.Engine(ctx, { settings: m.outreach.resolveEngineSettings({}), random: seeded(7), holder: `crm-bench-${name}` });
-  return { sync, clock, ctx, engine, totals: { calls: 0, cpuUs: 0, wallUs: 0, pushes: 0 } as Totals };
-}
-
-type Side = ReturnType<typeof openSide>;
-
-/** One tick of one side: its CPU and wall time, whether it had work, and its sends. */
-async function tickOf(side: Side) {
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  const r = await side.engine.tick();
-  const wallUs = (performance.now() - t0) * 1000;
-  const c = process.cpuUsage(c0);
-  return { cpuUs: c.user + c.system, wallUs, sends: r.sends, busy: r.due + r.sends + r.inbound > 0 };
+  return { clock, ctx, engine, totals: { calls: 0, cpuUs: 0, wallUs: 0, pushes: 0 } as Totals };
 }
 
 /** A lockstep run of both sides over `days`; adds into each side's totals and returns the pairs measured. */
 async function lockstep(m: Mods, dir: string, name: string, leads: number, days: number, measure: boolean) {
   const off = openSide(m, dir, `${name}-off`, false, leads);
   const on = openSide(m, dir, `${name}-on`, true, leads);
-  const end = START + days * DAY;
-  let pairs = 0;
-  for (let i = 0; off.clock.now() < end; i++) {
-    const order = i % 2 === 0 ? [off, on] : [on, off];
-    const a = await tickOf(order[0] as Side);
-    const b = await tickOf(order[1] as Side);
-    const busy = a.busy || b.busy;
-    if (measure && busy) {
-      pairs++;
-      for (const [side, t] of [
-        [order[0] as Side, a],
-        [order[1] as Side, b],
-      ] as const) {
-        side.totals.cpuUs += t.cpuUs;
-        side.totals.wallUs += t.wallUs;
-        side.totals.calls += t.sends;
-      }
+  // Both sides are counted on every tick where either had work: the same minutes on both.
+  const pairs = await inLockstep([off, on], START + days * DAY, (ticks) => {
+    if (!measure || !(ticks[0].busy || ticks[1].busy)) return;
+    for (const [side, t] of [
+      [off, ticks[0]],
+      [on, ticks[1]],
+    ] as const) {
+      side.totals.cpuUs += t.cpuUs;
+      side.totals.wallUs += t.wallUs;
+      side.totals.calls += t.sends;
     }
-    // Both clocks move alike, so the two sides stay on the same simulated minute.
-    off.clock.advance(busy ? MINUTE : 15 * MINUTE);
-    on.clock.advance(busy ? MINUTE : 15 * MINUTE);
-  }
+  });
   for (const side of [off, on]) {
     await side.engine.stop();
     side.totals.pushes = side.ctx.db.$client.prepare('SELECT count(*) FROM crm_pushes').pluck().get() as number;

@@ -1,7 +1,9 @@
 // biome-ignore-all lint/suspicious/noThenProperty: an if step's branches are named then and else; these objects are never awaited.
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { loadDist } from './app.js';
+import { inLockstep, type TimedTick } from './lockstep.js';
+import { removeDatabase } from './statements.js';
 import type * as Steps from '../../src/core/agents/steps.js';
 import type * as Mailboxes from '../../src/core/mailboxes/mailbox.js';
 import type { Ctx } from '../../src/core/context.js';
@@ -108,11 +110,6 @@ export interface SendCost {
   byKind: Record<string, number>;
 }
 
-const cpuMsNow = () => {
-  const c = process.cpuUsage();
-  return (c.user + c.system) / 1000;
-};
-
 /**
  * One channel's probe, to measure what one send costs in CPU time per provider call: a campaign
  * of `leads` new leads, three senders, a one-step sequence (an email from three simulated
@@ -201,21 +198,15 @@ async function openProbe(
   const totals = { calls: 0, cpuMs: 0, wallMs: 0 };
   return {
     clock,
+    engine,
     end,
-    /** One tick, its CPU and wall time counted when it had work; whether it had. */
-    tick: async (): Promise<boolean> => {
-      const c0 = cpuMsNow();
-      const t0 = performance.now();
-      const r = await engine.tick();
-      const ms = performance.now() - t0;
-      const cpu = cpuMsNow() - c0;
-      const busy = r.due + r.sends + r.inbound > 0;
-      totals.calls += r.sends;
-      if (busy) {
-        totals.cpuMs += cpu;
-        totals.wallMs += ms;
+    /** Counts a tick of this probe: its calls, and its time when it had work (idle ticks are left out). */
+    count: (t: TimedTick): void => {
+      totals.calls += t.sends;
+      if (t.busy) {
+        totals.cpuMs += t.cpuUs / 1000;
+        totals.wallMs += t.wallUs / 1000;
       }
-      return busy;
     },
     close: async (): Promise<SendCost> => {
       await engine.stop();
@@ -233,14 +224,9 @@ async function openProbe(
   };
 }
 
-type Probe = Awaited<ReturnType<typeof openProbe>>;
-
 /**
- * One round of both channels in lockstep, each on its own copy of the database: each simulated
- * minute one probe ticks and then the other (which goes first alternates from tick to tick), and
- * both clocks move on together, by a minute when either had work. A tick is milliseconds, so a
- * neighbour's load or a slower core falls on both sides alike; rounds run one after the other
- * saw a fifth or more between them (bench/METHOD.md).
+ * One round of both channels in lockstep (./lockstep.ts), each on its own copy of the database;
+ * rounds run one after the other saw a fifth or more between them (bench/METHOD.md).
  */
 async function lockstepRound(
   s: SequenceMods,
@@ -253,14 +239,13 @@ async function lockstepRound(
 ): Promise<{ linkedin: SendCost; email: SendCost }> {
   const linkedin = await openProbe(s, e, paths.linkedin, 'linkedin', leads, days, start, round);
   const email = await openProbe(s, e, paths.email, 'email', leads, days, start, round);
-  for (let i = 0; linkedin.clock.now() < linkedin.end; i++) {
-    const order: Probe[] = i % 2 === 0 ? [linkedin, email] : [email, linkedin];
-    let busy = false;
-    for (const probe of order) busy = (await probe.tick()) || busy;
-    for (const probe of order) probe.clock.advance(busy ? MINUTE : 15 * MINUTE);
-  }
+  await inLockstep([linkedin, email], linkedin.end, ([l, m]) => {
+    linkedin.count(l);
+    email.count(m);
+  });
   return { linkedin: await linkedin.close(), email: await email.close() };
 }
+
 /**
  * Both channels in lockstep (lockstepRound), the email side on a copy of the database taken
  * first, so each side meets a database of the same size: a warm-up round (not counted), then
@@ -295,7 +280,7 @@ export async function sendCosts(
     const ratio = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] as number;
     return { linkedin, email, ratio, ratios, ratioOfMedians: email.cpuUsPerCall / linkedin.cpuUsPerCall };
   } finally {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
+    removeDatabase(copy);
   }
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 
@@ -155,6 +155,11 @@ function readSpilled(file: string, sqlOf: readonly string[]): CapturedWrite[] {
     out.push({ sql: sqlOf[Number(line.slice(0, tab))] as string, params: line.slice(tab + 1) });
   }
   return out;
+}
+
+/** Removes a database file and the WAL and shared-memory files SQLite keeps beside it. */
+export function removeDatabase(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 }
 
 /** The connection settings of src/db/connection.ts, so a replay writes as the server does. */
