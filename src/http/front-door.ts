@@ -40,7 +40,8 @@ const MAX_ACCEPTED_HOSTS = 32;
  * 2. on loopback binds, DNS-rebinding protection by the SDK's Host check, remembering the
  *    Host values it accepted (a client sends the same one every time);
  * 3. CORS: preflights are answered by the cors package; for every other request its answer
- *    is fixed (any origin, the exposed headers), so those two headers are set directly.
+ *    is fixed (any origin, the exposed headers), so those two headers are set directly, the
+ *    exposed headers only when the request names an Origin (`simpleCors`).
  * One instance serves the Express middleware and the edge (./edge.ts), so both give the same
  * headers and log lines and share what the Host check accepted.
  */
@@ -83,17 +84,23 @@ export class FrontDoor {
     return id;
   }
 
-  /** The CORS headers of every request that is not a preflight. */
-  simpleCors(res: ServerResponse): void {
+  /**
+   * The CORS headers of every request that is not a preflight. Any origin may read every
+   * answer, so `Access-Control-Allow-Origin: *` goes on all of them, and an answer a cache kept
+   * from a request without an Origin still reaches a browser. The list of headers a page's
+   * script may read goes only where a browser asked: a cross-origin request always carries an
+   * Origin, and the list is the longest header of a short answer (bench/METHOD.md).
+   */
+  simpleCors(req: IncomingMessage, res: ServerResponse): void {
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+    if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', EXPOSED);
   }
 
   /** The Express middleware: one layer, because each Express layer costs a measurable share of a short request. */
   middleware(): RequestHandler {
     const admitted = (req: Request, res: Response, next: NextFunction): void => {
       if (req.method === 'OPTIONS') return this.preflight(req, res, next);
-      this.simpleCors(res);
+      this.simpleCors(req, res);
       next();
     };
     return (req, res, next) => {

@@ -35,7 +35,7 @@ export function mcpEdge(ctx: Ctx, front: FrontDoor, handle: (req: McpHttpRequest
     if (!front.hostKnownGood(req)) return false;
 
     const requestId = front.begin(req, res, () => undefined);
-    front.simpleCors(res);
+    front.simpleCors(req, res);
     const url = req.url as string;
     const origin = () => `${(req.socket as Partial<TLSSocket>).encrypted ? 'https' : 'http'}://${h.host ?? 'localhost'}`;
     // body-parser reads a bare node request as it reads Express's (it is connect middleware).

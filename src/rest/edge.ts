@@ -50,7 +50,7 @@ export function edgeRefusals(ctx: Ctx, tools: readonly Tool[], front: FrontDoor)
     if (refusal?.stage !== 'rate_limit') return false;
 
     front.begin(req, res, () => tool?.name);
-    front.simpleCors(res);
+    front.simpleCors(req, res);
     sendError(res, refusal.error, refusal.headers);
     return true;
   };

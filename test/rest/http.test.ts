@@ -219,6 +219,21 @@ describe('discovery', () => {
     }
   });
 
+  it('lists the headers a script may read only for a request that names an Origin', async () => {
+    for (const path of ['/public/v1/credits', '/health', '/public/v1/nope']) {
+      const res = await fetch(`${server.url}${path}`, { headers: { 'x-api-key': TEST_KEY } });
+      expect(res.headers.get('access-control-allow-origin'), path).toBe('*');
+      expect(res.headers.get('access-control-expose-headers'), path).toBeNull();
+    }
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(mcp.headers.get('access-control-allow-origin')).toBe('*');
+    expect(mcp.headers.get('access-control-expose-headers')).toBeNull();
+  });
+
   it('refuses foreign Host headers on a loopback bind (DNS rebinding)', async () => {
     const evil = await raw({ method: 'GET', path: '/health', headers: { host: 'evil.example:80' } });
     expect(evil.status).toBe(403);
