@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { accounts } from '../../db/schema.js';
-import { activityStatements } from '../../db/sql/activity.js';
+import { activityStatements, type WeekRow } from '../../db/sql/activity.js';
 import { intentStatements } from '../../db/sql/intents.js';
 import { OWN_LIMITS } from '../steps/registry.js';
 import { utcDay } from '../clock.js';
@@ -207,19 +207,21 @@ export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: Safe
   const out = new Map<string, Allowance>();
   if (accountRows.length === 0) return out;
   const today = dayStart(now);
-  const rows = activityStatements(ctx.db).dailyOfMany.all({
+  const day = (k: number) => utcDay(today - (6 - k) * DAY);
+  const weeks = new Map<string, WeekRow>();
+  const rows = activityStatements(ctx.db).weekOfMany.all({
     ids: JSON.stringify(accountRows.map((a) => a.id)),
-    from: utcDay(today - 6 * DAY),
-    to: utcDay(today),
+    d0: day(0),
+    d1: day(1),
+    d2: day(2),
+    d3: day(3),
+    d4: day(4),
+    d5: day(5),
+    d6: day(6),
   });
-  const byAccount = new Map<string, DayRow[]>();
-  for (const r of rows) {
-    const list = byAccount.get(r.accountId) ?? [];
-    list.push(r);
-    byAccount.set(r.accountId, list);
-  }
+  for (const r of rows) weeks.set(r.accountId, r);
   const own = withOwn ? ownCounts(ctx, accountRows, today, now) : new Map<string, Map<string, number>>();
-  for (const account of accountRows) out.set(account.id, allowanceFrom(account, byAccount.get(account.id) ?? [], s, now, own.get(account.id)));
+  for (const account of accountRows) out.set(account.id, allowanceFrom(account, weeks.get(account.id), s, now, own.get(account.id)));
   return out;
 }
 
@@ -251,14 +253,6 @@ export function ownDailyLimits(s: SafetySettings, wd: number | null): { name: st
   }));
 }
 
-interface DayRow {
-  day: string;
-  conn: number;
-  msgs: number;
-  visits: number;
-  reactions: number;
-}
-
 /** The account's daily limits on a day `wd` of its warm-up (null: none runs): they rise from the start values to the configured ones. */
 export function dailyLimits(
   account: Pick<AccountRow, 'connectionRequestLimit' | 'messageLimit' | 'profileVisitLimit' | 'postReactionLimit'>,
@@ -274,12 +268,12 @@ export function dailyLimits(
   };
 }
 
-function allowanceFrom(account: AccountRow, rows: readonly DayRow[], s: SafetySettings, now: number, ownToday?: ReadonlyMap<string, number>): Allowance {
+function allowanceFrom(account: AccountRow, week: WeekRow | undefined, s: SafetySettings, now: number, ownToday?: ReadonlyMap<string, number>): Allowance {
   const today = dayStart(now);
-  const byDay = new Map(rows.map((r) => [r.day, r]));
-  const todayRow = byDay.get(utcDay(today));
-  const connToday = todayRow?.conn ?? 0;
-  const weekSent = rows.reduce((n, r) => n + r.conn, 0);
+  // Invitations day by day, six days ago first and today last; an account with no row sent none.
+  const conn = week ? [week.conn0, week.conn1, week.conn2, week.conn3, week.conn4, week.conn5, week.conn6] : [0, 0, 0, 0, 0, 0, 0];
+  const connToday = conn[6] as number;
+  const weekSent = conn.reduce((n, c) => n + c, 0);
   const weeklyLimit = account.weeklyConnectionRequestLimit ?? s.weeklyConnectionRequestLimit;
   const wd = warmUpDay(account, s, now);
   const limits = dailyLimits(account, s, wd);
@@ -291,7 +285,7 @@ function allowanceFrom(account: AccountRow, rows: readonly DayRow[], s: SafetySe
     // The window slides one day at a time; the first day whose window holds less than the cap frees a slot.
     for (let k = 1; k <= 7; k++) {
       let sum = 0;
-      for (let d = k - 6; d <= 0; d++) sum += byDay.get(utcDay(today + d * DAY))?.conn ?? 0;
+      for (let d = k; d <= 6; d++) sum += conn[d] as number;
       if (sum < weeklyLimit) {
         weekFullUntil = today + k * DAY;
         break;
@@ -304,9 +298,9 @@ function allowanceFrom(account: AccountRow, rows: readonly DayRow[], s: SafetySe
     profileVisitLimit: limits.visits,
     postReactionLimit: limits.reactions,
     connectionRequestsSentToday: connToday,
-    messagesSentToday: todayRow?.msgs ?? 0,
-    profileVisitsToday: todayRow?.visits ?? 0,
-    postReactionsToday: todayRow?.reactions ?? 0,
+    messagesSentToday: week?.msgs ?? 0,
+    profileVisitsToday: week?.visits ?? 0,
+    postReactionsToday: week?.reactions ?? 0,
     week: { connectionRequestsSent: weekSent, connectionRequestLimit: weeklyLimit },
     own: Object.fromEntries(ownDailyLimits(s, wd).map((l) => [l.name, { limit: l.limit, today: ownToday?.get(l.intent) ?? 0 }])),
     warmUpDay: wd,

@@ -28,10 +28,29 @@ const DAILY_COLUMN: Record<DailyCounter, string> = {
   postReactions: 'post_reactions',
 };
 
-export interface DailyRow {
+/** The seven UTC days (YYYY-MM-DD) of a rolling week, oldest first: `d6` is today. */
+export interface WeekDays {
+  d0: string;
+  d1: string;
+  d2: string;
+  d3: string;
+  d4: string;
+  d5: string;
+  d6: string;
+}
+
+/** One account's counters over a rolling week (`WeekDays`): one row an account, not one a day. */
+export interface WeekRow {
   accountId: string;
-  day: string;
-  conn: number;
+  /** Invitations sent on each day of the week, `conn0` six days before today, `conn6` today. */
+  conn0: number;
+  conn1: number;
+  conn2: number;
+  conn3: number;
+  conn4: number;
+  conn5: number;
+  conn6: number;
+  /** Today's messages, profile visits and post likes. */
   msgs: number;
   visits: number;
   reactions: number;
@@ -42,8 +61,12 @@ export interface ActivityStatements {
   countWorkspace: Record<WorkspaceCounter, Statement<[]>>;
   /** Adds one to an account's counter of a day, creating the day's row. */
   countDaily: Record<DailyCounter, Statement<[{ accountId: string; day: string }]>>;
-  /** The invitations, messages, visits and likes of the accounts in the JSON array `ids`, on the days from..to (YYYY-MM-DD). */
-  dailyOfMany: Statement<[{ ids: string; from: string; to: string }], DailyRow>;
+  /**
+   * The week of each account in the JSON array `ids` that has a counter in it: its invitations
+   * day by day, and today's messages, visits and likes. Summed in SQLite, so an account costs one
+   * row, not seven: the rows were most of the read's time (bench/METHOD.md).
+   */
+  weekOfMany: Statement<[{ ids: string } & WeekDays], WeekRow>;
 }
 
 export const activityStatements: (db: Db) => ActivityStatements = perDb((db) => {
@@ -58,10 +81,21 @@ export const activityStatements: (db: Db) => ActivityStatements = perDb((db) => 
          ON CONFLICT (account_id, day) DO UPDATE SET ${col} = ${col} + 1`,
       ),
     ),
-    dailyOfMany: c.prepare(
-      `SELECT account_id AS accountId, day, connection_requests_sent AS conn, messages_sent AS msgs,
-         profile_visits AS visits, post_reactions AS reactions FROM account_daily
-       WHERE account_id IN (SELECT value FROM json_each(@ids)) AND day BETWEEN @from AND @to`,
+    weekOfMany: c.prepare(
+      `SELECT account_id AS accountId,
+         sum(CASE WHEN day = @d0 THEN connection_requests_sent ELSE 0 END) AS conn0,
+         sum(CASE WHEN day = @d1 THEN connection_requests_sent ELSE 0 END) AS conn1,
+         sum(CASE WHEN day = @d2 THEN connection_requests_sent ELSE 0 END) AS conn2,
+         sum(CASE WHEN day = @d3 THEN connection_requests_sent ELSE 0 END) AS conn3,
+         sum(CASE WHEN day = @d4 THEN connection_requests_sent ELSE 0 END) AS conn4,
+         sum(CASE WHEN day = @d5 THEN connection_requests_sent ELSE 0 END) AS conn5,
+         sum(CASE WHEN day = @d6 THEN connection_requests_sent ELSE 0 END) AS conn6,
+         sum(CASE WHEN day = @d6 THEN messages_sent ELSE 0 END) AS msgs,
+         sum(CASE WHEN day = @d6 THEN profile_visits ELSE 0 END) AS visits,
+         sum(CASE WHEN day = @d6 THEN post_reactions ELSE 0 END) AS reactions
+       FROM account_daily
+       WHERE account_id IN (SELECT value FROM json_each(@ids)) AND day BETWEEN @d0 AND @d6
+       GROUP BY account_id`,
     ),
   };
 });
