@@ -611,20 +611,26 @@ async function main(): Promise<boolean> {
     // A case and its baselines take turns, so drifting load from other work hits them alike.
     const together = async (...specs: LoadSpec[]) => (await runInterleaved(specs, ROUNDS)).map(report);
     // The cases whose ratios are targets take more turns of the same 1-second slices: one slowed
-    // second on a shared machine then moves the median of their turns' ratios little.
-    const inTurns = async (...specs: LoadSpec[]) =>
-      (
-        await runInterleaved(
-          specs.map((spec) => ({ ...spec, durationSeconds: SETTINGS.turns })),
-          SETTINGS.turns,
-        )
-      ).map(report);
+    // second on a shared machine then moves the median of their turns' ratios little. `side` names
+    // the cases in the order they take their turns, when it is not the order they are reported in:
+    // a case beside what it is compared with, so a turn's ratio is of two slices one after the other.
+    const inTurns = async (side: readonly string[] | null, ...specs: LoadSpec[]) => {
+      const turns = side === null ? specs : side.map((id) => specs.find((spec) => spec.id === id) as LoadSpec);
+      if (turns.length !== specs.length || turns.some((spec) => spec === undefined)) throw new Error(`the turn order ${side} does not name every case once`);
+      const runs = await runInterleaved(
+        turns.map((spec) => ({ ...spec, durationSeconds: SETTINGS.turns })),
+        SETTINGS.turns,
+      );
+      return specs.map((spec) => report(runs.find((r) => r.id === spec.id) as LoadRun));
+    };
 
     const rss = sampleRss(server.pid);
     const mcpCall = rpc('tools/call', { name: 'get_credits', arguments: {} });
     const modernCall = modernRpc('tools/call', { name: 'get_credits', arguments: {} });
     if (want('credits'))
       await inTurns(
+        // REST between the scoped key and bare Express, each MCP era beside its SDK baseline.
+        ['credits.scoped', 'credits.rest', 'credits.express', 'credits.http', 'credits.mcp-sdk', 'credits.mcp', 'credits.mcp-modern', 'credits.mcp-sdk-modern'],
         {
           ...base,
           ...log('get_credits'),
@@ -703,6 +709,7 @@ async function main(): Promise<boolean> {
     const leadPath = (id: string) => `/public/v1/campaigns/${LIST_CAMPAIGN}/leads/${id}`;
     if (want('lead'))
       await inTurns(
+        null,
         {
           ...base,
           ...log('get_lead'),
