@@ -629,8 +629,10 @@ async function main(): Promise<boolean> {
     const modernCall = modernRpc('tools/call', { name: 'get_credits', arguments: {} });
     if (want('credits'))
       await inTurns(
-        // REST between the scoped key and bare Express, each MCP era beside its SDK baseline.
-        ['credits.scoped', 'credits.rest', 'credits.express', 'credits.http', 'credits.mcp-sdk', 'credits.mcp', 'credits.mcp-modern', 'credits.mcp-sdk-modern'],
+        // REST between bare Express and the scoped key, each MCP era beside its SDK baseline, and
+        // a baseline at each end: the case at an end takes two slices in a row where the order
+        // turns, and a server case there was compared with slices it did not sit beside.
+        ['credits.http', 'credits.express', 'credits.rest', 'credits.scoped', 'credits.mcp-sdk', 'credits.mcp', 'credits.mcp-modern', 'credits.mcp-sdk-modern'],
         {
           ...base,
           ...log('get_credits'),
