@@ -615,8 +615,9 @@ async function main(): Promise<boolean> {
     // the cases in the order they take their turns, when it is not the order they are reported in:
     // a case beside what it is compared with, so a turn's ratio is of two slices one after the other.
     const inTurns = async (side: readonly string[] | null, ...specs: LoadSpec[]) => {
+      if (side !== null && (side.length !== specs.length || new Set(side).size !== side.length || specs.some((spec) => !side.includes(spec.id))))
+        throw new Error(`the turn order ${side} does not name every case once`);
       const turns = side === null ? specs : side.map((id) => specs.find((spec) => spec.id === id) as LoadSpec);
-      if (turns.length !== specs.length || turns.some((spec) => spec === undefined)) throw new Error(`the turn order ${side} does not name every case once`);
       const runs = await runInterleaved(
         turns.map((spec) => ({ ...spec, durationSeconds: SETTINGS.turns })),
         SETTINGS.turns,
