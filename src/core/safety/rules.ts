@@ -208,7 +208,6 @@ export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: Safe
   if (accountRows.length === 0) return out;
   const today = dayStart(now);
   const day = (k: number) => utcDay(today - (6 - k) * DAY);
-  const weeks = new Map<string, WeekRow>();
   const rows = activityStatements(ctx.db).weekOfMany.all({
     ids: JSON.stringify(accountRows.map((a) => a.id)),
     d0: day(0),
@@ -219,7 +218,7 @@ export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: Safe
     d5: day(5),
     d6: day(6),
   });
-  for (const r of rows) weeks.set(r.accountId, r);
+  const weeks = new Map(rows.map((r) => [r.accountId, r]));
   const own = withOwn ? ownCounts(ctx, accountRows, today, now) : new Map<string, Map<string, number>>();
   for (const account of accountRows) out.set(account.id, allowanceFrom(account, weeks.get(account.id), s, now, own.get(account.id)));
   return out;
