@@ -129,6 +129,79 @@ describe('add_leads_batch when SQLite fails', () => {
   });
 });
 
+describe('add_leads_batch with the caller’s writes alongside (an import’s progress)', () => {
+  /** Records what `alongside` saw, and writes the count of created items where the test can read it back. */
+  const recorder = (ctx: Ctx) => {
+    const seen: { statuses: string[]; inTransaction: boolean }[] = [];
+    const alongside = (answers: readonly { status: string }[]) => {
+      seen.push({ statuses: answers.map((a) => a.status), inTransaction: ctx.db.$client.inTransaction });
+      ctx.db
+        .update(creditBalance)
+        .set({ lookalikeCredits: 100 + answers.filter((a) => a.status === 'created').length })
+        .run();
+    };
+    return { seen, alongside };
+  };
+  const lookalikeCredits = (ctx: Ctx) => ctx.db.select().from(creditBalance).get()!.lookalikeCredits;
+
+  it('runs once, last, in the batch’s transaction, with the answers the batch returns', () => {
+    const ctx = testCtx();
+    const { seen, alongside } = recorder(ctx);
+    const r = addLeadsBatch(ctx, 'cmp_q4', ADDS, undefined, alongside);
+    expect(seen).toEqual([{ statuses: r.results.map((x) => x.status), inTransaction: true }]);
+    expect(r.summary).toMatchObject({ created: 3 });
+    expect(lookalikeCredits(ctx)).toBe(103);
+    expect(ctx.db.$client.inTransaction).toBe(false);
+  });
+
+  it('after an item’s failure, gets the answers of the attempt that commits', () => {
+    const ctx = testCtx();
+    const { seen, alongside } = recorder(ctx);
+    failWrite(ctx, 'statement', 'INSERT ON main.leads', `NEW.network_url = '${url('p2')}'`);
+    const r = addLeadsBatch(ctx, 'cmp_q4', ADDS, undefined, alongside);
+    expect(seen.map((s) => s.statuses)).toEqual([['created', 'duplicate', 'validation_error', 'excluded', 'failed', 'failed', 'failed']]);
+    expect(r.summary).toMatchObject({ created: 1, failed: 3 });
+    expect(lookalikeCredits(ctx)).toBe(101);
+  });
+
+  it.each(['transaction', 'commit'] as const)('when the %s is lost, records every item failed in a transaction of its own', (failure) => {
+    const ctx = testCtx();
+    const before = addState(ctx);
+    const { seen, alongside } = recorder(ctx);
+    failWrite(ctx, failure, 'INSERT ON main.leads', `NEW.network_url = '${url('p2')}'`);
+    const r = addLeadsBatch(ctx, 'cmp_q4', ADDS, undefined, alongside);
+    expect(r.summary).toMatchObject({ created: 0, failed: 7 });
+    expect(seen.at(-1)).toEqual({ statuses: ADDS.map(() => 'failed'), inTransaction: true });
+    // The batch left nothing; the caller's record of it committed.
+    expect(addState(ctx)).toEqual({ ...before, balance: { ...before.balance, lookalikeCredits: 100 } });
+    expect(ctx.db.$client.inTransaction).toBe(false);
+  });
+
+  it('a throw from it is the caller’s: it goes to the caller and nothing of the batch commits', () => {
+    const ctx = testCtx();
+    const before = addState(ctx);
+    const boom = new Error('progress could not be written');
+    expect(() =>
+      addLeadsBatch(ctx, 'cmp_q4', ADDS, undefined, () => {
+        ctx.db.update(creditBalance).set({ lookalikeCredits: 1 }).run();
+        throw boom;
+      }),
+    ).toThrow(boom);
+    expect(addState(ctx)).toEqual(before);
+    expect(ctx.db.$client.inTransaction).toBe(false);
+  });
+
+  it('inside a caller’s transaction SQLite rolled back, the loss goes to the caller', () => {
+    const ctx = testCtx();
+    const before = addState(ctx);
+    const { seen, alongside } = recorder(ctx);
+    failWrite(ctx, 'transaction', 'INSERT ON main.leads', `NEW.network_url = '${url('p2')}'`);
+    expect(() => transaction(ctx.db, () => addLeadsBatch(ctx, 'cmp_q4', ADDS, undefined, alongside))).toThrow('database or disk is full');
+    expect(seen).toEqual([]);
+    expect(addState(ctx)).toEqual(before);
+  });
+});
+
 /** The fixture plus leads to tag and delete. */
 function workspace() {
   const w = fixture();

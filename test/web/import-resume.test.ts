@@ -63,3 +63,28 @@ describe('a dashboard import killed as it records a chunk, then resumed', () => 
     after.db.$client.close();
   });
 });
+
+describe('a dashboard import whose chunk has no row for batch add', () => {
+  it('records that chunk’s rows and progress too, in a transaction of its own', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'outreach-import-invalid-')), 'o.db');
+    const ctx = fileCtx(path, new FakeClock());
+    loadWorkspace(ctx, WorkspaceFile.parse(fixture()), { reset: false });
+    ctx.db.update(creditBalance).set({ credits: 10_000 }).run();
+    // The first 100 rows name a person in more characters than a lead keeps: the import refuses
+    // them before batch add sees the chunk. The 20 after them are added.
+    const long = 'x'.repeat(1_000);
+    const file = [
+      'Name;LinkedIn URL',
+      ...Array.from({ length: 100 }, (_, i) => `${long};https://www.linkedin.com/in/too-long-${i}`),
+      ...Array.from({ length: 20 }, (_, i) => `Person ${i};https://www.linkedin.com/in/fits-${i}`),
+    ].join('\n');
+    const { importId } = await startLeadImport(ctx, { campaignId: 'cmp_noagent', csv: file });
+    await runLeadImport(ctx, importId);
+    const done = getLeadImport(ctx, importId);
+    expect(done).toMatchObject({ status: 'done', rowsDone: 120, creditsCharged: 20, summary: { total: 120, created: 20, validation_error: 100 } });
+    expect(done?.rows).toHaveLength(100);
+    expect(done?.rows?.[0]).toMatchObject({ line: 2, status: 'validation_error', field: 'fullName' });
+    expect(ctx.db.select().from(leads).where(eq(leads.campaignId, 'cmp_noagent')).all()).toHaveLength(20);
+    ctx.db.$client.close();
+  });
+});

@@ -9,6 +9,7 @@ import { failpoint } from '../faults.js';
 import { newId } from '../ids.js';
 import { ADD_ITEM_STATUSES } from '../leads/add.js';
 import {
+  addSummaries,
   checkImportable,
   IMPORT_FIELDS,
   importLeads,
@@ -138,9 +139,6 @@ export async function startLeadImport(
   });
 }
 
-const add = (a: ImportSummaryShape, b: ImportSummaryShape): ImportSummaryShape =>
-  Object.fromEntries(Object.keys(a).map((k) => [k, a[k as keyof ImportSummaryShape] + b[k as keyof ImportSummaryShape]])) as ImportSummaryShape;
-
 /**
  * Runs (or resumes) a recorded import: the rows after the last recorded one go through the
  * import verb, chunk by chunk, and the progress and the rows not created are written with each
@@ -173,7 +171,11 @@ export async function runLeadImport(ctx: Ctx, importId: string): Promise<void> {
       onProgress: (p) =>
         transaction(ctx.db, () => {
           failpoint(ctx, 'imports.progress', importId);
-          write({ rowsDone: row.rowsDone + p.rowsDone, summary: JSON.stringify(add(base, p.summary)), creditsCharged: row.creditsCharged + p.creditsCharged });
+          write({
+            rowsDone: row.rowsDone + p.rowsDone,
+            summary: JSON.stringify(addSummaries(base, p.summary)),
+            creditsCharged: row.creditsCharged + p.creditsCharged,
+          });
           for (const r of p.rows) {
             upsertImportRow(ctx, importId, { line: r.line, status: r.status, field: r.field ?? null, message: r.message, cells: JSON.stringify(r.cells) });
           }

@@ -10,7 +10,7 @@ import { beginImporting, endImporting, importingHolder, isFinished, neverRestart
 import type { Ctx } from '../context.js';
 import { GRANT_HINT, leadCreditsAvailable } from '../credits/charge.js';
 import { ApiError, validationError } from '../errors.js';
-import { ADD_ITEM_STATUSES, addLeadsBatch, profileUrlProblem, type AddItemStatus, type NewBatchLead } from '../leads/add.js';
+import { ADD_ITEM_STATUSES, addLeadsBatch, profileUrlProblem, type AddItemStatus, type AddLeadsBatchResult, type NewBatchLead } from '../leads/add.js';
 import { LEAD_FIELD_MAX } from '../leads/fields.js';
 import { wordsProblem } from '../validation.js';
 import { setRehearsalCredits } from '../credits/store.js';
@@ -320,31 +320,32 @@ const ROW_MESSAGES: Record<Exclude<AddItemStatus, 'created' | 'validation_error'
   failed: 'Not added: a temporary failure stopped the chunk this row was in. Import the file again; rows already in are skipped free.',
 };
 
+/** What a chunk came to: its rows per status, the credits charged, and the rows not created. */
 interface ChunkOutcome {
+  counts: ImportSummaryShape;
   charged: number;
   rows: RowReport[];
 }
 
-/** Adds one chunk through batch add and judges each row. */
-function addChunk(ctx: Ctx, campaignId: string, chunk: readonly Row[], summary: ImportSummaryShape): ChunkOutcome {
-  const valid = chunk.filter((r) => r.invalid === null);
+/** Two summaries added up, status by status. */
+export const addSummaries = (a: ImportSummaryShape, b: ImportSummaryShape): ImportSummaryShape =>
+  Object.fromEntries(Object.keys(a).map((k) => [k, a[k as keyof ImportSummaryShape] + b[k as keyof ImportSummaryShape]])) as ImportSummaryShape;
+
+/**
+ * Judges each row of a chunk: a row invalid before batch add is a `validation_error`, the others
+ * take batch add's answers to the valid rows, in order. Reads nothing, so it may judge the same
+ * answers twice.
+ */
+function judgeChunk(chunk: readonly Row[], valid: readonly Row[], answers: readonly BatchAnswer[]): ChunkOutcome {
   const statuses = new Map<Row, AddItemStatus>();
-  let charged = 0;
-  if (valid.length) {
-    const result = addLeadsBatch(
-      ctx,
-      campaignId,
-      valid.map((r) => r.lead),
-    );
-    result.results.forEach((r, i) => {
-      statuses.set(valid[i] as Row, r.status);
-    });
-    charged = result.creditsCharged;
-  }
+  answers.forEach((a, i) => {
+    statuses.set(valid[i] as Row, a.status);
+  });
+  const counts = emptySummary();
   const rows: RowReport[] = [];
   for (const row of chunk) {
     const status = statuses.get(row) ?? 'validation_error';
-    summary[status]++;
+    counts[status]++;
     if (status === 'created') continue;
     if (status === 'validation_error') {
       const why = row.invalid ?? { field: 'networkUrl' as const, message: profileUrlProblem('networkUrl', row.lead.networkUrl) };
@@ -353,8 +354,32 @@ function addChunk(ctx: Ctx, campaignId: string, chunk: readonly Row[], summary: 
       rows.push({ line: row.line, status, message: ROW_MESSAGES[status], cells: row.cells });
     }
   }
-  summary.total += chunk.length;
-  return { charged, rows };
+  counts.total = chunk.length;
+  return { counts, charged: answers.reduce((sum, a) => sum + a.creditsCharged, 0), rows };
+}
+
+type BatchAnswer = AddLeadsBatchResult['results'][number];
+
+/**
+ * Adds one chunk through batch add and judges each row. `alongside` gets the chunk's outcome
+ * inside batch add's transaction (writeBatch), so what it writes commits with the chunk; the
+ * chunk is not wrapped in a transaction of the caller's, which would make it a savepoint.
+ */
+function addChunk(ctx: Ctx, campaignId: string, chunk: readonly Row[], alongside?: (outcome: ChunkOutcome) => void): ChunkOutcome {
+  const valid = chunk.filter((r) => r.invalid === null);
+  if (valid.length === 0) {
+    const outcome = judgeChunk(chunk, valid, []);
+    if (alongside) transaction(ctx.db, () => alongside(outcome));
+    return outcome;
+  }
+  const result = addLeadsBatch(
+    ctx,
+    campaignId,
+    valid.map((r) => r.lead),
+    undefined,
+    alongside && ((answers) => alongside(judgeChunk(chunk, valid, answers))),
+  );
+  return judgeChunk(chunk, valid, result.results);
 }
 
 /** Reads the header and maps it; no column for networkUrl is an error before anything is written. */
@@ -440,7 +465,7 @@ export async function importLeads(ctx: Ctx, opts: ImportOptions): Promise<Import
     if (!renewImporting(ctx, opts.campaignId, holder, ttlMs)) beginImporting(ctx, opts.campaignId, { holder, lease: { ttlMs } });
   };
 
-  const summary = emptySummary();
+  let summary = emptySummary();
   const rows: RowReport[] = [];
   let creditsCharged = 0;
   let stoppedAt: ImportStop | null = null;
@@ -450,19 +475,22 @@ export async function importLeads(ctx: Ctx, opts: ImportOptions): Promise<Import
   const flush = () => {
     // The chunk and its progress commit together: a run killed at any point leaves a record
     // that counts exactly the rows it created, so a resumed import neither adds them again nor
-    // calls them duplicates. The counts are taken as the transaction commits.
-    const before = { summary: { ...summary }, creditsCharged };
-    let outcome: ChunkOutcome;
-    try {
-      outcome = transaction(ctx.db, () => {
-        const added = addChunk(ctx, opts.campaignId, chunk, summary);
-        opts.onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged: creditsCharged + added.charged, rows: added.rows });
-        return added;
-      });
-    } catch (err) {
-      Object.assign(summary, before.summary);
-      throw err;
-    }
+    // calls them duplicates.
+    const progress = opts.onProgress;
+    const outcome = addChunk(
+      ctx,
+      opts.campaignId,
+      chunk,
+      progress &&
+        ((o) =>
+          progress({
+            rowsDone: summary.total + o.counts.total,
+            summary: addSummaries(summary, o.counts),
+            creditsCharged: creditsCharged + o.charged,
+            rows: o.rows,
+          })),
+    );
+    summary = addSummaries(summary, outcome.counts);
     creditsCharged += outcome.charged;
     rows.push(...outcome.rows);
     opts.afterChunk?.(chunkIndex++);
@@ -513,13 +541,14 @@ export interface ImportPreview extends ImportResult {
 
 /** Runs every chunk of `rows` through batch add in one transaction that is always rolled back. */
 function dryRun(ctx: Ctx, campaignId: string, rows: readonly Row[], credits: number | null, onProgress?: ImportOptions['onProgress']) {
-  const summary = emptySummary();
+  let summary = emptySummary();
   const rejected: RowReport[] = [];
   let charged = 0;
   rehearse(ctx.db, () => {
     if (credits !== null) setRehearsalCredits(ctx.db, credits);
     for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
-      const outcome = addChunk(ctx, campaignId, rows.slice(i, i + CHUNK_SIZE), summary);
+      const outcome = addChunk(ctx, campaignId, rows.slice(i, i + CHUNK_SIZE));
+      summary = addSummaries(summary, outcome.counts);
       charged += outcome.charged;
       rejected.push(...outcome.rows);
       onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged: charged, rows: outcome.rows });

@@ -189,8 +189,15 @@ function itemWordsProblem(item: NewBatchLead, index: number): string | null {
  * the first credit exhaustion that item and every later one is `insufficient_credits`; after
  * an unexpected failure that item and every later one is `failed`. Duplicates within the
  * batch resolve to the first item's lead, which the later item's lookup already sees.
+ * `alongside` writes what must commit with the answers (see writeBatch): an import's progress.
  */
-export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewBatchLead[], progress?: ProgressReporter): AddLeadsBatchResult {
+export function addLeadsBatch(
+  ctx: Ctx,
+  campaignId: string,
+  items: readonly NewBatchLead[],
+  progress?: ProgressReporter,
+  alongside?: (results: readonly AddLeadsBatchResult['results'][number][]) => void,
+): AddLeadsBatchResult {
   requireCampaignRow(ctx, campaignId);
   const placedSoFar = steppedProgress(progress, items.length);
   const badWords = items.map(itemWordsProblem);
@@ -207,7 +214,7 @@ export function addLeadsBatch(ctx: Ctx, campaignId: string, items: readonly NewB
   };
   const results = writeBatch(
     ctx,
-    { verb: 'add', campaignId },
+    { verb: 'add', campaignId, alongside },
     items,
     (item, index, earlier): AddLeadsBatchResult['results'][number] => {
       placedSoFar?.(index);
