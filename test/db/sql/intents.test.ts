@@ -1,7 +1,7 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/connection.js';
-import { engineIntents } from '../../../src/db/schema.js';
+import { engineIntents, leads } from '../../../src/db/schema.js';
 import { insertIntent, intentStatements, type IntentRow } from '../../../src/db/sql/intents.js';
 import { variedCtx } from './helpers.js';
 
@@ -99,6 +99,53 @@ describe('intent statements', () => {
     expect(ahead(100)).toStrictEqual(['lead_5']);
   });
 
+  it('keeps a touched lead exactly while each of the conditions on it holds, as the query builder reads them', () => {
+    const { db } = variedCtx();
+    const s = intentStatements(db);
+    const ids = db
+      .select({ id: leads.id })
+      .from(leads)
+      .orderBy(leads.seq)
+      .all()
+      .map((l) => l.id);
+    // Every lead touched once; the leads take turns breaking one condition each, or none.
+    const breaks = [
+      {},
+      { invitedAt: 5 },
+      { connectionRequestAccepted: true },
+      { excluded: true },
+      { replied: true },
+      { stage: 'connection_sent' },
+      { stage: 'failed' },
+    ] as const;
+    ids.forEach((id, n) => {
+      insertIntent(db, intent(`int_t${n}`, { leadId: id, kind: 'visit', state: 'sent', createdAt: 100 + n }));
+      db.update(leads)
+        .set({ invitedAt: null, connectionRequestAccepted: false, excluded: false, replied: false, stage: 'new', ...breaks[n % breaks.length] })
+        .where(eq(leads.id, id))
+        .run();
+    });
+    const expected = db
+      .select({ id: leads.id })
+      .from(leads)
+      .where(
+        and(isNull(leads.invitedAt), eq(leads.connectionRequestAccepted, false), eq(leads.excluded, false), eq(leads.replied, false), eq(leads.stage, 'new')),
+      )
+      .all()
+      .map((l) => l.id)
+      .sort();
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(ids.length);
+    const read = () => s.touchedNotInvited.all({ account: 'acc_a', from: 0, kinds: JSON.stringify(['visit']), upTo: 10_000 }).sort();
+    expect(read()).toStrictEqual(expected);
+    // A lead leaves and comes back as its row changes.
+    const first = expected[0] as string;
+    db.update(leads).set({ stage: 'connection_sent' }).where(eq(leads.id, first)).run();
+    expect(read()).toStrictEqual(expected.slice(1));
+    db.update(leads).set({ stage: 'new' }).where(eq(leads.id, first)).run();
+    expect(read()).toStrictEqual(expected);
+  });
+
   it("reads an account's touches and its sends of some kinds from their index alone", () => {
     const { db } = variedCtx();
     const s = intentStatements(db);
@@ -106,6 +153,8 @@ describe('intent statements', () => {
       (db.$client.prepare(`EXPLAIN QUERY PLAN ${source}`).all(params) as { detail: string }[]).map((r) => r.detail).join('\n');
     const kinds = JSON.stringify(['visit']);
     expect(plan(s.touchedNotInvited.source, { account: 'acc_a', from: 0, kinds, upTo: 5 })).toContain('USING COVERING INDEX engine_intents_account_kind');
+    // Each touched lead is looked for among the fresh leads only (migration 0036).
+    expect(plan(s.touchedNotInvited.source, { account: 'acc_a', from: 0, kinds, upTo: 5 })).toContain('SEARCH l USING INDEX leads_fresh (id=?)');
     expect(plan(s.kindsOfMany.source, { ids: JSON.stringify(['acc_a']), kinds, from: 0, to: 1 })).toContain('USING COVERING INDEX engine_intents_account_kind');
   });
 });

@@ -1,0 +1,1 @@
+CREATE INDEX `leads_fresh` ON `leads` (`id`) WHERE "leads"."invited_at" IS NULL AND "leads"."connection_request_accepted" = 0 AND "leads"."excluded" = 0 AND "leads"."replied" = 0 AND "leads"."stage" = 'new';
