@@ -551,7 +551,7 @@ function dryRun(ctx: Ctx, campaignId: string, rows: readonly Row[], credits: num
       summary = addSummaries(summary, outcome.counts);
       charged += outcome.charged;
       rejected.push(...outcome.rows);
-      onProgress?.({ rowsDone: summary.total, summary: { ...summary }, creditsCharged: charged, rows: outcome.rows });
+      onProgress?.({ rowsDone: summary.total, summary, creditsCharged: charged, rows: outcome.rows });
     }
   });
   return { summary, rows: rejected, charged };
