@@ -51,14 +51,24 @@ async function loadPlaywright(): Promise<Playwright | null> {
 }
 const playwright = await loadPlaywright();
 
-/** The client's loopback redirect target: records the URL the browser lands on. */
+/**
+ * The client's loopback redirect target: records the URL the browser lands on. Only
+ * /callback counts: Chromium also asks for /favicon.ico after a landing, and a late one
+ * must not pass for the next test's landing. Each landing goes to one waiter only.
+ */
 function callbackServer(): Promise<{ server: Server; url: string; next: () => Promise<URL> }> {
   let waiting: ((u: URL) => void) | null = null;
   const landed: URL[] = [];
   const server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (u.pathname !== '/callback') {
+      res.writeHead(404).end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Signed in</title><p>You can close this window.</p>');
-    if (waiting) waiting(u);
+    const w = waiting;
+    waiting = null;
+    if (w) w(u);
     else landed.push(u);
   });
   return new Promise((resolve) =>
