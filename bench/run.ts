@@ -34,6 +34,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'autocannon';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { loadApp, repoRoot, type App } from './lib/app.js';
 import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQueries, type ListCase } from './lib/leads.js';
 import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
@@ -138,8 +139,15 @@ interface Json {
   text: string;
 }
 
+/**
+ * The checks' requests each go on a connection of their own. Kept alive, a connection that sat
+ * idle through an in-process case (its event loop busy with SQLite) could be reused just as the
+ * server closed it: the run on ae2e71c died on `read ECONNRESET` at tools/list after the drafts case.
+ */
+const oneShot = new Agent({ pipelining: 0 });
+
 async function call(url: string, init: RequestInit = {}): Promise<Json> {
-  const res = await fetch(url, init);
+  const res = await undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher: oneShot });
   const text = await res.text();
   let body: unknown = text;
   try {
