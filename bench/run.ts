@@ -34,10 +34,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'autocannon';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { loadApp, repoRoot, type App } from './lib/app.js';
 import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQueries, type ListCase } from './lib/leads.js';
-import { combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
+import { checkFetch, combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
 import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
 import { benchDashboard } from './lib/dashboard.js';
 import {
@@ -139,15 +138,9 @@ interface Json {
   text: string;
 }
 
-/**
- * The checks' requests each go on a connection of their own. Kept alive, a connection that sat
- * idle through an in-process case (its event loop busy with SQLite) could be reused just as the
- * server closed it: the run on ae2e71c died on `read ECONNRESET` at tools/list after the drafts case.
- */
-const oneShot = new Agent({ pipelining: 0 });
-
-async function call(url: string, init: RequestInit = {}): Promise<Json> {
-  const res = await undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher: oneShot });
+/** A check's request, on a connection of its own (checkFetch). */
+async function call(url: string, init: Parameters<typeof checkFetch>[1] = {}): Promise<Json> {
+  const res = await checkFetch(url, init);
   const text = await res.text();
   let body: unknown = text;
   try {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { firstLoad } from './first-load.js';
-import { serverTimes } from './load.js';
+import { checkFetch, serverTimes } from './load.js';
 import { summarize, type Summary } from './stats.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -109,7 +109,7 @@ function loginLink(root: string, db: string, base: string): string {
 }
 
 async function sessionCookie(root: string, db: string, base: string): Promise<string> {
-  const res = await fetch(loginLink(root, db, base), { redirect: 'manual' });
+  const res = await checkFetch(loginLink(root, db, base), { redirect: 'manual' });
   if (res.status !== 303) throw new Error(`login answered ${res.status}`);
   return (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
 }

@@ -10,7 +10,7 @@ import type * as DraftUpdate from '../../src/core/drafts/update.js';
 import type * as DraftsWriter from '../../src/db/drafts-writer.js';
 import type * as Tx from '../../src/db/tx.js';
 import type { App } from './app.js';
-import { type LoadSpec, runSlice, serverTimes } from './load.js';
+import { checkFetch, type LoadSpec, runSlice, serverTimes } from './load.js';
 import { summarize, type Summary, timeInTurns } from './stats.js';
 
 /** What the drafts case measured (issue: drafts a person approves). */
@@ -122,7 +122,7 @@ export async function benchDrafts(o: DraftsRunOptions): Promise<DraftsBench> {
   ];
   const listTimes: number[] = [];
   for (const [i, path] of pages.entries()) {
-    const check = await fetch(o.url + path, { headers: o.headers });
+    const check = await checkFetch(o.url + path, { headers: o.headers });
     const body = (await check.json()) as { drafts?: unknown[] };
     if (check.status !== 200 || body.drafts?.length !== 50) throw new Error(`list_drafts ${path}: HTTP ${check.status}, ${body.drafts?.length} drafts`);
     const spec: LoadSpec = {

@@ -1,5 +1,6 @@
 import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import autocannon, { type Options, type Request, type Result } from 'autocannon';
+import { Agent, fetch as undiciFetch, type RequestInit, type Response } from 'undici';
 import { median, summarize, type Summary } from './stats.js';
 
 /** One autocannon run, against the server or a baseline. */
@@ -48,6 +49,18 @@ export interface LoadSpec {
   baselines?: string[];
   /** The server's request log and which of its lines count, for server-side times. */
   serverLog?: { path: string; match: LogMatch };
+}
+
+const oneShot = new Agent({ pipelining: 0 });
+
+/**
+ * A check's request (not a measured one), on a connection of its own. Kept alive, a connection
+ * that sat idle while the bench process was busy in-process (seeding, an in-process case, a CLI
+ * run it waits for) could be reused just as the server closed it: a whole run died on `read
+ * ECONNRESET` at a check after the drafts case.
+ */
+export function checkFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  return undiciFetch(url, { ...init, dispatcher: oneShot });
 }
 
 /**
