@@ -77,14 +77,7 @@ export function heldForSender(
   return busy(sender) ? sender : null;
 }
 
-/**
- * Where leads held for their sender go: behind the time it may send again (`until`), at the
- * average spacing (`step`), as deferSends puts an idle lane's sends. Leads held before that still
- * wait past `until` (the last of them due at `lastHeld`) keep their slots, and these queue behind
- * them: put on the same slots, all but one of a slot's leads would be held and moved again when it
- * came.
- */
-export function deferHeld(leads: readonly { leadId: string; due: number | null }[], until: number, step: number, lastHeld = 0): Deferral['moves'] {
-  const first = lastHeld >= until ? lastHeld + step : until;
-  return leads.map((lead, j) => ({ leadId: lead.leadId, from: lead.due, to: first + j * step }));
+/** Where leads held for their sender go: behind the time it may send again (`until`), at the average spacing (`step`), as deferSends puts an idle lane's sends. */
+export function deferHeld(leads: readonly { leadId: string; due: number | null }[], until: number, step: number): Deferral['moves'] {
+  return leads.map((lead, j) => ({ leadId: lead.leadId, from: lead.due, to: until + j * step }));
 }

@@ -124,19 +124,14 @@ export class SendLanes {
   /**
    * The held leads, behind each account's next possible send: what the engine now knows of its
    * idle time and pace, and the wait its lane met in this run (a paused or disconnected account);
-   * at least now; behind the last lead held for the account before, which the engine remembers
-   * (memory `held`), as the core queues them.
+   * at least now.
    */
   private deferHeld(held: ReadonlyMap<string, readonly { leadId: string; due: number | null }[]>): void {
     const now = this.ctx.simClock.now();
     const step = averageSpacing(this.settings);
-    const moves = [...held].flatMap(([accountId, leads]) => {
-      const ready = Math.max(now, this.memory.until('idle', accountId), this.memory.until('pace', accountId), this.waits.get(accountId) ?? 0);
-      const placed = deferHeld(leads, ready, step, this.memory.until('held', accountId));
-      const last = placed.at(-1);
-      if (last) this.memory.set('held', accountId, last.to);
-      return placed;
-    });
+    const moves = [...held].flatMap(([accountId, leads]) =>
+      deferHeld(leads, Math.max(now, this.memory.until('idle', accountId), this.memory.until('pace', accountId), this.waits.get(accountId) ?? 0), step),
+    );
     moveDueMany(this.ctx, moves);
   }
 

@@ -18,9 +18,6 @@ import type { TouchCount } from '../../core/outreach/runner.js';
  * - `quiet` (campaign): none of its leads with scheduled work comes due before this;
  * - `close` (lead): its polite close waits for its account until this;
  * - `booking` (account): where its invitations held by a cap are being booked;
- * - `held` (account): the latest due time given to a lead held for it (core: deferHeld), so the
- *   next tick's held leads queue behind those instead of on the same few slots, where all but one
- *   would be held and moved again;
  * - `touched` (account): the invitations it may still send this week and the leads it touched
  *   ahead of them (core: touchWait), with when they were read, for the rest of the tick:
  *   forgotten when a tick begins and when the account sends.
@@ -44,7 +41,6 @@ export interface Subjects {
   quiet: undefined;
   close: undefined;
   booking: InvitationBooking;
-  held: undefined;
   touched: TouchCount;
 }
 type Subject = keyof Subjects;

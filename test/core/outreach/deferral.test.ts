@@ -90,17 +90,4 @@ describe('holding a lead whose sender cannot send it this tick', () => {
     ]);
     expect(deferHeld([], 9000, 60)).toEqual([]);
   });
-
-  it('queues held leads behind the last lead held before, when that one still waits past the sender’s next send', () => {
-    const two = [
-      { leadId: 'a', due: 100 },
-      { leadId: 'b', due: 200 },
-    ];
-    expect(deferHeld(two, 9000, 60, 9600).map((m) => m.to)).toEqual([9660, 9720]);
-    // Exactly at the next send: that slot is taken too.
-    expect(deferHeld(two, 9000, 60, 9000).map((m) => m.to)).toEqual([9060, 9120]);
-    // Leads held before that are due by then, or none remembered (0): from the next send.
-    expect(deferHeld(two, 9000, 60, 8999).map((m) => m.to)).toEqual([9000, 9060]);
-    expect(deferHeld(two, 9000, 60, 0).map((m) => m.to)).toEqual([9000, 9060]);
-  });
 });
