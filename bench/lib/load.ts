@@ -70,7 +70,7 @@ export function checkFetch(url: string, init: RequestInit = {}): Promise<Respons
  * so a health check on a new connection answers after them.
  */
 async function drain(url: string): Promise<void> {
-  const res = await fetch(`${url}/health`);
+  const res = await checkFetch(`${url}/health`);
   await res.arrayBuffer();
 }
 
