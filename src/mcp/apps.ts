@@ -118,9 +118,6 @@ export function listViewResources(offered: ReadonlyMap<string, Tool>): Resource[
   }));
 }
 
-/** The 2025 revisions' code for an unknown resource; 2026-07-28 (SEP-2164) uses invalid params. */
-const RESOURCE_NOT_FOUND = -32002;
-
 /** Built by `npm run build` (Vite, single file); two levels up from both src/mcp and dist/mcp. */
 const VIEWS_DIR = new URL('../../dist/ui/views/', import.meta.url);
 const built = memo<string, string>(64);
@@ -144,11 +141,10 @@ export const OFFERED_TOOLS_META = 'outreach-offered-tools';
  * greys out the others before anyone clicks. It is a plain attribute, not script, so the
  * document stays valid under the strictest CSP a host applies.
  */
-export function readViewResource(uri: string, offered: ReadonlyMap<string, Tool>, era: 'legacy' | 'modern' = 'legacy'): ReadResourceResult {
+export function readViewResource(uri: string, offered: ReadonlyMap<string, Tool>): ReadResourceResult {
   const v = viewByUri.get(uri);
   if (!v || !offeredViews(offered).includes(v)) {
-    const code = era === 'modern' ? ProtocolErrorCode.InvalidParams : RESOURCE_NOT_FOUND;
-    throw new ProtocolError(code, `No resource ${uri}. Call resources/list for the available views.`, { uri });
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No resource ${uri}. Call resources/list for the available views.`, { uri });
   }
   const tools = v.actions.filter((t) => offered.has(t)).join(',');
   const html = builtHtml(v).replace(/<head>/i, `<head><meta name="${OFFERED_TOOLS_META}" content="${tools}">`);

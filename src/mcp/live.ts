@@ -94,13 +94,13 @@ export function parseLiveUri(uri: string): LiveTarget | undefined {
   return m[2] ? { kind: 'drafts', campaignId } : { kind: 'campaign', campaignId };
 }
 
-/** The 2025 revisions' code for an unknown resource; 2026-07-28 (SEP-2164) uses invalid params. */
-const RESOURCE_NOT_FOUND = -32002;
-
 /**
  * Reads a live resource as its tool answers it (get_campaign, list_drafts), through the tool
  * pipeline: the caller is admitted and rate limited as for the call, and reads only its own
  * workspace. On 2026-07-28 the result says it may not be cached (it changes as the engine works).
+ * A resource that names nothing is `-32602` with the URI in `data` on every revision: the SDK
+ * sends that code for a missing resource whatever the revision (2026-07-28 requires it; clients
+ * of the 2025 revisions are asked to accept it beside `-32002`).
  */
 export async function readLiveResource(ctx: Ctx, entrant: Entrant, uri: string, era: Era): Promise<ReadResourceResult | undefined> {
   const target = parseLiveUri(uri);
@@ -114,7 +114,7 @@ export async function readLiveResource(ctx: Ctx, entrant: Entrant, uri: string, 
   const outcome = await callTool(ctx, tool, entrant, toolArguments(tool, args));
   if (!outcome.ok) {
     if (outcome.error.code === 'not_found') {
-      throw new ProtocolError(era === 'modern' ? ProtocolErrorCode.InvalidParams : RESOURCE_NOT_FOUND, outcome.error.message, { uri });
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message, { uri });
     }
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, outcome.error.message, outcome.error.toBody());
   }
@@ -197,7 +197,7 @@ export async function readChanges(
   const q = parseChangesUri(uri);
   const scoped = withReach(ctx, auth.caller.reach ?? null);
   if (q.campaignId !== undefined && !findCampaignRow(scoped, q.campaignId)) {
-    throw new ProtocolError(era === 'modern' ? ProtocolErrorCode.InvalidParams : RESOURCE_NOT_FOUND, `Campaign ${q.campaignId} not found.`, { uri });
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Campaign ${q.campaignId} not found.`, { uri });
   }
   const mine = (campaignId: string | null): boolean =>
     campaignId === null ? q.campaignId === undefined && !scoped.campaigns : (q.campaignId ?? campaignId) === campaignId && reachesCampaign(scoped, campaignId);

@@ -502,7 +502,7 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
           held.release();
         }
       }
-      return (await readLiveResource(ctx, scope.entrant, uri, opts.era)) ?? readViewResource(uri, scope.offered.byName, opts.era);
+      return (await readLiveResource(ctx, scope.entrant, uri, opts.era)) ?? readViewResource(uri, scope.offered.byName);
     });
   if (wants('resources/templates/list')) server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: LIVE_TEMPLATES }));
   // 2025 revisions: a subscription is kept per connection (stdio) or per key (HTTP), and any

@@ -89,7 +89,12 @@ async function checkViews(client: Client): Promise<void> {
     // Every action the connection lists: the campaigns view's agent lookups only with the manage toolset.
     expect(offeredIn(html)).toEqual(view.actions.filter((a) => tools.some((t) => t.name === a)));
   }
-  await expect(client.readResource({ uri: 'ui://outreach/nope.html' })).rejects.toThrow(/No resource ui:\/\/outreach\/nope\.html/);
+  // -32602 with the URI on every revision, as the SDK answers a missing resource.
+  await expect(client.readResource({ uri: 'ui://outreach/nope.html' })).rejects.toMatchObject({
+    code: -32602,
+    message: expect.stringMatching(/No resource ui:\/\/outreach\/nope\.html/),
+    data: { uri: 'ui://outreach/nope.html' },
+  });
 }
 
 describe('MCP App views over streamable HTTP', () => {

@@ -61,7 +61,11 @@ describe('live resources', () => {
     const queue = await client.readResource({ uri: campaignDraftsUri('cmp_review') });
     const listed = JSON.parse((queue.contents[0] as { text: string }).text);
     expect(listed.drafts.map((d: { id: string }) => d.id)).toEqual(expect.arrayContaining(drafts.slice(1)));
-    await expect(client.readResource({ uri: campaignUri('cmp_nope') })).rejects.toThrow(/cmp_nope/);
+    await expect(client.readResource({ uri: campaignUri('cmp_nope') })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('cmp_nope'),
+      data: { uri: campaignUri('cmp_nope') },
+    });
   });
 
   it('the v1 client at 2025-11-25 subscribes and hears of a draft approved through REST', async () => {
@@ -69,6 +73,8 @@ describe('live resources', () => {
     await client.connect(new HttpV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
     try {
       expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      // A 2025 revision gets the same code for a missing resource as 2026-07-28.
+      await expect(client.readResource({ uri: campaignUri('cmp_nope') })).rejects.toMatchObject({ code: -32602, data: { uri: campaignUri('cmp_nope') } });
       const got = updates();
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => got.note(n.params.uri));
       await client.subscribeResource({ uri: campaignDraftsUri('cmp_review') });
