@@ -23,11 +23,27 @@ export interface SelectionFields {
 
 const DEFAULT_FIELDS: SelectionFields = { readOnly: 'readOnly', include: 'include', toolsets: 'toolsets' };
 
+/**
+ * `readonly` among toolset names (`?toolsets=manage,readonly`, OUTREACH_TOOLSETS, the config's
+ * `tools.toolsets`) is the read-only switch, not a toolset: the selection keeps only the read-only
+ * tools of what it lists, as `?readonly=1` does. It narrows, so it never adds a tool.
+ */
+export const READONLY_TOOLSET = 'readonly';
+
+/** The selection with `readonly` moved from its toolsets to its read-only switch. */
+function withReadonlyNamed(sel: ToolSelection): ToolSelection {
+  if (!sel.toolsets?.includes(READONLY_TOOLSET)) return sel;
+  return { ...sel, readOnly: true, toolsets: sel.toolsets.filter((n) => n !== READONLY_TOOLSET) };
+}
+
 /** Checks toolset names; an unknown one is a validation_error naming the field, never ignored. */
 export function checkToolsets(names: readonly string[], field = 'toolsets'): Toolset[] {
   const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
   if (unknown.length) {
-    throw validationError(`Unknown toolset ${unknown.map((n) => `"${n}"`).join(', ')} in ${field}. Available: ${TOOLSETS.join(', ')}.`, [field]);
+    throw validationError(
+      `Unknown toolset ${unknown.map((n) => `"${n}"`).join(', ')} in ${field}. Available: ${TOOLSETS.join(', ')} (and ${READONLY_TOOLSET}, which keeps only read-only tools).`,
+      [field],
+    );
   }
   return names as Toolset[];
 }
@@ -41,7 +57,8 @@ export const inToolsets = (tool: Tool, toolsets: readonly string[] | undefined):
  * leaves no tool, is a validation_error naming the field: a typo must not silently serve
  * fewer tools than meant.
  */
-export function selectTools(from: readonly Tool[], sel: ToolSelection, fields: SelectionFields = DEFAULT_FIELDS): Tool[] {
+export function selectTools(from: readonly Tool[], selection: ToolSelection, fields: SelectionFields = DEFAULT_FIELDS): Tool[] {
+  const sel = withReadonlyNamed(selection);
   const toolsets = sel.toolsets === undefined ? undefined : checkToolsets(sel.toolsets, fields.toolsets ?? 'toolsets');
   let chosen = [...from];
   if (sel.include === undefined) chosen = chosen.filter((t) => inToolsets(t, toolsets));
@@ -88,7 +105,8 @@ export interface ToolSets {
   base: ToolSelection;
 }
 
-export function configToolSets(registry: readonly Tool[], config: ToolSelection, fields: SelectionFields): ToolSets {
+export function configToolSets(registry: readonly Tool[], configured: ToolSelection, fields: SelectionFields): ToolSets {
+  const config = withReadonlyNamed(configured);
   const toolsets = config.toolsets === undefined ? undefined : checkToolsets(config.toolsets, fields.toolsets);
   const universe = selectTools(registry, { include: config.include, readOnly: config.readOnly, toolsets: TOOLSETS }, fields);
   return { universe, base: { include: config.include, toolsets } };
@@ -99,7 +117,8 @@ export function configToolSets(registry: readonly Tool[], config: ToolSelection,
  * add toolsets, and narrow with `tools=` (which may name any permitted tool, toolset tools
  * included) and `readonly`; it never reaches a tool the config leaves out.
  */
-export function requestToolSet(sets: ToolSets, req: ToolSelection, fields: SelectionFields): Tool[] {
+export function requestToolSet(sets: ToolSets, requested: ToolSelection, fields: SelectionFields): Tool[] {
+  const req = withReadonlyNamed(requested);
   const toolsets = req.toolsets === undefined ? [] : checkToolsets(req.toolsets, fields.toolsets);
   return selectTools(
     sets.universe,

@@ -204,6 +204,10 @@ describe('the manage toolset', () => {
   it('readonly keeps the read-only tools of the set; tools= may name manage tools without the toolset', async () => {
     const ro = listed(await list('/mcp?toolsets=manage&readonly=1'));
     expect(ro).toEqual([...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats', 'list_mailboxes', 'list_drafts']);
+    // `readonly` may also be named among the toolsets: the same switch, not a toolset.
+    expect(listed(await list('/mcp?toolsets=manage,readonly'))).toEqual(ro);
+    expect(listed(await list('/mcp?toolsets=readonly'))).toEqual(readOnly);
+    expect(listed(await list('/mcp?toolsets=readonly&readonly=0'))).toEqual(readOnly);
     expect(listed(await list('/mcp?tools=create_agent,get_credits'))).toEqual(['get_credits', 'create_agent']);
   });
 
@@ -213,6 +217,10 @@ describe('the manage toolset', () => {
     expect(names(configuredTools({ config: {} }))).toEqual(names(tools));
     expect(() => configuredTools({ config: { tools: { toolsets: ['nope'] } } })).toThrow(/--config: Unknown toolset "nope" in tools.toolsets/);
     expect(() => configuredTools({ config: {} }, { OUTREACH_TOOLSETS: 'nope' })).toThrow(/Unknown toolset "nope" in OUTREACH_TOOLSETS/);
+    // `readonly` named among the toolsets is the read-only switch, in the config and the environment.
+    const readOnlyManage = [...readOnly, 'list_agents', 'get_agent', 'preview_agent', 'get_agent_stats', 'list_mailboxes', 'list_drafts'];
+    expect(names(configuredTools({ config: {} }, { OUTREACH_TOOLSETS: 'manage,readonly' }))).toEqual(readOnlyManage);
+    expect(names(configuredTools({ config: { tools: { toolsets: ['readonly'] } } }, { OUTREACH_TOOLSETS: 'manage' }))).toEqual(readOnlyManage);
     // The config's read-only switch holds for toolset tools too.
     expect(names(configuredTools({ config: { tools: { readOnly: true } } }, { OUTREACH_TOOLSETS: 'manage' }))).toEqual([
       ...readOnly,
