@@ -119,10 +119,16 @@ describe('a key held to one campaign', () => {
       ['list_leads', { campaignId: 'cmp_q4' }],
       ['get_lead', { campaignId: 'cmp_q4', leadId: 'lead_x' }],
       ['list_drafts', { campaignId: 'cmp_q4' }],
+      // An agent is not a campaign's, but previewing it for another campaign's lead would show that lead.
+      ['preview_agent', { agentId: 'tpl_intro', leadId: 'lead_ada1' }],
     ] as const) {
       const res = await readBoth(key, client, name, args);
       expect([name, res.status, res.body.error.code]).toEqual([name, 404, 'not_found']);
     }
+    const unknownLead = await readBoth(key, client, 'preview_agent', { agentId: 'tpl_intro', leadId: 'lead_never_existed' });
+    const hidden = await server.rest('/agents/tpl_intro/preview?leadId=lead_ada1', { key });
+    expect(hidden.body.error.message.replace('lead_ada1', 'ID')).toBe(unknownLead.body.error.message.replace('lead_never_existed', 'ID'));
+    expect((await server.rest('/agents/tpl_intro/preview?leadId=lead_ada1')).status).toBe(200);
     // The same answer as for a campaign that never existed, the id aside.
     const other = await server.rest('/campaigns/cmp_q4', { key });
     expect(other.body.error.message.replace('cmp_q4', 'ID')).toBe(absent.body.error.message.replace('cmp_never_existed', 'ID'));

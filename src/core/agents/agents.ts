@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js'
 import { ApiError, validationError } from '../errors.js';
 import { newId, PATH_ID } from '../ids.js';
 import { findAccount } from '../accounts/resolve.js';
+import { reachesCampaign } from '../auth/scope.js';
 import { kindOf } from '../steps/registry.js';
 import { PLACEHOLDERS, renderMessage, renderNote, renderTemplate, unknownPlaceholders, fitTo, type RenderLead } from './render.js';
 import {
@@ -276,11 +277,15 @@ export function listAgents(ctx: Ctx, secret: string, input: ListAgentsInput): { 
   return { agents: page.items.map((row) => toAgent(row, timeout)), nextCursor: page.nextCursor };
 }
 
-/** The exact texts one lead of any campaign would receive from this agent. */
+/**
+ * The exact texts one lead of any campaign would receive from this agent. A key held to some
+ * campaigns previews only their leads: another campaign's lead is absent to it, as everywhere.
+ */
 export function previewAgent(ctx: Ctx, agentId: string, leadId: string): AgentPreview {
   const agent = toAgent(requireAgentRow(ctx, agentId), invitationTimeoutHours(ctx));
   const lead = leadStatements(ctx.db).byId.get(leadId);
-  if (!lead) throw new ApiError('not_found', `Lead ${leadId} not found. Use a lead id from list_leads.`, { fields: ['leadId'] });
+  if (!lead || !reachesCampaign(ctx, lead.campaignId))
+    throw new ApiError('not_found', `Lead ${leadId} not found. Use a lead id from list_leads.`, { fields: ['leadId'] });
   return previewFor(agent, lead, leadId);
 }
 
