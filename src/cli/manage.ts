@@ -1,10 +1,12 @@
 import { existsSync, readFileSync, createReadStream, statSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { listAccounts, type Account } from '../core/accounts/list.js';
 import { ConnectAccountInput, UpdateAccountInput, type ConnectAccountResult } from '../core/accounts/manage.js';
 import { CreateAgentInput, listAgents, UpdateAgentInput, type Agent, type AgentPreview } from '../core/agents/agents.js';
 import { listCampaigns, type Campaign } from '../core/campaigns/campaign.js';
 import { CreateCampaignInput, UpdateCampaignInput } from '../core/campaigns/manage.js';
+import { withAudit } from '../core/audit/scope.js';
 import { closeContext, type Ctx } from '../core/context.js';
 import { exclusionUrlsFromText, listExclusions } from '../core/exclusions/exclusions.js';
 import {
@@ -18,7 +20,7 @@ import {
   type RowReport,
 } from '../core/imports/csv.js';
 import { creditsAddCommand } from './credits.js';
-import { describeIssue } from '../core/validation.js';
+import { describeIssue, issueFields } from '../core/validation.js';
 import { ApiError } from '../core/errors.js';
 import { createLogger } from '../log.js';
 import { createContext } from '../server.js';
@@ -119,11 +121,14 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, names: Record<s
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const root = String(issue.path[0] ?? '');
-    const name = names[root] ?? root;
-    // Inside a file, the whole path names the field (`--file: messages[0].delayHours`).
-    const where = name.startsWith('--file') ? `--file: ${describeIssue(issue).split(': ')[0]}` : name;
-    throw new UsageError(`${where}: ${describeIssue(issue).replace(/^[\w.[\]]+: /, '')}`);
+    // The field in full (an unknown key's own name included: `nme`, `messages[0].foo`), or '' for the whole input.
+    const field = issueFields(issue)[0] ?? '';
+    const root = field.replace(/[[.].*$/, '');
+    const fromFile = Object.values(names).some((n) => n.startsWith('--file'));
+    const name = names[root] ?? (fromFile ? '--file' : root);
+    // Inside a file, the whole path names the field (`--file: messages[0].delayHours`, `--file: nme`).
+    const where = name.startsWith('--file') ? (field ? `--file: ${issueFields(issue).join(', ')}` : '--file') : name;
+    throw new UsageError(`${where}: ${describeIssue(issue).replace(/^(\(root\)|[\w.[\]]+(, [\w.[\]]+)*): /, '')}`);
   }
   return parsed.data;
 }
@@ -565,7 +570,15 @@ export async function importCommand(args: string[]): Promise<number> {
       const common = { campaignId: values.campaign as string, source: createReadStream(file), map, onProgress: (p: ImportProgress) => progress?.update(p) };
       try {
         const dry = values['dry-run'] === true;
-        const r: ImportResult & Partial<ImportPreview> = dry ? await previewImport(ctx, common) : await importLeads(ctx, common);
+        // A real import is the owner's write, as the dashboard's is the member's: one audit event,
+        // in the first chunk's transaction, naming the campaign (a dry run writes nothing).
+        const r: ImportResult & Partial<ImportPreview> = dry
+          ? await previewImport(ctx, common)
+          : await withAudit(
+              ctx,
+              { actor: { type: 'owner' }, action: 'import', targets: [common.campaignId], summary: `Import leads from ${basename(file)}` },
+              () => importLeads(ctx, common),
+            );
         progress?.stop();
         if (values.rejected !== undefined && r.rows.length > 0) writeFileSync(values.rejected, rejectedRowsCsv(r.header, r.delimiter, r.rows));
         const stop = r.stoppedAt ? { stoppedAt: r.stoppedAt } : {};

@@ -133,10 +133,21 @@ describe('the operator CLI on a scratch database', () => {
       writeFileSync(csv, 'Full name;Profile URL;Shoe size\n"Doe; Jane";https://linkedin.com/in/jane-doe;42\nJohn;https://linkedin.com/in/john-roe;41\n');
       const dry = JSON.parse(run(['import', '--campaign', 'cmp_q4', '--file', csv, '--dry-run', '--json', '--db', d.db]).stdout);
       expect(dry).toMatchObject({ creditsNeeded: 2, creditsCharged: 0, unmappedColumns: ['Shoe size'], summary: { created: 2 } });
+      const imports = () => {
+        const conn = new Database(d.db, { readonly: true });
+        try {
+          return conn.prepare("SELECT targets, summary FROM audit_events WHERE action = 'import' ORDER BY seq").all();
+        } finally {
+          conn.close();
+        }
+      };
+      expect(imports()).toEqual([]);
       const r = run(['import', '--campaign', 'cmp_q4', '--file', csv, '--db', d.db]);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).toContain('2 created');
       expect(r.stderr).not.toContain('\n    at ');
+      // The import is in the audit trail once (as the owner's, as every CLI write is), naming the campaign.
+      expect(imports()).toEqual([{ targets: '["cmp_q4"]', summary: 'Import leads from leads.csv' }]);
       expect(JSON.parse(run(['import', '--campaign', 'cmp_q4', '--file', csv, '--json', '--db', d.db]).stdout)).toMatchObject({
         creditsCharged: 0,
         summary: { duplicate: 2 },
@@ -162,6 +173,13 @@ describe('the operator CLI on a scratch database', () => {
       writeFileSync(bad, JSON.stringify({ name: 'x', accountId: 'acc_nope' }));
       expectRefused(d, ['agents', 'create', '--file', bad], 'accountId');
       expectRefused(d, ['agents', 'create', '--file', join(d.dir, 'missing.json')], '--file');
+      // An unknown field at the top of the file is named, as REST names it; so is a file that holds no object.
+      writeFileSync(bad, JSON.stringify({ nme: 'x' }));
+      expectRefused(d, ['agents', 'update', 'tpl_intro', '--file', bad], '--file: nme: unknown field');
+      writeFileSync(bad, JSON.stringify({ name: 'x', accountId: 'acc_ada', bogus: 1 }));
+      expectRefused(d, ['agents', 'create', '--file', bad], '--file: bogus: unknown field');
+      writeFileSync(bad, '[1]');
+      expectRefused(d, ['agents', 'create', '--file', bad], '--file: Invalid input: expected object, received array');
       expectRefused(d, ['campaigns', 'create', '--name', '  '], '--name');
       expectRefused(d, ['campaigns', 'create', '--name', 'x', '--agent', 'tpl_nope'], '--agent');
       expectRefused(d, ['campaigns', 'update', 'cmp_running', '--agent', 'none'], 'pause');

@@ -71,6 +71,17 @@ describe('the audit trail', () => {
     });
     expect(event.action).toBe('create_campaign');
     expect(event.targetIds).toContain(created);
+    // A mailbox too, and connecting the same one again names the one it got back.
+    let mailbox = '';
+    const body = JSON.stringify({ name: 'Audit box', address: 'audit-box@example.com', sim: true });
+    const connected = await oneEvent(async () => {
+      const r = await server.rest('/mailboxes', { method: 'POST', body });
+      expect(r.status).toBe(200);
+      mailbox = r.body.mailbox.id;
+    });
+    expect(connected).toMatchObject({ action: 'connect_mailbox', targetIds: [mailbox] });
+    const again = await oneEvent(async () => expect((await server.rest('/mailboxes', { method: 'POST', body })).body.mailbox.id).toBe(mailbox));
+    expect(again).toMatchObject({ action: 'connect_mailbox', targetIds: [mailbox] });
   });
 
   it('leaves nothing for a refused write or a read', async () => {

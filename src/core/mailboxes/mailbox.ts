@@ -5,6 +5,7 @@ import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
 import { ApiError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
+import { noteAuditTarget } from '../audit/current.js';
 import { MailLoginError, type MailboxServers, type MailPort } from '../network/mail.js';
 import {
   MAILBOX_DAILY_LIMIT_DEFAULT,
@@ -257,7 +258,10 @@ export async function connectMailbox(ctx: Ctx, input: ConnectMailboxInput): Prom
       JSON.stringify(
         serversOf({ ...existing, kind: sim ? 'sim' : 'smtp', ...smtpColumns(input.smtp, input.address), ...imapColumns(input.imap ?? null, input.address) }),
       );
-    if (same) return { mailbox: toMailbox(ctx, existing) };
+    if (same) {
+      noteAuditTarget(existing.id);
+      return { mailbox: toMailbox(ctx, existing) };
+    }
     throw new ApiError('conflict', `A mailbox for ${input.address} exists already, with other servers; change it with update_mailbox.`, {
       fields: ['address'],
     });
@@ -284,6 +288,8 @@ export async function connectMailbox(ctx: Ctx, input: ConnectMailboxInput): Prom
   transaction(ctx.db, () => {
     // A concurrent connect of the same address may have won while the logins were checked.
     if (findMailboxByAddress(ctx, input.address)) throw new ApiError('conflict', `A mailbox for ${input.address} exists already.`, { fields: ['address'] });
+    // Named before the transaction ends: the audit event is written as it commits.
+    noteAuditTarget(row.id as string);
     insertMailbox(ctx, row);
   });
   return { mailbox: toMailbox(ctx, requireMailbox(ctx, row.id as string)) };
