@@ -251,7 +251,7 @@ export async function startServer(
   const triage = new TriageWorker(ctx);
   triage.start();
   // Replies and bounces in the mailboxes' inboxes; with the engine, as they end sequences.
-  const mail = options.engine === false ? null : new MailPoller(ctx, resolveEngineSettings(settings.config.engine));
+  const mail = options.engine === false ? null : new MailPoller(ctx, resolveEngineSettings(settings.config.engine), { simSpeed: settings.simSpeed });
   mail?.start();
   const crm = startCrmWorker(ctx, settings, log, options.crm ?? createCrm(settings.config.crm, process.env));
   return {

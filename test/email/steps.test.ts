@@ -6,6 +6,7 @@ import { startCampaign } from '../../src/core/campaigns/lifecycle.js';
 import { getCampaign } from '../../src/core/campaigns/campaign.js';
 import { createCampaign, updateCampaign } from '../../src/core/campaigns/manage.js';
 import { readMailbox } from '../../src/core/email/inbox.js';
+import { getConversation } from '../../src/core/conversations/threads.js';
 import { excludeAddress } from '../../src/core/email/unsubscribe.js';
 import { connectMailbox } from '../../src/core/mailboxes/mailbox.js';
 import { auditSafety } from '../../src/core/safety/audit.js';
@@ -154,6 +155,8 @@ describe('the email step in a multichannel sequence, on the simulated network an
     expect(h.eventsOf('lead_5')).toEqual(['invite:sent', 'if:sent', 'email:sent', 'if:sent', 'email:bounced', 'email:skipped:bounced']);
     const bounced = h.ctx.db.$client.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'email.bounced'").get() as { n: number };
     expect(bounced.n).toBe(1);
+    // The bounce report is recognised by rule, without a model: the inbox suggests its tag.
+    expect(getConversation(h.ctx, 'lead_5').suggestion).toMatchObject({ tag: 'Wrong person', suggestedBy: 'rule', reason: 'bounce' });
 
     // The funnel: per email step and variant, sent, replied, bounced and skipped.
     const stats = getAgentStats(h.ctx, { agentId: 'tpl' });
@@ -240,6 +243,13 @@ describe('the email step in a multichannel sequence, on the simulated network an
     expect(h.eventsOf('lead_2')).toEqual(['email:sent']);
     // The simulated lead unsubscribed by the one-click answer half an hour after its email: its sequence ended, excluded.
     expect(h.lead('lead_2')).toMatchObject({ excluded: true });
+    // Recognised by rule too, with the webhook any suggestion raises.
+    expect(getConversation(h.ctx, 'lead_2').suggestion).toMatchObject({ tag: 'Not interested', suggestedBy: 'rule', reason: 'unsubscribe' });
+    const suggested = h.ctx.db.$client
+      .prepare("SELECT count(*) FROM webhook_events WHERE type = 'lead.tag_suggested' AND payload LIKE '%lead_2%'")
+      .pluck()
+      .get();
+    expect(suggested).toBe(1);
 
     // A second campaign with the same addresses mails only the one still welcome.
     const mailboxIds = getCampaign(h.ctx, 'cmp').mailboxIds;

@@ -12,6 +12,7 @@ import { hasInboundMessage } from '../conversations/store.js';
 import { applyLeadReply } from '../outreach/inbound.js';
 import type { EngineSettings } from '../outreach/settings.js';
 import { loadCampaignInfo, updateAndReplan, type CampaignInfo } from '../outreach/state.js';
+import { suggestByRule } from '../triage/suggest.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
 import { OUR_MESSAGE_ID_START } from './send.js';
 import { excludeAddress } from './unsubscribe.js';
@@ -229,14 +230,20 @@ function bounced(ctx: Ctx, lead: LeadRow, send: EmailSendRow, report: BounceRepo
     externalId: message.messageId ?? `${send.mailboxId}:${message.uid}`,
     channel: 'email',
   });
+  // Recognised without a model, as a bounce written in a reply is: the inbox shows the suggestion.
+  suggestByRule(ctx, lead, 'bounce');
   if (send.campaignId === lead.campaignId) recordBounced(ctx, { leadId: lead.id, at: now });
   const info = loadCampaignInfo(ctx, lead.campaignId);
   if (info) updateAndReplan(ctx, lead.id, {}, info, settings);
 }
 
-/** The mailboxes whose inbox is read: connected or paused (a paused mailbox still hears its replies), with an inbox to read. */
-export function mailboxesToRead(ctx: Ctx): string[] {
+/**
+ * The mailboxes whose inbox is read: connected or paused (a paused mailbox still hears its
+ * replies), with an inbox to read; `simulated` for a development mailbox, whose inbox follows the
+ * simulated clock.
+ */
+export function mailboxesToRead(ctx: Ctx): { id: string; simulated: boolean }[] {
   return allMailboxes(ctx)
     .filter((m) => (m.status === 'connected' || m.status === 'paused') && (m.kind === 'sim' || m.imapHost !== null))
-    .map((m) => m.id);
+    .map((m) => ({ id: m.id, simulated: m.kind === 'sim' }));
 }

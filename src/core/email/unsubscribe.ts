@@ -5,6 +5,7 @@ import { addEmailExclusion, leadsWithEmail } from '../mailboxes/store.js';
 import { closeDraftsOfEndedSequence } from '../outreach/runner.js';
 import { loadCampaignInfo } from '../outreach/state.js';
 import { endSequence, getPosition } from '../sequences/store.js';
+import { suggestByRule } from '../triage/suggest.js';
 import { emailSendById } from '../mailboxes/store.js';
 import { sendOfToken } from './send.js';
 
@@ -22,6 +23,8 @@ export function excludeAddress(ctx: Ctx, address: string, reason: 'unsubscribed'
     if (reason !== 'unsubscribed') return added;
     for (const lead of leadsWithEmail(ctx, address)) {
       excludeEverywhere(ctx, { id: lead.id, networkUrl: lead.networkUrl });
+      // Recognised without a model, as an unsubscribe written in a reply is (a lead with a thread only).
+      suggestByRule(ctx, lead, 'unsubscribe');
       const position = getPosition(ctx, lead.id);
       if (position && position.stepId !== null && endSequence(ctx, { leadId: lead.id, reason: 'excluded', at })) {
         const info = loadCampaignInfo(ctx, lead.campaignId);

@@ -112,10 +112,17 @@ const normalise = (text: string): string =>
     .replace(/\s+/g, ' ');
 
 /**
- * The rules' suggestion for a reply, or null when none applies: an unsubscribe suggests
+ * What a rule suggests for what it recognises: an unsubscribe suggests
  * `Not interested`, a bounce (undeliverable, or the person has left) `Wrong person`, an
  * out-of-office `To be defined` (the person has not answered yet). Pure: no I/O, no clock.
  */
+export function ruleFor(reason: RuleReason): RuleSuggestion {
+  const rule = RULES.find((r) => r.reason === reason);
+  if (!rule) throw new Error(`no triage rule for ${reason}`);
+  return { tag: rule.tag, confidence: rule.confidence, reason };
+}
+
+/** The rules' suggestion for a reply's text, or null when none applies (see `ruleFor`). */
 export function triageByRules(text: string): RuleSuggestion | null {
   const t = normalise(text);
   for (const rule of RULES) if (rule.pattern.test(t)) return { tag: rule.tag, confidence: rule.confidence, reason: rule.reason };

@@ -20,7 +20,7 @@ import { LeadTag } from '../leads/enums.js';
 import { clean, composeFullName } from '../text.js';
 import { SUGGESTED_BY } from '../webhooks/payloads.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
-import { triageByRules } from './rules.js';
+import { ruleFor, triageByRules, type RuleReason } from './rules.js';
 import { parseTagAnswer, REASON_MAX, type TagRequest } from './triager.js';
 
 export { SUGGESTED_BY };
@@ -75,6 +75,16 @@ export function triageReply(ctx: Ctx, lead: LeadRow, text: string, at: number): 
     return;
   }
   if (ctx.triager) markTriagePending(ctx, lead.id, at);
+}
+
+/**
+ * A rule's suggestion for what the mail stack recognised without reading words: a bounce
+ * report (`Wrong person`) or a one-click unsubscribe (`Not interested`). In the caller's
+ * transaction; a lead with no conversation gets none.
+ */
+export function suggestByRule(ctx: Ctx, lead: LeadRow, reason: RuleReason): void {
+  const rule = ruleFor(reason);
+  recordSuggestion(ctx, lead, { tag: rule.tag, suggestedBy: 'rule', confidence: rule.confidence, reason: rule.reason });
 }
 
 export const SuggestTagInput = z.strictObject({
