@@ -7,13 +7,17 @@ import { getWorkspace } from '../core/workspace/get.js';
 import { sendApiError, sendJson } from './reply.js';
 import { sessionOf } from './session.js';
 
-/** The roles that see the CRM page: the sync log names leads and the connection, as the audit trail does. */
-const ROLES = new Set(['owner', 'admin']);
+/**
+ * The roles that see the CRM page: every role that reads the dashboard (a viewer reads everything
+ * it shows), but a reviewer, whose pages are the Drafts queue and the inbox alone. The page only
+ * reads; nothing on it changes the sync.
+ */
+const ROLES = new Set(['owner', 'admin', 'operator', 'viewer']);
 
 const one = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /**
- * `GET /app/api/crm`: the CRM page's one read, for the owner and admins. The connection (which
+ * `GET /app/api/crm`: the CRM page's one read, for every role but a reviewer. The connection (which
  * CRM, the token's variable and whether it is set, never the value), the pull's state, the
  * outbox's backlog, and a page of the sync log filtered by `direction`, `outcome` and `lead`
  * with `cursor`. The sync has no tool of its own: the log is an operator's view, like the
@@ -22,7 +26,8 @@ const one = (value: unknown): string | undefined => (typeof value === 'string' &
 export function mountCrm(router: Router, ctx: Ctx, connection: CrmConnection): void {
   router.get('/api/crm', (req, res) => {
     const { member } = sessionOf(res);
-    if (!ROLES.has(member.role)) return sendApiError(res, new ApiError('forbidden', `The CRM page is for the owner and admins; your role is ${member.role}.`));
+    if (!ROLES.has(member.role))
+      return sendApiError(res, new ApiError('forbidden', `The CRM page is not for your role (${member.role}): a reviewer's pages are Drafts and the inbox.`));
     const workspace = getWorkspace(ctx);
     if (!workspace) return sendApiError(res, new ApiError('not_found', 'This server holds no workspace yet.'));
     const direction = one(req.query.direction);

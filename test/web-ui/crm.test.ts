@@ -29,6 +29,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the C
   let clock: ReturnType<typeof testCtx>['clock'];
   let ownerId = '';
   let operatorId = '';
+  let reviewerId = '';
   const shots = screenshotDir(join(mkdtempSync(join(tmpdir(), 'outreach-crm-page-')), 'shots'));
 
   beforeAll(async () => {
@@ -42,6 +43,7 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the C
     ctx.crm = crmSyncOf({ hubspot });
     ownerId = addMember(ctx, { name: 'Olga Owner', email: 'olga@example.com' }).id;
     operatorId = addMember(ctx, { name: 'Otto Operator', email: 'otto@example.com', role: 'operator' }).id;
+    reviewerId = addMember(ctx, { name: 'Rita Reviewer', email: 'rita@example.com', role: 'reviewer' }).id;
     const settings: Settings = { host: '127.0.0.1', port: 0, dbPath: ':memory:', env: ctx.env, simSpeed: 1, config: { crm: { hubspot } } };
     server = await startServer(settings, ctx.log, ctx, { engine: false, lookalike: false });
     // The first contact search meets a HubSpot outage: the log shows the retry.
@@ -57,12 +59,12 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the C
     delete process.env[TOKEN_ENV];
   });
 
-  async function signIn(memberId: string): Promise<{ context: BrowserContext; page: Page }> {
+  async function signIn(memberId: string, home = 'Overview'): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
     await page.goto(`${server.url}/app/login?token=${createLoginToken(server.ctx, memberId).token}`);
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: home }).waitFor();
     return { context, page };
   }
 
@@ -115,8 +117,17 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the C
     }
   });
 
-  it('is not in an operator’s menu, and the server refuses its read to them', async () => {
-    const { context, page } = await signIn(operatorId);
+  it('is in an operator’s menu (a viewer reads what an operator reads), and not in a reviewer’s, whose read the server refuses', async () => {
+    const operator = await signIn(operatorId);
+    try {
+      const nav = operator.page.getByRole('navigation', { name: 'Dashboard' });
+      expect(await nav.getByRole('link').allInnerTexts()).toContain('CRM');
+      const read = (await operator.page.evaluate(`fetch('/app/api/crm').then((r) => r.status)`)) as number;
+      expect(read).toBe(200);
+    } finally {
+      await operator.context.close();
+    }
+    const { context, page } = await signIn(reviewerId, 'Drafts');
     try {
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
       expect(await nav.getByRole('link').allInnerTexts()).not.toContain('CRM');

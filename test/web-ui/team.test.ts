@@ -67,13 +67,14 @@ const MENU: Record<Role, { home: string; menu: string[] }> = {
       'Activity',
       'Webhooks',
       'API keys',
+      'CRM',
       'Settings',
     ],
   },
   reviewer: { home: 'Drafts', menu: ['Drafts', 'Inbox'] },
   viewer: {
     home: 'Overview',
-    menu: ['Overview', 'Campaigns', 'Drafts', 'Agents', 'Inbox', 'Accounts', 'Mailboxes', 'Exclusions', 'Activity', 'Webhooks', 'API keys', 'Settings'],
+    menu: ['Overview', 'Campaigns', 'Drafts', 'Agents', 'Inbox', 'Accounts', 'Mailboxes', 'Exclusions', 'Activity', 'Webhooks', 'API keys', 'CRM', 'Settings'],
   },
 };
 

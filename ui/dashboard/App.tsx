@@ -49,8 +49,8 @@ const NEEDS: Record<string, readonly string[]> = {
   '/settings': ['get_credits'],
   '/members': ['list_members'],
   '/audit': ['list_audit_events'],
-  // The sync log is the owner's and admins', as the audit trail is (the server checks the role too).
-  '/crm': ['list_audit_events'],
+  // The sync log is for every role that reads the workspace, so not a reviewer (the server checks the role too).
+  '/crm': [WORKSPACE],
 };
 
 const NAV: { to: string; label: string }[] = [
