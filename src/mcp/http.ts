@@ -471,6 +471,22 @@ export function expressRoute(handle: (req: McpHttpRequest, res: ServerResponse) 
 export function mcpStreamHandler(ctx: Ctx, live: KeyedLive): (req: McpHttpRequest, res: ServerResponse) => void {
   return (req, res) => {
     const credential = mcpCredential(req);
+    // With no key and no token there is no stream to give: the endpoint is stateless, so such a
+    // GET is 405, as a DELETE is. A key or token that fails is still 401, with the challenge.
+    if (!credential.apiKey && !credential.bearerToken) {
+      res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: {
+            code: -32000,
+            message: 'Method not allowed. This server is stateless: POST a JSON-RPC request. An event stream of resource updates needs a key.',
+          },
+          id: null,
+        }),
+      );
+      return;
+    }
     const auth = authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip });
     if (!auth.ok) return refuse(req, res, credential, auth);
     live.open(auth.caller.keyId, res, () => authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }).ok);

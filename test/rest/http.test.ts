@@ -169,11 +169,16 @@ describe('discovery', () => {
     expect(await health.json()).toEqual({ status: 'ok' });
   });
 
-  it('asks a key of SSE GETs (the key’s resource updates) and answers 405 with Allow for DELETEs on the MCP paths', async () => {
+  it('answers 405 with Allow to a keyless SSE GET and to a DELETE on the MCP paths; a bad key on the GET is 401', async () => {
     for (const path of ['/', '/mcp']) {
       const sse = await fetch(`${server.url}${path}`, { headers: { accept: 'text/event-stream' } });
-      expect(sse.status).toBe(401);
-      expect(sse.headers.get('www-authenticate')).toContain('resource_metadata=');
+      expect(sse.status).toBe(405);
+      expect(sse.headers.get('allow')).toBe('POST');
+      expect(((await sse.json()) as { error: { message: string } }).error.message).toContain('stateless');
+      const bad = await fetch(`${server.url}${path}`, { headers: { accept: 'text/event-stream', 'x-api-key': 'sk_test_nope_000000000000000000000000' } });
+      expect(bad.status).toBe(401);
+      expect(bad.headers.get('www-authenticate')).toContain('resource_metadata=');
+      await bad.body?.cancel();
       const del = await fetch(`${server.url}${path}`, { method: 'DELETE' });
       expect(del.status).toBe(405);
       expect(del.headers.get('allow')).toContain('POST');
