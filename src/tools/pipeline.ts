@@ -1,5 +1,5 @@
 import type { Ctx } from '../core/context.js';
-import { ApiError, toApiError } from '../core/errors.js';
+import { ApiError, httpStatus, toApiError } from '../core/errors.js';
 import { authenticateKey, type KeyIdentity } from '../core/auth/keys.js';
 import { authenticateAccessToken } from '../core/auth/oauth.js';
 import { toolRefusal, withReach, type Reach } from '../core/auth/scope.js';
@@ -377,6 +377,9 @@ export async function invokeTool(outer: Ctx, tool: Tool, inv: Invocation): Promi
   } catch (err) {
     const error = toApiError(err);
     if (!(err instanceof ApiError)) ctx.log.error({ err, tool: tool.name, requestId: inv.caller.requestId }, 'tool failed');
+    // Refused with 429 after admission (an account's spacing or daily quota): a refused request
+    // consumes no token, so the key's buckets get back what the rate_limit stage took.
+    if (httpStatus(error) === 429 && !inv.caller.operator) report.add(...outer.limits.releaseCall(inv.caller.keyId, tool.rateLimit));
     return { ok: false, error, headers: errorHeaders(error, report), stage };
   }
 }

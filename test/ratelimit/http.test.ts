@@ -96,6 +96,38 @@ describe('one bucket for REST and MCP', () => {
     expect((await server.rest('/credits')).status).toBe(200);
   });
 
+  it('a 429 from an account’s spacing or daily quota takes no token from the key; a refused search starts no spacing', async () => {
+    server = await startTestServer();
+    const lookup = () =>
+      server!.rest('/network/profiles/lookup', {
+        method: 'POST',
+        body: JSON.stringify({ accountId: 'acc_ada', networkUrl: 'https://www.linkedin.com/in/ada-lovelace' }),
+      });
+    const limits = (r: { headers: Headers }) => parseLimitField(r.headers.get('ratelimit'));
+    const first = await lookup();
+    expect(first.status).toBe(200);
+    expect(limits(first)).toMatchObject({ global: { r: 119 }, profile_lookup: { r: 4 } });
+    for (let i = 0; i < 3; i++) {
+      const spaced = await lookup();
+      expect([spaced.status, spaced.body.error.code]).toEqual([429, 'rate_limited']);
+      expect(spaced.body.error.message).toMatch(/every 20 seconds/);
+      expect(limits(spaced)).toMatchObject({ global: { r: 119 }, profile_lookup: { r: 4 } });
+    }
+    // Over MCP too: the same buckets, still untouched by the refusals.
+    const client = await server.mcp();
+    const m = await callTool(client, 'lookup_profile', { accountId: 'acc_ada', networkUrl: 'https://www.linkedin.com/in/ada-lovelace' });
+    expect(m.body.error.code).toBe('rate_limited');
+    expect(limits(await server.rest('/credits'))).toMatchObject({ global: { r: 118 } });
+
+    // A search the network refuses (a cursor of another search) is no accepted search: the next page is not spaced out.
+    const search = (extra: Record<string, unknown>) =>
+      server!.rest('/network/search', { method: 'POST', body: JSON.stringify({ accountId: 'acc_nav', query: 'cto', limit: 2, ...extra }) });
+    const forged = await search({ cursor: 'Zm9yZ2VkOjM' });
+    expect([forged.status, forged.body.error.code]).toEqual([400, 'validation_error']);
+    expect((await search({})).status).toBe(200);
+    expect((await search({})).status).toBe(429);
+  });
+
   describe('per-route classes', () => {
     let http: Server | undefined;
     afterEach(() => new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve())));

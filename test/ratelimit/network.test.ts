@@ -82,6 +82,22 @@ describe('per-account spacing', () => {
     checkAccountSpacing(ctx, 'profile_lookup', 'acc_ada');
   });
 
+  it('a request the network refused (refuse) gives back its units and its spacing: it was not accepted', () => {
+    const ctx = testCtx();
+    const permit = admitPeopleSearch(ctx, ada, 25);
+    expect(dailyUsage(ctx, 'searchResults', ada).used).toBe(25);
+    permit.refuse();
+    expect(dailyUsage(ctx, 'searchResults', ada).used).toBe(0);
+    // The next page is not held back by the refused one.
+    admitPeopleSearch(ctx, ada, 25).settle(25);
+    expect(thrown(() => admitPeopleSearch(ctx, ada, 25)).details).toEqual({ retryAfterSeconds: 15 });
+    // Refusing after settling changes nothing; settling keeps the spacing.
+    const lookup = admitProfileLookup(ctx, ada);
+    lookup.settle(0);
+    lookup.refuse();
+    expect(thrown(() => admitProfileLookup(ctx, ada)).code).toBe('rate_limited');
+  });
+
   it('a spacing refusal reserves no quota', () => {
     const ctx = testCtx();
     admitProfileLookup(ctx, ada).settle(1);

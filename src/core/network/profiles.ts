@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { accountRef, requireConnectedAccount } from '../accounts/resolve.js';
 import type { Ctx } from '../context.js';
-import { ApiError, validationError } from '../errors.js';
+import { ApiError, httpStatus, validationError } from '../errors.js';
 import { normalizeProfileUrl } from '../leads/url.js';
 import { admitPeopleSearch, admitProfileLookup, type QuotaPermit } from '../ratelimit/network.js';
 import type { RateLimitReport } from '../ratelimit/report.js';
@@ -74,13 +74,19 @@ export async function lookupProfile(ctx: Ctx, input: LookupProfileInput, report?
   return input.depth === 'full' ? profile : stripFull(profile);
 }
 
-/** Runs a network call under a quota permit: settles what was used, or nothing on failure. */
+/**
+ * Runs a network call under a quota permit: settles what was used, or nothing on failure. A
+ * failure that refuses the request itself (4xx: a cursor of another search, an unknown profile)
+ * also gives back the account's spacing, which counts accepted requests only; a failure of the
+ * network (5xx) or the network's own 429 keeps it, so a throttled account is not asked again at once.
+ */
 async function withPermit<T>(permit: QuotaPermit, call: () => Promise<T>, used: (result: T) => number): Promise<T> {
   let result: T;
   try {
     result = await call();
   } catch (err) {
-    permit.settle(0);
+    if (err instanceof ApiError && httpStatus(err) < 500 && httpStatus(err) !== 429) permit.refuse();
+    else permit.settle(0);
     throw err;
   }
   permit.settle(used(result));

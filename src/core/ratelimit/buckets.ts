@@ -92,6 +92,15 @@ export class BucketStore {
     return stateOf(tokens, rate);
   }
 
+  /** Gives one token back (a request that was charged and then refused): never above the limit. */
+  give(key: string, rate: Rate, now: number): BucketState {
+    const held = this.buckets.get(key);
+    if (held === undefined) return stateOf(rate.limit, rate);
+    const tokens = Math.min(rate.limit, level(held, rate, now) + 1);
+    this.buckets.set(key, { tokens, at: now, fullAt: now + (rate.limit - tokens) * msPerToken(rate) });
+    return stateOf(tokens, rate);
+  }
+
   clear(): void {
     this.buckets.clear();
     this.emptyUntil = Number.NEGATIVE_INFINITY;

@@ -55,6 +55,20 @@ export class RateLimiter {
     return this.admit(this.callChecks(keyId, rateClass));
   }
 
+  /**
+   * Gives back what `admitCall` charged, for a call refused with 429 after it was admitted (its
+   * account's spacing or daily quota): a refused request consumes no token. The buckets' states
+   * after the refund.
+   */
+  releaseCall(keyId: string, rateClass: RateClass | undefined): PolicyState[] {
+    return this.release(this.callChecks(keyId, rateClass));
+  }
+
+  /** Gives back an account's spacing token, for a request that was admitted but then refused. */
+  releaseSpacing(op: NetworkOperation, accountId: string): void {
+    this.release(this.spacingChecks(op, accountId));
+  }
+
   /** Whether any request could be refused now; false (no bucket is empty) is a cheap all-clear. */
   mayRefuse(): boolean {
     return this.buckets.anyEmptyAt(this.clock.now());
@@ -116,6 +130,11 @@ export class RateLimiter {
 
   private authCheck(address: string): Check {
     return { policy: 'auth_failures', key: `auth:${addressKey(address)}`, rate: { limit: this.config.authFailuresPerMinute, windowMs: MINUTE_MS } };
+  }
+
+  private release(checks: Check[]): PolicyState[] {
+    const now = this.clock.now();
+    return checks.map((c) => stateOf(c, this.buckets.give(c.key, c.rate, now)));
   }
 
   /** All checks pass and are charged together, or the request is refused and nothing is charged. */

@@ -69,6 +69,12 @@ export interface QuotaPermit {
   readonly granted: number;
   /** Records what the request really used (0 when the network call failed); call once. */
   settle(used: number): void;
+  /**
+   * The request was refused after all (the network refused what it was asked, such as a cursor
+   * of another search): gives back its units and its account's spacing, since spacing counts
+   * only accepted requests. Instead of `settle`.
+   */
+  refuse(): void;
 }
 
 /**
@@ -80,8 +86,13 @@ export function reserveDailyQuota(ctx: Ctx, quota: DailyQuota, account: QuotaAcc
   return reserve(ctx, quota, account, wanted, report, undefined, now);
 }
 
-/** `gate` runs once the quota is known to have room, before anything is written; it may refuse by throwing. */
-function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport, gate?: () => void, now?: number): QuotaPermit {
+/** Spacing for `reserve`: checked once the quota has room (it may refuse by throwing), given back by `refuse`. */
+interface Spacing {
+  check(): void;
+  release(): void;
+}
+
+function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport, spacing?: Spacing, now?: number): QuotaPermit {
   const { day, granted } = transaction(ctx.db, () => {
     const u = dailyUsage(ctx, quota, account, now);
     if (u.remaining <= 0) {
@@ -89,14 +100,14 @@ function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: num
       throw quotaReached(quota, account, u);
     }
     report?.add(dailyState(quota, u));
-    gate?.();
+    spacing?.check();
     const n = Math.min(Math.max(1, Math.floor(wanted)), u.remaining);
     addToDailyCount(ctx, quota, account.id, u.day, n);
     report?.add(dailyState(quota, { ...u, used: u.used + n, remaining: u.remaining - n }));
     return { day: u.day, granted: n };
   });
   let settled = false;
-  return {
+  const permit: QuotaPermit = {
     granted,
     settle(used: number) {
       if (settled) return;
@@ -105,7 +116,13 @@ function reserve(ctx: Ctx, quota: DailyQuota, account: QuotaAccount, wanted: num
       if (unused === 0) return;
       takeFromDailyCount(ctx, quota, account.id, day, unused);
     },
+    refuse() {
+      if (settled) return;
+      permit.settle(0);
+      spacing?.release();
+    },
   };
+  return permit;
 }
 
 /**
@@ -138,5 +155,8 @@ export function admitPeopleSearch(ctx: Ctx, account: QuotaAccount, pageSize: num
 
 function admitNetworkCall(ctx: Ctx, op: NetworkOperation, quota: DailyQuota, account: QuotaAccount, wanted: number, report?: RateLimitReport): QuotaPermit {
   // The quota is checked first: when both refuse, waiting out the spacing alone would not help.
-  return reserve(ctx, quota, account, wanted, report, () => checkAccountSpacing(ctx, op, account.id, report));
+  return reserve(ctx, quota, account, wanted, report, {
+    check: () => checkAccountSpacing(ctx, op, account.id, report),
+    release: () => ctx.limits.releaseSpacing(op, account.id),
+  });
 }
