@@ -224,6 +224,22 @@ describe('daily network quotas', () => {
     });
   });
 
+  it('a workspace file seeds the quotas on the real UTC day, and the engine counters on the engine day, when the two differ', () => {
+    const clock = new FakeClock(Date.parse(NOON));
+    // The engine's clock two days ahead, as after a run at --sim-speed before a `seed --reset`.
+    const simClock = new FakeClock(Date.parse(NOON) + 2 * 86_400_000);
+    const ctx = createContext({ dbPath: ':memory:', env: 'development', simSpeed: 1, config: {} }, silentLogger(), clock, simClock);
+    const file = fixture() as { accounts: { id: string; today?: Record<string, number> }[] };
+    file.accounts = file.accounts.map((a) => (a.id === 'acc_ada' ? { ...a, today: { profileLookups: 80, searchResults: 1000, messagesSent: 3 } } : a));
+    loadWorkspace(ctx, WorkspaceFile.parse(file), { reset: false });
+    expect(dailyUsage(ctx, 'profileLookups', ada)).toMatchObject({ day: '2026-11-21', used: 80, remaining: 0 });
+    expect(thrown(() => admitProfileLookup(ctx, ada)).code).toBe('network_daily_quota');
+    expect(thrown(() => admitPeopleSearch(ctx, ada, 10)).code).toBe('network_daily_quota');
+    expect(stored(ctx, 'acc_ada', '2026-11-23')).toMatchObject({ messagesSent: 3, profileLookups: 0, searchResults: 0 });
+    expect(stored(ctx, 'acc_ada', '2026-11-21')).toMatchObject({ messagesSent: 0, profileLookups: 80, searchResults: 1000 });
+    ctx.db.$client.close();
+  });
+
   describe('persisted per account and UTC day', () => {
     let dir: string | undefined;
     afterEach(() => {

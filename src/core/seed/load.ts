@@ -1,6 +1,7 @@
 import { isEmptyScope } from '../auth/scope.js';
 import { randomBytes } from 'node:crypto';
 import { accountToday } from '../accounts/today.js';
+import { utcDay } from '../clock.js';
 import { insertMailbox } from '../mailboxes/store.js';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
@@ -137,6 +138,7 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
 
     const accountIds = new Set<string>();
     const today = accountToday(ctx);
+    const quotaDay = utcDay(now);
     file.accounts.forEach((a, i) => {
       if (accountIds.has(a.id)) throw new SeedError(`accounts[${i}].id`, `duplicate account id "${a.id}"`);
       accountIds.add(a.id);
@@ -157,7 +159,16 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
         timeZone: a.timeZone ?? null,
         workingHours: a.workingHours === undefined ? null : JSON.stringify(a.workingHours),
       });
-      if (a.today) insertSeededAccountDay(ctx, { accountId: a.id, day: today, ...a.today });
+      if (a.today) {
+        // The engine's counters belong to the engine's day; the daily network quotas (lookups,
+        // search results) to the real UTC day, as they are checked. The same day at speed 1.
+        const { profileLookups, searchResults, ...engineCounts } = a.today;
+        if (quotaDay === today) insertSeededAccountDay(ctx, { accountId: a.id, day: today, ...a.today });
+        else {
+          insertSeededAccountDay(ctx, { accountId: a.id, day: today, ...engineCounts });
+          insertSeededAccountDay(ctx, { accountId: a.id, day: quotaDay, profileLookups, searchResults });
+        }
+      }
     });
 
     const agentIds = new Set<string>();
