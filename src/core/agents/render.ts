@@ -27,11 +27,16 @@ export interface RenderLead {
   personalization: string | null;
 }
 
-/** Values for each placeholder; null when the lead has none. The first name falls back to the full name's first word. */
+/**
+ * Values for each placeholder; null when the lead has none. The first name falls back to the
+ * first word of a full name the lead was given, never of one made from its last name alone: a
+ * lead known only as "Customer" is greeted with the fallback (`{{firstName|there}}`), not by
+ * its surname.
+ */
 export function placeholderValues(lead: RenderLead): Record<PlaceholderName, string | null> {
   const full = composeFullName(lead.fullName, lead.firstName, lead.lastName);
   return {
-    firstName: clean(lead.firstName) ?? full?.split(' ')[0] ?? null,
+    firstName: clean(lead.firstName) ?? clean(lead.fullName)?.split(' ')[0] ?? null,
     lastName: clean(lead.lastName),
     fullName: full,
     companyName: clean(lead.companyName),
