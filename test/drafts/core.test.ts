@@ -13,6 +13,7 @@ import { changeDraft, claimDraftRow, DRAFT_TRANSITIONS, findDraftRow, markDraftR
 import { claimDraftForSend, draftAt, markDraftSent, releaseDraftClaim } from '../../src/core/drafts/send.js';
 import { sendsToConfirm, updateDrafts } from '../../src/core/drafts/update.js';
 import { deleteLeadsBatch } from '../../src/core/leads/delete.js';
+import { handOffLead } from '../../src/core/leads/handoff.js';
 import { WorkspaceFile } from '../../src/core/seed/file.js';
 import { loadWorkspace } from '../../src/core/seed/load.js';
 import { openDatabase } from '../../src/db/connection.js';
@@ -53,6 +54,26 @@ describe('creating drafts (the engine side)', () => {
     expect(reply).toMatchObject({ stepId: null, kind: 'message' });
     expect(draftAt(ctx, 'lead_r0', { replyTurn: 0 })?.id).toBe(reply.id);
     expect(() => draftFor(ctx, step('lead_r0', { stepId: null }))).toThrow(/replyTurn/);
+  });
+
+  it('ends the open reply drafts skipped (handed_off) when a person takes the conversation over, so none waits approved for ever', () => {
+    const ctx = testCtx({ workspace: reviewWorkspace() });
+    const waiting = draftFor(ctx, step('lead_r0', { stepId: null, replyTurn: 0, kind: 'message', text: 'Happy to help.' }));
+    const approved = draftFor(ctx, step('lead_r0', { stepId: null, replyTurn: 1, kind: 'message', text: 'Here is the link.' }));
+    const stepDraft = draftFor(ctx, step('lead_r0', { stepId: 'stp_msg', kind: 'message' }));
+    const other = draftFor(ctx, step('lead_r1', { stepId: null, replyTurn: 0, kind: 'message', text: 'Not this one.' }));
+    updateDrafts(ctx, [{ id: approved.id, status: 'approved' }]);
+    expect(findDraftRow(ctx, approved.id)?.status).toBe('approved');
+    const lead = ctx.db.select().from(leads).where(eq(leads.id, 'lead_r0')).get()!;
+    ctx.db.transaction(() => handOffLead(ctx, lead as never, 'The operator answered by hand.', ctx.simClock.now(), null));
+    expect(findDraftRow(ctx, waiting.id)).toMatchObject({ status: 'skipped', skipReason: 'handed_off' });
+    expect(findDraftRow(ctx, approved.id)).toMatchObject({ status: 'skipped', skipReason: 'handed_off' });
+    // The lead's step drafts and another lead's replies are not the conversation's.
+    expect(findDraftRow(ctx, stepDraft.id)?.status).toBe('pending');
+    expect(findDraftRow(ctx, other.id)?.status).toBe('pending');
+    // Approving it afterwards is a conflict, not an approval that waits.
+    const late = updateDrafts(ctx, [{ id: waiting.id, status: 'approved' }]);
+    expect(late.results[0]).toMatchObject({ status: 'conflict' });
   });
 
   it('never holds {{ and never exceeds its kind, whatever the lead data rendered into it', () => {

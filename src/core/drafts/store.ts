@@ -254,6 +254,12 @@ const statements = perDb((db) => {
        WHERE id = @id AND status IN (${fromSql('send')}) AND sending_intent_id = @intentId`,
     ),
     /** The lead's open step drafts (pending or approved, not on the wire): the engine's check that each still has a step to wait at. */
+    openReplyDrafts: c
+      .prepare<[string], string>(
+        `SELECT id FROM drafts WHERE lead_id = ? AND slot >= 'reply:' AND slot < 'reply;'
+           AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
+      )
+      .pluck(),
     openStepDrafts: c.prepare<[string], { id: string; stepId: string }>(
       `SELECT id, step_id AS stepId FROM drafts WHERE lead_id = ? AND slot >= 'step:' AND slot < 'step;'
          AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
@@ -398,6 +404,9 @@ export function skipClaimedDraftRow(ctx: Ctx, id: string, intentId: string, reas
   if (skipped) noteDraftChanged(ctx, id);
   return skipped;
 }
+
+/** The lead's pending or approved drafts of the agent's replies, not on the wire. */
+export const openReplyDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): string[] => statements(ctx.db).openReplyDrafts.all(leadId);
 
 /** The lead's pending or approved step drafts not on the wire, each with its step. */
 export const openStepDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): { id: string; stepId: string }[] => statements(ctx.db).openStepDrafts.all(leadId);
