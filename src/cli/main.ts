@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { createServer as createNetServer } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { checkKeyScope, createApiKey, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
 import type { KeyScope } from '../core/auth/scope.js';
@@ -15,7 +16,7 @@ import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { commandHelp, wantsHelp } from './help.js';
-import { asOwner, parse, stdout, table, withDb, type Options } from './shared.js';
+import { asOwner, newDatabaseAt, parse, removeNewDatabase, stdout, table, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './login.js';
 import { accounts, agents, campaigns, exclusions, importCommand, mailboxes, MANAGE_USAGE } from './manage.js';
@@ -86,10 +87,21 @@ async function start(args: string[]): Promise<void> {
   // behind, and no demo key that is never shown.
   configuredTools(settings);
   await checkHost(settings.host);
+  await checkPort(settings.host, settings.port);
   const log = createLogger();
+  const created = newDatabaseAt(settings.dbPath);
   const ctx = openContext(settings, log);
-  const newKey = settings.env === 'development' ? ensureDemo(ctx) : null;
-  const server = await startServer(settings, log, ctx);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let newKey: string | null = null;
+  try {
+    newKey = settings.env === 'development' ? ensureDemo(ctx) : null;
+    server = await startServer(settings, log, ctx);
+  } catch (err) {
+    // The port was taken in between: a database this start made goes, with the demo key nobody saw.
+    closeContext(ctx);
+    removeNewDatabase(created);
+    throw err;
+  }
   // Clients reach the server at its public address when one is configured.
   stdout(banner(settings, settings.publicUrl ?? server.url, newKey));
   stdout(`\n${dashboardLines(ctx, settings, serverBase(settings, (server.http.address() as { port: number }).port))}`);
@@ -98,6 +110,18 @@ async function start(args: string[]): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** A port in use fails by name before anything is written (a demo workspace, its key). */
+async function checkPort(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((done, fail) => {
+    const probe = createNetServer();
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      fail(err.code === 'EADDRINUSE' ? new UsageError('--port: the address is already in use; pick another port') : err),
+    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => done()));
+  });
 }
 
 /** An unresolvable --host fails by name before anything is written, not as a listen error after. */
@@ -181,6 +205,9 @@ function banner(settings: Settings, url: string, newKey: string | null): string 
 async function mcp(args: string[]): Promise<void> {
   const { values } = parse(args, { db: SERVER_OPTIONS.db, env: SERVER_OPTIONS.env, create: { type: 'boolean' } });
   const settings = resolveSettings({ db: values.db, env: values.env });
+  // As `start`: production runs on a real network provider, so without one it does not start.
+  const gaps = productionGaps(settings);
+  if (gaps.length) throw new UsageError(`--env production: cannot start without ${gaps.join(', ')}`);
   const key = process.env.OUTREACH_API_KEY;
   if (!key) throw new UsageError('OUTREACH_API_KEY is not set: export the API key for the MCP stdio server to use');
   const offered = configuredTools(settings, process.env);
@@ -229,14 +256,19 @@ function seed(args: string[]): void {
     );
   }
   const settings = resolveSettings({ db: values.db });
+  const created = newDatabaseAt(settings.dbPath);
   const ctx = createContext({ ...settings, env: 'development' }, createLogger('warn'));
+  let loaded = false;
   try {
     loadWorkspace(ctx, parsed.data, { reset: values.reset ?? false });
+    loaded = true;
   } catch (err) {
     if (err instanceof SeedError) throw new UsageError(err.message);
     throw err;
   } finally {
     closeContext(ctx);
+    // A refused file leaves no new database behind.
+    if (!loaded) removeNewDatabase(created);
   }
   const f = parsed.data;
   const leads = f.campaigns.reduce((n, c) => n + c.leads.length, 0);

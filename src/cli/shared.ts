@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { ApiError } from '../core/errors.js';
@@ -62,13 +63,38 @@ export function table(rows: string[][]): void {
     );
 }
 
+/**
+ * What opening a database at `dbPath` would create: the file (with its -wal, -shm and -journal)
+ * and the first folder on its way that does not exist yet. Null when the file exists (or lives
+ * in memory): opening it creates nothing.
+ */
+export interface NewDatabase {
+  file: string;
+  folder: string | null;
+}
+
+export function newDatabaseAt(dbPath: string): NewDatabase | null {
+  if (dbPath === ':memory:' || existsSync(dbPath)) return null;
+  let folder: string | null = null;
+  for (let dir = dirname(resolve(dbPath)); !existsSync(dir); dir = dirname(dir)) folder = dir;
+  return { file: dbPath, folder };
+}
+
+/** Removes what a refused command created by opening a database that was not there: it writes nothing. Close the database first. */
+export function removeNewDatabase(created: NewDatabase | null): void {
+  if (!created) return;
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${created.file}${suffix}`, { force: true });
+  if (created.folder) rmSync(created.folder, { recursive: true, force: true });
+}
+
 /** The database named by the flags, opened; with `mustExist`, a missing file is a usage error. */
-function openDb(flags: string | undefined | SettingFlags, opts: { mustExist?: boolean }): Ctx {
+function openDb(flags: string | undefined | SettingFlags, opts: { mustExist?: boolean }): { ctx: Ctx; created: NewDatabase | null } {
   const settings = resolveSettings(typeof flags === 'object' ? flags : { db: flags });
   if (opts.mustExist && !existsSync(settings.dbPath)) {
     throw new UsageError(`--db: ${settings.dbPath} does not exist; run npx outreach seed or npx outreach start first`);
   }
-  return createContext({ ...settings, env: 'development' }, createLogger('warn'));
+  const created = newDatabaseAt(settings.dbPath);
+  return { ctx: createContext({ ...settings, env: 'development' }, createLogger('warn')), created };
 }
 
 /**
@@ -77,11 +103,15 @@ function openDb(flags: string | undefined | SettingFlags, opts: { mustExist?: bo
  * writes nothing.
  */
 export function withDb(flags: string | undefined | SettingFlags, fn: (ctx: Ctx) => void, opts: { mustExist?: boolean } = {}): void {
-  const ctx = openDb(flags, opts);
+  const { ctx, created } = openDb(flags, opts);
+  let done = false;
   try {
     fn(ctx);
+    done = true;
   } finally {
     closeContext(ctx);
+    // A refused command on a database that was not there leaves none behind.
+    if (!done) removeNewDatabase(created);
   }
 }
 
@@ -91,11 +121,14 @@ export async function withDbAsync(
   fn: (ctx: Ctx) => Promise<void>,
   opts: { mustExist?: boolean } = {},
 ): Promise<void> {
-  const ctx = openDb(flags, opts);
+  const { ctx, created } = openDb(flags, opts);
+  let done = false;
   try {
     await fn(ctx);
+    done = true;
   } finally {
     closeContext(ctx);
+    if (!done) removeNewDatabase(created);
   }
 }
 

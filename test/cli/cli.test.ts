@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,8 +98,47 @@ describe('outreach start', () => {
     expectUsageError(run(['start', '--config', cfg]), 'colour');
   });
 
-  it('refuses production without the Unipile settings, naming each missing one', () => {
+  it('refuses production without the Unipile settings, naming each missing one, over stdio too', () => {
     expectUsageError(run(['start', '--env', 'production', '--db', join(tmp(), 'o.db')]), 'UNIPILE_DSN');
+    const db = join(tmp(), 'o.db');
+    const mcp = run(['mcp', '--env', 'production', '--db', db, '--create'], { OUTREACH_API_KEY: 'sk_live_000000000000000000000000000000' });
+    expectUsageError(mcp, 'UNIPILE_DSN');
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('a start refused for a port in use writes nothing: no database, no demo key nobody saw', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const port = String((busy.address() as AddressInfo).port);
+      const dir = tmp();
+      const db = join(dir, 'new', 'o.db');
+      expectUsageError(run(['start', '--port', port, '--db', db]), '--port: the address is already in use');
+      expect(existsSync(db)).toBe(false);
+      expect(existsSync(join(dir, 'new'))).toBe(false);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('a refused command on a database that was not there leaves none behind', () => {
+    const dir = tmp();
+    const db = join(dir, 'deep', 'er', 'o.db');
+    expectUsageError(run(['keys', 'create', '--env', 'test', '--expires', 'notadate', '--db', db]), '--expires');
+    expectUsageError(run(['keys', 'revoke', 'key_abc', '--db', db]), 'key_abc');
+    const file = join(dir, 'ws.json');
+    const f: any = fixture();
+    f.campaigns[0].assignedTemplateId = 'tpl_nope';
+    writeFileSync(file, JSON.stringify(f));
+    expectUsageError(run(['seed', '--file', file, '--db', db]), 'tpl_nope');
+    expect(existsSync(db)).toBe(false);
+    expect(existsSync(join(dir, 'deep'))).toBe(false);
+    // An existing database is never removed by a refusal.
+    const kept = join(dir, 'kept.db');
+    writeFileSync(file, JSON.stringify(fixture()));
+    expect(run(['seed', '--file', file, '--db', kept]).status).toBe(0);
+    expectUsageError(run(['keys', 'revoke', 'key_abc', '--db', kept]), 'key_abc');
+    expect(existsSync(kept)).toBe(true);
   });
 
   it('creates the demo workspace on first start and prints a key, URLs and a client config', async () => {
