@@ -36,6 +36,9 @@ describe('the placeholder renderer', () => {
 
   it('takes the first name from the full name when firstName is empty', () => {
     expect(renderTemplate('Hi {{firstName}}', lead({ firstName: null, fullName: 'Grace Hopper' }))).toBe('Hi Grace');
+    // Without the punctuation that parts it from the rest of the name.
+    expect(renderTemplate('Hello {{firstName|there}}, hi', lead({ firstName: null, fullName: 'Carol, Jr.' }))).toBe('Hello Carol, hi');
+    expect(renderTemplate('Hello {{firstName|there}}, hi', lead({ firstName: null, fullName: ',' }))).toBe('Hello there, hi');
     // Never from a last name alone: the fallback greets, not the surname.
     expect(renderTemplate('Hi {{firstName|there}}', lead({ firstName: null, fullName: null, lastName: 'Customer' }))).toBe('Hi there');
     expect(renderTemplate('{{fullName}}', lead({ firstName: null, fullName: null, lastName: 'Customer' }))).toBe('Customer');

@@ -36,7 +36,7 @@ export interface RenderLead {
 export function placeholderValues(lead: RenderLead): Record<PlaceholderName, string | null> {
   const full = composeFullName(lead.fullName, lead.firstName, lead.lastName);
   return {
-    firstName: clean(lead.firstName) ?? clean(lead.fullName)?.split(' ')[0] ?? null,
+    firstName: clean(lead.firstName) ?? firstWordOf(lead.fullName),
     lastName: clean(lead.lastName),
     fullName: full,
     companyName: clean(lead.companyName),
@@ -45,6 +45,14 @@ export function placeholderValues(lead: RenderLead): Record<PlaceholderName, str
     headline: clean(lead.headline),
     personalization: clean(lead.personalization),
   };
+}
+
+/** The first word of a full name, without the punctuation that parts it from the rest ("Carol, Jr." → "Carol"); null when none is left. */
+function firstWordOf(fullName: string | null): string | null {
+  const word = clean(fullName)
+    ?.split(' ')[0]
+    ?.replace(/[,;:.]+$/u, '');
+  return word ? word : null;
 }
 
 /** Every `{{…}}` of a text whose name is not a known placeholder, as written. */
