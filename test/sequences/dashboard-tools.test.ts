@@ -90,6 +90,52 @@ describe('the dashboard’s sequence tools', () => {
     expect((await shape('tpl_nope')).error).toMatchObject({ code: 'not_found', details: { fields: ['agentId'] } });
   });
 
+  it('preview_agent_draft renders a sequence not saved yet for a lead, by path, as preview_agent renders a saved one, and writes nothing', async () => {
+    const agentsBefore = server.ctx.db.$client.prepare('SELECT count(*) FROM agents').pluck().get();
+    const steps = [
+      { kind: 'invite', note: 'Hi {{firstName|there}}', variants: [{ note: 'Hello {{firstName}}' }] },
+      { kind: 'if', condition: 'accepted', withinHours: 48, then: [{ kind: 'message', text: 'Thanks, {{firstName}}!' }], else: [{ kind: 'withdraw' }] },
+    ];
+    // A new agent (no agentId): nothing exists yet, but the words render for the lead.
+    const fresh = await appCall(server.url, cookie, 'preview_agent_draft', { leadId: 'lead_ada1', steps });
+    expect(fresh.body.isError).toBe(false);
+    expect(fresh.body.structuredContent).toMatchObject({
+      agentId: '',
+      leadId: 'lead_ada1',
+      connectionNote: 'Hi Ada',
+      messages: ['Thanks, Ada!'],
+      steps: [
+        {
+          kind: 'invite',
+          path: 'steps[0]',
+          variants: [
+            { variant: 'A', text: 'Hi Ada' },
+            { variant: 'B', text: 'Hello Ada' },
+          ],
+        },
+        { kind: 'if', path: 'steps[1]' },
+        { kind: 'message', path: 'steps[1].then[0]', variants: [{ variant: 'A', text: 'Thanks, Ada!' }] },
+        { kind: 'withdraw', path: 'steps[1].else[0]' },
+      ],
+    });
+    // The same words saved give the same texts through preview_agent.
+    const agent = (await appCall(server.url, cookie, 'create_agent', { name: 'Previewed', accountId: 'acc_ada', steps })).body.structuredContent;
+    const saved = await appCall(server.url, cookie, 'preview_agent', { agentId: agent.id, leadId: 'lead_ada1' });
+    const texts = (p: { steps: { path: string; variants?: unknown }[] }) => p.steps.map((s) => [s.path, s.variants ?? null]);
+    expect(texts(saved.body.structuredContent)).toEqual(texts(fresh.body.structuredContent));
+    // A sequence a save would refuse is refused the same way, naming the path.
+    const bad = await appCall(server.url, cookie, 'preview_agent_draft', {
+      agentId: agent.id,
+      leadId: 'lead_ada1',
+      steps: [{ kind: 'message', text: 'Hi {{nick}}' }],
+    });
+    expect(bad.body.isError).toBe(true);
+    expect(JSON.parse(bad.body.content[0]!.text).error).toMatchObject({ code: 'validation_error', details: { fields: ['steps[0].text'] } });
+    const missing = await appCall(server.url, cookie, 'preview_agent_draft', { leadId: 'lead_nope', steps });
+    expect(JSON.parse(missing.body.content[0]!.text).error).toMatchObject({ code: 'not_found', details: { fields: ['leadId'] } });
+    expect(server.ctx.db.$client.prepare('SELECT count(*) FROM agents').pluck().get()).toBe((agentsBefore as number) + 1);
+  });
+
   it('get_skip_reasons answers the dashboard with the skips of one campaign', async () => {
     const agent = agentWithSteps(server.ctx);
     const like = agent.steps[0] as Step;

@@ -140,6 +140,28 @@ describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', hasChromium))('the 
     expect(saved.steps[2].then[1].variants).toEqual([{ text: 'Great to be connected, {{firstName|there}}.' }]);
   }, 90_000);
 
+  it('keeps the branches inside a 390 px window: nested steps wrap, their buttons and the condition in view', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await step('Step 7: Message').waitFor();
+      // Step 7 is two branches deep (step 3's then, step 6's else); step 6 is the if inside a branch.
+      await expect.poll(() => page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      const right = (l: Locator) => l.evaluate((el) => Math.round(el.getBoundingClientRect().right));
+      for (const n of [5, 6, 7, 9]) {
+        const remove = page.getByRole('button', { name: `Remove step ${n}`, exact: true });
+        await remove.scrollIntoViewIfNeeded();
+        expect(await right(remove), `Remove step ${n}`).toBeLessThanOrEqual(390);
+      }
+      const condition = step('Step 6: Branch on a condition').getByLabel('Condition');
+      expect(await right(condition)).toBeLessThanOrEqual(390);
+      expect(await right(page.getByLabel('Kind of step to add to step 6, no reply after 3 days'))).toBeLessThanOrEqual(390);
+      await expectAccessible();
+      await shot('agent-sequence-390', page.getByRole('form', { name: 'Agent sequence' }));
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
   it('previews each path for a lead, then keeps the step ids on the next save', async () => {
     const preview = page.getByRole('region', { name: 'Rendered sequence' });
     await preview.waitFor();
@@ -170,11 +192,24 @@ describe.skipIf(!requireTool('Chromium (/usr/bin/chromium)', hasChromium))('the 
     await paths.getByLabel('Accepted within 21 days, then replied within 3 days').check();
     await preview.getByText('The reply ends the sequence; the inbox takes over.').waitFor();
 
+    // The preview is live: a change not saved yet is rendered for the lead a moment after typing stops.
+    await paths.getByLabel('Accepted within 21 days, then no reply after 3 days').check();
+    const note = step('Step 2: Invitation').getByLabel('Note, variant A');
+    const savedNote = await note.inputValue();
+    await note.fill('Hi {{firstName}}, a live preview of {{companyName}}.');
+    await page.getByRole('note').filter({ hasText: 'The preview follows the sequence as you write it' }).waitFor();
+    await preview.getByText('Hi Ada, a live preview of Analytical Engines.').waitFor();
+    // A word a save would refuse shows why, and nothing was saved meanwhile.
+    await note.fill('Hi {{nickname}}');
+    await page.getByText(/The preview waits for a sequence that could be saved/).waitFor();
+    expect(JSON.stringify((await api('GET', `/agents/${agentId}`)).body.steps)).not.toContain('live preview');
+    await note.fill(savedNote);
+
     // Removing the visit and saving keeps every other step's id, so leads at them stay there.
     const before = (await api('GET', `/agents/${agentId}`)).body.steps as Step[];
     await page.getByRole('button', { name: 'Remove step 1' }).click();
     await step('Step 1: Invitation').waitFor();
-    await page.getByRole('note').filter({ hasText: 'The preview shows the saved sequence' }).waitFor();
+    await page.getByRole('note').filter({ hasText: 'The preview follows the sequence as you write it' }).waitFor();
     await page.getByRole('button', { name: 'Save agent' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     const after = (await api('GET', `/agents/${agentId}`)).body.steps as Step[];

@@ -32,7 +32,7 @@ import type { updateAgentTool } from '../../src/tools/update-agent.js';
 import type { previewAgentTool } from '../../src/tools/preview-agent.js';
 import type { getAgentStatsTool } from '../../src/tools/get-agent-stats.js';
 import type { previewStartCampaignTool } from '../../src/tools/operator/campaigns.js';
-import type { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool } from '../../src/tools/operator/sequences.js';
+import type { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool, previewAgentDraftTool } from '../../src/tools/operator/sequences.js';
 import type { connectAccountTool } from '../../src/tools/connect-account.js';
 import type { updateAccountTool } from '../../src/tools/update-account.js';
 import type { listMailboxesTool } from '../../src/tools/list-mailboxes.js';
@@ -190,6 +190,7 @@ interface ServerTools {
   get_agent_stats: Io<typeof getAgentStatsTool>;
   get_skip_reasons: Io<typeof getSkipReasonsTool>;
   get_agent_shape: Io<typeof getAgentShapeTool>;
+  preview_agent_draft: Io<typeof previewAgentDraftTool>;
   get_lead_sequence: Io<typeof getLeadSequenceTool>;
   preview_start_campaign: Io<typeof previewStartCampaignTool>;
   connect_account: IoKeyed<typeof connectAccountTool>;

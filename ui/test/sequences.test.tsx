@@ -142,6 +142,19 @@ function editorTools(agent = stepsAgent(), over: ToolHandlers = {}): ToolHandler
     list_campaigns: () => ({ campaigns: [campaign()], nextCursor: null }),
     list_leads: () => ({ leads: [lead(1, { firstName: 'Grace', fullName: 'Grace Hopper' })], nextCursor: null }),
     preview_agent: () => preview(),
+    // The unsaved sequence's preview: the invitation's note as typed, by path (new steps have no id).
+    preview_agent_draft: (args) => {
+      const typed = args.steps[1];
+      const saved = preview();
+      return {
+        ...saved,
+        steps: saved.steps.map((s) =>
+          s.path === 'steps[1]' && typed?.kind === 'invite'
+            ? { ...s, variants: [{ variant: 'A', text: String(typed.note ?? '').replace('{{firstName}}', 'Grace') }] }
+            : s,
+        ),
+      };
+    },
     list_agents: () => ({ agents: [agent], nextCursor: null }),
     update_agent: (args) => ({ ...agent, name: args.name ?? agent.name }),
     ...over,
@@ -267,7 +280,7 @@ describe('the sequence editor', () => {
     // The first save landed; the name typed since is still the person's, and still unsaved.
     expect(name.value).toBe('Branching intro, take 3');
     expect(screen.queryByText(/^Saved\./)).toBeNull();
-    expect(screen.getByText(/save to see your changes here/)).toBeTruthy();
+    expect(screen.getByText(/before you save it/)).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Save agent' }));
     await screen.findByText(/^Saved\./);
     expect(fake.callsOf('update_agent')[1]?.args).toMatchObject({ name: 'Branching intro, take 3' });
@@ -362,9 +375,14 @@ describe('the sequence editor', () => {
     expect(within(region).getByText('Hi Grace, one idea.')).toBeTruthy();
     expect(within(region).getByText('An idea for Navy Labs')).toBeTruthy();
     expect(within(region).queryByText('Great to meet you.')).toBeNull();
-    // An unsaved change: the preview says it shows the saved sequence.
-    fireEvent.change(within(group('Step 2: Invitation')).getByLabelText('Note, variant A'), { target: { value: 'Changed' } });
-    expect(screen.getAllByRole('note').some((n) => n.textContent?.includes('The preview shows the saved sequence'))).toBe(true);
+    // An unsaved change: the preview follows it, through the unsaved sequence's preview, once typing rests.
+    fireEvent.change(within(group('Step 2: Invitation')).getByLabelText('Note, variant A'), { target: { value: 'Changed for {{firstName}}' } });
+    expect(screen.getAllByRole('note').some((n) => n.textContent?.includes('follows the sequence as you write it'))).toBe(true);
+    await waitFor(() => expect(within(screen.getByRole('region', { name: 'Rendered sequence' })).getByText('Changed for Grace')).toBeTruthy());
+    const asked = fake.callsOf('preview_agent_draft').at(-1)?.args as { agentId: string; leadId: string; steps: StepInput[] };
+    expect(asked).toMatchObject({ agentId: 'tpl_steps', leadId: 'lead_1' });
+    expect(asked.steps[1]).toMatchObject({ kind: 'invite', note: 'Changed for {{firstName}}' });
+    expect(fake.callsOf('update_agent')).toHaveLength(0);
   });
 });
 

@@ -23,6 +23,7 @@ import {
   variantText,
   walkSteps,
   type Step,
+  type StepInput,
   type StepKind,
 } from './steps.js';
 import { noteAuditTarget } from '../audit/current.js';
@@ -287,6 +288,21 @@ export function previewAgent(ctx: Ctx, agentId: string, leadId: string): AgentPr
   if (!lead || !reachesCampaign(ctx, lead.campaignId))
     throw new ApiError('not_found', `Lead ${leadId} not found. Use a lead id from list_leads.`, { fields: ['leadId'] });
   return previewFor(agent, lead, leadId);
+}
+
+/**
+ * The texts one lead would receive from a sequence not saved yet (the dashboard's live preview
+ * while an agent is edited or created): the steps are checked as a save would check them, and a
+ * step's `path` names it, since new steps have no id until they are saved. Writes nothing.
+ */
+export function previewSteps(ctx: Ctx, input: { agentId?: string | undefined; leadId: string; steps: StepInput[] }): AgentPreview {
+  const steps = buildSteps(input.steps, null);
+  const lead = leadStatements(ctx.db).byId.get(input.leadId);
+  if (!lead || !reachesCampaign(ctx, lead.campaignId)) {
+    throw new ApiError('not_found', `Lead ${input.leadId} not found. Use a lead id from list_leads.`, { fields: ['leadId'] });
+  }
+  const main = mainPath(steps);
+  return previewFor({ id: input.agentId ?? '', connectionNote: main.connectionNote, messages: [...main.messages], steps }, lead, input.leadId);
 }
 
 /**

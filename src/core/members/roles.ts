@@ -51,6 +51,7 @@ export const TOOL_AREAS: Readonly<Record<string, Area>> = {
   create_agent: 'agents',
   update_agent: 'agents',
   preview_agent: 'agents',
+  preview_agent_draft: 'agents',
   get_agent_stats: 'agents',
   get_agent_shape: 'agents',
   get_skip_reasons: 'agents',

@@ -8,7 +8,7 @@ import { getImportTool, previewImportTool, startImportTool } from './imports.js'
 import { createApiKeyTool, listApiKeysTool, revokeApiKeyTool } from './keys.js';
 import { searchLeadsTool } from './leads.js';
 import { addMemberTool, disableMemberTool, enableMemberTool, listMembersTool, updateMemberTool } from './members.js';
-import { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool } from './sequences.js';
+import { getAgentShapeTool, getLeadSequenceTool, getSkipReasonsTool, previewAgentDraftTool } from './sequences.js';
 import {
   addWebhookEndpointTool,
   listWebhookDeliveriesTool,
@@ -49,6 +49,7 @@ export const operatorTools: readonly Tool[] = [
   grantCreditsTool,
   getSkipReasonsTool,
   getAgentShapeTool,
+  previewAgentDraftTool,
   listDraftQueuesTool,
   previewApproveDraftsTool,
   approveMatchingDraftsTool,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { requireAgentRow, writtenWithSteps } from '../../core/agents/agents.js';
+import { AgentPreview, previewSteps, requireAgentRow, writtenWithSteps } from '../../core/agents/agents.js';
+import { StepsInput } from '../../core/agents/steps.js';
 import { LeadSequence, leadSequence } from '../../core/sequences/lead-sequence.js';
 import { getSkipReasons, SkipReasons } from '../../core/sequences/stats.js';
 import { defineOperatorTool } from '../define.js';
@@ -44,4 +45,23 @@ export const getLeadSequenceTool = defineOperatorTool({
   output: LeadSequence,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: (ctx, input) => leadSequence(ctx, input.campaignId, input.leadId),
+});
+
+/**
+ * The agent editor's live preview: a sequence as it is being written, before it is saved (or
+ * before the agent exists), rendered for one lead as preview_agent renders a saved one. Steps
+ * are named by `path` (a new step has no id yet). Writes nothing.
+ */
+export const previewAgentDraftTool = defineOperatorTool({
+  name: 'preview_agent_draft',
+  title: 'Preview an unsaved sequence',
+  description: 'Renders steps not saved yet for one lead, exactly as preview_agent renders a saved agent. Free; writes nothing.',
+  input: z.strictObject({
+    agentId: AgentId.optional().describe('The agent being edited; omit for a new one.'),
+    leadId: LeadId,
+    steps: StepsInput,
+  }),
+  output: AgentPreview,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (ctx, input) => previewSteps(ctx, input),
 });

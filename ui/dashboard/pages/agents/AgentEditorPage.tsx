@@ -9,7 +9,7 @@ import { useAgentDraft } from './useAgentDraft.js';
 
 const PLACEHOLDERS = ['firstName', 'lastName', 'fullName', 'companyName', 'jobTitle', 'location', 'headline', 'personalization'];
 
-/** Creates or edits an agent: its name and sending account, then its sequence of steps; the preview follows each save. */
+/** Creates or edits an agent: its name and sending account, then its sequence of steps; the preview follows the steps as they are written. */
 export function AgentEditorPage({ agentId }: { agentId: string | null }) {
   const id = useId();
   const { agent, accounts, draft, change, save, saved, dirty, version, errors, clearError, becomesSteps, ready, pending, saveError } = useAgentDraft(agentId);
@@ -103,15 +103,13 @@ export function AgentEditorPage({ agentId }: { agentId: string | null }) {
               {agentId === null ? 'Create agent' : 'Save agent'}
             </button>
           ) : null}
-          {saved ? <span role="status">Saved. The preview shows the saved sequence.</span> : null}
+          {saved ? <span role="status">Saved.</span> : null}
         </div>
         <ErrorNote error={saveError} prefix={placed ? 'Could not save the agent; the fields to fix are marked' : 'Could not save the agent'} />
       </form>
-      {agentId !== null && agent.data ? (
-        <AgentPreview agentId={agentId} version={version} steps={agent.data.steps} dirty={dirty} />
-      ) : (
-        <p className="o-muted">Create the agent to preview it with a lead.</p>
-      )}
+      {agentId === null || agent.data ? (
+        <AgentPreview agentId={agentId} version={version} steps={agent.data?.steps ?? []} dirty={dirty} editing={draft.steps} />
+      ) : null}
     </>
   );
 }

@@ -4,19 +4,56 @@ import { ErrorNote } from '../../../shared/components/Feedback.js';
 import { Untrusted, UntrustedBlock } from '../../../shared/components/Untrusted.js';
 import { useTool } from '../../../shared/hooks.js';
 import { branchLabel, formatHours, stepKindLabel } from '../../../shared/steps.js';
-import type { AgentPreviewResult, AgentStep } from '../../../shared/types.js';
+import type { AgentPreviewResult, AgentStep, StepInput } from '../../../shared/types.js';
 import { type PathStop, sequencePaths } from './paths.js';
+import { type EditStep, toInput } from './sequence.js';
 
 type RenderedStep = AgentPreviewResult['steps'][number];
 
+/** How long the editor must rest before the preview asks for the words as they are now. */
+const DRAFT_PREVIEW_DELAY_MS = 400;
+
 /**
- * The saved sequence as one lead would get it on each path, through preview_agent: the first
- * campaign with leads and its first lead by default, or any the operator picks; one path at a
- * time (accepted or not, replied or not), each step's texts rendered for the lead, variants side
- * by side. `version` changes on each save, and the preview follows.
+ * Steps as typed (not saved: new ones have no id), named by their paths (`steps[1].then[0]`),
+ * which is how the server names them in a preview of an unsaved sequence.
  */
-export function AgentPreview({ agentId, version, steps, dirty }: { agentId: string; version: number; steps: AgentStep[]; dirty: boolean }) {
+function byPath(steps: readonly StepInput[], prefix = 'steps'): AgentStep[] {
+  return steps.map((s, i) => {
+    const path = `${prefix}[${i}]`;
+    // biome-ignore lint/suspicious/noThenProperty: an if step's branches are named then and else; the object is never awaited.
+    if (s.kind === 'if') return { ...s, id: path, then: byPath(s.then ?? [], `${path}.then`), else: byPath(s.else ?? [], `${path}.else`) } as AgentStep;
+    return { ...s, id: path } as AgentStep;
+  });
+}
+
+/**
+ * The sequence as one lead would get it on each path: the first campaign with leads and its
+ * first lead by default, or any the operator picks; one path at a time (accepted or not, replied
+ * or not), each step's texts rendered for the lead, variants side by side. It is live: the saved
+ * sequence through preview_agent, and while the editor holds changes (or the agent is new), the
+ * sequence as it is being written through preview_agent_draft, a moment after typing stops.
+ */
+export function AgentPreview({
+  agentId,
+  version,
+  steps: saved,
+  dirty,
+  editing,
+}: {
+  agentId: string | null;
+  version: number;
+  steps: AgentStep[];
+  dirty: boolean;
+  editing: readonly EditStep[];
+}) {
   const id = useId();
+  const live = dirty || agentId === null;
+  const [typed, setTyped] = useState<StepInput[] | null>(null);
+  useEffect(() => {
+    if (!live) return setTyped(null);
+    const timer = setTimeout(() => setTyped(toInput(editing)), DRAFT_PREVIEW_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [live, editing]);
   const campaigns = useTool('list_campaigns', { limit: 100 });
   const [campaignId, setCampaignId] = useState('');
   const firstWithLeads = campaigns.data?.campaigns.find((c) => c.totalLeads > 0)?.id ?? '';
@@ -25,23 +62,33 @@ export function AgentPreview({ agentId, version, steps, dirty }: { agentId: stri
   const [leadId, setLeadId] = useState('');
   const chosenLead = leadId || leads.data?.leads[0]?.id || '';
   const lead = leads.data?.leads.find((l) => l.id === chosenLead);
-  const preview = useTool('preview_agent', { agentId, leadId: chosenLead }, { enabled: chosenLead !== '' });
-  const { refetch } = preview;
+  const savedPreview = useTool('preview_agent', { agentId: agentId ?? '', leadId: chosenLead }, { enabled: chosenLead !== '' && agentId !== null });
+  const draftPreview = useTool(
+    'preview_agent_draft',
+    { ...(agentId === null ? {} : { agentId }), leadId: chosenLead, steps: typed ?? [] },
+    { enabled: chosenLead !== '' && live && typed !== null && typed.length > 0, keepPrevious: true },
+  );
+  // The saved sequence's preview stays until the first one of the words as typed arrives.
+  const showingDraft = live && typed !== null && draftPreview.data !== undefined;
+  const preview = showingDraft ? draftPreview : savedPreview;
+  const { refetch } = savedPreview;
   useEffect(() => {
     if (version > 0 && chosenLead) void refetch();
   }, [version, chosenLead, refetch]);
 
+  // The typed steps are named by path, as the server names a draft's; the saved ones by id.
+  const steps = useMemo(() => (showingDraft && typed ? byPath(typed) : saved), [showingDraft, typed, saved]);
   const { paths, more } = useMemo(() => sequencePaths(steps), [steps]);
   const [pathIndex, setPathIndex] = useState(0);
   const path = paths[Math.min(pathIndex, paths.length - 1)];
-  const rendered = useMemo(() => new Map((preview.data?.steps ?? []).map((s) => [s.stepId, s])), [preview.data]);
+  const rendered = useMemo(() => new Map((preview.data?.steps ?? []).map((s) => [showingDraft ? s.path : s.stepId, s])), [preview.data, showingDraft]);
 
   return (
     <section className="o-card" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Preview</h2>
-      {dirty ? (
-        <p className="o-alert o-alert-warning" role="note">
-          The preview shows the saved sequence: save to see your changes here.
+      {live ? (
+        <p className="o-hint" role="note">
+          The preview follows the sequence as you write it{agentId === null ? '' : ', before you save it'}.
         </p>
       ) : null}
       <div className="o-row">
@@ -90,7 +137,11 @@ export function AgentPreview({ agentId, version, steps, dirty }: { agentId: stri
       {!chosenLead && (campaigns.data || leads.data) ? (
         <EmptyState title="No lead to preview with yet.">Add leads to a campaign to see this agent’s messages as a real lead would get them.</EmptyState>
       ) : null}
-      <ErrorNote error={preview.error} />
+      {live && draftPreview.error ? (
+        <ErrorNote error={draftPreview.error} prefix="The preview waits for a sequence that could be saved" />
+      ) : (
+        <ErrorNote error={savedPreview.error} />
+      )}
       {preview.data && path ? (
         <div aria-live="polite" aria-label="Rendered sequence" role="region">
           <h3>
