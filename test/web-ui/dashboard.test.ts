@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoginToken } from '../../src/core/auth/sessions.js';
+import { WEBHOOK_EVENT_TYPES } from '../../src/core/events.js';
+import { listEndpoints } from '../../src/core/webhooks/endpoints.js';
 import { ensureDemo } from '../../src/core/seed/demo.js';
 import type { Settings } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
@@ -34,6 +36,8 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
   const trickyName = '\u202eMallory Evil';
   const longCompany = 'Supercalifragilistic'.repeat(10);
   const longWord = 'Supercalifragilistic'.repeat(25);
+  /** The events the test's webhook endpoint subscribes to: the campaign's lead events, not the drafts' or email's. */
+  const subscribed = ['lead.tagged', 'lead.replied', 'lead.connection_accepted', 'lead.handed_off'];
 
   const app = (path = '/') => `${server.url}/app${path}`;
   const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`) });
@@ -231,12 +235,35 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await expect.poll(() => rows.count()).toBe(5);
   });
 
-  it('adds a webhook endpoint that will receive the campaign’s events', async () => {
+  it('adds a webhook endpoint for the events ticked, which will receive the campaign’s events', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await heading('Webhooks');
+    const events = page.getByRole('group', { name: /^Events it receives/ });
+    const box = (type: string) => events.getByRole('checkbox', { name: type, exact: true });
+    // Every event type is offered, all ticked to begin with.
+    expect(await events.getByRole('checkbox').count()).toBe(WEBHOOK_EVENT_TYPES.length);
+    for (const type of WEBHOOK_EVENT_TYPES) expect(await box(type).isChecked()).toBe(true);
     await page.getByLabel('Endpoint URL').fill(hooks.url);
+    // None ticked: the form says so and adds nothing.
+    await events.getByRole('button', { name: 'Untick all events' }).click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Tick at least one event' }).waitFor();
+    await expectAccessible();
+    expect(listEndpoints(server.ctx).some((e) => e.url === hooks.url)).toBe(false);
+    for (const type of subscribed) await box(type).check();
+    expect(await page.getByRole('alert').filter({ hasText: 'Tick at least one event' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByRole('button', { name: `Disable ${hooks.url}` }).waitFor();
+    // The endpoint has exactly the events ticked, and the list says which.
+    expect(listEndpoints(server.ctx).find((e) => e.url === hooks.url)?.events).toEqual(subscribed);
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: hooks.url })
+      .getByText(`${subscribed.join(', ')} · 0 pending`)
+      .waitFor();
+    // The form is ready for the next endpoint: no URL, every event ticked again.
+    expect(await page.getByLabel('Endpoint URL').inputValue()).toBe('');
+    for (const type of WEBHOOK_EVENT_TYPES) expect(await box(type).isChecked()).toBe(true);
     await expectAccessible();
   });
 
@@ -343,10 +370,22 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await row.waitFor({ timeout: 20_000 });
     const eventId = ((await row.getByText(/^evt_/).textContent()) ?? '').trim();
     expect(eventId).toMatch(/^evt_/);
+    // The demo workspace has no signing secret: the button creates one, as the page's words say, at once (there is none to replace).
+    await page.getByText('No signing secret yet: deliveries go unsigned until you create one.').waitFor();
+    expect(await page.getByRole('button', { name: 'Rotate the signing secret' }).count()).toBe(0);
+    await expectAccessible();
+    await page.getByRole('button', { name: 'Create the signing secret' }).click();
+    const created = (await page.getByRole('region', { name: 'The new signing secret' }).getByTestId('secret').textContent()) ?? '';
+    expect(created).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    // Now there is one, the button rotates it, after a confirmation.
+    await page.getByText('A signing secret is set.').waitFor();
+    expect(await page.getByRole('button', { name: 'Create the signing secret' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Rotate the signing secret' }).click();
     await page.getByRole('button', { name: 'Rotate now' }).click();
     const secret = (await page.getByRole('region', { name: 'The new signing secret' }).getByTestId('secret').textContent()) ?? '';
     expect(secret.length).toBeGreaterThan(15);
+    expect(secret).not.toBe(created);
     await expectAccessible();
     await shot('webhooks');
     // The event went out before the rotation; its redelivery carries the same id and the new secret.
@@ -356,6 +395,9 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await row.getByRole('button', { name: /^Redeliver / }).click();
     await row.getByText('Queued.').waitFor();
     await expect.poll(() => ofEvent().some((r) => r.headers['x-webhook-signature'] === secret), { timeout: 20_000, interval: 200 }).toBe(true);
+    // The endpoint got only the events it subscribes to.
+    const types = new Set(hooks.received.map((r) => (JSON.parse(r.body) as { type: string }).type));
+    expect([...types].every((t) => subscribed.includes(t))).toBe(true);
   });
 
   it('charts the campaign on the overview once it has run', async () => {

@@ -5,7 +5,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { draftFor } from '../../src/core/drafts/prepare.js';
 import { findDraftRow } from '../../src/core/drafts/store.js';
+import { updateCampaign } from '../../src/core/campaigns/manage.js';
 import { updateDrafts } from '../../src/core/drafts/update.js';
+import { addMember } from '../../src/core/members/members.js';
 import { operatorTools } from '../../src/tools/operator/index.js';
 import { DEFAULT_UI_DIR } from '../../src/web/mount.js';
 import { reviewWorkspace } from '../drafts/helpers.js';
@@ -290,6 +292,47 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('the D
     await page.getByText(`Approved ${waiting}.`).waitFor();
     expect(await allDrafts()).toEqual([]);
     await page.getByText('Nothing waits for approval here.').waitFor();
+  });
+
+  it('says nothing waits when the queues are empty, and mentions turning approval on only where it is off, to a role that may', async () => {
+    const left = await allDrafts();
+    if (left.length > 0)
+      updateDrafts(
+        server.ctx,
+        left.map((d) => ({ id: d.id, status: 'rejected' as const })),
+      );
+    const NOTHING = 'Nothing waits for approval now: drafts appear here as leads reach steps that need approval.';
+    const empty = (p: Page) => p.locator('p').filter({ hasText: /^Nothing waits for approval now/ });
+    const campaign = (p: Page) => p.getByLabel('Campaign', { exact: true });
+    await page.goto(`${server.url}/app/drafts`);
+    await page.getByRole('heading', { level: 1, name: 'Drafts' }).waitFor();
+    // Review requires approval: nothing waits now, and there is nothing to turn on.
+    await campaign(page).selectOption({ label: 'Review' });
+    await expect.poll(async () => (await empty(page).textContent())?.trim()).toBe(NOTHING);
+    expect(await page.getByText('Require approval before anything is sent').count()).toBe(0);
+    await expectAccessible();
+    // Q4 sends without approval: the owner, who may change its settings, is told where to turn it on.
+    await campaign(page).selectOption({ label: 'Q4' });
+    await empty(page).getByText('This campaign sends without approval').waitFor();
+    expect(await empty(page).getByRole('link', { name: 'its settings' }).getAttribute('href')).toBe('/app/campaigns/cmp_q4');
+    await expectAccessible();
+    // A reviewer cannot change a campaign's settings: told only that nothing waits, whichever campaign.
+    const reviewer = addMember(server.ctx, { name: 'Rita Reviewer', email: 'rita-drafts@example.com', role: 'reviewer' });
+    const { context: theirs, page: theirPage } = await openDashboard(browser, server, { memberId: reviewer.id, home: 'Drafts' });
+    try {
+      await campaign(theirPage).selectOption({ label: 'Q4' });
+      await expect.poll(async () => (await empty(theirPage).textContent())?.trim()).toBe(NOTHING);
+      await campaign(theirPage).selectOption({ label: 'Review' });
+      expect((await empty(theirPage).textContent())?.trim()).toBe(NOTHING);
+    } finally {
+      await theirs.close();
+    }
+    // No campaign requires approval any more: the owner is told to turn it on in a campaign's settings.
+    updateCampaign(server.ctx, 'cmp_review', { approval: 'off' });
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Drafts' }).waitFor();
+    await empty(page).getByText('No campaign requires approval', { exact: false }).waitFor();
+    await expectAccessible();
   });
 
   it('raised no console error and no CSP violation', () => {

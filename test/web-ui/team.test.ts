@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember } from '../../src/core/members/members.js';
 import type { Role } from '../../src/core/members/roles.js';
@@ -189,6 +189,34 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('each 
       expect(lines[0]).toBe('"at","actorType","actorId","actorName","action","targetIds","summary"');
       expect(lines.length).toBe(5);
       expect(lines.slice(1).every((l) => l.includes(`"${ids.owner}"`) && l.includes(rita))).toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('the Members page fits a 390 px window: the role select stays in its card, and the table scrolls in its own box with each email on one line', async () => {
+    const { context, page } = await signIn('owner');
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByRole('link', { name: 'Members', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+      const table = page.getByRole('table', { name: 'Members' });
+      await table.getByRole('cell', { name: 'operator@example.com' }).waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      const box = (l: Locator) => l.evaluate((el) => el.getBoundingClientRect().toJSON() as { left: number; right: number; height: number });
+      const form = page.getByRole('form', { name: 'Add a member' });
+      const [card, role] = [await box(form), await box(form.getByLabel('Role'))];
+      expect(role.right).toBeLessThanOrEqual(card.right);
+      expect(card.right).toBeLessThanOrEqual(390);
+      // An address reads on one line (not a letter per line): its text makes one line box.
+      const email = table.getByRole('cell', { name: 'operator@example.com' });
+      const lines = await email.evaluate((el) => {
+        const range = el.ownerDocument.createRange();
+        range.selectNodeContents(el);
+        return new Set([...range.getClientRects()].map((r: { top: number }) => Math.round(r.top))).size;
+      });
+      expect(lines).toBe(1);
+      expect(await seriousViolations(page)).toEqual([]);
     } finally {
       await context.close();
     }

@@ -75,6 +75,42 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('appro
     await expect.poll(async () => (await rest('/campaigns/cmp_q4')).status).toBe('CAMPAIGN_IN_PROGRESS');
   });
 
+  it('asks before Start on the overview too, as on the campaign page; Cancel starts nothing', async () => {
+    // The failed campaign gets a lead, which makes it ready to send again.
+    const added = await server.rest('/campaigns/cmp_failed/leads', {
+      method: 'POST',
+      body: JSON.stringify({ networkUrl: 'https://www.linkedin.com/in/overview-start', firstName: 'Olive', lastName: 'Overview' }),
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect((await rest('/campaigns/cmp_failed')).status).toBe('READY_TO_SEND');
+    await page.goto(`${server.url}/app/`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    const card = page.getByRole('article', { name: 'Campaign Failed' });
+    await card.getByText('Ready to send').waitFor();
+    await card.getByRole('button', { name: 'Start Failed' }).click();
+    const dialog = card.getByRole('alertdialog', { name: 'Start campaign Failed?' });
+    // The campaign page's question, from the same read: who sends to how many leads, and the approval.
+    await dialog.getByText(/^It will send connection requests and messages to its 1 lead from Ada\.$/).waitFor();
+    await dialog.getByText('Approval is off: notes and messages go out as the agent writes them.').waitFor();
+    // It takes the focus on its confirm button, as the campaign page's does.
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Start sending');
+    await expectAccessible();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await card.getByRole('alertdialog').count()).toBe(0);
+    expect((await rest('/campaigns/cmp_failed')).status).toBe('READY_TO_SEND');
+    // Escape declines too.
+    await card.getByRole('button', { name: 'Start Failed' }).click();
+    await dialog.getByRole('button', { name: 'Start sending' }).waitFor();
+    await page.keyboard.press('Escape');
+    expect(await card.getByRole('alertdialog').count()).toBe(0);
+    expect((await rest('/campaigns/cmp_failed')).status).toBe('READY_TO_SEND');
+    // Accepting starts it.
+    await card.getByRole('button', { name: 'Start Failed' }).click();
+    await dialog.getByRole('button', { name: 'Start sending' }).click();
+    await card.getByRole('button', { name: 'Pause Failed' }).waitFor();
+    await expect.poll(async () => (await rest('/campaigns/cmp_failed')).status).toBe('CAMPAIGN_IN_PROGRESS');
+  });
+
   it('names the leads per sender when a campaign has several: pinned leads under their sender, the rest shared', async () => {
     const added = await server.rest('/campaigns/cmp_paused/leads/batch', {
       method: 'POST',
@@ -136,6 +172,15 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('appro
     startSequence(server.ctx, { leadId: 'lead_ada1', campaignId: 'cmp_q4', agentId: 'tpl_intro', stepId: second.id, at });
     const skipped = { leadId: 'lead_ada1', campaignId: 'cmp_q4', agentId: 'tpl_intro', stepId: first.id, kind: 'invite', variant: 'A' } as const;
     recordStep(server.ctx, { ...skipped, event: 'skipped', reason: 'already_invited', at });
+    // The if and the wait it went through: steps without variants, which the page names without one.
+    type Tree = { id: string; kind: string; then?: Tree[]; else?: Tree[] };
+    const all = (list: Tree[]): Tree[] => list.flatMap((s) => [s, ...all(s.then ?? []), ...all(s.else ?? [])]);
+    const steps = all((await rest('/agents/tpl_intro')).steps as Tree[]);
+    const unvaried = steps.filter((s) => s.kind === 'if' || s.kind === 'wait');
+    expect(unvaried.map((s) => s.kind).sort()).toEqual(['if', 'wait']);
+    unvaried.forEach((s, i) => {
+      recordStep(server.ctx, { ...skipped, stepId: s.id, kind: s.kind as 'if' | 'wait', event: 'sent', at: at + 1_000 * (i + 1) });
+    });
     const text = 'Thanks for connecting, Ada. How do you test the engines?';
     draftFor(server.ctx, { campaignId: 'cmp_q4', leadId: 'lead_ada1', stepId: second.id, variant: 'A', kind: 'message', accountId: 'acc_ada', text });
     await page.goto(`${server.url}/app/campaigns/cmp_q4`);
@@ -145,10 +190,36 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('appro
     await page.getByText('Engines', { exact: true }).waitFor();
     await page.getByText('why: already invited').waitFor();
     await page.getByText(/^At step 2, /).waitFor();
+    const events = page.getByRole('list', { name: 'Steps, oldest first' }).getByRole('listitem');
+    await expect.poll(() => events.count()).toBe(3);
+    const texts = (await events.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+    expect(texts[0]).toMatch(/^Skipped · step 1, Invitation · .+ · why: already invited$/);
+    expect(texts.filter((t) => /^Sent · step \d+, (If|Wait) · /.test(t))).toHaveLength(2);
+    for (const t of texts) expect(t).not.toContain('variant');
     await page.getByText('Thanks for connecting, Ada. How do you test the engines?').waitFor();
     await page.getByRole('heading', { level: 2, name: 'Conversation' }).waitFor();
     await page.screenshot({ path: join(shots, 'lead.png'), fullPage: true });
     await expectAccessible();
+  });
+
+  it('keeps a campaign page with its leads table inside a 390 px window: the table scrolls in its own box', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${server.url}/app/campaigns/cmp_q4`);
+      await page.getByRole('heading', { level: 1, name: 'Q4' }).waitFor();
+      await page.getByRole('link', { name: 'Details of Ada Lovelace' }).waitFor();
+      // The table is wider than the window; its hidden labels ("Actions", " of Ada Lovelace") stay in its box.
+      const scrolls = `(() => {
+        const wrap = [...document.querySelectorAll('.o-table-wrap')].find((w) => w.querySelector('a[href*="/leads/"]'));
+        return wrap.scrollWidth > wrap.clientWidth;
+      })()`;
+      expect(await page.evaluate(scrolls)).toBe(true);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await expectAccessible();
+      await page.screenshot({ path: join(shots, 'campaign-390.png'), fullPage: true });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 
   it('raised no console error and no CSP violation', () => {

@@ -41,6 +41,7 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
   const [status, setStatus] = useState<DraftStatus>('pending');
   const [bulkResult, setBulkResult] = useState<string | null>(null);
   const canApproveAll = useCan('preview_approve_drafts', 'approve_matching_drafts');
+  const canChangeSettings = useCan('update_campaign');
   const first = queues.data?.queues[0]?.campaignId ?? null;
   const campaignId = picked ?? first;
   // The queue shown stays shown when its last draft is decided (approve all, the last approval):
@@ -50,6 +51,9 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
   }, [picked, first]);
   const campaigns = useTool('list_campaigns', { limit: 100 });
   const pendingHere = queues.data?.queues.find((q) => q.campaignId === campaignId)?.pending ?? 0;
+  // Whether approval is on where the reviewer looks: the chosen campaign, or (none chosen) any campaign; unknown until the list is in.
+  const chosen = campaigns.data?.campaigns.find((c) => c.id === campaignId);
+  const approvalOn = campaigns.data ? (chosen ? chosen.approval === 'required' : campaigns.data.campaigns.some((c) => c.approval === 'required')) : null;
   // The queues with drafts first, then every other campaign (to read its sent or rejected drafts).
   const options = [
     ...(queues.data?.queues ?? []).map((q) => ({ id: q.campaignId, label: `${q.name} (${q.pending} waiting)` })),
@@ -65,7 +69,25 @@ export function DraftsPage({ campaignId: initialCampaign = null }: { campaignId?
       <ErrorNote error={queues.error} />
       {queues.isPending ? <Loading label="Loading the queues…" /> : null}
       {queues.data && queues.data.pending === 0 && status === 'pending' ? (
-        <p>No draft waits for approval. Turn approval on in a campaign’s settings (Approval: required) to review its messages here.</p>
+        <p>
+          Nothing waits for approval now: drafts appear here as leads reach steps that need approval.
+          {/* Only where approval is off, and only to a role that may turn it on. */}
+          {approvalOn === false && canChangeSettings ? (
+            chosen ? (
+              <>
+                {' '}
+                This campaign sends without approval: to review its notes and messages here first, turn on <em>Require approval before anything is sent</em> in{' '}
+                <Link to={`/campaigns/${encodeURIComponent(chosen.id)}`}>its settings</Link>.
+              </>
+            ) : (
+              <>
+                {' '}
+                No campaign requires approval: to review a campaign’s notes and messages here first, turn on <em>Require approval before anything is sent</em>{' '}
+                in its settings.
+              </>
+            )
+          ) : null}
+        </p>
       ) : null}
       <div className="o-row">
         <div className="o-field">

@@ -6,7 +6,7 @@ import { Untrusted, UntrustedBlock } from '../../shared/components/Untrusted.js'
 import { formatWhen } from '../../shared/format.js';
 import { useTool } from '../../shared/hooks.js';
 import { placeSteps, skipReasonLabel, stepKindLabel } from '../../shared/steps.js';
-import type { DraftStatus } from '../../shared/types.js';
+import type { AgentStep, DraftStatus } from '../../shared/types.js';
 import { MessageThread } from './MessageThread.js';
 import { Link } from '../router.js';
 
@@ -32,6 +32,9 @@ function Field({ label, children }: { label: string; children: string | null | u
   );
 }
 
+/** How many variants a step has: its own words (A) and its `variants` (B to E); 1 for a step that takes none (a wait, an if, a visit). */
+const variantCount = (step: AgentStep): number => 1 + ('variants' in step && Array.isArray(step.variants) ? step.variants.length : 0);
+
 /** Where the lead is in its agent's steps, what happened at each step (why a step was skipped), oldest first. */
 function Sequence({ campaignId, leadId }: { campaignId: string; leadId: string }) {
   const id = useId();
@@ -43,6 +46,18 @@ function Sequence({ campaignId, leadId }: { campaignId: string; leadId: string }
   const stepName = (stepId: string) => {
     const p = placed.find((x) => x.step.id === stepId);
     return p ? `step ${p.number}, ${stepKindLabel(p.step.kind)}` : `step ${stepId}`;
+  };
+  /**
+   * What an event adds to its step's name: the variant drawn, only where the step has variants (an
+   * A/B test) or the letter is past A (the step lost its variants since); and the kind, for a step
+   * the agent no longer has. A wait or an if never names a variant.
+   */
+  const eventDetail = (e: { stepId: string; kind: string; variant: string }) => {
+    const p = placed.find((x) => x.step.id === e.stepId);
+    const variant =
+      e.kind !== 'wait' && e.kind !== 'if' && (e.variant !== 'A' || (p !== undefined && variantCount(p.step) > 1)) ? `variant ${e.variant}` : null;
+    const parts = [p ? null : stepKindLabel(e.kind), variant].filter((x): x is string => x !== null);
+    return parts.length > 0 ? ` (${parts.join(', ')})` : '';
   };
   return (
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
@@ -62,8 +77,8 @@ function Sequence({ campaignId, leadId }: { campaignId: string; leadId: string }
             <ol className="o-stack" aria-label="Steps, oldest first">
               {seq.data.events.map((e) => (
                 <li key={`${e.at}-${e.stepId}-${e.event}`}>
-                  <strong>{EVENT_LABELS[e.event] ?? e.event}</strong> · {stepName(e.stepId)} ({stepKindLabel(e.kind)}, variant {e.variant}) ·{' '}
-                  <time dateTime={e.at}>{formatWhen(e.at)}</time>
+                  <strong>{EVENT_LABELS[e.event] ?? e.event}</strong> · {stepName(e.stepId)}
+                  {eventDetail(e)} · <time dateTime={e.at}>{formatWhen(e.at)}</time>
                   {e.reason ? <span className="o-muted"> · why: {skipReasonLabel(e.reason)}</span> : null}
                 </li>
               ))}

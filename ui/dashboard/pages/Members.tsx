@@ -41,10 +41,10 @@ function MemberRow({ member }: { member: Member }) {
   const owner = member.role === 'owner';
   return (
     <tr>
-      <td>
+      <td className="d-person">
         <Untrusted>{member.name}</Untrusted>
       </td>
-      <td className="o-mono">{member.email ?? '—'}</td>
+      <td className="o-mono d-email">{member.email ?? '—'}</td>
       <td>
         {owner || member.disabledAt || !canUpdate ? (
           member.role
@@ -58,7 +58,7 @@ function MemberRow({ member }: { member: Member }) {
         )}
         <ErrorNote error={update.error ?? disable.error ?? enable.error} />
       </td>
-      <td>{member.disabledAt ? `Disabled ${formatWhen(member.disabledAt)}` : `Since ${formatWhen(member.createdAt)}`}</td>
+      <td className="d-nowrap">{member.disabledAt ? `Disabled ${formatWhen(member.disabledAt)}` : `Since ${formatWhen(member.createdAt)}`}</td>
       <td>
         {owner ? null : member.disabledAt ? (
           canEnable ? (

@@ -5,8 +5,9 @@ import { InsightsPanel } from '../../shared/components/InsightsPanel.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
 import { useTool } from '../../shared/hooks.js';
 import { Link } from '../router.js';
+import { StartConfirm } from './campaigns/StartConfirm.js';
 
-/** Credits, workspace insights, the per-day chart and each campaign's funnel. */
+/** Credits, workspace insights, the per-day chart and each campaign's funnel; a card's Start asks first, as on the campaign's page. */
 export function OverviewPage() {
   const credits = useTool('get_credits', {});
   const insights = useTool('get_insights_overview', {}, { refetchInterval: 10_000 });
@@ -51,6 +52,7 @@ export function OverviewPage() {
             <CampaignCard
               key={c.id}
               campaign={c}
+              confirmStart={(campaign, start, cancel) => <StartConfirm campaign={campaign} start={start} cancel={cancel} />}
               title={
                 <Link to={`/campaigns/${c.id}`}>
                   <Untrusted>{c.name}</Untrusted>

@@ -4,9 +4,23 @@ import { Table } from '../../shared/components/Table.js';
 import { formatWhen } from '../../shared/format.js';
 import { useCan } from '../../shared/access.js';
 import { useTool, useToolMutation } from '../../shared/hooks.js';
+import { sameSet, useClearAfter } from '../../shared/forms.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../src/core/events.js';
 import type { WebhookDelivery } from '../../shared/types.js';
 import { ShownOnce } from './Secret.js';
 import { CursorPager } from '../../shared/components/CursorPager.js';
+
+/** What each event type means, in a line (docs/webhooks.md has the payloads); every type the server sends has one. */
+const EVENT_HINTS: Record<WebhookEventType, string> = {
+  'lead.tagged': 'a lead’s tag was set or changed',
+  'lead.replied': 'a lead replied',
+  'lead.connection_accepted': 'a lead accepted the connection request',
+  'lead.handed_off': 'the agent handed a conversation to a person',
+  'draft.pending': 'a campaign’s drafts are waiting for approval',
+  'lead.tag_suggested': 'the triage suggested a tag for a reply',
+  'email.bounced': 'an email to a lead came back undelivered',
+  'draft.sent': 'an approved draft was sent',
+};
 
 function Endpoints() {
   const id = useId();
@@ -18,12 +32,35 @@ function Endpoints() {
   const canRemove = useCan('remove_webhook_endpoint');
   const canToggle = useCan('set_webhook_endpoint_enabled');
   const [url, setUrl] = useState('');
+  // The events the new endpoint subscribes to: all of them unless the person unticks some.
+  const [events, setEvents] = useState<WebhookEventType[]>([...WEBHOOK_EVENT_TYPES]);
+  const [noEvent, setNoEvent] = useState(false);
+  const clearAfter = useClearAfter({ url, events });
+  const tick = (type: WebhookEventType, on: boolean) => {
+    // Kept in the server's order, so the list shows them as the endpoint stores them.
+    setEvents((now) => WEBHOOK_EVENT_TYPES.filter((t) => (t === type ? on : now.includes(t))));
+    if (on) setNoEvent(false);
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const sent = url;
-    // A URL typed while the call was on its way was not sent, and stays.
-    add.mutate({ url: sent }, { onSuccess: () => setUrl((now) => (now === sent ? '' : now)) });
+    if (events.length === 0) {
+      setNoEvent(true);
+      return;
+    }
+    const sent = { url, events };
+    // A URL typed or an event ticked while the call was on its way was not sent, and stays.
+    add.mutate(
+      { url: sent.url, events: sent.events },
+      {
+        onSuccess: () =>
+          clearAfter(sent, () => {
+            setUrl('');
+            setEvents([...WEBHOOK_EVENT_TYPES]);
+          }),
+      },
+    );
   };
+  const all = sameSet(events, WEBHOOK_EVENT_TYPES);
   return (
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Endpoints</h2>
@@ -55,7 +92,8 @@ function Endpoints() {
         ))}
       </ul>
       {canAdd ? (
-        <form onSubmit={submit} className="o-row">
+        <form onSubmit={submit} className="o-stack" aria-labelledby={`${id}-add`}>
+          <h3 id={`${id}-add`}>Add an endpoint</h3>
           <div className="o-field">
             <label htmlFor={`${id}-url`}>Endpoint URL</label>
             <input
@@ -68,9 +106,52 @@ function Endpoints() {
               onChange={(e) => setUrl(e.target.value)}
             />
           </div>
-          <button type="submit" className="o-button o-button-primary" disabled={add.isPending}>
-            Add endpoint
-          </button>
+          <fieldset className="o-field" aria-describedby={noEvent ? `${id}-noev` : undefined}>
+            <legend>Events it receives (at least one)</legend>
+            <div className="o-row">
+              <button
+                type="button"
+                className="o-button"
+                disabled={all}
+                onClick={() => {
+                  setEvents([...WEBHOOK_EVENT_TYPES]);
+                  setNoEvent(false);
+                }}
+              >
+                Tick all events
+              </button>
+              <button type="button" className="o-button" disabled={events.length === 0} onClick={() => setEvents([])}>
+                Untick all events
+              </button>
+            </div>
+            {WEBHOOK_EVENT_TYPES.map((type) => (
+              <div key={type} className="o-row">
+                <input
+                  id={`${id}-ev-${type}`}
+                  type="checkbox"
+                  checked={events.includes(type)}
+                  aria-describedby={`${id}-evd-${type}`}
+                  onChange={(e) => tick(type, e.target.checked)}
+                />
+                <label htmlFor={`${id}-ev-${type}`} className="o-mono">
+                  {type}
+                </label>
+                <span id={`${id}-evd-${type}`} className="o-muted">
+                  {EVENT_HINTS[type]}
+                </span>
+              </div>
+            ))}
+          </fieldset>
+          {noEvent ? (
+            <p id={`${id}-noev`} role="alert" className="o-alert o-alert-error">
+              Tick at least one event: an endpoint receives only the events ticked.
+            </p>
+          ) : null}
+          <div>
+            <button type="submit" className="o-button o-button-primary" disabled={add.isPending}>
+              Add endpoint
+            </button>
+          </div>
         </form>
       ) : null}
       <ErrorNote error={add.error} prefix="Could not add" />
@@ -85,6 +166,18 @@ function SigningSecret() {
   const state = useTool('list_webhook_endpoints', {});
   const [secret, setSecret] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
+  // Known once the list is in: with no secret yet there is nothing to replace, so Create runs at once; Rotate asks first.
+  const none = state.data?.secretSet === false;
+  const run = () =>
+    rotate.mutate(
+      {},
+      {
+        onSuccess: (r) => {
+          setSecret(r.secret);
+          setConfirming(false);
+        },
+      },
+    );
   return (
     <section className="o-card o-stack" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Signing secret</h2>
@@ -93,24 +186,13 @@ function SigningSecret() {
         right after.
       </p>
       {state.data ? <p>{state.data.secretSet ? 'A signing secret is set.' : 'No signing secret yet: deliveries go unsigned until you create one.'}</p> : null}
-      {!canRotate ? null : confirming ? (
+      {!canRotate || state.isPending ? null : none ? (
+        <button type="button" className="o-button" disabled={rotate.isPending} onClick={run}>
+          Create the signing secret
+        </button>
+      ) : confirming ? (
         <div className="o-row" role="group" aria-label="Confirm rotation">
-          <button
-            type="button"
-            className="o-button o-button-danger"
-            disabled={rotate.isPending}
-            onClick={() =>
-              rotate.mutate(
-                {},
-                {
-                  onSuccess: (r) => {
-                    setSecret(r.secret);
-                    setConfirming(false);
-                  },
-                },
-              )
-            }
-          >
+          <button type="button" className="o-button o-button-danger" disabled={rotate.isPending} onClick={run}>
             Rotate now
           </button>
           <button type="button" className="o-button" onClick={() => setConfirming(false)}>
@@ -123,7 +205,7 @@ function SigningSecret() {
         </button>
       )}
       {secret ? <ShownOnce label="The new signing secret" secret={secret} onDismiss={() => setSecret(null)} /> : null}
-      <ErrorNote error={rotate.error} prefix="Could not rotate" />
+      <ErrorNote error={rotate.error} prefix={none ? 'Could not create the signing secret' : 'Could not rotate'} />
     </section>
   );
 }
