@@ -117,6 +117,10 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('each 
       await page.getByRole('button', { name: 'Mark done' }).waitFor();
       expect(await count(page, 'Send reply')).toBe(0);
       expect(await page.getByLabel('Your reply').count()).toBe(0);
+      // No link to a page the role cannot open: the campaign is named, the lead page is not offered.
+      expect(await page.getByRole('link', { name: 'Lead page' }).count()).toBe(0);
+      await page.getByText('Campaign: Q4').waitFor();
+      expect(await page.getByRole('link', { name: 'Q4', exact: true }).count()).toBe(0);
       await expectAccessible(page);
     });
   });

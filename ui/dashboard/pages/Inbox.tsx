@@ -92,6 +92,9 @@ function Thread({ leadId }: { leadId: string }) {
   const reply = useToolMutation('reply_conversation', ['get_conversation', 'list_conversations']);
   const done = useToolMutation('mark_conversation_done', ['get_conversation', 'list_conversations', 'list_leads']);
   const canReply = useCan('reply_conversation');
+  // Links only to the pages the role opens (a reviewer's are Drafts and the inbox), as the menu does.
+  const canOpenCampaign = useCan('get_campaign');
+  const canOpenLead = useCan('get_lead', 'get_insights_overview');
   const canDone = useCan('mark_conversation_done');
 
   if (conversation.isPending) return <Loading label="Loading the conversation…" />;
@@ -139,11 +142,20 @@ function Thread({ leadId }: { leadId: string }) {
       ) : null}
       <p>
         Campaign:{' '}
-        <Link to={`/campaigns/${campaign.id}`}>
+        {canOpenCampaign ? (
+          <Link to={`/campaigns/${campaign.id}`}>
+            <Untrusted>{campaign.name ?? campaign.id}</Untrusted>
+          </Link>
+        ) : (
           <Untrusted>{campaign.name ?? campaign.id}</Untrusted>
-        </Link>
-        {lead.handedOff ? <span className="o-badge"> handed off to you</span> : null} ·{' '}
-        <Link to={`/leads/${encodeURIComponent(campaign.id)}/${encodeURIComponent(lead.id)}`}>Lead page</Link>
+        )}
+        {lead.handedOff ? <span className="o-badge"> handed off to you</span> : null}
+        {canOpenLead ? (
+          <>
+            {' · '}
+            <Link to={`/leads/${encodeURIComponent(campaign.id)}/${encodeURIComponent(lead.id)}`}>Lead page</Link>
+          </>
+        ) : null}
       </p>
       {messages.length === 0 ? <p className="o-muted">No messages stored for this lead yet.</p> : null}
       <Suggestion conversation={conversation.data} />
