@@ -159,6 +159,10 @@ export function SignedOut({ command = DEFAULT_LOGIN_COMMAND }: { command?: strin
         This dashboard opens with a one-time login link. On the machine that runs the server, run <code>{command}</code> and open the link it prints. Each link
         works once, for 15 minutes.
       </p>
+      <p>
+        That command makes the owner’s link; a member’s is made with <code>--member</code> and the member’s id. If you are a member, ask the workspace’s owner
+        for a link: a session also ends when the owner disables a member.
+      </p>
     </main>
   );
 }

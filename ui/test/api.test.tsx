@@ -57,6 +57,9 @@ describe("the dashboard's callTool", () => {
     render(<SignedOut />);
     expect(screen.getByRole('heading', { level: 1, name: 'Signed out' })).toBeTruthy();
     expect(screen.getByText('npx outreach login')).toBeTruthy();
+    // A member is told their own link is made with --member, and that a disabled member's session ends.
+    expect(screen.getByText('--member')).toBeTruthy();
+    expect(screen.getByText(/ask the workspace’s owner/)).toBeTruthy();
     cleanup();
     render(<SignedOut command="npx outreach login --db <the server's database file>" />);
     expect(screen.getByText("npx outreach login --db <the server's database file>")).toBeTruthy();
