@@ -3,6 +3,8 @@ import { operatorTools } from '../../src/tools/operator/index.js';
 import { dashboardTools, toolByName, tools } from '../../src/tools/index.js';
 import { authenticate, invokeTool } from '../../src/tools/pipeline.js';
 import { webhookEvents } from '../../src/db/schema.js';
+import { recordActivity } from '../../src/core/activity/record.js';
+import { leadStatements } from '../../src/db/sql/leads.js';
 import { TEST_KEY, startTestServer, type TestServer } from '../helpers.js';
 import { appCall, fakeUiDir, login } from './helpers.js';
 
@@ -108,6 +110,16 @@ describe('operator tools', () => {
     expect(days).toHaveLength(7);
     expect(days.at(-1)!.date).toBe(new Date(server.ctx.simClock.now()).toISOString().slice(0, 10));
     expect((await call('get_activity_series', { days: 0 })).body.structuredContent.error.details.fields).toEqual(['days']);
+    // A person's own send (an inbox reply, send_message) is not counted, as the insights and /activity leave it out.
+    const today = async () => ((await call('get_activity_series', { days: 1 })).body.structuredContent.days as { sends: number }[])[0]!.sends;
+    const before = await today();
+    const lead = leadStatements(server.ctx.db).byId.get('lead_ada1')!;
+    const at = server.ctx.simClock.now();
+    server.ctx.db.transaction(() => {
+      recordActivity(server.ctx, { type: 'message_sent', at, lead, accountId: 'acc_ada', manual: true });
+      recordActivity(server.ctx, { type: 'message_sent', at, lead, accountId: 'acc_ada' });
+    });
+    expect(await today()).toBe(before + 1);
   });
 
   it('manage the exclusion list through the core verbs', async () => {

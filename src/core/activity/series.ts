@@ -11,7 +11,10 @@ export const ActivitySeries = z.object({
   days: z.array(
     z.object({
       date: z.string().describe('UTC day, YYYY-MM-DD.'),
-      sends: z.number().int().describe('Connection requests and messages sent that day (sequence, agent and manual).'),
+      sends: z
+        .number()
+        .int()
+        .describe('Connection requests and messages the engine sent that day (sequence and agent; not a person’s own sends, as in the insights).'),
       acceptances: z.number().int(),
       replies: z.number().int(),
     }),

@@ -11,8 +11,9 @@ export function activityCountsByDay(ctx: Pick<Ctx, 'db'>, start: number, types: 
     ctx.db
       .select({ day: sql<string>`strftime('%Y-%m-%d', ${activity.at} / 1000, 'unixepoch')`, type: activity.type, n: sql<number>`count(*)` })
       .from(activity)
-      // Both manual values, so the (manual, at) index serves the range.
-      .where(and(inArray(activity.manual, [false, true]), gte(activity.at, start), inArray(activity.type, [...types])))
+      // The engine's events only, as /activity and the insights count them: a person's own sends
+      // (an inbox reply, send_message) are not the campaign's. The (manual, at) index serves the range.
+      .where(and(eq(activity.manual, false), gte(activity.at, start), inArray(activity.type, [...types])))
       .groupBy(sql`1`, activity.type)
       .all()
   );
