@@ -256,20 +256,15 @@ function seed(args: string[]): void {
     );
   }
   const settings = resolveSettings({ db: values.db });
-  const created = newDatabaseAt(settings.dbPath);
-  const ctx = createContext({ ...settings, env: 'development' }, createLogger('warn'));
-  let loaded = false;
-  try {
-    loadWorkspace(ctx, parsed.data, { reset: values.reset ?? false });
-    loaded = true;
-  } catch (err) {
-    if (err instanceof SeedError) throw new UsageError(err.message);
-    throw err;
-  } finally {
-    closeContext(ctx);
-    // A refused file leaves no new database behind.
-    if (!loaded) removeNewDatabase(created);
-  }
+  // withDb: a refused file leaves no new database behind.
+  withDb(values.db, (ctx) => {
+    try {
+      loadWorkspace(ctx, parsed.data, { reset: values.reset ?? false });
+    } catch (err) {
+      if (err instanceof SeedError) throw new UsageError(err.message);
+      throw err;
+    }
+  });
   const f = parsed.data;
   const leads = f.campaigns.reduce((n, c) => n + c.leads.length, 0);
   stdout(

@@ -20,7 +20,7 @@ import {
   type RowReport,
 } from '../core/imports/csv.js';
 import { creditsAddCommand } from './credits.js';
-import { describeIssue, issueFields } from '../core/validation.js';
+import { issueFields, issueMessage } from '../core/validation.js';
 import { ApiError } from '../core/errors.js';
 import { createLogger } from '../log.js';
 import { createContext } from '../server.js';
@@ -121,14 +121,14 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, names: Record<s
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    // The field in full (an unknown key's own name included: `nme`, `messages[0].foo`), or '' for the whole input.
-    const field = issueFields(issue)[0] ?? '';
-    const root = field.replace(/[[.].*$/, '');
+    // The fields in full (an unknown key's own name included: `nme`, `messages[0].foo`); none for the whole input.
+    const fields = issueFields(issue).filter((f) => f !== '');
+    const root = (fields[0] ?? '').replace(/[[.].*$/, '');
     const fromFile = Object.values(names).some((n) => n.startsWith('--file'));
     const name = names[root] ?? (fromFile ? '--file' : root);
     // Inside a file, the whole path names the field (`--file: messages[0].delayHours`, `--file: nme`).
-    const where = name.startsWith('--file') ? (field ? `--file: ${issueFields(issue).join(', ')}` : '--file') : name;
-    throw new UsageError(`${where}: ${describeIssue(issue).replace(/^(\(root\)|[\w.[\]]+(, [\w.[\]]+)*): /, '')}`);
+    const where = name.startsWith('--file') && fields.length > 0 ? `--file: ${fields.join(', ')}` : name;
+    throw new UsageError(`${where}: ${issueMessage(issue)}`);
   }
   return parsed.data;
 }

@@ -17,10 +17,12 @@ export function issueFields(issue: z.core.$ZodIssue): string[] {
   return [formatPath(issue.path)];
 }
 
+/** What is wrong with the field an issue names, without naming it ("unknown field" for a key the schema has not). */
+export const issueMessage = (issue: z.core.$ZodIssue): string => (issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message);
+
 export function describeIssue(issue: z.core.$ZodIssue, rename: (field: string) => string = (f) => f): string {
   const where = issueFields(issue).map(rename).join(', ') || '(root)';
-  if (issue.code === 'unrecognized_keys') return `${where}: unknown field`;
-  return `${where}: ${issue.message}`;
+  return `${where}: ${issueMessage(issue)}`;
 }
 
 /**

@@ -284,10 +284,16 @@ export function listAgents(ctx: Ctx, secret: string, input: ListAgentsInput): { 
  */
 export function previewAgent(ctx: Ctx, agentId: string, leadId: string): AgentPreview {
   const agent = toAgent(requireAgentRow(ctx, agentId), invitationTimeoutHours(ctx));
+  return previewFor(agent, previewLead(ctx, leadId), leadId);
+}
+
+/** The lead a preview renders for; not_found for an unknown one and for one of a campaign the call does not reach. */
+function previewLead(ctx: Ctx, leadId: string): RenderLead {
   const lead = leadStatements(ctx.db).byId.get(leadId);
-  if (!lead || !reachesCampaign(ctx, lead.campaignId))
+  if (!lead || !reachesCampaign(ctx, lead.campaignId)) {
     throw new ApiError('not_found', `Lead ${leadId} not found. Use a lead id from list_leads.`, { fields: ['leadId'] });
-  return previewFor(agent, lead, leadId);
+  }
+  return lead;
 }
 
 /**
@@ -297,10 +303,7 @@ export function previewAgent(ctx: Ctx, agentId: string, leadId: string): AgentPr
  */
 export function previewSteps(ctx: Ctx, input: { agentId?: string | undefined; leadId: string; steps: StepInput[] }): AgentPreview {
   const steps = buildSteps(input.steps, null);
-  const lead = leadStatements(ctx.db).byId.get(input.leadId);
-  if (!lead || !reachesCampaign(ctx, lead.campaignId)) {
-    throw new ApiError('not_found', `Lead ${input.leadId} not found. Use a lead id from list_leads.`, { fields: ['leadId'] });
-  }
+  const lead = previewLead(ctx, input.leadId);
   const main = mainPath(steps);
   return previewFor({ id: input.agentId ?? '', connectionNote: main.connectionNote, messages: [...main.messages], steps }, lead, input.leadId);
 }
