@@ -32,3 +32,20 @@ export const newRequestId = (): string => randomUUID();
 
 /** The id the front door gave a request (see ./front-door.ts). */
 export const requestIdOf = (res: { locals: Record<string, unknown> }): string => String(res.locals.requestId ?? '');
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A header's text. Node hands header values over one byte per character (Latin-1); a client
+ * that sends non-ASCII text sends UTF-8, so the bytes are read as UTF-8, and the same words
+ * mean the same thing in a header and in a JSON body. Null when the bytes are not UTF-8.
+ */
+export function headerText(value: string): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, as bytes
+  if (/^[\x00-\x7f]*$/.test(value)) return value;
+  try {
+    return UTF8.decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return null;
+  }
+}

@@ -463,6 +463,13 @@ export function expressRoute(handle: (req: McpHttpRequest, res: ServerResponse) 
   return (req: Request, res: Response, next) => handle(expressRequest(req, res), res).catch(next);
 }
 
+/** The JSON-RPC body of a 405 on the MCP endpoint: the server is stateless, and `advice` says what to send. */
+export const methodNotAllowedBody = (advice: string) => ({
+  jsonrpc: '2.0' as const,
+  error: { code: -32000, message: `Method not allowed. This server is stateless: ${advice}` },
+  id: null,
+});
+
 /**
  * GET with `Accept: text/event-stream` on the MCP endpoint: the 2025-era stream that carries
  * `notifications/resources/updated` for the key's subscriptions (see KeyedLive). The key is
@@ -475,16 +482,7 @@ export function mcpStreamHandler(ctx: Ctx, live: KeyedLive): (req: McpHttpReques
     // GET is 405, as a DELETE is. A key or token that fails is still 401, with the challenge.
     if (!credential.apiKey && !credential.bearerToken) {
       res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          error: {
-            code: -32000,
-            message: 'Method not allowed. This server is stateless: POST a JSON-RPC request. An event stream of resource updates needs a key.',
-          },
-          id: null,
-        }),
-      );
+      res.end(JSON.stringify(methodNotAllowedBody('POST a JSON-RPC request. An event stream of resource updates needs a key.')));
       return;
     }
     const auth = authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip });

@@ -6,7 +6,7 @@ import type { HostServices } from '../http/host.js';
 import type { Tool } from '../tools/define.js';
 import type { ToolSets } from '../tools/select.js';
 import { serverCard } from './card.js';
-import { expressRequest, expressRoute, mcpPostHandler, mcpStreamHandler } from './http.js';
+import { expressRequest, expressRoute, mcpPostHandler, mcpStreamHandler, methodNotAllowedBody } from './http.js';
 import { mcpEdge } from './edge.js';
 import { KeyedLive } from './live.js';
 
@@ -16,7 +16,7 @@ const methodNotAllowed =
     res
       .status(405)
       .set('Allow', allow)
-      .json({ jsonrpc: '2.0', error: { code: -32000, message: `Method not allowed. This server is stateless: use ${allow}.` }, id: null });
+      .json(methodNotAllowedBody(`use ${allow}.`));
   };
 
 const wantsEventStream = (accept: string | undefined): boolean => (accept ?? '').includes('text/event-stream');

@@ -4,7 +4,7 @@ import type { Ctx } from '../core/context.js';
 import { ApiError, validationError } from '../core/errors.js';
 import type { Tool } from '../tools/define.js';
 import { parseJsonBody, readingBody, sendError, writeJson } from '../http/body.js';
-import { bearerToken, clientAddress, requestIdOf } from '../http/request.js';
+import { bearerToken, clientAddress, headerText, requestIdOf } from '../http/request.js';
 import { admit, callTool, IDEMPOTENCY_KEY_FIELD, type Authenticated, type Credential, type Entrant, type Outcome, type Refusal } from '../tools/pipeline.js';
 import { coerceQuery } from './query.js';
 import { routeParser } from './routes.js';
@@ -57,7 +57,7 @@ export function sendOutcome(res: Response, outcome: Outcome): void {
 
 /**
  * Decodes a REST request into tool input: path parameters, then the query (GET) or the JSON
- * body (other methods). The tool's strict schema does the rest, so REST and MCP validate alike.
+ * body (other methods, which take no query parameter). The tool's strict schema does the rest, so REST and MCP validate alike.
  */
 function decodeInput(tool: Tool, req: Request): { input: unknown; error?: ApiError } {
   const params = req.params as Record<string, string>;
@@ -67,6 +67,10 @@ function decodeInput(tool: Tool, req: Request): { input: unknown; error?: ApiErr
     if (clash) return { input: undefined, error: validationError(`Unknown query parameter: ${clash}.`, [clash]) };
     return { input: { ...query, ...params } };
   }
+  // Other methods take their input from the body: a query parameter is unknown, as on GET, and
+  // refused before anything is written (a `?dryRun=true` must not run the real thing).
+  const stray = Object.keys(req.query as Record<string, unknown>)[0];
+  if (stray !== undefined) return { input: undefined, error: validationError(`Unknown query parameter: ${stray}.`, [stray]) };
   const body = parseJsonBody(req);
   if (!body.ok) return { input: undefined, error: body.error };
   // No body is `{}`; a body of `null` is not an object and is refused like any other.
@@ -77,6 +81,18 @@ function decodeInput(tool: Tool, req: Request): { input: unknown; error?: ApiErr
   const clash = Object.keys(value).find((k) => tool.pathParams.includes(k));
   if (clash) return { input: undefined, error: validationError(`Unknown field: ${clash} (it belongs in the path).`, [clash]) };
   return { input: { ...value, ...params } };
+}
+
+/**
+ * The Idempotency-Key header as text: its UTF-8 bytes decoded, so a key with non-ASCII
+ * characters is the same key over MCP, and its length is counted in characters.
+ */
+function idempotencyHeader(req: Request): { value?: string; error?: ApiError } {
+  const raw = req.get('idempotency-key');
+  if (raw === undefined) return {};
+  const value = headerText(raw);
+  if (value === null) return { error: validationError(`${KEY_HEADER}: the header's bytes are not UTF-8 text.`, [KEY_HEADER]) };
+  return { value };
 }
 
 /**
@@ -99,10 +115,11 @@ export function restRoutes(app: Express, ctx: Ctx, tools: readonly Tool[]): Rest
     const handler = async (req: Request, res: Response) => {
       res.locals.tool = tool.name;
       const { input, error } = decodeInput(tool, req);
+      const key = tool.idempotent ? idempotencyHeader(req) : {};
       const outcome = await callTool(ctx, tool, restEntrant(req, res), {
         input,
-        inputError: error,
-        idempotencyKey: tool.idempotent ? req.get('idempotency-key') : undefined,
+        inputError: error ?? key.error,
+        idempotencyKey: key.value,
       });
       sendOutcome(res, outcome.ok ? outcome : restWording(restKeyWording(req, outcome)));
     };

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
+import { callTool, RELAXED_LIMITS, startTestServer, TEST_KEY, type TestServer } from '../helpers.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -100,6 +100,73 @@ describe('REST refuses what it used to take wrongly', () => {
     });
     expect(field.status).toBe(400);
     expect(field.body.error.details.fields).toEqual(['idempotencyKey']);
+  });
+
+  it('refuses a query parameter on a POST or PATCH route, naming it, and writes nothing', async () => {
+    const before = await credits();
+    const statusOf = async (id: string) => (await server.rest(`/campaigns/${id}`)).body.status as string;
+    const states = { cmp_q4: await statusOf('cmp_q4'), cmp_running: await statusOf('cmp_running') };
+    expect(states.cmp_running).toBe('CAMPAIGN_IN_PROGRESS');
+    const json = (value: unknown) => JSON.stringify(value);
+    const tries: Array<[string, string, string]> = [
+      ['POST', '/campaigns/cmp_q4/leads/batch-delete?dryRun=true', json({ leadIds: ['lead_ada1'] })],
+      ['POST', '/campaigns/cmp_q4/start?dryRun=true', '{}'],
+      ['POST', '/campaigns/cmp_running/pause?confirm=false', '{}'],
+      ['POST', '/campaigns/cmp_q4/leads?foo=1', json({ networkUrl: 'https://www.linkedin.com/in/query-probe' })],
+      ['PATCH', '/campaigns/cmp_q4/leads/lead_ada1?confirm=false', json({ tag: 'Not interested' })],
+    ];
+    for (const [method, path, body] of tries) {
+      const r = await server.rest(path, { method, body });
+      const name = new URL(path, 'http://x').searchParams.keys().next().value;
+      expect(r.status, path).toBe(400);
+      expect(r.body.error, path).toMatchObject({ code: 'validation_error', message: `Unknown query parameter: ${name}.`, details: { fields: [name] } });
+    }
+    const lead = await server.rest('/campaigns/cmp_q4/leads/lead_ada1');
+    expect(lead.status).toBe(200);
+    expect(lead.body.tag).not.toBe('Not interested');
+    expect(await statusOf('cmp_q4')).toBe(states.cmp_q4);
+    expect(await statusOf('cmp_running')).toBe(states.cmp_running);
+    expect(await credits()).toBe(before);
+  });
+
+  it('reads a non-ASCII Idempotency-Key as UTF-8, the same key as over MCP, counted in characters', async () => {
+    // Node sends a header string one byte per character: the UTF-8 bytes, as a client sends them.
+    const header = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+    const add = (key: string, slug: string) =>
+      raw(
+        'POST',
+        '/public/v1/campaigns/cmp_q4/leads',
+        { 'Content-Type': 'application/json', 'Idempotency-Key': header(key) },
+        Buffer.from(JSON.stringify({ networkUrl: `https://www.linkedin.com/in/${slug}` })),
+      );
+    const first = await add('clé-2', 'utf8-key-1');
+    expect(first.status).toBe(200);
+    expect(first.body.status).toBe('created');
+    // The same key over MCP, with another body: a conflict, not a second lead.
+    const client = await server.mcp();
+    const other = await callTool(client, 'add_lead', { campaignId: 'cmp_q4', networkUrl: 'https://www.linkedin.com/in/utf8-key-2', idempotencyKey: 'clé-2' });
+    expect(other.isError).toBe(true);
+    expect(other.body.error.code).toBe('conflict');
+    // And over MCP with the same body, the REST answer replayed.
+    const again = await callTool(client, 'add_lead', { campaignId: 'cmp_q4', networkUrl: 'https://www.linkedin.com/in/utf8-key-1', idempotencyKey: 'clé-2' });
+    expect(again.isError).toBe(false);
+    expect(again.body.leadId).toBe(first.body.leadId);
+    // 100 characters of two bytes each are within the 128-character limit; 129 are not.
+    expect((await add('é'.repeat(100), 'utf8-key-3')).status).toBe(200);
+    const long = await add('é'.repeat(129), 'utf8-key-4');
+    expect(long.status).toBe(400);
+    expect(long.body.error.details.fields).toEqual(['Idempotency-Key']);
+    // Bytes that are not UTF-8 are refused by name, and nothing is added.
+    const before = await credits();
+    const bad = await raw(
+      'POST',
+      '/public/v1/campaigns/cmp_q4/leads',
+      { 'Content-Type': 'application/json', 'Idempotency-Key': 'k\u00ff\u00fe' },
+      Buffer.from(JSON.stringify({ networkUrl: 'https://www.linkedin.com/in/utf8-key-5' })),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'validation_error', details: { fields: ['Idempotency-Key'] } });
+    expect(await credits()).toBe(before);
   });
 
   it('tells a bearer token sent to REST where the key goes', async () => {
