@@ -63,6 +63,18 @@ describe("the step runner's decision", () => {
     expect(before).toMatchObject({ kind: 'perform', at: T + 24 * HOUR });
   });
 
+  it('an acceptance that came after withinHours ran out is else’s, even when the lead is walked only after it', () => {
+    // The 48 h ran out at T+48; the acceptance came at T+60, before the engine walked the lead again
+    // (the deadline fell outside the sender's hours).
+    const late = decide(seq, facts({ invited: true, invitedAt: T, accepted: true, connectedAt: T + 60 * HOUR }), at('stp_if', T), rules);
+    // else: its steps are walked (and skipped, as they do not apply to a connected lead), never then's.
+    expect(late).toMatchObject({ kind: 'perform', at: T + 48 * HOUR, step: { id: 'stp_like' } });
+    expect(late.passed.map((p) => p.step.id)).toEqual(['stp_if', 'stp_withdraw', 'stp_inmail']);
+    // At the deadline itself, it still counts.
+    const onTime = decide(seq, facts({ invited: true, invitedAt: T, accepted: true, connectedAt: T + 48 * HOUR }), at('stp_if', T), rules);
+    expect(onTime).toMatchObject({ kind: 'perform', at: T + 72 * HOUR, step: { id: 'stp_msg' } });
+  });
+
   it('skips steps that do not apply, with reasons, and goes on', () => {
     const d = decide(seq, facts({ accepted: true, connectedAt: T }), at('stp_invite', T), rules);
     expect(d.passed.map((p) => [p.step.id, p.event, p.reason])).toEqual([

@@ -182,8 +182,8 @@ export function derivedStart(seq: SequenceIndex, facts: LeadFacts): WalkStart {
 
 /**
  * Walks from `start` to the next step that needs the network, or the end. Conditions are read as
- * they stand: an `if` whose condition holds takes `then` at the moment it held (never before the
- * `if` was reached), else it takes `else` when its time runs out. If that changes meanwhile (an
+ * they stand: an `if` whose condition held within its time takes `then` at the moment it held
+ * (never before the `if` was reached), else it takes `else` when its time runs out. If that changes meanwhile (an
  * acceptance comes in) the lead is planned again. A legacy agent keeps its old timing: the
  * invitation timeout counts from the invitation, and its messages from the acceptance.
  */
@@ -209,12 +209,15 @@ export function decide(seq: SequenceIndex, facts: LeadFacts, start: WalkStart, r
         if (virtual && !seq.legacy) return { kind: 'start', passed };
         passed.push({ step, at, event: 'sent', reason: null, recorded });
         const { held, at: heldAt } = conditionHeld(step, facts);
-        if (held) {
+        // It must have held within its time: an acceptance that came after `withinHours` ran out
+        // (noticed late, say, when the deadline fell outside the sender's working hours) is `else`'s.
+        const deadline = at + step.withinHours * HOUR;
+        if (held && (seq.legacy || heldAt === null || heldAt <= deadline)) {
           // The old shape counted its first message from the acceptance, whenever it came.
           at = seq.legacy ? (facts.connectedAt ?? facts.updatedAt) : Math.max(at, heldAt ?? at);
           next = step.then[0]?.id ?? node.next;
         } else {
-          at = seq.legacy ? (facts.invitedAt ?? facts.updatedAt) + rules.invitationTimeoutMs : at + step.withinHours * HOUR;
+          at = seq.legacy ? (facts.invitedAt ?? facts.updatedAt) + rules.invitationTimeoutMs : deadline;
           next = step.else[0]?.id ?? node.next;
         }
         // Past an if, its time is known whatever the start's was.
