@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { createServer as createNetServer } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
-import { checkKeyScope, createApiKey, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
+import { apiKeyState, checkKeyScope, createApiKey, listApiKeys, revokeApiKey, type KeyEnv } from '../core/auth/keys.js';
 import type { KeyScope } from '../core/auth/scope.js';
 import { closeContext, type Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
@@ -10,6 +10,7 @@ import { SeedError, loadWorkspace } from '../core/seed/load.js';
 import { ensureDemo } from '../core/seed/demo.js';
 import { describeIssue, inputShapeProblem } from '../core/validation.js';
 import { ensureWorkspace } from '../core/workspace/create.js';
+import { getWorkspace } from '../core/workspace/get.js';
 import { CLI_SCRIPT, keyCreateCommand, npxCommand, productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { LookalikeWorker } from '../workers/lookalike/worker.js';
@@ -256,20 +257,24 @@ function seed(args: string[]): void {
     );
   }
   const settings = resolveSettings({ db: values.db });
-  // withDb: a refused file leaves no new database behind.
+  const f = parsed.data;
+  const leads = f.campaigns.reduce((n, c) => n + c.leads.length, 0);
+  const counts = `${f.apiKeys.length} API key(s), ${f.accounts.length} account(s), ${f.agents.length} agent(s), ${f.campaigns.length} campaign(s), ${leads} lead(s)`;
+  // withDb: a refused file leaves no new database behind. Replacing a workspace is the owner's
+  // write, in the trail (which the reset keeps), in the load's transaction. A first load makes
+  // the workspace, as restore does, and records nothing: its first member added is its owner.
   withDb(values.db, (ctx) => {
     try {
-      loadWorkspace(ctx, parsed.data, { reset: values.reset ?? false });
+      const load = () => loadWorkspace(ctx, f, { reset: values.reset ?? false });
+      if (values.reset && getWorkspace(ctx)) {
+        asOwner(ctx, { action: 'seed.reset', targets: [], summary: `Replace the workspace from a workspace file: ${counts}` }, load);
+      } else load();
     } catch (err) {
       if (err instanceof SeedError) throw new UsageError(err.message);
       throw err;
     }
   });
-  const f = parsed.data;
-  const leads = f.campaigns.reduce((n, c) => n + c.leads.length, 0);
-  stdout(
-    `Loaded workspace into ${settings.dbPath}: ${f.apiKeys.length} API key(s), ${f.accounts.length} account(s), ${f.agents.length} agent(s), ${f.campaigns.length} campaign(s), ${leads} lead(s).`,
-  );
+  stdout(`Loaded workspace into ${settings.dbPath}: ${counts}.`);
 }
 
 /** The scope flags of `keys create`, as the scope's fields; undefined when none was given. */
@@ -359,7 +364,7 @@ function keys(args: string[]): void {
             `${k.prefix}…`,
             k.createdAt,
             k.lastUsedAt ?? '-',
-            k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
+            { active: 'active', revoked: `revoked ${k.revokedAt}`, expired: `expired ${k.scope?.expiresAt}` }[apiKeyState(ctx, k)],
             k.scope ? describeScope(k.scope) : 'all',
           ]),
         ]);

@@ -33,6 +33,14 @@ describe('outreach seed', () => {
     expect(first.stdout).toContain('7 campaign(s)');
     expectUsageError(run(['seed', '--file', file, '--db', db]), '--reset');
     expect(run(['seed', '--file', file, '--db', db, '--reset']).status).toBe(0);
+    // The reset is the owner's one event in the trail, which it keeps; the first load made the
+    // workspace (nothing to record, as for restore), and the refused one changed nothing.
+    const trail = run(['audit', '--json', '--db', db]);
+    expect(trail.status).toBe(0);
+    const events = JSON.parse(trail.stdout).events as Array<{ action: string; actor: { type: string; name: string }; summary: string }>;
+    expect(events.map((e) => e.action)).toEqual(['seed.reset']);
+    expect(events[0]!.actor).toMatchObject({ type: 'member', name: 'Owner' });
+    expect(events[0]!.summary).toMatch(/^Replace the workspace from a workspace file: .*7 campaign\(s\)/);
   });
 
   it('names the path of a bad field and writes nothing', () => {

@@ -72,11 +72,22 @@ describe('approve all N matching (the operator tools)', () => {
   afterAll(() => server.close());
 
   it('are the dashboard’s, through /app/api/call, and never in the REST or MCP registry', async () => {
-    for (let i = 0; i < 3; i++) draftFor(server.ctx, noteFor(`lead_r${i}`));
+    const made = Array.from({ length: 3 }, (_, i) => draftFor(server.ctx, noteFor(`lead_r${i}`)).id);
     const preview = (await appCall(server.url, cookie, 'preview_approve_drafts', { campaignId: 'cmp_review' })).body.structuredContent;
     expect(preview).toMatchObject({ count: 3, accounts: [{ accountId: 'acc_ada', name: 'Ada', count: 3 }], kinds: { invite: 3, message: 0, inmail: 0 } });
     const done = (await appCall(server.url, cookie, 'approve_matching_drafts', { campaignId: 'cmp_review', token: preview.token })).body.structuredContent;
     expect(done).toEqual({ approved: 3, leftPending: 0 });
+    // The trail's one event names the campaign and every draft it approved, so a search by draft finds it.
+    const event = server.ctx.db.$client.prepare("SELECT * FROM audit_events WHERE action = 'approve_matching_drafts'").all() as Array<{ targets: string }>;
+    expect(event).toHaveLength(1);
+    expect(JSON.parse(event[0]!.targets).sort()).toEqual(['cmp_review', ...made].sort());
+    for (const id of made) {
+      const found = server.ctx.db.$client
+        .prepare('SELECT e.action FROM audit_targets t JOIN audit_events e ON e.seq = t.event_seq WHERE t.target_id = ?')
+        .pluck()
+        .all(id);
+      expect(found, id).toEqual(['approve_matching_drafts']);
+    }
     const names = tools.map((t) => t.name);
     expect(names).not.toContain('preview_approve_drafts');
     expect(names).not.toContain('approve_matching_drafts');

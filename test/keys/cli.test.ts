@@ -3,11 +3,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { authenticateKey } from '../../src/core/auth/keys.js';
+import { apiKeyState, authenticateKey, createApiKey, listApiKeys, revokeApiKey } from '../../src/core/auth/keys.js';
 import { FakeClock } from '../../src/core/clock.js';
 import type { Ctx } from '../../src/core/context.js';
 import { openDatabase } from '../../src/db/connection.js';
-import { fixture } from '../helpers.js';
+import { fixture, testCtx } from '../helpers.js';
 
 const BIN = new URL('../../bin/outreach.js', import.meta.url).pathname;
 
@@ -80,5 +80,21 @@ describe('outreach keys create with a scope', () => {
     expectUsageError(run(['keys', 'create', '--env', 'test', '--expires', 'next week', '--db', db]), '--expires');
     expectUsageError(run(['keys', 'create', '--env', 'test', '--expires', '2001-01-01T00:00:00Z', '--db', db]), '--expires');
     expect(run(['keys', 'list', '--db', db]).stdout.trim().split('\n')).toHaveLength(before);
+  });
+});
+
+describe('a key’s state, as keys list shows it', () => {
+  it('is expired once its scope’s expiry has passed, revoked once revoked, else active', () => {
+    const ctx = testCtx();
+    const soon = new Date(ctx.clock.now() + 60_000).toISOString();
+    const { id, key } = createApiKey(ctx, 'test', 'brief', { expiresAt: soon });
+    const view = () => listApiKeys(ctx).find((k) => k.id === id)!;
+    expect(apiKeyState(ctx, view())).toBe('active');
+    ctx.clock.advance(60_000);
+    expect(apiKeyState(ctx, view())).toBe('expired');
+    // The same moment the pipeline refuses it.
+    expect(() => authenticateKey(ctx, key)).toThrow(/expired/);
+    revokeApiKey(ctx, id);
+    expect(apiKeyState(ctx, view())).toBe('revoked');
   });
 });

@@ -51,6 +51,35 @@ describe('the scope chosen on the consent page', () => {
     expect(said).toMatch(/key_expired|expired on/);
   });
 
+  it('a consent is one event in the audit trail, by the key pasted, naming the client and the grant; a refused one leaves none', async () => {
+    const events = () => server.ctx.db.$client.prepare("SELECT * FROM audit_events WHERE action = 'oauth.grant' ORDER BY seq").all() as any[];
+    const before = events().length;
+    const grants = () =>
+      server.ctx.db.$client.prepare('SELECT id, client_id AS clientId, api_key_id AS keyId FROM oauth_grants').all() as Array<{
+        id: string;
+        clientId: string;
+        keyId: string;
+      }>;
+    const earlier = new Set(grants().map((g) => g.id));
+    const { clientId } = await grant({ access: 'read' });
+    const after = events();
+    expect(after).toHaveLength(before + 1);
+    const event = after.at(-1);
+    expect(event).toMatchObject({ actor_type: 'key', summary: 'Grant an OAuth client read-only access' });
+    // The client is registered once per metadata, so earlier tests' grants share it: this one is the new row.
+    const made = grants().filter((g) => !earlier.has(g.id));
+    expect(made).toHaveLength(1);
+    const granted = made[0]!;
+    expect(granted.clientId).toBe(clientId);
+    expect(event.actor_id).toBe(granted.keyId);
+    expect(JSON.parse(event.targets)).toEqual([clientId, granted.id]);
+    // A refused consent (an unknown toolset) grants nothing and records nothing.
+    const client = await registerClient(server);
+    const form = await openConsent(authorizeUrl(server, client.client_id, pkce().challenge));
+    expect((await submitConsent(server, form, { api_key: TEST_KEY, toolsets: 'everything' })).status).toBe(400);
+    expect(events()).toHaveLength(before + 1);
+  });
+
   it('an unknown toolset is refused on the page, and nothing is granted', async () => {
     const client = await registerClient(server);
     const form = await openConsent(authorizeUrl(server, client.client_id, pkce().challenge));

@@ -116,6 +116,13 @@ function apiKeyView(k: ApiKeyRow | undefined): ApiKeyView | undefined {
   };
 }
 
+/** A key's state now: `revoked` (at once, for good), `expired` (its scope's expiry has passed: 401 key_expired), or `active`. */
+export function apiKeyState(ctx: Ctx, key: ApiKeyView): 'active' | 'revoked' | 'expired' {
+  if (key.revokedAt !== null) return 'revoked';
+  const expiresAt = key.scope?.expiresAt;
+  return expiresAt !== undefined && ctx.clock.now() >= Date.parse(expiresAt) ? 'expired' : 'active';
+}
+
 export function listApiKeys(ctx: Ctx): ApiKeyView[] {
   return apiKeyRows(ctx).map((k) => apiKeyView(k));
 }

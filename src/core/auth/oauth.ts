@@ -20,6 +20,7 @@ import {
   oauthTokenWithGrant,
   revokeOAuthGrant,
 } from './store.js';
+import { noteAuditTarget } from '../audit/current.js';
 import { serverSecret } from './secrets.js';
 import { expiryRefusal, narrowScope, parseStoredScope, reachOf, type KeyScope } from './scope.js';
 import { noteChange } from '../live/feed.js';
@@ -177,6 +178,7 @@ export function issueAuthorizationCode(ctx: Ctx, req: CodeRequest): string {
     const used = oauthCodeByFormNonce(ctx, req.formNonce);
     if (used) throw new OAuthFailure('invalid_request', 'This consent form was already used. Start the connection again from your client.');
     const grantId = newId('grant');
+    noteAuditTarget(grantId);
     insertOAuthGrant(ctx, {
       id: grantId,
       clientId: req.clientId,

@@ -3,6 +3,7 @@ import { requireCampaignRow } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { validationError } from '../errors.js';
+import { noteAuditTarget } from '../audit/current.js';
 import { wakeDecidedLeads } from '../outreach/wake.js';
 import { transaction } from '../../db/tx.js';
 import { DRAFT_KINDS, type DraftKind } from './rules.js';
@@ -60,7 +61,9 @@ export function approveMatchingDrafts(
   const [maxSeq, at] = key;
   if (typeof maxSeq !== 'number' || typeof at !== 'number') throw refused();
   return transaction(ctx.db, () => {
-    const { approved, leftPending, leadIds } = approvePendingSnapshot(ctx, input.campaignId, maxSeq, at);
+    const { approved, leftPending, draftIds, leadIds } = approvePendingSnapshot(ctx, input.campaignId, maxSeq, at);
+    // The trail names the drafts approved (as update_drafts' event does), so a search by draft finds who approved it.
+    for (const id of draftIds) noteAuditTarget(id);
     // The hand-off to the engine: the approved drafts' leads are due now.
     wakeDecidedLeads(ctx, leadIds);
     return { approved, leftPending };

@@ -431,17 +431,15 @@ const approveAllStatements = perDb((db) => {
        GROUP BY 1, 2`,
     );
   const approve = (byCampaign: boolean) =>
-    c
-      .prepare<
-        [{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number; byType: string | null; byId: string | null; byName: string | null }],
-        string
-      >(
-        `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim,
+    c.prepare<
+      [{ campaignId?: string; maxSeq: number; at: number; now: number; sim: number; byType: string | null; byId: string | null; byName: string | null }],
+      { id: string; leadId: string }
+    >(
+      `UPDATE drafts SET status = 'approved', updated_at = @now, approved_at = @sim,
            decided_by_type = @byType, decided_by_id = @byId, decided_by_name = @byName
          WHERE status IN (${fromSql('approve')})${byCampaign ? ' AND campaign_id = @campaignId' : ''} AND seq <= @maxSeq AND updated_at <= @at AND sending_intent_id IS NULL
-         RETURNING lead_id`,
-      )
-      .pluck();
+         RETURNING id, lead_id AS leadId`,
+    );
   const pending = (byCampaign: boolean) =>
     c
       .prepare<[{ campaignId?: string }], number>(
@@ -483,7 +481,7 @@ export function approvePendingSnapshot(
   campaignId: string | undefined,
   maxSeq: number,
   at: number,
-): { approved: number; leftPending: number; leadIds: string[] } {
+): { approved: number; leftPending: number; draftIds: string[]; leadIds: string[] } {
   const st = approveAllStatements(ctx.db);
   return transaction(ctx.db, () => {
     // The queues the approval may touch, read before it (only when someone listens for them).
@@ -497,11 +495,9 @@ export function approvePendingSnapshot(
       for (const id of queues) noteChange(ctx, { resource: 'drafts', campaignId: id });
     }
     const args = { maxSeq, at, now: ctx.clock.now(), sim: ctx.simClock.now(), ...deciderColumns(ctx) };
-    const leadIds = asDraftsWriter(ctx.db.$client, () =>
-      campaignId === undefined ? st.approve.all.all(args) : st.approve.campaign.all({ ...args, campaignId }),
-    );
+    const rows = asDraftsWriter(ctx.db.$client, () => (campaignId === undefined ? st.approve.all.all(args) : st.approve.campaign.all({ ...args, campaignId })));
     const leftPending = campaignId === undefined ? st.pending.all.get({}) : st.pending.campaign.get({ campaignId });
-    return { approved: leadIds.length, leftPending: leftPending ?? 0, leadIds };
+    return { approved: rows.length, leftPending: leftPending ?? 0, draftIds: rows.map((r) => r.id), leadIds: rows.map((r) => r.leadId) };
   });
 }
 

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { checkKeyScope, KEY_PREFIX, keyEnvFor } from '../../core/auth/keys.js';
 import { SCOPE_TOOLSETS, withReach, type KeyScope } from '../../core/auth/scope.js';
-import { getClient, issueAuthorizationCode, OAuthFailure, oauthSecret } from '../../core/auth/oauth.js';
+import { grantClientAccess } from '../../core/auth/grant.js';
+import { getClient, OAuthFailure, oauthSecret } from '../../core/auth/oauth.js';
 import { sign, signatureMatches } from '../../core/auth/secrets.js';
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
@@ -319,7 +320,7 @@ export function consentSubmitHandler(ctx: Ctx): RequestHandler[] {
       }
       let code: string;
       try {
-        code = issueAuthorizationCode(ctx, {
+        code = grantClientAccess(ctx, {
           clientId: claims.clientId,
           apiKeyId: keyId,
           redirectUri: claims.redirectUri,
