@@ -489,6 +489,17 @@ describe('engine: responses, agent and completion', () => {
     expect(h.lead('lead_2').stage).toBe('connection_sent');
   });
 
+  it('a lead whose sender the network reports disconnected waits, however many tries, and is never failed for it', async () => {
+    const h = harness(engineWorkspace(['dora-sim-disconnected', 'b-sim-never-accepts']));
+    const tries = () => h.ctx.db.select().from(engineIntents).where(eq(engineIntents.leadId, 'lead_1')).all();
+    await h.runUntil(() => tries().length >= 8, 10 * MINUTE);
+    expect(new Set(tries().map((i) => i.errorCode))).toEqual(new Set(['account_disconnected']));
+    // Past the five tries that end a lead the network refuses, it still waits, and counts no failure.
+    expect(h.lead('lead_1').stage).not.toBe('failed');
+    expect(h.lead('lead_1').sendAttempts).toBe(0);
+    expect(h.lead('lead_1').nextActionAt).toBeGreaterThan(h.ctx.simClock.now());
+  });
+
   it('holds an account back for the day after a network quota failure', async () => {
     const h = harness(engineWorkspace(['qa-sim-quota', 'b-sim-never-accepts']));
     await h.tick();

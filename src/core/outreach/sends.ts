@@ -412,9 +412,12 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
     if (!lead || !info) return;
     const at = ctx.simClock.now();
     let cls = classify(code);
-    // Every failed try counts, so a lead the network keeps refusing is given up on eventually.
-    const attempts = lead.sendAttempts + 1;
-    if (attempts >= settings.maxSendAttempts) cls = 'permanent';
+    // A failed try counts, so a lead the network keeps refusing is given up on eventually; but a
+    // disconnected sender is the account's state, not the lead's: its lead waits (the account
+    // is held an hour a try, as planAfterFailure says), and is never failed for it.
+    const counts = cls !== 'account';
+    const attempts = counts ? lead.sendAttempts + 1 : lead.sendAttempts;
+    if (counts && attempts >= settings.maxSendAttempts) cls = 'permanent';
     if (intent.kind === 'agent_reply' || intent.kind === 'cta') settleReplyDraft(ctx, lead, info, intent.id, false);
     if (cls !== 'permanent') {
       updateLead(ctx.db, lead.id, { sendAttempts: attempts, nextActionAt: retryAt, updatedAt: at });
