@@ -17,7 +17,7 @@ import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { commandHelp, wantsHelp } from './help.js';
-import { asOwner, newDatabaseAt, parse, removeNewDatabase, stdout, table, withDb, type Options } from './shared.js';
+import { asOwner, newDatabaseAt, parse, removeNewDatabase, requireFile, stdout, table, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './login.js';
 import { accounts, agents, campaigns, exclusions, importCommand, mailboxes, MANAGE_USAGE } from './manage.js';
@@ -51,9 +51,9 @@ Commands:
               [--campaign ID]... [--expires ISO-8601] [--db PATH]
                         Create an API key and print it once (on an empty database, also an
                         empty workspace: grant it credits with credits add). The scope flags
-                        narrow it: no writes, only the toolsets standard, manage, drafts, only
-                        the campaigns named (others are 404 to it), 401 key_expired after
-                        --expires.
+                        narrow it: no writes, only the toolsets named (standard, manage,
+                        drafts, triage, audit), only the campaigns named (others are 404 to
+                        it), 401 key_expired after --expires.
   keys list [--db PATH] List keys with their scope (never the keys themselves).
   keys revoke ID [--db PATH]
                         Revoke a key at once.
@@ -237,7 +237,7 @@ async function mcp(args: string[]): Promise<void> {
 function seed(args: string[]): void {
   const { values } = parse(args, { file: { type: 'string' }, db: { type: 'string' }, reset: { type: 'boolean' } });
   if (!values.file) throw new UsageError('--file: required (the workspace JSON file to load)');
-  if (!existsSync(values.file)) throw new UsageError(`--file: ${values.file} does not exist`);
+  requireFile('--file', values.file);
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(values.file, 'utf8'));

@@ -35,7 +35,7 @@ import { connectMailboxTool } from '../tools/connect-mailbox.js';
 import { updateMailboxTool } from '../tools/update-mailbox.js';
 import { updateAgentTool } from '../tools/update-agent.js';
 import { updateCampaignTool } from '../tools/update-campaign.js';
-import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, stdout, table, workspaceSecret, type Options } from './shared.js';
+import { asUsageError, IDEMPOTENCY_FLAG, IDEMPOTENCY_NAME, operate, parse, requireFile, stdout, table, workspaceSecret, type Options } from './shared.js';
 import type { z } from 'zod';
 
 export const MANAGE_USAGE = `  campaigns list [--json] [--db PATH]
@@ -148,7 +148,7 @@ function bool(raw: string | undefined, flag: string): boolean | undefined {
 
 function readJsonFile(path: string | undefined, flag = '--file'): unknown {
   if (!path) throw new UsageError(`${flag}: required (a JSON file with the agent's fields)`);
-  if (!existsSync(path)) throw new UsageError(`${flag}: ${path} does not exist`);
+  requireFile(flag, path);
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch {
@@ -557,7 +557,7 @@ export async function importCommand(args: string[]): Promise<number> {
   });
   if (!values.campaign) throw new UsageError('--campaign: required (a campaign id; see npx outreach campaigns list)');
   if (!values.file) throw new UsageError('--file: required (the CSV file to import)');
-  if (!existsSync(values.file)) throw new UsageError(`--file: ${values.file} does not exist`);
+  requireFile('--file', values.file);
   if (values.rejected !== undefined && (values.rejected === '' || existsSync(values.rejected))) {
     throw new UsageError(`--rejected: ${values.rejected === '' ? 'a file name is required' : `${values.rejected} exists already; name a new file`}`);
   }
@@ -664,8 +664,7 @@ export async function exclusions(args: string[]): Promise<void> {
     case 'import': {
       const { values } = parse(rest, { ...DB, file: { type: 'string' } });
       if (!values.file) throw new UsageError('--file: required (one profile URL per line, or a CSV with a profile URL column)');
-      if (!existsSync(values.file)) throw new UsageError(`--file: ${values.file} does not exist`);
-      const text = readFileSync(values.file, 'utf8');
+      const text = readFileSync(requireFile('--file', values.file), 'utf8');
       return withCtx(values, (ctx) =>
         run({ urls: '--file', file: '--file' }, async () => {
           const urls = exclusionUrlsFromText(text);

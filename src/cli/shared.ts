@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
@@ -50,6 +50,13 @@ function joinNegativeValues(args: string[], options: Options): string[] {
 }
 
 export const stdout = (text: string): void => void process.stdout.write(`${text}\n`);
+
+/** A file a flag names, which must be there and be a file (a folder is named as such, not read). */
+export function requireFile(flag: string, path: string): string {
+  if (!existsSync(path)) throw new UsageError(`${flag}: ${path} does not exist`);
+  if (!statSync(path).isFile()) throw new UsageError(`${flag}: ${path} is not a file`);
+  return path;
+}
 
 /** Rows as a plain-text table, the first row the header: columns padded to their widest cell. */
 export function table(rows: string[][]): void {

@@ -65,6 +65,21 @@ describe('outreach seed', () => {
   });
 });
 
+describe('outreach writing into a closed pipe', () => {
+  it('ends quietly when its reader stops early (| head), with no stack trace', async () => {
+    const child = spawn(process.execPath, [BIN, '--help'], { env: { ...process.env, OUTREACH_DB: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The reader goes away before the command writes a word.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+});
+
 describe('outreach keys', () => {
   it('creates, lists and revokes keys, never printing a stored key again', () => {
     const db = join(tmp(), 'o.db');

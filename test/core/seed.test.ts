@@ -43,6 +43,49 @@ describe('workspace file', () => {
     if (!r.success) expect(r.error.issues.map((i) => describeIssue(i)).join('\n')).toContain('campaigns[0].leads[0].stage:');
   });
 
+  it('holds accounts, agents, campaigns and leads to the bounds the API holds them to, naming each path', () => {
+    const f: any = fixture();
+    f.accounts[0].connectionRequestLimit = 101;
+    f.accounts[0].messageLimit = 151;
+    f.accounts[1].connectionRequestLimit = 0;
+    f.agents[0].name = '  ';
+    f.agents[0].connectionNote = 'Hi {{nickname}}';
+    f.agents[0].messages = Array.from({ length: 11 }, (_, i) => ({ text: `m${i}`, delayHours: 24 }));
+    f.agents.push({
+      id: 'tpl_more',
+      accountId: f.accounts[0].id,
+      messages: [
+        { text: 'Hi {{bogus}}', delayHours: 1.5 },
+        { text: 'Later', delayHours: 721 },
+      ],
+    });
+    f.campaigns[0].name = 'x'.repeat(121);
+    f.campaigns[0].leads[0].firstName = 'A'.repeat(121);
+    f.campaigns[0].leads[0].workExperience = [{ company: 'Engines', start: '2020-13' }];
+    const last = f.agents.length - 1;
+    expect(parseFields(f).sort()).toEqual(
+      [
+        'accounts[0].connectionRequestLimit',
+        'accounts[0].messageLimit',
+        'accounts[1].connectionRequestLimit',
+        'agents[0].name',
+        'agents[0].messages',
+        `agents[${last}].messages[0].delayHours`,
+        `agents[${last}].messages[1].delayHours`,
+        'campaigns[0].name',
+        'campaigns[0].leads[0].firstName',
+        'campaigns[0].leads[0].workExperience[0].start',
+      ].sort(),
+    );
+    // Placeholders are checked once the shape holds, as create_agent checks them.
+    const g: any = fixture();
+    g.agents[0].connectionNote = 'Hi {{nickname}}';
+    g.agents[0].messages = [{ text: 'Hi {{bogus}}' }];
+    expect(parseFields(g).sort()).toEqual(['agents[0].connectionNote', 'agents[0].messages[0].text']);
+    const r = WorkspaceFile.safeParse(g);
+    expect(r.success ? '' : describeIssue(r.error.issues[0]!)).toBe('agents[0].connectionNote: unknown placeholder "{{nickname}}"');
+  });
+
   it('requires apiKeys', () => {
     expect(parseFields({})).toEqual(['apiKeys']);
     expect(parseFields({ apiKeys: [] })).toEqual(['apiKeys']);
@@ -67,7 +110,7 @@ describe('workspace file', () => {
 
   it('refuses a second load without reset, and replaces everything with reset', () => {
     const ctx = testCtx();
-    const f = WorkspaceFile.parse({ ...fixture(), campaigns: [] });
+    const f = WorkspaceFile.parse({ ...fixture(), campaigns: [], activity: [] });
     expect(() => loadWorkspace(ctx, f, { reset: false })).toThrow(SeedError);
     expect(ctx.db.select().from(leads).all()).toHaveLength(1);
     loadWorkspace(ctx, f, { reset: true });
@@ -83,6 +126,17 @@ describe('workspace file', () => {
     const g: any = fixture();
     g.campaigns[0].leads.push({ networkUrl: 'http://uk.linkedin.com/in/Ada-Lovelace/' });
     expect(() => loadWorkspace(ctx, WorkspaceFile.parse(g), { reset: false })).toThrow(/campaigns\[0\]\.leads\[1\]\.networkUrl/);
+    // An activity event's lead, campaign and account must be in the file too.
+    for (const [field, value, path] of [
+      ['leadId', 'lead_nope', /activity\[0\]\.leadId: no lead "lead_nope"/],
+      ['campaignId', 'cmp_nope', /activity\[0\]\.campaignId: no campaign "cmp_nope"/],
+      ['accountId', 'acc_nope', /activity\[0\]\.accountId: no account "acc_nope"/],
+    ] as const) {
+      const h: any = fixture();
+      h.activity[0][field] = value;
+      expect(() => loadWorkspace(ctx, WorkspaceFile.parse(h), { reset: false }), field).toThrow(path);
+      expect(ctx.db.select().from(activity).all()).toHaveLength(0);
+    }
   });
 
   it('loads agents written as steps (ids kept), and campaigns with their senders and approval', () => {

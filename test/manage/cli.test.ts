@@ -194,6 +194,12 @@ describe('the operator CLI on a scratch database', () => {
       expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', csv], 'networkUrl');
       expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', csv, '--map', 'Company=shoe'], '--map');
       expectRefused(d, ['import', '--campaign', 'cmp_nope', '--file', csv], 'cmp_nope');
+      // A folder where a file belongs is named as such, not read.
+      expectRefused(d, ['import', '--campaign', 'cmp_q4', '--file', d.dir], `--file: ${d.dir} is not a file`);
+      expectRefused(d, ['agents', 'create', '--file', d.dir], `--file: ${d.dir} is not a file`);
+      expectRefused(d, ['exclusions', 'import', '--file', d.dir], `--file: ${d.dir} is not a file`);
+      // A mail server refusing the login is the command's one line, with no log record after it.
+      expectRefused(d, ['mailboxes', 'add', '--name', 'X', '--address', 'sim-login-fails@example.com', '--sim'], 'login');
       expectRefused(d, ['exclusions', 'add', 'https://www.linkedin.com/company/acme'], 'URL');
       expectRefused(d, ['campaigns', 'frobnicate'], 'frobnicate');
     },

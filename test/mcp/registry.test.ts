@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configuredTools } from '../../src/server.js';
 import { defaultTools, draftTools, manageTools, triageTools } from '../../src/tools/index.js';
+import { TOOLSETS } from '../../src/tools/define.js';
 import { MCP_NAME, SERVER_VERSION } from '../../src/version.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { modernRpc } from '../transports.js';
@@ -43,6 +44,9 @@ describe('server.json', () => {
   it('lists the environment the stdio server reads, and those variables do what they say', () => {
     const names = serverJson.packages[0].environmentVariables.map((v: { name: string }) => v.name);
     expect(names).toEqual(['OUTREACH_API_KEY', 'OUTREACH_DB', 'OUTREACH_TOOLSETS', 'OUTREACH_READONLY', 'OUTREACH_TOOLS']);
+    // Every toolset a client may add is offered, and nothing else.
+    const toolsets = serverJson.packages[0].environmentVariables.find((v: { name: string }) => v.name === 'OUTREACH_TOOLSETS');
+    expect(toolsets.choices).toEqual([...TOOLSETS]);
     const settings = { config: {} };
     expect(configuredTools(settings, { OUTREACH_TOOLSETS: 'manage' }).map((t) => t.name)).toEqual(
       [...defaultTools, ...manageTools, ...draftTools].map((t) => t.name),

@@ -228,8 +228,12 @@ async function checkLogins(ctx: Ctx, servers: MailboxServers): Promise<void> {
     await mailOf(ctx).verifyLogin(servers);
     ctx.log.info({ mailbox: servers.id, smtp: servers.smtp, imap: servers.imap }, 'mailbox logins accepted');
   } catch (err) {
+    // A refused login is the caller's answer (mailbox_login_failed, naming the server), not a fault.
+    if (err instanceof MailLoginError) {
+      ctx.log.info({ mailbox: servers.id, server: err.server }, 'mailbox login refused');
+      throw loginFailed(err);
+    }
     ctx.log.warn({ mailbox: servers.id, err }, 'mailbox login check failed');
-    if (err instanceof MailLoginError) throw loginFailed(err);
     if (err instanceof ApiError) throw err;
     const host = servers.smtp?.host ?? servers.imap?.host ?? 'the mail server';
     throw new ApiError(

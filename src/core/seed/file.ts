@@ -2,8 +2,11 @@ import { KeyScope } from '../auth/scope.js';
 import { CREATED_STATUS } from '../campaigns/state-machine.js';
 import { z } from 'zod';
 import { StepsInput } from '../agents/steps.js';
-import { SENDERS_MAX } from '../campaigns/manage.js';
-import { CONNECTION_NOTE_MAX, MESSAGE_TEXT_MAX } from '../outreach/limits.js';
+import { CampaignName, SENDERS_MAX } from '../campaigns/manage.js';
+import { AgentName, ConnectionNote, MESSAGES_MAX, SequenceMessage } from '../agents/agents.js';
+import { unknownPlaceholders } from '../agents/render.js';
+import { AccountName, ConnectionRequestLimit, MessageLimit, PostReactionLimit, ProfileVisitLimit } from '../accounts/manage.js';
+import { LEAD_FIELD_MAX } from '../leads/fields.js';
 import { ACCOUNT_STATUSES } from '../accounts/list.js';
 import { EmailAddress, MAILBOX_STATUSES, ServerInput } from '../mailboxes/mailbox.js';
 import { MAILBOX_DAILY_LIMIT_DEFAULT, MAILBOX_DAILY_LIMIT_MAX, MAILBOX_SPACING_DEFAULT_SECONDS } from '../safety/mailbox.js';
@@ -23,6 +26,13 @@ const Id = z.string().regex(PATH_ID, 'must match [A-Za-z0-9_-]{1,64}');
 const Count = z.number().int().min(0);
 const Timestamp = z.iso.datetime({ offset: true });
 const NullableText = z.string().nullable().optional();
+/** A lead field an add takes, at most as long as an add allows. */
+const LeadText = (field: keyof typeof LEAD_FIELD_MAX) => z.string().max(LEAD_FIELD_MAX[field]).nullable().optional();
+const Month = z
+  .string()
+  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be YYYY-MM')
+  .nullable()
+  .optional();
 const ProfileUrl = z.string().refine((v) => normalizeProfileUrl(v) !== null, 'must be a personal profile URL (https://www.linkedin.com/in/<slug>)');
 
 export const WorkspaceSection = z.strictObject({
@@ -66,14 +76,15 @@ export const MailboxEntry = z.strictObject({
 
 export const AccountEntry = z.strictObject({
   id: Id,
-  name: z.string().min(1).optional(),
+  name: AccountName.optional(),
   status: z.enum(ACCOUNT_STATUSES).default('connected'),
   active: z.boolean().default(true),
   hasSalesNavigator: z.boolean().default(false),
-  connectionRequestLimit: Count.default(25),
-  messageLimit: Count.default(50),
-  profileVisitLimit: Count.default(40),
-  postReactionLimit: Count.default(30),
+  // The bounds connect_account and update_account hold an account to.
+  connectionRequestLimit: ConnectionRequestLimit.default(25),
+  messageLimit: MessageLimit.default(50),
+  profileVisitLimit: ProfileVisitLimit.default(40),
+  postReactionLimit: PostReactionLimit.default(30),
   /** Rolling 7-day cap on connection requests; omitted uses the config's (default 100). */
   weeklyConnectionRequestLimit: z.number().int().min(1).max(1000).optional(),
   /** Warm the account up from today (off by default for loaded accounts: they are not new). */
@@ -94,31 +105,38 @@ export const AccountEntry = z.strictObject({
     .optional(),
 });
 
-export const AgentEntry = z.strictObject({
-  id: Id,
-  name: z.string().min(1).optional(),
-  accountId: Id.nullable().optional(),
-  connectionNote: z.string().max(CONNECTION_NOTE_MAX).nullable().optional(),
-  messages: z.array(z.strictObject({ text: z.string().min(1).max(MESSAGE_TEXT_MAX), delayHours: z.number().min(0).default(24) })).optional(),
-  /** The sequence as steps (docs/sequences.md), instead of connectionNote and messages; ids given are kept. */
-  steps: StepsInput.optional(),
-});
+/** The fields of create_agent, with its bounds; a message's delay defaults to 24 hours here. */
+export const AgentEntry = z
+  .strictObject({
+    id: Id,
+    name: AgentName.optional(),
+    accountId: Id.nullable().optional(),
+    connectionNote: ConnectionNote.optional(),
+    messages: z
+      .array(z.strictObject({ text: SequenceMessage.shape.text, delayHours: SequenceMessage.shape.delayHours.default(24) }))
+      .max(MESSAGES_MAX)
+      .optional(),
+    /** The sequence as steps (docs/sequences.md), instead of connectionNote and messages; ids given are kept. */
+    steps: StepsInput.optional(),
+  })
+  .superRefine((agent, issues) => {
+    // As create_agent: a placeholder the engine cannot fill is refused where it is written.
+    const texts: [(string | number)[], string][] = [];
+    if (typeof agent.connectionNote === 'string') texts.push([['connectionNote'], agent.connectionNote]);
+    for (const [i, m] of (agent.messages ?? []).entries()) texts.push([['messages', i, 'text'], m.text]);
+    for (const [path, text] of texts) {
+      const bad = unknownPlaceholders(text);
+      if (bad.length) issues.addIssue({ code: 'custom', path, message: `unknown placeholder ${bad.map((b) => `"${b}"`).join(', ')}` });
+    }
+  });
 
 export const WorkExperienceEntry = z.strictObject({
   company: NullableText,
   position: NullableText,
   location: NullableText,
   description: NullableText,
-  start: z
-    .string()
-    .regex(/^\d{4}-\d{2}$/, 'must be YYYY-MM')
-    .nullable()
-    .optional(),
-  end: z
-    .string()
-    .regex(/^\d{4}-\d{2}$/, 'must be YYYY-MM')
-    .nullable()
-    .optional(),
+  start: Month,
+  end: Month,
 });
 
 export const LeadEntry = z.strictObject({
@@ -128,17 +146,17 @@ export const LeadEntry = z.strictObject({
     .optional(),
   networkUrl: ProfileUrl.nullable().optional(),
   accountId: Id.nullable().optional(),
-  firstName: NullableText,
-  lastName: NullableText,
-  fullName: NullableText,
-  jobTitle: NullableText,
-  companyName: NullableText,
+  firstName: LeadText('firstName'),
+  lastName: LeadText('lastName'),
+  fullName: LeadText('fullName'),
+  jobTitle: LeadText('jobTitle'),
+  companyName: LeadText('companyName'),
   companyNetwork: NullableText,
   website: NullableText,
-  email: NullableText,
-  location: NullableText,
-  headline: NullableText,
-  personalization: NullableText,
+  email: LeadText('email'),
+  location: LeadText('location'),
+  headline: LeadText('headline'),
+  personalization: LeadText('personalization'),
   workExperience: z.array(WorkExperienceEntry).max(10).default([]),
   tag: LeadTag.nullable().default(null),
   stage: LeadStage.default('new'),
@@ -156,7 +174,7 @@ export const LeadEntry = z.strictObject({
 
 export const CampaignEntry = z.strictObject({
   id: Id,
-  name: z.string().min(1).optional(),
+  name: CampaignName.optional(),
   status: CampaignStatus.default(CREATED_STATUS.plain),
   assignedTemplateId: Id.nullable().default(null),
   importing: z.boolean().default(false),
