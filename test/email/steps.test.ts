@@ -17,6 +17,7 @@ import { updateDrafts } from '../../src/core/drafts/update.js';
 import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { ApiError } from '../../src/core/errors.js';
 import { addLead } from '../../src/core/leads/add.js';
+import { updateLead } from '../../src/core/leads/update.js';
 import { StepsInput } from '../../src/core/agents/steps.js';
 import { engineSettings, engineWorkspace, harness, MINUTE, type Harness } from '../engine/helpers.js';
 
@@ -195,6 +196,24 @@ describe('the email step in a multichannel sequence, on the simulated network an
     expect(h.eventsOf('lead_1')).toEqual(['email:sent', 'if:sent', 'email:bounced', 'visit:sent']);
     expect(h.eventsOf('lead_2')).toEqual(['email:sent', 'if:sent', 'if:sent', 'visit:sent']);
     expect(h.eventsOf('lead_3')).toEqual(['email:sent', 'if:sent', 'if:sent']);
+  });
+
+  it('takes then as soon as a person tags the lead, not at the if’s deadline', async () => {
+    const h = await emailHarness(
+      [
+        { kind: 'email', subject: 'Hi', text: 'Hello {{firstName}}.' },
+        { kind: 'if', condition: 'tagged', tags: ['Interested'], withinHours: 48, then: [{ kind: 'visit' }], else: [] },
+      ],
+      [{ slug: 'tia', email: 'tia@example.com' }],
+    );
+    // The lead reaches the if, and the engine puts it away until the deadline.
+    await h.run(() => h.eventsOf('lead_1').includes('if:sent'));
+    const taggedAt = h.ctx.simClock.now();
+    updateLead(h.ctx, 'cmp', 'lead_1', { tag: 'Interested' });
+    await h.run(() => h.eventsOf('lead_1').includes('visit:sent'));
+    expect(h.eventsOf('lead_1')).toEqual(['email:sent', 'if:sent', 'visit:sent']);
+    // Within minutes of the tag (the visit's own pacing), not 48 hours later.
+    expect(h.ctx.simClock.now() - taggedAt).toBeLessThan(60 * MINUTE);
   });
 
   it('pins each lead to one mailbox at its first email step, spread over the mailboxes', async () => {

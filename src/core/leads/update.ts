@@ -12,6 +12,7 @@ import { excludeEverywhere, includeAgain } from './exclude.js';
 import { findLeadRow } from './lead.js';
 import { leadStatements, updateLeadById } from '../../db/sql/leads.js';
 import type { LeadRow } from './store.js';
+import { wakeDecidedLeads } from '../outreach/wake.js';
 
 export interface LeadChange {
   tag?: LeadTag | null | undefined;
@@ -82,6 +83,9 @@ function applyChange(ctx: Ctx, lead: LeadRow, change: LeadChange, single: boolea
       updatedAt: now,
     });
     if (!deferred && isAutoExclude(change.tag)) excludeEverywhere(ctx, lead);
+    // A person's tag is a decision the engine may wait on (an `if tagged`): the lead is due now,
+    // not at the if's deadline, as after a decision on its draft.
+    wakeDecidedLeads(ctx, [lead.id]);
   }
   if (change.excluded === true) excludeEverywhere(ctx, lead);
   if (change.excluded === false) includeAgain(ctx, lead);
