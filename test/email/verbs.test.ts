@@ -145,6 +145,14 @@ describe('sendEmail and the inbox, on the simulated mail server', () => {
     ctx.clock.advance(HOUR);
     expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ unsubscribes: 1 });
     expect(getPosition(ctx, other)?.endReason).toBe('excluded');
+    // Each unsubscribe's suggested tag goes out with the lead as it is after it: excluded.
+    const suggested = (ctx.db.$client.prepare("SELECT payload FROM webhook_events WHERE type = 'lead.tag_suggested'").all() as { payload: string }[]).map(
+      (e) => JSON.parse(e.payload).data,
+    );
+    expect(suggested.map((d) => [d.lead.id, d.lead.excluded])).toEqual([
+      [leadId, true],
+      [other, true],
+    ]);
   });
 
   it('in steps, as the engine sends: the plan rolls back with its caller, the record commits with it', async () => {

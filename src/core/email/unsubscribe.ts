@@ -1,6 +1,7 @@
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { excludeEverywhere } from '../leads/exclude.js';
+import { leadStatements } from '../../db/sql/leads.js';
 import { addEmailExclusion, leadsWithEmail } from '../mailboxes/store.js';
 import { closeDraftsOfEndedSequence } from '../outreach/runner.js';
 import { loadCampaignInfo } from '../outreach/state.js';
@@ -23,8 +24,9 @@ export function excludeAddress(ctx: Ctx, address: string, reason: 'unsubscribed'
     if (reason !== 'unsubscribed') return added;
     for (const lead of leadsWithEmail(ctx, address)) {
       excludeEverywhere(ctx, { id: lead.id, networkUrl: lead.networkUrl });
-      // Recognised without a model, as an unsubscribe written in a reply is (a lead with a thread only).
-      suggestByRule(ctx, lead, 'unsubscribe');
+      // Recognised without a model, as an unsubscribe written in a reply is (a lead with a thread
+      // only). Its event shows the lead as it now is: excluded.
+      suggestByRule(ctx, leadStatements(ctx.db).byId.get(lead.id) ?? lead, 'unsubscribe');
       const position = getPosition(ctx, lead.id);
       if (position && position.stepId !== null && endSequence(ctx, { leadId: lead.id, reason: 'excluded', at })) {
         const info = loadCampaignInfo(ctx, lead.campaignId);
