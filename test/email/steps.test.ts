@@ -18,6 +18,9 @@ import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { ApiError } from '../../src/core/errors.js';
 import { addLead } from '../../src/core/leads/add.js';
 import { updateLead } from '../../src/core/leads/update.js';
+import { applyLeadReply } from '../../src/core/outreach/inbound.js';
+import { loadCampaignInfo } from '../../src/core/outreach/state.js';
+import { transaction } from '../../src/db/tx.js';
 import { StepsInput } from '../../src/core/agents/steps.js';
 import { engineSettings, engineWorkspace, harness, MINUTE, type Harness } from '../engine/helpers.js';
 
@@ -310,6 +313,33 @@ describe('the email step in a multichannel sequence, on the simulated network an
     expect(listDrafts(h.ctx, 'secret', { campaignId: 'cmp', limit: 100 }).drafts[0]).toMatchObject({ status: 'sent' });
     const text = h.ctx.db.$client.prepare("SELECT text FROM messages WHERE lead_id = 'lead_1' AND channel = 'email'").get() as { text: string };
     expect(text.text).toContain('Dear Person1, better words.');
+  });
+});
+
+describe('a reply by email', () => {
+  it('waits in the inbox for a person: the reply agent, which writes on LinkedIn, does not take it', () => {
+    const h = harness(engineWorkspace(['ema', 'lin']));
+    const info = loadCampaignInfo(h.ctx, 'cmp')!;
+    const reply = (leadId: string, channel: 'email' | 'linkedin') =>
+      transaction(h.ctx.db, () =>
+        applyLeadReply(
+          h.ctx,
+          { lead: h.lead(leadId) as never, info },
+          {
+            text: 'Sounds interesting. What does pricing look like?',
+            at: h.ctx.simClock.now(),
+            accountId: 'acc_a',
+            externalId: `x-${leadId}`,
+            chatId: channel === 'email' ? null : 'chat_1',
+            channel,
+          },
+          settings,
+        ),
+      );
+    reply('lead_1', 'email');
+    expect(h.lead('lead_1')).toMatchObject({ replied: true, needsReply: true, pendingReplyText: null });
+    reply('lead_2', 'linkedin');
+    expect(h.lead('lead_2')).toMatchObject({ replied: true, needsReply: true, pendingReplyText: 'Sounds interesting. What does pricing look like?' });
   });
 });
 

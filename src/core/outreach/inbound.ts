@@ -132,7 +132,10 @@ export function applyLeadReply(ctx: Ctx, target: { lead: LeadRow; info: Campaign
   const { lead, info } = target;
   const firstReply = !lead.replied;
   const stage = STAGES_KEPT_ON_REPLY.has(lead.stage) ? lead.stage : 'replied';
-  const agentTakes = stage === 'replied' && !lead.excluded;
+  // The reply agent writes on LinkedIn only: a reply by email waits in the inbox for a person
+  // (it needs a reply), who answers on its thread, rather than being answered in a LinkedIn
+  // chat the lead never opened, maybe with no connection to carry it.
+  const agentTakes = stage === 'replied' && !lead.excluded && reply.channel === 'linkedin';
   const updated = updateAndReplan(
     ctx,
     lead.id,
