@@ -9,6 +9,7 @@ import { addLead } from '../../src/core/leads/add.js';
 import { updateMailboxRow } from '../../src/core/mailboxes/store.js';
 import { resolveEngineSettings } from '../../src/core/outreach/settings.js';
 import { startSequence, getPosition } from '../../src/core/sequences/store.js';
+import { MailLoginError } from '../../src/core/network/mail.js';
 import { testCtx } from '../helpers.js';
 
 const settings = resolveEngineSettings({ workingHours: null });
@@ -153,6 +154,27 @@ describe('sendEmail and the inbox, on the simulated mail server', () => {
       [leadId, true],
       [other, true],
     ]);
+  });
+
+  it('a reply whose send finds the login refused is account_disconnected, as once the mailbox is known refused', async () => {
+    const { ctx, lead, later } = setup();
+    const leadId = lead('rex@example.com');
+    expect(await sendEmail(ctx, { mailboxId: 'mbx_sales', leadId, subject: 'Hi Rex', text: 't' })).toMatchObject({ status: 'sent' });
+    later();
+    const mail = ctx.mail!;
+    ctx.mail = Object.assign(Object.create(mail), {
+      send: async () => {
+        throw new MailLoginError('smtp', 'smtp.example.com', '535 5.7.8 Authentication failed');
+      },
+    });
+    for (let i = 0; i < 2; i++) {
+      await expect(replyToConversation(ctx, { leadId, text: 'Pricing starts at 10 EUR.', channel: 'email' })).rejects.toMatchObject({
+        code: 'account_disconnected',
+        details: { mailboxId: 'mbx_sales' },
+      });
+      expect(ctx.db.$client.prepare("SELECT status FROM mailboxes WHERE id = 'mbx_sales'").pluck().get()).toBe('login_failed');
+      later();
+    }
   });
 
   it('in steps, as the engine sends: the plan rolls back with its caller, the record commits with it', async () => {

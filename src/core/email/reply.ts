@@ -78,6 +78,10 @@ function refuseUnavailable(lead: Pick<LeadRow, 'id'>, address: string | null, re
   throw new ApiError('conflict', emailUnavailableText(reason, address), { address, reason });
 }
 
+/** The mailbox's login is refused by its server: its sends wait for a person to fix it. */
+const loginRefused = (mailbox: string, mailboxId: string): ApiError =>
+  new ApiError('account_disconnected', `The ${mailbox}'s login was refused by its server. Fix its password on the Mailboxes page.`, { mailboxId });
+
 const secondsUntil = (ctx: Ctx, until: number | null): number => Math.max(1, Math.ceil(((until ?? ctx.simClock.now()) - ctx.simClock.now()) / 1000));
 
 /**
@@ -135,11 +139,11 @@ export async function replyByEmail(
         });
       if (r.reason === 'paused')
         throw new ApiError('conflict', `The ${mailbox} is paused. Resume it on the Mailboxes page first.`, { mailboxId: plan.mailboxId });
-      throw new ApiError('account_disconnected', `The ${mailbox}'s login was refused by its server. Fix its password on the Mailboxes page.`, {
-        mailboxId: plan.mailboxId,
-      });
+      throw loginRefused(mailbox, plan.mailboxId);
     }
     case 'failed':
+      // Found refused while sending: the same answer as when the mailbox was known to be refused.
+      if (r.loginRefused) throw loginRefused(mailbox, plan.mailboxId);
       throw new ApiError('send_failed', `The mail server did not take the reply from the ${mailbox}: ${r.error.slice(0, 300)}`, { mailboxId: plan.mailboxId });
     case 'sent':
       transaction(ctx.db, () => {

@@ -35,7 +35,8 @@ export type SendEmailResult =
   | { status: 'skipped'; reason: EmailSkipReason }
   | { status: 'wait'; reason: MailboxWait; until: number | null }
   /** The server did not take it: `permanent` when it refused the recipient or the login (no retry helps). */
-  | { status: 'failed'; sendId: string; permanent: boolean; error: string };
+  /** `loginRefused`: the mail server refused the mailbox's login (the mailbox is now `login_failed`). */
+  | { status: 'failed'; sendId: string; permanent: boolean; error: string; loginRefused?: boolean };
 
 export interface SendEmailInput {
   mailboxId: string;
@@ -159,7 +160,7 @@ export async function deliverEmail(
     if (err instanceof MailLoginError) recordLoginFailure(ctx, mailbox.id, err);
     transaction(ctx.db, () => settleEmailSend(ctx, planned.sendId, { state: 'failed', error: error.slice(0, 500) }));
     ctx.log.warn({ mailbox: mailbox.id, sendId: planned.sendId, err }, 'email not sent');
-    return { status: 'failed', sendId: planned.sendId, permanent, error };
+    return { status: 'failed', sendId: planned.sendId, permanent, error, ...(err instanceof MailLoginError ? { loginRefused: true } : {}) };
   }
   return {
     sendId: planned.sendId,
