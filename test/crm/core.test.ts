@@ -10,7 +10,10 @@ import { getPosition } from '../../src/core/sequences/store.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/core/webhooks/schedule.js';
 import { crmContacts, crmPushes, exclusions } from '../../src/db/schema.js';
 import { CrmWorker } from '../../src/workers/crm/worker.js';
-import { engineWorkspace, harness, type Harness, url } from '../engine/helpers.js';
+import { connectMailbox } from '../../src/core/mailboxes/mailbox.js';
+import { readMailbox } from '../../src/core/email/inbox.js';
+import { sendEmail } from '../../src/core/email/send.js';
+import { engineSettings, engineWorkspace, harness, type Harness, url } from '../engine/helpers.js';
 
 const SECRET = 'cursor-secret';
 const SYNC: CrmSync = crmSyncOf({ hubspot: { tokenEnv: 'HUBSPOT_TOKEN', pipelineId: 'default', stageId: 'appointmentscheduled', ownerMap: { acc_a: '42' } } })!;
@@ -148,6 +151,35 @@ describe('the CRM outbox: what is queued', () => {
     expect(rows[0]!.kind).toBe('contact');
     expect(rows.map((r) => r.kind)).not.toContain('deal');
     expect((JSON.parse(rows.at(-1)!.payload) as { body: string }).body).toBe('Tagged Not interested.');
+  });
+});
+
+describe('the CRM outbox: email', () => {
+  it('an email to a contact, and its bounce, become notes as its history reads them', async () => {
+    const h = setup();
+    h.ctx.publicUrl = 'https://outreach.example.com';
+    h.ctx.db.$client.prepare("UPDATE leads SET email = 'nora-sim-bounces@example.com' WHERE id = 'lead_2'").run();
+    updateLead(h.ctx, 'cmp', 'lead_2', { tag: 'To be defined' });
+    const { mailbox } = await connectMailbox(h.ctx, {
+      name: 'm',
+      address: 'm@outreach.test',
+      sim: true,
+      warmUp: false,
+      dailyLimit: 200,
+      workingHours: 'always',
+      spacingSeconds: 10,
+    });
+    expect(await sendEmail(h.ctx, { mailboxId: mailbox.id, leadId: 'lead_2', subject: 'Hi Nora', text: 'A short note.' })).toMatchObject({ status: 'sent' });
+    h.ctx.clock.advance(10 * 60_000);
+    expect(await readMailbox(h.ctx, mailbox.id, engineSettings())).toMatchObject({ bounces: 1 });
+    const notes = pushes(h)
+      .filter((r) => r.leadId === 'lead_2' && r.kind === 'note')
+      .map((r) => (JSON.parse(r.payload) as { body: string }).body);
+    const tagged = notes.indexOf('Tagged To be defined.');
+    expect(tagged).toBeGreaterThanOrEqual(0);
+    expect(notes.slice(tagged + 1, tagged + 2)).toEqual(['Email message sent:\nHi Nora\n\nA short note.']);
+    expect(notes.slice(tagged + 2)).toHaveLength(1);
+    expect(notes.at(-1)).toMatch(/^Email bounced:\n/);
   });
 });
 

@@ -64,6 +64,17 @@ export function crmOnActivity(
   queue(ctx, input.lead.id, 'note', { body: note(input.text ?? null, channelOf(input.accountId)), at: input.at });
 }
 
+/**
+ * An email sent to a contact, or bounced: a note as its history reads (`Email message sent:` and
+ * `Email bounced:`, the words as the thread holds them). Email is not activity, so its recorders
+ * call this, in the transaction that enters it in the thread; a lead not yet a contact gets it
+ * with its history when it becomes one.
+ */
+export function crmOnEmail(ctx: Ctx, lead: LeadRow, what: 'sent' | 'bounced', text: string, at: number): void {
+  if (!ctx.crm || !crmStore.contactKnown(ctx.db, lead.id)) return;
+  queue(ctx, lead.id, 'note', { body: `Email ${what === 'sent' ? 'message sent' : 'bounced'}:\n${text}`, at });
+}
+
 /** A new tag: the lead becomes (or updates) a contact, the tag a note, and `Meeting request` or `Interested` opens its deal. */
 export function crmOnTagged(ctx: Ctx, lead: LeadRow, tag: string, previousTag: string | null): void {
   if (!ctx.crm) return;

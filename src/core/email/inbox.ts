@@ -16,6 +16,7 @@ import { suggestByRule } from '../triage/suggest.js';
 import { recordLeadEvent } from '../webhooks/outbox.js';
 import { OUR_MESSAGE_ID_START } from './send.js';
 import { excludeAddress } from './unsubscribe.js';
+import { crmOnEmail } from '../crm/enqueue.js';
 
 /** Messages read and committed together: one transaction, one cursor step. */
 export const INBOX_BATCH = 200;
@@ -221,15 +222,17 @@ export function bounceNotice(send: Pick<EmailSendRow, 'subject' | 'address'>, re
 function bounced(ctx: Ctx, lead: LeadRow, send: EmailSendRow, report: BounceReport, message: InboundEmail, now: number, settings: EngineSettings): void {
   markLeadEmail(ctx, lead.id, send.mailboxId, 'bouncedAt', now);
   // The person reading the thread sees it: the mail server's notice, after the email it returns.
+  const notice = bounceNotice(send, report);
   recordMessage(ctx, {
     lead,
     sender: 'mail_server',
-    text: bounceNotice(send, report),
+    text: notice,
     at: now,
     accountId: send.mailboxId,
     externalId: message.messageId ?? `${send.mailboxId}:${message.uid}`,
     channel: 'email',
   });
+  crmOnEmail(ctx, lead, 'bounced', notice, now);
   // Recognised without a model, as a bounce written in a reply is: the inbox shows the suggestion.
   suggestByRule(ctx, lead, 'bounce');
   if (send.campaignId === lead.campaignId) recordBounced(ctx, { leadId: lead.id, at: now });

@@ -11,6 +11,7 @@ import { MailLoginError, MailRejectedError, type SentEmail } from '../network/ma
 import { mailboxReadiness, type MailboxWait } from '../safety/mailbox.js';
 import { safetyOf } from '../safety/rules.js';
 import { leadStatements, type LeadRow } from '../../db/sql/leads.js';
+import { crmOnEmail } from '../crm/enqueue.js';
 
 const EMAIL_SEND_ID_PREFIX = 'eml';
 /**
@@ -182,16 +183,10 @@ export function recordEmailSent(ctx: Ctx, sent: SentEmail, sender: MessageSender
   transaction(ctx.db, () => {
     settleEmailSend(ctx, sent.sendId, { state: 'sent' });
     const lead = known !== undefined ? known : leadStatements(ctx.db).byId.get(sent.leadId);
-    if (lead)
-      recordMessage(ctx, {
-        lead,
-        sender,
-        text: `${sent.subject}\n\n${sent.text}`,
-        at: sent.at,
-        accountId: sent.mailboxId,
-        externalId: sent.messageId,
-        channel: 'email',
-      });
+    if (!lead) return;
+    const text = `${sent.subject}\n\n${sent.text}`;
+    recordMessage(ctx, { lead, sender, text, at: sent.at, accountId: sent.mailboxId, externalId: sent.messageId, channel: 'email' });
+    crmOnEmail(ctx, lead, 'sent', text, sent.at);
   });
 }
 
