@@ -85,8 +85,10 @@ describe('variants', () => {
     const leads = Array.from({ length: 1000 }, (_, i) => ({ slug: `v${i}-sim-never-accepts`, firstName: `P${i}` }));
     const h = await stepsHarness([{ kind: 'invite', note: 'A for {{firstName}}', variants: [{ note: 'B for {{firstName}}' }] }], leads, {
       config: { spacingSeconds: { min: 0, max: 0 }, weeklyConnectionRequestLimit: 1000 },
-      workspace: (ws) => Object.assign(ws.accounts![0]!, { connectionRequestLimit: 1000, weeklyConnectionRequestLimit: 1000 }),
+      workspace: (ws) => Object.assign(ws.accounts![0]!, { weeklyConnectionRequestLimit: 1000 }),
     });
+    // Test setup only: a day's invitations past the 100 any account may be given, so 1,000 leads are drawn in a run.
+    h.ctx.db.$client.prepare('UPDATE accounts SET connection_request_limit = 1000').run();
     await h.runUntil(() => h.net.calls.length === 1000, MINUTE, 1000);
     const drawn = new Map(
       h.ctx.db.$client
