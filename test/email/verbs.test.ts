@@ -99,6 +99,21 @@ describe('sendEmail and the inbox, on the simulated mail server', () => {
     expect(getConversation(ctx, leadId).messages).toHaveLength(2);
   });
 
+  it('a bounce that arrives before a reply written earlier is read when it arrives, and the reply when it does', async () => {
+    const { ctx, lead, later } = setup();
+    const replying = lead('sim-replies-after-1@example.com');
+    const bouncing = lead('yan-sim-bounces@example.com');
+    // The reply is written now, to arrive in an hour; the bounce after it, to arrive in a minute.
+    await sendEmail(ctx, { mailboxId: 'mbx_sales', leadId: replying, subject: 'One', text: 'One.' });
+    later();
+    await sendEmail(ctx, { mailboxId: 'mbx_sales', leadId: bouncing, subject: 'Two', text: 'Two.' });
+    ctx.clock.advance(2 * 60_000);
+    expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ read: 1, bounces: 1, replies: 0 });
+    ctx.clock.advance(HOUR);
+    expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ read: 1, replies: 1 });
+    expect(await readMailbox(ctx, 'mbx_sales', settings)).toMatchObject({ read: 0 });
+  });
+
   it('a reply matched by In-Reply-To ends the sequence, reaches the inbox marked email and fires lead.replied', async () => {
     const { ctx, lead, q, later } = setup();
     const leadId = lead('sim-replies-after-2@example.com');

@@ -240,21 +240,46 @@ export function simMailDeliver(ctx: Db, mailboxId: string, visibleAt: number, ra
   ctx.db.insert(simMail).values({ mailboxId, visibleAt, raw }).run();
 }
 
+/**
+ * The simulated inbox's messages after `afterUid` that have arrived by `now`, in uid order. A
+ * real server gives a message its UID when it arrives; the simulator writes a message when it is
+ * sent, to arrive later (a reply in an hour, a bounce in a minute), so one written earlier may
+ * arrive later. Such a message, not yet arrived while a later one has, gets a new uid past the
+ * arrived ones, as its arrival would, so the reader's cursor never passes it and it never holds
+ * the arrived ones back.
+ */
 export function simMailSince(ctx: Db, mailboxId: string, afterUid: number, now: number, limit: number): { uid: number; raw: string }[] {
-  // In uid order, stopping at the first not yet visible: a later message never overtakes an earlier one.
-  const rows = ctx.db
-    .select({ uid: simMail.uid, raw: simMail.raw, visibleAt: simMail.visibleAt })
-    .from(simMail)
-    .where(and(eq(simMail.mailboxId, mailboxId), gt(simMail.uid, afterUid)))
-    .orderBy(asc(simMail.uid))
-    .limit(limit)
-    .all();
-  const out: { uid: number; raw: string }[] = [];
-  for (const r of rows) {
-    if (r.visibleAt > now) break;
-    out.push({ uid: r.uid, raw: r.raw });
-  }
-  return out;
+  return transaction(ctx.db, () => {
+    const after = and(eq(simMail.mailboxId, mailboxId), gt(simMail.uid, afterUid));
+    const waiting = ctx.db
+      .select()
+      .from(simMail)
+      .where(and(after, gt(simMail.visibleAt, now)))
+      .orderBy(asc(simMail.visibleAt), asc(simMail.uid))
+      .all();
+    const first = waiting.length > 0 ? Math.min(...waiting.map((r) => r.uid)) : null;
+    const overtaken =
+      first !== null &&
+      ctx.db
+        .select({ uid: simMail.uid })
+        .from(simMail)
+        .where(and(after, gt(simMail.uid, first), lte(simMail.visibleAt, now)))
+        .limit(1)
+        .get() !== undefined;
+    if (overtaken) {
+      for (const r of waiting) {
+        ctx.db.delete(simMail).where(eq(simMail.uid, r.uid)).run();
+        ctx.db.insert(simMail).values({ mailboxId: r.mailboxId, visibleAt: r.visibleAt, raw: r.raw }).run();
+      }
+    }
+    return ctx.db
+      .select({ uid: simMail.uid, raw: simMail.raw })
+      .from(simMail)
+      .where(and(after, lte(simMail.visibleAt, now)))
+      .orderBy(asc(simMail.uid))
+      .limit(limit)
+      .all();
+  });
 }
 
 /** A lead's state on the email channel: its pinned mailbox, its first reply and first bounce; undefined before its first email step. */
