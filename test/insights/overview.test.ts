@@ -126,6 +126,7 @@ describe('get_insights_overview', () => {
       campaign('cmp_a33_n3', 210, { connectionRequestsSent: 3, connectionRequestsAccepted: 1 }),
       campaign('cmp_a33_n1000', 211, { connectionRequestsSent: 1000, connectionRequestsAccepted: 333 }),
     ];
+    file.activity = [];
     expect(file.campaigns).toHaveLength(105);
     const { body } = await overview(file);
     expect(body.campaignsSampled).toBe(100);
@@ -143,6 +144,7 @@ describe('get_insights_overview', () => {
   ])('%i campaigns: campaignsSampleCapped is %s', async (count, capped) => {
     const file = fixture();
     file.campaigns = Array.from({ length: count }, (_, i) => campaign(`cmp_${i}`, i, {}));
+    file.activity = [];
     const { body } = await overview(file);
     expect(body.campaignsSampled).toBe(count);
     expect(body.campaignsSampleCapped).toBe(capped);

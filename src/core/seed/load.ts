@@ -276,11 +276,10 @@ export function loadWorkspace(ctx: Ctx, file: WorkspaceContent, opts: { reset: b
     file.activity.forEach((e, i) => {
       if (eventIds.has(e.id)) throw new SeedError(`activity[${i}].id`, `duplicate activity id "${e.id}"`);
       eventIds.add(e.id);
-      // References resolve, as everywhere in the file: an event of a lead or campaign that is
-      // not there would be listed, and counted in the insights, for ids that are 404 everywhere else.
+      // Its campaign must be in the file: a campaign is never deleted, so an event of one that is
+      // not there would be listed, and named by the insights, for an id that is 404 everywhere
+      // else. Its lead and account may be gone (deleted leads and accounts keep their history).
       if (!campaignIds.has(e.campaignId)) throw new SeedError(`activity[${i}].campaignId`, `no campaign "${e.campaignId}" in campaigns`);
-      if (!leadIds.has(e.leadId)) throw new SeedError(`activity[${i}].leadId`, `no lead "${e.leadId}" in campaigns[].leads`);
-      if (e.accountId && !accountIds.has(e.accountId)) throw new SeedError(`activity[${i}].accountId`, `no account "${e.accountId}" in accounts`);
       const lead = leadIds.get(e.leadId);
       insertSeededActivity(ctx, {
         id: e.id,
