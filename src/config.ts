@@ -215,6 +215,15 @@ export function npxCommand(script: string = CLI_SCRIPT): string | null {
 }
 
 /**
+ * A message's `npx outreach …` as the user can run it: the CLI's texts name it as a clone runs it
+ * (where `npx outreach` works), and when npx runs it from its cache that command is npx's own
+ * (`npx -y outreach-mcp@<version> …`).
+ */
+export function selfNamed(text: string, viaNpx: string | null = npxCommand()): string {
+  return viaNpx === null ? text : text.replaceAll('npx outreach ', `${viaNpx} `);
+}
+
+/**
  * How to run this CLI from any folder: `npx -y outreach-mcp@<version>` when npx runs it,
  * `outreach` when that name on PATH is this installation (npm install -g), else node and the
  * script's absolute path. `npx outreach` works only inside the repository, so it is never

@@ -11,7 +11,7 @@ import { ensureDemo } from '../core/seed/demo.js';
 import { describeIssue, inputShapeProblem } from '../core/validation.js';
 import { ensureWorkspace } from '../core/workspace/create.js';
 import { getWorkspace } from '../core/workspace/get.js';
-import { CLI_SCRIPT, keyCreateCommand, npxCommand, productionGaps, resolveSettings, UsageError, type Settings } from '../config.js';
+import { CLI_SCRIPT, keyCreateCommand, npxCommand, productionGaps, resolveSettings, selfNamed, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startServer } from '../server.js';
@@ -441,7 +441,7 @@ export async function main(argv: string[]): Promise<number> {
     return typeof code === 'number' ? code : 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`outreach: ${err.message}\n`);
+      process.stderr.write(`outreach: ${selfNamed(err.message)}\n`);
       return 2;
     }
     const code = (err as NodeJS.ErrnoException).code;
@@ -453,7 +453,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`outreach: --host/--port: cannot listen there (${code})\n`);
       return 2;
     }
-    process.stderr.write(`outreach: ${command} failed: ${(err as Error).message?.split('\n')[0] ?? 'unknown error'}\n`);
+    process.stderr.write(`outreach: ${command} failed: ${selfNamed((err as Error).message?.split('\n')[0] ?? 'unknown error')}\n`);
     return 1;
   }
 }

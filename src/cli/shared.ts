@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
+import { resolveSettings, selfNamed, UsageError, type SettingFlags } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { createLogger } from '../log.js';
 import { closeContext, type Ctx } from '../core/context.js';
@@ -49,7 +49,8 @@ function joinNegativeValues(args: string[], options: Options): string[] {
   return out;
 }
 
-export const stdout = (text: string): void => void process.stdout.write(`${text}\n`);
+/** A line to standard output, naming this CLI as the user runs it (see selfNamed). */
+export const stdout = (text: string): void => void process.stdout.write(`${selfNamed(text)}\n`);
 
 /** A file a flag names, which must be there and be a file (a folder is named as such, not read). */
 export function requireFile(flag: string, path: string): string {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI_SCRIPT, npxCommand } from '../../src/config.js';
+import { CLI_SCRIPT, npxCommand, selfNamed } from '../../src/config.js';
 
 /**
  * Run by `npx -y outreach-mcp`, the CLI lives in npx's cache (<npm cache>/_npx/<hash>/…), a path
@@ -29,5 +29,16 @@ describe('printed commands under npx', () => {
     expect(npxCommand(installed(join('prefix', 'lib'), '9.8.7'))).toBeNull();
     // Only a folder named exactly _npx counts.
     expect(npxCommand(installed('my_npx', '9.8.7'))).toBeNull();
+  });
+
+  it("rename every `npx outreach` of the CLI's messages to npx's command, and leave them as they are in a checkout", () => {
+    const via = npxCommand(installed(join('.npm', '_npx', '77aa'), '1.2.3'));
+    const text = 'No members yet. Add the owner with: npx outreach members add --name NAME; then `npx outreach login --member usr_1`.';
+    expect(selfNamed(text, via)).toBe(
+      'No members yet. Add the owner with: npx -y outreach-mcp@1.2.3 members add --name NAME; then `npx -y outreach-mcp@1.2.3 login --member usr_1`.',
+    );
+    expect(selfNamed(text, null)).toBe(text);
+    // The package's own name is not this CLI's command.
+    expect(selfNamed('npx outreach-mcp keys create', via)).toBe('npx outreach-mcp keys create');
   });
 });
