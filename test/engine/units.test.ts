@@ -185,4 +185,18 @@ describe('working hours', () => {
     expect(nextWorkingTime(Date.parse('2026-11-23T08:00:00Z'), late)).toBe(Date.parse('2026-11-23T09:20:00Z'));
     expect(isWorkingTime(Date.parse('2026-11-23T17:25:00Z'), late)).toBe(false);
   });
+
+  it('takes at most a quarter of a short window from each end, so it still opens', () => {
+    const short = (start: string, end: string): Rhythm => ({
+      hours: resolveEngineSettings({ workingHours: { start, end, days: ['mon'] } }).safety.workingHours,
+      timeZone: 'UTC',
+      jitter: () => ({ open: 30, close: 30 }),
+    });
+    // A minute: no jitter left, the minute itself.
+    expect(nextWorkingTime(Date.parse('2026-11-23T00:00:00Z'), short('01:00', '01:01'))).toBe(Date.parse('2026-11-23T01:00:00Z'));
+    expect(isWorkingTime(Date.parse('2026-11-23T01:00:30Z'), short('01:00', '01:01'))).toBe(true);
+    // An hour: 15 minutes from each end.
+    expect(nextWorkingTime(Date.parse('2026-11-23T00:00:00Z'), short('01:00', '02:00'))).toBe(Date.parse('2026-11-23T01:15:00Z'));
+    expect(isWorkingTime(Date.parse('2026-11-23T01:45:00Z'), short('01:00', '02:00'))).toBe(false);
+  });
 });

@@ -107,9 +107,12 @@ export function windowOn(day: number, rhythm: Rhythm): { open: number; close: nu
   const { hours, timeZone } = rhythm;
   if (hours === null) return { open: localToUtc(day, 0, timeZone), close: localToUtc(day + 1, 0, timeZone) };
   if (!hours.days.has(weekdayOf(day))) return null;
+  // The jitter takes at most a quarter of the window from each end, so a short window (an hour,
+  // a minute) still opens every working day rather than vanishing into it.
   const j = rhythm.jitter(day);
-  const open = localToUtc(day, hours.startMinute + j.open, timeZone);
-  const close = localToUtc(day, hours.endMinute - j.close, timeZone);
+  const most = Math.floor((hours.endMinute - hours.startMinute) / 4);
+  const open = localToUtc(day, hours.startMinute + Math.min(j.open, most), timeZone);
+  const close = localToUtc(day, hours.endMinute - Math.min(j.close, most), timeZone);
   return close > open ? { open, close } : null;
 }
 
