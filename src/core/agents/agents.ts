@@ -152,15 +152,31 @@ export function requireAgentRow(ctx: Ctx, id: string, field?: string): AgentRow 
 
 export const getAgent = (ctx: Ctx, id: string): Agent => toAgent(requireAgentRow(ctx, id), invitationTimeoutHours(ctx));
 
-/** Every unknown placeholder is a 400 naming the field it is in: `connectionNote` or `messages[2].text`. */
-function checkPlaceholders(input: { connectionNote?: string | null | undefined; messages?: readonly { text: string }[] | undefined }): void {
-  const texts: [string, string][] = [];
-  if (typeof input.connectionNote === 'string') texts.push(['connectionNote', input.connectionNote]);
-  for (const [i, m] of (input.messages ?? []).entries()) texts.push([`messages[${i}].text`, m.text]);
-  for (const [field, text] of texts) {
+/**
+ * The texts of a note and its messages that hold a placeholder the engine cannot fill: each one's
+ * path and what is wrong (`unknown placeholder "{{x}}"`). create_agent and the workspace file
+ * both refuse them.
+ */
+export function placeholderProblems(input: {
+  connectionNote?: string | null | undefined;
+  messages?: readonly { text: string }[] | undefined;
+}): { path: (string | number)[]; message: string }[] {
+  const texts: [(string | number)[], string][] = [];
+  if (typeof input.connectionNote === 'string') texts.push([['connectionNote'], input.connectionNote]);
+  for (const [i, m] of (input.messages ?? []).entries()) texts.push([['messages', i, 'text'], m.text]);
+  return texts.flatMap(([path, text]) => {
     const bad = unknownPlaceholders(text);
-    if (bad.length) throw validationError(`${field}: unknown placeholder ${bad.map((b) => `"${b}"`).join(', ')}. ${PLACEHOLDER_HINT}`, [field]);
-  }
+    return bad.length ? [{ path, message: `unknown placeholder ${bad.map((b) => `"${b}"`).join(', ')}` }] : [];
+  });
+}
+
+/** Every unknown placeholder is a 400 naming the field it is in: `connectionNote` or `messages[2].text`. */
+function checkPlaceholders(input: Parameters<typeof placeholderProblems>[0]): void {
+  const problem = placeholderProblems(input)[0];
+  if (!problem) return;
+  const [name, index, leaf] = problem.path;
+  const field = index === undefined ? String(name) : `${name}[${index}].${leaf}`;
+  throw validationError(`${field}: ${problem.message}. ${PLACEHOLDER_HINT}`, [field]);
 }
 
 function requireAgentAccount(ctx: Ctx, accountId: string): void {

@@ -251,15 +251,11 @@ export function simMailDeliver(ctx: Db, mailboxId: string, visibleAt: number, ra
 export function simMailSince(ctx: Db, mailboxId: string, afterUid: number, now: number, limit: number): { uid: number; raw: string }[] {
   return transaction(ctx.db, () => {
     const after = and(eq(simMail.mailboxId, mailboxId), gt(simMail.uid, afterUid));
-    const waiting = ctx.db
-      .select()
-      .from(simMail)
-      .where(and(after, gt(simMail.visibleAt, now)))
-      .orderBy(asc(simMail.visibleAt), asc(simMail.uid))
-      .all();
-    const first = waiting.length > 0 ? Math.min(...waiting.map((r) => r.uid)) : null;
+    const notYet = and(after, gt(simMail.visibleAt, now));
+    // The first message not yet arrived (its uid only: the poller reads every simulated minute).
+    const first = ctx.db.select({ uid: simMail.uid }).from(simMail).where(notYet).orderBy(asc(simMail.uid)).limit(1).get()?.uid;
     const overtaken =
-      first !== null &&
+      first !== undefined &&
       ctx.db
         .select({ uid: simMail.uid })
         .from(simMail)
@@ -267,6 +263,7 @@ export function simMailSince(ctx: Db, mailboxId: string, afterUid: number, now: 
         .limit(1)
         .get() !== undefined;
     if (overtaken) {
+      const waiting = ctx.db.select().from(simMail).where(notYet).orderBy(asc(simMail.visibleAt), asc(simMail.uid)).all();
       for (const r of waiting) {
         ctx.db.delete(simMail).where(eq(simMail.uid, r.uid)).run();
         ctx.db.insert(simMail).values({ mailboxId: r.mailboxId, visibleAt: r.visibleAt, raw: r.raw }).run();

@@ -3,8 +3,7 @@ import { CREATED_STATUS } from '../campaigns/state-machine.js';
 import { z } from 'zod';
 import { StepsInput } from '../agents/steps.js';
 import { CampaignName, SENDERS_MAX } from '../campaigns/manage.js';
-import { AgentName, ConnectionNote, MESSAGES_MAX, SequenceMessage } from '../agents/agents.js';
-import { unknownPlaceholders } from '../agents/render.js';
+import { AgentName, ConnectionNote, MESSAGES_MAX, placeholderProblems, SequenceMessage } from '../agents/agents.js';
 import { AccountName, ConnectionRequestLimit, MessageLimit, PostReactionLimit, ProfileVisitLimit } from '../accounts/manage.js';
 import { LEAD_FIELD_MAX } from '../leads/fields.js';
 import { ACCOUNT_STATUSES } from '../accounts/list.js';
@@ -121,13 +120,7 @@ export const AgentEntry = z
   })
   .superRefine((agent, issues) => {
     // As create_agent: a placeholder the engine cannot fill is refused where it is written.
-    const texts: [(string | number)[], string][] = [];
-    if (typeof agent.connectionNote === 'string') texts.push([['connectionNote'], agent.connectionNote]);
-    for (const [i, m] of (agent.messages ?? []).entries()) texts.push([['messages', i, 'text'], m.text]);
-    for (const [path, text] of texts) {
-      const bad = unknownPlaceholders(text);
-      if (bad.length) issues.addIssue({ code: 'custom', path, message: `unknown placeholder ${bad.map((b) => `"${b}"`).join(', ')}` });
-    }
+    for (const { path, message } of placeholderProblems(agent)) issues.addIssue({ code: 'custom', path, message });
   });
 
 export const WorkExperienceEntry = z.strictObject({
