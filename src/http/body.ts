@@ -27,10 +27,8 @@ const announcesBody = (req: IncomingMessage): boolean => req.headers['transfer-e
  */
 export function readingBody(handler: (req: Request, res: Response, next: NextFunction) => unknown): RequestHandler {
   return (req, res, next) => {
-    if (!announcesBody(req)) {
-      handler(req, res, next);
-      return;
-    }
+    // Handed back to Express, which sends a rejection to the error handlers.
+    if (!announcesBody(req)) return handler(req, res, next);
     readRawBody(req, res, (err?: unknown) => {
       if (err) return next(err);
       // A throw or a rejection goes to the error handlers, as Express does for a layer.

@@ -30,9 +30,11 @@ function scalarKind(schema: z.ZodType): Scalar {
  * not parse stays a string, so validation names the field.
  */
 export function coerceQuery(shape: Record<string, z.ZodType>, query: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // Names come from the client: `constructor` or `__proto__` must be plain unknown fields,
+  // not what every object inherits (a prototype lookup, or `__proto__`'s setter eating the value).
+  const out: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(query)) {
-    const field = shape[key];
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (typeof value !== 'string' || !field) {
       out[key] = value;
       continue;

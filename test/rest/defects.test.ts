@@ -169,6 +169,29 @@ describe('REST refuses what it used to take wrongly', () => {
     expect(await credits()).toBe(before);
   });
 
+  it('takes a query parameter named like an object built-in as an unknown field, and stays up', async () => {
+    // `constructor`, `toString` and `__proto__` once read the schema's prototype: the request
+    // failed outside the error handlers, and the process exited on the unhandled rejection.
+    for (const [path, field] of [
+      ['/credits?constructor=1', 'constructor'],
+      ['/campaigns?toString=1', 'toString'],
+      ['/campaigns?__proto__=x', '__proto__'],
+      ['/campaigns/cmp_q4/leads?hasOwnProperty=1&limit=5', 'hasOwnProperty'],
+    ]) {
+      const r = await server.rest(path);
+      expect(r.status, path).toBe(400);
+      expect(r.body.error, path).toMatchObject({ code: 'validation_error', details: { fields: [field] } });
+      // Behind the key first, as every refusal.
+      expect((await server.rest(path, { key: null })).status, path).toBe(401);
+    }
+    // A GET that also carries a body takes the other way through the body reader: the same answer.
+    const withBody = await raw('GET', '/public/v1/credits?constructor=1', { 'Content-Type': 'application/json', 'Content-Length': '2' }, Buffer.from('{}'));
+    expect(withBody.status).toBe(400);
+    expect(withBody.body.error).toMatchObject({ code: 'validation_error', details: { fields: ['constructor'] } });
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    expect((await server.rest('/credits')).status).toBe(200);
+  });
+
   it('tells a bearer token sent to REST where the key goes', async () => {
     const r = await server.rest('/credits', { key: null, headers: { Authorization: 'Bearer oat_something' } });
     expect(r.status).toBe(401);
