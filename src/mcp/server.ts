@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
@@ -46,10 +46,15 @@ const INSTRUCTIONS =
 export type Era = 'legacy' | 'modern';
 
 /**
- * How long a client may reuse a listing or a view (2026-07-28 caching). They change only when
- * the server restarts with another configuration, and hold nothing of the caller's own.
+ * How long a client may reuse a listing or a view (2026-07-28 caching): they change only when
+ * the server restarts with another configuration. The discovery, the prompts and the templates
+ * are the same for every caller, so a shared cache may keep them (`public`). The tools, the
+ * resources and a view's read follow the caller's key (a read-only or scoped key lists fewer
+ * tools and views, and is refused a view whose tool it lacks), so only the caller's own client
+ * may keep those (`private`): a gateway's shared cache must not hand one key's listing to another.
  */
 const CACHE_HINT: CacheHint = { ttlMs: 300_000, cacheScope: 'public' };
+const CALLER_CACHE_HINT: CacheHint = { ttlMs: 300_000, cacheScope: 'private' };
 
 /** The four hints, always all of them (the house rule): a client never has to guess a default. */
 const listedAnnotations = (annotations: Tool['annotations']): McpTool['annotations'] => ({ ...annotations });
@@ -245,6 +250,13 @@ export interface McpScope {
  */
 interface ConfirmState {
   digest: string;
+  /**
+   * This question's own id. A "yes" is one call: on a tool that takes an idempotency key, the
+   * confirmed call without one runs under `confirmed:<once>`, so a client that sends the same
+   * answer again (a retry after a lost response) gets the first call's result replayed instead
+   * of a second message or deletion.
+   */
+  once: string;
 }
 const confirmCodec = createRequestStateCodec<ConfirmState>({
   key: randomBytes(32),
@@ -271,13 +283,23 @@ function canAsk(caps: ClientCapabilities | undefined): boolean {
 /** The call a confirmation answers: its tool and arguments (the sealed state is bound to the key already). */
 const callDigest = (tool: Tool, args: unknown): string => requestFingerprint({ method: 'tools/call', route: tool.name, params: {}, body: args ?? {} });
 
-/** Where the confirm stage stands for this call: asked before and answered, to ask, or trusted. */
-async function confirmationOf(server: Server, ctx: ServerContext, tool: Tool, digest: string): Promise<Confirmation | undefined> {
-  if (!tool.confirm) return undefined;
+/**
+ * Where the confirm stage stands for this call: asked before and answered (with the question's
+ * id), to ask, or trusted.
+ */
+async function confirmationOf(
+  server: Server,
+  ctx: ServerContext,
+  tool: Tool,
+  digest: string,
+): Promise<{ confirmation: Confirmation | undefined; once?: string }> {
+  if (!tool.confirm) return { confirmation: undefined };
   const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
   const state = ctx.mcpReq.requestState<ConfirmState>();
-  if (answer.kind === 'elicit' && state?.digest === digest) return answer.action === 'accept' ? 'accepted' : 'declined';
-  return canAsk(clientCapabilities(server, ctx)) ? 'ask' : undefined;
+  if (answer.kind === 'elicit' && state?.digest === digest) {
+    return { confirmation: answer.action === 'accept' ? 'accepted' : 'declined', once: state.once };
+  }
+  return { confirmation: canAsk(clientCapabilities(server, ctx)) ? 'ask' : undefined };
 }
 
 /**
@@ -448,10 +470,10 @@ function serverOptions(era: Era): ServerOptions {
     instructions: INSTRUCTIONS,
     cacheHints: {
       'server/discover': CACHE_HINT,
-      'tools/list': CACHE_HINT,
+      'tools/list': CALLER_CACHE_HINT,
       'prompts/list': CACHE_HINT,
-      'resources/list': CACHE_HINT,
-      'resources/read': CACHE_HINT,
+      'resources/list': CALLER_CACHE_HINT,
+      'resources/read': CALLER_CACHE_HINT,
       'resources/templates/list': CACHE_HINT,
     },
     requestState: { verify: confirmCodec.verify },
@@ -557,13 +579,17 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
         toolInputProblem(tool, call.input) === null &&
         (call.idempotencyKey === undefined || typeof call.idempotencyKey === 'string');
       const digest = guarded ? callDigest(tool, given) : '';
-      const confirmation = guarded ? await confirmationOf(server, rc, tool, digest) : undefined;
+      const { confirmation, once } = guarded ? await confirmationOf(server, rc, tool, digest) : { confirmation: undefined };
+      // One "yes", one call: an accepted answer sent again replays the first call's result.
+      if (confirmation === 'accepted' && once !== undefined && tool.idempotent && call.idempotencyKey === undefined) {
+        call.idempotencyKey = `confirmed:${once}`;
+      }
       if (confirmation === 'ask') {
         const outcome = await callTool(ctx, tool, entrant, { ...call, confirmation });
         if (outcome.ok !== 'ask') return server.projectCallToolResult(toToolResult(outcome), undefined);
         return inputRequired({
           inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.question, requestedSchema: { type: 'object', properties: {} } }) },
-          requestState: await confirmCodec.mint({ digest }, rc),
+          requestState: await confirmCodec.mint({ digest, once: randomUUID() }, rc),
         });
       }
       if (tool.task && modern && opts.tasks.wanted(clientCapabilities(server, rc))) {

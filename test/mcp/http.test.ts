@@ -134,16 +134,19 @@ describe('2026-07-28 requests', () => {
   });
 
   it('marks every result complete, names the server, and gives lists and views their cache hints', async () => {
-    for (const [method, params] of [
-      ['tools/list', {}],
-      ['prompts/list', {}],
-      ['resources/list', {}],
-      ['resources/read', { uri: 'ui://outreach/campaigns.html' }],
+    // What follows the caller's key (a scoped key lists fewer tools and views) is private to
+    // its client; what is the same for everyone may sit in a shared cache.
+    for (const [method, params, cacheScope] of [
+      ['tools/list', {}, 'private'],
+      ['prompts/list', {}, 'public'],
+      ['resources/list', {}, 'private'],
+      ['resources/templates/list', {}, 'public'],
+      ['resources/read', { uri: 'ui://outreach/campaigns.html' }, 'private'],
     ] as const) {
       const r = await rpc(method, { ...params, _meta: meta() });
       expect(r.json.result.resultType, method).toBe('complete');
       expect(r.json.result._meta[SERVER_INFO].name, method).toBe('outreach-mcp');
-      expect(r.json.result, method).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+      expect(r.json.result, method).toMatchObject({ ttlMs: 300_000, cacheScope });
     }
     const called = await rpc('tools/call', { name: 'get_credits', arguments: {}, _meta: meta() });
     expect(called.json.result).toMatchObject({ resultType: 'complete', structuredContent: { credits: 100 } });
@@ -320,5 +323,34 @@ describe('2026-07-28 requests', () => {
       _meta: caps,
     });
     expect(elsewhere.json.result.resultType).toBe('input_required');
+  });
+
+  it('sends once for one confirmation: the same answer sent again replays the first message', async () => {
+    const caps = meta({ elicitation: {} });
+    const args = { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'One yes, one message' };
+    const ask = async () => (await rpc('tools/call', { name: 'send_message', arguments: args, _meta: caps })).json.result;
+    const answer = async (requestState: string) =>
+      (
+        await rpc('tools/call', {
+          name: 'send_message',
+          arguments: args,
+          inputResponses: { confirm: { action: 'accept', content: {} } },
+          requestState,
+          _meta: caps,
+        })
+      ).json.result;
+    const round = await ask();
+    expect(round.resultType).toBe('input_required');
+    const sent = await answer(round.requestState);
+    expect(sent.structuredContent).toMatchObject({ ok: true });
+    // A retry of the same answer (its response was lost) is the first call's answer, not a second message.
+    const again = await answer(round.requestState);
+    expect(again.structuredContent).toEqual(sent.structuredContent);
+    // A new question, answered, is a new message.
+    const second = await answer((await ask()).requestState);
+    expect(second.structuredContent.messageId).not.toBe(sent.structuredContent.messageId);
+    const thread = await server.rest('/conversations/lead_ada1');
+    const texts = JSON.stringify(thread.body).split('One yes, one message').length - 1;
+    expect(texts).toBe(2);
   });
 });
