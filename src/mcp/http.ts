@@ -29,7 +29,7 @@ import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, t
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel, whenAborted, type WhenGone } from './channel.js';
 import { cancelFollowed } from './follow.js';
-import { isChangesUri, KeyedLive, LiveBus } from './live.js';
+import { isChangesUri, KeyedLive, LiveBus, narrowListen } from './live.js';
 import { keepProtoKey, LegacyRules, mcpServer, offeredToKey, type Era, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
 
@@ -201,6 +201,8 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     // A single request registers only its method's handler (see McpServerOptions.only).
     const single = isSingleRequest(route, body.value);
     scope.only = single ? (body.value as JSONRPCRequest).method : undefined;
+    // A listen honours only the campaigns the key may hear of.
+    narrowListen(body.value, caller.reach);
     // A listen stream lasts: its key is checked again while it is open, and a revoked key's stream ends.
     const served = scope.only === 'subscriptions/listen' ? whileAdmitted(ctx, req, credential) : req;
     // A 2025-era cancellation of a request this process holds open: a followed call, a waiting read (see cancelFollowed).

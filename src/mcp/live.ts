@@ -10,7 +10,7 @@ import {
   type ServerEvent,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import { reachesCampaign, withReach } from '../core/auth/scope.js';
+import { type Reach, reachesCampaign, withReach } from '../core/auth/scope.js';
 import { allCampaignIds, findCampaignRow } from '../core/campaigns/campaign.js';
 import { ApiError, validationError } from '../core/errors.js';
 import type { Ctx } from '../core/context.js';
@@ -92,6 +92,33 @@ export function parseLiveUri(uri: string): LiveTarget | undefined {
     return undefined;
   }
   return m[2] ? { kind: 'drafts', campaignId } : { kind: 'campaign', campaignId };
+}
+
+/**
+ * Whether a caller whose key reaches `reach` may hear of a live URI's changes. A key held to
+ * some campaigns hears only of theirs: any other campaign is absent for it, as an id that never
+ * existed, and such an id never changes. So its subscriptions leave those URIs out (a 2025
+ * subscribe is answered and kept nowhere; a 2026-07-28 listen does not honour them), which
+ * also answers alike for a campaign outside the key and one that does not exist. URIs that name
+ * no campaign (the drafts queue, a view's, none of ours) are for every key.
+ */
+export function mayHearOf(reach: Reach | null | undefined, uri: string): boolean {
+  const target = parseLiveUri(uri);
+  const campaignId = target && 'campaignId' in target ? target.campaignId : undefined;
+  return campaignId === undefined || !reach?.campaignIds || reach.campaignIds.has(campaignId);
+}
+
+/**
+ * A 2026-07-28 `subscriptions/listen` request narrowed, in place, to the resources its caller
+ * may hear of (mayHearOf): the SDK then honours, and delivers, only those. Anything that is not
+ * such a request is left alone.
+ */
+export function narrowListen(message: unknown, reach: Reach | null | undefined): void {
+  if (!reach?.campaignIds || (message as { method?: unknown } | null)?.method !== 'subscriptions/listen') return;
+  const notifications = (message as { params?: { notifications?: { resourceSubscriptions?: unknown } } }).params?.notifications;
+  const uris = notifications?.resourceSubscriptions;
+  if (!Array.isArray(uris)) return;
+  (notifications as { resourceSubscriptions: unknown[] }).resourceSubscriptions = uris.filter((uri) => typeof uri !== 'string' || mayHearOf(reach, uri));
 }
 
 /**

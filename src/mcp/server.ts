@@ -34,7 +34,8 @@ import { mcpInputSchema, mcpOutputSchema } from '../tools/schemas.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { APPS_EXTENSION, clientRendersViews, listViewResources, readViewResource, toolUiMeta } from './apps.js';
 import { completeArgument } from './completion.js';
-import { isChangesUri, LIVE_RESOURCES, LIVE_TEMPLATES, readChanges, readLiveResource, type LiveSubscriptions } from './live.js';
+import type { Reach } from '../core/auth/scope.js';
+import { isChangesUri, LIVE_RESOURCES, LIVE_TEMPLATES, mayHearOf, readChanges, readLiveResource, type LiveSubscriptions } from './live.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { toToolResult } from './results.js';
 import { registerTaskMethods, TASKS_EXTENSION, type TaskRunner } from './tasks.js';
@@ -531,21 +532,23 @@ export function mcpServer(ctx: Ctx, scope: McpScope | ScopeOf, opts: McpServerOp
   // URI is accepted: one that names nothing of ours never changes. 2026-07-28 replaced these
   // methods with subscriptions/listen, which the SDK's entries serve.
   if (!modern) {
-    const subscriptions = (rc: ServerContext): LiveSubscriptions => {
+    const subscriptions = (rc: ServerContext): { live: LiveSubscriptions; reach: Reach | null | undefined } => {
       const scope = scopeOf(rc);
       const auth = admit(ctx, scope.entrant);
       if (!auth.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, auth.error.message, auth.error.toBody());
       if (!scope.live) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Resource subscriptions are not offered on this transport.');
-      return scope.live;
+      return { live: scope.live, reach: auth.caller.reach };
     };
     if (wants('resources/subscribe'))
       server.setRequestHandler('resources/subscribe', (request, rc) => {
-        subscriptions(rc).add(request.params.uri);
+        const { live, reach } = subscriptions(rc);
+        // A campaign outside the key is answered as one that never existed: kept nowhere, never updated.
+        if (mayHearOf(reach, request.params.uri)) live.add(request.params.uri);
         return {};
       });
     if (wants('resources/unsubscribe'))
       server.setRequestHandler('resources/unsubscribe', (request, rc) => {
-        subscriptions(rc).remove(request.params.uri);
+        subscriptions(rc).live.remove(request.params.uri);
         return {};
       });
   }

@@ -5,14 +5,16 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
+  type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { serveStdio as serveOverStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import type { Reach } from '../core/auth/scope.js';
 import type { Ctx } from '../core/context.js';
 import type { ApiError } from '../core/errors.js';
 import { newRequestId } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
-import { ConnectionLive } from './live.js';
+import { ConnectionLive, narrowListen } from './live.js';
 import { LegacyRules, mcpServer, offeredToKey, RelayTransport, type McpScope } from './server.js';
 import { authenticate } from '../tools/pipeline.js';
 import { keyListing } from '../tools/select.js';
@@ -33,7 +35,7 @@ export async function serveStdio(ctx: Ctx, tools: readonly Tool[], apiKey: strin
   const who = authenticate(ctx, { apiKey }, { requestId: newRequestId() });
   const offered = offeredToKey(tools, keyListing(tools, universe, who.ok ? who.caller.reach : null));
   const tasks = new TaskRunner(ctx);
-  const transport = new KeyedStdio(new LegacyRules(new StdioServerTransport()));
+  const transport = new KeyedStdio(new LegacyRules(new StdioServerTransport()), who.ok ? who.caller.reach : null);
   const live = new ConnectionLive(ctx, {
     refusal: () => {
       const auth = authenticate(ctx, { apiKey }, { requestId: newRequestId() });
@@ -85,6 +87,14 @@ class KeyedStdio extends RelayTransport {
   private readonly listens = new Set<RequestId>();
   private refusal: ApiError | undefined;
 
+  /** `reach`: the key's, so a listen honours only the campaigns it may hear of (narrowListen). */
+  constructor(
+    inner: Transport,
+    private readonly reach: Reach | null | undefined,
+  ) {
+    super(inner);
+  }
+
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     // A listen's answer (its graceful close, or its refusal) ends it.
     if ('id' in message && ('result' in message || 'error' in message)) this.listens.delete(message.id as RequestId);
@@ -104,6 +114,7 @@ class KeyedStdio extends RelayTransport {
   protected override receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if (isJSONRPCRequest(message) && message.method === 'subscriptions/listen') {
       if (this.refusal) return this.refuse(message.id, this.refusal);
+      narrowListen(message, this.reach);
       this.listens.add(message.id);
     } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
       const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;

@@ -109,6 +109,39 @@ describe('live resources', () => {
     }
   });
 
+  it('a key held to other campaigns hears nothing of this one, in either era, as of a campaign that never existed', async () => {
+    const { key } = createApiKey(server.ctx, 'test', 'held elsewhere', { campaignIds: ['cmp_elsewhere'] });
+    const outside = campaignDraftsUri('cmp_review');
+    const v1 = new ClientV1({ name: 'live-scoped-v1', version: '1.0.0' });
+    await v1.connect(new HttpV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }));
+    const v2 = new ClientV2({ name: 'live-scoped-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await v2.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }));
+    try {
+      const old = updates();
+      v1.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => old.note(n.params.uri));
+      // Answered as a subscription to an id that never existed would be: accepted, and silent.
+      await v1.subscribeResource({ uri: outside });
+      await v1.subscribeResource({ uri: campaignUri('cmp_review') });
+      await v1.subscribeResource({ uri: DRAFTS_URI });
+      const modern = updates();
+      v2.setNotificationHandler('notifications/resources/updated', (n) => modern.note(n.params.uri));
+      const sub = await v2.listen({ resourceSubscriptions: [outside, campaignUri('cmp_review'), campaignUri('cmp_never'), DRAFTS_URI] });
+      // Neither the campaign outside the key nor one that does not exist is honoured: the two look alike.
+      expect(sub.honoredFilter.resourceSubscriptions).toEqual([DRAFTS_URI]);
+      // The workspace queue (which the key reads narrowed to its campaigns) is heard of; the campaign's own URIs never.
+      const heardOld = old.next(DRAFTS_URI);
+      const heardModern = modern.next(DRAFTS_URI);
+      await approveOverRest(drafts[3] as string);
+      await Promise.all([heardOld, heardModern]);
+      expect(old.seen).toEqual([DRAFTS_URI]);
+      expect(modern.seen).toEqual([DRAFTS_URI]);
+      await sub.close();
+    } finally {
+      await v1.close();
+      await v2.close();
+    }
+  });
+
   it('ends a 2026-07-28 listen stream as soon as its key is revoked, with nothing else changing', async () => {
     const { id, key } = createApiKey(server.ctx, 'test', 'revoked while listening');
     const client = new ClientV2({ name: 'live-revoked', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });

@@ -172,7 +172,7 @@ describe('REST refuses what it used to take wrongly', () => {
   it('takes a query parameter named like an object built-in as an unknown field, and stays up', async () => {
     // `constructor`, `toString` and `__proto__` once read the schema's prototype: the request
     // failed outside the error handlers, and the process exited on the unhandled rejection.
-    for (const [path, field] of [
+    for (const [path, field] of <const>[
       ['/credits?constructor=1', 'constructor'],
       ['/campaigns?toString=1', 'toString'],
       ['/campaigns?__proto__=x', '__proto__'],
