@@ -243,17 +243,12 @@ export async function startServer(
   // Dashboard imports a stopped or killed server left running continue here, now and whenever one is stranded.
   const imports = new ImportResumer(ctx);
   imports.start();
-  const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
-  webhooks.start();
+  const { webhooks, crm, stop: stopOutboxes } = startOutboxWorkers(ctx, settings, log, options.crm);
   const lookalike = options.lookalike === false ? null : new LookalikeWorker(ctx);
   lookalike?.start();
-  // Only with a model configured (config drafter): replies the rules left open are asked about.
-  const triage = new TriageWorker(ctx);
-  triage.start();
   // Replies and bounces in the mailboxes' inboxes; with the engine, as they end sequences.
   const mail = options.engine === false ? null : new MailPoller(ctx, resolveEngineSettings(settings.config.engine), { simSpeed: settings.simSpeed });
   mail?.start();
-  const crm = startCrmWorker(ctx, settings, log, options.crm ?? createCrm(settings.config.crm, process.env));
   return {
     ctx,
     http,
@@ -265,14 +260,10 @@ export async function startServer(
     crm,
     close: async () => {
       imports.stop();
-      // Pushes in flight finish (or are left to their lease) before the database closes.
-      await crm?.stop();
       await mail?.stop();
       await engine?.stop();
       await lookalike?.stop();
-      await triage.stop();
-      // The worker records attempt outcomes, so it stops before the database closes.
-      await webhooks.stop();
+      await stopOutboxes();
       await unipile?.idle();
       await new Promise<void>((resolve) => {
         http.close(() => {
@@ -289,6 +280,38 @@ export async function startServer(
  * The CRM worker, when the config has a `crm` section: without the token's variable it does not
  * start (pushes wait in the outbox, nothing is lost) and the log says which variable to set.
  */
+/**
+ * The workers that carry what the process records out of it: webhook deliveries, triage of the
+ * replies the rules left open (with a model configured), and CRM pushes. Every process that
+ * records events runs them, the server and `outreach mcp` alike (over stdio the engine records
+ * acceptances, replies and hand-offs too); each leases its rows, so two processes on one
+ * database share the work and never do it twice. `stop` waits for work in flight, which records
+ * its outcome, so it runs before the database closes.
+ */
+export function startOutboxWorkers(
+  ctx: Ctx,
+  settings: Pick<Settings, 'config' | 'env'>,
+  log: Logger,
+  crmPort?: CrmPort | null,
+): { webhooks: WebhookWorker; triage: TriageWorker; crm: CrmWorker | null; stop: () => Promise<void> } {
+  const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
+  webhooks.start();
+  const triage = new TriageWorker(ctx);
+  triage.start();
+  const crm = startCrmWorker(ctx, settings, log, crmPort ?? createCrm(settings.config.crm, process.env));
+  return {
+    webhooks,
+    triage,
+    crm,
+    stop: async () => {
+      // Pushes in flight finish (or are left to their lease) before the database closes.
+      await crm?.stop();
+      await triage.stop();
+      await webhooks.stop();
+    },
+  };
+}
+
 function startCrmWorker(ctx: Ctx, settings: Pick<Settings, 'config'>, log: Logger, port: CrmPort | null): CrmWorker | null {
   if (!ctx.crm || !port) return null;
   const missing = missingCrmToken(settings.config.crm);

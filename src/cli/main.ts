@@ -14,7 +14,7 @@ import { getWorkspace } from '../core/workspace/get.js';
 import { CLI_SCRIPT, keyCreateCommand, npxCommand, productionGaps, resolveSettings, selfNamed, UsageError, type Settings } from '../config.js';
 import { createLogger } from '../log.js';
 import { LookalikeWorker } from '../workers/lookalike/worker.js';
-import { configuredTools, createContext, createEngine, startServer } from '../server.js';
+import { configuredTools, createContext, createEngine, startOutboxWorkers, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { commandHelp, wantsHelp } from './help.js';
 import { asOwner, newDatabaseAt, parse, removeNewDatabase, requireFile, stdout, table, withDb, type Options } from './shared.js';
@@ -217,13 +217,17 @@ async function mcp(args: string[]): Promise<void> {
   if (!values.create && settings.dbPath !== ':memory:' && !existsSync(settings.dbPath)) {
     throw new UsageError(`--db: no database at ${settings.dbPath}; pass the --db your server uses, or --create to start a new empty one`);
   }
-  const ctx = createContext(settings, createLogger());
+  const log = createLogger();
+  const ctx = createContext(settings, log);
   // The stdio server runs the engine too; with another process holding the lease it waits as a standby.
   const engine = createEngine(ctx, settings);
   engine.start();
   // Lookalike jobs are leased one by one, so this worker and a server's share the queue safely.
   const lookalike = new LookalikeWorker(ctx);
   lookalike.start();
+  // What this process records (a tag, an acceptance, a reply) reaches webhook endpoints and the
+  // CRM without a server beside it; with one, the two share the deliveries by lease.
+  const outboxes = startOutboxWorkers(ctx, settings, log);
   try {
     // Only this command speaks stdio; `start` never loads its transport.
     const { serveStdio } = await import('../mcp/stdio.js');
@@ -231,6 +235,7 @@ async function mcp(args: string[]): Promise<void> {
   } finally {
     await engine.stop();
     await lookalike.stop();
+    await outboxes.stop();
   }
 }
 
