@@ -62,6 +62,15 @@ describe('triage of replies', () => {
         }),
       }),
     ]);
+    // The reply's own event comes first: a receiver working in event order hears of the reply, then of its suggestion.
+    const order = h.ctx.db
+      .select({ type: webhookEvents.type, payload: webhookEvents.payload })
+      .from(webhookEvents)
+      .orderBy(webhookEvents.seq)
+      .all()
+      .filter((e) => JSON.parse(e.payload).data.lead.id === 'lead_1' && (e.type === 'lead.replied' || e.type === 'lead.tag_suggested'))
+      .map((e) => e.type);
+    expect(order).toEqual(['lead.replied', 'lead.tag_suggested']);
   });
 
   it('with the drafter model: the replies the rules leave open get its suggestion, from the thread, outside the reply', async () => {

@@ -171,7 +171,9 @@ export function applyLeadReply(ctx: Ctx, target: { lead: LeadRow; info: Campaign
     externalId: reply.externalId,
     channel: reply.channel,
   });
-  triageReply(ctx, updated, reply.text, reply.at);
   recordLeadEvent(ctx, 'lead.replied', updated, { message: { text: reply.text, receivedAt: iso(reply.at) } }, reply.accountId);
+  // After the reply's own event: a receiver that works in event order hears of the reply first,
+  // then of the tag suggested for it.
+  triageReply(ctx, updated, reply.text, reply.at);
   return [lead.campaignId];
 }
