@@ -169,6 +169,9 @@ describe('the email step in a multichannel sequence, on the simulated network an
     expect(first.variants).toEqual([{ variant: 'A', sent: 3, accepted: 0, replied: 1, skipped: 1, bounced: 1 }]);
     const second = stats.steps.find((s) => s.path === 'steps[1].else[1].else[0]')!;
     expect(second.variants).toEqual([{ variant: 'A', sent: 1, accepted: 0, replied: 0, skipped: 2, bounced: 0 }]);
+    // The campaign counts its emails as messages sent (one LinkedIn message and four emails), as
+    // it counts the reply to one of them: the reply rate is a rate of everything it sent.
+    expect(getCampaign(h.ctx, 'cmp').stats).toMatchObject({ messagesSent: 5, repliesReceived: 1, replyRate: 20 });
 
     // Every mailbox and account rule held.
     const audit = auditSafety(h.ctx, { safety: settings.safety, spacingMinMs: settings.spacingMinMs });

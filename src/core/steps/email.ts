@@ -117,7 +117,10 @@ export const email = /* @__PURE__ */ defineKind<EmailStep>({
     return send({ subject: subject ?? '', text: text ?? '' });
   },
   // The send's record (email_sends, with its Message-ID) and the thread's entry are the verb's.
-  sent: (_lead, at, skipped) => (skipped ? { changes: {} } : { changes: { lastSequenceSentAt: at } }),
+  // It counts in the campaign's messagesSent, as a reply to it counts in repliesReceived, so the
+  // reply rate of a campaign that emails is replies over everything it sent (no account's daily
+  // counter: a mailbox keeps its own).
+  sent: (_lead, at, skipped) => (skipped ? { changes: {} } : { changes: { lastSequenceSentAt: at }, outreach: 'messagesSent' }),
   // The server refused the recipient for good: the step is skipped, the lead goes on.
   finalFailure: (code) => (code === 'send_failed' ? { reason: 'email_refused' } : null),
 });
