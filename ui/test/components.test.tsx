@@ -241,7 +241,8 @@ describe('LeadsTable', () => {
   it('tags and excludes the selected leads in one batch', async () => {
     const fake = leadsFake();
     renderWith(<LeadsTable campaignId="cmp_1" initial={page1} />, fake.callTool);
-    fireEvent.click(screen.getByRole('checkbox', { name: 'Select every lead on this page' }));
+    const tick = (name: string) => screen.getByRole('checkbox', { name }) as HTMLInputElement;
+    fireEvent.click(tick('Select every lead on this page'));
     expect(screen.getByText('2 selected')).toBeTruthy();
     fireEvent.change(screen.getByLabelText('Tag to apply'), { target: { value: 'Interested' } });
     fireEvent.click(screen.getByRole('button', { name: 'Apply tag' }));
@@ -253,6 +254,15 @@ describe('LeadsTable', () => {
         { leadId: 'lead_2', tag: 'Interested' },
       ],
     });
+    // The tagged leads are unticked: a delete next is on the leads ticked since, not on these too.
+    await screen.findByText('0 selected');
+    expect([tick('Select Lead Number1').checked, tick('Select Lead Number2').checked]).toEqual([false, false]);
+    fireEvent.click(tick('Select Lead Number2'));
+    fireEvent.click(screen.getByRole('button', { name: 'Delete…' }));
+    expect(screen.getByRole('alertdialog').textContent).toContain('Delete 1 lead permanently?');
+    fireEvent.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Cancel' }));
+    fireEvent.click(tick('Select every lead on this page'));
+    expect(screen.getByText('2 selected')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Exclude' }));
     await waitFor(() => expect(fake.callsOf('update_leads_batch')).toHaveLength(2));
     expect(fake.callsOf('update_leads_batch')[1]?.args).toEqual({

@@ -11,7 +11,8 @@ const INVALIDATES = ['list_leads', 'search_leads', 'get_campaign', 'list_campaig
 
 /**
  * Tag, exclude, include and delete the selected leads through the batch tools (100 at most per
- * call, as the tools take). Delete asks first, and focus goes to the question and back.
+ * call, as the tools take). Delete asks first, and focus goes to the question and back. A done
+ * action unticks its leads, so the next action (a delete) is on the leads ticked since.
  */
 export function BulkActions({ campaignId, selection }: { campaignId: string; selection: Selection }) {
   const id = useId();
@@ -34,7 +35,12 @@ export function BulkActions({ campaignId, selection }: { campaignId: string; sel
   const updateEach = (change: { tag?: LeadTag | null; excluded?: boolean }, verb: string) =>
     update.mutate(
       { campaignId, updates: chosen.map((leadId) => ({ leadId, ...change })) },
-      { onSuccess: (r) => setNotice(`${verb} ${r.summary.updated} of ${r.summary.total} leads.`) },
+      {
+        onSuccess: (r) => {
+          setNotice(`${verb} ${r.summary.updated} of ${r.summary.total} leads.`);
+          selection.done(chosen);
+        },
+      },
     );
   const applyTag = () => {
     if (bulkTag) updateEach({ tag: bulkTag === '__clear' ? null : (bulkTag as LeadTag) }, 'Tagged');
@@ -46,7 +52,7 @@ export function BulkActions({ campaignId, selection }: { campaignId: string; sel
         onSuccess: (r) => {
           setNotice(`Deleted ${r.summary.deleted} of ${r.summary.total} leads.`);
           setConfirmingDelete(false);
-          selection.clear();
+          selection.done(chosen);
           deleteButtonRef.current?.focus();
         },
       },

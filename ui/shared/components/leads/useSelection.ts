@@ -18,6 +18,13 @@ export function useSelection(onPage: readonly string[]) {
       }),
     toggleAll: () => setSelected(allOnPage ? new Set() : new Set(onPage)),
     clear: () => setSelected(new Set()),
+    /** Unticks the leads an action was done on; a lead ticked while it ran stays ticked. */
+    done: (ids: readonly string[]) =>
+      setSelected((prev) => {
+        const next = new Set(prev);
+        for (const id of ids) next.delete(id);
+        return next;
+      }),
   };
 }
 
