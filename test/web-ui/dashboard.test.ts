@@ -235,6 +235,40 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await expect.poll(() => rows.count()).toBe(5);
   });
 
+  it('unticks the leads a bulk action was done on, so a Delete next asks about only the leads ticked since', async () => {
+    const rows = page.getByRole('table', { name: /^Leads of this campaign/ }).locator('tbody tr');
+    const bulk = page.getByRole('group', { name: 'Bulk actions on selected leads' });
+    const box = (i: number) => rows.nth(i).getByRole('checkbox');
+    const tagOf = (i: number) => rows.nth(i).locator('td').nth(4).textContent();
+    await expect.poll(() => rows.count()).toBe(5);
+    const tagRowsOneAndTwo = async (tag: string, shown: string) => {
+      await box(0).check();
+      await box(1).check();
+      await bulk.getByText('2 selected').waitFor();
+      await bulk.getByLabel('Tag to apply').selectOption(tag);
+      await bulk.getByRole('button', { name: 'Apply tag' }).click();
+      await page.getByRole('status').filter({ hasText: 'Tagged 2 of 2 leads.' }).waitFor();
+      await expect.poll(async () => [await tagOf(0), await tagOf(1)], { timeout: 10_000 }).toEqual([shown, shown]);
+      // Done: the two are unticked.
+      await bulk.getByText('0 selected').waitFor();
+      expect([await box(0).isChecked(), await box(1).isChecked()]).toEqual([false, false]);
+    };
+    await tagRowsOneAndTwo('To be defined', 'To be defined');
+    // The next Delete is on the third lead alone, as the question says.
+    await box(2).check();
+    await bulk.getByText('1 selected').waitFor();
+    await bulk.getByRole('button', { name: 'Delete…' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByText(/^Delete 1 lead permanently\?/).waitFor();
+    await expectAccessible();
+    await shot('campaign-bulk-delete');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await box(2).uncheck();
+    // The two back as they were, untagged, for the steps after this one.
+    await tagRowsOneAndTwo('__clear', '—');
+    await expect.poll(() => rows.count()).toBe(5);
+  });
+
   it('adds a webhook endpoint for the events ticked, which will receive the campaign’s events', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await heading('Webhooks');
@@ -517,6 +551,96 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     })()`)) as Record<string, boolean>;
     expect(layout).toEqual({ scrolled: true, shellReachesBottom: true, navInView: true, leftIsNav: true, rightIsPage: true });
     await page.evaluate('window.scrollTo(0, 0)');
+  });
+
+  it('keeps each word of a stat tile whole, on Settings and the overview', async () => {
+    /** Words of the tiles that are cut across two lines, or run past their tile. */
+    const cutWords = `(() => {
+      const cut = [];
+      for (const el of document.querySelectorAll('.o-stat dt, .o-stat dd')) {
+        const tile = el.closest('.o-stat').getBoundingClientRect();
+        const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          for (const m of n.data.matchAll(/\\S+/g)) {
+            const r = document.createRange();
+            r.setStart(n, m.index);
+            r.setEnd(n, m.index + m[0].length);
+            const lines = new Set([...r.getClientRects()].map((b) => Math.round(b.top)));
+            if (lines.size > 1 || r.getBoundingClientRect().right > tile.right + 0.5) cut.push(m[0]);
+          }
+        }
+      }
+      return cut;
+    })()`;
+    for (const [where, width] of [
+      ['Settings', 1280],
+      ['Settings', 390],
+      ['Overview', 390],
+    ] as const) {
+      await page.setViewportSize({ width, height: 860 });
+      await page.getByRole('link', { name: where, exact: true }).click();
+      await heading(where);
+      await page.locator('.o-stat').first().waitFor();
+      expect(await page.evaluate(cutWords), `${where} at ${width} px`).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it('fits a 390 px window: the navigation a row above the page, the chart’s labels readable and whole', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.getByRole('link', { name: 'Overview', exact: true }).click();
+      await heading('Overview');
+      // The page starts near the top: the links are one row that scrolls sideways in its own box.
+      const nav = (await page.evaluate(`(() => {
+        const list = document.querySelector('.d-nav ul');
+        const current = list.querySelector('[aria-current="page"]').getBoundingClientRect();
+        const box = list.getBoundingClientRect();
+        return {
+          headingTop: document.querySelector('main h1').getBoundingClientRect().top,
+          rows: new Set([...list.querySelectorAll('a')].map((a) => Math.round(a.getBoundingClientRect().top))).size,
+          scrollsInItsBox: list.scrollWidth > list.clientWidth && document.documentElement.scrollWidth <= innerWidth,
+          currentInView: current.left >= box.left - 1 && current.right <= box.right + 1,
+        };
+      })()`)) as { headingTop: number; rows: number; scrollsInItsBox: boolean; currentInView: boolean };
+      expect(nav.headingTop, 'the heading within the first 200 px').toBeLessThan(200);
+      expect(nav).toMatchObject({ rows: 1, scrollsInItsBox: true, currentInView: true });
+      // On another page, its link is scrolled into the row.
+      await page.getByRole('link', { name: 'Settings', exact: true }).click();
+      await heading('Settings');
+      expect(
+        await page.evaluate(`(() => {
+          const list = document.querySelector('.d-nav ul');
+          const a = list.querySelector('[aria-current="page"]').getBoundingClientRect();
+          const box = list.getBoundingClientRect();
+          return a.left >= box.left - 1 && a.right <= box.right + 1;
+        })()`),
+      ).toBe(true);
+      // The skip link is the first stop on a page load, and still leads past the links into the page.
+      await page.reload();
+      await heading('Settings');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate("!!document.activeElement.closest('main')")).toBe(true);
+      await expectAccessible();
+      await page.getByRole('link', { name: 'Overview', exact: true }).click();
+      await heading('Overview');
+      await page.locator('.o-chart-svg').waitFor();
+      // The chart draws a pixel a unit: labels at their size, the last day's whole inside the chart.
+      const chart = (await page.evaluate(`(() => {
+        const svg = document.querySelector('.o-chart-svg').getBoundingClientRect();
+        const labels = [...document.querySelectorAll('.o-chart-label')].map((t) => t.getBoundingClientRect());
+        return { smallest: Math.min(...labels.map((b) => b.height)), outside: labels.filter((b) => b.left < svg.left || b.right > svg.right).length };
+      })()`)) as { smallest: number; outside: number };
+      expect(chart.smallest).toBeGreaterThanOrEqual(11);
+      expect(chart.outside).toBe(0);
+      await expectAccessible();
+      await shot('overview-390');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
   });
 
   it('raises no console error and no CSP violation on any page', () => {

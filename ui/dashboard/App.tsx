@@ -185,6 +185,16 @@ function Shell({ session }: { session: Session }) {
   }, [path]);
 
   const section = `/${path.split('/')[1] ?? ''}`;
+  const links = useRef<HTMLUListElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per section, which `section` marks.
+  useEffect(() => {
+    // On a narrow screen the links are one row that scrolls sideways: the current page's is brought into it.
+    const list = links.current;
+    const current = list?.querySelector('[aria-current="page"]');
+    if (!list || !current || list.scrollWidth <= list.clientWidth) return;
+    const [box, link] = [list.getBoundingClientRect(), current.getBoundingClientRect()];
+    if (link.left < box.left || link.right > box.right) list.scrollLeft += link.left - box.left - (box.width - link.width) / 2;
+  }, [section]);
   return (
     <div className="o-root d-shell">
       <a className="d-skip" href="#main">
@@ -198,7 +208,7 @@ function Shell({ session }: { session: Session }) {
         <div className="d-ws">
           <Untrusted>{session.member.name}</Untrusted> · {session.member.role}
         </div>
-        <ul>
+        <ul ref={links}>
           {NAV.filter((item) => reaches(session.tools, item.to)).map((item) => (
             <li key={item.to}>
               <Link to={item.to} aria-current={section === item.to || (item.to === '/' && path === '/') ? 'page' : undefined}>

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { EmptyState } from '../../shared/components/EmptyState.js';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
 import { Untrusted } from '../../shared/components/Untrusted.js';
@@ -29,6 +29,16 @@ const typing = (target: EventTarget | null): boolean =>
  * The triage's suggestion beside the thread: confirming sets the lead's tag (update_lead, the
  * same verb as everywhere, auto-exclusion included), by the button or the Y key.
  */
+/** A thread's badge after a space outside it: apart from the name and the badge before it, and flush left when it wraps. */
+function SpacedBadge({ className, children }: { className?: string; children: ReactNode }) {
+  return (
+    <>
+      {' '}
+      <span className={className ? `o-badge ${className}` : 'o-badge'}>{children}</span>
+    </>
+  );
+}
+
 function Suggestion({ conversation }: { conversation: Conversation }) {
   const id = useId();
   const { lead, campaign, suggestion } = conversation;
@@ -310,10 +320,10 @@ export function InboxPage({ leadId }: { leadId: string | null }) {
                   <strong>
                     <Untrusted fallback="A lead not yet named">{t.name}</Untrusted>
                   </strong>
-                  {t.needsReply ? <span className="o-badge o-badge-paused"> needs reply</span> : null}
-                  {t.handedOff ? <span className="o-badge"> handed off</span> : null}
-                  {t.tag ? <span className="o-badge"> {t.tag}</span> : null}
-                  {t.suggestion && t.suggestion.tag !== t.tag ? <span className="o-badge o-badge-suggested"> suggested: {t.suggestion.tag}</span> : null}
+                  {t.needsReply ? <SpacedBadge className="o-badge-paused">needs reply</SpacedBadge> : null}
+                  {t.handedOff ? <SpacedBadge>handed off</SpacedBadge> : null}
+                  {t.tag ? <SpacedBadge>{t.tag}</SpacedBadge> : null}
+                  {t.suggestion && t.suggestion.tag !== t.tag ? <SpacedBadge className="o-badge-suggested">suggested: {t.suggestion.tag}</SpacedBadge> : null}
                   <br />
                   <span className="o-muted">
                     {t.companyName ? (

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../../shared/components/Feedback.js';
+import { Untrusted } from '../../shared/components/Untrusted.js';
 import { formatNumber } from '../../shared/format.js';
 import { useCan } from '../../shared/access.js';
 import { newIdempotencyKey, useTool, useToolMutation } from '../../shared/hooks.js';
@@ -148,17 +149,19 @@ export function SettingsPage() {
         {credits.isPending ? <Loading label="Loading the plan…" /> : null}
         {ws && credits.data ? (
           <dl className="o-stats" aria-label="Plan">
-            <div className="o-stat">
+            <div className="o-stat o-stat-text">
               <dt>Workspace</dt>
-              <dd>{ws.name}</dd>
+              <dd>
+                <Untrusted>{ws.name}</Untrusted>
+              </dd>
             </div>
-            <div className="o-stat">
+            <div className="o-stat o-stat-text">
               <dt>Plan</dt>
               <dd>
                 {credits.data.planId} ({ws.plan})
               </dd>
             </div>
-            <div className="o-stat">
+            <div className="o-stat o-stat-text">
               <dt>Environment</dt>
               <dd>{ws.env}</dd>
             </div>

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useLayoutEffect, useState } from 'react';
 import { formatNumber, formatRate, formatWhen } from '../format.js';
 import type { ActivitySeries, Credits, InsightsOverview } from '../types.js';
 import { EmptyState } from './EmptyState.js';
@@ -12,10 +12,28 @@ const SERIES = [
   { key: 'replies', name: 'Replies', className: 'o-series-3' },
 ] as const;
 
-// The chart's drawing box, in SVG units; it scales to the width it is given.
+// The chart's drawing box, in SVG units; it scales to the width it is given. Narrower than W, the
+// box is as wide as the chart is drawn, so a unit stays a pixel and the labels keep their size.
+// The right pad holds half the last day's label, which is centred on the last day.
 const W = 640;
 const H = 240;
-const PAD = { top: 12, right: 12, bottom: 28, left: 40 };
+const PAD = { top: 12, right: 24, bottom: 28, left: 40 };
+/** The room an x-axis label ("11-05") takes with a gap, in units. */
+const LABEL_ROOM = 48;
+
+/** The width `el` is drawn at, in CSS pixels, following it as it changes; 0 until known. */
+function useDrawnWidth(el: Element | null): number {
+  const [width, setWidth] = useState(0);
+  useLayoutEffect(() => {
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const measure = () => setWidth(Math.round(el.getBoundingClientRect().width));
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [el]);
+  return width;
+}
 
 /** The y axis's gridline step: 1, 2 or 5 × 10^n, at least 1, so four steps reach `top`. */
 export function gridStep(top: number): number {
@@ -30,6 +48,8 @@ export function gridStep(top: number): number {
  * a table for screen readers. A range with nothing in it shows what to do instead of a flat line.
  */
 export function ActivityChart({ series, emptyNext }: { series: ActivitySeries; emptyNext?: ReactNode }) {
+  const [figure, setFigure] = useState<HTMLElement | null>(null);
+  const drawn = useDrawnWidth(figure);
   const days = series.days;
   const top = Math.max(0, ...days.flatMap((d) => [d.sends, d.acceptances, d.replies]));
   if (days.length === 0 || top === 0) {
@@ -41,19 +61,21 @@ export function ActivityChart({ series, emptyNext }: { series: ActivitySeries; e
   }
   const step = gridStep(top);
   const max = 4 * step;
-  const plotW = W - PAD.left - PAD.right;
+  const w = drawn > 0 && drawn < W ? Math.max(200, drawn) : W;
+  const plotW = w - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const x = (i: number) => PAD.left + (days.length === 1 ? plotW / 2 : (i * plotW) / (days.length - 1));
   const y = (v: number) => PAD.top + plotH - (v * plotH) / max;
   const ticks = [0, step, 2 * step, 3 * step, max];
-  const labelEvery = Math.max(1, Math.ceil(days.length / 8));
+  // Eight labels at most, fewer where they would not fit side by side.
+  const labelEvery = Math.max(1, Math.ceil(days.length / Math.max(2, Math.min(8, Math.floor(plotW / LABEL_ROOM)))));
   return (
-    <figure className="o-chart">
+    <figure className="o-chart" ref={setFigure}>
       <figcaption id="o-activity-chart-caption">Sends, acceptances and replies per day</figcaption>
-      <svg className="o-chart-svg" viewBox={`0 0 ${W} ${H}`} aria-hidden="true" focusable="false">
+      <svg className="o-chart-svg" viewBox={`0 0 ${w} ${H}`} aria-hidden="true" focusable="false">
         {ticks.map((t) => (
           <g key={t}>
-            <line className="o-chart-grid" x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} />
+            <line className="o-chart-grid" x1={PAD.left} x2={w - PAD.right} y1={y(t)} y2={y(t)} />
             <text className="o-chart-label" x={PAD.left - 6} y={y(t)} textAnchor="end" dominantBaseline="middle">
               {formatNumber(t)}
             </text>
