@@ -40,6 +40,8 @@ const ref = (name: string) => ({ $ref: `#/components/${name}` });
 export function operationErrors(tool: Tool): ErrorCode[] {
   const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(tool.errors ?? [])]);
   if (tool.pathParams.length) codes.add('not_found');
+  // An Idempotency-Key reused with another body (or while its first call runs) is 409.
+  if (tool.idempotent) codes.add('conflict');
   return ERROR_CODES.filter((c) => codes.has(c));
 }
 

@@ -19,6 +19,7 @@ export const addLeadTool = defineTool({
     ...LeadFields,
   }),
   output: AddLeadResult,
+  errors: ['insufficient_credits'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   rateLimit: 'leads_add',
   http: { method: 'POST', path: '/campaigns/:campaignId/leads' },

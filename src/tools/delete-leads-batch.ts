@@ -13,6 +13,7 @@ export const deleteLeadsBatchTool = defineTool({
     leadIds: z.array(z.string()).min(1).max(100).describe('1 to 100 lead ids; the lead_ prefix is added when missing.'),
   }),
   output: DeleteLeadsBatchResult,
+  errors: ['conflict'],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   batchItems: 'leadIds',
   rateLimit: 'leads_batch_delete',

@@ -18,6 +18,7 @@ export const lookupProfileTool = defineTool({
     depth: z.enum(['basic', 'full']).default('basic').describe('basic (default) or full (adds about and experience).'),
   }),
   output: Profile,
+  errors: ['not_found', 'account_disconnected', 'network_daily_quota'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   rateLimit: 'profile_lookup',
   http: { method: 'POST', path: '/network/profiles/lookup' },

@@ -13,6 +13,7 @@ export const pauseCampaignTool = defineTool({
   description: 'Pauses a running campaign at once: queued outreach stops and nothing more is sent until start_campaign. Free.',
   input: z.strictObject({ campaignId: CampaignId }),
   output: PauseCampaignResult,
+  errors: ['conflict'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateLimit: 'campaign_start_pause',
   http: { method: 'POST', path: '/campaigns/:campaignId/pause' },

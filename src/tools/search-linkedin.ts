@@ -34,6 +34,7 @@ export const searchLinkedinTool = defineTool({
     cursor: z.string().min(1).max(512).optional().describe('The cursor from the previous page of the same search.'),
   }),
   output: SearchPage,
+  errors: ['not_found', 'sales_nav_required', 'account_disconnected', 'network_daily_quota'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   rateLimit: 'people_search',
   http: { method: 'POST', path: '/network/search' },

@@ -27,6 +27,7 @@ export const sendMessageTool = defineTool({
     accountId: pathId('account').optional().describe("Account to send from (list_accounts). Defaults to the lead's account, then the campaign agent's."),
   }),
   output: SendMessageResult,
+  errors: ['not_found', 'account_disconnected', 'network_daily_quota', 'send_failed'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   rateLimit: 'inbox_message',
   http: { method: 'POST', path: '/inbox/messages' },

@@ -14,6 +14,7 @@ export const startCampaignTool = defineTool({
     'Starts or resumes outreach (connection requests, messages) for a campaign that has an agent and a connected account. A running campaign is a noop. Free.',
   input: z.strictObject({ campaignId: CampaignId }),
   output: StartCampaignResult,
+  errors: ['account_disconnected', 'conflict'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   rateLimit: 'campaign_start_pause',
   http: { method: 'POST', path: '/campaigns/:campaignId/start' },

@@ -108,6 +108,29 @@ describe('OpenAPI 3.1 document', () => {
     expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message', 'details']);
   });
 
+  it("declares each route's own errors, as the contract lists them and the routes answer them", () => {
+    const codes = (path: string, method: string) => {
+      const responses = doc.paths[path][method].responses;
+      return Object.entries<any>(responses)
+        .filter(([status]) => status !== '200')
+        .flatMap(([, r]) => r.content['application/json'].schema.allOf[1].properties.error.properties.code.enum as string[]);
+    };
+    const expected: [string, string, string[]][] = [
+      ['/campaigns/{campaignId}/start', 'post', ['account_disconnected', 'conflict', 'not_found']],
+      ['/campaigns/{campaignId}/pause', 'post', ['conflict', 'not_found']],
+      ['/campaigns/{campaignId}/leads', 'post', ['insufficient_credits', 'conflict', 'not_found']],
+      ['/campaigns/{campaignId}/leads/batch', 'post', ['conflict', 'not_found']],
+      ['/campaigns/{campaignId}/leads/batch-update', 'post', ['conflict', 'not_found']],
+      ['/campaigns/{campaignId}/leads/batch-delete', 'post', ['conflict', 'not_found']],
+      ['/inbox/messages', 'post', ['not_found', 'conflict', 'account_disconnected', 'network_daily_quota', 'send_failed']],
+      ['/network/profiles/lookup', 'post', ['not_found', 'account_disconnected', 'network_daily_quota']],
+      ['/network/search', 'post', ['not_found', 'sales_nav_required', 'account_disconnected', 'network_daily_quota']],
+    ];
+    for (const [path, method, own] of expected) expect(codes(path, method), `${method} ${path}`).toEqual(expect.arrayContaining(own));
+    // A route that takes no Idempotency-Key and has no state to conflict with declares no 409.
+    expect(codes('/credits', 'get')).not.toContain('conflict');
+  });
+
   it('authenticates with the X-API-Key header', () => {
     expect(doc.security).toEqual([{ ApiKey: [] }]);
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
