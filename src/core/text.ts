@@ -15,3 +15,26 @@ export function composeFullName(fullName: string | null | undefined, firstName: 
   const parts = [clean(firstName), clean(lastName)].filter((p): p is string => p !== null);
   return parts.length === 0 ? null : parts.join(' ');
 }
+
+/** The longest message preview, in UTF-16 units (what a JSON schema's maxLength and `.length` count). */
+export const MESSAGE_PREVIEW_MAX = 80;
+
+/**
+ * A message's one-line preview, the same wherever one is shown (the activity feed, a webhook's
+ * reply text, a thread's last line): whitespace runs become one space; a text longer than 80
+ * UTF-16 units is cut at a code point (never half an emoji) and ends with an ellipsis, so the
+ * preview is never longer than 80 by any count. Null when nothing is left. A preview passed
+ * through it again comes out unchanged.
+ */
+export function messagePreview(text: string | null | undefined): string | null {
+  if (text === null || text === undefined) return null;
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat === '') return null;
+  if (flat.length <= MESSAGE_PREVIEW_MAX) return flat;
+  let out = '';
+  for (const ch of flat) {
+    if (out.length + ch.length > MESSAGE_PREVIEW_MAX - 1) break;
+    out += ch;
+  }
+  return `${out.trimEnd()}…`;
+}

@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ActivityEvent, listActivity, messagePreview, MESSAGE_PREVIEW_MAX } from '../../src/core/activity/list.js';
+import { ActivityEvent, listActivity } from '../../src/core/activity/list.js';
+import { MESSAGE_PREVIEW_MAX, messagePreview } from '../../src/core/text.js';
 import { encodeCursor } from '../../src/core/cursor.js';
 import { ACTIVITY_TYPES } from '../../src/core/leads/enums.js';
 import { getWorkspace } from '../../src/core/workspace/get.js';
@@ -112,8 +113,9 @@ describe('get_recent_activity', () => {
 
   it('truncates messagePreview to 80 characters, never splitting a character', async () => {
     const byId = new Map<string, any>((await recent()).body.events.map((e: any) => [e.id, e]));
-    expect(byId.get('e04').messagePreview).toBe(LONG.slice(0, 80).trim());
-    expect(byId.get('e05').messagePreview).toBe('a'.repeat(79));
+    // A preview stored longer than 80 (an import, an older row) is cut as a new one is, with its ellipsis.
+    expect(byId.get('e04').messagePreview).toBe(`${LONG.slice(0, 79).trimEnd()}…`);
+    expect(byId.get('e05').messagePreview).toBe(`${'a'.repeat(79)}…`);
     for (const event of byId.values()) expect((event as any).messagePreview?.length ?? 0).toBeLessThanOrEqual(80);
   });
 
@@ -236,10 +238,15 @@ describe('messagePreview', () => {
     ['   ', null],
     ['  hi  ', 'hi'],
     ['x'.repeat(80), 'x'.repeat(80)],
-    ['x'.repeat(81), 'x'.repeat(80)],
-    [`${'x'.repeat(78)}😀😀`, `${'x'.repeat(78)}😀`],
-    [`${'x'.repeat(79)}😀`, 'x'.repeat(79)],
-    [`${'x'.repeat(70)}          tail`, 'x'.repeat(70)],
+    ['x'.repeat(81), `${'x'.repeat(79)}…`],
+    // Never half an emoji, and never over 80 UTF-16 units with the ellipsis.
+    [`${'x'.repeat(78)}😀😀`, `${'x'.repeat(78)}…`],
+    [`${'x'.repeat(77)}😀😀`, `${'x'.repeat(77)}😀…`],
+    [`${'x'.repeat(76)}😀😀`, `${'x'.repeat(76)}😀😀`],
+    [`${'x'.repeat(79)}😀`, `${'x'.repeat(79)}…`],
+    // Whitespace runs are one space, so the tail fits.
+    [`${'x'.repeat(70)}          tail`, `${'x'.repeat(70)} tail`],
+    [`${'x'.repeat(78)}   \n tail`, `${'x'.repeat(78)}…`],
   ])('%j → %j', (input, output) => {
     const result = messagePreview(input);
     expect(result).toBe(output);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messagePreview } from '../../src/core/activity/record.js';
+import { messagePreview } from '../../src/core/text.js';
 import type { leads } from '../../src/db/schema.js';
 import { MAX_AGENT_TURNS, RuleBasedAgent } from '../../src/core/outreach/agent.js';
 import { fitTo, personalize } from '../../src/core/outreach/personalize.js';
@@ -150,7 +150,8 @@ describe('messagePreview', () => {
     const long = messagePreview('x'.repeat(200))!;
     expect([...long]).toHaveLength(80);
     expect(long.endsWith('…')).toBe(true);
-    expect([...messagePreview('😀'.repeat(100))!]).toHaveLength(80);
+    // Emoji count double in UTF-16: 39 of them and the ellipsis make 79 units.
+    expect(messagePreview('😀'.repeat(100))).toBe(`${'😀'.repeat(39)}…`);
     expect(messagePreview('x'.repeat(80))).toBe('x'.repeat(80));
     expect(messagePreview('   ')).toBeNull();
   });

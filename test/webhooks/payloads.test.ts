@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES } from '../../src/core/events.js';
 import { WEBHOOK_SCHEMA_DIR, webhookJsonSchema, webhookSchemaFiles } from '../../src/core/webhooks/json-schema.js';
 import { recordLeadEvent } from '../../src/core/webhooks/outbox.js';
-import { LeadRepliedEvent, LeadTaggedEvent, messagePreview, WEBHOOK_EVENT_SCHEMAS, WebhookEvent } from '../../src/core/webhooks/payloads.js';
+import { LeadRepliedEvent, LeadTaggedEvent, WEBHOOK_EVENT_SCHEMAS, WebhookEvent } from '../../src/core/webhooks/payloads.js';
+import { messagePreview } from '../../src/core/text.js';
 import { leads, webhookEvents } from '../../src/db/schema.js';
 import { countRows, transaction } from '../../src/db/tx.js';
 import { fixture, testCtx } from '../helpers.js';
@@ -70,7 +71,7 @@ describe('webhook payloads', () => {
     expect(WebhookEvent.parse(payloadOf(ctx, own)).data.lead.fullName).toBe('Grace Hopper');
   });
 
-  it('lead.replied carries an 80-character preview of the message, null when it has no text', () => {
+  it("lead.replied carries the activity feed's 80-character preview of the message, null when it has no text", () => {
     const ctx = ctxWithLeads();
     const long = `  ${'é'.repeat(79)}😀 and the rest of a long message  `;
     const id = transaction(ctx.db, () =>
@@ -80,8 +81,8 @@ describe('webhook payloads', () => {
       recordLeadEvent(ctx, 'lead.replied', lead(ctx, 'lead_ada1'), { message: { text: '   ', receivedAt: '2026-11-21T11:59:00.000Z' } }),
     );
     const text = LeadRepliedEvent.parse(payloadOf(ctx, id)).data.message.text;
-    expect(text).toBe(`${'é'.repeat(79)}😀`);
-    expect(Array.from(text ?? '')).toHaveLength(80);
+    expect(text).toBe(`${'é'.repeat(79)}…`);
+    expect(text).toBe(messagePreview(long));
     expect(LeadRepliedEvent.parse(payloadOf(ctx, empty)).data.message).toEqual({ text: null, receivedAt: '2026-11-21T11:59:00.000Z' });
     expect(messagePreview(null)).toBeNull();
   });

@@ -3,11 +3,9 @@ import { iso, IsoTimestamp } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { keysetPage } from '../keyset.js';
 import { ActivityType } from '../leads/enums.js';
-import { clean } from '../text.js';
+import { clean, MESSAGE_PREVIEW_MAX, messagePreview } from '../text.js';
 import { campaignReach } from '../auth/scope.js';
 import { type EventRow, publicEventSource } from './store.js';
-
-export const MESSAGE_PREVIEW_MAX = 80;
 
 export const ActivityEvent = z.object({
   id: z.string(),
@@ -21,21 +19,6 @@ export const ActivityEvent = z.object({
   handOffReason: z.string().nullable(),
 });
 export type ActivityEvent = z.infer<typeof ActivityEvent>;
-
-/**
- * At most 80 characters, cut at a code point boundary so the result is never longer than 80
- * UTF-16 units (what `.length` counts) and never ends in half a surrogate pair.
- */
-export function messagePreview(value: string | null): string | null {
-  const text = clean(value);
-  if (text === null || text.length <= MESSAGE_PREVIEW_MAX) return text;
-  let out = '';
-  for (const ch of text) {
-    if (out.length + ch.length > MESSAGE_PREVIEW_MAX) break;
-    out += ch;
-  }
-  return clean(out);
-}
 
 export function toActivityEvent(row: EventRow): ActivityEvent {
   return {

@@ -7,30 +7,10 @@ import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
 import { noteChange } from '../live/feed.js';
 import type { ActivityType } from '../leads/enums.js';
-import { clean, composeFullName } from '../text.js';
+import { clean, composeFullName, messagePreview } from '../text.js';
 import { crmOnActivity } from '../crm/enqueue.js';
 
 type LeadRow = typeof leads.$inferSelect;
-
-export const PREVIEW_MAX = 80;
-
-/**
- * A one-line preview of a message: whitespace runs become one space, and text longer than
- * 80 characters (code points) is cut to 79 and ends with an ellipsis, so it is never longer
- * than 80.
- */
-export function messagePreview(text: string | null | undefined): string | null {
-  if (text === null || text === undefined) return null;
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat === '') return null;
-  const chars = [...flat];
-  return chars.length <= PREVIEW_MAX
-    ? flat
-    : `${chars
-        .slice(0, PREVIEW_MAX - 1)
-        .join('')
-        .trimEnd()}…`;
-}
 
 export interface ActivityInput {
   type: ActivityType;

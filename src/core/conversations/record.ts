@@ -1,6 +1,6 @@
 import type { leads } from '../../db/schema.js';
 import { insertMessage, messageStatements } from '../../db/sql/messages.js';
-import { messagePreview } from '../activity/record.js';
+import { messagePreview } from '../text.js';
 import type { Ctx } from '../context.js';
 import { newSortableId } from '../ids.js';
 import { noteChange } from '../live/feed.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { WebhookEventType } from '../events.js';
 import { DRAFT_KINDS } from '../drafts/rules.js';
 import { LeadStage, LeadTag } from '../leads/enums.js';
+import { MESSAGE_PREVIEW_MAX, messagePreview } from '../text.js';
 
 /**
  * The contract of every webhook payload. `recordLeadEvent` parses each payload with these
@@ -11,16 +12,6 @@ import { LeadStage, LeadTag } from '../leads/enums.js';
 
 const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp, e.g. 2026-11-21T12:00:00.000Z');
 const Text = z.string().nullable();
-
-/** Activity previews are 80 characters (spec, Limits); a reply preview follows the same rule. */
-export const MESSAGE_PREVIEW_LENGTH = 80;
-
-/** First 80 characters (code points, so no surrogate is split) of the trimmed text; null when empty. */
-export function messagePreview(text: string | null): string | null {
-  if (text === null) return null;
-  const cut = Array.from(text.trim()).slice(0, MESSAGE_PREVIEW_LENGTH).join('').trimEnd();
-  return cut === '' ? null : cut;
-}
 
 export const WebhookLead = z
   .strictObject({
@@ -71,8 +62,10 @@ export const LeadRepliedEvent = event('lead.replied', 'An inbound message from t
       .string()
       .nullable()
       .transform((t) => messagePreview(t))
-      .pipe(z.string().min(1).max(MESSAGE_PREVIEW_LENGTH).nullable())
-      .describe(`preview of the message: its first ${MESSAGE_PREVIEW_LENGTH} characters, trimmed; null when it has no text`),
+      .pipe(z.string().min(1).max(MESSAGE_PREVIEW_MAX).nullable())
+      .describe(
+        `preview of the message, as the activity feed's messagePreview: whitespace runs as one space, at most ${MESSAGE_PREVIEW_MAX} characters, a longer text cut with an ellipsis; null when it has no text`,
+      ),
     receivedAt: Timestamp.describe('when the message was received'),
   }),
 });
