@@ -2,6 +2,7 @@ import { cached } from '../../db/cache.js';
 import type { AccountRef } from '../network/provider.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
+import { findMailbox } from '../mailboxes/store.js';
 import { type AccountRow, accountRows } from './store.js';
 
 export type { AccountRow } from './store.js';
@@ -28,8 +29,22 @@ export function findAccounts(ctx: Ctx, ids: readonly string[]): Map<string, Acco
 }
 
 /**
- * Counts per account, named and ordered for a confirmation: most first, then by name; `name` is
- * the account's name, else its id (null stays null: a send with no account known yet).
+ * What a confirmation calls a sender: a LinkedIn account by its name; a mailbox (an email
+ * draft's sender) by its name, else its address (a mailbox loaded from a workspace file without
+ * a name holds its id as its name, which tells a person nothing); else the id itself.
+ */
+function senderName(ctx: Ctx, known: ReadonlyMap<string, AccountRow>, id: string): string {
+  const account = known.get(id);
+  if (account) return account.name;
+  const mailbox = findMailbox(ctx, id);
+  if (!mailbox) return id;
+  return mailbox.name.trim() !== '' && mailbox.name !== mailbox.id ? mailbox.name : mailbox.address;
+}
+
+/**
+ * Counts per sender, named and ordered for a confirmation: most first, then by name; `name` is
+ * the account's or mailbox's name (see senderName), else its id (null stays null: a send with
+ * no sender known yet).
  */
 export function namedAccountCounts(ctx: Ctx, counts: ReadonlyMap<string | null, number>): { accountId: string | null; name: string | null; count: number }[] {
   const known = findAccounts(
@@ -37,7 +52,7 @@ export function namedAccountCounts(ctx: Ctx, counts: ReadonlyMap<string | null, 
     [...counts.keys()].filter((id): id is string => id !== null),
   );
   return [...counts.entries()]
-    .map(([accountId, count]) => ({ accountId, name: accountId === null ? null : (known.get(accountId)?.name ?? accountId), count }))
+    .map(([accountId, count]) => ({ accountId, name: accountId === null ? null : senderName(ctx, known, accountId), count }))
     .sort((a, b) => b.count - a.count || String(a.name).localeCompare(String(b.name)));
 }
 

@@ -22,7 +22,7 @@ import { type DraftKindCounts, noKinds } from './update.js';
 
 export interface ApprovePreview {
   count: number;
-  /** Per sender account, most first; `name` is the account's name, else its id; null: no account known. */
+  /** Per sender, most first; `name` is the account's or mailbox's name (a mailbox without one: its address), else its id; null: no sender known. */
   accounts: { accountId: string | null; name: string | null; count: number }[];
   kinds: DraftKindCounts;
   token: string;
@@ -38,7 +38,11 @@ export function previewApproveDrafts(ctx: Ctx, secret: string, input: { campaign
   const kinds = noKinds();
   for (const g of groups) {
     byAccount.set(g.accountId, (byAccount.get(g.accountId) ?? 0) + g.count);
-    if ((DRAFT_KINDS as readonly string[]).includes(g.kind)) kinds[g.kind as DraftKind] += g.count;
+    if (!(DRAFT_KINDS as readonly string[]).includes(g.kind)) continue;
+    const kind = g.kind as DraftKind;
+    // `email` is not among noKinds' zeros (it appears once an email draft is counted): `+=` on
+    // it alone would make NaN, which JSON writes as null.
+    kinds[kind] = (kinds[kind] ?? 0) + g.count;
   }
   const accounts = namedAccountCounts(ctx, byAccount);
   const count = accounts.reduce((n, a) => n + a.count, 0);

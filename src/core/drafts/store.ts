@@ -3,7 +3,7 @@ import type { Db } from '../../db/connection.js';
 import { asDraftsWriter } from '../../db/drafts-writer.js';
 import { perDb, rawByName } from '../../db/prepared.js';
 import { drafts } from '../../db/schema.js';
-import { leadStatements } from '../../db/sql/leads.js';
+import { leadStatements, type LeadRow as LeadRowOf } from '../../db/sql/leads.js';
 import { transaction } from '../../db/tx.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
@@ -264,6 +264,19 @@ const statements = perDb((db) => {
       `SELECT id, step_id AS stepId FROM drafts WHERE lead_id = ? AND slot >= 'step:' AND slot < 'step;'
          AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
     ),
+    /**
+     * The same drafts, each with its lead, campaign and kind, of one lead or of every lead with a
+     * profile URL (an exclusion reaches every lead with it, in every campaign): by `leads_url`,
+     * then each lead's step slots in `drafts_lead_slot`.
+     */
+    openStepDraftsOfLead: c.prepare<[string], OpenStepDraft>(
+      `SELECT id, lead_id AS leadId, campaign_id AS campaignId, step_id AS stepId, kind FROM drafts
+       WHERE lead_id = ? AND slot >= 'step:' AND slot < 'step;' AND status IN (${fromSql('skip')}) AND sending_intent_id IS NULL`,
+    ),
+    openStepDraftsAtUrl: c.prepare<[string], OpenStepDraft>(
+      `SELECT d.id, d.lead_id AS leadId, d.campaign_id AS campaignId, d.step_id AS stepId, d.kind FROM leads l CROSS JOIN drafts d ON d.lead_id = l.id
+       WHERE l.network_url = ? AND d.slot >= 'step:' AND d.slot < 'step;' AND d.status IN (${fromSql('skip')}) AND d.sending_intent_id IS NULL`,
+    ),
     insert: c.prepare<[NewDraftRow]>(
       `INSERT INTO drafts (id, campaign_id, lead_id, step_id, slot, variant, kind, account_id, subject, text, rendered_subject, rendered_text,
          status, drafter_error, created_at, updated_at, approved_at)
@@ -411,6 +424,21 @@ export const openReplyDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): string[
 /** The lead's pending or approved step drafts not on the wire, each with its step. */
 export const openStepDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): { id: string; stepId: string }[] => statements(ctx.db).openStepDrafts.all(leadId);
 
+/** An open step draft (pending or approved, not on the wire) with what closing it needs to know. */
+export interface OpenStepDraft {
+  id: string;
+  leadId: string;
+  campaignId: string;
+  stepId: string;
+  kind: string;
+}
+
+/** The open step drafts of a lead, or, given its profile URL, of every lead with that URL in every campaign. */
+export function openStepDraftsOfProfile(ctx: Pick<Ctx, 'db'>, lead: { id: string; networkUrl: string | null }): OpenStepDraft[] {
+  const st = statements(ctx.db);
+  return lead.networkUrl === null ? st.openStepDraftsOfLead.all(lead.id) : st.openStepDraftsAtUrl.all(lead.networkUrl);
+}
+
 /*
  * "Approve all N matching": a preview counts the pending drafts (of a campaign, or of all) per
  * sender and kind and names the snapshot by the highest draft seq and its wall time; the
@@ -537,7 +565,7 @@ export function claimDraftRow(ctx: Ctx, id: string, intentId: string): DraftRow 
  * The send of a claimed draft went out: it is `sent`, once, and a `draft.sent` event naming who
  * approved it is recorded in the same transaction. False when this intent does not hold it.
  */
-export function markDraftRowSent(ctx: Ctx, id: string, intentId: string, at: number): boolean {
+export function markDraftRowSent(ctx: Ctx, id: string, intentId: string, at: number, leadAfter?: LeadRowOf): boolean {
   return transaction(ctx.db, () => {
     const sent = asDraftsWriter(
       ctx.db.$client,
@@ -551,16 +579,21 @@ export function markDraftRowSent(ctx: Ctx, id: string, intentId: string, at: num
     if (!sent) return false;
     const row = statements(ctx.db).byId(id);
     if (row) {
-      announceSent(ctx, row);
+      announceSent(ctx, row, leadAfter);
       if (anyoneListening(ctx)) noteChange(ctx, { resource: 'drafts', campaignId: row.campaignId });
     }
     return true;
   });
 }
 
-/** The `draft.sent` event: the draft's ids and times, and its `decidedBy`; never its words. */
-function announceSent(ctx: Ctx, row: DraftRow): void {
-  const lead = leadStatements(ctx.db).byId.get(row.leadId);
+/**
+ * The `draft.sent` event: the draft's ids and times, and its `decidedBy`; never its words. Its
+ * lead is the lead after the send (`leadAfter`, as the engine will write it in the same
+ * transaction): the draft is settled before the send's changes reach the lead's row, which
+ * still holds the stage before the send.
+ */
+function announceSent(ctx: Ctx, row: DraftRow, leadAfter?: LeadRowOf): void {
+  const lead = leadAfter ?? leadStatements(ctx.db).byId.get(row.leadId);
   if (!lead || row.sentAt === null) return;
   const decidedBy =
     row.decidedByType === null || row.decidedById === null

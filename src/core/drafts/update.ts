@@ -151,9 +151,9 @@ export const noKinds = (): DraftKindCounts => ({ invite: 0, message: 0, inmail: 
 export interface SendsToConfirm {
   /** How many drafts the update would approve (and so send). */
   count: number;
-  /** Per sending account, most first; `name` is the account's name, else its id. */
+  /** Per sender, most first; `name` is the account's or mailbox's name (a mailbox without one: its address), else its id. */
   accounts: { accountId: string | null; name: string | null; count: number }[];
-  /** The same drafts by kind: invitations, messages, InMails. */
+  /** The same drafts by kind: invitations, messages, InMails, and emails once there is one. */
   kinds: DraftKindCounts;
 }
 

@@ -1,29 +1,78 @@
 import { cached } from '../../db/cache.js';
 import { exclusionStatements } from '../../db/sql/exclusions.js';
+import { transaction } from '../../db/tx.js';
+import type { StepKind } from '../agents/steps.js';
 import type { Ctx } from '../context.js';
+import { openStepDraftsOfProfile, skipDraftRow } from '../drafts/store.js';
 import { ApiError } from '../errors.js';
 import { addExclusionUrl, deleteExclusionUrl, exclusionUrlsUpTo } from '../exclusions/store.js';
+import { getPosition, recordStep, variantOf } from '../sequences/store.js';
 import { updateLeadById } from '../../db/sql/leads.js';
 import { type LeadExclusionChange, writeExclusionByUrl } from './store.js';
 
 type LeadRef = { id: string; networkUrl: string | null };
 
+/** Why a draft of an excluded lead ends `skipped`: the reason a sequence ended by an exclusion gives. */
+const EXCLUDED = 'excluded';
+
 /**
  * Excludes a lead workspace-wide: its profile URL joins the exclusion list (so later adds
  * are stored excluded) and one bulk UPDATE excludes every lead with that URL in every
  * campaign. A lead with no URL gets only its own flag. Excluded leads get no outreach, so a
- * pending polite close is dropped with it. Call inside the transaction making the change.
+ * pending polite close is dropped with it, and the open step drafts of every lead it reaches
+ * end `skipped` (`excluded`): the engine no longer looks at an excluded lead, so a draft left
+ * pending or approved would wait for ever. Runs in the caller's transaction (every path that
+ * excludes opens one: update_lead, a batch, an auto-exclude tag, the exclusion list, the CRM, an
+ * unsubscribe, a polite close), else in its own, so the drafts close with the exclusion or not
+ * at all.
  */
 export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
-  const now = ctx.clock.now();
-  // nextActionAt null takes the lead off the engine's due-work queue.
-  const excluding: LeadExclusionChange = { excluded: true, politeClosePendingAt: null, nextActionAt: null, updatedAt: now };
-  if (lead.networkUrl === null) {
-    updateLeadById(ctx.db, lead.id, excluding);
-    return;
+  transaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    // nextActionAt null takes the lead off the engine's due-work queue.
+    const excluding: LeadExclusionChange = { excluded: true, politeClosePendingAt: null, nextActionAt: null, updatedAt: now };
+    if (lead.networkUrl === null) {
+      updateLeadById(ctx.db, lead.id, excluding);
+    } else {
+      addExclusionUrl(ctx, lead.networkUrl, now);
+      writeExclusionByUrl(ctx.db, lead.networkUrl, excluding);
+    }
+    closeDraftsOfExcluded(ctx, lead);
+  });
+}
+
+/**
+ * Ends the open step drafts (pending or approved, not on the wire) of the leads an exclusion
+ * reaches, `skipped` with reason `excluded`, each counted as a skipped step of the lead's agent
+ * on the engine's clock, so get_agent_stats counts the draft that was never sent. This is what
+ * `closeDraftsOfEndedSequence` (outreach/runner.ts) does for a sequence ended `excluded` (the CRM
+ * and the unsubscribe still call it after this, and find nothing left open); it is not called
+ * from here because the runner reads the exclusion list through this module, and the import
+ * would close a cycle. A draft on the wire is left to its send, which settles it. Each skip
+ * notes its campaign's draft queue on the change feed (the drafts store does), so a live
+ * dashboard's queue and its count of waiting drafts drop the draft at once.
+ */
+function closeDraftsOfExcluded(ctx: Ctx, lead: LeadRef): void {
+  const open = openStepDraftsOfProfile(ctx, lead);
+  if (open.length === 0) return;
+  const at = ctx.simClock.now();
+  for (const draft of open) {
+    if (!skipDraftRow(ctx, draft.id, EXCLUDED)) continue;
+    // A lead never placed in a sequence has no step to count the draft against.
+    const position = getPosition(ctx, draft.leadId);
+    if (!position) continue;
+    recordStep(ctx, {
+      leadId: draft.leadId,
+      campaignId: draft.campaignId,
+      agentId: position.agentId,
+      stepId: draft.stepId,
+      kind: draft.kind as StepKind,
+      variant: variantOf(ctx, draft.leadId, draft.stepId) ?? 'A',
+      event: 'skipped',
+      reason: EXCLUDED,
+      at,
+    });
   }
-  addExclusionUrl(ctx, lead.networkUrl, now);
-  writeExclusionByUrl(ctx.db, lead.networkUrl, excluding);
 }
 
 /**

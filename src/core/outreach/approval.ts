@@ -27,6 +27,8 @@ export function draftLookup(ctx: Ctx, lead: RenderLead & { id: string }, approva
   return (step) => {
     if (!carriesWords(step)) return 'not_needed';
     const draft = draftAt(ctx, lead.id, { stepId: step.id });
+    // An exclusion counted the step skipped when it closed the draft (leads/exclude.ts).
+    if (draft?.status === 'skipped' && draft.skipReason === 'excluded') return 'skipped_counted';
     if (draft) return draft.status as DraftState;
     // Without approval a step with no draft goes as it is (a draft left from before is still used).
     if (!approval) return 'not_needed';

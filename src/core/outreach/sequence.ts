@@ -114,7 +114,12 @@ export function conditionHeld(step: Extract<Step, { kind: 'if' }>, facts: LeadFa
   }
 }
 
-export type DraftState = 'pending' | 'approved' | 'rejected' | 'sent' | 'skipped';
+/**
+ * A draft's status as the walk reads it; `skipped_counted` is a skipped draft whose step was
+ * counted skipped when the draft was closed (an exclusion closes a lead's drafts that way), so
+ * a walk that passes it later (the lead included again) does not count it a second time.
+ */
+export type DraftState = 'pending' | 'approved' | 'rejected' | 'sent' | 'skipped' | 'skipped_counted';
 
 /** Steps whose words a person may have to approve first (a note, a message, an InMail), as each kind says. */
 export const carriesWords = (step: PerformStep): boolean => kindOf(step).carriesWords?.(step) === true;
@@ -234,9 +239,9 @@ export function decide(seq: SequenceIndex, facts: LeadFacts, start: WalkStart, r
         if (!facts.reachable && kindOf(step).channel !== 'email') return { kind: 'fail', step, at, passed };
         const draft = carriesWords(step) && facts.draftOf ? facts.draftOf(step) : 'not_needed';
         if (draft === 'rejected') return { kind: 'end', reason: 'rejected', at, passed };
-        if (draft === 'skipped') {
+        if (draft === 'skipped' || draft === 'skipped_counted') {
           // Its draft was skipped (its step could not be sent): the lead goes on as after any skipped step.
-          passed.push(skip(step, at, 'draft_skipped'));
+          passed.push({ ...skip(step, at, 'draft_skipped'), recorded: draft === 'skipped_counted' });
           break;
         }
         if (draft === 'pending') return { kind: 'await', step, at, passed };

@@ -15,7 +15,8 @@ export const listDraftQueuesTool = defineOperatorTool({
   handler: (ctx) => draftQueues(ctx),
 });
 
-const Kinds = z.object({ invite: z.number().int(), message: z.number().int(), inmail: z.number().int() });
+// Emails appear once a campaign has an email draft to count.
+const Kinds = z.object({ invite: z.number().int(), message: z.number().int(), inmail: z.number().int(), email: z.number().int().optional() });
 
 /** "Approve all N matching", step one: what it would approve, per sender and kind, and a token for that snapshot. */
 export const previewApproveDraftsTool = defineOperatorTool({
