@@ -53,7 +53,8 @@ describe('draft.sent', () => {
       type: 'draft.sent',
       data: {
         campaign: { id: 'cmp' },
-        lead: { id: 'lead_1', firstName: 'Amy' },
+        // The lead as the send left it (the event is recorded before the lead's row is written).
+        lead: { id: 'lead_1', firstName: 'Amy', stage: 'connection_sent' },
         draft: { id: note!.id, kind: 'invite', stepId: h.steps[0]!.id },
         decidedBy: RITA,
       },

@@ -1,4 +1,5 @@
 import type { Ctx } from '../context.js';
+import type { LeadRow } from '../../db/sql/leads.js';
 import { draftSlot } from './prepare.js';
 import { claimDraftRow, draftRowAt, markDraftRowSent, openStepDraftsOf, releaseDraftRowClaim, skipClaimedDraftRow, skipDraftRow } from './store.js';
 import { type Draft, toDraft } from './view.js';
@@ -38,9 +39,12 @@ export function claimDraftForSend(ctx: Ctx, draftId: string, intentId: string): 
   return row ? { draftId: row.id, text: row.text, subject: row.subject, accountId: row.accountId } : null;
 }
 
-/** The claimed draft went out: `sent`, once (a second call, or another intent, changes nothing and answers false). */
-export const markDraftSent = (ctx: Ctx, draftId: string, intentId: string, at: number = ctx.clock.now()): boolean =>
-  markDraftRowSent(ctx, draftId, intentId, at);
+/**
+ * The claimed draft went out: `sent`, once (a second call, or another intent, changes nothing and
+ * answers false). `leadAfter` is the lead as the send leaves it, for the `draft.sent` event.
+ */
+export const markDraftSent = (ctx: Ctx, draftId: string, intentId: string, leadAfter?: LeadRow, at: number = ctx.clock.now()): boolean =>
+  markDraftRowSent(ctx, draftId, intentId, at, leadAfter);
 
 /** The claimed draft did not go out: free again, still approved. */
 export const releaseDraftClaim = (ctx: Ctx, draftId: string, intentId: string): boolean => releaseDraftRowClaim(ctx, draftId, intentId);

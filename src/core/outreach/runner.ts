@@ -308,11 +308,11 @@ export function approvedReplyDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo):
 }
 
 /** The agent's reply went out (or will not): its draft, if it had one, is sent, or free again. */
-export function settleReplyDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo, intentId: string, sent: boolean): void {
+export function settleReplyDraft(ctx: Ctx, lead: LeadRow, info: CampaignInfo, intentId: string, sent: boolean, leadAfter?: LeadRow): void {
   if (!info.draftsInUse) return;
   const draft = draftAt(ctx, lead.id, { replyTurn: lead.agentTurns });
   if (draft?.status !== 'approved') return;
-  if (sent) markDraftSent(ctx, draft.id, intentId);
+  if (sent) markDraftSent(ctx, draft.id, intentId, leadAfter);
   else releaseDraftClaim(ctx, draft.id, intentId);
 }
 
@@ -397,7 +397,7 @@ export function settleStep(
     // skipped with the step, for the same reason: the lead goes on without it.
     const draft = info.draftsInUse ? draftAt(ctx, lead.id, { stepId }) : null;
     if (draft?.status === 'approved') {
-      if (result.event === 'sent') markDraftSent(ctx, draft.id, intent.id);
+      if (result.event === 'sent') markDraftSent(ctx, draft.id, intent.id, lead);
       else if (!skipClaimedDraft(ctx, draft.id, intent.id, result.reason)) skipDraft(ctx, draft.id, result.reason);
     }
     const pos = getPosition(ctx, lead.id);

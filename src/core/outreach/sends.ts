@@ -220,8 +220,8 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result
   switch (intent.kind) {
     case 'agent_reply':
     case 'cta':
-      settleReplyDraft(ctx, lead, info, intent.id, true);
       changes = { needsReply: false, agentTurns: lead.agentTurns + 1, agentSendKind: null, agentSendText: null, chatId: chat };
+      settleReplyDraft(ctx, lead, info, intent.id, true, { ...lead, ...changes, sendAttempts: 0, updatedAt: at });
       type = intent.kind === 'cta' ? 'cta_sent' : 'agent_replied';
       break;
     case 'polite_close':
