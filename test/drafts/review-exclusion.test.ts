@@ -61,6 +61,19 @@ describe("an excluded lead's open drafts end skipped (excluded), on every path t
   const skipped = { status: 'skipped', skipReason: 'excluded' };
   const open = (status: 'pending' | 'approved') => ({ status, skipReason: null });
 
+  it("an agent's reply waiting for approval ends with the exclusion, and the lead no longer holds the answer to send", async () => {
+    await start();
+    const ctx = server.ctx;
+    ctx.db.$client.prepare("UPDATE leads SET agent_send_kind = 'reply', agent_send_text = 'Happy to help.', needs_reply = 1 WHERE id = 'lead_r0'").run();
+    const reply = draftFor(ctx, noteFor('lead_r0', { stepId: null, replyTurn: 0, kind: 'message', text: 'Happy to help.' })).id;
+    expect((await drafts()).get(reply)).toMatchObject(open('pending'));
+    const r = await server.rest('/campaigns/cmp_review/leads/lead_r0', { method: 'PATCH', body: JSON.stringify({ excluded: true }) });
+    expect(r.status).toBe(200);
+    expect((await drafts()).get(reply)).toMatchObject(skipped);
+    const row = ctx.db.$client.prepare('SELECT agent_send_kind AS kind, agent_send_text AS text FROM leads WHERE id = ?').get('lead_r0');
+    expect(row).toEqual({ kind: null, text: null });
+  });
+
   it('PATCH a lead {"excluded":true}: its pending drafts and those of its profile in another campaign (approved) are skipped', async () => {
     const ids = await start();
     expect((await drafts()).get(ids.twin)).toMatchObject(open('approved'));

@@ -265,17 +265,20 @@ const statements = perDb((db) => {
          AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
     ),
     /**
-     * The same drafts, each with its lead, campaign and kind, of one lead or of every lead with a
-     * profile URL (an exclusion reaches every lead with it, in every campaign): by `leads_url`,
-     * then each lead's step slots in `drafts_lead_slot`.
+     * The open drafts (a step's or the agent's reply, pending or approved, not on the wire), each
+     * with its lead, campaign, step (null for a reply) and kind, of one lead or of every lead with
+     * a profile URL (an exclusion reaches every lead with it, in every campaign): by `leads_url`,
+     * then each lead's slots in `drafts_lead_slot`.
      */
-    openStepDraftsOfLead: c.prepare<[string], OpenStepDraft>(
+    openDraftsOfLead: c.prepare<[string], OpenDraft>(
       `SELECT id, lead_id AS leadId, campaign_id AS campaignId, step_id AS stepId, kind FROM drafts
-       WHERE lead_id = ? AND slot >= 'step:' AND slot < 'step;' AND status IN (${fromSql('skip')}) AND sending_intent_id IS NULL`,
+       WHERE lead_id = ? AND ((slot >= 'step:' AND slot < 'step;') OR (slot >= 'reply:' AND slot < 'reply;'))
+         AND status IN (${fromSql('skip')}) AND sending_intent_id IS NULL`,
     ),
-    openStepDraftsAtUrl: c.prepare<[string], OpenStepDraft>(
+    openDraftsAtUrl: c.prepare<[string], OpenDraft>(
       `SELECT d.id, d.lead_id AS leadId, d.campaign_id AS campaignId, d.step_id AS stepId, d.kind FROM leads l CROSS JOIN drafts d ON d.lead_id = l.id
-       WHERE l.network_url = ? AND d.slot >= 'step:' AND d.slot < 'step;' AND d.status IN (${fromSql('skip')}) AND d.sending_intent_id IS NULL`,
+       WHERE l.network_url = ? AND ((d.slot >= 'step:' AND d.slot < 'step;') OR (d.slot >= 'reply:' AND d.slot < 'reply;'))
+         AND d.status IN (${fromSql('skip')}) AND d.sending_intent_id IS NULL`,
     ),
     insert: c.prepare<[NewDraftRow]>(
       `INSERT INTO drafts (id, campaign_id, lead_id, step_id, slot, variant, kind, account_id, subject, text, rendered_subject, rendered_text,
@@ -424,19 +427,19 @@ export const openReplyDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): string[
 /** The lead's pending or approved step drafts not on the wire, each with its step. */
 export const openStepDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): { id: string; stepId: string }[] => statements(ctx.db).openStepDrafts.all(leadId);
 
-/** An open step draft (pending or approved, not on the wire) with what closing it needs to know. */
-export interface OpenStepDraft {
+/** An open draft (pending or approved, not on the wire) with what closing it needs to know; `stepId` null: the agent's reply. */
+export interface OpenDraft {
   id: string;
   leadId: string;
   campaignId: string;
-  stepId: string;
+  stepId: string | null;
   kind: string;
 }
 
-/** The open step drafts of a lead, or, given its profile URL, of every lead with that URL in every campaign. */
-export function openStepDraftsOfProfile(ctx: Pick<Ctx, 'db'>, lead: { id: string; networkUrl: string | null }): OpenStepDraft[] {
+/** The open drafts of a lead, or, given its profile URL, of every lead with that URL in every campaign. */
+export function openDraftsOfProfile(ctx: Pick<Ctx, 'db'>, lead: { id: string; networkUrl: string | null }): OpenDraft[] {
   const st = statements(ctx.db);
-  return lead.networkUrl === null ? st.openStepDraftsOfLead.all(lead.id) : st.openStepDraftsAtUrl.all(lead.networkUrl);
+  return lead.networkUrl === null ? st.openDraftsOfLead.all(lead.id) : st.openDraftsAtUrl.all(lead.networkUrl);
 }
 
 /*

@@ -3,7 +3,7 @@ import { exclusionStatements } from '../../db/sql/exclusions.js';
 import { transaction } from '../../db/tx.js';
 import type { StepKind } from '../agents/steps.js';
 import type { Ctx } from '../context.js';
-import { openStepDraftsOfProfile, skipDraftRow } from '../drafts/store.js';
+import { openDraftsOfProfile, skipDraftRow } from '../drafts/store.js';
 import { ApiError } from '../errors.js';
 import { addExclusionUrl, deleteExclusionUrl, exclusionUrlsUpTo } from '../exclusions/store.js';
 import { getPosition, recordStep, variantOf } from '../sequences/store.js';
@@ -29,8 +29,17 @@ const EXCLUDED = 'excluded';
 export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
   transaction(ctx.db, () => {
     const now = ctx.clock.now();
-    // nextActionAt null takes the lead off the engine's due-work queue.
-    const excluding: LeadExclusionChange = { excluded: true, politeClosePendingAt: null, nextActionAt: null, updatedAt: now };
+    // nextActionAt null takes the lead off the engine's due-work queue; an agent's answer still
+    // waiting to be decided or sent is dropped, as its draft is below.
+    const excluding: LeadExclusionChange = {
+      excluded: true,
+      politeClosePendingAt: null,
+      pendingReplyText: null,
+      agentSendKind: null,
+      agentSendText: null,
+      nextActionAt: null,
+      updatedAt: now,
+    };
     if (lead.networkUrl === null) {
       updateLeadById(ctx.db, lead.id, excluding);
     } else {
@@ -53,12 +62,13 @@ export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
  * dashboard's queue and its count of waiting drafts drop the draft at once.
  */
 function closeDraftsOfExcluded(ctx: Ctx, lead: LeadRef): void {
-  const open = openStepDraftsOfProfile(ctx, lead);
+  const open = openDraftsOfProfile(ctx, lead);
   if (open.length === 0) return;
   const at = ctx.simClock.now();
   for (const draft of open) {
     if (!skipDraftRow(ctx, draft.id, EXCLUDED)) continue;
-    // A lead never placed in a sequence has no step to count the draft against.
+    // The agent's reply is no step; a lead never placed in a sequence has no step to count the draft against.
+    if (draft.stepId === null) continue;
     const position = getPosition(ctx, draft.leadId);
     if (!position) continue;
     recordStep(ctx, {

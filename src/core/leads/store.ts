@@ -278,16 +278,25 @@ export const leadsPerSender = (db: Db, campaignId: string): { accountId: string 
   db.select({ accountId: leads.accountId, n: count() }).from(leads).where(eq(leads.campaignId, campaignId)).groupBy(leads.accountId).all();
 
 /** The fields that excluding a lead, or taking it back, writes on its row. */
-export type LeadExclusionChange = Pick<typeof leads.$inferInsert, 'excluded' | 'politeClosePendingAt' | 'nextActionAt' | 'updatedAt'>;
+export type LeadExclusionChange = Pick<
+  typeof leads.$inferInsert,
+  'excluded' | 'politeClosePendingAt' | 'pendingReplyText' | 'agentSendKind' | 'agentSendText' | 'nextActionAt' | 'updatedAt'
+>;
 
 /**
  * Writes the exclusion fields of every lead with this profile URL, in every campaign, that is
- * not excluded yet or still has a polite close pending (the others already hold them).
+ * not excluded yet or still has a polite close or an agent's answer pending (the others already
+ * hold them).
  */
 export function writeExclusionByUrl(db: Db, networkUrl: string, change: LeadExclusionChange): void {
   db.update(leads)
     .set(change)
-    .where(and(eq(leads.networkUrl, networkUrl), or(eq(leads.excluded, false), isNotNull(leads.politeClosePendingAt))))
+    .where(
+      and(
+        eq(leads.networkUrl, networkUrl),
+        or(eq(leads.excluded, false), isNotNull(leads.politeClosePendingAt), isNotNull(leads.agentSendKind), isNotNull(leads.pendingReplyText)),
+      ),
+    )
     .run();
 }
 
