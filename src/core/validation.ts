@@ -35,7 +35,8 @@ export function zodToApiError(error: z.ZodError, rename: (field: string) => stri
     .slice(0, 3)
     .map((i) => describeIssue(i, rename))
     .join('; ');
-  return new ApiError('validation_error', `${first}.`, { fields });
+  // One full stop: a message that ends a sentence of its own keeps its own.
+  return new ApiError('validation_error', /[.!?…]$/.test(first) ? first : `${first}.`, { fields });
 }
 
 /*

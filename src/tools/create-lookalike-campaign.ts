@@ -50,7 +50,10 @@ export const createLookalikeCampaignTool = defineTool({
       })
       .describe(`The person to find lookalikes of: ${SEED_HINT}.`),
     jobTitleKeywords: z
-      .union([Keyword, z.array(Keyword).max(MAX_TITLE_KEYWORDS), z.null()])
+      .union([Keyword, z.array(Keyword).max(MAX_TITLE_KEYWORDS), z.null()], {
+        // A union's own failure says only "Invalid input": name what it takes instead.
+        error: `a keyword or a list of at most ${MAX_TITLE_KEYWORDS} keywords, each ${MAX_TITLE_KEYWORD_LENGTH} characters at most and not blank`,
+      })
       .optional()
       .describe('Keep people whose job title contains any of these (partial, any case).'),
     countries: z.array(Country).max(MAX_COUNTRIES).nullish().describe('ISO 3166-1 alpha-2 codes (e.g. ["US", "GB"]); omit for worldwide.'),

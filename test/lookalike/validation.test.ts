@@ -115,6 +115,13 @@ describe('create_lookalike_campaign input bounds', () => {
     expect(r.body.error.message).toContain('use GB');
   });
 
+  it('says how many job titles it takes, and ends each message with one full stop', async () => {
+    const many = await server.rest('/campaigns/lookalike', { method: 'POST', body: JSON.stringify({ seed: SEED, jobTitleKeywords: titles(16) }) });
+    expect(many.body.error.message).toMatch(/^jobTitleKeywords: .*at most 15 keywords/);
+    const country = await server.rest('/campaigns/lookalike', { method: 'POST', body: JSON.stringify({ seed: SEED, countries: ['XX'] }) });
+    expect(country.body.error.message).toBe('countries[0]: Use ISO 3166-1 alpha-2 codes such as US, GB or DE.');
+  });
+
   it('says websites and domains are not accepted', async () => {
     const r = await server.rest('/campaigns/lookalike', { method: 'POST', body: JSON.stringify({ seed: 'acme.com' }) });
     expect(r.body.error.message).toMatch(/websites and domains are not accepted/);
