@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approveMatchingDrafts, previewApproveDrafts } from '../../src/core/drafts/approve-all.js';
 import { callTool, RELAXED_LIMITS, startTestServer, type TestServer } from '../helpers.js';
 import { reviewWorkspace } from './helpers.js';
 
@@ -22,6 +23,12 @@ describe('list_drafts with an unknown campaignId', () => {
     expect(stats.status).toBe(404);
     expect(Object.keys(stats.body.error).sort()).toEqual(Object.keys(drafts.body.error).sort());
     expect(stats.body.error.details).toEqual(drafts.body.error.details);
+  });
+
+  it("approve-all's preview and approval name it the same way", () => {
+    const notFound = { code: 'not_found', details: { fields: ['campaignId'] } };
+    expect(() => previewApproveDrafts(server.ctx, 'secret', { campaignId: 'cmp_nope' })).toThrow(expect.objectContaining(notFound));
+    expect(() => approveMatchingDrafts(server.ctx, 'secret', { campaignId: 'cmp_nope', token: 'x' })).toThrow(expect.objectContaining(notFound));
   });
 
   it('list_drafts over MCP names the field too', async () => {

@@ -116,6 +116,16 @@ export function requireCampaignRow(ctx: Ctx, id: string): CampaignRow {
   return row;
 }
 
+/**
+ * A campaign named by a filter (`campaignId` in a query or body, not the path): an unknown one
+ * is 404 naming the field, as every filter's refusal names it. Nothing to check when absent.
+ */
+export function requireCampaignFilter(ctx: Ctx, campaignId: string | undefined): void {
+  if (campaignId !== undefined && !findCampaignRow(ctx, campaignId)) {
+    throw new ApiError('not_found', campaignNotFound(campaignId).message, { fields: ['campaignId'] });
+  }
+}
+
 export const getCampaign = (ctx: Ctx, id: string): Campaign => toCampaign(requireCampaignRow(ctx, id));
 
 /** Every campaign's id, oldest first: what a change of unknown scope (another process's commit) may have touched. */

@@ -1,5 +1,5 @@
 import { namedAccountCounts } from '../accounts/resolve.js';
-import { requireCampaignRow } from '../campaigns/campaign.js';
+import { requireCampaignFilter } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { validationError } from '../errors.js';
@@ -31,7 +31,7 @@ export interface ApprovePreview {
 const scopeOf = (campaignId: string | undefined) => `approve-all|${campaignId ?? ''}`;
 
 export function previewApproveDrafts(ctx: Ctx, secret: string, input: { campaignId?: string | undefined }): ApprovePreview {
-  if (input.campaignId !== undefined) requireCampaignRow(ctx, input.campaignId);
+  requireCampaignFilter(ctx, input.campaignId);
   const at = ctx.clock.now();
   const { groups, maxSeq } = pendingDraftGroups(ctx, input.campaignId);
   const byAccount = new Map<string | null, number>();
@@ -54,7 +54,7 @@ export function approveMatchingDrafts(
   secret: string,
   input: { campaignId?: string | undefined; token: string },
 ): { approved: number; leftPending: number } {
-  if (input.campaignId !== undefined) requireCampaignRow(ctx, input.campaignId);
+  requireCampaignFilter(ctx, input.campaignId);
   const refused = () => validationError('token: not a token of preview_approve_drafts for this filter; preview again and confirm what it counts.', ['token']);
   let key: unknown[];
   try {

@@ -1,7 +1,6 @@
-import { findCampaignRow, requireCampaignRow } from '../campaigns/campaign.js';
+import { findCampaignRow, requireCampaignFilter } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
 import { decodeCursor, encodeCursor, invalidCursor, pageOf } from '../cursor.js';
-import { ApiError } from '../errors.js';
 import type { DraftStatus } from './rules.js';
 import { draftPage, draftSeqExists, pendingDraftCounts } from './store.js';
 import { type ListedDraft, toDraft, toDraftLead } from './view.js';
@@ -13,16 +12,6 @@ export interface ListDraftsInput {
   cursor?: string | undefined;
 }
 
-/** An unknown campaign is 404 naming `campaignId`, as get_agent_stats names it (sequences/stats.ts). */
-function requireCampaignField(ctx: Ctx, campaignId: string): void {
-  try {
-    requireCampaignRow(ctx, campaignId);
-  } catch (err) {
-    if (err instanceof ApiError) throw new ApiError(err.code, err.message, { fields: ['campaignId'] });
-    throw err;
-  }
-}
-
 /**
  * Drafts oldest first (the order they were made), each with what a reviewer needs of its lead.
  * The cursor is bound to the campaign and status filter and resumes after the draft it names,
@@ -30,7 +19,7 @@ function requireCampaignField(ctx: Ctx, campaignId: string): void {
  * read is what a reviewer does before asking for the next one).
  */
 export function listDrafts(ctx: Ctx, secret: string, input: ListDraftsInput): { drafts: ListedDraft[]; nextCursor: string | null } {
-  if (input.campaignId !== undefined) requireCampaignField(ctx, input.campaignId);
+  requireCampaignFilter(ctx, input.campaignId);
   const scope = `drafts|${input.campaignId ?? ''}|${input.status ?? ''}`;
   let after = 0;
   if (input.cursor !== undefined) {

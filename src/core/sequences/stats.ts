@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { invitationTimeoutHours, requireAgentRow, stepsOf } from '../agents/agents.js';
 import { VARIANT_LETTERS, variantCount, walkSteps, type VariantLetter } from '../agents/steps.js';
-import { requireCampaignRow } from '../campaigns/campaign.js';
+import { requireCampaignFilter } from '../campaigns/campaign.js';
 import type { Ctx } from '../context.js';
-import { ApiError } from '../errors.js';
 import { skipCounts, stepCounts } from './store.js';
 
 export const VariantStats = z.object({
@@ -15,17 +14,6 @@ export const VariantStats = z.object({
   /** An email step's sends that bounced; only on email steps. */
   bounced: z.number().int().optional(),
 });
-
-/** An unknown campaign is 404 naming `campaignId`, as the agent is named `agentId`. */
-function requireCampaignField(ctx: Ctx, campaignId: string | undefined): void {
-  if (campaignId === undefined) return;
-  try {
-    requireCampaignRow(ctx, campaignId);
-  } catch (err) {
-    if (err instanceof ApiError) throw new ApiError(err.code, err.message, { fields: ['campaignId'] });
-    throw err;
-  }
-}
 
 export const AgentStats = z.object({
   agentId: z.string(),
@@ -41,7 +29,7 @@ export type AgentStats = z.infer<typeof AgentStats>;
  */
 export function getAgentStats(ctx: Ctx, input: { agentId: string; campaignId?: string | undefined }): AgentStats {
   const row = requireAgentRow(ctx, input.agentId, 'agentId');
-  requireCampaignField(ctx, input.campaignId);
+  requireCampaignFilter(ctx, input.campaignId);
   const counts = new Map<string, Map<string, { sent: number; accepted: number; replied: number; skipped: number; bounced: number }>>();
   for (const c of stepCounts(ctx, input.agentId, input.campaignId)) {
     const byVariant = counts.get(c.stepId) ?? new Map();
@@ -77,7 +65,7 @@ export type SkipReasons = z.infer<typeof SkipReasons>;
  */
 export function getSkipReasons(ctx: Ctx, input: { agentId: string; campaignId?: string | undefined }): SkipReasons {
   const row = requireAgentRow(ctx, input.agentId, 'agentId');
-  requireCampaignField(ctx, input.campaignId);
+  requireCampaignFilter(ctx, input.campaignId);
   const skips = skipCounts(ctx, row.id, input.campaignId);
   return { agentId: row.id, skips };
 }
