@@ -173,6 +173,16 @@ describe('Lookalike extend: continue, fresh, exhausted', () => {
     const again = launch(ctx, { campaignId: created.campaignId, jobTitleKeywords: ['cto'], countries: ['DE'], numberOfLeads: 1 });
     expect(again.resume).toBe('continue');
     expect(jobById(ctx, again.extensionBatchId!)!.cursor).toBe(jobById(ctx, cont.extensionBatchId!)!.cursor);
+    await worker().drain();
+
+    // The seed's bare slug is the same seed as its profile URL: it continues too.
+    const bySlug = launch(ctx, { campaignId: created.campaignId, seed: 'ada-lovelace', jobTitleKeywords: ['cto'], countries: ['DE'], numberOfLeads: 1 });
+    expect(bySlug.resume).toBe('continue');
+    expect(jobById(ctx, bySlug.extensionBatchId!)!.cursor).toBe(jobById(ctx, again.extensionBatchId!)!.cursor);
+    await worker().drain();
+    // A job stored before the seed entered the key by its slug (the key held the full URL) is still continued.
+    ctx.db.$client.prepare('UPDATE lookalike_jobs SET query_key = ? WHERE campaign_id = ?').run(JSON.stringify([SEED, ['cto'], ['DE']]), created.campaignId);
+    expect(launch(ctx, { campaignId: created.campaignId, jobTitleKeywords: ['cto'], countries: ['DE'], numberOfLeads: 1 }).resume).toBe('continue');
   });
 
   it('an exhausted seed and filters give lookalike_exhausted (400), reserving nothing', async () => {

@@ -88,7 +88,7 @@ function planExtend(ctx: Ctx, campaignId: string, query: LookalikeQuery): Plan {
       `Leads are still being added to campaign ${campaignId}. Wait until that finishes (poll get_campaign until its leads stop growing), then extend again.`,
     );
   }
-  const last = latestJobFor(ctx, campaignId, query.key);
+  const last = latestJobFor(ctx, campaignId, query.key) ?? (query.legacyKey === query.key ? undefined : latestJobFor(ctx, campaignId, query.legacyKey));
   if (last?.exhausted) {
     throw new ApiError(
       'lookalike_exhausted',

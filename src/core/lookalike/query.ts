@@ -28,8 +28,13 @@ export interface LookalikeQuery {
   jobTitleKeywords: string[];
   /** Upper-case, de-duplicated and sorted. */
   countries: string[];
-  /** One string for the three: the same key means an extend continues the same pool. */
+  /**
+   * One string for the three: the same key means an extend continues the same pool. The seed
+   * enters it by its label (a URL's slug), so a profile URL and its bare slug are one seed.
+   */
   key: string;
+  /** The key as jobs made before the seed entered by its label stored it (the full URL). */
+  legacyKey: string;
 }
 
 /**
@@ -39,5 +44,11 @@ export interface LookalikeQuery {
 export function lookalikeQuery(seed: string, jobTitleKeywords: readonly string[], countries: readonly string[]): LookalikeQuery {
   const titles = [...new Set(jobTitleKeywords.map((k) => k.trim().toLowerCase()))].sort();
   const codes = [...new Set(countries.map((c) => c.toUpperCase()))].sort();
-  return { seed, jobTitleKeywords: titles, countries: codes, key: JSON.stringify([seed, titles, codes]) };
+  return {
+    seed,
+    jobTitleKeywords: titles,
+    countries: codes,
+    key: JSON.stringify([seedLabel(seed), titles, codes]),
+    legacyKey: JSON.stringify([seed, titles, codes]),
+  };
 }
