@@ -293,7 +293,7 @@ export function startOutboxWorkers(
   settings: Pick<Settings, 'config' | 'env'>,
   log: Logger,
   crmPort?: CrmPort | null,
-): { webhooks: WebhookWorker; triage: TriageWorker; crm: CrmWorker | null; stop: () => Promise<void> } {
+): { webhooks: WebhookWorker; crm: CrmWorker | null; stop: () => Promise<void> } {
   const webhooks = new WebhookWorker(ctx, { policy: webhookPolicy(settings) });
   webhooks.start();
   const triage = new TriageWorker(ctx);
@@ -301,7 +301,6 @@ export function startOutboxWorkers(
   const crm = startCrmWorker(ctx, settings, log, crmPort ?? createCrm(settings.config.crm, process.env));
   return {
     webhooks,
-    triage,
     crm,
     stop: async () => {
       // Pushes in flight finish (or are left to their lease) before the database closes.

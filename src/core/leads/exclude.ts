@@ -19,8 +19,8 @@ const EXCLUDED = 'excluded';
  * Excludes a lead workspace-wide: its profile URL joins the exclusion list (so later adds
  * are stored excluded) and one bulk UPDATE excludes every lead with that URL in every
  * campaign. A lead with no URL gets only its own flag. Excluded leads get no outreach, so a
- * pending polite close is dropped with it, and the open step drafts of every lead it reaches
- * end `skipped` (`excluded`): the engine no longer looks at an excluded lead, so a draft left
+ * pending polite close or agent's answer is dropped with it, and the open drafts (steps' and
+ * the agent's reply) of every lead it reaches end `skipped` (`excluded`): the engine no longer looks at an excluded lead, so a draft left
  * pending or approved would wait for ever. Runs in the caller's transaction (every path that
  * excludes opens one: update_lead, a batch, an auto-exclude tag, the exclusion list, the CRM, an
  * unsubscribe, a polite close), else in its own, so the drafts close with the exclusion or not
@@ -51,8 +51,8 @@ export function excludeEverywhere(ctx: Ctx, lead: LeadRef): void {
 }
 
 /**
- * Ends the open step drafts (pending or approved, not on the wire) of the leads an exclusion
- * reaches, `skipped` with reason `excluded`, each counted as a skipped step of the lead's agent
+ * Ends the open drafts (pending or approved, not on the wire) of the leads an exclusion
+ * reaches, `skipped` with reason `excluded`, each step's counted as a skipped step of the lead's agent
  * on the engine's clock, so get_agent_stats counts the draft that was never sent. This is what
  * `closeDraftsOfEndedSequence` (outreach/runner.ts) does for a sequence ended `excluded` (the CRM
  * and the unsubscribe still call it after this, and find nothing left open); it is not called

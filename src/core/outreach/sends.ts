@@ -221,7 +221,6 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result
     case 'agent_reply':
     case 'cta':
       changes = { needsReply: false, agentTurns: lead.agentTurns + 1, agentSendKind: null, agentSendText: null, chatId: chat };
-      settleReplyDraft(ctx, lead, info, intent.id, true, { ...lead, ...changes, sendAttempts: 0, updatedAt: at });
       type = intent.kind === 'cta' ? 'cta_sent' : 'agent_replied';
       break;
     case 'polite_close':
@@ -234,7 +233,10 @@ function applySent(ctx: Ctx, settings: EngineSettings, intent: IntentRow, result
   }
   countAccountDaily(ctx, intent.accountId, 'messagesSent');
   changes = { ...changes, sendAttempts: 0, updatedAt: at };
-  const position = settleStep(ctx, { ...lead, ...changes }, info, settings, intent, { event: 'sent' }, at);
+  const after = { ...lead, ...changes };
+  // The reply's draft is found by the turn before this send; its draft.sent shows the lead after it.
+  if (intent.kind !== 'polite_close') settleReplyDraft(ctx, lead, info, intent.id, true, after);
+  const position = settleStep(ctx, after, info, settings, intent, { event: 'sent' }, at);
   const updated = updateAndReplan(ctx, lead.id, changes, info, settings, lead, position);
   if (!updated) return;
   recordActivity(ctx, { type, at, lead: updated, text: intent.text, accountId: intent.accountId });
