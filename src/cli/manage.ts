@@ -4,6 +4,7 @@ import { resolveSettings, UsageError, type SettingFlags } from '../config.js';
 import { listAccounts, type Account } from '../core/accounts/list.js';
 import { ConnectAccountInput, UpdateAccountInput, type ConnectAccountResult } from '../core/accounts/manage.js';
 import { CreateAgentInput, listAgents, UpdateAgentInput, type Agent, type AgentPreview } from '../core/agents/agents.js';
+import { walkSteps, type Step } from '../core/agents/steps.js';
 import { listCampaigns, type Campaign } from '../core/campaigns/campaign.js';
 import { CreateCampaignInput, UpdateCampaignInput } from '../core/campaigns/manage.js';
 import { withAudit } from '../core/audit/scope.js';
@@ -144,6 +145,17 @@ function bool(raw: string | undefined, flag: string): boolean | undefined {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   throw new UsageError(`${flag}: "${raw}" must be true or false`);
+}
+
+/**
+ * An agent's sequence in a line: how many steps in all, and the top level's kinds in order, an
+ * `if` with its condition (`3 steps: email, if email_replied, email`). The main path's message
+ * count alone said 0 for a sequence of emails or visits.
+ */
+function stepsSummary(steps: readonly Step[]): string {
+  const all = walkSteps(steps).length;
+  const top = steps.map((s) => (s.kind === 'if' ? `if ${s.condition}` : s.kind)).join(', ');
+  return `${all} step${all === 1 ? '' : 's'}${all > steps.length ? ` (${all - steps.length} in branches)` : ''}: ${top}`;
 }
 
 function readJsonFile(path: string | undefined, flag = '--file'): unknown {
@@ -337,6 +349,7 @@ export async function agents(args: string[]): Promise<void> {
           ['ACCOUNT', (a) => a.accountId ?? '-'],
           ['NOTE', (a) => (a.connectionNote ? 'yes' : 'no')],
           ['MESSAGES', (a) => String(a.messages.length)],
+          ['STEPS', (a) => String(walkSteps(a.steps).length)],
         ],
         config: true,
       });
@@ -354,7 +367,7 @@ export async function agents(args: string[]): Promise<void> {
               ? await operate<Agent>(ctx, createAgentTool, checked(CreateAgentInput, json, AGENT_FIELDS), key)
               : await operate<Agent>(ctx, updateAgentTool, { agentId: id as string, ...checked(UpdateAgentInput, json, AGENT_FIELDS) });
           stdout(
-            `${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${a.messages.length} message(s) on the main path.`,
+            `${sub === 'create' ? 'Created' : 'Updated'} agent ${a.id} (${a.name}): account ${a.accountId ?? 'none'}, ${stepsSummary(a.steps)}; ${a.messages.length} message(s) on the main path.`,
           );
         }),
       );

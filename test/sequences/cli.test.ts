@@ -35,7 +35,23 @@ describe('the operator CLI: steps, senders and the new limits', () => {
     );
     const agent = run(['agents', 'create', '--file', agentFile, '--db', db]);
     expect(agent.status, agent.stderr).toBe(0);
-    expect(agent.stdout).toMatch(/^Created agent tpl_\S+ \(Branching\): account acc_ada, 1 message\(s\) on the main path\.\n$/);
+    expect(agent.stdout).toMatch(
+      /^Created agent tpl_\S+ \(Branching\): account acc_ada, 4 steps \(2 in branches\): invite, if accepted; 1 message\(s\) on the main path\.\n$/,
+    );
+    // A sequence with no LinkedIn message on its main path still says what it holds.
+    writeFileSync(
+      agentFile,
+      JSON.stringify({ name: 'Visitor', accountId: 'acc_ada', steps: [{ kind: 'visit' }, { kind: 'wait', hours: 24 }, { kind: 'like_post' }] }),
+    );
+    const visitor = run(['agents', 'create', '--file', agentFile, '--db', db]);
+    expect(visitor.status, visitor.stderr).toBe(0);
+    expect(visitor.stdout).toMatch(
+      /^Created agent tpl_\S+ \(Visitor\): account acc_ada, 3 steps: visit, wait, like_post; 0 message\(s\) on the main path\.\n$/,
+    );
+    const visitorId = /agent (\S+) /.exec(visitor.stdout)![1]!;
+    const agentRows = run(['agents', 'list', '--db', db]).stdout.trim().split('\n');
+    expect(agentRows[0]!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'ACCOUNT', 'NOTE', 'MESSAGES', 'STEPS']);
+    expect(agentRows.find((r) => r.startsWith(visitorId))!.split(/\s{2,}/)).toEqual([visitorId, 'Visitor', 'acc_ada', 'no', '0', '3']);
     writeFileSync(agentFile, JSON.stringify({ name: 'Bad', accountId: 'acc_ada', steps: [{ kind: 'message', text: 'Hi {{nick}}' }] }));
     const bad = run(['agents', 'create', '--file', agentFile, '--db', db]);
     expect(bad.status).not.toBe(0);
