@@ -6,6 +6,8 @@
 export type FaultPoint =
   /** Recording an idempotency key, inside its reservation transaction. */
   | 'idempotency.reserve'
+  /** Storing a key's result after its request's work is done: the server stopped in between. */
+  | 'idempotency.finalize'
   /** One batch-add item, after its charge and insert, inside its transaction. */
   | 'leads.add.item'
   /** One lead update (PATCH or batch item), after its writes, inside its transaction. */

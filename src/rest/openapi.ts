@@ -243,7 +243,7 @@ export function openApiDocument(tools: readonly Tool[], origin: string): JsonObj
           in: 'header',
           required: false,
           description:
-            'Retrying with the same key and body within 24 hours replays the first success; the same key with another body, or while the first is in flight, is 409 `conflict`. Keys are scoped per API key.',
+            'Retrying with the same key and body within 24 hours replays the first success; the same key with another body, while the first is in flight, or after the first was interrupted once it had begun its work (it is never run twice), is 409 `conflict`. Keys are scoped per API key.',
           schema: jsonSchema(IdempotencyKey, 'input'),
         },
       },

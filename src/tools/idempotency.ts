@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
-import { finalizeKey, releaseKey, requestFingerprint, reserveKey, type IdempotencyScope } from '../core/idempotency/store.js';
+import { finalizeKey, markKeyBegun, releaseKey, requestFingerprint, reserveKey, type IdempotencyScope } from '../core/idempotency/store.js';
 import { settle, type Caller, type Settled, type Tool } from './define.js';
 
 export interface IdempotentRun {
@@ -30,9 +30,18 @@ function scopeOf(tool: Tool, caller: Caller, run: IdempotentRun): IdempotencySco
  * The idempotency stage of the pipeline, between input validation and the handler. It
  * reserves the key before anything is performed, replays a stored success, and afterwards
  * keeps or releases the key by the tool's own `keepKey` rule. Tools opt in with
- * `idempotent: true`; none of them carries idempotency code of its own.
+ * `idempotent: true`; none of them carries idempotency code of its own. `handle` is given the
+ * mark to make in the transaction of the handler's first write (the pipeline hands it to the
+ * audit scope, which finds that transaction): from then on a crash leaves the key `begun`, and
+ * a retry is refused rather than run twice.
  */
-export async function runIdempotent(ctx: Ctx, tool: Tool, caller: Caller, run: IdempotentRun, handle: () => Promise<unknown>): Promise<IdempotentResult> {
+export async function runIdempotent(
+  ctx: Ctx,
+  tool: Tool,
+  caller: Caller,
+  run: IdempotentRun,
+  handle: (onFirstWrite: () => void) => Promise<unknown>,
+): Promise<IdempotentResult> {
   const scope = scopeOf(tool, caller, run);
   let reservation;
   try {
@@ -48,7 +57,7 @@ export async function runIdempotent(ctx: Ctx, tool: Tool, caller: Caller, run: I
 
   let result: unknown;
   try {
-    result = await handle();
+    result = await handle(() => markKeyBegun(ctx, scope));
   } catch (err) {
     forget(ctx, tool, caller, scope);
     throw err;

@@ -362,12 +362,13 @@ export async function invokeTool(outer: Ctx, tool: Tool, inv: Invocation): Promi
     }
     stage = 'idempotency';
     const key = idempotencyKeyOf(inv);
-    const handle = async () => {
+    const handle = async (onFirstWrite?: () => void) => {
       stage = 'handler';
       const caller = inv.progress ? { ...inv.caller, progress: inv.progress } : inv.caller;
       if (tool.annotations.readOnlyHint) return tool.handler(ctx, parsed.data, caller);
-      // A write: the audit trail records it in the first transaction that changes a row (core/audit).
-      return withAudit(ctx, auditedCall(tool, parsed.data, inv.caller), () => tool.handler(ctx, parsed.data, caller));
+      // A write: the audit trail records it in the first transaction that changes a row (core/audit),
+      // and an idempotency key is marked begun in that transaction.
+      return withAudit(ctx, auditedCall(tool, parsed.data, inv.caller), () => tool.handler(ctx, parsed.data, caller), onFirstWrite);
     };
     const headers = rateLimitHeaders(report.states);
     if (key === undefined) return { ok: true, ...settle(await handle()), headers };

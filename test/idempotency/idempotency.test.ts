@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { authenticateKey, insertApiKey } from '../../src/core/auth/keys.js';
 import { IDEMPOTENCY_TTL_MS, IN_FLIGHT_LEASE_MS, requestFingerprint } from '../../src/core/idempotency/store.js';
-import { creditBalance, creditLedger, idempotencyRecords, leads } from '../../src/db/schema.js';
+import { creditBalance, creditLedger, idempotencyRecords, leads, messages } from '../../src/db/schema.js';
 import { fixture, TEST_KEY } from '../helpers.js';
 import { call, openSession, TRANSPORTS, type Session } from '../leads/call.js';
 
@@ -114,6 +114,64 @@ describe.each(TRANSPORTS)('idempotency over %s', (transport) => {
     const taken = await add('p1', 'busy');
     expect(taken.body.status).toBe('created');
     expect(records()).toEqual([expect.objectContaining({ state: 'done' })]);
+  });
+
+  it('never runs again a request that was interrupted after it began its work: the message goes out once', async () => {
+    s = await openSession(transport);
+    const sent = () => db().select().from(messages).where(eq(messages.text, 'Hello once')).all();
+    const send = () => s.call('send_message', { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello once' }, { idempotencyKey: 'm1' });
+    // The server stops after the message was sent and recorded, before the key's result is stored.
+    s.server.ctx.faults = {
+      hit: (point) => {
+        if (point === 'idempotency.finalize') throw new Error('the process stopped here');
+      },
+    };
+    expect((await send()).status).toBe(200);
+    delete s.server.ctx.faults;
+    expect(sent()).toHaveLength(1);
+    // The key was marked in the transaction of the request's first write.
+    expect(records()).toEqual([expect.objectContaining({ key: 'm1', state: 'begun', body: null })]);
+
+    const early = await send();
+    expect(early.status).toBe(409);
+    expect(early.body.error.message).toMatch(/in progress/);
+
+    s.server.ctx.clock.advance(IN_FLIGHT_LEASE_MS);
+    const late = await send();
+    expect(late.status).toBe(409);
+    expect(late.body.error).toMatchObject({ code: 'conflict', details: { fields: [keyField] } });
+    expect(late.body.error.message).toMatch(/interrupted .* not run again under this key/);
+    expect(sent()).toHaveLength(1);
+    // Another body under the key is still "a different request".
+    const other = await s.call('send_message', { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello twice' }, { idempotencyKey: 'm1' });
+    expect(other.status).toBe(409);
+    expect(other.body.error.message).toMatch(/different request/);
+    // A new key sends.
+    expect((await s.call('send_message', { campaignId: 'cmp_q4', leadId: 'lead_ada1', text: 'Hello once' }, { idempotencyKey: 'm2' })).status).toBe(200);
+    expect(sent()).toHaveLength(2);
+  });
+
+  it('a batch interrupted after its leads were stored is not run again: its leads and charges stand once', async () => {
+    s = await openSession(transport);
+    const batch = () =>
+      s.call('add_leads_batch', { campaignId: 'cmp_q4', leads: [{ networkUrl: url('cut1') }, { networkUrl: url('cut2') }] }, { idempotencyKey: 'b1' });
+    s.server.ctx.faults = {
+      hit: (point) => {
+        if (point === 'idempotency.finalize') throw new Error('the process stopped here');
+      },
+    };
+    expect((await batch()).body.summary).toMatchObject({ created: 2 });
+    delete s.server.ctx.faults;
+    const charged = charges().length;
+    s.server.ctx.clock.advance(IN_FLIGHT_LEASE_MS);
+    const retry = await batch();
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.message).toMatch(/interrupted/);
+    expect(leadsWith(url('cut1'))).toHaveLength(1);
+    expect(charges()).toHaveLength(charged);
+    // After the 24-hour window the key is free again: the same request runs (and finds duplicates).
+    s.server.ctx.clock.advance(IDEMPOTENCY_TTL_MS);
+    expect((await batch()).body.summary).toMatchObject({ duplicate: 2, created: 0 });
   });
 
   it('forgets a key after 24 hours: the same key then runs a new request', async () => {

@@ -4,6 +4,8 @@ import {
   canonicalJson,
   finalizeKey,
   IDEMPOTENCY_TTL_MS,
+  IN_FLIGHT_LEASE_MS,
+  markKeyBegun,
   releaseKey,
   requestFingerprint,
   reserveKey,
@@ -70,6 +72,29 @@ describe('the idempotency store', () => {
         .all()
         .map((r) => r.key),
     ).toEqual(['k']);
+  });
+
+  it('a begun reservation is released by its failed request, finalised by its successful one, and never taken over', () => {
+    const ctx = testCtx();
+    reserveKey(ctx, scope('b'), 'idempotencyKey');
+    markKeyBegun(ctx, scope('b'));
+    // The request failed after a write: the key is freed, so the retry runs again.
+    releaseKey(ctx, scope('b'));
+    expect(ctx.db.select().from(idempotencyRecords).all()).toEqual([]);
+    reserveKey(ctx, scope('b'), 'idempotencyKey');
+    markKeyBegun(ctx, scope('b'));
+    finalizeKey(ctx, scope('b'), 200, '{"ok":true}');
+    expect(reserveKey(ctx, scope('b'), 'idempotencyKey')).toEqual({ kind: 'replay', status: 200, body: '{"ok":true}' });
+    // A begun key whose request never finished: past the lease it is refused, not taken over.
+    reserveKey(ctx, scope('c'), 'idempotencyKey');
+    markKeyBegun(ctx, scope('c'));
+    ctx.clock.advance(IN_FLIGHT_LEASE_MS);
+    expect(() => reserveKey(ctx, scope('c'), 'idempotencyKey')).toThrow(/interrupted/);
+    expect(() => reserveKey(ctx, scope('c', 'other'), 'idempotencyKey')).toThrow(/different request/);
+    // An in-flight one that wrote nothing is taken over.
+    reserveKey(ctx, scope('d'), 'idempotencyKey');
+    ctx.clock.advance(IN_FLIGHT_LEASE_MS);
+    expect(reserveKey(ctx, scope('d'), 'idempotencyKey')).toEqual({ kind: 'reserved' });
   });
 
   it('sweeps expired records, on demand and on the way of each reservation', () => {

@@ -18,6 +18,8 @@ export interface AuditedCall {
 interface Scope extends AuditScope {
   ctx: Ctx;
   call: AuditedCall;
+  /** Runs in the transaction of the call's first write, with its event (see withAudit). */
+  onFirstWrite?: (() => void) | undefined;
 }
 
 const hooked = new WeakSet<Db>();
@@ -28,10 +30,12 @@ const hooked = new WeakSet<Db>();
  * so the event and the write commit together or not at all. A call that wrote outside a
  * transaction, or changed nothing, gets its event when it returns successfully. Either way a
  * call leaves exactly one event, or none when it failed before writing.
+ * `onFirstWrite` runs in that same transaction, after the event: what must commit exactly when
+ * the call's work first does (an idempotency key marked as begun) rides on it.
  */
-export async function withAudit<T>(ctx: Ctx, call: AuditedCall, fn: () => T | Promise<T>): Promise<T> {
+export async function withAudit<T>(ctx: Ctx, call: AuditedCall, fn: () => T | Promise<T>, onFirstWrite?: () => void): Promise<T> {
   hook(ctx.db);
-  const scope: Scope = { ctx, call, created: [], written: false, open: true };
+  const scope: Scope = { ctx, call, created: [], written: false, open: true, onFirstWrite };
   try {
     const result = await currentAudit.run(scope, fn);
     if (!scope.written) transaction(ctx.db, () => write(scope));
@@ -100,6 +104,7 @@ function write(scope: Scope): void {
     at: now,
   });
   scope.written = true;
+  scope.onFirstWrite?.();
 }
 
 /**

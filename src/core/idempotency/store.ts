@@ -11,7 +11,10 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * A reservation older than this whose request never finished (the process died mid-request)
- * is abandoned, and the next request with the key takes it over. It is longer than the
+ * is abandoned, and the next request with the key takes it over, but only if the request had
+ * written nothing (state `in_flight`). One that had begun its work (state `begun`, set in the
+ * transaction of its first write) may have sent a message or created something, and running it
+ * again could do so twice; it answers 409 until the key expires. The lease is longer than the
  * 300 s MCP host timeout, so a live request is never taken over.
  */
 export const IN_FLIGHT_LEASE_MS = 10 * 60 * 1000;
@@ -63,12 +66,15 @@ const statements = perDb((db) => {
       `INSERT INTO idempotency_records (api_key_id, key, fingerprint, state, created_at, expires_at)
        VALUES (@apiKeyId, @key, @fingerprint, 'in_flight', @createdAt, @expiresAt)`,
     ),
+    begin: c.prepare<[IdempotencyScope]>(
+      "UPDATE idempotency_records SET state = 'begun' WHERE api_key_id = @apiKeyId AND key = @key AND fingerprint = @fingerprint AND state = 'in_flight'",
+    ),
     finalize: c.prepare<[IdempotencyScope & { status: number; body: string }]>(
       `UPDATE idempotency_records SET state = 'done', status = @status, body = @body
-       WHERE api_key_id = @apiKeyId AND key = @key AND fingerprint = @fingerprint AND state = 'in_flight'`,
+       WHERE api_key_id = @apiKeyId AND key = @key AND fingerprint = @fingerprint AND state IN ('in_flight', 'begun')`,
     ),
     release: c.prepare<[IdempotencyScope]>(
-      "DELETE FROM idempotency_records WHERE api_key_id = @apiKeyId AND key = @key AND fingerprint = @fingerprint AND state = 'in_flight'",
+      "DELETE FROM idempotency_records WHERE api_key_id = @apiKeyId AND key = @key AND fingerprint = @fingerprint AND state IN ('in_flight', 'begun')",
     ),
     sweep: c.prepare<[{ now: number; limit: number }]>(
       'DELETE FROM idempotency_records WHERE rowid IN (SELECT rowid FROM idempotency_records WHERE expires_at <= @now ORDER BY expires_at LIMIT @limit)',
@@ -92,7 +98,9 @@ export function reserveKey(ctx: Ctx, scope: IdempotencyScope, keyField: string):
     sweepExpiredKeys(ctx, SWEEP_BATCH);
     const row = statements(ctx.db).get.get(scopeKey(scope));
     if (row && row.expiresAt > now) {
-      const abandoned = row.state === 'in_flight' && now - row.createdAt >= IN_FLIGHT_LEASE_MS;
+      const stale = now - row.createdAt >= IN_FLIGHT_LEASE_MS;
+      // A reservation whose request died before writing anything is taken over: nothing was done.
+      const abandoned = row.state === 'in_flight' && stale;
       if (!abandoned) {
         if (row.fingerprint !== scope.fingerprint) {
           throw new ApiError(
@@ -101,7 +109,14 @@ export function reserveKey(ctx: Ctx, scope: IdempotencyScope, keyField: string):
             { fields: [keyField] },
           );
         }
-        if (row.state === 'in_flight') {
+        if (row.state === 'begun' && stale) {
+          throw new ApiError(
+            'conflict',
+            `The request with this ${keyField} was interrupted (the server stopped) after it had begun its work, so its result was not kept. It is not run again under this key, as that could do the work twice: check what it did (the campaign's leads, the conversation), then use a new key for anything still to do.`,
+            { fields: [keyField] },
+          );
+        }
+        if (row.state !== 'done') {
           throw new ApiError(
             'conflict',
             `A request with this ${keyField} is still in progress. Retry with the same key once it has finished to get its result.`,
@@ -117,8 +132,18 @@ export function reserveKey(ctx: Ctx, scope: IdempotencyScope, keyField: string):
   });
 }
 
+/**
+ * Marks the reservation as begun: its request has written something. Called in the transaction
+ * of that first write, so a crash leaves either nothing done and the key `in_flight`, or the
+ * write and the key `begun`, never one without the other.
+ */
+export function markKeyBegun(ctx: Ctx, scope: IdempotencyScope): void {
+  statements(ctx.db).begin.run(scopeParams(scope));
+}
+
 /** Stores the outcome to replay: the exact bytes that were sent, so a replay is byte for byte. */
 export function finalizeKey(ctx: Ctx, scope: IdempotencyScope, status: number, body: string): void {
+  failpoint(ctx, 'idempotency.finalize', scope.key);
   statements(ctx.db).finalize.run({ ...scopeParams(scope), status, body });
 }
 

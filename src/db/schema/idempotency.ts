@@ -7,7 +7,7 @@ export const idempotencyRecords = sqliteTable(
     apiKeyId: text('api_key_id').notNull(),
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
-    /** in_flight | done */
+    /** in_flight (nothing written yet) | begun (written, no result stored yet) | done */
     state: text('state').notNull(),
     status: integer('status'),
     body: text('body'),
