@@ -80,8 +80,36 @@ describe('the audit trail', () => {
       mailbox = r.body.mailbox.id;
     });
     expect(connected).toMatchObject({ action: 'connect_mailbox', targetIds: [mailbox] });
-    const again = await oneEvent(async () => expect((await server.rest('/mailboxes', { method: 'POST', body })).body.mailbox.id).toBe(mailbox));
-    expect(again).toMatchObject({ action: 'connect_mailbox', targetIds: [mailbox] });
+    // Connecting the same one again answers it and changes nothing: no event.
+    const before = count();
+    expect((await server.rest('/mailboxes', { method: 'POST', body })).body.mailbox.id).toBe(mailbox);
+    expect(count()).toBe(before);
+  });
+
+  it('leaves nothing for a successful write that changed nothing, such as a batch of ids the key cannot reach', async () => {
+    const before = count();
+    const r = await server.rest('/campaigns/cmp_q4/leads/batch-update', {
+      method: 'POST',
+      body: JSON.stringify({ updates: [{ leadId: 'lead_nowhere', tag: 'Interested' }] }),
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.summary).toMatchObject({ updated: 0, not_found: 1 });
+    expect(count()).toBe(before);
+    // The same call that does change a row is recorded once.
+    const lead = server.ctx.db.$client.prepare("SELECT id FROM leads WHERE campaign_id = 'cmp_q4' AND tag IS NULL LIMIT 1").get() as { id: string };
+    const event = await oneEvent(async () => {
+      const u = await server.rest('/campaigns/cmp_q4/leads/batch-update', {
+        method: 'POST',
+        body: JSON.stringify({
+          updates: [
+            { leadId: lead.id, tag: 'Interested' },
+            { leadId: 'lead_nowhere', tag: 'Interested' },
+          ],
+        }),
+      });
+      expect(u.body.summary).toMatchObject({ updated: 1, not_found: 1 });
+    });
+    expect(event.action).toBe('update_leads_batch');
   });
 
   it('leaves nothing for a refused write or a read', async () => {

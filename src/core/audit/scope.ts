@@ -28,17 +28,20 @@ const hooked = new WeakSet<Db>();
  * Runs `fn` (a write tool's handler, or a CLI verb) with the trail watching: the first
  * transaction of the call that changes a row inserts the call's one event before it commits,
  * so the event and the write commit together or not at all. A call that wrote outside a
- * transaction, or changed nothing, gets its event when it returns successfully. Either way a
- * call leaves exactly one event, or none when it failed before writing.
+ * transaction gets its event when it returns successfully. A call that changed no row leaves
+ * none (a batch whose every item was not found, a key revoked again): there is no change to
+ * attribute. The connection's change count says so; another call's write in between only errs
+ * toward an event. Either way a call leaves one event, or none when it changed nothing.
  * `onFirstWrite` runs in that same transaction, after the event: what must commit exactly when
  * the call's work first does (an idempotency key marked as begun) rides on it.
  */
 export async function withAudit<T>(ctx: Ctx, call: AuditedCall, fn: () => T | Promise<T>, onFirstWrite?: () => void): Promise<T> {
   hook(ctx.db);
   const scope: Scope = { ctx, call, created: [], written: false, open: true, onFirstWrite };
+  const before = auditStore.totalChanges(ctx.db);
   try {
     const result = await currentAudit.run(scope, fn);
-    if (!scope.written) transaction(ctx.db, () => write(scope));
+    if (!scope.written && auditStore.totalChanges(ctx.db) !== before) transaction(ctx.db, () => write(scope));
     return result;
   } finally {
     // Work the call started and left running (a background import) runs on without the scope.
@@ -50,9 +53,10 @@ export async function withAudit<T>(ctx: Ctx, call: AuditedCall, fn: () => T | Pr
 export function withAuditSync<T>(ctx: Ctx, call: AuditedCall, fn: () => T): T {
   hook(ctx.db);
   const scope: Scope = { ctx, call, created: [], written: false, open: true };
+  const before = auditStore.totalChanges(ctx.db);
   try {
     const result = currentAudit.run(scope, fn);
-    if (!scope.written) transaction(ctx.db, () => write(scope));
+    if (!scope.written && auditStore.totalChanges(ctx.db) !== before) transaction(ctx.db, () => write(scope));
     return result;
   } finally {
     scope.open = false;
