@@ -382,17 +382,32 @@ async function answer(res: ServerResponse, response: globalThis.Response): Promi
   });
 }
 
+/** How often an open listen stream's key is checked again when nothing changes. */
+const ADMISSION_RECHECK_MS = 15_000;
+
 /**
  * The request with a `closed` signal that also fires when its key stops authenticating (checked
- * on each batch of changes, before the listen stream's updates go out), so the SDK ends a
- * revoked key's subscriptions/listen stream.
+ * on each batch of changes, before the listen stream's updates go out, and every
+ * ADMISSION_RECHECK_MS), so the SDK ends a revoked or expired key's subscriptions/listen stream.
  */
 function whileAdmitted(ctx: Ctx, req: McpHttpRequest, credential: Credential): McpHttpRequest {
   const closed = new AbortController();
-  const stop = listenToChanges(ctx, () => {
+  const check = () => {
     if (!authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }).ok) closed.abort();
-  });
-  closed.signal.addEventListener('abort', stop, { once: true });
+  };
+  const stop = listenToChanges(ctx, check);
+  // Also on a timer: a key that expires (no write announces that) or is revoked by another
+  // process ends its stream within ADMISSION_RECHECK_MS, not at the next change.
+  const timer = setInterval(check, ADMISSION_RECHECK_MS);
+  timer.unref();
+  closed.signal.addEventListener(
+    'abort',
+    () => {
+      stop();
+      clearInterval(timer);
+    },
+    { once: true },
+  );
   if (req.closed.aborted) closed.abort();
   else req.closed.addEventListener('abort', () => closed.abort(), { once: true });
   return { ...req, closed: closed.signal, whenGone: whenAborted(closed.signal) };

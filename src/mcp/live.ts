@@ -413,7 +413,9 @@ export class KeyedLive {
     res.write(': live resource updates for this key\n\n');
     for (const uri of entry.missed) res.write(updateFrame(uri));
     entry.missed.clear();
-    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+    // Each keepalive asks for the key again too: one that expired (no write announces that) or
+    // was revoked by another process ends within a keepalive, not at the next change.
+    const keepalive = setInterval(() => (stillAdmitted() ? res.write(': keepalive\n\n') : res.end()), KEEPALIVE_MS);
     keepalive.unref();
     entry.streams.set(res, { stillAdmitted, keepalive });
     this.listen();

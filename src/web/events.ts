@@ -27,7 +27,9 @@ export function mountEvents(router: Router, ctx: Ctx): void {
     });
     // Tell the browser how long to wait before reconnecting, and that the stream is open.
     res.write('retry: 3000\nevent: ready\ndata: {}\n\n');
-    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+    // Each keepalive asks for the session again too: one ended by another process (the CLI's
+    // `login --revoke-all`) or expired ends within a keepalive, not at the next change.
+    const keepalive = setInterval(() => (findSession(ctx, token) ? res.write(': keepalive\n\n') : res.end()), KEEPALIVE_MS);
     keepalive.unref();
     const stop = listenToChanges(ctx, (changes: readonly LiveChange[]) => {
       if (!findSession(ctx, token)) {

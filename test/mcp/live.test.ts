@@ -180,6 +180,22 @@ describe('live resources', () => {
     expect(text).not.toContain('notifications/resources/updated');
   });
 
+  it("ends a 2025 key's event stream once the key expires, with nothing changing", async () => {
+    const expiresAt = new Date(server.ctx.clock.now() + 60_000).toISOString();
+    const { key } = createApiKey(server.ctx, 'test', 'expires while subscribed', { expiresAt });
+    const stream = await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream', 'x-api-key': key } });
+    expect(stream.status).toBe(200);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read(); // the stream's opening comment: it is open
+    // The key's expiry passes; no write announces it, so the stream's keepalive finds it.
+    server.ctx.clock.advance(61_000);
+    const ended = (async () => {
+      for (;;) if ((await reader.read()).done) return true;
+    })();
+    const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), 25_000).unref());
+    expect(await Promise.race([ended, timeout])).toBe(true);
+  }, 40_000);
+
   const batch = (tag: string) => ({
     campaignId: 'cmp_review',
     leads: Array.from({ length: 30 }, (_, i) => ({ networkUrl: `https://www.linkedin.com/in/progress-${tag}-${i}`, firstName: `P${i}` })),

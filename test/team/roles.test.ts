@@ -80,9 +80,18 @@ describe('roles in the server', () => {
     const member = addMember(server.ctx, { name: 'Temp', email: 'temp@example.com', role: 'operator' });
     const cookie = await login(server.url, server.ctx, member.id);
     expect((await appCall(server.url, cookie, 'list_campaigns')).status).toBe(200);
+    // The member's open change stream ends with the session, though nothing else changes.
+    const stream = await fetch(`${server.url}/app/api/events`, { headers: { cookie, accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    const body = stream.body!.getReader();
+    const ended = (async () => {
+      for (;;) if ((await body.read()).done) return true;
+    })();
     const owner = await login(server.url, server.ctx, ids.owner);
     const disabled = await appCall(server.url, owner, 'disable_member', { memberId: member.id });
     expect(disabled.body.structuredContent).toMatchObject({ member: { id: member.id }, sessionsEnded: 1 });
+    const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref());
+    expect(await Promise.race([ended, timeout])).toBe(true);
     expect((await appCall(server.url, cookie, 'list_campaigns')).status).toBe(401);
     expect((await fetch(`${server.url}/app/api/session`, { headers: { cookie } })).status).toBe(401);
 

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { transaction } from '../../db/tx.js';
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
+import { noteChange } from '../live/feed.js';
 import { activeMember, ensureOwner, type MemberRef } from '../members/members.js';
 import {
   insertLoginToken,
@@ -96,6 +97,8 @@ export function findSession(ctx: Ctx, cookie: string | undefined): OperatorSessi
 export function endSession(ctx: Ctx, cookie: string | undefined): void {
   if (cookie === undefined || !SECRET_SHAPE.test(cookie)) return;
   revokeSessionByDigest(ctx, digest(cookie), ctx.clock.now());
+  // Its open dashboard stream (another tab) ends now.
+  noteChange(ctx, { resource: 'access' });
 }
 
 /**
@@ -104,5 +107,7 @@ export function endSession(ctx: Ctx, cookie: string | undefined): void {
  */
 export function revokeAllSessions(ctx: Ctx): { sessions: number } {
   const now = ctx.clock.now();
-  return transaction(ctx.db, () => ({ sessions: revokeLiveSessions(ctx, now) }));
+  const ended = transaction(ctx.db, () => ({ sessions: revokeLiveSessions(ctx, now) }));
+  if (ended.sessions > 0) noteChange(ctx, { resource: 'access' });
+  return ended;
 }

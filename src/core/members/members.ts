@@ -6,6 +6,7 @@ import { transaction } from '../../db/tx.js';
 import { isRole, type Role } from './roles.js';
 import { memberStore, type MemberRow } from './store.js';
 import { noteAuditTarget } from '../audit/current.js';
+import { noteChange } from '../live/feed.js';
 
 /** A member as every face shows it. */
 export interface Member {
@@ -171,6 +172,8 @@ export function disableMember(ctx: Ctx, id: string): Member & { sessionsEnded: n
     const disabledAt = row.disabledAt ?? now;
     if (row.disabledAt === null) memberStore.update(ctx.db, id, { disabledAt });
     const sessionsEnded = memberStore.endSessions(ctx.db, id, now);
+    // The member's open dashboard streams end now, not at the next change in the workspace.
+    if (sessionsEnded > 0) noteChange(ctx, { resource: 'access' });
     return { ...memberView({ ...row, disabledAt }), sessionsEnded };
   });
 }
