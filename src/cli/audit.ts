@@ -1,5 +1,6 @@
 import { UsageError } from '../config.js';
 import type { AuditEvent } from '../core/audit/list.js';
+import { defuseFormula } from '../core/text.js';
 import { listAuditEventsTool } from '../tools/list-audit-events.js';
 import { asUsageError, operate, pageLimit, parse, stdout, withDbAsync, type Options } from './shared.js';
 
@@ -25,7 +26,7 @@ const NAMES = { actorId: '--actor', targetId: '--target', since: '--since', unti
 type Page = { events: AuditEvent[]; nextCursor: string | null };
 
 /** One CSV cell: quoted, with a leading =, +, - or @ defused so a spreadsheet never runs it. */
-const cell = (value: string): string => `"${(/^[=+\-@\t\r]/.test(value) ? `'${value}` : value).replace(/"/g, '""')}"`;
+const cell = (value: string): string => `"${defuseFormula(value).replace(/"/g, '""')}"`;
 
 export function auditCsvLine(e: AuditEvent): string {
   return [e.at, e.actor.type, e.actor.id, e.actor.name, e.action, e.targetIds.join(' '), e.summary].map(cell).join(',');

@@ -38,3 +38,10 @@ export function messagePreview(text: string | null | undefined): string | null {
   }
   return `${out.trimEnd()}…`;
 }
+
+/**
+ * A CSV cell a spreadsheet would run as a formula (a leading `=`, `+`, `-` or `@`, or a tab or
+ * carriage return before one) with an apostrophe in front, so it opens as text: for every CSV
+ * made to be opened in a spreadsheet (the audit trail's export, an import's rejected rows).
+ */
+export const defuseFormula = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);

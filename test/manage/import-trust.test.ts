@@ -88,6 +88,37 @@ describe('every row not created is named by its line', () => {
     expect(again).toHaveLength(6);
   });
 
+  it('refuses the rows of a file saved in another encoding than UTF-8, naming the field, and charges nothing for them', async () => {
+    const { ctx, id } = setup(100);
+    // Windows-1252, as Excel's plain "CSV" saves it: é and ü are single bytes that are not UTF-8.
+    const file = Buffer.concat([
+      Buffer.from(`LinkedIn URL,Name,Company\n${url('ascii')},Ada Lovelace,Engines\n${url('jose')},Jos`),
+      Buffer.from([0xe9]),
+      Buffer.from(' M'),
+      Buffer.from([0xfc]),
+      Buffer.from('ller,Caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('\n'),
+    ]);
+    const r = await importLeads(ctx, { campaignId: id, source: file });
+    expect(r.summary).toMatchObject({ total: 2, created: 1, validation_error: 1 });
+    expect(r.creditsCharged).toBe(1);
+    expect(r.rows).toEqual([
+      expect.objectContaining({ line: 3, status: 'validation_error', field: 'fullName', message: expect.stringMatching(/not UTF-8 .*"CSV UTF-8"/) }),
+    ]);
+    expect(leadsOf(ctx, id).map((l) => l.networkUrl)).not.toContain(url('jose'));
+  });
+
+  it('the CSV of rejected rows opens in a spreadsheet as text: a cell that would run as a formula is defused', () => {
+    const csv = rejectedRowsCsv(['Name', 'LinkedIn URL', 'Title'], ',', [
+      { line: 2, status: 'validation_error', field: 'networkUrl', message: 'networkUrl is missing.', cells: ['=HYPERLINK("http://evil")', '', '+1'] },
+      { line: 3, status: 'validation_error', field: 'networkUrl', message: 'networkUrl is missing.', cells: ['@SUM(A1)', '-2', 'Plain - text'] },
+    ]);
+    const rows = parseCsv(csv) as string[][];
+    expect(rows[1]!.slice(0, 3)).toEqual(['\'=HYPERLINK("http://evil")', '', "'+1"]);
+    expect(rows[2]!.slice(0, 3)).toEqual(["'@SUM(A1)", "'-2", 'Plain - text']);
+  });
+
   it('the dry run names the same rows', async () => {
     const { ctx, id } = setup(100);
     addExclusions(ctx, [url('x')]);

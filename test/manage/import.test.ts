@@ -55,6 +55,15 @@ describe('CSV import', () => {
     expect(m.map((c) => c.field)).toEqual(['networkUrl', 'firstName', 'jobTitle', 'personalization', 'companyName']);
     expect(mapColumns(['URL', 'Name', 'Title', 'Shoe size']).map((c) => c.field)).toEqual(['networkUrl', 'fullName', 'jobTitle', null]);
     expect(() => mapColumns(['URL'], { Missing: 'email' })).toThrow(/no column "Missing"/);
+    // --map wins over an earlier column that maps to the same field by its name; that one is ignored.
+    expect(mapColumns(['URL', 'LinkedIn', 'Name'], { LinkedIn: 'networkUrl' }).map((c) => c.field)).toEqual([null, 'networkUrl', 'fullName']);
+    expect(mapColumns(['Website', 'Profile', 'Name', 'Title', 'Job Title'], { Profile: 'networkUrl', 'Job Title': 'jobTitle' }).map((c) => c.field)).toEqual([
+      null,
+      'networkUrl',
+      'fullName',
+      null,
+      'jobTitle',
+    ]);
     expect(detectDelimiter('"a;b",c,d')).toBe(',');
   });
 

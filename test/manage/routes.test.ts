@@ -210,5 +210,9 @@ describe('exclusion verbs', () => {
     ]);
     expect(exclusionUrlsFromText('\uFEFFName;Profile URL\n"Doe; Jane";https://linkedin.com/in/jane\n')).toEqual(['https://linkedin.com/in/jane']);
     expect(() => exclusionUrlsFromText('Name,Company\nA,B\n')).toThrow(/profile URL column/);
+    // Bad quoting refuses the file, naming the line, as a validation error (exit 2 at the CLI).
+    expect(() => exclusionUrlsFromText('Name;LinkedIn URL\r\nA;https://linkedin.com/in/a\r\nB;"https://linkedin.com/in/b\r\n')).toThrow(
+      expect.objectContaining({ code: 'validation_error', message: expect.stringMatching(/^file: line 4 is not valid CSV .*nothing was excluded\.$/) }),
+    );
   });
 });

@@ -94,7 +94,17 @@ export function exclusionUrlsFromText(text: string): string[] {
     .filter((l) => l !== '' && !l.startsWith('#'));
   if (lines.length === 0) return [];
   if (normalizeProfileUrl(lines[0] as string) !== null) return lines;
-  const records = parseCsv(body, { delimiter: detectDelimiter(lines[0] as string), bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+  let records: string[][];
+  try {
+    records = parseCsv(body, { delimiter: detectDelimiter(lines[0] as string), bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+  } catch (err) {
+    // A malformed line (bad quoting) refuses the whole file, before anything is excluded.
+    const line = (err as { lines?: number }).lines;
+    throw validationError(
+      `file: ${line !== undefined ? `line ${line} is` : 'the file is'} not valid CSV (${(err as Error).message.replace(/^[^:]*: /, '')}); nothing was excluded.`,
+      ['file'],
+    );
+  }
   const [header = [], ...rows] = records;
   const col = mapColumns(header.map((h) => h.trim())).findIndex((m) => m.field === 'networkUrl');
   if (col < 0) throw validationError('file: the first line is neither a profile URL nor a header with a profile URL column (e.g. "LinkedIn URL").', ['file']);

@@ -8,6 +8,7 @@ import { hasPendingJob } from '../lookalike/store.js';
 import { requireCampaignRow } from '../campaigns/campaign.js';
 import { beginImporting, endImporting, importingHolder, isFinished, neverRestarted, renewImporting } from '../campaigns/state-machine.js';
 import type { Ctx } from '../context.js';
+import { defuseFormula } from '../text.js';
 import { GRANT_HINT, leadCreditsAvailable } from '../credits/charge.js';
 import { ApiError, validationError } from '../errors.js';
 import { ADD_ITEM_STATUSES, addLeadsBatch, profileUrlProblem, type AddItemStatus, type AddLeadsBatchResult, type NewBatchLead } from '../leads/add.js';
@@ -76,7 +77,12 @@ export function parseMapOption(raw: string): Record<string, ImportField> {
   return out;
 }
 
-/** Maps each header to a field: `map` first, then names and usual headers. A field is filled by its first column only. */
+/**
+ * Maps each header to a field: `map` first, then names and usual headers. A field `map` names is
+ * filled by the column it names, wherever that column stands, and no column maps to it by its
+ * name (`--map "LinkedIn=networkUrl"` beats an earlier "URL" column, which is then ignored);
+ * otherwise a field is filled by its first column only.
+ */
 export function mapColumns(headers: readonly string[], map: Readonly<Record<string, ImportField>> = {}): ColumnMapping[] {
   const overrides = new Map(Object.entries(map).map(([h, f]) => [squash(h), f]));
   for (const [header] of Object.entries(map)) {
@@ -85,8 +91,17 @@ export function mapColumns(headers: readonly string[], map: Readonly<Record<stri
     }
   }
   const taken = new Set<ImportField>();
-  return headers.map((header) => {
-    const field = overrides.get(squash(header)) ?? BY_SQUASHED.get(squash(header)) ?? null;
+  // The explicit mapping claims its fields first, each by the first column it names.
+  const claimed = headers.map((header) => {
+    const field = overrides.get(squash(header));
+    if (field === undefined || taken.has(field)) return null;
+    taken.add(field);
+    return field;
+  });
+  return headers.map((header, i) => {
+    if (claimed[i] != null) return { header, field: claimed[i] };
+    if (overrides.has(squash(header))) return { header, field: null };
+    const field = BY_SQUASHED.get(squash(header)) ?? null;
     if (field === null || taken.has(field)) return { header, field: null };
     taken.add(field);
     return { header, field };
@@ -295,6 +310,9 @@ interface Row {
   invalid: { field: ImportField; message: string } | null;
 }
 
+const notUtf8 = (field: ImportField): string =>
+  `${field} holds bytes that are not UTF-8 text: the file was saved in another encoding (Excel's plain "CSV" on Windows is Windows-1252). Save it as "CSV UTF-8" and import it again; rows already imported are skipped free.`;
+
 /** A row as batch add takes it. A bad URL is left to batch add, which judges it as it judges any item. */
 function toRow(line: number, cells: string[], mapping: readonly ColumnMapping[]): Row {
   const lead: Record<string, string> = {};
@@ -304,6 +322,8 @@ function toRow(line: number, cells: string[], mapping: readonly ColumnMapping[])
     const v = cells[i]?.trim();
     if (field === null || !v) continue;
     lead[field] = v;
+    // A byte that is not UTF-8 was read as U+FFFD: storing it would put "Jos� M�ller" in a message.
+    if (invalid === null && v.includes('\uFFFD')) invalid = { field, message: notUtf8(field) };
     const words: string | null = invalid === null ? wordsProblem(v) : null;
     if (words) invalid = { field, message: `${field} ${words}` };
     if (invalid === null && field !== 'networkUrl' && v.length > LEAD_FIELD_MAX[field]) {
@@ -608,7 +628,7 @@ export function rejectedRowsCsv(header: readonly string[], delimiter: Delimiter,
   const width = header.length;
   const lines = [[...header, 'line', 'status', 'reason']];
   for (const r of rows) {
-    const cells = Array.from({ length: width }, (_, i) => r.cells[i] ?? '');
+    const cells = Array.from({ length: width }, (_, i) => defuseFormula(r.cells[i] ?? ''));
     lines.push([...cells, String(r.line), r.status, r.message]);
   }
   return `${lines.map((l) => l.map(quote).join(delimiter)).join('\r\n')}\r\n`;
