@@ -85,7 +85,9 @@ export const UnipilePost = z.looseObject({
   social_id: z.string().min(1),
   is_repost: z.boolean().nullish(),
   parsed_datetime: text,
-  user_reacted: text,
+  // The reaction the account left, or `true`/`false` when Unipile gives no detail (its schema
+  // types it as boolean or string): a boolean must not make the post unreadable.
+  user_reacted: z.union([z.boolean(), z.string()]).nullish(),
   permissions: z.looseObject({ can_react: z.boolean().nullish() }).nullish(),
 });
 export type UnipilePost = z.infer<typeof UnipilePost>;

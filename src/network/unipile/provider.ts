@@ -142,6 +142,9 @@ function identifierOf(rawUrl: string, normalized: string): string {
  * `drainInbound`, which also triggers the periodic account sync and relations poll.
  */
 /** GET /users/{identifier} with `linkedin_sections=skills`: each skill with the id an endorsement names and whether the account endorsed it. */
+/** POST /linkedin/profile/endorse's answer: `endorsed` says whether LinkedIn took it. */
+const UnipileEndorsed = z.looseObject({ endorsed: z.boolean().nullish() });
+
 const UnipileSkills = z.looseObject({
   skills: z
     .array(z.looseObject({ name: z.string().min(1), endorsement_id: z.union([z.number(), z.string().min(1)]).nullish(), endorsed: z.boolean().nullish() }))
@@ -418,7 +421,8 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
    * skill's `endorsement_id`, which the profile lists with each skill): first the person's skills
    * (GET /users/{provider_id} with `linkedin_sections=skills`), then the endorsement. `skill`
    * names one (any case); null takes the first the account has not endorsed. A skill the person
-   * does not list, or one LinkedIn offers no endorsement for, is `no_skill`; a skill endorsed
+   * does not list, one LinkedIn offers no endorsement for, or one Unipile answers `endorsed:
+   * false` to, is `no_skill`; a skill endorsed
    * already counts as endorsed without a second call.
    */
   async endorseSkill(input: EndorseSkillInput): Promise<EndorseResult> {
@@ -437,7 +441,7 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     const skill = wanted === null ? offered.find((s) => s.endorsed !== true) : offered.find((s) => s.name.trim().toLowerCase() === wanted);
     if (skill === undefined) return { outcome: 'no_skill' };
     if (skill.endorsed === true) return { outcome: 'endorsed', skill: skill.name };
-    await this.call({
+    const answer = await this.call({
       method: 'POST',
       path: '/linkedin/profile/endorse',
       json: { account_id: accountId, profile_id: person.providerId, skill_endorsement_id: Number(skill.endorsement_id) },
@@ -445,6 +449,9 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
       idempotent: true,
       ctx: { kind: 'send', salesNav: false },
     });
+    // Unipile answers `{ endorsed }`: false means LinkedIn did not take it (the person does not
+    // accept endorsements of it), so there was no skill this account could endorse.
+    if (UnipileEndorsed.safeParse(answer).data?.endorsed === false) return { outcome: 'no_skill' };
     return { outcome: 'endorsed', skill: skill.name };
   }
 

@@ -40,6 +40,8 @@ export interface FakePerson {
   noInMail?: boolean;
   /** Skills as the profile lists them with `linkedin_sections=skills`: `{ name, endorsement_id, endorsed? }`. */
   skills?: any[];
+  /** LinkedIn takes no endorsement of this person: the endorse route answers `endorsed: false`. */
+  refusesEndorsements?: boolean;
 }
 
 export interface ScriptedReply {
@@ -170,7 +172,7 @@ export class UnipileContractServer {
   }
 
   /** A LinkedIn post object as GET /users/{id}/posts lists it. */
-  post(socialId: string, opts: { repost?: boolean; at?: string; reacted?: string; canReact?: boolean } = {}): any {
+  post(socialId: string, opts: { repost?: boolean; at?: string; reacted?: string | boolean; canReact?: boolean } = {}): any {
     return {
       object: 'Post',
       provider: 'LINKEDIN',
@@ -184,7 +186,8 @@ export class UnipileContractServer {
       comment_counter: 0,
       repost_counter: 0,
       impressions_counter: 10,
-      ...(opts.reacted ? { user_reacted: opts.reacted } : {}),
+      // Unipile types it as boolean or string: a boolean when it has no detail of the reaction.
+      user_reacted: opts.reacted ?? false,
       author: { public_identifier: 'x', id: 'ACoX', name: 'X', is_company: false },
       permissions: { can_react: opts.canReact ?? true, can_share: true, can_post_comments: true },
       is_repost: opts.repost ?? false,
@@ -444,8 +447,10 @@ export class UnipileContractServer {
       const person = this.people.find((p) => p.provider_id === b.profile_id);
       if (!person) return this.error(res, 422, 'invalid_recipient');
       if (!(person.skills ?? []).some((k) => Number(k.endorsement_id) === b.skill_endorsement_id)) return this.error(res, 422, 'invalid_parameters');
+      // As documented: 200 with `{ object: "LinkedinProfileEndorse", endorsed }`.
+      if (person.refusesEndorsements) return this.reply(res, 200, { object: 'LinkedinProfileEndorse', endorsed: false });
       this.endorsements.push(`${b.account_id}:${b.profile_id}:${b.skill_endorsement_id}`);
-      return this.reply(res, 201, { object: 'EndorsementAdded' });
+      return this.reply(res, 200, { object: 'LinkedinProfileEndorse', endorsed: true });
     }
     if (record.method === 'POST' && path === '/users/invite') {
       if (type !== 'application/json') return this.violation(res, 'POST /users/invite: body must be JSON');

@@ -75,6 +75,12 @@ describe('likeLatestPost', () => {
     expect(t.server.requestsTo('POST', /\/posts\/reaction$/)).toHaveLength(0);
   });
 
+  it("reads Unipile's boolean user_reacted: true counts as liked, false is liked now", async () => {
+    jane({ posts: [t.server.post('urn:li:activity:75', { reacted: true })] });
+    expect(await t.provider.likeLatestPost({ account: ada, providerId: 'ACoAAJane01' })).toEqual({ outcome: 'liked', postId: 'urn:li:activity:75' });
+    expect(t.server.requestsTo('POST', /\/posts\/reaction$/)).toHaveLength(0);
+  });
+
   it('maps a refused reaction like any send', async () => {
     jane({ posts: [t.server.post('urn:li:activity:74')] });
     t.server.failNext({ method: 'POST', path: /\/posts\/reaction$/ }, { status: 422, type: 'invalid_post' });
@@ -182,5 +188,12 @@ describe('endorseSkill', () => {
     expect(await t.provider.endorseSkill({ account: ada, providerId: 'ACoAAJane01', skill: 'Juggling' })).toEqual({ outcome: 'no_skill' });
     expect(await t.provider.endorseSkill({ account: ada, providerId: 'ACoAAJane01', skill: 'Chess' })).toEqual({ outcome: 'no_skill' });
     expect(t.server.requestsTo('POST', /\/linkedin\/profile\/endorse$/)).toHaveLength(0);
+  });
+
+  it('answers no_skill when Unipile says the endorsement was not taken (endorsed: false)', async () => {
+    jane({ skills, refusesEndorsements: true });
+    expect(await t.provider.endorseSkill({ account: ada, providerId: 'ACoAAJane01', skill: 'Strategy' })).toEqual({ outcome: 'no_skill' });
+    expect(t.server.requestsTo('POST', /\/linkedin\/profile\/endorse$/)).toHaveLength(1);
+    expect(t.server.endorsements).toEqual([]);
   });
 });
