@@ -50,7 +50,9 @@ export function unexpected(call: HubSpotCall, what: string): CrmError {
  * Maps whatever a client call threw to a CrmError:
  * - 429: retryable, with the Retry-After HubSpot sent;
  * - 5xx, a dropped or refused connection, a timeout: retryable;
- * - 401, 403 (token refused, scope missing), 400 and other 4xx: not retryable, a person must act.
+ * - 401, 403 (token refused, scope missing), 400 and other 4xx: not retryable as such, a person
+ *   must act; the outbox still retries a 401 or 403 on its schedule (core/crm/outbox.ts), so a
+ *   token fixed in time loses nothing.
  * The message never carries the token: the response headers are not quoted, and any text that
  * did carry it is redacted.
  */
