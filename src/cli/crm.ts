@@ -34,7 +34,10 @@ export async function crm(args: string[]): Promise<void> {
         const status = crmStatus(ctx);
         if (values.json) return stdout(JSON.stringify({ connection, ...status }, null, 2));
         if (connection.crm === null) stdout('CRM: not configured (add a crm.hubspot section with tokenEnv to the config file; see docs/crm.md)');
-        else stdout(`CRM: ${connection.crm}, token from ${connection.tokenEnv} (${connection.tokenSet ? 'set' : 'NOT SET in this shell: a server started without it holds pushes in the outbox'})`);
+        else
+          stdout(
+            `CRM: ${connection.crm}, token from ${connection.tokenEnv} (${connection.tokenSet ? 'set' : 'NOT SET in this shell: a server started without it holds pushes in the outbox'})`,
+          );
         const p = status.pull;
         stdout(
           `Pull: ${p.intervalSeconds === null ? 'off' : `every ${p.intervalSeconds} s`}, last poll ${p.lastPolledAt ?? 'never'}${p.lastError ? `, last error: ${p.lastError}` : ''}`,
