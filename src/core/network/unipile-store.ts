@@ -8,6 +8,7 @@ import { syncProviderAccounts, type AccountSyncResult } from '../accounts/sync.j
 import { completeHostedSignIn } from '../accounts/manage.js';
 import type { InboundEvent, ProviderAccount } from './provider.js';
 import { inboundEvent, inboundRow } from './inbound-rows.js';
+import { normalizeProfileUrl } from '../leads/url.js';
 
 /** The adapter's durable state: the inbound queue, sent invitations and known people. All synchronous. */
 export class SqliteUnipileStore implements UnipileStore {
@@ -135,7 +136,9 @@ export class SqliteUnipileStore implements UnipileStore {
     return new Map(rows.map((r) => [r.p, r.at]));
   }
 
-  rememberContact(providerId: string, networkUrl: string, at: number): void {
+  rememberContact(providerId: string, given: string, at: number): void {
+    // The normal form, as leads hold it: a provider-id URL keeps its case in the adapter.
+    const networkUrl = normalizeProfileUrl(given) ?? given;
     this.db
       .insert(unipileContacts)
       .values({ providerId, networkUrl, updatedAt: at })
@@ -147,15 +150,13 @@ export class SqliteUnipileStore implements UnipileStore {
     return this.db.select({ u: unipileContacts.networkUrl }).from(unipileContacts).where(eq(unipileContacts.providerId, providerId)).get()?.u ?? null;
   }
 
-  /** The provider id last seen for a profile URL, saving a profile lookup before a send. */
-  providerIdFor(networkUrl: string): string | null {
-    return (
-      this.db
-        .select({ p: unipileContacts.providerId })
-        .from(unipileContacts)
-        .where(eq(unipileContacts.networkUrl, networkUrl))
-        .orderBy(sql`${unipileContacts.updatedAt} desc`)
-        .get()?.p ?? null
-    );
+  providerIdsFor(networkUrl: string): string[] {
+    return this.db
+      .select({ p: unipileContacts.providerId })
+      .from(unipileContacts)
+      .where(eq(unipileContacts.networkUrl, normalizeProfileUrl(networkUrl) ?? networkUrl))
+      .orderBy(sql`${unipileContacts.updatedAt} desc`)
+      .all()
+      .map((r) => r.p);
   }
 }

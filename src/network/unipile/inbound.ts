@@ -97,9 +97,11 @@ export function handleUnipileWebhook(deps: Deps, payload: unknown): WebhookOutco
     const accountId = deps.store.accountIdFor(r.account_id);
     if (accountId === null) return unknownAccount(deps, r.account_id);
     const providerId = r.user_provider_id;
+    // The URL we know the person by comes first: the lead's, which a Sales Navigator or
+    // provider-id URL may hold where the event names the public identifier.
     const networkUrl =
-      networkUrlForIdentifier(r.user_public_identifier) ??
       deps.store.contactUrl(providerId) ??
+      networkUrlForIdentifier(r.user_public_identifier) ??
       urlFromProfileUrl(r.user_profile_url, providerId) ??
       `https://www.linkedin.com/in/${encodeURIComponent(providerId)}`;
     if (r.user_public_identifier) deps.store.rememberContact(providerId, networkUrl, now);

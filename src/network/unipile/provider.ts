@@ -121,6 +121,8 @@ const SearchCursor = z.object({ c: z.string().min(1) });
 /** Provider-id forms of LinkedIn member ids: classic ACo…, Sales Navigator ACw…, Recruiter AEM…. */
 const PROVIDER_ID = /^(?:ACo|ACw|AEM)[A-Za-z0-9_-]+$/;
 const SALES_NAV_ID = /^ACw/;
+/** A member id of a paid product (Sales Navigator, Recruiter): each product names a member by its own id. */
+const PRODUCT_MEMBER_ID = /^(?:ACw|AEM)/;
 
 /**
  * The identifier to ask Unipile for: the URL's slug, lower-cased like the normalised URL,
@@ -196,7 +198,7 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
   async lookupProfile(input: LookupProfileInput): Promise<Profile | FullProfile> {
     const url = normalizeProfileUrl(input.networkUrl);
     if (url === null) throw invalid('networkUrl', 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
-    const identifier = identifierOf(input.networkUrl, url);
+    const identifier = this.identifierFor(input.networkUrl, url);
     // Sales Navigator member ids (ACw…) are only readable through Sales Navigator.
     const salesNav = SALES_NAV_ID.test(identifier);
     if (salesNav && !input.account.hasSalesNavigator) {
@@ -216,7 +218,7 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     });
     const profile = parseOrUpstream(UnipileProfile, body, this.log, 'GET /users/{identifier}');
     const mapped = mapProfile(profile, full, url);
-    this.store.rememberContact(profile.provider_id, mapped.networkUrl, this.clock.now());
+    this.store.rememberContact(profile.provider_id, url, this.clock.now());
     return mapped;
   }
 
@@ -369,7 +371,7 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
   async visitProfile(input: VisitProfileInput): Promise<Profile> {
     const url = input.networkUrl !== undefined ? normalizeProfileUrl(input.networkUrl) : null;
     if (input.networkUrl !== undefined && url === null) throw invalid('networkUrl', 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
-    const identifier = input.providerId ?? (input.networkUrl !== undefined && url !== null ? identifierOf(input.networkUrl, url) : null);
+    const identifier = input.providerId ?? (input.networkUrl !== undefined && url !== null ? this.identifierFor(input.networkUrl, url) : null);
     if (identifier === null) throw invalid(['networkUrl', 'providerId'], 'Give the profile URL or the provider id.');
     const accountId = this.providerAccount(input.account);
     const body = await this.call({
@@ -381,7 +383,7 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     });
     const profile = parseOrUpstream(UnipileProfile, body, this.log, 'GET /users/{identifier}');
     const mapped = mapProfile(profile, false, url ?? '');
-    this.store.rememberContact(profile.provider_id, mapped.networkUrl, this.clock.now());
+    this.store.rememberContact(profile.provider_id, url ?? mapped.networkUrl, this.clock.now());
     return mapped;
   }
 
@@ -664,31 +666,56 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
   }
 
   /**
-   * The provider id and profile URL of a person. A provider id is used as given; a profile URL
-   * is resolved through what earlier calls learnt, else one profile lookup (LinkedIn needs
-   * the provider id to invite or message).
+   * The identifier to read a profile by, from its URL. A lead added by a provider-id URL (a Sales
+   * Navigator hit's, say) holds the id lower-cased, as every profile URL is stored; ids are
+   * case-sensitive, so such a URL is read by the id an earlier call remembered for it, the
+   * classic one when known.
+   */
+  private identifierFor(rawUrl: string, url: string): string {
+    const identifier = identifierOf(rawUrl, url);
+    if (PROVIDER_ID.test(identifier)) return identifier;
+    const seen = this.store.providerIdsFor(url);
+    const same = seen.find((id) => id.toLowerCase() === identifier);
+    if (same === undefined) return identifier;
+    return seen.find((id) => !PRODUCT_MEMBER_ID.test(id)) ?? same;
+  }
+
+  /**
+   * The person's classic member id, which invitations, messages, posts and relations name, and
+   * the URL the caller knows them by. A classic id is used as given; a profile URL is resolved
+   * through what earlier calls learnt, else one profile lookup. A Sales Navigator or Recruiter
+   * id (`ACw…`, `AEM…`: what a Sales Navigator search gives) is converted by reading the profile
+   * in the classic API, as Unipile documents, once. The classic id is remembered under the
+   * caller's URL, so an acceptance or a reply, which names the classic id, finds that URL (the
+   * lead's) again.
    */
   private async resolvePerson(ref: ProfileRef, accountId: string, fieldPrefix: string): Promise<{ providerId: string; networkUrl: string }> {
     const url = ref.networkUrl !== undefined ? normalizeProfileUrl(ref.networkUrl) : null;
     if (ref.networkUrl !== undefined && url === null)
       throw invalid(`${fieldPrefix}networkUrl`, 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
-    if (ref.providerId) {
-      const networkUrl = url ?? this.store.contactUrl(ref.providerId) ?? `https://www.linkedin.com/in/${encodeURIComponent(ref.providerId)}`;
-      return { providerId: ref.providerId, networkUrl };
+    if (ref.providerId && !PRODUCT_MEMBER_ID.test(ref.providerId)) {
+      if (url === null)
+        return {
+          providerId: ref.providerId,
+          networkUrl: this.store.contactUrl(ref.providerId) ?? `https://www.linkedin.com/in/${encodeURIComponent(ref.providerId)}`,
+        };
+      if (this.store.contactUrl(ref.providerId) !== url) this.store.rememberContact(ref.providerId, url, this.clock.now());
+      return { providerId: ref.providerId, networkUrl: url };
     }
-    if (url === null || ref.networkUrl === undefined)
-      throw invalid([`${fieldPrefix}networkUrl`, `${fieldPrefix}providerId`], 'Give the profile URL or the provider id.');
-    const known = this.store.providerIdFor(url);
-    if (known) return { providerId: known, networkUrl: url };
+    const held = url ?? (ref.providerId ? this.store.contactUrl(ref.providerId) : null);
+    if (held === null && !ref.providerId) throw invalid([`${fieldPrefix}networkUrl`, `${fieldPrefix}providerId`], 'Give the profile URL or the provider id.');
+    const known = held !== null ? this.store.providerIdsFor(held).find((id) => !PRODUCT_MEMBER_ID.test(id)) : undefined;
+    if (known) return { providerId: known, networkUrl: held as string };
+    const identifier = ref.providerId || this.identifierFor(ref.networkUrl as string, url as string);
     const body = await this.call({
       method: 'GET',
-      path: `/users/${encodeURIComponent(identifierOf(ref.networkUrl, url))}`,
+      path: `/users/${encodeURIComponent(identifier)}`,
       query: { account_id: accountId },
       idempotent: true,
       ctx: { kind: 'read', salesNav: false },
     });
     const profile = parseOrUpstream(UnipileProfile, body, this.log, 'GET /users/{identifier}');
-    const networkUrl = networkUrlFor(profile, profile.provider_id);
+    const networkUrl = held ?? networkUrlFor(profile, profile.provider_id);
     this.store.rememberContact(profile.provider_id, networkUrl, this.clock.now());
     return { providerId: profile.provider_id, networkUrl };
   }
@@ -699,7 +726,9 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     const url = ref.networkUrl !== undefined ? normalizeProfileUrl(ref.networkUrl) : null;
     if (ref.networkUrl !== undefined && url === null)
       throw invalid('recipient.networkUrl', 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
-    const identifier = ref.providerId ?? (url !== null && ref.networkUrl !== undefined ? identifierOf(ref.networkUrl, url) : null);
+    const remembered = url !== null ? this.store.providerIdsFor(url).find((id) => SALES_NAV_ID.test(id)) : undefined;
+    if (remembered) return remembered;
+    const identifier = ref.providerId ?? (url !== null && ref.networkUrl !== undefined ? this.identifierFor(ref.networkUrl, url) : null);
     if (identifier === null) throw invalid(['recipient.networkUrl', 'recipient.providerId'], 'Give the profile URL or the provider id.');
     const body = await this.call({
       method: 'GET',

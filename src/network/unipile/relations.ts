@@ -72,7 +72,7 @@ export async function pollRelations(deps: Deps, opts: RelationsPollOptions = REL
           const createdAt = typeof r.created_at === 'number' ? toMs(r.created_at) : null;
           if (createdAt !== null) pageOldest = Math.min(pageOldest, createdAt);
           if (!pending.has(r.member_id)) continue;
-          const networkUrl = networkUrlFor(r, r.member_id);
+          const networkUrl = deps.store.contactUrl(r.member_id) ?? networkUrlFor(r, r.member_id);
           deps.store.rememberContact(r.member_id, networkUrl, now);
           const queued = deps.store.enqueue(
             {

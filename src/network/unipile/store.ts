@@ -46,8 +46,12 @@ export interface UnipileStore {
   forgetInvitation(accountId: string, providerId: string): void;
   /** Pending invitations sent at or after `since`: provider id to the time sent. */
   pendingInvitations(accountId: string, since: number): Map<string, number>;
+  /** Remembers the profile URL a member id was seen with (stored in its normal form). */
   rememberContact(providerId: string, networkUrl: string, at: number): void;
   contactUrl(providerId: string): string | null;
-  /** The provider id last seen for a profile URL, saving a profile lookup before a send. */
-  providerIdFor(networkUrl: string): string | null;
+  /**
+   * Every member id seen for a profile URL, the newest first: the classic one, and any Sales
+   * Navigator or Recruiter one a search gave. Saves a profile lookup before a send.
+   */
+  providerIdsFor(networkUrl: string): string[];
 }

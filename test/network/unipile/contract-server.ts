@@ -240,14 +240,20 @@ export class UnipileContractServer {
     };
   }
 
-  private searchItem(p: FakePerson): unknown {
+  /**
+   * A search hit. Through Sales Navigator a member is named by their Sales Navigator id, and the
+   * public identifier is not given: GET /users/{id} in the classic API converts it (Unipile's
+   * users overview: one provider id per product).
+   */
+  private searchItem(p: FakePerson, salesNav: boolean): unknown {
+    const navId = salesNav ? p.sales_nav_id : undefined;
     return {
       object: 'SearchResult',
       type: 'PEOPLE',
-      id: p.provider_id,
-      public_identifier: p.public_identifier,
-      public_profile_url: p.public_identifier ? `https://www.linkedin.com/in/${p.public_identifier}` : null,
-      profile_url: `https://www.linkedin.com/in/${p.provider_id}`,
+      id: navId ?? p.provider_id,
+      public_identifier: navId ? null : p.public_identifier,
+      public_profile_url: !navId && p.public_identifier ? `https://www.linkedin.com/in/${p.public_identifier}` : null,
+      profile_url: navId ? `https://www.linkedin.com/sales/lead/${navId},NAME_SEARCH,x` : `https://www.linkedin.com/in/${p.provider_id}`,
       profile_picture_url: p.profile_picture_url ?? null,
       name: `${p.first_name} ${p.last_name}`,
       first_name: p.first_name,
@@ -564,7 +570,7 @@ export class UnipileContractServer {
       const items = hits.slice(offset, offset + limit);
       return this.reply(res, 200, {
         object: 'LinkedinSearch',
-        items: items.map((p) => this.searchItem(p)),
+        items: items.map((p) => this.searchItem(p, salesNav)),
         config: { params: b },
         paging: { start: offset, page_count: items.length, total_count: hits.length },
         cursor: offset + limit < hits.length ? cursorOf(scope, offset + limit) : null,
