@@ -17,7 +17,7 @@ import { LookalikeWorker } from '../workers/lookalike/worker.js';
 import { configuredTools, createContext, createEngine, startOutboxWorkers, startServer } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { commandHelp, wantsHelp } from './help.js';
-import { asOwner, newDatabaseAt, parse, removeNewDatabase, requireFile, stdout, table, withDb, type Options } from './shared.js';
+import { asOwner, cliAdvice, newDatabaseAt, parse, removeNewDatabase, requireFile, stdout, table, withDb, type Options } from './shared.js';
 import { WEBHOOKS_USAGE, webhooks } from './webhooks.js';
 import { login, loginCommand, LOGIN_USAGE, newLoginLink, serverBase } from './login.js';
 import { accounts, agents, campaigns, exclusions, importCommand, mailboxes, MANAGE_USAGE } from './manage.js';
@@ -446,7 +446,7 @@ export async function main(argv: string[]): Promise<number> {
     return typeof code === 'number' ? code : 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`outreach: ${selfNamed(err.message)}\n`);
+      process.stderr.write(`outreach: ${selfNamed(cliAdvice(err.message))}\n`);
       return 2;
     }
     const code = (err as NodeJS.ErrnoException).code;
@@ -458,7 +458,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`outreach: --host/--port: cannot listen there (${code})\n`);
       return 2;
     }
-    process.stderr.write(`outreach: ${command} failed: ${selfNamed((err as Error).message?.split('\n')[0] ?? 'unknown error')}\n`);
+    process.stderr.write(`outreach: ${command} failed: ${selfNamed(cliAdvice((err as Error).message?.split('\n')[0] ?? 'unknown error'))}\n`);
     return 1;
   }
 }

@@ -17,7 +17,13 @@ export type Options = NonNullable<ParseArgsConfig['options']>;
 /** parseArgs with its errors turned into one-line usage errors that name the flag. */
 export function parse<O extends Options>(args: string[], options: O, positionals = 0) {
   try {
-    const parsed = parseArgs({ args: joinNegativeValues(args, options), options, strict: true, allowPositionals: positionals > 0 });
+    const joined = joinNegativeValues(args, options);
+    const parsed = parseArgs({
+      args: positionals > 0 ? negativePositionals(joined, options) : joined,
+      options,
+      strict: true,
+      allowPositionals: positionals > 0,
+    });
     if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
     return parsed;
   } catch (err) {
@@ -26,6 +32,9 @@ export function parse<O extends Options>(args: string[], options: O, positionals
     throw new UsageError(message.replace(/\. To specify a positional argument.*$/, ''));
   }
 }
+
+/** A negative number, which parseArgs would read as an option. */
+const NEGATIVE = /^-\d|^-\.\d/;
 
 /**
  * `--sim-speed -1` as `--sim-speed=-1`: parseArgs calls a value that starts with a dash
@@ -39,7 +48,7 @@ function joinNegativeValues(args: string[], options: Options): string[] {
     const next = args[i + 1];
     if (arg === '--') return [...out, ...args.slice(i)];
     const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
-    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d|^-\.\d/.test(next)) {
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && NEGATIVE.test(next)) {
       out.push(`${arg}=${next}`);
       i++;
     } else {
@@ -47,6 +56,54 @@ function joinNegativeValues(args: string[], options: Options): string[] {
     }
   }
   return out;
+}
+
+/**
+ * `credits add -5`: a negative number where an argument goes is that argument, not an unknown
+ * option `-5`, so it reaches the argument's own check ("N: "-5" must be a whole number from 1
+ * to 10,000,000"). The flags stay in front and the arguments follow `--`, in their order.
+ */
+function negativePositionals(args: string[], options: Options): string[] {
+  if (!args.some((a) => NEGATIVE.test(a))) return args;
+  const flags: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      rest.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || NEGATIVE.test(arg)) {
+      rest.push(arg);
+      continue;
+    }
+    flags.push(arg);
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && i + 1 < args.length) flags.push(args[++i]!);
+  }
+  return [...flags, '--', ...rest];
+}
+
+/** The CLI command that lists what an API tool lists. */
+const LIST_COMMANDS: Record<string, string> = {
+  list_campaigns: 'npx outreach campaigns list',
+  list_agents: 'npx outreach agents list',
+  list_accounts: 'npx outreach accounts list',
+};
+
+/**
+ * A domain message's advice as the operator follows it in this CLI: "Call list_campaigns (GET
+ * /campaigns) for valid ids" names the command that lists them; a lead id is found on the
+ * dashboard's Leads page, as the CLI lists no leads.
+ */
+export function cliAdvice(text: string): string {
+  return text
+    .replace(/Call (list_\w+) \(GET [^)]*\) for valid ids(, or connect_account first)?/, (whole, tool: string, connect: string | undefined) => {
+      const command = LIST_COMMANDS[tool];
+      if (command === undefined) return whole;
+      return `List them with: ${command}${connect ? '; add one with: npx outreach accounts connect' : ''}`;
+    })
+    .replace(/Use a lead id from list_leads/, "Find the lead's id on the dashboard's Leads page");
 }
 
 /** A line to standard output, naming this CLI as the user runs it (see selfNamed). */
@@ -181,6 +238,12 @@ export async function operate<T>(ctx: Ctx, tool: Tool, input: Record<string, unk
  */
 export function asUsageError(err: unknown, names: Record<string, string>): unknown {
   if (!(err instanceof ApiError)) return err;
+  // "Give at least one of name, assignedTemplateId, …": the flags that set those fields.
+  const fields = err.details.fields ?? [];
+  if (err.message.startsWith('Give at least one of') && fields.length > 1) {
+    const flags = [...new Set(fields.map((f) => names[f]).filter((f): f is string => f !== undefined))];
+    if (flags.length > 0) return new UsageError(`give at least one of ${flags.join(', ')}`);
+  }
   const field = err.details.fields?.[0];
   const root = field?.replace(/[[.].*$/, '');
   const name = root !== undefined ? names[root] : undefined;

@@ -207,6 +207,39 @@ describe('the operator CLI on a scratch database', () => {
   );
 
   it(
+    "refusals speak the CLI's words: flags and commands, never the API's fields or tools",
+    () => {
+      const refusal = (args: string[], expected: string) => {
+        expectRefused(d, args, expected);
+        const { stderr } = run([...args, '--db', d.db]);
+        expect(stderr).not.toMatch(/list_\w+|GET \/|assignedTemplateId|senderAccountIds|connectionRequestLimit|connect_account|Unknown option/);
+      };
+      refusal(['campaigns', 'update', 'cmp_q4'], 'outreach: give at least one of --name, --agent, --senders, --approval, --mailbox\n');
+      refusal(
+        ['accounts', 'update', 'acc_ada'],
+        'outreach: give at least one of --name, --connection-limit, --message-limit, --visit-limit, --like-limit, --active, --warm-up\n',
+      );
+      refusal(['campaigns', 'update', 'cmp_nope', '--name', 'X'], 'Campaign cmp_nope not found. List them with: npx outreach campaigns list\n');
+      refusal(
+        ['campaigns', 'create', '--name', 'Z', '--senders', 'acc_zz'],
+        '--senders: Account acc_zz not found. List them with: npx outreach accounts list\n',
+      );
+      refusal(['agents', 'preview', 'tpl_nope', '--lead', 'x'], 'Agent tpl_nope not found. List them with: npx outreach agents list\n');
+      refusal(
+        ['agents', 'preview', 'tpl_intro', '--lead', 'lead_nope'],
+        "--lead: Lead lead_nope not found. Find the lead's id on the dashboard's Leads page\n",
+      );
+      const agentFile = join(d.dir, 'agent.json');
+      writeFileSync(agentFile, JSON.stringify({ name: 'X', accountId: 'acc_zz', connectionNote: 'Hi' }));
+      refusal(['agents', 'create', '--file', agentFile], 'List them with: npx outreach accounts list; add one with: npx outreach accounts connect\n');
+      // A negative amount is the amount, checked as such, wherever the flags stand.
+      refusal(['credits', 'add', '-5'], 'outreach: N: "-5" must be a whole number from 1 to 10,000,000\n');
+      refusal(['credits', 'add', '--top-up', '-5'], 'outreach: N: "-5" must be a whole number from 1 to 10,000,000\n');
+    },
+    SLOW,
+  );
+
+  it(
     'create commands take --idempotency-key: the same command again creates nothing more',
     () => {
       const args = ['campaigns', 'create', '--name', 'Once', '--idempotency-key', 'once-1', '--db', d.db];
