@@ -199,14 +199,10 @@ export class UnipileProvider implements NetworkProvider, HostedSignIn {
     const url = normalizeProfileUrl(input.networkUrl);
     if (url === null) throw invalid('networkUrl', 'Give a personal profile URL like https://www.linkedin.com/in/<slug>.');
     const identifier = this.identifierFor(input.networkUrl, url);
-    // Sales Navigator member ids (ACw…) are only readable through Sales Navigator.
-    const salesNav = SALES_NAV_ID.test(identifier);
-    if (salesNav && !input.account.hasSalesNavigator) {
-      throw networkError(
-        'sales_nav_required',
-        'This is a Sales Navigator profile id; look it up from an account with Sales Navigator, or use the /in/<slug> URL.',
-      );
-    }
+    // A Sales Navigator member id (ACw…) is read through Sales Navigator by an account that has
+    // it; any other account reads it in the classic API, which answers with the classic profile
+    // (Unipile's documented conversion, as before a send).
+    const salesNav = SALES_NAV_ID.test(identifier) && input.account.hasSalesNavigator;
     const accountId = this.providerAccount(input.account);
     const full = input.depth === 'full';
     const body = await this.call({

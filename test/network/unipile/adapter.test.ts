@@ -61,15 +61,17 @@ describe('lookupProfile', () => {
     expect(Object.fromEntries(t.server.requests[0]!.query)).toEqual({ account_id: 'UNI_NAV', linkedin_sections: '*' });
   });
 
-  it('reads a Sales Navigator member id through Sales Navigator, keeping its case', async () => {
-    t.server.addPerson({ provider_id: 'ACwAABxYz12', public_identifier: 'nav-nora', first_name: 'Nora' });
+  it('reads a Sales Navigator member id through Sales Navigator, keeping its case; an account without it reads the classic profile', async () => {
+    t.server.addPerson({ provider_id: 'ACoAABNora1', public_identifier: 'nav-nora', first_name: 'Nora', sales_nav_id: 'ACwAABxYz12' });
     const p = await t.provider.lookupProfile({ account: nav, networkUrl: 'https://www.linkedin.com/in/ACwAABxYz12', depth: 'basic' });
-    expect(p.networkUrl).toBe(profileUrl('nav-nora'));
+    expect(p).toMatchObject({ networkUrl: profileUrl('nav-nora'), providerId: 'ACwAABxYz12' });
     expect(t.server.requests[0]?.path).toBe('/api/v1/users/ACwAABxYz12');
     expect(t.server.requests[0]?.query.get('linkedin_api')).toBe('sales_navigator');
-    const err = await rejection(t.provider.lookupProfile({ account: ada, networkUrl: 'https://www.linkedin.com/in/ACwAABxYz12', depth: 'basic' }));
-    expect(err.code).toBe('sales_nav_required');
-    expect(t.server.requests).toHaveLength(1);
+    // Without Sales Navigator, the classic API converts the id: the classic profile comes back.
+    const classic = await t.provider.lookupProfile({ account: ada, networkUrl: 'https://www.linkedin.com/in/ACwAABxYz12', depth: 'basic' });
+    expect(classic).toMatchObject({ networkUrl: profileUrl('nav-nora'), providerId: 'ACoAABNora1', firstName: 'Nora' });
+    expect(t.server.requests[1]?.path).toBe('/api/v1/users/ACwAABxYz12');
+    expect(t.server.requests[1]?.query.get('linkedin_api')).toBeNull();
   });
 
   it('keeps at most 10 experience entries', async () => {

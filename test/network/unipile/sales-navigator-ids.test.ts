@@ -111,18 +111,24 @@ describe('Sales Navigator member ids through the engine', () => {
     await server?.close();
   });
 
-  it('a lead added from a Sales Navigator hit is invited, connected, messaged and replied to', async () => {
+  it.each([
+    ['with Sales Navigator', true],
+    ['without it (another account searched)', false],
+  ])('a lead added from a Sales Navigator hit is enriched, invited, connected, messaged and replied to by a sender %s', async (_name, senderNav) => {
     server = await startContractServer();
-    server.addAccount('UNI_A', { salesNav: true, name: 'A' });
+    server.addAccount('UNI_A', { salesNav: senderNav, name: 'A' });
+    server.addAccount('UNI_S', { salesNav: true, name: 'Searcher' });
     server.addPerson({ provider_id: 'ACoAAJane01', public_identifier: 'jane-doe', first_name: 'Jane', last_name: 'Doe', sales_nav_id: 'ACwAAJaneSN1' });
     const d = new Agent({ keepAliveTimeout: 10, keepAliveMaxTimeout: 10 });
     dispatcher = d;
     const contract = server;
     let provider: UnipileProvider | undefined;
-    const ws = { ...engineWorkspace([]), credits: { credits: 10 } };
+    const base = engineWorkspace([], { extraAccounts: ['acc_s'] });
+    const ws = { ...base, accounts: base.accounts!.map((a) => (a.id === 'acc_a' ? { ...a, hasSalesNavigator: senderNav } : a)), credits: { credits: 10 } };
     const h = harness(ws, {
       network: (ctx) => {
         ctx.db.update(accounts).set({ providerAccountId: 'UNI_A' }).where(eq(accounts.id, 'acc_a')).run();
+        ctx.db.update(accounts).set({ providerAccountId: 'UNI_S' }).where(eq(accounts.id, 'acc_s')).run();
         provider = createUnipileProvider(
           { dsn: contract.url, apiKey: contract.apiKey, inboundSecret: SECRET },
           {
@@ -139,12 +145,14 @@ describe('Sales Navigator member ids through the engine', () => {
     });
     const unipile = provider!;
     try {
-      const page = await unipile.searchPeople({ account: { id: 'acc_a', hasSalesNavigator: true }, type: 'sales_nav', query: 'Jane', limit: 10 });
+      const page = await unipile.searchPeople({ account: { id: 'acc_s', hasSalesNavigator: true }, type: 'sales_nav', query: 'Jane', limit: 10 });
       const added = addLead(h.ctx, 'cmp', { networkUrl: page.results[0]!.networkUrl });
       expect(added.status).toBe('created');
       const id = added.leadId;
 
       await h.runUntil(() => h.lead(id).stage === 'connection_sent');
+      // Enriched before the first send: the name came from the profile read.
+      expect(h.lead(id).firstName).toBe('Jane');
       expect(contract.requestsTo('POST', /\/users\/invite$/).map((r) => r.json.provider_id)).toEqual(['ACoAAJane01']);
 
       unipile.handleWebhook({ event: 'new_relation', account_id: 'UNI_A', user_provider_id: 'ACoAAJane01', user_public_identifier: 'jane-doe' });
