@@ -1,6 +1,15 @@
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
-import { finalizeKey, markKeyBegun, releaseKey, requestFingerprint, reserveKey, type IdempotencyScope } from '../core/idempotency/store.js';
+import {
+  finalizeKey,
+  heartbeatKey,
+  KEY_HEARTBEAT_MS,
+  markKeyBegun,
+  releaseKey,
+  requestFingerprint,
+  reserveKey,
+  type IdempotencyScope,
+} from '../core/idempotency/store.js';
 import { settle, type Caller, type Settled, type Tool } from './define.js';
 
 export interface IdempotentRun {
@@ -56,19 +65,31 @@ export async function runIdempotent(
   }
 
   let result: unknown;
+  // While the request runs, its reservation is renewed: a reservation left unrenewed is a
+  // request whose process died, and only such a one is taken over or called interrupted.
+  const renew = setInterval(() => {
+    try {
+      heartbeatKey(ctx, scope);
+    } catch (err) {
+      ctx.log.warn({ err, tool: tool.name, requestId: caller.requestId }, 'idempotency key could not be renewed');
+    }
+  }, KEY_HEARTBEAT_MS);
+  renew.unref();
   try {
     result = await handle(() => markKeyBegun(ctx, scope));
   } catch (err) {
     forget(ctx, tool, caller, scope);
     throw err;
+  } finally {
+    clearInterval(renew);
   }
   const settled = settle(result);
   if (tool.keepKey?.(result) ?? true) {
     try {
       finalizeKey(ctx, scope, settled.status, settled.json);
     } catch (err) {
-      // The work is done and must be reported; the reservation stays in flight, so a retry
-      // gets 409 until the lease ends instead of performing the work twice.
+      // The work is done and must be reported; the reservation stays as it is, so a retry
+      // gets 409 instead of performing the work twice.
       ctx.log.error({ err, tool: tool.name, requestId: caller.requestId }, 'idempotency result could not be stored');
     }
   } else {
@@ -81,7 +102,7 @@ function forget(ctx: Ctx, tool: Tool, caller: Caller, scope: IdempotencyScope): 
   try {
     releaseKey(ctx, scope);
   } catch (err) {
-    // An unreleased reservation only delays a retry until its lease ends.
+    // An unreleased reservation only delays a retry until it goes unrenewed (KEY_STALE_MS).
     ctx.log.error({ err, tool: tool.name, requestId: caller.requestId }, 'idempotency key could not be released');
   }
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { authenticateKey, insertApiKey } from '../../src/core/auth/keys.js';
-import { IDEMPOTENCY_TTL_MS, IN_FLIGHT_LEASE_MS, requestFingerprint } from '../../src/core/idempotency/store.js';
+import { IDEMPOTENCY_TTL_MS, KEY_STALE_MS, requestFingerprint } from '../../src/core/idempotency/store.js';
 import { creditBalance, creditLedger, idempotencyRecords, leads, messages } from '../../src/db/schema.js';
 import { fixture, TEST_KEY } from '../helpers.js';
 import { call, openSession, TRANSPORTS, type Session } from '../leads/call.js';
@@ -110,7 +110,7 @@ describe.each(TRANSPORTS)('idempotency over %s', (transport) => {
     expect(leadsWith(url('p1'))).toEqual([]);
     expect(records()).toEqual([expect.objectContaining({ state: 'in_flight', createdAt: now })]);
 
-    s.server.ctx.clock.advance(IN_FLIGHT_LEASE_MS);
+    s.server.ctx.clock.advance(KEY_STALE_MS);
     const taken = await add('p1', 'busy');
     expect(taken.body.status).toBe('created');
     expect(records()).toEqual([expect.objectContaining({ state: 'done' })]);
@@ -136,7 +136,7 @@ describe.each(TRANSPORTS)('idempotency over %s', (transport) => {
     expect(early.status).toBe(409);
     expect(early.body.error.message).toMatch(/in progress/);
 
-    s.server.ctx.clock.advance(IN_FLIGHT_LEASE_MS);
+    s.server.ctx.clock.advance(KEY_STALE_MS);
     const late = await send();
     expect(late.status).toBe(409);
     expect(late.body.error).toMatchObject({ code: 'conflict', details: { fields: [keyField] } });
@@ -163,7 +163,7 @@ describe.each(TRANSPORTS)('idempotency over %s', (transport) => {
     expect((await batch()).body.summary).toMatchObject({ created: 2 });
     delete s.server.ctx.faults;
     const charged = charges().length;
-    s.server.ctx.clock.advance(IN_FLIGHT_LEASE_MS);
+    s.server.ctx.clock.advance(KEY_STALE_MS);
     const retry = await batch();
     expect(retry.status).toBe(409);
     expect(retry.body.error.message).toMatch(/interrupted/);

@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import {
   canonicalJson,
   finalizeKey,
   IDEMPOTENCY_TTL_MS,
-  IN_FLIGHT_LEASE_MS,
+  KEY_HEARTBEAT_MS,
+  KEY_STALE_MS,
   markKeyBegun,
   releaseKey,
   requestFingerprint,
@@ -12,6 +13,11 @@ import {
   sweepExpiredKeys,
 } from '../../src/core/idempotency/store.js';
 import { idempotencyRecords } from '../../src/db/schema.js';
+import { getWorkspace } from '../../src/core/workspace/get.js';
+import { RateLimitReport } from '../../src/core/ratelimit/index.js';
+import { addLeadTool } from '../../src/tools/add-lead.js';
+import type { Caller } from '../../src/tools/define.js';
+import { runIdempotent } from '../../src/tools/idempotency.js';
 import { testCtx } from '../helpers.js';
 
 const scope = (key: string, fingerprint = 'fp') => ({ apiKeyId: 'key_1', key, fingerprint });
@@ -85,15 +91,15 @@ describe('the idempotency store', () => {
     markKeyBegun(ctx, scope('b'));
     finalizeKey(ctx, scope('b'), 200, '{"ok":true}');
     expect(reserveKey(ctx, scope('b'), 'idempotencyKey')).toEqual({ kind: 'replay', status: 200, body: '{"ok":true}' });
-    // A begun key whose request never finished: past the lease it is refused, not taken over.
+    // A begun key whose request never finished: unrenewed, it is refused, not taken over.
     reserveKey(ctx, scope('c'), 'idempotencyKey');
     markKeyBegun(ctx, scope('c'));
-    ctx.clock.advance(IN_FLIGHT_LEASE_MS);
+    ctx.clock.advance(KEY_STALE_MS);
     expect(() => reserveKey(ctx, scope('c'), 'idempotencyKey')).toThrow(/interrupted/);
     expect(() => reserveKey(ctx, scope('c', 'other'), 'idempotencyKey')).toThrow(/different request/);
     // An in-flight one that wrote nothing is taken over.
     reserveKey(ctx, scope('d'), 'idempotencyKey');
-    ctx.clock.advance(IN_FLIGHT_LEASE_MS);
+    ctx.clock.advance(KEY_STALE_MS);
     expect(reserveKey(ctx, scope('d'), 'idempotencyKey')).toEqual({ kind: 'reserved' });
   });
 
@@ -119,5 +125,52 @@ describe('the idempotency store', () => {
         .sort(),
     ).toEqual(['new', 'young']);
     expect(sweepExpiredKeys(ctx)).toBe(0);
+  });
+});
+
+describe('a running request renews its key', () => {
+  const run = { key: 'slow', keyField: 'idempotencyKey', input: { campaignId: 'cmp_q4', networkUrl: 'https://www.linkedin.com/in/slow' } };
+  const callerOf = (ctx: ReturnType<typeof testCtx>): Caller => ({
+    keyId: 'key_1',
+    workspace: getWorkspace(ctx)!,
+    requestId: 'req_1',
+    rateLimits: new RateLimitReport(),
+  });
+
+  it('however long it runs, a retry meanwhile is "in progress", never a takeover; unrenewed, it is taken over', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const ctx = testCtx();
+      const caller = callerOf(ctx);
+      let finish!: (value: unknown) => void;
+      const running = runIdempotent(ctx, addLeadTool, caller, run, () => new Promise((resolve) => (finish = resolve)));
+      // Ten minutes pass while the request waits on the network: the pipeline renews the key every 10 s.
+      for (let i = 0; i < 60; i++) {
+        ctx.clock.advance(KEY_HEARTBEAT_MS);
+        vi.advanceTimersByTime(KEY_HEARTBEAT_MS);
+      }
+      let second = 0;
+      const retry = () =>
+        runIdempotent(ctx, addLeadTool, caller, run, async () => {
+          second++;
+          return { leadId: 'lead_2', status: 'created', creditsCharged: 1 };
+        });
+      await expect(retry()).rejects.toThrow(/in progress/);
+      finish({ leadId: 'lead_1', status: 'created', creditsCharged: 1 });
+      await running;
+      // Done: the retry replays the first result, and the renewals stopped with the request.
+      expect(vi.getTimerCount()).toBe(0);
+      expect(await retry()).toMatchObject({ replayed: true, body: { leadId: 'lead_1' } });
+      expect(second).toBe(0);
+
+      // A request whose process died renews nothing: two minutes on, its key is taken over.
+      reserveKey(ctx, { apiKeyId: 'key_1', key: 'dead', fingerprint: 'fp' }, 'idempotencyKey');
+      ctx.clock.advance(KEY_STALE_MS - 1);
+      expect(() => reserveKey(ctx, { apiKeyId: 'key_1', key: 'dead', fingerprint: 'fp' }, 'idempotencyKey')).toThrow(/in progress/);
+      ctx.clock.advance(1);
+      expect(reserveKey(ctx, { apiKeyId: 'key_1', key: 'dead', fingerprint: 'fp' }, 'idempotencyKey')).toEqual({ kind: 'reserved' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -10,14 +10,17 @@ import { failpoint } from '../faults.js';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
- * A reservation older than this whose request never finished (the process died mid-request)
- * is abandoned, and the next request with the key takes it over, but only if the request had
- * written nothing (state `in_flight`). One that had begun its work (state `begun`, set in the
- * transaction of its first write) may have sent a message or created something, and running it
- * again could do so twice; it answers 409 until the key expires. The lease is longer than the
- * 300 s MCP host timeout, so a live request is never taken over.
+ * How often a process renews the reservations of the requests it is running (the pipeline's
+ * timer, see heartbeatKey), and how long a reservation may go unrenewed before its request
+ * counts as dead: the process stopped mid-request. Such a reservation is taken over by the next
+ * request with the key only if its request had written nothing (state `in_flight`). One that had
+ * begun its work (state `begun`, set in the transaction of its first write) may have sent a
+ * message or created something, and running it again could do so twice; it answers 409 until
+ * the key expires. A live request renews its reservation however long it runs, so it is never
+ * taken over; two minutes is twelve missed renewals.
  */
-export const IN_FLIGHT_LEASE_MS = 10 * 60 * 1000;
+export const KEY_HEARTBEAT_MS = 10_000;
+export const KEY_STALE_MS = 2 * 60 * 1000;
 
 /** How many expired records one reservation sweeps on its way, so no single request pays for a backlog. */
 const SWEEP_BATCH = 100;
@@ -58,13 +61,16 @@ const statements = perDb((db) => {
   const c = db.$client;
   return {
     get: c.prepare<[{ apiKeyId: string; key: string }], RecordRow>(
-      `SELECT api_key_id AS apiKeyId, key, fingerprint, state, status, body, created_at AS createdAt, expires_at AS expiresAt
+      `SELECT api_key_id AS apiKeyId, key, fingerprint, state, status, body, created_at AS createdAt, heartbeat_at AS heartbeatAt, expires_at AS expiresAt
        FROM idempotency_records WHERE api_key_id = @apiKeyId AND key = @key`,
     ),
     remove: c.prepare<[{ apiKeyId: string; key: string }]>('DELETE FROM idempotency_records WHERE api_key_id = @apiKeyId AND key = @key'),
     reserve: c.prepare<[IdempotencyScope & { createdAt: number; expiresAt: number }]>(
-      `INSERT INTO idempotency_records (api_key_id, key, fingerprint, state, created_at, expires_at)
-       VALUES (@apiKeyId, @key, @fingerprint, 'in_flight', @createdAt, @expiresAt)`,
+      `INSERT INTO idempotency_records (api_key_id, key, fingerprint, state, created_at, heartbeat_at, expires_at)
+       VALUES (@apiKeyId, @key, @fingerprint, 'in_flight', @createdAt, @createdAt, @expiresAt)`,
+    ),
+    heartbeat: c.prepare<[IdempotencyScope & { now: number }]>(
+      "UPDATE idempotency_records SET heartbeat_at = @now WHERE api_key_id = @apiKeyId AND key = @key AND fingerprint = @fingerprint AND state IN ('in_flight', 'begun')",
     ),
     begin: c.prepare<[IdempotencyScope]>(
       "UPDATE idempotency_records SET state = 'begun' WHERE api_key_id = @apiKeyId AND key = @key AND fingerprint = @fingerprint AND state = 'in_flight'",
@@ -98,7 +104,7 @@ export function reserveKey(ctx: Ctx, scope: IdempotencyScope, keyField: string):
     sweepExpiredKeys(ctx, SWEEP_BATCH);
     const row = statements(ctx.db).get.get(scopeKey(scope));
     if (row && row.expiresAt > now) {
-      const stale = now - row.createdAt >= IN_FLIGHT_LEASE_MS;
+      const stale = now - (row.heartbeatAt ?? row.createdAt) >= KEY_STALE_MS;
       // A reservation whose request died before writing anything is taken over: nothing was done.
       const abandoned = row.state === 'in_flight' && stale;
       if (!abandoned) {
@@ -139,6 +145,11 @@ export function reserveKey(ctx: Ctx, scope: IdempotencyScope, keyField: string):
  */
 export function markKeyBegun(ctx: Ctx, scope: IdempotencyScope): void {
   statements(ctx.db).begin.run(scopeParams(scope));
+}
+
+/** Renews the reservation of a request this process is still running (see KEY_HEARTBEAT_MS). */
+export function heartbeatKey(ctx: Ctx, scope: IdempotencyScope): void {
+  statements(ctx.db).heartbeat.run({ ...scopeParams(scope), now: ctx.clock.now() });
 }
 
 /** Stores the outcome to replay: the exact bytes that were sent, so a replay is byte for byte. */

@@ -12,6 +12,8 @@ export const idempotencyRecords = sqliteTable(
     status: integer('status'),
     body: text('body'),
     createdAt: integer('created_at').notNull(),
+    /** While its request runs, renewed every 10 s by the process running it; null on rows from before it existed. */
+    heartbeatAt: integer('heartbeat_at'),
     expiresAt: integer('expires_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index('idempotency_expires').on(t.expiresAt)],

@@ -1,0 +1,1 @@
+ALTER TABLE `idempotency_records` ADD `heartbeat_at` integer;
