@@ -110,6 +110,18 @@ describe('the audit trail', () => {
       expect(u.body.summary).toMatchObject({ updated: 1, not_found: 1 });
     });
     expect(event.action).toBe('update_leads_batch');
+    // It names what it changed, not the id it found nowhere.
+    expect(event.targetIds).toEqual(['cmp_q4', lead.id]);
+    // So does a delete, by the id as given (without its prefix) or in full.
+    const doomed = server.ctx.db.$client.prepare("SELECT id FROM leads WHERE campaign_id = 'cmp_q4' AND id != ? LIMIT 1").pluck().get(lead.id) as string;
+    const deleted = await oneEvent(async () => {
+      const d = await server.rest('/campaigns/cmp_q4/leads/batch-delete', {
+        method: 'POST',
+        body: JSON.stringify({ leadIds: [doomed, 'nowhere', 'lead_nowhere_else'] }),
+      });
+      expect(d.body.summary).toMatchObject({ deleted: 1, not_found: 2 });
+    });
+    expect(deleted.targetIds).toEqual(['cmp_q4', doomed]);
   });
 
   it('leaves nothing for a refused write or a read', async () => {

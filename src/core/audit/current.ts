@@ -8,6 +8,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface AuditScope {
   /** Ids a verb created during the call, added to the event's targets. */
   created: string[];
+  /** Ids the call named that a batch found nowhere, left out of the event's targets. */
+  missing: string[];
   written: boolean;
   open: boolean;
 }
@@ -18,4 +20,14 @@ export const currentAudit = new AsyncLocalStorage<AuditScope>();
 export function noteAuditTarget(id: string): void {
   const scope = currentAudit.getStore();
   if (scope?.open && !scope.written) scope.created.push(id);
+}
+
+/**
+ * A batch verb names an id of its input that it found nowhere (an item answered `not_found`;
+ * as given and as the verb read it), so the call's event, written when the batch changed other
+ * rows, does not list it as a target.
+ */
+export function noteAuditMissing(...ids: (string | undefined)[]): void {
+  const scope = currentAudit.getStore();
+  if (scope?.open && !scope.written) for (const id of ids) if (id !== undefined) scope.missing.push(id);
 }

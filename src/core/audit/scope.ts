@@ -37,7 +37,7 @@ const hooked = new WeakSet<Db>();
  */
 export async function withAudit<T>(ctx: Ctx, call: AuditedCall, fn: () => T | Promise<T>, onFirstWrite?: () => void): Promise<T> {
   hook(ctx.db);
-  const scope: Scope = { ctx, call, created: [], written: false, open: true, onFirstWrite };
+  const scope: Scope = { ctx, call, created: [], missing: [], written: false, open: true, onFirstWrite };
   const before = auditStore.totalChanges(ctx.db);
   try {
     const result = await currentAudit.run(scope, fn);
@@ -52,7 +52,7 @@ export async function withAudit<T>(ctx: Ctx, call: AuditedCall, fn: () => T | Pr
 /** `withAudit` for synchronous work (the CLI's verbs outside the tools): the same one event. */
 export function withAuditSync<T>(ctx: Ctx, call: AuditedCall, fn: () => T): T {
   hook(ctx.db);
-  const scope: Scope = { ctx, call, created: [], written: false, open: true };
+  const scope: Scope = { ctx, call, created: [], missing: [], written: false, open: true };
   const before = auditStore.totalChanges(ctx.db);
   try {
     const result = currentAudit.run(scope, fn);
@@ -95,7 +95,8 @@ const MAX_TARGETS = 200;
 function write(scope: Scope): void {
   const { ctx, call } = scope;
   const actor = resolveActor(ctx, call.actor);
-  const targets = [...new Set([...call.targets, ...scope.created])].slice(0, MAX_TARGETS);
+  const missing = new Set(scope.missing);
+  const targets = [...new Set([...call.targets.filter((id) => !missing.has(id)), ...scope.created])].slice(0, MAX_TARGETS);
   const now = ctx.clock.now();
   auditStore.insert(ctx.db, {
     id: newSortableId('aud', now),

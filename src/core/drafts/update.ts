@@ -11,6 +11,7 @@ import { leadAccountId } from '../webhooks/outbox.js';
 import { draftFieldProblem, type DraftKind, type DraftStatus } from './rules.js';
 import { changeDraft, findDraftRow } from './store.js';
 import type { DraftRow } from './view.js';
+import { noteAuditMissing } from '../audit/current.js';
 
 /** What a person may ask of a draft: new words, and/or a decision. */
 export interface DraftUpdate {
@@ -102,8 +103,10 @@ function applyOne(ctx: Ctx, update: DraftUpdate, index: number, seen: Map<string
     return bad(`${field(index, 'revision')} must be an integer ≥ 1: the revision the draft had when it was read.`);
   }
   const row = findDraftRow(ctx, draftId);
-  if (!row)
+  if (!row) {
+    noteAuditMissing(draftId);
     return { index, draftId, status: 'not_found', error: { code: 'not_found', message: `Draft ${draftId} not found. Call list_drafts for draft ids.` } };
+  }
   const closed = closedBecause(row);
   if (closed) return conflict(index, draftId, closed, row);
   const stale = staleRevision(row, update);

@@ -11,6 +11,7 @@ import { failpoint } from '../faults.js';
 import { composeFullName } from '../text.js';
 import { deleteLeadEnrichment, deleteLeadOfCampaign, leadNamesInCampaign } from './store.js';
 import { BatchSummary, failedItem, ItemError, leadNotFound, readBatchLeadIds, summarize, writeBatch } from './batch.js';
+import { noteAuditMissing } from '../audit/current.js';
 
 export const DELETE_ITEM_STATUSES = ['deleted', 'not_found', 'validation_error', 'failed'] as const;
 
@@ -90,6 +91,7 @@ export function deleteLeadsBatch(ctx: Ctx, campaignId: string, leadIds: readonly
     ({ leadId, error }, index): Item => {
       if (error) return { index, leadId, status: 'validation_error', error };
       if (deleteOne(ctx, campaignId, leadId)) return { index, leadId, status: 'deleted' };
+      noteAuditMissing(leadId, leadIds[index]);
       return { index, leadId, status: 'not_found', error: leadNotFound(leadId, campaignId) };
     },
     ({ leadId }, index): Item => ({ index, leadId, status: 'failed', error: failedItem() }),

@@ -13,6 +13,7 @@ import { findLeadRow } from './lead.js';
 import { leadStatements, updateLeadById } from '../../db/sql/leads.js';
 import type { LeadRow } from './store.js';
 import { wakeDecidedLeads } from '../outreach/wake.js';
+import { noteAuditMissing } from '../audit/current.js';
 
 export interface LeadChange {
   tag?: LeadTag | null | undefined;
@@ -139,7 +140,10 @@ export function updateLeadsBatch(ctx: Ctx, campaignId: string, updates: readonly
         return notApplied(index, 'validation_error', { code: 'validation_error', message: `updates[${index}].tag "${update.tag}" ${CONTRADICTION}` });
       }
       const lead = findLeadRow(ctx, campaignId, leadId);
-      if (!lead) return notApplied(index, 'not_found', leadNotFound(leadId, campaignId));
+      if (!lead) {
+        noteAuditMissing(leadId, update.leadId);
+        return notApplied(index, 'not_found', leadNotFound(leadId, campaignId));
+      }
       const after = applyChange(ctx, lead, update, false);
       return { index, leadId, status: 'updated', tag: after.tag as LeadTag | null, excluded: after.excluded };
     },
