@@ -222,6 +222,47 @@ describe('the email step in a multichannel sequence, on the simulated network an
     expect(h.ctx.simClock.now() - taggedAt).toBeLessThan(60 * MINUTE);
   });
 
+  it('takes then as soon as the email bounces, not at the if’s deadline', async () => {
+    const h = await emailHarness(
+      [
+        { kind: 'email', subject: 'Hi', text: 'Hello {{firstName}}.' },
+        { kind: 'if', condition: 'email_bounced', withinHours: 48, then: [{ kind: 'visit' }], else: [] },
+      ],
+      [{ slug: 'kai', email: 'kai-sim-bounces@example.com' }],
+    );
+    await h.run(() => h.eventsOf('lead_1').includes('email:bounced'));
+    const bouncedAt = h.ctx.simClock.now();
+    await h.run(() => h.eventsOf('lead_1').includes('visit:sent'));
+    expect(h.eventsOf('lead_1')).toEqual(['email:sent', 'if:sent', 'email:bounced', 'visit:sent']);
+    // Within minutes of the bounce (the visit's own pacing), not 48 hours after the email.
+    expect(h.ctx.simClock.now() - bouncedAt).toBeLessThan(60 * MINUTE);
+  });
+
+  it('mails one plain address only: a list, a malformed value or a header is no address; a named one is its address', async () => {
+    const h = await emailHarness(
+      [{ kind: 'email', subject: 'Hi', text: 'Hello {{firstName}}.' }],
+      [
+        { slug: 'list', email: 'kim@example.com, boss@example.com' },
+        { slug: 'semi', email: 'kim@example.com; boss@example.com' },
+        { slug: 'bad', email: 'not-an-email' },
+        { slug: 'inject', email: 'a@example.com\r\nBcc: x@example.com' },
+        { slug: 'named', email: 'Dora Diaz <Dora@Example.com>' },
+        { slug: 'gone', email: 'Gone Person <gone@example.com>' },
+      ],
+      { ws: (ws) => Object.assign(ws, { credits: { credits: 100 } }) },
+    );
+    excludeAddress(h.ctx, 'gone@example.com', 'unsubscribed');
+    const all = ['lead_1', 'lead_2', 'lead_3', 'lead_4', 'lead_5', 'lead_6'];
+    await h.run(() => all.every((id) => ended(h, id)()));
+    for (const id of ['lead_1', 'lead_2', 'lead_3', 'lead_4']) expect(h.eventsOf(id)).toEqual(['email:skipped:no_email']);
+    expect(h.eventsOf('lead_5')).toEqual(['email:sent']);
+    expect(h.emailsTo('dora@example.com')).toHaveLength(1);
+    // The exclusion list is checked against the address, whatever name comes with it.
+    expect(h.eventsOf('lead_6')).toEqual(['email:skipped:unsubscribed']);
+    const sent = h.ctx.db.$client.prepare('SELECT address FROM email_sends').pluck().all();
+    expect(sent).toEqual(['dora@example.com']);
+  });
+
   it('pins each lead to one mailbox at its first email step, spread over the mailboxes', async () => {
     const twoEmails: StepInput[] = [
       { kind: 'email', subject: 'One', text: 'First, {{firstName}}.' },

@@ -17,6 +17,7 @@ import { recordLeadEvent } from '../webhooks/outbox.js';
 import { OUR_MESSAGE_ID_START } from './send.js';
 import { excludeAddress } from './unsubscribe.js';
 import { crmOnEmail } from '../crm/enqueue.js';
+import { wakeDecidedLeads } from '../outreach/wake.js';
 
 /** Messages read and committed together: one transaction, one cursor step. */
 export const INBOX_BATCH = 200;
@@ -238,6 +239,8 @@ function bounced(ctx: Ctx, lead: LeadRow, send: EmailSendRow, report: BounceRepo
   if (send.campaignId === lead.campaignId) recordBounced(ctx, { leadId: lead.id, at: now });
   const info = loadCampaignInfo(ctx, lead.campaignId);
   if (info) updateAndReplan(ctx, lead.id, {}, info, settings);
+  // An `if email_bounced` takes `then` now: the engine had put the lead away to its deadline.
+  wakeDecidedLeads(ctx, [lead.id]);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Ctx } from '../context.js';
+import { mailAddressOf } from './address.js';
 import { emailExclusion, findMailbox, leadEmailOf, mailboxSentOnDays, pinLeadMailbox } from '../mailboxes/store.js';
 import type { LeadEmailFacts } from '../outreach/plan.js';
 import type { LeadRow } from '../../db/sql/leads.js';
@@ -25,14 +26,15 @@ export const EMAIL_UNAVAILABLE = ['no_email', 'unsubscribed', 'bounced'] as cons
 export type EmailUnavailable = (typeof EMAIL_UNAVAILABLE)[number];
 
 /**
- * The lead's address as it is mailed (trimmed, lower-cased), or why it may not be. One rule for
- * the email step, the operator's email reply and the inbox's word on how a reply goes.
+ * The lead's address as it is mailed (mailAddressOf), or why it may not be: a field that names no
+ * one address is `no_email`. One rule for the email step, the operator's email reply and the
+ * inbox's word on how a reply goes.
  */
 export function emailAddressOf(
   ctx: Pick<Ctx, 'db'>,
   lead: Pick<LeadRow, 'email'>,
 ): { address: string; unavailable: null } | { address: string | null; unavailable: EmailUnavailable } {
-  const address = lead.email?.trim().toLowerCase() || null;
+  const address = mailAddressOf(lead.email);
   if (address === null) return { address, unavailable: 'no_email' };
   const excluded = emailExclusion(ctx, address);
   if (excluded) return { address, unavailable: excluded.reason === 'bounced' ? 'bounced' : 'unsubscribed' };

@@ -7,6 +7,7 @@ import { ApiError, validationError } from '../errors.js';
 import { findMailbox, sentEmailsOfLead } from '../mailboxes/store.js';
 import { applyOperatorEmailSent } from '../outreach/sends.js';
 import { refuseExcludedLead } from '../leads/exclude.js';
+import { mailAddressOf } from './address.js';
 import { emailAddressOf, type EmailUnavailable } from './lead.js';
 import { sendEmail } from './send.js';
 
@@ -59,7 +60,7 @@ export function emailReplyPlan(ctx: Pick<Ctx, 'db'>, lead: Pick<LeadRow, 'id' | 
   return {
     mailboxId: mailbox.id,
     from: mailbox.address,
-    to: lead.email?.trim().toLowerCase() || null,
+    to: mailAddressOf(lead.email),
     subject: replySubject(subject),
     inReplyTo: answered.externalId,
     references,

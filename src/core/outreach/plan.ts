@@ -4,6 +4,7 @@ import type { Allowance } from '../safety/rules.js';
 import type { StepLimit } from '../steps/kind.js';
 import { kindOf, kindOfSend, STEP_SEND_KINDS, type StepSendKind } from '../steps/registry.js';
 import { decide, derivedStart, indexSequence, type DraftState, type LeadFacts, type PerformStep, type SequenceIndex, type WalkStart } from './sequence.js';
+import { mailAddressOf } from '../email/address.js';
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -172,7 +173,7 @@ export function leadFacts(
     updatedAt: lead.updatedAt,
     salesNavigator,
     approval,
-    hasEmail: lead.email !== null && lead.email.trim() !== '',
+    hasEmail: mailAddressOf(lead.email) !== null,
     emailExcluded: email?.excluded ?? null,
     emailRepliedAt: email?.repliedAt ?? null,
     emailBouncedAt: email?.bouncedAt ?? null,

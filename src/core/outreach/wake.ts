@@ -13,7 +13,8 @@ import type { Ctx } from '../context.js';
  * Every caller that decides a draft calls it in the decision's transaction: update_drafts
  * (src/core/drafts/update.ts), approve-all (approve-all.ts) and approval turned off
  * (src/core/campaigns/manage.ts). Migration 0017 had done it in a trigger, out of sight. A
- * person's new tag on a lead (src/core/leads/update.ts) wakes it too: an `if tagged` waits on it.
+ * person's new tag on a lead (src/core/leads/update.ts) wakes it too: an `if tagged` waits on it;
+ * so does a bounce of its email (src/core/email/inbox.ts), for an `if email_bounced`.
  */
 export function wakeDecidedLeads(ctx: Pick<Ctx, 'db'>, leadIds: Iterable<string>): void {
   const st = leadStatements(ctx.db);
