@@ -28,7 +28,7 @@ describe('decidedBy', () => {
     expect((await draft(ids[0]!)).decidedBy).toEqual({ type: 'key', id: key.id, name: key.name });
   });
 
-  it('names the member who rejected on the dashboard, and an edit alone keeps the decider', async () => {
+  it('names the member who rejected on the dashboard; the last approver of the words is named, and nobody while the draft waits', async () => {
     const owner = addMember(server.ctx, { name: 'Olga Owner', email: 'olga@example.com' });
     const reviewer = addMember(server.ctx, { name: 'Rita Reviewer', email: 'rita@example.com', role: 'reviewer' });
     const cookie = await login(server.url, server.ctx, reviewer.id);
@@ -37,8 +37,21 @@ describe('decidedBy', () => {
     expect((await draft(ids[1]!)).decidedBy).toEqual({ type: 'member', id: reviewer.id, name: 'Rita Reviewer' });
 
     const ownerCookie = await login(server.url, server.ctx, owner.id);
+    const asOwner = { type: 'member', id: owner.id, name: 'Olga Owner' };
+    const asReviewer = { type: 'member', id: reviewer.id, name: 'Rita Reviewer' };
     await appCall(server.url, ownerCookie, 'update_drafts', { drafts: [{ id: ids[2], status: 'approved' }] });
-    await appCall(server.url, cookie, 'update_drafts', { drafts: [{ id: ids[2], text: 'Hi, a kinder note for you.' }] });
-    expect((await draft(ids[2]!)).decidedBy).toEqual({ type: 'member', id: owner.id, name: 'Olga Owner' });
+    expect((await draft(ids[2]!)).decidedBy).toEqual(asOwner);
+    // Approving again with new words: the reviewer let these words out, not the owner.
+    const again = await appCall(server.url, cookie, 'update_drafts', { drafts: [{ id: ids[2], status: 'approved', text: 'Hi, a kinder note for you.' }] });
+    expect(again.body.isError).toBe(false);
+    expect(await draft(ids[2]!)).toMatchObject({ status: 'approved', text: 'Hi, a kinder note for you.', decidedBy: asReviewer });
+    // New words alone send it back for approval: nobody has decided on them yet.
+    await appCall(server.url, ownerCookie, 'update_drafts', { drafts: [{ id: ids[2], text: 'Hi, a shorter note.' }] });
+    expect(await draft(ids[2]!)).toMatchObject({ status: 'pending', decidedBy: null });
+    await appCall(server.url, ownerCookie, 'update_drafts', { drafts: [{ id: ids[2], status: 'approved' }] });
+    expect(await draft(ids[2]!)).toMatchObject({ status: 'approved', decidedBy: asOwner });
+    // Approving the same words again changes nothing, and keeps who decided.
+    await appCall(server.url, cookie, 'update_drafts', { drafts: [{ id: ids[2], status: 'approved' }] });
+    expect((await draft(ids[2]!)).decidedBy).toEqual(asOwner);
   });
 });

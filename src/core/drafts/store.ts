@@ -217,6 +217,8 @@ const statements = perDb((db) => {
      * Every change a person makes, guarded (compare-and-set): the draft must still be in the
      * status and at the revision the change was judged against, and not on the wire. New words
      * move the revision by one. A race lost is 0 rows changed, never a wrong change.
+     * `decided_by_*` names whoever last let these words out: the caller when the draft becomes
+     * approved or rejected, or stays approved with new words; nobody once it waits again (pending).
      */
     change: c.prepare<
       [
@@ -238,9 +240,9 @@ const statements = perDb((db) => {
       `UPDATE drafts SET text = @text, subject = @subject, status = @status, updated_at = @now,
          revision = revision + (CASE WHEN text IS NOT @text OR subject IS NOT @subject THEN 1 ELSE 0 END),
          approved_at = CASE WHEN @status <> 'approved' THEN NULL WHEN status <> 'approved' THEN @sim ELSE approved_at END,
-         decided_by_type = CASE WHEN @status IN ('approved', 'rejected') AND status <> @status THEN @byType ELSE decided_by_type END,
-         decided_by_id = CASE WHEN @status IN ('approved', 'rejected') AND status <> @status THEN @byId ELSE decided_by_id END,
-         decided_by_name = CASE WHEN @status IN ('approved', 'rejected') AND status <> @status THEN @byName ELSE decided_by_name END
+         decided_by_type = CASE WHEN @status = 'pending' THEN NULL WHEN @status IN ('approved', 'rejected') AND (status <> @status OR text IS NOT @text OR subject IS NOT @subject) THEN @byType ELSE decided_by_type END,
+         decided_by_id = CASE WHEN @status = 'pending' THEN NULL WHEN @status IN ('approved', 'rejected') AND (status <> @status OR text IS NOT @text OR subject IS NOT @subject) THEN @byId ELSE decided_by_id END,
+         decided_by_name = CASE WHEN @status = 'pending' THEN NULL WHEN @status IN ('approved', 'rejected') AND (status <> @status OR text IS NOT @text OR subject IS NOT @subject) THEN @byName ELSE decided_by_name END
        WHERE id = @id AND status = @from AND revision = @revision AND sending_intent_id IS NULL`,
     ),
     /** A draft whose step can no longer be sent ends skipped (not one on the wire). */
