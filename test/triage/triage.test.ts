@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordMessage } from '../../src/core/conversations/record.js';
 import { getConversation, listConversations } from '../../src/core/conversations/threads.js';
 import { updateLead } from '../../src/core/leads/update.js';
 import { suggestTagByAssistant, triagePendingByModel } from '../../src/core/triage/suggest.js';
@@ -176,7 +177,7 @@ describe('triage of replies', () => {
     expect(row('lead_2').triagePendingAt).toBeNull();
   });
 
-  it("the assistant's suggestion is stored like the others and replaces them; a lead without a thread is not_found", async () => {
+  it("the assistant's suggestion is stored like the others and replaces them; a lead without a thread, or that never replied, is not_found", async () => {
     const { h, suggestedEvents } = setup();
     await h.runUntil(() => h.lead('lead_1').replied, 10 * 60_000);
     const got = suggestTagByAssistant(h.ctx, { leadId: 'lead_1', tag: 'Interested', confidence: 0.6, reason: 'back next week, asked for details' });
@@ -198,6 +199,20 @@ describe('triage of replies', () => {
     const before = suggestedEvents().length;
     expect(() => suggestTagByAssistant(h.ctx, { leadId: 'lead_3', tag: 'Interested', confidence: 0.5 })).toThrow(/no conversation/);
     // The refused call left nothing behind.
+    expect(suggestedEvents()).toHaveLength(before);
+    // A thread of our own messages only holds no reply to suggest a tag for.
+    const lead3 = h.lead('lead_3');
+    recordMessage(h.ctx, {
+      lead: { id: 'lead_3', campaignId: lead3.campaignId },
+      sender: 'sequence',
+      text: 'Hi, worth a chat?',
+      at: h.ctx.simClock.now(),
+      accountId: null,
+    });
+    expect(() => suggestTagByAssistant(h.ctx, { leadId: 'lead_3', tag: 'Interested', confidence: 0.5 })).toThrow(
+      expect.objectContaining({ code: 'not_found', message: expect.stringContaining('has not replied yet') }),
+    );
+    expect(getConversation(h.ctx, 'lead_3').suggestion).toBeNull();
     expect(suggestedEvents()).toHaveLength(before);
   });
 });

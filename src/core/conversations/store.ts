@@ -86,6 +86,12 @@ export function dropTriagePending(ctx: Ctx, leadId: string, pendingAt: number): 
     .run();
 }
 
+/** When the lead last wrote (sim ms): 0 while it never has, null when it has no thread at all. */
+export function lastInboundAtOf(ctx: Pick<Ctx, 'db'>, leadId: string): number | null {
+  const row = ctx.db.select({ at: conversations.lastInboundAt }).from(conversations).where(eq(conversations.leadId, leadId)).get();
+  return row ? row.at : null;
+}
+
 /** The thread's stored suggestion, or null. */
 export function readSuggestion(ctx: Ctx, leadId: string): StoredSuggestion | null {
   const row = ctx.db

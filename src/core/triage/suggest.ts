@@ -7,6 +7,7 @@ import type { Ctx } from '../context.js';
 import {
   claimTriagePending,
   dropTriagePending,
+  lastInboundAtOf,
   markTriagePending,
   newestMessages,
   readSuggestion,
@@ -98,7 +99,8 @@ export const SuggestTagResult = z.object({ leadId: z.string(), suggestion: TagSu
 
 /**
  * The assistant's suggestion for a thread (tool suggest_tag): stored like the rules' and the
- * model's, and confirmed the same way. A lead with no thread has nothing to triage.
+ * model's, and confirmed the same way. A lead with no thread, or one that never replied, has
+ * nothing to triage.
  */
 export function suggestTagByAssistant(ctx: Ctx, input: z.output<typeof SuggestTagInput>): z.infer<typeof SuggestTagResult> {
   return transaction(ctx.db, () => {
@@ -106,8 +108,14 @@ export function suggestTagByAssistant(ctx: Ctx, input: z.output<typeof SuggestTa
     // A key held to campaigns finds no lead of another campaign, as if absent.
     if (!lead || !reachesCampaign(ctx, lead.campaignId))
       throw new ApiError('not_found', `No lead ${input.leadId}. Pick a thread from list_conversations.`, { fields: ['leadId'] });
-    const ok = recordSuggestion(ctx, lead, { tag: input.tag, suggestedBy: 'assistant', confidence: input.confidence, reason: input.reason ?? null });
-    if (!ok) throw new ApiError('not_found', `Lead ${input.leadId} has no conversation to triage yet.`, { fields: ['leadId'] });
+    // A tag is suggested for a reply: a thread of our own messages only has nothing to triage.
+    const repliedAt = lastInboundAtOf(ctx, lead.id);
+    if (repliedAt === null) throw new ApiError('not_found', `Lead ${input.leadId} has no conversation to triage yet.`, { fields: ['leadId'] });
+    if (repliedAt === 0)
+      throw new ApiError('not_found', `Lead ${input.leadId} has not replied yet: its thread holds only messages sent to it, so there is no reply to triage.`, {
+        fields: ['leadId'],
+      });
+    recordSuggestion(ctx, lead, { tag: input.tag, suggestedBy: 'assistant', confidence: input.confidence, reason: input.reason ?? null });
     const suggestion = suggestionView(readSuggestion(ctx, lead.id));
     if (!suggestion) throw new Error('the suggestion just stored could not be read back');
     return { leadId: lead.id, suggestion };
