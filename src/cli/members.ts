@@ -8,7 +8,9 @@ export const MEMBERS_USAGE = `  members list [--json] [--db PATH]
                         List the members: id, name, email, role, and whether disabled.
   members add --name NAME --email EMAIL [--role ROLE] [--json] [--db PATH]
                         Add a member (role: ${ROLES.join(', ')}; default viewer). The first member
-                        of a workspace is its owner. Sign them in with \`outreach login --member ID\`.
+                        of a workspace is its owner; the "Owner" earlier commands made, unused,
+                        is taken over by the first added without --role, or by --role owner.
+                        Sign them in with \`outreach login --member ID\`.
   members update ID [--name NAME] [--email EMAIL] [--role ROLE] [--json] [--db PATH]
                         Change a member's name, email or role (the owner stays the owner).
   members disable ID [--json] [--db PATH]

@@ -90,6 +90,57 @@ describe('outreach members, login --member and audit', () => {
     const r = run(['login', '--db', other, '--base', 'http://127.0.0.1:3000']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/signs in Owner \(owner\)/);
-    expect(JSON.parse(run(['members', 'list', '--json', '--db', other]).stdout)).toMatchObject([{ name: 'Owner', role: 'owner', email: null }]);
+    const owners = JSON.parse(run(['members', 'list', '--json', '--db', other]).stdout) as { id: string }[];
+    expect(owners).toMatchObject([{ name: 'Owner', role: 'owner', email: null }]);
+    // Someone holds a link to that owner: it is theirs, so a person added is not made the owner over it.
+    const bob = run(['members', 'add', '--name', 'Bob', '--email', 'bob@example.com', '--json', '--db', other]);
+    expect(bob.status, bob.stderr).toBe(0);
+    expect(JSON.parse(bob.stdout)).toMatchObject({ role: 'viewer' });
+    const asOwner = run(['members', 'add', '--name', 'Me', '--email', 'me@example.com', '--role', 'owner', '--db', other]);
+    expect(asOwner.status).not.toBe(0);
+    expect(asOwner.stderr).toContain(
+      `made on first use, with no email yet). If that is you, set your name and email on it: \`outreach members update ${owners[0]!.id} --name NAME --email EMAIL\``,
+    );
+  });
+
+  it('lets the first person added take over the owner that CLI writes made, with what it did', () => {
+    const seeded = (name: string) => {
+      const path = join(dir, `${name}.db`);
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(fixture()));
+      expect(run(['seed', '--file', file, '--db', path]).status).toBe(0);
+      const key = run(['keys', 'create', '--env', 'test', '--name', 'ci', '--db', path]);
+      expect(key.status, key.stderr).toBe(0);
+      const made = JSON.parse(run(['members', 'list', '--json', '--db', path]).stdout) as { id: string }[];
+      expect(made).toMatchObject([{ name: 'Owner', role: 'owner', email: null }]);
+      return { path, ownerId: made[0]!.id };
+    };
+    const listed = (path: string) => JSON.parse(run(['members', 'list', '--json', '--db', path]).stdout) as { id: string; name: string; role: string }[];
+
+    // The first person added, with no role, is the owner: the same member that created the key.
+    const one = seeded('keys-first');
+    const ada = run(['members', 'add', '--name', 'Ada', '--email', 'ADA@example.com', '--json', '--db', one.path]);
+    expect(ada.status, ada.stderr).toBe(0);
+    expect(JSON.parse(ada.stdout)).toMatchObject({ id: one.ownerId, name: 'Ada', email: 'ada@example.com', role: 'owner' });
+    expect(listed(one.path)).toMatchObject([{ id: one.ownerId, name: 'Ada', role: 'owner' }]);
+    const trail = JSON.parse(run(['audit', '--actor', one.ownerId, '--json', '--db', one.path]).stdout) as { events: { action: string }[] };
+    expect(trail.events.map((e) => e.action)).toEqual(['add_member', 'keys.create']);
+    expect(run(['login', '--db', one.path, '--base', 'http://127.0.0.1:3000']).stdout).toMatch(/signs in Ada \(owner\)/);
+
+    // A role other than owner is added as asked beside it; asking for owner later takes it over.
+    const two = seeded('keys-then-team');
+    const viv = JSON.parse(run(['members', 'add', '--name', 'Viv', '--email', 'viv@example.com', '--role', 'operator', '--json', '--db', two.path]).stdout);
+    expect(viv).toMatchObject({ name: 'Viv', role: 'operator' });
+    const olga = run(['members', 'add', '--name', 'Olga', '--email', 'olga@example.com', '--role', 'owner', '--json', '--db', two.path]);
+    expect(olga.status, olga.stderr).toBe(0);
+    expect(JSON.parse(olga.stdout)).toMatchObject({ id: two.ownerId, name: 'Olga', role: 'owner' });
+    expect(listed(two.path).map((m) => [m.name, m.role])).toEqual([
+      ['Olga', 'owner'],
+      ['Viv', 'operator'],
+    ]);
+    // Claimed now: nobody else becomes the owner.
+    const again = run(['members', 'add', '--name', 'Eve', '--email', 'eve@example.com', '--role', 'owner', '--db', two.path]);
+    expect(again.status).not.toBe(0);
+    expect(again.stderr).toMatch(/--role: the workspace has its owner; add an admin instead/);
   });
 });

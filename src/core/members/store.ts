@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { loginTokens, members, operatorSessions } from '../../db/schema.js';
 
 import type { Db } from '../../db/connection.js';
@@ -26,6 +26,18 @@ export const memberStore = {
   update: (db: Db, id: string, set: Partial<Pick<MemberRow, 'name' | 'email' | 'role' | 'disabledAt'>>): void => {
     db.update(members).set(set).where(eq(members.id, id)).run();
   },
+  /** Whether anyone is signed in as the member now, or holds an unused login link for them. */
+  inUse: (db: Db, id: string, now: number): boolean =>
+    db
+      .select({ one: sql<number>`1` })
+      .from(operatorSessions)
+      .where(and(eq(operatorSessions.memberId, id), isNull(operatorSessions.revokedAt), gt(operatorSessions.expiresAt, now)))
+      .get() !== undefined ||
+    db
+      .select({ one: sql<number>`1` })
+      .from(loginTokens)
+      .where(and(eq(loginTokens.memberId, id), isNull(loginTokens.usedAt), gt(loginTokens.expiresAt, now)))
+      .get() !== undefined,
   /** Ends the member's live sessions and voids their unused login links; returns the sessions ended. */
   endSessions: (db: Db, id: string, now: number): number => {
     const ended = db
