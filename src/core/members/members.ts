@@ -109,14 +109,13 @@ export interface NewMember {
 }
 
 /**
- * The owner made on first use, when nobody has made it theirs yet: still "Owner" with no email,
- * and nobody signed in as it or holding a link to it. The CLI's writes make it to have someone to
- * record; a person added as owner, or the first one added with no role, takes it over.
+ * Whether the owner is the one made on first use and nobody has made it theirs yet: still
+ * "Owner" with no email, and nobody signed in as it or holding a link to it. The CLI's writes
+ * make it to have someone to record; a person added as owner, or the first one added with no
+ * role, takes it over.
  */
-function unclaimedOwner(ctx: Ctx): MemberRow | undefined {
-  const owner = memberStore.owner(ctx.db);
-  if (!owner || owner.email !== null || owner.name !== FIRST_OWNER_NAME) return undefined;
-  return memberStore.inUse(ctx.db, owner.id, ctx.clock.now()) ? undefined : owner;
+function isUnclaimed(ctx: Ctx, owner: MemberRow): boolean {
+  return owner.email === null && owner.name === FIRST_OWNER_NAME && !memberStore.inUse(ctx.db, owner.id, ctx.clock.now());
 }
 
 /**
@@ -127,18 +126,16 @@ function unclaimedOwner(ctx: Ctx): MemberRow | undefined {
  */
 export function addMember(ctx: Ctx, input: NewMember): Member {
   return transaction(ctx.db, () => {
-    const claims = input.role === 'owner' || (input.role === undefined && memberStore.count(ctx.db) === 1);
-    const unclaimed = claims ? unclaimedOwner(ctx) : undefined;
-    if (unclaimed) {
-      const set = { name: cleanName(input.name), email: cleanEmail(ctx, input.email, unclaimed.id) };
-      memberStore.update(ctx.db, unclaimed.id, set);
-      noteAuditTarget(unclaimed.id);
-      return memberView({ ...unclaimed, ...set });
+    const count = memberStore.count(ctx.db);
+    const claims = input.role === 'owner' || (input.role === undefined && count === 1);
+    const owner = claims ? memberStore.owner(ctx.db) : undefined;
+    if (owner && isUnclaimed(ctx, owner)) {
+      noteAuditTarget(owner.id);
+      return updateMember(ctx, owner.id, { name: input.name, email: input.email });
     }
-    const first = memberStore.count(ctx.db) === 0;
+    const first = count === 0;
     const role = first ? 'owner' : cleanRole(input.role ?? 'viewer');
     if (!first && role === 'owner') {
-      const owner = memberStore.owner(ctx.db);
       if (owner && owner.email === null)
         throw validationError(
           `role: the workspace has its owner, ${owner.id} ("${owner.name}", made on first use, with no email yet). If that is you, set your name and email on it: \`outreach members update ${owner.id} --name NAME --email EMAIL\`; else add an admin instead.`,
