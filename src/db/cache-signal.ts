@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
  * moves when the group may have changed. This module knows connections only (no drizzle handle),
  * so the connection can install it without importing the cache.
  */
-export type Counter = 'campaigns' | 'accounts' | 'mailboxes' | 'exclusions' | 'keys' | 'workspace' | 'credits';
+export type Counter = 'campaigns' | 'accounts' | 'mailboxes' | 'exclusions' | 'keys' | 'workspace' | 'credits' | 'daily';
 
 /** Which writes move which group. Columns: only a change of these (an UPDATE OF) moves it. */
 const WATCHED: readonly { table: string; group: Counter; columns?: readonly string[] }[] = [
@@ -25,9 +25,12 @@ const WATCHED: readonly { table: string; group: Counter; columns?: readonly stri
     columns: ['id', 'name', 'plan', 'plan_id', 'plan_active', 'white_label_isolated', 'blocked', 'cursor_secret', 'webhook_secret', 'created_at'],
   },
   { table: 'credit_balance', group: 'credits' },
+  // The accounts' daily counters: nothing is kept from them, but the engine reuses the counters it
+  // read earlier in a tick only while this group stands still (a send of any writer moves it).
+  { table: 'account_daily', group: 'daily' },
 ];
 
-const GROUPS: readonly Counter[] = ['campaigns', 'accounts', 'mailboxes', 'exclusions', 'keys', 'workspace', 'credits'];
+const GROUPS: readonly Counter[] = ['campaigns', 'accounts', 'mailboxes', 'exclusions', 'keys', 'workspace', 'credits', 'daily'];
 
 /** One connection's generations. */
 export class Signal {

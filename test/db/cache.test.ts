@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { countAccountDaily } from '../../src/core/activity/record.js';
 import { findAccount } from '../../src/core/accounts/resolve.js';
 import { authenticateKey, revokeApiKey } from '../../src/core/auth/keys.js';
 import { updateCampaign } from '../../src/core/campaigns/manage.js';
@@ -85,6 +86,9 @@ describe('the cache signal (a generation per group, per connection)', () => {
     expect(moved('keys', () => db.update(apiKeys).set({ lastUsedAt: 5 }).run())).toBe(true);
     expect(moved('workspace', () => db.update(workspace).set({ plan: 'free' }).run())).toBe(true);
     expect(moved('credits', () => db.update(creditBalance).set({ credits: 3 }).run())).toBe(true);
+    // A send counted on an account's day (the engine reuses a tick's counters only while this stands).
+    expect(moved('daily', () => countAccountDaily(ctx, 'acc_a', 'messagesSent'))).toBe(true);
+    expect(moved('daily', () => countAccountDaily(ctx, 'acc_a', 'messagesSent'))).toBe(true);
     // An update that changes no row fires no trigger.
     expect(moved('accounts', () => db.update(accounts).set({ messageLimit: 1 }).where(eq(accounts.id, 'nobody')).run())).toBe(false);
   });
@@ -92,7 +96,7 @@ describe('the cache signal (a generation per group, per connection)', () => {
   it('is told by TEMP triggers of this connection alone, which write no table', () => {
     const { db } = testCtx();
     const temp = db.$client.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM temp.sqlite_master WHERE type = 'trigger'").all();
-    expect(temp.length).toBe(24);
+    expect(temp.length).toBe(27);
     for (const t of temp) expect(t.sql, t.name).toMatch(/BEGIN SELECT cache_touched\('[a-z]+'\); END$/);
     // Nothing of it is in the file: another connection, or the sqlite3 shell, sees no trigger of the cache.
     expect(db.$client.prepare("SELECT count(*) FROM main.sqlite_master WHERE type = 'trigger' AND sql LIKE '%cache_touched%'").pluck().get()).toBe(0);

@@ -2,6 +2,7 @@ import type { Ctx } from '../context.js';
 import { nextUtcDay } from './calendar.js';
 import { freshLeadsOf, nextScheduledOf, scheduledLeadsOf } from './queue.js';
 import { freshLeadQuotas, probeSizes } from './quotas.js';
+import { countersStamp } from './readiness.js';
 import type { SenderPins } from './runner.js';
 import type { EngineSettings } from './settings.js';
 import { sendersOf, type CampaignInfo, type LeadRow } from './state.js';
@@ -135,7 +136,7 @@ export function readDue(ctx: Ctx, settings: EngineSettings, running: readonly Ca
     (id) => memory.fullUntil(id) > now,
     (id) => memory.pins.count(id),
     (counters) => {
-      memory.pins.counters = counters;
+      memory.pins.counters = { at: now, stamp: countersStamp(ctx), byAccount: counters };
     },
   );
   const taking = hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0);

@@ -8,9 +8,10 @@ import { ACTION_KINDS, kindOfSend } from '../steps/registry.js';
 import { findMailbox, type MailboxRow } from '../mailboxes/store.js';
 import { mailboxReadiness } from '../safety/mailbox.js';
 import { capReached, type SendKind } from './plan.js';
+import { versionOf } from '../../db/cache.js';
 import { intentStatements } from '../../db/sql/intents.js';
 import { lastCallAt } from './queue.js';
-import type { TouchCount, TouchMemo } from './runner.js';
+import type { TickCounters, TouchCount, TouchMemo } from './runner.js';
 import type { EngineSettings } from './settings.js';
 
 /**
@@ -109,12 +110,35 @@ export function nextSendAt(settings: EngineSettings, now: number, random: () => 
 export const averageSpacing = (settings: EngineSettings): number => Math.max(1, Math.round((settings.spacingMinMs + settings.spacingMaxMs) / 2));
 
 /**
- * The counters of the accounts that may send (connected and active), read in one statement at
- * `now`: what accountReadiness would read for each account's first send at that instant.
+ * What the senders' counters are read from: the accounts (their limits, warm-up, status) and
+ * their daily counts, as the cache's signal sees them (src/db/cache.ts); a send counted by any
+ * writer, or a commit of another connection, moves it. The step kinds' own counts (engine
+ * intents of today) are written only by the engine's sends, which count a day too, or by another
+ * connection.
  */
-export function sendingCounters(ctx: Ctx, safety: SafetySettings, accountIds: readonly string[], now: number): Map<string, Allowance> {
+export const countersStamp = (ctx: Ctx): string => `${versionOf(ctx.db, 'accounts')}:${versionOf(ctx.db, 'daily')}`;
+
+/**
+ * The counters of the accounts that may send (connected and active) at `now`: what
+ * accountReadiness would read for each account's first send at that instant. Those in `known`
+ * (read earlier in the tick) are taken as they are while nothing they were read from moved and
+ * the UTC day is the same; the others are read in one statement.
+ */
+export function sendingCounters(ctx: Ctx, safety: SafetySettings, accountIds: readonly string[], now: number, known?: TickCounters): Map<string, Allowance> {
   const accounts = [...findAccounts(ctx, accountIds).values()].filter((a) => a.status === 'connected' && a.active);
-  return allowances(ctx, accounts, safety, now);
+  const reuse = known !== undefined && dayOf(known.at) === dayOf(now) && known.stamp === countersStamp(ctx) ? known.byAccount : undefined;
+  if (reuse === undefined) return allowances(ctx, accounts, safety, now);
+  const out = allowances(
+    ctx,
+    accounts.filter((a) => !reuse.has(a.id)),
+    safety,
+    now,
+  );
+  for (const a of accounts) {
+    const kept = reuse.get(a.id);
+    if (kept !== undefined) out.set(a.id, kept);
+  }
+  return out;
 }
 
 const WEEK_DAYS = 7;

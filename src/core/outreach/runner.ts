@@ -452,13 +452,24 @@ export interface TouchMemo {
 }
 
 /**
+ * Senders' counters read at `at`, with the stamp of what they were read from (readiness:
+ * countersStamp): while the stamp and the UTC day stand, reading them again gives the same.
+ */
+export interface TickCounters {
+  at: number;
+  stamp: string;
+  byAccount: ReadonlyMap<string, Allowance>;
+}
+
+/**
  * What the engine remembers of the leads it gave a sender today and has not invited yet, the
  * senders' counters it read this tick, and the touch counts (touchWait) it read this tick.
  */
 export interface SenderPins {
   count(accountId: string): number;
   add(accountId: string, leadId: string): void;
-  counters?: ReadonlyMap<string, Allowance>;
+  /** The senders' counters read in this tick (readDue), undefined before. */
+  counters?: TickCounters;
   touches?: TouchMemo;
 }
 
@@ -474,7 +485,7 @@ export function senderFor(ctx: Ctx, lead: LeadRow, info: CampaignInfo, now: numb
   if (lead.accountId !== null) return lead.accountId;
   if (info.senderIds.length === 0) return info.agent?.accountId ?? null;
   const promised = new Map(info.senderIds.map((id) => [id, pins?.count(id) ?? 0]));
-  const chosen = bestSender(ctx, info.senderIds, now, promised, pins?.counters);
+  const chosen = bestSender(ctx, info.senderIds, now, promised, pins?.counters?.byAccount);
   if (chosen === null) return null;
   updateLead(ctx.db, lead.id, { accountId: chosen });
   pins?.add(chosen, lead.id);

@@ -111,28 +111,34 @@ export class SendLanes {
   async run(): Promise<number> {
     const lanes = this.lanes;
     const at = this.ctx.simClock.now();
-    const counters = sendingCounters(this.ctx, this.settings.safety, [...lanes.keys()], at);
+    const counters = sendingCounters(this.ctx, this.settings.safety, [...lanes.keys()], at, this.o.pins.counters);
     const held = this.held;
     this.lanes = new Map();
     this.held = new Map();
     this.waits = new Map();
-    const calls = await Promise.all([...lanes].map(([accountId, items]) => this.runLane(accountId, items.sort(bySendOrder), at, counters.get(accountId))));
-    if (held.size > 0 && this.mayContinue()) this.deferHeld(held);
+    const accounts = new Set([...lanes.keys(), ...held.keys()]);
+    const calls = await Promise.all(
+      [...accounts].map(async (accountId) => {
+        const items = lanes.get(accountId);
+        const n = items ? await this.runLane(accountId, items.sort(bySendOrder), at, counters.get(accountId)) : 0;
+        const leads = held.get(accountId);
+        if (leads && this.mayContinue()) await this.deferHeld(accountId, leads);
+        return n;
+      }),
+    );
     return calls.reduce((n, c) => n + c, 0);
   }
 
   /**
-   * The held leads, behind each account's next possible send: what the engine now knows of its
-   * idle time and pace, and the wait its lane met in this run (a paused or disconnected account);
-   * at least now.
+   * The leads held for an account, behind its next possible send once its lane has run: what the
+   * engine now knows of its idle time and pace, and the wait its lane met (a paused or
+   * disconnected account); at least now. Written in the commit of the lanes' sends (CommitGroup).
    */
-  private deferHeld(held: ReadonlyMap<string, readonly { leadId: string; due: number | null }[]>): void {
+  private deferHeld(accountId: string, leads: readonly { leadId: string; due: number | null }[]): Promise<void> {
     const now = this.ctx.simClock.now();
-    const step = averageSpacing(this.settings);
-    const moves = [...held].flatMap(([accountId, leads]) =>
-      deferHeld(leads, Math.max(now, this.memory.until('idle', accountId), this.memory.until('pace', accountId), this.waits.get(accountId) ?? 0), step),
-    );
-    moveDueMany(this.ctx, moves);
+    const until = Math.max(now, this.memory.until('idle', accountId), this.memory.until('pace', accountId), this.waits.get(accountId) ?? 0);
+    const moves = deferHeld(leads, until, averageSpacing(this.settings));
+    return this.group.run(() => moveDueMany(this.ctx, moves));
   }
 
   /** One account's sends, one after another, while the account may send. */
@@ -148,7 +154,7 @@ export class SendLanes {
       if ('until' in ready && ready.why === 'capped') {
         // Only the sends counted against the limit reached wait; the lane goes on with the others.
         const { held, others } = splitByLimit(items.slice(i), item.kind);
-        this.defer(accountId, held, ready);
+        await this.defer(accountId, held, ready);
         items = items.slice(0, i).concat(others);
         i--;
         continue;
@@ -156,7 +162,7 @@ export class SendLanes {
       if ('until' in ready) {
         if (ready.why === 'idle') this.memory.set('idle', accountId, ready.until);
         this.waits.set(accountId, ready.until);
-        this.defer(accountId, items.slice(i), ready);
+        await this.defer(accountId, items.slice(i), ready);
         return calls;
       }
       // An email's lane is its mailbox's: no network account sends it.
@@ -164,12 +170,12 @@ export class SendLanes {
       if (typeof outcome === 'object') {
         // The core held the call (lock-step with another account): the account waits as when idle.
         this.memory.set('idle', accountId, outcome.heldUntil);
-        this.defer(accountId, items.slice(i), { until: outcome.heldUntil, why: 'idle' });
+        await this.defer(accountId, items.slice(i), { until: outcome.heldUntil, why: 'idle' });
         return calls;
       }
       if (outcome !== 'skipped') calls++;
       if (outcome === 'blocked') {
-        this.defer(accountId, items.slice(i + 1), { until: this.memory.until('pace', accountId), why: 'blocked' });
+        await this.defer(accountId, items.slice(i + 1), { until: this.memory.until('pace', accountId), why: 'blocked' });
         return calls;
       }
     }
@@ -185,8 +191,8 @@ export class SendLanes {
     return { notBefore, blocked: false };
   }
 
-  /** Holds back the sends that cannot go now (core: deferSends), booking capped invitations in memory. */
-  private defer(accountId: string, items: readonly PendingSend[], wait: AccountWait): void {
+  /** Holds back the sends that cannot go now (core: deferSends), booking capped invitations in memory; the moves go in the lanes' commit. */
+  private defer(accountId: string, items: readonly PendingSend[], wait: AccountWait): Promise<void> {
     const now = this.ctx.simClock.now();
     const step = averageSpacing(this.settings);
     const book = (until: number) => {
@@ -196,7 +202,7 @@ export class SendLanes {
     };
     const { moves, closes } = deferSends(items, wait, step, book);
     for (const c of closes) this.memory.set('close', c.leadId, c.at);
-    if (moves.length > 0) moveDueMany(this.ctx, moves);
+    return moves.length > 0 ? this.group.run(() => moveDueMany(this.ctx, moves)) : Promise.resolve();
   }
 
   /**

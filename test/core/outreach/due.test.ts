@@ -140,7 +140,7 @@ describe('reading the due leads', () => {
     expect(reads.quiet).toEqual(new Map([['cmp', Number.POSITIVE_INFINITY]]));
     expect(reads.full.size).toBe(0);
     // The senders' counters read for the new leads are handed to the pins.
-    expect(mem.pins.counters?.get('acc_a')?.connectionRequestLimit).toBe(3);
+    expect(mem.pins.counters?.byAccount.get('acc_a')?.connectionRequestLimit).toBe(3);
 
     // Scheduled work: its leads are read, no new ones taken; a later one is when it is next due.
     schedule(ctx, ['lead_1'], NOW - MINUTE);
@@ -150,7 +150,7 @@ describe('reading the due leads', () => {
     expect(reads.fresh.size).toBe(0);
     expect(reads.quiet.size).toBe(0);
     // No campaign took new leads, so no sender was read: the pins hold no counters of an earlier tick.
-    expect(mem.pins.counters?.size).toBe(0);
+    expect(mem.pins.counters?.byAccount.size).toBe(0);
     reads = readDue(ctx, spaced, [info], NOW - 2 * MINUTE, mem);
     expect(reads.quiet).toEqual(new Map([['cmp', NOW - MINUTE]]));
 
@@ -162,7 +162,7 @@ describe('reading the due leads', () => {
     // A sender known to have no invitation left is not read again, and its campaign takes nothing.
     const full = memory({ quietUntil: () => NOW + MINUTE, fullUntil: () => NOW + MINUTE });
     reads = readDue(ctx, spaced, [info], NOW, full);
-    expect([reads.due.length, reads.fresh.size, reads.full.size, full.pins.counters?.size]).toEqual([0, 0, 0, 0]);
+    expect([reads.due.length, reads.fresh.size, reads.full.size, full.pins.counters?.byAccount.size]).toEqual([0, 0, 0, 0]);
 
     // One invitation left today: one new lead; none left: none, and the sender is found full until tomorrow.
     ctx.db

@@ -2,9 +2,19 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/core/clock.js';
 import { ACCOUNT_RETRY_MS } from '../../../src/core/outreach/failures.js';
-import { accountReadiness, averageSpacing, firstSendAt, invitationsFreeAt, nextSendAt, sendingCounters } from '../../../src/core/outreach/readiness.js';
+import { countAccountDaily } from '../../../src/core/activity/record.js';
+import {
+  accountReadiness,
+  averageSpacing,
+  countersStamp,
+  firstSendAt,
+  invitationsFreeAt,
+  nextSendAt,
+  sendingCounters,
+} from '../../../src/core/outreach/readiness.js';
+import type { TickCounters } from '../../../src/core/outreach/runner.js';
 import { resolveEngineSettings } from '../../../src/core/outreach/settings.js';
-import { allowance } from '../../../src/core/safety/rules.js';
+import { allowance, type Allowance } from '../../../src/core/safety/rules.js';
 import { accountDaily, accounts, engineIntents } from '../../../src/db/schema.js';
 import { engineWorkspace } from '../../engine/helpers.js';
 import { testCtx } from '../../helpers.js';
@@ -110,5 +120,29 @@ describe("an account's readiness to send", () => {
     const ctx = testCtx({ workspace: engineWorkspace([], { extraAccounts: ['acc_b', 'acc_c'] }) });
     ctx.db.update(accounts).set({ active: false }).where(eq(accounts.id, 'acc_c')).run();
     expect([...sendingCounters(ctx, safety, ['acc_a', 'acc_b', 'acc_c', 'acc_none'], TUESDAY_10).keys()].sort()).toEqual(['acc_a', 'acc_b']);
+  });
+
+  it("takes the tick's counters read before only while nothing they were read from moved, on the same day", () => {
+    const ctx = testCtx({ workspace: engineWorkspace([], { extraAccounts: ['acc_b'] }), clock: new FakeClock(TUESDAY_10) });
+    const fresh = (known?: TickCounters) => sendingCounters(ctx, safety, ['acc_a', 'acc_b'], TUESDAY_10, known);
+    const stored = fresh();
+    // A marker no read can give: an allowance of acc_a's taken from the tick, acc_b's read.
+    const marked = { ...(stored.get('acc_a') as Allowance), connectionRequestsSentToday: 99 };
+    const tick = (at = TUESDAY_10): TickCounters => ({ at, stamp: countersStamp(ctx), byAccount: new Map([['acc_a', marked]]) });
+    let known = tick();
+    expect(fresh(known).get('acc_a')).toBe(marked);
+    expect(fresh(known).get('acc_b')).toEqual(stored.get('acc_b'));
+
+    // A send counted by any writer (an operator's message) moves the stamp: acc_a is read again.
+    countAccountDaily(ctx, 'acc_b', 'messagesSent');
+    expect(fresh(known).get('acc_a')).toEqual(stored.get('acc_a'));
+    expect(fresh(known).get('acc_b')?.messagesSentToday).toBe(1);
+
+    // So does a change to an account (its limits), and the tick's counters of another day are never taken.
+    known = tick();
+    ctx.db.update(accounts).set({ connectionRequestLimit: 7 }).where(eq(accounts.id, 'acc_b')).run();
+    expect(fresh(known).get('acc_a')).toEqual(stored.get('acc_a'));
+    expect(fresh(tick(TUESDAY_10 - DAY)).get('acc_a')).toEqual(stored.get('acc_a'));
+    expect(fresh(tick()).get('acc_a')).toBe(marked);
   });
 });
