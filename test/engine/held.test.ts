@@ -9,7 +9,7 @@ import type { WorkspaceFileInput } from '../../src/core/seed/file.js';
 import { engineIntents, leadPositions, leads } from '../../src/db/schema.js';
 import { ACCOUNT_RETRY_MS } from '../../src/core/outreach/failures.js';
 import { TEST_KEY } from '../helpers.js';
-import { MINUTE, engineSettings, harness, url } from './helpers.js';
+import { MINUTE, harness, url } from './helpers.js';
 
 /**
  * A campaign with several senders reads its due leads whoever sends them, and an account's
@@ -44,15 +44,10 @@ function workspace(pins: string[], senders = ['acc_a', 'acc_b', 'acc_c'], status
 }
 
 const config = { spacingSeconds: { min: SPACING / 1000, max: SPACING / 1000 } };
-/**
- * Two leads read per sender and wake (the engine's default is one), so that a tick reads a lead
- * its sender cannot send too, and holding shows.
- */
-const engine = { settings: { ...engineSettings(config), perWake: 2 } };
 
 describe('leads whose sender cannot send them this tick', () => {
   it('are held unworked behind the sender’s next send', async () => {
-    const h = harness(workspace(['acc_a', 'acc_a', 'acc_b']), { config, engine });
+    const h = harness(workspace(['acc_a', 'acc_a', 'acc_b']), { config });
     const t0 = h.ctx.simClock.now();
     const first = await h.tick();
     expect(first.sends).toBe(1);
@@ -76,12 +71,9 @@ describe('leads whose sender cannot send them this tick', () => {
     expect(h.lead('lead_2').invitedAt).toBe(t0 + SPACING);
   });
 
-  it.each([
-    ['two leads read per sender and wake', engine],
-    ["the engine's default, one", undefined],
-  ])('lose nothing: every lead is invited once, from its own sender, each sender keeping its spacing (%s)', async (_name, settings) => {
+  it('lose nothing: every lead is invited once, from its own sender, each sender keeping its spacing', async () => {
     const pins = Array.from({ length: 18 }, (_, i) => ['acc_a', 'acc_a', 'acc_b', 'acc_c', 'acc_a', 'acc_b'][i % 6] as string);
-    const h = harness(workspace(pins), { config, ...(settings ? { engine: settings } : {}) });
+    const h = harness(workspace(pins), { config });
     const calls = () => h.ctx.db.select().from(engineIntents).orderBy(asc(engineIntents.createdAt)).all();
     let held = 0;
     for (let i = 0; i < 200 && calls().length < pins.length; i++) {
@@ -108,7 +100,7 @@ describe('leads whose sender cannot send them this tick', () => {
   });
 
   it('of a sender that cannot send at all (paused) wait as long as the lead its lane tried, not one tick', async () => {
-    const h = harness(workspace(['acc_a', 'acc_a', 'acc_a', 'acc_b']), { config, engine });
+    const h = harness(workspace(['acc_a', 'acc_a', 'acc_a', 'acc_b']), { config });
     updateAccount(h.ctx, 'acc_a', { active: false });
     const t0 = h.ctx.simClock.now();
     let held = 0;
@@ -133,7 +125,7 @@ describe('leads whose sender cannot send them this tick', () => {
 
   it('an account that has just sent is idle until its spacing ends: its campaigns are not read before', async () => {
     // One sender only: the campaign follows acc_a.
-    const h = harness(workspace(['acc_a'], []), { config, engine });
+    const h = harness(workspace(['acc_a'], []), { config });
     const t0 = h.ctx.simClock.now();
     expect((await h.tick()).sends).toBe(1);
     // A lead added after acc_a's send is not looked at while acc_a's spacing runs.
@@ -152,7 +144,7 @@ describe('leads whose sender cannot send them this tick', () => {
   });
 
   it('a sender of a campaign whose steps send email is not put to sleep by its own spacing: the mailbox keeps its own pace', async () => {
-    const h = harness(workspace(['acc_a'], [], 'READY_TO_SEND'), { config, engine });
+    const h = harness(workspace(['acc_a'], [], 'READY_TO_SEND'), { config });
     const { mailbox } = await connectMailbox(h.ctx, {
       name: 'one',
       address: 'one@outreach.test',

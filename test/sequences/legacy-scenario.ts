@@ -2,7 +2,7 @@ import { asc } from 'drizzle-orm';
 import type { NetworkProvider } from '../../src/core/network/provider.js';
 import { activity, campaigns, engineIntents, leads } from '../../src/db/schema.js';
 import type { EngineConfig } from '../../src/workers/outreach/index.js';
-import { engineSettings, engineWorkspace, harness, MINUTE, type LeadSpec } from '../engine/helpers.js';
+import { engineWorkspace, harness, MINUTE, type LeadSpec } from '../engine/helpers.js';
 
 /**
  * A campaign of an agent written with connectionNote and messages, run through the engine for
@@ -58,13 +58,7 @@ function recorder(inner: NetworkProvider, now: () => number, calls: Call[]): Net
 
 export async function runLegacyScenario(config: EngineConfig): Promise<unknown> {
   const calls: Call[] = [];
-  // The trace was recorded when the engine read two due leads per campaign and wake (the one to
-  // send and a spare); the step runner is compared on that same reading.
-  const h = harness(engineWorkspace(LEGACY_LEADS), {
-    config,
-    engine: { settings: { ...engineSettings(config), perWake: 2 } },
-    network: (ctx) => recorder(ctx.network, () => ctx.clock.now(), calls),
-  });
+  const h = harness(engineWorkspace(LEGACY_LEADS), { config, network: (ctx) => recorder(ctx.network, () => ctx.clock.now(), calls) });
   const start = h.ctx.clock.now();
   const rel = (t: number | null) => (t === null ? null : t - start);
   const ticks = await h.runUntil(() => h.campaign().status === 'COMPLETED', 10 * MINUTE, 4000);

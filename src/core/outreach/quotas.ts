@@ -11,12 +11,14 @@ import { sendersOf, type CampaignInfo } from './state.js';
  */
 const FRESH_PER_PROBE = 5;
 /**
- * How many due leads to read per campaign sender in a tick, and how many never-looked-at ones at
- * most: when sends are spaced, an account makes one call per tick, so `perWake` (the one to
- * send); without spacing, the batch size.
+ * Scheduled leads read per campaign and tick when sends are spaced (an account then makes one
+ * call per tick): the one to send and a spare. Without spacing, the batch size.
  */
+const PER_WAKE = 2;
+
+/** How many due leads to read per campaign in a tick, and how many never-looked-at ones at most. */
 export function probeSizes(settings: EngineSettings): { perWake: number; fresh: number } {
-  const perWake = settings.spacingMinMs > 0 ? Math.min(settings.perWake, settings.batchSize) : settings.batchSize;
+  const perWake = settings.spacingMinMs > 0 ? Math.min(PER_WAKE, settings.batchSize) : settings.batchSize;
   return { perWake, fresh: Math.min(FRESH_PER_PROBE, perWake) };
 }
 

@@ -41,11 +41,6 @@ export interface EngineSettings {
   invitationTimeoutMs: number;
   replyWaitMs: number;
   batchSize: number;
-  /**
-   * Scheduled leads read per sender of a campaign and tick when sends are spaced (an account
-   * then makes one call per tick): the one to send. Not a config key; 1 unless a test pins it.
-   */
-  perWake: number;
   /** Sends of one lead that fail transiently before the lead is marked failed. */
   maxSendAttempts: number;
   /** Wall-clock pacing of the loop. */
@@ -76,7 +71,6 @@ export function resolveEngineSettings(config: EngineConfig = {}): EngineSettings
     invitationTimeoutMs: (config.invitationTimeoutDays ?? ENGINE_DEFAULTS.invitationTimeoutDays) * DAY_MS,
     replyWaitMs: (config.replyWaitDays ?? ENGINE_DEFAULTS.replyWaitDays) * DAY_MS,
     batchSize: config.batchSize ?? ENGINE_DEFAULTS.batchSize,
-    perWake: 1,
     maxSendAttempts: 5,
     minTickMs: 20,
     maxTickMs: 250,

@@ -25,10 +25,7 @@ import { testCtx } from '../../helpers.js';
 import { DAY, MINUTE } from './helpers.js';
 
 const NOW = Date.parse('2026-11-03T10:00:00Z');
-// The reading rules with two leads read per sender and wake (the engine's default is one: see
-// quotas.test.ts), so that "a few" and reading on past them show.
-const twoPerWake = (config: Parameters<typeof resolveEngineSettings>[0]) => ({ ...resolveEngineSettings(config), perWake: 2 });
-const spaced = twoPerWake({ workingHours: null });
+const spaced = resolveEngineSettings({ workingHours: null });
 
 /** The engine test workspace with `n` leads, its campaign sending from `senders` (none: the agent's acc_a). */
 function workspace(n: number, senders: string[] = [], limit?: number): { ctx: Ctx; info: CampaignInfo } {
@@ -101,9 +98,7 @@ describe('which campaigns are read', () => {
     const { info } = workspace(1);
     const senders = (n: number) => ({ ...info, senderIds: Array.from({ length: n }, (_, i) => `acc_${i}`) });
     expect([0, 1, 3, 50].map((n) => wakeSize(spaced, senders(n)))).toEqual([2, 2, 6, 100]);
-    // The default: the one lead each sender sends in the tick.
-    expect([0, 1, 3].map((n) => wakeSize(resolveEngineSettings({}), senders(n)))).toEqual([1, 1, 3]);
-    expect(wakeSize(twoPerWake({ batchSize: 5 }), senders(3))).toBe(5);
+    expect(wakeSize(resolveEngineSettings({ batchSize: 5 }), senders(3))).toBe(5);
     expect(wakeSize(resolveEngineSettings({ spacingSeconds: { min: 0, max: 0 }, batchSize: 40 }), senders(3))).toBe(40);
   });
 
@@ -212,7 +207,7 @@ describe('working a campaign due leads', () => {
   it('when none of its few leads needed a send, reads the next few, up to the batch size', async () => {
     const { ctx, info } = workspace(9);
     schedule(ctx, leadIds(1, 9), NOW - MINUTE);
-    expect(await run(ctx, info, twoPerWake({ workingHours: null, batchSize: 5 }))).toEqual({ worked: leadIds(1, 6), due: ['cmp'] });
+    expect(await run(ctx, info, resolveEngineSettings({ workingHours: null, batchSize: 5 }))).toEqual({ worked: leadIds(1, 6), due: ['cmp'] });
   });
 
   it('stops once a send was queued, or when a page comes back short', async () => {
@@ -242,7 +237,7 @@ describe('working a campaign due leads', () => {
   it('works each lead once a tick, and reads no further once a page holds only leads already worked', async () => {
     const { ctx, info } = workspace(4);
     schedule(ctx, leadIds(1, 4), NOW - MINUTE);
-    const settings = twoPerWake({ workingHours: null, batchSize: 50 });
+    const settings = resolveEngineSettings({ workingHours: null, batchSize: 50 });
     const seen = new Set(['lead_1']);
     const reads = readDue(ctx, settings, [info], NOW, memory());
     const pages = vi.spyOn(leadStatements(ctx.db).scheduledOfMany, 'all');

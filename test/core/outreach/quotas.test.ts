@@ -12,10 +12,8 @@ import { testCtx } from '../../helpers.js';
 const NOW = Date.parse('2026-11-03T10:00:00Z');
 
 describe('fresh-lead quotas', () => {
-  it('reads one due lead per campaign sender when sends are spaced, a batch without spacing, and at most five new ones', () => {
-    // Spaced, an account makes one call a tick: the lead to send is read, no spare.
-    expect(probeSizes(resolveEngineSettings({}))).toEqual({ perWake: 1, fresh: 1 });
-    expect(probeSizes({ ...resolveEngineSettings({}), perWake: 2 })).toEqual({ perWake: 2, fresh: 2 });
+  it('reads two due leads per campaign when sends are spaced, a batch without spacing, and at most five new ones', () => {
+    expect(probeSizes(resolveEngineSettings({}))).toEqual({ perWake: 2, fresh: 2 });
     expect(probeSizes(resolveEngineSettings({ spacingSeconds: { min: 0, max: 0 }, batchSize: 50 }))).toEqual({ perWake: 50, fresh: 5 });
     expect(probeSizes(resolveEngineSettings({ spacingSeconds: { min: 0, max: 0 }, batchSize: 3 }))).toEqual({ perWake: 3, fresh: 3 });
   });
