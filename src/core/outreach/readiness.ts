@@ -1,7 +1,7 @@
 import { findAccount, findAccounts, type AccountRow } from '../accounts/resolve.js';
 import type { Ctx } from '../context.js';
 import { nextWorkingTime } from '../safety/hours.js';
-import { allowance, allowances, rhythmOf, weekAllowance, type Allowance, type SafetySettings } from '../safety/rules.js';
+import { allowance, allowancesWith, rhythmOf, weekAllowance, type Allowance, type SafetySettings } from '../safety/rules.js';
 import { dayOf, nextUtcDay } from './calendar.js';
 import { ACCOUNT_RETRY_MS } from './failures.js';
 import { ACTION_KINDS, kindOfSend } from '../steps/registry.js';
@@ -127,18 +127,7 @@ export const countersStamp = (ctx: Ctx): string => `${versionOf(ctx.db, 'account
 export function sendingCounters(ctx: Ctx, safety: SafetySettings, accountIds: readonly string[], now: number, known?: TickCounters): Map<string, Allowance> {
   const accounts = [...findAccounts(ctx, accountIds).values()].filter((a) => a.status === 'connected' && a.active);
   const reuse = known !== undefined && dayOf(known.at) === dayOf(now) && known.stamp === countersStamp(ctx) ? known.byAccount : undefined;
-  if (reuse === undefined) return allowances(ctx, accounts, safety, now);
-  const out = allowances(
-    ctx,
-    accounts.filter((a) => !reuse.has(a.id)),
-    safety,
-    now,
-  );
-  for (const a of accounts) {
-    const kept = reuse.get(a.id);
-    if (kept !== undefined) out.set(a.id, kept);
-  }
-  return out;
+  return allowancesWith(ctx, accounts, safety, now, reuse);
 }
 
 const WEEK_DAYS = 7;

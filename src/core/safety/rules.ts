@@ -224,6 +224,31 @@ export function allowances(ctx: Ctx, accountRows: readonly AccountRow[], s: Safe
   return out;
 }
 
+/**
+ * `allowances`, taking those in `known` (counters the caller read for this same instant) as they
+ * are: only the other accounts are read, in one statement (none when every one is known).
+ */
+export function allowancesWith(
+  ctx: Ctx,
+  accountRows: readonly AccountRow[],
+  s: SafetySettings,
+  now: number,
+  known: ReadonlyMap<string, Allowance> | undefined,
+): Map<string, Allowance> {
+  if (known === undefined) return allowances(ctx, accountRows, s, now);
+  const out = allowances(
+    ctx,
+    accountRows.filter((a) => !known.has(a.id)),
+    s,
+    now,
+  );
+  for (const a of accountRows) {
+    const kept = known.get(a.id);
+    if (kept !== undefined) out.set(a.id, kept);
+  }
+  return out;
+}
+
 /** Today's sends of the kinds with a limit of their own, per account and intent kind (one statement; none when no kind has one). */
 function ownCounts(ctx: Ctx, accountRows: readonly AccountRow[], today: number, now: number): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>();

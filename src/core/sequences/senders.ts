@@ -6,7 +6,7 @@ import type { Ctx } from '../context.js';
 import { leadSenderOf, leadsPerSender } from '../leads/store.js';
 import { updateLeadById } from '../../db/sql/leads.js';
 import { agentAccountId } from '../agents/store.js';
-import { allowances, safetyOf, type Allowance } from '../safety/rules.js';
+import { allowancesWith, safetyOf, type Allowance } from '../safety/rules.js';
 
 /**
  * Which account sends to a lead. Each lead has one sender, fixed at its first step: the lead's
@@ -51,9 +51,7 @@ export function bestSender(
   const rows = [...findAccounts(ctx, candidates).values()].filter(canSend);
   if (rows.length === 0) return null;
   // Counters the caller read at this instant (the engine's tick) are used as they are; the rest are read.
-  const missing = known ? rows.filter((row) => !known.has(row.id)) : rows;
-  const left = missing.length > 0 ? allowances(ctx, missing, safetyOf(ctx), now) : new Map<string, Allowance>();
-  if (known) for (const row of rows) if (!left.has(row.id) && known.has(row.id)) left.set(row.id, known.get(row.id) as Allowance);
+  const left = allowancesWith(ctx, rows, safetyOf(ctx), now, known);
   let best: { id: string; left: number } | null = null;
   for (const row of rows) {
     const a = left.get(row.id);
