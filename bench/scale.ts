@@ -33,7 +33,7 @@ import type * as Outreach from '../src/workers/outreach/index.js';
 import type * as StateMachine from '../src/core/campaigns/state-machine.js';
 import { repoRoot, loadDist } from './lib/app.js';
 import { AGENCY_SECTION, SCALE_SECTION, type SectionMarkers, withSection } from './lib/sections.js';
-import { giveAddresses, loadEmailMods, makeEmail, PUBLIC_URL, sendCosts, type SendCost } from './lib/email.js';
+import { emailIndexes, emailMailboxes, giveAddresses, loadEmailMods, makeEmail, PUBLIC_URL, sendCosts, type SendCost } from './lib/email.js';
 import { decisionCost, loadSequenceMods, makeBranching, sequenceCosts, type DecisionCost, type SequenceCost } from './lib/sequences.js';
 import { openLikeTheServer, recordStatements, removeDatabase, replayWrites, topStatements, type Recording } from './lib/statements.js';
 import { median } from './lib/stats.js';
@@ -50,6 +50,11 @@ export interface ScaleSettings {
   leads: number;
   days: number;
   stepMs: number;
+  /**
+   * The step once a whole idle step has passed with no tick finding work. A tick that finds
+   * nothing right after busy ones usually met every account within its spacing (the engine does
+   * not read an account's campaigns then): jumping at once cut the accounts' days short.
+   */
   idleStepMs: number;
   /** Every this many campaigns, one runs the branching, two-variant, three-sender sequence (bench/lib/sequences.ts). */
   branchingEvery: number;
@@ -237,9 +242,10 @@ function seeded(seed: number): () => number {
   };
 }
 
-function workspace(accounts: number, campaignsRunning: boolean) {
+function workspace(accounts: number, campaignsRunning: boolean, mailboxes: ReturnType<typeof emailMailboxes> = []) {
   const ids = Array.from({ length: accounts }, (_, i) => i);
   return {
+    mailboxes,
     apiKeys: [{ key: 'sk_test_scale_bench_key_000000000000000001', name: 'scale' }],
     credits: { credits: 0 },
     accounts: ids.map((i) => ({ id: `acc_${i}`, name: `Sender ${i}`, status: 'connected' as const, timeZone: ZONES[i % ZONES.length] })),
@@ -509,19 +515,12 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     // closes; the engine then runs on a fresh connection, as a server started on an imported
     // workspace would. Left open, the bulk insert's ~600 MB WAL and heap slowed the run by half.
     const seed = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), m.clock.systemClock, clock);
-    m.seedLoad.loadWorkspace(seed, m.seedFile.WorkspaceFile.parse(workspace(settings.accounts, true)), { reset: false });
+    const emailAt = emailIndexes(settings.accounts, settings.emailEvery, Math.floor(settings.emailEvery / 2));
+    const zoneOf = (i: number) => ZONES[i % ZONES.length] as string;
+    m.seedLoad.loadWorkspace(seed, m.seedFile.WorkspaceFile.parse(workspace(settings.accounts, true, emailMailboxes(emailAt, zoneOf))), { reset: false });
     const seq = await loadSequenceMods(root);
     const branching = makeBranching(seq, seed, settings.accounts, settings.branchingEvery);
-    const emailMods = await loadEmailMods(root);
-    const emailCampaigns = await makeEmail(
-      seq,
-      emailMods,
-      seed,
-      settings.accounts,
-      settings.emailEvery,
-      Math.floor(settings.emailEvery / 2),
-      (i) => ZONES[i % ZONES.length] as string,
-    );
+    const emailCampaigns = makeEmail(seq, seed, emailAt);
     const campaignIds = Array.from({ length: settings.accounts }, (_, i) => `cmp_${i}`);
     say(`inserting ${settings.leads.toLocaleString('en-US')} leads`);
     insertLeads(seed.db, campaignIds, Math.floor(settings.leads / settings.accounts), clock.now(), 'lead', settings.insertChunk, (done, what) =>
@@ -563,6 +562,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     };
     const w0 = performance.now();
     const cpu0 = cpuMsNow();
+    let lastWorkAt = Number.NEGATIVE_INFINITY;
     while (clock.now() < end) {
       if (capturing === 'before' && settings.measureFloor && clock.now() >= capture.from) {
         // The database as the captured day starts, for the replay (not counted in the run's time).
@@ -601,7 +601,8 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
           `  at ${new Date(clock.now()).toISOString().slice(0, 16)} (sim): ${sends.toLocaleString('en-US')} sends, ${ticks} ticks, ${((performance.now() - w0 - pausedMs) / 1000).toFixed(1)} s`,
         );
       }
-      clock.advance(r.due + r.sends + r.inbound > 0 ? settings.stepMs : settings.idleStepMs);
+      if (r.due + r.sends + r.inbound > 0) lastWorkAt = clock.now();
+      clock.advance(clock.now() - lastWorkAt < settings.idleStepMs ? settings.stepMs : settings.idleStepMs);
     }
     if (capturing === 'during') {
       capture.wallMs = performance.now() - capture.t0;
@@ -696,7 +697,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     let emailCost: ScaleResults['email']['cost'] = null;
     if (settings.measureSequences) {
       say(`send cost: ${settings.probeLeads} leads each, LinkedIn and email in lockstep, each on its own copy of the database, CPU time`);
-      emailCost = await sendCosts(seq, emailMods, dbPath, settings.probeLeads, 2, settings.sendRounds, START + 400 * DAY);
+      emailCost = await sendCosts(seq, await loadEmailMods(root), dbPath, settings.probeLeads, 2, settings.sendRounds, START + 400 * DAY);
       say(
         `send cost: ${emailCost.ratio.toFixed(2)}×, the median of the lockstep rounds' ratios (${emailCost.ratios.map((x) => x.toFixed(2)).join(', ')}); medians email ${emailCost.email.cpuUsPerCall.toFixed(0)} µs ÷ LinkedIn ${emailCost.linkedin.cpuUsPerCall.toFixed(0)} µs = ${emailCost.ratioOfMedians.toFixed(2)}×`,
       );
@@ -833,7 +834,7 @@ export function renderScale(r: ScaleResults): string {
       .map((x) => x.toFixed(2))
       .join(' ')} at the end (the machine is shared).`,
     '',
-    `${r.settings.accounts} connected accounts (8 time zones, default rules: weekdays 09:00–18:00 local, 25 invitations and 50 messages a day, 100 invitations a week, 60–180 s spacing), one running campaign each with ${n(r.settings.leads / r.settings.accounts)} new leads and a two-message sequence, on the simulated network. The engine runs in-process on a stepped simulated clock (${r.settings.stepMs / MINUTE} simulated minute${r.settings.stepMs === MINUTE ? '' : 's'} per busy tick, below the shortest spacing, so each account keeps its own random rhythm; ${r.settings.idleStepMs / MINUTE} when a tick finds nothing to do), as fast as ticks complete. Setup (workspace and leads) took ${(r.setupMs / 1000).toFixed(1)} s and is not counted.`,
+    `${r.settings.accounts} connected accounts (8 time zones, default rules: weekdays 09:00–18:00 local, 25 invitations and 50 messages a day, 100 invitations a week, 60–180 s spacing), one running campaign each with ${n(r.settings.leads / r.settings.accounts)} new leads and a two-message sequence, on the simulated network. The engine runs in-process on a stepped simulated clock (${r.settings.stepMs / MINUTE} simulated minute${r.settings.stepMs === MINUTE ? '' : 's'} per busy tick, below the shortest spacing, so each account keeps its own random rhythm; ${r.settings.idleStepMs / MINUTE} once ticks have found nothing to do for as long), as fast as ticks complete. Setup (workspace and leads) took ${(r.setupMs / 1000).toFixed(1)} s and is not counted.`,
     '',
     `The database lived in \`${r.storage.dir}\`, where one small write transaction took ${r.storage.commitMs.toFixed(3)} ms${r.storage.tmpdirCommitMs !== null ? ` (${r.storage.tmpdirCommitMs.toFixed(3)} ms in the OS temp dir, on this machine's disk; every send writes, and each commit dirties more pages than this probe)` : ''}. \`BENCH_SCALE_DIR\` puts it elsewhere.`,
     '',

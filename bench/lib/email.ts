@@ -63,39 +63,48 @@ export function giveAddresses(ctx: Ctx, campaignId: string): void {
   })();
 }
 
+/** The email campaigns' indexes (`cmp_<i>`): every `every`-th campaign from `offset` on. */
+export function emailIndexes(accounts: number, every: number, offset: number): number[] {
+  const out: number[] = [];
+  for (let i = offset; i < accounts; i += every) out.push(i);
+  return out;
+}
+
+/** The simulated mailbox of email campaign `cmp_<i>`. */
+export const emailMailboxId = (i: number): string => `mbx_sender_${i}`;
+
 /**
- * Gives every `every`-th campaign from `offset` on (`cmp_<i>`, agent `tpl_<i>` on `acc_<i>`) the
- * email sequence and a simulated mailbox of its own, with the account's time zone and the default
- * hours and spacing, already warmed up at 100 a day. The campaigns are running: each is paused for
- * the change and resumed, through the state machine. Returns the campaigns' ids.
+ * The email campaigns' mailboxes, as the workspace file declares them: simulated (no SMTP), with
+ * the account's time zone and the default hours and spacing, already warmed up at 100 a day. Their
+ * ids are fixed, like the accounts': a sender's daily jitter derives from its id, so a mailbox
+ * connected with a fresh random id gave each run its own working windows, and no two runs of the
+ * same seed sent the same.
  */
-export async function makeEmail(
-  s: SequenceMods,
-  e: EmailMods,
-  ctx: Ctx,
-  accounts: number,
-  every: number,
-  offset: number,
-  timeZoneOf: (i: number) => string,
-): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = offset; i < accounts; i += every) {
+export function emailMailboxes(indexes: readonly number[], timeZoneOf: (i: number) => string) {
+  return indexes.map((i) => ({
+    id: emailMailboxId(i),
+    name: `Sender ${i}`,
+    address: `sender.${i}@outreach.test`,
+    warmUp: false,
+    dailyLimit: 100,
+    timeZone: timeZoneOf(i),
+  }));
+}
+
+/**
+ * Gives each email campaign (`cmp_<i>`, agent `tpl_<i>` on `acc_<i>`) the email sequence and its
+ * mailbox (emailMailboxes, loaded with the workspace). The campaigns are running: each is paused
+ * for the change and resumed, through the state machine. Returns the campaigns' ids.
+ */
+export function makeEmail(s: SequenceMods, ctx: Ctx, indexes: readonly number[]): string[] {
+  return indexes.map((i) => {
     const id = `cmp_${i}`;
-    const { mailbox } = await e.mailboxes.connectMailbox(ctx, {
-      name: `Sender ${i}`,
-      address: `sender.${i}@outreach.test`,
-      sim: true,
-      warmUp: false,
-      dailyLimit: 100,
-      timeZone: timeZoneOf(i),
-    });
     s.campaigns.applyCampaignEvent(ctx, id, 'pause');
     s.agents.updateAgent(ctx, `tpl_${i}`, { steps: EMAIL_STEPS });
-    s.manage.updateCampaign(ctx, id, { mailboxIds: [mailbox.id] });
+    s.manage.updateCampaign(ctx, id, { mailboxIds: [emailMailboxId(i)] });
     s.campaigns.applyCampaignEvent(ctx, id, 'resume');
-    ids.push(id);
-  }
-  return ids;
+    return id;
+  });
 }
 
 export interface SendCost {
