@@ -127,6 +127,9 @@ export function readDue(ctx: Ctx, settings: EngineSettings, running: readonly Ca
   const quiet = new Map<string, number>();
   for (const [id, at] of nextScheduledOf(ctx, quietIds, now)) quiet.set(id, at ?? Number.POSITIVE_INFINITY);
   const hungry = awake.filter((info) => isHungry(info, scheduled.has(info.id), (id) => isDry(id, now, memory)));
+  // The awake senders of the campaigns with leads due: their touches and sends of this tick ask
+  // for their counters next (touchWait, the lanes), read here in the same statement.
+  const working = new Set(probed.filter((info) => scheduled.has(info.id)).flatMap((info) => sendersOf(info).filter((id) => memory.idleUntil(id) <= now)));
   const { quotas, full } = freshLeadQuotas(
     ctx,
     settings.safety,
@@ -138,6 +141,7 @@ export function readDue(ctx: Ctx, settings: EngineSettings, running: readonly Ca
     (counters) => {
       memory.pins.counters = { at: now, stamp: countersStamp(ctx), byAccount: counters };
     },
+    [...working],
   );
   const taking = hungry.filter((info) => (quotas.get(info.id) ?? 0) > 0);
   const fresh = new Map<string, LeadRow[]>();

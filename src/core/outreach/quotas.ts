@@ -34,8 +34,9 @@ export interface FreshQuotas {
  * today, at most `room`. A campaign without a sender takes `room` (its leads fail or wait for an
  * account at once). Senders `knownFull` (found with no invitation left before) are not read
  * again; `promised` counts, per sender, the leads given it today that it has not invited yet.
- * The senders and their counters are read in one statement each; `read` is handed the counters,
- * so the senders of this tick's new leads are picked on them (senderFor).
+ * The senders and their counters are read in one statement each, with those of `alsoRead` (the
+ * tick's other senders, whose counters its touches and sends ask for next); `read` is handed them
+ * all, so the senders of this tick's new leads are picked on them (senderFor).
  */
 export function freshLeadQuotas(
   ctx: Ctx,
@@ -46,11 +47,10 @@ export function freshLeadQuotas(
   knownFull: (accountId: string) => boolean,
   promised: (accountId: string) => number = () => 0,
   read?: (counters: ReadonlyMap<string, Allowance>) => void,
+  alsoRead: readonly string[] = [],
 ): FreshQuotas {
-  const senders = findAccounts(
-    ctx,
-    campaigns.flatMap((info) => sendersOf(info).filter((id) => !knownFull(id))),
-  );
+  const probed = new Set(campaigns.flatMap((info) => sendersOf(info).filter((id) => !knownFull(id))));
+  const senders = findAccounts(ctx, alsoRead.length > 0 ? [...probed, ...alsoRead] : [...probed]);
   const counters = allowances(
     ctx,
     [...senders.values()].filter((a) => a.status === 'connected'),
@@ -59,7 +59,7 @@ export function freshLeadQuotas(
   );
   read?.(counters);
   const full = new Map<string, number>();
-  for (const [accountId, a] of counters) if (invitationsLeft(a) === 0) full.set(accountId, invitationsFreeAt(a, now));
+  for (const [accountId, a] of counters) if (probed.has(accountId) && invitationsLeft(a) === 0) full.set(accountId, invitationsFreeAt(a, now));
   const quotas = new Map<string, number>();
   for (const info of campaigns) {
     const accounts = sendersOf(info);
@@ -69,7 +69,7 @@ export function freshLeadQuotas(
     }
     let left = 0;
     for (const accountId of accounts) {
-      const a = counters.get(accountId);
+      const a = probed.has(accountId) ? counters.get(accountId) : undefined;
       if (a) left += Math.max(0, invitationsLeft(a) - promised(accountId));
     }
     quotas.set(info.id, Math.min(room, left));

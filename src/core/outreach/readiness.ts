@@ -126,8 +126,12 @@ export const countersStamp = (ctx: Ctx): string => `${versionOf(ctx.db, 'account
  */
 export function sendingCounters(ctx: Ctx, safety: SafetySettings, accountIds: readonly string[], now: number, known?: TickCounters): Map<string, Allowance> {
   const accounts = [...findAccounts(ctx, accountIds).values()].filter((a) => a.status === 'connected' && a.active);
-  const reuse = known !== undefined && dayOf(known.at) === dayOf(now) && known.stamp === countersStamp(ctx) ? known.byAccount : undefined;
-  return allowancesWith(ctx, accounts, safety, now, reuse);
+  return allowancesWith(ctx, accounts, safety, now, stillCurrent(ctx, known, now));
+}
+
+/** The counters of `known`, when reading them again at `now` would give the same: same UTC day, and nothing they came from moved. */
+function stillCurrent(ctx: Ctx, known: TickCounters | undefined, now: number): ReadonlyMap<string, Allowance> | undefined {
+  return known !== undefined && dayOf(known.at) === dayOf(now) && known.stamp === countersStamp(ctx) ? known.byAccount : undefined;
 }
 
 const WEEK_DAYS = 7;
@@ -141,14 +145,23 @@ const TOUCH_INTENTS = JSON.stringify(ACTION_KINDS.filter((k) => (k as { touch?: 
  * cap, less what it sent). Without it, visits ran days ahead of invitations the account could no
  * longer send. Returns null when the touch may go, else when to look again: the next day's
  * working time, when the week has moved on and the day's invitations have gone. `memo` keeps
- * the account's count for the rest of the engine's tick.
+ * the account's count for the rest of the engine's tick; the week is taken from `known` (the
+ * tick's counters) while they are still current.
  */
-export function touchWait(ctx: Ctx, safety: SafetySettings, accountId: string, leadId: string, now: number, memo?: TouchMemo): number | null {
+export function touchWait(
+  ctx: Ctx,
+  safety: SafetySettings,
+  accountId: string,
+  leadId: string,
+  now: number,
+  memo?: TouchMemo,
+  known?: TickCounters,
+): number | null {
   const account = findAccount(ctx, accountId);
   if (!account) return null;
   let count = memo?.get(accountId);
   if (count === undefined) {
-    count = touchCount(ctx, account, safety, now);
+    count = touchCount(ctx, account, safety, now, stillCurrent(ctx, known, now)?.get(accountId)?.week);
     memo?.set(accountId, count);
   }
   // No invitation left this week: no touch may go ahead, whatever the count (most touch checks
@@ -159,8 +172,8 @@ export function touchWait(ctx: Ctx, safety: SafetySettings, accountId: string, l
   return nextWorkingTime(nextUtcDay(now), rhythmOf(account, safety));
 }
 
-function touchCount(ctx: Ctx, account: AccountRow, safety: SafetySettings, now: number): TouchCount {
-  const week = weekAllowance(ctx, account, safety, now);
+function touchCount(ctx: Ctx, account: AccountRow, safety: SafetySettings, now: number, known?: Allowance['week']): TouchCount {
+  const week = known ?? weekAllowance(ctx, account, safety, now);
   const weekLeft = Math.max(0, week.connectionRequestLimit - week.connectionRequestsSent);
   if (weekLeft === 0) return { weekLeft, ahead: NONE };
   const from = nextUtcDay(now) - WEEK_DAYS * 86_400_000;

@@ -149,7 +149,7 @@ function touchOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, settings: Engi
     moveDue(ctx, lead.id, lead.nextActionAt, now + ACCOUNT_RETRY_MS);
     return RECORDED;
   }
-  const until = touchWait(ctx, settings.safety, accountId, lead.id, now, pins?.touches);
+  const until = touchWait(ctx, settings.safety, accountId, lead.id, now, pins?.touches, pins?.counters);
   if (until !== null) {
     moveDue(ctx, lead.id, lead.nextActionAt, until);
     return RECORDED;

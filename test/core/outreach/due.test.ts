@@ -130,6 +130,19 @@ describe('reading the due leads', () => {
     expect(ids(scheduledBySize(ctx, [info], NOW, () => 10).get('cmp'))).toEqual(['lead_3', 'lead_1', 'lead_2', 'lead_5', 'lead_6']);
   });
 
+  it("reads the counters of the awake senders of the campaigns with leads due with the tick's, and no idle sender's", () => {
+    const { ctx, info } = workspace(4, ['acc_a', 'acc_b', 'acc_c']);
+    schedule(ctx, ['lead_1', 'lead_2'], NOW - MINUTE);
+    // Every sender has a lead pinned today, so the campaign is not hungry: no new leads, no quota read.
+    const mem = memory({ idleUntil: (id) => (id === 'acc_b' ? NOW + MINUTE : 0) }, { acc_a: 1, acc_b: 1, acc_c: 1 });
+    const reads = readDue(ctx, spaced, [info], NOW, mem);
+    expect(reads.fresh.size).toBe(0);
+    expect(ids(reads.scheduled.get('cmp'))).toEqual(['lead_1', 'lead_2']);
+    expect([...(mem.pins.counters?.byAccount.keys() ?? [])].sort()).toEqual(['acc_a', 'acc_c']);
+    // Only the senders of a campaign that takes new leads are judged full by it.
+    expect(reads.full.size).toBe(0);
+  });
+
   it('takes new leads only while nothing is scheduled, as many as the sender may invite, and remembers when the campaign is next due', () => {
     const { ctx, info } = workspace(4, [], 3);
     const mem = memory();
@@ -149,8 +162,10 @@ describe('reading the due leads', () => {
     expect(ids(reads.scheduled.get('cmp'))).toEqual(['lead_1']);
     expect(reads.fresh.size).toBe(0);
     expect(reads.quiet.size).toBe(0);
-    // No campaign took new leads, so no sender was read: the pins hold no counters of an earlier tick.
-    expect(mem.pins.counters?.byAccount.size).toBe(0);
+    // No campaign took new leads; the sender of the one with leads due is read all the same, for
+    // the tick's touches and sends (touchWait, the lanes), and the pins hold this tick's counters.
+    expect([...(mem.pins.counters?.byAccount.keys() ?? [])]).toEqual(['acc_a']);
+    expect(mem.pins.counters?.at).toBe(NOW);
     reads = readDue(ctx, spaced, [info], NOW - 2 * MINUTE, mem);
     expect(reads.quiet).toEqual(new Map([['cmp', NOW - MINUTE]]));
 

@@ -11,6 +11,7 @@ import {
   invitationsFreeAt,
   nextSendAt,
   sendingCounters,
+  touchWait,
 } from '../../../src/core/outreach/readiness.js';
 import type { TickCounters } from '../../../src/core/outreach/runner.js';
 import { resolveEngineSettings } from '../../../src/core/outreach/settings.js';
@@ -144,5 +145,30 @@ describe("an account's readiness to send", () => {
     expect(fresh(known).get('acc_a')).toEqual(stored.get('acc_a'));
     expect(fresh(tick(TUESDAY_10 - DAY)).get('acc_a')).toEqual(stored.get('acc_a'));
     expect(fresh(tick()).get('acc_a')).toBe(marked);
+  });
+
+  it("paces touches on the tick's week of invitations while it is current, and reads the week again once it moved", () => {
+    const ctx = testCtx({ workspace: engineWorkspace([], { extraAccounts: ['acc_b'] }), clock: new FakeClock(TUESDAY_10) });
+    const stored = sendingCounters(ctx, safety, ['acc_a'], TUESDAY_10).get('acc_a') as Allowance;
+    // The stored week leaves invitations to send, so a touch may go; a marked week that has none
+    // holds it until the next day's working time. Which one touchWait answers on shows what it read.
+    expect(stored.week.connectionRequestLimit - stored.week.connectionRequestsSent).toBeGreaterThan(0);
+    const full = { ...stored, week: { ...stored.week, connectionRequestsSent: stored.week.connectionRequestLimit } };
+    const tick = (at = TUESDAY_10): TickCounters => ({ at, stamp: countersStamp(ctx), byAccount: new Map([['acc_a', full]]) });
+    const wait = (known?: TickCounters) => touchWait(ctx, safety, 'acc_a', 'lead_x', TUESDAY_10, undefined, known);
+    const tomorrow = Date.parse('2026-11-04T09:00:00Z');
+
+    expect(wait()).toBeNull();
+    expect(wait(tick())).toBe(tomorrow);
+    // Another day's counters are never taken; a counted send (any writer's) or an account's change moves the stamp.
+    expect(wait(tick(TUESDAY_10 - DAY))).toBeNull();
+    let known = tick();
+    countAccountDaily(ctx, 'acc_b', 'messagesSent');
+    expect(wait(known)).toBeNull();
+    known = tick();
+    ctx.db.update(accounts).set({ connectionRequestLimit: 7 }).where(eq(accounts.id, 'acc_b')).run();
+    expect(wait(known)).toBeNull();
+    // An account the tick did not read is read.
+    expect(touchWait(ctx, safety, 'acc_b', 'lead_x', TUESDAY_10, undefined, tick())).toBeNull();
   });
 });
