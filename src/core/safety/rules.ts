@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { accounts } from '../../db/schema.js';
 import { activityStatements, type WeekRow } from '../../db/sql/activity.js';
-import { intentStatements } from '../../db/sql/intents.js';
+import { kindsOfMany } from '../../db/sql/intents.js';
 import { OWN_LIMITS } from '../steps/registry.js';
 import { utcDay } from '../clock.js';
 import type { Ctx } from '../context.js';
@@ -249,13 +249,14 @@ export function allowancesWith(
   return out;
 }
 
+const OWN_INTENTS = OWN_LIMITS.map((l) => l.intent);
+
 /** Today's sends of the kinds with a limit of their own, per account and intent kind (one statement; none when no kind has one). */
 function ownCounts(ctx: Ctx, accountRows: readonly AccountRow[], today: number, now: number): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>();
   if (OWN_LIMITS.length === 0) return out;
-  const rows = intentStatements(ctx.db).kindsOfMany.all({
+  const rows = kindsOfMany(ctx.db, OWN_INTENTS).all({
     ids: JSON.stringify(accountRows.map((a) => a.id)),
-    kinds: JSON.stringify(OWN_LIMITS.map((l) => l.intent)),
     from: today,
     to: Math.max(now + 1, today + DAY),
   });

@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/connection.js';
 import { engineIntents, leads } from '../../../src/db/schema.js';
-import { insertIntent, intentStatements, type IntentRow } from '../../../src/db/sql/intents.js';
+import { insertIntent, intentStatements, kindsOfMany, type IntentRow } from '../../../src/db/sql/intents.js';
 import { variedCtx } from './helpers.js';
 
 const intent = (id: string, over: Partial<IntentRow> = {}): Omit<IntentRow, 'seq'> => ({
@@ -155,6 +155,43 @@ describe('intent statements', () => {
     expect(plan(s.touchedNotInvited.source, { account: 'acc_a', from: 0, kinds, upTo: 5 })).toContain('USING COVERING INDEX engine_intents_account_kind');
     // Each touched lead is looked for among the fresh leads only (migration 0036).
     expect(plan(s.touchedNotInvited.source, { account: 'acc_a', from: 0, kinds, upTo: 5 })).toContain('SEARCH l USING INDEX leads_fresh (id=?)');
-    expect(plan(s.kindsOfMany.source, { ids: JSON.stringify(['acc_a']), kinds, from: 0, to: 1 })).toContain('USING COVERING INDEX engine_intents_account_kind');
+    expect(plan(kindsOfMany(db, ['visit']).source, { ids: JSON.stringify(['acc_a']), from: 0, to: 1 })).toContain(
+      'USING COVERING INDEX engine_intents_account_kind',
+    );
+  });
+
+  it('counts sends of some kinds per account, one statement per list of kinds, and refuses a kind that is not a plain name', () => {
+    const { db } = variedCtx();
+    const made: [string, Partial<IntentRow>][] = [
+      ['int_1', { kind: 'visit', state: 'sent', createdAt: 100 }],
+      ['int_2', { kind: 'visit', state: 'sent', createdAt: 110, leadId: 'lead_2' }],
+      ['int_3', { kind: 'visit', state: 'failed', createdAt: 120, leadId: 'lead_3' }],
+      ['int_4', { kind: 'endorse', state: 'sent', createdAt: 130 }],
+      ['int_5', { kind: 'connection_request', state: 'pending', createdAt: 140, accountId: 'acc_b' }],
+      ['int_6', { kind: 'visit', state: 'sent', createdAt: 5_000, leadId: 'lead_4' }],
+    ];
+    for (const [id, over] of made) insertIntent(db, intent(id, over));
+    const all = (kinds: string[]) =>
+      db.$client
+        .prepare(
+          `SELECT account_id AS accountId, kind, count(*) AS n FROM engine_intents WHERE kind IN (SELECT value FROM json_each(?)) AND state != 'failed'
+           GROUP BY account_id, kind ORDER BY 1, 2`,
+        )
+        .all(JSON.stringify(kinds));
+    const accounts = (db.$client.prepare('SELECT DISTINCT account_id FROM engine_intents').pluck().all() as string[]).sort();
+    const counted = (kinds: string[]) =>
+      kindsOfMany(db, kinds)
+        .all({ ids: JSON.stringify(accounts), from: 0, to: Number.MAX_SAFE_INTEGER })
+        .sort((a, b) => (a.accountId + a.kind).localeCompare(b.accountId + b.kind));
+    const kinds = (db.$client.prepare('SELECT DISTINCT kind FROM engine_intents').pluck().all() as string[]).sort();
+    expect(kinds.length).toBeGreaterThan(1);
+    expect(counted(kinds.slice(0, 1))).toEqual(all(kinds.slice(0, 1)));
+    expect(counted(kinds)).toEqual(all(kinds));
+    expect(all(kinds).length).toBeGreaterThan(0);
+    expect(kindsOfMany(db, kinds)).toBe(kindsOfMany(db, kinds));
+    // Failed calls are not counted, and only [from, to) is.
+    expect(kindsOfMany(db, ['visit']).all({ ids: JSON.stringify(['acc_a']), from: 0, to: 1_000 })).toEqual([{ accountId: 'acc_a', kind: 'visit', n: 2 }]);
+    expect(() => kindsOfMany(db, ["visit') OR ('1'='1"])).toThrow(/not a list of intent kinds/);
+    expect(() => kindsOfMany(db, [])).toThrow(/not a list of intent kinds/);
   });
 });
