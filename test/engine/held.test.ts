@@ -99,6 +99,36 @@ describe('leads whose sender cannot send them this tick', () => {
     }
   });
 
+  it("queue behind the sender's leads held before: a backlog comes due at the sender's pace, each lead held about once", async () => {
+    // Eight leads of acc_a, due together: acc_a sends one every three minutes.
+    const h = harness(workspace(Array.from({ length: 8 }, () => 'acc_a')), { config });
+    const t0 = h.ctx.simClock.now();
+    const holds = new Map<string, number>();
+    const due = () =>
+      new Map(
+        h.ctx.db
+          .select({ id: leads.id, at: leads.nextActionAt })
+          .from(leads)
+          .all()
+          .map((r) => [r.id, r.at]),
+      );
+    for (let i = 0; i < 40 && h.ctx.db.select().from(engineIntents).all().length < 8; i++) {
+      const before = due();
+      await h.tick();
+      // A lead moved without being sent was held.
+      for (const [id, at] of due()) if (at !== before.get(id) && h.lead(id).invitedAt === null) holds.set(id, (holds.get(id) ?? 0) + 1);
+      h.ctx.clock.advance(MINUTE);
+    }
+    const sent = h.ctx.db.select().from(engineIntents).orderBy(asc(engineIntents.createdAt)).all();
+    expect(sent).toHaveLength(8);
+    // Every send as soon as acc_a's spacing allows: the queue costs the backlog no time.
+    expect(sent.map((c) => c.createdAt)).toEqual(Array.from({ length: 8 }, (_, i) => t0 + i * SPACING));
+    // Put back at the sender's next send, all but one of them met there again and were held
+    // again: 16 holds for these eight, up to three each. Queued, each waiting lead is held once.
+    expect([...holds.values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect([...holds.keys()].sort()).toEqual(['lead_2', 'lead_3', 'lead_4', 'lead_5', 'lead_6', 'lead_7', 'lead_8']);
+  });
+
   it('of a sender that cannot send at all (paused) wait as long as the lead its lane tried, not one tick', async () => {
     const h = harness(workspace(['acc_a', 'acc_a', 'acc_a', 'acc_b']), { config });
     updateAccount(h.ctx, 'acc_a', { active: false });

@@ -18,6 +18,9 @@ import type { TouchCount } from '../../core/outreach/runner.js';
  * - `quiet` (campaign): none of its leads with scheduled work comes due before this;
  * - `close` (lead): its polite close waits for its account until this;
  * - `booking` (account): where its invitations held by a cap are being booked;
+ * - `queue` (account): where the leads held for it (it could not send them in their tick) end:
+ *   the next one held goes behind them (lanes: deferHeld). Forgetting it only puts the next
+ *   leads held back at its next send, where they meet those before;
  * - `touched` (account): the invitations it may still send this week and the leads it touched
  *   ahead of them (core: touchWait), with when they were read, for the rest of the tick:
  *   forgotten when a tick begins and when the account sends.
@@ -41,6 +44,7 @@ export interface Subjects {
   quiet: undefined;
   close: undefined;
   booking: InvitationBooking;
+  queue: undefined;
   touched: TouchCount;
 }
 type Subject = keyof Subjects;
