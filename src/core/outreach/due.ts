@@ -127,9 +127,12 @@ export function readDue(ctx: Ctx, settings: EngineSettings, running: readonly Ca
   const quiet = new Map<string, number>();
   for (const [id, at] of nextScheduledOf(ctx, quietIds, now)) quiet.set(id, at ?? Number.POSITIVE_INFINITY);
   const hungry = awake.filter((info) => isHungry(info, scheduled.has(info.id), (id) => isDry(id, now, memory)));
-  // The awake senders of the campaigns with leads due: their touches and sends of this tick ask
-  // for their counters next (touchWait, the lanes), read here in the same statement.
-  const working = new Set(probed.filter((info) => scheduled.has(info.id)).flatMap((info) => sendersOf(info).filter((id) => memory.idleUntil(id) <= now)));
+  // The awake senders of the leads due (a lead's own, else its campaign's): their touches and
+  // sends of this tick ask for their counters next (touchWait, the lanes), read here in the same statement.
+  const working = new Set<string>();
+  for (const info of probed)
+    for (const lead of scheduled.get(info.id) ?? [])
+      for (const id of lead.accountId !== null ? [lead.accountId] : sendersOf(info)) if (memory.idleUntil(id) <= now) working.add(id);
   const { quotas, full } = freshLeadQuotas(
     ctx,
     settings.safety,

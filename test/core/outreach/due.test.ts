@@ -130,17 +130,36 @@ describe('reading the due leads', () => {
     expect(ids(scheduledBySize(ctx, [info], NOW, () => 10).get('cmp'))).toEqual(['lead_3', 'lead_1', 'lead_2', 'lead_5', 'lead_6']);
   });
 
-  it("reads the counters of the awake senders of the campaigns with leads due with the tick's, and no idle sender's", () => {
+  it("reads the counters of the awake senders of the leads due with the tick's: a lead's own, else its campaign's", () => {
     const { ctx, info } = workspace(4, ['acc_a', 'acc_b', 'acc_c']);
     schedule(ctx, ['lead_1', 'lead_2'], NOW - MINUTE);
     // Every sender has a lead pinned today, so the campaign is not hungry: no new leads, no quota read.
-    const mem = memory({ idleUntil: (id) => (id === 'acc_b' ? NOW + MINUTE : 0) }, { acc_a: 1, acc_b: 1, acc_c: 1 });
-    const reads = readDue(ctx, spaced, [info], NOW, mem);
-    expect(reads.fresh.size).toBe(0);
-    expect(ids(reads.scheduled.get('cmp'))).toEqual(['lead_1', 'lead_2']);
-    expect([...(mem.pins.counters?.byAccount.keys() ?? [])].sort()).toEqual(['acc_a', 'acc_c']);
-    // Only the senders of a campaign that takes new leads are judged full by it.
-    expect(reads.full.size).toBe(0);
+    const mem = () => memory({ idleUntil: (id) => (id === 'acc_b' ? NOW + MINUTE : 0) }, { acc_a: 1, acc_b: 1, acc_c: 1 });
+    const read = () => {
+      const m = mem();
+      const reads = readDue(ctx, spaced, [info], NOW, m);
+      expect(reads.fresh.size).toBe(0);
+      expect(ids(reads.scheduled.get('cmp'))).toEqual(['lead_1', 'lead_2']);
+      // Only the senders of a campaign that takes new leads are judged full by it.
+      expect(reads.full.size).toBe(0);
+      return [...(m.pins.counters?.byAccount.keys() ?? [])].sort();
+    };
+    // Leads with no sender yet may go from any awake sender of their campaign; acc_b is idle.
+    expect(read()).toEqual(['acc_a', 'acc_c']);
+    // A lead with its sender asks for that sender's counters only.
+    ctx.db
+      .update(leads)
+      .set({ accountId: 'acc_c' })
+      .where(inArray(leads.id, ['lead_1', 'lead_2']))
+      .run();
+    expect(read()).toEqual(['acc_c']);
+    // An idle sender sends nothing this tick: its counters are not read.
+    ctx.db
+      .update(leads)
+      .set({ accountId: 'acc_b' })
+      .where(inArray(leads.id, ['lead_1', 'lead_2']))
+      .run();
+    expect(read()).toEqual([]);
   });
 
   it('takes new leads only while nothing is scheduled, as many as the sender may invite, and remembers when the campaign is next due', () => {
