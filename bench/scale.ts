@@ -42,6 +42,8 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 const START = Date.parse('2026-11-02T00:00:00Z'); // a Monday
 const ZONES = ['Europe/London', 'Europe/Berlin', 'America/New_York', 'UTC', 'Europe/Paris', 'America/Chicago', 'Asia/Singapore', 'Australia/Sydney'];
+/** The time zone of sender `i`, its account's and its mailbox's alike. */
+const zoneOf = (i: number): string => ZONES[i % ZONES.length] as string;
 
 export interface ScaleSettings {
   /** `standard` (200 accounts, 1M leads) or `agency` (`--agency`: 2,000 accounts, 10M leads). */
@@ -248,7 +250,7 @@ function workspace(accounts: number, campaignsRunning: boolean, mailboxes: Retur
     mailboxes,
     apiKeys: [{ key: 'sk_test_scale_bench_key_000000000000000001', name: 'scale' }],
     credits: { credits: 0 },
-    accounts: ids.map((i) => ({ id: `acc_${i}`, name: `Sender ${i}`, status: 'connected' as const, timeZone: ZONES[i % ZONES.length] })),
+    accounts: ids.map((i) => ({ id: `acc_${i}`, name: `Sender ${i}`, status: 'connected' as const, timeZone: zoneOf(i) })),
     agents: ids.map((i) => ({
       id: `tpl_${i}`,
       accountId: `acc_${i}`,
@@ -516,7 +518,6 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     // workspace would. Left open, the bulk insert's ~600 MB WAL and heap slowed the run by half.
     const seed = m.server.createContext({ dbPath, env: 'development', config: {} }, m.log.silentLogger(), m.clock.systemClock, clock);
     const emailAt = emailIndexes(settings.accounts, settings.emailEvery, Math.floor(settings.emailEvery / 2));
-    const zoneOf = (i: number) => ZONES[i % ZONES.length] as string;
     m.seedLoad.loadWorkspace(seed, m.seedFile.WorkspaceFile.parse(workspace(settings.accounts, true, emailMailboxes(emailAt, zoneOf))), { reset: false });
     const seq = await loadSequenceMods(root);
     const branching = makeBranching(seq, seed, settings.accounts, settings.branchingEvery);

@@ -77,7 +77,19 @@ export function heldForSender(
   return busy(sender) ? sender : null;
 }
 
-/** Where leads held for their sender go: behind the time it may send again (`until`), at the average spacing (`step`), as deferSends puts an idle lane's sends. */
-export function deferHeld(leads: readonly { leadId: string; due: number | null }[], until: number, step: number): Deferral['moves'] {
-  return leads.map((lead, j) => ({ leadId: lead.leadId, from: lead.due, to: until + j * step }));
+/**
+ * Where leads held for their sender go: behind the time it may send again (`next`) and behind the
+ * leads held for it before (`queueEnd`, where that queue ends), at the average spacing (`step`), as
+ * deferSends puts an idle lane's sends. Returns the moves and where the queue now ends. Without the
+ * queue, a backlog put back at the sender's next send met again at every send, and all but one
+ * were read and held again.
+ */
+export function deferHeld(
+  leads: readonly { leadId: string; due: number | null }[],
+  next: number,
+  queueEnd: number,
+  step: number,
+): { moves: Deferral['moves']; end: number } {
+  const from = Math.max(next, queueEnd);
+  return { moves: leads.map((lead, j) => ({ leadId: lead.leadId, from: lead.due, to: from + j * step })), end: from + leads.length * step };
 }

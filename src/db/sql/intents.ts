@@ -100,8 +100,7 @@ export function kindsOfMany(db: Db, kinds: readonly string[]): KindsOfMany {
   const cache = kindsStatements(db);
   let stmt = cache.get(key);
   if (stmt === undefined) {
-    const bad = kinds.find((k) => !KIND_NAME.test(k));
-    if (bad !== undefined || kinds.length === 0) throw new Error(`kindsOfMany: not a list of intent kinds: ${JSON.stringify(kinds)}`);
+    if (kinds.length === 0 || kinds.some((k) => !KIND_NAME.test(k))) throw new Error(`kindsOfMany: not a list of intent kinds: ${JSON.stringify(kinds)}`);
     stmt = db.$client.prepare(
       `SELECT account_id AS accountId, kind, count(*) AS n FROM engine_intents
        WHERE account_id IN (SELECT value FROM json_each(@ids)) AND kind IN (${kinds.map((k) => `'${k}'`).join(', ')})

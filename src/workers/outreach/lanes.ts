@@ -132,17 +132,15 @@ export class SendLanes {
   /**
    * The leads held for an account, behind its next possible send once its lane has run: what the
    * engine now knows of its idle time and pace, and the wait its lane met (a paused or
-   * disconnected account); at least now. They queue behind the leads held for it before (memory:
-   * `queue`), so a backlog comes due at the account's pace: put back at its next send, all but
-   * one were read and held again at every send. Written in the commit of the lanes' sends (CommitGroup).
+   * disconnected account); at least now. The core queues them behind the leads held for it
+   * before; the memory keeps where that queue ends (`queue`). Written in the commit of the lanes'
+   * sends (CommitGroup).
    */
   private deferHeld(accountId: string, leads: readonly { leadId: string; due: number | null }[]): Promise<void> {
     const now = this.ctx.simClock.now();
-    const step = averageSpacing(this.settings);
     const next = Math.max(now, this.memory.until('idle', accountId), this.memory.until('pace', accountId), this.waits.get(accountId) ?? 0);
-    const from = Math.max(next, this.memory.until('queue', accountId));
-    const moves = deferHeld(leads, from, step);
-    this.memory.set('queue', accountId, from + leads.length * step);
+    const { moves, end } = deferHeld(leads, next, this.memory.until('queue', accountId), averageSpacing(this.settings));
+    this.memory.set('queue', accountId, end);
     return this.group.run(() => moveDueMany(this.ctx, moves));
   }
 

@@ -19,7 +19,7 @@ import type { TouchCount } from '../../core/outreach/runner.js';
  * - `close` (lead): its polite close waits for its account until this;
  * - `booking` (account): where its invitations held by a cap are being booked;
  * - `queue` (account): where the leads held for it (it could not send them in their tick) end:
- *   the next one held goes behind them (lanes: deferHeld). Forgetting it only puts the next
+ *   the next one held goes behind them (core: deferHeld). Forgetting it only puts the next
  *   leads held back at its next send, where they meet those before;
  * - `touched` (account): the invitations it may still send this week and the leads it touched
  *   ahead of them (core: touchWait), with when they were read, for the rest of the tick:

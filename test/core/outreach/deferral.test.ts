@@ -73,21 +73,37 @@ describe('holding a lead whose sender cannot send it this tick', () => {
   });
 
   it('puts held leads behind the wait at the average spacing, each moved only from the due time it was read with', () => {
-    expect(
-      deferHeld(
-        [
-          { leadId: 'a', due: 100 },
-          { leadId: 'b', due: null },
-          { leadId: 'c', due: 7 },
-        ],
-        9000,
-        60,
-      ),
-    ).toEqual([
-      { leadId: 'a', from: 100, to: 9000 },
-      { leadId: 'b', from: null, to: 9060 },
-      { leadId: 'c', from: 7, to: 9120 },
-    ]);
-    expect(deferHeld([], 9000, 60)).toEqual([]);
+    const leads = [
+      { leadId: 'a', due: 100 },
+      { leadId: 'b', due: null },
+      { leadId: 'c', due: 7 },
+    ];
+    expect(deferHeld(leads, 9000, 0, 60)).toEqual({
+      moves: [
+        { leadId: 'a', from: 100, to: 9000 },
+        { leadId: 'b', from: null, to: 9060 },
+        { leadId: 'c', from: 7, to: 9120 },
+      ],
+      end: 9180,
+    });
+    expect(deferHeld([], 9000, 0, 60)).toEqual({ moves: [], end: 9000 });
+  });
+
+  it('queues them behind the leads held for the sender before, so a backlog comes due at its pace', () => {
+    const first = deferHeld([{ leadId: 'a', due: 1 }], 9000, 0, 60);
+    // The next tick holds two more for the same sender, whose next send is still 9000.
+    const second = deferHeld(
+      [
+        { leadId: 'b', due: 2 },
+        { leadId: 'c', due: 3 },
+      ],
+      9000,
+      first.end,
+      60,
+    );
+    expect(second.moves.map((m) => m.to)).toEqual([9060, 9120]);
+    expect(second.end).toBe(9180);
+    // A queue that ended before the sender's next send no longer holds anyone back.
+    expect(deferHeld([{ leadId: 'd', due: 4 }], 20_000, second.end, 60).moves[0]?.to).toBe(20_000);
   });
 });
