@@ -35,8 +35,7 @@ import { repoRoot, loadDist } from './lib/app.js';
 import { AGENCY_SECTION, SCALE_SECTION, type SectionMarkers, withSection } from './lib/sections.js';
 import { emailIndexes, emailMailboxes, giveAddresses, loadEmailMods, makeEmail, PUBLIC_URL, sendCosts, type SendCost } from './lib/email.js';
 import { decisionCost, loadSequenceMods, makeBranching, sequenceCosts, type DecisionCost, type SequenceCost } from './lib/sequences.js';
-import { openLikeTheServer, recordStatements, removeDatabase, replayWrites, topStatements, type Recording } from './lib/statements.js';
-import { median } from './lib/stats.js';
+import { compareDatabases, openLikeTheServer, recordStatements, removeDatabase, type StatementUse, topStatements, writeReplayer } from './lib/statements.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -68,10 +67,8 @@ export interface ScaleSettings {
   probeRounds: number;
   /** Rounds of the send probe (an invitation side and an email side in lockstep each), after a warm-up round. */
   sendRounds: number;
-  /** Capture one day's writes and replay them as the floor (the cost-per-call target). */
+  /** Replay the run's writes in lockstep with it, as the floor (the cost-per-call target). */
   measureFloor: boolean;
-  /** How many times the floor's writes are replayed, each on a fresh copy; the median is judged. */
-  floorReplays: number;
   /** Time the linear and branching sequence probes and the step decision. */
   measureSequences: boolean;
   /** The RSS target, MB. */
@@ -90,30 +87,42 @@ export interface TickCost {
 }
 
 /**
- * The floor of the simulation's cost: every write of one simulated weekday (sends, settlements,
- * the simulated network's scheduled answers, inbound events, webhook events), captured with its
- * parameters and replayed in the same order on a copy of the database taken at the start of
- * that day, one transaction per provider call, on better-sqlite3 prepared statements in this
- * process. What the engine adds to that (reading, deciding, scheduling) is the ratio.
+ * The floor of the simulation's cost: every write of the run (sends, settlements, the simulated
+ * network's scheduled answers, inbound events, webhook events), captured with its parameters
+ * and replayed in the same order on a copy of the database taken as the run starts, on
+ * better-sqlite3 prepared statements in this process. The replay goes in lockstep with the run:
+ * each tick's writes right after the tick, one transaction per provider call (one for a tick's
+ * writes without a call). A neighbour's load or a slower minute of a shared machine then falls on
+ * the run and its floor alike; replayed after the run, the same writes took 18% less time in one
+ * run than in another. What the engine adds to the writes (reading, deciding, scheduling) is the ratio.
  */
 export interface WriteFloor {
-  /** The simulated day captured (0 = the first Monday). */
-  day: number;
+  /** The run's provider calls and writes, and the replay's transactions. */
   calls: number;
   writes: number;
-  reads: number;
-  /** Wall time of the captured day in the simulation, ms. */
-  dayWallMs: number;
-  /** Wall time of the same writes replayed, ms (the median of the replays). */
+  transactions: number;
+  /** Wall time of the replay, ms, summed over the ticks. */
   replayMs: number;
-  /** CPU time (user + system) of the replay, ms: the median of the replays, each on a fresh copy. */
+  /** CPU time (user + system) of the replay, ms, summed over the ticks. */
   replayCpuMs: number;
-  /** Each replay's CPU time, ms, in order. */
-  replayCpuRuns: number[];
-  /** Time spent inside SQLite statements during the captured day (each call timed), ms. */
-  statementMs: number;
-  /** The statements that took the most time on the captured day, per provider call. */
-  top: { sql: string; reader: boolean; perUnit: number; usPerUnit: number }[];
+  /** The replay's database against the run's at the end: tables and rows compared, and the tables whose rows differ (none, or the floor is not the run's). */
+  check: { tables: number; rows: number; differing: string[] };
+  /** One midweek day's statements, for where a call's time goes. */
+  day: {
+    /** The simulated day (0 = the first Monday). */
+    day: number;
+    calls: number;
+    writes: number;
+    reads: number;
+    /** Wall time of the day in the simulation, ms (its replay not included). */
+    wallMs: number;
+    /** CPU time of the day's writes in the lockstep replay, ms. */
+    replayCpuMs: number;
+    /** Time spent inside SQLite statements during the day (each call timed), ms. */
+    statementMs: number;
+    /** The statements that took the most time on the day, per provider call. */
+    top: { sql: string; reader: boolean; perUnit: number; usPerUnit: number }[];
+  };
 }
 
 export interface ScaleResults {
@@ -458,7 +467,7 @@ async function tickCosts(m: Mods, bigPath: string, smallPath: string, due: numbe
 }
 
 /**
- * The weekday whose writes are the floor: a Tuesday to Thursday three weeks in when the run is
+ * The weekday whose statements the results list: a Tuesday to Thursday three weeks in when the run is
  * that long (invitations, messages, acceptances, replies and withdrawals all happen by then),
  * else the last weekday of a shorter run.
  */
@@ -499,7 +508,6 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     probeRounds: 3,
     sendRounds: 5,
     measureFloor: true,
-    floorReplays: env('BENCH_SCALE_FLOOR_REPLAYS', 3),
     measureSequences: true,
     rssLimitMB: 400,
     insertChunk: 500_000,
@@ -540,9 +548,17 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     say(`setup ${(setupMs / 1000).toFixed(1)} s`);
 
     const engineSettings = m.outreach.resolveEngineSettings({});
-    // The captured day's writes go to a file beside the database, not the heap: held in memory
-    // (60 MB of live heap for a 20,000-lead run's day) they were the bench's own, inside the RSS judged.
-    const recorder = recordStatements(ctx.db.$client, { spillTo: join(dir, 'floor-writes.txt') });
+    // The floor's replay: a copy of the database as the run starts, written in lockstep with the
+    // run. Its time is paused out of the run's, as the copy's is.
+    const replayPath = join(dir, 'floor.db');
+    let replay: { db: ReturnType<typeof openLikeTheServer>; run: ReturnType<typeof writeReplayer> } | null = null;
+    if (settings.measureFloor) {
+      ctx.db.$client.pragma('wal_checkpoint(TRUNCATE)');
+      copyFileSync(dbPath, replayPath);
+      const db = openLikeTheServer(replayPath);
+      replay = { db, run: writeReplayer(db) };
+    }
+    const recorder = recordStatements(ctx.db.$client);
     const engine = new m.outreach.Engine(ctx, { settings: engineSettings, random: seeded(42), holder: 'scale' });
     const rss = { startMB: rssMB(), maxMB: rssMB(), endMB: 0, samples: [] as { simDay: number; mb: number }[] };
     const end = START + settings.days * DAY;
@@ -551,42 +567,58 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     let nextSample = START;
     // Between the days' lines, a line a wall minute, so a long run shows where it is.
     let nextProgress = performance.now() + MINUTE;
-    const captureDay = floorDay(settings.days);
-    const capture = { from: START + captureDay * DAY, to: START + (captureDay + 1) * DAY, sends: 0, wallMs: 0, t0: 0, copy: join(dir, 'floor.db') };
-    let capturing: 'before' | 'during' | 'after' = 'before';
-    let recording: Recording | null = null;
+    const statsDay = floorDay(settings.days);
+    const day = { from: START + statsDay * DAY, to: START + (statsDay + 1) * DAY, sends: 0, writes: 0, replayCpuMs: 0, wallMs: 0, t0: 0 };
+    let dayState: 'before' | 'during' | 'after' = 'before';
+    let dayUses: StatementUse[] = [];
+    const floor = { writes: 0, transactions: 0, ms: 0, cpuMs: 0 };
     let pausedMs = 0;
     let pausedCpuMs = 0;
     const cpuMsNow = () => {
       const c = process.cpuUsage();
       return (c.user + c.system) / 1000;
     };
+    /** The writes since the last replay, replayed now in `calls` transactions (at least one), out of the run's time. */
+    const replayTaken = (calls: number) => {
+      if (replay === null) return;
+      const writes = recorder.takeWrites();
+      if (writes.length === 0) return;
+      const p0 = performance.now();
+      const pc0 = cpuMsNow();
+      const n = Math.max(1, calls);
+      const t = replay.run(writes, n);
+      floor.writes += writes.length;
+      floor.transactions += n;
+      floor.ms += t.ms;
+      floor.cpuMs += t.cpuMs;
+      pausedMs += performance.now() - p0;
+      pausedCpuMs += cpuMsNow() - pc0;
+    };
+    if (settings.measureFloor) recorder.start();
     const w0 = performance.now();
     const cpu0 = cpuMsNow();
     let lastWorkAt = Number.NEGATIVE_INFINITY;
     while (clock.now() < end) {
-      if (capturing === 'before' && settings.measureFloor && clock.now() >= capture.from) {
-        // The database as the captured day starts, for the replay (not counted in the run's time).
-        const p0 = performance.now();
-        const pc0 = cpuMsNow();
-        ctx.db.$client.pragma('wal_checkpoint(TRUNCATE)');
-        copyFileSync(dbPath, capture.copy);
-        pausedMs += performance.now() - p0;
-        pausedCpuMs += cpuMsNow() - pc0;
-        capturing = 'during';
-        capture.sends = sends;
-        capture.t0 = performance.now();
-        recorder.start();
-      } else if (capturing === 'during' && clock.now() >= capture.to) {
-        capturing = 'after';
-        capture.wallMs = performance.now() - capture.t0;
-        capture.sends = sends - capture.sends;
-        recording = recorder.stop();
-        say(`day ${captureDay} captured: ${recording.writeCount.toLocaleString('en-US')} writes (${memoryParts()})`);
+      if (dayState === 'before' && settings.measureFloor && clock.now() >= day.from) {
+        recorder.takeUses();
+        dayState = 'during';
+        day.sends = sends;
+        day.writes = floor.writes;
+        day.replayCpuMs = floor.cpuMs;
+        day.t0 = performance.now() - pausedMs;
+      } else if (dayState === 'during' && clock.now() >= day.to) {
+        dayState = 'after';
+        day.wallMs = performance.now() - pausedMs - day.t0;
+        day.sends = sends - day.sends;
+        day.writes = floor.writes - day.writes;
+        day.replayCpuMs = floor.cpuMs - day.replayCpuMs;
+        dayUses = recorder.takeUses();
+        say(`day ${statsDay}: ${day.writes.toLocaleString('en-US')} writes for ${day.sends.toLocaleString('en-US')} calls (${memoryParts()})`);
       }
       const r = await engine.tick();
       ticks++;
       sends += r.sends;
+      replayTaken(r.sends);
       if (clock.now() >= nextSample) {
         const mb = rssMB();
         rss.samples.push({ simDay: Math.round((clock.now() - START) / DAY), mb: Math.round(mb) });
@@ -605,14 +637,18 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       if (r.due + r.sends + r.inbound > 0) lastWorkAt = clock.now();
       clock.advance(clock.now() - lastWorkAt < settings.idleStepMs ? settings.stepMs : settings.idleStepMs);
     }
-    if (capturing === 'during') {
-      capture.wallMs = performance.now() - capture.t0;
-      capture.sends = sends - capture.sends;
-      recording = recorder.stop();
+    if (dayState === 'during') {
+      day.wallMs = performance.now() - pausedMs - day.t0;
+      day.sends = sends - day.sends;
+      day.writes = floor.writes - day.writes;
+      day.replayCpuMs = floor.cpuMs - day.replayCpuMs;
+      dayUses = recorder.takeUses();
     }
-    recorder.restore();
-    if (recording === null && settings.measureFloor) throw new Error(`the run never reached day ${captureDay}, whose writes are the floor`);
+    if (settings.measureFloor && dayState === 'before') throw new Error(`the run never reached day ${statsDay}, whose statements the results list`);
     await engine.stop();
+    replayTaken(0);
+    recorder.stop();
+    recorder.restore();
     const wallMs = performance.now() - w0 - pausedMs;
     const cpuMs = cpuMsNow() - cpu0 - pausedCpuMs;
     rss.endMB = rssMB();
@@ -629,45 +665,39 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
     const auditMs = performance.now() - a0;
     const byRule: Record<string, number> = {};
     for (const v of report.violations) byRule[v.rule] = (byRule[v.rule] ?? 0) + 1;
-    ctx.db.$client.close();
 
     say(
       `${settings.days} days: ${(wallMs / 1000).toFixed(1)} s, ${sends.toLocaleString('en-US')} sends, ${ticks} ticks, RSS max ${rss.maxMB.toFixed(0)} MB; auditor: ${report.violations.length} violations over ${report.calls.toLocaleString('en-US')} calls`,
     );
-    let floor: WriteFloor | null = null;
-    if (recording !== null) {
-      say(
-        `floor: replaying the ${recording.writeCount.toLocaleString('en-US')} writes of day ${captureDay} (${capture.sends.toLocaleString('en-US')} provider calls)`,
-      );
-      const writes = recording.writes();
-      // Each replay on a fresh copy of the day's starting state; the figure is the median, so one
-      // replay of a few seconds that meets a neighbour's burst does not move the ratio by itself.
-      const replays: { ms: number; cpuMs: number }[] = [];
-      const replayPath = join(dir, 'floor-replay.db');
-      for (let k = 0; k < settings.floorReplays; k++) {
-        copyFileSync(capture.copy, replayPath);
-        const replayDb = openLikeTheServer(replayPath);
-        replays.push(replayWrites(replayDb, writes, capture.sends));
-        replayDb.close();
-        removeDatabase(replayPath);
-      }
-      rmSync(capture.copy, { force: true });
-      const replayMs = median(replays.map((x) => x.ms));
-      const replayCpuRuns = replays.map((x) => x.cpuMs);
-      const replayCpuMs = median(replayCpuRuns);
-      floor = {
-        day: captureDay,
-        calls: capture.sends,
-        writes: recording.writeCount,
-        reads: recording.uses.filter((u) => u.reader).reduce((n, u) => n + u.calls, 0),
-        dayWallMs: capture.wallMs,
-        replayMs,
-        replayCpuMs,
-        replayCpuRuns,
-        statementMs: recording.uses.reduce((n, u) => n + u.ms, 0),
-        top: topStatements(recording.uses, 8, Math.max(1, capture.sends)),
+    let writeFloor: WriteFloor | null = null;
+    if (replay !== null) {
+      say(`floor: comparing the replay's database with the run's`);
+      const check = compareDatabases(ctx.db.$client, replay.db);
+      replay.db.close();
+      removeDatabase(replayPath);
+      if (check.differing.length > 0)
+        throw new Error(`the floor's replay ended on other rows than the run in ${check.differing.join(', ')}: it is not the run's writes`);
+      writeFloor = {
+        calls: sends,
+        writes: floor.writes,
+        transactions: floor.transactions,
+        replayMs: floor.ms,
+        replayCpuMs: floor.cpuMs,
+        check,
+        day: {
+          day: statsDay,
+          calls: day.sends,
+          writes: day.writes,
+          reads: dayUses.filter((u) => u.reader).reduce((n, u) => n + u.calls, 0),
+          wallMs: day.wallMs,
+          replayCpuMs: day.replayCpuMs,
+          statementMs: dayUses.reduce((n, u) => n + u.ms, 0),
+          top: topStatements(dayUses, 8, Math.max(1, day.sends)),
+        },
       };
+      say(`floor: ${floor.writes.toLocaleString('en-US')} writes replayed, ${check.rows.toLocaleString('en-US')} rows in ${check.tables} tables alike`);
     }
+    ctx.db.$client.close();
 
     const smallPath = join(dir, 'small.db');
     const small0 = m.server.createContext({ dbPath: smallPath, env: 'development', config: {} }, m.log.silentLogger(), new m.clock.FakeClock(START));
@@ -728,7 +758,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       tickCost: { small, big, ratio },
       branchingCampaigns: branching.length,
       sequences,
-      floor,
+      floor: writeFloor,
       email: { campaigns: emailCampaigns.length, mailboxes: emailCampaigns.length, sends: emailSends, cost: emailCost },
     };
     return { ...results, targets: scaleTargets(results) };
@@ -746,7 +776,7 @@ export const FLOOR_RATIO = 3;
 const us = (ms: number) => (ms * 1000).toFixed(0);
 /** Wall ms per provider call over the whole run. */
 export const costPerCall = (r: Omit<ScaleResults, 'targets'>): number => r.wallMs / Math.max(1, r.sends);
-/** Replay ms per provider call of the captured day. */
+/** Replay ms per provider call of the run. */
 export const floorPerCall = (r: Omit<ScaleResults, 'targets'>): number => (r.floor ? r.floor.replayMs / Math.max(1, r.floor.calls) : Number.NaN);
 /** Wall time per call ÷ the replay's wall time per call (shown beside the judged CPU ratio). */
 export const floorRatio = (r: Omit<ScaleResults, 'targets'>): number => costPerCall(r) / floorPerCall(r);
@@ -776,7 +806,7 @@ export function scaleTargets(r: Omit<ScaleResults, 'targets'>): ScaleResults['ta
       ? [
           {
             text: `The ${r.settings.days}-day simulation's cost per provider call within ${FLOOR_RATIO}× of the bare SQLite writes a call needs (the same statements, one transaction a call, same process)`,
-            measured: `${floorCpuRatio(r).toFixed(1)}× in CPU time (${us(cpuPerCall(r))} µs a call over the ${r.settings.days} days, ${(r.cpuMs / 1000).toFixed(1)} s for ${n(r.sends)} calls; the writes of day ${f.day} replayed: ${us(floorCpuPerCall(r))} µs a call, the median of ${f.replayCpuRuns.length} replays of ${f.replayCpuRuns.map((ms) => us(ms / Math.max(1, f.calls))).join(', ')} µs); wall time ${floorRatio(r).toFixed(1)}× (${us(costPerCall(r))} ÷ ${us(floorPerCall(r))} µs)`,
+            measured: `${floorCpuRatio(r).toFixed(1)}× in CPU time (${us(cpuPerCall(r))} µs a call over the ${r.settings.days} days, ${(r.cpuMs / 1000).toFixed(1)} s for ${n(r.sends)} calls; the run's ${n(f.writes)} writes replayed in lockstep with it: ${us(floorCpuPerCall(r))} µs a call, ${(f.replayCpuMs / 1000).toFixed(1)} s, ending on the same ${n(f.check.rows)} rows); wall time ${floorRatio(r).toFixed(1)}× (${us(costPerCall(r))} ÷ ${us(floorPerCall(r))} µs)`,
             met: floorCpuRatio(r) <= FLOOR_RATIO,
           },
         ]
@@ -850,11 +880,11 @@ export function renderScale(r: ScaleResults): string {
       .map(([k, v]) => `${k} ${n(v)}`)
       .join(', ')} |`,
     `| Sends per wall-second | ${n(r.sendsPerWallSecond)} |`,
-    `| Cost per provider call | ${us(costPerCall(r))} µs over the ${r.settings.days} days${f ? `; ${us(f.dayWallMs / Math.max(1, f.calls))} µs on day ${f.day} alone (${n(f.calls)} calls in ${(f.dayWallMs / 1000).toFixed(1)} s)` : ''} |`,
+    `| Cost per provider call | ${us(costPerCall(r))} µs over the ${r.settings.days} days${f ? `; ${us(f.day.wallMs / Math.max(1, f.day.calls))} µs on day ${f.day.day} alone (${n(f.day.calls)} calls in ${(f.day.wallMs / 1000).toFixed(1)} s)` : ''} |`,
     ...(f
       ? [
-          `| Floor: day ${f.day}'s writes replayed | ${n(f.writes)} writes (${(f.writes / Math.max(1, f.calls)).toFixed(1)} a call) in ${n(f.calls)} transactions, ${(f.replayMs / 1000).toFixed(2)} s: ${us(floorPerCall(r))} µs a call |`,
-          `| Statements on day ${f.day}, per call | ${(f.reads / Math.max(1, f.calls)).toFixed(1)} reads, ${(f.writes / Math.max(1, f.calls)).toFixed(1)} writes; ${us(f.statementMs / Math.max(1, f.calls))} µs a call inside SQLite statements (commits not included) |`,
+          `| Floor: the run's writes replayed in lockstep | ${n(f.writes)} writes (${(f.writes / Math.max(1, f.calls)).toFixed(1)} a call) in ${n(f.transactions)} transactions, each tick's right after it: ${(f.replayMs / 1000).toFixed(1)} s wall, ${us(floorPerCall(r))} µs a call; the replay's database ended on the run's rows (${n(f.check.rows)} rows in ${f.check.tables} tables) |`,
+          `| Statements on day ${f.day.day}, per call | ${(f.day.reads / Math.max(1, f.day.calls)).toFixed(1)} reads, ${(f.day.writes / Math.max(1, f.day.calls)).toFixed(1)} writes; ${us(f.day.statementMs / Math.max(1, f.day.calls))} µs a call inside SQLite statements (commits not included); its writes in the replay ${us(f.day.replayCpuMs / Math.max(1, f.day.calls))} CPU µs a call |`,
         ]
       : []),
     `| RSS start / max / end | ${r.rss.startMB.toFixed(0)} / ${r.rss.maxMB.toFixed(0)} / ${r.rss.endMB.toFixed(0)} MB |`,
@@ -893,11 +923,13 @@ export function renderScale(r: ScaleResults): string {
     ...(f
       ? [
           '',
-          `Where a call's time goes on day ${f.day}: the statements that took the most time inside SQLite, per provider call (each call timed on its own).`,
+          `Where a call's time goes on day ${f.day.day}: the statements that took the most time inside SQLite, per provider call (each call timed on its own).`,
           '',
           '| Statement | Kind | Calls a provider call | µs a provider call |',
           '|---|---|---|---|',
-          ...f.top.map((t) => `| \`${t.sql.replaceAll('|', '\\|')}\` | ${t.reader ? 'read' : 'write'} | ${t.perUnit.toFixed(2)} | ${t.usPerUnit.toFixed(1)} |`),
+          ...f.day.top.map(
+            (t) => `| \`${t.sql.replaceAll('|', '\\|')}\` | ${t.reader ? 'read' : 'write'} | ${t.perUnit.toFixed(2)} | ${t.usPerUnit.toFixed(1)} |`,
+          ),
         ]
       : agency
         ? ['', 'The write floor and the sequence probes are measured on the 200-account run above; this run is judged on memory, the auditor and the tick.']

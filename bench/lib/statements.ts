@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 
@@ -10,12 +11,12 @@ import type Database from 'better-sqlite3';
  */
 
 /**
- * A write (INSERT, UPDATE, DELETE: better-sqlite3's `reader` is false) with its parameters as the
- * statement received them, kept as JSON: a day of the scale simulation captures some 200,000, and
- * kept as they came they held every value they named (100 MB of the RSS the simulation measures).
- * Even as JSON they held 60 MB of live heap for 150,000 writes, which V8 let grow to about twice
- * that before collecting: the scale run spills them to a file (`spillTo`) and reads them back for
- * the replay, after its RSS is taken.
+ * A write (INSERT, UPDATE, DELETE, with or without RETURNING: better-sqlite3's `readonly` is
+ * false, whichever of run, get, all or iterate called it) with its parameters as the
+ * statement received them, kept as JSON: kept as they came they held every value they named (a
+ * day of the scale simulation's writes once held 100 MB of the RSS it measures), and a named
+ * parameter object the caller changed afterwards would replay with its new values. The scale run
+ * takes a tick's writes as soon as the tick ends (`takeWrites`) and replays them at once.
  */
 export interface CapturedWrite {
   sql: string;
@@ -25,6 +26,7 @@ export interface CapturedWrite {
 /** Calls and time of one statement text while recording. */
 export interface StatementUse {
   sql: string;
+  /** The statement only reads (better-sqlite3's `readonly`); a write with RETURNING is a write. */
   reader: boolean;
   calls: number;
   ms: number;
@@ -33,69 +35,41 @@ export interface StatementUse {
 export interface Recording {
   /** How many writes were captured. */
   writeCount: number;
-  /** The captured writes, in order: the ones kept in memory, or read back from the spill file. */
+  /** The captured writes not yet taken, in order. */
   writes(): CapturedWrite[];
   uses: StatementUse[];
 }
 
-/** Where a recorder keeps its writes: in memory (the default) or appended to a file. */
-export interface RecordOptions {
-  /** A file the writes are appended to, a line each (the statement's number, a tab, its parameters as JSON), instead of memory. */
-  spillTo?: string;
-}
-
-/** Lines are buffered and appended to the spill file in chunks of about this many characters. */
-const SPILL_CHUNK = 1 << 20;
-
 export interface StatementRecorder {
   start(): void;
+  /** The writes captured since the start or the last take, in order; the recorder keeps none of them. */
+  takeWrites(): CapturedWrite[];
+  /** The statements' calls and time since the start or the last take, the costliest first; counting starts anew. */
+  takeUses(): StatementUse[];
   stop(): Recording;
   /** Puts the connection's own `prepare` back (statements prepared meanwhile keep reporting, to nobody). */
   restore(): void;
 }
 
-export function recordStatements(client: Database.Database, options: RecordOptions = {}): StatementRecorder {
+export function recordStatements(client: Database.Database): StatementRecorder {
   const prepare = client.prepare;
-  const file = options.spillTo;
   let on = false;
   let writes: CapturedWrite[] = [];
   let uses = new Map<string, StatementUse>();
-  // Spilling: each statement's text once, by number; the lines not yet appended; the file.
-  let texts = new Map<string, number>();
-  let lines: string[] = [];
-  let pending = 0;
   let count = 0;
-  let fd: number | null = null;
-  const flush = () => {
-    if (fd !== null && lines.length > 0) writeSync(fd, lines.join(''));
-    lines = [];
-    pending = 0;
-  };
-  const capture = (sql: string, params: unknown[]) => {
-    count++;
-    if (fd === null) {
-      writes.push({ sql, params: JSON.stringify(params) });
-      return;
-    }
-    let n = texts.get(sql);
-    if (n === undefined) {
-      n = texts.size;
-      texts.set(sql, n);
-    }
-    const line = `${n}\t${JSON.stringify(params)}\n`;
-    lines.push(line);
-    pending += line.length;
-    if (pending >= SPILL_CHUNK) flush();
-  };
+  const sorted = (m: Map<string, StatementUse>) => [...m.values()].sort((a, b) => b.ms - a.ms);
   client.prepare = function (this: Database.Database, sql: string) {
     const stmt = prepare.call(client, sql);
-    const reader = stmt.reader;
+    const reader = stmt.readonly;
     for (const method of ['run', 'get', 'all', 'iterate'] as const) {
       const call = stmt[method].bind(stmt) as (...params: unknown[]) => unknown;
       Object.defineProperty(stmt, method, {
         value: (...params: unknown[]) => {
           if (!on) return call(...params);
-          if (!reader && method === 'run') capture(sql, params);
+          if (!reader) {
+            count++;
+            writes.push({ sql, params: JSON.stringify(params) });
+          }
           const t0 = performance.now();
           try {
             return call(...params);
@@ -117,44 +91,29 @@ export function recordStatements(client: Database.Database, options: RecordOptio
     start: () => {
       writes = [];
       uses = new Map();
-      texts = new Map();
-      lines = [];
-      pending = 0;
       count = 0;
-      fd = file === undefined ? null : openSync(file, 'w');
       on = true;
+    },
+    takeWrites: () => {
+      const taken = writes;
+      writes = [];
+      return taken;
+    },
+    takeUses: () => {
+      const taken = sorted(uses);
+      uses = new Map();
+      return taken;
     },
     stop: () => {
       on = false;
       const kept = writes;
-      const writeCount = count;
-      if (fd !== null) {
-        flush();
-        closeSync(fd);
-        fd = null;
-      }
-      const sqlOf = [...texts.keys()];
-      return {
-        writeCount,
-        writes: () => (file === undefined ? kept : readSpilled(file, sqlOf)),
-        uses: [...uses.values()].sort((a, b) => b.ms - a.ms),
-      };
+      writes = [];
+      return { writeCount: count, writes: () => kept, uses: sorted(uses) };
     },
     restore: () => {
       client.prepare = prepare;
     },
   };
-}
-
-/** The writes a spill file holds, in order: `sqlOf` names each statement's number. */
-function readSpilled(file: string, sqlOf: readonly string[]): CapturedWrite[] {
-  const out: CapturedWrite[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (line === '') continue;
-    const tab = line.indexOf('\t');
-    out.push({ sql: sqlOf[Number(line.slice(0, tab))] as string, params: line.slice(tab + 1) });
-  }
-  return out;
 }
 
 /** Removes a database file and the WAL and shared-memory files SQLite keeps beside it. */
@@ -176,34 +135,83 @@ export function openLikeTheServer(path: string): Database.Database {
 }
 
 /**
- * Runs `writes` again, in order, in `transactions` transactions of about equal length (BEGIN
- * IMMEDIATE ... COMMIT), each statement prepared once: the bare cost of those writes, with
- * nothing deciding what to write. The database must be in the state the writes were captured
- * from. Returns the wall time and the process's CPU time (user + system) of the writes alone, in
- * ms: preparing the statements and decoding their parameters come before either clock starts.
+ * Runs writes again on another connection, in order, each batch in `transactions` transactions
+ * of about equal length (BEGIN IMMEDIATE ... COMMIT), each statement prepared once for the
+ * replayer's life: the bare cost of those writes, with nothing deciding what to write. The
+ * database must be in the state the writes were captured from. Each call returns the wall time
+ * and the process's CPU time (user + system) of the writes alone, in ms: preparing the statements
+ * and decoding their parameters come before either clock starts.
  */
-export function replayWrites(db: Database.Database, writes: readonly CapturedWrite[], transactions: number): { ms: number; cpuMs: number } {
+export function writeReplayer(db: Database.Database): (writes: readonly CapturedWrite[], transactions: number) => { ms: number; cpuMs: number } {
   const prepared = new Map<string, Database.Statement>();
-  const stmts = writes.map((w) => {
-    let s = prepared.get(w.sql);
-    if (s === undefined) {
-      s = db.prepare(w.sql);
-      prepared.set(w.sql, s);
-    }
-    return s;
-  });
-  // Decoded before the clock starts: the replay times the writes, not the reading of them.
-  const params = writes.map((w) => JSON.parse(w.params) as unknown[]);
-  const n = Math.max(1, transactions);
-  const chunk = db.transaction((from: number, to: number) => {
+  const chunk = db.transaction((stmts: Database.Statement[], params: unknown[][], from: number, to: number) => {
     for (let i = from; i < to; i++) (stmts[i] as Database.Statement).run(...(params[i] as unknown[]));
   });
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  for (let t = 0; t < n; t++) chunk.immediate(Math.floor((t * writes.length) / n), Math.floor(((t + 1) * writes.length) / n));
-  const ms = performance.now() - t0;
-  const c = process.cpuUsage(c0);
-  return { ms, cpuMs: (c.user + c.system) / 1000 };
+  return (writes, transactions) => {
+    const stmts = writes.map((w) => {
+      let s = prepared.get(w.sql);
+      if (s === undefined) {
+        s = db.prepare(w.sql);
+        prepared.set(w.sql, s);
+      }
+      return s;
+    });
+    // Decoded before the clock starts: the replay times the writes, not the reading of them.
+    const params = writes.map((w) => JSON.parse(w.params) as unknown[]);
+    const n = Math.max(1, transactions);
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (let t = 0; t < n; t++) chunk.immediate(stmts, params, Math.floor((t * writes.length) / n), Math.floor(((t + 1) * writes.length) / n));
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    return { ms, cpuMs: (c.user + c.system) / 1000 };
+  };
+}
+
+/** Runs `writes` once on `db` in `transactions` transactions (writeReplayer, for a single batch). */
+export function replayWrites(db: Database.Database, writes: readonly CapturedWrite[], transactions: number): { ms: number; cpuMs: number } {
+  return writeReplayer(db)(writes, transactions);
+}
+
+/**
+ * Whether two databases hold the same rows: every table of `a`'s schema (SQLite's own and FTS
+ * shadow tables aside), read in rowid or primary-key order on both and hashed. Returns the tables
+ * and rows compared and the tables whose rows differ. The scale run ends with it, so a write
+ * the recorder missed (one prepared before it was installed, say) cannot make the floor cheaper
+ * unseen.
+ */
+export function compareDatabases(a: Database.Database, b: Database.Database): { tables: number; rows: number; differing: string[] } {
+  const tables = (
+    a.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+      name: string;
+      sql: string | null;
+    }[]
+  ).filter((t) => !/CREATE VIRTUAL TABLE/i.test(t.sql ?? ''));
+  const virtual = new Set(
+    (a.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'").all() as { name: string }[]).map((t) => t.name),
+  );
+  let rows = 0;
+  const differing: string[] = [];
+  for (const t of tables) {
+    if ([...virtual].some((v) => t.name.startsWith(`${v}_`))) continue;
+    const withoutRowid = /WITHOUT\s+ROWID/i.test(t.sql ?? '');
+    const order = withoutRowid ? '' : ' ORDER BY rowid';
+    const digest = (db: Database.Database) => {
+      const h = createHash('sha256');
+      let n = 0;
+      for (const row of db.prepare(`SELECT * FROM "${t.name}"${order}`).raw().iterate()) {
+        h.update(JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+        h.update('\n');
+        n++;
+      }
+      return { hash: h.digest('hex'), n };
+    };
+    const x = digest(a);
+    const y = digest(b);
+    rows += x.n;
+    if (x.hash !== y.hash || x.n !== y.n) differing.push(t.name);
+  }
+  return { tables: tables.length, rows, differing };
 }
 
 /** The `n` statements that took the most time, as `calls × text`, for the notes. */
