@@ -282,6 +282,28 @@ describe('the email step in a multichannel sequence, on the simulated network an
     expect(used.size).toBe(2);
   });
 
+  it("spreads a tick's new leads over the mailboxes, counting the leads given one and not yet mailed", async () => {
+    // Before, every new lead of a tick went to the mailbox with the most left (the same one for
+    // all: nothing was sent yet), whose lane sends one a tick and put the others off.
+    const leads = Array.from({ length: 9 }, (_, i) => ({ slug: `spread-${i}`, email: `spread-${i}@example.com` }));
+    const h = await emailHarness([{ kind: 'email', subject: 'Hello', text: 'Hi {{firstName}}.' }], leads, { mailboxes: ['east', 'west', 'south'] });
+    const pins = () =>
+      h.ctx.db.$client.prepare('SELECT lead_id, mailbox_id FROM lead_email ORDER BY lead_id').all() as { lead_id: string; mailbox_id: string }[];
+    const sentFrom = () =>
+      h.ctx.db.$client.prepare('SELECT lead_id, mailbox_id FROM email_sends ORDER BY lead_id').all() as { lead_id: string; mailbox_id: string }[];
+    await h.tick();
+    const first = pins();
+    expect(first.length).toBeGreaterThan(1);
+    // Each lead pinned in the tick has a mailbox of its own, and every one of them was mailed in it.
+    expect(new Set(first.map((p) => p.mailbox_id)).size).toBe(first.length);
+    expect(sentFrom()).toEqual(first);
+    await h.run(() => leads.every((_, i) => ended(h, `lead_${i + 1}`)()));
+    const perMailbox = new Map<string, number>();
+    for (const p of pins()) perMailbox.set(p.mailbox_id, (perMailbox.get(p.mailbox_id) ?? 0) + 1);
+    expect([...perMailbox.values()]).toEqual([3, 3, 3]);
+    expect(sentFrom()).toEqual(pins());
+  });
+
   it('never mails an address again, in another campaign, once it unsubscribed or bounced', async () => {
     const h = await emailHarness(
       [{ kind: 'email', subject: 'Hi', text: 'Hello {{firstName}}.' }],

@@ -45,10 +45,19 @@ export function emailAddressOf(
  * The mailbox that sends the lead's email steps. A lead gets one at its first email step and
  * keeps it ever after, as it keeps its sender: among the campaign's mailboxes that may send
  * (connected, not paused or refused), the one with the most emails left today (warm-up applied),
- * the lowest id on a tie. A pinned mailbox that cannot send now makes the lead wait; it is never
- * moved to another. Null: the campaign has no mailbox that may send now; the lead waits.
+ * the lowest id on a tie. `pins` counts the leads given each mailbox today that it has not
+ * emailed yet as spent, as the engine's sender pins do for accounts, so a tick's new leads spread
+ * over the mailboxes instead of all going to the first (whose lane sends one of them a tick and
+ * puts the rest off). A pinned mailbox that cannot send now makes the lead wait; it is never moved
+ * to another. Null: the campaign has no mailbox that may send now; the lead waits.
  */
-export function mailboxFor(ctx: Ctx, lead: LeadRow, info: { mailboxIds: readonly string[] }, now: number): string | null {
+export function mailboxFor(
+  ctx: Ctx,
+  lead: LeadRow,
+  info: { mailboxIds: readonly string[] },
+  now: number,
+  pins?: { count(mailboxId: string): number; add(mailboxId: string, leadId: string): void },
+): string | null {
   const pinned = leadEmailOf(ctx, lead.id);
   if (pinned) return pinned.mailboxId;
   const rows = info.mailboxIds.map((id) => findMailbox(ctx, id)).filter((m) => m !== undefined && m.status === 'connected');
@@ -61,8 +70,11 @@ export function mailboxFor(ctx: Ctx, lead: LeadRow, info: { mailboxIds: readonly
   let best: { id: string; left: number } | null = null;
   for (const m of rows) {
     if (!m) continue;
-    const left = mailboxLimitOn(m, now) - (sent.get(m.id) ?? 0);
+    const left = mailboxLimitOn(m, now) - (sent.get(m.id) ?? 0) - (pins?.count(m.id) ?? 0);
     if (best === null || left > best.left || (left === best.left && m.id < best.id)) best = { id: m.id, left };
   }
-  return best === null ? null : pinLeadMailbox(ctx, lead.id, best.id, now);
+  if (best === null) return null;
+  const mailboxId = pinLeadMailbox(ctx, lead.id, best.id, now);
+  if (mailboxId === best.id) pins?.add(mailboxId, lead.id);
+  return mailboxId;
 }

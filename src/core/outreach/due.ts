@@ -1,9 +1,11 @@
 import type { Ctx } from '../context.js';
+import { kindOfSend } from '../steps/registry.js';
 import { nextUtcDay } from './calendar.js';
 import { freshLeadsOf, nextScheduledOf, scheduledLeadsOf } from './queue.js';
 import { freshLeadQuotas, probeSizes } from './quotas.js';
 import { countersStamp } from './readiness.js';
 import type { SenderPins } from './runner.js';
+import type { SendKind } from './plan.js';
 import type { EngineSettings } from './settings.js';
 import { sendersOf, type CampaignInfo, type LeadRow } from './state.js';
 
@@ -44,6 +46,12 @@ export function dayPins(store: PinStore, now: () => number): DayPins {
     },
   };
 }
+
+/**
+ * Whether a send made unpins its lead: an invitation (the lead was promised to its sender's
+ * invitations left today) or an email (promised to its mailbox's emails left today, mailboxFor).
+ */
+export const unpinsLead = (kind: SendKind): boolean => kind === 'connect' || kindOfSend(kind)?.channel === 'email';
 
 /** What the engine remembers that these rules read: sim times, 0 when nothing is known. */
 export interface DueMemory {

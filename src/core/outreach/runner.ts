@@ -346,7 +346,7 @@ export function draftInputFor(
     const words = wordsFor(step, lead, variant);
     if (words.text === null || words.text.trim() === '') return null;
     // An email's draft names the mailbox that will send it, pinned now as its send would pin it.
-    const accountId = kindOf(step).channel === 'email' ? mailboxFor(ctx, lead, info, now) : senderFor(ctx, lead, info, now, pins);
+    const accountId = kindOf(step).channel === 'email' ? mailboxFor(ctx, lead, info, now, pins) : senderFor(ctx, lead, info, now, pins);
     if (accountId === null) return 'no_sender';
     if (kindOf(step).salesNavigator === true && findAccount(ctx, accountId)?.hasSalesNavigator !== true) {
       // An InMail the sender cannot send gets no draft: the step is skipped, as without approval.

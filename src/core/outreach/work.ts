@@ -48,7 +48,7 @@ const hasConversation = (lead: LeadRow): boolean => lead.chatId !== null || lead
 function sendOrWait(ctx: Ctx, lead: LeadRow, info: CampaignInfo, kind: SendKind, due: number | null, now: number, pins?: SenderPins): LeadWork {
   // An email goes from the lead's mailbox (pinned at its first email step), in that mailbox's lane.
   const email = isStepSend(kind) && kindOfSend(kind)?.channel === 'email';
-  const accountId = email ? mailboxFor(ctx, lead, info, now) : isStepSend(kind) ? senderFor(ctx, lead, info, now, pins) : effectiveAccountId(lead, info);
+  const accountId = email ? mailboxFor(ctx, lead, info, now, pins) : isStepSend(kind) ? senderFor(ctx, lead, info, now, pins) : effectiveAccountId(lead, info);
   if (accountId === null) {
     moveDue(ctx, lead.id, due, now + ACCOUNT_RETRY_MS);
     return RECORDED;

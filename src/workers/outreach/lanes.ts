@@ -3,7 +3,7 @@ import { accountRef, type AccountRow } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { bookInvitationFor } from '../../core/outreach/booking.js';
 import { CommitGroup } from '../../core/outreach/commit-group.js';
-import type { DayPins } from '../../core/outreach/due.js';
+import { type DayPins, unpinsLead } from '../../core/outreach/due.js';
 import { deferHeld, deferSends, splitByLimit, type PendingSend } from '../../core/outreach/deferral.js';
 import { sendFailure } from '../../core/outreach/failures.js';
 import { moveDueMany } from '../../core/outreach/queue.js';
@@ -243,8 +243,8 @@ export class SendLanes {
           this.unrecorded();
         }
         this.memory.forget('close', item.leadId);
-        // An invitation gone is no longer promised (see the engine's sender pins).
-        if (item.kind === 'connect') this.o.pins.release(item.accountId, item.leadId);
+        // An invitation or an email gone is no longer promised (see the engine's sender pins).
+        if (unpinsLead(item.kind)) this.o.pins.release(item.accountId, item.leadId);
         return 'sent';
       }
       const send = { intentId: intent.id, leadId: item.leadId, kind: intent.kind, attempts: lead.sendAttempts };

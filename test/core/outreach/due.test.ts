@@ -11,6 +11,7 @@ import {
   isHungry,
   readDue,
   scheduledBySize,
+  unpinsLead,
   wakeSize,
   workCampaignDue,
   type DueMemory,
@@ -290,5 +291,14 @@ describe('working a campaign due leads', () => {
     expect(worked).toEqual(['lead_2']);
     expect([...seen]).toEqual(['lead_1', 'lead_2']);
     expect(pages).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('which sends unpin their lead', () => {
+  it('an invitation (its sender promised it) and an email (its mailbox promised it); nothing else was promised', () => {
+    expect(unpinsLead('connect')).toBe(true);
+    expect(unpinsLead('email')).toBe(true);
+    for (const kind of ['message', 'visit', 'like', 'inmail', 'withdraw', 'endorse', 'polite_close', 'agent_send'] as const)
+      expect(unpinsLead(kind), kind).toBe(false);
   });
 });
