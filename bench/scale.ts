@@ -594,6 +594,15 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       pausedMs += performance.now() - p0;
       pausedCpuMs += cpuMsNow() - pc0;
     };
+    /** The listed day ends: its calls, writes, replay time and statements since it began. */
+    const closeDay = () => {
+      dayState = 'after';
+      day.wallMs = performance.now() - pausedMs - day.t0;
+      day.sends = sends - day.sends;
+      day.writes = floor.writes - day.writes;
+      day.replayCpuMs = floor.cpuMs - day.replayCpuMs;
+      dayUses = recorder.takeUses();
+    };
     if (settings.measureFloor) recorder.start();
     const w0 = performance.now();
     const cpu0 = cpuMsNow();
@@ -607,12 +616,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
         day.replayCpuMs = floor.cpuMs;
         day.t0 = performance.now() - pausedMs;
       } else if (dayState === 'during' && clock.now() >= day.to) {
-        dayState = 'after';
-        day.wallMs = performance.now() - pausedMs - day.t0;
-        day.sends = sends - day.sends;
-        day.writes = floor.writes - day.writes;
-        day.replayCpuMs = floor.cpuMs - day.replayCpuMs;
-        dayUses = recorder.takeUses();
+        closeDay();
         say(`day ${statsDay}: ${day.writes.toLocaleString('en-US')} writes for ${day.sends.toLocaleString('en-US')} calls (${memoryParts()})`);
       }
       const r = await engine.tick();
@@ -637,13 +641,7 @@ export async function runScale(root: string = repoRoot(), overrides: Partial<Sca
       if (r.due + r.sends + r.inbound > 0) lastWorkAt = clock.now();
       clock.advance(clock.now() - lastWorkAt < settings.idleStepMs ? settings.stepMs : settings.idleStepMs);
     }
-    if (dayState === 'during') {
-      day.wallMs = performance.now() - pausedMs - day.t0;
-      day.sends = sends - day.sends;
-      day.writes = floor.writes - day.writes;
-      day.replayCpuMs = floor.cpuMs - day.replayCpuMs;
-      dayUses = recorder.takeUses();
-    }
+    if (dayState === 'during') closeDay();
     if (settings.measureFloor && dayState === 'before') throw new Error(`the run never reached day ${statsDay}, whose statements the results list`);
     await engine.stop();
     replayTaken(0);

@@ -181,19 +181,15 @@ export function replayWrites(db: Database.Database, writes: readonly CapturedWri
  * unseen.
  */
 export function compareDatabases(a: Database.Database, b: Database.Database): { tables: number; rows: number; differing: string[] } {
-  const tables = (
-    a.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
-      name: string;
-      sql: string | null;
-    }[]
-  ).filter((t) => !/CREATE VIRTUAL TABLE/i.test(t.sql ?? ''));
-  const virtual = new Set(
-    (a.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'").all() as { name: string }[]).map((t) => t.name),
-  );
+  const all = a.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+    name: string;
+    sql: string | null;
+  }[];
+  const virtual = all.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql ?? '')).map((t) => t.name);
+  const tables = all.filter((t) => !virtual.some((v) => t.name === v || t.name.startsWith(`${v}_`)));
   let rows = 0;
   const differing: string[] = [];
   for (const t of tables) {
-    if ([...virtual].some((v) => t.name.startsWith(`${v}_`))) continue;
     const withoutRowid = /WITHOUT\s+ROWID/i.test(t.sql ?? '');
     const order = withoutRowid ? '' : ' ORDER BY rowid';
     const digest = (db: Database.Database) => {
