@@ -205,3 +205,36 @@ describe('leads whose sender cannot send them this tick', () => {
     expect(emails.map((i) => i.kind).sort()).toEqual(['connection_request', 'email']);
   });
 });
+
+describe("a sender's leads promised today", () => {
+  it('a lead whose invitation failed for good is no longer promised: its sender takes another lead the same day', async () => {
+    // Two senders with two invitations a day each, and five leads given to them as they come
+    // due. lead_1's invitation fails for good. Counted as still promised, it would fill one of
+    // its sender's two places, and one of the other four leads would wait for the next day.
+    const slugs = ['p1-sim-send-fail', 'p2-sim-never-accepts', 'p3-sim-never-accepts', 'p4-sim-never-accepts', 'p5-sim-never-accepts'];
+    const ws: WorkspaceFileInput = {
+      apiKeys: [{ key: TEST_KEY, name: 'ci' }],
+      accounts: ['acc_a', 'acc_b'].map((id) => ({ id, name: id, status: 'connected' as const, connectionRequestLimit: 2 })),
+      agents: [{ id: 'tpl', accountId: 'acc_a', connectionNote: 'Hi {{firstName}}, glad to connect.', messages: [] }],
+      campaigns: [
+        {
+          id: 'cmp',
+          name: 'Two senders',
+          status: 'CAMPAIGN_IN_PROGRESS',
+          assignedTemplateId: 'tpl',
+          senderAccountIds: ['acc_a', 'acc_b'],
+          leads: slugs.map((slug, i) => ({ id: `lead_${i + 1}`, networkUrl: url(slug), firstName: `P${i + 1}` })),
+        },
+      ],
+    } as WorkspaceFileInput;
+    const h = harness(ws, { config: { workingHours: null } });
+    const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+    const today = day(h.ctx.simClock.now());
+    const good = ['lead_2', 'lead_3', 'lead_4', 'lead_5'];
+    await h.runUntil(() => h.lead('lead_1').stage === 'failed' && good.every((id) => h.lead(id).invitedAt !== null));
+    expect(h.lead('lead_1').accountId).toBe('acc_a');
+    for (const id of good) expect(day(h.lead(id).invitedAt!), id).toBe(today);
+    const sentBy = (account: string) => good.filter((id) => h.lead(id).accountId === account).length;
+    expect([sentBy('acc_a'), sentBy('acc_b')]).toEqual([2, 2]);
+  });
+});

@@ -53,6 +53,14 @@ export function dayPins(store: PinStore, now: () => number): DayPins {
  */
 export const unpinsLead = (kind: SendKind): boolean => kind === 'connect' || kindOfSend(kind)?.channel === 'email';
 
+/**
+ * Whether a failed send unpins its lead: one tried again later today (`retryAt`, settleFailed)
+ * is still promised to its sender or mailbox; one whose step ended (null) or whose next try
+ * falls on a later UTC day is not, so the day's count does not keep a send that will not come.
+ */
+export const unpinsAfterFailure = (kind: SendKind, retryAt: number | null, now: number): boolean =>
+  unpinsLead(kind) && (retryAt === null || retryAt >= nextUtcDay(now));
+
 /** What the engine remembers that these rules read: sim times, 0 when nothing is known. */
 export interface DueMemory {
   /** The account can send nothing before this (out of hours, or within its spacing). */

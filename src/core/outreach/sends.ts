@@ -395,23 +395,25 @@ export function settleAssumedSent(ctx: Ctx, settings: EngineSettings, intent: In
   });
 }
 
-/**
- * The effects of a send that failed. Transient, account and quota failures wait until
- * `retryAt` and retry, up to maxSendAttempts tries in all; anything else is final:
- * the lead fails, an agent message is handed to a person, a polite close excludes anyway.
- */
 /** A step's send failed for good: the lead fails, and its sequence ends there. */
 function failStep(ctx: Ctx, settings: EngineSettings, intent: IntentRow, lead: LeadRow, info: CampaignInfo, attempts: number, at: number): void {
   updateAndReplan(ctx, lead.id, { stage: 'failed', sendAttempts: attempts, updatedAt: at }, info, settings, lead);
   failStepSend(ctx, lead.id, info, intent, at);
 }
 
-export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentRow, code: string, retryAt: number): void {
-  transaction(ctx.db, () => {
-    if (!settle(ctx, intent, 'failed', { errorCode: code })) return;
+/**
+ * The effects of a send that failed. Transient, account and quota failures wait until
+ * `retryAt` and retry, up to maxSendAttempts tries in all; anything else is final:
+ * the lead fails, an agent message is handed to a person, a polite close excludes anyway.
+ * Returns when the send is tried again: `retryAt`, or null when it is not (the failure was
+ * final, the intent was settled before, or the lead is gone).
+ */
+export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentRow, code: string, retryAt: number): number | null {
+  return transaction(ctx.db, (): number | null => {
+    if (!settle(ctx, intent, 'failed', { errorCode: code })) return null;
     const lead = getLead(ctx, intent.leadId);
     const info = lead ? loadCampaignInfo(ctx, lead.campaignId) : null;
-    if (!lead || !info) return;
+    if (!lead || !info) return null;
     const at = ctx.simClock.now();
     let cls = classify(code);
     // A failed try counts, so a lead the network keeps refusing is given up on eventually; but a
@@ -424,16 +426,16 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
     if (cls !== 'permanent') {
       updateLead(ctx.db, lead.id, { sendAttempts: attempts, nextActionAt: retryAt, updatedAt: at });
       releaseStepDraft(ctx, lead.id, info, intent);
-      return;
+      return retryAt;
     }
     switch (intent.kind) {
       case 'agent_reply':
       case 'cta':
         handOffLead(ctx, lead, `The agent's reply could not be delivered (${code}); a person should follow up.`, at, intent.accountId);
-        return;
+        return null;
       case 'polite_close':
         excludeEverywhere(ctx, lead);
-        return;
+        return null;
       default: {
         // A kind may answer a final failure with a skip: nothing left to withdraw (the
         // withdrawal stops trying, as the timeout would), an InMail from an account without
@@ -441,11 +443,12 @@ export function settleFailed(ctx: Ctx, settings: EngineSettings, intent: IntentR
         const skip = kindOfIntent(intent.kind)?.finalFailure?.(code) ?? null;
         if (skip === null) {
           failStep(ctx, settings, intent, lead, info, attempts, at);
-          return;
+          return null;
         }
         const changes = skip.changes ? { ...skip.changes(at), sendAttempts: attempts, updatedAt: at } : { sendAttempts: 0, updatedAt: at };
         settleStep(ctx, { ...lead, ...changes }, info, settings, intent, { event: 'skipped', reason: skip.reason }, at);
         updateAndReplan(ctx, lead.id, changes, info, settings, lead);
+        return null;
       }
     }
   });

@@ -3,7 +3,7 @@ import { accountRef, type AccountRow } from '../../core/accounts/resolve.js';
 import type { Ctx } from '../../core/context.js';
 import { bookInvitationFor } from '../../core/outreach/booking.js';
 import { CommitGroup } from '../../core/outreach/commit-group.js';
-import { type DayPins, unpinsLead } from '../../core/outreach/due.js';
+import { type DayPins, unpinsAfterFailure, unpinsLead } from '../../core/outreach/due.js';
 import { deferHeld, deferSends, splitByLimit, type PendingSend } from '../../core/outreach/deferral.js';
 import { sendFailure } from '../../core/outreach/failures.js';
 import { moveDueMany } from '../../core/outreach/queue.js';
@@ -250,7 +250,8 @@ export class SendLanes {
       const send = { intentId: intent.id, leadId: item.leadId, kind: intent.kind, attempts: lead.sendAttempts };
       const { code, plan, closeAt } = sendFailure(this.ctx, this.settings.safety, send, account, attempt.err);
       blockedUntil = plan.accountBlockedUntil;
-      await this.group.run(() => settleFailed(this.ctx, this.settings, intent, code, plan.retryAt));
+      const retryAt = await this.group.run(() => settleFailed(this.ctx, this.settings, intent, code, plan.retryAt));
+      if (unpinsAfterFailure(item.kind, retryAt, this.ctx.simClock.now())) this.o.pins.release(item.accountId, item.leadId);
       if (closeAt !== null) this.memory.set('close', item.leadId, closeAt);
       return blockedUntil !== null ? 'blocked' : 'failed';
     } finally {

@@ -11,6 +11,7 @@ import {
   isHungry,
   readDue,
   scheduledBySize,
+  unpinsAfterFailure,
   unpinsLead,
   wakeSize,
   workCampaignDue,
@@ -300,5 +301,14 @@ describe('which sends unpin their lead', () => {
     expect(unpinsLead('email')).toBe(true);
     for (const kind of ['message', 'visit', 'like', 'inmail', 'withdraw', 'endorse', 'polite_close', 'agent_send'] as const)
       expect(unpinsLead(kind), kind).toBe(false);
+  });
+
+  it('a failed send unpins its lead unless it is tried again the same UTC day', () => {
+    const midnight = Date.parse('2026-11-04T00:00:00Z');
+    expect(unpinsAfterFailure('connect', NOW + 15 * MINUTE, NOW)).toBe(false);
+    expect(unpinsAfterFailure('email', midnight - 1, NOW)).toBe(false);
+    expect(unpinsAfterFailure('connect', midnight, NOW)).toBe(true);
+    expect(unpinsAfterFailure('email', null, NOW)).toBe(true);
+    expect(unpinsAfterFailure('message', null, NOW)).toBe(false);
   });
 });
