@@ -29,7 +29,7 @@ import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, t
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel, whenAborted, type WhenGone } from './channel.js';
 import { cancelFollowed } from './follow.js';
-import { isChangesUri, KeyedLive, LiveBus, narrowListen } from './live.js';
+import { isChangesUri, KeyedLive, LiveBus, narrowListen, servedFor } from './live.js';
 import { keepProtoKey, LegacyRules, mcpServer, offeredToKey, type Era, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
 
@@ -195,7 +195,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const scope: McpScope = {
       offered: offeredToKey(offered, listed),
       entrant: { caller },
-      live: live.forKey(caller.keyId),
+      live: live.forKey(caller.keyId, caller.reach),
       recheck: () => authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip }),
     };
     // A single request registers only its method's handler (see McpServerOptions.only).
@@ -226,7 +226,7 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
       const request = webRequest(served, body.value);
       const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
       if (route.kind === 'legacy') await legacy(res, request, body.value, authInfo);
-      else await answer(res, await modern.fetch(request, { authInfo, parsedBody: body.value }));
+      else await answer(res, await servedFor(caller.reach, () => modern.fetch(request, { authInfo, parsedBody: body.value })));
     } catch (err) {
       ctx.log.error({ err }, 'mcp request failed');
       if (!res.headersSent) sendError(res, toApiError(err));

@@ -1,6 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import {
-  InMemoryServerEventBus,
   ProtocolError,
   ProtocolErrorCode,
   type ReadResourceResult,
@@ -105,8 +105,11 @@ export function parseLiveUri(uri: string): LiveTarget | undefined {
 export function mayHearOf(reach: Reach | null | undefined, uri: string): boolean {
   const target = parseLiveUri(uri);
   const campaignId = target && 'campaignId' in target ? target.campaignId : undefined;
-  return campaignId === undefined || !reach?.campaignIds || reach.campaignIds.has(campaignId);
+  return campaignId === undefined || heldTo(reach, campaignId);
 }
+
+/** Whether a key that reaches `reach` may see the campaign (a key without campaigns in its scope sees every one). */
+const heldTo = (reach: Reach | null | undefined, campaignId: string): boolean => !reach?.campaignIds || reach.campaignIds.has(campaignId);
 
 /**
  * A 2026-07-28 `subscriptions/listen` request narrowed, in place, to the resources its caller
@@ -242,15 +245,21 @@ export async function readChanges(
   return era === 'modern' ? { ...result, ttlMs: 0, cacheScope: 'private' } : result;
 }
 
-/** The live resource URIs a batch of changes touches. Another process's commit touches them all. */
-export function urisOfChanges(ctx: Ctx, batch: readonly LiveChange[]): string[] {
+/**
+ * The live resource URIs a batch of changes touches, as a key that reaches `reach` sees them.
+ * Another process's commit touches them all. The drafts queue of a key held to some campaigns
+ * lists only theirs, so it changed only with a draft of one of them: a draft of any other
+ * campaign, absent for the key, is no change to it.
+ */
+export function urisOfChanges(ctx: Ctx, batch: readonly LiveChange[], reach?: Reach | null): string[] {
   const out = new Set<string>();
   for (const change of batch) {
     switch (change.resource) {
       case 'campaign':
-        out.add(campaignUri(change.campaignId));
+        if (heldTo(reach, change.campaignId)) out.add(campaignUri(change.campaignId));
         break;
       case 'drafts':
+        if (!heldTo(reach, change.campaignId)) break;
         out.add(campaignDraftsUri(change.campaignId));
         out.add(DRAFTS_URI);
         break;
@@ -263,6 +272,7 @@ export function urisOfChanges(ctx: Ctx, batch: readonly LiveChange[]): string[] 
       case 'workspace':
         out.add(DRAFTS_URI);
         for (const id of allCampaignIds(ctx)) {
+          if (!heldTo(reach, id)) continue;
           out.add(campaignUri(id));
           out.add(campaignDraftsUri(id));
         }
@@ -312,9 +322,11 @@ export class ConnectionLive implements LiveSubscriptions {
   private stop: (() => void) | undefined;
   private over = false;
 
+  /** `reach`: the connection key's, so it hears only of what the key may see (urisOfChanges). */
   constructor(
     private readonly ctx: Ctx,
     private readonly key?: KeyWatch,
+    private readonly reach?: Reach | null,
   ) {}
 
   /** The instance now serving the connection (the SDK builds one per era it settles on). */
@@ -344,7 +356,7 @@ export class ConnectionLive implements LiveSubscriptions {
       if (refusal) return this.end(refusal);
       const current = this.current;
       if (!current) return;
-      for (const uri of urisOfChanges(this.ctx, batch)) {
+      for (const uri of urisOfChanges(this.ctx, batch, this.reach)) {
         if (current.era === 'legacy' && !this.uris.has(uri)) continue;
         current.server.sendResourceUpdated({ uri }).catch((err: unknown) => this.ctx.log.debug({ err }, 'resource update not sent'));
       }
@@ -364,6 +376,8 @@ const UNCARRIED_MS = 10 * 60 * 1000;
 const KEEPALIVE_MS = 15_000;
 
 interface KeyEntry {
+  /** What the key reaches (its scope's campaigns), once a request of the key said. */
+  reach: Reach | null;
   uris: Set<string>;
   streams: Map<ServerResponse, { stillAdmitted: () => boolean; keepalive: NodeJS.Timeout }>;
   /** Updates that came while no stream was open (a client's stream opens after its first calls, or reconnects). */
@@ -388,10 +402,11 @@ export class KeyedLive {
 
   constructor(private readonly ctx: Ctx) {}
 
-  forKey(keyId: string): LiveSubscriptions {
+  forKey(keyId: string, reach: Reach | null = null): LiveSubscriptions {
     return {
       add: (uri) => {
         const entry = this.entry(keyId);
+        entry.reach = reach;
         addBounded(entry.uris, uri);
         if (entry.streams.size === 0) this.armIdle(keyId, entry);
         this.listen();
@@ -431,7 +446,7 @@ export class KeyedLive {
   private entry(keyId: string): KeyEntry {
     let entry = this.byKey.get(keyId);
     if (!entry) {
-      entry = { uris: new Set(), streams: new Map(), missed: new Set(), idle: undefined };
+      entry = { reach: null, uris: new Set(), streams: new Map(), missed: new Set(), idle: undefined };
       this.byKey.set(keyId, entry);
     }
     return entry;
@@ -468,7 +483,7 @@ export class KeyedLive {
   private deliver(batch: readonly LiveChange[]): void {
     const uris = urisOfChanges(this.ctx, batch);
     for (const entry of this.byKey.values()) {
-      const wanted = uris.filter((uri) => entry.uris.has(uri));
+      const wanted = (entry.reach?.campaignIds ? urisOfChanges(this.ctx, batch, entry.reach) : uris).filter((uri) => entry.uris.has(uri));
       if (entry.streams.size === 0) {
         for (const uri of wanted) entry.missed.add(uri);
         continue;
@@ -484,40 +499,56 @@ export class KeyedLive {
   }
 }
 
+/** The reach of the request now being served, for the listen streams it opens (see LiveBus). */
+const listening = new AsyncLocalStorage<Reach | null>();
+
+/** Serves a request whose `subscriptions/listen` streams hear only of what `reach` may see (LiveBus). */
+export const servedFor = <T>(reach: Reach | null | undefined, serve: () => T): T => listening.run(reach ?? null, serve);
+
 /**
- * The event bus of the 2026-07-28 HTTP entry's `subscriptions/listen` streams (the SDK's
- * in-process bus), fed from the change feed while at least one stream is open. The SDK keeps
- * each stream's filter and delivers an update only to the streams that asked for its URI.
+ * The event bus of the 2026-07-28 HTTP entry's `subscriptions/listen` streams, fed from the
+ * change feed while at least one stream is open. The SDK subscribes one listener per stream,
+ * while it serves the listen request, and delivers an update to it only when its filter asked
+ * for the URI. Each listener is kept with the reach of the request that opened it (servedFor),
+ * so a key held to some campaigns hears of the drafts queue only when one of their drafts
+ * changed, as over the other transports (urisOfChanges). A throwing listener does not keep the
+ * update from the others.
  */
 export class LiveBus implements ServerEventBus {
-  private readonly inner: InMemoryServerEventBus;
-  private listeners = 0;
+  private readonly listeners = new Map<(event: ServerEvent) => void, Reach | null>();
   private stop: (() => void) | undefined;
 
-  constructor(private readonly ctx: Ctx) {
-    this.inner = new InMemoryServerEventBus((err) => ctx.log.debug({ err }, 'resource update not delivered'));
-  }
+  constructor(private readonly ctx: Ctx) {}
 
   publish(event: ServerEvent): void {
-    this.inner.publish(event);
+    for (const listener of [...this.listeners.keys()]) this.tell(listener, event);
   }
 
   subscribe(listener: (event: ServerEvent) => void): () => void {
-    const off = this.inner.subscribe(listener);
-    if (this.listeners++ === 0) {
-      this.stop = listenToChanges(this.ctx, (batch) => {
-        for (const uri of urisOfChanges(this.ctx, batch)) this.inner.publish({ kind: 'resource_updated', uri });
-      });
-    }
-    let live = true;
+    // Each stream its own entry, even when the SDK hands the same function twice.
+    const own = (event: ServerEvent) => listener(event);
+    this.listeners.set(own, listening.getStore() ?? null);
+    if (this.listeners.size === 1) this.stop = listenToChanges(this.ctx, (batch) => this.deliver(batch));
     return () => {
-      if (!live) return;
-      live = false;
-      off();
-      if (--this.listeners === 0) {
-        this.stop?.();
-        this.stop = undefined;
-      }
+      if (!this.listeners.delete(own) || this.listeners.size > 0) return;
+      this.stop?.();
+      this.stop = undefined;
     };
+  }
+
+  private deliver(batch: readonly LiveChange[]): void {
+    const all = urisOfChanges(this.ctx, batch);
+    for (const [listener, reach] of [...this.listeners]) {
+      const uris = reach?.campaignIds ? urisOfChanges(this.ctx, batch, reach) : all;
+      for (const uri of uris) this.tell(listener, { kind: 'resource_updated', uri });
+    }
+  }
+
+  private tell(listener: (event: ServerEvent) => void, event: ServerEvent): void {
+    try {
+      listener(event);
+    } catch (err) {
+      this.ctx.log.debug({ err }, 'resource update not delivered');
+    }
   }
 }

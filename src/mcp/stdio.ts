@@ -33,21 +33,26 @@ import { TaskRunner } from './tasks.js';
 export async function serveStdio(ctx: Ctx, tools: readonly Tool[], apiKey: string, universe: readonly Tool[] = tools): Promise<void> {
   // A scoped key lists only its tools; every call is still checked by the pipeline.
   const who = authenticate(ctx, { apiKey }, { requestId: newRequestId() });
-  const offered = offeredToKey(tools, keyListing(tools, universe, who.ok ? who.caller.reach : null));
+  const reach = who.ok ? who.caller.reach : null;
+  const offered = offeredToKey(tools, keyListing(tools, universe, reach));
   const tasks = new TaskRunner(ctx);
-  const transport = new KeyedStdio(new LegacyRules(new StdioServerTransport()), who.ok ? who.caller.reach : null);
-  const live = new ConnectionLive(ctx, {
-    refusal: () => {
-      const auth = authenticate(ctx, { apiKey }, { requestId: newRequestId() });
-      return auth.ok ? null : auth.error;
+  const transport = new KeyedStdio(new LegacyRules(new StdioServerTransport()), reach);
+  const live = new ConnectionLive(
+    ctx,
+    {
+      refusal: () => {
+        const auth = authenticate(ctx, { apiKey }, { requestId: newRequestId() });
+        return auth.ok ? null : auth.error;
+      },
+      ended: (refusal) => {
+        transport.endListens(refusal);
+        process.stderr.write(
+          `outreach mcp: the API key no longer works (${refusal.message}); its resource subscriptions have ended and every call is refused. Restart with a valid OUTREACH_API_KEY.\n`,
+        );
+      },
     },
-    ended: (refusal) => {
-      transport.endListens(refusal);
-      process.stderr.write(
-        `outreach mcp: the API key no longer works (${refusal.message}); its resource subscriptions have ended and every call is refused. Restart with a valid OUTREACH_API_KEY.\n`,
-      );
-    },
-  });
+    reach,
+  );
   const scope: McpScope = {
     offered,
     live,

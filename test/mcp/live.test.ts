@@ -110,12 +110,16 @@ describe('live resources', () => {
   });
 
   it('a key held to other campaigns hears nothing of this one, in either era, as of a campaign that never existed', async () => {
-    const { key } = createApiKey(server.ctx, 'test', 'held elsewhere', { campaignIds: ['cmp_elsewhere'] });
+    // Held to cmp_q4: cmp_review is absent for the key, its drafts too.
+    const { key } = createApiKey(server.ctx, 'test', 'held elsewhere', { campaignIds: ['cmp_q4'] });
     const outside = campaignDraftsUri('cmp_review');
     const v1 = new ClientV1({ name: 'live-scoped-v1', version: '1.0.0' });
     await v1.connect(new HttpV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }));
     const v2 = new ClientV2({ name: 'live-scoped-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await v2.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }));
+    // A key of the whole workspace, to know when the change outside the scoped key was told.
+    const whole = new ClientV2({ name: 'live-whole-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await whole.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-API-Key': TEST_KEY } } }));
     try {
       const old = updates();
       v1.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => old.note(n.params.uri));
@@ -128,17 +132,27 @@ describe('live resources', () => {
       const sub = await v2.listen({ resourceSubscriptions: [outside, campaignUri('cmp_review'), campaignUri('cmp_never'), DRAFTS_URI] });
       // Neither the campaign outside the key nor one that does not exist is honoured: the two look alike.
       expect(sub.honoredFilter.resourceSubscriptions).toEqual([DRAFTS_URI]);
-      // The workspace queue (which the key reads narrowed to its campaigns) is heard of; the campaign's own URIs never.
+      const told = updates();
+      whole.setNotificationHandler('notifications/resources/updated', (n) => told.note(n.params.uri));
+      const wholeSub = await whole.listen({ resourceSubscriptions: [DRAFTS_URI] });
+
+      // A draft of cmp_review approved: the whole workspace's queue changed, the scoped key's did not.
+      const toldOutside = told.next(DRAFTS_URI);
+      await approveOverRest(drafts[3] as string);
+      await toldOutside;
+      // A draft of the key's own campaign: its queue changed, and that is all it hears.
       const heardOld = old.next(DRAFTS_URI);
       const heardModern = modern.next(DRAFTS_URI);
-      await approveOverRest(drafts[3] as string);
+      draftFor(server.ctx, noteFor('lead_ada1', { campaignId: 'cmp_q4' }));
       await Promise.all([heardOld, heardModern]);
-      expect(old.seen).toEqual([DRAFTS_URI]);
       expect(modern.seen).toEqual([DRAFTS_URI]);
+      expect(old.seen).toEqual([DRAFTS_URI]);
       await sub.close();
+      await wholeSub.close();
     } finally {
       await v1.close();
       await v2.close();
+      await whole.close();
     }
   });
 
