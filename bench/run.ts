@@ -38,7 +38,8 @@ import { loadApp, repoRoot, type App } from './lib/app.js';
 import { captureLeadQueries, caseInput, casePath, listCases, pageCursor, rawQueries, type ListCase } from './lib/leads.js';
 import { checkFetch, combine, runInterleaved, runLoad, runSlice, type LoadSpec, type Slice } from './lib/load.js';
 import { rssMB, sampleRss, spawnServer, freePort, type Child } from './lib/proc.js';
-import { benchDashboard } from './lib/dashboard.js';
+import { benchDashboard, CHROMIUM } from './lib/dashboard.js';
+import { mailServersInstalled } from '../test/email/mail-servers.js';
 import {
   dashboardMarkdown,
   dashboardTargets,
@@ -472,9 +473,29 @@ async function approveAllPart(root: string): Promise<ApproveAllBench> {
 }
 
 /** Returns whether the whole run happened (and so the scale simulation should follow). */
+/**
+ * What the wanted parts need from the machine and it lacks, each said with its Debian package:
+ * checked before anything runs, so a run that cannot finish says so at once rather than after
+ * twenty minutes at the part that needs it.
+ */
+function missingOnThisMachine(): string[] {
+  const missing: string[] = [];
+  if (want('dashboard') && !existsSync(CHROMIUM)) missing.push(`the dashboard part drives Chromium (${CHROMIUM}; Debian package chromium)`);
+  if (want('imap') && !mailServersInstalled()) {
+    missing.push('the imap part runs Postfix and Dovecot (Debian packages postfix and dovecot-imapd) and needs root');
+  }
+  return missing;
+}
+
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();
+  const missing = missingOnThisMachine();
+  if (missing.length > 0) {
+    throw new Error(
+      `this machine cannot run every part asked for: ${missing.join('; ')}. .ci/run installs them when they are missing (as root, with apt-get); or name the parts to run with BENCH_ONLY (the parts are ${PARTS.join(', ')}).`,
+    );
+  }
   if (
     ONLY !== null &&
     [...ONLY].every(
