@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Request, RequestHandler, Response } from 'express';
+import type { Reach } from '../core/auth/scope.js';
 import type { Ctx } from '../core/context.js';
 import { httpStatus, toApiError, validationError, type ApiError } from '../core/errors.js';
 import { listenToChanges } from '../core/live/feed.js';
@@ -29,7 +30,7 @@ import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, t
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel, whenAborted, type WhenGone } from './channel.js';
 import { cancelFollowed } from './follow.js';
-import { isChangesUri, KeyedLive, LiveBus, narrowListen, servedFor } from './live.js';
+import { isChangesUri, KeyedLive, LiveBus, narrowListen } from './live.js';
 import { keepProtoKey, LegacyRules, mcpServer, offeredToKey, type Era, type McpScope, type OfferedTools } from './server.js';
 import { TaskRunner } from './tasks.js';
 
@@ -149,6 +150,9 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
   const shared: Record<Era, CallChannel> = { legacy: sharedInstance(ctx, 'legacy', tasks, onerror), modern: sharedInstance(ctx, 'modern', tasks, onerror) };
   // subscriptions/listen streams hear of changes through this bus (fed by core's change feed).
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror, bus: new LiveBus(ctx) });
+  // A key held to campaigns listens through an entry whose bus hears only of them (the SDK
+  // filters a stream's updates by URI alone, and one bus serves every stream of its entry).
+  const heldTo = (reach: Reach) => createMcpHandler(factory, { legacy: 'reject', onerror, bus: new LiveBus(ctx, reach) });
   // A 2025-era request: answered, and written out, before its instance closes (an event
   // stream's last message comes after the transport has handed its Response over).
   const legacy = async (res: ServerResponse, request: globalThis.Request, parsedBody: unknown, authInfo: AuthInfo): Promise<void> => {
@@ -226,7 +230,10 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
       const request = webRequest(served, body.value);
       const authInfo: AuthInfo = { token: '', clientId: caller.keyId, scopes: [], extra: { [SCOPE]: scope } };
       if (route.kind === 'legacy') await legacy(res, request, body.value, authInfo);
-      else await answer(res, await servedFor(caller.reach, () => modern.fetch(request, { authInfo, parsedBody: body.value })));
+      else {
+        const entry = scope.only === 'subscriptions/listen' && caller.reach?.campaignIds ? heldTo(caller.reach) : modern;
+        await answer(res, await entry.fetch(request, { authInfo, parsedBody: body.value }));
+      }
     } catch (err) {
       ctx.log.error({ err }, 'mcp request failed');
       if (!res.headersSent) sendError(res, toApiError(err));

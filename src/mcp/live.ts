@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import {
+  InMemoryServerEventBus,
   ProtocolError,
   ProtocolErrorCode,
   type ReadResourceResult,
@@ -499,56 +499,45 @@ export class KeyedLive {
   }
 }
 
-/** The reach of the request now being served, for the listen streams it opens (see LiveBus). */
-const listening = new AsyncLocalStorage<Reach | null>();
-
-/** Serves a request whose `subscriptions/listen` streams hear only of what `reach` may see (LiveBus). */
-export const servedFor = <T>(reach: Reach | null | undefined, serve: () => T): T => listening.run(reach ?? null, serve);
-
 /**
- * The event bus of the 2026-07-28 HTTP entry's `subscriptions/listen` streams, fed from the
- * change feed while at least one stream is open. The SDK subscribes one listener per stream,
- * while it serves the listen request, and delivers an update to it only when its filter asked
- * for the URI. Each listener is kept with the reach of the request that opened it (servedFor),
- * so a key held to some campaigns hears of the drafts queue only when one of their drafts
- * changed, as over the other transports (urisOfChanges). A throwing listener does not keep the
- * update from the others.
+ * The event bus of the 2026-07-28 HTTP entry's `subscriptions/listen` streams (the SDK's
+ * in-process bus), fed from the change feed while at least one stream is open. The SDK keeps
+ * each stream's filter and delivers an update only to the streams that asked for its URI. A bus
+ * made for a key held to campaigns (`reach`) publishes only what that key may hear of
+ * (urisOfChanges): its drafts queue changes only with one of its campaigns' drafts.
  */
 export class LiveBus implements ServerEventBus {
-  private readonly listeners = new Map<(event: ServerEvent) => void, Reach | null>();
+  private readonly inner: InMemoryServerEventBus;
+  private listeners = 0;
   private stop: (() => void) | undefined;
 
-  constructor(private readonly ctx: Ctx) {}
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly reach: Reach | null = null,
+  ) {
+    this.inner = new InMemoryServerEventBus((err) => ctx.log.debug({ err }, 'resource update not delivered'));
+  }
 
   publish(event: ServerEvent): void {
-    for (const listener of [...this.listeners.keys()]) this.tell(listener, event);
+    this.inner.publish(event);
   }
 
   subscribe(listener: (event: ServerEvent) => void): () => void {
-    // Each stream its own entry, even when the SDK hands the same function twice.
-    const own = (event: ServerEvent) => listener(event);
-    this.listeners.set(own, listening.getStore() ?? null);
-    if (this.listeners.size === 1) this.stop = listenToChanges(this.ctx, (batch) => this.deliver(batch));
+    const off = this.inner.subscribe(listener);
+    if (this.listeners++ === 0) {
+      this.stop = listenToChanges(this.ctx, (batch) => {
+        for (const uri of urisOfChanges(this.ctx, batch, this.reach)) this.inner.publish({ kind: 'resource_updated', uri });
+      });
+    }
+    let live = true;
     return () => {
-      if (!this.listeners.delete(own) || this.listeners.size > 0) return;
-      this.stop?.();
-      this.stop = undefined;
+      if (!live) return;
+      live = false;
+      off();
+      if (--this.listeners === 0) {
+        this.stop?.();
+        this.stop = undefined;
+      }
     };
-  }
-
-  private deliver(batch: readonly LiveChange[]): void {
-    const all = urisOfChanges(this.ctx, batch);
-    for (const [listener, reach] of [...this.listeners]) {
-      const uris = reach?.campaignIds ? urisOfChanges(this.ctx, batch, reach) : all;
-      for (const uri of uris) this.tell(listener, { kind: 'resource_updated', uri });
-    }
-  }
-
-  private tell(listener: (event: ServerEvent) => void, event: ServerEvent): void {
-    try {
-      listener(event);
-    } catch (err) {
-      this.ctx.log.debug({ err }, 'resource update not delivered');
-    }
   }
 }
