@@ -472,7 +472,6 @@ async function approveAllPart(root: string): Promise<ApproveAllBench> {
   return r;
 }
 
-/** Returns whether the whole run happened (and so the scale simulation should follow). */
 /**
  * What the wanted parts need from the machine and it lacks, each said with its Debian package:
  * checked before anything runs, so a run that cannot finish says so at once rather than after
@@ -487,6 +486,7 @@ function missingOnThisMachine(): string[] {
   return missing;
 }
 
+/** Returns whether the whole run happened (and so the scale simulation should follow). */
 async function main(): Promise<boolean> {
   const t0 = performance.now();
   const root = repoRoot();

@@ -10,7 +10,7 @@ import {
   type ServerEvent,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import { type Reach, reachesCampaign, withReach } from '../core/auth/scope.js';
+import { type Reach, reachesCampaign, reachIncludes, withReach } from '../core/auth/scope.js';
 import { allCampaignIds, findCampaignRow } from '../core/campaigns/campaign.js';
 import { ApiError, validationError } from '../core/errors.js';
 import type { Ctx } from '../core/context.js';
@@ -105,11 +105,8 @@ export function parseLiveUri(uri: string): LiveTarget | undefined {
 export function mayHearOf(reach: Reach | null | undefined, uri: string): boolean {
   const target = parseLiveUri(uri);
   const campaignId = target && 'campaignId' in target ? target.campaignId : undefined;
-  return campaignId === undefined || heldTo(reach, campaignId);
+  return campaignId === undefined || reachIncludes(reach, campaignId);
 }
-
-/** Whether a key that reaches `reach` may see the campaign (a key without campaigns in its scope sees every one). */
-const heldTo = (reach: Reach | null | undefined, campaignId: string): boolean => !reach?.campaignIds || reach.campaignIds.has(campaignId);
 
 /**
  * A 2026-07-28 `subscriptions/listen` request narrowed, in place, to the resources its caller
@@ -256,10 +253,10 @@ export function urisOfChanges(ctx: Ctx, batch: readonly LiveChange[], reach?: Re
   for (const change of batch) {
     switch (change.resource) {
       case 'campaign':
-        if (heldTo(reach, change.campaignId)) out.add(campaignUri(change.campaignId));
+        if (reachIncludes(reach, change.campaignId)) out.add(campaignUri(change.campaignId));
         break;
       case 'drafts':
-        if (!heldTo(reach, change.campaignId)) break;
+        if (!reachIncludes(reach, change.campaignId)) break;
         out.add(campaignDraftsUri(change.campaignId));
         out.add(DRAFTS_URI);
         break;
@@ -272,7 +269,7 @@ export function urisOfChanges(ctx: Ctx, batch: readonly LiveChange[], reach?: Re
       case 'workspace':
         out.add(DRAFTS_URI);
         for (const id of allCampaignIds(ctx)) {
-          if (!heldTo(reach, id)) continue;
+          if (!reachIncludes(reach, id)) continue;
           out.add(campaignUri(id));
           out.add(campaignDraftsUri(id));
         }

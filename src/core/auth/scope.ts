@@ -185,6 +185,9 @@ export function toolRefusal(reach: Reach | null, tool: ToolReachFacts): ApiError
 export const reachesCampaign = (ctx: Ctx, campaignId: string | null | undefined): boolean =>
   !ctx.campaigns || (campaignId != null && ctx.campaigns.has(campaignId));
 
+/** The same rule on a key's reach itself, for what outlives one call (a live subscription of the key). */
+export const reachIncludes = (reach: Reach | null | undefined, campaignId: string): boolean => !reach?.campaignIds || reach.campaignIds.has(campaignId);
+
 /**
  * The SQL condition that keeps a query to the call's campaigns, on a campaign id column: what
  * every list and total adds to its WHERE. Undefined (no condition) for a call that reaches all.
