@@ -8,7 +8,12 @@ const DraftUpdate = z.strictObject({
   id: z.string().describe('Draft id, from list_drafts.'),
   text: z.string().optional().describe('New text: note ≤300, message or InMail ≤8000 characters; no {{.'),
   subject: z.string().optional().describe('New InMail subject, ≤200 characters.'),
-  status: z.enum(['approved', 'rejected']).optional().describe("approved: the engine sends it; rejected: ends the lead's sequence."),
+  // Any string here (the listing still names the two): another status fails only its own item.
+  status: z
+    .string()
+    .meta({ enum: ['approved', 'rejected'] })
+    .optional()
+    .describe("approved: the engine sends it; rejected: ends the lead's sequence."),
   revision: z.number().int().min(1).describe('The revision you read; if the draft changed since, a conflict (nothing written).').optional(),
 });
 

@@ -93,6 +93,8 @@ describe('drafts over REST and MCP', () => {
           { id: ids[2], text: 'x'.repeat(301) },
           { id: 'drf_missing', status: 'approved' },
           { id: ids[1], status: 'approved' },
+          // A string that is no decision is the item's own error, as a string that is no profile URL is in a batch of leads.
+          { id: ids[3], status: 'sent' },
         ],
       }),
     });
@@ -104,8 +106,10 @@ describe('drafts over REST and MCP', () => {
       [2, ids[2], 'validation_error'],
       [3, 'drf_missing', 'not_found'],
       [4, ids[1], 'validation_error'],
+      [5, ids[3], 'validation_error'],
     ]);
-    expect(r.body.summary).toEqual({ total: 5, updated: 2, not_found: 1, validation_error: 2, conflict: 0 });
+    expect(r.body.results[5].error).toEqual({ code: 'validation_error', message: 'drafts[5].status must be approved or rejected.' });
+    expect(r.body.summary).toEqual({ total: 6, updated: 2, not_found: 1, validation_error: 3, conflict: 0 });
     // The rejected draft is final: a later approval is that item's conflict.
     const again = await callTool(mcp, 'update_drafts', { drafts: [{ id: ids[1], status: 'approved' }] });
     expect(again.isError).toBe(false);
@@ -124,7 +128,7 @@ describe('drafts over REST and MCP', () => {
       [{ drafts: [] }, 'drafts'],
       [{ drafts: [{ id: ids[2], status: 'approved', bogus: 1 }] }, 'drafts[0].bogus'],
       [{ drafts: [{ id: ids[2], text: 5 }] }, 'drafts[0].text'],
-      [{ drafts: [{ id: ids[2], status: 'sent' }] }, 'drafts[0].status'],
+      [{ drafts: [{ id: ids[2], status: 5 }] }, 'drafts[0].status'],
       [{ drafts: [{ text: 'no id' }] }, 'drafts[0].id'],
       [{ drafts: [{ id: ids[2], status: 'approved' }], extra: true }, 'extra'],
     ];

@@ -18,7 +18,8 @@ export interface DraftUpdate {
   id: string;
   text?: string | undefined;
   subject?: string | undefined;
-  status?: 'approved' | 'rejected' | undefined;
+  /** `approved` or `rejected`; any other string is that item's `validation_error`. */
+  status?: string | undefined;
   /** The revision the caller saw: when it is not the draft's current one, the item is a conflict and nothing of it is written. */
   revision?: number | undefined;
 }
@@ -62,6 +63,14 @@ function staleRevision(row: DraftRow, update: DraftUpdate): string | null {
   return `Draft ${row.id} is at revision ${row.revision}, not ${update.revision}: it changed since it was read. Its text now: ${JSON.stringify(row.text)}. Nothing of this item was written; read it again and decide on what it says now.`;
 }
 
+/** What a person may decide of a draft. */
+const DECISIONS = ['approved', 'rejected'] as const;
+type Decision = (typeof DECISIONS)[number];
+
+/** The decision an item asks for: undefined when it asks none, null when its status is not one. */
+const decisionOf = (status: string | undefined): Decision | undefined | null =>
+  status === undefined ? undefined : (DECISIONS as readonly string[]).includes(status) ? (status as Decision) : null;
+
 /** Why a draft in this status cannot change, or null when it can. */
 function closedBecause(row: DraftRow): string | null {
   if (row.status === 'sent') return `Draft ${row.id} was already sent; it cannot change.`;
@@ -76,15 +85,15 @@ function closedBecause(row: DraftRow): string | null {
  * words on an approved draft wait for approval again where the campaign requires it (what goes
  * out must be what a person approved).
  */
-function statusAfter(ctx: Ctx, row: DraftRow, update: DraftUpdate, wordsChange: boolean): DraftStatus {
-  if (update.status !== undefined) return update.status;
+function statusAfter(ctx: Ctx, row: DraftRow, decision: Decision | undefined, wordsChange: boolean): DraftStatus {
+  if (decision !== undefined) return decision;
   if (row.status === 'approved' && wordsChange && findCampaignRow(ctx, row.campaignId)?.approval === 'required') return 'pending';
   return row.status as DraftStatus;
 }
 
 /**
  * Applies one item inside the batch's transaction. Order of judgement: the id, a repeat, an
- * empty item, the revision's type, the draft (not_found), its status (conflict: sent, rejected,
+ * empty item, the decision asked for, the revision's type, the draft (not_found), its status (conflict: sent, rejected,
  * skipped or on the wire), its revision (conflict: not the one given), then the words against
  * the kind's length rule and the placeholder rule. The write is guarded by the revision read
  * (compare-and-set), so of two writers racing on one draft exactly one changes it.
@@ -99,6 +108,8 @@ function applyOne(ctx: Ctx, update: DraftUpdate, index: number, seen: Map<string
   if (update.text === undefined && update.subject === undefined && update.status === undefined) {
     return bad(`drafts[${index}] changes nothing: give text, subject or status.`);
   }
+  const decision = decisionOf(update.status);
+  if (decision === null) return bad(`${field(index, 'status')} must be approved or rejected.`);
   if (update.revision !== undefined && !(Number.isSafeInteger(update.revision) && update.revision >= 1)) {
     return bad(`${field(index, 'revision')} must be an integer ≥ 1: the revision the draft had when it was read.`);
   }
@@ -120,7 +131,7 @@ function applyOne(ctx: Ctx, update: DraftUpdate, index: number, seen: Map<string
   const text = update.text ?? row.text;
   const subject = update.subject ?? row.subject;
   const wordsChange = text !== row.text || subject !== row.subject;
-  const status = statusAfter(ctx, row, update, wordsChange);
+  const status = statusAfter(ctx, row, decision, wordsChange);
   // Approving an approved draft, or the same words again: nothing to write, and nothing moves.
   if (!wordsChange && status === row.status) return { index, draftId, status: 'updated' };
   if (!changeDraft(ctx, row.id, row.status as DraftStatus, row.revision, { text, subject, status })) {
