@@ -26,7 +26,7 @@ import { parseJson, sendError } from '../http/body.js';
 import { baseUrl, clientAddress, requestIdOf } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { authenticate, type Authenticated, type Credential } from '../tools/pipeline.js';
-import { keyListing, parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
+import { keyListing, narrowingOf, parseSwitch, parseToolNames, requestToolSet, selectTools, type ToolSelection, type ToolSets } from '../tools/select.js';
 import { MODERN_PROTOCOL_VERSION } from './card.js';
 import { CallChannel, whenAborted, type WhenGone } from './channel.js';
 import { cancelFollowed } from './follow.js';
@@ -80,11 +80,10 @@ function refuse(req: McpHttpRequest, res: ServerResponse, credential: Credential
 }
 
 /**
- * The tools a request is offered: the server's MCP set, or, with `?toolsets=`, `?tools=` or
- * `?readonly=` on the MCP URL, the server's permitted tools selected by them. Toolsets add
- * tools the config permits; `tools` and `readonly` narrow. Nothing reaches past the config.
+ * What the MCP URL asks for: `?toolsets=`, `?tools=` and `?readonly=`, or undefined when it
+ * asks for nothing. A malformed value is a validation_error naming it.
  */
-export function requestedTools(req: Pick<McpHttpRequest, 'query'>, serverTools: readonly Tool[], sets?: ToolSets): readonly Tool[] {
+export function requestSelection(req: Pick<McpHttpRequest, 'query'>): ToolSelection | undefined {
   const query = req.query;
   const sel: ToolSelection = {};
   if (query.tools !== undefined) {
@@ -100,7 +99,21 @@ export function requestedTools(req: Pick<McpHttpRequest, 'query'>, serverTools: 
     if (typeof query.toolsets !== 'string') throw validationError('toolsets must be one comma-separated list of toolset names (manage, drafts).', ['toolsets']);
     sel.toolsets = parseToolNames(query.toolsets);
   }
-  if (sel.include === undefined && sel.readOnly === undefined && sel.toolsets === undefined) return serverTools;
+  return sel.include === undefined && sel.readOnly === undefined && sel.toolsets === undefined ? undefined : sel;
+}
+
+/**
+ * The tools a request is offered: the server's MCP set, or, with `?toolsets=`, `?tools=` or
+ * `?readonly=` on the MCP URL, the server's permitted tools selected by them. Toolsets add
+ * tools the config permits; `tools` and `readonly` narrow. Nothing reaches past the config.
+ */
+export function requestedTools(
+  req: Pick<McpHttpRequest, 'query'>,
+  serverTools: readonly Tool[],
+  sets?: ToolSets,
+  sel = requestSelection(req),
+): readonly Tool[] {
+  if (sel === undefined) return serverTools;
   const fields = { include: 'tools', readOnly: 'readonly', toolsets: 'toolsets' };
   if (sets) return requestToolSet(sets, sel, fields);
   return selectTools(serverTools, sel, fields);
@@ -176,8 +189,10 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     const auth = authenticate(ctx, credential, { requestId: req.requestId, clientAddress: req.ip });
     if (!auth.ok) return refuse(req, res, credential, auth);
     let offered: readonly Tool[];
+    let selection: ToolSelection | undefined;
     try {
-      offered = requestedTools(req, tools, opts.toolSets);
+      selection = requestSelection(req);
+      offered = requestedTools(req, tools, opts.toolSets, selection);
     } catch (err) {
       return sendError(res, toApiError(err));
     }
@@ -195,7 +210,8 @@ export function mcpPostHandler(ctx: Ctx, tools: readonly Tool[], opts: McpHttpOp
     });
     const { caller } = auth;
     // A scoped key lists only its tools (core/auth/scope.ts decides which).
-    const listed = keyListing(offered, opts.toolSets?.universe ?? tools, caller.reach);
+    // What the URL narrows (?tools=, ?readonly=) narrows what the key's toolsets add too.
+    const listed = keyListing(offered, opts.toolSets?.universe ?? tools, caller.reach, selection && narrowingOf(selection));
     const scope: McpScope = {
       offered: offeredToKey(offered, listed),
       entrant: { caller },

@@ -143,13 +143,33 @@ export function toolsetAdditions(listed: readonly Tool[], permitted: readonly To
 const keyListings = new WeakMap<Reach, WeakMap<readonly Tool[], Tool[]>>();
 
 /**
+ * What a selection's narrowing keeps (`include`, the read-only switch, `readonly` named among
+ * its toolsets), for tools it did not choose itself; undefined when it narrows nothing.
+ */
+export function narrowingOf(selection: ToolSelection): ((tool: Tool) => boolean) | undefined {
+  const sel = withReadonlyNamed(selection);
+  if (sel.include === undefined && !sel.readOnly) return undefined;
+  const named = sel.include === undefined ? undefined : new Set(sel.include);
+  return (tool) => (named === undefined || named.has(tool.name)) && (!sel.readOnly || tool.annotations.readOnlyHint === true);
+}
+
+/**
  * What a scoped key is shown (MCP tools/list): the request's tools it may call, plus, for a key
  * held to toolsets, the permitted tools of those toolsets, so a key made for drafts lists the
- * draft tools without `?toolsets=drafts`. The same array while the key and the request's tools
- * stay the same, so its listing is built once. A key without a scope is shown `requested`.
+ * draft tools without `?toolsets=drafts`. What the request narrows (`narrow`: its `?tools=` and
+ * `?readonly=`) holds for those added tools too, so a URL never widens a key's listing past
+ * what it asked for. The same array while the key and the request's tools stay the same, so
+ * its listing is built once. A key without a scope is shown `requested`.
  */
-export function keyListing(requested: readonly Tool[], universe: readonly Tool[], reach: Reach | null | undefined): readonly Tool[] {
+export function keyListing(
+  requested: readonly Tool[],
+  universe: readonly Tool[],
+  reach: Reach | null | undefined,
+  narrow?: (tool: Tool) => boolean,
+): readonly Tool[] {
   if (!reach) return requested;
+  // A narrowed request's tools are chosen for it alone (a new array each time): nothing to keep.
+  if (narrow) return listingFor(requested, universe, reach, narrow);
   let byRequest = keyListings.get(reach);
   if (!byRequest) {
     byRequest = new WeakMap();
@@ -157,11 +177,17 @@ export function keyListing(requested: readonly Tool[], universe: readonly Tool[]
   }
   let listed = byRequest.get(requested);
   if (!listed) {
-    const named = reach.scope.toolsets;
-    const groups = new Set(named?.flatMap((t) => SCOPE_TOOLSET_REACH[t]) ?? []);
-    const added = named ? universe.filter((t) => t.toolset !== undefined && groups.has(t.toolset) && !requested.includes(t)) : [];
-    listed = [...requested, ...added].filter((t) => reachesTool(reach, toolReach(t)));
+    listed = listingFor(requested, universe, reach);
     byRequest.set(requested, listed);
   }
   return listed;
+}
+
+function listingFor(requested: readonly Tool[], universe: readonly Tool[], reach: Reach, narrow?: (tool: Tool) => boolean): Tool[] {
+  const named = reach.scope.toolsets;
+  const groups = new Set(named?.flatMap((t) => SCOPE_TOOLSET_REACH[t]) ?? []);
+  const added = named
+    ? universe.filter((t) => t.toolset !== undefined && groups.has(t.toolset) && !requested.includes(t) && (narrow === undefined || narrow(t)))
+    : [];
+  return [...requested, ...added].filter((t) => reachesTool(reach, toolReach(t)));
 }

@@ -86,6 +86,26 @@ describe('a key held to toolsets', () => {
     expect(refused.isError).toBe(false);
   });
 
+  it('what the URL narrows (?readonly=, ?tools=) narrows the tools its toolsets add: the URL never widens the key', async () => {
+    const key = keyWith({ toolsets: ['drafts'] });
+    const readOnly = await server.mcp(key, 'readonly=1');
+    expect((await readOnly.listTools()).tools.map((t) => t.name)).toEqual(['list_drafts']);
+    // A tool the connection was not offered is unknown on it, as for an unscoped key on ?readonly=1.
+    const write = await readOnly.callTool({ name: 'update_drafts', arguments: { drafts: [{ id: 'drf_x', status: 'rejected' }] } });
+    expect(write.isError).toBe(true);
+    expect(JSON.stringify(write.content)).toContain('update_drafts');
+    expect(JSON.stringify(write.content)).not.toContain('"updated"');
+    const named = await server.mcp(key, 'tools=get_credits,list_drafts');
+    expect((await named.listTools()).tools.map((t) => t.name)).toEqual(['list_drafts']);
+    const alsoNamed = await server.mcp(key, 'toolsets=drafts,readonly');
+    expect((await alsoNamed.listTools()).tools.map((t) => t.name)).toEqual(['list_drafts']);
+    const audit = await server.mcp(keyWith({ toolsets: ['audit'] }), 'tools=get_credits');
+    expect((await audit.listTools()).tools.map((t) => t.name)).toEqual([]);
+    // Without narrowing the key still lists its toolsets' tools.
+    const plain = await server.mcp(key, 'toolsets=manage');
+    expect((await plain.listTools()).tools.map((t) => t.name).sort()).toEqual(['list_drafts', 'update_drafts']);
+  });
+
   it('manage includes drafts, and standard is the default listing', async () => {
     const client = await server.mcp(keyWith({ toolsets: ['standard'] }), 'toolsets=manage');
     const listed = (await client.listTools()).tools.map((t) => t.name);
