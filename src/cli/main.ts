@@ -293,8 +293,21 @@ function scopeFromFlags(values: {
   if (values['read-only']) scope.readOnly = true;
   if (values.toolsets !== undefined) scope.toolsets = values.toolsets.split(',').map((t) => t.trim());
   if (values.campaign !== undefined) scope.campaignIds = values.campaign;
-  if (values.expires !== undefined) scope.expiresAt = values.expires;
+  if (values.expires !== undefined) scope.expiresAt = utcInstant(values.expires);
   return Object.keys(scope).length ? scope : undefined;
+}
+
+/**
+ * `--expires` takes any ISO-8601 instant: a date alone (`2027-01-01`) is that day's start in UTC,
+ * and a date and time without an offset is read as UTC. Anything else goes on as given, for the
+ * scope's own check to refuse or accept.
+ */
+function utcInstant(value: string): string {
+  const given = value.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(given)) return `${given}T00:00:00Z`;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(given)) return `${given}:00Z`;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(given)) return `${given}Z`;
+  return value;
 }
 
 const SCOPE_FLAGS: Record<string, string> = { readOnly: '--read-only', toolsets: '--toolsets', campaignIds: '--campaign', expiresAt: '--expires' };
@@ -357,35 +370,43 @@ function keys(args: string[]): void {
     }
     case 'list': {
       const { values } = parse(rest, db);
-      return withDb(values.db, (ctx) => {
-        const rows = listApiKeys(ctx);
-        if (rows.length === 0) return stdout('No API keys. Create one with: npx outreach keys create --env test');
-        table([
-          ['ID', 'NAME', 'ENV', 'PREFIX', 'CREATED', 'LAST USED', 'STATUS', 'SCOPE'],
-          ...rows.map((k) => [
-            k.id,
-            k.name,
-            k.environment,
-            `${k.prefix}…`,
-            k.createdAt,
-            k.lastUsedAt ?? '-',
-            { active: 'active', revoked: `revoked ${k.revokedAt}`, expired: `expired ${k.scope?.expiresAt}` }[apiKeyState(ctx, k)],
-            k.scope ? describeScope(k.scope) : 'all',
-          ]),
-        ]);
-      });
+      return withDb(
+        values.db,
+        (ctx) => {
+          const rows = listApiKeys(ctx);
+          if (rows.length === 0) return stdout('No API keys. Create one with: npx outreach keys create --env test');
+          table([
+            ['ID', 'NAME', 'ENV', 'PREFIX', 'CREATED', 'LAST USED', 'STATUS', 'SCOPE'],
+            ...rows.map((k) => [
+              k.id,
+              k.name,
+              k.environment,
+              `${k.prefix}…`,
+              k.createdAt,
+              k.lastUsedAt ?? '-',
+              { active: 'active', revoked: `revoked ${k.revokedAt}`, expired: `expired ${k.scope?.expiresAt}` }[apiKeyState(ctx, k)],
+              k.scope ? describeScope(k.scope) : 'all',
+            ]),
+          ]);
+        },
+        { mustExist: true },
+      );
     }
     case 'revoke': {
       const { values, positionals } = parse(rest, db, 1);
       const id = positionals[0];
       if (!id) throw new UsageError('keys revoke: the key ID is required (see `npx outreach keys list`)');
-      return withDb(values.db, (ctx) => {
-        // The refusal is thrown inside the audited transaction: an unknown id records no event.
-        asOwner(ctx, { action: 'keys.revoke', targets: [id], summary: 'Revoke API key' }, () => {
-          if (!revokeApiKey(ctx, id)) throw new UsageError(`keys revoke: no key with id "${id}" (see \`npx outreach keys list\`)`);
-        });
-        stdout(`Revoked ${id}. It stops working at once.`);
-      });
+      return withDb(
+        values.db,
+        (ctx) => {
+          // The refusal is thrown inside the audited transaction: an unknown id records no event.
+          asOwner(ctx, { action: 'keys.revoke', targets: [id], summary: 'Revoke API key' }, () => {
+            if (!revokeApiKey(ctx, id)) throw new UsageError(`keys revoke: no key with id "${id}" (see \`npx outreach keys list\`)`);
+          });
+          stdout(`Revoked ${id}. It stops working at once.`);
+        },
+        { mustExist: true },
+      );
     }
     default:
       throw new UsageError(sub ? `keys: unknown subcommand "${sub}" (create, list, revoke)` : 'keys: a subcommand is required (create, list, revoke)');

@@ -148,7 +148,7 @@ describe('outreach start', () => {
     const dir = tmp();
     const db = join(dir, 'deep', 'er', 'o.db');
     expectUsageError(run(['keys', 'create', '--env', 'test', '--expires', 'notadate', '--db', db]), '--expires');
-    expectUsageError(run(['keys', 'revoke', 'key_abc', '--db', db]), 'key_abc');
+    expectUsageError(run(['keys', 'revoke', 'key_abc', '--db', db]), '--db');
     const file = join(dir, 'ws.json');
     const f: any = fixture();
     f.campaigns[0].assignedTemplateId = 'tpl_nope';

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,21 @@ describe('outreach keys create with a scope', () => {
     ctx.db.$client.close();
   });
 
+  it('takes any ISO-8601 instant for --expires: a date alone is its start in UTC, a time without an offset is UTC', () => {
+    const db = seeded();
+    for (const [given, stored] of [
+      ['2031-06-01', '2031-06-01T00:00:00.000Z'],
+      ['2031-06-01T12:30', '2031-06-01T12:30:00.000Z'],
+      ['2031-06-01T12:30:15.5', '2031-06-01T12:30:15.500Z'],
+      ['2031-06-01T12:30:00+02:00', '2031-06-01T10:30:00.000Z'],
+    ]) {
+      const created = run(['keys', 'create', '--env', 'test', '--expires', given as string, '--db', db]);
+      expect(created.status, created.stderr).toBe(0);
+      expect(created.stdout).toContain(`expires ${stored}`);
+    }
+    expectUsageError(run(['keys', 'create', '--env', 'test', '--expires', '2031-13-01', '--db', db]), '--expires');
+  });
+
   it('refuses a bad scope naming the flag, and creates no key', () => {
     const db = seeded();
     const before = run(['keys', 'list', '--db', db]).stdout.trim().split('\n').length;
@@ -96,5 +111,15 @@ describe('a key’s state, as keys list shows it', () => {
     expect(() => authenticateKey(ctx, key)).toThrow(/expired/);
     revokeApiKey(ctx, id);
     expect(apiKeyState(ctx, view())).toBe('revoked');
+  });
+});
+
+describe('keys list and keys revoke with a --db that is not there', () => {
+  it('refuse naming --db, exit non-zero and leave no database behind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outreach-keys-'));
+    const missing = join(dir, 'typo.db');
+    expectUsageError(run(['keys', 'list', '--db', missing]), '--db');
+    expectUsageError(run(['keys', 'revoke', 'key_x', '--db', missing]), '--db');
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
