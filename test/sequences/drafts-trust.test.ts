@@ -130,6 +130,10 @@ describe('a draft whose step can no longer be sent ends skipped, and the lead go
     expect(drafts(h)).toMatchObject([{ id: draft!.id, status: 'skipped', skipReason: 'agent_changed' }]);
     expect(h.net.calls.map((c) => c.op)).toEqual(['visit']);
     expect(h.audit().violations).toEqual([]);
+    // Recorded, not silent: the old agent's stats count the invitation that was never sent.
+    const invite = getAgentStats(h.ctx, { agentId: 'tpl' }).steps.find((s) => s.stepId === h.steps[0]!.id)!;
+    expect(invite.variants[0]).toMatchObject({ sent: 0, skipped: 1 });
+    expect(getAgentStats(h.ctx, { agentId: 'tpl', campaignId: 'cmp' }).steps[0]!.variants[0]).toMatchObject({ sent: 0, skipped: 1 });
   });
 
   it('the provider refused the approved InMail: the draft ends skipped with the step, not approved forever', async () => {

@@ -1,7 +1,16 @@
 import type { Ctx } from '../context.js';
 import type { LeadRow } from '../../db/sql/leads.js';
 import { draftSlot } from './prepare.js';
-import { claimDraftRow, draftRowAt, markDraftRowSent, openStepDraftsOf, releaseDraftRowClaim, skipClaimedDraftRow, skipDraftRow } from './store.js';
+import {
+  claimDraftRow,
+  draftRowAt,
+  markDraftRowSent,
+  openStepDraftsOf,
+  type OpenStepDraft,
+  releaseDraftRowClaim,
+  skipClaimedDraftRow,
+  skipDraftRow,
+} from './store.js';
 import { type Draft, toDraft } from './view.js';
 
 /**
@@ -60,4 +69,4 @@ export const skipDraft = (ctx: Ctx, draftId: string, reason: string): boolean =>
 export const skipClaimedDraft = (ctx: Ctx, draftId: string, intentId: string, reason: string): boolean => skipClaimedDraftRow(ctx, draftId, intentId, reason);
 
 /** The lead's pending or approved step drafts not on the wire, each with its step. */
-export const openStepDrafts = (ctx: Ctx, leadId: string): { id: string; stepId: string }[] => openStepDraftsOf(ctx, leadId);
+export const openStepDrafts = (ctx: Ctx, leadId: string): OpenStepDraft[] => openStepDraftsOf(ctx, leadId);

@@ -262,8 +262,8 @@ const statements = perDb((db) => {
            AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
       )
       .pluck(),
-    openStepDrafts: c.prepare<[string], { id: string; stepId: string }>(
-      `SELECT id, step_id AS stepId FROM drafts WHERE lead_id = ? AND slot >= 'step:' AND slot < 'step;'
+    openStepDrafts: c.prepare<[string], OpenStepDraft>(
+      `SELECT id, step_id AS stepId, kind FROM drafts WHERE lead_id = ? AND slot >= 'step:' AND slot < 'step;'
          AND status IN ('pending', 'approved') AND sending_intent_id IS NULL`,
     ),
     /**
@@ -427,7 +427,14 @@ export function skipClaimedDraftRow(ctx: Ctx, id: string, intentId: string, reas
 export const openReplyDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): string[] => statements(ctx.db).openReplyDrafts.all(leadId);
 
 /** The lead's pending or approved step drafts not on the wire, each with its step. */
-export const openStepDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): { id: string; stepId: string }[] => statements(ctx.db).openStepDrafts.all(leadId);
+/** An open draft of a step: its id, its step and its kind (the step's, a step kind of the same name). */
+export interface OpenStepDraft {
+  id: string;
+  stepId: string;
+  kind: DraftKind;
+}
+
+export const openStepDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): OpenStepDraft[] => statements(ctx.db).openStepDrafts.all(leadId);
 
 /** An open draft (pending or approved, not on the wire) with what closing it needs to know; `stepId` null: the agent's reply. */
 export interface OpenDraft {

@@ -81,7 +81,9 @@ function knownSalesNavigator(ctx: Ctx, lead: LeadRow, info: CampaignInfo): boole
  * every open draft (pending or approved, not on the wire) of another step ends `skipped`: with
  * the reason its step was skipped for on this walk (the sender lost Sales Navigator, the lead is
  * no longer a connection), the reason the sequence ended (the lead replied, the step was
- * removed, it failed), or because the campaign's agent changed.
+ * removed, it failed), or because the campaign's agent changed (`priorAgentId`: the agent whose
+ * sequence the lead was in). Each is recorded as a skipped step of the agent it belongs to, so
+ * get_agent_stats counts the draft that was never sent.
  */
 function closeStaleDrafts(
   ctx: Ctx,
@@ -90,7 +92,7 @@ function closeStaleDrafts(
   at: WalkStart | 'ended' | null,
   skippedNow: ReadonlyMap<string, string>,
   end: EndReason | undefined,
-  agentChanged: boolean,
+  priorAgentId: string | null,
   now: number,
 ): void {
   const open = openStepDrafts(ctx, leadId);
@@ -102,16 +104,18 @@ function closeStaleDrafts(
     const node = info.steps.byId.get(draft.stepId);
     if (at === null && node) continue;
     const walked = skippedNow.get(draft.stepId);
-    const reason = walked ?? (!node ? (agentChanged ? 'agent_changed' : 'step_removed') : (end ?? 'step_passed'));
-    if (!skipDraft(ctx, draft.id, reason) || walked !== undefined || !node || info.agent === null) continue;
-    // The walk did not record this step (the sequence ended around it): it is recorded skipped
-    // here, so get_agent_stats counts the draft that was never sent.
+    const reason = walked ?? (!node ? (priorAgentId !== null ? 'agent_changed' : 'step_removed') : (end ?? 'step_passed'));
+    if (!skipDraft(ctx, draft.id, reason) || walked !== undefined) continue;
+    // The walk did not record this step (the sequence ended around it, or the step is the
+    // former agent's): it is recorded skipped here, under the agent whose step it is.
+    const owner = node ? (info.agent?.id ?? null) : priorAgentId;
+    if (owner === null) continue;
     recordStep(ctx, {
       leadId,
       campaignId: info.id,
-      agentId: info.agent.id,
+      agentId: owner,
       stepId: draft.stepId,
-      kind: node.step.kind,
+      kind: node ? node.step.kind : draft.kind,
       variant: variantOf(ctx, leadId, draft.stepId) ?? 'A',
       event: 'skipped',
       reason,
@@ -126,7 +130,7 @@ function closeStaleDrafts(
  */
 export function closeDraftsOfEndedSequence(ctx: Ctx, leadId: string, info: CampaignInfo, reason: EndReason, now: number): void {
   if (!info.draftsInUse) return;
-  transaction(ctx.db, () => closeStaleDrafts(ctx, leadId, info, 'ended', new Map(), reason, false, now));
+  transaction(ctx.db, () => closeStaleDrafts(ctx, leadId, info, 'ended', new Map(), reason, null, now));
 }
 
 /** The variant of a step for the lead: drawn (and stored) the first time, the same ever after. */
@@ -159,7 +163,7 @@ export function advanceSequence(
     const stored = opts.stored !== undefined ? opts.stored : startFrom(prior, info);
     if (stored === 'ended' && opts.from === undefined) {
       // A lead whose sequence ended keeps no draft open (one left from before this rule).
-      if (info.draftsInUse) closeStaleDrafts(ctx, lead.id, info, 'ended', new Map(), (prior?.endReason ?? undefined) as EndReason | undefined, false, now);
+      if (info.draftsInUse) closeStaleDrafts(ctx, lead.id, info, 'ended', new Map(), (prior?.endReason ?? undefined) as EndReason | undefined, null, now);
       return null;
     }
     const seq = info.steps;
@@ -215,8 +219,8 @@ export function advanceSequence(
       position = here.end !== undefined || here.stepId === null ? 'ended' : { stepId: here.stepId, enteredAt: here.at, recorded: true, virtual: false };
     }
     if (info.draftsInUse) {
-      const agentChanged = prior !== undefined && prior.agentId !== agent.id;
-      closeStaleDrafts(ctx, lead.id, info, position, skippedNow, here?.end, agentChanged, now);
+      const priorAgentId = prior !== undefined && prior.agentId !== agent.id ? prior.agentId : null;
+      closeStaleDrafts(ctx, lead.id, info, position, skippedNow, here?.end, priorAgentId, now);
     }
     return { decision, due, position };
   });
