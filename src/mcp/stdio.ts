@@ -3,6 +3,7 @@ import {
   isJSONRPCRequest,
   ProtocolErrorCode,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type MessageExtraInfo,
   type RequestId,
   type Transport,
@@ -12,6 +13,7 @@ import { serveStdio as serveOverStdio, StdioServerTransport } from '@modelcontex
 import type { Reach } from '../core/auth/scope.js';
 import type { Ctx } from '../core/context.js';
 import type { ApiError } from '../core/errors.js';
+import { bodyTooLarge, MAX_BODY_BYTES } from '../http/body.js';
 import { newRequestId } from '../http/request.js';
 import type { Tool } from '../tools/define.js';
 import { ConnectionLive, narrowListen } from './live.js';
@@ -117,6 +119,9 @@ class KeyedStdio extends RelayTransport {
   }
 
   protected override receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    // The body limit of HTTP holds per message here: a request over it is refused, as a
+    // JSON-RPC error carrying the API's error (details.maxBytes), and never reaches a tool.
+    if (isJSONRPCRequest(message) && overLimit(message)) return this.refuse(message.id, bodyTooLarge());
     if (isJSONRPCRequest(message) && message.method === 'subscriptions/listen') {
       if (this.refusal) return this.refuse(message.id, this.refusal);
       narrowListen(message, this.reach);
@@ -133,4 +138,21 @@ class KeyedStdio extends RelayTransport {
       .send({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidRequest, message: refusal.message, data: refusal.toBody() } })
       .catch((err: unknown) => this.onerror?.(err as Error));
   }
+}
+
+/**
+ * Whether a message is larger than the body limit, as its JSON (the line a client wrote, less
+ * any spacing between tokens). A small message is known to be under it without being written out.
+ */
+function overLimit(message: JSONRPCRequest): boolean {
+  if (message.params === undefined) return false;
+  let json: string;
+  try {
+    json = JSON.stringify(message);
+  } catch {
+    // Nested too deep to write out: the arguments' own depth check refuses it, with its name.
+    return false;
+  }
+  // No character takes more than three bytes in UTF-8 (a pair of surrogates, four, is two characters).
+  return json.length * 3 > MAX_BODY_BYTES && Buffer.byteLength(json) > MAX_BODY_BYTES;
 }

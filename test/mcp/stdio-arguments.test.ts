@@ -59,4 +59,23 @@ describe('MCP over stdio: arguments refused as over HTTP and REST', () => {
     const reply = await send(3, 'tools/call', `{"name":"start_campaign","arguments":{"campaignId":"cmp_q4","x":${deep}}}`);
     expect(errorOf(reply)).toMatchObject({ code: 'validation_error' });
   });
+
+  it('refuses a message over the 128 KiB body limit, as HTTP does with 413, and runs nothing of it', async () => {
+    const leads = Array.from({ length: 100 }, (_, i) => ({ networkUrl: `https://www.linkedin.com/in/big-${i}`, personalization: 'x'.repeat(1400) }));
+    const big = JSON.stringify({ name: 'add_leads_batch', arguments: { campaignId: 'cmp_q4', leads } });
+    expect(big.length).toBeGreaterThan(128 * 1024);
+    const reply = await send(4, 'tools/call', big);
+    expect(reply.result).toBeUndefined();
+    expect(reply.error).toMatchObject({ code: -32600, data: { error: { code: 'validation_error', details: { maxBytes: 131072 } } } });
+    // Nothing of it was added.
+    const listed = await send(5, 'tools/call', '{"name":"list_leads","arguments":{"campaignId":"cmp_q4","limit":100}}');
+    const urls = JSON.parse(listed.result.content[0].text).leads.map((l: { networkUrl: string }) => l.networkUrl);
+    expect(urls.filter((u: string) => u.includes('/in/big-'))).toEqual([]);
+    // Just under the limit is served.
+    const small = JSON.stringify({ name: 'add_leads_batch', arguments: { campaignId: 'cmp_q4', leads: leads.slice(0, 80) } });
+    expect(small.length).toBeLessThan(120 * 1024);
+    const served = await send(6, 'tools/call', small);
+    expect(served.error).toBeUndefined();
+    expect(JSON.parse(served.result.content[0].text).summary.created).toBe(80);
+  });
 });
