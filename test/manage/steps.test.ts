@@ -186,6 +186,30 @@ describe('agents with steps', () => {
     expect((await callTool(mcp, 'preview_agent', { agentId: created.id, leadId: 'lead_ada1' })).body).toEqual(p.body);
   });
 
+  it('preview_agent shows each email variant under its own subject, as the lead drawn it receives it', async () => {
+    const steps = [
+      {
+        kind: 'email',
+        subject: 'Hello {{firstName}}',
+        text: 'Body A for {{firstName}}.',
+        variants: [{ text: 'Body B.', subject: 'B for {{firstName}}' }, { text: 'Body C.' }],
+      },
+    ];
+    const created = (await send('/agents', { name: 'Mail preview', accountId: 'acc_ada', steps })).body;
+    const p = await server.rest(`/agents/${created.id}/preview?leadId=lead_ada1`);
+    expect(p.status).toBe(200);
+    const [email] = p.body.steps;
+    expect(email.subject).toBe(`Hello ${email.variants[0].subject.slice('Hello '.length)}`);
+    expect(email.variants.map((v: { variant: string; subject: string }) => [v.variant, v.subject])).toEqual([
+      ['A', email.subject],
+      ['B', `B for ${email.subject.slice('Hello '.length)}`],
+      // A variant without a subject of its own takes the step's.
+      ['C', email.subject],
+    ]);
+    expect(email.variants[1].text).toBe('Body B.');
+    expect((await callTool(mcp, 'preview_agent', { agentId: created.id, leadId: 'lead_ada1' })).body).toEqual(p.body);
+  });
+
   it('a sequence written from the create_agent description alone is accepted as is', async () => {
     const { tools } = await mcp.listTools();
     const create = tools.find((t) => t.name === 'create_agent')!;

@@ -96,7 +96,8 @@ export const PreviewStep = z.object({
   kind: z.string(),
   path: z.string(),
   subject: z.string().optional(),
-  variants: z.array(z.object({ variant: z.string(), text: z.string().nullable() })).optional(),
+  /** An email's variants each carry their own subject (a variant without one takes the step's). */
+  variants: z.array(z.object({ variant: z.string(), text: z.string().nullable(), subject: z.string().optional() })).optional(),
 });
 
 export const AgentPreview = z.object({
@@ -354,7 +355,7 @@ function previewStep(step: Step, path: string, lead: RenderLead): z.infer<typeof
   if (step.kind === 'email') {
     const variants = VARIANT_LETTERS.slice(0, variantCount(step)).map((variant) => {
       const words = kindOf(step).words?.(step, lead, variant);
-      return { variant, text: words?.text ?? '' };
+      return { variant, text: words?.text ?? '', ...(words?.subject ? { subject: words.subject } : {}) };
     });
     return { ...base, subject: kindOf(step).words?.(step, lead, 'A').subject ?? undefined, variants };
   }

@@ -167,6 +167,11 @@ function Variants({ rendered }: { rendered: RenderedStep | undefined }) {
       {variants.map((v) => (
         <figure key={v.variant}>
           {variants.length > 1 ? <figcaption>Variant {v.variant}</figcaption> : null}
+          {variants.length > 1 && v.subject !== undefined ? (
+            <p className="o-muted">
+              Subject: <Untrusted fallback="…">{v.subject}</Untrusted>
+            </p>
+          ) : null}
           {v.text === null ? (
             <p className="o-msg o-msg-out">
               <em>Sent without a note.</em>
