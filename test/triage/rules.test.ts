@@ -28,6 +28,25 @@ describe('triage by rules (pure, no model)', () => {
     expect(triageByRules('Out of office until Monday. If you want to opt out, reply STOP or unsubscribe.')?.reason).toBe('unsubscribe');
   });
 
+  it('reads what the person means: a negated unsubscribe is none, a person away who answers is a person, and more ways to say gone', () => {
+    // Found by reading replies a person writes: each was wrong before at 0.9 or more.
+    for (const text of [
+      'Yes, let’s book a call Tuesday. (No need to unsubscribe me, ha)',
+      "I don't want to opt out, just send less often.",
+      "I'm out of office today but yes, interested in a meeting",
+      'Sure, but I’m away until Monday; let’s meet Tuesday.',
+      'En vacances cette semaine, mais très intéressée : appelez-moi lundi.',
+    ]) {
+      expect(triageByRules(text), text).toBeNull();
+    }
+    expect(triageByRules('Réponse automatique : je suis absente jusqu’au 5')?.reason).toBe('out_of_office');
+    expect(triageByRules('Sorry, I no longer work here.')?.reason).toBe('bounce');
+    expect(triageByRules("She's no longer working there.")?.reason).toBe('bounce');
+    // The rules still fire where the words mean them, beside a negation elsewhere.
+    expect(triageByRules("Don't call me. Unsubscribe me now.")?.reason).toBe('unsubscribe');
+    expect(triageByRules('Out of office until Monday, with no access to email.')?.reason).toBe('out_of_office');
+  });
+
   it('leaves what needs judgement to a model or a person', () => {
     for (const text of [...REPLIES.positive, ...REPLIES.question, 'Not interested, thanks.', 'We are all set on this front, thanks.']) {
       expect(triageByRules(text), text).toBeNull();

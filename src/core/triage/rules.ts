@@ -17,7 +17,16 @@ export interface RuleSuggestion {
  * wins over an automatic notice quoted in the same message, and a "left the company" notice
  * wins over an out-of-office that shares its wording ("I am no longer in the office").
  */
-const RULES: readonly { reason: RuleReason; tag: LeadTag; confidence: number; pattern: RegExp }[] = [
+const RULES: readonly {
+  reason: RuleReason;
+  tag: LeadTag;
+  confidence: number;
+  pattern: RegExp;
+  /** Mentions of the trigger that do not mean it (taken out of the text before the pattern is tried). */
+  unmeant?: RegExp;
+  /** Words only a person writes: with them the reply is theirs to read, not the rule's. */
+  unless?: RegExp;
+}[] = [
   {
     reason: 'unsubscribe',
     tag: 'Not interested',
@@ -44,6 +53,8 @@ const RULES: readonly { reason: RuleReason; tag: LeadTag; confidence: number; pa
         .join('|'),
       'u',
     ),
+    // "No need to unsubscribe me", "I don't want to opt out": the person says they stay.
+    unmeant: /\b(?:no need to|don't|do not|won't|will not|not going to)(?: (?:need|want|have) to)? (?:\w+ ){0,2}(?:unsubscribe|opt(?:-| )?out)\b/gu,
   },
   {
     reason: 'bounce',
@@ -58,7 +69,8 @@ const RULES: readonly { reason: RuleReason; tag: LeadTag; confidence: number; pa
         'mailbox (?:is )?(?:full|unavailable|no longer (?:monitored|active))',
         '(?:account|inbox|address) is no longer (?:monitored|active|in use)',
         "(?:is|am|i'm) no longer (?:with|at|working (?:at|for)|employed (?:at|by)) ",
-        'no longer works? (?:at|for|with)',
+        'no longer works? (?:at|for|with|here|there)',
+        "(?:am|is|i'm|she's|he's) no longer working (?:here|there)",
         'has left (?:the company|the organi[sz]ation|our company)',
         'have left (?:the company|the organi[sz]ation)',
         "n'est plus (?:chez|dans|au sein)",
@@ -89,7 +101,7 @@ const RULES: readonly { reason: RuleReason; tag: LeadTag; confidence: number; pa
         '(?:i will|i shall) (?:return|respond) (?:on|when)',
         'back in the office',
         'absent(?:e)? du bureau',
-        'je suis absent',
+        'je suis absente?',
         'je serai de retour',
         'abwesend',
         'au(?:ss|ß)er haus',
@@ -101,6 +113,10 @@ const RULES: readonly { reason: RuleReason; tag: LeadTag; confidence: number; pa
         .join('|'),
       'u',
     ),
+    // "I'm out of office today but yes, interested in a meeting": a person answering, who
+    // happens to be away. An automatic notice does not say it is interested or book a time.
+    unless:
+      /\b(?:interested|int[ée]ress[ée]e?|interessiert|interesad[oa]|let's (?:meet|talk|chat|book|schedule|set up)|book a (?:call|meeting|time|slot)|happy to (?:chat|talk|meet|connect)|sounds (?:good|great))(?![\p{L}\p{N}])/u,
   },
 ];
 
@@ -125,6 +141,11 @@ export function ruleFor(reason: RuleReason): RuleSuggestion {
 /** The rules' suggestion for a reply's text, or null when none applies (see `ruleFor`). */
 export function triageByRules(text: string): RuleSuggestion | null {
   const t = normalise(text);
-  for (const rule of RULES) if (rule.pattern.test(t)) return { tag: rule.tag, confidence: rule.confidence, reason: rule.reason };
+  for (const rule of RULES) {
+    const read = rule.unmeant ? t.replace(rule.unmeant, ' ') : t;
+    if (!rule.pattern.test(read)) continue;
+    if (rule.unless?.test(t)) return null;
+    return { tag: rule.tag, confidence: rule.confidence, reason: rule.reason };
+  }
   return null;
 }
