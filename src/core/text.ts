@@ -16,6 +16,23 @@ export function composeFullName(fullName: string | null | undefined, firstName: 
   return parts.length === 0 ? null : parts.join(' ');
 }
 
+/**
+ * A person's first and last name: as given, or, for one given only a full name, its first word
+ * (without the punctuation that parts it from the rest: "Carol, Jr." → "Carol") and the rest.
+ */
+export function nameParts(
+  fullName: string | null | undefined,
+  firstName: string | null | undefined,
+  lastName: string | null | undefined,
+): { first: string | null; last: string | null } {
+  const first = clean(firstName);
+  const last = clean(lastName);
+  if (first !== null || last !== null) return { first, last };
+  const words = clean(fullName)?.split(/\s+/u) ?? [];
+  const head = words[0]?.replace(/[,;:.]+$/u, '') || null;
+  return { first: head, last: words.length > 1 ? words.slice(1).join(' ') : null };
+}
+
 /** The longest message preview, in UTF-16 units (what a JSON schema's maxLength and `.length` count). */
 export const MESSAGE_PREVIEW_MAX = 80;
 

@@ -1,4 +1,4 @@
-import { clean, composeFullName } from '../text.js';
+import { clean, composeFullName, nameParts } from '../text.js';
 
 /**
  * The one placeholder renderer: the engine fills agents' notes and messages with it, and
@@ -36,7 +36,7 @@ export interface RenderLead {
 export function placeholderValues(lead: RenderLead): Record<PlaceholderName, string | null> {
   const full = composeFullName(lead.fullName, lead.firstName, lead.lastName);
   return {
-    firstName: clean(lead.firstName) ?? firstWordOf(lead.fullName),
+    firstName: clean(lead.firstName) ?? nameParts(lead.fullName, null, null).first,
     lastName: clean(lead.lastName),
     fullName: full,
     companyName: clean(lead.companyName),
@@ -45,14 +45,6 @@ export function placeholderValues(lead: RenderLead): Record<PlaceholderName, str
     headline: clean(lead.headline),
     personalization: clean(lead.personalization),
   };
-}
-
-/** The first word of a full name, without the punctuation that parts it from the rest ("Carol, Jr." → "Carol"); null when none is left. */
-function firstWordOf(fullName: string | null): string | null {
-  const word = clean(fullName)
-    ?.split(' ')[0]
-    ?.replace(/[,;:.]+$/u, '');
-  return word ? word : null;
 }
 
 /** Every `{{…}}` of a text whose name is not a known placeholder, as written. */

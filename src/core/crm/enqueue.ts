@@ -5,7 +5,7 @@ import { newestMessages } from '../conversations/store.js';
 import { newSortableId } from '../ids.js';
 import type { ActivityType, LeadTag } from '../leads/enums.js';
 import type { CrmContactInput } from '../network/crm.js';
-import { clean, composeFullName } from '../text.js';
+import { clean, composeFullName, nameParts } from '../text.js';
 import { leadAccountId } from '../webhooks/outbox.js';
 import { crmStore, type PushKind } from './store.js';
 
@@ -102,11 +102,13 @@ export function dealName(ctx: Ctx, lead: LeadRow): string {
 /** The lead's fields a contact is matched by and filled from; null when it has neither profile URL nor email. */
 export function contactInput(lead: LeadRow): CrmContactInput | null {
   if (lead.networkUrl === null) return null;
+  // A lead given only a full name is still a named contact: its first word and the rest.
+  const name = nameParts(lead.fullName, lead.firstName, lead.lastName);
   return {
     email: clean(lead.email),
     networkUrl: lead.networkUrl,
-    firstName: clean(lead.firstName),
-    lastName: clean(lead.lastName),
+    firstName: name.first,
+    lastName: name.last,
     company: clean(lead.companyName),
     title: clean(lead.jobTitle),
   };
