@@ -128,7 +128,8 @@ describe('start loads what serving needs, and the rest on first use', () => {
   it('a CLI command prints no deprecation warning, on Node 20 with pending ones shown and on Node 22', () => {
     const dir = mkdtempSync(join(tmpdir(), 'outreach-lazy-'));
     const db = join(dir, 'o.db');
-    for (const args of [['--help'], ['keys', 'list', '--db', db], ['keys', 'create', '--env', 'test', '--db', db], ['webhooks', 'list', '--db', db]]) {
+    // keys create makes the database (and its workspace); the reads after it need one there.
+    for (const args of [['--help'], ['keys', 'create', '--env', 'test', '--db', db], ['keys', 'list', '--db', db], ['webhooks', 'list', '--db', db]]) {
       const r = spawnSync(process.execPath, [PENDING, BIN, ...args], {
         encoding: 'utf8',
         env: { ...process.env, OUTREACH_ENV: '' },
