@@ -70,10 +70,9 @@ export function selectTools(from: readonly Tool[], selection: ToolSelection, fie
         fields.include,
       ]);
     }
-    const wanted = new Set(sel.include);
-    chosen = chosen.filter((t) => wanted.has(t.name));
   }
-  if (sel.readOnly) chosen = chosen.filter((t) => t.annotations.readOnlyHint);
+  const keep = narrowingOf(sel);
+  if (keep) chosen = chosen.filter(keep);
   if (chosen.length === 0) {
     throw validationError(`The tool selection (${fields.include}, ${fields.readOnly}) leaves no tool to serve.`, [fields.include]);
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sendsToConfirm, type SendsToConfirm, UpdateDraftsResult, updateDrafts } from '../core/drafts/update.js';
+import { DECISIONS, sendsToConfirm, type SendsToConfirm, UpdateDraftsResult, updateDrafts } from '../core/drafts/update.js';
 import type { Ctx } from '../core/context.js';
 import { defineTool } from './define.js';
 
@@ -11,7 +11,7 @@ const DraftUpdate = z.strictObject({
   // Any string here (the listing still names the two): another status fails only its own item.
   status: z
     .string()
-    .meta({ enum: ['approved', 'rejected'] })
+    .meta({ enum: [...DECISIONS] })
     .optional()
     .describe("approved: the engine sends it; rejected: ends the lead's sequence."),
   revision: z.number().int().min(1).describe('The revision you read; if the draft changed since, a conflict (nothing written).').optional(),

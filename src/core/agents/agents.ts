@@ -353,11 +353,14 @@ function previewStep(step: Step, path: string, lead: RenderLead): z.infer<typeof
     return { ...base, subject: fitTo(renderTemplate(step.subject, lead), 200), variants: [{ variant: 'A', text: renderMessage(step.text, lead) }] };
   }
   if (step.kind === 'email') {
-    const variants = VARIANT_LETTERS.slice(0, variantCount(step)).map((variant) => {
-      const words = kindOf(step).words?.(step, lead, variant);
-      return { variant, text: words?.text ?? '', ...(words?.subject ? { subject: words.subject } : {}) };
+    const letters = VARIANT_LETTERS.slice(0, variantCount(step));
+    const words = letters.map((variant) => kindOf(step).words?.(step, lead, variant));
+    const variants = letters.map((variant, i) => {
+      const w = words[i];
+      return { variant, text: w?.text ?? '', ...(w?.subject ? { subject: w.subject } : {}) };
     });
-    return { ...base, subject: kindOf(step).words?.(step, lead, 'A').subject ?? undefined, variants };
+    // The step's subject is variant A's, rendered once with the rest.
+    return { ...base, subject: words[0]?.subject ?? undefined, variants };
   }
   return base;
 }

@@ -426,7 +426,6 @@ export function skipClaimedDraftRow(ctx: Ctx, id: string, intentId: string, reas
 /** The lead's pending or approved drafts of the agent's replies, not on the wire. */
 export const openReplyDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): string[] => statements(ctx.db).openReplyDrafts.all(leadId);
 
-/** The lead's pending or approved step drafts not on the wire, each with its step. */
 /** An open draft of a step: its id, its step and its kind (the step's, a step kind of the same name). */
 export interface OpenStepDraft {
   id: string;
@@ -434,6 +433,7 @@ export interface OpenStepDraft {
   kind: DraftKind;
 }
 
+/** The lead's pending or approved step drafts not on the wire, each with its step. */
 export const openStepDraftsOf = (ctx: Pick<Ctx, 'db'>, leadId: string): OpenStepDraft[] => statements(ctx.db).openStepDrafts.all(leadId);
 
 /** An open draft (pending or approved, not on the wire) with what closing it needs to know; `stepId` null: the agent's reply. */

@@ -64,7 +64,7 @@ function staleRevision(row: DraftRow, update: DraftUpdate): string | null {
 }
 
 /** What a person may decide of a draft. */
-const DECISIONS = ['approved', 'rejected'] as const;
+export const DECISIONS = ['approved', 'rejected'] as const;
 type Decision = (typeof DECISIONS)[number];
 
 /** The decision an item asks for: undefined when it asks none, null when its status is not one. */
@@ -93,8 +93,9 @@ function statusAfter(ctx: Ctx, row: DraftRow, decision: Decision | undefined, wo
 
 /**
  * Applies one item inside the batch's transaction. Order of judgement: the id, a repeat, an
- * empty item, the decision asked for, the revision's type, the draft (not_found), its status (conflict: sent, rejected,
- * skipped or on the wire), its revision (conflict: not the one given), then the words against
+ * empty item, the decision asked for, the revision's type, the draft (not_found), its status
+ * (conflict: sent, rejected, skipped or on the wire), its revision (conflict: not the one
+ * given), then the words against
  * the kind's length rule and the placeholder rule. The write is guarded by the revision read
  * (compare-and-set), so of two writers racing on one draft exactly one changes it.
  */
