@@ -87,13 +87,17 @@ describe('mailboxes over REST', () => {
     expect(server.ctx.db.$client.prepare('SELECT count(*) AS n FROM mailboxes').get()).toEqual(before);
   });
 
-  it('an unset password variable is a refused login naming the variable, not a crash', async () => {
+  it('an unset password variable is mailbox_login_failed saying the variable is not set, not that the server refused', async () => {
     const res = await server.rest('/mailboxes', {
       method: 'POST',
       body: JSON.stringify({ name: 'Unset', address: 'unset@outreach.test', smtp: smtpOf('OUTREACH_TEST_NOT_SET_ANYWHERE') }),
     });
     expect(res.status).toBe(422);
-    expect(res.body.error.message).toContain('OUTREACH_TEST_NOT_SET_ANYWHERE');
+    expect(res.body.error.code).toBe('mailbox_login_failed');
+    expect(res.body.error.message).toBe(
+      'The SMTP password for 127.0.0.1 is not set: start the server with the environment variable OUTREACH_TEST_NOT_SET_ANYWHERE set, then retry.',
+    );
+    expect(res.body.error.details).toMatchObject({ server: 'smtp', host: '127.0.0.1', passwordEnv: 'OUTREACH_TEST_NOT_SET_ANYWHERE' });
   });
 
   it('PATCH changes limits and pauses; a server change is logged in to first', async () => {

@@ -189,6 +189,14 @@ describe.runIf(requireTool('Chromium at /usr/bin/chromium', hasChromium))('email
     await page.getByLabel('Read replies and bounces by IMAP').uncheck();
     // The form asks for the variable's name; no field takes a password.
     expect(await page.locator('input[type="password"]').count()).toBe(0);
+    // A variable the server does not have: said as not set, not as a refused login.
+    await page.getByLabel('SMTP password variable').fill('OUTREACH_UI_NOT_SET_ANYWHERE');
+    await page.getByRole('button', { name: 'Connect mailbox' }).click();
+    const unset = page.getByRole('alert').filter({ hasText: 'The SMTP password variable OUTREACH_UI_NOT_SET_ANYWHERE is not set where the server runs.' });
+    await unset.waitFor();
+    expect(await unset.getByText('refused').count()).toBe(0);
+    await expectAccessible();
+    await page.getByLabel('SMTP password variable').fill('OUTREACH_UI_WRONG_PASSWORD');
     await page.getByRole('button', { name: 'Connect mailbox' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'The SMTP server 127.0.0.1 refused the login.' });
     await alert.waitFor();

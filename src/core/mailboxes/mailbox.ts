@@ -214,12 +214,19 @@ const imapColumns = (s: ServerInput | null | undefined, address: string) =>
       ? { imapHost: null, imapPort: null, imapSecure: null, imapUser: null, imapPasswordEnv: null }
       : { imapHost: s.host, imapPort: s.port, imapSecure: s.secure ?? s.port === 993, imapUser: s.user ?? address, imapPasswordEnv: s.passwordEnv };
 
-/** A refused login as the API answers it: 422 naming the server that refused. */
+/**
+ * A failed login as the API answers it: 422 naming the server. A password variable that is not
+ * set on this server is said as such (no login was tried), with the variable in the details.
+ */
 export function loginFailed(err: MailLoginError): ApiError {
-  return new ApiError('mailbox_login_failed', `The ${err.server.toUpperCase()} server ${err.host} refused the login: ${err.message}`, {
-    server: err.server,
-    host: err.host,
-  });
+  const server = err.server.toUpperCase();
+  if (err.unsetVariable !== undefined)
+    return new ApiError(
+      'mailbox_login_failed',
+      `The ${server} password for ${err.host} is not set: start the server with the environment variable ${err.unsetVariable} set, then retry.`,
+      { server: err.server, host: err.host, passwordEnv: err.unsetVariable },
+    );
+  return new ApiError('mailbox_login_failed', `The ${server} server ${err.host} refused the login: ${err.message}`, { server: err.server, host: err.host });
 }
 
 /** Runs the login check; a refusal is `mailbox_login_failed`, anything else `upstream_unavailable`. */

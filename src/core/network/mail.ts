@@ -29,12 +29,16 @@ export interface OutgoingEmail {
   references?: string[];
 }
 
-/** Which server refused and why: `mailbox_login_failed` names it. */
+/**
+ * Which server refused and why: `mailbox_login_failed` names it. `unsetVariable` names the
+ * environment variable that should hold the password when it is not set, so no login was tried.
+ */
 export class MailLoginError extends Error {
   constructor(
     readonly server: 'smtp' | 'imap',
     readonly host: string,
     message: string,
+    readonly unsetVariable?: string,
   ) {
     super(message);
     this.name = 'MailLoginError';

@@ -48,7 +48,7 @@ export class SmtpMail implements MailPort {
   private password(server: 'smtp' | 'imap', host: string, variable: string): string {
     const value = this.options.env[variable];
     if (value === undefined || value === '')
-      throw new MailLoginError(server, host, `the environment variable ${variable} that holds the ${server.toUpperCase()} password is not set`);
+      throw new MailLoginError(server, host, `the environment variable ${variable} that holds the ${server.toUpperCase()} password is not set`, variable);
     return value;
   }
 

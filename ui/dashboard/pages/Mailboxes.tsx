@@ -39,10 +39,20 @@ const STATUS_LABEL: Record<Mailbox['status'], string> = { connected: 'connected'
  */
 function ConnectError({ error, prefix, envNames }: { error: ToolError | Error | null; prefix: string; envNames: Partial<Record<'smtp' | 'imap', string>> }) {
   if (!error) return null;
-  const details = 'details' in error ? (error.details as { server?: unknown; host?: unknown }) : {};
+  const details = 'details' in error ? (error.details as { server?: unknown; host?: unknown; passwordEnv?: unknown }) : {};
   if (!('code' in error) || error.code !== 'mailbox_login_failed' || (details.server !== 'smtp' && details.server !== 'imap'))
     return <ErrorNote error={error} prefix={prefix} />;
   const server = details.server;
+  // The server has no such variable: no login was tried (details.passwordEnv names it).
+  if (typeof details.passwordEnv === 'string')
+    return (
+      <div role="alert" className="o-alert o-alert-error">
+        <strong>
+          The {server.toUpperCase()} password variable <code>{details.passwordEnv}</code> is not set where the server runs.
+        </strong>{' '}
+        Nothing was saved. Set it to this mailbox's password in the server's environment, restart the server, then connect again.
+      </div>
+    );
   const env = envNames[server];
   return (
     <div role="alert" className="o-alert o-alert-error">
