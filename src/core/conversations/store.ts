@@ -154,6 +154,22 @@ export function hasInboundMessage(ctx: Pick<Ctx, 'db'>, leadId: string, external
   return messageStatements(ctx.db).hasInbound.get(leadId, externalId) !== undefined;
 }
 
+/** Prepared once per connection: read when a lead event has neither the lead's account nor a chat's to name. */
+const chatAccount = perDb((db) =>
+  db
+    .select({ accountId: messages.accountId })
+    .from(messages)
+    .where(and(eq(messages.leadId, sql.placeholder('leadId')), eq(messages.channel, 'linkedin'), isNotNull(messages.accountId)))
+    .orderBy(desc(messages.at), desc(messages.seq))
+    .limit(1)
+    .prepare(),
+);
+
+/** The account of the lead's LinkedIn chat (its newest message's), or null when it has none. */
+export function linkedInChatAccountOf(ctx: Pick<Ctx, 'db'>, leadId: string): string | null {
+  return chatAccount(ctx.db).get({ leadId })?.accountId ?? null;
+}
+
 /** Messages stored for a lead. */
 export const messageCount = (ctx: Pick<Ctx, 'db'>, leadId: string): number =>
   ctx.db.select({ n: count() }).from(messages).where(eq(messages.leadId, leadId)).get()?.n ?? 0;

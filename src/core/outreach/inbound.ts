@@ -22,7 +22,11 @@ interface Candidate {
   info: CampaignInfo;
 }
 
-/** Leads of this person contacted from this account, in any campaign. */
+/**
+ * Leads of this person contacted from this account, in any campaign: the account the lead sends
+ * from, or, for a message, the chat the lead was last written in (an operator's message may go
+ * from another account than the lead's, and the reply comes back in that chat).
+ */
 function candidates(ctx: Ctx, event: InboundEvent): Candidate[] {
   const url = normalizeProfileUrl(event.networkUrl);
   const l = leadStatements(ctx.db);
@@ -32,7 +36,9 @@ function candidates(ctx: Ctx, event: InboundEvent): Candidate[] {
   for (const lead of rows) {
     if (!infos.has(lead.campaignId)) infos.set(lead.campaignId, loadCampaignInfo(ctx, lead.campaignId));
     const info = infos.get(lead.campaignId);
-    if (info && effectiveAccountId(lead, info) === event.accountId) out.push({ lead, info });
+    if (!info) continue;
+    const inChat = event.type === 'message_received' && lead.chatId !== null && lead.chatId === event.chatId;
+    if (inChat || effectiveAccountId(lead, info) === event.accountId) out.push({ lead, info });
   }
   return out;
 }

@@ -3,6 +3,7 @@ import { campaignStatements } from '../../db/sql/campaigns.js';
 import { webhookStatements } from '../../db/sql/webhooks.js';
 import { iso } from '../clock.js';
 import type { Ctx } from '../context.js';
+import { linkedInChatAccountOf } from '../conversations/store.js';
 import type { WebhookEventType } from '../events.js';
 import { newSortableId } from '../ids.js';
 import { clean, composeFullName } from '../text.js';
@@ -28,13 +29,15 @@ export function leadSnapshot(lead: LeadRow) {
 }
 
 /**
- * The account a lead's events belong to: the lead's own account, else its campaign agent's
- * account, else the account of the chat it was messaged in (spec, Events: data.accountId).
+ * The account a lead's events belong to: the lead's own account, else the account of the chat
+ * the event came from (`chatAccountId`) or, for an event of no chat (a tag, a hand-off), of the
+ * lead's LinkedIn chat; else its campaign agent's account, the one that would write first.
  */
 export function leadAccountId(ctx: Ctx, lead: LeadRow, chatAccountId: string | null = null): string | null {
   if (lead.accountId) return lead.accountId;
-  const row = campaignStatements(ctx.db).agentAccount.get(lead.campaignId);
-  return row?.accountId ?? chatAccountId;
+  const chat = chatAccountId ?? linkedInChatAccountOf(ctx, lead.id);
+  if (chat !== null) return chat;
+  return campaignStatements(ctx.db).agentAccount.get(lead.campaignId)?.accountId ?? null;
 }
 
 /**
