@@ -48,7 +48,8 @@ export function wantsHelp(args: string[]): boolean {
  * such command (the command itself then reports the unknown name as it always does).
  */
 export function commandHelp(usage: string, command: string, args: string[], footer: string): string | null {
-  const sub = args.find((a) => !a.startsWith('-'));
+  // A subcommand comes first (`keys create --help`); a later word is a flag's value (`--db PATH`).
+  const sub = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : undefined;
   const entries = usageEntries(usage).filter((e) => e.words[0] === command);
   if (entries.length === 0) return null;
   // A subcommand narrows the help only when it is one; `keys --help` lists every `keys` entry.

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -75,6 +75,22 @@ describe('--help after a command or subcommand', () => {
     expect(r.stdout).toContain('--sim-speed');
     expect((await cli(['keys', 'create', '--env', 'prod', '--help'])).status).toBe(0);
     expect((await cli(['help', 'keys'])).stdout).toBe((await cli(['keys', '--help'])).stdout);
+  });
+
+  it("a flag's value before or after --help is not taken for a subcommand, and opens no database", async () => {
+    const db = join(cwd, 'help-flag-value.db');
+    const all = (await cli(['campaigns', '--help'])).stdout;
+    for (const args of [
+      ['campaigns', '--db', db, '--help'],
+      ['campaigns', '--help', '--db', db],
+      ['agents', '--json', '--db', db, '-h'],
+    ]) {
+      const r = await cli(args);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toContain(`Usage: npx outreach ${args[0]} [options]`);
+    }
+    expect((await cli(['campaigns', '--help', '--db', db])).stdout).toBe(all);
+    expect(existsSync(db)).toBe(false);
   });
 
   it('an unknown subcommand with --help is still an error naming it', async () => {
