@@ -77,8 +77,8 @@ describe.each(tools.map((t) => [t.name] as const))('common cases: %s', (name) =>
     expect(m.body.error.details.fields).toContain('bogus');
   });
 
-  it('a free or trial plan is 403 plan_required on both transports', async () => {
-    for (const plan of ['free', 'trial']) {
+  it('a free or trial plan, however the workspace spells it, is 403 plan_required on both transports', async () => {
+    for (const plan of ['free', 'trial', 'Free', ' TRIAL ']) {
       server.ctx.db.update(workspace).set({ plan }).where(eq(workspace.id, 1)).run();
       try {
         const r = await rest(TEST_KEY);

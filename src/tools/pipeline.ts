@@ -7,7 +7,7 @@ import type { Admission } from '../core/ratelimit/limiter.js';
 import { rateLimitHeaders, RateLimitReport } from '../core/ratelimit/report.js';
 import { STEPS_NESTING } from '../core/agents/steps.js';
 import { inputShapeProblem, zodToApiError } from '../core/validation.js';
-import { BLOCKED_PLANS, getWorkspace, type Workspace } from '../core/workspace/get.js';
+import { getWorkspace, planBlocksApi, type Workspace } from '../core/workspace/get.js';
 import type { z } from 'zod';
 import { findOwner, type MemberRef } from '../core/members/members.js';
 import { roleAllows } from '../core/members/roles.js';
@@ -125,7 +125,7 @@ const workspacePlan: Stage = {
     const workspace = getWorkspace(ctx);
     if (!workspace) return new ApiError('unauthorized', 'This server holds no workspace yet. Run `npx outreach seed` or `npm start` first.');
     call.workspace = workspace;
-    if (!BLOCKED_PLANS.has(workspace.plan)) return null;
+    if (!planBlocksApi(workspace.plan)) return null;
     call.report.add(ctx.limits.peekGlobal(call.keyId!));
     return new ApiError('plan_required', `The ${workspace.plan} plan cannot use the API. A paid plan is required.`);
   },

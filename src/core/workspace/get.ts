@@ -15,4 +15,10 @@ export function getWorkspace(ctx: Ctx): Workspace | null {
   return kept(ctx.db);
 }
 /** Plans that may not use the API at all (spec, Authentication rule 4). */
-export const BLOCKED_PLANS = new Set(['free', 'trial']);
+const BLOCKED_PLANS: ReadonlySet<string> = new Set(['free', 'trial']);
+
+/**
+ * Whether the workspace's plan may not use the API: `free` or `trial`, however the workspace
+ * file spells it (`Free`, ` TRIAL `), so a capital letter does not open the API.
+ */
+export const planBlocksApi = (plan: string): boolean => BLOCKED_PLANS.has(plan.trim().toLowerCase());
